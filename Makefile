@@ -1,0 +1,62 @@
+# elicitray — `make demo` to try it, `make test` to test it. Both install
+# what is missing first (Debian packages, npm packages for the test peers).
+
+SHELL := /bin/bash
+export LANG := en_US.UTF-8
+export CGO_ENABLED := 1
+GO ?= go
+BIN := bin/elicitray
+APT_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev xvfb xauth xdotool imagemagick dbus
+XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
+
+.PHONY: all build deps test vet demo screenshots bench clean
+
+all: build
+
+build: deps-system
+	$(GO) build -o $(BIN) .
+
+# Debian packages for Fyne (cgo, OpenGL, X11), windows in tests (Xvfb,
+# xdotool), screenshots (ImageMagick) and a private session bus.
+deps-system:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; fi
+
+# The reference server the end-to-end tests wrap, pinned by the lockfile.
+deps-npm: testdata/npm/node_modules/.package-lock.json
+testdata/npm/node_modules/.package-lock.json: testdata/npm/package.json testdata/npm/package-lock.json
+	cd testdata/npm && npm ci --no-audit --no-fund
+
+deps: deps-system deps-npm
+
+vet: deps-system
+	$(GO) vet ./...
+
+# Every test, windows included: under Xvfb with a private session bus, so no
+# desktop is needed and no bus outlives the run.
+test: deps vet
+	$(XVFB) dbus-run-session -- $(GO) test -count=1 -timeout 20m ./...
+
+# Start the hub and let the built-in host call each tool of the built-in
+# demo server through `elicitray wrap`: answer the windows as they come, then
+# see the decisions with `bin/elicitray history list` or tray → History.
+demo: build
+	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+	  echo "make demo shows desktop windows: run it in a desktop session (DISPLAY is not set)."; exit 1; fi
+	$(BIN) demo
+	$(BIN) history list --limit 10
+
+# Screenshots of real windows under Xvfb, for the README (docs/*.png).
+screenshots: deps
+	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything' ./app/
+
+# The relay benchmark: elicitray wrap against a plain pipe, in one run.
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./bench/
+
+clean:
+	rm -rf bin

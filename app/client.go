@@ -1,0 +1,264 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+)
+
+// ErrHubGone is returned for a prompt whose hub stopped before answering;
+// the relay answers such a prompt cancel (DESIGN.md).
+var ErrHubGone = errors.New("the elicitray hub stopped before anyone answered")
+
+// ErrNoHub is returned when no hub runs and none could be started.
+var ErrNoHub = errors.New("no elicitray hub is running and none could be started")
+
+// hubClient is the wrapper's Approver: it asks the user's hub over the
+// socket, starting the hub when none runs, and starting a new one for the
+// next prompt when the hub died.
+type hubClient struct {
+	paths Paths
+	// start starts a hub process; nil means the client never starts one
+	// (the history CLI).
+	start func() (*os.Process, error)
+	log   io.Writer
+	// startWait bounds how long a started hub may take to open its socket.
+	startWait time.Duration
+
+	mu      sync.Mutex
+	conn    *hubConn
+	nextID  uint64
+	unsaved []history.Record // decisions the hub could not record
+}
+
+var _ bridge.Approver = (*hubClient)(nil)
+
+// hubConn is one connection to the hub and the calls waiting on it.
+type hubConn struct {
+	c       net.Conn
+	wmu     sync.Mutex
+	enc     *json.Encoder
+	mu      sync.Mutex
+	waiting map[uint64]chan wireMsg
+	dead    bool
+}
+
+func (hc *hubConn) send(m wireMsg) error {
+	hc.wmu.Lock()
+	defer hc.wmu.Unlock()
+	return hc.enc.Encode(m)
+}
+
+// readLoop delivers replies until the hub goes away, then fails every call
+// still waiting.
+func (hc *hubConn) readLoop(onDead func()) {
+	br := bufio.NewReader(hc.c)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var m wireMsg
+			if json.Unmarshal(line, &m) == nil {
+				hc.mu.Lock()
+				ch := hc.waiting[m.ID]
+				delete(hc.waiting, m.ID)
+				hc.mu.Unlock()
+				if ch != nil {
+					ch <- m
+				}
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	hc.mu.Lock()
+	hc.dead = true
+	for id, ch := range hc.waiting {
+		ch <- wireMsg{ID: id, Error: ErrHubGone.Error()}
+		delete(hc.waiting, id)
+	}
+	hc.mu.Unlock()
+	hc.c.Close()
+	onDead()
+}
+
+// call sends m and waits for its reply or ctx. On ctx, cancel (if set) is
+// sent to the hub so it closes the window.
+func (c *hubClient) call(ctx context.Context, m wireMsg, cancel *wireMsg) (wireMsg, error) {
+	hc, err := c.connect(ctx)
+	if err != nil {
+		return wireMsg{}, err
+	}
+	c.mu.Lock()
+	c.nextID++
+	m.ID = c.nextID
+	c.mu.Unlock()
+	ch := make(chan wireMsg, 1)
+	hc.mu.Lock()
+	if hc.dead {
+		hc.mu.Unlock()
+		return wireMsg{}, ErrHubGone
+	}
+	hc.waiting[m.ID] = ch
+	hc.mu.Unlock()
+	if err := hc.send(m); err != nil {
+		return wireMsg{}, fmt.Errorf("%w: %v", ErrHubGone, err)
+	}
+	select {
+	case r := <-ch:
+		if r.Error == ErrHubGone.Error() {
+			return r, ErrHubGone
+		}
+		if r.Error != "" {
+			return r, errors.New(r.Error)
+		}
+		return r, nil
+	case <-ctx.Done():
+		hc.mu.Lock()
+		delete(hc.waiting, m.ID)
+		hc.mu.Unlock()
+		if cancel != nil {
+			cancel.ID = m.ID
+			_ = hc.send(*cancel)
+		}
+		return wireMsg{}, ctx.Err()
+	}
+}
+
+// Approve asks the hub to decide req (DESIGN.md data flow, step 4).
+func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.Result, error) {
+	r, err := c.call(ctx, wireMsg{Op: opPrompt, Request: req}, &wireMsg{Op: opCancel})
+	if err != nil {
+		if errors.Is(err, ErrHubGone) {
+			// Keep what happened: the next hub records it.
+			rec := recordOf(req)
+			rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), bridge.ActionCancel, bridge.DecidedByError, err.Error()
+			c.mu.Lock()
+			c.unsaved = append(c.unsaved, rec)
+			c.mu.Unlock()
+		}
+		return nil, err
+	}
+	if r.Result == nil {
+		return nil, errors.New("the hub sent no decision")
+	}
+	return r.Result, nil
+}
+
+// Reject keeps an elicitation the relay refused (bridge.Options.Rejected).
+func (c *hubClient) Reject(req *bridge.Request, err error) {
+	rec := recordOf(req)
+	rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), "error", bridge.DecidedByError, err.Error()
+	ctx, cancel := context.WithTimeout(context.Background(), c.startWait)
+	defer cancel()
+	hc, cerr := c.connect(ctx)
+	if cerr == nil {
+		cerr = hc.send(wireMsg{Op: opRecord, Record: &rec})
+	}
+	if cerr != nil {
+		c.mu.Lock()
+		c.unsaved = append(c.unsaved, rec)
+		c.mu.Unlock()
+	}
+}
+
+// connect returns the live connection, dialling (and starting a hub) when
+// there is none.
+func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		return c.conn, nil
+	}
+	conn, err := c.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hc := &hubConn{c: conn, enc: json.NewEncoder(conn), waiting: map[uint64]chan wireMsg{}}
+	c.conn = hc
+	go hc.readLoop(func() {
+		c.mu.Lock()
+		if c.conn == hc {
+			c.conn = nil
+		}
+		c.mu.Unlock()
+	})
+	for _, rec := range c.unsaved {
+		rec := rec
+		_ = hc.send(wireMsg{Op: opRecord, Record: &rec})
+	}
+	c.unsaved = nil
+	return hc, nil
+}
+
+func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", c.paths.Socket)
+	if err == nil || c.start == nil {
+		return conn, err
+	}
+	proc, err := c.start()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoHub, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_, _ = proc.Wait()
+		close(exited)
+	}()
+	// Wait for a socket: the hub we started, or the one that beat it to
+	// the lock (two wrappers starting at once end with one hub).
+	deadline := time.NewTimer(c.startWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if conn, err := d.DialContext(ctx, "unix", c.paths.Socket); err == nil {
+			return conn, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-deadline.C:
+			return nil, fmt.Errorf("%w: no socket after %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
+		case <-exited:
+			// It lost the race (exit 0) or failed; keep polling while the
+			// deadline allows, a winner may be starting.
+			exited = nil
+		case <-tick.C:
+		}
+	}
+}
+
+// startHub starts `elicitray hub` detached from the wrapper: its own session,
+// so the host stopping the wrapper does not stop the hub, and its output in
+// the hub log, never on the wrapper's stdout.
+func startHub(exe string, p Paths) (*os.Process, error) {
+	if err := os.MkdirAll(dirOf(p.HubLog), 0o700); err != nil {
+		return nil, err
+	}
+	logf, err := os.OpenFile(p.HubLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "hub")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s hub: %w", exe, err)
+	}
+	return cmd.Process, nil
+}

@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// historySource answers history queries through the running hub (bbolt
+// admits one writer process, and the hub holds the file), or from the file
+// itself when no hub runs (DESIGN.md: cli).
+type historySource struct {
+	paths Paths
+}
+
+func (s historySource) list(ctx context.Context, q history.Query) ([]history.Record, error) {
+	return s.ask(ctx, wireMsg{Op: opHistory, Query: &q}, func(st *history.Store) ([]history.Record, error) {
+		return st.List(q)
+	})
+}
+
+func (s historySource) get(ctx context.Context, id uint64) (history.Record, error) {
+	recs, err := s.ask(ctx, wireMsg{Op: opGet, RecordID: id}, func(st *history.Store) ([]history.Record, error) {
+		r, err := st.Get(id)
+		return []history.Record{r}, err
+	})
+	if err != nil {
+		return history.Record{}, err
+	}
+	if len(recs) != 1 {
+		return history.Record{}, history.ErrNotFound
+	}
+	return recs[0], nil
+}
+
+func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
+	c := &hubClient{paths: s.paths}
+	r, err := c.call(ctx, m, nil)
+	var opErr *net.OpError
+	switch {
+	case err == nil:
+		return r.Records, nil
+	case errors.As(err, &opErr):
+		// No hub listening: read the file ourselves.
+		st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		return direct(st)
+	case strings.Contains(err.Error(), history.ErrNotFound.Error()):
+		return nil, history.ErrNotFound
+	}
+	return nil, err
+}
+
+func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List and show past decisions",
+		Args:  cobra.NoArgs,
+	}
+	var asJSON bool
+	var limit int
+	var server string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List decisions, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			recs, err := historySource{DefaultPaths()}.list(ctx, history.Query{Server: server, Limit: limit})
+			if err != nil {
+				return runErr(err)
+			}
+			if asJSON {
+				return runErr(writeJSONLines(stdout, recs))
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTIME\tSERVER\tTOOL\tACTION\tDECIDED BY\tMESSAGE")
+			for _, r := range recs {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"),
+					r.Server, dash(r.Tool), r.Action, r.DecidedBy, firstLine(r.Message, 60))
+			}
+			return runErr(tw.Flush())
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
+	list.Flags().IntVar(&limit, "limit", 50, "at most this many decisions")
+	list.Flags().StringVar(&server, "server", "", "only this server's decisions")
+
+	var showJSON bool
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one decision in full",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{errors.New("show needs one decision ID (see `elicitray history list`)")}
+			}
+			if _, err := strconv.ParseUint(args[0], 10, 64); err != nil {
+				return usageError{fmt.Errorf("%q is not a decision ID (a number from `elicitray history list`)", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, _ := strconv.ParseUint(args[0], 10, 64)
+			r, err := historySource{DefaultPaths()}.get(ctx, id)
+			if errors.Is(err, history.ErrNotFound) {
+				return runErr(fmt.Errorf("no decision with ID %d", id))
+			}
+			if err != nil {
+				return runErr(err)
+			}
+			if showJSON {
+				return runErr(writeJSONLines(stdout, []history.Record{r}))
+			}
+			return runErr(writeRecord(stdout, r))
+		},
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "the record as JSON")
+	cmd.AddCommand(list, show)
+	return cmd
+}
+
+func writeJSONLines(w io.Writer, recs []history.Record) error {
+	enc := json.NewEncoder(w)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeRecord(w io.Writer, r history.Record) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	who := r.ServerInfo.Name
+	if r.ServerInfo.Version != "" {
+		who += " " + r.ServerInfo.Version
+	}
+	fmt.Fprintf(tw, "ID\t%d\n", r.ID)
+	fmt.Fprintf(tw, "Time\t%s\n", r.Time.Local().Format(time.RFC3339))
+	fmt.Fprintf(tw, "Server\t%s (calls itself %s)\n", r.Server, dash(who))
+	fmt.Fprintf(tw, "Tool\t%s\n", dash(r.Tool))
+	fmt.Fprintf(tw, "Mode\t%s\n", r.Mode)
+	fmt.Fprintf(tw, "Action\t%s\n", r.Action)
+	fmt.Fprintf(tw, "Decided by\t%s\n", r.DecidedBy)
+	if r.Reason != "" {
+		fmt.Fprintf(tw, "Reason\t%s\n", r.Reason)
+	}
+	fmt.Fprintf(tw, "Time to answer\t%s\n", r.Elapsed.Round(time.Millisecond))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nMessage:\n%s\n", r.Message)
+	if r.URL != "" {
+		fmt.Fprintf(w, "\nURL:\n%s\n", r.URL)
+	}
+	if r.Content != nil {
+		b, _ := json.MarshalIndent(r.Content, "", "  ")
+		fmt.Fprintf(w, "\nContent sent:\n%s\n", b)
+	}
+	if len(r.RequestedSchema) > 0 {
+		var v any
+		if json.Unmarshal(r.RequestedSchema, &v) == nil {
+			b, _ := json.MarshalIndent(v, "", "  ")
+			fmt.Fprintf(w, "\nRequested schema:\n%s\n", b)
+		}
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// firstLine is s's first line, cut to n characters.
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}

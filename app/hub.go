@@ -1,0 +1,383 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/history"
+)
+
+// Prompt is one elicitation waiting for a person, as the hub hands it to a
+// Prompter.
+type Prompt struct {
+	Request *bridge.Request
+	Form    *elicit.Form // nil in URL mode
+	Arrived time.Time
+	// Deadline is when the prompt is answered cancel by timeout.
+	Deadline time.Time
+}
+
+// A Prompter shows prompts to a person: the desktop windows, or a scripted
+// stand-in in tests. Show must not block; it calls answer at most once, with
+// DecidedBy "user". The hub calls dismiss when the prompt ended otherwise
+// (timeout, server cancelled); dismiss must not call answer.
+type Prompter interface {
+	Show(p *Prompt, answer func(bridge.Result)) (dismiss func())
+}
+
+// Hub is the per-user process's core: it serves the socket, queues prompts
+// in arrival order, shows one at a time through its Prompter, times them
+// out, and records every decision in history. It has no Fyne in it; the
+// desktop Prompter does.
+type Hub struct {
+	Store    *history.Store
+	Prompter Prompter
+	// Timeout is how long a prompt waits for a person. Zero: DefaultTimeout.
+	Timeout time.Duration
+	// Log receives sentences for people; nil discards.
+	Log io.Writer
+	// Changed, when set, is called after the queue changed, with the number
+	// of prompts waiting (the one shown included). It must not block.
+	Changed func(waiting int)
+
+	mu      sync.Mutex
+	queue   []*item // arrival order; the shown one stays in it until decided
+	showing *item
+}
+
+// item is one queued prompt.
+type item struct {
+	prompt  Prompt
+	reply   func(bridge.Result)
+	once    sync.Once
+	timer   *time.Timer
+	dismiss func()
+}
+
+func (h *Hub) logf(format string, args ...any) {
+	if h.Log != nil {
+		fmt.Fprintf(h.Log, "elicitray hub: "+format+"\n", args...)
+	}
+}
+
+// Serve accepts connections on ln until ctx is done or ln is closed.
+func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		if err := checkPeer(conn); err != nil {
+			h.logf("refused a connection: %v", err)
+			conn.Close()
+			continue
+		}
+		go h.serveConn(ctx, conn)
+	}
+}
+
+// checkPeer refuses peers running as another user: the socket's 0700
+// directory should already keep them out; peer credentials make sure.
+func checkPeer(conn net.Conn) error {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return nil
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return err
+	}
+	if cerr != nil {
+		return cerr
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("peer runs as uid %d, not %d", cred.Uid, os.Getuid())
+	}
+	return nil
+}
+
+// connState is one wrapper's connection.
+type connState struct {
+	mu    sync.Mutex
+	enc   *json.Encoder
+	items map[uint64]*item
+}
+
+func (c *connState) send(m wireMsg) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_ = c.enc.Encode(m)
+}
+
+func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	cs := &connState{enc: json.NewEncoder(conn), items: map[uint64]*item{}}
+	br := bufio.NewReader(conn)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var m wireMsg
+			if jerr := json.Unmarshal(line, &m); jerr != nil {
+				cs.send(wireMsg{Error: "not a hub message: " + jerr.Error()})
+			} else {
+				h.handle(cs, &m)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	// The wrapper went away (its server or host stopped): nobody is left to
+	// receive an answer, so its prompts close.
+	cs.mu.Lock()
+	left := make([]*item, 0, len(cs.items))
+	for _, it := range cs.items {
+		left = append(left, it)
+	}
+	cs.mu.Unlock()
+	for _, it := range left {
+		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByServerCancelled, Reason: "the wrapper disconnected"})
+	}
+}
+
+func (h *Hub) handle(cs *connState, m *wireMsg) {
+	switch m.Op {
+	case opPrompt:
+		if m.Request == nil {
+			cs.send(wireMsg{ID: m.ID, Error: "prompt without a request"})
+			return
+		}
+		id := m.ID
+		it, err := h.enqueue(m.Request, func(res bridge.Result) {
+			cs.mu.Lock()
+			delete(cs.items, id)
+			cs.mu.Unlock()
+			cs.send(wireMsg{ID: id, Result: &res})
+		})
+		if err != nil {
+			cs.send(wireMsg{ID: id, Error: err.Error()})
+			return
+		}
+		cs.mu.Lock()
+		cs.items[id] = it
+		cs.mu.Unlock()
+		h.showNext()
+	case opCancel:
+		cs.mu.Lock()
+		it := cs.items[m.ID]
+		cs.mu.Unlock()
+		if it != nil {
+			h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByServerCancelled, Reason: "the server cancelled the request"})
+		}
+	case opRecord:
+		if m.Record != nil {
+			h.record(*m.Record)
+		}
+	case opHistory:
+		q := history.Query{}
+		if m.Query != nil {
+			q = *m.Query
+		}
+		recs, err := h.Store.List(q)
+		cs.send(historyReply(m.ID, recs, err))
+	case opGet:
+		rec, err := h.Store.Get(m.RecordID)
+		cs.send(historyReply(m.ID, []history.Record{rec}, err))
+	default:
+		cs.send(wireMsg{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
+	}
+}
+
+func historyReply(id uint64, recs []history.Record, err error) wireMsg {
+	if err != nil {
+		return wireMsg{ID: id, Error: err.Error()}
+	}
+	return wireMsg{ID: id, Records: recs}
+}
+
+// enqueue adds a prompt to the queue. reply receives the decision once.
+func (h *Hub) enqueue(req *bridge.Request, reply func(bridge.Result)) (*item, error) {
+	now := time.Now()
+	it := &item{prompt: Prompt{Request: req, Arrived: now}, reply: reply}
+	switch req.Mode {
+	case "form", "":
+		form, err := elicit.Parse(req.RequestedSchema)
+		if err != nil {
+			// The wrapper checks schemas first; one of another version may not.
+			rec := recordOf(req)
+			rec.Time, rec.Action, rec.DecidedBy, rec.Reason = now, "error", bridge.DecidedByError, err.Error()
+			h.record(rec)
+			return nil, err
+		}
+		it.prompt.Form = form
+	default:
+		err := fmt.Errorf("%s-mode elicitations are not supported yet", req.Mode)
+		rec := recordOf(req)
+		rec.Time, rec.Action, rec.DecidedBy, rec.Reason = now, bridge.ActionCancel, bridge.DecidedByError, err.Error()
+		h.record(rec)
+		return nil, err
+	}
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	it.prompt.Deadline = now.Add(timeout)
+	h.mu.Lock()
+	h.queue = append(h.queue, it)
+	h.mu.Unlock()
+	it.timer = time.AfterFunc(timeout, func() {
+		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByTimeout,
+			Reason: fmt.Sprintf("nobody answered within %v", timeout)})
+	})
+	h.changed()
+	return it, nil
+}
+
+// showNext shows the oldest waiting prompt when none is on screen: one
+// window at a time, in arrival order (DESIGN.md).
+func (h *Hub) showNext() {
+	h.mu.Lock()
+	if h.showing != nil || len(h.queue) == 0 {
+		h.mu.Unlock()
+		return
+	}
+	it := h.queue[0]
+	h.showing = it
+	h.mu.Unlock()
+
+	dismiss := h.Prompter.Show(&it.prompt, func(res bridge.Result) {
+		res.DecidedBy = bridge.DecidedByUser
+		h.finish(it, res)
+	})
+	h.mu.Lock()
+	if h.showing == it {
+		it.dismiss = dismiss
+		dismiss = nil
+	}
+	h.mu.Unlock()
+	if dismiss != nil {
+		// Decided while Show ran (a scripted Prompter answers at once).
+		dismiss()
+	}
+}
+
+// finish decides it once: it leaves the queue, its window closes, the
+// decision is recorded and sent, and the next prompt is shown.
+func (h *Hub) finish(it *item, res bridge.Result) {
+	it.once.Do(func() {
+		if it.timer != nil {
+			it.timer.Stop()
+		}
+		h.mu.Lock()
+		for i, q := range h.queue {
+			if q == it {
+				h.queue = append(h.queue[:i], h.queue[i+1:]...)
+				break
+			}
+		}
+		var dismiss func()
+		if h.showing == it {
+			h.showing = nil
+			if res.DecidedBy != bridge.DecidedByUser {
+				dismiss = it.dismiss
+			}
+		}
+		h.mu.Unlock()
+		if dismiss != nil {
+			dismiss()
+		}
+		if res.Action != bridge.ActionAccept {
+			res.Content = nil // PROTOCOL.md §5: content only with accept
+		}
+		rec := recordOf(it.prompt.Request)
+		rec.Time = it.prompt.Arrived
+		rec.Action, rec.Content, rec.DecidedBy, rec.Reason = res.Action, res.Content, res.DecidedBy, res.Reason
+		rec.Elapsed = time.Since(it.prompt.Arrived)
+		h.record(rec)
+		it.reply(res)
+		h.changed()
+		h.showNext()
+	})
+}
+
+func (h *Hub) record(rec history.Record) {
+	if _, err := h.Store.Add(rec); err != nil {
+		h.logf("could not keep a decision in history: %v", err)
+	}
+}
+
+func (h *Hub) changed() {
+	if h.Changed == nil {
+		return
+	}
+	h.mu.Lock()
+	n := len(h.queue)
+	h.mu.Unlock()
+	h.Changed(n)
+}
+
+// ErrHubRunning is returned by Listen when another hub holds the lock.
+var ErrHubRunning = errors.New("an elicitray hub is already running for this user")
+
+// Listen claims the single-hub lock and opens the hub's socket: exactly one
+// hub per user, even when several wrappers start hubs at once (DESIGN.md).
+// The lock is an flock on a file next to the socket, held for the process's
+// life; the socket's directory is 0700 and the socket 0600.
+func Listen(p Paths) (net.Listener, *os.File, error) {
+	if err := os.MkdirAll(p.RunDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("creating %s: %w", p.RunDir, err)
+	}
+	if err := os.Chmod(p.RunDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	lock, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening %s: %w", p.Lock, err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, nil, ErrHubRunning
+		}
+		return nil, nil, fmt.Errorf("locking %s: %w", p.Lock, err)
+	}
+	// Holding the lock, any socket file left is a dead hub's.
+	_ = os.Remove(p.Socket)
+	ln, err := net.Listen("unix", p.Socket)
+	if err != nil {
+		lock.Close()
+		return nil, nil, fmt.Errorf("listening on %s: %w", p.Socket, err)
+	}
+	if err := os.Chmod(p.Socket, 0o600); err != nil {
+		ln.Close()
+		lock.Close()
+		return nil, nil, err
+	}
+	return ln, lock, nil
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"github.com/elicitray/elicitray/assets"
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
+)
+
+// ErrNoDisplay is returned by the hub when the session has no display to
+// show windows on.
+var ErrNoDisplay = errors.New("no display: set DISPLAY or WAYLAND_DISPLAY (the hub shows desktop windows)")
+
+// runHub runs the desktop hub until Quit or ctx ends.
+func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
+	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return runErr(ErrNoDisplay)
+	}
+	cfg, err := LoadConfig(p.Config)
+	if err != nil {
+		return runErr(err)
+	}
+	ln, lock, err := Listen(p)
+	if errors.Is(err, ErrHubRunning) {
+		fmt.Fprintf(stderr, "elicitray: %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return runErr(err)
+	}
+	defer lock.Close()
+	defer ln.Close()
+	store, err := history.Open(p.History, nil)
+	if err != nil {
+		return runErr(fmt.Errorf("opening history: %w", err))
+	}
+	defer store.Close()
+
+	a := fyneapp.NewWithID("io.github.elicitray")
+	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
+	// Fyne quits when its last window closes; the hub outlives its prompt
+	// windows, so one window stays, never shown.
+	a.NewWindow("elicitray")
+
+	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Timeout: cfg.Timeout.Duration, Log: stderr}
+	var history fyne.Window
+	showHistory := func() {
+		if history != nil {
+			history.Show()
+			history.RequestFocus()
+			return
+		}
+		history = ui.ShowHistory(a, store)
+		history.SetOnClosed(func() { history = nil })
+	}
+	var tray *ui.Tray
+	if ui.TrayAvailable() {
+		tray = ui.SetupTray(a, showHistory, a.Quit)
+	} else {
+		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
+	}
+	hub.Changed = func(n int) { fyne.Do(func() { tray.SetPending(n) }) }
+
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		if err := hub.Serve(ctx, ln); err != nil {
+			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)
+		}
+		fyne.Do(a.Quit)
+	}()
+	fmt.Fprintf(stderr, "elicitray hub: listening on %s, history in %s\n", p.Socket, p.History)
+	a.Run()
+	return nil
+}
+
+// guiPrompter shows prompts as desktop windows (package ui).
+type guiPrompter struct {
+	app fyne.App
+}
+
+var _ Prompter = (*guiPrompter)(nil)
+
+func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+	var pw *ui.PromptWindow
+	fyne.Do(func() {
+		pw = ui.ShowPrompt(g.app, uiPrompt(p), func(a ui.Answer) {
+			// Recording and replying touch disk and socket: not on the
+			// Fyne goroutine (STYLE.md 7).
+			go answer(bridge.Result{Action: a.Action, Content: a.Content})
+		})
+	})
+	return func() {
+		// Runs after the fyne.Do above: fyne.Do keeps order.
+		fyne.Do(func() { pw.Close() })
+	}
+}
+
+func uiPrompt(p *Prompt) *ui.Prompt {
+	r := p.Request
+	info := r.ServerInfo.Name
+	if r.ServerInfo.Title != "" {
+		info = r.ServerInfo.Title
+	}
+	if info != "" && r.ServerInfo.Version != "" {
+		info += " " + r.ServerInfo.Version
+	}
+	return &ui.Prompt{Server: r.Server, ServerInfo: info, Tool: r.Tool, Message: r.Message, Form: p.Form}
+}

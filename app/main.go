@@ -1,0 +1,234 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/elicitray/elicitray/app/demo"
+	"github.com/elicitray/elicitray/bridge"
+)
+
+// Version is elicitray's version, set at build time with
+// -ldflags "-X github.com/elicitray/elicitray/app.Version=…".
+var Version = "0.1.0-dev"
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2 // unknown flag, missing command: like most Unix tools
+)
+
+// exitCode carries a command's exit status through cobra.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// usageError marks errors in how the command was called.
+type usageError struct{ error }
+
+// Main runs elicitray with args (without the program name) and returns the
+// process exit code. It is the whole program: main.go only calls it, and
+// tests call it in-process.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(ctx, stdin, stdout, stderr)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return exitOK
+	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code)
+	}
+	var ue usageError
+	if errors.As(err, &ue) || !errors.Is(err, errRun) {
+		fmt.Fprintf(stderr, "elicitray: %v\n", err)
+		if cmd != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "elicitray: %v\n", errors.Unwrap(err))
+	return exitError
+}
+
+// errRun marks errors from running a command (as opposed to calling it
+// wrongly); wrap them with runErr.
+var errRun = errors.New("run error")
+
+type runError struct{ err error }
+
+func (e runError) Error() string        { return e.err.Error() }
+func (e runError) Unwrap() error        { return e.err }
+func (e runError) Is(target error) bool { return target == errRun }
+
+func runErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return runError{err}
+}
+
+func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "elicitray",
+		Short: "Answer MCP servers' elicitations in native desktop windows",
+		Long: "elicitray shows the questions MCP servers ask mid tool call (elicitations) as desktop\n" +
+			"windows, for any host. Wrap a server in your host's MCP config:\n\n" +
+			"  elicitray wrap --name github -- npx -y some-mcp-server\n\n" +
+			"With no command, elicitray runs the hub: the tray icon and the windows.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHub(ctx, DefaultPaths(), stderr)
+		},
+	}
+	root.SetContext(ctx)
+	root.SetIn(stdin)
+	root.SetOut(stderr) // help and usage are for people: never on MCP's stdout
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.CompletionOptions.DisableDefaultCmd = true
+
+	root.AddCommand(
+		newWrapCmd(ctx, stdin, stdout, stderr),
+		&cobra.Command{
+			Use:   "hub",
+			Short: "Run the hub: tray icon, prompt windows, history (started by wrappers when needed)",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runHub(ctx, DefaultPaths(), stderr)
+			},
+		},
+		newHistoryCmd(ctx, stdout),
+		&cobra.Command{
+			Use:   "demo-server",
+			Short: "Run the built-in demo MCP server (stdio) whose tools elicit every kind of field",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runErr(demo.Server(ctx, stdin, stdout))
+			},
+		},
+		&cobra.Command{
+			Use:   "demo",
+			Short: "Run a built-in host against the demo server through `elicitray wrap`",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				exe, err := os.Executable()
+				if err != nil {
+					return runErr(err)
+				}
+				return runErr(demo.Host(ctx, []string{exe, "wrap", "--name", "demo", "--", exe, "demo-server"}, stdout))
+			},
+		},
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print elicitray's version",
+			Args:  cobra.NoArgs,
+			Run: func(cmd *cobra.Command, args []string) {
+				fmt.Fprintf(stdout, "elicitray %s\n", Version)
+			},
+		},
+	)
+	for _, c := range root.Commands() {
+		c.SetFlagErrorFunc(root.FlagErrorFunc())
+	}
+	return root
+}
+
+func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var name string
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "wrap [--name NAME] -- COMMAND [ARGS...]",
+		Short: "Run an MCP server and answer its elicitations in desktop windows",
+		Long: "wrap starts COMMAND, relays MCP between the host (this process's stdin/stdout) and\n" +
+			"the server, and shows each elicitation the server sends as a desktop window.\n" +
+			"NAME is how windows and history name the server; it defaults to the command's name.",
+		Example: `  elicitray wrap --name everything -- npx -y @modelcontextprotocol/server-everything`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("wrap needs the server command after --")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if name == "" {
+				name = serverName(args)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return runErr(err)
+			}
+			p := DefaultPaths()
+			client := &hubClient{
+				paths:     p,
+				start:     func() (*os.Process, error) { return startHub(exe, p) },
+				log:       stderr,
+				startWait: 20 * time.Second,
+			}
+			relay := bridge.NewRelay(exec.Command(args[0], args[1:]...), &bridge.Options{
+				Server:   name,
+				Approver: client,
+				Rejected: client.Reject,
+				Log:      stderr,
+				Grace:    grace,
+			})
+			code, err := relay.Run(ctx, stdin, stdout)
+			if err != nil {
+				fmt.Fprintf(stderr, "elicitray: %v\n", err)
+			}
+			if code != 0 {
+				return exitCode(code)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command)")
+	cmd.Flags().DurationVar(&grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
+	return cmd
+}
+
+// launchers are commands that run another program named by their first
+// argument that is not a flag.
+var launchers = map[string]bool{
+	"npx": true, "uvx": true, "uv": true, "pnpm": true, "bunx": true, "bun": true, "node": true,
+	"deno": true, "python": true, "python3": true, "docker": true, "pipx": true, "go": true,
+}
+
+// serverName derives a server's display name from its command line when
+// --name is not given: `npx -y @modelcontextprotocol/server-everything`
+// becomes "server-everything".
+func serverName(args []string) string {
+	name := filepath.Base(args[0])
+	if !launchers[name] {
+		return name
+	}
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") || a == "run" || a == "exec" || a == "dlx" || a == "tool" {
+			continue
+		}
+		a = filepath.Base(a)
+		if i := strings.LastIndex(a, "@"); i > 0 {
+			a = a[:i] // drop a version: pkg@1.2.3
+		}
+		a = strings.TrimSuffix(strings.TrimSuffix(a, ".js"), ".py")
+		if a != "" {
+			return a
+		}
+	}
+	return name
+}
+
+func dirOf(path string) string { return filepath.Dir(path) }

@@ -1,0 +1,51 @@
+package app
+
+import (
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+)
+
+// wireMsg is one line of the hub protocol, spoken over the owner-only unix
+// socket between wrappers (and the history CLI) and the hub. One JSON object
+// per line, in both directions:
+//
+//	→ {"op":"prompt","id":1,"request":{…bridge.Request…}}
+//	← {"id":1,"result":{"action":"accept","content":{…},"decidedBy":"user"}}
+//	→ {"op":"cancel","id":1}                  the server cancelled; no reply
+//	→ {"op":"record","record":{…}}            keep a decision made elsewhere
+//	→ {"op":"history","id":2,"query":{…}}     ← {"id":2,"records":[…]}
+//	→ {"op":"get","id":3,"recordId":42}       ← {"id":3,"records":[…]}
+//	← {"id":N,"error":"a sentence"}
+type wireMsg struct {
+	Op       string           `json:"op,omitempty"`
+	ID       uint64           `json:"id,omitempty"`
+	Request  *bridge.Request  `json:"request,omitempty"`
+	Result   *bridge.Result   `json:"result,omitempty"`
+	Record   *history.Record  `json:"record,omitempty"`
+	Query    *history.Query   `json:"query,omitempty"`
+	RecordID uint64           `json:"recordId,omitempty"`
+	Records  []history.Record `json:"records,omitempty"`
+	Error    string           `json:"error,omitempty"`
+}
+
+// Hub protocol operations.
+const (
+	opPrompt  = "prompt"
+	opCancel  = "cancel"
+	opRecord  = "record"
+	opHistory = "history"
+	opGet     = "get"
+)
+
+// recordOf is the history record of req, before its decision is known.
+func recordOf(req *bridge.Request) history.Record {
+	return history.Record{
+		Server:          req.Server,
+		ServerInfo:      history.ServerInfo(req.ServerInfo),
+		Tool:            req.Tool,
+		Mode:            req.Mode,
+		Message:         req.Message,
+		RequestedSchema: req.RequestedSchema,
+		URL:             req.URL,
+	}
+}

@@ -1,0 +1,75 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Actions of an ElicitResult (PROTOCOL.md §5).
+const (
+	ActionAccept  = "accept"
+	ActionDecline = "decline"
+	ActionCancel  = "cancel"
+)
+
+// Who decided an elicitation, as recorded in history.
+const (
+	DecidedByUser            = "user"
+	DecidedByTimeout         = "timeout"
+	DecidedByServerCancelled = "server-cancelled"
+	DecidedByError           = "error"
+)
+
+// ServerInfo is what a server calls itself in its initialize reply
+// (server-controlled text: shown second, PROTOCOL.md §6).
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// Request is one elicitation the wrapper asks its Approver to decide.
+type Request struct {
+	// Server is the name the user configured (--name): the trusted identity.
+	Server string `json:"server"`
+	// ServerInfo is the server's own name from its initialize reply; zero
+	// when the server never sent one.
+	ServerInfo ServerInfo `json:"serverInfo"`
+	// Tool is the name of the tools/call in flight when the server asked,
+	// or "" when unknown.
+	Tool string `json:"tool,omitempty"`
+	// Mode is "form" or "url" (PROTOCOL.md §6); an absent mode is "form".
+	Mode string `json:"mode"`
+	// Message is the server's message, as sent.
+	Message string `json:"message"`
+	// RequestedSchema is the form schema as sent (form mode).
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	// URL and ElicitationID are set in URL mode.
+	URL           string `json:"url,omitempty"`
+	ElicitationID string `json:"elicitationId,omitempty"`
+	// ProtocolVersion is the revision the request arrived under.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+}
+
+// Result is the decision on a Request: an ElicitResult plus who decided.
+type Result struct {
+	Action    string         `json:"action"`
+	Content   map[string]any `json:"content,omitempty"` // only with accept in form mode
+	DecidedBy string         `json:"decidedBy,omitempty"`
+	Reason    string         `json:"reason,omitempty"` // why, when no person decided
+}
+
+// An Approver decides elicitations. Approve blocks until a decision is
+// made or ctx is done; when ctx is done (the server cancelled the request,
+// or the wrapper is shutting down) it must return promptly, and whatever it
+// returns is not sent. An error means no decision could be had: the relay
+// answers cancel (never a fabricated decline or accept, DESIGN.md).
+type Approver interface {
+	Approve(ctx context.Context, req *Request) (*Result, error)
+}
+
+// ApproverFunc adapts a function to the Approver interface.
+type ApproverFunc func(ctx context.Context, req *Request) (*Result, error)
+
+// Approve calls f(ctx, req).
+func (f ApproverFunc) Approve(ctx context.Context, req *Request) (*Result, error) { return f(ctx, req) }

@@ -1,0 +1,96 @@
+package elicit
+
+import "encoding/json"
+
+// Kind is the widget family a property is rendered with (PROTOCOL.md §4).
+type Kind int
+
+// The kinds of PROTOCOL.md §4. The five enum shapes collapse into
+// KindSelect and KindMultiSelect, whose Options carry value and label.
+const (
+	KindString      Kind = iota // type "string", free text, maybe with Format
+	KindNumber                  // type "number": float64 values
+	KindInteger                 // type "integer": int64 values
+	KindBoolean                 // type "boolean": bool values
+	KindSelect                  // one string from Options
+	KindMultiSelect             // a []string of Option values
+)
+
+// String returns the kind's name as used in messages, e.g. "integer".
+func (k Kind) String() string {
+	switch k {
+	case KindString:
+		return "string"
+	case KindNumber:
+		return "number"
+	case KindInteger:
+		return "integer"
+	case KindBoolean:
+		return "boolean"
+	case KindSelect:
+		return "single select"
+	case KindMultiSelect:
+		return "multi select"
+	}
+	return "unknown"
+}
+
+// Option is one choice of a select field. Value is what is sent (an enum
+// value or a const); Label is what the user reads (title, enumNames entry,
+// or the value itself when the schema gives no label).
+type Option struct {
+	Value string
+	Label string
+}
+
+// Field is one property of a requestedSchema.
+//
+// Typed values used throughout the package: string for KindString and
+// KindSelect, float64 for KindNumber, int64 for KindInteger, bool for
+// KindBoolean, []string for KindMultiSelect. A nil value means "not filled".
+type Field struct {
+	Name        string // property name, the key sent in content
+	Title       string // schema "title"; empty when absent
+	Description string // schema "description"; empty when absent
+	Kind        Kind
+	Required    bool   // listed in the schema's "required"
+	Format      string // KindString: "email", "uri", "date", "date-time", "" or another format, kept but not checked
+	Pattern     string // schema "pattern" (honoured, PROTOCOL.md §4); "" when absent
+
+	MinLength, MaxLength *int     // KindString; nil when absent
+	Minimum, Maximum     *float64 // KindNumber and KindInteger; nil when absent
+	MinItems, MaxItems   *int     // KindMultiSelect; nil when absent
+
+	Options []Option // KindSelect and KindMultiSelect, in schema order
+	Default any      // typed default (see above), nil when the schema has none
+}
+
+// Label is the text shown next to the field: its title, else its name.
+func (f *Field) Label() string {
+	if f.Title != "" {
+		return f.Title
+	}
+	return f.Name
+}
+
+// OptionLabel returns the label of the option whose Value is v, or v itself.
+func (f *Field) OptionLabel(v string) string {
+	for _, o := range f.Options {
+		if o.Value == v {
+			return o.Label
+		}
+	}
+	return v
+}
+
+// Form is a parsed requestedSchema.
+type Form struct {
+	// Fields are in the order the properties appear in the schema text,
+	// which is the order a person expects to fill them in.
+	Fields []Field
+	// Schema is the requestedSchema exactly as received; Content's final
+	// check validates against it.
+	Schema json.RawMessage
+
+	final *finalCheck // the compiled Schema, made by Parse; nil for a hand-made Form
+}

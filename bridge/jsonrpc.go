@@ -1,0 +1,146 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// JSON-RPC error codes the relay sends (PROTOCOL.md §8).
+const (
+	codeInvalidParams = -32602
+	codeInternalError = -32603
+)
+
+// envelope is the part of a JSON-RPC message the relay routes on. Decoding
+// into it skips the bulk of "result" and "params" without keeping them.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+}
+
+func (e *envelope) isRequest() bool      { return e.Method != "" && len(e.ID) > 0 && !isNull(e.ID) }
+func (e *envelope) isNotification() bool { return e.Method != "" && (len(e.ID) == 0 || isNull(e.ID)) }
+func (e *envelope) isResponse() bool     { return e.Method == "" && len(e.ID) > 0 }
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+var methodKey = []byte(`"method"`)
+
+// mayBeCall reports whether line can be a request or a notification. Lines
+// without the "method" key are responses and are relayed undecoded, which
+// keeps multi-megabyte results off the JSON decoder (PROTOCOL.md §7).
+func mayBeCall(line []byte) bool { return bytes.Contains(line, methodKey) }
+
+// idKey turns a JSON-RPC id into a map key that ignores spelling: 7, 7.0 and
+// "7" stay distinct (ids are strings or integers, PROTOCOL.md §7), while
+// whitespace and escapes do not matter.
+func idKey(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", false
+	}
+	switch id := v.(type) {
+	case string:
+		return "s:" + id, true
+	case json.Number:
+		return "n:" + id.String(), true
+	}
+	return "", false
+}
+
+// response is a JSON-RPC response the relay writes itself.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// elicitResult is the ElicitResult of PROTOCOL.md §5. Content is omitted,
+// never null, for decline and cancel: some SDKs reject null.
+type elicitResult struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+func encodeResult(id json.RawMessage, result any) []byte {
+	b, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: result})
+	if err != nil {
+		// Only content values can fail to encode, and those were produced by
+		// package elicit from JSON types; an error here is a bug.
+		return encodeError(id, codeInternalError, fmt.Sprintf("encoding the answer: %v", err))
+	}
+	return b
+}
+
+func encodeError(id json.RawMessage, code int, msg string) []byte {
+	b, _ := json.Marshal(response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg}})
+	return b
+}
+
+// decodeObject decodes raw into an ordered-insensitive map keeping numbers
+// as written.
+func decodeObject(raw json.RawMessage) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// childObject returns m[key] as an object, creating it when absent. A
+// present value that is not an object is replaced: a host declaring
+// `"elicitation": true` declared nothing usable.
+func childObject(m map[string]any, key string) map[string]any {
+	if c, ok := m[key].(map[string]any); ok {
+		return c
+	}
+	c := map[string]any{}
+	m[key] = c
+	return c
+}
+
+// mergeElicitation adds form and URL mode to an elicitation capability
+// object, keeping whatever the host declared (PROTOCOL.md §3: merge, never
+// overwrite). It reports whether anything was added.
+func mergeElicitation(caps map[string]any) bool {
+	el := childObject(caps, "elicitation")
+	added := false
+	for _, mode := range []string{"form", "url"} {
+		if _, ok := el[mode]; !ok {
+			el[mode] = map[string]any{}
+			added = true
+		}
+	}
+	return added
+}
+
+// injectInitialize returns the host's initialize request with the
+// elicitation capability merged into params.capabilities (PROTOCOL.md §3),
+// or line itself when nothing had to change.
+func injectInitialize(line []byte) ([]byte, error) {
+	msg, err := decodeObject(line)
+	if err != nil {
+		return nil, err
+	}
+	params := childObject(msg, "params")
+	if !mergeElicitation(childObject(params, "capabilities")) {
+		return line, nil
+	}
+	return json.Marshal(msg)
+}

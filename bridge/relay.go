@@ -1,0 +1,405 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options configure a Relay. A nil *Options means all defaults.
+type Options struct {
+	// Server is the name the user configured for the server (--name): the
+	// identity prompts show first. Empty means "server".
+	Server string
+	// Approver decides elicitations. Nil answers every elicitation cancel,
+	// which is what a request no person saw must get (DESIGN.md).
+	Approver Approver
+	// Rejected, when set, is told about each elicitation the relay answered
+	// with an error without asking the Approver (an unrenderable schema), so
+	// that history can keep it. It runs on its own goroutine.
+	Rejected func(req *Request, err error)
+	// Log receives sentences for people (the host's log). Nil discards.
+	// The child's stderr goes to the command's own Stderr; see NewRelay.
+	Log io.Writer
+	// Grace is how long shutdown waits after closing the server's stdin
+	// before SIGTERM, and again before SIGKILL (PROTOCOL.md §7).
+	// Zero means 2 seconds.
+	Grace time.Duration
+}
+
+// A Relay runs one wrapped server between a host and the server command.
+type Relay struct {
+	cmd  *exec.Cmd
+	opts Options
+	log  *logger
+
+	mu      sync.Mutex
+	info    ServerInfo
+	version string
+	// initID is the id of the host's initialize request until its reply
+	// passes (PROTOCOL.md §2: the reply names the agreed version).
+	initID string
+	// calls maps pending tools/call ids to tool names, so a prompt can name
+	// the call in flight.
+	calls map[string]string
+	// lastTool is the most recent pending tools/call name.
+	lastTool string
+	// pending maps the ids of intercepted elicitation/create requests to the
+	// cancel functions of their prompts.
+	pending map[string]context.CancelFunc
+}
+
+// NewRelay returns a Relay for cmd, which must not have been started.
+// cmd.Stdin and cmd.Stdout are set by Run; cmd.Stderr is left as the caller
+// set it, and when nil the server's stderr goes to os.Stderr, untouched
+// (PROTOCOL.md §7: stderr is free-form logging).
+func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
+	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]context.CancelFunc{}}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.Server == "" {
+		r.opts.Server = "server"
+	}
+	if r.opts.Grace <= 0 {
+		r.opts.Grace = 2 * time.Second
+	}
+	r.log = &logger{w: r.opts.Log}
+	return r
+}
+
+// ErrStart is returned by Run when the server command could not be started.
+var ErrStart = errors.New("server command could not be started")
+
+// Run starts the server and relays until it exits, then returns its exit
+// code. When hostIn reaches EOF or ctx is done, the server is shut down as
+// PROTOCOL.md §7 says: its stdin is closed, then after Options.Grace it gets
+// SIGTERM, and after another Grace SIGKILL (to its whole process group, so
+// that `npx` and the node process it starts both stop).
+func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (int, error) {
+	serverIn, err := r.cmd.StdinPipe()
+	if err != nil {
+		return 1, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	// An os.Pipe instead of StdoutPipe lets Wait run while reads go on, and
+	// lets the relay stop reading when a grandchild keeps the pipe open.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return 1, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	r.cmd.Stdout = outW
+	if r.cmd.Stderr == nil {
+		r.cmd.Stderr = os.Stderr
+	}
+	if r.cmd.SysProcAttr == nil {
+		r.cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	r.cmd.SysProcAttr.Setpgid = true
+	if err := r.cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		return 127, fmt.Errorf("%w: %q: %v", ErrStart, r.cmd.Path, err)
+	}
+	outW.Close()
+
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	toHost := newLineWriter(hostOut)
+	toServer := newLineWriter(serverIn)
+
+	exited := make(chan struct{})
+	go func() {
+		_ = r.cmd.Wait()
+		close(exited)
+	}()
+
+	hostDone := make(chan struct{})
+	go func() {
+		defer close(hostDone)
+		r.pumpHost(hostIn, toServer)
+	}()
+	go r.shutdownWhen(ctx, hostDone, serverIn, exited)
+
+	serverDone := make(chan struct{})
+	go func() {
+		defer close(serverDone)
+		r.pumpServer(ctx, outR, toHost, toServer)
+	}()
+
+	<-exited
+	// The server is gone; what it wrote is still in the pipe. A grandchild
+	// that inherited the pipe may hold it open, so stop after Grace.
+	select {
+	case <-serverDone:
+	case <-time.After(r.opts.Grace):
+		outR.Close()
+		<-serverDone
+	}
+	outR.Close()
+	stop() // ends pending prompts: nobody is left to answer
+	toHost.flush()
+
+	code := r.cmd.ProcessState.ExitCode()
+	if code < 0 {
+		// Killed by a signal: report it as a shell would.
+		if ws, ok := r.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return 1, nil
+	}
+	return code, nil
+}
+
+// shutdownWhen waits for the host to go away (or ctx to end), then stops
+// the server: close stdin, SIGTERM, SIGKILL (PROTOCOL.md §7).
+func (r *Relay) shutdownWhen(ctx context.Context, hostDone <-chan struct{}, serverIn io.Closer, exited <-chan struct{}) {
+	select {
+	case <-exited:
+		return
+	case <-hostDone:
+	case <-ctx.Done():
+	}
+	serverIn.Close()
+	pgid := -r.cmd.Process.Pid
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-exited:
+			return
+		case <-time.After(r.opts.Grace):
+		}
+		r.log.printf("server did not exit after its input closed; sending %v", sig)
+		if err := syscall.Kill(pgid, sig); err != nil {
+			_ = r.cmd.Process.Signal(sig)
+		}
+	}
+}
+
+// pumpHost relays host → server until the host's stdin ends.
+func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			out := r.fromHost(line)
+			if werr := toServer.write(out, br.Buffered() == 0); werr != nil {
+				r.log.printf("writing to the server: %v", werr)
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.log.printf("reading from the host: %v", err)
+			}
+			toServer.flush()
+			return
+		}
+	}
+}
+
+// fromHost inspects one host line and returns what to send to the server.
+func (r *Relay) fromHost(line []byte) []byte {
+	if !mayBeCall(line) {
+		return line
+	}
+	var env envelope
+	if json.Unmarshal(line, &env) != nil {
+		return line // not ours to judge: the server answers -32700
+	}
+	if !env.isRequest() {
+		return line
+	}
+	key, _ := idKey(env.ID)
+	switch env.Method {
+	case "initialize":
+		r.mu.Lock()
+		r.initID = key
+		r.mu.Unlock()
+		out, err := injectInitialize(line)
+		if err != nil {
+			r.log.printf("could not add the elicitation capability to initialize: %v", err)
+			return line
+		}
+		return withNewline(out)
+	case "tools/call":
+		var p struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(env.Params, &p)
+		r.mu.Lock()
+		r.calls[key] = p.Name
+		r.lastTool = p.Name
+		r.mu.Unlock()
+	}
+	return line
+}
+
+// pumpServer relays server → host until the server's stdout ends.
+func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *lineWriter) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && r.fromServer(ctx, line, toServer) {
+			if werr := toHost.write(line, br.Buffered() == 0); werr != nil {
+				r.log.printf("writing to the host: %v", werr)
+			}
+		}
+		if err != nil {
+			toHost.flush()
+			return
+		}
+	}
+}
+
+// fromServer inspects one server line; it reports whether the line goes on
+// to the host.
+func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWriter) bool {
+	if !mayBeCall(line) {
+		r.noteResponse(line)
+		return true
+	}
+	var env envelope
+	if json.Unmarshal(line, &env) != nil {
+		return true
+	}
+	switch {
+	case env.isRequest() && env.Method == "elicitation/create":
+		r.startElicitation(ctx, env.ID, env.Params, toServer)
+		return false
+	case env.isNotification() && env.Method == "notifications/cancelled":
+		// PROTOCOL.md §7: a server may cancel its own elicitation/create;
+		// the host never saw that id, so the notice stops here.
+		return !r.cancelPending(env.Params)
+	case env.isResponse():
+		r.noteResponse(line)
+	}
+	return true
+}
+
+// noteResponse keeps the relay's view of pending host requests current:
+// the initialize reply gives serverInfo and the agreed protocol version, and
+// a tools/call reply ends that call. Responses are decoded only while such a
+// request is pending.
+func (r *Relay) noteResponse(line []byte) {
+	r.mu.Lock()
+	waiting := r.initID != "" || len(r.calls) > 0
+	r.mu.Unlock()
+	if !waiting {
+		return
+	}
+	var env envelope
+	if json.Unmarshal(line, &env) != nil || !env.isResponse() {
+		return
+	}
+	key, ok := idKey(env.ID)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if key == r.initID {
+		r.initID = ""
+		var init struct {
+			ProtocolVersion string     `json:"protocolVersion"`
+			ServerInfo      ServerInfo `json:"serverInfo"`
+		}
+		if json.Unmarshal(env.Result, &init) == nil {
+			r.info, r.version = init.ServerInfo, init.ProtocolVersion
+		}
+		return
+	}
+	if _, ok := r.calls[key]; ok {
+		delete(r.calls, key)
+		r.lastTool = ""
+		for _, name := range r.calls {
+			r.lastTool = name
+		}
+	}
+}
+
+// cancelPending closes the prompt of a pending elicitation named by a
+// notifications/cancelled; it reports whether there was one.
+func (r *Relay) cancelPending(params json.RawMessage) bool {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	key, ok := idKey(p.RequestID)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	cancel, ok := r.pending[key]
+	delete(r.pending, key)
+	r.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+// withNewline returns b ending in exactly one newline (PROTOCOL.md §7: one
+// message per line).
+func withNewline(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\n' {
+		return b
+	}
+	return append(b, '\n')
+}
+
+// lineWriter serialises whole lines from several goroutines onto one
+// stream, so that a prompt's answer never splits a relayed message.
+type lineWriter struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+}
+
+func newLineWriter(w io.Writer) *lineWriter {
+	return &lineWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// write appends line (which ends in a newline, or is the stream's last
+// bytes) and flushes when flush is set: when the reader feeding it has
+// nothing more buffered, so a burst goes out in few writes and a lone
+// message goes out at once.
+func (lw *lineWriter) write(line []byte, flush bool) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if _, err := lw.w.Write(line); err != nil {
+		return err
+	}
+	if flush {
+		return lw.w.Flush()
+	}
+	return nil
+}
+
+func (lw *lineWriter) flush() {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	_ = lw.w.Flush()
+}
+
+// logger writes sentences for people, prefixed so they stand out in a
+// host's combined log.
+type logger struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *logger) printf(format string, args ...any) {
+	if l.w == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "elicitray: "+format+"\n", args...)
+}

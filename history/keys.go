@@ -1,0 +1,56 @@
+package history
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+)
+
+// keyLen is the length of a key in the records bucket: Unix nanoseconds then
+// ID, both big-endian uint64.
+const keyLen = 16
+
+// minTime and maxTime bound the times a key can hold: Unix nanoseconds must
+// fit in a non-negative int64 for the big-endian bytes to sort like the times.
+var (
+	minTime = time.Unix(0, 0)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
+
+// recordKey returns the records-bucket key of the record with the given time
+// (Unix nanoseconds) and ID.
+func recordKey(nanos, id uint64) []byte {
+	k := make([]byte, keyLen)
+	binary.BigEndian.PutUint64(k[:8], nanos)
+	binary.BigEndian.PutUint64(k[8:], id)
+	return k
+}
+
+// keyNanos returns the Unix nanoseconds in a records-bucket key.
+func keyNanos(k []byte) uint64 { return binary.BigEndian.Uint64(k[:8]) }
+
+// idKey returns the ids-bucket key of a record ID.
+func idKey(id uint64) []byte { return binary.BigEndian.AppendUint64(nil, id) }
+
+// timeNanos returns t as the Unix nanoseconds of a key, or an error when t
+// lies outside the range a key can hold.
+func timeNanos(t time.Time) (uint64, error) {
+	if t.Before(minTime) || t.After(maxTime) {
+		return 0, fmt.Errorf("record time %s is outside 1970–2262", t.Format(time.RFC3339))
+	}
+	return uint64(t.UnixNano()), nil
+}
+
+// boundNanos returns t as the Unix nanoseconds of a query bound, clamped to
+// the range a key can hold, so that a bound beyond it selects everything or
+// nothing instead of wrapping around.
+func boundNanos(t time.Time) uint64 {
+	switch {
+	case t.Before(minTime):
+		return 0
+	case t.After(maxTime):
+		return math.MaxInt64
+	}
+	return uint64(t.UnixNano())
+}

@@ -1,0 +1,47 @@
+package history
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Record is one decision on one elicitation.
+type Record struct {
+	// ID identifies the record for `elicitray history show ID`; assigned by
+	// Store.Add (a small decimal number, increasing with each record).
+	ID uint64 `json:"id"`
+	// Time is when the elicitation arrived at the hub.
+	Time time.Time `json:"time"`
+	// Server is the name the user configured for the server (--name).
+	Server string `json:"server"`
+	// ServerInfo is what the server calls itself: name, title, version.
+	ServerInfo ServerInfo `json:"serverInfo"`
+	// Tool is the tools/call in flight when the server asked; "" if unknown.
+	Tool string `json:"tool,omitempty"`
+	// Mode is "form" or "url".
+	Mode string `json:"mode"`
+	// Message is the server's message as sent.
+	Message string `json:"message"`
+	// RequestedSchema is the form schema as sent (form mode).
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	// URL is the URL of a URL-mode elicitation.
+	URL string `json:"url,omitempty"`
+	// Action is "accept", "decline" or "cancel"; "error" when the request
+	// was answered with a JSON-RPC error (e.g. an unrenderable schema).
+	Action string `json:"action"`
+	// Content is the content sent with accept, nil otherwise.
+	Content map[string]any `json:"content,omitempty"`
+	// DecidedBy is "user", "timeout", "server-cancelled" or "error".
+	DecidedBy string `json:"decidedBy"`
+	// Reason explains a decision no person made (the error text, "hub gone").
+	Reason string `json:"reason,omitempty"`
+	// Elapsed is the time from arrival to decision (time to answer).
+	Elapsed time.Duration `json:"elapsedNs"`
+}
+
+// ServerInfo is what a server calls itself in its initialize reply.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version,omitempty"`
+}

@@ -1,0 +1,24 @@
+// Package ui is elicitray's desktop surface, built with Fyne: the prompt
+// window that answers a form-mode elicitation (PROTOCOL.md §4–§6), the tray
+// icon with its menu, and the history browser.
+//
+// Each surface lives in its own file (prompt.go, tray.go, history.go) as an
+// unexported struct holding its widgets, a build method and onXxx handlers;
+// the exported functions only create a window around it. The elicitation
+// model (fields, defaults, parsing, validation, the ElicitResult content)
+// comes from bridge/elicit; ui never decides what is valid itself.
+//
+// Goroutines: none of its own. Every exported function and method must be
+// called on the Fyne goroutine (inside fyne.Do from elsewhere), and every
+// callback ui invokes (the done func of ShowPrompt, the tray's onHistory and
+// onQuit) runs on the Fyne goroutine and must return promptly.
+//
+// Caveats:
+//   - Everything a server sends (message, serverInfo, titles, descriptions,
+//     option labels) is shown as plain text, never as markdown or rich text:
+//     it is untrusted (PROTOCOL.md §6).
+//   - ui talks to no socket and no database: the history window reads through
+//     the HistorySource interface that the hub implements.
+//   - Errors reach the user through one helper, showError, as a dialog with a
+//     sentence; the detail goes to the log.
+package ui

@@ -1,0 +1,615 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// The actions of an ElicitResult (PROTOCOL.md §5).
+const (
+	actionAccept  = "accept"
+	actionDecline = "decline"
+	actionCancel  = "cancel"
+)
+
+// keyGuard is how long after a prompt appears its keyboard answers are
+// ignored, so that a key pressed (or auto-repeating) just before the window
+// took the focus does not answer it (DESIGN.md, "Behaviour that users rely
+// on"). Mouse clicks and closing the window are not delayed.
+const keyGuard = 500 * time.Millisecond
+
+// Prompt is one form-mode elicitation to put before the user.
+type Prompt struct {
+	// Server is the name the user configured for the server (--name). It is
+	// the trusted identity and is shown first, in large type (PROTOCOL.md §6).
+	Server string
+	// ServerInfo is what the server calls itself, e.g.
+	// "mcp-servers/everything 2.0.0", shown smaller as "calls itself …".
+	// Empty hides that line.
+	ServerInfo string
+	// Tool is the tools/call in flight when the server asked; empty when
+	// unknown, which hides that line.
+	Tool string
+	// Message is the server's message, shown as plain text.
+	Message string
+	// Form is the parsed requestedSchema. Nil shows no fields, so the user
+	// can only confirm, decline or cancel.
+	Form *elicit.Form
+}
+
+// Answer is the user's decision on a Prompt: the ElicitResult to send
+// (PROTOCOL.md §5).
+type Answer struct {
+	// Action is "accept" (submitted), "decline" (explicitly refused) or
+	// "cancel" (dismissed: Escape, Cancel, window closed).
+	Action string
+	// Content holds the typed values with accept (string, float64, int64,
+	// bool, []string; unfilled optional fields are absent), nil otherwise.
+	Content map[string]any
+}
+
+// PromptWindow is an open prompt window.
+type PromptWindow struct {
+	win  fyne.Window
+	view *promptView
+}
+
+// ShowPrompt opens a window for p and returns it. It must be called on the
+// Fyne goroutine (inside fyne.Do). done is called exactly once, on the Fyne
+// goroutine, with the user's Answer, unless Close is called first; it must
+// not block. Escape, the Cancel button and closing the window answer
+// cancel; Alt+D and the Decline button answer decline; Return and the
+// Submit button answer accept once every field is valid. Keys pressed in
+// the first half second are ignored.
+func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
+	win := a.NewWindow(promptTitle(p.Server))
+	v := newPromptView(p, done)
+	pw := &PromptWindow{win: win, view: v}
+	v.closeWindow = pw.closeWindow
+	win.SetContent(v.content)
+	v.keys.bindCanvas(win.Canvas())
+	win.SetCloseIntercept(v.onCancel)
+	if a.Icon() != nil {
+		win.SetIcon(a.Icon())
+	}
+	win.Resize(promptSize(v.content))
+	win.CenterOnScreen()
+	v.armedAt = v.now().Add(keyGuard)
+	win.Show()
+	v.focusFirst(win.Canvas())
+	win.RequestFocus()
+	return pw
+}
+
+// Close closes the window without calling done: for a prompt the server
+// cancelled or the hub timed out. Closing a window that is already closed
+// does nothing.
+func (w *PromptWindow) Close() {
+	w.view.finished = true
+	w.closeWindow()
+}
+
+func (w *PromptWindow) closeWindow() {
+	if w.win == nil {
+		return
+	}
+	win := w.win
+	w.win = nil
+	win.Close()
+}
+
+// promptTitle is the window title naming the asking server.
+func promptTitle(server string) string {
+	return "elicitray — " + server + " asks"
+}
+
+// promptSize is 560 wide and as tall as the content wants, within bounds
+// that keep a long form on the screen (the form scrolls).
+func promptSize(content fyne.CanvasObject) fyne.Size {
+	h := content.MinSize().Height
+	h = max(h, 360)
+	h = min(h, 720)
+	return fyne.NewSize(560, h)
+}
+
+// promptView is the content of a prompt window, without the window, so that
+// tests can drive it on a test canvas.
+type promptView struct {
+	p    *Prompt
+	done func(Answer)
+
+	// closeWindow closes the window once the answer is given.
+	closeWindow func()
+	// now and armedAt implement keyGuard: keyboard answers before armedAt
+	// are ignored. The zero armedAt arms at once.
+	now     func() time.Time
+	armedAt time.Time
+	// finished is set once done was called or the window was closed from
+	// outside; nothing is answered after it.
+	finished bool
+	// attempted is set once the user tried to submit an invalid form: from
+	// then on every field shows its error, touched or not.
+	attempted bool
+
+	keys    *promptKeys
+	rows    []*fieldRow
+	hint    *widget.Label
+	cancel  *keyButton
+	decline *keyButton
+	submit  *keyButton
+	content fyne.CanvasObject
+}
+
+// newPromptView builds the content for p; done receives the answer.
+func newPromptView(p *Prompt, done func(Answer)) *promptView {
+	v := &promptView{
+		p:           p,
+		done:        done,
+		closeWindow: func() {},
+		now:         time.Now,
+	}
+	v.keys = &promptKeys{
+		escape:  v.guarded(v.onCancel),
+		submit:  v.guarded(v.onSubmit),
+		decline: v.guarded(v.onDecline),
+	}
+	v.content = v.build()
+	v.validate()
+	return v
+}
+
+// guarded wraps a keyboard action in the keyGuard check.
+func (v *promptView) guarded(f func()) func() {
+	return func() {
+		if v.now().Before(v.armedAt) {
+			return
+		}
+		f()
+	}
+}
+
+func (v *promptView) build() fyne.CanvasObject {
+	header := container.NewVBox()
+	name := widget.NewLabelWithStyle(v.p.Server, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	name.SizeName = theme.SizeNameHeadingText
+	name.Truncation = fyne.TextTruncateEllipsis
+	header.Add(name)
+	if v.p.ServerInfo != "" {
+		header.Add(smallLabel("calls itself “" + oneLine(v.p.ServerInfo) + "”"))
+	}
+	if v.p.Tool != "" {
+		header.Add(smallLabel("during tool call " + oneLine(v.p.Tool)))
+	}
+
+	// Server text is untrusted: a plain label, never markdown.
+	msg := widget.NewLabel(v.p.Message)
+	msg.Wrapping = fyne.TextWrapWord
+	message := container.New(&maxHeightLayout{max: 160, inner: msg}, container.NewVScroll(msg))
+
+	form := container.NewVBox()
+	if v.p.Form != nil {
+		defaults := v.p.Form.Defaults()
+		anyRequired := false
+		for i := range v.p.Form.Fields {
+			f := &v.p.Form.Fields[i]
+			r := newFieldRow(f, v.keys, defaults[f.Name], v.onFieldChanged)
+			v.rows = append(v.rows, r)
+			form.Add(r.build())
+			anyRequired = anyRequired || f.Required
+		}
+		if anyRequired {
+			form.Add(smallLabel("* required"))
+		}
+	}
+
+	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
+	v.decline = newKeyButton(v.keys, "Decline", v.onDecline, v.keys.decline)
+	v.submit = newKeyButton(v.keys, "Submit", v.onSubmit, v.keys.submit)
+	v.submit.Importance = widget.HighImportance
+	v.hint = widget.NewLabel("")
+	v.hint.Truncation = fyne.TextTruncateEllipsis
+	v.hint.Importance = widget.LowImportance
+	buttons := container.NewBorder(nil, nil, nil,
+		container.NewHBox(v.cancel, v.decline, v.submit), v.hint)
+
+	top := container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
+	bottom := container.NewVBox(widget.NewSeparator(), buttons)
+	return container.NewBorder(top, bottom, nil, nil, container.NewVScroll(form))
+}
+
+// focusFirst gives the keyboard focus to the first field, if any.
+func (v *promptView) focusFirst(c fyne.Canvas) {
+	if len(v.rows) > 0 {
+		c.Focus(v.rows[0].focusTarget())
+	}
+}
+
+func (v *promptView) onFieldChanged() {
+	v.validate()
+}
+
+// values reads every field, returning the typed values and the error of
+// each field whose text could not be read or whose value is invalid.
+func (v *promptView) values() (map[string]any, map[string]error) {
+	values := make(map[string]any, len(v.rows))
+	errs := make(map[string]error)
+	for _, r := range v.rows {
+		val, err := r.value()
+		if err != nil {
+			errs[r.f.Name] = err
+			continue
+		}
+		values[r.f.Name] = val
+	}
+	if v.p.Form != nil {
+		for name, err := range v.p.Form.Validate(values) {
+			if err != nil && errs[name] == nil {
+				errs[name] = err
+			}
+		}
+	}
+	return values, errs
+}
+
+// validate shows the errors of touched fields (all fields once submit was
+// attempted), enables Submit only when the form is valid, and says in the
+// hint which fields are still missing. It reports whether the form is valid.
+func (v *promptView) validate() bool {
+	_, errs := v.values()
+	var missing []string
+	for _, r := range v.rows {
+		err := errs[r.f.Name]
+		r.showError(err, r.touched || v.attempted)
+		if err != nil {
+			missing = append(missing, r.f.Label())
+		}
+	}
+	if len(missing) == 0 {
+		v.submit.Enable()
+		v.hint.SetText("")
+		return true
+	}
+	v.submit.Disable()
+	v.hint.SetText("To submit, fix: " + strings.Join(missing, ", "))
+	return false
+}
+
+func (v *promptView) onSubmit() {
+	if v.finished {
+		return
+	}
+	if !v.validate() {
+		// Return on an invalid form: show every error and go to the first.
+		v.attempted = true
+		v.validate()
+		for _, r := range v.rows {
+			if r.err != nil {
+				if c := fyne.CurrentApp().Driver().CanvasForObject(v.content); c != nil {
+					c.Focus(r.focusTarget())
+				}
+				break
+			}
+		}
+		return
+	}
+	values, _ := v.values()
+	content := map[string]any{}
+	if v.p.Form != nil {
+		var err error
+		content, err = v.p.Form.Content(values)
+		if err != nil {
+			// The fields were valid one by one; the whole was not. Say so
+			// and keep the window open rather than send invalid content.
+			v.hint.SetText(sentence(err))
+			return
+		}
+	}
+	v.finish(Answer{Action: actionAccept, Content: content})
+}
+
+func (v *promptView) onDecline() {
+	v.finish(Answer{Action: actionDecline})
+}
+
+func (v *promptView) onCancel() {
+	v.finish(Answer{Action: actionCancel})
+}
+
+// finish hands a to done once and closes the window.
+func (v *promptView) finish(a Answer) {
+	if v.finished {
+		return
+	}
+	v.finished = true
+	v.done(a)
+	v.closeWindow()
+}
+
+// fieldRow is one field of the form: its label, its input widget, its help
+// text and its error line.
+type fieldRow struct {
+	f        *elicit.Field
+	keys     *promptKeys
+	changed  func()
+	initial  any
+	err      error
+	touched  bool
+	errLabel *widget.Label
+
+	// Exactly one of these is set, according to f.Kind.
+	entry *keyEntry    // string, number, integer
+	check *keyCheck    // boolean
+	sel   *keySelect   // single select
+	multi []*keyCheck  // multi select, one per option
+}
+
+// noneLabel is the choice of an optional single select that sends nothing.
+const noneLabel = "(none)"
+
+func newFieldRow(f *elicit.Field, keys *promptKeys, initial any, changed func()) *fieldRow {
+	return &fieldRow{f: f, keys: keys, initial: initial, changed: changed}
+}
+
+func (r *fieldRow) build() fyne.CanvasObject {
+	box := container.NewVBox()
+	label := r.f.Label()
+	if r.f.Required {
+		label += " *"
+	}
+	switch r.f.Kind {
+	case elicit.KindBoolean:
+		r.check = newKeyCheck(r.keys, label, func(bool) { r.onTouched() })
+		if b, ok := r.initial.(bool); ok {
+			r.check.Checked = b
+		}
+		box.Add(r.check)
+	case elicit.KindSelect:
+		box.Add(boldLabel(label))
+		opts := make([]string, 0, len(r.f.Options)+1)
+		if !r.f.Required {
+			opts = append(opts, noneLabel)
+		}
+		for _, o := range r.f.Options {
+			opts = append(opts, o.Label)
+		}
+		r.sel = newKeySelect(r.keys, opts, nil)
+		r.sel.PlaceHolder = "Choose…"
+		if s, ok := r.initial.(string); ok {
+			if i := r.optionIndex(s); i >= 0 {
+				r.sel.SetSelectedIndex(i + r.noneOffset())
+			}
+		}
+		r.sel.OnChanged = func(string) { r.onTouched() }
+		box.Add(r.sel)
+	case elicit.KindMultiSelect:
+		box.Add(boldLabel(label))
+		ticked := map[string]bool{}
+		if ss, ok := r.initial.([]string); ok {
+			for _, s := range ss {
+				ticked[s] = true
+			}
+		}
+		for _, o := range r.f.Options {
+			c := newKeyCheck(r.keys, o.Label, func(bool) { r.onTouched() })
+			c.Checked = ticked[o.Value]
+			r.multi = append(r.multi, c)
+			box.Add(c)
+		}
+	default:
+		box.Add(boldLabel(label))
+		r.entry = newKeyEntry(r.keys)
+		r.entry.PlaceHolder = placeholder(r.f)
+		r.entry.SetText(valueText(r.initial))
+		r.entry.OnChanged = func(string) { r.changed() }
+		r.entry.OnSubmitted = func(string) { r.keys.submit() }
+		r.entry.onFocusLost = r.onTouched
+		box.Add(r.entry)
+	}
+	if r.f.Description != "" {
+		box.Add(helpLabel(r.f.Description))
+	}
+	r.errLabel = widget.NewLabel("")
+	r.errLabel.Wrapping = fyne.TextWrapWord
+	r.errLabel.Importance = widget.DangerImportance
+	r.errLabel.Hide()
+	box.Add(r.errLabel)
+	return box
+}
+
+// onTouched marks the field as touched, so that its error shows.
+func (r *fieldRow) onTouched() {
+	r.touched = true
+	r.changed()
+}
+
+// noneOffset is 1 when the select starts with noneLabel.
+func (r *fieldRow) noneOffset() int {
+	if r.f.Required {
+		return 0
+	}
+	return 1
+}
+
+// optionIndex is the index in f.Options of the option with value v, or -1.
+func (r *fieldRow) optionIndex(v string) int {
+	for i, o := range r.f.Options {
+		if o.Value == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// value is the typed value of the field: nil when unfilled (booleans are
+// always filled), or the error that reading the text gave.
+func (r *fieldRow) value() (any, error) {
+	switch {
+	case r.check != nil:
+		return r.check.Checked, nil
+	case r.sel != nil:
+		i := r.sel.SelectedIndex() - r.noneOffset()
+		if i < 0 || i >= len(r.f.Options) {
+			return nil, nil
+		}
+		return r.f.Options[i].Value, nil
+	case r.multi != nil:
+		var vals []string
+		for i, c := range r.multi {
+			if c.Checked {
+				vals = append(vals, r.f.Options[i].Value)
+			}
+		}
+		if len(vals) == 0 {
+			return nil, nil
+		}
+		return vals, nil
+	case r.entry != nil:
+		return r.f.ParseText(r.entry.Text)
+	}
+	return nil, nil
+}
+
+// focusTarget is the widget that gets the focus for this field.
+func (r *fieldRow) focusTarget() fyne.Focusable {
+	switch {
+	case r.check != nil:
+		return r.check
+	case r.sel != nil:
+		return r.sel
+	case len(r.multi) > 0:
+		return r.multi[0]
+	}
+	return r.entry
+}
+
+// showError records err and shows it under the field when visible.
+func (r *fieldRow) showError(err error, visible bool) {
+	r.err = err
+	if err == nil || !visible {
+		r.errLabel.Hide()
+		return
+	}
+	r.errLabel.SetText(sentence(err))
+	r.errLabel.Show()
+}
+
+// placeholder hints at the expected text: the format of a string, the range
+// of a number.
+func placeholder(f *elicit.Field) string {
+	switch f.Kind {
+	case elicit.KindNumber, elicit.KindInteger:
+		what := "number"
+		if f.Kind == elicit.KindInteger {
+			what = "whole number"
+		}
+		switch {
+		case f.Minimum != nil && f.Maximum != nil:
+			return fmt.Sprintf("%s, %s to %s", what, formatNumber(*f.Minimum), formatNumber(*f.Maximum))
+		case f.Minimum != nil:
+			return fmt.Sprintf("%s, at least %s", what, formatNumber(*f.Minimum))
+		case f.Maximum != nil:
+			return fmt.Sprintf("%s, at most %s", what, formatNumber(*f.Maximum))
+		}
+		return what
+	}
+	switch f.Format {
+	case "date":
+		return "YYYY-MM-DD"
+	case "date-time":
+		return "2026-01-31T09:00:00Z"
+	case "email":
+		return "name@example.com"
+	case "uri":
+		return "https://…"
+	}
+	return ""
+}
+
+// valueText is the text an entry shows for a typed default.
+func valueText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64:
+		return formatNumber(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int:
+		return strconv.Itoa(v)
+	}
+	return ""
+}
+
+func formatNumber(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// sentence turns an error into text for people: first letter upper case,
+// final full stop.
+func sentence(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := strings.TrimSpace(err.Error())
+	if s == "" {
+		return "Something went wrong."
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
+}
+
+// oneLine keeps server-sent text that belongs on one line from spreading
+// over several.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func boldLabel(s string) *widget.Label {
+	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+func smallLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.SizeName = theme.SizeNameCaptionText
+	l.Truncation = fyne.TextTruncateEllipsis
+	return l
+}
+
+func helpLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.SizeName = theme.SizeNameCaptionText
+	l.Importance = widget.LowImportance
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// maxHeightLayout gives its single object the height that inner wants, up to
+// max: a short message takes little room, a long one scrolls.
+type maxHeightLayout struct {
+	max   float32
+	inner fyne.CanvasObject
+}
+
+func (l *maxHeightLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (l *maxHeightLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	h := l.inner.MinSize().Height
+	return fyne.NewSize(0, min(h, l.max))
+}
