@@ -169,15 +169,18 @@ func (r *Relay) shutdownWhen(ctx context.Context, hostDone <-chan struct{}, serv
 	}
 	serverIn.Close()
 	pgid := -r.cmd.Process.Pid
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+	for _, sig := range []struct {
+		s    syscall.Signal
+		name string
+	}{{syscall.SIGTERM, "SIGTERM"}, {syscall.SIGKILL, "SIGKILL"}} {
 		select {
 		case <-exited:
 			return
 		case <-time.After(r.opts.Grace):
 		}
-		r.log.printf("server did not exit after its input closed; sending %v", sig)
-		if err := syscall.Kill(pgid, sig); err != nil {
-			_ = r.cmd.Process.Signal(sig)
+		r.log.printf("the server did not exit %v after its input closed; sending %s", r.opts.Grace, sig.name)
+		if err := syscall.Kill(pgid, sig.s); err != nil {
+			_ = r.cmd.Process.Signal(sig.s)
 		}
 	}
 }

@@ -108,7 +108,7 @@ func list(tx *bolt.Tx, q Query) ([]Record, error) {
 		}
 		v := records.Get(k)
 		if v == nil {
-			return nil, fmt.Errorf("history file is damaged: server %q indexes a missing record", q.Server)
+			return nil, fmt.Errorf("history file is damaged: index of server %q names a missing record", q.Server)
 		}
 		r, err := decode(v)
 		if err != nil {

@@ -243,7 +243,7 @@ func del(tx *bolt.Tx, id uint64) error {
 		return err
 	}
 	if first, _ := index.Cursor().First(); first == nil {
-		return nil
+		return servers.DeleteBucket([]byte(r.Server))
 	}
 	return nil
 }

@@ -112,20 +112,14 @@ func declaresForm(caps *mcp.ClientCapabilities) bool {
 }
 
 // missingFormCapability is the -32021 error a 2026-07-28 server answers when
-// a request lacks a client capability it needs (PROTOCOL.md §3, §8).
+// a request lacks a client capability it needs (PROTOCOL.md §3, §8). Its
+// data is written out by hand: marshalling mcp.ClientCapabilities would also
+// claim a "roots" capability, which the demo does not need.
 func missingFormCapability() error {
-	data, err := json.Marshal(mcp.MissingRequiredClientCapabilityData{
-		RequiredCapabilities: &mcp.ClientCapabilities{
-			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
-		},
-	})
-	if err != nil {
-		return err
-	}
 	return &jsonrpc.Error{
 		Code:    mcp.CodeMissingRequiredClientCapabilities,
 		Message: "this tool elicits a form: declare the elicitation capability with form mode",
-		Data:    data,
+		Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{"form":{}}}}`),
 	}
 }
 

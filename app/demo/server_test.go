@@ -31,7 +31,9 @@ func startServer(t *testing.T, tee io.Writer) (toServer io.WriteCloser, fromServ
 		out = teeWriteCloser{outW, tee}
 	}
 	done := make(chan error, 1)
-	go func() { done <- Server(t.Context(), inR, out) }()
+	// Not t.Context(): it is done before Cleanup runs, and Server must
+	// stop because the client hung up, not because of its context.
+	go func() { done <- Server(context.Background(), inR, out) }()
 	t.Cleanup(func() {
 		inW.Close() // the host hangs up
 		if err := <-done; err != nil {
@@ -75,7 +77,7 @@ func (r *recorder) requests() []*mcp.ElicitParams {
 
 // connectGoSDK connects a go-sdk client to a fresh Server at protocolVersion
 // ("" for the SDK's latest). A nil handler declares no elicitation.
-func connectGoSDK(t *testing.T, protocolVersion string, handler mcp.ElicitationHandler) *mcp.ClientSession {
+func connectGoSDK(t *testing.T, protocolVersion string, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
 	toServer, fromServer := startServer(t, nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler})
@@ -195,11 +197,11 @@ func TestToolsAnswerWithWhatTheUserChose(t *testing.T) {
 }
 
 // fieldKind names the kind of a requestedSchema property (PROTOCOL.md §4)
-// and its choices, as a dialog would render it.
-func fieldKind(p map[string]any) string {
-	options := func(list any) string {
+// and lists its choices ("value" or "const=title"), as a dialog renders it.
+func fieldKind(p map[string]any) (kind, choices string) {
+	list := func(opts any) string {
 		var out []string
-		for _, o := range list.([]any) {
+		for _, o := range opts.([]any) {
 			if m, ok := o.(map[string]any); ok {
 				out = append(out, fmt.Sprintf("%v=%v", m["const"], m["title"]))
 			} else {
@@ -212,28 +214,28 @@ func fieldKind(p map[string]any) string {
 	case "string":
 		switch {
 		case p["oneOf"] != nil:
-			return "oneOf " + options(p["oneOf"])
+			return "oneOf", list(p["oneOf"])
 		case p["enumNames"] != nil:
 			var pairs []string
 			names := p["enumNames"].([]any)
 			for i, v := range p["enum"].([]any) {
 				pairs = append(pairs, fmt.Sprintf("%v=%v", v, names[i]))
 			}
-			return "enumNames " + strings.Join(pairs, ",")
+			return "enumNames", strings.Join(pairs, ",")
 		case p["enum"] != nil:
-			return "enum " + options(p["enum"])
+			return "enum", list(p["enum"])
 		case p["format"] != nil:
-			return fmt.Sprint(p["format"])
+			return fmt.Sprint(p["format"]), ""
 		}
-		return "string"
+		return "string", ""
 	case "array":
 		items := p["items"].(map[string]any)
 		if items["anyOf"] != nil {
-			return "anyOf multi " + options(items["anyOf"])
+			return "anyOf multi", list(items["anyOf"])
 		}
-		return "multi enum " + options(items["enum"])
+		return "multi enum", list(items["enum"])
 	}
-	return fmt.Sprint(p["type"])
+	return fmt.Sprint(p["type"]), ""
 }
 
 // elicitation is what a user sees of an elicitation: its message, each
@@ -256,7 +258,12 @@ func summarize(t *testing.T, p *mcp.ElicitParams) elicitation {
 	}
 	for name, prop := range schema["properties"].(map[string]any) {
 		prop := prop.(map[string]any)
-		s := fieldKind(prop) + " | " + fmt.Sprint(prop["title"])
+		kind, choices := fieldKind(prop)
+		s := kind
+		if choices != "" {
+			s += " " + choices
+		}
+		s += " | " + fmt.Sprint(prop["title"])
 		if d, ok := prop["default"]; ok {
 			b, _ := json.Marshal(d)
 			s += " | default " + string(b)
@@ -372,10 +379,7 @@ func TestDemoElicitsEveryKindOfField(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, p := range r.requests() {
 		for _, prop := range p.RequestedSchema.(map[string]any)["properties"].(map[string]any) {
-			kind, _, _ := strings.Cut(fieldKind(prop.(map[string]any)), " ")
-			if kind == "multi" || kind == "anyOf" { // "multi enum …", "anyOf multi …"
-				kind = strings.Join(strings.Fields(fieldKind(prop.(map[string]any)))[:2], " ")
-			}
+			kind, _ := fieldKind(prop.(map[string]any))
 			kinds[kind] = true
 		}
 	}
@@ -424,6 +428,32 @@ func TestFieldsAreSentInFormOrder(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("field order on the wire mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// era reports whether the server, in the lines it wrote, elicited the
+// modern way (an input_required result) rather than by a legacy
+// elicitation/create push (PROTOCOL.md §1). It fails the test if the server
+// did both or neither.
+func era(t *testing.T, wire []byte) (modern bool) {
+	t.Helper()
+	var push, inputRequired bool
+	for line := range bytes.Lines(wire) {
+		var msg struct {
+			Method string `json:"method"`
+			Result struct {
+				ResultType string `json:"resultType"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(line, &msg); err != nil {
+			t.Fatalf("server wrote a line that is not JSON: %q", line)
+		}
+		push = push || msg.Method == "elicitation/create"
+		inputRequired = inputRequired || msg.Result.ResultType == "input_required"
+	}
+	if push == inputRequired {
+		t.Fatalf("server sent a legacy push: %v, an input_required result: %v; want exactly one", push, inputRequired)
+	}
+	return inputRequired
 }
 
 // objectKeys returns the keys of a JSON object in the order they appear.
@@ -484,17 +514,14 @@ func TestHostWithoutElicitationGetsAClearError(t *testing.T) {
 		if !errors.As(err, &werr) {
 			t.Fatalf("calling confirm_deploy: got error %v, want a JSON-RPC error", err)
 		}
-		var data mcp.MissingRequiredClientCapabilityData
-		if err := json.Unmarshal(werr.Data, &data); err != nil {
-			t.Fatalf("error data %s: %v", werr.Data, err)
-		}
 		got := struct {
-			Code     int64
-			HasForm  bool
-			DataJSON string
-		}{werr.Code, data.RequiredCapabilities != nil && data.RequiredCapabilities.Elicitation != nil && data.RequiredCapabilities.Elicitation.Form != nil, string(werr.Data)}
-		want := got
-		want.Code, want.HasForm = mcp.CodeMissingRequiredClientCapabilities, true
+			Code int64
+			Data string
+		}{werr.Code, string(werr.Data)}
+		want := struct {
+			Code int64
+			Data string
+		}{mcp.CodeMissingRequiredClientCapabilities, `{"requiredCapabilities":{"elicitation":{"form":{}}}}`}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("error mismatch (-want +got):\n%s", diff)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -135,7 +136,11 @@ func (f *Form) validateSchema(content map[string]any) error {
 // checks but not the validator.
 type schemaMismatch struct{ err error }
 
-func (e *schemaMismatch) Error() string   { return ErrInvalidContent.Error() + ": " + e.err.Error() }
+// Error keeps the validator's detail on one line, for the log.
+func (e *schemaMismatch) Error() string {
+	return ErrInvalidContent.Error() + ": " + strings.ReplaceAll(e.err.Error(), "\n", "; ")
+}
+
 func (e *schemaMismatch) Unwrap() []error { return []error{ErrInvalidContent, e.err} }
 
 // schemaURL names the requestedSchema inside the validator; nothing is

@@ -1,0 +1,67 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLifecycle: the server's exit code is returned; its stderr passes
+// through untouched; when the host's stdin ends the server's stdin is
+// closed, then SIGTERM, then SIGKILL (PROTOCOL.md §7).
+func TestLifecycle(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		script string
+		want   int
+		stderr string
+		log    string
+	}{
+		{"exit code", `echo "server log line" >&2; exit 3`, 3, "server log line\n", ""},
+		{"stdin closed", `cat >/dev/null; exit 0`, 0, "", ""},
+		{"needs SIGTERM", `trap 'exit 42' TERM; while :; do sleep 0.05; done`, 42, anyText, "SIGTERM"},
+		{"needs SIGKILL", `trap '' TERM; while :; do sleep 0.05; done`, 137, anyText, "SIGKILL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command("sh", "-c", tt.script)
+			var stderr, log bytes.Buffer
+			cmd.Stderr = &stderr
+			r := NewRelay(cmd, &Options{Log: &log, Grace: 100 * time.Millisecond})
+			// The host's stdin is already at EOF.
+			code, err := r.Run(context.Background(), strings.NewReader(""), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.want {
+				t.Errorf("exit code %d, want %d", code, tt.want)
+			}
+			if tt.stderr != anyText && stderr.String() != tt.stderr {
+				t.Errorf("stderr %q, want %q", stderr.String(), tt.stderr)
+			}
+			if !strings.Contains(log.String(), tt.log) {
+				t.Errorf("log %q does not mention %q", log.String(), tt.log)
+			}
+		})
+	}
+}
+
+// anyText marks an expectation the test does not check: sh reports its
+// killed `sleep` on stderr.
+const anyText = "\x00any"
+
+// TestStartFailure: a command that does not exist is a clear error.
+func TestStartFailure(t *testing.T) {
+	r := NewRelay(exec.Command("/nonexistent/mcp-server"), nil)
+	code, err := r.Run(context.Background(), strings.NewReader(""), io.Discard)
+	if !errors.Is(err, ErrStart) || code != 127 {
+		t.Fatalf("got %d, %v; want 127 and ErrStart", code, err)
+	}
+	if !strings.Contains(err.Error(), "/nonexistent/mcp-server") {
+		t.Errorf("error %q does not name the command", err)
+	}
+}

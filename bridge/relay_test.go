@@ -1,0 +1,401 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// peer is a relay between a test host and a real server process whose
+// stdout the test writes (through fd 4) and whose stdin the test reads
+// (through fd 3): `sh -c 'cat <&4 & exec cat >&3'`. Every read blocks until
+// the relay delivers, so no test needs to sleep.
+type peer struct {
+	t      *testing.T
+	toHost *bufio.Reader  // what the relay wrote to the host
+	host   io.WriteCloser // the host's side: writes reach the relay
+	gotSrv *bufio.Reader  // what the server received on stdin
+	server io.WriteCloser // what the server writes on stdout
+	stderr *syncBuffer
+	done   chan runResult
+}
+
+type runResult struct {
+	code int
+	err  error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startPeer(t *testing.T, opts *Options) *peer {
+	t.Helper()
+	recvR, recvW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sendR, sendW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "cat <&4 & exec cat >&3")
+	cmd.ExtraFiles = []*os.File{recvW, sendR}
+	p := &peer{t: t, stderr: &syncBuffer{}, done: make(chan runResult, 1)}
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.Log == nil {
+		opts.Log = p.stderr
+	}
+	if opts.Grace == 0 {
+		opts.Grace = 200 * time.Millisecond
+	}
+	hostR, hostW := io.Pipe()
+	outR, outW := io.Pipe()
+	p.host, p.toHost = hostW, bufio.NewReader(outR)
+	p.gotSrv, p.server = bufio.NewReader(recvR), sendW
+	r := NewRelay(cmd, opts)
+	go func() {
+		code, err := r.Run(context.Background(), hostR, outW)
+		outW.Close()
+		p.done <- runResult{code, err}
+	}()
+	t.Cleanup(func() {
+		hostW.Close()
+		sendW.Close()
+		<-p.done
+		for _, f := range []*os.File{recvR, recvW, sendR} {
+			f.Close()
+		}
+	})
+	return p
+}
+
+func (p *peer) hostSends(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.host, line+"\n"); err != nil {
+		p.t.Fatalf("host write: %v", err)
+	}
+}
+
+func (p *peer) serverSends(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.server, line+"\n"); err != nil {
+		p.t.Fatalf("server write: %v", err)
+	}
+}
+
+func readLine(t *testing.T, r *bufio.Reader, who string) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("%s: reading a line: %v (got %q)", who, err, line)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+func (p *peer) hostGets() string   { p.t.Helper(); return readLine(p.t, p.toHost, "host") }
+func (p *peer) serverGets() string { p.t.Helper(); return readLine(p.t, p.gotSrv, "server") }
+
+// jsonEq fails unless a and b are the same JSON value.
+func jsonEq(t *testing.T, want, got string) {
+	t.Helper()
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want is not JSON: %v", err)
+	}
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("got is not JSON: %v: %q", err, got)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestBigLines: cases/big-line.md — a one-line tool result of 70 000 bytes,
+// 10 MiB, 16 MiB and 64 MiB reaches the host byte for byte, both ways.
+func TestBigLines(t *testing.T) {
+	p := startPeer(t, nil)
+	for _, size := range []int{70_000, 10 << 20, 16 << 20, 64 << 20} {
+		line := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"` +
+			strings.Repeat("A", size) + `"}]}}`
+		go p.serverSends(line)
+		if got := p.hostGets(); got != line {
+			t.Fatalf("%d-byte result: host got %d bytes, not the line sent", size, len(got))
+		}
+		go p.hostSends(line)
+		if got := p.serverGets(); got != line {
+			t.Fatalf("%d-byte message: server got %d bytes, not the line sent", size, len(got))
+		}
+	}
+}
+
+// TestOrderAndBytesKept: messages the relay does not intercept keep their
+// order and their exact bytes (odd spacing, key order, escapes), and the
+// server's stderr is passed through.
+func TestOrderAndBytesKept(t *testing.T) {
+	p := startPeer(t, nil)
+	var lines []string
+	for i := 0; i < 500; i++ {
+		lines = append(lines, `{ "id" : `+itoa(i)+`, "jsonrpc":"2.0", "method":"tools/list" , "params":{"x":"\u00e9\n"} }`)
+	}
+	go func() {
+		for _, l := range lines {
+			p.serverSends(l)
+		}
+	}()
+	go func() {
+		for _, l := range lines {
+			p.hostSends(l)
+		}
+	}()
+	for i, want := range lines {
+		if got := p.hostGets(); got != want {
+			t.Fatalf("host message %d: got %q, want %q", i, got, want)
+		}
+		if got := p.serverGets(); got != want {
+			t.Fatalf("server message %d: got %q, want %q", i, got, want)
+		}
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestCapabilityMerge: cases/capability-merge.jsonl — a host that declares
+// elicitation {url:{}} gets form added, and keeps url and roots.
+func TestCapabilityMerge(t *testing.T) {
+	for _, tt := range []struct {
+		name, caps, want string
+	}{
+		{"url only", `{"roots":{"listChanged":true},"elicitation":{"url":{}}}`,
+			`{"roots":{"listChanged":true},"elicitation":{"url":{},"form":{}}}`},
+		{"none", `{}`, `{"elicitation":{"form":{},"url":{}}}`},
+		{"2025-06-18 empty", `{"elicitation":{},"sampling":{}}`, `{"elicitation":{"form":{},"url":{}},"sampling":{}}`},
+		{"host options kept", `{"elicitation":{"form":{"x":1}}}`, `{"elicitation":{"form":{"x":1},"url":{}}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startPeer(t, nil)
+			p.hostSends(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + tt.caps + `,"clientInfo":{"name":"some-host","version":"1.0"}}}`)
+			jsonEq(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+tt.want+`,"clientInfo":{"name":"some-host","version":"1.0"}}}`, p.serverGets())
+		})
+	}
+}
+
+// TestBounce: cases/bounce.jsonl — the host's answer to the server's
+// roots/list goes to the server only.
+func TestBounce(t *testing.T) {
+	p := startPeer(t, nil)
+	p.serverSends(`{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`)
+	if got := p.hostGets(); got != `{"jsonrpc":"2.0","id":"s1","method":"roots/list"}` {
+		t.Fatalf("host got %q", got)
+	}
+	p.hostSends(`{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}`)
+	if got := p.serverGets(); got != `{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}` {
+		t.Fatalf("server got %q", got)
+	}
+	// A ping after it is the next thing the host sees: no echo in between.
+	p.serverSends(`{"jsonrpc":"2.0","id":"s2","method":"ping"}`)
+	if got := p.hostGets(); got != `{"jsonrpc":"2.0","id":"s2","method":"ping"}` {
+		t.Fatalf("host got %q, want the ping", got)
+	}
+}
+
+const initReply = `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"mcp-servers/everything","version":"2.0.0"}}}`
+
+// initialize runs the handshake so that the relay knows serverInfo.
+func (p *peer) initialize() {
+	p.t.Helper()
+	p.hostSends(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`)
+	p.serverGets()
+	p.serverSends(initReply)
+	if got := p.hostGets(); got != initReply {
+		p.t.Fatalf("initialize reply changed: %q", got)
+	}
+}
+
+func readCase(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../shared/cases/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Case files spread one message over several lines for reading; on the
+	// wire it is one line (PROTOCOL.md §7).
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestLegacyElicitation: an elicitation/create is answered by the Approver
+// and never reaches the host; the request names the server, what it calls
+// itself and the tool in flight; the relay keeps flowing while the prompt
+// is open; content is typed per the schema.
+func TestLegacyElicitation(t *testing.T) {
+	asked := make(chan *Request, 1)
+	answer := make(chan *Result)
+	p := startPeer(t, &Options{Server: "everything", Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		asked <- req
+		return <-answer, nil
+	})})
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"trigger-elicitation-request","arguments":{}}}`)
+	p.serverGets()
+	p.serverSends(readCase(t, "all-kinds.json"))
+	req := <-asked
+	if diff := cmp.Diff(&Request{
+		Server: "everything", ServerInfo: ServerInfo{Name: "mcp-servers/everything", Version: "2.0.0"},
+		Tool: "trigger-elicitation-request", Mode: "form", ProtocolVersion: "2025-11-25",
+		Message: "Fill in your profile so the report can be personalised.",
+	}, req, cmpIgnoreSchema); diff != "" {
+		t.Errorf("request mismatch (-want +got):\n%s", diff)
+	}
+	// While the prompt is open, traffic flows both ways.
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`)
+	if got := p.hostGets(); !strings.Contains(got, "notifications/progress") {
+		t.Fatalf("host got %q, want the progress notification", got)
+	}
+	p.hostSends(`{"jsonrpc":"2.0","id":"ping-1","method":"ping"}`)
+	if got := p.serverGets(); !strings.Contains(got, "ping-1") {
+		t.Fatalf("server got %q, want the ping", got)
+	}
+	// The hub decodes JSON: numbers arrive as float64, arrays as []any.
+	answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser, Content: map[string]any{
+		"fullName": "Ada", "copies": float64(7), "budget": 12.5, "agree": false,
+		"channels": []any{"Email", "Wiki"}, "tier": "tier-2",
+	}}
+	jsonEq(t, `{"jsonrpc":"2.0","id":3,"result":{"action":"accept","content":{"fullName":"Ada","copies":7,"budget":12.5,"agree":false,"channels":["Email","Wiki"],"tier":"tier-2"}}}`, p.serverGets())
+}
+
+var cmpIgnoreSchema = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".RequestedSchema" }, cmp.Ignore())
+
+// TestAnswers: decline and cancel carry no content; an Approver error and
+// an answer that does not fit the schema become cancel, never a
+// fabricated decline or accept.
+func TestAnswers(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		res  *Result
+		err  error
+		want string
+	}{
+		{"decline", &Result{Action: ActionDecline, Content: map[string]any{"scoops": 2}}, nil, `{"action":"decline"}`},
+		{"cancel", &Result{Action: ActionCancel}, nil, `{"action":"cancel"}`},
+		{"accept", &Result{Action: ActionAccept, Content: map[string]any{"scoops": float64(2)}}, nil, `{"action":"accept","content":{"scoops":2}}`},
+		{"out of range", &Result{Action: ActionAccept, Content: map[string]any{"scoops": float64(4)}}, nil, `{"action":"cancel"}`},
+		{"string for integer", &Result{Action: ActionAccept, Content: map[string]any{"scoops": "2"}}, nil, `{"action":"cancel"}`},
+		{"missing required", &Result{Action: ActionAccept, Content: map[string]any{}}, nil, `{"action":"cancel"}`},
+		{"approver error", nil, io.ErrUnexpectedEOF, `{"action":"cancel"}`},
+		{"unknown action", &Result{Action: "maybe"}, nil, `{"action":"cancel"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startPeer(t, &Options{Approver: ApproverFunc(func(context.Context, *Request) (*Result, error) {
+				return tt.res, tt.err
+			})})
+			p.serverSends(readCase(t, "integer-required.json"))
+			jsonEq(t, `{"jsonrpc":"2.0","id":5,"result":`+tt.want+`}`, p.serverGets())
+		})
+	}
+}
+
+// TestServerCancels: cases/server-cancels.jsonl — the server cancels its own
+// elicitation after the host gave up on the call: the prompt's context
+// ends, no response is written for that id, and the cancel notice does not
+// reach the host (which never saw that id).
+func TestServerCancels(t *testing.T) {
+	asked := make(chan struct{})
+	ended := make(chan error, 1)
+	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		close(asked)
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return &Result{Action: ActionAccept, Content: map[string]any{"target": "prod"}}, nil
+	})})
+	p.hostSends(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"configure","arguments":{}}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":"e-1","method":"elicitation/create","params":{"message":"Choose the target","requestedSchema":{"type":"object","properties":{"target":{"type":"string","enum":["dev","prod"]}},"required":["target"]}}}`)
+	<-asked
+	p.hostSends(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"Request timed out"}}`)
+	if got := p.serverGets(); !strings.Contains(got, `"requestId":5`) {
+		t.Fatalf("server got %q, want the host's cancellation", got)
+	}
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"e-1","reason":"parent request cancelled"}}`)
+	if err := <-ended; err == nil {
+		t.Fatal("the prompt was not told the server cancelled")
+	}
+	// Next on both streams is the marker, not an answer or the cancel notice.
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"marker"}}`)
+	if got := p.hostGets(); !strings.Contains(got, "marker") {
+		t.Fatalf("host got %q before the marker", got)
+	}
+	p.hostSends(`{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+	if got := p.serverGets(); !strings.Contains(got, `"id":6`) {
+		t.Fatalf("server got %q, want the ping (no answer for e-1)", got)
+	}
+}
+
+// TestUnrenderableSchema: cases/nested.json — -32602 naming the property,
+// the Rejected hook hears of it (history), and the relay goes on.
+func TestUnrenderableSchema(t *testing.T) {
+	rejected := make(chan error, 1)
+	p := startPeer(t, &Options{
+		Approver: ApproverFunc(func(context.Context, *Request) (*Result, error) {
+			t.Error("the Approver was asked about an unrenderable schema")
+			return nil, io.EOF
+		}),
+		Rejected: func(req *Request, err error) { rejected <- err },
+	})
+	p.serverSends(readCase(t, "nested.json"))
+	var resp struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(p.serverGets()), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.ID != 8 || resp.Error.Code != -32602 || !strings.Contains(resp.Error.Message, `"address"`) {
+		t.Errorf("got %+v, want -32602 for id 8 naming \"address\"", resp)
+	}
+	if err := <-rejected; !strings.Contains(err.Error(), "address") {
+		t.Errorf("Rejected got %v", err)
+	}
+	p.serverSends(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if got := p.hostGets(); !strings.Contains(got, `"id":9`) {
+		t.Fatalf("relay stopped: host got %q", got)
+	}
+}
+
+// TestNoApprover: without an Approver nobody can answer: cancel.
+func TestNoApprover(t *testing.T) {
+	p := startPeer(t, nil)
+	p.serverSends(readCase(t, "bool-false-default.json"))
+	jsonEq(t, `{"jsonrpc":"2.0","id":4,"result":{"action":"cancel"}}`, p.serverGets())
+}
