@@ -348,7 +348,7 @@ var ErrHubRunning = errors.New("an elicitray hub is already running for this use
 // Listen claims the single-hub lock and opens the hub's socket: exactly one
 // hub per user, even when several wrappers start hubs at once (DESIGN.md).
 // The lock is an flock on a file next to the socket, held for the process's
-// life; the socket's directory is 0700 and the socket 0600.
+// life and holding its PID; the socket's directory is 0700 and the socket 0600.
 func Listen(p Paths) (net.Listener, *os.File, error) {
 	if err := os.MkdirAll(p.RunDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("creating %s: %w", p.RunDir, err)
@@ -366,6 +366,10 @@ func Listen(p Paths) (net.Listener, *os.File, error) {
 			return nil, nil, ErrHubRunning
 		}
 		return nil, nil, fmt.Errorf("locking %s: %w", p.Lock, err)
+	}
+	// The lock file names the running hub, for people and tests.
+	if err := lock.Truncate(0); err == nil {
+		_, _ = lock.WriteAt([]byte(fmt.Sprintf("%d\n", os.Getpid())), 0)
 	}
 	// Holding the lock, any socket file left is a dead hub's.
 	_ = os.Remove(p.Socket)

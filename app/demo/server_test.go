@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -76,10 +75,15 @@ func (r *recorder) requests() []*mcp.ElicitParams {
 }
 
 // connectGoSDK connects a go-sdk client to a fresh Server at protocolVersion
-// ("" for the SDK's latest). A nil handler declares no elicitation.
-func connectGoSDK(t *testing.T, protocolVersion string, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+// ("" for the SDK's latest). A nil handler declares no elicitation. If wire
+// is not nil, it receives a copy of what the server writes.
+func connectGoSDK(t *testing.T, protocolVersion string, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), wire *syncBuffer) *mcp.ClientSession {
 	t.Helper()
-	toServer, fromServer := startServer(t, nil)
+	var tee io.Writer
+	if wire != nil {
+		tee = wire
+	}
+	toServer, fromServer := startServer(t, tee)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler})
 	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: fromServer, Writer: toServer}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
@@ -180,7 +184,8 @@ func TestToolsAnswerWithWhatTheUserChose(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%s/%s/%s", era.name, tt.tool, tt.answer.Action), func(t *testing.T) {
 				r := &recorder{result: tt.answer}
-				cs := connectGoSDK(t, era.protocolVersion, r.handle)
+				var wire syncBuffer
+				cs := connectGoSDK(t, era.protocolVersion, r.handle, &wire)
 				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool})
 				if err != nil {
 					t.Fatalf("calling %s: %v", tt.tool, err)
@@ -190,6 +195,9 @@ func TestToolsAnswerWithWhatTheUserChose(t *testing.T) {
 				}
 				if got := len(r.requests()); got != 1 {
 					t.Errorf("the user was asked %d times, want once", got)
+				}
+				if got, want := eraOf(t, wire.Bytes()), era.protocolVersion >= "2026-07-28"; got != want {
+					t.Errorf("server answered with input_required: %v, want %v", got, want)
 				}
 			})
 		}
@@ -338,7 +346,7 @@ func TestElicitationsShowEachForm(t *testing.T) {
 		for _, era := range eras {
 			t.Run(era.name+"/"+tt.tool, func(t *testing.T) {
 				r := &recorder{result: &mcp.ElicitResult{Action: "cancel"}}
-				cs := connectGoSDK(t, era.protocolVersion, r.handle)
+				cs := connectGoSDK(t, era.protocolVersion, r.handle, nil)
 				if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool}); err != nil {
 					t.Fatalf("calling %s: %v", tt.tool, err)
 				}
@@ -356,7 +364,7 @@ func TestElicitationsShowEachForm(t *testing.T) {
 
 func TestDemoElicitsEveryKindOfField(t *testing.T) {
 	r := &recorder{result: &mcp.ElicitResult{Action: "cancel"}}
-	cs := connectGoSDK(t, "2025-11-25", r.handle)
+	cs := connectGoSDK(t, "2025-11-25", r.handle, nil)
 	var names []string
 	for tool, err := range cs.Tools(t.Context(), nil) {
 		if err != nil {
@@ -394,21 +402,13 @@ func TestDemoElicitsEveryKindOfField(t *testing.T) {
 // the selects after the free-text fields.
 func TestFieldsAreSentInFormOrder(t *testing.T) {
 	var wire syncBuffer
-	toServer, fromServer := startServer(t, &wire)
 	r := &recorder{result: &mcp.ElicitResult{Action: "cancel"}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: r.handle})
-	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: fromServer, Writer: toServer}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectGoSDK(t, "2025-11-25", r.handle, &wire)
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "profile_form"}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	sc := bufio.NewScanner(bytes.NewReader(wire.Bytes()))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for line := range bytes.Lines(wire.Bytes()) {
 		var msg struct {
 			Method string `json:"method"`
 			Params struct {
@@ -417,8 +417,8 @@ func TestFieldsAreSentInFormOrder(t *testing.T) {
 				} `json:"requestedSchema"`
 			} `json:"params"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
-			t.Fatalf("server wrote a line that is not JSON: %q", sc.Text())
+		if err := json.Unmarshal(line, &msg); err != nil {
+			t.Fatalf("server wrote a line that is not JSON: %q", line)
 		}
 		if msg.Method == "elicitation/create" {
 			got = objectKeys(t, msg.Params.RequestedSchema.Properties)
@@ -430,11 +430,11 @@ func TestFieldsAreSentInFormOrder(t *testing.T) {
 	}
 }
 
-// era reports whether the server, in the lines it wrote, elicited the
+// eraOf reports whether the server, in the lines it wrote, elicited the
 // modern way (an input_required result) rather than by a legacy
 // elicitation/create push (PROTOCOL.md §1). It fails the test if the server
 // did both or neither.
-func era(t *testing.T, wire []byte) (modern bool) {
+func eraOf(t *testing.T, wire []byte) (modern bool) {
 	t.Helper()
 	var push, inputRequired bool
 	for line := range bytes.Lines(wire) {
@@ -497,7 +497,7 @@ func (b *syncBuffer) Bytes() []byte {
 
 func TestHostWithoutElicitationGetsAClearError(t *testing.T) {
 	t.Run("legacy 2025-11-25: tool result with isError", func(t *testing.T) {
-		cs := connectGoSDK(t, "2025-11-25", nil)
+		cs := connectGoSDK(t, "2025-11-25", nil, nil)
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "confirm_deploy"})
 		if err != nil {
 			t.Fatalf("calling confirm_deploy: %v", err)
@@ -508,7 +508,7 @@ func TestHostWithoutElicitationGetsAClearError(t *testing.T) {
 		}
 	})
 	t.Run("2026-07-28: -32021 naming form elicitation", func(t *testing.T) {
-		cs := connectGoSDK(t, "2026-07-28", nil)
+		cs := connectGoSDK(t, "2026-07-28", nil, nil)
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "confirm_deploy"})
 		var werr *jsonrpc.Error
 		if !errors.As(err, &werr) {

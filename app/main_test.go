@@ -1,0 +1,48 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// elicitrayBin is the real binary, built once per test run by TestMain, for
+// tests that start wrappers and hubs as the host and the desktop would.
+var elicitrayBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "elicitray-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	elicitrayBin = filepath.Join(dir, "elicitray")
+	build := exec.Command("go", "build", "-o", elicitrayBin, "..")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "building elicitray: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// testHome gives a test its own ELICITRAY_HOME, so hubs, sockets and
+// history of different tests never meet. Unix socket paths are limited to
+// about 100 bytes, so it lives under a short temporary directory.
+func testHome(t *testing.T) string {
+	t.Helper()
+	home, err := os.MkdirTemp("", "er-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	t.Setenv("ELICITRAY_HOME", home)
+	return home
+}

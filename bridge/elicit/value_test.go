@@ -1,0 +1,186 @@
+package elicit_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// TestParseText checks what typing into an entry yields: the typed value,
+// nil for a blank entry, or the sentence shown under the field.
+func TestParseText(t *testing.T) {
+	text := &elicit.Field{Name: "name", Kind: elicit.KindString}
+	integer := &elicit.Field{Name: "copies", Title: "Copies", Kind: elicit.KindInteger}
+	number := &elicit.Field{Name: "budget", Kind: elicit.KindNumber}
+	for _, tt := range []struct {
+		name    string
+		field   *elicit.Field
+		in      string
+		want    any
+		wantMsg string
+	}{
+		{"text as typed", text, "  Ada ", "  Ada ", ""},
+		{"blank text is unfilled", text, " \t", nil, ""},
+		{"integer", integer, "42", int64(42), ""},
+		{"integer with spaces", integer, " 42 ", int64(42), ""},
+		{"negative integer", integer, "-7", int64(-7), ""},
+		{"empty integer is unfilled", integer, "", nil, ""},
+		{"fraction is not an integer", integer, "4.2", nil, "must be a whole number"},
+		{"word is not an integer", integer, "abc", nil, "must be a whole number"},
+		{"thousands separator", integer, "1,000", nil, "must be a whole number"},
+		{"integer too large", integer, "99999999999999999999", nil, "is too large"},
+		{"integer too small", integer, "-99999999999999999999", nil, "is too small"},
+		{"decimal", number, "3.14", 3.14, ""},
+		{"exponent", number, "1e3", 1000.0, ""},
+		{"integer as number", number, "7", 7.0, ""},
+		{"blank number is unfilled", number, "   ", nil, ""},
+		{"decimal comma", number, "3,14", nil, "must be a number such as 3.14"},
+		{"word is not a number", number, "abc", nil, "must be a number such as 3.14"},
+		{"not a number", number, "NaN", nil, "must be a number such as 3.14"},
+		{"infinity", number, "Inf", nil, "must be a number such as 3.14"},
+		{"number too large", number, "1e400", nil, "is too large"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.field.ParseText(tt.in)
+			if tt.wantMsg != "" {
+				fe, ok := errors.AsType[*elicit.FieldError](err)
+				if !ok {
+					t.Fatalf("ParseText(%q) = %v, %v; want a *FieldError", tt.in, got, err)
+				}
+				if fe.Msg != tt.wantMsg {
+					t.Errorf("Msg = %q, want %q", fe.Msg, tt.wantMsg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseText(%q): %v", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseText(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+// TestParseTextOtherKinds checks that choices and booleans, which are not
+// typed in, refuse text instead of guessing.
+func TestParseTextOtherKinds(t *testing.T) {
+	for _, k := range []elicit.Kind{elicit.KindBoolean, elicit.KindSelect, elicit.KindMultiSelect} {
+		t.Run(k.String(), func(t *testing.T) {
+			fld := &elicit.Field{Name: "x", Kind: k, Options: opts("a")}
+			if v, err := fld.ParseText("a"); err == nil {
+				t.Errorf("ParseText = %v, nil; want an error", v)
+			}
+		})
+	}
+}
+
+// TestCheck checks the sentence shown under a field for each constraint of
+// PROTOCOL.md §4, and that good values pass.
+func TestCheck(t *testing.T) {
+	var (
+		name     = &elicit.Field{Name: "name", Kind: elicit.KindString, Required: true}
+		optional = &elicit.Field{Name: "nick", Kind: elicit.KindString}
+		code     = &elicit.Field{Name: "code", Kind: elicit.KindString, MinLength: new(3), MaxLength: new(3)}
+		one      = &elicit.Field{Name: "one", Kind: elicit.KindString, MinLength: new(1)}
+		slug     = &elicit.Field{Name: "slug", Kind: elicit.KindString, Pattern: "^[a-z]+$"}
+		badRE    = &elicit.Field{Name: "re", Kind: elicit.KindString, Pattern: "(?<=x)"}
+		email    = &elicit.Field{Name: "email", Kind: elicit.KindString, Format: "email"}
+		uri      = &elicit.Field{Name: "site", Kind: elicit.KindString, Format: "uri"}
+		date     = &elicit.Field{Name: "start", Kind: elicit.KindString, Format: "date"}
+		dateTime = &elicit.Field{Name: "deadline", Kind: elicit.KindString, Format: "date-time"}
+		copies   = &elicit.Field{Name: "copies", Kind: elicit.KindInteger, Minimum: new(1.0), Maximum: new(100.0)}
+		budget   = &elicit.Field{Name: "budget", Kind: elicit.KindNumber, Minimum: new(0.5), Maximum: new(1000.0)}
+		agree    = &elicit.Field{Name: "agree", Kind: elicit.KindBoolean, Required: true}
+		color    = &elicit.Field{Name: "color", Kind: elicit.KindSelect, Options: opts("Red", "Green")}
+		tags     = &elicit.Field{Name: "tags", Kind: elicit.KindMultiSelect, MinItems: new(1), MaxItems: new(2), Options: titled("bug", "Bug", "docs", "Docs", "ui", "UI")}
+	)
+	for _, tt := range []struct {
+		name    string
+		field   *elicit.Field
+		v       any
+		wantMsg string // "" means valid
+	}{
+		{"required and unfilled", name, nil, "is required"},
+		{"optional and unfilled", optional, nil, ""},
+		{"text where text belongs", name, "Ada", ""},
+		{"number where text belongs", name, 42, "must be text"},
+		{"too short", code, "ab", "must be at least 3 characters"},
+		{"too short for one", one, "", "must be at least 1 character"},
+		{"length counts characters, not bytes", code, "日本語", ""},
+		{"too long", code, "日本語x", "must be at most 3 characters"},
+		{"pattern matches", slug, "abc", ""},
+		{"pattern does not match", slug, "ABC", "must match the pattern ^[a-z]+$"},
+		{"pattern Go cannot compile is skipped", badRE, "anything", ""},
+		{"email", email, "ada@example.com", ""},
+		{"email without @", email, "ada", "must be a valid email address such as name@example.com"},
+		{"email with display name", email, "Ada <ada@example.com>", "must be a valid email address such as name@example.com"},
+		{"email in angle brackets", email, "<ada@example.com>", "must be a valid email address such as name@example.com"},
+		{"web address", uri, "https://example.com/a?b=c", ""},
+		{"mailto address", uri, "mailto:ada@example.com", ""},
+		{"address without scheme", uri, "example.com", "must be a full web address such as https://example.com"},
+		{"address without host", uri, "https://", "must be a full web address such as https://example.com"},
+		{"date", date, "2025-03-31", ""},
+		{"date the other way round", date, "31/03/2025", "must be a date such as 2025-12-31 (year-month-day)"},
+		{"date that does not exist", date, "2025-02-30", "must be a date such as 2025-12-31 (year-month-day)"},
+		{"date-time in UTC", dateTime, "2025-03-31T14:30:00Z", ""},
+		{"date-time with offset", dateTime, "2025-03-31T14:30:00+02:00", ""},
+		{"date-time without zone", dateTime, "2025-03-31 14:30", "must be a date and time such as 2025-12-31T09:30:00Z"},
+		{"integer in range", copies, int64(42), ""},
+		{"integer below minimum", copies, int64(0), "must be at least 1"},
+		{"integer above maximum", copies, int64(101), "must be at most 100"},
+		{"fraction for an integer", copies, 2.5, "must be a whole number"},
+		{"whole float for an integer", copies, 2.0, ""},
+		{"text for an integer", copies, "42", "must be a whole number"},
+		{"huge float for an integer", copies, 1e300, "is too large"},
+		{"number in range", budget, 3.14, ""},
+		{"number below a fractional minimum", budget, 0.25, "must be at least 0.5"},
+		{"number above maximum", budget, 1000.5, "must be at most 1000"},
+		{"integer for a number", budget, int64(7), ""},
+		{"NaN", budget, math.NaN(), "must be a number such as 3.14"},
+		{"boolean false is an answer", agree, false, ""},
+		{"text for a boolean", agree, "yes", "must be true or false"},
+		{"known choice", color, "Red", ""},
+		{"unknown choice", color, "Purple", `"Purple" is not one of the choices`},
+		{"label instead of value", tags, []string{"Bug"}, `"Bug" is not one of the choices`},
+		{"choices", tags, []string{"bug", "docs"}, ""},
+		{"choices as decoded JSON", tags, []any{"ui"}, ""},
+		{"choice twice", tags, []string{"bug", "bug"}, `"Bug" is chosen twice`},
+		{"too few choices", tags, []string{}, "choose at least 1"},
+		{"too many choices", tags, []string{"bug", "docs", "ui"}, "choose at most 2"},
+		{"one string for a list", tags, "bug", "must be a list of choices"},
+		{"number in a list", tags, []any{"bug", 1.0}, "must be a list of choices"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.field.Check(tt.v)
+			if tt.wantMsg == "" {
+				if err != nil {
+					t.Errorf("Check(%v) = %v, want nil", tt.v, err)
+				}
+				return
+			}
+			fe, ok := errors.AsType[*elicit.FieldError](err)
+			if !ok {
+				t.Fatalf("Check(%v) = %v; want a *FieldError", tt.v, err)
+			}
+			want := elicit.FieldError{Field: tt.field.Name, Label: tt.field.Label(), Msg: tt.wantMsg}
+			if diff := cmp.Diff(want, *fe); diff != "" {
+				t.Errorf("Check(%v) mismatch (-want +got):\n%s", tt.v, diff)
+			}
+		})
+	}
+}
+
+// TestFieldErrorText checks the log form of an error, which names the field
+// by the label the user saw.
+func TestFieldErrorText(t *testing.T) {
+	fld := &elicit.Field{Name: "copies", Title: "Copies", Kind: elicit.KindInteger, Maximum: new(100.0)}
+	err := fld.Check(int64(101))
+	if diff := cmp.Diff("Copies: must be at most 100", err.Error()); diff != "" {
+		t.Errorf("Error() mismatch (-want +got):\n%s", diff)
+	}
+}

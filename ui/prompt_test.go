@@ -1,0 +1,541 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPromptAllKindsFilledSendsTypedContent(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+
+	h.typeInto("fullName", "Ada Lovelace")
+	test.Tap(h.row("agree").check)
+	h.retype("greeting", "Hi all.")
+	h.typeInto("email", "ada@example.com")
+	h.typeInto("site", "https://example.com/ada")
+	h.typeInto("start", "2026-02-01")
+	h.typeInto("deadline", "2026-02-28T17:00:00Z")
+	h.retype("copies", "7")
+	h.retype("budget", "12.5")
+	h.choose("team", "Data")
+	h.tick("channels", "Wiki") // Email is ticked by default
+	h.choose("tier", "Silver")
+	h.tick("regions", "Europe") // untick the default
+	h.tick("regions", "Americas")
+	h.choose("format", "Word")
+	test.Tap(h.v.submit)
+
+	want := Answer{Action: "accept", Content: map[string]any{
+		"fullName": "Ada Lovelace",
+		"agree":    true,
+		"greeting": "Hi all.",
+		"email":    "ada@example.com",
+		"site":     "https://example.com/ada",
+		"start":    "2026-02-01",
+		"deadline": "2026-02-28T17:00:00Z",
+		"copies":   int64(7),
+		"budget":   12.5,
+		"team":     "Data",
+		"channels": []string{"Email", "Wiki"},
+		"tier":     "tier-2",
+		"regions":  []string{"r-2"},
+		"format":   "fmt-2",
+	}}
+	if diff := cmp.Diff(want, h.only()); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		file  string
+		fill  func(h *promptHarness)
+		wantC map[string]any
+	}{
+		{
+			name: "all-kinds with only the required name typed",
+			file: "all-kinds.json",
+			fill: func(h *promptHarness) { h.typeInto("fullName", "Ada") },
+			wantC: map[string]any{
+				"fullName": "Ada",
+				"agree":    false, // booleans are always sent
+				"greeting": "Hello from the team.",
+				"copies":   int64(42),
+				"budget":   3.14,
+				"team":     "Platform",
+				"channels": []string{"Email"},
+				"tier":     "tier-1",
+				"regions":  []string{"r-1"},
+				"format":   "fmt-1",
+			},
+		},
+		{
+			name: "defaults accepted unchanged",
+			file: "defaults.json",
+			fill: func(*promptHarness) {},
+			wantC: map[string]any{
+				"name":     "Ada Example",
+				"age":      int64(30),
+				"score":    95.5,
+				"status":   "active",
+				"verified": true,
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.file)
+			tt.fill(h)
+			test.Tap(h.v.submit)
+			want := Answer{Action: "accept", Content: tt.wantC}
+			if diff := cmp.Diff(want, h.only()); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		field string // the field that must show an error
+		input func(h *promptHarness)
+	}{
+		{
+			name:  "email not an email",
+			field: "email",
+			input: func(h *promptHarness) {
+				h.typeInto("fullName", "Ada")
+				h.typeInto("email", "not-an-email")
+			},
+		},
+		{
+			name:  "required name empty",
+			field: "fullName",
+			input: func(h *promptHarness) {
+				h.typeInto("fullName", "Ada")
+				h.retype("fullName", "")
+			},
+		},
+		{
+			name:  "copies out of range",
+			field: "copies",
+			input: func(h *promptHarness) {
+				h.typeInto("fullName", "Ada")
+				h.retype("copies", "500")
+			},
+		},
+		{
+			name:  "copies not a number",
+			field: "copies",
+			input: func(h *promptHarness) {
+				h.typeInto("fullName", "Ada")
+				h.retype("copies", "seven")
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, "all-kinds.json")
+			tt.input(h)
+			r := h.row(tt.field)
+
+			// Still in the field: Return tries to submit, which must fail
+			// and show the error.
+			h.press(fyne.KeyReturn)
+			test.Tap(h.v.submit)
+			if len(h.answers) != 0 {
+				t.Fatalf("invalid form answered %+v", h.answers)
+			}
+			if !h.v.submit.Disabled() {
+				t.Error("Submit is enabled on an invalid form")
+			}
+			if !r.errLabel.Visible() || r.errLabel.Text == "" {
+				t.Errorf("no error shown under %q (label %q, visible %v)", tt.field, r.errLabel.Text, r.errLabel.Visible())
+			}
+			if got := h.v.hint.Text; !strings.Contains(got, r.f.Label()) {
+				t.Errorf("hint %q does not name %q", got, r.f.Label())
+			}
+			if h.c.Focused() != r.focusTarget() {
+				t.Errorf("focus is on %T, want the invalid field %q", h.c.Focused(), tt.field)
+			}
+		})
+	}
+}
+
+func TestPromptErrorShowsOnceFieldTouched(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	name := h.row("fullName")
+	if name.errLabel.Visible() {
+		t.Errorf("untouched required field shows %q at open", name.errLabel.Text)
+	}
+	if got, want := h.v.hint.Text, "To submit, fix: Full name"; got != want {
+		t.Errorf("hint = %q, want %q", got, want)
+	}
+
+	h.typeInto("email", "not-an-email")
+	email := h.row("email")
+	if email.errLabel.Visible() {
+		t.Error("error shown while the email is still being typed")
+	}
+	h.c.Unfocus() // Tab or click away
+	if !email.errLabel.Visible() {
+		t.Fatal("no error under the email after leaving it")
+	}
+	if name.errLabel.Visible() {
+		t.Error("error shown under the name the user never touched")
+	}
+
+	h.retype("email", "ada@example.com")
+	if email.errLabel.Visible() {
+		t.Errorf("error %q still shown after fixing the email", email.errLabel.Text)
+	}
+}
+
+func TestPromptSubmitEnabledOnlyWhenValid(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	if !h.v.submit.Disabled() {
+		t.Error("Submit enabled with the required name empty")
+	}
+	h.typeInto("fullName", "Ada")
+	if h.v.submit.Disabled() {
+		t.Errorf("Submit disabled on a valid form; hint %q", h.v.hint.Text)
+	}
+	h.retype("copies", "0")
+	if !h.v.submit.Disabled() {
+		t.Error("Submit enabled with copies 0 (minimum 1)")
+	}
+}
+
+func TestPromptKeyboard(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		focus func(h *promptHarness) fyne.Focusable // nil: nothing focused
+		key   fyne.KeyName
+		short fyne.Shortcut
+		want  string
+	}{
+		{"Escape in an entry cancels", entryOf("email"), fyne.KeyEscape, nil, "cancel"},
+		{"Escape with nothing focused cancels", nil, fyne.KeyEscape, nil, "cancel"},
+		{"Escape on a check box cancels", func(h *promptHarness) fyne.Focusable { return h.row("agree").check }, fyne.KeyEscape, nil, "cancel"},
+		{"Escape on a multi select box cancels", func(h *promptHarness) fyne.Focusable { return h.row("channels").multi[1] }, fyne.KeyEscape, nil, "cancel"},
+		{"Escape on a select cancels", func(h *promptHarness) fyne.Focusable { return h.row("tier").sel }, fyne.KeyEscape, nil, "cancel"},
+		{"Escape on a button cancels", func(h *promptHarness) fyne.Focusable { return h.v.submit }, fyne.KeyEscape, nil, "cancel"},
+		{"Return in an entry submits", entryOf("greeting"), fyne.KeyReturn, nil, "accept"},
+		{"keypad Enter in an entry submits", entryOf("copies"), fyne.KeyEnter, nil, "accept"},
+		{"Return on a check box submits", func(h *promptHarness) fyne.Focusable { return h.row("agree").check }, fyne.KeyReturn, nil, "accept"},
+		{"Alt+D in an entry declines", entryOf("fullName"), "", declineShortcut, "decline"},
+		{"Alt+D on a check box declines", func(h *promptHarness) fyne.Focusable { return h.row("agree").check }, "", declineShortcut, "decline"},
+		{"Alt+D with nothing focused declines", nil, "", declineShortcut, "decline"},
+		{"Space on Submit submits", func(h *promptHarness) fyne.Focusable { return h.v.submit }, fyne.KeySpace, nil, "accept"},
+		{"Space on Decline declines", func(h *promptHarness) fyne.Focusable { return h.v.decline }, fyne.KeySpace, nil, "decline"},
+		{"Space on Cancel cancels", func(h *promptHarness) fyne.Focusable { return h.v.cancel }, fyne.KeySpace, nil, "cancel"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, "all-kinds.json")
+			h.typeInto("fullName", "Ada")
+			if tt.focus != nil {
+				h.c.Focus(tt.focus(h))
+			} else {
+				h.c.Unfocus()
+			}
+			if tt.short != nil {
+				h.shortcut(tt.short)
+			} else {
+				h.press(tt.key)
+			}
+			if got := h.only().Action; got != tt.want {
+				t.Errorf("action = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func entryOf(name string) func(h *promptHarness) fyne.Focusable {
+	return func(h *promptHarness) fyne.Focusable { return h.row(name).entry }
+}
+
+func TestPromptTabOrder(t *testing.T) {
+	h := newHarness(t, "five-enums.json")
+	var got []string
+	names := map[fyne.Focusable]string{h.v.cancel: "Cancel", h.v.decline: "Decline", h.v.submit: "Submit"}
+	for _, r := range h.v.rows {
+		if r.sel != nil {
+			names[r.sel] = r.f.Name
+		}
+		for _, c := range r.multi {
+			names[c] = r.f.Name + ":" + c.Text
+		}
+	}
+	for range 12 {
+		got = append(got, names[h.c.Focused()])
+		test.FocusNext(h.c)
+	}
+	want := []string{"color", "region", "size", "tags:bug", "tags:feature", "tags:docs",
+		"formats:CSV", "formats:JSON", "Cancel", "Decline", "Submit", "color"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Tab order mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPromptDecline(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	h.typeInto("fullName", "Ada")
+	test.Tap(h.v.decline)
+	if diff := cmp.Diff(Answer{Action: "decline"}, h.only()); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPromptDeclineAndCancelWorkOnInvalidForm(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		button func(v *promptView) *keyButton
+		want   Answer
+	}{
+		{"decline", func(v *promptView) *keyButton { return v.decline }, Answer{Action: "decline"}},
+		{"cancel", func(v *promptView) *keyButton { return v.cancel }, Answer{Action: "cancel"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, "all-kinds.json") // required name empty
+			test.Tap(tt.button(h.v))
+			if diff := cmp.Diff(tt.want, h.only()); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPromptAnswersOnce(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	h.typeInto("fullName", "Ada")
+	test.Tap(h.v.submit)
+	test.Tap(h.v.decline)
+	h.press(fyne.KeyEscape)
+	h.v.onCancel() // the window's close button
+	if got := h.only().Action; got != "accept" {
+		t.Errorf("action = %q, want accept", got)
+	}
+}
+
+func TestPromptKeyGuardIgnoresEarlyKeys(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	h.typeInto("fullName", "Ada")
+	clock := &fakeClock{t: time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC)}
+	h.v.now = clock.now
+	h.v.armedAt = clock.t.Add(keyGuard)
+
+	h.c.Focus(h.row("fullName").entry)
+	h.press(fyne.KeyReturn)
+	h.press(fyne.KeyEscape)
+	h.shortcut(declineShortcut)
+	h.c.Focus(h.v.submit)
+	h.press(fyne.KeySpace)
+	if len(h.answers) != 0 {
+		t.Fatalf("keys pressed as the window appeared answered it: %+v", h.answers)
+	}
+
+	clock.t = clock.t.Add(keyGuard)
+	h.press(fyne.KeySpace)
+	if got := h.only().Action; got != "accept" {
+		t.Errorf("action = %q, want accept", got)
+	}
+}
+
+func TestPromptBoolFalseDefault(t *testing.T) {
+	h := newHarness(t, "bool-false-default.json")
+	c := h.row("ok").check
+	if c == nil {
+		t.Fatal("boolean not shown as a check box")
+	}
+	if c.Checked {
+		t.Error("default false shown ticked")
+	}
+	if c.Text != "Run it now *" {
+		t.Errorf("check box text = %q, want %q", c.Text, "Run it now *")
+	}
+	test.Tap(h.v.submit)
+	want := Answer{Action: "accept", Content: map[string]any{"ok": false}}
+	if diff := cmp.Diff(want, h.only()); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPromptFiveEnumsShowLabelsSendValues(t *testing.T) {
+	h := newHarness(t, "five-enums.json")
+
+	shown := map[string][]string{}
+	selected := map[string]string{}
+	for _, r := range h.v.rows {
+		switch {
+		case r.sel != nil:
+			shown[r.f.Name] = r.sel.Options
+			selected[r.f.Name] = r.sel.Selected
+		case r.multi != nil:
+			for _, c := range r.multi {
+				shown[r.f.Name] = append(shown[r.f.Name], c.Text)
+				if c.Checked {
+					selected[r.f.Name] += "[" + c.Text + "]"
+				}
+			}
+		}
+	}
+	wantShown := map[string][]string{
+		"color":   {"Red", "Green", "Blue"},
+		"region":  {noneLabel, "Europe (Ireland)", "US East"},
+		"size":    {noneLabel, "Small", "Medium", "Large"},
+		"tags":    {"bug", "feature", "docs"},
+		"formats": {"CSV", "JSON"},
+	}
+	if diff := cmp.Diff(wantShown, shown); diff != "" {
+		t.Errorf("choices shown mismatch (-want +got):\n%s", diff)
+	}
+	wantSelected := map[string]string{
+		"color": "Red", "region": "Europe (Ireland)", "size": "Medium",
+		"tags": "[bug]", "formats": "[CSV]",
+	}
+	if diff := cmp.Diff(wantSelected, selected); diff != "" {
+		t.Errorf("defaults shown mismatch (-want +got):\n%s", diff)
+	}
+
+	h.choose("color", "Green")
+	h.choose("region", "US East")
+	h.choose("size", "Large")
+	h.tick("tags", "docs")
+	h.tick("formats", "JSON")
+	test.Tap(h.v.submit)
+	want := Answer{Action: "accept", Content: map[string]any{
+		"color":   "Green",
+		"region":  "us-east-1",
+		"size":    "l",
+		"tags":    []string{"bug", "docs"},
+		"formats": []string{"csv", "json"},
+	}}
+	if diff := cmp.Diff(want, h.only()); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPromptOptionalSelectCanBeLeftEmpty(t *testing.T) {
+	h := newHarness(t, "five-enums.json")
+	h.choose("region", noneLabel)
+	test.Tap(h.v.submit)
+	got := h.only()
+	if _, ok := got.Content["region"]; ok {
+		t.Errorf("region sent as %v after choosing %s; unfilled optional fields are omitted", got.Content["region"], noneLabel)
+	}
+}
+
+func TestPromptHeaderAndFieldTexts(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	texts := visibleTexts(h.v.content)
+	for _, want := range []string{
+		"demo",
+		"calls itself “mcp-servers/everything 2.0.0”",
+		"during tool call export_report",
+		"Fill in your profile so the report can be personalised.",
+		"Full name *",
+		"As it should appear on the report",
+		"Greeting",
+		"I accept the terms",
+		"Europe", "Americas", "Asia-Pacific",
+		"* required",
+	} {
+		if !contains(texts, want) {
+			t.Errorf("%q not shown; shown: %q", want, texts)
+		}
+	}
+	if name := texts[0]; name != "demo" {
+		t.Errorf("first text = %q, want the configured server name", name)
+	}
+}
+
+func TestPromptHidesUnknownServerInfoAndTool(t *testing.T) {
+	test.NewTempApp(t)
+	_, form := loadCase(t, "bool-false-default.json")
+	v := newPromptView(&Prompt{Server: "db", Message: "Go?", Form: form}, func(Answer) {})
+	for _, s := range visibleTexts(v.content) {
+		if strings.HasPrefix(s, "calls itself") || strings.HasPrefix(s, "during tool call") {
+			t.Errorf("shows %q with no serverInfo and no tool", s)
+		}
+	}
+}
+
+func TestPromptMessageIsPlainText(t *testing.T) {
+	test.NewTempApp(t)
+	msg := "**Urgent**: [click here](https://evil.example) <b>now</b>\nsecond line"
+	v := newPromptView(&Prompt{Server: "demo", Message: msg}, func(Answer) {})
+	if !contains(visibleTexts(v.content), msg) {
+		t.Errorf("message not shown verbatim as plain text: %q", visibleTexts(v.content))
+	}
+}
+
+func TestPromptPlaceholders(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	for _, tt := range []struct {
+		field, want string
+	}{
+		{"email", "name@example.com"},
+		{"site", "https://…"},
+		{"start", "YYYY-MM-DD"},
+		{"deadline", "2026-01-31T09:00:00Z"},
+		{"copies", "whole number, 1 to 100"},
+		{"budget", "number, 0 to 1000"},
+		{"fullName", ""},
+	} {
+		t.Run(tt.field, func(t *testing.T) {
+			if got := h.row(tt.field).entry.PlaceHolder; got != tt.want {
+				t.Errorf("placeholder = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPromptFocusesFirstField(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	if got, want := h.c.Focused(), fyne.Focusable(h.row("fullName").entry); got != want {
+		t.Fatalf("focused %T at open, want the first field", got)
+	}
+	test.Type(h.c.Focused(), "Ada")
+	h.press(fyne.KeyReturn)
+	if got := h.only().Content["fullName"]; got != "Ada" {
+		t.Errorf("fullName = %v, want Ada typed without clicking", got)
+	}
+}
+
+func TestShowPrompt(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		act        func(pw *PromptWindow)
+		wantAnswer []Answer
+	}{
+		{"closing the window cancels", func(pw *PromptWindow) { pw.view.onCancel() }, []Answer{{Action: "cancel"}}},
+		{"Close does not answer", func(pw *PromptWindow) { pw.Close() }, nil},
+		{"Close then a late click does not answer", func(pw *PromptWindow) {
+			pw.Close()
+			test.Tap(pw.view.decline)
+			pw.Close()
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := test.NewTempApp(t)
+			_, form := loadCase(t, "bool-false-default.json")
+			var got []Answer
+			pw := ShowPrompt(a, &Prompt{Server: "db", Message: "Go?", Form: form}, func(an Answer) { got = append(got, an) })
+			if title := pw.win.Title(); title != "elicitray — db asks" {
+				t.Errorf("title = %q", title)
+			}
+			tt.act(pw)
+			if diff := cmp.Diff(tt.wantAnswer, got); diff != "" {
+				t.Errorf("answers mismatch (-want +got):\n%s", diff)
+			}
+			if n := len(a.Driver().AllWindows()); n != 0 {
+				t.Errorf("%d windows still open", n)
+			}
+		})
+	}
+}
