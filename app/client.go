@@ -163,11 +163,7 @@ func (c *hubClient) Reject(req *bridge.Request, err error) {
 	rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), "error", bridge.DecidedByError, err.Error()
 	ctx, cancel := context.WithTimeout(context.Background(), c.startWait)
 	defer cancel()
-	hc, cerr := c.connect(ctx)
-	if cerr == nil {
-		cerr = hc.send(wireMsg{Op: opRecord, Record: &rec})
-	}
-	if cerr != nil {
+	if _, err := c.call(ctx, wireMsg{Op: opRecord, Record: &rec}, nil); err != nil {
 		c.mu.Lock()
 		c.unsaved = append(c.unsaved, rec)
 		c.mu.Unlock()

@@ -199,6 +199,9 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		if m.Record != nil {
 			h.record(*m.Record)
 		}
+		if m.ID != 0 {
+			cs.send(wireMsg{ID: m.ID}) // kept: the sender may go on
+		}
 	case opHistory:
 		q := history.Query{}
 		if m.Query != nil {

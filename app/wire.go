@@ -12,7 +12,8 @@ import (
 //	→ {"op":"prompt","id":1,"request":{…bridge.Request…}}
 //	← {"id":1,"result":{"action":"accept","content":{…},"decidedBy":"user"}}
 //	→ {"op":"cancel","id":1}                  the server cancelled; no reply
-//	→ {"op":"record","record":{…}}            keep a decision made elsewhere
+//	→ {"op":"record","id":4,"record":{…}}     keep a decision made elsewhere
+//	← {"id":4}                                kept (no reply when id is 0)
 //	→ {"op":"history","id":2,"query":{…}}     ← {"id":2,"records":[…]}
 //	→ {"op":"get","id":3,"recordId":42}       ← {"id":3,"records":[…]}
 //	← {"id":N,"error":"a sentence"}

@@ -69,8 +69,8 @@ func newHarness(t *testing.T, name string) *promptHarness {
 	h.w = test.NewTempWindow(t, h.v.content)
 	h.w.Resize(fyne.NewSize(560, 700))
 	h.c = h.w.Canvas()
-	h.v.keys.bindCanvas(h.c)
-	h.v.focusFirst(h.c)
+	h.v.attach(h.c)
+	h.v.focusFirst()
 	return h
 }
 
@@ -175,34 +175,52 @@ func (h *promptHarness) only() Answer {
 	return h.answers[0]
 }
 
+// visibleLabels lists the visible labels under o.
+func visibleLabels(o fyne.CanvasObject) []*widget.Label {
+	var out []*widget.Label
+	walkVisible(o, func(o fyne.CanvasObject) bool {
+		if l, ok := o.(*widget.Label); ok {
+			out = append(out, l)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// walkVisible calls f on every visible object under o, descending into
+// containers and widgets while f returns true.
+func walkVisible(o fyne.CanvasObject, f func(fyne.CanvasObject) bool) {
+	if o == nil || !o.Visible() || !f(o) {
+		return
+	}
+	switch w := o.(type) {
+	case *fyne.Container:
+		for _, c := range w.Objects {
+			walkVisible(c, f)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(w).Objects() {
+			walkVisible(c, f)
+		}
+	}
+}
+
 // visibleTexts lists the texts of the visible labels and check boxes under
 // o, in layout order: what the user reads.
 func visibleTexts(o fyne.CanvasObject) []string {
 	var out []string
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || !o.Visible() {
-			return
-		}
+	walkVisible(o, func(o fyne.CanvasObject) bool {
 		switch w := o.(type) {
 		case *widget.Label:
 			out = append(out, w.Text)
-			return
+			return false
 		case *keyCheck:
 			out = append(out, w.Text)
-			return
-		case *fyne.Container:
-			for _, c := range w.Objects {
-				walk(c)
-			}
-			return
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(w).Objects() {
-				walk(c)
-			}
+			return false
 		}
-	}
-	walk(o)
+		return true
+	})
 	return out
 }
 

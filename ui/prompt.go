@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	pw := &PromptWindow{win: win, view: v}
 	v.closeWindow = pw.closeWindow
 	win.SetContent(v.content)
-	v.keys.bindCanvas(win.Canvas())
+	v.attach(win.Canvas())
 	win.SetCloseIntercept(v.onCancel)
 	if a.Icon() != nil {
 		win.SetIcon(a.Icon())
@@ -85,7 +86,7 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	win.CenterOnScreen()
 	v.armedAt = v.now().Add(keyGuard)
 	win.Show()
-	v.focusFirst(win.Canvas())
+	v.focusFirst()
 	win.RequestFocus()
 	return pw
 }
@@ -140,6 +141,7 @@ type promptView struct {
 	// then on every field shows its error, touched or not.
 	attempted bool
 
+	canvas  fyne.Canvas // set by attach; nil until then
 	keys    *promptKeys
 	rows    []*fieldRow
 	hint    *widget.Label
@@ -226,10 +228,16 @@ func (v *promptView) build() fyne.CanvasObject {
 	return container.NewBorder(top, bottom, nil, nil, container.NewVScroll(form))
 }
 
+// attach binds the prompt's keys to c, the canvas showing the content.
+func (v *promptView) attach(c fyne.Canvas) {
+	v.canvas = c
+	v.keys.bindCanvas(c)
+}
+
 // focusFirst gives the keyboard focus to the first field, if any.
-func (v *promptView) focusFirst(c fyne.Canvas) {
-	if len(v.rows) > 0 {
-		c.Focus(v.rows[0].focusTarget())
+func (v *promptView) focusFirst() {
+	if len(v.rows) > 0 && v.canvas != nil {
+		v.canvas.Focus(v.rows[0].focusTarget())
 	}
 }
 
@@ -293,8 +301,8 @@ func (v *promptView) onSubmit() {
 		v.validate()
 		for _, r := range v.rows {
 			if r.err != nil {
-				if c := fyne.CurrentApp().Driver().CanvasForObject(v.content); c != nil {
-					c.Focus(r.focusTarget())
+				if v.canvas != nil {
+					v.canvas.Focus(r.focusTarget())
 				}
 				break
 			}
@@ -342,14 +350,15 @@ type fieldRow struct {
 	changed  func()
 	initial  any
 	err      error
+	edited   bool // the user changed the entry's text
 	touched  bool
 	errLabel *widget.Label
 
 	// Exactly one of these is set, according to f.Kind.
-	entry *keyEntry    // string, number, integer
-	check *keyCheck    // boolean
-	sel   *keySelect   // single select
-	multi []*keyCheck  // multi select, one per option
+	entry *keyEntry   // string, number, integer
+	check *keyCheck   // boolean
+	sel   *keySelect  // single select
+	multi []*keyCheck // multi select, one per option
 }
 
 // noneLabel is the choice of an optional single select that sends nothing.
@@ -409,9 +418,19 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		r.entry = newKeyEntry(r.keys)
 		r.entry.PlaceHolder = placeholder(r.f)
 		r.entry.SetText(valueText(r.initial))
-		r.entry.OnChanged = func(string) { r.changed() }
+		r.entry.OnChanged = func(string) {
+			r.edited = true
+			r.changed()
+		}
 		r.entry.OnSubmitted = func(string) { r.keys.submit() }
-		r.entry.onFocusLost = r.onTouched
+		// An entry's error waits until the user leaves it after typing:
+		// "not an email" while the address is half typed helps nobody, and
+		// tabbing through an empty field is not a mistake yet.
+		r.entry.onFocusLost = func() {
+			if r.edited {
+				r.onTouched()
+			}
+		}
 		box.Add(r.entry)
 	}
 	if r.f.Description != "" {
@@ -498,8 +517,18 @@ func (r *fieldRow) showError(err error, visible bool) {
 		r.errLabel.Hide()
 		return
 	}
-	r.errLabel.SetText(sentence(err))
+	r.errLabel.SetText(fieldMessage(err))
 	r.errLabel.Show()
+}
+
+// fieldMessage is the sentence shown under a field, e.g. "Copies is too
+// large.": elicit's messages complete the field's label.
+func fieldMessage(err error) string {
+	var fe *elicit.FieldError
+	if errors.As(err, &fe) {
+		return sentence(errors.New(fe.Label + " " + fe.Msg))
+	}
+	return sentence(err)
 }
 
 // placeholder hints at the expected text: the format of a string, the range

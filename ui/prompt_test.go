@@ -7,6 +7,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -147,6 +149,9 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 			// Still in the field: Return tries to submit, which must fail
 			// and show the error.
 			h.press(fyne.KeyReturn)
+			if h.c.Focused() != r.focusTarget() {
+				t.Errorf("focus is on %T after Return, want the invalid field %q", h.c.Focused(), tt.field)
+			}
 			test.Tap(h.v.submit)
 			if len(h.answers) != 0 {
 				t.Fatalf("invalid form answered %+v", h.answers)
@@ -159,9 +164,6 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 			}
 			if got := h.v.hint.Text; !strings.Contains(got, r.f.Label()) {
 				t.Errorf("hint %q does not name %q", got, r.f.Label())
-			}
-			if h.c.Focused() != r.focusTarget() {
-				t.Errorf("focus is on %T, want the invalid field %q", h.c.Focused(), tt.field)
 			}
 		})
 	}
@@ -449,9 +451,22 @@ func TestPromptHeaderAndFieldTexts(t *testing.T) {
 			t.Errorf("%q not shown; shown: %q", want, texts)
 		}
 	}
-	if name := texts[0]; name != "demo" {
-		t.Errorf("first text = %q, want the configured server name", name)
+
+	// The configured name comes first, above everything, in large bold type.
+	var top *widget.Label
+	for _, l := range visibleLabels(h.v.content) {
+		if top == nil || absY(l) < absY(top) {
+			top = l
+		}
 	}
+	if top.Text != "demo" || !top.TextStyle.Bold || top.SizeName != theme.SizeNameHeadingText {
+		t.Errorf("top label is %q (bold %v, size %q), want the configured name in bold heading size",
+			top.Text, top.TextStyle.Bold, top.SizeName)
+	}
+}
+
+func absY(o fyne.CanvasObject) float32 {
+	return fyne.CurrentApp().Driver().AbsolutePositionForObject(o).Y
 }
 
 func TestPromptHidesUnknownServerInfoAndTool(t *testing.T) {
@@ -533,8 +548,10 @@ func TestShowPrompt(t *testing.T) {
 			if diff := cmp.Diff(tt.wantAnswer, got); diff != "" {
 				t.Errorf("answers mismatch (-want +got):\n%s", diff)
 			}
-			if n := len(a.Driver().AllWindows()); n != 0 {
-				t.Errorf("%d windows still open", n)
+			for _, w := range a.Driver().AllWindows() {
+				if w.Title() == "elicitray — db asks" {
+					t.Error("prompt window still open")
+				}
 			}
 		})
 	}

@@ -41,10 +41,10 @@ func TestMain(m *testing.M) {
 // fakeAnswers are the ElicitResults fakeWrapper sends, by elicitation
 // message.
 var fakeAnswers = map[string]string{
-	"Deploy build 1.4.2?":              `{"action":"accept","content":{"confirm":true,"environment":"production"}}`,
-	"Where should the next build run?": `{"action":"decline"}`,
+	"Deploy build 1.4.2?":                                     `{"action":"accept","content":{"confirm":true,"environment":"production"}}`,
+	"Where should the next build run?":                        `{"action":"decline"}`,
 	"Fill in your profile so the report can be personalised.": `{"action":"accept","content":{"fullName":"Ada"}}`,
-	"Tag release 1.4.2": `{"action":"cancel"}`,
+	"Tag release 1.4.2":                                       `{"action":"cancel"}`,
 }
 
 // fakeWrapper stands in for `elicitray wrap -- elicitray demo-server`: it

@@ -53,6 +53,7 @@ func newServer() *mcp.Server {
 // ElicitResult found in the input responses.
 func (f *form) handle(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 	if !declaresForm(req.ClientCapabilities()) {
+		// Revisions are dates, so they compare as strings.
 		if req.ProtocolVersion() >= "2026-07-28" {
 			return nil, nil, missingFormCapability()
 		}

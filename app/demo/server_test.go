@@ -478,6 +478,8 @@ func objectKeys(t *testing.T, obj json.RawMessage) []string {
 	return keys
 }
 
+// syncBuffer is a bytes.Buffer that the server goroutine writes and the test
+// reads.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -495,7 +497,7 @@ func (b *syncBuffer) Bytes() []byte {
 	return slices.Clone(b.buf.Bytes())
 }
 
-func TestHostWithoutElicitationGetsAClearError(t *testing.T) {
+func TestServerTellsAHostWithoutElicitationWhy(t *testing.T) {
 	t.Run("legacy 2025-11-25: tool result with isError", func(t *testing.T) {
 		cs := connectGoSDK(t, "2025-11-25", nil, nil)
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "confirm_deploy"})

@@ -1,0 +1,115 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// TestCLIUsage: calling elicitray wrongly is exit 2 with a sentence and a
+// hint on stderr, and nothing on stdout (which is MCP's in a wrapper).
+func TestCLIUsage(t *testing.T) {
+	testHome(t)
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"unknown flag", []string{"wrap", "--nmae", "x", "--", "true"}, 2, "unknown flag: --nmae"},
+		{"missing command", []string{"wrap", "--name", "x"}, 2, "wrap needs the server command after --"},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"show without id", []string{"history", "show"}, 2, "show needs one decision ID"},
+		{"show bad id", []string{"history", "show", "abc"}, 2, `"abc" is not a decision ID`},
+		{"server exit code", []string{"wrap", "--", "sh", "-c", "exit 7"}, 7, ""},
+		{"missing server", []string{"wrap", "--", "/nonexistent/server"}, 127, "/nonexistent/server"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tt.stderr)
+			}
+			if tt.code == 2 && !strings.Contains(stderr.String(), "--help") {
+				t.Errorf("stderr %q has no usage hint", stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+func TestCLIVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"version"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := stdout.String(); got != "elicitray "+Version+"\n" {
+		t.Errorf("version printed %q", got)
+	}
+}
+
+// TestCLIHistoryWithoutHub: with no hub running, `history` reads the file
+// itself.
+func TestCLIHistoryWithoutHub(t *testing.T) {
+	testHome(t)
+	st, err := history.Open(DefaultPaths().History, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 11, 30, 9, 30, 0, 0, time.Local)
+	if _, err := st.Add(history.Record{Time: when, Server: "github", Tool: "deploy", Mode: "form", Message: "Deploy build 1.4.2?\nIt goes to production.",
+		Action: "accept", Content: map[string]any{"confirm": true}, DecidedBy: "user", Elapsed: 2500 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"history", "list"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("list: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"ID", "DECIDED BY", "1", "2026-11-30 09:30:00", "github", "deploy", "accept", "user", "Deploy build 1.4.2? …"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("list output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := Main(context.Background(), []string{"history", "show", "1"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("show: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"Decided by", "user", "Time to answer", "2.5s", "It goes to production.", `"confirm": true`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("show output lacks %q:\n%s", want, out.String())
+		}
+	}
+	errb.Reset()
+	if code := Main(context.Background(), []string{"history", "show", "2"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no decision with ID 2") {
+		t.Errorf("show 2: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestServerName(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-everything"}, "server-everything"},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-github@2025.4.8"}, "server-github"},
+		{[]string{"uvx", "mcp-server-git", "--repository", "."}, "mcp-server-git"},
+		{[]string{"node", "/opt/srv/build/index.js"}, "index"},
+		{[]string{"/usr/local/bin/github-mcp-server", "stdio"}, "github-mcp-server"},
+		{[]string{"docker", "run", "-i", "--rm", "ghcr.io/github/github-mcp-server"}, "github-mcp-server"},
+	} {
+		if got := serverName(tt.args); got != tt.want {
+			t.Errorf("serverName(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}

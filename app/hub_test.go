@@ -1,0 +1,248 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+)
+
+// scriptedPrompter stands in for the desktop: it reports each prompt shown
+// and lets the test answer it.
+type scriptedPrompter struct {
+	shown chan shownPrompt
+}
+
+type shownPrompt struct {
+	prompt    *Prompt
+	answer    func(bridge.Result)
+	dismissed chan struct{}
+}
+
+func (s *scriptedPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+	sp := shownPrompt{prompt: p, answer: answer, dismissed: make(chan struct{})}
+	s.shown <- sp
+	var once sync.Once
+	return func() { once.Do(func() { close(sp.dismissed) }) }
+}
+
+// runTestHub runs a Hub on a real socket and bbolt file under a test home and
+// returns a client connected as a wrapper would be.
+func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *hubClient) {
+	t.Helper()
+	home := testHome(t)
+	p := DefaultPaths()
+	ln, lock, err := Listen(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := history.Open(p.History, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
+	h := &Hub{Store: store, Prompter: sp, Timeout: timeout}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := h.Serve(ctx, ln); err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		store.Close()
+		lock.Close()
+	})
+	if fi, err := os.Stat(filepath.Join(home, "run")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
+	}
+	return h, sp, &hubClient{paths: p, startWait: time.Second}
+}
+
+func formRequest(server, message string) *bridge.Request {
+	return &bridge.Request{Server: server, Mode: "form", Message: message, ServerInfo: bridge.ServerInfo{Name: "srv", Version: "1"},
+		RequestedSchema: []byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)}
+}
+
+type approval struct {
+	res *bridge.Result
+	err error
+}
+
+func approveAsync(c *hubClient, ctx context.Context, req *bridge.Request) <-chan approval {
+	ch := make(chan approval, 1)
+	go func() {
+		res, err := c.Approve(ctx, req)
+		ch <- approval{res, err}
+	}()
+	return ch
+}
+
+// TestHubQueue: prompts show one at a time in arrival order; each answer
+// reaches its own wrapper call and lands in history with who decided.
+func TestHubQueue(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	first := approveAsync(c, context.Background(), formRequest("github", "first"))
+	shown1 := <-sp.shown
+	second := approveAsync(c, context.Background(), formRequest("jira", "second"))
+	third := approveAsync(c, context.Background(), formRequest("github", "third"))
+	// Nothing else is shown while the first is open: the next Show comes
+	// only after the first answer.
+	shown1.answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": float64(3)}})
+	if got := <-first; got.err != nil || got.res.Action != "accept" || got.res.DecidedBy != "user" {
+		t.Fatalf("first: %+v %v", got.res, got.err)
+	}
+	shown2 := <-sp.shown
+	if shown2.prompt.Request.Message != "second" {
+		t.Fatalf("second window shows %q, want the second prompt", shown2.prompt.Request.Message)
+	}
+	if len(shown2.prompt.Form.Fields) != 1 || shown2.prompt.Form.Fields[0].Name != "n" {
+		t.Errorf("the window's form was not built from the schema: %+v", shown2.prompt.Form)
+	}
+	shown2.answer(bridge.Result{Action: bridge.ActionDecline})
+	shown3 := <-sp.shown
+	shown3.answer(bridge.Result{Action: bridge.ActionCancel})
+	if got := <-second; got.res.Action != "decline" {
+		t.Errorf("second: %+v", got.res)
+	}
+	if got := <-third; got.res.Action != "cancel" {
+		t.Errorf("third: %+v", got.res)
+	}
+	recs, err := h.Store.List(history.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Server, Message, Action, DecidedBy string }
+	var got []row
+	for _, r := range recs {
+		got = append(got, row{r.Server, r.Message, r.Action, r.DecidedBy})
+	}
+	want := []row{{"github", "third", "cancel", "user"}, {"jira", "second", "decline", "user"}, {"github", "first", "accept", "user"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"n": float64(3)}, recs[2].Content); diff != "" {
+		t.Errorf("content mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHubTimeout: a prompt nobody answers is cancel, decided by timeout,
+// its window closes, and history says so.
+func TestHubTimeout(t *testing.T) {
+	h, sp, c := runTestHub(t, 20*time.Millisecond)
+	got := approveAsync(c, context.Background(), formRequest("github", "deploy?"))
+	shown := <-sp.shown
+	a := <-got
+	if a.err != nil || a.res.Action != "cancel" || a.res.DecidedBy != "timeout" {
+		t.Fatalf("got %+v, %v; want cancel by timeout", a.res, a.err)
+	}
+	<-shown.dismissed // the window was closed
+	recs, _ := h.Store.List(history.Query{})
+	if len(recs) != 1 || recs[0].DecidedBy != "timeout" || recs[0].Reason == "" {
+		t.Errorf("history: %+v", recs)
+	}
+}
+
+// TestHubServerCancel: when the server cancels its request, the wrapper's
+// context ends, the hub closes the window and records server-cancelled.
+func TestHubServerCancel(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	got := approveAsync(c, ctx, formRequest("github", "pick"))
+	shown := <-sp.shown
+	cancel()
+	if a := <-got; !errors.Is(a.err, context.Canceled) {
+		t.Fatalf("got %+v, %v; want context.Canceled", a.res, a.err)
+	}
+	<-shown.dismissed
+	// A later answer from the closed window changes nothing.
+	shown.answer(bridge.Result{Action: bridge.ActionAccept})
+	// The next prompt still works (and its decision follows the cancel).
+	next := approveAsync(c, context.Background(), formRequest("github", "again"))
+	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionDecline})
+	if a := <-next; a.res.Action != "decline" {
+		t.Fatalf("next: %+v", a.res)
+	}
+	recs, _ := h.Store.List(history.Query{})
+	var decided []string
+	for _, r := range recs {
+		decided = append(decided, r.Action+"/"+r.DecidedBy)
+	}
+	if diff := cmp.Diff([]string{"decline/user", "cancel/server-cancelled"}, decided); diff != "" {
+		t.Errorf("history mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHubRecordsRejections: an elicitation the wrapper refused is kept in
+// history with its reason; the hub answers history queries and lookups.
+func TestHubRecordsRejections(t *testing.T) {
+	_, _, c := runTestHub(t, time.Hour)
+	req := formRequest("shop", "Shipping details")
+	c.Reject(req, errors.New(`property "address": nested objects are not supported`))
+	src := historySource{paths: c.paths}
+	recs, err := src.list(context.Background(), history.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []history.Record{{ID: 1, Server: "shop", ServerInfo: history.ServerInfo{Name: "srv", Version: "1"}, Mode: "form",
+		Message: "Shipping details", RequestedSchema: req.RequestedSchema, Action: "error", DecidedBy: "error",
+		Reason: `property "address": nested objects are not supported`}}
+	if diff := cmp.Diff(want, recs, cmpopts.IgnoreFields(history.Record{}, "Time")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	one, err := src.get(context.Background(), 1)
+	if err != nil || one.Message != "Shipping details" {
+		t.Errorf("get 1: %+v, %v", one, err)
+	}
+	if _, err := src.get(context.Background(), 99); !errors.Is(err, history.ErrNotFound) {
+		t.Errorf("get 99: %v, want ErrNotFound", err)
+	}
+}
+
+// TestHubRejectsBadSchemaAndURL: a schema the hub cannot show, and URL mode
+// (not yet supported), are errors for the wrapper — which answers cancel —
+// and history keeps them; no window opens.
+func TestHubRejectsBadSchemaAndURL(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	bad := formRequest("shop", "nested")
+	bad.RequestedSchema = []byte(`{"type":"object","properties":{"a":{"type":"object"}}}`)
+	if _, err := c.Approve(context.Background(), bad); err == nil {
+		t.Error("a nested schema was accepted")
+	}
+	url := &bridge.Request{Server: "auth", Mode: "url", URL: "https://auth.example.com/x", Message: "Connect"}
+	if _, err := c.Approve(context.Background(), url); err == nil {
+		t.Error("URL mode was accepted")
+	}
+	select {
+	case s := <-sp.shown:
+		t.Errorf("a window opened for %q", s.prompt.Request.Message)
+	default:
+	}
+	if n, _ := h.Store.Count(); n != 2 {
+		t.Errorf("history has %d records, want 2", n)
+	}
+}
+
+// TestHubSecondListenRefused: a second hub for the same user cannot start.
+func TestHubSecondListenRefused(t *testing.T) {
+	runTestHub(t, time.Hour)
+	if _, _, err := Listen(DefaultPaths()); !errors.Is(err, ErrHubRunning) {
+		t.Fatalf("second Listen: %v, want ErrHubRunning", err)
+	}
+	fi, err := os.Stat(DefaultPaths().Socket)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket: %v mode %v, want 0600", err, fi.Mode().Perm())
+	}
+}

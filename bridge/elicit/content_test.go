@@ -1,0 +1,267 @@
+package elicit_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// TestValidate checks the errors shown under each field of the all-kinds
+// form, and that a good form shows none.
+func TestValidate(t *testing.T) {
+	form := mustParse(t, "all-kinds.json")
+	for _, tt := range []struct {
+		name   string
+		values map[string]any
+		want   map[string]string // property → message
+	}{
+		{
+			name:   "defaults plus the required name",
+			values: map[string]any{"fullName": "Ada"},
+			want:   nil,
+		},
+		{
+			name: "several mistakes at once",
+			values: map[string]any{
+				"email": "ada", "site": "example.com", "start": "tomorrow", "copies": int64(500),
+				"budget": -1.0, "channels": []string{}, "tier": "Gold", "unknown": "ignored",
+			},
+			want: map[string]string{
+				"fullName": "is required",
+				"email":    "must be a valid email address such as name@example.com",
+				"site":     "must be a full web address such as https://example.com",
+				"start":    "must be a date such as 2025-12-31 (year-month-day)",
+				"copies":   "must be at most 100",
+				"budget":   "must be at least 0",
+				"channels": "choose at least 1",
+				"tier":     `"Gold" is not one of the choices`,
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			values := form.Defaults()
+			for k, v := range tt.values {
+				values[k] = v
+			}
+			var got map[string]string
+			for k, err := range form.Validate(values) {
+				fe, ok := errors.AsType[*elicit.FieldError](err)
+				if !ok {
+					t.Fatalf("error for %s is %T, want *FieldError", k, err)
+				}
+				if got == nil {
+					got = map[string]string{}
+				}
+				got[k] = fe.Msg
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Validate mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestContentError checks that a refused answer is never sent and that the
+// error names every field at fault, in form order, for the log.
+func TestContentError(t *testing.T) {
+	form := mustParse(t, "five-enums.json")
+	content, err := form.Content(map[string]any{"color": "Purple"})
+	if !errors.Is(err, elicit.ErrInvalidContent) {
+		t.Fatalf("Content = %v, %v; want ErrInvalidContent", content, err)
+	}
+	if content != nil {
+		t.Errorf("Content returned %v with its error; nothing may be sent", content)
+	}
+	want := `content does not fit the requestedSchema: Color: "Purple" is not one of the choices; Tags: is required`
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("message mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestContentShape checks what is left out of and kept in the content the
+// server receives (PROTOCOL.md §5).
+func TestContentShape(t *testing.T) {
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{
+		"name":{"type":"string"},"nick":{"type":"string"},"count":{"type":"integer"},
+		"ratio":{"type":"number"},"on":{"type":"boolean"},"tags":{"type":"array","items":{"enum":["a","b"]}}}}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	for _, tt := range []struct {
+		name   string
+		values map[string]any
+		want   string
+	}{
+		{"nothing filled", nil, `{}`},
+		{"unfilled optional fields are omitted", map[string]any{"name": "Ada", "nick": nil, "tags": []string(nil)}, `{"name":"Ada"}`},
+		{"false and zero are answers", map[string]any{"on": false, "count": int64(0), "ratio": 0.0}, `{"count":0,"on":false,"ratio":0}`},
+		{"keys that name no field are dropped", map[string]any{"name": "Ada", "admin": true}, `{"name":"Ada"}`},
+		{"an empty list is an answer", map[string]any{"tags": []string{}}, `{"tags":[]}`},
+		{"numbers stay numbers", map[string]any{"count": int64(9007199254740993), "ratio": 0.1}, `{"count":9007199254740993,"ratio":0.1}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			content, err := form.Content(tt.values)
+			if err != nil {
+				t.Fatalf("Content: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, marshal(t, content)); diff != "" {
+				t.Errorf("content mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNormalize checks an answer that reached the wrapper as decoded JSON
+// (every number a float64, every list []any): it is turned back into typed
+// values, so the server gets 42 for an integer, and refused when it does
+// not fit.
+func TestNormalize(t *testing.T) {
+	form := mustParse(t, "all-kinds.json")
+	for _, tt := range []struct {
+		name    string
+		json    string
+		want    map[string]any
+		wantErr string
+	}{
+		{
+			name: "typed again",
+			json: `{"fullName":"Ada","copies":42,"budget":3,"agree":false,"email":null,"channels":["Email","Chat"],"extra":1}`,
+			want: map[string]any{"fullName": "Ada", "copies": int64(42), "budget": 3.0, "agree": false, "channels": []string{"Email", "Chat"}},
+		},
+		{
+			name:    "fraction for an integer",
+			json:    `{"fullName":"Ada","copies":42.5}`,
+			wantErr: "Copies: must be a whole number",
+		},
+		{
+			name:    "number for a choice list",
+			json:    `{"fullName":"Ada","channels":[1]}`,
+			wantErr: "Channels: must be a list of choices",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var content map[string]any
+			if err := json.Unmarshal([]byte(tt.json), &content); err != nil {
+				t.Fatal(err)
+			}
+			got, err := form.Normalize(content)
+			if tt.wantErr != "" {
+				if !errors.Is(err, elicit.ErrInvalidContent) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Normalize = %v, %v; want an error with %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Normalize: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Normalize mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestContentFinalCheck checks that the final validation against the
+// schema refuses what the form does not model, so such an answer is never
+// sent to a server that would reject it.
+func TestContentFinalCheck(t *testing.T) {
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{
+		"n":{"type":"number","exclusiveMaximum":10},
+		"s":{"type":"string","format":"email"}},
+		"additionalProperties":false}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	for _, tt := range []struct {
+		name    string
+		values  map[string]any
+		wantErr bool
+	}{
+		{"below the exclusive maximum", map[string]any{"n": 9.5}, false},
+		{"at the exclusive maximum", map[string]any{"n": 10.0}, true},
+		{"an address both checks accept", map[string]any{"s": "ada@example.com"}, false},
+		{"an address only the field check accepts", map[string]any{"s": "ada@-example-.com"}, true},
+		{"unknown keys dropped before the check", map[string]any{"n": 1.0, "x": 1.0}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			content, err := form.Content(tt.values)
+			if tt.wantErr {
+				if !errors.Is(err, elicit.ErrInvalidContent) {
+					t.Errorf("Content = %v, %v; want ErrInvalidContent", content, err)
+				}
+				if form.Validate(tt.values) != nil {
+					t.Errorf("the field checks already refuse %v; this case tests the final check", tt.values)
+				}
+				return
+			}
+			if err != nil {
+				t.Errorf("Content: %v", err)
+			}
+		})
+	}
+}
+
+// TestContentIgnoresExternalRefs checks that a schema pointing at a local
+// file cannot change the verdict: the file is not read, the final check is
+// skipped, and the user can still answer.
+func TestContentIgnoresExternalRefs(t *testing.T) {
+	refused := filepath.Join(t.TempDir(), "refuse.json")
+	if err := os.WriteFile(refused, []byte(`false`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := json.Marshal(map[string]any{
+		"type":       "object",
+		"allOf":      []any{map[string]any{"$ref": "file://" + filepath.ToSlash(refused)}},
+		"properties": map[string]any{"name": map[string]any{"type": "string"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, err := elicit.Parse(schema)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	content, err := form.Content(map[string]any{"name": "Ada"})
+	if err != nil {
+		t.Fatalf("Content: %v (the referenced file was read)", err)
+	}
+	if diff := cmp.Diff(`{"name":"Ada"}`, marshal(t, content)); diff != "" {
+		t.Errorf("content mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHandMadeForm checks that a Form built without Parse still runs the
+// final check against its Schema.
+func TestHandMadeForm(t *testing.T) {
+	form := &elicit.Form{
+		Fields: []elicit.Field{{Name: "n", Kind: elicit.KindNumber}},
+		Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","multipleOf":2}}}`),
+	}
+	if _, err := form.Content(map[string]any{"n": 4.0}); err != nil {
+		t.Errorf("Content(4): %v", err)
+	}
+	if _, err := form.Content(map[string]any{"n": 3.0}); !errors.Is(err, elicit.ErrInvalidContent) {
+		t.Errorf("Content(3) = %v; want ErrInvalidContent from the final check", err)
+	}
+}
+
+// TestDefaultsAreCopies checks that editing a pre-filled list in the form
+// does not change the defaults a second window would show.
+func TestDefaultsAreCopies(t *testing.T) {
+	form := mustParse(t, "all-kinds.json")
+	first := form.Defaults()
+	first["channels"].([]string)[0] = "SMS"
+	if diff := cmp.Diff([]string{"Email"}, form.Defaults()["channels"]); diff != "" {
+		t.Errorf("Defaults changed (-want +got):\n%s", diff)
+	}
+	if _, ok := first["fullName"]; ok {
+		t.Errorf("Defaults has fullName, which has no default")
+	}
+}

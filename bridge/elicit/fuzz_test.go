@@ -1,0 +1,60 @@
+package elicit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// FuzzParse feeds Parse whatever a server might send. A schema must never
+// crash the wrapper (PROTOCOL.md §4): Parse either refuses it with
+// ErrUnsupportedSchema or returns a form whose pre-filled answer can be
+// built or refused without a panic. An answer Content accepts must also
+// survive the trip through JSON that the hub's answer takes, unchanged.
+func FuzzParse(f *testing.F) {
+	for _, name := range caseFiles {
+		f.Add([]byte(caseSchema(f, name)))
+	}
+	for _, tt := range unsupportedSchemas {
+		f.Add([]byte(tt.schema))
+	}
+	for _, tt := range acceptedSchemas {
+		f.Add([]byte(tt.schema))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		form, err := elicit.Parse(schema)
+		if err != nil {
+			if !errors.Is(err, elicit.ErrUnsupportedSchema) {
+				t.Fatalf("Parse error %v does not wrap ErrUnsupportedSchema", err)
+			}
+			return
+		}
+		content, err := form.Content(form.Defaults())
+		if err != nil {
+			if !errors.Is(err, elicit.ErrInvalidContent) {
+				t.Fatalf("Content error %v does not wrap ErrInvalidContent", err)
+			}
+			return
+		}
+		sent, err := json.Marshal(content)
+		if err != nil {
+			t.Fatalf("marshal content: %v", err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(sent))
+		dec.UseNumber()
+		var received map[string]any
+		if err := dec.Decode(&received); err != nil {
+			t.Fatalf("decode %s: %v", sent, err)
+		}
+		again, err := form.Normalize(received)
+		if err != nil {
+			t.Fatalf("Normalize refuses %s, which Content built: %v", sent, err)
+		}
+		if resent, _ := json.Marshal(again); !bytes.Equal(sent, resent) {
+			t.Fatalf("answer changed on its way through JSON: %s became %s", sent, resent)
+		}
+	})
+}
