@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/elicitray/elicitray/app"
+	_ "github.com/elicitray/elicitray/app/earlylog" // before Fyne's init logs
 )
 
 func main() {

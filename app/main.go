@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,7 @@ type usageError struct{ error }
 // process exit code. It is the whole program: main.go only calls it, and
 // tests call it in-process.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	log.SetOutput(stderr) // quiet until now: see package earlylog
 	root := newRoot(ctx, stdin, stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()

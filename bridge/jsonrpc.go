@@ -12,13 +12,14 @@ const (
 	codeInternalError = -32603
 )
 
-// envelope is the part of a JSON-RPC message the relay routes on. Decoding
-// into it skips the bulk of "result" and "params" without keeping them.
+// envelope is the part of a JSON-RPC message the relay routes on, as found
+// by scanEnvelope: raw slices of the line, valid while the line is.
 type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  json.RawMessage
 }
 
 func (e *envelope) isRequest() bool      { return e.Method != "" && len(e.ID) > 0 && !isNull(e.ID) }
@@ -26,13 +27,6 @@ func (e *envelope) isNotification() bool { return e.Method != "" && (len(e.ID) =
 func (e *envelope) isResponse() bool     { return e.Method == "" && len(e.ID) > 0 }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
-
-var methodKey = []byte(`"method"`)
-
-// mayBeCall reports whether line can be a request or a notification. Lines
-// without the "method" key are responses and are relayed undecoded, which
-// keeps multi-megabyte results off the JSON decoder (PROTOCOL.md §7).
-func mayBeCall(line []byte) bool { return bytes.Contains(line, methodKey) }
 
 // idKey turns a JSON-RPC id into a map key that ignores spelling: 7, 7.0 and
 // "7" stay distinct (ids are strings or integers, PROTOCOL.md §7), while

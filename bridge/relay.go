@@ -187,12 +187,12 @@ func (r *Relay) shutdownWhen(ctx context.Context, hostDone <-chan struct{}, serv
 
 // pumpHost relays host → server until the host's stdin ends.
 func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
-	br := bufio.NewReaderSize(in, 64<<10)
+	lr := newLineReader(in)
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := lr.next()
 		if len(line) > 0 {
 			out := r.fromHost(line)
-			if werr := toServer.write(out, br.Buffered() == 0); werr != nil {
+			if werr := toServer.write(out, lr.idle()); werr != nil {
 				r.log.printf("writing to the server: %v", werr)
 			}
 		}
@@ -208,14 +208,9 @@ func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
 
 // fromHost inspects one host line and returns what to send to the server.
 func (r *Relay) fromHost(line []byte) []byte {
-	if !mayBeCall(line) {
-		return line
-	}
-	var env envelope
-	if json.Unmarshal(line, &env) != nil {
-		return line // not ours to judge: the server answers -32700
-	}
-	if !env.isRequest() {
+	env, err := scanEnvelope(line)
+	if err != nil || !env.isRequest() {
+		// Not ours to judge: the server answers a malformed line -32700.
 		return line
 	}
 	key, _ := idKey(env.ID)
@@ -245,11 +240,11 @@ func (r *Relay) fromHost(line []byte) []byte {
 
 // pumpServer relays server → host until the server's stdout ends.
 func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *lineWriter) {
-	br := bufio.NewReaderSize(in, 64<<10)
+	lr := newLineReader(in)
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := lr.next()
 		if len(line) > 0 && r.fromServer(ctx, line, toServer) {
-			if werr := toHost.write(line, br.Buffered() == 0); werr != nil {
+			if werr := toHost.write(line, lr.idle()); werr != nil {
 				r.log.printf("writing to the host: %v", werr)
 			}
 		}
@@ -263,12 +258,8 @@ func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *
 // fromServer inspects one server line; it reports whether the line goes on
 // to the host.
 func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWriter) bool {
-	if !mayBeCall(line) {
-		r.noteResponse(line)
-		return true
-	}
-	var env envelope
-	if json.Unmarshal(line, &env) != nil {
+	env, err := scanEnvelope(line)
+	if err != nil {
 		return true
 	}
 	switch {
@@ -280,24 +271,19 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 		// the host never saw that id, so the notice stops here.
 		return !r.cancelPending(env.Params)
 	case env.isResponse():
-		r.noteResponse(line)
+		r.noteResponse(&env)
 	}
 	return true
 }
 
 // noteResponse keeps the relay's view of pending host requests current:
 // the initialize reply gives serverInfo and the agreed protocol version, and
-// a tools/call reply ends that call. Responses are decoded only while such a
-// request is pending.
-func (r *Relay) noteResponse(line []byte) {
+// a tools/call reply ends that call.
+func (r *Relay) noteResponse(env *envelope) {
 	r.mu.Lock()
 	waiting := r.initID != "" || len(r.calls) > 0
 	r.mu.Unlock()
 	if !waiting {
-		return
-	}
-	var env envelope
-	if json.Unmarshal(line, &env) != nil || !env.isResponse() {
 		return
 	}
 	key, ok := idKey(env.ID)
@@ -355,8 +341,48 @@ func withNewline(b []byte) []byte {
 	if len(b) > 0 && b[len(b)-1] == '\n' {
 		return b
 	}
-	return append(b, '\n')
+	return append(b[:len(b):len(b)], '\n') // never into a reader's buffer
 }
+
+// lineReader reads newline-terminated messages of any length (PROTOCOL.md
+// §7: never a fixed line cap). A line that fits the read buffer is returned
+// in place; a longer one is gathered in a buffer kept for the next long line.
+// The slice next returns is valid until the next call.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte
+}
+
+// keepLong is the largest gathering buffer kept between lines; a larger one
+// goes back to the garbage collector after its line.
+const keepLong = 32 << 20
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
+}
+
+func (lr *lineReader) next() ([]byte, error) {
+	line, err := lr.br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	if cap(lr.long) > keepLong {
+		lr.long = nil
+	}
+	lr.long = append(lr.long[:0], line...)
+	for {
+		line, err = lr.br.ReadSlice('\n')
+		lr.long = append(lr.long, line...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return lr.long, err
+		}
+	}
+}
+
+// idle reports whether no further input is buffered: the moment to flush
+// what was relayed, so a burst goes out in few writes and a lone message at
+// once.
+func (lr *lineReader) idle() bool { return lr.br.Buffered() == 0 }
 
 // lineWriter serialises whole lines from several goroutines onto one
 // stream, so that a prompt's answer never splits a relayed message.
@@ -370,9 +396,7 @@ func newLineWriter(w io.Writer) *lineWriter {
 }
 
 // write appends line (which ends in a newline, or is the stream's last
-// bytes) and flushes when flush is set: when the reader feeding it has
-// nothing more buffered, so a burst goes out in few writes and a lone
-// message goes out at once.
+// bytes) and flushes when flush is set.
 func (lw *lineWriter) write(line []byte, flush bool) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()

@@ -38,7 +38,7 @@ func ShowHistory(a fyne.App, src HistorySource) fyne.Window {
 	w := a.NewWindow("elicitray — history")
 	v := newHistoryView(src, func(doing string, err error) { showError(w, doing, err) })
 	w.SetContent(v.content)
-	w.Resize(fyne.NewSize(1100, 640))
+	w.Resize(fyne.NewSize(1240, 680))
 	w.CenterOnScreen()
 	w.Show()
 	v.onRefresh()
@@ -58,13 +58,13 @@ var historyColumns = []struct {
 	title string
 	width float32
 }{
-	{"Time", 160},
-	{"Server", 120},
-	{"Tool", 120},
-	{"Message", 320},
-	{"Action", 80},
-	{"Decided by", 120},
-	{"Time to answer", 120},
+	{"Time", 172},
+	{"Server", 95},
+	{"Tool", 100},
+	{"Message", 185},
+	{"Action", 65},
+	{"Decided by", 85},
+	{"Answered in", 108},
 }
 
 // historyView is the content of the history window.
@@ -131,7 +131,7 @@ func (v *historyView) build() fyne.CanvasObject {
 	bottom := container.NewBorder(nil, nil, nil, v.older, v.status)
 	list := container.NewBorder(top, bottom, nil, nil, v.table)
 	split := container.NewHSplit(list, container.NewVScroll(v.detail.content))
-	split.Offset = 0.62
+	split.Offset = 0.67
 	return split
 }
 

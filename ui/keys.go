@@ -45,6 +45,7 @@ func (k *promptKeys) bindCanvas(c fyne.Canvas) {
 type keyEntry struct {
 	widget.Entry
 	keys        *promptKeys
+	onFocus     func()
 	onFocusLost func()
 }
 
@@ -73,6 +74,15 @@ func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
+// FocusGained lets the prompt scroll the field into view: Fyne's scroll
+// containers do not follow the keyboard focus.
+func (e *keyEntry) FocusGained() {
+	e.Entry.FocusGained()
+	if e.onFocus != nil {
+		e.onFocus()
+	}
+}
+
 // FocusLost marks the field as touched through onFocusLost.
 func (e *keyEntry) FocusLost() {
 	e.Entry.FocusLost()
@@ -86,7 +96,16 @@ func (e *keyEntry) FocusLost() {
 // inner check boxes cannot be given these keys.
 type keyCheck struct {
 	widget.Check
-	keys *promptKeys
+	keys    *promptKeys
+	onFocus func()
+}
+
+// FocusGained lets the prompt scroll the field into view.
+func (c *keyCheck) FocusGained() {
+	c.Check.FocusGained()
+	if c.onFocus != nil {
+		c.onFocus()
+	}
 }
 
 func newKeyCheck(keys *promptKeys, label string, changed func(bool)) *keyCheck {
@@ -114,7 +133,16 @@ func (c *keyCheck) TypedKey(ev *fyne.KeyEvent) {
 // items cannot be given these keys.
 type keySelect struct {
 	widget.Select
-	keys *promptKeys
+	keys    *promptKeys
+	onFocus func()
+}
+
+// FocusGained lets the prompt scroll the field into view.
+func (s *keySelect) FocusGained() {
+	s.Select.FocusGained()
+	if s.onFocus != nil {
+		s.onFocus()
+	}
 }
 
 func newKeySelect(keys *promptKeys, options []string, changed func(string)) *keySelect {

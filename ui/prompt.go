@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -82,12 +83,13 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	if a.Icon() != nil {
 		win.SetIcon(a.Icon())
 	}
-	win.Resize(promptSize(v.content))
+	win.Resize(v.size())
 	win.CenterOnScreen()
-	v.armedAt = v.now().Add(keyGuard)
 	win.Show()
 	v.focusFirst()
 	win.RequestFocus()
+	// Armed from when the window exists: creating it can take a while.
+	v.armedAt = v.now().Add(keyGuard)
 	return pw
 }
 
@@ -113,13 +115,12 @@ func promptTitle(server string) string {
 	return "elicitray — " + server + " asks"
 }
 
-// promptSize is 560 wide and as tall as the content wants, within bounds
+// size is 560 wide and as tall as the whole form wants, within bounds
 // that keep a long form on the screen (the form scrolls).
-func promptSize(content fyne.CanvasObject) fyne.Size {
-	h := content.MinSize().Height
-	h = max(h, 360)
-	h = min(h, 720)
-	return fyne.NewSize(560, h)
+func (v *promptView) size() fyne.Size {
+	h := v.top.MinSize().Height + v.form.MinSize().Height + v.bottom.MinSize().Height +
+		4*theme.Padding()
+	return fyne.NewSize(560, min(max(h, 320), 720))
 }
 
 // promptView is the content of a prompt window, without the window, so that
@@ -142,6 +143,10 @@ type promptView struct {
 	attempted bool
 
 	canvas  fyne.Canvas // set by attach; nil until then
+	top     fyne.CanvasObject
+	form    *fyne.Container
+	scroll  *container.Scroll // around form
+	bottom  fyne.CanvasObject
 	keys    *promptKeys
 	rows    []*fieldRow
 	hint    *widget.Label
@@ -180,7 +185,7 @@ func (v *promptView) guarded(f func()) func() {
 }
 
 func (v *promptView) build() fyne.CanvasObject {
-	header := container.NewVBox()
+	header := container.New(layout.NewCustomPaddedVBoxLayout(0))
 	name := widget.NewLabelWithStyle(v.p.Server, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	name.SizeName = theme.SizeNameHeadingText
 	name.Truncation = fyne.TextTruncateEllipsis
@@ -197,13 +202,15 @@ func (v *promptView) build() fyne.CanvasObject {
 	msg.Wrapping = fyne.TextWrapWord
 	message := container.New(&maxHeightLayout{max: 160, inner: msg}, container.NewVScroll(msg))
 
-	form := container.NewVBox()
+	v.form = container.NewVBox()
+	form := v.form
 	if v.p.Form != nil {
 		defaults := v.p.Form.Defaults()
 		anyRequired := false
 		for i := range v.p.Form.Fields {
 			f := &v.p.Form.Fields[i]
 			r := newFieldRow(f, v.keys, defaults[f.Name], v.onFieldChanged)
+			r.onFocus = v.reveal
 			v.rows = append(v.rows, r)
 			form.Add(r.build())
 			anyRequired = anyRequired || f.Required
@@ -223,9 +230,34 @@ func (v *promptView) build() fyne.CanvasObject {
 	buttons := container.NewBorder(nil, nil, nil,
 		container.NewHBox(v.cancel, v.decline, v.submit), v.hint)
 
-	top := container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
-	bottom := container.NewVBox(widget.NewSeparator(), buttons)
-	return container.NewBorder(top, bottom, nil, nil, container.NewVScroll(form))
+	v.top = container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
+	v.bottom = container.NewVBox(widget.NewSeparator(), buttons)
+	// Room on the right for the scroll bar, which Fyne draws over the content.
+	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), form)
+	v.scroll = container.NewVScroll(padded)
+	return container.NewBorder(v.top, v.bottom, nil, nil, v.scroll)
+}
+
+// reveal scrolls the form so that o, a field getting the keyboard focus,
+// is in view: Fyne's scroll containers do not follow the focus.
+func (v *promptView) reveal(o fyne.CanvasObject) {
+	if v.canvas == nil {
+		return
+	}
+	d := fyne.CurrentApp().Driver()
+	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(v.form).Y
+	bottom := top + o.Size().Height
+	view := v.scroll.Size().Height
+	offset := v.scroll.Offset.Y
+	switch {
+	case top < offset:
+		offset = top
+	case bottom > offset+view:
+		offset = min(top, bottom-view)
+	default:
+		return
+	}
+	v.scroll.ScrollToOffset(fyne.NewPos(0, max(offset, 0)))
 }
 
 // attach binds the prompt's keys to c, the canvas showing the content.
@@ -349,6 +381,8 @@ type fieldRow struct {
 	keys     *promptKeys
 	changed  func()
 	initial  any
+	onFocus  func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
+	box      *fyne.Container
 	err      error
 	edited   bool // the user changed the entry's text
 	touched  bool
@@ -369,7 +403,13 @@ func newFieldRow(f *elicit.Field, keys *promptKeys, initial any, changed func())
 }
 
 func (r *fieldRow) build() fyne.CanvasObject {
-	box := container.NewVBox()
+	r.box = container.NewVBox()
+	box := r.box
+	focused := func() {
+		if r.onFocus != nil {
+			r.onFocus(r.box)
+		}
+	}
 	label := r.f.Label()
 	if r.f.Required {
 		label += " *"
@@ -377,6 +417,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 	switch r.f.Kind {
 	case elicit.KindBoolean:
 		r.check = newKeyCheck(r.keys, label, func(bool) { r.onTouched() })
+		r.check.onFocus = focused
 		if b, ok := r.initial.(bool); ok {
 			r.check.Checked = b
 		}
@@ -398,6 +439,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			}
 		}
 		r.sel.OnChanged = func(string) { r.onTouched() }
+		r.sel.onFocus = focused
 		box.Add(r.sel)
 	case elicit.KindMultiSelect:
 		box.Add(boldLabel(label))
@@ -410,6 +452,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		for _, o := range r.f.Options {
 			c := newKeyCheck(r.keys, o.Label, func(bool) { r.onTouched() })
 			c.Checked = ticked[o.Value]
+			c.onFocus = focused
 			r.multi = append(r.multi, c)
 			box.Add(c)
 		}
@@ -426,6 +469,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		// An entry's error waits until the user leaves it after typing:
 		// "not an email" while the address is half typed helps nobody, and
 		// tabbing through an empty field is not a mistake yet.
+		r.entry.onFocus = focused
 		r.entry.onFocusLost = func() {
 			if r.edited {
 				r.onTouched()
@@ -521,14 +565,18 @@ func (r *fieldRow) showError(err error, visible bool) {
 	r.errLabel.Show()
 }
 
-// fieldMessage is the sentence shown under a field, e.g. "Copies is too
-// large.": elicit's messages complete the field's label.
+// fieldMessage is the sentence shown under a field: "Copies must be at
+// most 100.", "Channels: choose at most 3.". Most of elicit's messages
+// complete the field's label; the others follow it after a colon.
 func fieldMessage(err error) string {
 	var fe *elicit.FieldError
-	if errors.As(err, &fe) {
+	if !errors.As(err, &fe) {
+		return sentence(err)
+	}
+	if strings.HasPrefix(fe.Msg, "is ") || strings.HasPrefix(fe.Msg, "must ") {
 		return sentence(errors.New(fe.Label + " " + fe.Msg))
 	}
-	return sentence(err)
+	return sentence(errors.New(fe.Label + ": " + fe.Msg))
 }
 
 // placeholder hints at the expected text: the format of a string, the range
@@ -619,7 +667,7 @@ func smallLabel(s string) *widget.Label {
 func helpLabel(s string) *widget.Label {
 	l := widget.NewLabel(s)
 	l.SizeName = theme.SizeNameCaptionText
-	l.Importance = widget.LowImportance
+	l.TextStyle.Italic = true
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }

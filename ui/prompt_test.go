@@ -104,9 +104,10 @@ func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
 
 func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 	for _, tt := range []struct {
-		name  string
-		field string // the field that must show an error
-		input func(h *promptHarness)
+		name    string
+		field   string // the field that must show the error
+		input   func(h *promptHarness)
+		wantErr string
 	}{
 		{
 			name:  "email not an email",
@@ -115,6 +116,7 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 				h.typeInto("fullName", "Ada")
 				h.typeInto("email", "not-an-email")
 			},
+			wantErr: "Email must be a valid email address such as name@example.com.",
 		},
 		{
 			name:  "required name empty",
@@ -123,6 +125,15 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 				h.typeInto("fullName", "Ada")
 				h.retype("fullName", "")
 			},
+			wantErr: "Full name is required.",
+		},
+		{
+			name:  "required name never typed",
+			field: "fullName",
+			input: func(h *promptHarness) {
+				h.typeInto("greeting", "!")
+			},
+			wantErr: "Full name is required.",
 		},
 		{
 			name:  "copies out of range",
@@ -131,6 +142,7 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 				h.typeInto("fullName", "Ada")
 				h.retype("copies", "500")
 			},
+			wantErr: "Copies must be at most 100.",
 		},
 		{
 			name:  "copies not a number",
@@ -139,6 +151,18 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 				h.typeInto("fullName", "Ada")
 				h.retype("copies", "seven")
 			},
+			wantErr: "Copies must be a whole number.",
+		},
+		{
+			name:  "too many channels",
+			field: "channels",
+			input: func(h *promptHarness) {
+				h.typeInto("fullName", "Ada")
+				h.tick("channels", "Chat")
+				h.tick("channels", "Wiki")
+				h.tick("channels", "SMS")
+			},
+			wantErr: "Channels: choose at most 3.",
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,8 +170,8 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 			tt.input(h)
 			r := h.row(tt.field)
 
-			// Still in the field: Return tries to submit, which must fail
-			// and show the error.
+			// Return tries to submit, which must fail, show the error and
+			// take the user to the field.
 			h.press(fyne.KeyReturn)
 			if h.c.Focused() != r.focusTarget() {
 				t.Errorf("focus is on %T after Return, want the invalid field %q", h.c.Focused(), tt.field)
@@ -159,8 +183,8 @@ func TestPromptInvalidFormCannotBeSubmitted(t *testing.T) {
 			if !h.v.submit.Disabled() {
 				t.Error("Submit is enabled on an invalid form")
 			}
-			if !r.errLabel.Visible() || r.errLabel.Text == "" {
-				t.Errorf("no error shown under %q (label %q, visible %v)", tt.field, r.errLabel.Text, r.errLabel.Visible())
+			if !r.errLabel.Visible() || r.errLabel.Text != tt.wantErr {
+				t.Errorf("under %q: %q (visible %v), want %q", tt.field, r.errLabel.Text, r.errLabel.Visible(), tt.wantErr)
 			}
 			if got := h.v.hint.Text; !strings.Contains(got, r.f.Label()) {
 				t.Errorf("hint %q does not name %q", got, r.f.Label())

@@ -26,6 +26,11 @@ const (
 // references from recursing for long.
 const maxRefDepth = 32
 
+// maxPointerDepth bounds the tokens of one $ref pointer; "#/$defs/Name" has
+// two. Each level walked is decoded once, so a deep pointer costs a
+// decoding of the document per level.
+const maxPointerDepth = 16
+
 // Parse turns a form-mode requestedSchema (PROTOCOL.md §4) into a Form whose
 // Fields are in the order the properties appear in the JSON text.
 //
@@ -46,7 +51,7 @@ func Parse(requestedSchema json.RawMessage) (*Form, error) {
 	}
 	var root schemaObject
 	if err := json.Unmarshal(raw, &root); err != nil || root == nil {
-		return nil, &SchemaError{Reason: `must be a JSON object with "type": "object" (PROTOCOL.md §4)`}
+		return nil, &SchemaError{Reason: `must be a JSON object with "type": "object"`}
 	}
 	if err := checkDialect(root); err != nil {
 		return nil, &SchemaError{Reason: err.Error()}
@@ -63,7 +68,7 @@ func Parse(requestedSchema json.RawMessage) (*Form, error) {
 		return nil, err
 	}
 
-	r := &resolver{root: raw}
+	r := newResolver(raw)
 	form := &Form{
 		Fields: make([]Field, 0, len(props)),
 		// A copy: the caller may reuse its buffer, and Content validates
@@ -72,7 +77,7 @@ func Parse(requestedSchema json.RawMessage) (*Form, error) {
 		final:  new(finalCheck),
 	}
 	for _, p := range props {
-		fld, err := r.field(p.name, p.raw, slices.Contains(required, p.name))
+		fld, err := r.field(p.name, p.raw, required[p.name])
 		if err != nil {
 			return nil, &SchemaError{Property: p.name, Reason: err.Error()}
 		}
@@ -114,6 +119,7 @@ func orderedProperties(raw json.RawMessage) ([]property, error) {
 		return nil, notObject
 	}
 	var props []property
+	seen := make(map[string]bool)
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -126,9 +132,10 @@ func orderedProperties(raw json.RawMessage) ([]property, error) {
 		}
 		// Two fields with one key could not both be sent, and decoders
 		// disagree about which one wins.
-		if slices.ContainsFunc(props, func(p property) bool { return p.name == name }) {
+		if seen[name] {
 			return nil, &SchemaError{Property: name, Reason: "appears twice in properties"}
 		}
+		seen[name] = true
 		props = append(props, property{name, v})
 	}
 	return props, nil
@@ -191,7 +198,7 @@ func (o schemaObject) count(k string) (*int, error) {
 }
 
 // required returns the root's "required" list.
-func (o schemaObject) required() ([]string, error) {
+func (o schemaObject) required() (map[string]bool, error) {
 	if !o.has("required") {
 		return nil, nil
 	}
@@ -199,7 +206,11 @@ func (o schemaObject) required() ([]string, error) {
 	if err := json.Unmarshal(o["required"], &names); err != nil {
 		return nil, errors.New(`"required" must be a list of property names`)
 	}
-	return names, nil
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set, nil
 }
 
 // typeName returns "type", "" when absent. A list of one type plus "null"
@@ -224,9 +235,22 @@ func (o schemaObject) typeName() (string, error) {
 	return list[0], nil
 }
 
-// resolver follows local references within one requestedSchema.
+// resolver follows local references within one requestedSchema. It
+// remembers what it decoded: a schema whose thousands of properties all
+// point at one definition must cost one decoding of that definition, not
+// one of the whole document per property.
 type resolver struct {
-	root json.RawMessage
+	root     json.RawMessage
+	children map[string]map[string]json.RawMessage // pointer → its members; arrays by index
+	resolved map[string]schemaObject               // $ref → the object it resolves to
+}
+
+func newResolver(root json.RawMessage) *resolver {
+	return &resolver{
+		root:     root,
+		children: make(map[string]map[string]json.RawMessage),
+		resolved: make(map[string]schemaObject),
+	}
 }
 
 // object decodes the schema object raw and merges in what its "$ref" and a
@@ -244,17 +268,7 @@ func (r *resolver) object(raw json.RawMessage, seen []string) (schemaObject, err
 		if err != nil {
 			return nil, err
 		}
-		if slices.Contains(seen, ref) {
-			return nil, fmt.Errorf("$ref %q refers back to itself", ref)
-		}
-		if len(seen) >= maxRefDepth {
-			return nil, fmt.Errorf("$ref %q: references nest too deeply", ref)
-		}
-		target, err := r.pointer(ref)
-		if err != nil {
-			return nil, err
-		}
-		base, err := r.object(target, append(slices.Clip(seen), ref))
+		base, err := r.ref(ref, seen)
 		if err != nil {
 			return nil, err
 		}
@@ -277,6 +291,30 @@ func (r *resolver) object(raw json.RawMessage, seen []string) (schemaObject, err
 		delete(obj, "allOf")
 		obj = merge(base, obj)
 	}
+	return obj, nil
+}
+
+// ref returns the object ref resolves to, with its own references merged.
+// Only successes are remembered: a cycle is an error on every path to it.
+func (r *resolver) ref(ref string, seen []string) (schemaObject, error) {
+	if obj, ok := r.resolved[ref]; ok {
+		return obj, nil
+	}
+	if slices.Contains(seen, ref) {
+		return nil, fmt.Errorf("$ref %q refers back to itself", ref)
+	}
+	if len(seen) >= maxRefDepth {
+		return nil, fmt.Errorf("$ref %q: references nest too deeply", ref)
+	}
+	target, err := r.pointer(ref)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := r.object(target, append(slices.Clip(seen), ref))
+	if err != nil {
+		return nil, err
+	}
+	r.resolved[ref] = obj // shared: merge copies, nothing writes to it
 	return obj, nil
 }
 
@@ -304,30 +342,53 @@ func (r *resolver) pointer(ref string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, unresolved
 	}
-	cur := r.root
 	if frag == "" {
-		return cur, nil
+		return r.root, nil
 	}
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) == nil && obj != nil {
-			next, ok := obj[tok]
-			if !ok {
-				return nil, unresolved
-			}
-			cur = next
-			continue
+	toks := strings.Split(frag[1:], "/")
+	if len(toks) > maxPointerDepth {
+		return nil, fmt.Errorf("$ref %q points too deep into the schema", ref)
+	}
+	cur, path := r.root, ""
+	for _, tok := range toks {
+		kids, ok := r.children[path]
+		if !ok {
+			kids = members(cur)
+			r.children[path] = kids
 		}
-		var arr []json.RawMessage
-		i, err := strconv.Atoi(tok)
-		if json.Unmarshal(cur, &arr) != nil || err != nil || i < 0 || i >= len(arr) {
+		if cur, ok = kids[tok]; !ok {
 			return nil, unresolved
 		}
-		cur = arr[i]
+		path += "/" + tok // still escaped, so distinct members stay distinct
 	}
 	return cur, nil
 }
+
+// members decodes a JSON object or array into its members, with array
+// elements under their decimal index; a scalar has none. Member names are
+// the pointer tokens that reach them, escaped as RFC 6901 requires
+// ("~0" for "~", "~1" for "/").
+func members(raw json.RawMessage) map[string]json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil && obj != nil {
+		out := make(map[string]json.RawMessage, len(obj))
+		for k, v := range obj {
+			out[pointerEscaper.Replace(k)] = v
+		}
+		return out
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(raw, &arr) != nil {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(arr))
+	for i, v := range arr {
+		out[strconv.Itoa(i)] = v
+	}
+	return out
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // field builds the Field for one property (PROTOCOL.md §4 table). Its
 // errors are reasons; Parse adds the property name.

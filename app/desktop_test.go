@@ -1,0 +1,451 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// The helpers below drive the real program as a user's desktop would: a host
+// (the official Go SDK) runs `elicitray wrap`, the wrapper starts the hub, the
+// hub shows windows on the X server in DISPLAY, and xdotool types into them.
+
+// desktopWait bounds every wait for something a person would see (a window,
+// a tool result, a hub): generous, because a loaded machine may take seconds
+// to start Fyne; a working run never waits that long.
+const desktopWait = 60 * time.Second
+
+// pollEvery is how often a wait looks again.
+const pollEvery = 50 * time.Millisecond
+
+// promptKeyGuard is ui.keyGuard: keys reaching a prompt window in its first
+// half second are ignored on purpose (DESIGN.md: "A key pressed just before a
+// window appears must not answer it").
+const promptKeyGuard = 500 * time.Millisecond
+
+// needDisplay skips a test that shows windows when there is no X server,
+// except in CI, where a skipped end-to-end test would hide a broken set-up.
+func needDisplay(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DISPLAY") != "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("this test shows desktop windows and needs DISPLAY: run under make test")
+	}
+	t.Skip("this test shows desktop windows and needs DISPLAY: run under make test (Xvfb)")
+}
+
+// desktop is one test's user session: its own ELICITRAY_HOME, the hub the
+// wrappers start there, and the windows that hub shows.
+type desktop struct {
+	t     *testing.T
+	home  string
+	paths Paths
+	logs  []string // wrapper logs (stderr), shown when a test fails
+}
+
+// newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub
+// and checks that no process started for it is left.
+func newDesktop(t *testing.T) *desktop {
+	t.Helper()
+	needDisplay(t)
+	for _, tool := range []string{"xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
+		}
+	}
+	d := &desktop{t: t, home: testHome(t)}
+	d.paths = DefaultPaths()
+	t.Cleanup(d.stop)
+	return d
+}
+
+// with is d for subtest t.
+func (d *desktop) with(t *testing.T) *desktop {
+	c := *d
+	c.t = t
+	return &c
+}
+
+// connect runs `elicitray wrap --name name -- server…` as the official Go
+// SDK's host would, and initializes a session at protocol version 2025-11-25
+// (legacy elicitation, PROTOCOL.md §1). The host has no ElicitationHandler,
+// so it declares no elicitation itself: the wrapper does.
+func (d *desktop) connect(name string, server ...string) *mcp.ClientSession {
+	d.t.Helper()
+	logPath := filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.logs = append(d.logs, logPath)
+	cmd := exec.Command(elicitrayBin, append([]string{"wrap", "--name", name, "--"}, server...)...)
+	// A file, not a buffer: exec.Cmd.Wait would wait for every holder of a pipe.
+	cmd.Stderr = logf
+	host := mcp.NewClient(&mcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, nil)
+	cs, err := host.Connect(d.t.Context(), &mcp.CommandTransport{Command: cmd},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		logf.Close()
+		d.t.Fatalf("connecting to elicitray wrap: %v%s", err, d.diagnostics())
+	}
+	d.t.Cleanup(func() {
+		// Closing the session closes the wrapper's stdin: the wrapper stops
+		// its server and exits (the hub stays, as for a real host).
+		t0 := time.Now(); defer func() { d.t.Logf("DEBUG close took %v", time.Since(t0)) }()
+		if err := cs.Close(); err != nil {
+			d.t.Logf("closing the MCP session: %v", err)
+		}
+		logf.Close()
+	})
+	return cs
+}
+
+// toolCall is the outcome of one tools/call.
+type toolCall struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+// call starts tools/call name in the background: it blocks until someone
+// answers the elicitation it causes.
+func (d *desktop) call(cs *mcp.ClientSession, name string) <-chan toolCall {
+	ch := make(chan toolCall, 1)
+	ctx := d.t.Context()
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		ch <- toolCall{res, err}
+	}()
+	return ch
+}
+
+// result waits for a call's result and returns its text.
+func (d *desktop) result(ch <-chan toolCall) string {
+	d.t.Helper()
+	select {
+	case c := <-ch:
+		if c.err != nil {
+			d.t.Fatalf("tools/call failed: %v%s", c.err, d.diagnostics())
+		}
+		var text strings.Builder
+		for _, content := range c.res.Content {
+			if tc, ok := content.(*mcp.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		if c.res.IsError {
+			d.t.Fatalf("tools/call returned an error result: %s%s", text.String(), d.diagnostics())
+		}
+		return text.String()
+	case <-time.After(desktopWait):
+		d.t.Fatalf("no tools/call result within %v%s", desktopWait, d.diagnostics())
+	}
+	return ""
+}
+
+// hubPID is the PID the running hub wrote in its lock file, or 0 while there
+// is none (no hub yet, or one still writing it).
+func (d *desktop) hubPID() int {
+	b, err := os.ReadFile(d.paths.Lock)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// window waits for the hub's prompt window and returns its X window id, the
+// hub's PID, and when the window was first seen. Only windows of the hub
+// named in the lock file count, so windows of other tests on the same X
+// server never do; there must be exactly one, as prompts queue.
+func (d *desktop) window() (win string, hubPID int, seen time.Time) {
+	d.t.Helper()
+	deadline := time.Now().Add(desktopWait)
+	for {
+		if pid := d.hubPID(); pid > 0 {
+			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+				return ids[0], pid, time.Now()
+			} else if len(ids) > 1 {
+				d.t.Fatalf("hub %d shows %d prompt windows at once, want one at a time%s", pid, len(ids), d.diagnostics())
+			}
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("no prompt window appeared within %v%s", desktopWait, d.diagnostics())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// visibleWindows lists the mapped windows whose title starts with
+// "elicitray", of the process pid when pid is not empty.
+func visibleWindows(pid string) []string {
+	args := []string{"search", "--onlyvisible"}
+	if pid != "" {
+		args = append(args, "--pid", pid)
+	}
+	// search exits 1 when it finds nothing: that is an empty list.
+	out, _ := exec.Command("xdotool", append(args, "--name", "^elicitray")...).Output()
+	return strings.Fields(string(out))
+}
+
+// title is the title of window win.
+func (d *desktop) title(win string) string {
+	d.t.Helper()
+	out, err := exec.Command("xdotool", "getwindowname", win).Output()
+	if err != nil {
+		d.t.Fatalf("xdotool getwindowname %s: %v", win, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// closed waits until window win is no longer on the screen.
+func (d *desktop) closed(win string) {
+	d.t.Helper()
+	deadline := time.Now().Add(desktopWait)
+	for {
+		open := false
+		for _, id := range visibleWindows("") {
+			open = open || id == win
+		}
+		if !open {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("window %s still open %v after it was answered%s", win, desktopWait, d.diagnostics())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// armed returns once keys reach the prompt window first seen at seen. The
+// guard leaves no trace a test could watch (a key it swallows changes
+// nothing), so this is a pause, and the only one: the prompt starts its guard
+// before the window is shown, so promptKeyGuard after the window was seen,
+// the guard is over.
+func armed(seen time.Time) {
+	time.Sleep(time.Until(seen.Add(promptKeyGuard + 100*time.Millisecond)))
+}
+
+// xdo runs xdotool with args: typing and key presses go to the window named
+// by --window (XSendEvent), which needs no window manager.
+func (d *desktop) xdo(args ...string) {
+	d.t.Helper()
+	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
+		d.t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// screenshot saves the whole screen as DIR/name when ELICITRAY_SCREENSHOTS
+// names a directory (make screenshots: the README's pictures).
+func (d *desktop) screenshot(name string) {
+	d.t.Helper()
+	dir := os.Getenv("ELICITRAY_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		d.t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if out, err := exec.Command("import", "-window", "root", path).CombinedOutput(); err != nil {
+		d.t.Fatalf("import -window root %s: %v\n%s", path, err, out)
+	}
+	d.t.Logf("screenshot: %s", path)
+}
+
+// history is `elicitray history list --json`: every decision, newest first.
+func (d *desktop) history() []history.Record {
+	d.t.Helper()
+	cmd := exec.Command(elicitrayBin, "history", "list", "--json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		d.t.Fatalf("elicitray history list --json: %v\n%s%s", err, stderr.String(), d.diagnostics())
+	}
+	var recs []history.Record
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var r history.Record
+		if err := dec.Decode(&r); err != nil {
+			d.t.Fatalf("elicitray history list --json printed something else than records: %v\n%s", err, out)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// decision is what the history says about one elicitation, as a person
+// reading `elicitray history` sees it.
+type decision struct {
+	Server     string
+	ServerInfo string
+	Tool       string
+	Action     string
+	DecidedBy  string
+	Reason     string
+	Content    map[string]any
+}
+
+func decisionOf(r history.Record) decision {
+	return decision{
+		Server:     r.Server,
+		ServerInfo: r.ServerInfo.Name,
+		Tool:       r.Tool,
+		Action:     r.Action,
+		DecidedBy:  r.DecidedBy,
+		Reason:     r.Reason,
+		Content:    r.Content,
+	}
+}
+
+// diagnostics is the hub log and the wrapper logs, for failure messages.
+func (d *desktop) diagnostics() string {
+	var b strings.Builder
+	hubLog, err := os.ReadFile(d.paths.HubLog)
+	if err != nil {
+		hubLog = []byte(err.Error())
+	}
+	b.WriteString("\n--- hub log (" + d.paths.HubLog + ") ---\n")
+	b.Write(hubLog)
+	for _, p := range d.logs {
+		wl, _ := os.ReadFile(p)
+		b.WriteString("\n--- wrapper log ---\n")
+		b.Write(wl)
+	}
+	return b.String()
+}
+
+// stop kills the hub (a user's hub outlives its wrappers; a test's must
+// not) and waits until no process started for this test is left: wrappers,
+// servers, hubs. A process left behind would keep the test's session bus
+// (dbus-run-session) and X server alive after the run.
+func (d *desktop) stop() {
+	t0 := time.Now(); defer func() { d.t.Logf("DEBUG stop took %v", time.Since(t0)) }()
+	if pid := d.hubPID(); pid > 0 && len(ownProcesses(d.home, pid)) > 0 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(desktopWait)
+	for {
+		left := ownProcesses(d.home, 0)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Errorf("processes left %v after the test:\n%s", desktopWait, strings.Join(left, "\n"))
+			for _, p := range left {
+				pid, _ := strconv.Atoi(strings.Fields(p)[0])
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			return
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// ownProcesses lists ("PID command line") the live processes, other than
+// this test, whose environment has ELICITRAY_HOME=home: everything the test
+// started, however detached. With only set, it looks at that PID alone.
+func ownProcesses(home string, only int) []string {
+	want := "ELICITRAY_HOME=" + home
+	var pids []string
+	if only > 0 {
+		pids = []string{strconv.Itoa(only)}
+	} else {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			if _, err := strconv.Atoi(e.Name()); err == nil {
+				pids = append(pids, e.Name())
+			}
+		}
+	}
+	self := strconv.Itoa(os.Getpid())
+	var left []string
+	for _, pid := range pids {
+		if pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + pid + "/environ")
+		if err != nil || !hasEntry(env, want) || zombie(pid) {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		left = append(left, pid+" "+strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " ")))
+	}
+	return left
+}
+
+// hasEntry reports whether the NUL-separated environment env holds entry.
+func hasEntry(env []byte, entry string) bool {
+	for _, e := range bytes.Split(env, []byte{0}) {
+		if string(e) == entry {
+			return true
+		}
+	}
+	return false
+}
+
+// zombie reports whether process pid has exited and only waits to be
+// reaped by its parent.
+func zombie(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return true
+	}
+	// The state follows the command name in parentheses, which may contain
+	// anything: look after the last ')'.
+	s := string(stat)
+	rest := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(rest) > 0 && rest[0] == "Z"
+}
+
+// rawResult is the ElicitResult server-everything received, as it echoes it
+// after "Raw result: ".
+type rawResult struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+var rawResultRE = regexp.MustCompile(`(?s)Raw result: (\{.*\})`)
+
+func parseRawResult(t *testing.T, text string) rawResult {
+	t.Helper()
+	m := rawResultRE.FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("tool result has no \"Raw result: {…}\":\n%s", text)
+	}
+	var r rawResult
+	if err := json.Unmarshal([]byte(m[1]), &r); err != nil {
+		t.Fatalf("tool result's raw result is not JSON: %v\n%s", err, text)
+	}
+	return r
+}
+
+// hubAnswers reports whether a hub answers a history query on its socket.
+func hubAnswers(ctx context.Context, p Paths) bool {
+	c := &hubClient{paths: p} // no start: never starts a hub
+	_, err := c.call(ctx, wireMsg{Op: opHistory, Query: &history.Query{Limit: 1}}, nil)
+	c.mu.Lock()
+	if c.conn != nil {
+		c.conn.c.Close()
+	}
+	c.mu.Unlock()
+	return err == nil
+}

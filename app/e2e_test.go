@@ -1,0 +1,258 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// everythingBin is the reference server, installed by `make deps-npm`.
+const everythingBin = "../testdata/npm/node_modules/.bin/mcp-server-everything"
+
+// TestEndToEndEverything answers server-everything's elicitation three ways
+// from a real window, with the official Go SDK as the host: what the user
+// types and the form's defaults reach the server as typed JSON, Alt+D
+// declines, Escape cancels, and each decision is in the history.
+func TestEndToEndEverything(t *testing.T) {
+	needDisplay(t)
+	server, err := filepath.Abs(everythingBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(server); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("server-everything is not installed (%v): run make deps-npm", err)
+		}
+		t.Skipf("server-everything is not installed (%v): run make deps-npm", err)
+	}
+	d := newDesktop(t)
+	cs := d.connect("everything", server)
+	serverInfo := cs.InitializeResult().ServerInfo.Name
+
+	for i, tt := range []struct {
+		name string
+		// typing is typed into the focused first field (the name) first;
+		// typing is not guarded, answering keys are.
+		typing string
+		key    string
+		// says is what server-everything writes for the action.
+		says string
+		want rawResult
+	}{
+		{
+			name:   "Return submits the name and the defaults",
+			typing: "Ada Lovelace",
+			key:    "Return",
+			says:   "User inputs:\n- Name: Ada Lovelace\n",
+			want: rawResult{Action: "accept", Content: map[string]any{
+				"name":                       "Ada Lovelace",
+				"check":                      false,
+				"firstLine":                  "It was a dark and stormy night.",
+				"integer":                    42.0, // a JSON number, as the schema says
+				"number":                     3.14,
+				"untitledSingleSelectEnum":   "Monica",
+				"untitledMultipleSelectEnum": []any{"Guitar"},
+				"titledSingleSelectEnum":     "hero-1",
+				"titledMultipleSelectEnum":   []any{"fish-1"},
+				"legacyTitledEnum":           "pet-1",
+			}},
+		},
+		{
+			name: "Alt+D declines",
+			key:  "alt+d",
+			says: "User declined to provide the requested information.",
+			want: rawResult{Action: "decline"},
+		},
+		{
+			name: "Escape cancels",
+			key:  "Escape",
+			says: "User cancelled the elicitation dialog.",
+			want: rawResult{Action: "cancel"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := d.with(t)
+			call := d.call(cs, "trigger-elicitation-request")
+			t0 := time.Now()
+			win, _, seen := d.window()
+			t.Logf("DEBUG window after %v", time.Since(t0))
+			if got, want := d.title(win), "elicitray — everything asks"; got != want {
+				t.Errorf("window title %q, want %q (the configured name)", got, want)
+			}
+			if tt.typing != "" {
+				d.xdo("type", "--window", win, tt.typing)
+			}
+			armed(seen)
+			if i == 0 {
+				d.screenshot("prompt.png")
+			}
+			d.xdo("key", "--window", win, tt.key)
+
+			text := d.result(call)
+			if !strings.Contains(text, tt.says) {
+				t.Errorf("tool result does not say %q:\n%s", tt.says, text)
+			}
+			if diff := cmp.Diff(tt.want, parseRawResult(t, text)); diff != "" {
+				t.Errorf("ElicitResult the server received mismatch (-want +got):\n%s", diff)
+			}
+			d.closed(win)
+
+			recs := d.history()
+			if len(recs) != i+1 {
+				t.Fatalf("history holds %d decisions after %d answers, want one each", len(recs), i+1)
+			}
+			want := decision{
+				Server:     "everything",
+				ServerInfo: serverInfo,
+				Tool:       "trigger-elicitation-request",
+				Action:     tt.want.Action,
+				DecidedBy:  "user",
+				Content:    tt.want.Content,
+			}
+			if diff := cmp.Diff(want, decisionOf(recs[0])); diff != "" {
+				t.Errorf("newest history record mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHubRestartsAfterCrash kills the hub while a window is open: the tool
+// call ends cancel (nobody answered), and the next elicitation starts a new
+// hub whose window the user answers; the history keeps both.
+func TestHubRestartsAfterCrash(t *testing.T) {
+	d := newDesktop(t)
+	cs := d.connect("demo", elicitrayBin, "demo-server")
+	serverInfo := cs.InitializeResult().ServerInfo.Name
+
+	first := d.call(cs, "confirm_deploy")
+	win, crashed, _ := d.window()
+	if err := syscall.Kill(crashed, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing hub %d: %v", crashed, err)
+	}
+	if got := d.result(first); got != "cancel" {
+		t.Errorf("with the hub killed, the server got %q, want cancel", got)
+	}
+	d.closed(win)
+
+	second := d.call(cs, "confirm_deploy")
+	win, restarted, seen := d.window()
+	if restarted == crashed {
+		t.Fatalf("the window belongs to hub %d, the one killed", restarted)
+	}
+	armed(seen)
+	d.xdo("key", "--window", win, "Return")
+	if got, want := d.result(second), `accept: {"confirm":false,"environment":"staging"}`; got != want {
+		t.Errorf("after the restart, the server got %q, want %q", got, want)
+	}
+	d.closed(win)
+
+	var got []decision
+	for _, r := range d.history() {
+		got = append(got, decisionOf(r))
+	}
+	want := []decision{
+		{
+			Server: "demo", ServerInfo: serverInfo, Tool: "confirm_deploy",
+			Action: "accept", DecidedBy: "user",
+			Content: map[string]any{"confirm": false, "environment": "staging"},
+		},
+		{
+			Server: "demo", ServerInfo: serverInfo, Tool: "confirm_deploy",
+			Action: "cancel", DecidedBy: "error", Reason: ErrHubGone.Error(),
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestOneHubWhenStartedTogether starts four hubs at once for one user:
+// exactly one stays and answers on the socket; the others say a hub runs and
+// exit 0 (DESIGN.md: "two racing starts must end with exactly one hub").
+func TestOneHubWhenStartedTogether(t *testing.T) {
+	d := newDesktop(t)
+	const n = 4
+	type hub struct {
+		cmd    *exec.Cmd
+		stderr bytes.Buffer
+		err    error
+	}
+	hubs := make([]*hub, n)
+	exited := make(chan int, n)
+	for i := range hubs {
+		h := &hub{cmd: exec.Command(elicitrayBin, "hub")}
+		h.cmd.Stderr = &h.stderr
+		if err := h.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		hubs[i] = h
+		go func() {
+			h.err = h.cmd.Wait()
+			exited <- i
+		}()
+	}
+	running := map[int]bool{0: true, 1: true, 2: true, 3: true}
+	t.Cleanup(func() {
+		for i := range running {
+			_ = hubs[i].cmd.Process.Kill()
+		}
+		for len(running) > 0 {
+			delete(running, <-exited)
+		}
+	})
+
+	deadline := time.After(desktopWait)
+	for len(running) > 1 {
+		select {
+		case i := <-exited:
+			delete(running, i)
+		case <-deadline:
+			t.Fatalf("%d hubs still run %v after starting %d together, want one%s", len(running), desktopWait, n, d.diagnostics())
+		}
+	}
+	for i, h := range hubs {
+		if running[i] {
+			continue
+		}
+		if h.err != nil {
+			t.Errorf("a hub that found another running exited with %v, want 0; stderr:\n%s", h.err, h.stderr.String())
+		}
+		if !strings.Contains(h.stderr.String(), ErrHubRunning.Error()) {
+			t.Errorf("a hub that found another running said %q, want it to say %q", h.stderr.String(), ErrHubRunning.Error())
+		}
+	}
+
+	var survivor int
+	for i := range running {
+		survivor = i
+	}
+	for !hubAnswers(t.Context(), d.paths) {
+		select {
+		case i := <-exited:
+			delete(running, i)
+			t.Fatalf("the last hub exited too (%v); stderr:\n%s", hubs[i].err, hubs[i].stderr.String())
+		case <-deadline:
+			t.Fatalf("the hub's socket did not answer within %v", desktopWait)
+		case <-time.After(pollEvery):
+		}
+	}
+	if got, want := d.hubPID(), hubs[survivor].cmd.Process.Pid; got != want {
+		t.Errorf("hub.lock names PID %d, want the running hub's %d", got, want)
+	}
+	if out, err := exec.Command(elicitrayBin, "history", "list").CombinedOutput(); err != nil {
+		t.Errorf("elicitray history list with the hub running: %v\n%s", err, out)
+	}
+	select {
+	case i := <-exited:
+		delete(running, i)
+		t.Errorf("the last hub exited after answering (%v); stderr:\n%s", hubs[i].err, hubs[i].stderr.String())
+	default:
+	}
+}

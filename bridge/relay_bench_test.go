@@ -1,0 +1,48 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// BenchmarkRelayInProcess relays through Run with `cat` as the server, for
+// profiling the relay itself (bench/ compares the real binary with a pipe).
+func BenchmarkRelayInProcess(b *testing.B) {
+	for _, tt := range []struct {
+		name string
+		size int
+	}{{"1kB", 1024}, {"16MiB", 16 << 20}} {
+		b.Run(tt.name, func(b *testing.B) {
+			msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", tt.size-46) + `"}}` + "\n")
+			hostR, hostW := io.Pipe()
+			outR, outW := io.Pipe()
+			r := NewRelay(exec.Command("cat"), nil)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = r.Run(context.Background(), hostR, outW)
+				outW.Close()
+			}()
+			br := bufio.NewReaderSize(outR, 1<<20)
+			b.SetBytes(int64(len(msg)))
+			b.ResetTimer()
+			go func() {
+				for i := 0; i < b.N; i++ {
+					_, _ = hostW.Write(msg)
+				}
+			}()
+			for i := 0; i < b.N; i++ {
+				if _, err := io.ReadFull(br, make([]byte, len(msg))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			hostW.Close()
+			<-done
+		})
+	}
+}
