@@ -115,11 +115,12 @@ func promptTitle(server string) string {
 	return "elicitray — " + server + " asks"
 }
 
-// size is 560 wide and as tall as the whole form wants, within bounds
-// that keep a long form on the screen (the form scrolls).
+// size is 560 wide and as tall as the whole form wants, with room for an
+// error line, within bounds that keep a long form on the screen (the form
+// scrolls).
 func (v *promptView) size() fyne.Size {
 	h := v.top.MinSize().Height + v.form.MinSize().Height + v.bottom.MinSize().Height +
-		4*theme.Padding()
+		4*theme.Padding() + 2*theme.TextSize()
 	return fyne.NewSize(560, min(max(h, 320), 720))
 }
 

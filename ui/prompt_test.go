@@ -580,3 +580,23 @@ func TestShowPrompt(t *testing.T) {
 		})
 	}
 }
+
+func TestPromptScrollFollowsFocus(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	h.w.Resize(fyne.NewSize(560, 500)) // the form does not fit
+	if h.v.scroll.Offset.Y != 0 {
+		t.Fatalf("form scrolled at open: offset %v", h.v.scroll.Offset.Y)
+	}
+	last := h.row("format")
+	h.c.Focus(last.sel)
+	d := fyne.CurrentApp().Driver()
+	top := d.AbsolutePositionForObject(last.sel).Y
+	view := d.AbsolutePositionForObject(h.v.scroll).Y
+	if top < view || top+last.sel.Size().Height > view+h.v.scroll.Size().Height {
+		t.Errorf("focused last field at y=%v is outside the form area [%v, %v]", top, view, view+h.v.scroll.Size().Height)
+	}
+	h.c.Focus(h.row("fullName").entry)
+	if h.v.scroll.Offset.Y != 0 {
+		t.Errorf("form not scrolled back to the first field: offset %v", h.v.scroll.Offset.Y)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -263,5 +264,32 @@ func TestDefaultsAreCopies(t *testing.T) {
 	}
 	if _, ok := first["fullName"]; ok {
 		t.Errorf("Defaults has fullName, which has no default")
+	}
+}
+
+// TestContentConcurrent checks that the hub may answer from several windows
+// of one form at once: every answer is built, and alike (run with -race).
+func TestContentConcurrent(t *testing.T) {
+	form := mustParse(t, "defaults.json")
+	const n = 8
+	results := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			content, err := form.Content(form.Defaults())
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			b, _ := json.Marshal(content)
+			results <- string(b)
+		})
+	}
+	wg.Wait()
+	close(results)
+	for got := range results {
+		if diff := cmp.Diff(`{"age":30,"name":"Ada Example","score":95.5,"status":"active","verified":true}`, got); diff != "" {
+			t.Errorf("content mismatch (-want +got):\n%s", diff)
+		}
 	}
 }
