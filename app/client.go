@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -209,10 +210,10 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoHub, err)
 	}
-	exited := make(chan struct{})
+	exited := make(chan *os.ProcessState, 1)
 	go func() {
-		_, _ = proc.Wait()
-		close(exited)
+		st, _ := proc.Wait()
+		exited <- st
 	}()
 	// Wait for a socket: the hub we started, or the one that beat it to
 	// the lock (two wrappers starting at once end with one hub).
@@ -229,9 +230,11 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 			return nil, ctx.Err()
 		case <-deadline.C:
 			return nil, fmt.Errorf("%w: no socket after %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
-		case <-exited:
-			// It lost the race (exit 0) or failed; keep polling while the
-			// deadline allows, a winner may be starting.
+		case st := <-exited:
+			if st == nil || !st.Success() {
+				return nil, fmt.Errorf("%w: the hub exited (%v): %s", ErrNoHub, st, lastLine(c.paths.HubLog))
+			}
+			// It lost the race to another hub: that one is opening its socket.
 			exited = nil
 		case <-tick.C:
 		}
@@ -257,4 +260,15 @@ func startHub(exe string, p Paths) (*os.Process, error) {
 		return nil, fmt.Errorf("starting %s hub: %w", exe, err)
 	}
 	return cmd.Process, nil
+}
+
+// lastLine is the last non-empty line of the file at path (the hub log's
+// final word on why it stopped), or "" when there is none.
+func lastLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
 }
