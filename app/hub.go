@@ -174,19 +174,23 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			return
 		}
 		id := m.ID
+		// Registered under the lock, so a decision that comes at once (a
+		// tiny timeout) finds the item to remove.
+		cs.mu.Lock()
 		it, err := h.enqueue(m.Request, func(res bridge.Result) {
 			cs.mu.Lock()
 			delete(cs.items, id)
 			cs.mu.Unlock()
 			cs.send(wireMsg{ID: id, Result: &res})
 		})
+		if err == nil {
+			cs.items[id] = it
+		}
+		cs.mu.Unlock()
 		if err != nil {
 			cs.send(wireMsg{ID: id, Error: err.Error()})
 			return
 		}
-		cs.mu.Lock()
-		cs.items[id] = it
-		cs.mu.Unlock()
 		h.showNext()
 	case opCancel:
 		cs.mu.Lock()
