@@ -84,6 +84,9 @@ func (hc *hubConn) readLoop(onDead func()) {
 			break
 		}
 	}
+	// Forget this connection first, so that the prompt that follows the
+	// failures below dials (and starts) a new hub (DESIGN.md).
+	onDead()
 	hc.mu.Lock()
 	hc.dead = true
 	for id, ch := range hc.waiting {
@@ -92,7 +95,6 @@ func (hc *hubConn) readLoop(onDead func()) {
 	}
 	hc.mu.Unlock()
 	hc.c.Close()
-	onDead()
 }
 
 // call sends m and waits for its reply or ctx. On ctx, cancel (if set) is
@@ -177,7 +179,13 @@ func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn != nil {
-		return c.conn, nil
+		c.conn.mu.Lock()
+		dead := c.conn.dead
+		c.conn.mu.Unlock()
+		if !dead {
+			return c.conn, nil
+		}
+		c.conn = nil
 	}
 	conn, err := c.dial(ctx)
 	if err != nil {

@@ -31,10 +31,9 @@ const desktopWait = 60 * time.Second
 // pollEvery is how often a wait looks again.
 const pollEvery = 50 * time.Millisecond
 
-// promptKeyGuard is ui.keyGuard: keys reaching a prompt window in its first
-// half second are ignored on purpose (DESIGN.md: "A key pressed just before a
-// window appears must not answer it").
-const promptKeyGuard = 500 * time.Millisecond
+// pressAgain is how long answer waits for a window to close before it
+// presses the key again.
+const pressAgain = 200 * time.Millisecond
 
 // needDisplay skips a test that shows windows when there is no X server,
 // except in CI, where a skipped end-to-end test would hide a broken set-up.
@@ -103,10 +102,12 @@ func (d *desktop) connect(name string, server ...string) *mcp.ClientSession {
 		logf.Close()
 		d.t.Fatalf("connecting to elicitray wrap: %v%s", err, d.diagnostics())
 	}
+	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		d.t.Errorf("session at protocol version %q, want 2025-11-25 (legacy elicitation)", v)
+	}
 	d.t.Cleanup(func() {
 		// Closing the session closes the wrapper's stdin: the wrapper stops
 		// its server and exits (the hub stays, as for a real host).
-		t0 := time.Now(); defer func() { d.t.Logf("DEBUG close took %v", time.Since(t0)) }()
 		if err := cs.Close(); err != nil {
 			d.t.Logf("closing the MCP session: %v", err)
 		}
@@ -171,17 +172,17 @@ func (d *desktop) hubPID() int {
 	return pid
 }
 
-// window waits for the hub's prompt window and returns its X window id, the
-// hub's PID, and when the window was first seen. Only windows of the hub
-// named in the lock file count, so windows of other tests on the same X
-// server never do; there must be exactly one, as prompts queue.
-func (d *desktop) window() (win string, hubPID int, seen time.Time) {
+// window waits for the hub's prompt window and returns its X window id and
+// the hub's PID. Only windows of the hub named in the lock file count, so
+// windows of other tests on the same X server never do; there must be
+// exactly one, as prompts queue.
+func (d *desktop) window() (win string, hubPID int) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
 		if pid := d.hubPID(); pid > 0 {
 			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
-				return ids[0], pid, time.Now()
+				return ids[0], pid
 			} else if len(ids) > 1 {
 				d.t.Fatalf("hub %d shows %d prompt windows at once, want one at a time%s", pid, len(ids), d.diagnostics())
 			}
@@ -220,11 +221,7 @@ func (d *desktop) closed(win string) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
-		open := false
-		for _, id := range visibleWindows("") {
-			open = open || id == win
-		}
-		if !open {
+		if !d.visible(win) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -234,13 +231,48 @@ func (d *desktop) closed(win string) {
 	}
 }
 
-// armed returns once keys reach the prompt window first seen at seen. The
-// guard leaves no trace a test could watch (a key it swallows changes
-// nothing), so this is a pause, and the only one: the prompt starts its guard
-// before the window is shown, so promptKeyGuard after the window was seen,
-// the guard is over.
-func armed(seen time.Time) {
-	time.Sleep(time.Until(seen.Add(promptKeyGuard + 100*time.Millisecond)))
+// answer presses key in window win until the window closes, and returns
+// the number of presses. A prompt ignores keys for half a second on purpose
+// (ui.keyGuard; DESIGN.md: "A key pressed just before a window appears must
+// not answer it"), counted from when it finished setting the window up, a
+// moment after the window is mapped; nothing on the screen shows when the
+// guard ends. So, like a person whose first key did nothing, answer presses
+// again until the window goes: no pause has to guess the guard's end, and a
+// key the guard swallowed answers nothing.
+func (d *desktop) answer(win, key string) int {
+	d.t.Helper()
+	deadline := time.Now().Add(desktopWait)
+	for presses := 1; ; presses++ {
+		out, err := exec.Command("xdotool", "key", "--window", win, key).CombinedOutput()
+		if !d.visible(win) {
+			// The key answered: the window may have gone between the key's
+			// press and release, so xdotool's BadWindow is no failure.
+			return presses
+		}
+		if err != nil {
+			d.t.Fatalf("xdotool key --window %s %s: %v\n%s%s", win, key, err, out, d.diagnostics())
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("window still open after pressing %s for %v%s", key, desktopWait, d.diagnostics())
+		}
+		// Give the hub time to act on the key before pressing again; a
+		// key it acts on after the window answered is ignored.
+		for end := time.Now().Add(pressAgain); time.Now().Before(end); time.Sleep(pollEvery) {
+			if !d.visible(win) {
+				return presses
+			}
+		}
+	}
+}
+
+// visible reports whether window win is on the screen.
+func (d *desktop) visible(win string) bool {
+	for _, id := range visibleWindows("") {
+		if id == win {
+			return true
+		}
+	}
+	return false
 }
 
 // xdo runs xdotool with args: typing and key presses go to the window named
@@ -248,12 +280,13 @@ func armed(seen time.Time) {
 func (d *desktop) xdo(args ...string) {
 	d.t.Helper()
 	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
-		d.t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out)
+		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
 	}
 }
 
 // screenshot saves the whole screen as DIR/name when ELICITRAY_SCREENSHOTS
-// names a directory (make screenshots: the README's pictures).
+// names a directory (make screenshots: the README's pictures). It waits for
+// the picture to settle first, so that what was just typed is on it.
 func (d *desktop) screenshot(name string) {
 	d.t.Helper()
 	dir := os.Getenv("ELICITRAY_SCREENSHOTS")
@@ -263,11 +296,58 @@ func (d *desktop) screenshot(name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		d.t.Fatal(err)
 	}
+	d.settle()
 	path := filepath.Join(dir, name)
 	if out, err := exec.Command("import", "-window", "root", path).CombinedOutput(); err != nil {
 		d.t.Fatalf("import -window root %s: %v\n%s", path, err, out)
 	}
 	d.t.Logf("screenshot: %s", path)
+}
+
+// settle waits until three screen captures in a row agree but for a blinking
+// text cursor: Fyne paints keys it has handled on a later frame.
+func (d *desktop) settle() {
+	d.t.Helper()
+	const cursorPixels = 400 // a text cursor is a few pixels wide, a line high
+	prev := d.capture()
+	deadline := time.Now().Add(desktopWait)
+	for same := 0; same < 2; {
+		if time.Now().After(deadline) {
+			d.t.Fatalf("the screen kept changing for %v", desktopWait)
+		}
+		time.Sleep(pollEvery)
+		cur := d.capture()
+		if changed := changedPixels(prev, cur); changed < cursorPixels {
+			same++
+		} else {
+			same = 0
+		}
+		prev = cur
+	}
+}
+
+// capture is the screen as raw RGB bytes.
+func (d *desktop) capture() []byte {
+	d.t.Helper()
+	out, err := exec.Command("import", "-window", "root", "-depth", "8", "rgb:-").Output()
+	if err != nil {
+		d.t.Fatalf("import -window root rgb:-: %v", err)
+	}
+	return out
+}
+
+// changedPixels counts the RGB pixels that differ between a and b.
+func changedPixels(a, b []byte) int {
+	if len(a) != len(b) {
+		return max(len(a), len(b)) / 3
+	}
+	n := 0
+	for i := 0; i+2 < len(a); i += 3 {
+		if a[i] != b[i] || a[i+1] != b[i+1] || a[i+2] != b[i+2] {
+			n++
+		}
+	}
+	return n
 }
 
 // history is `elicitray history list --json`: every decision, newest first.
@@ -325,6 +405,12 @@ func (d *desktop) diagnostics() string {
 	}
 	b.WriteString("\n--- hub log (" + d.paths.HubLog + ") ---\n")
 	b.Write(hubLog)
+	hist, err := exec.Command(elicitrayBin, "history", "list").CombinedOutput()
+	if err != nil {
+		hist = append(hist, err.Error()...)
+	}
+	b.WriteString("\n--- elicitray history list ---\n")
+	b.Write(hist)
 	for _, p := range d.logs {
 		wl, _ := os.ReadFile(p)
 		b.WriteString("\n--- wrapper log ---\n")
@@ -338,7 +424,6 @@ func (d *desktop) diagnostics() string {
 // servers, hubs. A process left behind would keep the test's session bus
 // (dbus-run-session) and X server alive after the run.
 func (d *desktop) stop() {
-	t0 := time.Now(); defer func() { d.t.Logf("DEBUG stop took %v", time.Since(t0)) }()
 	if pid := d.hubPID(); pid > 0 && len(ownProcesses(d.home, pid)) > 0 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}

@@ -80,20 +80,17 @@ func TestEndToEndEverything(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := d.with(t)
 			call := d.call(cs, "trigger-elicitation-request")
-			t0 := time.Now()
-			win, _, seen := d.window()
-			t.Logf("DEBUG window after %v", time.Since(t0))
+			win, _ := d.window()
 			if got, want := d.title(win), "elicitray — everything asks"; got != want {
 				t.Errorf("window title %q, want %q (the configured name)", got, want)
 			}
 			if tt.typing != "" {
 				d.xdo("type", "--window", win, tt.typing)
 			}
-			armed(seen)
 			if i == 0 {
 				d.screenshot("prompt.png")
 			}
-			d.xdo("key", "--window", win, tt.key)
+			d.answer(win, tt.key) // returns once the window closed
 
 			text := d.result(call)
 			if !strings.Contains(text, tt.says) {
@@ -102,7 +99,6 @@ func TestEndToEndEverything(t *testing.T) {
 			if diff := cmp.Diff(tt.want, parseRawResult(t, text)); diff != "" {
 				t.Errorf("ElicitResult the server received mismatch (-want +got):\n%s", diff)
 			}
-			d.closed(win)
 
 			recs := d.history()
 			if len(recs) != i+1 {
@@ -132,7 +128,7 @@ func TestHubRestartsAfterCrash(t *testing.T) {
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 
 	first := d.call(cs, "confirm_deploy")
-	win, crashed, _ := d.window()
+	win, crashed := d.window()
 	if err := syscall.Kill(crashed, syscall.SIGKILL); err != nil {
 		t.Fatalf("killing hub %d: %v", crashed, err)
 	}
@@ -142,16 +138,14 @@ func TestHubRestartsAfterCrash(t *testing.T) {
 	d.closed(win)
 
 	second := d.call(cs, "confirm_deploy")
-	win, restarted, seen := d.window()
+	win, restarted := d.window()
 	if restarted == crashed {
 		t.Fatalf("the window belongs to hub %d, the one killed", restarted)
 	}
-	armed(seen)
-	d.xdo("key", "--window", win, "Return")
+	d.answer(win, "Return")
 	if got, want := d.result(second), `accept: {"confirm":false,"environment":"staging"}`; got != want {
 		t.Errorf("after the restart, the server got %q, want %q", got, want)
 	}
-	d.closed(win)
 
 	var got []decision
 	for _, r := range d.history() {
