@@ -298,7 +298,8 @@ func (d *desktop) screenshot(name string) {
 	}
 	d.settle()
 	path := filepath.Join(dir, name)
-	if out, err := exec.Command("import", "-window", "root", path).CombinedOutput(); err != nil {
+	// The whole screen, trimmed to the window: Xvfb's background is black.
+	if out, err := exec.Command("import", "-window", "root", "-trim", "+repage", path).CombinedOutput(); err != nil {
 		d.t.Fatalf("import -window root %s: %v\n%s", path, err, out)
 	}
 	d.t.Logf("screenshot: %s", path)
