@@ -10,6 +10,7 @@ package bench
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +23,11 @@ import (
 var elicitrayBin string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if b := flag.Lookup("test.bench"); b == nil || b.Value.String() == "" {
+		// Plain `go test ./...` runs no benchmark: skip the build.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "elicitray-bench-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
