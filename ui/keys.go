@@ -74,10 +74,14 @@ func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
-// FocusGained lets the prompt scroll the field into view: Fyne's scroll
-// containers do not follow the keyboard focus.
+// FocusGained selects a pre-filled value, so that typing replaces it
+// rather than prepending to it, and lets the prompt scroll the field into
+// view: Fyne's scroll containers do not follow the keyboard focus.
 func (e *keyEntry) FocusGained() {
 	e.Entry.FocusGained()
+	if e.Text != "" {
+		e.Entry.TypedShortcut(&fyne.ShortcutSelectAll{})
+	}
 	if e.onFocus != nil {
 		e.onFocus()
 	}

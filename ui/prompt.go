@@ -26,7 +26,8 @@ const (
 // keyGuard is how long after a prompt appears its keyboard answers are
 // ignored, so that a key pressed (or auto-repeating) just before the window
 // took the focus does not answer it (DESIGN.md, "Behaviour that users rely
-// on"). Mouse clicks and closing the window are not delayed.
+// on"); each ignored key extends it. Mouse clicks and closing the window are
+// not delayed.
 const keyGuard = 500 * time.Millisecond
 
 // Prompt is one form-mode elicitation to put before the user.
@@ -175,10 +176,14 @@ func newPromptView(p *Prompt, done func(Answer)) *promptView {
 	return v
 }
 
-// guarded wraps a keyboard action in the keyGuard check.
+// guarded wraps a keyboard action in the keyGuard check. A key that comes
+// while the guard is closed keeps it closed for another keyGuard: a key held
+// down since before the window appeared auto-repeats, and must not answer
+// the window until it has been released.
 func (v *promptView) guarded(f func()) func() {
 	return func() {
-		if v.now().Before(v.armedAt) {
+		if now := v.now(); now.Before(v.armedAt) {
+			v.armedAt = now.Add(keyGuard)
 			return
 		}
 		f()

@@ -372,6 +372,40 @@ func TestPromptKeyGuardIgnoresEarlyKeys(t *testing.T) {
 	}
 }
 
+// TestPromptHeldKeyNeverAnswers: a key held down as the window appears
+// auto-repeats; it answers nothing until released, then a fresh press does.
+func TestPromptHeldKeyNeverAnswers(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	h.typeInto("fullName", "Ada")
+	clock := &fakeClock{t: time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC)}
+	h.v.now = clock.now
+	h.v.armedAt = clock.t.Add(keyGuard)
+	for i := 0; i < 40; i++ { // 4 s of auto-repeat at 10 per second
+		h.press(fyne.KeyEscape)
+		clock.t = clock.t.Add(100 * time.Millisecond)
+	}
+	if len(h.answers) != 0 {
+		t.Fatalf("a held Escape answered the window: %+v", h.answers)
+	}
+	clock.t = clock.t.Add(keyGuard) // released; quiet for the guard
+	h.press(fyne.KeyReturn)
+	if got := h.only().Action; got != "accept" {
+		t.Errorf("action = %q, want accept", got)
+	}
+}
+
+// TestPromptFocusSelectsDefault: tabbing into a pre-filled entry and typing
+// replaces the default instead of prepending to it.
+func TestPromptFocusSelectsDefault(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	h.typeInto("fullName", "Ada")
+	h.typeInto("copies", "7")
+	test.Tap(h.v.submit)
+	if got := h.only().Content["copies"]; got != int64(7) {
+		t.Errorf("copies = %#v, want 7 (typed over the default 42)", got)
+	}
+}
+
 func TestPromptBoolFalseDefault(t *testing.T) {
 	h := newHarness(t, "bool-false-default.json")
 	c := h.row("ok").check
