@@ -134,23 +134,38 @@ func (c *hubClient) call(ctx context.Context, m wireMsg, cancel *wireMsg) (wireM
 		hc.mu.Unlock()
 		if cancel != nil {
 			cancel.ID = m.ID
+			cancel.Result = cancelResult(context.Cause(ctx))
 			_ = hc.send(*cancel)
 		}
 		return wireMsg{}, ctx.Err()
 	}
 }
 
+// cancelResult says who ended a prompt, from the cause the relay gave.
+func cancelResult(cause error) *bridge.Result {
+	res := &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the wrapper stopped"}
+	switch {
+	case errors.Is(cause, bridge.ErrServerCancelled):
+		res.DecidedBy = bridge.DecidedByServerCancelled
+	case errors.Is(cause, bridge.ErrHostCancelled):
+		res.DecidedBy = bridge.DecidedByHostCancelled
+	}
+	if cause != nil {
+		res.Reason = cause.Error()
+	}
+	return res
+}
+
 // Approve asks the hub to decide req (DESIGN.md data flow, step 4).
 func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.Result, error) {
 	r, err := c.call(ctx, wireMsg{Op: opPrompt, Request: req}, &wireMsg{Op: opCancel})
 	if err != nil {
-		if errors.Is(err, ErrHubGone) {
-			// Keep what happened: the next hub records it.
+		if ctx.Err() == nil {
+			// No hub decided (it died, or none could start): keep what
+			// happened all the same (DESIGN.md: the history says why).
 			rec := recordOf(req)
 			rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), bridge.ActionCancel, bridge.DecidedByError, err.Error()
-			c.mu.Lock()
-			c.unsaved = append(c.unsaved, rec)
-			c.mu.Unlock()
+			c.keep(rec)
 		}
 		return nil, err
 	}
@@ -167,10 +182,23 @@ func (c *hubClient) Reject(req *bridge.Request, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.startWait)
 	defer cancel()
 	if _, err := c.call(ctx, wireMsg{Op: opRecord, Record: &rec}, nil); err != nil {
-		c.mu.Lock()
-		c.unsaved = append(c.unsaved, rec)
-		c.mu.Unlock()
+		c.keep(rec)
 	}
+}
+
+// keep saves a record the hub could not take: in the history file itself
+// when no hub holds it (no display, say), else for the next hub.
+func (c *hubClient) keep(rec history.Record) {
+	if st, err := history.Open(c.paths.History, &history.Options{Timeout: 200 * time.Millisecond}); err == nil {
+		_, err = st.Add(rec)
+		st.Close()
+		if err == nil {
+			return
+		}
+	}
+	c.mu.Lock()
+	c.unsaved = append(c.unsaved, rec)
+	c.mu.Unlock()
 }
 
 // connect returns the live connection, dialling (and starting a hub) when

@@ -197,7 +197,12 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		it := cs.items[m.ID]
 		cs.mu.Unlock()
 		if it != nil {
-			h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByServerCancelled, Reason: "the server cancelled the request"})
+			res := bridge.Result{DecidedBy: bridge.DecidedByServerCancelled, Reason: "the server cancelled the request"}
+			if m.Result != nil {
+				res = *m.Result // the wrapper knows why
+			}
+			res.Action = bridge.ActionCancel
+			h.finish(it, res)
 		}
 	case opRecord:
 		if m.Record != nil {
@@ -316,17 +321,19 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 			}
 		}
 		h.mu.Unlock()
-		if dismiss != nil {
-			dismiss()
-		}
 		if res.Action != bridge.ActionAccept {
 			res.Content = nil // PROTOCOL.md §5: content only with accept
 		}
+		// Recorded before anything else moves: whoever sees the window
+		// close or the answer arrive finds the decision in history.
 		rec := recordOf(it.prompt.Request)
 		rec.Time = it.prompt.Arrived
 		rec.Action, rec.Content, rec.DecidedBy, rec.Reason = res.Action, res.Content, res.DecidedBy, res.Reason
 		rec.Elapsed = time.Since(it.prompt.Arrived)
 		h.record(rec)
+		if dismiss != nil {
+			dismiss()
+		}
 		it.reply(res)
 		h.changed()
 		h.showNext()

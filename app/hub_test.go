@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,10 +160,10 @@ func TestHubTimeout(t *testing.T) {
 // context ends, the hub closes the window and records server-cancelled.
 func TestHubServerCancel(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	got := approveAsync(c, ctx, formRequest("github", "pick"))
 	shown := <-sp.shown
-	cancel()
+	cancel(bridge.ErrServerCancelled)
 	if a := <-got; !errors.Is(a.err, context.Canceled) {
 		t.Fatalf("got %+v, %v; want context.Canceled", a.res, a.err)
 	}
@@ -244,5 +245,50 @@ func TestHubSecondListenRefused(t *testing.T) {
 	fi, err := os.Stat(DefaultPaths().Socket)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket: %v mode %v, want 0600", err, fi.Mode().Perm())
+	}
+}
+
+// TestHubCancelReasons: history says who ended a prompt nobody answered —
+// the host cancelling its call, or the wrapper stopping — never "user".
+func TestHubCancelReasons(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	for _, cause := range []error{bridge.ErrHostCancelled, bridge.ErrRelayStopped} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		got := approveAsync(c, ctx, formRequest("github", cause.Error()))
+		shown := <-sp.shown
+		cancel(cause)
+		<-got
+		<-shown.dismissed
+	}
+	recs, _ := h.Store.List(history.Query{})
+	type row struct{ Action, DecidedBy, Reason string }
+	var rows []row
+	for _, r := range recs {
+		rows = append(rows, row{r.Action, r.DecidedBy, r.Reason})
+	}
+	want := []row{
+		{"cancel", "error", bridge.ErrRelayStopped.Error()},
+		{"cancel", "host-cancelled", bridge.ErrHostCancelled.Error()},
+	}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("history mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestNoHubStillRecorded: when no hub can start (no display), the prompt is
+// answered cancel and the history file keeps it all the same.
+func TestNoHubStillRecorded(t *testing.T) {
+	testHome(t)
+	c := &hubClient{paths: DefaultPaths(), startWait: time.Second,
+		start: func() (*os.Process, error) { return nil, ErrNoDisplay }}
+	if _, err := c.Approve(context.Background(), formRequest("github", "deploy?")); !errors.Is(err, ErrNoHub) {
+		t.Fatalf("Approve: %v, want ErrNoHub", err)
+	}
+	recs, err := historySource{paths: c.paths}.list(context.Background(), history.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Action != "cancel" || recs[0].DecidedBy != "error" || !strings.Contains(recs[0].Reason, "no display") {
+		t.Errorf("history: %+v", recs)
 	}
 }

@@ -11,7 +11,8 @@ import (
 //
 //	→ {"op":"prompt","id":1,"request":{…bridge.Request…}}
 //	← {"id":1,"result":{"action":"accept","content":{…},"decidedBy":"user"}}
-//	→ {"op":"cancel","id":1}                  the server cancelled; no reply
+//	→ {"op":"cancel","id":1,"result":{…}}     ended before anyone answered
+//	                                          (result says who and why); no reply
 //	→ {"op":"record","id":4,"record":{…}}     keep a decision made elsewhere
 //	← {"id":4}                                kept (no reply when id is 0)
 //	→ {"op":"history","id":2,"query":{…}}     ← {"id":2,"records":[…]}

@@ -17,6 +17,7 @@ const (
 	DecidedByUser            = "user"
 	DecidedByTimeout         = "timeout"
 	DecidedByServerCancelled = "server-cancelled"
+	DecidedByHostCancelled   = "host-cancelled"
 	DecidedByError           = "error"
 )
 

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -45,6 +46,11 @@ func (r *Relay) request(p *elicitParams) *Request {
 // with no reply at all (PROTOCOL.md §7).
 func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params json.RawMessage, toServer *lineWriter) {
 	id = append(json.RawMessage(nil), id...)
+	if _, ok := idKey(id); !ok {
+		// PROTOCOL.md §7: ids are strings or integers.
+		r.reply(toServer, encodeError(json.RawMessage("null"), codeInvalidRequest, "elicitation/create: the id must be a string or an integer, not "+string(id)))
+		return
+	}
 	var p elicitParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		r.reply(toServer, encodeError(id, codeInvalidParams, "elicitation/create: params are not an object: "+err.Error()))
@@ -70,23 +76,37 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 	}
 
 	key, _ := idKey(id)
-	pctx, cancel := context.WithCancel(ctx)
+	pctx, cancel := context.WithCancelCause(ctx)
+	pe := &pendingElicitation{cancel: cancel}
 	r.mu.Lock()
-	r.pending[key] = cancel
+	if _, dup := r.pending[key]; dup {
+		r.mu.Unlock()
+		cancel(nil)
+		// PROTOCOL.md §7: ids are never reused within a session.
+		r.reply(toServer, encodeError(id, codeInvalidRequest, "elicitation/create: id "+string(id)+" is already in use by a pending elicitation"))
+		return
+	}
+	pe.call = r.lastCall
+	r.pending[key] = pe
 	r.mu.Unlock()
 
 	go func() {
-		defer func() {
-			r.mu.Lock()
-			delete(r.pending, key)
-			r.mu.Unlock()
-			cancel()
-		}()
 		res := r.decide(pctx, req, form)
+		hostCancelled := errors.Is(context.Cause(pctx), ErrHostCancelled)
+		r.mu.Lock()
+		// After the host cancelled the call, the server cancels its own
+		// request (cases/server-cancels.jsonl): the entry stays so that
+		// notice is recognised and kept from the host.
+		if r.pending[key] == pe && !hostCancelled {
+			delete(r.pending, key)
+		}
+		r.mu.Unlock()
 		if pctx.Err() != nil {
-			// Cancelled by the server, or the server is gone: no reply.
+			// Cancelled by the server or the host, or the relay stopped:
+			// the window is closed and no response is written (PROTOCOL.md §7).
 			return
 		}
+		cancel(nil)
 		r.reply(toServer, encodeResult(id, res))
 	}()
 }
@@ -131,8 +151,10 @@ func (r *Relay) reject(toServer *lineWriter, id json.RawMessage, req *Request, e
 	msg := "elicitray cannot show this elicitation: " + err.Error()
 	r.log.printf("%s: %s", req.Server, msg)
 	r.reply(toServer, encodeError(id, codeInvalidParams, msg))
-	if r.opts.Rejected != nil {
-		go r.opts.Rejected(req, err)
+	select {
+	case r.rejected <- rejection{req, err}:
+	default:
+		r.log.printf("%s: too many rejected elicitations at once; this one is not recorded", req.Server)
 	}
 }
 

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // JSON-RPC error codes the relay sends (PROTOCOL.md §8).
 const (
-	codeInvalidParams = -32602
-	codeInternalError = -32603
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+	codeInternalError  = -32603
 )
 
 // envelope is the part of a JSON-RPC message the relay routes on, as found
@@ -42,6 +44,9 @@ func idKey(raw json.RawMessage) (string, bool) {
 	case string:
 		return "s:" + id, true
 	case json.Number:
+		if strings.ContainsAny(id.String(), ".eE") {
+			return "", false // PROTOCOL.md §7: ids are strings or integers
+		}
 		return "n:" + id.String(), true
 	}
 	return "", false

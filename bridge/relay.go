@@ -50,19 +50,48 @@ type Relay struct {
 	// calls maps pending tools/call ids to tool names, so a prompt can name
 	// the call in flight.
 	calls map[string]string
-	// lastTool is the most recent pending tools/call name.
-	lastTool string
-	// pending maps the ids of intercepted elicitation/create requests to the
-	// cancel functions of their prompts.
-	pending map[string]context.CancelFunc
+	// lastTool and lastCall are the name and id key of the most recent
+	// pending tools/call: the call a server's elicitation belongs to.
+	lastTool, lastCall string
+	// pending maps the ids of intercepted elicitation/create requests to
+	// their prompts.
+	pending map[string]*pendingElicitation
+	// rejected keeps Options.Rejected calls in arrival order.
+	rejected chan rejection
 }
+
+// pendingElicitation is an intercepted elicitation waiting for its answer.
+type pendingElicitation struct {
+	call   string // id key of the tools/call in flight when it came, or ""
+	cancel context.CancelCauseFunc
+}
+
+type rejection struct {
+	req *Request
+	err error
+}
+
+// Causes that end a prompt before anyone answered it; the Approver reads
+// them with context.Cause to say why in history.
+var (
+	// ErrServerCancelled: the server sent notifications/cancelled for its
+	// elicitation (PROTOCOL.md §7). No reply is sent.
+	ErrServerCancelled = errors.New("the server cancelled the request")
+	// ErrHostCancelled: the host cancelled the tools/call the elicitation
+	// belongs to (PROTOCOL.md §7). The window closes; the server, told of
+	// the cancellation too, cancels its request itself.
+	ErrHostCancelled = errors.New("the host cancelled the tool call")
+	// ErrRelayStopped: the host or the server went away.
+	ErrRelayStopped = errors.New("the host or the server stopped")
+)
 
 // NewRelay returns a Relay for cmd, which must not have been started.
 // cmd.Stdin and cmd.Stdout are set by Run; cmd.Stderr is left as the caller
 // set it, and when nil the server's stderr goes to os.Stderr, untouched
 // (PROTOCOL.md §7: stderr is free-form logging).
 func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
-	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]context.CancelFunc{}}
+	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
+		rejected: make(chan rejection, 64)}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -110,8 +139,9 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	}
 	outW.Close()
 
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(ErrRelayStopped)
+	go r.reportRejections(ctx)
 	toHost := newLineWriter(hostOut)
 	toServer := newLineWriter(serverIn)
 
@@ -144,7 +174,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		<-serverDone
 	}
 	outR.Close()
-	stop() // ends pending prompts: nobody is left to answer
+	stop(ErrRelayStopped) // ends pending prompts: nobody is left to answer
 	toHost.flush()
 
 	code := r.cmd.ProcessState.ExitCode()
@@ -209,6 +239,10 @@ func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
 // fromHost inspects one host line and returns what to send to the server.
 func (r *Relay) fromHost(line []byte) []byte {
 	env, err := scanEnvelope(line)
+	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
+		r.hostCancelled(env.Params)
+		return line // the server must hear of it too
+	}
 	if err != nil || !env.isRequest() {
 		// Not ours to judge: the server answers a malformed line -32700.
 		return line
@@ -232,7 +266,7 @@ func (r *Relay) fromHost(line []byte) []byte {
 		_ = json.Unmarshal(env.Params, &p)
 		r.mu.Lock()
 		r.calls[key] = p.Name
-		r.lastTool = p.Name
+		r.lastTool, r.lastCall = p.Name, key
 		r.mu.Unlock()
 	}
 	return line
@@ -243,9 +277,15 @@ func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *
 	lr := newLineReader(in)
 	for {
 		line, err := lr.next()
-		if len(line) > 0 && r.fromServer(ctx, line, toServer) {
-			if werr := toHost.write(line, lr.idle()); werr != nil {
-				r.log.printf("writing to the host: %v", werr)
+		if len(line) > 0 {
+			if r.fromServer(ctx, line, toServer) {
+				if werr := toHost.write(line, lr.idle()); werr != nil {
+					r.log.printf("writing to the host: %v", werr)
+				}
+			} else if lr.idle() {
+				// An intercepted line ends the burst: what came before it
+				// must not wait for the server's next message.
+				toHost.flush()
 			}
 		}
 		if err != nil {
@@ -305,34 +345,70 @@ func (r *Relay) noteResponse(env *envelope) {
 	}
 	if _, ok := r.calls[key]; ok {
 		delete(r.calls, key)
-		r.lastTool = ""
-		for _, name := range r.calls {
-			r.lastTool = name
+		r.lastTool, r.lastCall = "", ""
+		for k, name := range r.calls {
+			r.lastTool, r.lastCall = name, k
 		}
 	}
 }
 
-// cancelPending closes the prompt of a pending elicitation named by a
-// notifications/cancelled; it reports whether there was one.
-func (r *Relay) cancelPending(params json.RawMessage) bool {
+// cancelledID is the requestId of a notifications/cancelled, as an id key.
+func cancelledID(params json.RawMessage) (string, bool) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	if json.Unmarshal(params, &p) != nil {
-		return false
+		return "", false
 	}
-	key, ok := idKey(p.RequestID)
+	return idKey(p.RequestID)
+}
+
+// cancelPending closes the prompt of a pending elicitation named by the
+// server's notifications/cancelled; it reports whether there was one.
+func (r *Relay) cancelPending(params json.RawMessage) bool {
+	key, ok := cancelledID(params)
 	if !ok {
 		return false
 	}
 	r.mu.Lock()
-	cancel, ok := r.pending[key]
+	p, ok := r.pending[key]
 	delete(r.pending, key)
 	r.mu.Unlock()
 	if ok {
-		cancel()
+		p.cancel(ErrServerCancelled)
 	}
 	return ok
+}
+
+// hostCancelled closes the prompts of a tools/call the host cancelled
+// (PROTOCOL.md §7); their server requests are answered cancel.
+func (r *Relay) hostCancelled(params json.RawMessage) {
+	key, ok := cancelledID(params)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range r.pending {
+		if p.call == key {
+			p.cancel(ErrHostCancelled)
+		}
+	}
+}
+
+// reportRejections calls Options.Rejected for each rejected elicitation, in
+// the order they came, off the relay's goroutines.
+func (r *Relay) reportRejections(ctx context.Context) {
+	for {
+		select {
+		case rj := <-r.rejected:
+			if r.opts.Rejected != nil {
+				r.opts.Rejected(rj.req, rj.err)
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // withNewline returns b ending in exactly one newline (PROTOCOL.md §7: one

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -333,7 +334,7 @@ func TestServerCancels(t *testing.T) {
 	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
 		close(asked)
 		<-ctx.Done()
-		ended <- ctx.Err()
+		ended <- context.Cause(ctx)
 		return &Result{Action: ActionAccept, Content: map[string]any{"target": "prod"}}, nil
 	})})
 	p.hostSends(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"configure","arguments":{}}}`)
@@ -344,10 +345,11 @@ func TestServerCancels(t *testing.T) {
 	if got := p.serverGets(); !strings.Contains(got, `"requestId":5`) {
 		t.Fatalf("server got %q, want the host's cancellation", got)
 	}
-	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"e-1","reason":"parent request cancelled"}}`)
-	if err := <-ended; err == nil {
-		t.Fatal("the prompt was not told the server cancelled")
+	// The host gave up on the call: its window closes at once.
+	if err := <-ended; !errors.Is(err, ErrHostCancelled) {
+		t.Fatalf("prompt ended with %v, want ErrHostCancelled", err)
 	}
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"e-1","reason":"parent request cancelled"}}`)
 	// Next on both streams is the marker, not an answer or the cancel notice.
 	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"marker"}}`)
 	if got := p.hostGets(); !strings.Contains(got, "marker") {
@@ -398,4 +400,67 @@ func TestNoApprover(t *testing.T) {
 	p := startPeer(t, nil)
 	p.serverSends(readCase(t, "bool-false-default.json"))
 	jsonEq(t, `{"jsonrpc":"2.0","id":4,"result":{"action":"cancel"}}`, p.serverGets())
+}
+
+// TestFlushBeforeInterceptedLine: a message the server writes in the same
+// burst as an elicitation reaches the host at once, not when the server
+// next writes (DESIGN.md: every message reaches the other side).
+func TestFlushBeforeInterceptedLine(t *testing.T) {
+	asked := make(chan struct{})
+	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, _ *Request) (*Result, error) {
+		close(asked)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})})
+	progress := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`
+	p.serverSends(progress + "\n" + readCase(t, "integer-required.json"))
+	<-asked
+	if got := p.hostGets(); got != progress {
+		t.Fatalf("host got %q, want the progress notification", got)
+	}
+}
+
+// TestBadElicitationIDs: a duplicate id while the first is pending, and ids
+// that are neither strings nor integers, get -32600; the first prompt is
+// unharmed.
+func TestBadElicitationIDs(t *testing.T) {
+	answer := make(chan *Result, 1)
+	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, _ *Request) (*Result, error) {
+		return <-answer, nil
+	})})
+	req := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`
+	}
+	p.serverSends(req(`"d"`))
+	for _, tt := range []struct{ id, wantID string }{{`"d"`, `"d"`}, {`{"o":1}`, `null`}, {`1.5`, `null`}, {`true`, `null`}} {
+		p.serverSends(req(tt.id))
+		var resp struct {
+			ID    json.RawMessage
+			Error struct{ Code int }
+		}
+		if err := json.Unmarshal([]byte(p.serverGets()), &resp); err != nil {
+			t.Fatal(err)
+		}
+		if string(resp.ID) != tt.wantID || resp.Error.Code != -32600 {
+			t.Errorf("id %s: got id %s code %d, want id %s and -32600", tt.id, resp.ID, resp.Error.Code, tt.wantID)
+		}
+	}
+	answer <- &Result{Action: ActionDecline}
+	jsonEq(t, `{"jsonrpc":"2.0","id":"d","result":{"action":"decline"}}`, p.serverGets())
+}
+
+// TestRejectionsInOrder: refused elicitations reach history in the order
+// the server sent them.
+func TestRejectionsInOrder(t *testing.T) {
+	got := make(chan string, 20)
+	p := startPeer(t, &Options{Rejected: func(req *Request, err error) { got <- req.Message }})
+	for i := 0; i < 20; i++ {
+		p.serverSends(`{"jsonrpc":"2.0","id":` + itoa(i) + `,"method":"elicitation/create","params":{"message":"` + itoa(i) + `","requestedSchema":{"type":"object","properties":{"a":{"type":"object"}}}}}`)
+	}
+	for i := 0; i < 20; i++ {
+		p.serverGets()
+		if m := <-got; m != itoa(i) {
+			t.Fatalf("rejection %d recorded as %s", i, m)
+		}
+	}
 }
