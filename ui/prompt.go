@@ -204,12 +204,13 @@ func (v *promptView) build() fyne.CanvasObject {
 	}
 
 	// Server text is untrusted: a plain label, never markdown.
-	msg := widget.NewLabel(v.p.Message)
+	msg := widget.NewLabel(messageText(v.p.Message))
 	msg.Wrapping = fyne.TextWrapWord
 	message := container.New(&maxHeightLayout{max: 160, inner: msg}, container.NewVScroll(msg))
 
-	v.form = container.NewVBox()
-	form := v.form
+	// Rows are gathered first and laid out once: Container.Add lays out
+	// again each time.
+	var rows []fyne.CanvasObject
 	if v.p.Form != nil {
 		defaults := v.p.Form.Defaults()
 		anyRequired := false
@@ -218,13 +219,15 @@ func (v *promptView) build() fyne.CanvasObject {
 			r := newFieldRow(f, v.keys, defaults[f.Name], v.onFieldChanged)
 			r.onFocus = v.reveal
 			v.rows = append(v.rows, r)
-			form.Add(r.build())
+			rows = append(rows, r.build())
 			anyRequired = anyRequired || f.Required
 		}
 		if anyRequired {
-			form.Add(smallLabel("* required"))
+			rows = append(rows, smallLabel("* required"))
 		}
 	}
+	v.form = container.NewVBox(rows...)
+	form := v.form
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
 	v.decline = newKeyButton(v.keys, "Decline", v.onDecline, v.keys.decline)
@@ -416,7 +419,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			r.onFocus(r.box)
 		}
 	}
-	label := r.f.Label()
+	label := clip(oneLine(r.f.Label()), maxLabel)
 	if r.f.Required {
 		label += " *"
 	}
@@ -435,7 +438,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			opts = append(opts, noneLabel)
 		}
 		for _, o := range r.f.Options {
-			opts = append(opts, o.Label)
+			opts = append(opts, clip(oneLine(o.Label), maxLabel))
 		}
 		r.sel = newKeySelect(r.keys, opts, nil)
 		r.sel.PlaceHolder = "Choose…"
@@ -456,7 +459,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			}
 		}
 		for _, o := range r.f.Options {
-			c := newKeyCheck(r.keys, o.Label, func(bool) { r.onTouched() })
+			c := newKeyCheck(r.keys, clip(oneLine(o.Label), maxLabel), func(bool) { r.onTouched() })
 			c.Checked = ticked[o.Value]
 			c.onFocus = focused
 			r.multi = append(r.multi, c)
@@ -484,7 +487,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		box.Add(r.entry)
 	}
 	if r.f.Description != "" {
-		box.Add(helpLabel(r.f.Description))
+		box.Add(helpLabel(clip(r.f.Description, maxDescription)))
 	}
 	r.errLabel = widget.NewLabel("")
 	r.errLabel.Wrapping = fyne.TextWrapWord
@@ -659,8 +662,40 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// Limits on server-sent text, in characters. Fyne measures and wraps text
+// on every layout, so a 50 000-character title or a megabyte of message
+// would stall the hub and push the server's name off screen; the history
+// keeps the full text.
+const (
+	maxLabel       = 60   // field titles and option labels: one line in the window
+	maxDescription = 600  // help text under a field
+	maxMessage     = 2000 // the server's message
+)
+
+// clip cuts s to n characters, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n { // bytes ≥ runes: most text needs no counting
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// messageText is the message as shown: whole, or its start and a note.
+func messageText(m string) string {
+	if c := clip(m, maxMessage); c != m {
+		return c + "\n\n(The message is longer; the history keeps all of it.)"
+	}
+	return m
+}
+
 func boldLabel(s string) *widget.Label {
-	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.Truncation = fyne.TextTruncateEllipsis
+	return l
 }
 
 func smallLabel(s string) *widget.Label {

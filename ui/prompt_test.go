@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
 func TestPromptAllKindsFilledSendsTypedContent(t *testing.T) {
@@ -632,5 +635,33 @@ func TestPromptScrollFollowsFocus(t *testing.T) {
 	h.c.Focus(h.row("fullName").entry)
 	if h.v.scroll.Offset.Y != 0 {
 		t.Errorf("form not scrolled back to the first field: offset %v", h.v.scroll.Offset.Y)
+	}
+}
+
+// TestPromptClipsServerText: a huge title, option label, description or
+// message cannot push the server's name and the buttons off screen; the
+// window stays a sensible size and says the message was shortened.
+func TestPromptClipsServerText(t *testing.T) {
+	long := strings.Repeat("T", 50_000)
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{
+		"a":{"type":"string","title":"` + long + `","description":"` + long + `"},
+		"b":{"type":"array","items":{"anyOf":[{"const":"x","title":"` + long + `"}]}},
+		"c":{"type":"string","oneOf":[{"const":"y","title":"` + long + `"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newPromptView(&Prompt{Server: "github", Message: long + long, Form: form}, func(Answer) {})
+	w := test.NewTempWindow(t, v.content)
+	w.Resize(v.size())
+	if size := v.content.MinSize(); size.Width > 1000 {
+		t.Errorf("window %v wide: server text stretched it", size)
+	}
+	for _, text := range []string{v.rows[0].box.Objects[0].(*widget.Label).Text, v.rows[1].multi[0].Text, v.rows[2].sel.Options[1]} {
+		if n := len([]rune(text)); n > maxLabel+2 {
+			t.Errorf("a label of %d characters is shown", n)
+		}
+	}
+	if !strings.Contains(messageText(long+long), "the history keeps all of it") {
+		t.Error("a shortened message does not say so")
 	}
 }
