@@ -25,6 +25,11 @@ func TestCLIUsage(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"show without id", []string{"history", "show"}, 2, "show needs one decision ID"},
 		{"show bad id", []string{"history", "show", "abc"}, 2, `"abc" is not a decision ID`},
+		{"forgot --", []string{"wrap", "--name", "x", "npx", "-y", "some-server"}, 2, "put the server command after --"},
+		{"unknown history subcommand", []string{"history", "lst"}, 2, `unknown command "lst" for "elicitray history"`},
+		{"history alone", []string{"history"}, 2, "history needs a subcommand"},
+		{"bad limit", []string{"history", "list", "--limit", "0"}, 2, "--limit must be at least 1"},
+		{"misspelt command", []string{"histroy"}, 2, "Did you mean this?"},
 		{"server exit code", []string{"wrap", "--", "sh", "-c", "exit 7"}, 7, ""},
 		{"missing server", []string{"wrap", "--", "/nonexistent/server"}, 127, "/nonexistent/server"},
 	} {
@@ -54,6 +59,25 @@ func TestCLIVersion(t *testing.T) {
 	}
 	if got := stdout.String(); got != "elicitray "+Version+"\n" {
 		t.Errorf("version printed %q", got)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	// --version is for people (like --help): it goes to stderr.
+	if code := Main(context.Background(), []string{"--version"}, nil, &stdout, &stderr); code != 0 || stderr.String() != "elicitray "+Version+"\n" {
+		t.Errorf("--version: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestCLIDemoNeedsDisplay: without a display the demo says why at once
+// instead of running four tools that all fail.
+func TestCLIDemoNeedsDisplay(t *testing.T) {
+	testHome(t)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"demo"}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "the demo shows desktop windows: no display") || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
 

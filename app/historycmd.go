@@ -70,6 +70,9 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Use:   "history",
 		Short: "List and show past decisions",
 		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError{errors.New("history needs a subcommand: list or show ID")}
+		},
 	}
 	var asJSON bool
 	var limit int
@@ -79,6 +82,9 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Short: "List decisions, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 1 {
+				return usageError{fmt.Errorf("--limit must be at least 1, not %d", limit)}
+			}
 			recs, err := historySource{DefaultPaths()}.list(ctx, history.Query{Server: server, Limit: limit})
 			if err != nil {
 				return runErr(err)

@@ -21,9 +21,15 @@ import (
 // show windows on.
 var ErrNoDisplay = errors.New("no display: set DISPLAY or WAYLAND_DISPLAY (the hub shows desktop windows)")
 
+// haveDisplay reports whether windows can be shown: on Linux an X11 or
+// Wayland display must be named.
+func haveDisplay() bool {
+	return runtime.GOOS != "linux" || os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
+}
+
 // runHub runs the desktop hub until Quit or ctx ends.
 func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
-	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+	if !haveDisplay() {
 		return runErr(ErrNoDisplay)
 	}
 	cfg, err := LoadConfig(p.Config)

@@ -91,11 +91,23 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			"With no command, elicitray runs the hub: the tray icon and the windows.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+			}
+			return usageError{errors.New(msg)}
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHub(ctx, DefaultPaths(), stderr)
 		},
 	}
+	root.Version = Version
+	root.SuggestionsMinimumDistance = 2
+	root.SetVersionTemplate("elicitray {{.Version}}\n")
 	root.SetContext(ctx)
 	root.SetIn(stdin)
 	root.SetOut(stderr) // help and usage are for people: never on MCP's stdout
@@ -127,6 +139,9 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Short: "Run a built-in host against the demo server through `elicitray wrap`",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if !haveDisplay() {
+					return runErr(fmt.Errorf("the demo shows desktop windows: %w", ErrNoDisplay))
+				}
 				exe, err := os.Executable()
 				if err != nil {
 					return runErr(err)
@@ -143,9 +158,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			},
 		},
 	)
-	for _, c := range root.Commands() {
-		c.SetFlagErrorFunc(root.FlagErrorFunc())
-	}
+
 	return root
 }
 
@@ -198,6 +211,10 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command)")
+	// A server's own flags before `--` look like ours: say how to pass them.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%v (put the server command after --: elicitray wrap --name NAME -- COMMAND ARGS…)", err)}
+	})
 	cmd.Flags().DurationVar(&grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
 	return cmd
 }
