@@ -6,20 +6,29 @@ export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/elicitray
-APT_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev xvfb xauth xdotool imagemagick dbus
+# Debian packages: to build (Fyne: cgo, OpenGL, X11), and to test (windows
+# under Xvfb driven by xdotool, screenshots, a private session bus).
+BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
+TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: all build deps test vet demo screenshots bench clean
+.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet demo screenshots bench clean
 
 all: build
 
-build: deps-system
+build: deps-build
 	$(GO) build -o $(BIN) .
 
-# Debian packages for Fyne (cgo, OpenGL, X11), windows in tests (Xvfb,
-# xdotool), screenshots (ImageMagick) and a private session bus.
+deps-build:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(BUILD_PACKAGES)"
+
 deps-system:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_PACKAGES)"
+
+# Installs whichever of $(PACKAGES) is missing (with sudo when not root).
+apt-install:
+	@command -v $(GO) >/dev/null || { echo "elicitray needs Go 1.26 or newer: https://go.dev/dl/"; exit 1; }
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
@@ -33,7 +42,7 @@ testdata/npm/node_modules/.package-lock.json: testdata/npm/package.json testdata
 
 deps: deps-system deps-npm
 
-vet: deps-system
+vet: deps-build
 	$(GO) vet ./...
 
 # Every test, windows included: under Xvfb with a private session bus, so no

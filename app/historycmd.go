@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -93,9 +94,9 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 				return runErr(writeJSONLines(stdout, recs))
 			}
 			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTIME\tSERVER\tTOOL\tACTION\tDECIDED BY\tMESSAGE")
+			fmt.Fprintln(tw, "ID\tASKED\tSERVER\tTOOL\tACTION\tDECIDED BY\tMESSAGE")
 			for _, r := range recs {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"),
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
 					r.Server, dash(r.Tool), r.Action, r.DecidedBy, firstLine(r.Message, 60))
 			}
 			return runErr(tw.Flush())
@@ -134,7 +135,26 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		},
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "the record as JSON")
-	cmd.AddCommand(list, show)
+	window := &cobra.Command{
+		Use:   "window",
+		Short: "Open the history window (starts the hub if none runs)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !haveDisplay() {
+				return runErr(fmt.Errorf("the history window: %w", ErrNoDisplay))
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return runErr(err)
+			}
+			p := DefaultPaths()
+			c := &hubClient{paths: p, startWait: 20 * time.Second,
+				start: func() (*os.Process, error) { return startHub(exe, p) }}
+			_, err = c.call(ctx, wireMsg{Op: opWindow}, nil)
+			return runErr(err)
+		},
+	}
+	cmd.AddCommand(list, show, window)
 	return cmd
 }
 

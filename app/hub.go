@@ -51,6 +51,10 @@ type Hub struct {
 	// Changed, when set, is called after the queue changed, with the number
 	// of prompts waiting (the one shown included). It must not block.
 	Changed func(waiting int)
+	// Quit and ShowHistory, when set, serve `elicitray quit` and
+	// `elicitray history window`: a way to both without a tray. They must
+	// not block.
+	Quit, ShowHistory func()
 
 	mu      sync.Mutex
 	queue   []*item // arrival order; the shown one stays in it until decided
@@ -221,6 +225,17 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 	case opGet:
 		rec, err := h.Store.Get(m.RecordID)
 		cs.send(historyReply(m.ID, []history.Record{rec}, err))
+	case opQuit, opWindow:
+		f := h.Quit
+		if m.Op == opWindow {
+			f = h.ShowHistory
+		}
+		if f == nil {
+			cs.send(wireMsg{ID: m.ID, Error: "this hub has no windows"})
+			return
+		}
+		f()
+		cs.send(wireMsg{ID: m.ID})
 	default:
 		cs.send(wireMsg{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
 	}

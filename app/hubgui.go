@@ -76,6 +76,8 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
 	}
 	hub.Changed = func(n int) { fyne.Do(func() { tray.SetPending(n) }) }
+	hub.Quit = func() { fyne.Do(a.Quit) }
+	hub.ShowHistory = func() { fyne.Do(showHistory) }
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,6 +148,21 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 					return runErr(err)
 				}
 				return runErr(demo.Host(ctx, []string{exe, "wrap", "--name", "demo", "--", exe, "demo-server"}, stdout))
+			},
+		},
+		&cobra.Command{
+			Use:   "quit",
+			Short: "Stop the running hub (as its tray menu's Quit does)",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				c := &hubClient{paths: DefaultPaths()}
+				_, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
+				var opErr *net.OpError
+				if errors.As(err, &opErr) {
+					fmt.Fprintln(stderr, "elicitray: no hub is running")
+					return nil
+				}
+				return runErr(err)
 			},
 		},
 		&cobra.Command{

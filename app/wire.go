@@ -17,6 +17,7 @@ import (
 //	← {"id":4}                                kept (no reply when id is 0)
 //	→ {"op":"history","id":2,"query":{…}}     ← {"id":2,"records":[…]}
 //	→ {"op":"get","id":3,"recordId":42}       ← {"id":3,"records":[…]}
+//	→ {"op":"quit","id":4} / {"op":"show-history","id":5}   ← {"id":4}
 //	← {"id":N,"error":"a sentence"}
 type wireMsg struct {
 	Op       string           `json:"op,omitempty"`
@@ -37,6 +38,8 @@ const (
 	opRecord  = "record"
 	opHistory = "history"
 	opGet     = "get"
+	opQuit    = "quit"         // stop the hub (`elicitray quit`)
+	opWindow  = "show-history" // open the history window
 )
 
 // recordOf is the history record of req, before its decision is known.
