@@ -486,8 +486,8 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 		box.Add(r.entry)
 	}
-	if r.f.Description != "" {
-		box.Add(helpLabel(clip(r.f.Description, maxDescription)))
+	if help := helpText(r.f); help != "" {
+		box.Add(helpLabel(help))
 	}
 	r.errLabel = widget.NewLabel("")
 	r.errLabel.Wrapping = fyne.TextWrapWord
@@ -611,13 +611,29 @@ func placeholder(f *elicit.Field) string {
 	case "date":
 		return "YYYY-MM-DD"
 	case "date-time":
-		return "2026-01-31T09:00:00Z"
+		return "YYYY-MM-DDThh:mm:ssZ"
 	case "email":
 		return "name@example.com"
 	case "uri":
 		return "https://…"
 	}
 	return ""
+}
+
+// helpText is the line under a field: its description and, for a number
+// with bounds, the range — shown from the start, since a pre-filled default
+// hides the placeholder that also gives it.
+func helpText(f *elicit.Field) string {
+	help := clip(f.Description, maxDescription)
+	if (f.Kind == elicit.KindNumber || f.Kind == elicit.KindInteger) && (f.Minimum != nil || f.Maximum != nil) {
+		r := placeholder(f)
+		r = strings.ToUpper(r[:1]) + r[1:] + "."
+		if help == "" {
+			return r
+		}
+		return strings.TrimRight(help, " ") + " — " + r
+	}
+	return help
 }
 
 // valueText is the text an entry shows for a typed default.

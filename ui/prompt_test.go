@@ -558,7 +558,7 @@ func TestPromptPlaceholders(t *testing.T) {
 		{"email", "name@example.com"},
 		{"site", "https://…"},
 		{"start", "YYYY-MM-DD"},
-		{"deadline", "2026-01-31T09:00:00Z"},
+		{"deadline", "YYYY-MM-DDThh:mm:ssZ"},
 		{"copies", "whole number, 1 to 100"},
 		{"budget", "number, 0 to 1000"},
 		{"fullName", ""},
@@ -663,5 +663,26 @@ func TestPromptClipsServerText(t *testing.T) {
 	}
 	if !strings.Contains(messageText(long+long), "the history keeps all of it") {
 		t.Error("a shortened message does not say so")
+	}
+}
+
+// TestPromptShowsRanges: a number's range is in its help line from the
+// start, though the default hides the placeholder.
+func TestPromptShowsRanges(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	for name, want := range map[string]string{
+		"copies": "How many printed copies — Whole number, 1 to 100.",
+		"budget": "Upper bound — Number, 0 to 1000.",
+		"email":  "Where the report is sent",
+	} {
+		found := false
+		for _, o := range h.row(name).box.Objects {
+			if l, ok := o.(*widget.Label); ok && l.Text == want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no help line %q", name, want)
+		}
 	}
 }
