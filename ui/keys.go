@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"time"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -16,6 +18,37 @@ type promptKeys struct {
 	escape  func()
 	submit  func()
 	decline func()
+
+	// presses says whether the driver reports key presses (a desktop
+	// window; Fyne's test driver only types). When it does, current is the
+	// key being handled and downAt when each key last went down in this
+	// window: a key held since before the window appeared auto-repeats
+	// without ever going down here, and must not answer it.
+	presses bool
+	current fyne.KeyName
+	downAt  map[fyne.KeyName]time.Time
+	now     func() time.Time
+}
+
+// handling notes the key an event carries before it reaches an action.
+func (k *promptKeys) handling(name fyne.KeyName) { k.current = name }
+
+// keyDown records a press (desktop.Keyable); repeats do not come here.
+func (k *promptKeys) keyDown(ev *fyne.KeyEvent) {
+	if k.downAt == nil {
+		k.downAt = map[fyne.KeyName]time.Time{}
+	}
+	k.downAt[ev.Name] = k.now()
+}
+
+// pressedSince reports whether the key being handled went down at or after
+// t (always true when the driver reports no presses).
+func (k *promptKeys) pressedSince(t time.Time) bool {
+	if !k.presses {
+		return true
+	}
+	at, ok := k.downAt[k.current]
+	return ok && !at.Before(t)
 }
 
 // declineShortcut is Alt+D.
@@ -29,7 +62,11 @@ func isDecline(s fyne.Shortcut) bool {
 // bindCanvas registers the window-wide keys on c for when no widget has the
 // focus (Escape, Return) and for widgets that do not handle shortcuts (Alt+D).
 func (k *promptKeys) bindCanvas(c fyne.Canvas) {
+	if dc, ok := c.(desktop.Canvas); ok {
+		dc.SetOnKeyDown(k.keyDown)
+	}
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		k.handling(ev.Name)
 		switch ev.Name {
 		case fyne.KeyEscape:
 			k.escape()
@@ -37,7 +74,10 @@ func (k *promptKeys) bindCanvas(c fyne.Canvas) {
 			k.submit()
 		}
 	})
-	c.AddShortcut(declineShortcut, func(fyne.Shortcut) { k.decline() })
+	c.AddShortcut(declineShortcut, func(fyne.Shortcut) {
+		k.handling(declineShortcut.KeyName)
+		k.decline()
+	})
 }
 
 // keyEntry is a single-line entry that passes Escape and Alt+D to the prompt
@@ -55,8 +95,15 @@ func newKeyEntry(keys *promptKeys) *keyEntry {
 	return e
 }
 
+// KeyDown records the press for the prompt's guard.
+func (e *keyEntry) KeyDown(ev *fyne.KeyEvent) {
+	e.keys.keyDown(ev)
+	e.Entry.KeyDown(ev)
+}
+
 // TypedKey catches Escape, which widget.Entry would swallow.
 func (e *keyEntry) TypedKey(ev *fyne.KeyEvent) {
+	e.keys.handling(ev.Name) // Return reaches OnSubmitted from here
 	if ev.Name == fyne.KeyEscape {
 		e.keys.escape()
 		return
@@ -68,6 +115,7 @@ func (e *keyEntry) TypedKey(ev *fyne.KeyEvent) {
 // the canvas.
 func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
 	if isDecline(s) {
+		e.keys.handling(declineShortcut.KeyName)
 		e.keys.decline()
 		return
 	}
@@ -120,8 +168,15 @@ func newKeyCheck(keys *promptKeys, label string, changed func(bool)) *keyCheck {
 	return c
 }
 
+// KeyDown records the press for the prompt's guard.
+func (c *keyCheck) KeyDown(ev *fyne.KeyEvent) { c.keys.keyDown(ev) }
+
+// KeyUp is the other half of desktop.Keyable.
+func (c *keyCheck) KeyUp(*fyne.KeyEvent) {}
+
 // TypedKey forwards Escape and Return; Space still toggles (TypedRune).
 func (c *keyCheck) TypedKey(ev *fyne.KeyEvent) {
+	c.keys.handling(ev.Name)
 	switch ev.Name {
 	case fyne.KeyEscape:
 		c.keys.escape()
@@ -157,9 +212,16 @@ func newKeySelect(keys *promptKeys, options []string, changed func(string)) *key
 	return s
 }
 
+// KeyDown records the press for the prompt's guard.
+func (s *keySelect) KeyDown(ev *fyne.KeyEvent) { s.keys.keyDown(ev) }
+
+// KeyUp is the other half of desktop.Keyable.
+func (s *keySelect) KeyUp(*fyne.KeyEvent) {}
+
 // TypedKey forwards Escape and Return; Space and the arrows still open the
 // list or change the choice.
 func (s *keySelect) TypedKey(ev *fyne.KeyEvent) {
+	s.keys.handling(ev.Name)
 	switch ev.Name {
 	case fyne.KeyEscape:
 		s.keys.escape()
@@ -187,8 +249,15 @@ func newKeyButton(keys *promptKeys, label string, tapped, press func()) *keyButt
 	return b
 }
 
+// KeyDown records the press for the prompt's guard.
+func (b *keyButton) KeyDown(ev *fyne.KeyEvent) { b.keys.keyDown(ev) }
+
+// KeyUp is the other half of desktop.Keyable.
+func (b *keyButton) KeyUp(*fyne.KeyEvent) {}
+
 // TypedKey forwards Escape and activates the button on Space or Return.
 func (b *keyButton) TypedKey(ev *fyne.KeyEvent) {
+	b.keys.handling(ev.Name)
 	switch ev.Name {
 	case fyne.KeyEscape:
 		b.keys.escape()

@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -91,6 +92,8 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	win.RequestFocus()
 	// Armed from when the window exists: creating it can take a while.
 	v.armedAt = v.now().Add(keyGuard)
+	// A desktop driver reports presses apart from auto-repeats.
+	_, v.keys.presses = fyne.CurrentApp().Driver().(desktop.Driver)
 	return pw
 }
 
@@ -170,20 +173,20 @@ func newPromptView(p *Prompt, done func(Answer)) *promptView {
 		escape:  v.guarded(v.onCancel),
 		submit:  v.guarded(v.onSubmit),
 		decline: v.guarded(v.onDecline),
+		now:     func() time.Time { return v.now() },
 	}
 	v.content = v.build()
 	v.validate()
 	return v
 }
 
-// guarded wraps a keyboard action in the keyGuard check. A key that comes
-// while the guard is closed keeps it closed for another keyGuard: a key held
-// down since before the window appeared auto-repeats, and must not answer
-// the window until it has been released.
+// guarded wraps a keyboard action in the keyGuard check: the key must come
+// after the guard, and must have gone down after it too — a key held down
+// since before (auto-repeating) answers nothing until released and pressed
+// again.
 func (v *promptView) guarded(f func()) func() {
 	return func() {
-		if now := v.now(); now.Before(v.armedAt) {
-			v.armedAt = now.Add(keyGuard)
+		if v.now().Before(v.armedAt) || !v.keys.pressedSince(v.armedAt) {
 			return
 		}
 		f()

@@ -376,13 +376,18 @@ func TestPromptKeyGuardIgnoresEarlyKeys(t *testing.T) {
 }
 
 // TestPromptHeldKeyNeverAnswers: a key held down as the window appears
-// auto-repeats; it answers nothing until released, then a fresh press does.
+// auto-repeats without going down in the window: it answers nothing, even
+// long after the guard; pressed again, it does. A key pressed during the
+// guard does not count either.
 func TestPromptHeldKeyNeverAnswers(t *testing.T) {
 	h := newHarness(t, "all-kinds.json")
 	h.typeInto("fullName", "Ada")
 	clock := &fakeClock{t: time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC)}
 	h.v.now = clock.now
 	h.v.armedAt = clock.t.Add(keyGuard)
+	h.v.keys.presses = true // as in a desktop window
+	entry := h.row("fullName").entry
+	h.c.Focus(entry)
 	for i := 0; i < 40; i++ { // 4 s of auto-repeat at 10 per second
 		h.press(fyne.KeyEscape)
 		clock.t = clock.t.Add(100 * time.Millisecond)
@@ -390,10 +395,23 @@ func TestPromptHeldKeyNeverAnswers(t *testing.T) {
 	if len(h.answers) != 0 {
 		t.Fatalf("a held Escape answered the window: %+v", h.answers)
 	}
-	clock.t = clock.t.Add(keyGuard) // released; quiet for the guard
+	entry.KeyDown(&fyne.KeyEvent{Name: fyne.KeyReturn}) // released, pressed anew
 	h.press(fyne.KeyReturn)
 	if got := h.only().Action; got != "accept" {
 		t.Errorf("action = %q, want accept", got)
+	}
+
+	h = newHarness(t, "all-kinds.json")
+	clock = &fakeClock{t: time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC)}
+	h.v.now = clock.now
+	h.v.armedAt = clock.t.Add(keyGuard)
+	h.v.keys.presses = true
+	h.c.Focus(h.row("fullName").entry)
+	h.row("fullName").entry.KeyDown(&fyne.KeyEvent{Name: fyne.KeyEscape}) // during the guard
+	clock.t = clock.t.Add(keyGuard)
+	h.press(fyne.KeyEscape) // its repeat, after the guard
+	if len(h.answers) != 0 {
+		t.Fatalf("a key pressed during the guard answered the window: %+v", h.answers)
 	}
 }
 
