@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -55,13 +54,13 @@ func (f *Form) Validate(values map[string]any) map[string]error {
 // are dropped.
 //
 // The values are checked field by field first; if any fails, the error
-// wraps ErrInvalidContent and every *FieldError. The content is then
-// validated against Schema itself (PROTOCOL.md §5: validate before sending)
-// with a JSON Schema validator, which also enforces keywords the form does
-// not model (exclusiveMaximum, multipleOf, additionalProperties…). A schema
-// that Parse accepted but the validator cannot compile (a remote $ref
-// somewhere unused, a pattern Go's regexp rejects…) skips this final check
-// rather than leave the user unable to answer: the field checks still ran.
+// wraps ErrInvalidContent and every *FieldError. Then the number of fields
+// filled is checked against MinProperties and MaxProperties. Last, the
+// content is validated against Schema itself (PROTOCOL.md §5: validate
+// before sending) with a JSON Schema validator. For a Form from Parse that
+// last check only confirms the others: Parse refuses every keyword the
+// fields cannot check. A Schema that does not compile (only possible for a
+// Form built by hand) is an error, never a reason to skip the check.
 func (f *Form) Content(values map[string]any) (map[string]any, error) {
 	content := make(map[string]any, len(f.Fields))
 	var failed []error
@@ -78,6 +77,9 @@ func (f *Form) Content(values map[string]any) (map[string]any, error) {
 	}
 	if failed != nil {
 		return nil, &contentError{fields: failed}
+	}
+	if err := f.checkCount(len(content)); err != nil {
+		return nil, err
 	}
 	if err := f.validateSchema(content); err != nil {
 		return nil, err
@@ -98,24 +100,27 @@ func (f *Form) Normalize(content map[string]any) (map[string]any, error) {
 	return f.Content(content)
 }
 
-// finalCheck caches the compiled requestedSchema of one Form.
-type finalCheck struct {
-	once   sync.Once
-	schema *jsonschema.Schema // nil when the schema does not compile
+// checkCount checks how many fields are filled against the root's
+// "minProperties" and "maxProperties", which no single field can show.
+func (f *Form) checkCount(filled int) error {
+	switch {
+	case f.MinProperties != nil && filled < *f.MinProperties:
+		return &formError{"fill in at least " + plural(*f.MinProperties, "field")}
+	case f.MaxProperties != nil && filled > *f.MaxProperties:
+		return &formError{"fill in at most " + plural(*f.MaxProperties, "field")}
+	}
+	return nil
 }
 
-// validateSchema validates content against f.Schema. Forms from Parse
-// compile their schema once; a Form built by hand compiles it on each call.
+// validateSchema validates content against f.Schema, compiled by Parse or,
+// for a Form built by hand, on each call.
 func (f *Form) validateSchema(content map[string]any) error {
-	var sch *jsonschema.Schema
-	if f.final != nil {
-		f.final.once.Do(func() { f.final.schema = compileSchema(f.Schema) })
-		sch = f.final.schema
-	} else {
-		sch = compileSchema(f.Schema)
-	}
+	sch := f.final
 	if sch == nil {
-		return nil
+		var err error
+		if sch, err = compileSchema(f.Schema); err != nil {
+			return fmt.Errorf("%w: the requestedSchema cannot be checked: %w", ErrInvalidContent, err)
+		}
 	}
 	// The validator wants its own JSON value form (json.Number for numbers).
 	b, err := json.Marshal(content)
@@ -147,11 +152,11 @@ func (e *schemaMismatch) Unwrap() []error { return []error{ErrInvalidContent, e.
 // ever fetched from it.
 const schemaURL = "urn:elicitray:requestedSchema"
 
-// compileSchema compiles raw for the final check, nil if it cannot.
-func compileSchema(raw json.RawMessage) *jsonschema.Schema {
+// compileSchema compiles raw for the final check.
+func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	// PROTOCOL.md §4: without $schema the dialect is JSON Schema 2020-12.
@@ -162,14 +167,12 @@ func compileSchema(raw json.RawMessage) *jsonschema.Schema {
 	// The library's default loader reads file: URLs. A server-sent schema
 	// must never make the wrapper read local files or fetch anything.
 	c.UseLoader(noLoader{})
+	// Patterns are ECMA-262, matched as Field.Check matches them.
+	c.UseRegexpEngine(regexpEngine)
 	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil
+		return nil, err
 	}
-	sch, err := c.Compile(schemaURL)
-	if err != nil {
-		return nil
-	}
-	return sch
+	return c.Compile(schemaURL)
 }
 
 // noLoader refuses every external reference.

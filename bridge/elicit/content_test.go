@@ -170,15 +170,23 @@ func TestNormalize(t *testing.T) {
 }
 
 // TestContentFinalCheck checks that the final validation against the
-// schema refuses what the form does not model, so such an answer is never
-// sent to a server that would reject it.
+// schema runs on every answer, with the schema's own pattern dialect
+// (ECMA-262): a Form whose fields leave rules out (built by hand here;
+// Parse models or refuses every rule) still never sends what the schema
+// refuses. Before regexp2, the lookahead pattern made the schema fail to
+// compile and the whole check was skipped.
 func TestContentFinalCheck(t *testing.T) {
-	form, err := elicit.Parse([]byte(`{"type":"object","properties":{
-		"n":{"type":"number","exclusiveMaximum":10},
-		"s":{"type":"string","format":"email"}},
-		"additionalProperties":false}`))
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
+	form := &elicit.Form{
+		Fields: []elicit.Field{
+			{Name: "n", Kind: elicit.KindNumber},
+			{Name: "s", Kind: elicit.KindString},
+			{Name: "pw", Kind: elicit.KindString},
+		},
+		Schema: json.RawMessage(`{"type":"object","properties":{
+			"n":{"type":"number","exclusiveMaximum":10},
+			"s":{"type":"string","format":"email"},
+			"pw":{"type":"string","pattern":"^(?=.*[0-9]).+$"}},
+			"additionalProperties":false}`),
 	}
 	for _, tt := range []struct {
 		name    string
@@ -188,7 +196,9 @@ func TestContentFinalCheck(t *testing.T) {
 		{"below the exclusive maximum", map[string]any{"n": 9.5}, false},
 		{"at the exclusive maximum", map[string]any{"n": 10.0}, true},
 		{"an address both checks accept", map[string]any{"s": "ada@example.com"}, false},
-		{"an address only the field check accepts", map[string]any{"s": "ada@-example-.com"}, true},
+		{"an address the validator refuses", map[string]any{"s": "ada@-example-.com"}, true},
+		{"a password with a digit", map[string]any{"pw": "abc1"}, false},
+		{"a password without a digit", map[string]any{"pw": "abc"}, true},
 		{"unknown keys dropped before the check", map[string]any{"n": 1.0, "x": 1.0}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,32 +219,143 @@ func TestContentFinalCheck(t *testing.T) {
 	}
 }
 
+// TestFieldChecksCoverSchema checks that for a parsed form the user sees
+// under the field every rule the final check enforces, so Submit is never
+// refused for a reason the window did not show.
+func TestFieldChecksCoverSchema(t *testing.T) {
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{
+		"n":{"type":"number","exclusiveMaximum":10},
+		"step":{"type":"number","multipleOf":0.1},
+		"s":{"type":"string","format":"email"},
+		"id":{"type":"string","format":"uuid"},
+		"pw":{"type":"string","pattern":"^(?=.*[0-9]).+$"}},
+		"additionalProperties":false}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	for _, tt := range []struct {
+		name    string
+		values  map[string]any
+		wantMsg map[string]string // nil: Content accepts
+	}{
+		{"all good", map[string]any{"n": 9.5, "step": 0.3, "s": "ada@example.com", "id": "123e4567-e89b-12d3-a456-426614174000", "pw": "abc1"}, nil},
+		{"at the exclusive maximum", map[string]any{"n": 10.0}, map[string]string{"n": "must be less than 10"}},
+		{"not a multiple", map[string]any{"step": 0.35}, map[string]string{"step": "must be a multiple of 0.1"}},
+		{"an address the validator refuses", map[string]any{"s": "ada@-example-.com"}, map[string]string{"s": "must be a valid email address such as name@example.com"}},
+		{"not a UUID", map[string]any{"id": "nope"}, map[string]string{"id": "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"}},
+		{"a password without a digit", map[string]any{"pw": "abc"}, map[string]string{"pw": "must match the pattern ^(?=.*[0-9]).+$"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got map[string]string
+			for k, err := range form.Validate(tt.values) {
+				if got == nil {
+					got = map[string]string{}
+				}
+				got[k] = err.(*elicit.FieldError).Msg
+			}
+			if diff := cmp.Diff(tt.wantMsg, got); diff != "" {
+				t.Errorf("Validate mismatch (-want +got):\n%s", diff)
+			}
+			if _, err := form.Content(tt.values); (err == nil) != (tt.wantMsg == nil) {
+				t.Errorf("Content error = %v, want an error: %v", err, tt.wantMsg != nil)
+			}
+		})
+	}
+}
+
+// TestContentUncheckableSchema checks that an answer is never sent
+// unchecked: a Schema the validator cannot compile (only a Form built by
+// hand can have one; Parse refuses it) makes Content fail.
+func TestContentUncheckableSchema(t *testing.T) {
+	form := &elicit.Form{
+		Fields: []elicit.Field{{Name: "n", Kind: elicit.KindNumber}},
+		Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","minimum":"zero"}}}`),
+	}
+	content, err := form.Content(map[string]any{"n": 1.0})
+	if !errors.Is(err, elicit.ErrInvalidContent) || !strings.Contains(err.Error(), "the requestedSchema cannot be checked") {
+		t.Fatalf("Content = %v, %v; want ErrInvalidContent saying the schema cannot be checked", content, err)
+	}
+	if _, err := elicit.Parse(form.Schema); !errors.Is(err, elicit.ErrUnsupportedSchema) {
+		t.Errorf("Parse(%s) = %v; want ErrUnsupportedSchema", form.Schema, err)
+	}
+}
+
+// TestContentPropertyCount checks the root's minProperties and
+// maxProperties: no field can show them, so Content says how many fields
+// to fill, and bounds every answer meets are dropped.
+func TestContentPropertyCount(t *testing.T) {
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{
+		"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"}},
+		"minProperties":1,"maxProperties":2}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if diff := cmp.Diff([]*int{new(1), new(2)}, []*int{form.MinProperties, form.MaxProperties}); diff != "" {
+		t.Errorf("MinProperties, MaxProperties mismatch (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		name    string
+		values  map[string]any
+		wantErr string
+	}{
+		{"none filled", map[string]any{}, "content does not fit the requestedSchema: fill in at least 1 field"},
+		{"two filled", map[string]any{"a": "x", "b": "y"}, ""},
+		{"three filled", map[string]any{"a": "x", "b": "y", "c": "z"}, "content does not fit the requestedSchema: fill in at most 2 fields"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := form.Content(tt.values)
+			got := ""
+			if err != nil {
+				got = err.Error()
+				if !errors.Is(err, elicit.ErrInvalidContent) {
+					t.Errorf("Content error %v does not wrap ErrInvalidContent", err)
+				}
+			}
+			if diff := cmp.Diff(tt.wantErr, got); diff != "" {
+				t.Errorf("Content error mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	met, err := elicit.Parse([]byte(`{"type":"object","properties":{
+		"a":{"type":"string"},"b":{"type":"boolean"}},"required":["a"],"minProperties":2,"maxProperties":2}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if met.MinProperties != nil || met.MaxProperties != nil {
+		t.Errorf("MinProperties, MaxProperties = %v, %v; want nil, nil: every answer fills a and b", met.MinProperties, met.MaxProperties)
+	}
+}
+
 // TestContentIgnoresExternalRefs checks that a schema pointing at a local
-// file cannot change the verdict: the file is not read, the final check is
-// skipped, and the user can still answer.
+// file cannot change the verdict: the file is not read, so Parse refuses
+// the schema and a hand-made Form refuses to send (were the file read, its
+// "true" would make the schema compile and both succeed).
 func TestContentIgnoresExternalRefs(t *testing.T) {
-	refused := filepath.Join(t.TempDir(), "refuse.json")
-	if err := os.WriteFile(refused, []byte(`false`), 0o600); err != nil {
+	allowed := filepath.Join(t.TempDir(), "allow.json")
+	if err := os.WriteFile(allowed, []byte(`true`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	ref := "file://" + filepath.ToSlash(allowed)
 	schema, err := json.Marshal(map[string]any{
-		"type":       "object",
-		"allOf":      []any{map[string]any{"$ref": "file://" + filepath.ToSlash(refused)}},
-		"properties": map[string]any{"name": map[string]any{"type": "string"}},
+		"type":                 "object",
+		"additionalProperties": map[string]any{"$ref": ref},
+		"properties":           map[string]any{"name": map[string]any{"type": "string"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	form, err := elicit.Parse(schema)
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
+	_, err = elicit.Parse(schema)
+	want := `requestedSchema: $ref "` + ref + `" is not supported: only references inside the schema, such as "#/$defs/Name", can be followed`
+	if err == nil {
+		t.Fatalf("Parse accepted the schema (the referenced file was read)")
 	}
-	content, err := form.Content(map[string]any{"name": "Ada"})
-	if err != nil {
-		t.Fatalf("Content: %v (the referenced file was read)", err)
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("message mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(`{"name":"Ada"}`, marshal(t, content)); diff != "" {
-		t.Errorf("content mismatch (-want +got):\n%s", diff)
+	form := &elicit.Form{Fields: []elicit.Field{{Name: "name", Kind: elicit.KindString}}, Schema: schema}
+	if content, err := form.Content(map[string]any{"name": "Ada"}); !errors.Is(err, elicit.ErrInvalidContent) {
+		t.Errorf("Content = %v, %v; want ErrInvalidContent (the referenced file was read)", content, err)
 	}
 }
 

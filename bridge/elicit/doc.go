@@ -22,4 +22,13 @@
 // outside the schema, and neither does Content's final check with the JSON
 // Schema validator: a server-sent schema must not make elicitray read files
 // or fetch URLs. A Form is safe for concurrent use once Parse returns it.
+//
+// The one rule: a window never shows a form the user cannot submit. Every
+// keyword that could refuse an answer is either checked by Field.Check,
+// whose messages the ui shows under the field, or refused by Parse; the
+// final check then only confirms. Patterns are ECMA-262, as JSON Schema
+// says, matched with github.com/dlclark/regexp2 in both checks; its timeout
+// clock runs in a goroutine of its own while a match is in progress. Size
+// limits (MaxFields and the others) keep one elicitation from freezing the
+// hub's window.
 package elicit

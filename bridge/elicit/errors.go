@@ -73,3 +73,12 @@ func (e *contentError) Error() string {
 func (e *contentError) Unwrap() []error {
 	return append([]error{ErrInvalidContent}, e.fields...)
 }
+
+// formError is what Content returns when the fields pass one by one but not
+// together: too few or too many of them are filled. msg is a sentence
+// fragment for a person, e.g. "fill in at least 2 fields".
+type formError struct{ msg string }
+
+func (e *formError) Error() string { return ErrInvalidContent.Error() + ": " + e.msg }
+
+func (e *formError) Unwrap() error { return ErrInvalidContent }

@@ -6,14 +6,18 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
 // FuzzParse feeds Parse whatever a server might send. A schema must never
 // crash the wrapper (PROTOCOL.md §4): Parse either refuses it with
 // ErrUnsupportedSchema or returns a form whose pre-filled answer can be
-// built or refused without a panic. An answer Content accepts must also
-// survive the trip through JSON that the hub's answer takes, unchanged.
+// built or refused without a panic. The final check must never be what
+// refuses it: the user would see no reason under any field. An answer
+// Content accepts must also survive the trip through JSON that the hub's
+// answer takes, unchanged.
 func FuzzParse(f *testing.F) {
 	for _, name := range caseFiles {
 		f.Add([]byte(caseSchema(f, name)))
@@ -24,6 +28,9 @@ func FuzzParse(f *testing.F) {
 	for _, tt := range acceptedSchemas {
 		f.Add([]byte(tt.schema))
 	}
+	for _, tt := range limitSchemas {
+		f.Add([]byte(tt.schema))
+	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
 		form, err := elicit.Parse(schema)
 		if err != nil {
@@ -32,10 +39,31 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		// Every choice the window offers can be sent, when the rest fits.
+		for _, fld := range form.Fields {
+			for _, o := range fld.Options {
+				values := form.Defaults()
+				values[fld.Name] = o.Value
+				if fld.Kind == elicit.KindMultiSelect {
+					values[fld.Name] = []string{o.Value}
+				}
+				if form.Validate(values) != nil {
+					continue
+				}
+				if _, err := form.Content(values); err != nil {
+					if _, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
+						t.Fatalf("only the final check refuses choice %q of %s: %v", o.Value, fld.Name, err)
+					}
+				}
+			}
+		}
 		content, err := form.Content(form.Defaults())
 		if err != nil {
 			if !errors.Is(err, elicit.ErrInvalidContent) {
 				t.Fatalf("Content error %v does not wrap ErrInvalidContent", err)
+			}
+			if _, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
+				t.Fatalf("only the final check refuses the defaults: %v", err)
 			}
 			return
 		}

@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Reasons shared by several unrenderable shapes; the wrapper sends them to
@@ -31,20 +35,53 @@ const maxRefDepth = 32
 // decoding of the document per level.
 const maxPointerDepth = 16
 
+// Limits on what one elicitation may ask, so that a hostile or careless
+// server cannot freeze the hub: the ui lays out one row per field and one
+// checkbox per multi select choice, and thousands of them take minutes.
+// Parse refuses a schema beyond any of them with a *SchemaError.
+const (
+	// MaxSchemaBytes is the largest requestedSchema accepted, in bytes of
+	// JSON text (1 MiB).
+	MaxSchemaBytes = 1 << 20
+	// MaxFields is the most properties, and so fields, in one form.
+	MaxFields = 100
+	// MaxSelectOptions is the most choices of one single select, shown in
+	// a drop-down list.
+	MaxSelectOptions = 1000
+	// MaxMultiOptions is the most choices of one multi select, each shown
+	// as a checkbox.
+	MaxMultiOptions = 200
+	// MaxFormMultiOptions is the most multi select choices (checkboxes) in
+	// one form, all fields together.
+	MaxFormMultiOptions = 1000
+)
+
 // Parse turns a form-mode requestedSchema (PROTOCOL.md §4) into a Form whose
 // Fields are in the order the properties appear in the JSON text.
 //
 // Beyond the spec's subset it accepts what real servers send (PROTOCOL.md
 // §4, last paragraph): local "$ref" into "$defs" or "definitions" (siblings
 // such as title and default override the referenced schema), a one-element
-// "allOf", single select written as "anyOf" of {const, title}, a "type"
-// array of one type plus "null", and "enum"/"oneOf" without "type" (a
-// string). A default that does not fit its field is dropped, not an error:
-// a server's bad default must not make the form unusable.
+// "allOf", single select written as "anyOf" of {const, title} or as a lone
+// "const", a "type" array of one type plus "null", and "enum"/"oneOf"
+// without "type" (a string). A default that does not fit its field is
+// dropped, not an error: a server's bad default must not make the form
+// unusable.
+//
+// Parse never returns a form the user cannot submit because of a rule the
+// form does not show. It refuses every keyword that could refuse an answer
+// and that the fields do not check (see Field; "not", "if", "contains",
+// "allOf" at the top level…), a "required" name that is not a property,
+// choices and limits that leave no valid answer, a "pattern" that is not an
+// ECMA-262 regular expression, a schema the final check's validator cannot
+// compile, and schemas beyond the limits above.
 //
 // Every error is a *SchemaError wrapping ErrUnsupportedSchema; it names the
 // property at fault when there is one.
 func Parse(requestedSchema json.RawMessage) (*Form, error) {
+	if n := len(requestedSchema); n > MaxSchemaBytes {
+		return nil, &SchemaError{Reason: fmt.Sprintf("is %d bytes long; elicitray accepts at most %d (1 MiB)", n, MaxSchemaBytes)}
+	}
 	raw := bytes.TrimSpace(requestedSchema)
 	if !json.Valid(raw) {
 		return nil, &SchemaError{Reason: "is not valid JSON"}
@@ -59,6 +96,9 @@ func Parse(requestedSchema json.RawMessage) (*Form, error) {
 	if typ, err := root.typeName(); err != nil || (typ != "" && typ != "object") {
 		return nil, &SchemaError{Reason: `must have "type": "object"; an elicitation form is a flat object of fields`}
 	}
+	if err := checkRoot(root); err != nil {
+		return nil, err
+	}
 	required, err := root.required()
 	if err != nil {
 		return nil, &SchemaError{Reason: err.Error()}
@@ -67,6 +107,9 @@ func Parse(requestedSchema json.RawMessage) (*Form, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(props) > MaxFields {
+		return nil, &SchemaError{Reason: fmt.Sprintf("has %d properties; elicitray shows at most %d", len(props), MaxFields)}
+	}
 
 	r := newResolver(raw)
 	form := &Form{
@@ -74,16 +117,88 @@ func Parse(requestedSchema json.RawMessage) (*Form, error) {
 		// A copy: the caller may reuse its buffer, and Content validates
 		// against these bytes later.
 		Schema: append(json.RawMessage(nil), raw...),
-		final:  new(finalCheck),
 	}
+	defined := make(map[string]bool, len(props))
 	for _, p := range props {
-		fld, err := r.field(p.name, p.raw, required[p.name])
+		defined[p.name] = true
+	}
+	isRequired := make(map[string]bool, len(required))
+	for _, name := range required {
+		// A required name that is no field could never be sent.
+		if !defined[name] {
+			return nil, &SchemaError{Reason: fmt.Sprintf("property %q is required but not defined", name)}
+		}
+		isRequired[name] = true
+	}
+	multiOptions := 0
+	for _, p := range props {
+		fld, err := r.field(p.name, p.raw, isRequired[p.name])
 		if err != nil {
 			return nil, &SchemaError{Property: p.name, Reason: err.Error()}
 		}
+		if fld.Kind == KindMultiSelect {
+			multiOptions += len(fld.Options)
+		}
 		form.Fields = append(form.Fields, fld)
 	}
+	if multiOptions > MaxFormMultiOptions {
+		return nil, &SchemaError{Reason: fmt.Sprintf("has %d multi select choices in all; elicitray shows at most %d in one form", multiOptions, MaxFormMultiOptions)}
+	}
+	if err := form.propertyCounts(root); err != nil {
+		return nil, &SchemaError{Reason: err.Error()}
+	}
+	// The final check must run on every answer (PROTOCOL.md §5), so a
+	// schema the validator cannot compile is refused now, not skipped later.
+	if form.final, err = compileSchema(form.Schema); err != nil {
+		return nil, &SchemaError{Reason: compileReason(err)}
+	}
 	return form, nil
+}
+
+// propertyCounts reads the root's "minProperties" and "maxProperties". A
+// bound that every answer meets is dropped; one that no answer can meet
+// is refused. Required fields are always filled, and so are booleans: a
+// checkbox has no empty state.
+func (f *Form) propertyCounts(root schemaObject) error {
+	lo, err := root.count("minProperties")
+	if err != nil {
+		return err
+	}
+	hi, err := root.count("maxProperties")
+	if err != nil {
+		return err
+	}
+	always := 0
+	for _, fld := range f.Fields {
+		if fld.Required || fld.Kind == KindBoolean {
+			always++
+		}
+	}
+	if lo != nil && *lo > len(f.Fields) {
+		return fmt.Errorf(`"minProperties" asks for %s but the form has only %s`, plural(*lo, "field"), plural(len(f.Fields), "field"))
+	}
+	if hi != nil && *hi < always {
+		return fmt.Errorf(`"maxProperties" allows %s but %d are always filled (required fields and checkboxes)`, plural(*hi, "field"), always)
+	}
+	if lo != nil && *lo > always {
+		f.MinProperties = lo
+	}
+	if hi != nil && *hi < len(f.Fields) {
+		f.MaxProperties = hi
+	}
+	return nil
+}
+
+// compileReason is a one-line reason for a schema the validator refuses.
+func compileReason(err error) string {
+	if le, ok := errors.AsType[*jsonschema.LoadURLError](err); ok {
+		return fmt.Sprintf("$ref %q is not supported: only references inside the schema, such as \"#/$defs/Name\", can be followed", le.URL)
+	}
+	// The validator's detail is a tree, one line per level; the last line
+	// is the innermost cause.
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	last := strings.TrimPrefix(strings.TrimSpace(lines[len(lines)-1]), "- ")
+	return "is not a valid JSON Schema: " + strings.ReplaceAll(last, schemaURL, "requestedSchema")
 }
 
 // checkDialect accepts the dialects PROTOCOL.md §4 allows: none (2020-12),
@@ -198,7 +313,7 @@ func (o schemaObject) count(k string) (*int, error) {
 }
 
 // required returns the root's "required" list.
-func (o schemaObject) required() (map[string]bool, error) {
+func (o schemaObject) required() ([]string, error) {
 	if !o.has("required") {
 		return nil, nil
 	}
@@ -206,11 +321,23 @@ func (o schemaObject) required() (map[string]bool, error) {
 	if err := json.Unmarshal(o["required"], &names); err != nil {
 		return nil, errors.New(`"required" must be a list of property names`)
 	}
-	set := make(map[string]bool, len(names))
-	for _, n := range names {
-		set[n] = true
+	return names, nil
+}
+
+// bound returns keyword k as a number, nil when absent, refusing a number
+// a float64 cannot hold to the digit: the validator compares the exact
+// decimal, and a bound rounded here would let through, or refuse, what it
+// does not.
+func (o schemaObject) bound(k string) (*float64, error) {
+	f, err := o.number(k)
+	if err != nil || f == nil {
+		return nil, err
 	}
-	return set, nil
+	exact, ok := new(big.Rat).SetString(string(bytes.TrimSpace(o[k])))
+	if !ok || exact.Cmp(ratFloat(*f)) != 0 {
+		return nil, fmt.Errorf("%q %s has more digits than elicitray can check exactly", k, bytes.TrimSpace(o[k]))
+	}
+	return f, nil
 }
 
 // typeName returns "type", "" when absent. A list of one type plus "null"
@@ -243,6 +370,7 @@ type resolver struct {
 	root     json.RawMessage
 	children map[string]map[string]json.RawMessage // pointer → its members; arrays by index
 	resolved map[string]schemaObject               // $ref → the object it resolves to
+	matching time.Duration                         // spent matching values against patterns
 }
 
 func newResolver(root json.RawMessage) *resolver {
@@ -263,6 +391,12 @@ func (r *resolver) object(raw json.RawMessage, seen []string) (schemaObject, err
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return nil, errors.New("its schema must be a JSON object")
 	}
+	if _, ok := obj["$id"]; ok {
+		// An $id starts a new base for the references under it, which
+		// this resolver, reading pointers from the root, would not honour
+		// while the validator does.
+		return nil, errors.New(`"$id" inside the schema is not supported; only the top level may have one`)
+	}
 	if obj.has("$ref") {
 		ref, err := obj.str("$ref")
 		if err != nil {
@@ -273,7 +407,9 @@ func (r *resolver) object(raw json.RawMessage, seen []string) (schemaObject, err
 			return nil, err
 		}
 		delete(obj, "$ref")
-		obj = merge(base, obj)
+		if obj, err = mergeChecked(base, obj); err != nil {
+			return nil, err
+		}
 	}
 	if obj.has("allOf") {
 		var all []json.RawMessage
@@ -289,7 +425,9 @@ func (r *resolver) object(raw json.RawMessage, seen []string) (schemaObject, err
 			return nil, err
 		}
 		delete(obj, "allOf")
-		obj = merge(base, obj)
+		if obj, err = mergeChecked(base, obj); err != nil {
+			return nil, err
+		}
 	}
 	return obj, nil
 }
@@ -406,7 +544,7 @@ func (r *resolver) field(name string, raw json.RawMessage, required bool) (Field
 		return fld, err
 	}
 	if typ == "" {
-		if !obj.has("enum") && !obj.has("oneOf") && !obj.has("anyOf") {
+		if !hasChoices(obj) {
 			if obj.has("properties") {
 				return fld, errors.New(reasonNested)
 			}
@@ -422,6 +560,7 @@ func (r *resolver) field(name string, raw json.RawMessage, required bool) (Field
 		err = numberField(&fld, obj, typ)
 	case "boolean":
 		fld.Kind = KindBoolean
+		err = checkKeywords(obj, KindBoolean, booleanModels, "true/false fields")
 	case "array":
 		err = r.multiField(&fld, obj)
 	case "object":
@@ -440,12 +579,42 @@ func (r *resolver) field(name string, raw json.RawMessage, required bool) (Field
 		dec.UseNumber()
 		var v any
 		if dec.Decode(&v) == nil {
-			if typed, msg := fld.coerce(v); msg == "" && fld.check(typed) == "" {
-				fld.Default = typed
+			if typed, msg := fld.coerce(v); msg == "" {
+				msg, err := r.check(&fld, typed)
+				if err != nil {
+					return fld, err
+				}
+				if msg == "" {
+					fld.Default = typed
+				}
 			}
 		}
 	}
 	return fld, nil
+}
+
+// reasonSlowPatterns refuses a schema whose own values (defaults, choices)
+// take more than parsePatternBudget to match against its patterns.
+const reasonSlowPatterns = `its "pattern" takes too long to check against its defaults and choices`
+
+// check runs fld's checks on a value the schema itself gives (a default, a
+// choice), counting the time its pattern takes against parsePatternBudget.
+func (r *resolver) check(fld *Field, v any) (string, error) {
+	if s, ok := v.(string); ok && fld.Kind == KindString && fld.Pattern != "" {
+		if r.matching > parsePatternBudget {
+			return "", errors.New(reasonSlowPatterns)
+		}
+		_, cost := matchCost(fld.Pattern, s) // the check below reuses it
+		r.matching += cost
+	}
+	return fld.check(v), nil
+}
+
+// hasChoices reports whether obj lists choices. "const" counts even when
+// null: the validator would then accept only null, never a string.
+func hasChoices(obj schemaObject) bool {
+	_, isConst := obj["const"]
+	return isConst || obj.has("enum") || obj.has("oneOf") || obj.has("anyOf")
 }
 
 // stringField fills a free-text field or, when the schema lists choices, a
@@ -455,39 +624,146 @@ func (r *resolver) stringField(fld *Field, obj schemaObject) error {
 	if err != nil {
 		return err
 	}
-	if ok {
-		fld.Kind, fld.Options = KindSelect, opts
-		return nil
+	if !ok {
+		fld.Kind = KindString
+		if err := checkKeywords(obj, KindString, stringModels, "text fields"); err != nil {
+			return err
+		}
+		return stringRules(fld, obj)
 	}
-	fld.Kind = KindString
+	if len(opts) > MaxSelectOptions {
+		return fmt.Errorf("offers %d choices; elicitray shows at most %d in a single select", len(opts), MaxSelectOptions)
+	}
+	fld.Kind, fld.Options = KindSelect, opts
+	if err := checkKeywords(obj, KindSelect, selectModels, "single selects"); err != nil {
+		return err
+	}
+	return r.checkOptions(obj, opts)
+}
+
+// stringRules reads the rules of free text: format, pattern, minLength and
+// maxLength.
+func stringRules(fld *Field, obj schemaObject) error {
+	var err error
 	if fld.Format, err = obj.str("format"); err != nil {
 		return err
 	}
 	if fld.Pattern, err = obj.str("pattern"); err != nil {
 		return err
 	}
+	if fld.Pattern != "" {
+		// An ECMA-262 pattern (JSON Schema 2020-12 core §6.4); one that
+		// does not compile could not be checked, here or by the validator.
+		if _, err := compilePattern(fld.Pattern); err != nil {
+			return fmt.Errorf(`"pattern" %q is not a regular expression elicitray can check: %v`, fld.Pattern, err)
+		}
+	}
 	if fld.MinLength, err = obj.count("minLength"); err != nil {
 		return err
 	}
-	fld.MaxLength, err = obj.count("maxLength")
-	return err
+	if fld.MaxLength, err = obj.count("maxLength"); err != nil {
+		return err
+	}
+	if fld.MinLength != nil && fld.MaxLength != nil && *fld.MinLength > *fld.MaxLength {
+		return fmt.Errorf(`"minLength" %d is more than "maxLength" %d, so no text fits`, *fld.MinLength, *fld.MaxLength)
+	}
+	return nil
+}
+
+// checkOptions refuses a choice that breaks the schema's own text rules
+// (minLength, pattern, format…) beside the choices: the validator applies
+// them to the chosen value, so picking it could never be sent.
+func (r *resolver) checkOptions(obj schemaObject, opts []Option) error {
+	rules := Field{Kind: KindString}
+	if err := stringRules(&rules, obj); err != nil {
+		return err
+	}
+	if rules.Format == "" && rules.Pattern == "" && rules.MinLength == nil && rules.MaxLength == nil {
+		return nil
+	}
+	for _, o := range opts {
+		msg, err := r.check(&rules, o.Value)
+		if err != nil {
+			return err
+		}
+		if msg != "" {
+			return fmt.Errorf("choice %q breaks the field's own rule (%s), so it could never be sent", o.Value, msg)
+		}
+	}
+	return nil
 }
 
 // numberField fills a number or integer field.
 func numberField(fld *Field, obj schemaObject, typ string) error {
 	fld.Kind = KindNumber
+	what := "number fields"
 	if typ == "integer" {
-		fld.Kind = KindInteger
+		fld.Kind, what = KindInteger, "integer fields"
 	}
-	if obj.has("enum") || obj.has("oneOf") || obj.has("anyOf") {
+	if hasChoices(obj) {
 		return errors.New("choices of numbers are not supported; MCP choice fields are strings")
 	}
-	var err error
-	if fld.Minimum, err = obj.number("minimum"); err != nil {
+	if err := checkKeywords(obj, fld.Kind, numberModels, what); err != nil {
 		return err
 	}
-	fld.Maximum, err = obj.number("maximum")
-	return err
+	for _, b := range []struct {
+		kw  string
+		dst **float64
+	}{
+		{"minimum", &fld.Minimum},
+		{"maximum", &fld.Maximum},
+		{"exclusiveMinimum", &fld.ExclusiveMinimum},
+		{"exclusiveMaximum", &fld.ExclusiveMaximum},
+		{"multipleOf", &fld.MultipleOf},
+	} {
+		var err error
+		if *b.dst, err = obj.bound(b.kw); err != nil {
+			return err
+		}
+	}
+	if fld.MultipleOf != nil && *fld.MultipleOf <= 0 {
+		return errors.New(`"multipleOf" must be greater than 0`)
+	}
+	if fld.noNumberFits() {
+		if fld.Kind == KindInteger {
+			return errors.New("no whole number fits between its minimum and maximum")
+		}
+		return errors.New("no number fits between its minimum and maximum")
+	}
+	return nil
+}
+
+// noNumberFits reports whether the bounds leave no value at all.
+func (fld *Field) noNumberFits() bool {
+	lo, loOpen := math.Inf(-1), false
+	if fld.Minimum != nil {
+		lo = *fld.Minimum
+	}
+	if m := fld.ExclusiveMinimum; m != nil && *m >= lo {
+		lo, loOpen = *m, true
+	}
+	hi, hiOpen := math.Inf(1), false
+	if fld.Maximum != nil {
+		hi = *fld.Maximum
+	}
+	if m := fld.ExclusiveMaximum; m != nil && *m <= hi {
+		hi, hiOpen = *m, true
+	}
+	if fld.Kind != KindInteger {
+		return lo > hi || (lo == hi && (loOpen || hiOpen))
+	}
+	// Integers are int64s (PROTOCOL.md §5: JSON numbers the form can type).
+	if loOpen {
+		lo = math.Floor(lo) + 1
+	} else {
+		lo = math.Ceil(lo)
+	}
+	if hiOpen {
+		hi = math.Ceil(hi) - 1
+	} else {
+		hi = math.Floor(hi)
+	}
+	return lo > hi || lo >= int64Limit || hi < -int64Limit
 }
 
 // multiField fills a multi select: an array whose items are string choices.
@@ -517,29 +793,74 @@ func (r *resolver) multiField(fld *Field, obj schemaObject) error {
 	if !ok {
 		return errors.New(`lists of free text are not supported; MCP allows lists only as multiple choice ("items" with "enum" or "anyOf")`)
 	}
+	if len(opts) > MaxMultiOptions {
+		return fmt.Errorf("offers %d choices; elicitray shows at most %d in a multi select", len(opts), MaxMultiOptions)
+	}
 	fld.Kind, fld.Options = KindMultiSelect, opts
+	if err := checkKeywords(items, KindSelect, selectModels, "the items of multi selects"); err != nil {
+		return err
+	}
+	if err := r.checkOptions(items, opts); err != nil {
+		return fmt.Errorf("items: %w", err)
+	}
+	if err := checkKeywords(obj, KindMultiSelect, multiModels, "multi selects"); err != nil {
+		return err
+	}
 	if fld.MinItems, err = obj.count("minItems"); err != nil {
 		return err
 	}
-	fld.MaxItems, err = obj.count("maxItems")
-	return err
+	if fld.MaxItems, err = obj.count("maxItems"); err != nil {
+		return err
+	}
+	// Each choice can be chosen once, and the form cannot send an empty
+	// list: no ticks is no answer.
+	switch {
+	case fld.MinItems != nil && fld.MaxItems != nil && *fld.MinItems > *fld.MaxItems:
+		return fmt.Errorf(`"minItems" %d is more than "maxItems" %d, so no list fits`, *fld.MinItems, *fld.MaxItems)
+	case fld.MinItems != nil && *fld.MinItems > len(opts):
+		return fmt.Errorf(`"minItems" %d is more than the %s offered`, *fld.MinItems, plural(len(opts), "choice"))
+	case fld.MaxItems != nil && *fld.MaxItems == 0:
+		return errors.New(`"maxItems" is 0, so nothing could be chosen`)
+	}
+	return nil
 }
 
 // choices returns the options of a select, in schema order, and whether the
-// schema lists any. Titled forms (oneOf, and anyOf as multi select and some
-// servers' single select use) win over enum because they carry labels.
+// schema lists any: "enum" (with the legacy "enumNames" labels), "oneOf" or
+// "anyOf" of {const, title}, or a lone "const". A schema giving two of them
+// is refused: the validator would apply both, the form can show one.
 func (r *resolver) choices(obj schemaObject) ([]Option, bool, error) {
-	for _, kw := range []string{"oneOf", "anyOf"} {
+	var kws []string
+	for _, kw := range []string{"enum", "oneOf", "anyOf"} {
 		if obj.has(kw) {
-			opts, err := r.constChoices(kw, obj[kw])
-			return opts, true, err
+			kws = append(kws, kw)
 		}
 	}
-	if obj.has("enum") {
-		opts, err := enumChoices(obj["enum"], obj["enumNames"])
-		return opts, true, err
+	if _, ok := obj["const"]; ok {
+		kws = append(kws, "const")
 	}
-	return nil, false, nil
+	switch len(kws) {
+	case 0:
+		return nil, false, nil
+	case 1:
+	default:
+		return nil, true, fmt.Errorf("gives its choices twice, as %q and as %q; give them once", kws[0], kws[1])
+	}
+	var opts []Option
+	var err error
+	switch kw := kws[0]; kw {
+	case "enum":
+		opts, err = enumChoices(obj["enum"], obj["enumNames"])
+	case "const":
+		var v string
+		if string(obj["const"]) == "null" || json.Unmarshal(obj["const"], &v) != nil {
+			return nil, true, errors.New(`"const" must be a string; MCP choice fields send text`)
+		}
+		opts = []Option{{Value: v, Label: v}}
+	default:
+		opts, err = r.constChoices(kw, obj[kw])
+	}
+	return opts, true, err
 }
 
 // constChoices reads [{"const": value, "title": label}, …].
@@ -552,6 +873,7 @@ func (r *resolver) constChoices(kw string, raw json.RawMessage) ([]Option, error
 		return nil, fmt.Errorf("%q offers no choices", kw)
 	}
 	opts := make([]Option, 0, len(list))
+	seen := make(map[string]bool, len(list))
 	for _, el := range list {
 		obj, err := r.object(el, nil)
 		if err != nil {
@@ -561,6 +883,22 @@ func (r *resolver) constChoices(kw string, raw json.RawMessage) ([]Option, error
 		if !obj.has("const") || json.Unmarshal(obj["const"], &value) != nil {
 			return nil, fmt.Errorf(`each %q choice needs a string "const" (MCP titled choices are {"const", "title"})`, kw)
 		}
+		// The validator applies the whole choice, not only its const.
+		if typ, err := obj.typeName(); err != nil || (typ != "" && typ != "string") {
+			return nil, fmt.Errorf(`each %q choice must be of "type" "string"`, kw)
+		}
+		if err := checkKeywords(obj, KindSelect, choiceModels, fmt.Sprintf("%q choices", kw)); err != nil {
+			return nil, err
+		}
+		if seen[value] {
+			// Under oneOf the value would match two choices, which
+			// oneOf refuses; under anyOf the copy only clutters.
+			if kw == "oneOf" {
+				return nil, fmt.Errorf(`"oneOf" offers %q twice, so choosing it would be refused`, value)
+			}
+			continue
+		}
+		seen[value] = true
 		opts = append(opts, Option{Value: value, Label: cmp.Or(obj.text("title"), value)})
 	}
 	return opts, nil
@@ -569,6 +907,7 @@ func (r *resolver) constChoices(kw string, raw json.RawMessage) ([]Option, error
 // enumChoices reads "enum" and, for the deprecated legacy titled select
 // (PROTOCOL.md §4), the parallel "enumNames" labels. enumNames that do not
 // line up with enum are ignored: the values alone still make a usable form.
+// A value listed twice is shown once.
 func enumChoices(raw, namesRaw json.RawMessage) ([]Option, error) {
 	var values []json.RawMessage
 	if err := json.Unmarshal(raw, &values); err != nil {
@@ -581,15 +920,22 @@ func enumChoices(raw, namesRaw json.RawMessage) ([]Option, error) {
 	if json.Unmarshal(namesRaw, &names) != nil || len(names) != len(values) {
 		names = nil
 	}
-	opts := make([]Option, len(values))
+	opts := make([]Option, 0, len(values))
+	seen := make(map[string]bool, len(values))
 	for i, v := range values {
-		if string(v) == "null" || json.Unmarshal(v, &opts[i].Value) != nil {
+		var o Option
+		if string(v) == "null" || json.Unmarshal(v, &o.Value) != nil {
 			return nil, errors.New(`"enum" values must all be strings; MCP choice fields send text`)
 		}
-		opts[i].Label = opts[i].Value
-		if names != nil && names[i] != "" {
-			opts[i].Label = names[i]
+		if seen[o.Value] {
+			continue
 		}
+		seen[o.Value] = true
+		o.Label = o.Value
+		if names != nil && names[i] != "" {
+			o.Label = names[i]
+		}
+		opts = append(opts, o)
 	}
 	return opts, nil
 }

@@ -1,6 +1,10 @@
 package elicit
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
 
 // Kind is the widget family a property is rendered with (PROTOCOL.md §4).
 type Kind int
@@ -48,18 +52,36 @@ type Option struct {
 // Typed values used throughout the package: string for KindString and
 // KindSelect, float64 for KindNumber, int64 for KindInteger, bool for
 // KindBoolean, []string for KindMultiSelect. A nil value means "not filled".
+//
+// Check enforces every constraint below, so an answer it accepts is one the
+// final check against the schema accepts too.
+//
+// Format is the schema "format": "email", "uri", "date" and "date-time"
+// (PROTOCOL.md §4) are checked by rules a person expects and by the
+// validator's; other formats the validator knows ("uuid", "ipv4"…) by the
+// validator's; any other ("password") is kept for the ui and not checked.
+//
+// Pattern is the schema "pattern" (honoured, PROTOCOL.md §4): an ECMA-262
+// regular expression, as JSON Schema specifies, that must match somewhere
+// in the value. A match that takes too long (100 to 200 ms) counts as no
+// match, so a server's pattern cannot freeze the form.
+//
+// Bounds compare exact decimals, as the validator does: 0.3 is a multiple
+// of 0.1, and 0.1 is 1/10, not the binary fraction nearest it.
 type Field struct {
 	Name        string // property name, the key sent in content
 	Title       string // schema "title"; empty when absent
 	Description string // schema "description"; empty when absent
 	Kind        Kind
 	Required    bool   // listed in the schema's "required"
-	Format      string // KindString: "email", "uri", "date", "date-time", "" or another format, kept but not checked
-	Pattern     string // schema "pattern" (honoured, PROTOCOL.md §4); "" when absent
+	Format      string // KindString, see above; "" when absent
+	Pattern     string // KindString, see above; "" when absent
 
-	MinLength, MaxLength *int     // KindString; nil when absent
-	Minimum, Maximum     *float64 // KindNumber and KindInteger; nil when absent
-	MinItems, MaxItems   *int     // KindMultiSelect; nil when absent
+	MinLength, MaxLength               *int     // KindString; nil when absent
+	Minimum, Maximum                   *float64 // KindNumber and KindInteger, inclusive; nil when absent
+	ExclusiveMinimum, ExclusiveMaximum *float64 // KindNumber and KindInteger, strict; nil when absent
+	MultipleOf                         *float64 // KindNumber and KindInteger, greater than 0; nil when absent
+	MinItems, MaxItems                 *int     // KindMultiSelect; nil when absent
 
 	Options []Option // KindSelect and KindMultiSelect, in schema order
 	Default any      // typed default (see above), nil when the schema has none
@@ -91,6 +113,13 @@ type Form struct {
 	// Schema is the requestedSchema exactly as received; Content's final
 	// check validates against it.
 	Schema json.RawMessage
+	// MinProperties and MaxProperties are the root's "minProperties" and
+	// "maxProperties": how many fields an answer may fill, which no single
+	// field can show; nil when absent. Content refuses an answer outside
+	// them with a sentence such as "fill in at least 2 fields". Parse
+	// leaves them nil when every answer fits anyway, counting required
+	// fields and booleans (a checkbox has no empty state) as always filled.
+	MinProperties, MaxProperties *int
 
-	final *finalCheck // the compiled Schema, made by Parse; nil for a hand-made Form
+	final *jsonschema.Schema // the compiled Schema, made by Parse; nil for a hand-made Form
 }

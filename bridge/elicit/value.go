@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/mail"
-	"net/url"
-	"regexp"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -26,10 +23,8 @@ const (
 	msgChoices     = "must be a list of choices"
 	msgTooLarge    = "is too large"
 	msgTooSmall    = "is too small"
-	msgEmail       = "must be a valid email address such as name@example.com"
-	msgURI         = "must be a full web address such as https://example.com"
-	msgDate        = "must be a date such as 2025-12-31 (year-month-day)"
-	msgDateTime    = "must be a date and time such as 2025-12-31T09:30:00Z"
+	msgSlowPattern = "takes too long to check against the pattern; try a shorter value"
+	msgBadPattern  = "cannot be checked: its pattern is not a valid regular expression"
 	layoutDate     = "2006-01-02"
 	int64Limit     = 1 << 63 // first float64 beyond int64
 	maxFormatBound = 1e15    // bounds below this print without an exponent
@@ -143,6 +138,11 @@ func (fld *Field) coerce(v any) (any, string) {
 	switch fld.Kind {
 	case KindString, KindSelect:
 		if s, ok := v.(string); ok {
+			if !utf8.ValidString(s) {
+				// What the server receives: JSON carries each invalid
+				// byte as U+FFFD, and the checks must see that text.
+				s = string([]rune(s))
+			}
 			return s, ""
 		}
 		if fld.Kind == KindSelect {
@@ -252,9 +252,9 @@ func (fld *Field) check(v any) string {
 	case KindString:
 		return fld.checkString(v.(string))
 	case KindNumber:
-		return fld.checkRange(v.(float64))
+		return fld.checkRange(ratFloat(v.(float64)))
 	case KindInteger:
-		return fld.checkRange(float64(v.(int64)))
+		return fld.checkRange(new(big.Rat).SetInt64(v.(int64)))
 	case KindSelect:
 		if s := v.(string); !fld.hasOption(s) {
 			return fmt.Sprintf("%q is not one of the choices", s)
@@ -275,49 +275,51 @@ func (fld *Field) checkString(s string) string {
 	if fld.MaxLength != nil && n > *fld.MaxLength {
 		return "must be at most " + plural(*fld.MaxLength, "character")
 	}
-	// PROTOCOL.md §4: pattern is honoured when present. One that Go cannot
-	// compile is skipped rather than making the field impossible to fill.
 	if fld.Pattern != "" {
-		if re, err := regexp.Compile(fld.Pattern); err == nil && !re.MatchString(s) {
+		switch matchPattern(fld.Pattern, s) {
+		case noMatch:
 			return "must match the pattern " + fld.Pattern
+		case tooSlow:
+			return msgSlowPattern
+		case badPattern:
+			// Parse refuses such a pattern; a Field built by hand with one
+			// cannot be answered, as the final check could not run either.
+			return msgBadPattern
 		}
 	}
-	switch fld.Format {
-	case "email":
-		if !validEmail(s) {
-			return msgEmail
-		}
-	case "uri":
-		if u, err := url.Parse(s); err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "") {
-			return msgURI
-		}
-	case "date":
-		if _, err := time.Parse(layoutDate, s); err != nil {
-			return msgDate
-		}
-	case "date-time":
-		if _, err := time.Parse(time.RFC3339, s); err != nil {
-			return msgDateTime
-		}
-	}
-	return ""
+	return checkFormat(fld.Format, s)
 }
 
-// validEmail accepts a bare address: no display name, no angle brackets.
-func validEmail(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Name == "" && a.Address == s && strings.Contains(s, "@")
-}
-
-// checkRange checks minimum and maximum.
-func (fld *Field) checkRange(f float64) string {
-	if fld.Minimum != nil && f < *fld.Minimum {
+// checkRange checks the bounds and multipleOf. It compares exact decimals,
+// as the validator does, so that 0.3 is a multiple of 0.1 and a bound
+// beyond 2^53 is not rounded.
+func (fld *Field) checkRange(x *big.Rat) string {
+	if fld.Minimum != nil && x.Cmp(ratFloat(*fld.Minimum)) < 0 {
 		return "must be at least " + formatBound(*fld.Minimum)
 	}
-	if fld.Maximum != nil && f > *fld.Maximum {
+	if fld.ExclusiveMinimum != nil && x.Cmp(ratFloat(*fld.ExclusiveMinimum)) <= 0 {
+		return "must be more than " + formatBound(*fld.ExclusiveMinimum)
+	}
+	if fld.Maximum != nil && x.Cmp(ratFloat(*fld.Maximum)) > 0 {
 		return "must be at most " + formatBound(*fld.Maximum)
 	}
+	if fld.ExclusiveMaximum != nil && x.Cmp(ratFloat(*fld.ExclusiveMaximum)) >= 0 {
+		return "must be less than " + formatBound(*fld.ExclusiveMaximum)
+	}
+	if m := fld.MultipleOf; m != nil && *m > 0 && !new(big.Rat).Quo(x, ratFloat(*m)).IsInt() {
+		return "must be a multiple of " + formatBound(*m)
+	}
 	return ""
+}
+
+// ratFloat is f as the exact decimal JSON writes for it: the shortest that
+// reads back as f. So 0.1 is 1/10, not the binary fraction nearest it.
+func ratFloat(f float64) *big.Rat {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	if !ok { // NaN or ±Inf, which coerce refuses before this
+		return new(big.Rat)
+	}
+	return r
 }
 
 // checkChoices checks a multi select: known values, each once, and the
@@ -352,9 +354,10 @@ func plural(n int, unit string) string {
 	return strconv.Itoa(n) + " " + unit + "s"
 }
 
-// formatBound prints a bound as a person writes it: 100, 0.5, not 1e+02.
+// formatBound prints a bound as a person writes it: 100, 0.5, not 1e+02;
+// whole numbers up to 2^63 (integer bounds) in full.
 func formatBound(f float64) string {
-	if math.Abs(f) < maxFormatBound {
+	if math.Abs(f) < maxFormatBound || (f == math.Trunc(f) && math.Abs(f) <= int64Limit) {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)

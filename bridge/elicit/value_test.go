@@ -3,6 +3,7 @@ package elicit_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,13 +89,22 @@ func TestCheck(t *testing.T) {
 		code     = &elicit.Field{Name: "code", Kind: elicit.KindString, MinLength: new(3), MaxLength: new(3)}
 		one      = &elicit.Field{Name: "one", Kind: elicit.KindString, MinLength: new(1)}
 		slug     = &elicit.Field{Name: "slug", Kind: elicit.KindString, Pattern: "^[a-z]+$"}
-		badRE    = &elicit.Field{Name: "re", Kind: elicit.KindString, Pattern: "(?<=x)"}
+		behind   = &elicit.Field{Name: "re", Kind: elicit.KindString, Pattern: "(?<=x)y"}
+		digit    = &elicit.Field{Name: "pw", Kind: elicit.KindString, Pattern: "^(?=.*[0-9]).+$"}
+		slow     = &elicit.Field{Name: "slow", Kind: elicit.KindString, Pattern: `^(\w+\s?)*$`}
+		badRE    = &elicit.Field{Name: "bad", Kind: elicit.KindString, Pattern: "^(abc"}
+		uuid     = &elicit.Field{Name: "id", Kind: elicit.KindString, Format: "uuid"}
+		password = &elicit.Field{Name: "secret", Kind: elicit.KindString, Format: "password"}
 		email    = &elicit.Field{Name: "email", Kind: elicit.KindString, Format: "email"}
 		uri      = &elicit.Field{Name: "site", Kind: elicit.KindString, Format: "uri"}
 		date     = &elicit.Field{Name: "start", Kind: elicit.KindString, Format: "date"}
 		dateTime = &elicit.Field{Name: "deadline", Kind: elicit.KindString, Format: "date-time"}
 		copies   = &elicit.Field{Name: "copies", Kind: elicit.KindInteger, Minimum: new(1.0), Maximum: new(100.0)}
 		budget   = &elicit.Field{Name: "budget", Kind: elicit.KindNumber, Minimum: new(0.5), Maximum: new(1000.0)}
+		share    = &elicit.Field{Name: "share", Kind: elicit.KindNumber, ExclusiveMinimum: new(0.0), ExclusiveMaximum: new(1.0)}
+		step     = &elicit.Field{Name: "step", Kind: elicit.KindNumber, MultipleOf: new(0.1)}
+		fives    = &elicit.Field{Name: "fives", Kind: elicit.KindInteger, MultipleOf: new(5.0)}
+		huge     = &elicit.Field{Name: "huge", Kind: elicit.KindInteger, Maximum: new(9007199254740992.0)}
 		agree    = &elicit.Field{Name: "agree", Kind: elicit.KindBoolean, Required: true}
 		color    = &elicit.Field{Name: "color", Kind: elicit.KindSelect, Options: opts("Red", "Green")}
 		tags     = &elicit.Field{Name: "tags", Kind: elicit.KindMultiSelect, MinItems: new(1), MaxItems: new(2), Options: titled("bug", "Bug", "docs", "Docs", "ui", "UI")}
@@ -115,7 +125,12 @@ func TestCheck(t *testing.T) {
 		{"too long", code, "日本語x", "must be at most 3 characters"},
 		{"pattern matches", slug, "abc", ""},
 		{"pattern does not match", slug, "ABC", "must match the pattern ^[a-z]+$"},
-		{"pattern Go cannot compile is skipped", badRE, "anything", ""},
+		{"lookbehind, which Go's regexp refuses, is honoured", behind, "xy", ""},
+		{"lookbehind not met", behind, "y", "must match the pattern (?<=x)y"},
+		{"lookahead met", digit, "abc1", ""},
+		{"lookahead not met", digit, "abc", "must match the pattern ^(?=.*[0-9]).+$"},
+		{"catastrophic backtracking is cut short", slow, strings.Repeat("a", 40) + "!", "takes too long to check against the pattern; try a shorter value"},
+		{"pattern no engine compiles is never passed", badRE, "abc", "cannot be checked: its pattern is not a valid regular expression"},
 		{"email", email, "ada@example.com", ""},
 		{"email without @", email, "ada", "must be a valid email address such as name@example.com"},
 		{"email with display name", email, "Ada <ada@example.com>", "must be a valid email address such as name@example.com"},
@@ -130,6 +145,14 @@ func TestCheck(t *testing.T) {
 		{"date-time in UTC", dateTime, "2025-03-31T14:30:00Z", ""},
 		{"date-time with offset", dateTime, "2025-03-31T14:30:00+02:00", ""},
 		{"date-time without zone", dateTime, "2025-03-31 14:30", "must be a date and time such as 2025-12-31T09:30:00Z"},
+		{"leap second", dateTime, "2016-12-31T23:59:60Z", ""},
+		{"leap second with offset", dateTime, "2016-12-31T15:59:60-08:00", ""},
+		{"second 60 not at the end of a UTC day", dateTime, "2016-12-31T12:00:60Z", "must be a date and time such as 2025-12-31T09:30:00Z"},
+		{"second 61", dateTime, "2016-12-31T23:59:61Z", "must be a date and time such as 2025-12-31T09:30:00Z"},
+		{"email the validator refuses", email, "ada@-example-.com", "must be a valid email address such as name@example.com"},
+		{"uuid", uuid, "123e4567-e89b-12d3-a456-426614174000", ""},
+		{"not a uuid", uuid, "nope", "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"},
+		{"format nobody checks", password, "anything", ""},
 		{"integer in range", copies, int64(42), ""},
 		{"integer below minimum", copies, int64(0), "must be at least 1"},
 		{"integer above maximum", copies, int64(101), "must be at most 100"},
@@ -141,6 +164,15 @@ func TestCheck(t *testing.T) {
 		{"number below a fractional minimum", budget, 0.25, "must be at least 0.5"},
 		{"number above maximum", budget, 1000.5, "must be at most 1000"},
 		{"integer for a number", budget, int64(7), ""},
+		{"inside exclusive bounds", share, 0.5, ""},
+		{"at the exclusive minimum", share, 0.0, "must be more than 0"},
+		{"at the exclusive maximum", share, 1.0, "must be less than 1"},
+		{"multiple of 0.1, in decimal", step, 0.3, ""},
+		{"not a multiple of 0.1", step, 0.35, "must be a multiple of 0.1"},
+		{"multiple of 5", fives, int64(15), ""},
+		{"not a multiple of 5", fives, int64(12), "must be a multiple of 5"},
+		{"integer beyond 2^53 at the bound", huge, int64(9007199254740992), ""},
+		{"integer beyond 2^53 past the bound", huge, int64(9007199254740993), "must be at most 9007199254740992"},
 		{"NaN", budget, math.NaN(), "must be a number such as 3.14"},
 		{"boolean false is an answer", agree, false, ""},
 		{"text for a boolean", agree, "yes", "must be true or false"},
