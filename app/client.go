@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -34,7 +33,6 @@ type hubClient struct {
 	// start starts a hub process; nil means the client never starts one
 	// (the history CLI).
 	start func() (*os.Process, error)
-	log   io.Writer
 	// startWait bounds how long a started hub may take to open its socket.
 	startWait time.Duration
 
@@ -275,6 +273,24 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 		case <-tick.C:
 		}
 	}
+}
+
+// hubStartWait bounds how long a started hub may take to open its socket
+// (a first start on a slow machine loads OpenGL and fonts).
+const hubStartWait = 20 * time.Second
+
+// startingClient is a hub client that starts a hub (this very binary) when
+// none runs: the wrapper's, and the history window command's.
+func startingClient(p Paths) (*hubClient, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return &hubClient{
+		paths:     p,
+		start:     func() (*os.Process, error) { return startHub(exe, p) },
+		startWait: hubStartWait,
+	}, nil
 }
 
 // startHub starts `elicitray hub` detached from the wrapper: its own session,

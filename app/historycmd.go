@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -143,13 +142,10 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if !haveDisplay() {
 				return runErr(fmt.Errorf("the history window: %w", ErrNoDisplay))
 			}
-			exe, err := os.Executable()
+			c, err := startingClient(DefaultPaths())
 			if err != nil {
 				return runErr(err)
 			}
-			p := DefaultPaths()
-			c := &hubClient{paths: p, startWait: 20 * time.Second,
-				start: func() (*os.Process, error) { return startHub(exe, p) }}
 			_, err = c.call(ctx, wireMsg{Op: opWindow}, nil)
 			return runErr(err)
 		},

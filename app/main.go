@@ -198,16 +198,9 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			if name == "" {
 				name = serverName(args)
 			}
-			exe, err := os.Executable()
+			client, err := startingClient(DefaultPaths())
 			if err != nil {
 				return runErr(err)
-			}
-			p := DefaultPaths()
-			client := &hubClient{
-				paths:     p,
-				start:     func() (*os.Process, error) { return startHub(exe, p) },
-				log:       stderr,
-				startWait: 20 * time.Second,
 			}
 			relay := bridge.NewRelay(exec.Command(args[0], args[1:]...), &bridge.Options{
 				Server:   name,
