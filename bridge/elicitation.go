@@ -52,8 +52,8 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 		return
 	}
 	var p elicitParams
-	if err := json.Unmarshal(params, &p); err != nil {
-		r.reply(toServer, encodeError(id, codeInvalidParams, "elicitation/create: params are not an object: "+err.Error()))
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil || params[0] != '{' {
+		r.reject(toServer, id, r.request(&p), errors.New("elicitation/create needs params: an object with a message and a requestedSchema"))
 		return
 	}
 	req := r.request(&p)

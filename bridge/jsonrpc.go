@@ -137,9 +137,20 @@ func injectInitialize(line []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p, ok := msg["params"]; ok {
+		if _, isObj := p.(map[string]any); !isObj {
+			return line, nil // not an initialize the server can accept: leave it be
+		}
+	}
 	params := childObject(msg, "params")
 	if !mergeElicitation(childObject(params, "capabilities")) {
 		return line, nil
 	}
-	return json.Marshal(msg)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "<", ">" and "&" as the host wrote them
+	if err := enc.Encode(msg); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

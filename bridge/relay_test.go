@@ -464,3 +464,37 @@ func TestRejectionsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedPeers: a line with something after its message is no
+// message and passes untouched; an elicitation without usable params gets
+// -32602 and is recorded; an initialize whose params are no object is left
+// as the host wrote it, and a rewritten one keeps "<>&" as written.
+func TestMalformedPeers(t *testing.T) {
+	rejected := make(chan string, 4)
+	p := startPeer(t, &Options{Rejected: func(req *Request, err error) { rejected <- err.Error() }})
+
+	garbage := `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"m"}} GARBAGE`
+	p.serverSends(garbage)
+	if got := p.hostGets(); got != garbage {
+		t.Errorf("host got %q, want the line untouched", got)
+	}
+	for _, params := range []string{``, `,"params":null`, `,"params":[1]`, `,"params":"x"`} {
+		p.serverSends(`{"jsonrpc":"2.0","id":2,"method":"elicitation/create"` + params + `}`)
+		var resp struct{ Error struct{ Code int } }
+		if err := json.Unmarshal([]byte(p.serverGets()), &resp); err != nil || resp.Error.Code != -32602 {
+			t.Errorf("params %q: got code %d (%v), want -32602", params, resp.Error.Code, err)
+		}
+		if msg := <-rejected; !strings.Contains(msg, "needs params") {
+			t.Errorf("params %q: recorded %q", params, msg)
+		}
+	}
+	arrayInit := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":[1,2]}`
+	p.hostSends(arrayInit)
+	if got := p.serverGets(); got != arrayInit {
+		t.Errorf("server got %q, want the odd initialize untouched", got)
+	}
+	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"<a & b>"}}}`)
+	if got := p.serverGets(); !strings.Contains(got, `"name":"<a & b>"`) {
+		t.Errorf("server got %q: the host's text was re-escaped", got)
+	}
+}

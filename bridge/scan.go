@@ -80,6 +80,11 @@ func scanEnvelope(line []byte) (envelope, error) {
 		case ',':
 			i = skipSpace(line, i+1)
 		case '}':
+			// One message per line (PROTOCOL.md §7): anything after the
+			// object makes the line no message at all.
+			if skipSpace(line, i+1) != len(line) {
+				return env, errNotObject
+			}
 			return env, nil
 		default:
 			return env, errNotObject
