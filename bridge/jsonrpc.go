@@ -87,8 +87,7 @@ func encodeError(id json.RawMessage, code int, msg string) []byte {
 	return b
 }
 
-// decodeObject decodes raw into an ordered-insensitive map keeping numbers
-// as written.
+// decodeObject decodes raw into a map, keeping numbers as written.
 func decodeObject(raw json.RawMessage) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
