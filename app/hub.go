@@ -23,7 +23,8 @@ import (
 // Prompter.
 type Prompt struct {
 	Request *bridge.Request
-	Form    *elicit.Form // nil in URL mode
+	Form    *elicit.Form     // form mode
+	URL     *elicit.URLCheck // URL mode: what the consent window shows
 	Arrived time.Time
 	// Deadline is when the prompt is answered cancel by timeout.
 	Deadline time.Time
@@ -263,8 +264,17 @@ func (h *Hub) enqueue(req *bridge.Request, reply func(bridge.Result)) (*item, er
 			return nil, err
 		}
 		it.prompt.Form = form
+	case "url":
+		check := elicit.CheckURL(req.URL)
+		if check.Refused != nil {
+			rec := recordOf(req)
+			rec.Time, rec.Action, rec.DecidedBy, rec.Reason = now, "error", bridge.DecidedByError, check.Refused.Error()
+			h.record(rec)
+			return nil, check.Refused
+		}
+		it.prompt.URL = &check
 	default:
-		err := fmt.Errorf("%s-mode elicitations are not supported yet", req.Mode)
+		err := fmt.Errorf("%s-mode elicitations are not supported", req.Mode)
 		rec := recordOf(req)
 		rec.Time, rec.Action, rec.DecidedBy, rec.Reason = now, bridge.ActionCancel, bridge.DecidedByError, err.Error()
 		h.record(rec)

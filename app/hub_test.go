@@ -212,9 +212,9 @@ func TestHubRecordsRejections(t *testing.T) {
 	}
 }
 
-// TestHubRejectsBadSchemaAndURL: a schema the hub cannot show, and URL mode
-// (not yet supported), are errors for the wrapper — which answers cancel —
-// and history keeps them; no window opens.
+// TestHubRejectsBadSchemaAndURL: a schema the hub cannot show, and a link
+// that is not https or http, are errors for the wrapper — which answers
+// cancel — and history keeps them; no window opens.
 func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	bad := formRequest("shop", "nested")
@@ -222,9 +222,9 @@ func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 	if _, err := c.Approve(context.Background(), bad); err == nil {
 		t.Error("a nested schema was accepted")
 	}
-	url := &bridge.Request{Server: "auth", Mode: "url", URL: "https://auth.example.com/x", Message: "Connect"}
+	url := &bridge.Request{Server: "auth", Mode: "url", URL: "javascript:alert(1)", Message: "Connect"}
 	if _, err := c.Approve(context.Background(), url); err == nil {
-		t.Error("URL mode was accepted")
+		t.Error("a javascript: link was offered")
 	}
 	select {
 	case s := <-sp.shown:
@@ -289,6 +289,26 @@ func TestNoHubStillRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(recs) != 1 || recs[0].Action != "cancel" || recs[0].DecidedBy != "error" || !strings.Contains(recs[0].Reason, "no display") {
+		t.Errorf("history: %+v", recs)
+	}
+}
+
+// TestHubURLMode: a URL elicitation is queued like a form, with what the
+// consent window shows about its link; accept carries no content.
+func TestHubURLMode(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	req := &bridge.Request{Server: "auth", Mode: "url", URL: "http://192.168.0.1/connect", ElicitationID: "e1", Message: "Connect"}
+	got := approveAsync(c, context.Background(), req)
+	shown := <-sp.shown
+	if shown.prompt.URL == nil || shown.prompt.Form != nil || len(shown.prompt.URL.Warnings) < 2 {
+		t.Fatalf("the window gets %+v, want the link's check with its warnings", shown.prompt.URL)
+	}
+	shown.answer(bridge.Result{Action: bridge.ActionAccept})
+	if a := <-got; a.err != nil || a.res.Action != "accept" {
+		t.Fatalf("%+v %v", a.res, a.err)
+	}
+	recs, _ := h.Store.List(history.Query{})
+	if len(recs) != 1 || recs[0].URL != req.URL || recs[0].Mode != "url" || recs[0].Action != "accept" {
 		t.Errorf("history: %+v", recs)
 	}
 }

@@ -101,12 +101,19 @@ var _ Prompter = (*guiPrompter)(nil)
 
 func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 	var pw *ui.PromptWindow
+	done := func(a ui.Answer) {
+		// Recording and replying touch disk and socket: not on the Fyne
+		// goroutine (STYLE.md 7).
+		go answer(bridge.Result{Action: a.Action, Content: a.Content})
+	}
 	fyne.Do(func() {
-		pw = ui.ShowPrompt(g.app, uiPrompt(p), func(a ui.Answer) {
-			// Recording and replying touch disk and socket: not on the
-			// Fyne goroutine (STYLE.md 7).
-			go answer(bridge.Result{Action: a.Action, Content: a.Content})
-		})
+		fp := uiPrompt(p)
+		if p.URL != nil {
+			pw = ui.ShowURLPrompt(g.app, &ui.URLPrompt{Server: fp.Server, ServerInfo: fp.ServerInfo,
+				Tool: fp.Tool, Message: fp.Message, Check: *p.URL}, done)
+			return
+		}
+		pw = ui.ShowPrompt(g.app, fp, done)
 	})
 	return func() {
 		// Runs after the fyne.Do above: fyne.Do keeps order.

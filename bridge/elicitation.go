@@ -68,7 +68,12 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 		}
 		form = f
 	case "url":
-		// Handled by the Approver: a consent window, never a fetch.
+		// PROTOCOL.md §6: a consent window, never a fetch; a link that is
+		// not https or http is refused outright.
+		if check := elicit.CheckURL(p.URL); check.Refused != nil {
+			r.reject(toServer, id, req, check.Refused)
+			return
+		}
 	default:
 		// PROTOCOL.md §3: a mode the client did not declare gets -32602.
 		r.reject(toServer, id, req, fmt.Errorf("unsupported elicitation mode %q", req.Mode))
@@ -88,6 +93,10 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 	}
 	pe.call = r.lastCall
 	r.pending[key] = pe
+	if req.Mode == "url" && req.ElicitationID != "" {
+		pe.elicitationID = req.ElicitationID
+		r.urlIDs[req.ElicitationID] = key
+	}
 	r.mu.Unlock()
 
 	go func() {
@@ -100,8 +109,16 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 		if r.pending[key] == pe && !hostCancelled {
 			delete(r.pending, key)
 		}
+		if _, ok := r.urlIDs[pe.elicitationID]; ok {
+			r.urlIDs[pe.elicitationID] = "" // answered; its completion notice is still ours
+		}
 		r.mu.Unlock()
 		if pctx.Err() != nil {
+			if errors.Is(context.Cause(pctx), ErrElicitationComplete) {
+				// The server finished the URL flow without this window:
+				// nobody chose, and the server still awaits an answer.
+				r.reply(toServer, encodeResult(id, elicitResult{Action: ActionCancel}))
+			}
 			// Cancelled by the server or the host, or the relay stopped:
 			// the window is closed and no response is written (PROTOCOL.md §7).
 			return

@@ -58,12 +58,17 @@ type Relay struct {
 	pending map[string]*pendingElicitation
 	// rejected keeps Options.Rejected calls in arrival order.
 	rejected chan rejection
+	// urlIDs maps the elicitationIds of URL elicitations the relay took to
+	// their request's id key, or to "" once answered: their completion
+	// notices are the relay's, not the host's.
+	urlIDs map[string]string
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
 type pendingElicitation struct {
-	call   string // id key of the tools/call in flight when it came, or ""
-	cancel context.CancelCauseFunc
+	call          string // id key of the tools/call in flight when it came, or ""
+	elicitationID string // URL mode: the server's elicitationId, or ""
+	cancel        context.CancelCauseFunc
 }
 
 type rejection struct {
@@ -81,6 +86,10 @@ var (
 	// belongs to (PROTOCOL.md §7). The window closes; the server, told of
 	// the cancellation too, cancels its request itself.
 	ErrHostCancelled = errors.New("the host cancelled the tool call")
+	// ErrElicitationComplete: the server sent notifications/elicitation/
+	// complete for a URL elicitation whose window was still open
+	// (PROTOCOL.md §6). The server is answered cancel.
+	ErrElicitationComplete = errors.New("the server completed the URL elicitation without an answer")
 	// ErrRelayStopped: the host or the server went away.
 	ErrRelayStopped = errors.New("the host or the server stopped")
 )
@@ -91,7 +100,7 @@ var (
 // (PROTOCOL.md §7: stderr is free-form logging).
 func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
 	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
-		rejected: make(chan rejection, 64)}
+		rejected: make(chan rejection, 64), urlIDs: map[string]string{}}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -306,6 +315,10 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 	case env.isRequest() && env.Method == "elicitation/create":
 		r.startElicitation(ctx, env.ID, env.Params, toServer)
 		return false
+	case env.isNotification() && env.Method == "notifications/elicitation/complete":
+		// PROTOCOL.md §6: close a URL window still waiting; an id the host
+		// never saw (every elicitation the relay answered) stays here.
+		return !r.completeURL(env.Params)
 	case env.isNotification() && env.Method == "notifications/cancelled":
 		// PROTOCOL.md §7: a server may cancel its own elicitation/create;
 		// the host never saw that id, so the notice stops here.
@@ -378,6 +391,29 @@ func (r *Relay) cancelPending(params json.RawMessage) bool {
 		p.cancel(ErrServerCancelled)
 	}
 	return ok
+}
+
+// completeURL handles notifications/elicitation/complete: it closes the
+// window of a URL elicitation still waiting, and reports whether the
+// elicitationId is one the relay took (so the host never saw it).
+func (r *Relay) completeURL(params json.RawMessage) bool {
+	var p struct {
+		ElicitationID string `json:"elicitationId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.ElicitationID == "" {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key, ok := r.urlIDs[p.ElicitationID]
+	if !ok {
+		return false
+	}
+	delete(r.urlIDs, p.ElicitationID)
+	if pe := r.pending[key]; key != "" && pe != nil && pe.elicitationID == p.ElicitationID {
+		pe.cancel(ErrElicitationComplete)
+	}
+	return true
 }
 
 // hostCancelled closes the prompts of a tools/call the host cancelled

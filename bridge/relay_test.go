@@ -498,3 +498,66 @@ func TestMalformedPeers(t *testing.T) {
 		t.Errorf("server got %q: the host's text was re-escaped", got)
 	}
 }
+
+// TestURLMode: cases/url-mode.jsonl — a URL elicitation reaches the
+// Approver (never fetched here) and accept is sent without content; its
+// completion notice is not forwarded to a host that never saw the id; a
+// completion while the window waits closes it with cancel; a link that is
+// not https or http is refused with -32602.
+func TestURLMode(t *testing.T) {
+	asked := make(chan *Request, 2)
+	answers := make(chan *Result, 2)
+	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		asked <- req
+		select {
+		case res := <-answers:
+			return res, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})})
+	lines := strings.Split(strings.TrimSpace(string(mustRead(t, "../../shared/cases/url-mode.jsonl"))), "\n")
+	var msgs []string
+	for _, l := range lines {
+		var c struct{ Msg json.RawMessage }
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, string(c.Msg))
+	}
+	p.serverSends(msgs[0])
+	req := <-asked
+	if req.Mode != "url" || req.URL != "https://auth.example.com/connect?session=7f1c2a90" || req.ElicitationID == "" {
+		t.Fatalf("request %+v", req)
+	}
+	answers <- &Result{Action: ActionAccept, Content: map[string]any{"ignored": true}}
+	jsonEq(t, `{"jsonrpc":"2.0","id":9,"result":{"action":"accept"}}`, p.serverGets())
+	p.serverSends(msgs[1]) // the completion: the host never saw that id
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"marker"}}`)
+	if got := p.hostGets(); !strings.Contains(got, "marker") {
+		t.Fatalf("host got %q, want the marker (completion not forwarded)", got)
+	}
+
+	// The completion comes while the window still waits: it closes, cancel.
+	p.serverSends(strings.Replace(msgs[0], `"id":9`, `"id":10`, 1))
+	<-asked
+	p.serverSends(msgs[1])
+	jsonEq(t, `{"jsonrpc":"2.0","id":10,"result":{"action":"cancel"}}`, p.serverGets())
+
+	for _, u := range []string{"javascript:alert(1)", "file:///etc/passwd"} {
+		p.serverSends(`{"jsonrpc":"2.0","id":11,"method":"elicitation/create","params":{"mode":"url","elicitationId":"x","url":"` + u + `","message":"m"}}`)
+		var resp struct{ Error struct{ Code int } }
+		if err := json.Unmarshal([]byte(p.serverGets()), &resp); err != nil || resp.Error.Code != -32602 {
+			t.Errorf("%s: got code %d, want -32602", u, resp.Error.Code)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
