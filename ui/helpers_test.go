@@ -142,25 +142,33 @@ func (h *promptHarness) choose(name, label string) {
 
 // press sends a key the way the GLFW driver does: to the focused widget,
 // else to the canvas.
-func (h *promptHarness) press(key fyne.KeyName) {
+func (h *promptHarness) press(key fyne.KeyName) { pressKey(h.c, key) }
+
+// shortcut sends a shortcut the way the GLFW driver does: to the focused
+// widget when it handles shortcuts, else to the canvas.
+func (h *promptHarness) shortcut(s fyne.Shortcut) { typeShortcut(h.c, s) }
+
+// pressKey sends a key to c the way the GLFW driver does: to the focused
+// widget, else to the canvas.
+func pressKey(c fyne.Canvas, key fyne.KeyName) {
 	ev := &fyne.KeyEvent{Name: key}
-	if f := h.c.Focused(); f != nil {
+	if f := c.Focused(); f != nil {
 		f.TypedKey(ev)
 		return
 	}
-	if k := h.c.OnTypedKey(); k != nil {
+	if k := c.OnTypedKey(); k != nil {
 		k(ev)
 	}
 }
 
-// shortcut sends a shortcut the way the GLFW driver does: to the focused
-// widget when it handles shortcuts, else to the canvas.
-func (h *promptHarness) shortcut(s fyne.Shortcut) {
-	if f, ok := h.c.Focused().(fyne.Shortcutable); ok {
+// typeShortcut sends a shortcut to c the way the GLFW driver does: to the
+// focused widget when it handles shortcuts, else to the canvas.
+func typeShortcut(c fyne.Canvas, s fyne.Shortcut) {
+	if f, ok := c.Focused().(fyne.Shortcutable); ok {
 		f.TypedShortcut(s)
 		return
 	}
-	h.c.(fyne.Shortcutable).TypedShortcut(s)
+	c.(fyne.Shortcutable).TypedShortcut(s)
 }
 
 // only returns the single answer given, failing if there is not exactly one.

@@ -61,10 +61,14 @@ type Answer struct {
 	Content map[string]any
 }
 
-// PromptWindow is an open prompt window.
+// PromptWindow is an open prompt window: a form prompt (ShowPrompt) or a
+// URL prompt (ShowURLPrompt).
 type PromptWindow struct {
 	win  fyne.Window
-	view *promptView
+	base *promptBase
+	// Exactly one of these is set.
+	view    *promptView
+	urlView *urlPromptView
 }
 
 // ShowPrompt opens a window for p and returns it. It must be called on the
@@ -75,25 +79,34 @@ type PromptWindow struct {
 // Submit button answer accept once every field is valid. Keys pressed in
 // the first half second are ignored.
 func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
-	win := a.NewWindow(promptTitle(p.Server))
 	v := newPromptView(p, done)
-	pw := &PromptWindow{win: win, view: v}
-	v.closeWindow = pw.closeWindow
-	win.SetContent(v.content)
-	v.attach(win.Canvas())
-	win.SetCloseIntercept(v.onCancel)
+	pw := showPromptWindow(a, promptTitle(p.Server), &v.promptBase, v.onCancel, v.content, v.size(), v.focusFirst)
+	pw.view = v
+	return pw
+}
+
+// showPromptWindow puts content in a new window titled title, binds b's
+// keys to it and dismiss to its close button, shows it, calls focus to give
+// the keyboard focus and arms the key guard.
+func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), content fyne.CanvasObject, size fyne.Size, focus func()) *PromptWindow {
+	win := a.NewWindow(title)
+	pw := &PromptWindow{win: win, base: b}
+	b.closeWindow = pw.closeWindow
+	win.SetContent(content)
+	b.attach(win.Canvas())
+	win.SetCloseIntercept(dismiss)
 	if a.Icon() != nil {
 		win.SetIcon(a.Icon())
 	}
-	win.Resize(v.size())
+	win.Resize(size)
 	win.CenterOnScreen()
 	win.Show()
-	v.focusFirst()
+	focus()
 	win.RequestFocus()
 	// Armed from when the window exists: creating it can take a while.
-	v.armedAt = v.now().Add(keyGuard)
+	b.armedAt = b.now().Add(keyGuard)
 	// A desktop driver reports presses apart from auto-repeats.
-	_, v.keys.presses = fyne.CurrentApp().Driver().(desktop.Driver)
+	_, b.keys.presses = fyne.CurrentApp().Driver().(desktop.Driver)
 	return pw
 }
 
@@ -101,7 +114,7 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 // cancelled or the hub timed out. Closing a window that is already closed
 // does nothing.
 func (w *PromptWindow) Close() {
-	w.view.finished = true
+	w.base.finished = true
 	w.closeWindow()
 }
 
@@ -128,10 +141,9 @@ func (v *promptView) size() fyne.Size {
 	return fyne.NewSize(560, min(max(h, 320), 720))
 }
 
-// promptView is the content of a prompt window, without the window, so that
-// tests can drive it on a test canvas.
-type promptView struct {
-	p    *Prompt
+// promptBase is what every prompt window shares: the answer, given once;
+// the window, closed after it; and the window-wide keys, guarded by keyGuard.
+type promptBase struct {
 	done func(Answer)
 
 	// closeWindow closes the window once the answer is given.
@@ -143,16 +155,104 @@ type promptView struct {
 	// finished is set once done was called or the window was closed from
 	// outside; nothing is answered after it.
 	finished bool
+
+	keys   *promptKeys
+	canvas fyne.Canvas // set by attach; nil until then
+}
+
+// init readies b to hand the answer to done; submit is what Return does
+// where no focused widget takes it.
+func (b *promptBase) init(done func(Answer), submit func()) {
+	b.done = done
+	b.closeWindow = func() {}
+	b.now = time.Now
+	b.keys = &promptKeys{
+		escape:  b.guarded(b.onCancel),
+		submit:  b.guarded(submit),
+		decline: b.guarded(b.onDecline),
+		now:     func() time.Time { return b.now() },
+	}
+}
+
+// guarded wraps a keyboard action in the keyGuard check: the key must come
+// after the guard, and must have gone down after it too — a key held down
+// since before (auto-repeating) answers nothing until released and pressed
+// again.
+func (b *promptBase) guarded(f func()) func() {
+	return func() {
+		if b.now().Before(b.armedAt) || !b.keys.pressedSince(b.armedAt) {
+			return
+		}
+		f()
+	}
+}
+
+// attach binds the prompt's keys to c, the canvas showing the content.
+func (b *promptBase) attach(c fyne.Canvas) {
+	b.canvas = c
+	b.keys.bindCanvas(c)
+}
+
+func (b *promptBase) onDecline() {
+	b.finish(Answer{Action: actionDecline})
+}
+
+func (b *promptBase) onCancel() {
+	b.finish(Answer{Action: actionCancel})
+}
+
+// finish hands a to done once and closes the window.
+func (b *promptBase) finish(a Answer) {
+	if b.finished {
+		return
+	}
+	b.finished = true
+	b.done(a)
+	b.closeWindow()
+}
+
+// promptHeader is the top of every prompt: the configured name in large
+// bold type, then what the server calls itself and the tool call in
+// flight, each hidden when empty (PROTOCOL.md §6: the name the user
+// configured first).
+func promptHeader(server, serverInfo, tool string) fyne.CanvasObject {
+	header := container.New(layout.NewCustomPaddedVBoxLayout(0))
+	name := widget.NewLabelWithStyle(server, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	name.SizeName = theme.SizeNameHeadingText
+	name.Truncation = fyne.TextTruncateEllipsis
+	header.Add(name)
+	if serverInfo != "" {
+		header.Add(smallLabel("calls itself “" + oneLine(serverInfo) + "”"))
+	}
+	if tool != "" {
+		header.Add(smallLabel("during tool call " + oneLine(tool)))
+	}
+	return header
+}
+
+// messageBox shows the server's message as wrapped plain text, clipped by
+// messageText, scrolling beyond 160 units high.
+func messageBox(m string) fyne.CanvasObject {
+	// Server text is untrusted: a plain label, never markdown.
+	msg := widget.NewLabel(messageText(m))
+	msg.Wrapping = fyne.TextWrapWord
+	return container.New(&maxHeightLayout{max: 160, inner: msg}, container.NewVScroll(msg))
+}
+
+// promptView is the content of a form prompt window, without the window,
+// so that tests can drive it on a test canvas.
+type promptView struct {
+	promptBase
+	p *Prompt
+
 	// attempted is set once the user tried to submit an invalid form: from
 	// then on every field shows its error, touched or not.
 	attempted bool
 
-	canvas  fyne.Canvas // set by attach; nil until then
 	top     fyne.CanvasObject
 	form    *fyne.Container
 	scroll  *container.Scroll // around form
 	bottom  fyne.CanvasObject
-	keys    *promptKeys
 	rows    []*fieldRow
 	hint    *widget.Label
 	cancel  *keyButton
@@ -163,53 +263,16 @@ type promptView struct {
 
 // newPromptView builds the content for p; done receives the answer.
 func newPromptView(p *Prompt, done func(Answer)) *promptView {
-	v := &promptView{
-		p:           p,
-		done:        done,
-		closeWindow: func() {},
-		now:         time.Now,
-	}
-	v.keys = &promptKeys{
-		escape:  v.guarded(v.onCancel),
-		submit:  v.guarded(v.onSubmit),
-		decline: v.guarded(v.onDecline),
-		now:     func() time.Time { return v.now() },
-	}
+	v := &promptView{p: p}
+	v.init(done, v.onSubmit)
 	v.content = v.build()
 	v.validate()
 	return v
 }
 
-// guarded wraps a keyboard action in the keyGuard check: the key must come
-// after the guard, and must have gone down after it too — a key held down
-// since before (auto-repeating) answers nothing until released and pressed
-// again.
-func (v *promptView) guarded(f func()) func() {
-	return func() {
-		if v.now().Before(v.armedAt) || !v.keys.pressedSince(v.armedAt) {
-			return
-		}
-		f()
-	}
-}
-
 func (v *promptView) build() fyne.CanvasObject {
-	header := container.New(layout.NewCustomPaddedVBoxLayout(0))
-	name := widget.NewLabelWithStyle(v.p.Server, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	name.SizeName = theme.SizeNameHeadingText
-	name.Truncation = fyne.TextTruncateEllipsis
-	header.Add(name)
-	if v.p.ServerInfo != "" {
-		header.Add(smallLabel("calls itself “" + oneLine(v.p.ServerInfo) + "”"))
-	}
-	if v.p.Tool != "" {
-		header.Add(smallLabel("during tool call " + oneLine(v.p.Tool)))
-	}
-
-	// Server text is untrusted: a plain label, never markdown.
-	msg := widget.NewLabel(messageText(v.p.Message))
-	msg.Wrapping = fyne.TextWrapWord
-	message := container.New(&maxHeightLayout{max: 160, inner: msg}, container.NewVScroll(msg))
+	header := promptHeader(v.p.Server, v.p.ServerInfo, v.p.Tool)
+	message := messageBox(v.p.Message)
 
 	// Rows are gathered first and laid out once: Container.Add lays out
 	// again each time.
@@ -270,12 +333,6 @@ func (v *promptView) reveal(o fyne.CanvasObject) {
 		return
 	}
 	v.scroll.ScrollToOffset(fyne.NewPos(0, max(offset, 0)))
-}
-
-// attach binds the prompt's keys to c, the canvas showing the content.
-func (v *promptView) attach(c fyne.Canvas) {
-	v.canvas = c
-	v.keys.bindCanvas(c)
 }
 
 // focusFirst gives the keyboard focus to the first field, if any.
@@ -366,24 +423,6 @@ func (v *promptView) onSubmit() {
 		}
 	}
 	v.finish(Answer{Action: actionAccept, Content: content})
-}
-
-func (v *promptView) onDecline() {
-	v.finish(Answer{Action: actionDecline})
-}
-
-func (v *promptView) onCancel() {
-	v.finish(Answer{Action: actionCancel})
-}
-
-// finish hands a to done once and closes the window.
-func (v *promptView) finish(a Answer) {
-	if v.finished {
-		return
-	}
-	v.finished = true
-	v.done(a)
-	v.closeWindow()
 }
 
 // fieldRow is one field of the form: its label, its input widget, its help
