@@ -1,22 +1,29 @@
 // Package ui is elicitray's desktop surface, built with Fyne: the prompt
-// window that answers a form-mode elicitation (PROTOCOL.md §4–§6), the tray
-// icon with its menu, and the history browser.
+// windows that answer a form-mode elicitation (PROTOCOL.md §4–§6) and a
+// URL-mode one (§6), the tray icon with its menu, and the history browser.
 //
-// Each surface lives in its own file (prompt.go, tray.go, history.go) as an
-// unexported struct holding its widgets, a build method and onXxx handlers;
-// the exported functions only create a window around it. The elicitation
-// model (fields, defaults, parsing, validation, the ElicitResult content)
-// comes from bridge/elicit; ui never decides what is valid itself.
+// Each surface lives in its own file (prompt.go, urlprompt.go, tray.go,
+// history.go) as an unexported struct holding its widgets, a build method
+// and onXxx handlers; the exported functions only create a window around
+// it. The elicitation model (fields, defaults, parsing, validation, the
+// ElicitResult content, what a URL opens and what to warn about) comes from
+// bridge/elicit; ui never decides what is valid itself.
 //
 // Goroutines: none of its own. Every exported function and method must be
 // called on the Fyne goroutine (inside fyne.Do from elsewhere), and every
-// callback ui invokes (the done func of ShowPrompt, the tray's onHistory and
-// onQuit) runs on the Fyne goroutine and must return promptly.
+// callback ui invokes (the done func of ShowPrompt and ShowURLPrompt, the
+// tray's onHistory and onQuit) runs on the Fyne goroutine and must return
+// promptly.
 //
 // Caveats:
 //   - Everything a server sends (message, serverInfo, titles, descriptions,
 //     option labels) is shown as plain text, never as markdown or rich text:
-//     it is untrusted (PROTOCOL.md §6).
+//     it is untrusted (PROTOCOL.md §6). The one exception, a URL prompt's
+//     link, is rich text built from plain segments to highlight the host,
+//     never parsed.
+//   - A URL prompt fetches nothing and opens its link only after the user
+//     chose "Open in browser", and then in the system browser, after done
+//     has the accept (PROTOCOL.md §6).
 //   - ui talks to no socket and no database: the history window reads through
 //     the HistorySource interface that the hub implements.
 //   - Errors reach the user through one helper, showError, as a dialog with a

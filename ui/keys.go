@@ -9,7 +9,8 @@ import (
 )
 
 // promptKeys are the window-wide keys of a prompt: Escape cancels, Return
-// submits, Alt+D declines. Fyne hands a key to the focused widget only
+// submits (a form; a URL prompt opens its link only from its own button),
+// Alt+D declines. Fyne hands a key to the focused widget only
 // (canvas.SetOnTypedKey and desktop.Canvas.SetOnKeyDown see nothing while a
 // widget is focused, and a focused widget.Entry swallows Escape), so every
 // focusable widget of the prompt is one of the types below, which forward

@@ -160,9 +160,9 @@ type promptBase struct {
 	canvas fyne.Canvas // set by attach; nil until then
 }
 
-// init readies b to hand the answer to done; submit is what Return does
+// setup readies b to hand the answer to done; submit is what Return does
 // where no focused widget takes it.
-func (b *promptBase) init(done func(Answer), submit func()) {
+func (b *promptBase) setup(done func(Answer), submit func()) {
 	b.done = done
 	b.closeWindow = func() {}
 	b.now = time.Now
@@ -264,7 +264,7 @@ type promptView struct {
 // newPromptView builds the content for p; done receives the answer.
 func newPromptView(p *Prompt, done func(Answer)) *promptView {
 	v := &promptView{p: p}
-	v.init(done, v.onSubmit)
+	v.setup(done, v.onSubmit)
 	v.content = v.build()
 	v.validate()
 	return v

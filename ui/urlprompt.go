@@ -87,7 +87,6 @@ type urlPromptView struct {
 	bottom   fyne.CanvasObject
 	link     *widget.RichText
 	opens    *widget.Label // "Opens host"; nil for a refused URL or one without a host
-	notes    []*widget.Label
 	hint     *widget.Label
 	copyLink *keyButton // nil when there is nothing to open
 	cancel   *keyButton
@@ -102,7 +101,7 @@ func newURLPromptView(p *URLPrompt, done func(Answer)) *urlPromptView {
 	v := &urlPromptView{p: p}
 	// Return where no button takes it does nothing: a link must be opened
 	// deliberately, with its own button.
-	v.init(done, func() {})
+	v.setup(done, func() {})
 	v.keys.escape = v.guarded(v.onDismiss)
 	v.openURL = func(*url.URL) error { return nil }
 	v.onError = func(doing string, err error) { log.Printf("ui: %s: %v", doing, err) }
@@ -144,10 +143,10 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	}
 
 	if c.Refused != nil {
-		body = append(body, v.note(theme.NewErrorThemedResource(theme.ErrorIcon()), widget.DangerImportance, sentence(c.Refused)))
+		body = append(body, note(theme.NewErrorThemedResource(theme.ErrorIcon()), widget.DangerImportance, sentence(c.Refused)))
 	}
 	for _, w := range c.Warnings {
-		body = append(body, v.note(theme.NewWarningThemedResource(theme.WarningIcon()), widget.WarningImportance, w))
+		body = append(body, note(theme.NewWarningThemedResource(theme.WarningIcon()), widget.WarningImportance, w))
 	}
 	v.body = container.NewVBox(body...)
 
@@ -166,13 +165,12 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	return container.NewBorder(nil, v.bottom, nil, nil, container.NewVScroll(v.body))
 }
 
-// note is a line of text beside an icon, in the colour of importance:
-// a warning or the refusal.
-func (v *urlPromptView) note(icon fyne.Resource, importance widget.Importance, text string) fyne.CanvasObject {
+// note is a line of text beside an icon, in the colour of importance: a
+// warning or the refusal.
+func note(icon fyne.Resource, importance widget.Importance, text string) fyne.CanvasObject {
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	l.Importance = importance
-	v.notes = append(v.notes, l)
 	// The icon sits centred on the first line of a wrapped note.
 	lineHeight := widget.NewLabel("X").MinSize().Height
 	top := max((lineHeight-theme.IconInlineSize())/2, 0)
