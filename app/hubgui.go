@@ -1,12 +1,15 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -29,6 +32,8 @@ func haveDisplay() bool {
 
 // runHub runs the desktop hub until Quit or ctx ends.
 func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
+	// The hub's log is read later, from hub.log: each line says when.
+	stderr = &stampWriter{w: stderr, now: time.Now}
 	if !haveDisplay() {
 		return runErr(ErrNoDisplay)
 	}
@@ -131,4 +136,32 @@ func uiPrompt(p *Prompt) *ui.Prompt {
 		info += " " + r.ServerInfo.Version
 	}
 	return &ui.Prompt{Server: r.Server, ServerInfo: info, Tool: r.Tool, Message: r.Message, Form: p.Form}
+}
+
+// stampWriter starts each line written to w with the local time.
+type stampWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	now     func() time.Time
+	midLine bool
+}
+
+func (s *stampWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []byte
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if !s.midLine {
+			out = append(out, s.now().Format("2006-01-02 15:04:05 ")...)
+		}
+		out = append(out, line...)
+		s.midLine = line[len(line)-1] != '\n'
+	}
+	if _, err := s.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
