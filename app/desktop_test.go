@@ -241,6 +241,7 @@ func (d *desktop) closed(win string) {
 // key the guard swallowed answers nothing.
 func (d *desktop) answer(win, key string) int {
 	d.t.Helper()
+	d.releaseAlt(win)
 	deadline := time.Now().Add(desktopWait)
 	for presses := 1; ; presses++ {
 		out, err := exec.Command("xdotool", "key", "--window", win, key).CombinedOutput()
@@ -534,4 +535,16 @@ func hubAnswers(ctx context.Context, p Paths) bool {
 	}
 	c.mu.Unlock()
 	return err == nil
+}
+
+// releaseAlt sends window win the release of Alt that Alt+D in the previous
+// window may have lost: that window closed on D, before xdotool released Alt,
+// and X dropped the release sent to the closed window. Without it, the hub
+// sometimes ignores every key in the next window (Escape, Return) as if Alt
+// were still down, in about a third of runs under load; on a real X server
+// the release goes to the focused window instead. A release of a key that is
+// not down does nothing.
+func (d *desktop) releaseAlt(win string) {
+	d.t.Helper()
+	d.xdo("keyup", "--window", win, "alt")
 }

@@ -27,8 +27,8 @@ const (
 // keyGuard is how long after a prompt appears its keyboard answers are
 // ignored, so that a key pressed (or auto-repeating) just before the window
 // took the focus does not answer it (DESIGN.md, "Behaviour that users rely
-// on"); each ignored key extends it. Mouse clicks and closing the window are
-// not delayed.
+// on"); a key must also have gone down after it (see guarded). Mouse clicks
+// and closing the window are not delayed.
 const keyGuard = 500 * time.Millisecond
 
 // Prompt is one form-mode elicitation to put before the user.
