@@ -98,7 +98,9 @@ func TestHubQueue(t *testing.T) {
 	first := approveAsync(c, context.Background(), formRequest("github", "first"))
 	shown1 := <-sp.shown
 	second := approveAsync(c, context.Background(), formRequest("jira", "second"))
+	waitQueued(t, h, 2) // so that "third" arrives after "second"
 	third := approveAsync(c, context.Background(), formRequest("github", "third"))
+	waitQueued(t, h, 3)
 	// Nothing else is shown while the first is open: the next Show comes
 	// only after the first answer.
 	shown1.answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": float64(3)}})
@@ -310,5 +312,23 @@ func TestHubURLMode(t *testing.T) {
 	recs, _ := h.Store.List(history.Query{})
 	if len(recs) != 1 || recs[0].URL != req.URL || recs[0].Mode != "url" || recs[0].Action != "accept" {
 		t.Errorf("history: %+v", recs)
+	}
+}
+
+// waitQueued waits until n prompts are queued at the hub.
+func waitQueued(t *testing.T, h *Hub, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h.mu.Lock()
+		got := len(h.queue)
+		h.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d prompts queued, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
