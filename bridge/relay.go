@@ -165,7 +165,11 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		defer close(hostDone)
 		r.pumpHost(hostIn, toServer)
 	}()
-	go r.shutdownWhen(ctx, hostDone, serverIn, exited)
+	shutdownDone := make(chan struct{})
+	go func() {
+		defer close(shutdownDone)
+		r.shutdownWhen(ctx, hostDone, serverIn, exited)
+	}()
 
 	serverDone := make(chan struct{})
 	go func() {
@@ -174,6 +178,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	}()
 
 	<-exited
+	<-shutdownDone // it returns once the server has exited
 	// The server is gone; what it wrote is still in the pipe. A grandchild
 	// that inherited the pipe may hold it open, so stop after Grace.
 	select {
