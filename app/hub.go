@@ -287,11 +287,13 @@ func (h *Hub) enqueue(req *bridge.Request, reply func(bridge.Result)) (*item, er
 	it.prompt.Deadline = now.Add(timeout)
 	h.mu.Lock()
 	h.queue = append(h.queue, it)
-	h.mu.Unlock()
+	// Set under the lock that finish reads it under: the timer may fire
+	// before AfterFunc has returned.
 	it.timer = time.AfterFunc(timeout, func() {
 		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByTimeout,
 			Reason: fmt.Sprintf("nobody answered within %v", timeout)})
 	})
+	h.mu.Unlock()
 	h.changed()
 	return it, nil
 }
@@ -328,10 +330,10 @@ func (h *Hub) showNext() {
 // decision is recorded and sent, and the next prompt is shown.
 func (h *Hub) finish(it *item, res bridge.Result) {
 	it.once.Do(func() {
+		h.mu.Lock()
 		if it.timer != nil {
 			it.timer.Stop()
 		}
-		h.mu.Lock()
 		for i, q := range h.queue {
 			if q == it {
 				h.queue = append(h.queue[:i], h.queue[i+1:]...)
