@@ -90,7 +90,7 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	when := time.Date(2026, 11, 30, 9, 30, 0, 0, time.Local)
-	if _, err := st.Add(history.Record{Time: when, Server: "github", Tool: "deploy", Mode: "form", Message: "Deploy build 1.4.2?\nIt goes to production.",
+	if _, err := st.Add(history.Record{Time: when, Server: "github", Tool: "deploy", Mode: "form", Message: "Deploy build 1.4.2?\nIt goes to production.\x1b]0;pwned\a\u202e",
 		Action: "accept", Content: map[string]any{"confirm": true}, DecidedBy: "user", Elapsed: 2500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +113,9 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("show output lacks %q:\n%s", want, out.String())
 		}
+	}
+	if strings.ContainsAny(out.String(), "\x1b\a\u202e") {
+		t.Errorf("a server's escape sequence reached the terminal: %q", out.String())
 	}
 	errb.Reset()
 	if code := Main(context.Background(), []string{"history", "show", "2"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no decision with ID 2") {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -95,6 +96,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tASKED\tSERVER\tTOOL\tACTION\tDECIDED BY\tMESSAGE")
 			for _, r := range recs {
+				r = printable(r)
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
 					r.Server, dash(r.Tool), r.Action, r.DecidedBy, firstLine(r.Message, 60))
 			}
@@ -165,6 +167,7 @@ func writeJSONLines(w io.Writer, recs []history.Record) error {
 }
 
 func writeRecord(w io.Writer, r history.Record) error {
+	r = printable(r)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	who := r.ServerInfo.Name
 	if r.ServerInfo.Version != "" {
@@ -200,6 +203,16 @@ func writeRecord(w io.Writer, r history.Record) error {
 		}
 	}
 	return nil
+}
+
+// printable is r with the server's text made safe for a terminal: no
+// escape sequences or bidi overrides from a server reach the user's screen.
+// --json output is left whole: JSON escapes control characters itself.
+func printable(r history.Record) history.Record {
+	for _, s := range []*string{&r.Server, &r.ServerInfo.Name, &r.ServerInfo.Version, &r.Tool, &r.Message, &r.URL, &r.Reason} {
+		*s, _ = elicit.Visible(*s)
+	}
+	return r
 }
 
 func dash(s string) string {

@@ -243,6 +243,8 @@ func messageBox(m string) fyne.CanvasObject {
 // so that tests can drive it on a test canvas.
 type promptView struct {
 	promptBase
+	// hiddenChars: the server's text had invisible characters, removed.
+	hiddenChars bool
 	p *Prompt
 
 	// attempted is set once the user tried to submit an invalid form: from
@@ -263,7 +265,8 @@ type promptView struct {
 
 // newPromptView builds the content for p; done receives the answer.
 func newPromptView(p *Prompt, done func(Answer)) *promptView {
-	v := &promptView{p: p}
+	p, hidden := cleanPrompt(p)
+	v := &promptView{p: p, hiddenChars: hidden}
 	v.setup(done, v.onSubmit)
 	v.content = v.build()
 	v.validate()
@@ -272,6 +275,9 @@ func newPromptView(p *Prompt, done func(Answer)) *promptView {
 
 func (v *promptView) build() fyne.CanvasObject {
 	header := promptHeader(v.p.Server, v.p.ServerInfo, v.p.Tool)
+	if v.hiddenChars {
+		header = container.NewVBox(header, hiddenCharsWarning())
+	}
 	message := messageBox(v.p.Message)
 
 	// Rows are gathered first and laid out once: Container.Add lays out

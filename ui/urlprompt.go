@@ -69,6 +69,8 @@ func urlPromptTitle(server string) string {
 type urlPromptView struct {
 	promptBase
 	p *URLPrompt
+	// hiddenChars: the server's text had invisible characters, removed.
+	hiddenChars bool
 
 	// target is the URL that "Open in browser" opens: p.Check.URL, parsed.
 	// It is nil when the check refused the URL, which leaves no Open
@@ -98,7 +100,11 @@ type urlPromptView struct {
 // newURLPromptView builds the content for p; done receives the answer.
 // Its openURL opens nothing and its onError only logs until set.
 func newURLPromptView(p *URLPrompt, done func(Answer)) *urlPromptView {
-	v := &urlPromptView{p: p}
+	var c textCleaner
+	q := *p
+	q.ServerInfo, q.Tool, q.Message = c.clean(p.ServerInfo), c.clean(p.Tool), c.clean(p.Message)
+	p = &q
+	v := &urlPromptView{p: p, hiddenChars: c.found}
 	// Return where no button takes it does nothing: a link must be opened
 	// deliberately, with its own button.
 	v.setup(done, func() {})
@@ -116,12 +122,11 @@ func newURLPromptView(p *URLPrompt, done func(Answer)) *urlPromptView {
 
 func (v *urlPromptView) build() fyne.CanvasObject {
 	c := v.p.Check
-	body := []fyne.CanvasObject{
-		promptHeader(v.p.Server, v.p.ServerInfo, v.p.Tool),
-		widget.NewSeparator(),
-		messageBox(v.p.Message),
-		widget.NewSeparator(),
+	body := []fyne.CanvasObject{promptHeader(v.p.Server, v.p.ServerInfo, v.p.Tool)}
+	if v.hiddenChars {
+		body = append(body, hiddenCharsWarning())
 	}
+	body = append(body, widget.NewSeparator(), messageBox(v.p.Message), widget.NewSeparator())
 
 	// The whole URL, never shortened, wrapping anywhere: a URL has no
 	// spaces to wrap at. Segments, not markdown: the URL is server text.

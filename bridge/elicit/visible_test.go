@@ -1,0 +1,21 @@
+package elicit
+
+import "testing"
+
+func TestVisible(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		found    bool
+	}{
+		{"Deploy to production?", "Deploy to production?", false},
+		{"line one\nline\ttwo", "line one\nline\ttwo", false},
+		{"Pay \u202Egnp.exe\u202C now", "Pay gnp.exe now", true},
+		{"a\u200Bb\u2066c\u2069\u200Fd", "abcd", true},
+		{"bell\a esc\x1b[31m", "bell esc[31m", true},
+	} {
+		got, found := Visible(tt.in)
+		if got != tt.want || found != tt.found {
+			t.Errorf("Visible(%q) = %q, %v; want %q, %v", tt.in, got, found, tt.want, tt.found)
+		}
+	}
+}
