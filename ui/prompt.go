@@ -245,7 +245,7 @@ type promptView struct {
 	promptBase
 	// hiddenChars: the server's text had invisible characters, removed.
 	hiddenChars bool
-	p *Prompt
+	p           *Prompt
 
 	// attempted is set once the user tried to submit an invalid form: from
 	// then on every field shows its error, touched or not.
