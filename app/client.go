@@ -240,6 +240,20 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 	if err == nil || c.start == nil {
 		return conn, err
 	}
+	// A hub that fails to start is tried once more: a display can refuse a
+	// connection for a moment.
+	conn, err = c.startAndDial(ctx, &d)
+	if errors.Is(err, errHubFailed) {
+		conn, err = c.startAndDial(ctx, &d)
+	}
+	return conn, err
+}
+
+// errHubFailed marks a started hub that exited with an error.
+var errHubFailed = errors.New("the hub exited")
+
+// startAndDial starts a hub and waits for a socket to answer.
+func (c *hubClient) startAndDial(ctx context.Context, d *net.Dialer) (net.Conn, error) {
 	proc, err := c.start()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoHub, err)
@@ -266,7 +280,7 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 			return nil, fmt.Errorf("%w: no socket after %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
 		case st := <-exited:
 			if st == nil || !st.Success() {
-				return nil, fmt.Errorf("%w: the hub exited (%v): %s", ErrNoHub, st, lastLine(c.paths.HubLog))
+				return nil, fmt.Errorf("%w: %w (%v): %s", ErrNoHub, errHubFailed, st, lastLine(c.paths.HubLog))
 			}
 			// It lost the race to another hub: that one is opening its socket.
 			exited = nil

@@ -41,6 +41,15 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	if err != nil {
 		return runErr(err)
 	}
+	// Open the display first (Fyne does when the first window is made): a
+	// hub that cannot draw must fail before it takes the socket, so that
+	// no wrapper hands it a prompt.
+	a := fyneapp.NewWithID("io.github.elicitray")
+	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
+	// Fyne quits when its last window closes; the hub outlives its prompt
+	// windows, so one window stays, never shown.
+	a.NewWindow("elicitray")
+
 	ln, lock, err := Listen(p)
 	if errors.Is(err, ErrHubRunning) {
 		fmt.Fprintf(stderr, "elicitray: %v\n", err)
@@ -56,12 +65,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		return runErr(fmt.Errorf("opening history: %w", err))
 	}
 	defer store.Close()
-
-	a := fyneapp.NewWithID("io.github.elicitray")
-	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
-	// Fyne quits when its last window closes; the hub outlives its prompt
-	// windows, so one window stays, never shown.
-	a.NewWindow("elicitray")
 
 	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Timeout: cfg.Timeout.Duration, Log: stderr}
 	var history fyne.Window
