@@ -21,17 +21,7 @@ const everythingBin = "../testdata/npm/node_modules/.bin/mcp-server-everything"
 // types and the form's defaults reach the server as typed JSON, Alt+D
 // declines, Escape cancels, and each decision is in the history.
 func TestEndToEndEverything(t *testing.T) {
-	needDisplay(t)
-	server, err := filepath.Abs(everythingBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(server); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("server-everything is not installed (%v): run make deps-npm", err)
-		}
-		t.Skipf("server-everything is not installed (%v): run make deps-npm", err)
-	}
+	server := everythingServer(t)
 	d := newDesktop(t)
 	cs := d.connect("everything", server)
 	serverInfo := cs.InitializeResult().ServerInfo.Name
@@ -249,4 +239,23 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 		t.Errorf("the last hub exited after answering (%v); stderr:\n%s", hubs[i].err, hubs[i].stderr.String())
 	default:
 	}
+}
+
+// everythingServer is the path of the pinned server-everything, for tests
+// that show windows: they skip without a display or without the npm
+// package, except in CI, where a skip would hide a broken set-up.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	needDisplay(t)
+	server, err := filepath.Abs(everythingBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(server); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("server-everything is not installed (%v): run make deps-npm", err)
+		}
+		t.Skipf("server-everything is not installed (%v): run make deps-npm", err)
+	}
+	return server
 }

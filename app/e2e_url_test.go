@@ -1,9 +1,7 @@
 package app
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,17 +25,7 @@ const noWindowWait = 2 * time.Second
 // until closed, which answers nothing more), and a javascript: link is
 // refused without a window; each decision is in the history.
 func TestEndToEndURL(t *testing.T) {
-	needDisplay(t)
-	server, err := filepath.Abs(everythingBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(server); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("server-everything is not installed (%v): run make deps-npm", err)
-		}
-		t.Skipf("server-everything is not installed (%v): run make deps-npm", err)
-	}
+	server := everythingServer(t)
 	d := newDesktop(t)
 	cs := d.connect("everything", server)
 	serverInfo := cs.InitializeResult().ServerInfo.Name
@@ -52,50 +40,35 @@ func TestEndToEndURL(t *testing.T) {
 		}
 	}
 
-	t.Run("Alt+D declines", func(t *testing.T) {
-		d := d.with(t)
-		const url, message = "https://auth.example.com/connect?session=7f1c2a90", "Connect your account to continue."
-		before := len(d.history())
-		call := d.callWith(cs, tool, map[string]any{"url": url, "message": message, "elicitationId": "e2e-decline"})
-		win, _ := d.window()
-		if got := d.title(win); got != title {
-			t.Errorf("window title %q, want %q", got, title)
-		}
-		d.screenshot("url-prompt.png")
-		d.answer(win, "alt+d")
+	for _, tt := range []struct {
+		name, url, message, id, key, says, action, screenshot string
+	}{
+		{"Alt+D declines", "https://auth.example.com/connect?session=7f1c2a90", "Connect your account to continue.",
+			"e2e-decline", "alt+d", "User declined to open the URL (Elicitation ID: e2e-decline)", "decline", "url-prompt.png"},
+		{"Escape cancels a suspicious link", "http://user@192.168.0.1:8080/login", "Sign in to the router.",
+			"e2e-cancel", "Escape", "User cancelled the URL elicitation (Elicitation ID: e2e-cancel)", "cancel", "url-suspicious.png"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := d.with(t)
+			before := len(d.history())
+			call := d.callWith(cs, tool, map[string]any{"url": tt.url, "message": tt.message, "elicitationId": tt.id})
+			win, _ := d.window()
+			if got := d.title(win); got != title {
+				t.Errorf("window title %q, want %q", got, title)
+			}
+			d.screenshot(tt.screenshot)
+			d.answer(win, tt.key)
 
-		text := d.result(call)
-		if says := "User declined to open the URL (Elicitation ID: e2e-decline)"; !strings.Contains(text, says) {
-			t.Errorf("tool result does not say %q:\n%s", says, text)
-		}
-		if diff := cmp.Diff(rawResult{Action: "decline"}, parseRawResult(t, text)); diff != "" {
-			t.Errorf("ElicitResult the server received mismatch (-want +got):\n%s", diff)
-		}
-		d.checkNewest(before, want(url, message, "decline"))
-	})
-
-	t.Run("Escape cancels a suspicious link", func(t *testing.T) {
-		d := d.with(t)
-		const url, message = "http://user@192.168.0.1:8080/login", "Sign in to the router."
-		before := len(d.history())
-		call := d.callWith(cs, tool, map[string]any{"url": url, "message": message, "elicitationId": "e2e-cancel"})
-		win, _ := d.window()
-		if got := d.title(win); got != title {
-			t.Errorf("window title %q, want %q", got, title)
-		}
-		d.screenshot("url-suspicious.png")
-		d.releaseAlt(win)
-		d.answer(win, "Escape")
-
-		text := d.result(call)
-		if says := "User cancelled the URL elicitation (Elicitation ID: e2e-cancel)"; !strings.Contains(text, says) {
-			t.Errorf("tool result does not say %q:\n%s", says, text)
-		}
-		if diff := cmp.Diff(rawResult{Action: "cancel"}, parseRawResult(t, text)); diff != "" {
-			t.Errorf("ElicitResult the server received mismatch (-want +got):\n%s", diff)
-		}
-		d.checkNewest(before, want(url, message, "cancel"))
-	})
+			text := d.result(call)
+			if !strings.Contains(text, tt.says) {
+				t.Errorf("tool result does not say %q:\n%s", tt.says, text)
+			}
+			if diff := cmp.Diff(rawResult{Action: tt.action}, parseRawResult(t, text)); diff != "" {
+				t.Errorf("ElicitResult the server received mismatch (-want +got):\n%s", diff)
+			}
+			d.checkNewest(before, want(tt.url, tt.message, tt.action))
+		})
+	}
 
 	t.Run("Tab Tab Return opens", func(t *testing.T) {
 		d := d.with(t)
@@ -106,7 +79,6 @@ func TestEndToEndURL(t *testing.T) {
 		if got := d.title(win); got != title {
 			t.Errorf("window title %q, want %q", got, title)
 		}
-		d.releaseAlt(win)
 		// Focus moves at once (Tab is not guarded): Cancel → Decline → Open.
 		d.xdo("key", "--window", win, "Tab")
 		d.xdo("key", "--window", win, "Tab")
@@ -261,6 +233,7 @@ func (d *desktop) text(c toolCall) string {
 // the browser cannot start after accept.
 func (d *desktop) pressUntilResult(win, key string, call <-chan toolCall) (toolCall, int) {
 	d.t.Helper()
+	d.releaseAlt(win)
 	deadline := time.Now().Add(desktopWait)
 	presses := 0
 	for {
