@@ -58,25 +58,9 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 	}
 	req := r.request(&p)
 
-	var form *elicit.Form
-	switch req.Mode {
-	case "form":
-		f, err := elicit.Parse(p.RequestedSchema)
-		if err != nil {
-			r.reject(toServer, id, req, err)
-			return
-		}
-		form = f
-	case "url":
-		// PROTOCOL.md §6: a consent window, never a fetch; a link that is
-		// not https or http is refused outright.
-		if check := elicit.CheckURL(p.URL); check.Refused != nil {
-			r.reject(toServer, id, req, check.Refused)
-			return
-		}
-	default:
-		// PROTOCOL.md §3: a mode the client did not declare gets -32602.
-		r.reject(toServer, id, req, fmt.Errorf("unsupported elicitation mode %q", req.Mode))
+	form, err := r.check(req, &p)
+	if err != nil {
+		r.reject(toServer, id, req, err)
 		return
 	}
 
@@ -128,6 +112,24 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 	}()
 }
 
+// check parses what an elicitation asks for: the form of form mode, or the
+// link of URL mode. An error says why it cannot be shown.
+func (r *Relay) check(req *Request, p *elicitParams) (*elicit.Form, error) {
+	switch req.Mode {
+	case "form":
+		return elicit.Parse(p.RequestedSchema)
+	case "url":
+		// PROTOCOL.md §6: a consent window, never a fetch; a link that is
+		// not https or http is refused outright.
+		if check := elicit.CheckURL(p.URL); check.Refused != nil {
+			return nil, check.Refused
+		}
+		return nil, nil
+	}
+	// PROTOCOL.md §3: a mode the client did not declare gets -32602.
+	return nil, fmt.Errorf("unsupported elicitation mode %q", req.Mode)
+}
+
 // decide asks the Approver and turns whatever it says into a valid
 // ElicitResult. Anything that is not a checked accept, decline or cancel
 // becomes cancel: no person chose otherwise (DESIGN.md).
@@ -168,6 +170,12 @@ func (r *Relay) reject(toServer *lineWriter, id json.RawMessage, req *Request, e
 	msg := "elicitray cannot show this elicitation: " + err.Error()
 	r.log.printf("%s: %s", req.Server, msg)
 	r.reply(toServer, encodeError(id, codeInvalidParams, msg))
+	r.record(req, err)
+}
+
+// record hands an elicitation answered with an error to Options.Rejected,
+// so that history keeps it.
+func (r *Relay) record(req *Request, err error) {
 	select {
 	case r.rejected <- rejection{req, err}:
 	default:

@@ -62,6 +62,20 @@ type Relay struct {
 	// their request's id key, or to "" once answered: their completion
 	// notices are the relay's, not the host's.
 	urlIDs map[string]string
+
+	// The input_required loop (mrtr.go). loops maps the id keys of host
+	// calls the relay may have to finish; retries maps the id keys of the
+	// relay's own retries in flight; forwarded holds rounds handed to the
+	// host. Retry ids are idPrefix plus retrySeq.
+	loops     map[string]*hostCall
+	retries   map[string]*hostCall
+	forwarded []*forwardedRound
+	idPrefix  string
+	retrySeq  uint64
+
+	// Set by Run before any message moves.
+	ctx              context.Context
+	toHost, toServer *lineWriter
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
@@ -100,7 +114,8 @@ var (
 // (PROTOCOL.md §7: stderr is free-form logging).
 func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
 	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
-		rejected: make(chan rejection, 64), urlIDs: map[string]string{}}
+		rejected: make(chan rejection, 64), urlIDs: map[string]string{},
+		loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, idPrefix: newIDPrefix()}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -153,6 +168,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	go r.reportRejections(ctx)
 	toHost := newLineWriter(hostOut)
 	toServer := newLineWriter(serverIn)
+	r.ctx, r.toHost, r.toServer = ctx, toHost, toServer
 
 	exited := make(chan struct{})
 	go func() {
@@ -262,6 +278,26 @@ func (r *Relay) fromHost(line []byte) []byte {
 		return line
 	}
 	key, _ := idKey(env.ID)
+	if version := modernVersion(env.Params); version != "" {
+		// PROTOCOL.md §2, §3: a modern request declares the client's
+		// capabilities itself, every time.
+		out, hostCaps, err := injectMeta(line)
+		if err != nil {
+			r.log.printf("could not add the elicitation capability to %s: %v", env.Method, err)
+			return line
+		}
+		line = withNewline(out)
+		if loopMethods[env.Method] {
+			r.noteCall(key, env.Method, env.Params)
+			return r.trackCall(key, &env, line, version, hostCaps)
+		}
+		return line
+	}
+	if loopMethods[env.Method] {
+		// A legacy call: its reply may still be a -32042 (PROTOCOL.md §6).
+		r.noteCall(key, env.Method, env.Params)
+		return r.trackCall(key, &env, line, "", nil)
+	}
 	switch env.Method {
 	case "initialize":
 		r.mu.Lock()
@@ -273,17 +309,24 @@ func (r *Relay) fromHost(line []byte) []byte {
 			return line
 		}
 		return withNewline(out)
-	case "tools/call":
-		var p struct {
-			Name string `json:"name"`
-		}
-		_ = json.Unmarshal(env.Params, &p)
-		r.mu.Lock()
-		r.calls[key] = p.Name
-		r.lastTool, r.lastCall = p.Name, key
-		r.mu.Unlock()
 	}
 	return line
+}
+
+// noteCall remembers a pending tools/call, so that a legacy elicitation
+// can name the call in flight.
+func (r *Relay) noteCall(key, method string, params json.RawMessage) {
+	if method != "tools/call" {
+		return
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(params, &p)
+	r.mu.Lock()
+	r.calls[key] = p.Name
+	r.lastTool, r.lastCall = p.Name, key
+	r.mu.Unlock()
 }
 
 // pumpServer relays server → host until the server's stdout ends.
@@ -330,6 +373,9 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 		return !r.cancelPending(env.Params)
 	case env.isResponse():
 		r.noteResponse(&env)
+		if key, ok := idKey(env.ID); ok {
+			return r.takeReply(key, &env, line)
+		}
 	}
 	return true
 }
@@ -428,6 +474,7 @@ func (r *Relay) hostCancelled(params json.RawMessage) {
 	if !ok {
 		return
 	}
+	r.cancelCall(key)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, p := range r.pending {

@@ -1,0 +1,629 @@
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The 2026-07-28 input_required loop (PROTOCOL.md §1, "modern (MRTR)").
+//
+// A modern server answers tools/call, prompts/get or resources/read with a
+// result of resultType "input_required" whose inputRequests the client must
+// answer, then re-sends the same request with inputResponses and the
+// requestState echoed. The relay does that on the host's behalf: the
+// input_required result never reaches the host; each elicitation/create
+// entry is asked of the Approver in order; the retry goes out under an id
+// the relay owns; and the host receives exactly one reply under its own id,
+// the final one.
+//
+// The same machinery serves the 2025-11-25 error -32042 (PROTOCOL.md §6):
+// its data.elicitations are URL elicitations; once the user has opened
+// every link the call is retried once.
+
+const (
+	// maxRounds caps the input_required rounds one host request may take
+	// (PROTOCOL.md §9: SDKs use 10).
+	maxRounds = 10
+	// statePause is the first pause before retrying a result that carries
+	// only a requestState ("try again later"); it doubles each time up to
+	// maxStatePause, and such rounds count toward maxRounds.
+	statePause    = 250 * time.Millisecond
+	maxStatePause = 4 * time.Second
+	// codeURLElicitationRequired is -32042 (PROTOCOL.md §6, §8).
+	codeURLElicitationRequired = -32042
+)
+
+// Keys of the request _meta of 2026-07-28 (PROTOCOL.md §2, §3).
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+)
+
+// loopMethods are the requests whose results may ask for input
+// (PROTOCOL.md §1).
+var loopMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// hostMethods are the input requests only the host can answer, and the
+// client capability the host must have declared for each (PROTOCOL.md §9).
+var hostMethods = map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots"}
+
+// hostCall is a host request whose reply the relay may have to finish: a
+// tools/call, prompts/get or resources/read, in either era.
+type hostCall struct {
+	id      json.RawMessage // the host's id, as it wrote it
+	method  string
+	call    string // what the prompt names as the call in flight
+	line    []byte // the request as it went to the server
+	version string // the _meta protocol version, or "" (legacy)
+	// hostCaps are the client capabilities the host itself declared in
+	// _meta (before the relay added elicitation), or nil.
+	hostCaps json.RawMessage
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	// Guarded by Relay.mu.
+	running   bool // the relay took over the reply
+	cancelled bool // the host sent notifications/cancelled for it
+	// replies receives the server's reply to the relay's retry in flight.
+	replies    chan []byte
+	urlRetried bool
+}
+
+// forwardedRound is an input_required round the relay passed on to the
+// host because it asked for something only the host can give (sampling,
+// roots): the relay answered the elicitations in it and adds those answers
+// to the host's retry.
+type forwardedRound struct {
+	method  string
+	state   json.RawMessage // requestState as sent to the host, or nil
+	answers []inputResponse
+}
+
+type inputResponse struct {
+	key   string
+	value []byte // an ElicitResult
+}
+
+// newIDPrefix returns the prefix of the ids of the relay's own retries:
+// random per process, so they never collide with a host's ids
+// (PROTOCOL.md §7).
+func newIDPrefix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "elicitray-" + hex.EncodeToString(b) + "-"
+}
+
+// ownsID reports whether key (an idKey) names one of the relay's retries.
+func (r *Relay) ownsID(key string) bool { return strings.HasPrefix(key, "s:"+r.idPrefix) }
+
+// modernVersion returns the protocol version in a request's
+// params._meta, or "" for a legacy request (PROTOCOL.md §2).
+func modernVersion(params []byte) string {
+	meta, ok := getMember(params, "_meta")
+	if !ok {
+		return ""
+	}
+	raw, ok := getMember(meta, metaProtocolVersion)
+	if !ok {
+		return ""
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	return v
+}
+
+// injectMeta returns a modern request with elicitation (form and url)
+// merged into params._meta's client capabilities (PROTOCOL.md §3: every
+// request carries them, and the server elicits only what they declare). It
+// also returns the capabilities the host declared itself.
+func injectMeta(line []byte) (out []byte, hostCaps json.RawMessage, err error) {
+	params, _ := getMember(line, "params")
+	meta, _ := getMember(params, "_meta")
+	hostCaps, _ = getMember(meta, metaClientCapabilities)
+	out, _, err = editMember(line, "params", func(params []byte) ([]byte, bool, error) {
+		return editMember(params, "_meta", func(meta []byte) ([]byte, bool, error) {
+			return editMember(meta, metaClientCapabilities, mergeElicitationRaw)
+		})
+	})
+	return out, hostCaps, err
+}
+
+// callName is what a prompt names as the call in flight.
+func callName(method string, params []byte) string {
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(params, &p)
+	switch method {
+	case "prompts/get":
+		return "prompt " + p.Name
+	case "resources/read":
+		return "resource " + p.URI
+	}
+	return p.Name
+}
+
+// trackCall registers a host request the relay may have to finish, and
+// fills in the answers of a round the relay forwarded to the host. It
+// returns the line to send to the server.
+func (r *Relay) trackCall(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
+	line = r.completeForwarded(env.Method, line)
+	params, _ := getMember(line, "params")
+	hc := &hostCall{
+		id:       append(json.RawMessage(nil), env.ID...),
+		method:   env.Method,
+		call:     callName(env.Method, params),
+		line:     append([]byte(nil), line...),
+		version:  version,
+		hostCaps: append(json.RawMessage(nil), hostCaps...),
+		replies:  make(chan []byte, 1),
+	}
+	hc.ctx, hc.cancel = context.WithCancelCause(r.ctx)
+	r.mu.Lock()
+	if old := r.loops[key]; old != nil {
+		old.cancel(nil) // a reused id: the newer request wins
+	}
+	r.loops[key] = hc
+	r.mu.Unlock()
+	return line
+}
+
+// completeForwarded adds the relay's elicitation answers to a host's retry
+// of a round it forwarded (see forwardedRound); other lines pass unchanged.
+func (r *Relay) completeForwarded(method string, line []byte) []byte {
+	r.mu.Lock()
+	n := len(r.forwarded)
+	r.mu.Unlock()
+	if n == 0 {
+		return line
+	}
+	params, _ := getMember(line, "params")
+	responses, ok := getMember(params, "inputResponses")
+	if !ok {
+		return line
+	}
+	state, hasState := getMember(params, "requestState")
+	r.mu.Lock()
+	var fr *forwardedRound
+	for i, f := range r.forwarded {
+		if f.method == method && hasState == (f.state != nil) && (!hasState || sameJSON(state, f.state)) {
+			fr = f
+			r.forwarded = append(r.forwarded[:i], r.forwarded[i+1:]...)
+			break
+		}
+	}
+	r.mu.Unlock()
+	if fr == nil {
+		return line
+	}
+	for _, a := range fr.answers {
+		if _, given := getMember(responses, a.key); given {
+			continue // the host answered it itself
+		}
+		var err error
+		if responses, err = setMember(responses, a.key, a.value); err != nil {
+			return line
+		}
+	}
+	out, _, err := editMember(line, "params", func(params []byte) ([]byte, bool, error) {
+		p, err := setMember(params, "inputResponses", responses)
+		return p, err == nil, err
+	})
+	if err != nil {
+		return line
+	}
+	return withNewline(out)
+}
+
+// replyKind sorts a server's reply to a host call.
+type replyKind int
+
+const (
+	replyFinal         replyKind = iota // complete, or an error: the host's
+	replyInputRequired                  // resultType input_required (PROTOCOL.md §1)
+	replyURLRequired                    // error -32042 (PROTOCOL.md §6)
+)
+
+func classify(env *envelope) replyKind {
+	if len(env.Error) > 0 {
+		var e struct {
+			Code int `json:"code"`
+		}
+		if json.Unmarshal(env.Error, &e) == nil && e.Code == codeURLElicitationRequired {
+			return replyURLRequired
+		}
+		return replyFinal
+	}
+	rt, ok := getMember(env.Result, "resultType")
+	if ok && string(rt) == `"input_required"` {
+		return replyInputRequired
+	}
+	return replyFinal
+}
+
+// takeReply decides what happens to the server's reply to a host call or
+// to one of the relay's retries; it reports whether the line goes on to the
+// host unchanged.
+func (r *Relay) takeReply(key string, env *envelope, line []byte) bool {
+	if r.ownsID(key) {
+		r.mu.Lock()
+		hc := r.retries[key]
+		delete(r.retries, key)
+		r.mu.Unlock()
+		if hc != nil {
+			hc.replies <- append([]byte(nil), line...)
+		}
+		return false // a late reply to a cancelled retry: nobody's
+	}
+	r.mu.Lock()
+	hc := r.loops[key]
+	r.mu.Unlock()
+	if hc == nil {
+		return true
+	}
+	kind := classify(env)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if kind == replyFinal {
+		delete(r.loops, key)
+		hc.cancel(nil)
+		return true
+	}
+	if hc.cancelled {
+		delete(r.loops, key)
+		return false // the host gave up on it: start no windows
+	}
+	hc.running = true
+	go r.runLoop(hc, append([]byte(nil), line...))
+	return false
+}
+
+// runLoop finishes a host call whose reply asked for input: it answers
+// each round and retries until the server gives a final reply, which goes
+// to the host under the host's id.
+func (r *Relay) runLoop(hc *hostCall, reply []byte) {
+	defer r.endLoop(hc)
+	pause := statePause
+	for round := 1; ; round++ {
+		env, err := scanEnvelope(reply)
+		if err != nil { // cannot happen: takeReply scanned it
+			r.failCall(hc, codeInternalError, "the server's reply could not be read")
+			return
+		}
+		var responses []inputResponse
+		var state json.RawMessage
+		switch classify(&env) {
+		case replyFinal:
+			r.toHostLine(hc, reply)
+			return
+		case replyURLRequired:
+			if hc.urlRetried || !r.openRequiredURLs(hc, env.Error) {
+				// Declined, cancelled, or still required after the user
+				// opened the links: the host gets the server's error.
+				r.toHostLine(hc, reply)
+				return
+			}
+			hc.urlRetried = true
+			state = nil
+		case replyInputRequired:
+			if round > maxRounds {
+				r.failCall(hc, codeInternalError, fmt.Sprintf("the server asked for input %d times in a row without finishing; elicitray stopped at %d rounds", round, maxRounds))
+				return
+			}
+			var done bool
+			if responses, state, done = r.answerRound(hc, env.Result); done {
+				return
+			}
+			if responses == nil {
+				// requestState alone: the server is not ready; ask again
+				// after a pause.
+				select {
+				case <-time.After(pause):
+				case <-hc.ctx.Done():
+					return
+				}
+				pause = min(2*pause, maxStatePause)
+			}
+		}
+		if reply = r.retry(hc, responses, state); reply == nil {
+			return
+		}
+	}
+}
+
+// answerRound answers the inputRequests of one input_required result. It
+// returns the responses and the requestState for the retry, or done when
+// the round ended otherwise (an error or a forward to the host was sent,
+// or the host cancelled). Responses are nil for a result that carries only
+// a requestState.
+func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputResponse, state json.RawMessage, done bool) {
+	state, _ = getMember(result, "requestState")
+	irRaw, _ := getMember(result, "inputRequests")
+	var irs []member
+	if len(irRaw) > 0 && irRaw[0] == '{' {
+		irs, _ = members(irRaw)
+	}
+	if len(irs) == 0 {
+		if state == nil {
+			r.failCall(hc, codeInternalError, "the server asked for input but sent no inputRequests and no requestState")
+			return nil, nil, true
+		}
+		return nil, state, false
+	}
+
+	// PROTOCOL.md §9: sampling and roots only the host can answer; it must
+	// have declared them, or the round cannot be finished.
+	var forHost []member
+	for _, m := range irs {
+		method := entryMethod(irRaw[m.vStart:m.vEnd])
+		if method == "elicitation/create" {
+			continue
+		}
+		capName, known := hostMethods[method]
+		if _, declared := getMember(hc.hostCaps, capName); !known || !declared {
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("the server asked for %s (input %q), which only the host can answer and this host did not declare", method, m.key))
+			return nil, nil, true
+		}
+		forHost = append(forHost, m)
+	}
+
+	responses = []inputResponse{}
+	for _, m := range irs {
+		entry := irRaw[m.vStart:m.vEnd]
+		if entryMethod(entry) != "elicitation/create" {
+			continue
+		}
+		params, _ := getMember(entry, "params")
+		res, err := r.askEntry(hc, params)
+		if err != nil {
+			r.failCall(hc, codeInvalidParams, "elicitray cannot show this elicitation: "+err.Error())
+			return nil, nil, true
+		}
+		if hc.ctx.Err() != nil {
+			return nil, nil, true // the host cancelled: windows closed, nothing sent
+		}
+		b, _ := json.Marshal(res)
+		responses = append(responses, inputResponse{m.key, b})
+	}
+	if len(forHost) > 0 {
+		r.forwardRound(hc, irRaw, forHost, state, responses)
+		return nil, nil, true
+	}
+	return responses, state, false
+}
+
+func entryMethod(entry []byte) string {
+	raw, _ := getMember(entry, "method")
+	var m string
+	_ = json.Unmarshal(raw, &m)
+	return m
+}
+
+// askEntry parses one elicitation/create entry (form or URL) and asks the
+// Approver. An error means the entry cannot be shown; it is recorded.
+func (r *Relay) askEntry(hc *hostCall, params []byte) (elicitResult, error) {
+	var p elicitParams
+	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &p) != nil {
+		err := errors.New("elicitation/create needs params: an object with a message and a requestedSchema")
+		r.record(r.callRequest(hc, &p), err)
+		return elicitResult{}, err
+	}
+	req := r.callRequest(hc, &p)
+	form, err := r.check(req, &p)
+	if err != nil {
+		r.record(req, err)
+		return elicitResult{}, err
+	}
+	return r.decide(hc.ctx, req, form), nil
+}
+
+// callRequest builds the Approver's view of an elicitation that belongs to
+// the host call hc.
+func (r *Relay) callRequest(hc *hostCall, p *elicitParams) *Request {
+	req := r.request(p)
+	req.Tool = hc.call
+	if hc.version != "" {
+		req.ProtocolVersion = hc.version
+	}
+	return req
+}
+
+// forwardRound hands an input_required round to the host when it holds
+// requests only the host can answer (PROTOCOL.md §9). The host sees those
+// entries alone, under its own id; the relay keeps its elicitation answers
+// and adds them to the host's retry (completeForwarded). From there the
+// host runs the loop.
+func (r *Relay) forwardRound(hc *hostCall, irRaw []byte, forHost []member, state json.RawMessage, answers []inputResponse) {
+	ir := []byte("{}")
+	for _, m := range forHost {
+		ir, _ = setMember(ir, m.key, irRaw[m.vStart:m.vEnd])
+	}
+	result := []byte(`{"resultType":"input_required"}`)
+	result, _ = setMember(result, "inputRequests", ir)
+	if state != nil {
+		result, _ = setMember(result, "requestState", state)
+	}
+	line := concat([]byte(`{"jsonrpc":"2.0","id":`), hc.id, []byte(`,"result":`), result, []byte("}\n"))
+	r.mu.Lock()
+	r.forwarded = append(r.forwarded, &forwardedRound{method: hc.method, state: state, answers: answers})
+	r.mu.Unlock()
+	r.writeHost(line)
+}
+
+// openRequiredURLs shows the URL elicitations of a -32042 error one after
+// the other; it reports whether the user opened every one.
+func (r *Relay) openRequiredURLs(hc *hostCall, errRaw []byte) bool {
+	var e struct {
+		Data struct {
+			Elicitations []elicitParams `json:"elicitations"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(errRaw, &e) != nil || len(e.Data.Elicitations) == 0 {
+		return false
+	}
+	for i := range e.Data.Elicitations {
+		p := &e.Data.Elicitations[i]
+		if p.Mode == "" {
+			p.Mode = "url" // PROTOCOL.md §6: -32042 carries URL elicitations
+		}
+		req := r.callRequest(hc, p)
+		if req.Mode != "url" {
+			r.record(req, fmt.Errorf("error -32042 carries a %q elicitation; only URL elicitations belong there", req.Mode))
+			return false
+		}
+		if _, err := r.check(req, p); err != nil {
+			r.record(req, err)
+			return false
+		}
+		if res := r.decide(hc.ctx, req, nil); res.Action != ActionAccept || hc.ctx.Err() != nil {
+			return false
+		}
+		if p.ElicitationID != "" {
+			r.mu.Lock()
+			r.urlIDs[p.ElicitationID] = "" // its completion notice is the relay's
+			r.mu.Unlock()
+		}
+	}
+	return true
+}
+
+// retry re-sends the host call under a new id of the relay's, with the
+// round's inputResponses and requestState (echoed byte for byte,
+// PROTOCOL.md §1), and waits for the server's reply. It returns nil when
+// the host cancelled meanwhile; the server is then told to stop too.
+func (r *Relay) retry(hc *hostCall, responses []inputResponse, state json.RawMessage) []byte {
+	r.mu.Lock()
+	r.retrySeq++
+	id := strconv.Quote(r.idPrefix + strconv.FormatUint(r.retrySeq, 10))
+	r.mu.Unlock()
+	key, _ := idKey(json.RawMessage(id))
+
+	line, err := setMember(hc.line, "id", []byte(id))
+	if err == nil {
+		line, _, err = editMember(line, "params", func(params []byte) ([]byte, bool, error) {
+			var err error
+			if responses == nil {
+				params, err = deleteMember(params, "inputResponses")
+			} else {
+				ir := []byte("{}")
+				for _, a := range responses {
+					if ir, err = setMember(ir, a.key, a.value); err != nil {
+						return nil, false, err
+					}
+				}
+				params, err = setMember(params, "inputResponses", ir)
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			if state == nil {
+				params, err = deleteMember(params, "requestState")
+			} else {
+				params, err = setMember(params, "requestState", state)
+			}
+			return params, err == nil, err
+		})
+	}
+	if err != nil {
+		r.failCall(hc, codeInternalError, "elicitray could not build the retry: "+err.Error())
+		return nil
+	}
+
+	r.mu.Lock()
+	if hc.cancelled {
+		r.mu.Unlock()
+		return nil
+	}
+	r.retries[key] = hc
+	r.mu.Unlock()
+	r.writeServer(withNewline(line))
+
+	select {
+	case reply := <-hc.replies:
+		return reply
+	case <-hc.ctx.Done():
+		r.mu.Lock()
+		_, inFlight := r.retries[key]
+		delete(r.retries, key)
+		r.mu.Unlock()
+		if inFlight {
+			// PROTOCOL.md §7: cancel the relay's in-flight retry too.
+			r.writeServer(concat([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`),
+				[]byte(id), []byte(`,"reason":"the host cancelled the request"}}`+"\n")))
+		}
+		return nil
+	}
+}
+
+// toHostLine sends the server's final reply to the host under the host's
+// id, every other byte as the server wrote it.
+func (r *Relay) toHostLine(hc *hostCall, reply []byte) {
+	if hc.ctx.Err() != nil {
+		return // cancelled: late replies are dropped
+	}
+	out, err := setMember(reply, "id", hc.id)
+	if err != nil {
+		r.failCall(hc, codeInternalError, "the server's reply could not be read")
+		return
+	}
+	r.writeHost(withNewline(out))
+}
+
+// failCall answers the host call with a JSON-RPC error that says what went
+// wrong, and logs it.
+func (r *Relay) failCall(hc *hostCall, code int, msg string) {
+	if hc.ctx.Err() != nil {
+		return
+	}
+	r.log.printf("%s: %s: %s", r.opts.Server, hc.method, msg)
+	r.writeHost(withNewline(encodeError(hc.id, code, msg)))
+}
+
+// endLoop forgets a finished host call.
+func (r *Relay) endLoop(hc *hostCall) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, v := range r.loops {
+		if v == hc {
+			delete(r.loops, k)
+		}
+	}
+	hc.cancel(nil)
+}
+
+// cancelCall handles a host's notifications/cancelled for one of its calls
+// (PROTOCOL.md §7): the call's windows close and the relay's retry in
+// flight is cancelled; its later replies are dropped.
+func (r *Relay) cancelCall(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Until the relay has taken the reply over, the server may still answer
+	// the host's id; takeReply then drops an input_required reply.
+	if hc := r.loops[key]; hc != nil {
+		hc.cancelled = true
+		hc.cancel(ErrHostCancelled)
+	}
+}
+
+func (r *Relay) writeHost(line []byte) {
+	if err := r.toHost.write(line, true); err != nil {
+		r.log.printf("writing to the host: %v", err)
+	}
+}
+
+func (r *Relay) writeServer(line []byte) {
+	if err := r.toServer.write(line, true); err != nil {
+		r.log.printf("writing to the server: %v", err)
+	}
+}
