@@ -419,3 +419,34 @@ func TestModernCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestMRTRURLEntry: a 2026-07-28 URL elicitation (no elicitationId,
+// PROTOCOL.md §6) gets the consent window; accept is answered as just that,
+// and a link that is not https or http is refused with -32602.
+func TestMRTRURLEntry(t *testing.T) {
+	entry := func(id, url string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"resultType":"input_required","inputRequests":{"login":{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"` + url + `"}}}}}`
+	}
+	s := newScripted()
+	p := startPeer(t, &Options{Approver: s})
+	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`)
+	p.serverGets()
+	p.serverSends(entry("1", "https://auth.example.com/x"))
+	if req := <-s.asked; req.Mode != "url" || req.URL != "https://auth.example.com/x" || req.ElicitationID != "" {
+		t.Fatalf("asked %+v", req)
+	}
+	s.answer <- &Result{Action: ActionAccept}
+	retryOf(t, p.serverGets(), `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t",`+mergedMeta+`,"inputResponses":{"login":{"action":"accept"}}}}`)
+
+	p.hostSends(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`)
+	p.serverGets()
+	p.serverSends(entry("2", "javascript:alert(1)"))
+	var reply struct {
+		ID    int      `json:"id"`
+		Error rpcError `json:"error"`
+	}
+	_ = json.Unmarshal([]byte(p.hostGets()), &reply)
+	if reply.ID != 2 || reply.Error.Code != codeInvalidParams || !strings.Contains(reply.Error.Message, "javascript") {
+		t.Fatalf("host got %+v, want -32602 about the javascript: link", reply)
+	}
+}
