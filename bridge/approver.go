@@ -3,7 +3,14 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 )
+
+// ErrNoDesktop is returned (wrapped) by an Approver that has no desktop to
+// show a prompt on: no display, or the hub could not start. The relay then
+// passes the elicitation to the host when the host declared it can show
+// that mode itself, and otherwise answers cancel (issue 4, "No display").
+var ErrNoDesktop = errors.New("no desktop can show the prompt")
 
 // Actions of an ElicitResult (PROTOCOL.md §5).
 const (
@@ -19,6 +26,15 @@ const (
 	DecidedByServerCancelled = "server-cancelled"
 	DecidedByHostCancelled   = "host-cancelled"
 	DecidedByError           = "error"
+	// Decided by the user's policy in the hub (issue 4): a rule in the
+	// config, "Pause all", a muted server, the server's rate limit.
+	DecidedByRule      = "rule"
+	DecidedByPaused    = "paused"
+	DecidedByMuted     = "muted"
+	DecidedByRateLimit = "rate-limit"
+	// DecidedByNoDesktop: no desktop could show the prompt; it was answered
+	// cancel or passed to the host (see ErrNoDesktop).
+	DecidedByNoDesktop = "no-display"
 )
 
 // ServerInfo is what a server calls itself in its initialize reply

@@ -44,7 +44,7 @@ func (r *Relay) request(p *elicitParams) *Request {
 // once; otherwise the Approver is asked on a goroutine of its own so the
 // relay keeps flowing, and a notifications/cancelled for id ends the wait
 // with no reply at all (PROTOCOL.md §7).
-func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params json.RawMessage, toServer *lineWriter) {
+func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawMessage, toServer *lineWriter) {
 	id = append(json.RawMessage(nil), id...)
 	if _, ok := idKey(id); !ok {
 		// PROTOCOL.md §7: ids are strings or integers.
@@ -83,8 +83,27 @@ func (r *Relay) startElicitation(ctx context.Context, id json.RawMessage, params
 	}
 	r.mu.Unlock()
 
+	line = append(json.RawMessage(nil), line...)
 	go func() {
-		res := r.decide(pctx, req, form)
+		res, noDesktop := r.decide(pctx, req, form)
+		if noDesktop != nil && pctx.Err() == nil {
+			r.mu.Lock()
+			declared := hostDeclares(r.hostElicitation, req.Mode)
+			r.mu.Unlock()
+			if r.unshown(req, declared, noDesktop) {
+				// The host shows it and answers the server itself; its
+				// completion and cancel notices are the host's now.
+				r.mu.Lock()
+				if r.pending[key] == pe {
+					delete(r.pending, key)
+				}
+				delete(r.urlIDs, pe.elicitationID)
+				r.mu.Unlock()
+				cancel(nil)
+				r.writeHost(withNewline(line))
+				return
+			}
+		}
 		hostCancelled := errors.Is(context.Cause(pctx), ErrHostCancelled)
 		r.mu.Lock()
 		// After the host cancelled the call, the server cancels its own
@@ -132,12 +151,22 @@ func (r *Relay) check(req *Request, p *elicitParams) (*elicit.Form, error) {
 
 // decide asks the Approver and turns whatever it says into a valid
 // ElicitResult. Anything that is not a checked accept, decline or cancel
-// becomes cancel: no person chose otherwise (DESIGN.md).
-func (r *Relay) decide(ctx context.Context, req *Request, form *elicit.Form) elicitResult {
+// becomes cancel: no person chose otherwise (DESIGN.md). When the Approver
+// had no desktop, the error wrapping ErrNoDesktop is returned too, so the
+// caller may pass the elicitation to the host instead.
+func (r *Relay) decide(ctx context.Context, req *Request, form *elicit.Form) (elicitResult, error) {
 	if r.opts.Approver == nil {
-		return elicitResult{Action: ActionCancel}
+		return elicitResult{Action: ActionCancel}, nil
 	}
 	res, err := r.opts.Approver.Approve(ctx, req)
+	if errors.Is(err, ErrNoDesktop) {
+		return elicitResult{Action: ActionCancel}, err
+	}
+	return r.checkAnswer(ctx, req, form, res, err), nil
+}
+
+// checkAnswer turns an Approver's answer into a valid ElicitResult.
+func (r *Relay) checkAnswer(ctx context.Context, req *Request, form *elicit.Form, res *Result, err error) elicitResult {
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.printf("%s: no decision for %q, answering cancel: %v", req.Server, req.Message, err)
@@ -162,6 +191,34 @@ func (r *Relay) decide(ctx context.Context, req *Request, form *elicit.Form) eli
 	}
 	r.log.printf("%s: unknown action %q, answering cancel", req.Server, res.Action)
 	return elicitResult{Action: ActionCancel}
+}
+
+// hostDeclares reports whether an elicitation capability the host declared
+// (el, nil when none) covers mode: an empty object means form only
+// (PROTOCOL.md §3).
+func hostDeclares(el json.RawMessage, mode string) bool {
+	ms, err := members(el)
+	if err != nil {
+		return false
+	}
+	if len(ms) == 0 {
+		return mode == "form"
+	}
+	_, ok := getMember(el, mode)
+	return ok
+}
+
+// unshown handles an elicitation no desktop could show: it says so once
+// on the host's log, tells Options.NoDesktop, and reports whether the
+// elicitation goes to the host (when declared, the host can show that mode).
+func (r *Relay) unshown(req *Request, declared bool, err error) bool {
+	r.noDesktopSaid.Do(func() {
+		r.log.printf("%v. Elicitations go to the host where it declared it can show them; the others are answered cancel.", err)
+	})
+	if r.opts.NoDesktop != nil {
+		r.opts.NoDesktop(req, declared, err)
+	}
+	return declared
 }
 
 // reject answers an elicitation the relay cannot show with -32602

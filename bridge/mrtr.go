@@ -322,7 +322,7 @@ func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 				return
 			}
 			var done bool
-			if responses, state, done = r.answerRound(hc, env.Result); done {
+			if responses, state, done = r.answerRound(hc, env.Result, reply); done {
 				return
 			}
 			if responses == nil {
@@ -347,7 +347,7 @@ func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 // the round ended otherwise (an error or a forward to the host was sent,
 // or the host cancelled). Responses are nil for a result that carries only
 // a requestState.
-func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputResponse, state json.RawMessage, done bool) {
+func (r *Relay) answerRound(hc *hostCall, result, reply []byte) (responses []inputResponse, state json.RawMessage, done bool) {
 	state, _ = getMember(result, "requestState")
 	irRaw, _ := getMember(result, "inputRequests")
 	var irs []member
@@ -385,9 +385,15 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 			continue
 		}
 		params, _ := getMember(entry, "params")
-		res, err := r.askEntry(hc, params)
+		res, toHost, err := r.askEntry(hc, params)
 		if err != nil {
 			r.failCall(hc, codeInvalidParams, "elicitray cannot show this elicitation: "+err.Error())
+			return nil, nil, true
+		}
+		if toHost {
+			// No desktop, and the host can show it: the host gets the
+			// round as the server sent it and runs the loop from here.
+			r.toHostLine(hc, reply)
 			return nil, nil, true
 		}
 		if hc.ctx.Err() != nil {
@@ -412,20 +418,37 @@ func entryMethod(entry []byte) string {
 
 // askEntry parses one elicitation/create entry (form or URL) and asks the
 // Approver. An error means the entry cannot be shown; it is recorded.
-func (r *Relay) askEntry(hc *hostCall, params []byte) (elicitResult, error) {
+// toHost means no desktop could show it and the host declared it can.
+func (r *Relay) askEntry(hc *hostCall, params []byte) (res elicitResult, toHost bool, err error) {
 	var p elicitParams
 	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &p) != nil {
 		err := errors.New("elicitation/create needs params: an object with a message and a requestedSchema")
 		r.record(r.callRequest(hc, &p), err)
-		return elicitResult{}, err
+		return elicitResult{}, false, err
 	}
 	req := r.callRequest(hc, &p)
 	form, err := r.check(req, &p)
 	if err != nil {
 		r.record(req, err)
-		return elicitResult{}, err
+		return elicitResult{}, false, err
 	}
-	return r.decide(hc.ctx, req, form), nil
+	res, noDesktop := r.decide(hc.ctx, req, form)
+	if noDesktop != nil && hc.ctx.Err() == nil {
+		return res, r.unshown(req, hostDeclares(r.hostElicitationOf(hc), req.Mode), noDesktop), nil
+	}
+	return res, false, nil
+}
+
+// hostElicitationOf is the elicitation capability the host declared for
+// hc: in the request's _meta (2026-07-28) or its initialize (legacy).
+func (r *Relay) hostElicitationOf(hc *hostCall) json.RawMessage {
+	if hc.version != "" {
+		el, _ := getMember(hc.hostCaps, "elicitation")
+		return el
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hostElicitation
 }
 
 // callRequest builds the Approver's view of an elicitation that belongs to
@@ -486,7 +509,14 @@ func (r *Relay) openRequiredURLs(hc *hostCall, errRaw []byte) bool {
 			r.record(req, err)
 			return false
 		}
-		if res := r.decide(hc.ctx, req, nil); res.Action != ActionAccept || hc.ctx.Err() != nil {
+		res, noDesktop := r.decide(hc.ctx, req, nil)
+		if noDesktop != nil && hc.ctx.Err() == nil {
+			// The host gets the server's error either way; it shows the
+			// links if it can.
+			r.unshown(req, hostDeclares(r.hostElicitationOf(hc), req.Mode), noDesktop)
+			return false
+		}
+		if res.Action != ActionAccept || hc.ctx.Err() != nil {
 			return false
 		}
 		if p.ElicitationID != "" {

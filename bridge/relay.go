@@ -26,6 +26,11 @@ type Options struct {
 	// with an error without asking the Approver (an unrenderable schema), so
 	// that history can keep it. It runs on its own goroutine.
 	Rejected func(req *Request, err error)
+	// NoDesktop, when set, is told about each elicitation the Approver had
+	// no desktop for (ErrNoDesktop), and whether it went to the host
+	// instead of being answered cancel, so that history can keep it. It
+	// runs on the relay's goroutines and must not block for long.
+	NoDesktop func(req *Request, forwarded bool, err error)
 	// Log receives sentences for people (the host's log). Nil discards.
 	// The child's stderr goes to the command's own Stderr; see NewRelay.
 	Log io.Writer
@@ -72,6 +77,12 @@ type Relay struct {
 	forwarded []*forwardedRound
 	idPrefix  string
 	retrySeq  uint64
+
+	// hostElicitation is the elicitation capability the host declared in
+	// its initialize (before the relay added its own), or nil.
+	hostElicitation json.RawMessage
+	// noDesktopSaid makes the no-desktop sentence appear once.
+	noDesktopSaid sync.Once
 
 	// Set by Run before any message moves.
 	ctx              context.Context
@@ -300,8 +311,12 @@ func (r *Relay) fromHost(line []byte) []byte {
 	}
 	switch env.Method {
 	case "initialize":
+		params, _ := getMember(line, "params")
+		caps, _ := getMember(params, "capabilities")
+		el, _ := getMember(caps, "elicitation")
 		r.mu.Lock()
 		r.initID = key
+		r.hostElicitation = append(json.RawMessage(nil), el...)
 		r.mu.Unlock()
 		out, err := injectInitialize(line)
 		if err != nil {
@@ -361,7 +376,7 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 	}
 	switch {
 	case env.isRequest() && env.Method == "elicitation/create":
-		r.startElicitation(ctx, env.ID, env.Params, toServer)
+		r.startElicitation(ctx, line, env.ID, env.Params, toServer)
 		return false
 	case env.isNotification() && env.Method == "notifications/elicitation/complete":
 		// PROTOCOL.md §6: close a URL window still waiting; an id the host
