@@ -158,6 +158,10 @@ func cancelResult(cause error) *bridge.Result {
 func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.Result, error) {
 	r, err := c.call(ctx, wireMsg{Op: opPrompt, Request: req}, &wireMsg{Op: opCancel})
 	if err != nil {
+		if errors.Is(err, ErrNoHub) {
+			// The relay decides: to the host, or cancel; NoDesktop records.
+			return nil, fmt.Errorf("%w: %w", bridge.ErrNoDesktop, err)
+		}
 		if ctx.Err() == nil {
 			// No hub decided (it died, or none could start): keep what
 			// happened all the same (DESIGN.md: the history says why).
@@ -183,6 +187,22 @@ func (c *hubClient) Reject(req *bridge.Request, err error) {
 		c.keep(rec)
 	}
 }
+
+// NoDesktop keeps an elicitation no desktop could show
+// (bridge.Options.NoDesktop): passed to the host, or answered cancel.
+func (c *hubClient) NoDesktop(req *bridge.Request, forwarded bool, err error) {
+	rec := recordOf(req)
+	rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), bridge.ActionCancel, bridge.DecidedByNoDesktop, err.Error()
+	if forwarded {
+		rec.Action = ActionForwarded
+		rec.Reason = err.Error() + "; passed to the host, which declared it can show it"
+	}
+	c.keep(rec)
+}
+
+// ActionForwarded is the history action of an elicitation passed to the
+// host because no desktop could show it; the host's answer is its own.
+const ActionForwarded = "forwarded"
 
 // keep saves a record the hub could not take: in the history file itself
 // when no hub holds it (no display, say), else for the next hub.
@@ -239,6 +259,10 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 	conn, err := d.DialContext(ctx, "unix", c.paths.Socket)
 	if err == nil || c.start == nil {
 		return conn, err
+	}
+	if !haveDisplay() {
+		// No hub runs, and none could show a window here: do not start one.
+		return nil, fmt.Errorf("%w: %w", ErrNoHub, ErrNoDisplay)
 	}
 	// A hub that fails to start is tried once more: a display can refuse a
 	// connection for a moment.

@@ -1,27 +1,121 @@
 package app
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/BurntSushi/toml"
 )
 
-// Config is the user's config.toml. Every field's zero value means the
-// default.
+// Config is the user's config.toml: how long prompts wait, how often each
+// server may ask, and what to do with each server's prompts. Every field's
+// zero value means the default. The Settings window writes it too.
 //
 //	# ~/.config/elicitray/config.toml
-//	timeout = "10m"   # a prompt nobody answers is cancel after this long
+//	timeout = "10m"        # a prompt nobody answers is cancel after this long
+//
+//	[rate]                 # every server: 5 prompts at once, then one per 3s
+//	burst = 5
+//	every = "3s"
+//
+//	[servers.github]       # the name given to `elicitray wrap --name`
+//	rule = "ask"           # ask | decline | cancel | accept-defaults
+//	timeout = "2m"
+//	burst = 1
+//	every = "30s"
 type Config struct {
 	// Timeout is how long a prompt waits for a person before it is answered
 	// cancel (decided by "timeout"). Zero: 10 minutes.
-	Timeout Duration `toml:"timeout"`
+	Timeout Duration `toml:"timeout,omitempty"`
+	// Rate is every server's rate limit unless its own entry says otherwise.
+	Rate Rate `toml:"rate,omitempty"`
+	// Servers holds per-server settings by configured name.
+	Servers map[string]ServerConfig `toml:"servers,omitempty"`
 }
 
-// DefaultTimeout is how long a prompt waits when the config says nothing.
-const DefaultTimeout = 10 * time.Minute
+// Rate is a rate limit (PROTOCOL.md §6: clients rate-limit elicitations):
+// Burst prompts may come at once, then one per Every. Suppressed prompts
+// are answered cancel.
+type Rate struct {
+	Burst int      `toml:"burst,omitempty"`
+	Every Duration `toml:"every,omitempty"`
+}
+
+// ServerConfig is one server's settings; zero fields take the defaults.
+type ServerConfig struct {
+	// Rule is what happens to the server's prompts: RuleAsk (default),
+	// RuleDecline, RuleCancel or RuleAcceptDefaults.
+	Rule    string   `toml:"rule,omitempty"`
+	Timeout Duration `toml:"timeout,omitempty"`
+	Burst   int      `toml:"burst,omitempty"`
+	Every   Duration `toml:"every,omitempty"`
+}
+
+// Rules for a server's prompts.
+const (
+	// RuleAsk shows every prompt (the default).
+	RuleAsk = "ask"
+	// RuleDecline answers decline without showing anything.
+	RuleDecline = "decline"
+	// RuleCancel answers cancel without showing anything.
+	RuleCancel = "cancel"
+	// RuleAcceptDefaults accepts a form with its defaults when every
+	// required field has one; otherwise it asks. URL prompts are always
+	// asked: a link is never opened by a rule.
+	RuleAcceptDefaults = "accept-defaults"
+)
+
+var rules = []string{RuleAsk, RuleDecline, RuleCancel, RuleAcceptDefaults}
+
+// Defaults when the config says nothing.
+const (
+	DefaultTimeout = 10 * time.Minute
+	DefaultBurst   = 5
+	DefaultEvery   = 3 * time.Second
+)
+
+// Policy is the settings that apply to one server: its entry over the
+// defaults over the built-in defaults.
+type Policy struct {
+	Rule    string
+	Timeout time.Duration
+	Burst   int
+	Every   time.Duration
+}
+
+// Policy returns the settings for the server configured as name.
+func (c Config) Policy(name string) Policy {
+	p := Policy{Rule: RuleAsk, Timeout: c.Timeout.Duration, Burst: c.Rate.Burst, Every: c.Rate.Every.Duration}
+	s := c.Servers[name]
+	if s.Rule != "" {
+		p.Rule = s.Rule
+	}
+	if s.Timeout.Duration > 0 {
+		p.Timeout = s.Timeout.Duration
+	}
+	if s.Burst > 0 {
+		p.Burst = s.Burst
+	}
+	if s.Every.Duration > 0 {
+		p.Every = s.Every.Duration
+	}
+	if p.Timeout <= 0 {
+		p.Timeout = DefaultTimeout
+	}
+	if p.Burst <= 0 {
+		p.Burst = DefaultBurst
+	}
+	if p.Every <= 0 {
+		p.Every = DefaultEvery
+	}
+	return p
+}
 
 // Duration is a time.Duration written as text in TOML ("90s", "10m").
 type Duration struct{ time.Duration }
@@ -32,19 +126,69 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("not a duration like \"10m\" or \"90s\": %q", b)
 	}
+	if v < 0 {
+		return fmt.Errorf("a duration cannot be negative: %q", b)
+	}
 	d.Duration = v
 	return nil
 }
 
+// MarshalText writes the duration as Go does ("1m30s").
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }
+
+// IsZero lets omitempty leave out an unset duration.
+func (d Duration) IsZero() bool { return d.Duration == 0 }
+
 // LoadConfig reads the config file at path; a missing file is the default
-// config.
+// config. Errors name the file and what is wrong.
 func LoadConfig(path string) (Config, error) {
 	var c Config
 	if _, err := toml.DecodeFile(path, &c); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Config{}, fmt.Errorf("reading %s: %w", path, err)
 	}
+	for name, s := range c.Servers {
+		if s.Rule != "" && !slices.Contains(rules, s.Rule) {
+			return Config{}, fmt.Errorf("reading %s: servers.%s: rule %q is not one of ask, decline, cancel, accept-defaults", path, name, s.Rule)
+		}
+		if s.Burst < 0 {
+			return Config{}, fmt.Errorf("reading %s: servers.%s: burst must be 1 or more", path, name)
+		}
+	}
+	if c.Rate.Burst < 0 {
+		return Config{}, fmt.Errorf("reading %s: rate.burst must be 1 or more", path)
+	}
 	if c.Timeout.Duration <= 0 {
 		c.Timeout.Duration = DefaultTimeout
 	}
 	return c, nil
+}
+
+// SaveConfig writes c to path (0600, in a 0700 directory), replacing the
+// file in one step so a crash never leaves half a config.
+func SaveConfig(path string, c Config) error {
+	var buf bytes.Buffer
+	buf.WriteString("# elicitray settings; see `elicitray --help` and the README.\n")
+	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

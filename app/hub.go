@@ -28,6 +28,9 @@ type Prompt struct {
 	Arrived time.Time
 	// Deadline is when the prompt is answered cancel by timeout.
 	Deadline time.Time
+	// Mute silences the prompt's server for an hour ("Don't ask again for
+	// an hour"); the window calls it before it answers.
+	Mute func()
 }
 
 // A Prompter shows prompts to a person: the desktop windows, or a scripted
@@ -45,8 +48,19 @@ type Prompter interface {
 type Hub struct {
 	Store    *history.Store
 	Prompter Prompter
-	// Timeout is how long a prompt waits for a person. Zero: DefaultTimeout.
+	// Config is the policy in force: timeouts, rate limits and rules per
+	// server. Set it before Serve; SetConfig changes it while running.
+	Config Config
+	// Timeout, when set, replaces Config's default timeout (a server's own
+	// timeout still wins).
 	Timeout time.Duration
+	// Notify, when set, shows a desktop notification. It must not block.
+	Notify func(title, body string)
+	// PolicyChanged, when set, is called after pause, a mute or the set of
+	// known servers changed (the tray menu shows them). It must not block.
+	PolicyChanged func()
+	// Clock, when set, replaces time.Now for the policy (tests).
+	Clock func() time.Time
 	// Log receives sentences for people; nil discards.
 	Log io.Writer
 	// Changed, when set, is called after the queue changed, with the number
@@ -60,6 +74,7 @@ type Hub struct {
 	mu      sync.Mutex
 	queue   []*item // arrival order; the shown one stays in it until decided
 	showing *item
+	policy  policyState
 }
 
 // item is one queued prompt.
@@ -179,23 +194,27 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			return
 		}
 		id := m.ID
+		it, err := h.prepare(m.Request)
+		if err != nil {
+			cs.send(wireMsg{ID: id, Error: err.Error()})
+			return
+		}
+		if res := h.decidePolicy(it); res != nil {
+			h.recordDecision(it, res)
+			cs.send(wireMsg{ID: id, Result: res})
+			return
+		}
 		// Registered under the lock, so a decision that comes at once (a
 		// tiny timeout) finds the item to remove.
 		cs.mu.Lock()
-		it, err := h.enqueue(m.Request, func(res bridge.Result) {
+		h.enqueue(it, func(res bridge.Result) {
 			cs.mu.Lock()
 			delete(cs.items, id)
 			cs.mu.Unlock()
 			cs.send(wireMsg{ID: id, Result: &res})
 		})
-		if err == nil {
-			cs.items[id] = it
-		}
+		cs.items[id] = it
 		cs.mu.Unlock()
-		if err != nil {
-			cs.send(wireMsg{ID: id, Error: err.Error()})
-			return
-		}
 		h.showNext()
 	case opCancel:
 		cs.mu.Lock()
@@ -249,10 +268,12 @@ func historyReply(id uint64, recs []history.Record, err error) wireMsg {
 	return wireMsg{ID: id, Records: recs}
 }
 
-// enqueue adds a prompt to the queue. reply receives the decision once.
-func (h *Hub) enqueue(req *bridge.Request, reply func(bridge.Result)) (*item, error) {
+// prepare checks a request and builds its prompt: the form or the URL
+// check. A request that cannot be shown is recorded and refused.
+func (h *Hub) prepare(req *bridge.Request) (*item, error) {
 	now := time.Now()
-	it := &item{prompt: Prompt{Request: req, Arrived: now}, reply: reply}
+	it := &item{prompt: Prompt{Request: req, Arrived: now}}
+	it.prompt.Mute = func() { h.Mute(req.Server, MuteFor) }
 	switch req.Mode {
 	case "form", "":
 		form, err := elicit.Parse(req.RequestedSchema)
@@ -280,22 +301,29 @@ func (h *Hub) enqueue(req *bridge.Request, reply func(bridge.Result)) (*item, er
 		h.record(rec)
 		return nil, err
 	}
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	it.prompt.Deadline = now.Add(timeout)
+	return it, nil
+}
+
+// enqueue adds a prepared prompt to the queue, with its server's timeout
+// (DESIGN.md). reply receives the decision once.
+func (h *Hub) enqueue(it *item, reply func(bridge.Result)) {
+	it.reply = reply
 	h.mu.Lock()
+	server := it.prompt.Request.Server
+	timeout := h.Config.Policy(server).Timeout
+	if h.Timeout > 0 && h.Config.Servers[server].Timeout.Duration == 0 {
+		timeout = h.Timeout
+	}
+	it.prompt.Deadline = it.prompt.Arrived.Add(timeout)
 	h.queue = append(h.queue, it)
 	// Set under the lock that finish reads it under: the timer may fire
 	// before AfterFunc has returned.
-	it.timer = time.AfterFunc(timeout, func() {
+	it.timer = time.AfterFunc(time.Until(it.prompt.Deadline), func() {
 		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByTimeout,
 			Reason: fmt.Sprintf("nobody answered within %v", timeout)})
 	})
 	h.mu.Unlock()
 	h.changed()
-	return it, nil
 }
 
 // showNext shows the oldest waiting prompt when none is on screen: one
@@ -353,11 +381,7 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 		}
 		// Recorded before anything else moves: whoever sees the window
 		// close or the answer arrive finds the decision in history.
-		rec := recordOf(it.prompt.Request)
-		rec.Time = it.prompt.Arrived
-		rec.Action, rec.Content, rec.DecidedBy, rec.Reason = res.Action, res.Content, res.DecidedBy, res.Reason
-		rec.Elapsed = time.Since(it.prompt.Arrived)
-		h.record(rec)
+		h.recordDecision(it, &res)
 		if dismiss != nil {
 			dismiss()
 		}
@@ -365,6 +389,17 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 		h.changed()
 		h.showNext()
 	})
+}
+
+// recordDecision keeps a prompt's decision in history, secrets redacted
+// (DESIGN.md).
+func (h *Hub) recordDecision(it *item, res *bridge.Result) {
+	rec := recordOf(it.prompt.Request)
+	rec.Time = it.prompt.Arrived
+	rec.Action, rec.DecidedBy, rec.Reason = res.Action, res.DecidedBy, res.Reason
+	rec.Content = redact(it.prompt.Form, res.Content)
+	rec.Elapsed = time.Since(it.prompt.Arrived)
+	h.record(rec)
 }
 
 func (h *Hub) record(rec history.Record) {

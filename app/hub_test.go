@@ -51,7 +51,8 @@ func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *
 		t.Fatal(err)
 	}
 	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
-	h := &Hub{Store: store, Prompter: sp, Timeout: timeout}
+	// The queue's tests ask often; the rate limit has tests of its own.
+	h := &Hub{Store: store, Prompter: sp, Timeout: timeout, Config: Config{Rate: Rate{Burst: 1000}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -277,21 +278,34 @@ func TestHubCancelReasons(t *testing.T) {
 	}
 }
 
-// TestNoHubStillRecorded: when no hub can start (no display), the prompt is
-// answered cancel and the history file keeps it all the same.
+// TestNoHubStillRecorded: when no hub can start (no display), Approve says
+// there is no desktop (the relay then answers cancel, or passes the
+// elicitation to the host) and the history file keeps what happened.
 func TestNoHubStillRecorded(t *testing.T) {
 	testHome(t)
 	c := &hubClient{paths: DefaultPaths(), startWait: time.Second,
 		start: func() (*os.Process, error) { return nil, ErrNoDisplay }}
-	if _, err := c.Approve(context.Background(), formRequest("github", "deploy?")); !errors.Is(err, ErrNoHub) {
-		t.Fatalf("Approve: %v, want ErrNoHub", err)
+	_, err := c.Approve(context.Background(), formRequest("github", "deploy?"))
+	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, ErrNoHub) {
+		t.Fatalf("Approve: %v, want ErrNoDesktop and ErrNoHub", err)
 	}
+	c.NoDesktop(formRequest("github", "deploy?"), false, err)
+	c.NoDesktop(formRequest("github", "tag?"), true, err)
 	recs, err := historySource{paths: c.paths}.list(context.Background(), history.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1 || recs[0].Action != "cancel" || recs[0].DecidedBy != "error" || !strings.Contains(recs[0].Reason, "no display") {
-		t.Errorf("history: %+v", recs)
+	type row struct{ Message, Action, DecidedBy string }
+	var got []row
+	for _, r := range recs {
+		got = append(got, row{r.Message, r.Action, r.DecidedBy})
+		if !strings.Contains(r.Reason, "no display") {
+			t.Errorf("reason %q does not say why", r.Reason)
+		}
+	}
+	want := []row{{"tag?", "forwarded", "no-display"}, {"deploy?", "cancel", "no-display"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -203,11 +203,12 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				return runErr(err)
 			}
 			relay := bridge.NewRelay(exec.Command(args[0], args[1:]...), &bridge.Options{
-				Server:   name,
-				Approver: client,
-				Rejected: client.Reject,
-				Log:      stderr,
-				Grace:    grace,
+				Server:    name,
+				Approver:  client,
+				Rejected:  client.Reject,
+				NoDesktop: client.NoDesktop,
+				Log:       stderr,
+				Grace:     grace,
 			})
 			code, err := relay.Run(ctx, stdin, stdout)
 			if err != nil {

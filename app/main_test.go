@@ -13,6 +13,16 @@ import (
 var elicitrayBin string
 
 func TestMain(m *testing.M) {
+	// TestInterop (interop_test.go) runs this test binary again as an MCP
+	// server behind `elicitray wrap`: with ELICITRAY_INTEROP_SERVER=gosdk or
+	// =mcpgo it serves MCP with that SDK on stdin/stdout and runs no test.
+	if sdk := os.Getenv(interopServerEnv); sdk != "" {
+		os.Exit(interopServe(sdk))
+	}
+	// TestFlood (flood_test.go) runs it as its flooding server.
+	if os.Getenv(floodServerEnv) != "" {
+		os.Exit(floodServe())
+	}
 	os.Exit(run(m))
 }
 

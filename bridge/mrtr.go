@@ -577,6 +577,9 @@ func (r *Relay) retry(hc *hostCall, responses []inputResponse, state json.RawMes
 	}
 	r.retries[key] = hc
 	r.mu.Unlock()
+	// A legacy push during the retry names the call (and closes with it).
+	params, _ := getMember(line, "params")
+	r.noteCall(key, hc.method, params)
 	r.writeServer(withNewline(line))
 
 	select {
@@ -634,16 +637,24 @@ func (r *Relay) endLoop(hc *hostCall) {
 
 // cancelCall handles a host's notifications/cancelled for one of its calls
 // (PROTOCOL.md §7): the call's windows close and the relay's retry in
-// flight is cancelled; its later replies are dropped.
-func (r *Relay) cancelCall(key string) {
+// flight is cancelled; its later replies are dropped. It returns the id
+// keys the call went by: the host's, and its retry's in flight.
+func (r *Relay) cancelCall(key string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	keys := []string{key}
+	for k, hc := range r.retries {
+		if r.loops[key] == hc {
+			keys = append(keys, k)
+		}
+	}
 	// Until the relay has taken the reply over, the server may still answer
 	// the host's id; takeReply then drops an input_required reply.
 	if hc := r.loops[key]; hc != nil {
 		hc.cancelled = true
 		hc.cancel(ErrHostCancelled)
 	}
+	return keys
 }
 
 func (r *Relay) writeHost(line []byte) {

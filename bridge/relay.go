@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -176,7 +177,11 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(ErrRelayStopped)
-	go r.reportRejections(ctx)
+	reported := make(chan struct{})
+	go func() {
+		defer close(reported)
+		r.reportRejections(ctx)
+	}()
 	toHost := newLineWriter(hostOut)
 	toServer := newLineWriter(serverIn)
 	r.ctx, r.toHost, r.toServer = ctx, toHost, toServer
@@ -217,6 +222,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	outR.Close()
 	stop(ErrRelayStopped) // ends pending prompts: nobody is left to answer
 	toHost.flush()
+	<-reported // every rejection is in history before Run returns
 
 	code := r.cmd.ProcessState.ExitCode()
 	if code < 0 {
@@ -489,11 +495,11 @@ func (r *Relay) hostCancelled(params json.RawMessage) {
 	if !ok {
 		return
 	}
-	r.cancelCall(key)
+	keys := r.cancelCall(key)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, p := range r.pending {
-		if p.call == key {
+		if slices.Contains(keys, p.call) {
 			p.cancel(ErrHostCancelled)
 		}
 	}
@@ -502,14 +508,25 @@ func (r *Relay) hostCancelled(params json.RawMessage) {
 // reportRejections calls Options.Rejected for each rejected elicitation, in
 // the order they came, off the relay's goroutines.
 func (r *Relay) reportRejections(ctx context.Context) {
+	report := func(rj rejection) {
+		if r.opts.Rejected != nil {
+			r.opts.Rejected(rj.req, rj.err)
+		}
+	}
 	for {
 		select {
 		case rj := <-r.rejected:
-			if r.opts.Rejected != nil {
-				r.opts.Rejected(rj.req, rj.err)
-			}
+			report(rj)
 		case <-ctx.Done():
-			return
+			// The relay is stopping: report what is left, then return.
+			for {
+				select {
+				case rj := <-r.rejected:
+					report(rj)
+				default:
+					return
+				}
+			}
 		}
 	}
 }

@@ -571,6 +571,7 @@ func (r *resolver) field(name string, raw json.RawMessage, required bool) (Field
 	if err != nil {
 		return fld, err
 	}
+	fld.Sensitive = isSensitive(&fld, obj) // PROTOCOL.md §6, see sensitive.go
 
 	// PROTOCOL.md §4: clients SHOULD pre-fill defaults. Lenient on purpose:
 	// a default that does not fit is dropped and the field renders empty.

@@ -193,9 +193,9 @@ var acceptedSchemas = []struct {
 		[]elicit.Field{{Name: "s", Kind: elicit.KindSelect, Options: opts("a", "b")}},
 	},
 	{
-		"unknown format kept for the ui, not checked",
+		"unknown format kept for the ui, not checked; password marks a secret",
 		`{"type":"object","properties":{"pw":{"type":"string","format":"password"}}}`,
-		[]elicit.Field{{Name: "pw", Kind: elicit.KindString, Format: "password"}},
+		[]elicit.Field{{Name: "pw", Kind: elicit.KindString, Format: "password", Sensitive: true}},
 	},
 	{
 		"string constraints",

@@ -85,6 +85,14 @@ type Field struct {
 
 	Options []Option // KindSelect and KindMultiSelect, in schema order
 	Default any      // typed default (see above), nil when the schema has none
+
+	// Sensitive is set by Parse when the field is typed in (a string,
+	// number or integer) and looks like it asks for a secret: a password,
+	// API key, token or payment card (PROTOCOL.md §6 forbids servers to
+	// ask for them in form mode). The ui masks it and warns; its value is
+	// not kept in clear. The word rules are LooksSecret's, plus "format":
+	// "password" and "writeOnly": true; false for a hand-made Field.
+	Sensitive bool
 }
 
 // Label is the text shown next to the field: its title, else its name.

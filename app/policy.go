@@ -1,0 +1,303 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// The hub's policy (DESIGN.md step 4): before a prompt joins the queue,
+// "Pause all", a muted server, the server's rule and its rate limit may
+// answer it. Whatever no person saw is cancel, never a fabricated decline
+// or accept (DESIGN.md), except what the user's own rule says.
+
+// MuteFor is how long "Don't ask again for an hour" and the tray's mute
+// silence a server.
+const MuteFor = time.Hour
+
+// suppressedNotice is how long after the last suppressed prompt of a burst
+// its one notification waits, so a flood gives one notice, not hundreds.
+const suppressedNotice = 2 * time.Second
+
+// policyState is the hub's policy state, guarded by Hub.mu.
+type policyState struct {
+	paused     bool
+	muted      map[string]time.Time     // server → muted until
+	limiters   map[string]*rate.Limiter // server → its limit, shared by all its wrappers
+	suppressed map[string]*suppression
+	seen       map[string]bool // servers that asked since the hub started
+}
+
+// suppression counts one server's suppressed prompts until its notice.
+type suppression struct {
+	count int
+	timer *time.Timer
+}
+
+// ServerState is a server the hub knows, for the tray's mute menu.
+type ServerState struct {
+	Name       string
+	MutedUntil time.Time // zero when not muted
+}
+
+// SetConfig replaces the policy in force (the Settings window saved).
+// Limits change at once for every server.
+func (h *Hub) SetConfig(c Config) {
+	h.mu.Lock()
+	h.Config = c
+	for name, l := range h.policy.limiters {
+		p := c.Policy(name)
+		l.SetLimit(rate.Every(p.Every))
+		l.SetBurst(p.Burst)
+	}
+	h.mu.Unlock()
+	h.policyChanged()
+}
+
+// SetPaused pauses or resumes all prompts. Pausing also answers the prompts
+// waiting behind the window on screen.
+func (h *Hub) SetPaused(paused bool) {
+	h.mu.Lock()
+	h.policy.paused = paused
+	h.mu.Unlock()
+	if paused {
+		h.dropQueued(func(*item) bool { return true }, bridge.DecidedByPaused, "all prompts were paused")
+	}
+	h.policyChanged()
+}
+
+// Paused reports whether all prompts are paused.
+func (h *Hub) Paused() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.policy.paused
+}
+
+// Mute silences server for d: its prompts are answered cancel, including
+// those already waiting behind the window on screen.
+func (h *Hub) Mute(server string, d time.Duration) {
+	until := h.now().Add(d)
+	h.mu.Lock()
+	h.policy.init()
+	h.policy.muted[server] = until
+	h.policy.seen[server] = true
+	h.mu.Unlock()
+	h.logf("%s is muted until %s", server, until.Format("15:04"))
+	h.dropQueued(func(it *item) bool { return it.prompt.Request.Server == server },
+		bridge.DecidedByMuted, fmt.Sprintf("%s was muted until %s", server, until.Format("15:04")))
+	h.policyChanged()
+}
+
+// Unmute lifts a mute.
+func (h *Hub) Unmute(server string) {
+	h.mu.Lock()
+	delete(h.policy.muted, server)
+	h.mu.Unlock()
+	h.policyChanged()
+}
+
+// Servers lists the servers that asked since the hub started, and those in
+// the config, sorted by name.
+func (h *Hub) Servers() []ServerState {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names := map[string]bool{}
+	for n := range h.policy.seen {
+		names[n] = true
+	}
+	for n := range h.Config.Servers {
+		names[n] = true
+	}
+	now := h.now()
+	var out []ServerState
+	for n := range names {
+		s := ServerState{Name: n}
+		if until := h.policy.muted[n]; until.After(now) {
+			s.MutedUntil = until
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (p *policyState) init() {
+	if p.muted == nil {
+		p.muted = map[string]time.Time{}
+		p.limiters = map[string]*rate.Limiter{}
+		p.suppressed = map[string]*suppression{}
+		p.seen = map[string]bool{}
+	}
+}
+
+// decidePolicy returns the answer the policy gives it without a window, or
+// nil when a person must be asked.
+func (h *Hub) decidePolicy(it *item) *bridge.Result {
+	req := it.prompt.Request
+	now := h.now()
+	h.mu.Lock()
+	h.policy.init()
+	newServer := !h.policy.seen[req.Server]
+	h.policy.seen[req.Server] = true
+	pol := h.Config.Policy(req.Server)
+	paused := h.policy.paused
+	mutedUntil := h.policy.muted[req.Server]
+	h.mu.Unlock()
+	if newServer {
+		defer h.policyChanged()
+	}
+
+	switch {
+	case paused:
+		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByPaused, Reason: "all prompts are paused"}
+	case mutedUntil.After(now):
+		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByMuted,
+			Reason: fmt.Sprintf("%s is muted until %s", req.Server, mutedUntil.Format("15:04"))}
+	}
+	switch pol.Rule {
+	case RuleDecline:
+		return &bridge.Result{Action: bridge.ActionDecline, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is decline"}
+	case RuleCancel:
+		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
+	case RuleAcceptDefaults:
+		if content, ok := defaultsOnly(it.prompt.Form); ok {
+			return &bridge.Result{Action: bridge.ActionAccept, Content: content, DecidedBy: bridge.DecidedByRule,
+				Reason: "the rule for " + req.Server + " accepts forms whose required fields all have defaults"}
+		}
+	}
+	if !h.allow(req.Server, pol, now) {
+		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRateLimit,
+			Reason: fmt.Sprintf("%s asked more than %d times in a row; its limit is one prompt every %v", req.Server, pol.Burst, pol.Every)}
+	}
+	return nil
+}
+
+// defaultsOnly returns the content a form's defaults make, when every
+// required field has a default and together they pass the form's checks.
+// URL prompts (no form) never qualify: a rule never opens a link.
+func defaultsOnly(form *elicit.Form) (map[string]any, bool) {
+	if form == nil {
+		return nil, false
+	}
+	for _, f := range form.Fields {
+		if f.Required && f.Default == nil {
+			return nil, false
+		}
+	}
+	content, err := form.Content(form.Defaults())
+	if err != nil {
+		return nil, false
+	}
+	return content, true
+}
+
+// allow takes one token from server's limiter; on refusal it counts the
+// prompt toward the burst's one notification (PROTOCOL.md §6).
+func (h *Hub) allow(server string, pol Policy, now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l := h.policy.limiters[server]
+	if l == nil {
+		l = rate.NewLimiter(rate.Every(pol.Every), pol.Burst)
+		h.policy.limiters[server] = l
+	}
+	if l.AllowN(now, 1) {
+		return true
+	}
+	s := h.policy.suppressed[server]
+	if s == nil {
+		s = &suppression{}
+		h.policy.suppressed[server] = s
+	}
+	s.count++
+	if s.timer == nil {
+		s.timer = time.AfterFunc(suppressedNotice, func() { h.noticeSuppressed(server) })
+	} else {
+		s.timer.Reset(suppressedNotice)
+	}
+	return false
+}
+
+// noticeSuppressed sends the one notification of a burst of suppressed
+// prompts: "github: 37 prompts suppressed".
+func (h *Hub) noticeSuppressed(server string) {
+	h.mu.Lock()
+	s := h.policy.suppressed[server]
+	delete(h.policy.suppressed, server)
+	h.mu.Unlock()
+	if s == nil || s.count == 0 {
+		return
+	}
+	title := fmt.Sprintf("%s: %d prompts suppressed", server, s.count)
+	if s.count == 1 {
+		title = fmt.Sprintf("%s: 1 prompt suppressed", server)
+	}
+	body := fmt.Sprintf("%s asked faster than its limit allows, so elicitray answered cancel. The history has each one; Settings changes the limit.", server)
+	h.logf("%s", title)
+	if h.Notify != nil {
+		h.Notify(title, body)
+	}
+}
+
+// dropQueued answers cancel every queued prompt that match selects, except
+// the one on screen.
+func (h *Hub) dropQueued(match func(*item) bool, decidedBy, reason string) {
+	h.mu.Lock()
+	var drop []*item
+	for _, it := range h.queue {
+		if it != h.showing && match(it) {
+			drop = append(drop, it)
+		}
+	}
+	h.mu.Unlock()
+	for _, it := range drop {
+		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: decidedBy, Reason: reason})
+	}
+}
+
+func (h *Hub) policyChanged() {
+	if h.PolicyChanged != nil {
+		h.PolicyChanged()
+	}
+}
+
+func (h *Hub) now() time.Time {
+	if h.Clock != nil {
+		return h.Clock()
+	}
+	return time.Now()
+}
+
+// redact replaces the values of secret-looking fields (PROTOCOL.md §6) with
+// "[redacted]", so history never keeps them in clear (DESIGN.md).
+func redact(form *elicit.Form, content map[string]any) map[string]any {
+	if form == nil || len(content) == 0 {
+		return content
+	}
+	var secret []string
+	for _, f := range form.Fields {
+		if f.Sensitive {
+			secret = append(secret, f.Name)
+		}
+	}
+	if len(secret) == 0 {
+		return content
+	}
+	out := make(map[string]any, len(content))
+	for k, v := range content {
+		if slices.Contains(secret, k) {
+			v = Redacted
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// Redacted stands in history for the value of a secret-looking field.
+const Redacted = "[redacted]"

@@ -1,0 +1,300 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+)
+
+// fakeClock is the policy's clock in tests: it moves only when told.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// policyHub is runTestHub with cfg as the policy and a fake clock.
+func policyHub(t *testing.T, cfg Config) (*Hub, *scriptedPrompter, *hubClient, *fakeClock) {
+	t.Helper()
+	h, sp, c := runTestHub(t, time.Hour)
+	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)}
+	h.mu.Lock()
+	h.Config, h.Clock = cfg, clock.Now
+	h.mu.Unlock()
+	return h, sp, c, clock
+}
+
+// newest is the newest history record.
+func newest(t *testing.T, h *Hub) history.Record {
+	t.Helper()
+	recs, err := h.Store.List(history.Query{Limit: 1})
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("history: %v, %d records", err, len(recs))
+	}
+	return recs[0]
+}
+
+type outcome struct{ Action, DecidedBy string }
+
+func outcomeOf(res *bridge.Result) outcome { return outcome{res.Action, res.DecidedBy} }
+
+// defaultsSchema has a default for its one required field.
+const defaultsSchema = `{"type":"object","properties":{"env":{"type":"string","enum":["dev","prod"],"default":"dev"},"note":{"type":"string"}},"required":["env"]}`
+
+// TestPolicyRules: each rule answers without a window and says so in
+// history; accept-defaults asks when a required field has no default, and
+// never opens a link.
+func TestPolicyRules(t *testing.T) {
+	h, sp, c, _ := policyHub(t, Config{Servers: map[string]ServerConfig{
+		"dec": {Rule: RuleDecline}, "can": {Rule: RuleCancel}, "def": {Rule: RuleAcceptDefaults},
+	}})
+	ctx := context.Background()
+	withDefaults := formRequest("def", "defaults")
+	withDefaults.RequestedSchema = []byte(defaultsSchema)
+	for _, tt := range []struct {
+		req     *bridge.Request
+		want    outcome
+		content map[string]any
+	}{
+		{formRequest("dec", "d"), outcome{"decline", "rule"}, nil},
+		{formRequest("can", "c"), outcome{"cancel", "rule"}, nil},
+		{withDefaults, outcome{"accept", "rule"}, map[string]any{"env": "dev"}},
+	} {
+		res, err := c.Approve(ctx, tt.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outcomeOf(res); got != tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.req.Server, got, tt.want)
+		}
+		if diff := cmp.Diff(tt.content, res.Content); diff != "" {
+			t.Errorf("%s: content (-want +got):\n%s", tt.req.Server, diff)
+		}
+		rec := newest(t, h)
+		if rec.Server != tt.req.Server || (outcome{rec.Action, rec.DecidedBy}) != tt.want || !strings.Contains(rec.Reason, "rule") {
+			t.Errorf("%s: history %+v", tt.req.Server, rec)
+		}
+	}
+	// A required field without a default: a person is asked after all.
+	for _, req := range []*bridge.Request{
+		formRequest("def", "no default"),
+		{Server: "def", Mode: "url", URL: "https://example.com/", Message: "open"},
+	} {
+		got := approveAsync(c, ctx, req)
+		shown := <-sp.shown
+		if shown.prompt.Request.Message != req.Message {
+			t.Fatalf("shown %q", shown.prompt.Request.Message)
+		}
+		shown.answer(bridge.Result{Action: bridge.ActionDecline})
+		if a := <-got; a.res.DecidedBy != "user" {
+			t.Errorf("%s: decided by %q, want the user", req.Message, a.res.DecidedBy)
+		}
+	}
+}
+
+// TestRateLimit: a server gets its burst, then cancel with the reason,
+// and one notification sums up the burst; another server is not limited;
+// once the limit's interval passed, a prompt gets through again.
+func TestRateLimit(t *testing.T) {
+	h, sp, c, clock := policyHub(t, Config{Rate: Rate{Burst: 2, Every: Duration{time.Minute}}})
+	notes := make(chan string, 4)
+	h.Notify = func(title, body string) { notes <- title }
+	ctx := context.Background()
+	var shown []<-chan approval
+	for i := range 2 {
+		shown = append(shown, approveAsync(c, ctx, formRequest("github", "ok "+string(rune('a'+i)))))
+		waitQueued(t, h, i+1)
+	}
+	for i := range 5 {
+		res, err := c.Approve(ctx, formRequest("github", "flood"))
+		if err != nil || outcomeOf(res) != (outcome{"cancel", "rate-limit"}) {
+			t.Fatalf("prompt %d beyond the burst: %+v, %v", i+3, res, err)
+		}
+	}
+	if rec := newest(t, h); rec.DecidedBy != "rate-limit" || !strings.Contains(rec.Reason, "github asked more than 2 times") {
+		t.Errorf("history: %+v", rec)
+	}
+	// Another server has its own limit.
+	other := approveAsync(c, ctx, formRequest("jira", "fine"))
+	waitQueued(t, h, 3)
+	if got := <-notes; got != "github: 5 prompts suppressed" {
+		t.Errorf("notification %q", got)
+	}
+	clock.Add(time.Minute)
+	again := approveAsync(c, ctx, formRequest("github", "later"))
+	waitQueued(t, h, 4)
+	for range 4 {
+		(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
+	}
+	for _, ch := range append(shown, other, again) {
+		if a := <-ch; a.err != nil || a.res.DecidedBy != "user" {
+			t.Errorf("a prompt within the limit: %+v %v", a.res, a.err)
+		}
+	}
+	select {
+	case n := <-notes:
+		t.Errorf("a second notification: %q", n)
+	default:
+	}
+}
+
+// TestPauseAndMute: paused and muted prompts are cancel with the reason;
+// pausing also answers the prompts waiting behind the window; the
+// window's "Don't ask again for an hour" mutes its server for an hour.
+func TestPauseAndMute(t *testing.T) {
+	h, sp, c, clock := policyHub(t, Config{})
+	changed := make(chan struct{}, 16)
+	h.PolicyChanged = func() { changed <- struct{}{} }
+	ctx := context.Background()
+
+	first := approveAsync(c, ctx, formRequest("github", "on screen"))
+	onScreen := <-sp.shown
+	behind := approveAsync(c, ctx, formRequest("jira", "behind"))
+	waitQueued(t, h, 2)
+	h.SetPaused(true)
+	if a := <-behind; outcomeOf(a.res) != (outcome{"cancel", "paused"}) {
+		t.Errorf("queued prompt when paused: %+v", a.res)
+	}
+	if res, _ := c.Approve(ctx, formRequest("jira", "new")); outcomeOf(res) != (outcome{"cancel", "paused"}) || !strings.Contains(res.Reason, "paused") {
+		t.Errorf("new prompt when paused: %+v", res)
+	}
+	h.SetPaused(false)
+	if h.Paused() {
+		t.Error("still paused")
+	}
+
+	// The window on screen mutes its server, then answers.
+	onScreen.prompt.Mute()
+	onScreen.answer(bridge.Result{Action: bridge.ActionDecline})
+	if a := <-first; outcomeOf(a.res) != (outcome{"decline", "user"}) {
+		t.Errorf("the muting window's own answer: %+v", a.res)
+	}
+	res, _ := c.Approve(ctx, formRequest("github", "muted"))
+	if outcomeOf(res) != (outcome{"cancel", "muted"}) || !strings.Contains(res.Reason, "github is muted until 13:00") {
+		t.Errorf("muted server: %+v", res)
+	}
+	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour)}, {Name: "jira"}}
+	if diff := cmp.Diff(want, h.Servers()); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	if rec := newest(t, h); rec.DecidedBy != "muted" || rec.Action != "cancel" {
+		t.Errorf("history: %+v", rec)
+	}
+	// Other servers still ask; after the hour, so does github.
+	jira := approveAsync(c, ctx, formRequest("jira", "still asks"))
+	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
+	<-jira
+	clock.Add(time.Hour)
+	later := approveAsync(c, ctx, formRequest("github", "after the hour"))
+	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
+	if a := <-later; a.res.DecidedBy != "user" {
+		t.Errorf("after the mute: %+v", a.res)
+	}
+	// Unmute lifts a mute at once.
+	h.Mute("jira", time.Hour)
+	h.Unmute("jira")
+	now := approveAsync(c, ctx, formRequest("jira", "unmuted"))
+	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
+	if a := <-now; a.res.DecidedBy != "user" {
+		t.Errorf("after unmute: %+v", a.res)
+	}
+	if len(changed) == 0 {
+		t.Error("PolicyChanged was never called: the tray would not follow")
+	}
+}
+
+// TestServerTimeout: a server's own timeout decides its prompts' deadline
+// and the countdown the window shows.
+func TestServerTimeout(t *testing.T) {
+	h, sp, c, _ := policyHub(t, Config{Timeout: Duration{time.Hour}, Servers: map[string]ServerConfig{"quick": {Timeout: Duration{time.Millisecond}}}})
+	h.Timeout = 0 // the config's default, not runTestHub's
+	res, err := c.Approve(context.Background(), formRequest("quick", "hurry"))
+	if err != nil || outcomeOf(res) != (outcome{"cancel", "timeout"}) {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	shown := <-sp.shown
+	if d := shown.prompt.Deadline.Sub(shown.prompt.Arrived); d != time.Millisecond {
+		t.Errorf("deadline %v after arrival, want the server's 1ms", d)
+	}
+	slow := approveAsync(c, context.Background(), formRequest("slow", "take your time"))
+	shown = <-sp.shown
+	if d := shown.prompt.Deadline.Sub(shown.prompt.Arrived); d != time.Hour {
+		t.Errorf("deadline %v after arrival, want the default hour", d)
+	}
+	shown.answer(bridge.Result{Action: bridge.ActionCancel})
+	<-slow
+}
+
+// TestSecretsRedacted: the server gets what the user typed in a
+// secret-looking field; history keeps "[redacted]".
+func TestSecretsRedacted(t *testing.T) {
+	h, sp, c, _ := policyHub(t, Config{})
+	req := formRequest("github", "log in")
+	req.RequestedSchema = []byte(`{"type":"object","properties":{"user":{"type":"string"},"api_key":{"type":"string"},"pin":{"type":"string","format":"password"}}}`)
+	got := approveAsync(c, context.Background(), req)
+	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"user": "ada", "api_key": "sk-123", "pin": "0000"}})
+	if a := <-got; a.res.Content["api_key"] != "sk-123" || a.res.Content["pin"] != "0000" {
+		t.Errorf("the server must get what the user typed: %+v", a.res.Content)
+	}
+	rec := newest(t, h)
+	if diff := cmp.Diff(map[string]any{"user": "ada", "api_key": Redacted, "pin": Redacted}, rec.Content); diff != "" {
+		t.Errorf("history content (-want +got):\n%s", diff)
+	}
+	b, err := os.ReadFile(DefaultPaths().History)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "sk-123") {
+		t.Error("the secret is in the history file in clear")
+	}
+}
+
+// TestConfigRoundTrip: what the Settings window saves is what the hub
+// loads; the file is private; a bad rule names the server and the choices.
+func TestConfigRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "elicitray", "config.toml")
+	in := Config{Timeout: Duration{2 * time.Minute}, Rate: Rate{Burst: 4, Every: Duration{10 * time.Second}},
+		Servers: map[string]ServerConfig{"github": {Rule: RuleAcceptDefaults, Timeout: Duration{time.Minute}, Burst: 1, Every: Duration{30 * time.Second}}}}
+	if err := SaveConfig(path, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(in, out); diff != "" {
+		t.Errorf("round trip (-saved +loaded):\n%s", diff)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("config file mode: %v %v, want 0600", fi.Mode().Perm(), err)
+	}
+	if p := out.Policy("other"); p != (Policy{Rule: RuleAsk, Timeout: 2 * time.Minute, Burst: 4, Every: 10 * time.Second}) {
+		t.Errorf("defaults for an unlisted server: %+v", p)
+	}
+	if err := os.WriteFile(path, []byte("[servers.jira]\nrule = \"maybe\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), `servers.jira: rule "maybe" is not one of ask, decline, cancel, accept-defaults`) {
+		t.Errorf("bad rule: %v", err)
+	}
+}
