@@ -140,6 +140,8 @@ var stepVerbs = map[string]bool{
 	"wrap": true, "host>": true, "host<": true, "host<~": true, "server>": true, "server<": true, "server<~": true,
 	"prompt": true, "form": true, "invalid": true, "answer": true, "dismissed": true, "history": true,
 	"end": true, "noconnect": true,
+	// The hub's policy (issue 4): see testdata/transcripts/README.md.
+	"nohub": true, "pause": true, "resume": true, "mute": true,
 }
 
 func parseScript(file string, script []byte, scriptLine int) ([]step, error) {
@@ -154,8 +156,12 @@ func parseScript(file string, script []byte, scriptLine int) ([]step, error) {
 		if !stepVerbs[verb] {
 			return nil, fmt.Errorf("%s: unknown step %q", st.pos, verb)
 		}
-		if (verb == "wrap") != (len(steps) == 0) {
-			return nil, fmt.Errorf("%s: the script starts with wrap, and only there", st.pos)
+		first := len(steps) == 0 || (len(steps) == 1 && steps[0].verb == "nohub")
+		if verb == "nohub" && len(steps) == 0 {
+			first = false // nohub may come before wrap
+		}
+		if (verb == "wrap") != first || (verb == "nohub" && len(steps) > 0) {
+			return nil, fmt.Errorf("%s: the script starts with wrap (after nohub, if any), and only there", st.pos)
 		}
 		steps = append(steps, st)
 	}
@@ -177,6 +183,7 @@ type transcript struct {
 	prompt   *shownPrompt // the prompt on screen, until answered or dismissed
 	ended    bool
 	updated  bool
+	nohub    bool // no hub runs: the wrapper has no desktop
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -199,7 +206,32 @@ func runTranscript(t *testing.T, file string) {
 		t.Fatalf("%s: no script section", base)
 	}
 	tr := &transcript{t: t, archive: ar, binds: map[string]any{}, expanded: map[string][]byte{}}
-	tr.hub = startTranscriptHub(t)
+	if steps[0].verb == "nohub" {
+		// The wrapper runs without DISPLAY (startWrapper), so with no hub
+		// listening it has no desktop at all.
+		testHome(t)
+		tr.nohub = true
+	} else {
+		tr.hub = startTranscriptHub(t)
+	}
+	for _, f := range ar.Files {
+		if f.Name != "config.toml" {
+			continue
+		}
+		if tr.hub == nil {
+			t.Fatalf("%s: a config.toml section needs a hub", base)
+		}
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(path, f.Data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadConfig(path)
+		if err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		tr.hub.h.SetConfig(cfg)
+		tr.hub.h.Timeout = 0 // the config's timeouts, not the test hub's hour
+	}
 	for _, st := range steps {
 		tr.do(st)
 	}
@@ -278,6 +310,13 @@ func (tr *transcript) do(st step) {
 		tr.checkHistory(st)
 	case "end":
 		tr.end(st)
+	case "nohub":
+	case "pause":
+		tr.hub.h.SetPaused(true)
+	case "resume":
+		tr.hub.h.SetPaused(false)
+	case "mute":
+		tr.hub.h.Mute(st.arg, MuteFor)
 	case "noconnect":
 		if !tr.ended {
 			tr.fatalf(st, "noconnect comes after end")
@@ -788,6 +827,10 @@ func (tr *transcript) answer(st step) {
 
 func (tr *transcript) checkHistory(st step) {
 	tr.t.Helper()
+	if tr.nohub {
+		tr.checkFileHistory(st)
+		return
+	}
 	store := tr.hub.h.Store
 	if st.arg == "none" {
 		recs, err := store.List(history.Query{})
@@ -820,6 +863,30 @@ func (tr *transcript) checkHistory(st step) {
 		}
 		return true, ""
 	})
+}
+
+// checkFileHistory checks the newest record of the history file a wrapper
+// with no hub wrote itself. It writes the record before it answers the
+// server or passes the elicitation on, so one look suffices.
+func (tr *transcript) checkFileHistory(st step) {
+	tr.t.Helper()
+	checks, err := parseChecks(st.arg)
+	if err != nil {
+		tr.fatalf(st, "%v", err)
+	}
+	store, err := history.Open(DefaultPaths().History, &history.Options{Timeout: transcriptWait})
+	if err != nil {
+		tr.fatalf(st, "opening the history file: %v", err)
+	}
+	defer store.Close()
+	recs, err := store.List(history.Query{Limit: 1})
+	if err != nil || len(recs) == 0 {
+		tr.fatalf(st, "history: %v, %d records", err, len(recs))
+	}
+	view := jsonView(recs[0])
+	if bad := failed(view, checks); len(bad) > 0 {
+		tr.fatalf(st, "the newest record has %s\nnewest record: %s", strings.Join(bad, "; "), jsonText(view))
+	}
 }
 
 // waitHub calls ok now and after each hub event (a connection, a write)
@@ -873,10 +940,12 @@ func (tr *transcript) end(st step) {
 	if code := tr.w.cmd.ProcessState.ExitCode(); code != 0 {
 		tr.fatalf(st, "the wrapper exited %d (%v), want 0 (its server's exit code)", code, tr.w.err)
 	}
-	select {
-	case p := <-tr.hub.sp.shown:
-		tr.fatalf(st, "a prompt the script does not expect was shown: %s", jsonText(promptView(p.prompt)))
-	default:
+	if tr.hub != nil {
+		select {
+		case p := <-tr.hub.sp.shown:
+			tr.fatalf(st, "a prompt the script does not expect was shown: %s", jsonText(promptView(p.prompt)))
+		default:
+		}
 	}
 	tr.ended = true
 }
