@@ -61,7 +61,7 @@ demo: build
 
 # Screenshots of real windows under Xvfb, for the README (docs/*.png).
 screenshots: deps
-	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL' ./app/
+	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety' ./app/
 
 # The relay benchmark: elicitray wrap against a plain pipe, in one run.
 bench: deps

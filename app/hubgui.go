@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,7 +68,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	}
 	defer store.Close()
 
-	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Timeout: cfg.Timeout.Duration, Log: stderr}
+	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Config: cfg, Log: stderr}
 	var history fyne.Window
 	showHistory := func() {
 		if history != nil {
@@ -79,11 +81,36 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	}
 	var tray *ui.Tray
 	if ui.TrayAvailable() {
-		tray = ui.SetupTray(a, showHistory, a.Quit)
+		tray = ui.SetupTray(a, ui.TrayActions{
+			History:   showHistory,
+			Settings:  func() { showSettings(a, hub, p) },
+			Quit:      a.Quit,
+			SetPaused: func(paused bool) { go hub.SetPaused(paused) },
+			Mute:      func(server string) { go hub.Mute(server, MuteFor) },
+			Unmute:    func(server string) { go hub.Unmute(server) },
+		})
 	} else {
 		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
 	}
-	hub.Changed = func(n int) { fyne.Do(func() { tray.SetPending(n) }) }
+	prompter := hub.Prompter.(*guiPrompter)
+	hub.Changed = func(n int) {
+		tray.SetPending(n)
+		prompter.setWaiting(n - 1) // behind the window on screen
+	}
+	hub.PolicyChanged = func() {
+		// Read on the Fyne goroutine, in the order changes happen: the
+		// tray ends on the latest state.
+		fyne.Do(func() {
+			tray.SetPaused(hub.Paused())
+			var servers []ui.TrayServer
+			for _, s := range hub.Servers() {
+				servers = append(servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
+			}
+			tray.SetServers(servers)
+		})
+	}
+	hub.PolicyChanged()
+	hub.Notify = func(title, body string) { a.SendNotification(fyne.NewNotification(title, body)) }
 	hub.Quit = func() { fyne.Do(a.Quit) }
 	hub.ShowHistory = func() { fyne.Do(showHistory) }
 
@@ -103,29 +130,142 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 // guiPrompter shows prompts as desktop windows (package ui).
 type guiPrompter struct {
 	app fyne.App
+
+	mu      sync.Mutex
+	current *ui.PromptWindow // the window on screen, or nil
+	waiting int              // prompts queued behind it
+}
+
+// setWaiting tells the window on screen how many prompts wait behind it.
+func (g *guiPrompter) setWaiting(n int) {
+	g.mu.Lock()
+	g.waiting = max(n, 0)
+	pw := g.current
+	g.mu.Unlock()
+	if pw != nil {
+		pw.SetWaiting(max(n, 0))
+	}
 }
 
 var _ Prompter = (*guiPrompter)(nil)
 
+// settingsWindow is the open Settings window, if any: one at a time.
+var settingsWindow fyne.Window
+
+// showSettings opens the Settings window on the hub's config; Save writes
+// config.toml and puts it in force at once. On the Fyne goroutine.
+func showSettings(a fyne.App, hub *Hub, p Paths) {
+	if settingsWindow != nil {
+		settingsWindow.Show()
+		settingsWindow.RequestFocus()
+		return
+	}
+	hub.mu.Lock()
+	cfg := hub.Config
+	hub.mu.Unlock()
+	servers := map[string]bool{}
+	for _, s := range hub.Servers() {
+		servers[s.Name] = true
+	}
+	settingsWindow = ui.ShowSettings(a, settingsOf(cfg, servers), func(s ui.Settings) error {
+		c := configOf(s)
+		if err := SaveConfig(p.Config, c); err != nil {
+			return fmt.Errorf("could not write %s: %w", p.Config, err)
+		}
+		go hub.SetConfig(c)
+		return nil
+	})
+	settingsWindow.SetOnClosed(func() { settingsWindow = nil })
+}
+
+// settingsOf is what the Settings window shows for c: the defaults, and
+// every server configured or seen, with what applies to it.
+func settingsOf(c Config, seen map[string]bool) ui.Settings {
+	d := c.Policy("")
+	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout}}
+	names := maps.Clone(seen)
+	for n := range c.Servers {
+		names[n] = true
+	}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if n == "" {
+			continue
+		}
+		pol := c.Policy(n)
+		s.Servers = append(s.Servers, ui.ServerPolicy{Name: n, Rule: pol.Rule, Burst: pol.Burst, Every: pol.Every, Timeout: pol.Timeout})
+	}
+	return s
+}
+
+// configOf is the config the Settings window saved. A server's values
+// equal to the defaults are left out, so they follow the defaults later;
+// a server left entirely at the defaults gets no entry.
+func configOf(s ui.Settings) Config {
+	d := s.Defaults
+	c := Config{Timeout: Duration{d.Timeout}, Rate: Rate{Burst: d.Burst, Every: Duration{d.Every}}}
+	for _, sp := range s.Servers {
+		var sc ServerConfig
+		if sp.Rule != RuleAsk {
+			sc.Rule = sp.Rule
+		}
+		if sp.Timeout != d.Timeout {
+			sc.Timeout = Duration{sp.Timeout}
+		}
+		if sp.Burst != d.Burst {
+			sc.Burst = sp.Burst
+		}
+		if sp.Every != d.Every {
+			sc.Every = Duration{sp.Every}
+		}
+		if sc == (ServerConfig{}) {
+			continue
+		}
+		if c.Servers == nil {
+			c.Servers = map[string]ServerConfig{}
+		}
+		c.Servers[sp.Name] = sc
+	}
+	return c
+}
+
 func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 	var pw *ui.PromptWindow
 	done := func(a ui.Answer) {
-		// Recording and replying touch disk and socket: not on the Fyne
-		// goroutine (STYLE.md 7).
-		go answer(bridge.Result{Action: a.Action, Content: a.Content})
+		// Muting, recording and replying touch disk and socket: not on the
+		// Fyne goroutine (STYLE.md 7).
+		go func() {
+			if a.MuteHour && p.Mute != nil {
+				p.Mute() // first: the prompts behind it are answered too
+			}
+			answer(bridge.Result{Action: a.Action, Content: a.Content})
+		}()
 	}
+	g.mu.Lock()
+	waiting := g.waiting
+	g.mu.Unlock()
 	fyne.Do(func() {
 		fp := uiPrompt(p)
+		fp.Waiting = waiting
 		if p.URL != nil {
 			pw = ui.ShowURLPrompt(g.app, &ui.URLPrompt{Server: fp.Server, ServerInfo: fp.ServerInfo,
-				Tool: fp.Tool, Message: fp.Message, Check: *p.URL}, done)
-			return
+				Tool: fp.Tool, Message: fp.Message, Check: *p.URL, Deadline: p.Deadline, Waiting: waiting}, done)
+		} else {
+			pw = ui.ShowPrompt(g.app, fp, done)
 		}
-		pw = ui.ShowPrompt(g.app, fp, done)
+		g.mu.Lock()
+		g.current = pw
+		g.mu.Unlock()
 	})
 	return func() {
 		// Runs after the fyne.Do above: fyne.Do keeps order.
-		fyne.Do(func() { pw.Close() })
+		fyne.Do(func() {
+			pw.Close()
+			g.mu.Lock()
+			if g.current == pw {
+				g.current = nil
+			}
+			g.mu.Unlock()
+		})
 	}
 }
 
@@ -138,7 +278,7 @@ func uiPrompt(p *Prompt) *ui.Prompt {
 	if info != "" && r.ServerInfo.Version != "" {
 		info += " " + r.ServerInfo.Version
 	}
-	return &ui.Prompt{Server: r.Server, ServerInfo: info, Tool: r.Tool, Message: r.Message, Form: p.Form}
+	return &ui.Prompt{Server: r.Server, ServerInfo: info, Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline}
 }
 
 // stampWriter starts each line written to w with the local time.

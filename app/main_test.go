@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(floodServerEnv) != "" {
 		os.Exit(floodServe())
 	}
+	// TestEndToEndSafety (e2e_safety_test.go) runs it as its "ask" server.
+	if os.Getenv(askServerEnv) != "" {
+		os.Exit(askServe())
+	}
 	os.Exit(run(m))
 }
 

@@ -298,3 +298,25 @@ func TestConfigRoundTrip(t *testing.T) {
 		t.Errorf("bad rule: %v", err)
 	}
 }
+
+// TestSettingsRoundTrip: the Settings window shows what applies to each
+// server (configured or seen), and saving it unchanged writes the same
+// config: values equal to the defaults stay inherited.
+func TestSettingsRoundTrip(t *testing.T) {
+	c := Config{Timeout: Duration{10 * time.Minute}, Rate: Rate{Burst: 4, Every: Duration{2 * time.Second}},
+		Servers: map[string]ServerConfig{"github": {Rule: RuleDecline, Burst: 1}}}
+	s := settingsOf(c, map[string]bool{"jira": true})
+	var names []string
+	for _, sp := range s.Servers {
+		names = append(names, sp.Name)
+		if p := c.Policy(sp.Name); p != (Policy{Rule: sp.Rule, Timeout: sp.Timeout, Burst: sp.Burst, Every: sp.Every}) {
+			t.Errorf("%s shows %+v, but %+v applies", sp.Name, sp, p)
+		}
+	}
+	if diff := cmp.Diff([]string{"github", "jira"}, names); diff != "" {
+		t.Errorf("servers shown (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(c, configOf(s)); diff != "" {
+		t.Errorf("saved unchanged (-want +got):\n%s", diff)
+	}
+}

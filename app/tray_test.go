@@ -46,11 +46,17 @@ const trayPoll = 50 * time.Millisecond
 const trayNoHostLog = "no tray host"
 
 // trayWantMenu is the tray menu as a tray host shows it right after the hub
-// starts (ui/tray.go: the first line is pendingText(0), greyed out).
+// starts (ui/tray.go: the first line is pendingText(0), greyed out; no
+// server has asked yet, so the mute submenu has none).
 var trayWantMenu = []string{
 	"No prompts waiting [disabled]",
 	"-----",
+	"Pause all prompts",
+	"Mute for an hour",
+	"  (no servers yet) [disabled]",
+	"-----",
 	"History…",
+	"Settings…",
 	"-----",
 	"Quit",
 }
@@ -100,6 +106,10 @@ func TestTrayWithWatcher(t *testing.T) {
 	if diff := cmp.Diff(trayWantMenu, trayLines(got)); diff != "" {
 		t.Errorf("tray menu mismatch (-want +got):\n%s", diff)
 	}
+
+	// Pausing from the tray: the item then offers to resume, and back.
+	trayClickUntil(t, menu, hub, "Pause all prompts", "Resume prompts")
+	trayClickUntil(t, menu, hub, "Resume prompts", "Pause all prompts")
 
 	trayClickQuit(t, menu, hub)
 	hub.checkCleanExit(t, "after Quit in the tray menu")
@@ -572,6 +582,37 @@ func trayClickQuit(t *testing.T, menu dbus.BusObject, h *trayHub) {
 			t.Fatalf("the hub still runs %v after Quit was clicked in the tray menu (entries %v):\n%s",
 				trayWait, clicked, h.log())
 		}
+	}
+}
+
+// trayClickUntil clicks the entry line in the tray menu at menu, as a tray
+// host does, until the menu shows an entry want. Like trayClickQuit, it
+// clicks the entry anew when the menu was rebuilt meanwhile, never the same
+// entry twice.
+func trayClickUntil(t *testing.T, menu dbus.BusObject, h *trayHub, line, want string) {
+	t.Helper()
+	clicked := map[int32]bool{}
+	deadline := time.Now().Add(trayWait)
+	for {
+		entries, err := trayReadMenu(t.Context(), menu)
+		if err == nil && trayFind(entries, want) != nil {
+			return
+		}
+		if e := trayFind(entries, line); err == nil && e != nil && !clicked[e.id] {
+			clicked[e.id] = true
+			ctx, cancel := context.WithTimeout(t.Context(), trayWait)
+			call := menu.CallWithContext(ctx, "com.canonical.dbusmenu.Event", 0,
+				e.id, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+			cancel()
+			if call.Err != nil {
+				t.Fatalf("clicking %q (entry %d) in the tray menu: %v\n%s", line, e.id, call.Err, h.log())
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tray menu shows no %q within %v of clicking %q (last read: %v, %v):\n%s",
+				want, trayWait, line, trayLines(entries), err, h.log())
+		}
+		time.Sleep(trayPoll)
 	}
 }
 

@@ -25,7 +25,7 @@ func TestNoDesktop(t *testing.T) {
 	elicitation := `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Deploy?","requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}`
 	urlElicitation := `{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/a","elicitationId":"u1"}}`
 	for _, tt := range []struct {
-		name, caps string
+		name, caps              string
 		forwardForm, forwardURL bool
 	}{
 		{"host declared form and url", `{"elicitation":{"form":{},"url":{}}}`, true, true},

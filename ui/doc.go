@@ -1,19 +1,22 @@
 // Package ui is elicitray's desktop surface, built with Fyne: the prompt
 // windows that answer a form-mode elicitation (PROTOCOL.md §4–§6) and a
-// URL-mode one (§6), the tray icon with its menu, and the history browser.
+// URL-mode one (§6), the tray icon with its menu, the settings window and
+// the history browser.
 //
 // Each surface lives in its own file (prompt.go, urlprompt.go, tray.go,
-// history.go) as an unexported struct holding its widgets, a build method
+// settings.go, history.go) as an unexported struct holding its widgets, a build method
 // and onXxx handlers; the exported functions only create a window around
 // it. The elicitation model (fields, defaults, parsing, validation, the
 // ElicitResult content, what a URL opens and what to warn about) comes from
 // bridge/elicit; ui never decides what is valid itself.
 //
-// Goroutines: none of its own. Every exported function and method must be
-// called on the Fyne goroutine (inside fyne.Do from elsewhere), and every
-// callback ui invokes (the done func of ShowPrompt and ShowURLPrompt, the
-// tray's onHistory and onQuit) runs on the Fyne goroutine and must return
-// promptly.
+// Goroutines: one per prompt window with a deadline, a one-second ticker
+// that updates its countdown through fyne.Do and ends when the window
+// closes. Every exported function and method must be called on the Fyne
+// goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting
+// and the Tray setters, which any goroutine may call; every callback ui
+// invokes (the done func of ShowPrompt and ShowURLPrompt, the TrayActions,
+// ShowSettings's save) runs on the Fyne goroutine and must return promptly.
 //
 // Caveats:
 //   - Everything a server sends (message, serverInfo, titles, descriptions,
@@ -21,6 +24,10 @@
 //     it is untrusted (PROTOCOL.md §6). The one exception, a URL prompt's
 //     link, is rich text built from plain segments to highlight the host,
 //     never parsed.
+//   - A form field that looks like it asks for a secret
+//     (elicit.Field.Sensitive) is masked as it is typed, under a warning
+//     naming the configured server (PROTOCOL.md §6); the value is still
+//     sent as typed: whether to keep it out of the history is the hub's.
 //   - A URL prompt fetches nothing and opens its link only after the user
 //     chose "Open in browser", and then in the system browser, after done
 //     has the accept (PROTOCOL.md §6).

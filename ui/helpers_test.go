@@ -241,7 +241,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// fakeClock is a settable clock for the key guard.
+// fakeClock is a settable clock for the key guard and the countdown.
 type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time { return c.t }

@@ -31,6 +31,10 @@ const (
 // and closing the window are not delayed.
 const keyGuard = 500 * time.Millisecond
 
+// now is the clock of the windows created after it is set: the key guard
+// and the countdown read it. A variable so that tests can set the time.
+var now = time.Now
+
 // Prompt is one form-mode elicitation to put before the user.
 type Prompt struct {
 	// Server is the name the user configured for the server (--name). It is
@@ -46,8 +50,16 @@ type Prompt struct {
 	// Message is the server's message, shown as plain text.
 	Message string
 	// Form is the parsed requestedSchema. Nil shows no fields, so the user
-	// can only confirm, decline or cancel.
+	// can only confirm, decline or cancel. A field marked Sensitive is
+	// masked and warned about (PROTOCOL.md §6).
 	Form *elicit.Form
+	// Deadline is when the hub answers the prompt cancel if nobody did;
+	// the window counts down to it ("Cancels in 9:58 unless answered"),
+	// every second. Zero shows no countdown.
+	Deadline time.Time
+	// Waiting is how many prompts are queued behind this one, shown as
+	// "2 more waiting"; 0 shows nothing. PromptWindow.SetWaiting changes it.
+	Waiting int
 }
 
 // Answer is the user's decision on a Prompt: the ElicitResult to send
@@ -59,6 +71,11 @@ type Answer struct {
 	// Content holds the typed values with accept (string, float64, int64,
 	// bool, []string; unfilled optional fields are absent), nil otherwise.
 	Content map[string]any
+	// MuteHour is set when the user ticked "Don't ask again for an hour"
+	// before answering, whatever the answer: the hub is to stop showing
+	// this server's prompts for an hour. It is not part of the
+	// ElicitResult.
+	MuteHour bool
 }
 
 // PromptWindow is an open prompt window: a form prompt (ShowPrompt) or a
@@ -77,7 +94,10 @@ type PromptWindow struct {
 // not block. Escape, the Cancel button and closing the window answer
 // cancel; Alt+D and the Decline button answer decline; Return and the
 // Submit button answer accept once every field is valid. Keys pressed in
-// the first half second are ignored.
+// the first half second are ignored. Whatever the answer, it carries
+// MuteHour when the user ticked "Don't ask again for an hour" (Tab reaches
+// the check box before the buttons). A Deadline is counted down every
+// second until the window closes.
 func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	v := newPromptView(p, done)
 	pw := showPromptWindow(a, promptTitle(p.Server), &v.promptBase, v.onCancel, v.content, v.size(), v.focusFirst)
@@ -103,6 +123,7 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	win.Show()
 	focus()
 	win.RequestFocus()
+	b.startTicks()
 	// Armed from when the window exists: creating it can take a while.
 	b.armedAt = b.now().Add(keyGuard)
 	// A desktop driver reports presses apart from auto-repeats.
@@ -119,6 +140,7 @@ func (w *PromptWindow) Close() {
 }
 
 func (w *PromptWindow) closeWindow() {
+	w.base.stopTicking()
 	if w.win == nil {
 		return
 	}
@@ -136,9 +158,16 @@ func promptTitle(server string) string {
 // error line, within bounds that keep a long form on the screen (the form
 // scrolls).
 func (v *promptView) size() fyne.Size {
+	const width = 560
+	// Wrapped text (a warning, a long description) is as tall as the width
+	// makes it: lay out once at about the window's width before measuring,
+	// or the first layout leaves gaps where a narrow label was measured.
+	inner := width - 2*theme.Padding()
+	v.top.Resize(fyne.NewSize(inner, v.top.MinSize().Height))
+	v.form.Resize(fyne.NewSize(inner-2*theme.Padding(), v.form.MinSize().Height))
 	h := v.top.MinSize().Height + v.form.MinSize().Height + v.bottom.MinSize().Height +
 		4*theme.Padding() + 2*theme.TextSize()
-	return fyne.NewSize(560, min(max(h, 320), 720))
+	return fyne.NewSize(width, min(max(h, 320), 720))
 }
 
 // promptBase is what every prompt window shares: the answer, given once;
@@ -158,6 +187,17 @@ type promptBase struct {
 
 	keys   *promptKeys
 	canvas fyne.Canvas // set by attach; nil until then
+
+	// The status line (status.go): the mute check box, the countdown to
+	// deadline (zero: none) and the count of prompts waiting. stopTicks
+	// stops the countdown's clock, nil until it runs; ticksStopped is set
+	// once the window closed.
+	mute         *keyCheck
+	status       *widget.Label
+	deadline     time.Time
+	waiting      int
+	stopTicks    func()
+	ticksStopped bool
 }
 
 // setup readies b to hand the answer to done; submit is what Return does
@@ -165,7 +205,7 @@ type promptBase struct {
 func (b *promptBase) setup(done func(Answer), submit func()) {
 	b.done = done
 	b.closeWindow = func() {}
-	b.now = time.Now
+	b.now = now
 	b.keys = &promptKeys{
 		escape:  b.guarded(b.onCancel),
 		submit:  b.guarded(submit),
@@ -207,20 +247,27 @@ func (b *promptBase) finish(a Answer) {
 		return
 	}
 	b.finished = true
-	b.done(a)
+	b.answer(a)
 	b.closeWindow()
 }
 
+// answer hands a to done with the mute choice: whatever the user answers,
+// a ticked "Don't ask again for an hour" goes with it.
+func (b *promptBase) answer(a Answer) {
+	a.MuteHour = b.mute != nil && b.mute.Checked
+	b.done(a)
+}
+
 // promptHeader is the top of every prompt: the configured name in large
-// bold type, then what the server calls itself and the tool call in
-// flight, each hidden when empty (PROTOCOL.md §6: the name the user
-// configured first).
+// bold type beside its badge (badge.go), then what the server calls itself
+// and the tool call in flight, each hidden when empty (PROTOCOL.md §6: the
+// name the user configured first).
 func promptHeader(server, serverInfo, tool string) fyne.CanvasObject {
 	header := container.New(layout.NewCustomPaddedVBoxLayout(0))
 	name := widget.NewLabelWithStyle(server, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	name.SizeName = theme.SizeNameHeadingText
 	name.Truncation = fyne.TextTruncateEllipsis
-	header.Add(name)
+	header.Add(container.NewBorder(nil, nil, newBadge(server), nil, name))
 	if serverInfo != "" {
 		header.Add(smallLabel("calls itself “" + oneLine(serverInfo) + "”"))
 	}
@@ -230,13 +277,18 @@ func promptHeader(server, serverInfo, tool string) fyne.CanvasObject {
 	return header
 }
 
+// maxMessageHeight is the most height the server's message takes in a
+// prompt window; a longer message scrolls inside it, so that the window
+// stays within its cap (720) with the buttons in view.
+const maxMessageHeight = 160
+
 // messageBox shows the server's message as wrapped plain text, clipped by
-// messageText, scrolling beyond 160 units high.
+// messageText, scrolling beyond maxMessageHeight.
 func messageBox(m string) fyne.CanvasObject {
 	// Server text is untrusted: a plain label, never markdown.
 	msg := widget.NewLabel(messageText(m))
 	msg.Wrapping = fyne.TextWrapWord
-	return container.New(&maxHeightLayout{max: 160, inner: msg}, container.NewVScroll(msg))
+	return container.New(&maxHeightLayout{max: maxMessageHeight, inner: msg}, container.NewVScroll(msg))
 }
 
 // promptView is the content of a form prompt window, without the window,
@@ -289,6 +341,7 @@ func (v *promptView) build() fyne.CanvasObject {
 		for i := range v.p.Form.Fields {
 			f := &v.p.Form.Fields[i]
 			r := newFieldRow(f, v.keys, defaults[f.Name], v.onFieldChanged)
+			r.server = v.p.Server
 			r.onFocus = v.reveal
 			v.rows = append(v.rows, r)
 			rows = append(rows, r.build())
@@ -312,7 +365,8 @@ func (v *promptView) build() fyne.CanvasObject {
 		container.NewHBox(v.cancel, v.decline, v.submit), v.hint)
 
 	v.top = container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
-	v.bottom = container.NewVBox(widget.NewSeparator(), buttons)
+	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
+	v.bottom = container.NewVBox(widget.NewSeparator(), status, buttons)
 	// Room on the right for the scroll bar, which Fyne draws over the content.
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), form)
 	v.scroll = container.NewVScroll(padded)
@@ -435,6 +489,7 @@ func (v *promptView) onSubmit() {
 // text and its error line.
 type fieldRow struct {
 	f        *elicit.Field
+	server   string // the configured name, for the secret warning
 	keys     *promptKeys
 	changed  func()
 	initial  any
@@ -515,7 +570,12 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 	default:
 		box.Add(boldLabel(label))
+		if r.f.Sensitive {
+			box.Add(secretWarning(r.server))
+		}
 		r.entry = newKeyEntry(r.keys)
+		// A secret is masked as it is typed, with Fyne's button to show it.
+		r.entry.Password = r.f.Sensitive
 		r.entry.PlaceHolder = placeholder(r.f)
 		r.entry.SetText(valueText(r.initial))
 		r.entry.OnChanged = func(string) {
@@ -543,6 +603,21 @@ func (r *fieldRow) build() fyne.CanvasObject {
 	r.errLabel.Hide()
 	box.Add(r.errLabel)
 	return box
+}
+
+// secretWarning is the note above a field that looks like it asks for a
+// secret (elicit.Field.Sensitive), naming server, the configured name:
+// PROTOCOL.md §6, "servers must not ask for secrets there (passwords, API
+// keys, tokens, payment data). Treat such fields as a warning sign."
+func secretWarning(server string) fyne.CanvasObject {
+	return note(theme.NewWarningThemedResource(theme.WarningIcon()), widget.WarningImportance, secretNote(server))
+}
+
+// secretNote is the text of secretWarning.
+func secretNote(server string) string {
+	name := clip(oneLine(server), maxLabel)
+	return name + " asks for what looks like a secret. MCP forbids servers to ask for passwords, keys, " +
+		"tokens or payment details in a form: fill this in only if you trust " + name + "."
 }
 
 // onTouched marks the field as touched, so that its error shows.
@@ -729,7 +804,10 @@ func oneLine(s string) string {
 // Limits on server-sent text, in characters. Fyne measures and wraps text
 // on every layout, so a 50 000-character title or a megabyte of message
 // would stall the hub and push the server's name off screen; the history
-// keeps the full text.
+// keeps the full text. The message scrolls (maxMessageHeight), but its
+// limit stays at 2,000: Fyne's word wrapping costs more than linearly, and
+// 8,000 characters of prose took 2.5 s to lay out on the 2-core
+// development machine, again at every resize.
 const (
 	maxLabel       = 60   // field titles and option labels: one line in the window
 	maxDescription = 600  // help text under a field

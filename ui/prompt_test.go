@@ -2,11 +2,13 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -291,7 +293,7 @@ func entryOf(name string) func(h *promptHarness) fyne.Focusable {
 func TestPromptTabOrder(t *testing.T) {
 	h := newHarness(t, "five-enums.json")
 	var got []string
-	names := map[fyne.Focusable]string{h.v.cancel: "Cancel", h.v.decline: "Decline", h.v.submit: "Submit"}
+	names := map[fyne.Focusable]string{h.v.mute: "mute", h.v.cancel: "Cancel", h.v.decline: "Decline", h.v.submit: "Submit"}
 	for _, r := range h.v.rows {
 		if r.sel != nil {
 			names[r.sel] = r.f.Name
@@ -300,12 +302,12 @@ func TestPromptTabOrder(t *testing.T) {
 			names[c] = r.f.Name + ":" + c.Text
 		}
 	}
-	for range 12 {
+	for range 13 {
 		got = append(got, names[h.c.Focused()])
 		test.FocusNext(h.c)
 	}
 	want := []string{"color", "region", "size", "tags:bug", "tags:feature", "tags:docs",
-		"formats:CSV", "formats:JSON", "Cancel", "Decline", "Submit", "color"}
+		"formats:CSV", "formats:JSON", "mute", "Cancel", "Decline", "Submit", "color"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Tab order mismatch (-want +got):\n%s", diff)
 	}
@@ -702,5 +704,57 @@ func TestPromptShowsRanges(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no help line %q", name, want)
 		}
+	}
+}
+
+// TestLongMessageScrolls: a message of 2,000 lines scrolls inside a
+// bounded box; neither prompt window grows past its cap of 720 units, and
+// the buttons stay in view.
+func TestLongMessageScrolls(t *testing.T) {
+	var lines []string
+	for i := range 2000 {
+		lines = append(lines, fmt.Sprintf("line %d of the plan", i+1))
+	}
+	msg := strings.Join(lines, "\n")
+	for _, kind := range []string{"form", "url"} {
+		t.Run(kind, func(t *testing.T) {
+			a := test.NewTempApp(t)
+			var pw *PromptWindow
+			var buttons fyne.CanvasObject
+			if kind == "form" {
+				_, form := loadCase(t, "bool-false-default.json")
+				pw = ShowPrompt(a, &Prompt{Server: "deploy", Message: msg, Form: form}, func(Answer) {})
+				buttons = pw.view.submit
+			} else {
+				pw = ShowURLPrompt(a, &URLPrompt{Server: "deploy", Message: msg, Check: elicit.CheckURL(sessionURL(t))}, func(Answer) {})
+				buttons = pw.urlView.open
+			}
+			defer pw.Close()
+			size, minSize := pw.win.Canvas().Size(), pw.win.Content().MinSize()
+			if size.Height > 720 || minSize.Height > 720 {
+				t.Errorf("window %v tall (content at least %v): the message grew it past 720", size.Height, minSize.Height)
+			}
+			var box *container.Scroll
+			walkVisible(pw.win.Content(), func(o fyne.CanvasObject) bool {
+				if s, ok := o.(*container.Scroll); ok {
+					if l, ok := s.Content.(*widget.Label); ok && strings.HasPrefix(l.Text, "line 1 of the plan\n") {
+						box = s
+					}
+				}
+				return true
+			})
+			if box == nil {
+				t.Fatal("the message is not in a scroll box of its own")
+			}
+			if h := box.Size().Height; h > 160 || h < 40 {
+				t.Errorf("message box %v tall, want at most 160 and room to read", h)
+			}
+			if box.Content.MinSize().Height <= box.Size().Height {
+				t.Error("the message box does not scroll: all of the message fits")
+			}
+			if y := absY(buttons) + buttons.Size().Height; y > size.Height {
+				t.Errorf("buttons end at y=%v, below the window's %v", y, size.Height)
+			}
+		})
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -61,59 +63,260 @@ func hasBusOwner(ctx context.Context, addr, name string) bool {
 	return err == nil && has
 }
 
-// Tray is the tray icon's menu.
-type Tray struct {
-	menu    *fyne.Menu
-	pending *fyne.MenuItem
-	refresh func()
+// TrayActions are what the tray menu's items do. Each runs on the Fyne
+// goroutine and must return promptly; a nil one makes its item do nothing.
+type TrayActions struct {
+	// History opens (or brings forward) the history window.
+	History func()
+	// Settings opens (or brings forward) the settings window.
+	Settings func()
+	// Quit stops the hub.
+	Quit func()
+	// SetPaused pauses (true) or resumes (false) all prompts: while paused,
+	// every prompt is answered cancel without a window.
+	SetPaused func(paused bool)
+	// Mute mutes server for an hour (its prompts are answered cancel
+	// without a window); Unmute lifts it. server is the configured name.
+	Mute, Unmute func(server string)
 }
 
-// SetupTray shows the tray icon (the app icon) with a menu: the number of
-// pending prompts, History…, Quit. onHistory and onQuit run on the Fyne
+// TrayServer is a server the hub has seen, as the tray's mute submenu
+// shows it.
+type TrayServer struct {
+	// Name is the configured name (--name).
+	Name string
+	// MutedUntil is when the server's mute ends. Zero, or a time already
+	// past, means the server is not muted.
+	MutedUntil time.Time
+}
+
+// muteFor is how long the tray's "Mute for an hour" mutes a server; the
+// hub decides for real, the tray only shows it until the hub's next
+// SetServers.
+const muteFor = time.Hour
+
+// Tray is the tray icon's menu. Its setters may be called from any
+// goroutine: each hands its work to the Fyne goroutine with fyne.Do. A nil
+// *Tray (no tray host) accepts them and does nothing.
+type Tray struct {
+	act TrayActions
+
+	menu    *fyne.Menu
+	pending *fyne.MenuItem
+	pause   *fyne.MenuItem
+	mute    *fyne.MenuItem // its ChildMenu lists servers
+
+	// Read and written on the Fyne goroutine only (inside do).
+	paused  bool
+	servers []TrayServer // sorted by name
+	expiry  *time.Timer  // refreshes the menu when the first mute ends
+	refresh func()       // shows menu changes: Menu.Refresh, or a counter in tests
+	do      func(func()) // runs on the Fyne goroutine: fyne.Do
+	now     func() time.Time
+}
+
+// SetupTray shows the tray icon (the app icon) with a menu, top to bottom:
+// the number of prompts waiting (greyed out); "Pause all prompts" (or
+// "Resume prompts" while paused); "Mute for an hour", a submenu with one
+// item per server (a muted one shows until when, and unmutes when
+// clicked); History…; Settings…; Quit. Clicks call act's funcs on the Fyne
 // goroutine. Call it only when TrayAvailable reports true, on the Fyne
 // goroutine; it returns nil when a does not support a tray.
-func SetupTray(a fyne.App, onHistory, onQuit func()) *Tray {
+func SetupTray(a fyne.App, act TrayActions) *Tray {
 	da, ok := a.(desktop.App)
 	if !ok {
 		return nil
 	}
-	t := newTray(onHistory, onQuit)
+	t := newTray(act)
 	t.refresh = t.menu.Refresh
 	da.SetSystemTrayIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
 	da.SetSystemTrayMenu(t.menu)
 	return t
 }
 
-func newTray(onHistory, onQuit func()) *Tray {
-	t := &Tray{refresh: func() {}}
+// newTray builds the menu; nothing shows it until SetupTray hands it to
+// the driver.
+func newTray(act TrayActions) *Tray {
+	t := &Tray{act: act, refresh: func() {}, do: fyne.Do, now: time.Now}
 	t.pending = fyne.NewMenuItem(pendingText(0), nil)
 	t.pending.Disabled = true
-	quit := fyne.NewMenuItem("Quit", onQuit)
+	t.pause = fyne.NewMenuItem(pauseText(false), t.onPause)
+	t.mute = fyne.NewMenuItem("Mute for an hour", nil)
+	t.mute.ChildMenu = fyne.NewMenu("")
+	t.buildMute()
+	quit := fyne.NewMenuItem("Quit", func() { call(act.Quit) })
 	// Marked so that Fyne does not add a second Quit of its own.
 	quit.IsQuit = true
 	t.menu = fyne.NewMenu("elicitray",
 		t.pending,
 		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("History…", onHistory),
+		t.pause,
+		t.mute,
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("History…", func() { call(act.History) }),
+		fyne.NewMenuItem("Settings…", func() { call(act.Settings) }),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
 	return t
 }
 
+// call runs f unless it is nil.
+func call(f func()) {
+	if f != nil {
+		f()
+	}
+}
+
 // SetPending shows n, the number of prompts waiting for an answer, in the
-// menu. Call it on the Fyne goroutine. A nil Tray does nothing, so callers
-// need not check whether a tray was set up.
+// menu.
 func (t *Tray) SetPending(n int) {
 	if t == nil {
 		return
 	}
-	text := pendingText(n)
-	if t.pending.Label == text {
+	t.do(func() {
+		text := pendingText(n)
+		if t.pending.Label == text {
+			return
+		}
+		t.pending.Label = text
+		t.refresh()
+	})
+}
+
+// SetPaused shows whether prompts are paused: the menu offers "Resume
+// prompts" while they are, "Pause all prompts" otherwise.
+func (t *Tray) SetPaused(paused bool) {
+	if t == nil {
 		return
 	}
-	t.pending.Label = text
+	t.do(func() { t.showPaused(paused) })
+}
+
+// SetServers lists the servers seen so far in the mute submenu, sorted by
+// name, each with its mute. The menu changes by itself when a mute ends.
+func (t *Tray) SetServers(servers []TrayServer) {
+	if t == nil {
+		return
+	}
+	// Copied now: the caller may reuse its slice before do runs.
+	s := slices.Clone(servers)
+	slices.SortFunc(s, func(a, b TrayServer) int { return strings.Compare(a.Name, b.Name) })
+	t.do(func() {
+		t.servers = s
+		t.showServers()
+	})
+}
+
+// showPaused sets the pause item's text for paused; on the Fyne goroutine.
+func (t *Tray) showPaused(paused bool) {
+	if t.paused == paused {
+		return
+	}
+	t.paused = paused
+	t.pause.Label = pauseText(paused)
 	t.refresh()
+}
+
+// showServers rebuilds the mute submenu from t.servers, refreshes the menu
+// when a line changed and arms the timer for the next mute to end; on the
+// Fyne goroutine.
+func (t *Tray) showServers() {
+	if t.buildMute() {
+		t.refresh()
+	}
+	if t.expiry != nil {
+		t.expiry.Stop()
+		t.expiry = nil
+	}
+	now := t.now()
+	var next time.Time
+	for _, s := range t.servers {
+		if s.MutedUntil.After(now) && (next.IsZero() || s.MutedUntil.Before(next)) {
+			next = s.MutedUntil
+		}
+	}
+	if !next.IsZero() {
+		// The hub need not tell the tray when a mute ends: "muted until
+		// 14:05" must not outlive 14:05.
+		t.expiry = time.AfterFunc(next.Sub(now), func() { t.do(t.showServers) })
+	}
+}
+
+// buildMute fills the mute submenu from t.servers and reports whether any
+// line changed.
+func (t *Tray) buildMute() bool {
+	now := t.now()
+	var items []*fyne.MenuItem
+	for _, s := range t.servers {
+		name := s.Name
+		label := oneLine(name)
+		muted := s.MutedUntil.After(now)
+		if muted {
+			label += " — muted until " + muteTime(s.MutedUntil, now)
+		}
+		items = append(items, fyne.NewMenuItem(label, func() { t.onMute(name, muted) }))
+	}
+	if len(items) == 0 {
+		none := fyne.NewMenuItem("(no servers yet)", nil)
+		none.Disabled = true
+		items = append(items, none)
+	}
+	old := t.mute.ChildMenu.Items
+	t.mute.ChildMenu.Items = items
+	return !slices.EqualFunc(old, items, func(a, b *fyne.MenuItem) bool {
+		return a.Label == b.Label && a.Disabled == b.Disabled
+	})
+}
+
+// onPause pauses or resumes all prompts. The menu shows the change at once;
+// the hub's SetPaused confirms it.
+func (t *Tray) onPause() {
+	paused := !t.paused
+	t.showPaused(paused)
+	if t.act.SetPaused != nil {
+		t.act.SetPaused(paused)
+	}
+}
+
+// onMute mutes server for an hour, or unmutes it when it is muted. The menu
+// shows the change at once; the hub's SetServers confirms it.
+func (t *Tray) onMute(server string, muted bool) {
+	until := time.Time{}
+	if !muted {
+		until = t.now().Add(muteFor)
+	}
+	for i := range t.servers {
+		if t.servers[i].Name == server {
+			t.servers[i].MutedUntil = until
+		}
+	}
+	t.showServers()
+	f := t.act.Mute
+	if muted {
+		f = t.act.Unmute
+	}
+	if f != nil {
+		f(server)
+	}
+}
+
+// pauseText is the pause item's text while prompts are paused or not.
+func pauseText(paused bool) string {
+	if paused {
+		return "Resume prompts"
+	}
+	return "Pause all prompts"
+}
+
+// muteTime is when a mute ends, in local time: "14:05" today, "Jan 2
+// 14:05" on another day.
+func muteTime(until, now time.Time) string {
+	until, now = until.Local(), now.Local()
+	if y, m, d := until.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return until.Format("15:04")
+	}
+	return until.Format("Jan 2 15:04")
 }
 
 // pendingText is the menu line for n pending prompts.

@@ -4,6 +4,7 @@ import (
 	"log"
 	"net/url"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -31,6 +32,12 @@ type URLPrompt struct {
 	// whether it may be opened at all. The zero URLCheck shows no link and
 	// offers nothing to open.
 	Check elicit.URLCheck
+	// Deadline is when the hub answers the prompt cancel if nobody did,
+	// counted down in the window as in Prompt; zero shows no countdown.
+	Deadline time.Time
+	// Waiting is how many prompts are queued behind this one, as in
+	// Prompt; 0 shows nothing.
+	Waiting int
 }
 
 // ShowURLPrompt opens a window for p and returns it. It must be called on
@@ -48,7 +55,8 @@ type URLPrompt struct {
 // half second are ignored. A refused URL (p.Check.Refused) has no Open
 // button. If the browser cannot be started, the answer stands, an error
 // says so, and the window stays open until closed so that the user can copy
-// the link.
+// the link. As in ShowPrompt, the answer carries MuteHour when "Don't ask
+// again for an hour" was ticked, and a Deadline is counted down.
 func ShowURLPrompt(a fyne.App, p *URLPrompt, done func(Answer)) *PromptWindow {
 	v := newURLPromptView(p, done)
 	v.openURL = a.OpenURL
@@ -166,7 +174,8 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis
 	v.hint.Importance = widget.LowImportance
-	v.bottom = container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, buttons, v.hint))
+	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
+	v.bottom = container.NewVBox(widget.NewSeparator(), status, container.NewBorder(nil, nil, nil, buttons, v.hint))
 	return container.NewBorder(nil, v.bottom, nil, nil, container.NewVScroll(v.body))
 }
 
@@ -210,13 +219,15 @@ func (v *urlPromptView) onOpen() {
 		return
 	}
 	v.finished = true
-	v.done(Answer{Action: actionAccept})
+	v.answer(Answer{Action: actionAccept})
 	if err := v.openURL(v.target); err != nil {
 		// The user agreed and the server was told so; what is left is to
 		// let them open the link themselves.
 		v.openFailed = true
 		v.open.Disable()
 		v.decline.Disable()
+		v.mute.Disable()
+		v.refreshStatus() // no countdown to a cancel that cannot come
 		v.cancel.SetText("Close")
 		v.hint.SetText("Copy the link to open it yourself.")
 		v.onError("open the link in your browser", err)

@@ -284,8 +284,8 @@ func TestURLPromptRefusedCannotBeOpened(t *testing.T) {
 		{"Tab through every button and Return", func(h *urlHarness) {
 			for range 4 {
 				test.FocusNext(h.c)
-				if f := h.c.Focused(); f != h.v.cancel && f != h.v.decline {
-					t.Errorf("focus reached %T, beyond Cancel and Decline", f)
+				if f := h.c.Focused(); f != h.v.cancel && f != h.v.decline && f != h.v.mute {
+					t.Errorf("focus reached %T, beyond Cancel, Decline and the mute check box", f)
 				}
 			}
 		}, nil},
@@ -374,13 +374,14 @@ func TestURLPromptFocusStartsOnCancel(t *testing.T) {
 	h := newURLHarness(t, elicit.CheckURL(sessionURL(t)))
 	names := map[fyne.Focusable]string{
 		h.v.copyLink: "Copy link", h.v.cancel: "Cancel", h.v.decline: "Decline", h.v.open: "Open in browser",
+		h.v.mute: "mute",
 	}
 	var got []string
-	for range 5 {
+	for range 6 {
 		got = append(got, names[h.c.Focused()])
 		test.FocusNext(h.c)
 	}
-	want := []string{"Cancel", "Decline", "Open in browser", "Copy link", "Cancel"}
+	want := []string{"Cancel", "Decline", "Open in browser", "Copy link", "mute", "Cancel"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("focus order mismatch (-want +got):\n%s", diff)
 	}

@@ -26,12 +26,12 @@ import (
 //     "tokenize" and "secretary" do not end so and are no secrets.
 //   - A token word is no secret when it is counted: when one of the two
 //     words before it is a quantity (max, maximum, min, minimum, num,
-//     number, total, many, most, least, remaining), or the word starts with one
-//     ("maxtokens"), or the word after it is count, limit, budget or usage.
-//     "max_tokens" of a language model, "Maximum number of tokens",
-//     "token_limit" and "How many tokens" are token counts, not bearer
-//     tokens. The lists are short on purpose: "the token used to sign in"
-//     or "one token per environment" must stay secrets.
+//     number, total, many, most, least, remaining), or the word starts
+//     with one ("maxtokens"), or the word after it is count, limit, budget
+//     or usage. "max_tokens" of a language model, "Maximum number of
+//     tokens", "token_limit" and "How many tokens" are token counts, not
+//     bearer tokens. The lists are short on purpose: "the token used to
+//     sign in" or "one token per environment" must stay secrets.
 //   - The words cvv, cvc and cvn (card security codes).
 //   - "format": "password", or "writeOnly": true (JSON Schema's own mark
 //     for a value such as a password).

@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// askServerEnv makes the test binary the "ask" server (see TestMain): one
+// tool, "ask", that elicits the message and schema it is given and
+// answers with the ElicitResult as JSON.
+const askServerEnv = "ELICITRAY_ASK_SERVER"
+
+// askArgs are the ask tool's arguments.
+type askArgs struct {
+	Message string `json:"message"`
+	Schema  string `json:"schema"` // the requestedSchema, as JSON text
+}
+
+func askServe() int {
+	s := mcp.NewServer(&mcp.Implementation{Name: "ask-server", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, any, error) {
+		var schema map[string]any
+		if err := json.Unmarshal([]byte(in.Schema), &schema); err != nil {
+			return nil, nil, err
+		}
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: in.Message, RequestedSchema: schema})
+		if err != nil {
+			return nil, nil, err
+		}
+		b, _ := json.Marshal(res)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+	})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestEndToEndSafety (issue 4) shows real windows under Xvfb: a form that
+// asks for a secret (masked, with a warning; the server gets what was
+// typed, history keeps "[redacted]"), and a message hiding a bidi
+// override (removed and flagged). `make screenshots` keeps both pictures.
+func TestEndToEndSafety(t *testing.T) {
+	d := newDesktop(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(askServerEnv, "1") // inherited by the wrapper, and so by its server
+	cs := d.connect("payments", exe)
+
+	t.Run("secret", func(t *testing.T) {
+		d := d.with(t)
+		call := d.callWith(cs, "ask", map[string]any{
+			"message": "Sign in to the payments API to continue.",
+			"schema":  `{"type":"object","properties":{"account":{"type":"string","title":"Account"},"api_key":{"type":"string","title":"API key"}},"required":["account","api_key"]}`,
+		})
+		win, _ := d.window()
+		d.xdo("type", "--window", win, "acme")
+		d.xdo("key", "--window", win, "Tab")
+		d.xdo("type", "--window", win, "sk-live-123")
+		d.screenshot("secret-prompt.png")
+		d.answer(win, "Return")
+		if got := d.text(<-call); got != `{"action":"accept","content":{"account":"acme","api_key":"sk-live-123"}}` {
+			t.Errorf("the server received %s", got)
+		}
+		rec := d.history()[0]
+		if rec.Content["api_key"] != Redacted || rec.Content["account"] != "acme" {
+			t.Errorf("history content %v: the key must be redacted, the account kept", rec.Content)
+		}
+		if b, err := os.ReadFile(d.paths.History); err != nil || strings.Contains(string(b), "sk-live-123") {
+			t.Errorf("the key is in the history file in clear (%v)", err)
+		}
+	})
+	t.Run("bidi", func(t *testing.T) {
+		d := d.with(t)
+		call := d.callWith(cs, "ask", map[string]any{
+			// U+202E RIGHT-TO-LEFT OVERRIDE makes "exe.pdf" read "fdp.exe".
+			"message": "Open the invoice invoice-\u202Efdp.exe\u202C from billing?",
+			"schema":  `{"type":"object","properties":{"open":{"type":"boolean","title":"Open it","default":false}}}`,
+		})
+		win, _ := d.window()
+		d.screenshot("bidi-prompt.png")
+		d.answer(win, "Escape")
+		if got := d.text(<-call); got != `{"action":"cancel"}` {
+			t.Errorf("the server received %s", got)
+		}
+		if rec := d.history()[0]; rec.Action != "cancel" || rec.DecidedBy != "user" {
+			t.Errorf("history %+v", rec)
+		}
+	})
+}

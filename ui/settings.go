@@ -1,0 +1,645 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// ServerPolicy is how one server's prompts are handled, or, with an empty
+// Name, every server's that has no policy of its own. It maps 1:1 to the
+// config file: the top-level timeout and [rate] for the defaults,
+// [servers.NAME] for a server.
+type ServerPolicy struct {
+	// Name is the server's configured name (--name); "" for the defaults.
+	Name string
+	// Rule is what happens to the server's prompts: "ask" (show them; ""
+	// means the same), "decline" or "cancel" (answered so at once, without
+	// a window), "accept-defaults" (a form whose every required field has a
+	// default is accepted with the defaults; others are asked). The
+	// settings window does not edit the defaults' Rule: it is saved as given.
+	Rule string
+	// Burst is how many prompts may come at once before the rate limit
+	// applies; at least 1.
+	Burst int
+	// Every is how often one more prompt may come once the burst is used
+	// up; more than zero. Prompts over the limit are answered cancel.
+	Every time.Duration
+	// Timeout is how long a prompt waits for a person before it is answered
+	// cancel; more than zero.
+	Timeout time.Duration
+}
+
+// Settings is what the settings window edits.
+type Settings struct {
+	// Defaults apply to every server not in Servers.
+	Defaults ServerPolicy
+	// Servers are the servers with a policy of their own, in the order the
+	// window lists them.
+	Servers []ServerPolicy
+}
+
+// The rules a server's prompts can follow, as ServerPolicy.Rule holds them.
+const (
+	ruleAsk            = "ask"
+	ruleDecline        = "decline"
+	ruleCancel         = "cancel"
+	ruleAcceptDefaults = "accept-defaults"
+)
+
+// ruleChoices are the rules the window offers, in order: the value saved,
+// the label shown in the select, and the help line under it.
+var ruleChoices = []struct{ value, label, help string }{
+	{ruleAsk, "Ask me", "Every prompt opens a window."},
+	{ruleDecline, "Always decline", "Every prompt is answered decline at once, without a window."},
+	{ruleCancel, "Always cancel", "Every prompt is answered cancel at once, without a window."},
+	{ruleAcceptDefaults, "Accept when every required field has a default",
+		"Such a form is accepted with its defaults, without a window; other prompts, and every link, are asked."},
+}
+
+// settingsSize is the window's size: wide enough for the longest rule's
+// label, high enough for the defaults and two servers; more servers scroll.
+var settingsSize = fyne.NewSize(640, 660)
+
+// ShowSettings opens the settings window on s: the defaults (burst, every,
+// timeout) and the servers with policies of their own (rule, burst, every,
+// timeout), where servers can be added by name and removed. Save is
+// enabled only while every field is valid; it calls save with the edited
+// settings and closes the window, or, when save fails, shows its error in
+// the window and keeps it open. save's error should say what failed ("could
+// not write config.toml: permission denied"); other errors are shown after
+// "Could not save the settings:". Close and Escape close the window without
+// saving. It must be called on the Fyne goroutine, and save runs on it too,
+// so it must be quick (writing a small file). The returned window can be
+// brought forward with RequestFocus instead of opening a second one.
+func ShowSettings(a fyne.App, s Settings, save func(Settings) error) fyne.Window {
+	w := a.NewWindow("elicitray settings")
+	v := newSettingsView(s, save)
+	v.closeWindow = w.Close
+	w.SetContent(v.content)
+	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape {
+			v.onClose()
+		}
+	})
+	if a.Icon() != nil {
+		w.SetIcon(a.Icon())
+	}
+	w.Resize(settingsSize)
+	w.CenterOnScreen()
+	w.Show()
+	return w
+}
+
+// settingsView is the content of the settings window, without the window,
+// so that tests can drive it on a test canvas.
+type settingsView struct {
+	save func(Settings) error
+	// closeWindow closes the window: after Save, or on Close.
+	closeWindow func()
+	// defaultsRule is the defaults' Rule, saved as it came.
+	defaultsRule string
+	// attempted is set once the user tried to save invalid settings: from
+	// then on every field shows its error.
+	attempted bool
+
+	defaults  *policyRow
+	servers   []*policyRow
+	list      *fyne.Container // the servers' rows
+	noServers *widget.Label
+	addName   *settingsEntry
+	add       *widget.Button
+	addError  *widget.Label
+	scroll    *container.Scroll
+	hint      *widget.Label // why Save is disabled, or why saving failed
+	saveBtn   *widget.Button
+	closeBtn  *widget.Button
+	content   fyne.CanvasObject
+}
+
+// newSettingsView builds the content for s; save receives the edits.
+func newSettingsView(s Settings, save func(Settings) error) *settingsView {
+	v := &settingsView{save: save, closeWindow: func() {}, defaultsRule: s.Defaults.Rule}
+	v.content = v.build(s)
+	v.validate()
+	return v
+}
+
+func (v *settingsView) build(s Settings) fyne.CanvasObject {
+	v.defaults = newPolicyRow(s.Defaults, ServerPolicy{}, v)
+	defaults := container.NewVBox(
+		heading("Defaults"),
+		helpLabel("Every server follows these unless it has settings of its own below. "+
+			"Prompts over the limit, and prompts nobody answers in time, are answered cancel."),
+		v.defaults.build(),
+	)
+
+	v.list = container.NewVBox()
+	v.noServers = helpLabel("No server has settings of its own yet.")
+	servers := slices.Clone(s.Servers)
+	slices.SortStableFunc(servers, func(a, b ServerPolicy) int { return strings.Compare(a.Name, b.Name) })
+	for _, p := range servers {
+		v.addRow(p)
+	}
+	v.addName = newSettingsEntry()
+	v.addName.PlaceHolder = "Server name, as given to elicitray wrap --name"
+	v.addName.OnChanged = func(string) { v.checkAddName() }
+	v.addName.OnSubmitted = func(string) { v.onAdd() }
+	v.addName.onEscape = v.onClose
+	v.add = widget.NewButtonWithIcon("Add server", theme.ContentAddIcon(), v.onAdd)
+	v.addError = errorLabel()
+	v.checkAddName()
+	addRow := container.NewVBox(container.NewBorder(nil, nil, nil, v.add, v.addName), v.addError)
+
+	serversBox := container.NewVBox(heading("Servers"),
+		helpLabel("A server listed here follows its own settings; remove it to let it follow the defaults."),
+		v.noServers, v.list, addRow)
+	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox)
+	// Room on the right for the scroll bar, which Fyne draws over the content.
+	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), body)
+	v.scroll = container.NewVScroll(padded)
+
+	v.hint = widget.NewLabel("")
+	v.hint.Wrapping = fyne.TextWrapWord
+	v.closeBtn = widget.NewButton("Close", v.onClose)
+	v.saveBtn = widget.NewButton("Save", v.onSave)
+	v.saveBtn.Importance = widget.HighImportance
+	bottom := container.NewVBox(widget.NewSeparator(),
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.closeBtn, v.saveBtn), v.hint))
+	return container.NewBorder(nil, bottom, nil, nil, v.scroll)
+}
+
+// addRow adds a row for p to the servers' list, its empty fields filled
+// from the defaults as they stand.
+func (v *settingsView) addRow(p ServerPolicy) *policyRow {
+	r := newPolicyRow(p, v.defaultsNow(), v)
+	r.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { v.onRemove(r) })
+	r.remove.Importance = widget.LowImportance
+	v.servers = append(v.servers, r)
+	v.list.Add(r.build())
+	v.noServers.Hidden = true
+	return r
+}
+
+// defaultsNow is the defaults as the window shows them; a field that is
+// not valid now gives zero.
+func (v *settingsView) defaultsNow() ServerPolicy {
+	if v.defaults == nil {
+		return ServerPolicy{}
+	}
+	p, _ := v.defaults.policy()
+	return p
+}
+
+// checkAddName enables Add server for a new, non-empty name, and says why
+// a name cannot be added.
+func (v *settingsView) checkAddName() bool {
+	problem := v.addNameProblem()
+	if problem != "" {
+		v.addError.SetText(problem)
+		v.addError.Show()
+	} else {
+		v.addError.Hide()
+	}
+	if problem != "" || strings.TrimSpace(v.addName.Text) == "" {
+		v.add.Disable()
+		return false
+	}
+	v.add.Enable()
+	return true
+}
+
+// addNameProblem says, in a sentence, what is wrong with the name typed to
+// add; "" when nothing is (an empty name is not wrong yet).
+func (v *settingsView) addNameProblem() string {
+	name := strings.TrimSpace(v.addName.Text)
+	for _, r := range v.servers {
+		if r.name == name {
+			return "A server named " + name + " is already in the list."
+		}
+	}
+	return ""
+}
+
+// onAdd adds a row for the server named in the entry, with the defaults'
+// values, and scrolls to it.
+func (v *settingsView) onAdd() {
+	if !v.checkAddName() {
+		return
+	}
+	v.addRow(ServerPolicy{Name: strings.TrimSpace(v.addName.Text), Rule: ruleAsk})
+	v.addName.SetText("")
+	v.validate()
+	v.scroll.ScrollToBottom()
+}
+
+// onRemove takes r out of the list: the server then follows the defaults.
+func (v *settingsView) onRemove(r *policyRow) {
+	i := slices.Index(v.servers, r)
+	if i < 0 {
+		return
+	}
+	v.servers = slices.Delete(v.servers, i, i+1)
+	v.list.Remove(r.box)
+	v.noServers.Hidden = len(v.servers) > 0
+	v.noServers.Refresh()
+	v.checkAddName() // the removed name may be added again
+	v.validate()
+}
+
+// settings reads the window: the Settings to save, and the fields that
+// are not valid, as "Every (defaults)".
+func (v *settingsView) settings() (Settings, []string) {
+	var bad []string
+	d, errs := v.defaults.policy()
+	d.Rule = v.defaultsRule
+	for _, f := range errs {
+		bad = append(bad, f+" (defaults)")
+	}
+	s := Settings{Defaults: d}
+	for _, r := range v.servers {
+		p, errs := r.policy()
+		for _, f := range errs {
+			bad = append(bad, f+" ("+r.name+")")
+		}
+		s.Servers = append(s.Servers, p)
+	}
+	return s, bad
+}
+
+// validate shows the errors of edited fields (all of them once saving was
+// attempted), updates the help lines, and enables Save only when every
+// field is valid, saying otherwise which fields to fix. It reports whether
+// the settings are valid.
+func (v *settingsView) validate() bool {
+	for _, r := range v.rows() {
+		r.validate(v.attempted)
+	}
+	_, bad := v.settings()
+	v.hint.Importance = widget.LowImportance
+	if len(bad) == 0 {
+		v.saveBtn.Enable()
+		v.hint.SetText("")
+		return true
+	}
+	v.saveBtn.Disable()
+	v.hint.SetText("To save, fix: " + strings.Join(bad, ", "))
+	return false
+}
+
+// rows is the defaults' row, then the servers'.
+func (v *settingsView) rows() []*policyRow {
+	return append([]*policyRow{v.defaults}, v.servers...)
+}
+
+// onSave hands the settings to save and closes the window, or shows why it
+// cannot.
+func (v *settingsView) onSave() {
+	s, bad := v.settings()
+	if len(bad) > 0 {
+		// Return in a field while something is invalid: show every error.
+		v.attempted = true
+		v.validate()
+		return
+	}
+	if err := v.save(s); err != nil {
+		log.Printf("ui: saving the settings: %v", err)
+		v.hint.Importance = widget.DangerImportance
+		v.hint.SetText(saveErrorText(err))
+		return
+	}
+	v.closeWindow()
+}
+
+// onClose closes the window without saving.
+func (v *settingsView) onClose() {
+	v.closeWindow()
+}
+
+// saveErrorText is the sentence shown when save fails.
+func saveErrorText(err error) string {
+	if !strings.HasPrefix(strings.ToLower(err.Error()), "could not ") {
+		err = fmt.Errorf("could not save the settings: %w", err)
+	}
+	return sentence(err)
+}
+
+// policyRow is the part of the window editing one ServerPolicy: for a
+// server, its name, Remove and its rule; then burst, every and timeout,
+// and a help line saying what they amount to.
+type policyRow struct {
+	name string // "" for the defaults
+	view *settingsView
+
+	rule      *widget.Select // nil for the defaults
+	ruleValue string         // the rule selected; kept as given when unknown
+	ruleHelp  *widget.Label
+	burst     *settingField
+	every     *settingField
+	timeout   *settingField
+	summary   *widget.Label
+	remove    *widget.Button // nil for the defaults
+	box       *fyne.Container
+}
+
+// newPolicyRow makes the row for p; fields p leaves zero are filled from
+// fill, and left empty when fill's are zero too.
+func newPolicyRow(p, fill ServerPolicy, v *settingsView) *policyRow {
+	r := &policyRow{name: p.Name, view: v, ruleValue: p.Rule}
+	if p.Burst <= 0 {
+		p.Burst = fill.Burst
+	}
+	if p.Every <= 0 {
+		p.Every = fill.Every
+	}
+	if p.Timeout <= 0 {
+		p.Timeout = fill.Timeout
+	}
+	burst := ""
+	if p.Burst > 0 {
+		burst = strconv.Itoa(p.Burst)
+	}
+	changed := func() { v.validate() }
+	r.burst = newSettingField("Burst", burst, "3", checkBurst, changed, v)
+	r.every = newSettingField("Every", formatDuration(p.Every), "5s", checkDuration, changed, v)
+	r.timeout = newSettingField("Timeout", formatDuration(p.Timeout), "10m", checkDuration, changed, v)
+	return r
+}
+
+func (r *policyRow) build() fyne.CanvasObject {
+	r.box = container.NewVBox()
+	if r.name != "" {
+		name := boldLabel(r.name)
+		r.box.Add(container.NewBorder(nil, nil, nil, r.remove, name))
+		r.box.Add(r.buildRule())
+	}
+	r.box.Add(container.NewGridWithColumns(3, r.burst.build(), r.every.build(), r.timeout.build()))
+	r.summary = helpLabel("")
+	r.box.Add(r.summary)
+	if r.name != "" {
+		r.box.Add(widget.NewSeparator())
+	}
+	return r.box
+}
+
+// buildRule is the rule's select, labelled, with its help line.
+func (r *policyRow) buildRule() fyne.CanvasObject {
+	if r.ruleValue == "" {
+		r.ruleValue = ruleAsk
+	}
+	var labels []string
+	known := false
+	for _, c := range ruleChoices {
+		labels = append(labels, c.label)
+		known = known || c.value == r.ruleValue
+	}
+	if !known {
+		// A rule this version does not know (a newer config, a typo) is
+		// kept unless the user picks another.
+		labels = append(labels, unknownRuleLabel(r.ruleValue))
+	}
+	r.rule = widget.NewSelect(labels, nil)
+	r.rule.SetSelected(ruleLabel(r.ruleValue))
+	r.ruleHelp = helpLabel(ruleHelp(r.ruleValue))
+	given := r.ruleValue
+	r.rule.OnChanged = func(label string) {
+		r.ruleValue = given
+		for _, c := range ruleChoices {
+			if c.label == label {
+				r.ruleValue = c.value
+			}
+		}
+		r.ruleHelp.SetText(ruleHelp(r.ruleValue))
+	}
+	return container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewLabel("Rule"), nil, r.rule),
+		r.ruleHelp,
+	)
+}
+
+// policy reads the row: the ServerPolicy (fields that are not valid are
+// zero), and the names of those fields.
+func (r *policyRow) policy() (ServerPolicy, []string) {
+	p := ServerPolicy{Name: r.name, Rule: r.ruleValue}
+	var bad []string
+	if n, err := parseBurst(r.burst.entry.Text); err == nil {
+		p.Burst = n
+	} else {
+		bad = append(bad, r.burst.name)
+	}
+	if d, err := parseDuration(r.every.entry.Text); err == nil {
+		p.Every = d
+	} else {
+		bad = append(bad, r.every.name)
+	}
+	if d, err := parseDuration(r.timeout.entry.Text); err == nil {
+		p.Timeout = d
+	} else {
+		bad = append(bad, r.timeout.name)
+	}
+	return p, bad
+}
+
+// validate shows the row's field errors (all when all is set, else those of
+// edited fields) and its help line.
+func (r *policyRow) validate(all bool) {
+	for _, f := range []*settingField{r.burst, r.every, r.timeout} {
+		f.validate(all)
+	}
+	p, bad := r.policy()
+	if len(bad) > 0 {
+		r.summary.Hide()
+		return
+	}
+	r.summary.SetText(policySummary(p))
+	r.summary.Show()
+}
+
+// policySummary says in one line what a policy's numbers amount to.
+func policySummary(p ServerPolicy) string {
+	return fmt.Sprintf("%d at once, then one every %s; a prompt waits %s for an answer.",
+		p.Burst, formatDuration(p.Every), formatDuration(p.Timeout))
+}
+
+// ruleLabel is the select's label for rule.
+func ruleLabel(rule string) string {
+	for _, c := range ruleChoices {
+		if c.value == rule {
+			return c.label
+		}
+	}
+	return unknownRuleLabel(rule)
+}
+
+// ruleHelp is the help line for rule.
+func ruleHelp(rule string) string {
+	for _, c := range ruleChoices {
+		if c.value == rule {
+			return c.help
+		}
+	}
+	return "This version of elicitray does not know this rule; it is kept as it is unless you choose another."
+}
+
+func unknownRuleLabel(rule string) string {
+	return "“" + oneLine(rule) + "” (unknown rule)"
+}
+
+// settingField is one entry of a policy row: its label before it, its
+// error under it.
+type settingField struct {
+	name     string // "Burst", "Every", "Timeout": the config's key
+	check    func(string) error
+	entry    *settingsEntry
+	errLabel *widget.Label
+	// edited is set once the user changed the text; shown once its error
+	// was shown. An error shows after the user leaves an edited field, and
+	// from then on follows every keystroke, so that it goes away as soon
+	// as the text is fixed.
+	edited, shown bool
+}
+
+func newSettingField(name, text, placeholder string, check func(string) error, changed func(), v *settingsView) *settingField {
+	f := &settingField{name: name, check: check}
+	f.entry = newSettingsEntry()
+	f.entry.SetText(text)
+	f.entry.PlaceHolder = "e.g. " + placeholder
+	f.entry.OnChanged = func(string) {
+		f.edited = true
+		changed()
+	}
+	f.entry.OnSubmitted = func(string) { v.onSave() }
+	f.entry.onEscape = v.onClose
+	f.entry.onFocusLost = func() {
+		if f.edited {
+			f.shown = true
+			changed()
+		}
+	}
+	return f
+}
+
+func (f *settingField) build() fyne.CanvasObject {
+	f.errLabel = errorLabel()
+	return container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel(f.name), nil, f.entry), f.errLabel)
+}
+
+// validate shows the field's error when it has one and shown or all is set.
+func (f *settingField) validate(all bool) {
+	err := f.check(f.entry.Text)
+	if err == nil || !(f.shown || all) {
+		f.errLabel.Hide()
+		return
+	}
+	f.shown = true
+	f.errLabel.SetText(sentence(errors.New(f.name + " " + err.Error())))
+	f.errLabel.Show()
+}
+
+// parseBurst reads a burst: a whole number, at least 1.
+func parseBurst(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return 0, errors.New("must be a whole number, like 3")
+	case n < 1:
+		return 0, errors.New("must be at least 1")
+	}
+	return n, nil
+}
+
+// parseDuration reads a Go duration ("5s", "2m", "1h30m"), more than zero.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return 0, errors.New("must be a duration like 30s, 5m or 1h30m")
+	case d <= 0:
+		return 0, errors.New("must be more than zero")
+	}
+	return d, nil
+}
+
+func checkBurst(s string) error {
+	_, err := parseBurst(s)
+	return err
+}
+
+func checkDuration(s string) error {
+	_, err := parseDuration(s)
+	return err
+}
+
+// formatDuration writes d as people type it: "5m" rather than Go's
+// "5m0s", "1h30m" rather than "1h30m0s"; "" for zero or less.
+func formatDuration(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// heading is a section's title.
+func heading(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.SizeName = theme.SizeNameSubHeadingText
+	return l
+}
+
+// errorLabel is a hidden, wrapping label for an error under a field.
+func errorLabel() *widget.Label {
+	l := widget.NewLabel("")
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.DangerImportance
+	l.Hide()
+	return l
+}
+
+// settingsEntry is an entry that reports losing the focus (so that its
+// error can wait until the user is done typing) and hands Escape to the
+// window, which closes on it.
+type settingsEntry struct {
+	widget.Entry
+	onFocusLost func()
+	onEscape    func()
+}
+
+func newSettingsEntry() *settingsEntry {
+	e := &settingsEntry{}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// FocusLost implements fyne.Focusable.
+func (e *settingsEntry) FocusLost() {
+	e.Entry.FocusLost()
+	if e.onFocusLost != nil {
+		e.onFocusLost()
+	}
+}
+
+// TypedKey implements fyne.Focusable.
+func (e *settingsEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.Entry.TypedKey(ev)
+}

@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// The status line of a prompt, above its buttons: on the left the "Don't
+// ask again for an hour" check box, on the right how long until the prompt
+// is answered cancel and how many prompts wait behind it, e.g. "Cancels in
+// 9:58 unless answered · 2 more waiting". The line is shared by the form and
+// the URL prompt through promptBase.
+
+// muteLabel is the text of the check box that sets Answer.MuteHour.
+const muteLabel = "Don't ask again for an hour"
+
+// countdownWarning is how long before the deadline the countdown turns to
+// the warning colour.
+const countdownWarning = time.Minute
+
+// every calls f on the Fyne goroutine every d until stop is called: the
+// countdown's clock. A variable so that tests drive the countdown by
+// calling tick, without a goroutine and without sleeping.
+var every = func(d time.Duration, f func()) (stop func()) {
+	t := time.NewTicker(d)
+	quit := make(chan struct{})
+	go func() {
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				fyne.Do(f)
+			case <-quit:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(quit) }) }
+}
+
+// buildStatus makes the status line for a prompt answered cancel at
+// deadline (zero: never, no countdown) with waiting prompts behind it.
+func (b *promptBase) buildStatus(deadline time.Time, waiting int) fyne.CanvasObject {
+	b.deadline, b.waiting = deadline, waiting
+	b.mute = newKeyCheck(b.keys, muteLabel, nil)
+	b.status = widget.NewLabel("")
+	b.status.SizeName = theme.SizeNameCaptionText
+	b.status.Alignment = fyne.TextAlignTrailing
+	b.status.Truncation = fyne.TextTruncateEllipsis
+	b.refreshStatus()
+	return container.NewBorder(nil, nil, b.mute, nil, b.status)
+}
+
+// startTicks starts the countdown's clock, if the prompt has a deadline.
+func (b *promptBase) startTicks() {
+	if b.deadline.IsZero() || b.stopTicks != nil {
+		return
+	}
+	b.stopTicks = every(time.Second, b.tick)
+}
+
+// stopTicking stops the countdown's clock; a tick already on its way to
+// the Fyne goroutine then changes nothing.
+func (b *promptBase) stopTicking() {
+	if b.stopTicks != nil {
+		b.stopTicks()
+	}
+	b.ticksStopped = true
+}
+
+// tick shows the time left, read from b.now.
+func (b *promptBase) tick() {
+	if b.ticksStopped {
+		return
+	}
+	b.refreshStatus()
+}
+
+// setWaiting shows that n more prompts wait behind this one.
+func (b *promptBase) setWaiting(n int) {
+	b.waiting = max(n, 0)
+	b.refreshStatus()
+}
+
+// refreshStatus writes the status label: the countdown (until the answer is
+// given) and the waiting prompts, joined; hidden when there is neither.
+func (b *promptBase) refreshStatus() {
+	if b.status == nil {
+		return
+	}
+	var parts []string
+	importance := widget.MediumImportance
+	if !b.deadline.IsZero() && !b.finished {
+		left := b.deadline.Sub(b.now())
+		parts = append(parts, countdownText(left))
+		if left < countdownWarning {
+			importance = widget.WarningImportance
+		}
+	}
+	if b.waiting > 0 {
+		parts = append(parts, waitingText(b.waiting))
+	}
+	if len(parts) == 0 {
+		b.status.Hide()
+		return
+	}
+	b.status.Importance = importance
+	b.status.SetText(strings.Join(parts, " · "))
+	b.status.Show()
+}
+
+// countdownText says how long is left before the prompt is answered
+// cancel, in whole seconds rounded up: "Cancels in 9:58 unless answered",
+// "Cancels in 1:00:00 unless answered", "Cancels now" once the time is up.
+func countdownText(left time.Duration) string {
+	secs := int64((left + time.Second - 1) / time.Second)
+	if secs <= 0 {
+		return "Cancels now"
+	}
+	h, m, s := secs/3600, secs%3600/60, secs%60
+	if h > 0 {
+		return fmt.Sprintf("Cancels in %d:%02d:%02d unless answered", h, m, s)
+	}
+	return fmt.Sprintf("Cancels in %d:%02d unless answered", m, s)
+}
+
+// waitingText says how many prompts are queued behind this one.
+func waitingText(n int) string {
+	return fmt.Sprintf("%d more waiting", n)
+}
+
+// SetWaiting shows in the window that n more prompts are queued behind
+// this one ("1 more waiting", "2 more waiting"; nothing at 0 or below). It
+// may be called from any goroutine: the change is made inside fyne.Do.
+// After the window closed it changes nothing anyone sees.
+func (w *PromptWindow) SetWaiting(n int) {
+	b := w.base
+	fyne.Do(func() { b.setWaiting(n) })
+}
