@@ -12,7 +12,7 @@ BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet demo screenshots bench clean
+.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet demo screenshots bench bench-history clean
 
 all: build
 
@@ -61,11 +61,19 @@ demo: build
 
 # Screenshots of real windows under Xvfb, for the README (docs/*.png).
 screenshots: deps
-	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety' ./app/
+	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety|TestHistoryWindowOnDesktop' ./app/
 
 # The relay benchmark: elicitray wrap against a plain pipe, in one run.
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./bench/
+
+# The history benchmark: a history of 1,000,000 realistic records, built
+# once in a temporary directory, then the insert rate, the first page,
+# filters, free-text search, counts and bytes per record on disk.
+# ELICITRAY_BENCH_RECORDS=100000 makes a smaller history.
+bench-history:
+	@command -v $(GO) >/dev/null || { echo "elicitray needs Go 1.26 or newer: https://go.dev/dl/"; exit 1; }
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./history/
 
 clean:
 	rm -rf bin

@@ -24,6 +24,10 @@ import (
 //	burst = 5
 //	every = "3s"
 //
+//	[history]              # keep a year of decisions, and no more than 100000
+//	keep = "8760h"
+//	max_records = 100000
+//
 //	[servers.github]       # the name given to `elicitray wrap --name`
 //	rule = "ask"           # ask | decline | cancel | accept-defaults
 //	timeout = "2m"
@@ -37,7 +41,26 @@ type Config struct {
 	Rate Rate `toml:"rate,omitempty"`
 	// Servers holds per-server settings by configured name.
 	Servers map[string]ServerConfig `toml:"servers,omitempty"`
+	// History is how long decisions are kept.
+	History Retention `toml:"history,omitempty"`
+
+	// Warnings name what LoadConfig ignored: keys it does not know, such
+	// as a misspelt `[server.github]` or `rules = …`.
+	Warnings []string `toml:"-"`
 }
+
+// Retention says which decisions the history keeps: none older than Keep
+// (zero: DefaultKeep), and at most MaxRecords (zero: no limit). The hub
+// applies it when it starts and once a day; `elicitray history prune`
+// applies it at once.
+type Retention struct {
+	Keep       Duration `toml:"keep,omitempty"`
+	MaxRecords int      `toml:"max_records,omitempty"`
+}
+
+// DefaultKeep is how long decisions are kept when the config says
+// nothing: a year.
+const DefaultKeep = 365 * 24 * time.Hour
 
 // Rate is a rate limit (PROTOCOL.md §6: clients rate-limit elicitations):
 // Burst prompts may come at once, then one per Every. Suppressed prompts
@@ -143,8 +166,18 @@ func (d Duration) IsZero() bool { return d.Duration == 0 }
 // config. Errors name the file and what is wrong.
 func LoadConfig(path string) (Config, error) {
 	var c Config
-	if _, err := toml.DecodeFile(path, &c); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	md, err := toml.DecodeFile(path, &c)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Config{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var unknown []toml.Key
+	for _, k := range md.Undecoded() {
+		// An unknown table is one mistake, not one per key in it.
+		if slices.ContainsFunc(unknown, func(u toml.Key) bool { return len(u) < len(k) && slices.Equal(u, k[:len(u)]) }) {
+			continue
+		}
+		unknown = append(unknown, k)
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %q is not a setting elicitray knows; it is ignored (see the README's Configuration)", path, k.String()))
 	}
 	for name, s := range c.Servers {
 		if s.Rule != "" && !slices.Contains(rules, s.Rule) {
@@ -153,6 +186,9 @@ func LoadConfig(path string) (Config, error) {
 		if s.Burst < 0 {
 			return Config{}, fmt.Errorf("reading %s: servers.%s: burst must be 1 or more", path, name)
 		}
+	}
+	if c.History.MaxRecords < 0 {
+		return Config{}, fmt.Errorf("reading %s: history.max_records cannot be negative", path)
 	}
 	if c.Rate.Burst < 0 {
 		return Config{}, fmt.Errorf("reading %s: rate.burst must be 1 or more", path)

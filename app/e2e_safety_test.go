@@ -56,7 +56,8 @@ func TestEndToEndSafety(t *testing.T) {
 	t.Setenv(askServerEnv, "1") // inherited by the wrapper, and so by its server
 	cs := d.connect("payments", exe)
 
-	t.Run("secret", func(t *testing.T) {
+	// The second window must not be mistaken for a first one left open.
+	if !t.Run("secret", func(t *testing.T) {
 		d := d.with(t)
 		call := d.callWith(cs, "ask", map[string]any{
 			"message": "Sign in to the payments API to continue.",
@@ -68,7 +69,7 @@ func TestEndToEndSafety(t *testing.T) {
 		d.xdo("type", "--window", win, "sk-live-123")
 		d.screenshot("secret-prompt.png")
 		d.answer(win, "Return")
-		if got := d.text(<-call); got != `{"action":"accept","content":{"account":"acme","api_key":"sk-live-123"}}` {
+		if got := d.result(call); got != `{"action":"accept","content":{"account":"acme","api_key":"sk-live-123"}}` {
 			t.Errorf("the server received %s", got)
 		}
 		rec := d.history()[0]
@@ -78,7 +79,9 @@ func TestEndToEndSafety(t *testing.T) {
 		if b, err := os.ReadFile(d.paths.History); err != nil || strings.Contains(string(b), "sk-live-123") {
 			t.Errorf("the key is in the history file in clear (%v)", err)
 		}
-	})
+	}) {
+		return
+	}
 	t.Run("bidi", func(t *testing.T) {
 		d := d.with(t)
 		call := d.callWith(cs, "ask", map[string]any{
@@ -89,7 +92,7 @@ func TestEndToEndSafety(t *testing.T) {
 		win, _ := d.window()
 		d.screenshot("bidi-prompt.png")
 		d.answer(win, "Escape")
-		if got := d.text(<-call); got != `{"action":"cancel"}` {
+		if got := d.result(call); got != `{"action":"cancel"}` {
 			t.Errorf("the server received %s", got)
 		}
 		if rec := d.history()[0]; rec.Action != "cancel" || rec.DecidedBy != "user" {

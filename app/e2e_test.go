@@ -259,3 +259,58 @@ func everythingServer(t *testing.T) string {
 	}
 	return server
 }
+
+// TestHubRecoversUnreadableHistory (issue 5): a hub whose history file is
+// not a history file moves it aside under a dated name, says where in its
+// log, and keeps the decisions that follow in a new file.
+func TestHubRecoversUnreadableHistory(t *testing.T) {
+	d := newDesktop(t)
+	garbage := []byte("this is not a bbolt file, it was overwritten by something else\n")
+	if err := os.MkdirAll(filepath.Dir(d.paths.History), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.paths.History, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(t.TempDir(), "hub.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	hub := exec.Command(elicitrayBin, "hub")
+	hub.Stdout, hub.Stderr = logf, logf
+	if err := hub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- hub.Wait() }()
+	deadline := time.Now().Add(desktopWait)
+	for !hubAnswers(t.Context(), d.paths) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub did not answer within %v%s", desktopWait, d.diagnostics())
+		}
+		time.Sleep(pollEvery)
+	}
+	moved, _ := filepath.Glob(d.paths.History + ".corrupt-*")
+	if len(moved) != 1 {
+		t.Fatalf("moved-aside files: %v, want one", moved)
+	}
+	if b, err := os.ReadFile(moved[0]); err != nil || !bytes.Equal(b, garbage) {
+		t.Errorf("the old file's bytes were not kept in %s: %v", moved[0], err)
+	}
+	log, _ := os.ReadFile(logf.Name())
+	if want := "could not be read; it was moved to " + moved[0]; !strings.Contains(string(log), want) {
+		t.Errorf("the hub's log does not say %q:\n%s", want, log)
+	}
+	// The new history works.
+	var out, errb bytes.Buffer
+	if code := Main(t.Context(), []string{"history", "list", "--json"}, nil, &out, &errb); code != 0 || out.Len() != 0 {
+		t.Errorf("history list: exit %d, %q, %s", code, out.String(), errb.String())
+	}
+	if code := Main(t.Context(), []string{"quit"}, nil, &out, &errb); code != 0 {
+		t.Errorf("quit: exit %d: %s", code, errb.String())
+	}
+	if err := <-exited; err != nil {
+		t.Errorf("hub: %v", err)
+	}
+}

@@ -72,21 +72,28 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Short: "List and show past decisions",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageError{errors.New("history needs a subcommand: list or show ID")}
+			return usageError{errors.New("history needs a subcommand: list, show ID, export, prune or window")}
 		},
 	}
 	var asJSON bool
 	var limit int
-	var server string
+	var filter historyFilter
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List decisions, newest first",
-		Args:  cobra.NoArgs,
+		Example: `  elicitray history list --server github --since 7d
+  elicitray history list --action decline --decided-by rule --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 {
 				return usageError{fmt.Errorf("--limit must be at least 1, not %d", limit)}
 			}
-			recs, err := historySource{DefaultPaths()}.list(ctx, history.Query{Server: server, Limit: limit})
+			q, err := filter.query(time.Now())
+			if err != nil {
+				return err
+			}
+			q.Limit = limit
+			recs, err := historySource{DefaultPaths()}.list(ctx, q)
 			if err != nil {
 				return runErr(err)
 			}
@@ -105,7 +112,64 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
 	list.Flags().IntVar(&limit, "limit", 50, "at most this many decisions")
-	list.Flags().StringVar(&server, "server", "", "only this server's decisions")
+	filter.flags(list)
+
+	var format, output string
+	var exportFilter historyFilter
+	export := &cobra.Command{
+		Use:   "export",
+		Short: "Write decisions to a file as JSON Lines or CSV, newest first",
+		Example: `  elicitray history export --format csv -o decisions.csv
+  elicitray history export --server github --since 2026-11-01 > github.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != history.FormatJSONL && format != history.FormatCSV {
+				return usageError{fmt.Errorf("--format must be jsonl or csv, not %q", format)}
+			}
+			q, err := exportFilter.query(time.Now())
+			if err != nil {
+				return err
+			}
+			return runErr(exportTo(ctx, historySource{DefaultPaths()}, q, format, output, stdout))
+		},
+	}
+	export.Flags().StringVar(&format, "format", history.FormatJSONL, "jsonl or csv")
+	export.Flags().StringVarP(&output, "output", "o", "", "write to this file (default: standard output)")
+	exportFilter.flags(export)
+
+	var olderThan string
+	var keep int
+	prune := &cobra.Command{
+		Use:   "prune",
+		Short: "Delete old decisions now, as config.toml's [history] says (default: keep a year)",
+		Example: `  elicitray history prune
+  elicitray history prune --older-than 30d --keep 10000`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var opts *history.PruneOptions
+			if olderThan != "" || keep > 0 {
+				opts = &history.PruneOptions{Keep: keep}
+				if olderThan != "" {
+					d, err := parseAge(olderThan)
+					if err != nil {
+						return usageError{fmt.Errorf("--older-than: %v", err)}
+					}
+					opts.Before = time.Now().Add(-d)
+				}
+			}
+			if keep < 0 {
+				return usageError{fmt.Errorf("--keep must be 0 (no limit) or more, not %d", keep)}
+			}
+			n, err := historySource{DefaultPaths()}.prune(ctx, opts)
+			if err != nil {
+				return runErr(err)
+			}
+			fmt.Fprintf(stdout, "%d decisions deleted\n", n)
+			return nil
+		},
+	}
+	prune.Flags().StringVar(&olderThan, "older-than", "", "delete decisions older than this (e.g. 30d, 12h)")
+	prune.Flags().IntVar(&keep, "keep", 0, "keep at most this many of the newest decisions")
 
 	var showJSON bool
 	show := &cobra.Command{
@@ -152,7 +216,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			return runErr(err)
 		},
 	}
-	cmd.AddCommand(list, show, window)
+	cmd.AddCommand(list, show, export, prune, window)
 	return cmd
 }
 

@@ -59,6 +59,9 @@ type Hub struct {
 	// PolicyChanged, when set, is called after pause, a mute or the set of
 	// known servers changed (the tray menu shows them). It must not block.
 	PolicyChanged func()
+	// Recorded, when set, is called after a decision was added to the
+	// history (the history window shows it live). It must not block.
+	Recorded func()
 	// Clock, when set, replaces time.Now for the policy (tests).
 	Clock func() time.Time
 	// Log receives sentences for people; nil discards.
@@ -242,6 +245,34 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		recs, err := h.Store.List(q)
 		cs.send(historyReply(m.ID, recs, err))
+	case opExport:
+		q := history.Query{}
+		if m.Query != nil {
+			q = *m.Query
+		}
+		// Streamed on this connection's goroutine: the CLI that asked uses
+		// a connection of its own for it.
+		bw := bufio.NewWriterSize(&exportWriter{cs: cs, id: m.ID}, 256<<10)
+		n, err := h.Store.Export(bw, m.Format, q)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+			return
+		}
+		cs.send(wireMsg{ID: m.ID, Done: true, Count: n})
+	case opPrune:
+		opts := h.retention()
+		if m.Prune != nil {
+			opts = *m.Prune
+		}
+		n, err := h.prune(opts)
+		if err != nil {
+			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+			return
+		}
+		cs.send(wireMsg{ID: m.ID, Count: n})
 	case opGet:
 		rec, err := h.Store.Get(m.RecordID)
 		cs.send(historyReply(m.ID, []history.Record{rec}, err))
@@ -259,6 +290,17 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 	default:
 		cs.send(wireMsg{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
 	}
+}
+
+// exportWriter sends what Store.Export writes as chunks of one export.
+type exportWriter struct {
+	cs *connState
+	id uint64
+}
+
+func (w *exportWriter) Write(p []byte) (int, error) {
+	w.cs.send(wireMsg{ID: w.id, Data: p})
+	return len(p), nil
 }
 
 func historyReply(id uint64, recs []history.Record, err error) wireMsg {
@@ -405,6 +447,10 @@ func (h *Hub) recordDecision(it *item, res *bridge.Result) {
 func (h *Hub) record(rec history.Record) {
 	if _, err := h.Store.Add(rec); err != nil {
 		h.logf("could not keep a decision in history: %v", err)
+		return
+	}
+	if h.Recorded != nil {
+		h.Recorded()
 	}
 }
 

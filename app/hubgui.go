@@ -39,9 +39,18 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	if !haveDisplay() {
 		return runErr(ErrNoDisplay)
 	}
+	// A config the hub cannot use must not turn prompts off: the hub runs
+	// with the defaults (it asks) and says what is wrong.
+	var notices []string
 	cfg, err := LoadConfig(p.Config)
 	if err != nil {
-		return runErr(err)
+		fmt.Fprintf(stderr, "elicitray hub: %v; using the default settings until it is fixed\n", err)
+		notices = append(notices, err.Error()+". The default settings apply until it is fixed.")
+		cfg, _ = LoadConfig("")
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)
+		notices = append(notices, w)
 	}
 	// Open the display first (Fyne does when the first window is made): a
 	// hub that cannot draw must fail before it takes the socket, so that
@@ -62,22 +71,52 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	}
 	defer lock.Close()
 	defer ln.Close()
-	store, err := history.Open(p.History, nil)
+	// An unreadable history file is moved aside, not lost: the user is told
+	// where it went, and decisions go on being kept in a new one.
+	store, movedTo, err := history.OpenOrRecover(p.History, nil)
 	if err != nil {
 		return runErr(fmt.Errorf("opening history: %w", err))
 	}
 	defer store.Close()
+	if movedTo != "" {
+		fmt.Fprintf(stderr, "elicitray hub: the history file %s could not be read; it was moved to %s and a new one started\n", p.History, movedTo)
+		notices = append(notices, "The history file could not be read. It was moved to "+movedTo+" and a new history started.")
+	}
+	a.Lifecycle().SetOnStarted(func() {
+		for _, n := range notices {
+			a.SendNotification(fyne.NewNotification("elicitray", n))
+		}
+	})
 
 	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Config: cfg, Log: stderr}
-	var history fyne.Window
+	// The history window, while open; new decisions appear in it live.
+	var historyMu sync.Mutex
+	var historyWin *ui.HistoryWindow
 	showHistory := func() {
-		if history != nil {
-			history.Show()
-			history.RequestFocus()
+		historyMu.Lock()
+		defer historyMu.Unlock()
+		if historyWin != nil {
+			historyWin.Window().Show()
+			historyWin.Window().RequestFocus()
 			return
 		}
-		history = ui.ShowHistory(a, store)
-		history.SetOnClosed(func() { history = nil })
+		hw := ui.ShowHistory(a, store)
+		historyWin = hw
+		hw.Window().SetOnClosed(func() {
+			historyMu.Lock()
+			defer historyMu.Unlock()
+			if historyWin == hw {
+				historyWin = nil
+			}
+		})
+	}
+	hub.Recorded = func() {
+		historyMu.Lock()
+		hw := historyWin
+		historyMu.Unlock()
+		if hw != nil {
+			hw.Changed()
+		}
 	}
 	var tray *ui.Tray
 	if ui.TrayAvailable() {
@@ -116,6 +155,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	go hub.keepPruning(ctx)
 	go func() {
 		if err := hub.Serve(ctx, ln); err != nil {
 			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)

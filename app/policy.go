@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/history"
 )
 
 // The hub's policy (DESIGN.md step 4): before a prompt joins the queue,
@@ -22,8 +24,12 @@ import (
 const MuteFor = time.Hour
 
 // suppressedNotice is how long after the last suppressed prompt of a burst
-// its one notification waits, so a flood gives one notice, not hundreds.
-const suppressedNotice = 2 * time.Second
+// its one notification waits, so a flood gives one notice, not hundreds;
+// a flood that goes on is summed up every suppressedAtMost all the same.
+const (
+	suppressedNotice = 2 * time.Second
+	suppressedAtMost = 30 * time.Second
+)
 
 // policyState is the hub's policy state, guarded by Hub.mu.
 type policyState struct {
@@ -38,6 +44,7 @@ type policyState struct {
 type suppression struct {
 	count int
 	timer *time.Timer
+	since time.Time // the policy clock at the burst's first suppression
 }
 
 // ServerState is a server the hub knows, for the tray's mute menu.
@@ -185,10 +192,17 @@ func defaultsOnly(form *elicit.Form) (map[string]any, bool) {
 	if form == nil {
 		return nil, false
 	}
+	// A form with nothing to fill in ("Delete the production database?"),
+	// or none of whose fields has a default, is a question for a person.
+	withDefault := false
 	for _, f := range form.Fields {
 		if f.Required && f.Default == nil {
 			return nil, false
 		}
+		withDefault = withDefault || f.Default != nil
+	}
+	if !withDefault {
+		return nil, false
 	}
 	content, err := form.Content(form.Defaults())
 	if err != nil {
@@ -216,9 +230,15 @@ func (h *Hub) allow(server string, pol Policy, now time.Time) bool {
 		h.policy.suppressed[server] = s
 	}
 	s.count++
-	if s.timer == nil {
+	switch {
+	case s.timer == nil:
+		s.since = now
 		s.timer = time.AfterFunc(suppressedNotice, func() { h.noticeSuppressed(server) })
-	} else {
+	case now.Sub(s.since) >= suppressedAtMost:
+		// A flood that goes on: say so now, not when it ends.
+		s.timer.Stop()
+		go h.noticeSuppressed(server)
+	default:
 		s.timer.Reset(suppressedNotice)
 	}
 	return false
@@ -301,3 +321,53 @@ func redact(form *elicit.Form, content map[string]any) map[string]any {
 
 // Redacted stands in history for the value of a secret-looking field.
 const Redacted = "[redacted]"
+
+// retention is what the config keeps of the history, as of now.
+func (h *Hub) retention() history.PruneOptions {
+	h.mu.Lock()
+	c := h.Config
+	h.mu.Unlock()
+	return retentionOf(c, time.Now())
+}
+
+// prune deletes what retention does not keep, then gives the space back to
+// the disk.
+func (h *Hub) prune(opts history.PruneOptions) (int, error) {
+	before, err := h.Store.Count()
+	if err != nil {
+		return 0, err
+	}
+	n, err := h.Store.Prune(opts)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	h.logf("history: %d old decisions deleted", n)
+	if h.Recorded != nil {
+		h.Recorded()
+	}
+	// Compacting holds the file (7 s at a million records): only worth it
+	// when much of it was freed.
+	if n*4 < before {
+		return n, nil
+	}
+	return n, h.Store.Compact()
+}
+
+// retentionEvery is how often a running hub applies the retention.
+const retentionEvery = 24 * time.Hour
+
+// keepPruning applies the retention now and then once a day until ctx ends.
+func (h *Hub) keepPruning(ctx context.Context) {
+	t := time.NewTicker(retentionEvery)
+	defer t.Stop()
+	for {
+		if _, err := h.prune(h.retention()); err != nil {
+			h.logf("history: applying retention: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -18,6 +18,10 @@ import (
 //	→ {"op":"history","id":2,"query":{…}}     ← {"id":2,"records":[…]}
 //	→ {"op":"get","id":3,"recordId":42}       ← {"id":3,"records":[…]}
 //	→ {"op":"quit","id":4} / {"op":"show-history","id":5}   ← {"id":4}
+//	→ {"op":"export","id":6,"format":"csv","query":{…}}
+//	← {"id":6,"data":"…"} …                   the export, in chunks
+//	← {"id":6,"done":true,"count":1234}       the end, and how many records
+//	→ {"op":"prune","id":7,"prune":{…}}       ← {"id":7,"count":12}
 //	← {"id":N,"error":"a sentence"}
 type wireMsg struct {
 	Op       string           `json:"op,omitempty"`
@@ -29,6 +33,12 @@ type wireMsg struct {
 	RecordID uint64           `json:"recordId,omitempty"`
 	Records  []history.Record `json:"records,omitempty"`
 	Error    string           `json:"error,omitempty"`
+
+	Format string                `json:"format,omitempty"` // export: history.FormatJSONL or FormatCSV
+	Data   []byte                `json:"data,omitempty"`   // export: a chunk of the output (base64 in JSON)
+	Done   bool                  `json:"done,omitempty"`   // export: the last message
+	Count  int                   `json:"count,omitempty"`  // export, prune: how many records
+	Prune  *history.PruneOptions `json:"prune,omitempty"`
 }
 
 // Hub protocol operations.
@@ -40,6 +50,8 @@ const (
 	opGet     = "get"
 	opQuit    = "quit"         // stop the hub (`elicitray quit`)
 	opWindow  = "show-history" // open the history window
+	opExport  = "export"       // stream an export of the history
+	opPrune   = "prune"        // apply retention now
 )
 
 // recordOf is the history record of req, before its decision is known.

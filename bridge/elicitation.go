@@ -26,10 +26,16 @@ func (r *Relay) request(p *elicitParams) *Request {
 	if mode == "" {
 		mode = "form" // PROTOCOL.md §6: an absent mode is form mode
 	}
+	// The call in flight, when there is only one: with several, which one
+	// asks is not known (README: the tool "when known").
+	tool := ""
+	if len(r.calls) == 1 {
+		tool = r.lastTool
+	}
 	return &Request{
 		Server:          r.opts.Server,
 		ServerInfo:      r.info,
-		Tool:            r.lastTool,
+		Tool:            tool,
 		Mode:            mode,
 		Message:         p.Message,
 		RequestedSchema: p.RequestedSchema,
@@ -75,7 +81,9 @@ func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawM
 		r.reply(toServer, encodeError(id, codeInvalidRequest, "elicitation/create: id "+string(id)+" is already in use by a pending elicitation"))
 		return
 	}
-	pe.call = r.lastCall
+	if len(r.calls) == 1 {
+		pe.call = r.lastCall
+	}
 	r.pending[key] = pe
 	if req.Mode == "url" && req.ElicitationID != "" {
 		pe.elicitationID = req.ElicitationID

@@ -184,13 +184,23 @@ func sameJSON(a, b []byte) bool {
 	return canonicalJSON(a) == canonicalJSON(b)
 }
 
+// canonicalJSON is one spelling of the JSON value raw: strings unescaped,
+// object members sorted, numbers as written, no insignificant space.
 func canonicalJSON(raw []byte) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return "s" + s
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return "r" + string(raw)
+	}
 	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
 		return "r" + string(raw)
 	}
 	return "c" + buf.String()

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
 // The 2026-07-28 input_required loop (PROTOCOL.md §1, "modern (MRTR)").
@@ -75,6 +78,9 @@ type hostCall struct {
 	// replies receives the server's reply to the relay's retry in flight.
 	replies    chan []byte
 	urlRetried bool
+	// last is the request as last sent to the server (the host's, then
+	// each retry): what a -32042 retry sends again.
+	last []byte
 }
 
 // forwardedRound is an input_required round the relay passed on to the
@@ -82,9 +88,29 @@ type hostCall struct {
 // roots): the relay answered the elicitations in it and adds those answers
 // to the host's retry.
 type forwardedRound struct {
+	hostKey string // id key of the host call it was the reply to
 	method  string
+	params  string          // the call's params without _meta, inputResponses and requestState, canonical
 	state   json.RawMessage // requestState as sent to the host, or nil
 	answers []inputResponse
+	expires time.Time
+}
+
+// forwardedLife is how long the relay keeps the answers of a forwarded
+// round for the host's retry.
+const forwardedLife = time.Hour
+
+// callParams is the canonical text of a request's params without the
+// members a retry changes: what identifies "the same request" (PROTOCOL.md
+// §1: same params and _meta, plus inputResponses and requestState).
+func callParams(line []byte) string {
+	params, _ := getMember(line, "params")
+	for _, k := range []string{"_meta", "inputResponses", "requestState"} {
+		if p, err := deleteMember(params, k); err == nil {
+			params = p
+		}
+	}
+	return canonicalJSON(params)
 }
 
 type inputResponse struct {
@@ -169,6 +195,7 @@ func (r *Relay) trackCall(key string, env *envelope, line []byte, version string
 		hostCaps: append(json.RawMessage(nil), hostCaps...),
 		replies:  make(chan []byte, 1),
 	}
+	hc.last = hc.line
 	hc.ctx, hc.cancel = context.WithCancelCause(r.ctx)
 	r.mu.Lock()
 	if old := r.loops[key]; old != nil {
@@ -194,15 +221,22 @@ func (r *Relay) completeForwarded(method string, line []byte) []byte {
 		return line
 	}
 	state, hasState := getMember(params, "requestState")
+	call := callParams(line)
+	now := time.Now()
 	r.mu.Lock()
 	var fr *forwardedRound
-	for i, f := range r.forwarded {
-		if f.method == method && hasState == (f.state != nil) && (!hasState || sameJSON(state, f.state)) {
+	kept := r.forwarded[:0]
+	for _, f := range r.forwarded {
+		switch {
+		case now.After(f.expires):
+			// The host never came back for it.
+		case fr == nil && f.method == method && f.params == call && hasState == (f.state != nil) && (!hasState || sameJSON(state, f.state)):
 			fr = f
-			r.forwarded = append(r.forwarded[:i], r.forwarded[i+1:]...)
-			break
+		default:
+			kept = append(kept, f)
 		}
 	}
+	r.forwarded = kept
 	r.mu.Unlock()
 	if fr == nil {
 		return line
@@ -284,6 +318,9 @@ func (r *Relay) takeReply(key string, env *envelope, line []byte) bool {
 		delete(r.loops, key)
 		return false // the host gave up on it: start no windows
 	}
+	if hc.running {
+		return false // the server answered this id again: one loop per call
+	}
 	hc.running = true
 	go r.runLoop(hc, append([]byte(nil), line...))
 	return false
@@ -315,14 +352,19 @@ func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 				return
 			}
 			hc.urlRetried = true
-			state = nil
+			// The request that failed, as it was: a retry's answers and
+			// requestState stay (PROTOCOL.md §6: retry after completion).
+			if reply = r.send(hc, hc.last); reply == nil {
+				return
+			}
+			continue
 		case replyInputRequired:
 			if round > maxRounds {
 				r.failCall(hc, codeInternalError, fmt.Sprintf("the server asked for input %d times in a row without finishing; elicitray stopped at %d rounds", round, maxRounds))
 				return
 			}
 			var done bool
-			if responses, state, done = r.answerRound(hc, env.Result, reply); done {
+			if responses, state, done = r.answerRound(hc, env.Result); done {
 				return
 			}
 			if responses == nil {
@@ -347,8 +389,11 @@ func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 // the round ended otherwise (an error or a forward to the host was sent,
 // or the host cancelled). Responses are nil for a result that carries only
 // a requestState.
-func (r *Relay) answerRound(hc *hostCall, result, reply []byte) (responses []inputResponse, state json.RawMessage, done bool) {
+func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputResponse, state json.RawMessage, done bool) {
 	state, _ = getMember(result, "requestState")
+	if isNull(state) {
+		state = nil
+	}
 	irRaw, _ := getMember(result, "inputRequests")
 	var irs []member
 	if len(irRaw) > 0 && irRaw[0] == '{' {
@@ -365,7 +410,13 @@ func (r *Relay) answerRound(hc *hostCall, result, reply []byte) (responses []inp
 	// PROTOCOL.md §9: sampling and roots only the host can answer; it must
 	// have declared them, or the round cannot be finished.
 	var forHost []member
+	seen := make(map[string]bool, len(irs))
 	for _, m := range irs {
+		if seen[m.key] {
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("the server's inputRequests name the key %q twice", m.key))
+			return nil, nil, true
+		}
+		seen[m.key] = true
 		method := entryMethod(irRaw[m.vStart:m.vEnd])
 		if method == "elicitation/create" {
 			continue
@@ -379,25 +430,33 @@ func (r *Relay) answerRound(hc *hostCall, result, reply []byte) (responses []inp
 	}
 
 	responses = []inputResponse{}
+	var noDesktop error
 	for _, m := range irs {
 		entry := irRaw[m.vStart:m.vEnd]
 		if entryMethod(entry) != "elicitation/create" {
 			continue
 		}
 		params, _ := getMember(entry, "params")
-		res, toHost, err := r.askEntry(hc, params)
+		req, form, err := r.parseEntry(hc, params)
 		if err != nil {
 			r.failCall(hc, codeInvalidParams, "elicitray cannot show this elicitation: "+err.Error())
 			return nil, nil, true
 		}
-		if toHost {
-			// No desktop, and the host can show it: the host gets the
-			// round as the server sent it and runs the loop from here.
-			r.toHostLine(hc, reply)
-			return nil, nil, true
+		var res elicitResult
+		if noDesktop == nil {
+			res, noDesktop = r.decide(hc.ctx, req, form)
 		}
 		if hc.ctx.Err() != nil {
 			return nil, nil, true // the host cancelled: windows closed, nothing sent
+		}
+		if noDesktop != nil {
+			// No desktop for this round: what the host declared it can
+			// show goes to the host, the rest is cancel.
+			if r.unshown(req, hostDeclares(r.hostElicitationOf(hc), req.Mode), noDesktop) {
+				forHost = append(forHost, m)
+				continue
+			}
+			res = elicitResult{Action: ActionCancel}
 		}
 		b, _ := json.Marshal(res)
 		responses = append(responses, inputResponse{m.key, b})
@@ -416,27 +475,23 @@ func entryMethod(entry []byte) string {
 	return m
 }
 
-// askEntry parses one elicitation/create entry (form or URL) and asks the
-// Approver. An error means the entry cannot be shown; it is recorded.
-// toHost means no desktop could show it and the host declared it can.
-func (r *Relay) askEntry(hc *hostCall, params []byte) (res elicitResult, toHost bool, err error) {
+// parseEntry parses one elicitation/create entry (form or URL) into the
+// Approver's request and its form. An error means the entry cannot be
+// shown; it is recorded.
+func (r *Relay) parseEntry(hc *hostCall, params []byte) (*Request, *elicit.Form, error) {
 	var p elicitParams
 	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &p) != nil {
 		err := errors.New("elicitation/create needs params: an object with a message and a requestedSchema")
 		r.record(r.callRequest(hc, &p), err)
-		return elicitResult{}, false, err
+		return nil, nil, err
 	}
 	req := r.callRequest(hc, &p)
 	form, err := r.check(req, &p)
 	if err != nil {
 		r.record(req, err)
-		return elicitResult{}, false, err
+		return nil, nil, err
 	}
-	res, noDesktop := r.decide(hc.ctx, req, form)
-	if noDesktop != nil && hc.ctx.Err() == nil {
-		return res, r.unshown(req, hostDeclares(r.hostElicitationOf(hc), req.Mode), noDesktop), nil
-	}
-	return res, false, nil
+	return req, form, nil
 }
 
 // hostElicitationOf is the elicitation capability the host declared for
@@ -468,10 +523,11 @@ func (r *Relay) callRequest(hc *hostCall, p *elicitParams) *Request {
 // and adds them to the host's retry (completeForwarded). From there the
 // host runs the loop.
 func (r *Relay) forwardRound(hc *hostCall, irRaw []byte, forHost []member, state json.RawMessage, answers []inputResponse) {
-	ir := []byte("{}")
-	for _, m := range forHost {
-		ir, _ = setMember(ir, m.key, irRaw[m.vStart:m.vEnd])
+	entries := make([]inputResponse, len(forHost))
+	for i, m := range forHost {
+		entries[i] = inputResponse{m.key, irRaw[m.vStart:m.vEnd]}
 	}
+	ir := objectOf(entries)
 	result := []byte(`{"resultType":"input_required"}`)
 	result, _ = setMember(result, "inputRequests", ir)
 	if state != nil {
@@ -479,7 +535,9 @@ func (r *Relay) forwardRound(hc *hostCall, irRaw []byte, forHost []member, state
 	}
 	line := concat([]byte(`{"jsonrpc":"2.0","id":`), hc.id, []byte(`,"result":`), result, []byte("}\n"))
 	r.mu.Lock()
-	r.forwarded = append(r.forwarded, &forwardedRound{method: hc.method, state: state, answers: answers})
+	key, _ := idKey(hc.id)
+	r.forwarded = append(r.forwarded, &forwardedRound{hostKey: key, method: hc.method, params: callParams(hc.line),
+		state: state, answers: answers, expires: time.Now().Add(forwardedLife)})
 	r.mu.Unlock()
 	r.writeHost(line)
 }
@@ -509,22 +567,41 @@ func (r *Relay) openRequiredURLs(hc *hostCall, errRaw []byte) bool {
 			r.record(req, err)
 			return false
 		}
-		res, noDesktop := r.decide(hc.ctx, req, nil)
+		// While the window is open, the server's completion notice for the
+		// link closes it (PROTOCOL.md §6) and stays here.
+		ctx, cancel := context.WithCancelCause(hc.ctx)
+		if p.ElicitationID != "" {
+			r.mu.Lock()
+			r.urlWaits[p.ElicitationID] = cancel
+			r.mu.Unlock()
+		}
+		res, noDesktop := r.decide(ctx, req, nil)
+		completed := errors.Is(context.Cause(ctx), ErrElicitationComplete)
+		cancel(nil)
+		if p.ElicitationID != "" {
+			r.mu.Lock()
+			delete(r.urlWaits, p.ElicitationID)
+			r.mu.Unlock()
+		}
 		if noDesktop != nil && hc.ctx.Err() == nil {
 			// The host gets the server's error either way; it shows the
 			// links if it can.
 			r.unshown(req, hostDeclares(r.hostElicitationOf(hc), req.Mode), noDesktop)
 			return false
 		}
-		if res.Action != ActionAccept || hc.ctx.Err() != nil {
+		if hc.ctx.Err() != nil || (res.Action != ActionAccept && !completed) {
 			return false
 		}
+	}
+	// The links are done: their completion notices are the relay's, since
+	// the host never saw the error.
+	r.mu.Lock()
+	for _, p := range e.Data.Elicitations {
 		if p.ElicitationID != "" {
-			r.mu.Lock()
-			r.urlIDs[p.ElicitationID] = "" // its completion notice is the relay's
-			r.mu.Unlock()
+			r.urlIDs[p.ElicitationID] = ""
 		}
 	}
+	r.mu.Unlock()
 	return true
 }
 
@@ -533,42 +610,46 @@ func (r *Relay) openRequiredURLs(hc *hostCall, errRaw []byte) bool {
 // PROTOCOL.md §1), and waits for the server's reply. It returns nil when
 // the host cancelled meanwhile; the server is then told to stop too.
 func (r *Relay) retry(hc *hostCall, responses []inputResponse, state json.RawMessage) []byte {
+	line, _, err := editMember(hc.line, "params", func(params []byte) ([]byte, bool, error) {
+		var err error
+		if responses == nil {
+			params, err = deleteMember(params, "inputResponses")
+		} else {
+			params, err = setMember(params, "inputResponses", objectOf(responses))
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if state == nil {
+			params, err = deleteMember(params, "requestState")
+		} else {
+			params, err = setMember(params, "requestState", state)
+		}
+		return params, err == nil, err
+	})
+	if err != nil {
+		r.failCall(hc, codeInternalError, "elicitray could not build the retry: "+err.Error())
+		return nil
+	}
+	return r.send(hc, line)
+}
+
+// send sends request line (a host call as the server should get it) under
+// a new id of the relay's, and waits for the server's reply. It returns
+// nil when the host cancelled meanwhile; the server is then told to stop
+// too.
+func (r *Relay) send(hc *hostCall, line []byte) []byte {
 	r.mu.Lock()
 	r.retrySeq++
 	id := strconv.Quote(r.idPrefix + strconv.FormatUint(r.retrySeq, 10))
 	r.mu.Unlock()
 	key, _ := idKey(json.RawMessage(id))
-
-	line, err := setMember(hc.line, "id", []byte(id))
-	if err == nil {
-		line, _, err = editMember(line, "params", func(params []byte) ([]byte, bool, error) {
-			var err error
-			if responses == nil {
-				params, err = deleteMember(params, "inputResponses")
-			} else {
-				ir := []byte("{}")
-				for _, a := range responses {
-					if ir, err = setMember(ir, a.key, a.value); err != nil {
-						return nil, false, err
-					}
-				}
-				params, err = setMember(params, "inputResponses", ir)
-			}
-			if err != nil {
-				return nil, false, err
-			}
-			if state == nil {
-				params, err = deleteMember(params, "requestState")
-			} else {
-				params, err = setMember(params, "requestState", state)
-			}
-			return params, err == nil, err
-		})
-	}
+	line, err := setMember(line, "id", []byte(id))
 	if err != nil {
 		r.failCall(hc, codeInternalError, "elicitray could not build the retry: "+err.Error())
 		return nil
 	}
+	hc.last = line
 
 	r.mu.Lock()
 	if hc.cancelled {
@@ -654,6 +735,14 @@ func (r *Relay) cancelCall(key string) []string {
 		hc.cancelled = true
 		hc.cancel(ErrHostCancelled)
 	}
+	// The host gave up on the call: answers kept for its retry go too.
+	kept := r.forwarded[:0]
+	for _, f := range r.forwarded {
+		if f.hostKey != key {
+			kept = append(kept, f)
+		}
+	}
+	r.forwarded = kept
 	return keys
 }
 
@@ -667,4 +756,21 @@ func (r *Relay) writeServer(line []byte) {
 	if err := r.toServer.write(line, true); err != nil {
 		r.log.printf("writing to the server: %v", err)
 	}
+}
+
+// objectOf builds the JSON object of entries, in order, in one pass.
+func objectOf(entries []inputResponse) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(e.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(e.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }

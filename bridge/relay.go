@@ -68,6 +68,9 @@ type Relay struct {
 	// their request's id key, or to "" once answered: their completion
 	// notices are the relay's, not the host's.
 	urlIDs map[string]string
+	// urlWaits closes the window of a -32042 link still open when the
+	// server reports it complete, by elicitationId.
+	urlWaits map[string]context.CancelCauseFunc
 
 	// The input_required loop (mrtr.go). loops maps the id keys of host
 	// calls the relay may have to finish; retries maps the id keys of the
@@ -126,7 +129,7 @@ var (
 // (PROTOCOL.md §7: stderr is free-form logging).
 func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
 	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
-		rejected: make(chan rejection, 64), urlIDs: map[string]string{},
+		rejected: make(chan rejection, 64), urlIDs: map[string]string{}, urlWaits: map[string]context.CancelCauseFunc{},
 		loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, idPrefix: newIDPrefix()}
 	if opts != nil {
 		r.opts = *opts
@@ -428,6 +431,11 @@ func (r *Relay) noteResponse(env *envelope) {
 		}
 		return
 	}
+	r.endCall(key)
+}
+
+// endCall forgets the tools/call with id key, if pending; r.mu is held.
+func (r *Relay) endCall(key string) {
 	if _, ok := r.calls[key]; ok {
 		delete(r.calls, key)
 		r.lastTool, r.lastCall = "", ""
@@ -477,6 +485,10 @@ func (r *Relay) completeURL(params json.RawMessage) bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if cancel, ok := r.urlWaits[p.ElicitationID]; ok {
+		cancel(ErrElicitationComplete)
+		return true
+	}
 	key, ok := r.urlIDs[p.ElicitationID]
 	if !ok {
 		return false
@@ -498,6 +510,8 @@ func (r *Relay) hostCancelled(params json.RawMessage) {
 	keys := r.cancelCall(key)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// The host gave up on the call: it is no longer the one in flight.
+	r.endCall(key)
 	for _, p := range r.pending {
 		if slices.Contains(keys, p.call) {
 			p.cancel(ErrHostCancelled)

@@ -3,8 +3,10 @@ package bridge
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,31 @@ func BenchmarkRelayInProcess(b *testing.B) {
 			hostW.Close()
 			<-done
 		})
+	}
+}
+
+// BenchmarkLargeRound: an input_required round of 6,000 entries, each
+// answered at once, until its retry leaves: linear in the round's size
+// (the retry's inputResponses is built in one pass).
+func BenchmarkLargeRound(b *testing.B) {
+	const n = 6000
+	var sb strings.Builder
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `"k%d":{"method":"elicitation/create","params":{"message":"m","requestedSchema":%s}}`, i, nameSchema)
+	}
+	round := `,"result":{"resultType":"input_required","inputRequests":{` + sb.String() + `}}}`
+	p := startPeer(b, &Options{Approver: ApproverFunc(func(context.Context, *Request) (*Result, error) {
+		return &Result{Action: ActionCancel}, nil
+	})})
+	b.ResetTimer()
+	for i := range b.N {
+		id := strconv.Itoa(i + 1)
+		p.hostSends(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`)
+		p.serverGets()
+		p.serverSends(`{"jsonrpc":"2.0","id":` + id + round)
+		p.serverGets()
 	}
 }

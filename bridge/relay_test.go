@@ -22,7 +22,7 @@ import (
 // (through fd 3): `sh -c 'cat <&4 & exec cat >&3'`. Every read blocks until
 // the relay delivers, so no test needs to sleep.
 type peer struct {
-	t      *testing.T
+	t      testing.TB
 	toHost *bufio.Reader  // what the relay wrote to the host
 	host   io.WriteCloser // the host's side: writes reach the relay
 	gotSrv *bufio.Reader  // what the server received on stdin
@@ -53,7 +53,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func startPeer(t *testing.T, opts *Options) *peer {
+func startPeer(t testing.TB, opts *Options) *peer {
 	t.Helper()
 	recvR, recvW, err := os.Pipe()
 	if err != nil {
@@ -110,7 +110,7 @@ func (p *peer) serverSends(line string) {
 	}
 }
 
-func readLine(t *testing.T, r *bufio.Reader, who string) string {
+func readLine(t testing.TB, r *bufio.Reader, who string) string {
 	t.Helper()
 	line, err := r.ReadString('\n')
 	if err != nil {

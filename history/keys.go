@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -53,4 +54,20 @@ func boundNanos(t time.Time) uint64 {
 		return math.MaxInt64
 	}
 	return uint64(t.UnixNano())
+}
+
+// keyID returns the record ID in a records-bucket key.
+func keyID(k []byte) uint64 { return binary.BigEndian.Uint64(k[8:keyLen]) }
+
+// successor returns the smallest key after k: k plus one, as a big-endian
+// number. Keys hold non-negative nanoseconds, so k is never all 0xff.
+func successor(k []byte) []byte {
+	next := bytes.Clone(k)
+	for i := len(next) - 1; i >= 0; i-- {
+		next[i]++
+		if next[i] != 0 {
+			break
+		}
+	}
+	return next
 }

@@ -2,9 +2,12 @@ package history
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -13,8 +16,9 @@ import (
 // zero.
 const DefaultLimit = 100
 
-// Query selects records for List. Its zero value selects the newest
-// DefaultLimit records; each field set narrows the selection.
+// Query selects records for List, ListPage, CountQuery and Export. Its zero
+// value selects the newest DefaultLimit records; each field set narrows the
+// selection.
 type Query struct {
 	// Server selects the records of one configured server name (exact
 	// match). Empty means all servers.
@@ -31,114 +35,390 @@ type Query struct {
 	// ranges do not share records. Zero means no upper bound.
 	Until time.Time
 	// Text selects records whose message, server, tool or serverInfo name
-	// contains it, ignoring case. Empty means all.
+	// contains it, ignoring case. Empty means all. No index serves it: a
+	// search reads records until it has Limit matches, all of them when
+	// fewer match; ScanLimit bounds that.
 	Text string
 	// Limit is the most records List returns. Zero or negative means
 	// DefaultLimit.
 	Limit int
-	// Before pages through the results: it selects only records older than
+	// Before pages toward the oldest: it selects only records older than
 	// the record with this ID, which is normally the last record of the
 	// previous page. Zero means starting from the newest record. A record that
 	// no longer exists makes List fail with ErrNotFound.
 	Before uint64
+	// After pages toward the newest: it selects only records newer than the
+	// record with this ID, and List returns the Limit selected records
+	// nearest to it, still newest first. Pass the first record of a page to
+	// get the page before it. Zero means no bound; with Before too, both
+	// bound the selection. A record that no longer exists makes List fail
+	// with ErrNotFound.
+	After uint64
+	// ScanLimit bounds the work of one List or ListPage call: it examines at
+	// most this many records, matching or not, and Page.Next says where to
+	// continue. Zero or negative means no bound. CountQuery and Export
+	// ignore it.
+	ScanLimit int
+}
+
+// Page is one page of a listing, as ListPage returns it.
+type Page struct {
+	// Records are the records selected, newest first; nil for none.
+	Records []Record
+	// Next is where to continue: pass it as Query.Before for the next page,
+	// or as Query.After when the query paged with After. It is the ID of the
+	// last record examined, so that a scan stopped by ScanLimit continues
+	// where it stopped. Zero means there is nothing more to examine; a
+	// non-zero Next with Action, DecidedBy or Text set may still lead to no
+	// more records.
+	Next uint64
 }
 
 // List returns the records that q selects, newest first; records with the
 // same time come newest ID first. An empty result is a nil slice.
 func (s *Store) List(q Query) ([]Record, error) {
-	var rs []Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	p, err := s.ListPage(q)
+	return p.Records, err
+}
+
+// ListPage is List that also says where the listing continues: Page.Next is
+// non-zero when records past the page are left to examine, whether the page
+// ended at q.Limit or at q.ScanLimit. It fails with ErrNotFound when
+// q.Before or q.After names a record that does not exist.
+func (s *Store) ListPage(q Query) (Page, error) {
+	var p Page
+	err := s.view(func(tx *bolt.Tx) error {
+		res, err := scan(tx, q, q.After != 0, span{})
+		if err != nil {
+			return err
+		}
+		p.Records = res.records
+		if res.more {
+			p.Next = keyID(res.last)
+		}
+		return nil
+	})
+	if err != nil {
+		return Page{}, fmt.Errorf("listing history: %w", err)
+	}
+	return p, nil
+}
+
+// CountQuery returns how many records q selects, ignoring q.Limit,
+// q.Before, q.After and q.ScanLimit. A query with no field set but Server
+// reads a counter, like Count; Since and Until alone walk the keys in their
+// range; Action, DecidedBy and Text read every record in that range.
+func (s *Store) CountQuery(q Query) (int, error) {
+	var n int
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
-		rs, err = list(tx, q)
+		n, err = countQuery(tx, q)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing history: %w", err)
+		return 0, fmt.Errorf("counting history records: %w", err)
 	}
-	return rs, nil
+	return n, nil
 }
 
-// list walks the records bucket, or the server's index when q.Server is set,
-// backwards from the upper bound that q.Until and q.Before set down to
-// q.Since, and keeps the records that match the other fields.
-func list(tx *bolt.Tx, q Query) ([]Record, error) {
+// span is a range of record keys: from lo (included) to hi (excluded). A
+// nil end is unbounded.
+type span struct{ lo, hi []byte }
+
+// span returns the keys that q's Since, Until, Before and After select.
+func (q Query) span(tx *bolt.Tx) (span, error) {
+	var sp span
+	if !q.Since.IsZero() {
+		sp.lo = recordKey(boundNanos(q.Since), 0)
+	}
+	if !q.Until.IsZero() {
+		sp.hi = recordKey(boundNanos(q.Until), 0)
+	}
+	ids := tx.Bucket(bucketIDs)
+	if q.After != 0 {
+		k := ids.Get(idKey(q.After))
+		if k == nil {
+			return span{}, fmt.Errorf("paging after record %d: %w", q.After, ErrNotFound)
+		}
+		if k = successor(k); sp.lo == nil || bytes.Compare(k, sp.lo) > 0 {
+			sp.lo = k
+		}
+	}
+	if q.Before != 0 {
+		k := ids.Get(idKey(q.Before))
+		if k == nil {
+			return span{}, fmt.Errorf("paging before record %d: %w", q.Before, ErrNotFound)
+		}
+		if sp.hi == nil || bytes.Compare(k, sp.hi) < 0 {
+			sp.hi = bytes.Clone(k)
+		}
+	}
+	return sp, nil
+}
+
+// intersect returns the keys both sp and o hold.
+func (sp span) intersect(o span) span {
+	if o.lo != nil && (sp.lo == nil || bytes.Compare(o.lo, sp.lo) > 0) {
+		sp.lo = o.lo
+	}
+	if o.hi != nil && (sp.hi == nil || bytes.Compare(o.hi, sp.hi) < 0) {
+		sp.hi = o.hi
+	}
+	return sp
+}
+
+// index returns the bucket whose keys are those of the records q can
+// select: the server's index for q.Server, else the records bucket; nil for
+// a server without records.
+func (q Query) index(tx *bolt.Tx) *bolt.Bucket {
+	if q.Server == "" {
+		return tx.Bucket(bucketRecords)
+	}
+	return tx.Bucket(bucketServers).Bucket([]byte(q.Server))
+}
+
+// walker steps through the keys of a cursor's bucket within a span, newest
+// first, or oldest first when forward.
+type walker struct {
+	c       *bolt.Cursor
+	sp      span
+	forward bool
+}
+
+// first returns the first key and value within the span, or nil.
+func (w *walker) first() ([]byte, []byte) {
+	var k, v []byte
+	switch {
+	case w.forward && w.sp.lo == nil:
+		k, v = w.c.First()
+	case w.forward:
+		k, v = w.c.Seek(w.sp.lo)
+	case w.sp.hi == nil:
+		k, v = w.c.Last()
+	default:
+		// Seek finds the first key at or after hi, which is excluded: the
+		// one before it is the newest wanted.
+		if k, _ = w.c.Seek(w.sp.hi); k == nil {
+			k, v = w.c.Last()
+		} else {
+			k, v = w.c.Prev()
+		}
+	}
+	return w.within(k, v)
+}
+
+// next returns the next key and value within the span, or nil.
+func (w *walker) next() ([]byte, []byte) {
+	if w.forward {
+		return w.within(w.c.Next())
+	}
+	return w.within(w.c.Prev())
+}
+
+func (w *walker) within(k, v []byte) ([]byte, []byte) {
+	if k == nil || (w.sp.lo != nil && bytes.Compare(k, w.sp.lo) < 0) ||
+		(w.sp.hi != nil && bytes.Compare(k, w.sp.hi) >= 0) {
+		return nil, nil
+	}
+	return k, v
+}
+
+// scanResult is what scan found.
+type scanResult struct {
+	records []Record // newest first
+	last    []byte   // key of the last record examined, a copy; nil for none
+	more    bool     // the span has keys past last
+	span    span     // the keys scanned, with Before and After resolved
+}
+
+// scan returns up to q.Limit records that q selects, examining at most
+// q.ScanLimit records when it is positive. It walks q's index backwards
+// from the newest key of q's span, or forwards from the oldest when forward;
+// within, when its ends are not nil, narrows q's span further.
+func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
+	index := q.index(tx)
+	if index == nil {
+		return scanResult{}, nil
+	}
+	sp, err := q.span(tx)
+	if err != nil {
+		return scanResult{}, err
+	}
+	sp = sp.intersect(within)
 	records := tx.Bucket(bucketRecords)
-	index := records
-	if q.Server != "" {
-		index = tx.Bucket(bucketServers).Bucket([]byte(q.Server))
-		if index == nil {
-			return nil, nil
-		}
-	}
-
-	// upper is the smallest key not wanted; nil means no upper bound.
-	var upper []byte
-	if !q.Until.IsZero() {
-		upper = recordKey(boundNanos(q.Until), 0)
-	}
-	if q.Before != 0 {
-		k := tx.Bucket(bucketIDs).Get(idKey(q.Before))
-		if k == nil {
-			return nil, fmt.Errorf("paging before record %d: %w", q.Before, ErrNotFound)
-		}
-		if upper == nil || bytes.Compare(k, upper) < 0 {
-			upper = k
-		}
-	}
-	since := boundNanos(q.Since)
+	viaIndex := q.Server != ""
 	match := q.matcher()
+	rd := newReader(tx)
+	w := walker{c: index.Cursor(), sp: sp, forward: forward}
 
-	c := index.Cursor()
-	var k []byte
-	if upper == nil {
-		k, _ = c.Last()
-	} else if k, _ = c.Seek(upper); k == nil {
-		k, _ = c.Last()
-	} else {
-		k, _ = c.Prev()
-	}
-	var out []Record
-	for ; k != nil && len(out) < limit; k, _ = c.Prev() {
-		if keyNanos(k) < since {
+	var res scanResult
+	var rr rawRecord
+	scanned := 0
+	k, v := w.first()
+	for ; k != nil; k, v = w.next() {
+		if len(res.records) >= limit || (q.ScanLimit > 0 && scanned >= q.ScanLimit) {
 			break
 		}
-		v := records.Get(k)
-		if v == nil {
-			return nil, fmt.Errorf("history file is damaged: index of server %q names a missing record", q.Server)
+		scanned++
+		res.last = k
+		if viaIndex {
+			if v = records.Get(k); v == nil {
+				return scanResult{}, fmt.Errorf("%w: index of server %q names a missing record", errDamaged, q.Server)
+			}
 		}
-		r, err := decode(v)
+		if err := rr.parse(v); err != nil {
+			return scanResult{}, fmt.Errorf("record %d: %w", keyID(k), err)
+		}
+		if !match(&rr) {
+			continue
+		}
+		r, err := rd.record(k, &rr)
 		if err != nil {
-			return nil, err
+			return scanResult{}, err
 		}
-		if match(r) {
-			out = append(out, r)
+		res.records = append(res.records, r)
+	}
+	res.last = bytes.Clone(res.last)
+	res.more = k != nil
+	res.span = sp
+	if forward {
+		slices.Reverse(res.records)
+	}
+	return res, nil
+}
+
+// countQuery returns how many records q selects, ignoring its paging.
+func countQuery(tx *bolt.Tx, q Query) (int, error) {
+	q.Before, q.After = 0, 0
+	timed := !q.Since.IsZero() || !q.Until.IsZero()
+	filtered := q.Action != "" || q.DecidedBy != "" || q.Text != ""
+	index := q.index(tx)
+	switch {
+	case index == nil:
+		return 0, nil
+	case !timed && !filtered && q.Server == "":
+		return count(tx), nil
+	case !timed && !filtered:
+		// A server's index counts its records in its sequence (doc.go).
+		return int(index.Sequence()), nil
+	}
+	sp, err := q.span(tx)
+	if err != nil {
+		return 0, err
+	}
+	records := tx.Bucket(bucketRecords)
+	match := q.matcher()
+	w := walker{c: index.Cursor(), sp: sp}
+	var rr rawRecord
+	n := 0
+	for k, v := w.first(); k != nil; k, v = w.next() {
+		if !filtered {
+			n++
+			continue
+		}
+		if q.Server != "" {
+			v = records.Get(k)
+		}
+		if err := rr.parse(v); err != nil {
+			return 0, fmt.Errorf("record %d: %w", keyID(k), err)
+		}
+		if match(&rr) {
+			n++
 		}
 	}
-	return out, nil
+	return n, nil
 }
 
 // matcher returns a test for the fields of q that keys cannot answer.
-func (q Query) matcher() func(Record) bool {
+func (q Query) matcher() func(*rawRecord) bool {
 	text := strings.ToLower(q.Text)
-	return func(r Record) bool {
-		if q.Action != "" && r.Action != q.Action {
+	return func(rr *rawRecord) bool {
+		if q.Action != "" && string(rr.action) != q.Action {
 			return false
 		}
-		if q.DecidedBy != "" && r.DecidedBy != q.DecidedBy {
+		if q.DecidedBy != "" && string(rr.decidedBy) != q.DecidedBy {
 			return false
 		}
 		if text == "" {
 			return true
 		}
-		for _, field := range []string{r.Message, r.Server, r.Tool, r.ServerInfo.Name} {
-			if strings.Contains(strings.ToLower(field), text) {
+		for _, field := range [][]byte{rr.message, rr.server, rr.tool, rr.infoName} {
+			if containsFold(field, text) {
 				return true
 			}
 		}
 		return false
 	}
+}
+
+// containsFold reports whether strings.ToLower(string(s)) contains lower,
+// which is in lower case already and not empty. For ASCII s it compares in
+// place, without the copy ToLower makes: a search over a large history reads
+// every message.
+func containsFold(s []byte, lower string) bool {
+	if !isASCII(s) {
+		return strings.Contains(strings.ToLower(string(s)), lower)
+	}
+	n := len(lower)
+	end := len(s) - n + 1 // matches start before end
+	first, firstUpper := lower[0], lower[0]
+	if 'a' <= first && first <= 'z' {
+		firstUpper -= 'a' - 'A'
+	}
+	for i := 0; i < end; i++ {
+		// The next place that can start a match, found with IndexByte,
+		// which is much faster than a loop.
+		window := s[i:end]
+		j := bytes.IndexByte(window, first)
+		if firstUpper != first {
+			if j >= 0 {
+				window = window[:j]
+			}
+			if k := bytes.IndexByte(window, firstUpper); k >= 0 {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if equalLowerASCII(s[i+1:i+n], lower[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isASCII reports whether s holds ASCII only, eight bytes at a time.
+func isASCII(s []byte) bool {
+	for len(s) >= 8 {
+		if binary.LittleEndian.Uint64(s)&0x8080808080808080 != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// equalLowerASCII reports whether ASCII s in lower case equals lower.
+func equalLowerASCII(s []byte, lower string) bool {
+	for i := range len(lower) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,25 +11,67 @@ import (
 
 // schemaVersion is the version of the file layout described in doc.go that
 // this package reads and writes.
-const schemaVersion = 1
+const schemaVersion = 2
 
-// Bucket names and the key of the schema version in the meta bucket.
+// Bucket names, and keys of the meta bucket.
 var (
-	bucketMeta    = []byte("meta")
-	bucketRecords = []byte("records")
-	bucketIDs     = []byte("ids")
-	bucketServers = []byte("servers")
+	bucketMeta       = []byte("meta")
+	bucketRecords    = []byte("records")
+	bucketIDs        = []byte("ids")
+	bucketServers    = []byte("servers")
+	bucketSchemas    = []byte("schemas")
+	bucketSchemaRefs = []byte("schemarefs")
+
+	// dataBuckets are the buckets that hold records and their indexes:
+	// Clear empties them.
+	dataBuckets = [][]byte{bucketRecords, bucketIDs, bucketServers, bucketSchemas, bucketSchemaRefs}
 
 	keyVersion = []byte("version")
+	// keyUpgrading marks a file whose records are being rewritten from
+	// version 1 values; its value is the key of the last record rewritten,
+	// or upgradeFromStart before the first.
+	keyUpgrading     = []byte("upgrading-v1")
+	upgradeFromStart = []byte("start")
 )
 
 // ErrNewerVersion is returned by Open for a file written by a newer elicitray
 // whose layout this version does not know. The file is left untouched.
 var ErrNewerVersion = errors.New("history file was written by a newer version of elicitray")
 
-// prepare brings the file in tx to schemaVersion: it creates the buckets of a
-// new file, upgrades an older one and refuses a newer one.
-func prepare(tx *bolt.Tx) error {
+// upgradeBatch is how many version 1 records one transaction rewrites. A
+// bbolt transaction keeps every page it changes in memory until it commits,
+// so a large history is rewritten in steps. Tests lower it.
+var upgradeBatch = 5000
+
+// prepare brings the file of db to schemaVersion: it creates the buckets of
+// a new file, upgrades an older one and refuses a newer one. It reports
+// whether it rewrote records, which leaves free pages behind.
+func prepare(db *bolt.DB) (upgraded bool, err error) {
+	if err := db.Update(prepareTx); err != nil {
+		return false, err
+	}
+	// Rewrite the records of a version 1 file in steps; prepareTx has set
+	// the marker that an interrupted upgrade resumes from.
+	for {
+		var done bool
+		err := db.Update(func(tx *bolt.Tx) error {
+			var err error
+			done, err = upgradeV1Step(tx)
+			return err
+		})
+		if err != nil {
+			return upgraded, fmt.Errorf("migrating from schema version 1: %w", err)
+		}
+		if done {
+			return upgraded, nil
+		}
+		upgraded = true
+	}
+}
+
+// prepareTx checks the version of the file in tx, creates the buckets of a
+// new file and changes the layout of an older file to schemaVersion.
+func prepareTx(tx *bolt.Tx) error {
 	version, err := readVersion(tx)
 	if err != nil {
 		return err
@@ -36,6 +79,13 @@ func prepare(tx *bolt.Tx) error {
 	if version > schemaVersion {
 		return fmt.Errorf("file has schema version %d, this elicitray knows %d: %w",
 			version, schemaVersion, ErrNewerVersion)
+	}
+	if version == 0 {
+		// bbolt creates a new file empty; one with buckets but no version
+		// is some other program's.
+		if name, _ := tx.Cursor().First(); name != nil {
+			return fmt.Errorf("%w: a bbolt file without a schema version, with bucket %q", errDamaged, name)
+		}
 	}
 	if version < schemaVersion {
 		if err := migrate(tx, version); err != nil {
@@ -45,13 +95,17 @@ func prepare(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	for _, name := range [][]byte{bucketRecords, bucketIDs, bucketServers} {
+	for _, name := range dataBuckets {
 		if tx.Bucket(name) == nil {
-			return fmt.Errorf("history file is damaged: bucket %q is missing", name)
+			return fmt.Errorf("%w: bucket %q is missing", errDamaged, name)
 		}
 	}
 	return nil
 }
+
+// errDamaged is wrapped by Open for a bbolt file that lacks what a history
+// file has; Open reports it as ErrCorrupt.
+var errDamaged = errors.New("history file is damaged")
 
 // readVersion returns the schema version of the file in tx, 0 for a file
 // without one (a new, empty file).
@@ -66,7 +120,7 @@ func readVersion(tx *bolt.Tx) (int, error) {
 	}
 	version, err := strconv.Atoi(string(v))
 	if err != nil || version < 1 {
-		return 0, fmt.Errorf("history file is damaged: unreadable schema version %q", v)
+		return 0, fmt.Errorf("%w: unreadable schema version %q", errDamaged, v)
 	}
 	return version, nil
 }
@@ -81,23 +135,89 @@ func writeVersion(tx *bolt.Tx, version int) error {
 }
 
 // migrate upgrades the layout of the file in tx from schema version from to
-// schemaVersion; prepare then records the new version.
-//
-// Version 1 is the starting point: there is no file older than it, so from is
-// 0 only for a new file, and migrating from 0 creates the version 1 buckets.
-// Each later version adds one step below that runs when from is older than
-// it, in order, so a file several versions behind passes through every step:
-//
-//	if from < 2 {
-//		// change version 1 data into version 2 data
-//	}
+// schemaVersion; prepareTx then records the new version. Each version has
+// one step below that runs when from is older than it, in order, so a file
+// several versions behind passes through every step.
 func migrate(tx *bolt.Tx, from int) error {
 	if from < 1 {
+		// A new file: version 1's buckets, which version 2 keeps.
 		for _, name := range [][]byte{bucketRecords, bucketIDs, bucketServers} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("creating bucket %q: %w", name, err)
 			}
 		}
 	}
+	if from < 2 {
+		// Version 2 stores each requestedSchema once and counts records
+		// (doc.go). The buckets come now; a version 1 file's records are
+		// rewritten afterwards, in steps (upgradeV1Step), from the start.
+		for _, name := range [][]byte{bucketSchemas, bucketSchemaRefs} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("creating bucket %q: %w", name, err)
+			}
+		}
+		if from == 1 {
+			meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+			if err != nil {
+				return err
+			}
+			if err := meta.Put(keyUpgrading, upgradeFromStart); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// upgradeV1Step rewrites up to upgradeBatch version 1 records of the file in
+// tx as version 2 values, after the record the upgrade marker names, and
+// counts them. It reports done, and removes the marker, when none are left.
+func upgradeV1Step(tx *bolt.Tx) (done bool, err error) {
+	meta := tx.Bucket(bucketMeta)
+	from := meta.Get(keyUpgrading)
+	if from == nil {
+		return true, nil
+	}
+	records := tx.Bucket(bucketRecords)
+	c := records.Cursor()
+	var k, v []byte
+	if bytes.Equal(from, upgradeFromStart) {
+		k, v = c.First()
+	} else if k, v = c.Seek(from); bytes.Equal(k, from) {
+		k, v = c.Next()
+	}
+	// bbolt cursors must not see the changes they walk over: collect the
+	// batch, then write it.
+	type rewrite struct {
+		key []byte
+		r   Record
+	}
+	var batch []rewrite
+	for ; k != nil && len(batch) < upgradeBatch; k, v = c.Next() {
+		if len(k) != keyLen {
+			return false, fmt.Errorf("%w: record key %x", errDamaged, k)
+		}
+		r, err := decodeV1(v)
+		if err != nil {
+			return false, fmt.Errorf("record key %x: %w", k, err)
+		}
+		batch = append(batch, rewrite{bytes.Clone(k), r})
+	}
+	if len(batch) == 0 {
+		return true, meta.Delete(keyUpgrading)
+	}
+	setFill(tx)
+	for _, b := range batch {
+		v, err := encode(b.r, func(schema []byte) ([]byte, error) { return putSchema(tx, schema) })
+		if err != nil {
+			return false, fmt.Errorf("record %d: %w", b.r.ID, err)
+		}
+		if err := records.Put(b.key, v); err != nil {
+			return false, err
+		}
+		if err := countRecord(tx, b.r.Server, 1); err != nil {
+			return false, err
+		}
+	}
+	return false, meta.Put(keyUpgrading, batch[len(batch)-1].key)
 }

@@ -2,11 +2,13 @@ package history
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -31,23 +33,30 @@ type Options struct {
 	// process before it fails with ErrLocked. Zero means DefaultTimeout; a
 	// negative value means trying once.
 	Timeout time.Duration
-	// Now returns the time given to records added without one. Nil means
-	// time.Now; tests inject a fake clock.
+	// Now returns the time given to records added without one, and the date
+	// in the name OpenOrRecover gives an unreadable file. Nil means time.Now;
+	// tests inject a fake clock.
 	Now func() time.Time
 }
 
 // Store is an open history file. Its methods are safe for concurrent use;
 // after Close they return an error.
 type Store struct {
+	// mu guards db, which Compact replaces: every other method holds it for
+	// reading while it uses db.
+	mu   sync.RWMutex
 	db   *bolt.DB
 	path string
 	now  func() time.Time
 }
 
 // Open opens the history file at path, creating it and its directory if
-// missing, and brings its layout up to date (see doc.go). It fails with
-// ErrLocked when another process holds the file for longer than
-// opts.Timeout, and with ErrNewerVersion for a file of a newer elicitray.
+// missing, and brings its layout up to date (see doc.go): a version 1 file
+// is upgraded to version 2 and then compacted. It fails with ErrLocked when
+// another process holds the file for longer than opts.Timeout, with
+// ErrNewerVersion for a file of a newer elicitray, and with ErrCorrupt for a
+// file that is not a readable history (not a bbolt file, a checksum error,
+// cut short, missing its buckets); OpenOrRecover replaces such a file.
 func Open(path string, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
@@ -62,25 +71,115 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating history directory: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.Timeout})
-	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("opening history %s: %w", path, ErrLocked)
-	}
+	db, upgraded, err := openDB(path, o.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("opening history %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, now: o.Now}
+	if upgraded {
+		// Rewriting every record left the pages of the version 1 values
+		// free, and version 2 is meant to be small on disk. A failure leaves
+		// the file whole, only larger, so it does not fail Open.
+		_ = s.Compact()
+	}
+	return s, nil
+}
+
+// openDB opens the bbolt file at path and prepares its layout, turning every
+// sign of a damaged file into ErrCorrupt.
+func openDB(path string, timeout time.Duration) (db *bolt.DB, upgraded bool, err error) {
+	// bbolt trusts the page numbers it reads: in a damaged file they can
+	// point past the end of the memory map, and reading there is a fault
+	// that ends the program. Turned into a panic and recovered, it is an
+	// unreadable file instead.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			if db != nil {
+				db.Close()
+			}
+			db, upgraded, err = nil, false, fmt.Errorf("%w: %v", ErrCorrupt, p)
+		}
+	}()
+	if err := checkSize(path, timeout); err != nil {
+		return nil, false, err
+	}
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	if err != nil {
+		return nil, false, boltOpenError(err)
 	}
 	// bbolt applies the mode only to a file it creates, narrowed by the
 	// umask; a file made by hand or by an older build may be readable by
 	// others. "The history file is private to the user (0600)" (DESIGN.md).
 	if err := os.Chmod(path, 0o600); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("making history %s private: %w", path, err)
+		return nil, false, fmt.Errorf("making it private: %w", err)
 	}
-	if err := db.Update(prepare); err != nil {
+	upgraded, err = prepare(db)
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("opening history %s: %w", path, err)
+		if errors.Is(err, errDamaged) {
+			return nil, false, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		return nil, false, err
 	}
-	return &Store{db: db, path: path, now: o.Now}, nil
+	return db, upgraded, nil
+}
+
+// boltOpenError returns the error of Open for an error of bbolt's Open.
+func boltOpenError(err error) error {
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return ErrLocked
+	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum),
+		errors.Is(err, bolt.ErrVersionMismatch),
+		// A file shorter than its two meta pages; bbolt has no sentinel
+		// for it.
+		strings.Contains(err.Error(), "file size too small"):
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return err
+}
+
+// checkSize fails with ErrCorrupt when the file at path is shorter than its
+// meta page says: a file cut short (a full disk, an interrupted copy) keeps
+// meta pages that name pages past its end. It opens the file read-only
+// first because a read-write open loads the list of free pages, which lies
+// near the end of the file: reading it past the end is a fault that
+// recover turns into an error only after bbolt has locked the file for good.
+func checkSize(path string, timeout time.Duration) error {
+	info, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && info.Size() == 0 {
+		return nil // a new history
+	}
+	if err != nil {
+		return err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	if err != nil {
+		return boltOpenError(err)
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > info.Size() {
+			return fmt.Errorf("%w: the file has %d bytes and should have %d", ErrCorrupt, info.Size(), tx.Size())
+		}
+		return nil
+	})
+}
+
+// view runs fn in a read-only transaction.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.db.View(fn)
+}
+
+// update runs fn in a read-write transaction.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.db.Update(fn)
 }
 
 // Path returns the path of the history file as given to Open.
@@ -89,6 +188,8 @@ func (s *Store) Path() string { return s.path }
 // Close releases the file and its lock. It waits for transactions in
 // progress.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("closing history %s: %w", s.path, err)
 	}
@@ -98,10 +199,11 @@ func (s *Store) Close() error {
 // Add stores r as a new record and returns it as Get will: with its new ID,
 // with Time set from Options.Now when r.Time is zero, and with Content
 // decoded from JSON. It fails for a time outside 1970–2262, an invalid
-// RequestedSchema or Content that is not JSON.
+// RequestedSchema or Content that is not JSON. Each Add is one transaction,
+// written to disk before Add returns.
 func (s *Store) Add(r Record) (Record, error) {
 	var stored Record
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		var err error
 		stored, err = add(tx, r, s.now)
 		return err
@@ -115,7 +217,7 @@ func (s *Store) Add(r Record) (Record, error) {
 // Get returns the record with the given ID, or ErrNotFound.
 func (s *Store) Get(id uint64) (Record, error) {
 	var r Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		r, err = get(tx, id)
 		return err
@@ -129,17 +231,24 @@ func (s *Store) Get(id uint64) (Record, error) {
 // Delete removes the record with the given ID, or returns ErrNotFound. Its ID
 // is not given to another record.
 func (s *Store) Delete(id uint64) error {
-	err := s.db.Update(func(tx *bolt.Tx) error { return del(tx, id) })
+	err := s.update(func(tx *bolt.Tx) error {
+		k := tx.Bucket(bucketIDs).Get(idKey(id))
+		if k == nil {
+			return ErrNotFound
+		}
+		return remove(tx, bytes.Clone(k))
+	})
 	if err != nil {
 		return fmt.Errorf("deleting history record %d: %w", id, err)
 	}
 	return nil
 }
 
-// Count returns the number of records in the history.
+// Count returns the number of records in the history. It reads a counter,
+// so it takes the same short time for any number of records.
 func (s *Store) Count() (int, error) {
 	var n int
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		n = count(tx)
 		return nil
 	})
@@ -149,8 +258,16 @@ func (s *Store) Count() (int, error) {
 	return n, nil
 }
 
-// add stores r under a new ID and its time key, and indexes it by ID and
-// server. It returns the record decoded from what was stored.
+// setFill makes the buckets of tx that grow at their end fill their pages:
+// keys increase with time and ID, so bbolt's default of splitting pages half
+// full would leave half of every page empty for good.
+func setFill(tx *bolt.Tx) {
+	tx.Bucket(bucketRecords).FillPercent = 1
+	tx.Bucket(bucketIDs).FillPercent = 1
+}
+
+// add stores r under a new ID and its time key, and indexes and counts it.
+// It returns the record decoded from what was stored.
 func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 	if r.Time.IsZero() {
 		r.Time = now()
@@ -162,13 +279,14 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	setFill(tx)
 	records := tx.Bucket(bucketRecords)
 	id, err := records.NextSequence()
 	if err != nil {
 		return Record{}, err
 	}
 	r.ID = id
-	v, err := encode(r)
+	v, err := encode(r, func(schema []byte) ([]byte, error) { return putSchema(tx, schema) })
 	if err != nil {
 		return Record{}, err
 	}
@@ -186,11 +304,36 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 		if err != nil {
 			return Record{}, fmt.Errorf("indexing server %q: %w", r.Server, err)
 		}
+		index.FillPercent = 1
 		if err := index.Put(k, []byte{}); err != nil {
 			return Record{}, err
 		}
 	}
-	return decode(v)
+	if err := countRecord(tx, r.Server, 1); err != nil {
+		return Record{}, err
+	}
+	var rr rawRecord
+	if err := rr.parse(v); err != nil {
+		return Record{}, err
+	}
+	return newReader(tx).record(k, &rr)
+}
+
+// countRecord adds delta to the number of records, and to the number of
+// records of server when it has a name (doc.go, "Counts").
+func countRecord(tx *bolt.Tx, server string, delta int) error {
+	ids := tx.Bucket(bucketIDs)
+	if err := ids.SetSequence(ids.Sequence() + uint64(delta)); err != nil {
+		return err
+	}
+	if server == "" {
+		return nil
+	}
+	index := tx.Bucket(bucketServers).Bucket([]byte(server))
+	if index == nil {
+		return fmt.Errorf("%w: server %q has no index", errDamaged, server)
+	}
+	return index.SetSequence(index.Sequence() + uint64(delta))
 }
 
 // get returns the record with the given ID, or ErrNotFound.
@@ -201,92 +344,63 @@ func get(tx *bolt.Tx, id uint64) (Record, error) {
 	}
 	v := tx.Bucket(bucketRecords).Get(k)
 	if v == nil {
-		return Record{}, fmt.Errorf("history file is damaged: record %d is indexed but missing", id)
+		return Record{}, fmt.Errorf("%w: record %d is indexed but missing", errDamaged, id)
 	}
-	return decode(v)
+	var rr rawRecord
+	if err := rr.parse(v); err != nil {
+		return Record{}, fmt.Errorf("record %d: %w", id, err)
+	}
+	return newReader(tx).record(k, &rr)
 }
 
-// del removes the record with the given ID and its index entries, and the
-// server's index when it becomes empty.
-func del(tx *bolt.Tx, id uint64) error {
-	ids := tx.Bucket(bucketIDs)
-	k := ids.Get(idKey(id))
-	if k == nil {
-		return ErrNotFound
-	}
-	// k points into the ids bucket, which the deletes below change.
-	k = bytes.Clone(k)
+// remove deletes the record with key k, its index entries and its counts,
+// the server's index when it becomes empty and the record's schema when no
+// other record refers to it. k must not point into bbolt's memory.
+func remove(tx *bolt.Tx, k []byte) error {
 	records := tx.Bucket(bucketRecords)
-	var r struct {
-		Server string `json:"server"`
+	v := records.Get(k)
+	if v == nil {
+		return fmt.Errorf("%w: record %d is indexed but missing", errDamaged, keyID(k))
 	}
-	if v := records.Get(k); v != nil {
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decoding record %d: %w", id, err)
-		}
-		if err := records.Delete(k); err != nil {
+	var rr rawRecord
+	if err := rr.parse(v); err != nil {
+		return fmt.Errorf("record %d: %w", keyID(k), err)
+	}
+	// v belongs to the page the deletes below change.
+	server := string(rr.server)
+	var ref []byte
+	if rr.schemaKind == schemaRef {
+		ref = bytes.Clone(rr.schema)
+	}
+	if err := records.Delete(k); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketIDs).Delete(idKey(keyID(k))); err != nil {
+		return err
+	}
+	if err := countRecord(tx, server, -1); err != nil {
+		return err
+	}
+	if server != "" {
+		servers := tx.Bucket(bucketServers)
+		index := servers.Bucket([]byte(server))
+		if err := index.Delete(k); err != nil {
 			return err
 		}
+		if first, _ := index.Cursor().First(); first == nil {
+			if err := servers.DeleteBucket([]byte(server)); err != nil {
+				return err
+			}
+		}
 	}
-	if err := ids.Delete(idKey(id)); err != nil {
-		return err
-	}
-	if r.Server == "" {
-		return nil
-	}
-	servers := tx.Bucket(bucketServers)
-	index := servers.Bucket([]byte(r.Server))
-	if index == nil {
-		return nil
-	}
-	if err := index.Delete(k); err != nil {
-		return err
-	}
-	if first, _ := index.Cursor().First(); first == nil {
-		return servers.DeleteBucket([]byte(r.Server))
+	if ref != nil {
+		return releaseSchema(tx, ref)
 	}
 	return nil
 }
 
-// count returns the number of records.
+// count returns the number of records: the ids bucket's sequence counts
+// them (doc.go, "Counts").
 func count(tx *bolt.Tx) int {
-	return tx.Bucket(bucketRecords).Stats().KeyN
-}
-
-// encode returns the JSON value stored for r. RequestedSchema is spliced in
-// as is: json.Marshal would compact it and escape HTML characters, and the
-// history must show the schema the server sent.
-func encode(r Record) ([]byte, error) {
-	// Whitespace around the schema is not part of it, and json.Unmarshal
-	// would drop it on the way back anyway.
-	schema := bytes.TrimSpace(r.RequestedSchema)
-	r.RequestedSchema = nil
-	v, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("encoding record: %w", err)
-	}
-	if len(schema) == 0 {
-		return v, nil
-	}
-	if !json.Valid(schema) {
-		return nil, errors.New("encoding record: requestedSchema is not valid JSON")
-	}
-	// v is a JSON object with at least the "id" member, so it ends in '}'
-	// after a member.
-	out := make([]byte, 0, len(v)+len(`,"requestedSchema":`)+len(schema))
-	out = append(out, v[:len(v)-1]...)
-	out = append(out, `,"requestedSchema":`...)
-	out = append(out, schema...)
-	return append(out, '}'), nil
-}
-
-// decode returns the record in a stored value. The record shares no memory
-// with v, which may belong to bbolt's memory map and be valid only during
-// the transaction: json.Unmarshal copies strings and json.RawMessage.
-func decode(v []byte) (Record, error) {
-	var r Record
-	if err := json.Unmarshal(v, &r); err != nil {
-		return Record{}, fmt.Errorf("decoding record: %w", err)
-	}
-	return r, nil
+	return int(tx.Bucket(bucketIDs).Sequence())
 }

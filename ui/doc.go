@@ -12,9 +12,10 @@
 //
 // Goroutines: one per prompt window with a deadline, a one-second ticker
 // that updates its countdown through fyne.Do and ends when the window
-// closes. Every exported function and method must be called on the Fyne
-// goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting
-// and the Tray setters, which any goroutine may call; every callback ui
+// closes; and the history window's reads, counts, clearing and exports,
+// each on a goroutine of its own that applies its result through fyne.Do. Every exported function and method must be called on the Fyne
+// goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting,
+// HistoryWindow.Changed and the Tray setters, which any goroutine may call; every callback ui
 // invokes (the done func of ShowPrompt and ShowURLPrompt, the TrayActions,
 // ShowSettings's save) runs on the Fyne goroutine and must return promptly.
 //

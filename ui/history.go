@@ -1,50 +1,102 @@
 package ui
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
 )
 
-// HistorySource is where the history window reads decisions: the hub's
-// history store, or a fake in tests.
+// HistorySource is where the history window reads and deletes decisions:
+// the hub's *history.Store, or a fake in tests. The window calls Get,
+// Delete and CountQuery of the zero Query on the Fyne goroutine, so those
+// must be quick (a local file is); List, other counts, Clear and Export
+// run on goroutines of their own, at most one of each kind at a time. Every
+// method must be safe for concurrent use.
 type HistorySource interface {
-	// List returns the records q selects, newest first.
+	// List returns the records q selects, newest first, at most q.Limit;
+	// q.Before selects only records older than that ID, q.After only
+	// newer ones. A Before or After ID that no longer exists fails with an
+	// error wrapping history.ErrNotFound.
 	List(q history.Query) ([]history.Record, error)
 	// Get returns one record by ID.
 	Get(id uint64) (history.Record, error)
+	// CountQuery returns how many records q selects, ignoring q.Limit,
+	// q.Before and q.After. It must be quick for the zero Query.
+	CountQuery(q history.Query) (int, error)
+	// Delete removes one record; history.ErrNotFound when it is gone.
+	Delete(id uint64) error
+	// Clear removes every record.
+	Clear() error
+	// Export writes every record q selects to w in format
+	// (history.FormatJSONL or history.FormatCSV) and returns how many.
+	Export(w io.Writer, format string, q history.Query) (int, error)
 }
 
-// historyPage is how many records the window loads at a time; "Older…"
-// loads the next page.
-const historyPage = 200
+var _ HistorySource = (*history.Store)(nil)
 
-// ShowHistory opens the history window: the decisions newest first, a text
-// filter, Refresh, and the details of the selected decision. It must be
-// called on the Fyne goroutine; src is read on it too, so its methods must
-// be quick (a local file). The returned window can be brought forward with
-// RequestFocus instead of opening a second one.
-func ShowHistory(a fyne.App, src HistorySource) fyne.Window {
+// serverLister is what a HistorySource may also offer: the names of the
+// servers that have records, for the server filter's choices. Without it
+// the choices are the servers of the records loaded so far.
+type serverLister interface {
+	Servers() ([]string, error)
+}
+
+// HistoryWindow is an open history window.
+type HistoryWindow struct {
+	win  fyne.Window
+	view *historyView
+}
+
+// ShowHistory opens the history window and returns it: every decision,
+// newest first, in a table that reads its rows a page at a time as it
+// scrolls; filters by text, server, action, who decided and date; the
+// selected decision in full beside it (its message, the form as it was
+// shown with the values answered, secrets masked, and the answer); and
+// Export…, Delete… and Clear all…. It must be called on the Fyne
+// goroutine. The window can be brought forward with RequestFocus instead
+// of opening a second one; Changed shows decisions added or deleted since.
+func ShowHistory(a fyne.App, src HistorySource) *HistoryWindow {
+	return showHistory(a, src, nil)
+}
+
+// showHistory is ShowHistory with the seams of historyOptions.
+func showHistory(a fyne.App, src HistorySource, opts *historyOptions) *HistoryWindow {
 	w := a.NewWindow("elicitray — history")
-	v := newHistoryView(src, func(doing string, err error) { showError(w, doing, err) })
+	o := opts.withDefaults(w)
+	v := newHistoryView(src, o)
 	w.SetContent(v.content)
+	if a.Icon() != nil {
+		w.SetIcon(a.Icon())
+	}
 	w.Resize(fyne.NewSize(1240, 680))
 	w.CenterOnScreen()
 	w.Show()
-	v.onRefresh()
-	w.Canvas().Focus(v.filter)
-	return w
+	v.reload()
+	w.Canvas().Focus(v.filters.text)
+	return &HistoryWindow{win: w, view: v}
 }
+
+// Window returns the window, to show, focus or close it.
+func (w *HistoryWindow) Window() fyne.Window { return w.win }
+
+// Changed tells the window that decisions were added or deleted elsewhere.
+// Any goroutine may call it. New decisions the filters select appear on
+// top; the selection and the rows in view stay where they are when
+// possible.
+func (w *HistoryWindow) Changed() { fyne.Do(w.view.onChanged) }
 
 // showError tells the user, in one sentence in a dialog over w, that doing
 // failed, and logs the detail. It is the only way ui shows errors.
@@ -53,364 +105,452 @@ func showError(w fyne.Window, doing string, err error) {
 	dialog.ShowInformation("elicitray", sentence(fmt.Errorf("could not %s: %w", doing, err)), w)
 }
 
-// historyColumns are the table's columns, with their widths.
-var historyColumns = []struct {
+// historyOptions are the window's seams; tests replace them. A nil field
+// means the default.
+type historyOptions struct {
+	// onError shows an error; default showError over the window.
+	onError func(doing string, err error)
+	// spawn runs work off the Fyne goroutine; default go f().
+	spawn func(f func())
+	// confirm asks a yes/no question with ok as the yes button; default a
+	// confirmation dialog over the window.
+	confirm func(title, message, ok string, done func(bool))
+	// chooseExport asks where to export, suggesting a file name; done gets
+	// the file opened for writing and its name, and is not called when the
+	// user cancels. Default a save dialog.
+	chooseExport func(suggested string, done func(w io.WriteCloser, name string))
+	// now is the clock of the date filters; default the package's now.
+	now func() time.Time
+}
+
+func (o *historyOptions) withDefaults(w fyne.Window) historyOptions {
+	var out historyOptions
+	if o != nil {
+		out = *o
+	}
+	if out.onError == nil {
+		out.onError = func(doing string, err error) { showError(w, doing, err) }
+	}
+	if out.spawn == nil {
+		out.spawn = func(f func()) { go f() }
+	}
+	if out.confirm == nil {
+		out.confirm = func(title, message, ok string, done func(bool)) {
+			d := dialog.NewConfirm(title, message, done, w)
+			d.SetConfirmText(ok)
+			d.SetDismissText("Cancel")
+			d.SetConfirmImportance(widget.DangerImportance)
+			d.Show()
+		}
+	}
+	if out.chooseExport == nil {
+		out.chooseExport = func(suggested string, done func(io.WriteCloser, string)) {
+			d := dialog.NewFileSave(func(uw fyne.URIWriteCloser, err error) {
+				if err != nil {
+					showError(w, "choose where to export", err)
+					return
+				}
+				if uw == nil {
+					return // the user cancelled
+				}
+				done(uw, uw.URI().Name())
+			}, w)
+			d.SetFileName(suggested)
+			d.SetFilter(storage.NewExtensionFileFilter([]string{".jsonl", ".csv"}))
+			d.SetConfirmText("Export")
+			d.Resize(fyne.NewSize(820, 540))
+			d.Show()
+		}
+	}
+	if out.now == nil {
+		out.now = now
+	}
+	return out
+}
+
+// historyPage is how many records one List call reads: the rows load a
+// page at a time as the table scrolls.
+const historyPage = 200
+
+// historyColumn is a column of the table: its title and width; the
+// message column (width 0) takes what the others leave.
+type historyColumn struct {
 	title string
 	width float32
-}{
-	{"Time", 172},
-	{"Server", 95},
-	{"Tool", 100},
-	{"Message", 185},
-	{"Action", 65},
-	{"Decided by", 85},
+}
+
+// historyColumns are the table's columns.
+var historyColumns = []historyColumn{
+	{"Time", 152},
+	{"Server", 104},
+	{"Tool", 104},
+	{"Message", 0},
+	{"Action", 78},
+	{"Decided by", 112},
 	{"Answered in", 108},
 }
 
-// historyView is the content of the history window.
+// historyView is the content of the history window, without the window,
+// so that tests can drive it on a test canvas.
+//
+// Rows: rows holds the IDs of every row loaded so far, newest first, and a
+// bounded cache of their records. The table's length is the number of rows
+// loaded; a row near the end asks for the next page (List with Before the
+// last ID), a row whose record was evicted asks for its page again (List
+// with Before the ID of the row above it), so reaching any loaded row costs
+// one List call, never a walk from the top.
+//
+// Jobs: work off the Fyne goroutine runs in jobs (spawn), one of each kind
+// at a time: a load (filters changed, or the rows must be read again), a
+// count, a page (next page or an evicted one), a refresh (Changed). Each
+// carries the generation it started in; the results of an older one
+// (filters changed since) are dropped.
 type historyView struct {
-	src     HistorySource
-	onError func(doing string, err error)
+	src  HistorySource
+	opts historyOptions
 
-	records []history.Record
-	more    bool // the last page was full: older records may exist
+	gen  int           // bumped when the rows are replaced
+	q    history.Query // what the rows show; Limit, Before and After unset
+	rows historyRows
 
-	filter   *widget.Entry
-	refresh  *widget.Button
-	older    *widget.Button
-	status   *widget.Label
-	table    *widget.Table
-	detail   *historyDetail
-	content  fyne.CanvasObject
-	selected int // row shown in detail, -1 for none
+	total, all int // how many q selects and how many records exist; -1 unknown
+	queryErr   string
+
+	loading, loadAgain bool   // a load runs; another is wanted after it
+	loadKeep           int    // how many rows the wanted load reads
+	loadKeepsView      bool   // the wanted load keeps the rows in view (else: back to the top)
+	counting, recount  bool   // a count runs; another is wanted after it
+	paging             bool   // a page runs
+	pageFailed         int    // the generation in which reading a page failed: no more tries in it
+	refreshing         bool   // a refresh (Changed) runs
+	changedAgain       bool   // Changed was called while one ran
+	exporting          bool   // an export runs
+	busy               string // the status while a load or clearing runs ("Searching…")
+	notice             string // what just happened, after the counts ("Decision deleted.")
+
+	selected uint64          // ID of the record in the detail pane; 0 for none
+	rowH     float32         // see rowHeight; 0 until measured
+	servers  map[string]bool // the server filter's choices
+
+	filters *historyFilters
+	list    *historyList
+	header  fyne.CanvasObject
+	status  *widget.Label
+	exportB *widget.Button
+	deleteB *widget.Button
+	clearB  *widget.Button
+	detail  *historyDetail
+	content fyne.CanvasObject
 }
 
-func newHistoryView(src HistorySource, onError func(doing string, err error)) *historyView {
-	v := &historyView{src: src, onError: onError, selected: -1}
+func newHistoryView(src HistorySource, opts historyOptions) *historyView {
+	v := &historyView{src: src, opts: opts, total: -1, all: -1, servers: map[string]bool{}}
+	v.rows.reset()
 	v.content = v.build()
 	return v
 }
 
 func (v *historyView) build() fyne.CanvasObject {
-	v.filter = widget.NewEntry()
-	v.filter.PlaceHolder = "Filter: text in the message, server, tool or server name"
-	v.filter.OnChanged = func(string) { v.onRefresh() }
-	v.refresh = widget.NewButton("Refresh", v.onRefresh)
-	v.older = widget.NewButton("Older…", v.onOlder)
-	v.older.Disable()
-	v.status = widget.NewLabel("")
+	v.filters = newHistoryFilters(v.opts.now, v.onFilterChanged)
 
-	v.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(v.records), len(historyColumns) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			o.(*widget.Label).SetText(v.cellText(id.Row, id.Col))
-		},
+	v.list = newHistoryList(
+		func() int { return len(v.rows.ids) },
+		func(id widget.ListItemID, o fyne.CanvasObject) { v.updateRow(id, o.(*historyRow)) },
+		v.onDelete,
 	)
-	v.table.ShowHeaderColumn = false
-	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		l := o.(*widget.Label)
-		if id.Row == -1 && id.Col >= 0 && id.Col < len(historyColumns) {
-			l.SetText(historyColumns[id.Col].title)
-			l.TextStyle.Bold = true
-			l.Refresh()
-		}
-	}
-	for i, c := range historyColumns {
-		v.table.SetColumnWidth(i, c.width)
-	}
-	v.table.OnSelected = func(id widget.TableCellID) { v.onSelect(id.Row) }
+	v.list.OnSelected = v.onSelect
+	v.header = newHistoryHeader()
+
+	v.status = widget.NewLabel("")
+	v.status.Truncation = fyne.TextTruncateEllipsis
+	v.exportB = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), v.onExport)
+	v.deleteB = widget.NewButtonWithIcon("Delete…", theme.DeleteIcon(), v.onDelete)
+	v.clearB = widget.NewButton("Clear all…", v.onClear)
+	v.deleteB.Disable()
+	v.clearB.Disable()
+	v.exportB.Disable()
+	buttons := container.NewHBox(v.exportB, v.deleteB, v.clearB)
+	bottom := container.NewBorder(nil, nil, nil, buttons, v.status)
 
 	v.detail = newHistoryDetail()
-
-	top := container.NewBorder(nil, nil, nil, v.refresh, v.filter)
-	bottom := container.NewBorder(nil, nil, nil, v.older, v.status)
-	list := container.NewBorder(top, bottom, nil, nil, v.table)
-	split := container.NewHSplit(list, container.NewVScroll(v.detail.content))
-	split.Offset = 0.67
-	return split
+	table := container.NewBorder(v.header, nil, nil, nil, v.list)
+	split := container.NewHSplit(table, v.detail.content)
+	split.Offset = 0.7
+	root := container.NewBorder(v.filters.content, bottom, nil, nil, split)
+	v.filters.relayout = root.Refresh
+	return root
 }
 
-// cellText is what the table shows in a cell.
-func (v *historyView) cellText(row, col int) string {
-	if row < 0 || row >= len(v.records) {
-		return ""
-	}
-	r := &v.records[row]
-	switch col {
-	case 0:
-		return formatTime(r.Time)
-	case 1:
-		return r.Server
-	case 2:
-		return r.Tool
-	case 3:
-		return firstLine(r.Message, 80)
-	case 4:
-		return r.Action
-	case 5:
-		return r.DecidedBy
-	case 6:
-		return formatElapsed(r.Elapsed)
-	}
-	return ""
-}
-
-// query is the Query for the first page under the current filter.
-func (v *historyView) query() history.Query {
-	return history.Query{Text: strings.TrimSpace(v.filter.Text), Limit: historyPage}
-}
-
-// onRefresh reloads the newest page under the current filter.
-func (v *historyView) onRefresh() {
-	rs, err := v.src.List(v.query())
-	if err != nil {
-		v.onError("read the history", err)
+// updateRow fills row with the record of row id, asking for its page when
+// it is not cached and for the next page when id is near the end.
+func (v *historyView) updateRow(id int, row *historyRow) {
+	if id < 0 || id >= len(v.rows.ids) {
+		row.clear()
 		return
 	}
-	v.records = rs
-	v.more = len(rs) == historyPage
-	v.showList()
-}
-
-// onOlder appends the next page of older records.
-func (v *historyView) onOlder() {
-	if len(v.records) == 0 {
+	if !v.rows.end && id >= len(v.rows.ids)-historyPage/2 {
+		v.loadMore()
+	}
+	rec, ok := v.rows.get(v.rows.ids[id])
+	if !ok {
+		row.loading()
+		v.fetch(id)
 		return
 	}
-	q := v.query()
-	q.Before = v.records[len(v.records)-1].ID
-	rs, err := v.src.List(q)
-	if err != nil {
-		v.onError("read older history", err)
-		return
-	}
-	v.records = append(v.records, rs...)
-	v.more = len(rs) == historyPage
-	v.showList()
+	row.show(rec)
 }
 
-func (v *historyView) showList() {
-	v.selected = -1
-	v.table.UnselectAll()
-	v.table.Refresh()
-	v.detail.show(nil)
-	if v.more {
-		v.older.Enable()
-	} else {
-		v.older.Disable()
+// noteServers adds the servers of rs to the server filter's choices.
+func (v *historyView) noteServers(rs []history.Record) {
+	added := false
+	for i := range rs {
+		if s := rs[i].Server; s != "" && !v.servers[s] {
+			v.servers[s] = true
+			added = true
+		}
 	}
-	switch {
-	case len(v.records) == 0 && v.filter.Text != "":
-		v.status.SetText("No decisions match “" + strings.TrimSpace(v.filter.Text) + "”.")
-	case len(v.records) == 0:
-		v.status.SetText("No decisions recorded yet.")
-	case len(v.records) == 1:
-		v.status.SetText("1 decision")
-	default:
-		v.status.SetText(fmt.Sprintf("%d decisions", len(v.records)))
+	if !added {
+		return
 	}
+	if sl, ok := v.src.(serverLister); ok {
+		if names, err := sl.Servers(); err == nil {
+			for _, s := range names {
+				v.servers[s] = true
+			}
+		}
+	}
+	v.filters.setServers(v.servers)
 }
 
 // onSelect shows the record of row in the detail pane, read afresh.
 func (v *historyView) onSelect(row int) {
-	if row < 0 || row >= len(v.records) || row == v.selected {
+	if row < 0 || row >= len(v.rows.ids) {
 		return
 	}
-	v.selected = row
-	rec, err := v.src.Get(v.records[row].ID)
+	id := v.rows.ids[row]
+	if id == v.selected {
+		return
+	}
+	rec, err := v.src.Get(id)
 	if err != nil {
-		v.onError("read this decision", err)
+		if errors.Is(err, history.ErrNotFound) {
+			v.notice = "That decision was deleted."
+			v.showStatus()
+			v.onChanged()
+			return
+		}
+		v.opts.onError("read this decision", err)
 		return
 	}
+	v.selected = id
 	v.detail.show(&rec)
+	v.deleteB.Enable()
 }
 
-// historyDetail is the pane showing one record.
-type historyDetail struct {
-	empty   *widget.Label
-	form    *widget.Form
-	server  *widget.Label
-	info    *widget.Label
-	tool    *widget.Label
-	time    *widget.Label
-	message *widget.Label
-	fields  *widget.Label
-	action  *widget.Label
-	answer  *widget.Label
-	decided *widget.Label
-	reason  *widget.Label
-	elapsed *widget.Label
-	content fyne.CanvasObject
-}
-
-func newHistoryDetail() *historyDetail {
-	d := &historyDetail{}
-	wrapped := func() *widget.Label {
-		l := widget.NewLabel("")
-		l.Wrapping = fyne.TextWrapWord
-		return l
-	}
-	d.empty = widget.NewLabel("Select a decision to see it here.")
-	d.server = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	d.info, d.tool, d.time, d.message, d.fields = wrapped(), wrapped(), wrapped(), wrapped(), wrapped()
-	d.action, d.decided, d.reason, d.elapsed = wrapped(), wrapped(), wrapped(), wrapped()
-	d.answer = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	d.answer.Wrapping = fyne.TextWrapBreak
-	d.form = widget.NewForm(
-		widget.NewFormItem("Server", d.server),
-		widget.NewFormItem("Calls itself", d.info),
-		widget.NewFormItem("Tool", d.tool),
-		widget.NewFormItem("Time", d.time),
-		widget.NewFormItem("Message", d.message),
-		widget.NewFormItem("Fields", d.fields),
-		widget.NewFormItem("Action", d.action),
-		widget.NewFormItem("Content", d.answer),
-		widget.NewFormItem("Decided by", d.decided),
-		widget.NewFormItem("Reason", d.reason),
-		widget.NewFormItem("Time to answer", d.elapsed),
-	)
-	d.content = container.NewVBox(d.empty, d.form)
-	d.show(nil)
-	return d
-}
-
-// show fills the pane with r, or empties it for nil.
-func (d *historyDetail) show(r *history.Record) {
-	if r == nil {
-		d.form.Hide()
-		d.empty.Show()
+// onDelete deletes the selected decision once the user confirms.
+func (v *historyView) onDelete() {
+	id := v.selected
+	if id == 0 {
 		return
 	}
-	d.server.SetText(r.Server)
-	d.info.SetText(serverInfoText(r.ServerInfo))
-	d.tool.SetText(orDash(r.Tool))
-	d.time.SetText(formatTime(r.Time))
-	// Server text is untrusted: plain labels only.
-	d.message.SetText(r.Message)
-	d.fields.SetText(schemaFieldsText(r))
-	d.action.SetText(r.Action)
-	d.answer.SetText(contentText(r.Content))
-	d.decided.SetText(r.DecidedBy)
-	d.reason.SetText(orDash(r.Reason))
-	d.elapsed.SetText(formatElapsed(r.Elapsed))
-	d.empty.Hide()
-	d.form.Show()
-	d.form.Refresh()
+	msg := "Delete this decision from the history?"
+	if rec, ok := v.rows.peek(id); ok {
+		msg = "Delete the decision on " + clip(oneLine(rec.Server), maxLabel) + "’s request of " +
+			formatTime(rec.Time) + " from the history?"
+	}
+	v.opts.confirm("Delete this decision?", msg+" This cannot be undone.", "Delete",
+		func(ok bool) {
+			if ok {
+				v.deleteRecord(id)
+			}
+		})
 }
 
-// serverInfoText is what the server calls itself: "title (name) version".
-func serverInfoText(si history.ServerInfo) string {
+// deleteRecord deletes the record id and its row; the next row (older)
+// takes the selection.
+func (v *historyView) deleteRecord(id uint64) {
+	if err := v.src.Delete(id); err != nil && !errors.Is(err, history.ErrNotFound) {
+		v.opts.onError("delete the decision", err)
+		return
+	}
+	row := v.rows.index(id)
+	v.notice = "Decision deleted."
+	if v.selected == id {
+		v.selected = 0
+		v.list.UnselectAll()
+		v.detail.show(nil)
+		v.deleteB.Disable()
+	}
+	if row < 0 {
+		v.showStatus()
+		return
+	}
+	offset := v.list.GetScrollOffset()
+	v.rows.remove(row)
+	if v.total > 0 {
+		v.total--
+	}
+	if v.all > 0 {
+		v.all--
+	}
+	v.list.Refresh()
+	v.list.ScrollToOffset(offset)
+	if n := len(v.rows.ids); n > 0 {
+		v.list.Select(min(row, n-1))
+		v.list.ScrollToOffset(offset)
+	}
+	v.showStatus()
+}
+
+// onClear deletes every decision once the user confirms.
+func (v *historyView) onClear() {
+	n := v.all
+	if n < 0 {
+		var err error
+		if n, err = v.src.CountQuery(history.Query{}); err != nil {
+			v.opts.onError("count the decisions", err)
+			return
+		}
+	}
+	what := "the decision"
+	if n != 1 {
+		what = "all " + countText(n, "decision", "decisions")
+	}
+	msg := "Delete " + what + " in the history?"
+	if v.q != (history.Query{}) {
+		msg = "Delete " + what + " in the history, not only those the filters show?"
+	}
+	v.opts.confirm("Clear the history?", msg+" This cannot be undone.", "Clear all", func(ok bool) {
+		if ok {
+			v.clearAll()
+		}
+	})
+}
+
+// clearAll deletes every record, in a job, and shows the empty history.
+func (v *historyView) clearAll() {
+	v.gen++ // rows and pages under way are void
+	v.busy = "Clearing…"
+	v.clearB.Disable()
+	v.showStatus()
+	v.opts.spawn(func() {
+		err := v.src.Clear()
+		fyne.Do(func() {
+			v.busy = ""
+			if err != nil {
+				v.opts.onError("clear the history", err)
+			} else {
+				v.notice = "History cleared."
+				v.selected = 0
+				v.detail.show(nil)
+				v.deleteB.Disable()
+			}
+			v.reload()
+		})
+	})
+}
+
+// onExport asks where to export the rows the filters select, then writes
+// them there in a job: JSON Lines, or CSV for a .csv file.
+func (v *historyView) onExport() {
+	q := v.q
+	name := "elicitray-history-" + v.opts.now().Format("2006-01-02") + ".jsonl"
+	v.opts.chooseExport(name, func(w io.WriteCloser, name string) {
+		format := history.FormatJSONL
+		if strings.EqualFold(filepath.Ext(name), ".csv") {
+			format = history.FormatCSV
+		}
+		v.exporting = true
+		v.notice = "Exporting…"
+		v.showStatus()
+		v.opts.spawn(func() {
+			n, err := v.src.Export(w, format, q)
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			fyne.Do(func() {
+				v.exporting = false
+				if err != nil {
+					v.notice = ""
+					v.showStatus()
+					v.opts.onError("export the history to "+name, err)
+					return
+				}
+				v.notice = "Exported " + countText(n, "decision", "decisions") + " to " + name + "."
+				v.showStatus()
+			})
+		})
+	})
+}
+
+// showStatus says how many decisions there are, what is under way and
+// what just happened, and enables the buttons that can act.
+func (v *historyView) showStatus() {
 	var parts []string
 	switch {
-	case si.Title != "" && si.Name != "" && si.Title != si.Name:
-		parts = append(parts, si.Title+" ("+si.Name+")")
-	case si.Name != "":
-		parts = append(parts, si.Name)
-	case si.Title != "":
-		parts = append(parts, si.Title)
-	}
-	if si.Version != "" {
-		parts = append(parts, si.Version)
-	}
-	if len(parts) == 0 {
-		return "—"
-	}
-	return strings.Join(parts, " ")
-}
-
-// schemaFieldsText lists the requested fields by label, one a line, with
-// the property name when it differs and a * when required; the URL for URL
-// mode.
-func schemaFieldsText(r *history.Record) string {
-	if r.Mode == "url" {
-		return "URL: " + r.URL
-	}
-	if len(r.RequestedSchema) == 0 {
-		return "—"
-	}
-	form, err := elicit.Parse(r.RequestedSchema)
-	if err != nil {
-		return sentence(fmt.Errorf("the requested schema could not be read: %w", err))
-	}
-	if len(form.Fields) == 0 {
-		return "(no fields)"
-	}
-	lines := make([]string, 0, len(form.Fields))
-	for _, f := range form.Fields {
-		s := f.Label()
-		if f.Title != "" && f.Title != f.Name {
-			s += " (" + f.Name + ")"
+	case v.queryErr != "":
+		parts = append(parts, v.queryErr)
+	case v.busy != "":
+		parts = append(parts, v.busy)
+	case v.total < 0 && v.q != (history.Query{}):
+		parts = append(parts, "Searching…")
+	case v.total < 0:
+		parts = append(parts, countText(len(v.rows.ids), "decision", "decisions")+" loaded")
+	case v.q == (history.Query{}) && v.total == 0:
+		parts = append(parts, "No decisions recorded yet.")
+	case v.q == (history.Query{}):
+		parts = append(parts, countText(v.total, "decision", "decisions"))
+	case v.total == 0:
+		parts = append(parts, "No decisions match these filters.")
+	default:
+		s := countText(v.total, "decision matches", "decisions match")
+		if v.all >= 0 {
+			s = thousands(v.total) + " of " + countText(v.all, "decision", "decisions") + " match"
+			if v.total == 1 {
+				s = "1 of " + countText(v.all, "decision", "decisions") + " matches"
+			}
 		}
-		if f.Required {
-			s += " *"
+		parts = append(parts, s)
+	}
+	if v.notice != "" {
+		parts = append(parts, v.notice)
+	}
+	v.status.SetText(strings.Join(parts, " — "))
+	if v.all > 0 || (v.all < 0 && len(v.rows.ids) > 0) {
+		v.clearB.Enable()
+	} else {
+		v.clearB.Disable()
+	}
+	if len(v.rows.ids) > 0 && !v.exporting {
+		v.exportB.Enable()
+	} else {
+		v.exportB.Disable()
+	}
+}
+
+// countText is n with thousands separators and the noun that fits:
+// "1 decision", "1,234 decisions".
+func countText(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
 		}
-		lines = append(lines, s)
+		b.WriteRune(r)
 	}
-	return strings.Join(lines, "\n")
-}
-
-// contentText is the answer's content as indented JSON.
-func contentText(c map[string]any) string {
-	if c == nil {
-		return "—"
+	if neg {
+		return "-" + b.String()
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return fmt.Sprint(c)
-	}
-	return string(b)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-// formatTime shows t in local time to the second.
-func formatTime(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.Local().Format("2006-01-02 15:04:05")
-}
-
-// formatElapsed shows a time to answer the way people say it: "0.8 s",
-// "12 s", "2 min 5 s", "1 h 3 min".
-func formatElapsed(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "—"
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		return fmt.Sprintf("%d min %d s", int(d/time.Minute), int(d%time.Minute/time.Second))
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%d h %d min", int(d/time.Hour), int(d%time.Hour/time.Minute))
-}
-
-// firstLine is the first non-empty line of s, cut to n runes with "…".
-func firstLine(s string, n int) string {
-	first := ""
-	for _, line := range strings.Split(s, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			first = line
-			break
-		}
-	}
-	rs := []rune(first)
-	if len(rs) > n {
-		return string(rs[:n-1]) + "…"
-	}
-	return first
+	return b.String()
 }

@@ -3,57 +3,17 @@ package ui
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/history"
 )
-
-// fakeHistory is a HistorySource over a slice kept newest first, filtering
-// on Text the way history.Query documents it.
-type fakeHistory struct {
-	records []history.Record
-	err     error
-	queries []history.Query
-}
-
-func (f *fakeHistory) List(q history.Query) ([]history.Record, error) {
-	f.queries = append(f.queries, q)
-	if f.err != nil {
-		return nil, f.err
-	}
-	var out []history.Record
-	older := q.Before == 0
-	for _, r := range f.records {
-		if !older {
-			older = r.ID == q.Before
-			continue
-		}
-		text := strings.ToLower(r.Message + "\n" + r.Server + "\n" + r.Tool + "\n" + r.ServerInfo.Name)
-		if q.Text != "" && !strings.Contains(text, strings.ToLower(q.Text)) {
-			continue
-		}
-		out = append(out, r)
-		if q.Limit > 0 && len(out) == q.Limit {
-			break
-		}
-	}
-	return out, nil
-}
-
-func (f *fakeHistory) Get(id uint64) (history.Record, error) {
-	for _, r := range f.records {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return history.Record{}, errors.New("no such record")
-}
 
 var t0 = time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC)
 
@@ -72,7 +32,7 @@ func sampleRecords() []history.Record {
 			ID: 2, Time: t0.Add(time.Hour), Server: "everything",
 			ServerInfo: history.ServerInfo{Name: "mcp-servers/everything", Version: "2.0.0"},
 			Mode:       "form", Message: "Configure the export",
-			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","enum":["Red","Green"]}}}`),
+			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","enum":["Red","Green"],"default":"Green"}}}`),
 			Action:          "decline", DecidedBy: "user", Elapsed: 65 * time.Second,
 		},
 		{
@@ -83,187 +43,216 @@ func sampleRecords() []history.Record {
 	}
 }
 
-func newHistoryHarness(t *testing.T, src *fakeHistory) (*historyView, *[]string) {
-	t.Helper()
-	test.NewTempApp(t)
-	var errs []string
-	v := newHistoryView(src, func(doing string, err error) { errs = append(errs, doing+": "+err.Error()) })
-	w := test.NewTempWindow(t, v.content)
-	w.Resize(w.Content().MinSize().AddWidthHeight(400, 300))
-	v.onRefresh()
-	return v, &errs
+// confirmCall is a question the window asked through its confirm seam.
+type confirmCall struct {
+	title, message, ok string
+	done               func(bool)
 }
 
-// rows reads the table the way it renders: every cell through its update
-// function.
-func rows(v *historyView) [][]string {
-	n, cols := v.table.Length()
+// historyHarness is a history view on a 1240×680 test window whose jobs
+// wait in a queue until run, so that a test sees the window between a
+// search starting and its result, and nothing runs on another goroutine.
+type historyHarness struct {
+	t        *testing.T
+	v        *historyView
+	w        fyne.Window
+	src      *fakeHistory
+	jobs     []func()
+	errs     []string
+	confirms []confirmCall
+	// export answers the save dialog: nil cancels it.
+	export func(suggested string) (io.WriteCloser, string)
+	now    time.Time
+}
+
+func newHistoryHarness(t *testing.T, src *fakeHistory) *historyHarness {
+	t.Helper()
+	test.NewTempApp(t)
+	h := &historyHarness{t: t, src: src, now: t0.Add(3 * time.Hour)}
+	h.v = newHistoryView(src, h.options())
+	h.w = test.NewTempWindow(t, h.v.content)
+	h.w.Resize(fyne.NewSize(1240, 680))
+	h.v.reload()
+	h.run()
+	return h
+}
+
+func (h *historyHarness) options() historyOptions {
+	return historyOptions{
+		onError: func(doing string, err error) { h.errs = append(h.errs, doing+": "+err.Error()) },
+		spawn:   func(f func()) { h.jobs = append(h.jobs, f) },
+		confirm: func(title, message, ok string, done func(bool)) {
+			h.confirms = append(h.confirms, confirmCall{title, message, ok, done})
+		},
+		chooseExport: func(suggested string, done func(io.WriteCloser, string)) {
+			if h.export == nil {
+				return
+			}
+			if w, name := h.export(suggested); w != nil {
+				done(w, name)
+			}
+		},
+		now: func() time.Time { return h.now },
+	}
+}
+
+// run runs the queued jobs, and those they queue, in order.
+func (h *historyHarness) run() {
+	for len(h.jobs) > 0 {
+		f := h.jobs[0]
+		h.jobs = h.jobs[1:]
+		f()
+	}
+}
+
+// rows reads the table the way it renders: every row through the list's
+// update function.
+func (h *historyHarness) rows() [][]string {
+	n := h.v.list.Length()
 	out := make([][]string, n)
-	for r := range n {
-		for c := range cols {
-			l := v.table.CreateCell().(*widget.Label)
-			v.table.UpdateCell(widget.TableCellID{Row: r, Col: c}, l)
-			out[r] = append(out[r], l.Text)
-		}
+	for i := range n {
+		r := newHistoryRow()
+		h.v.list.UpdateItem(i, r)
+		out[i] = r.texts()
 	}
 	return out
 }
 
+// column is one column of rows.
+func (h *historyHarness) column(col int) []string {
+	var out []string
+	for _, r := range h.rows() {
+		out = append(out, r[col])
+	}
+	return out
+}
+
+// noErrors fails the test if the window showed an error.
+func (h *historyHarness) noErrors() {
+	h.t.Helper()
+	if len(h.errs) != 0 {
+		h.t.Errorf("errors shown: %q", h.errs)
+	}
+}
+
+// lastConfirm is the last question asked, failing if none was.
+func (h *historyHarness) lastConfirm() confirmCall {
+	h.t.Helper()
+	if len(h.confirms) == 0 {
+		h.t.Fatal("no confirmation asked")
+	}
+	return h.confirms[len(h.confirms)-1]
+}
+
 func TestHistoryListsNewestFirst(t *testing.T) {
-	v, errs := newHistoryHarness(t, &fakeHistory{records: sampleRecords()})
+	h := newHistoryHarness(t, newFakeHistory(sampleRecords()...))
 	want := [][]string{
 		{formatTime(t0.Add(2 * time.Hour)), "github", "create_repo", "Name for the new repository?", "accept", "user", "4.2 s"},
 		{formatTime(t0.Add(time.Hour)), "everything", "", "Configure the export", "decline", "user", "1 min 5 s"},
 		{formatTime(t0), "everything", "", "Pick a colour", "cancel", "timeout", "10 min 0 s"},
 	}
-	if diff := cmp.Diff(want, rows(v)); diff != "" {
+	if diff := cmp.Diff(want, h.rows()); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
-	if got := v.status.Text; got != "3 decisions" {
+	if got := h.v.status.Text; got != "3 decisions" {
 		t.Errorf("status = %q", got)
 	}
-	if len(*errs) != 0 {
-		t.Errorf("errors shown: %q", *errs)
+	if !h.v.deleteB.Disabled() || h.v.exportB.Disabled() || h.v.clearB.Disabled() {
+		t.Errorf("Delete… enabled %v, Export… %v, Clear all… %v; want a selection first for Delete only",
+			!h.v.deleteB.Disabled(), !h.v.exportB.Disabled(), !h.v.clearB.Disabled())
+	}
+	h.noErrors()
+}
+
+func TestHistoryEmpty(t *testing.T) {
+	h := newHistoryHarness(t, newFakeHistory())
+	if got := h.v.status.Text; got != "No decisions recorded yet." {
+		t.Errorf("status = %q", got)
+	}
+	if !h.v.exportB.Disabled() || !h.v.clearB.Disabled() {
+		t.Error("Export… or Clear all… enabled with nothing to act on")
 	}
 }
 
-func TestHistoryFilter(t *testing.T) {
-	for _, tt := range []struct {
-		filter     string
-		wantIDs    []string // servers of the rows, in order
-		wantStatus string
-	}{
-		{"", []string{"github", "everything", "everything"}, "3 decisions"},
-		{"github", []string{"github"}, "1 decision"},
-		{"EXPORT", []string{"everything"}, "1 decision"},
-		{"colour", []string{"everything"}, "1 decision"},
-		{"nothing like it", nil, "No decisions match “nothing like it”."},
-	} {
-		t.Run(tt.filter, func(t *testing.T) {
-			v, _ := newHistoryHarness(t, &fakeHistory{records: sampleRecords()})
-			test.Type(v.filter, tt.filter)
-			var got []string
-			for _, r := range rows(v) {
-				got = append(got, r[1])
-			}
-			if diff := cmp.Diff(tt.wantIDs, got); diff != "" {
-				t.Errorf("rows mismatch (-want +got):\n%s", diff)
-			}
-			if v.status.Text != tt.wantStatus {
-				t.Errorf("status = %q, want %q", v.status.Text, tt.wantStatus)
-			}
-		})
-	}
-}
-
-func TestHistorySelectShowsDetails(t *testing.T) {
-	v, errs := newHistoryHarness(t, &fakeHistory{records: sampleRecords()})
-	if v.detail.form.Visible() {
-		t.Error("details shown before any selection")
-	}
-	v.table.Select(widget.TableCellID{Row: 0, Col: 3})
-	d := v.detail
-	got := map[string]string{
-		"server":  d.server.Text,
-		"info":    d.info.Text,
-		"tool":    d.tool.Text,
-		"time":    d.time.Text,
-		"message": d.message.Text,
-		"fields":  d.fields.Text,
-		"action":  d.action.Text,
-		"content": d.answer.Text,
-		"decided": d.decided.Text,
-		"reason":  d.reason.Text,
-		"elapsed": d.elapsed.Text,
-	}
-	want := map[string]string{
-		"server":  "github",
-		"info":    "github-mcp 1.2.0",
-		"tool":    "create_repo",
-		"time":    formatTime(t0.Add(2 * time.Hour)),
-		"message": "Name for the new repository?\nIt will be private.",
-		"fields":  "Repository name (name) *\nprivate",
-		"action":  "accept",
-		"content": "{\n  \"name\": \"widgets\",\n  \"private\": true\n}",
-		"decided": "user",
-		"reason":  "—",
-		"elapsed": "4.2 s",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
-	}
-	if !d.form.Visible() {
-		t.Error("details not visible after selecting a row")
-	}
-
-	v.table.Select(widget.TableCellID{Row: 2, Col: 0})
-	if d.reason.Text != "no answer within 10 min" || d.decided.Text != "timeout" || d.answer.Text != "—" {
-		t.Errorf("third row shows reason %q, decided by %q, content %q", d.reason.Text, d.decided.Text, d.answer.Text)
-	}
-	if len(*errs) != 0 {
-		t.Errorf("errors shown: %q", *errs)
-	}
-}
-
-func TestHistoryRefreshShowsNewRecords(t *testing.T) {
-	src := &fakeHistory{records: sampleRecords()[1:]}
-	v, _ := newHistoryHarness(t, src)
-	if n := len(rows(v)); n != 2 {
-		t.Fatalf("%d rows, want 2", n)
-	}
-	src.records = sampleRecords()
-	test.Tap(v.refresh)
-	if got := rows(v)[0][1]; got != "github" {
-		t.Errorf("first row after Refresh is %q, want the new github record", got)
-	}
-}
-
-func TestHistoryOlderLoadsNextPage(t *testing.T) {
-	src := &fakeHistory{}
-	for i := historyPage + 5; i > 0; i-- {
-		src.records = append(src.records, history.Record{ID: uint64(i), Time: t0.Add(time.Duration(i) * time.Second), Server: "s", Action: "cancel"})
-	}
-	v, _ := newHistoryHarness(t, src)
-	if n := len(rows(v)); n != historyPage {
-		t.Fatalf("%d rows on the first page, want %d", n, historyPage)
-	}
-	if v.older.Disabled() {
-		t.Fatal("Older… disabled with more records to show")
-	}
-	test.Tap(v.older)
-	if n := len(rows(v)); n != historyPage+5 {
-		t.Errorf("%d rows after Older…, want %d", n, historyPage+5)
-	}
-	if !v.older.Disabled() {
-		t.Error("Older… still enabled after the last page")
-	}
-	if got := src.queries[len(src.queries)-1].Before; got != 6 {
-		t.Errorf("Older… asked for records before ID %d, want 6", got)
+func TestHistoryRowsShowServerTextOnOneVisibleLine(t *testing.T) {
+	h := newHistoryHarness(t, newFakeHistory(history.Record{
+		ID: 1, Time: t0, Server: "pay\u202Ements", Tool: "charge\tcard", Action: "accept",
+		Message: "\n\n  Pay   invoice-\u202Efdp.exe  now?\nsecond line", DecidedBy: "user",
+	}))
+	got := h.rows()[0]
+	if got[1] != "payments" || got[2] != "charge card" || got[3] != "Pay invoice-fdp.exe now?" {
+		t.Errorf("row shows server %q, tool %q, message %q", got[1], got[2], got[3])
 	}
 }
 
 func TestHistoryErrorsGoToTheHelper(t *testing.T) {
-	src := &fakeHistory{err: errors.New("history file is in use by another process")}
-	v, errs := newHistoryHarness(t, src)
+	src := newFakeHistory(sampleRecords()...)
+	src.err = errors.New("history file is in use by another process")
+	h := newHistoryHarness(t, src)
 	want := []string{"read the history: history file is in use by another process"}
-	if diff := cmp.Diff(want, *errs); diff != "" {
+	if diff := cmp.Diff(want, h.errs); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
-	if n := len(rows(v)); n != 0 {
+	if n := len(h.rows()); n != 0 {
 		t.Errorf("%d rows shown after a failed read", n)
 	}
 }
 
 func TestShowHistoryError(t *testing.T) {
 	a := test.NewTempApp(t)
-	w := ShowHistory(a, &fakeHistory{err: errors.New("boom")})
+	var jobs []func()
+	src := newFakeHistory()
+	src.err = errors.New("boom")
+	hw := showHistory(a, src, &historyOptions{spawn: func(f func()) { jobs = append(jobs, f) }})
+	w := hw.Window()
 	t.Cleanup(w.Close)
+	for len(jobs) > 0 {
+		f := jobs[0]
+		jobs = jobs[1:]
+		f()
+	}
 	var shown []string
 	for _, o := range w.Canvas().Overlays().List() {
 		shown = append(shown, visibleTexts(o)...)
 	}
 	if !contains(shown, "Could not read the history: boom.") {
 		t.Errorf("error dialog not shown; overlay texts %q", shown)
+	}
+	if w.Title() != "elicitray — history" {
+		t.Errorf("title %q", w.Title())
+	}
+}
+
+func TestShowHistoryChangedShowsNewDecisions(t *testing.T) {
+	a := test.NewTempApp(t)
+	var jobs []func()
+	run := func() {
+		for len(jobs) > 0 {
+			f := jobs[0]
+			jobs = jobs[1:]
+			f()
+		}
+	}
+	src := newFakeHistory(sampleRecords()...)
+	hw := showHistory(a, src, &historyOptions{spawn: func(f func()) { jobs = append(jobs, f) }})
+	t.Cleanup(hw.Window().Close)
+	run()
+	if got := hw.view.list.Length(); got != 3 {
+		t.Fatalf("%d rows, want 3", got)
+	}
+	src.add(history.Record{Time: t0.Add(4 * time.Hour), Server: "linear", Message: "Close the issue?", Action: "accept", DecidedBy: "user"})
+	hw.Changed()
+	run()
+	if got := hw.view.list.Length(); got != 4 {
+		t.Fatalf("%d rows after Changed, want 4", got)
+	}
+	r := newHistoryRow()
+	hw.view.list.UpdateItem(0, r)
+	if got := r.texts()[1]; got != "linear" {
+		t.Errorf("first row is %q, want the new linear decision", got)
+	}
+	if got := hw.view.status.Text; got != "4 decisions" {
+		t.Errorf("status = %q", got)
 	}
 }
 
@@ -291,11 +280,26 @@ func TestFirstLine(t *testing.T) {
 	}{
 		{"one line", "one line"},
 		{"\n  first\nsecond", "first"},
+		{"tabs\tand   spaces", "tabs and spaces"},
 		{strings.Repeat("x", 100), strings.Repeat("x", 79) + "…"},
 		{"\n\n", ""},
 	} {
 		if got := firstLine(tt.in, 80); got != tt.want {
 			t.Errorf("firstLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {12345, "12,345"},
+		{1000000, "1,000,000"}, {-1234, "-1,234"},
+	} {
+		if got := thousands(tt.n); got != tt.want {
+			t.Errorf("thousands(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}
 }

@@ -1,0 +1,168 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// seedHistory adds decisions a day apart, newest now: github accepts by
+// the user, jira declines by a rule, and one very old timeout.
+func seedHistory(t *testing.T, st *history.Store, now time.Time) {
+	t.Helper()
+	for i, r := range []history.Record{
+		{Server: "github", Tool: "deploy", Message: "Deploy build 7?", Action: "accept", DecidedBy: "user", Content: map[string]any{"ok": true}},
+		{Server: "jira", Tool: "close", Message: "Close ticket, \"quoted\", with a comma?", Action: "decline", DecidedBy: "rule"},
+		{Server: "github", Tool: "deploy", Message: "Deploy build 6?", Action: "cancel", DecidedBy: "timeout"},
+		{Server: "jira", Tool: "open", Message: "Open a ticket?", Action: "accept", DecidedBy: "user"},
+	} {
+		r.Mode = "form"
+		r.Time = now.Add(-time.Duration(i) * 24 * time.Hour)
+		if i == 3 {
+			r.Time = now.Add(-400 * 24 * time.Hour)
+		}
+		if _, err := st.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cli runs the elicitray command line in this process and returns its
+// stdout; it fails the test on a non-zero exit.
+func cli(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), args, nil, &out, &errb); code != 0 {
+		t.Fatalf("elicitray %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.String()
+}
+
+func messages(t *testing.T, jsonl string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		if line == "" {
+			continue
+		}
+		var r history.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not a record: %q", line)
+		}
+		out = append(out, r.Message)
+	}
+	return out
+}
+
+// TestHistoryCLI: list's filters, export in both formats and prune give the
+// same answers whether a hub holds the history file or none runs.
+func TestHistoryCLI(t *testing.T) {
+	for _, withHub := range []bool{false, true} {
+		name := map[bool]string{false: "no hub", true: "through the hub"}[withHub]
+		t.Run(name, func(t *testing.T) {
+			now := time.Now()
+			if withHub {
+				h, _, _ := runTestHub(t, time.Hour)
+				seedHistory(t, h.Store, now)
+			} else {
+				testHome(t)
+				st, err := history.Open(DefaultPaths().History, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				seedHistory(t, st, now)
+				st.Close()
+			}
+			for _, tt := range []struct {
+				args []string
+				want []string
+			}{
+				{[]string{"--server", "github"}, []string{"Deploy build 7?", "Deploy build 6?"}},
+				{[]string{"--action", "accept"}, []string{"Deploy build 7?", "Open a ticket?"}},
+				{[]string{"--decided-by", "rule"}, []string{`Close ticket, "quoted", with a comma?`}},
+				{[]string{"--since", "36h"}, []string{"Deploy build 7?", `Close ticket, "quoted", with a comma?`}},
+				{[]string{"--until", "1d12h"}, []string{"Deploy build 6?", "Open a ticket?"}},
+				{[]string{"--since", now.AddDate(0, 0, -10).Format("2006-01-02"), "--text", "DEPLOY"}, []string{"Deploy build 7?", "Deploy build 6?"}},
+				{[]string{"--limit", "1"}, []string{"Deploy build 7?"}},
+			} {
+				got := messages(t, cli(t, append([]string{"history", "list", "--json"}, tt.args...)...))
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("list %v (-want +got):\n%s", tt.args, diff)
+				}
+			}
+
+			// JSON Lines on stdout: the same records list --json gives.
+			if diff := cmp.Diff([]string{"Deploy build 7?", "Deploy build 6?"}, messages(t, cli(t, "history", "export", "--server", "github"))); diff != "" {
+				t.Errorf("export jsonl (-want +got):\n%s", diff)
+			}
+			// CSV to a file: a header, one row per decision, quotes kept.
+			path := filepath.Join(t.TempDir(), "decisions.csv")
+			if out := cli(t, "history", "export", "--format", "csv", "-o", path); out != "4 decisions written to "+path+"\n" {
+				t.Errorf("export -o says %q", out)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := csv.NewReader(f).ReadAll()
+			f.Close()
+			if err != nil || len(rows) != 5 {
+				t.Fatalf("csv: %d rows, %v", len(rows), err)
+			}
+			col := map[string]int{}
+			for i, h := range rows[0] {
+				col[h] = i
+			}
+			if got := rows[2][col["message"]]; got != `Close ticket, "quoted", with a comma?` {
+				t.Errorf("csv message %q", got)
+			}
+			if got := rows[1][col["content"]]; got != `{"ok":true}` {
+				t.Errorf("csv content %q", got)
+			}
+			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+				t.Errorf("export file mode %v, want 0600: the history is private", fi.Mode().Perm())
+			}
+
+			// The default retention keeps a year: the 400-day-old one goes.
+			if out := cli(t, "history", "prune"); out != "1 decisions deleted\n" {
+				t.Errorf("prune says %q", out)
+			}
+			if out := cli(t, "history", "prune", "--keep", "2"); out != "1 decisions deleted\n" {
+				t.Errorf("prune --keep 2 says %q", out)
+			}
+			want := []string{"Deploy build 7?", `Close ticket, "quoted", with a comma?`}
+			if diff := cmp.Diff(want, messages(t, cli(t, "history", "list", "--json"))); diff != "" {
+				t.Errorf("after prune (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHistoryCLIUsage: bad filter values are usage errors that say what
+// was expected.
+func TestHistoryCLIUsage(t *testing.T) {
+	testHome(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"history", "list", "--since", "yesterday"}, `--since: "yesterday" is neither a duration (30m, 12h, 7d) nor a date (2026-11-01)`},
+		{[]string{"history", "export", "--format", "xml"}, `--format must be jsonl or csv, not "xml"`},
+		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than: "soon" is not a duration like 30m, 12h or 7d`},
+	} {
+		var out, errb bytes.Buffer
+		if code := Main(context.Background(), tt.args, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want 2 and %q", tt.args, code, errb.String(), out.String(), tt.want)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// historyFilter is the selection flags `history list` and `history export`
+// share.
+type historyFilter struct {
+	server, action, decidedBy, since, until, text string
+}
+
+func (f *historyFilter) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.server, "server", "", "only this server's decisions (the name given to wrap --name)")
+	cmd.Flags().StringVar(&f.action, "action", "", "only this action: accept, decline, cancel, error or forwarded")
+	cmd.Flags().StringVar(&f.decidedBy, "decided-by", "", "only decisions made by: user, rule, timeout, rate-limit, paused, muted, server-cancelled, host-cancelled, no-display or error")
+	cmd.Flags().StringVar(&f.since, "since", "", "only decisions since a time: a duration ago (30m, 12h, 7d) or a date (2026-11-01, or RFC 3339)")
+	cmd.Flags().StringVar(&f.until, "until", "", "only decisions before a time (same forms as --since)")
+	cmd.Flags().StringVar(&f.text, "text", "", "only decisions whose message, server or tool contains this text")
+}
+
+// query is the history query the flags select, times relative to now.
+func (f *historyFilter) query(now time.Time) (history.Query, error) {
+	q := history.Query{Server: f.server, Action: f.action, DecidedBy: f.decidedBy, Text: f.text}
+	var err error
+	if q.Since, err = parseWhen(f.since, now); err != nil {
+		return q, usageError{fmt.Errorf("--since: %v", err)}
+	}
+	if q.Until, err = parseWhen(f.until, now); err != nil {
+		return q, usageError{fmt.Errorf("--until: %v", err)}
+	}
+	return q, nil
+}
+
+// parseWhen reads a point in time: empty (none), a duration ago ("7d",
+// "12h", "90m"), a date ("2026-11-01", local midnight) or RFC 3339.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := parseAge(s); err == nil {
+		return now.Add(-d), nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a duration (30m, 12h, 7d) nor a date (2026-11-01)", s)
+}
+
+// parseAge reads a duration as Go writes them, plus days: "7d", "1d12h".
+func parseAge(s string) (time.Duration, error) {
+	rest := s
+	var days time.Duration
+	if i := strings.IndexByte(rest, 'd'); i > 0 {
+		n, err := strconv.Atoi(rest[:i])
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration like 30m, 12h or 7d", s)
+		}
+		days, rest = time.Duration(n)*24*time.Hour, rest[i+1:]
+	}
+	var d time.Duration
+	if rest != "" {
+		var err error
+		if d, err = time.ParseDuration(rest); err != nil {
+			return 0, fmt.Errorf("%q is not a duration like 30m, 12h or 7d", s)
+		}
+	}
+	if days+d < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return days + d, nil
+}
+
+// retentionOf is what config c keeps of the history, as of now.
+func retentionOf(c Config, now time.Time) history.PruneOptions {
+	keep := c.History.Keep.Duration
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	return history.PruneOptions{Before: now.Add(-keep), Keep: c.History.MaxRecords}
+}
+
+// exportTo writes the export of q to the file output, or to stdout when
+// output is empty; with a file, it says how many decisions went there.
+func exportTo(ctx context.Context, src historySource, q history.Query, format, output string, stdout io.Writer) error {
+	w := stdout
+	var f *os.File
+	if output != "" {
+		var err error
+		// 0600: the history is private (DESIGN.md), and so is an export.
+		if f, err = os.OpenFile(output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600); err != nil {
+			return err
+		}
+		w = f
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	n, err := src.export(ctx, q, format, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			fmt.Fprintf(stdout, "%d decisions written to %s\n", n, output)
+		}
+	}
+	return err
+}
+
+// export streams the export of q: from the hub when one runs (it holds
+// the file), else from the file itself.
+func (s historySource) export(ctx context.Context, q history.Query, format string, w io.Writer) (int, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", s.paths.Socket)
+	if err != nil {
+		st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
+		if err != nil {
+			return 0, err
+		}
+		defer st.Close()
+		return st.Export(w, format, q)
+	}
+	// A connection of its own: the export comes in many messages.
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if err := json.NewEncoder(conn).Encode(wireMsg{Op: opExport, ID: 1, Format: format, Query: &q}); err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrHubGone, err)
+	}
+	br := bufio.NewReaderSize(conn, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return 0, fmt.Errorf("%w during the export: %v", ErrHubGone, err)
+		}
+		var m wireMsg
+		if err := json.Unmarshal(line, &m); err != nil {
+			return 0, fmt.Errorf("the hub sent %q: %v", firstLine(string(line), 80), err)
+		}
+		switch {
+		case m.Error != "":
+			return 0, errors.New(m.Error)
+		case m.Done:
+			return m.Count, nil
+		}
+		if _, err := w.Write(m.Data); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// prune applies opts (nil: the config's retention) through the hub, or to
+// the file itself when no hub runs, and says how many decisions went.
+func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (int, error) {
+	c := &hubClient{paths: s.paths}
+	r, err := c.call(ctx, wireMsg{Op: opPrune, Prune: opts}, nil)
+	var opErr *net.OpError
+	switch {
+	case err == nil:
+		return r.Count, nil
+	case !errors.As(err, &opErr):
+		return 0, err
+	}
+	if opts == nil {
+		cfg, err := LoadConfig(s.paths.Config)
+		if err != nil {
+			return 0, err
+		}
+		o := retentionOf(cfg, time.Now())
+		opts = &o
+	}
+	st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	n, err := st.Prune(*opts)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	return n, st.Compact()
+}

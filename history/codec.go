@@ -1,0 +1,339 @@
+package history
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Record values, version 2 (doc.go, "Record values"). The first byte tells
+// the encodings apart: version 1 values are JSON objects and start with '{'.
+const valueV2 = 0x02
+
+// How a version 2 value holds the requestedSchema.
+const (
+	schemaNone   = 0 // no schema
+	schemaRef    = 1 // schemaRefLen bytes: the key of the schema in the schemas bucket
+	schemaInline = 2 // length and bytes of the schema itself
+)
+
+// schemaRefLen is the length of a schema's key in the schemas bucket: the
+// first bytes of its SHA-256.
+const schemaRefLen = 8
+
+// rawRecord is a version 2 value taken apart without copying: its byte
+// slices point into the value, so they are valid only as long as the value
+// is (in bbolt, until the transaction ends). Queries match on it and turn
+// only the records they keep into Records.
+type rawRecord struct {
+	zone                                  int // seconds east of UTC
+	server, infoName, infoTitle           []byte
+	infoVersion, tool, mode, message, url []byte
+	action, decidedBy, reason             []byte
+	elapsed                               int64
+	schemaKind                            byte
+	schema                                []byte // the reference or the inline schema
+	content                               []byte // JSON object; nil for none
+}
+
+// errBadValue is wrapped by parse for a value it cannot take apart.
+var errBadValue = errors.New("history file is damaged: unreadable record")
+
+// parse takes a version 2 value apart into rr.
+func (rr *rawRecord) parse(v []byte) error {
+	if len(v) == 0 || v[0] != valueV2 {
+		return errBadValue
+	}
+	d := decoder{b: v[1:]}
+	rr.zone = int(d.varint())
+	// One call per field rather than a loop over pointers to them: a search
+	// parses every record, and this (with bytes' one-byte lengths) takes
+	// half the time.
+	rr.server = d.bytes()
+	rr.infoName = d.bytes()
+	rr.infoTitle = d.bytes()
+	rr.infoVersion = d.bytes()
+	rr.tool = d.bytes()
+	rr.mode = d.bytes()
+	rr.message = d.bytes()
+	rr.url = d.bytes()
+	rr.action = d.bytes()
+	rr.decidedBy = d.bytes()
+	rr.reason = d.bytes()
+	rr.elapsed = d.varint()
+	rr.schemaKind = d.byte()
+	switch rr.schemaKind {
+	case schemaNone:
+		rr.schema = nil
+	case schemaRef:
+		rr.schema = d.fixed(schemaRefLen)
+	case schemaInline:
+		rr.schema = d.bytes()
+	default:
+		d.bad = true
+	}
+	rr.content = d.bytes()
+	if d.bad || len(d.b) != 0 {
+		return errBadValue
+	}
+	return nil
+}
+
+// decoder reads the parts of a version 2 value; a read past the end sets
+// bad and returns zero values.
+type decoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decoder) varint() int64 {
+	x, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) < 1 {
+		d.bad = true
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) fixed(n int) []byte {
+	if len(d.b) < n {
+		d.bad = true
+		return nil
+	}
+	out := d.b[:n:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) bytes() []byte {
+	var n uint64
+	var w int
+	// Most fields are shorter than 128 bytes, their length one byte.
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		n, w = uint64(d.b[0]), 1
+	} else if n, w = binary.Uvarint(d.b); w <= 0 {
+		d.bad = true
+		return nil
+	}
+	if n > uint64(len(d.b)-w) {
+		d.bad = true
+		return nil
+	}
+	end := w + int(n)
+	out := d.b[w:end:end]
+	d.b = d.b[end:]
+	if n == 0 {
+		return nil
+	}
+	return out
+}
+
+// encode returns the version 2 value of r, whose Time and ID are in its key.
+// schemas stores r.RequestedSchema once for every record that carries the
+// same bytes (see putSchema); nil stores it inline, for tests. The schema is
+// kept as sent: json.Marshal would compact it and escape HTML characters,
+// and the history must show the schema the server sent.
+func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, error) {
+	// Whitespace around the schema is not part of it; version 1 dropped it
+	// too.
+	schema := bytes.TrimSpace(r.RequestedSchema)
+	var content []byte
+	// An empty map is stored as none, as version 1's omitempty did.
+	if len(r.Content) > 0 {
+		var err error
+		if content, err = json.Marshal(r.Content); err != nil {
+			return nil, fmt.Errorf("encoding record content: %w", err)
+		}
+	}
+	_, zone := r.Time.Zone()
+	v := make([]byte, 0, 64+len(r.Message)+len(content))
+	v = append(v, valueV2)
+	v = binary.AppendVarint(v, int64(zone))
+	for _, s := range []string{r.Server, r.ServerInfo.Name, r.ServerInfo.Title, r.ServerInfo.Version,
+		r.Tool, r.Mode, r.Message, r.URL, r.Action, r.DecidedBy, r.Reason} {
+		v = binary.AppendUvarint(v, uint64(len(s)))
+		v = append(v, s...)
+	}
+	v = binary.AppendVarint(v, int64(r.Elapsed))
+	switch {
+	case len(schema) == 0:
+		v = append(v, schemaNone)
+	default:
+		var ref []byte
+		if schemas != nil {
+			var err error
+			if ref, err = schemas(schema); err != nil {
+				return nil, err
+			}
+		}
+		if ref != nil {
+			v = append(v, schemaRef)
+			v = append(v, ref...)
+		} else {
+			if !json.Valid(schema) {
+				return nil, errInvalidSchema
+			}
+			v = append(v, schemaInline)
+			v = binary.AppendUvarint(v, uint64(len(schema)))
+			v = append(v, schema...)
+		}
+	}
+	v = binary.AppendUvarint(v, uint64(len(content)))
+	return append(v, content...), nil
+}
+
+// errInvalidSchema is returned by encode for a requestedSchema that is not
+// JSON.
+var errInvalidSchema = errors.New("encoding record: requestedSchema is not valid JSON")
+
+// putSchema stores schema in the schemas bucket of tx, or counts one more
+// reference to it when it is there already, and returns its key. A schema
+// is checked to be JSON when it is stored first, and not again. It returns
+// nil, for storing the schema inline, in the unlikely case that another
+// schema holds the key: a key is only a prefix of a hash, and a server could
+// craft such a schema on purpose.
+func putSchema(tx *bolt.Tx, schema []byte) ([]byte, error) {
+	sum := sha256.Sum256(schema)
+	ref := sum[:schemaRefLen]
+	schemas := tx.Bucket(bucketSchemas)
+	switch old := schemas.Get(ref); {
+	case old == nil:
+		if !json.Valid(schema) {
+			return nil, errInvalidSchema
+		}
+		if err := schemas.Put(ref, schema); err != nil {
+			return nil, fmt.Errorf("storing requestedSchema: %w", err)
+		}
+	case !bytes.Equal(old, schema):
+		return nil, nil
+	}
+	return ref, addCount(tx.Bucket(bucketSchemaRefs), ref, 1)
+}
+
+// releaseSchema counts one reference less to the schema with key ref, and
+// deletes the schema when no record refers to it any more.
+func releaseSchema(tx *bolt.Tx, ref []byte) error {
+	refs := tx.Bucket(bucketSchemaRefs)
+	if err := addCount(refs, ref, -1); err != nil {
+		return err
+	}
+	if refs.Get(ref) == nil {
+		return tx.Bucket(bucketSchemas).Delete(ref)
+	}
+	return nil
+}
+
+// addCount adds delta to the big-endian count under k in b, deleting the key
+// when the count reaches zero.
+func addCount(b *bolt.Bucket, k []byte, delta int64) error {
+	var n uint64
+	if old := b.Get(k); len(old) == 8 {
+		n = binary.BigEndian.Uint64(old)
+	}
+	n += uint64(delta)
+	if int64(n) <= 0 {
+		return b.Delete(k)
+	}
+	return b.Put(k, binary.BigEndian.AppendUint64(nil, n))
+}
+
+// reader turns raw records of one transaction into Records, reading each
+// schema from the schemas bucket once.
+type reader struct {
+	schemas *bolt.Bucket
+	cache   map[string][]byte
+}
+
+func newReader(tx *bolt.Tx) *reader {
+	return &reader{schemas: tx.Bucket(bucketSchemas), cache: map[string][]byte{}}
+}
+
+// record returns the Record stored under key k as rr. The Record shares no
+// memory with rr or with bbolt's memory map.
+func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
+	r := Record{
+		ID:     keyID(k),
+		Time:   recordTime(int64(keyNanos(k)), rr.zone),
+		Server: string(rr.server),
+		ServerInfo: ServerInfo{
+			Name:    string(rr.infoName),
+			Title:   string(rr.infoTitle),
+			Version: string(rr.infoVersion),
+		},
+		Tool:      string(rr.tool),
+		Mode:      string(rr.mode),
+		Message:   string(rr.message),
+		URL:       string(rr.url),
+		Action:    string(rr.action),
+		DecidedBy: string(rr.decidedBy),
+		Reason:    string(rr.reason),
+		Elapsed:   time.Duration(rr.elapsed),
+	}
+	switch rr.schemaKind {
+	case schemaRef:
+		schema, ok := rd.cache[string(rr.schema)]
+		if !ok {
+			stored := rd.schemas.Get(rr.schema)
+			if stored == nil {
+				return Record{}, fmt.Errorf("history file is damaged: record %d refers to a missing requestedSchema", r.ID)
+			}
+			schema = bytes.Clone(stored)
+			rd.cache[string(rr.schema)] = schema
+		}
+		// Each Record gets its own copy, so that a caller changing one
+		// changes no other.
+		r.RequestedSchema = bytes.Clone(schema)
+	case schemaInline:
+		r.RequestedSchema = bytes.Clone(rr.schema)
+	}
+	if rr.content != nil {
+		if err := json.Unmarshal(rr.content, &r.Content); err != nil {
+			return Record{}, fmt.Errorf("decoding content of record %d: %w", r.ID, err)
+		}
+	}
+	return r, nil
+}
+
+// recordTime returns the time of a record stored as Unix nanoseconds and a
+// zone offset in the location version 1 gave it when it parsed the time
+// back from RFC 3339: UTC for offset zero, the local zone when it has that
+// offset at that time, and else a fixed zone without a name. Version 2 thus
+// lists migrated and new records exactly as version 1 did.
+func recordTime(nanos int64, zone int) time.Time {
+	t := time.Unix(0, nanos)
+	if zone == 0 {
+		return t.UTC()
+	}
+	if _, off := t.Zone(); off == zone {
+		return t
+	}
+	return t.In(time.FixedZone("", zone))
+}
+
+// decodeV1 returns the record in a version 1 value: a JSON object with
+// RequestedSchema spliced in as sent. json.Unmarshal copies, so the record
+// shares no memory with v.
+func decodeV1(v []byte) (Record, error) {
+	var r Record
+	if err := json.Unmarshal(v, &r); err != nil {
+		return Record{}, fmt.Errorf("decoding version 1 record: %w", err)
+	}
+	return r, nil
+}

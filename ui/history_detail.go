@@ -1,0 +1,496 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/history"
+)
+
+// redacted is what the detail pane shows for the value of a field that
+// looks like it asks for a secret, whatever the history kept; the hub
+// stores the same text in its place (DESIGN.md: secrets are "never stored
+// or shown in clear").
+const redacted = "[redacted]"
+
+// maxDetailMessage is the most of a message the detail pane shows, in
+// characters: Fyne wraps text again at every layout (see maxMessage).
+const maxDetailMessage = maxMessage
+
+// historyDetail is the pane beside the table showing one decision: who
+// asked, when, the message, the form as it was shown (read-only) with the
+// values answered, and the answer.
+type historyDetail struct {
+	box     *fyne.Container
+	scroll  *container.Scroll
+	content fyne.CanvasObject
+
+	// What the pane shows, for tests: nil or empty when not shown.
+	rec     *history.Record
+	facts   map[string]*widget.Label // by the fact's title ("Asked", "Decided by"…)
+	message *widget.Label
+	fields  []*detailField
+	formErr *widget.Label // why the form cannot be shown
+	answer  *widget.Label
+	link    *widget.RichText
+}
+
+// detailField is one field of the read-only form: exactly one of entry,
+// check, sel and multi is set, as in the prompt window.
+type detailField struct {
+	f     *elicit.Field
+	entry *widget.Entry
+	check *widget.Check
+	sel   *widget.Select
+	multi []*widget.Check
+}
+
+func newHistoryDetail() *historyDetail {
+	d := &historyDetail{box: container.NewVBox()}
+	// Room on the right for the scroll bar, which Fyne draws over the content.
+	padded := container.New(layout.NewCustomPaddedLayout(0, 0, theme.Padding(), 2*theme.Padding()), d.box)
+	d.scroll = container.NewVScroll(padded)
+	d.content = d.scroll
+	d.show(nil)
+	return d
+}
+
+// show fills the pane with r, or asks to select a decision for nil.
+func (d *historyDetail) show(r *history.Record) {
+	d.rec, d.facts, d.message, d.fields, d.formErr, d.answer, d.link = r, nil, nil, nil, nil, nil, nil
+	if r == nil {
+		empty := widget.NewLabel("Select a decision to see what was asked and how it was answered.")
+		empty.Wrapping = fyne.TextWrapWord
+		empty.Importance = widget.LowImportance
+		d.box.Objects = []fyne.CanvasObject{empty}
+		d.box.Refresh()
+		return
+	}
+
+	var form *elicit.Form
+	var formErr error
+	if r.Mode != "url" && len(r.RequestedSchema) > 0 {
+		form, formErr = elicit.Parse(r.RequestedSchema)
+	}
+	// Server text is untrusted: made visible, shown as plain text.
+	p, hidden := cleanPrompt(&Prompt{
+		Server:     r.Server,
+		ServerInfo: serverInfoLine(r.ServerInfo),
+		Tool:       r.Tool,
+		Message:    r.Message,
+		Form:       form,
+	})
+	var c textCleaner
+	reason := c.clean(r.Reason)
+	hidden = hidden || c.found
+
+	objs := []fyne.CanvasObject{promptHeader(p.Server, p.ServerInfo, p.Tool)}
+	if hidden {
+		objs = append(objs, hiddenCharsWarning())
+	}
+	objs = append(objs, d.buildFacts(r, reason), widget.NewSeparator())
+
+	objs = append(objs, heading("Message"))
+	d.message = widget.NewLabel(detailMessage(p.Message, r.ID))
+	d.message.Wrapping = fyne.TextWrapWord
+	objs = append(objs, d.message, widget.NewSeparator())
+
+	if r.Mode == "url" {
+		objs = append(objs, d.buildLink(r.URL)...)
+	} else {
+		objs = append(objs, d.buildForm(r, p.Form, formErr)...)
+	}
+	objs = append(objs, widget.NewSeparator())
+	objs = append(objs, d.buildAnswer(r, p.Form)...)
+
+	d.box.Objects = objs
+	d.box.Refresh()
+	d.scroll.ScrollToTop()
+}
+
+// buildFacts is the table of when, how and by whom.
+func (d *historyDetail) buildFacts(r *history.Record, reason string) fyne.CanvasObject {
+	d.facts = map[string]*widget.Label{}
+	form := widget.NewForm()
+	add := func(title, text string) *widget.Label {
+		l := widget.NewLabel(text)
+		l.Wrapping = fyne.TextWrapWord
+		d.facts[title] = l
+		form.Append(title, l)
+		return l
+	}
+	add("Asked", formatTime(r.Time))
+	add("Answered in", formatElapsed(r.Elapsed))
+	action := add("Action", orDash(r.Action))
+	action.Importance = actionImportance(r.Action)
+	add("Decided by", orDash(r.DecidedBy))
+	if reason != "" {
+		add("Reason", reason)
+	}
+	mode := "form"
+	if r.Mode == "url" {
+		mode = "URL"
+	}
+	add("Mode", mode)
+	add("Record", "#"+strconv.FormatUint(r.ID, 10))
+	return form
+}
+
+// buildLink shows a URL-mode request's link with its host highlighted, as
+// the consent window did.
+func (d *historyDetail) buildLink(raw string) []fyne.CanvasObject {
+	objs := []fyne.CanvasObject{heading("Link")}
+	check := elicit.CheckURL(raw)
+	d.link = widget.NewRichText(linkSegments(check)...)
+	d.link.Wrapping = fyne.TextWrapBreak
+	objs = append(objs, d.link)
+	if check.Refused != nil {
+		objs = append(objs, warningLabel(sentence(check.Refused)))
+	} else if s := opensText(check); s != "" {
+		objs = append(objs, smallLabel(s))
+	}
+	for _, w := range check.Warnings {
+		objs = append(objs, warningLabel(w))
+	}
+	return objs
+}
+
+// buildForm shows the form as it was shown, read-only, with the values
+// sent (accept) or the ones it was shown with (its defaults).
+func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr error) []fyne.CanvasObject {
+	objs := []fyne.CanvasObject{heading("Form as shown")}
+	switch {
+	case formErr != nil:
+		d.formErr = widget.NewLabel(sentence(fmt.Errorf("this requestedSchema cannot be shown as a form: %w", formErr)))
+		d.formErr.Wrapping = fyne.TextWrapWord
+		schema := widget.NewLabelWithStyle(clip(string(r.RequestedSchema), maxDescription*4), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		schema.Wrapping = fyne.TextWrapBreak
+		return append(objs, d.formErr, schema)
+	case form == nil || len(form.Fields) == 0:
+		return append(objs, lowLabel("No fields: the server asked for a yes or no."))
+	}
+	values := form.Defaults()
+	note := "Read-only, with its defaults: nothing was sent."
+	if r.Action == actionAccept {
+		values = r.Content
+		note = "Read-only, with the values sent."
+	}
+	objs = append(objs, lowLabel(note))
+	for i := range form.Fields {
+		f := &form.Fields[i]
+		df := &detailField{f: f}
+		d.fields = append(d.fields, df)
+		objs = append(objs, df.build(values[f.Name]))
+	}
+	return objs
+}
+
+// build makes the field's read-only widgets showing v, its value.
+func (df *detailField) build(v any) fyne.CanvasObject {
+	f := df.f
+	label := clip(oneLine(f.Label()), maxLabel)
+	if f.Required {
+		label += " *"
+	}
+	box := container.NewVBox()
+	switch f.Kind {
+	case elicit.KindBoolean:
+		b, _ := v.(bool)
+		df.check = widget.NewCheck(label, nil)
+		df.check.Checked = b
+		df.check.Disable()
+		box.Add(df.check)
+	case elicit.KindSelect:
+		box.Add(boldLabel(label))
+		opts := make([]string, 0, len(f.Options)+1)
+		for _, o := range f.Options {
+			opts = append(opts, clip(oneLine(o.Label), maxLabel))
+		}
+		df.sel = widget.NewSelect(opts, nil)
+		df.sel.PlaceHolder = noneLabel
+		if s, ok := v.(string); ok {
+			shown := clip(oneLine(f.OptionLabel(s)), maxLabel)
+			if f.OptionLabel(s) == s && !hasOption(f, s) {
+				df.sel.Options = append(df.sel.Options, shown)
+			}
+			df.sel.Selected = shown
+		}
+		df.sel.Disable()
+		box.Add(df.sel)
+	case elicit.KindMultiSelect:
+		box.Add(boldLabel(label))
+		ticked := map[string]bool{}
+		for _, s := range stringsOf(v) {
+			ticked[s] = true
+		}
+		for _, o := range f.Options {
+			c := widget.NewCheck(clip(oneLine(o.Label), maxLabel), nil)
+			c.Checked = ticked[o.Value]
+			c.Disable()
+			df.multi = append(df.multi, c)
+			box.Add(c)
+		}
+	default:
+		box.Add(boldLabel(label))
+		df.entry = widget.NewEntry()
+		df.entry.PlaceHolder = "(not filled)"
+		df.entry.Text = shownValue(f, v)
+		df.entry.Disable()
+		box.Add(df.entry)
+		if f.Sensitive {
+			box.Add(warningLabel("Looked like a secret: the history keeps " + redacted + " in its place."))
+		}
+	}
+	if help := helpText(f); help != "" {
+		box.Add(helpLabel(help))
+	}
+	return box
+}
+
+// text is what the field shows, for tests: the entry's text, the choice,
+// "true"/"false", or the ticked labels joined by ", ".
+func (df *detailField) text() string {
+	switch {
+	case df.entry != nil:
+		return df.entry.Text
+	case df.check != nil:
+		return strconv.FormatBool(df.check.Checked)
+	case df.sel != nil:
+		return df.sel.Selected
+	}
+	var ticked []string
+	for _, c := range df.multi {
+		if c.Checked {
+			ticked = append(ticked, c.Text)
+		}
+	}
+	return strings.Join(ticked, ", ")
+}
+
+// buildAnswer shows what was sent back: the content of an accept, secrets
+// masked, or that nothing was.
+func (d *historyDetail) buildAnswer(r *history.Record, form *elicit.Form) []fyne.CanvasObject {
+	objs := []fyne.CanvasObject{heading("Answer")}
+	if r.Content == nil {
+		d.answer = lowLabel(noContentText(r.Action))
+		return append(objs, d.answer)
+	}
+	d.answer = widget.NewLabelWithStyle(contentText(maskContent(r.Content, form)), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	d.answer.Wrapping = fyne.TextWrapBreak
+	return append(objs, d.answer)
+}
+
+// noContentText says why an answer carried no content.
+func noContentText(action string) string {
+	switch action {
+	case actionAccept:
+		return "Accepted, with no content."
+	case actionDecline:
+		return "Declined: no content was sent."
+	case actionCancel:
+		return "Cancelled: no content was sent."
+	case "error":
+		return "Answered with an error: no content was sent."
+	case "forwarded":
+		return "Forwarded to the host, which answered it."
+	}
+	return "No content was sent."
+}
+
+// maskContent is c with the values of fields that look like secrets
+// replaced by redacted, whatever the history kept for them.
+func maskContent(c map[string]any, form *elicit.Form) map[string]any {
+	if form == nil {
+		return c
+	}
+	out := make(map[string]any, len(c))
+	for k, v := range c {
+		out[k] = v
+	}
+	for i := range form.Fields {
+		f := &form.Fields[i]
+		if _, ok := out[f.Name]; ok && f.Sensitive {
+			out[f.Name] = redacted
+		}
+	}
+	return out
+}
+
+// shownValue is the text of a typed-in field showing v: redacted for a
+// secret, "" when unfilled.
+func shownValue(f *elicit.Field, v any) string {
+	switch {
+	case v == nil:
+		return ""
+	case f.Sensitive:
+		return redacted
+	}
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64:
+		return formatNumber(v)
+	case int64, int:
+		return valueText(v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// stringsOf is v as a list of strings: a multi select's value, from the
+// history ([]any) or a default ([]string).
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func hasOption(f *elicit.Field, v string) bool {
+	for _, o := range f.Options {
+		if o.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// detailMessage is the message as the pane shows it: whole, or its start
+// and where to read the rest.
+func detailMessage(m string, id uint64) string {
+	if m == "" {
+		return "(no message)"
+	}
+	if c := clip(m, maxDetailMessage); c != m {
+		return c + "\n\n(Shortened here: `elicitray history show " + strconv.FormatUint(id, 10) + "` prints all of it.)"
+	}
+	return m
+}
+
+// serverInfoLine is what the server calls itself, "title (name) version",
+// or "" when it said nothing.
+func serverInfoLine(si history.ServerInfo) string {
+	if s := serverInfoText(si); s != "—" {
+		return s
+	}
+	return ""
+}
+
+// serverInfoText is what the server calls itself: "title (name) version",
+// or "—".
+func serverInfoText(si history.ServerInfo) string {
+	var parts []string
+	switch {
+	case si.Title != "" && si.Name != "" && si.Title != si.Name:
+		parts = append(parts, si.Title+" ("+si.Name+")")
+	case si.Name != "":
+		parts = append(parts, si.Name)
+	case si.Title != "":
+		parts = append(parts, si.Title)
+	}
+	if si.Version != "" {
+		parts = append(parts, si.Version)
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, " ")
+}
+
+// contentText is the answer's content as indented JSON.
+func contentText(c map[string]any) string {
+	if c == nil {
+		return "—"
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Sprint(c)
+	}
+	return string(b)
+}
+
+func lowLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	return l
+}
+
+func warningLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.WarningImportance
+	return l
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// formatTime shows t in local time to the second.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// formatElapsed shows a time to answer the way people say it: "0.8 s",
+// "12 s", "2 min 5 s", "1 h 3 min".
+func formatElapsed(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "—"
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%d min %d s", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%d h %d min", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// firstLine is the first non-empty line of s, cut to n runes with "…",
+// its runs of spaces and tabs made one.
+func firstLine(s string, n int) string {
+	for len(s) > 0 {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if line = oneLine(line); line != "" {
+			return clip(line, n)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,230 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// fieldTexts is what the read-only form shows: label → value.
+func fieldTexts(d *historyDetail) map[string]string {
+	out := map[string]string{}
+	for _, f := range d.fields {
+		out[f.f.Label()] = f.text()
+	}
+	return out
+}
+
+// factTexts is the facts table: title → text.
+func factTexts(d *historyDetail) map[string]string {
+	out := map[string]string{}
+	for k, l := range d.facts {
+		out[k] = l.Text
+	}
+	return out
+}
+
+// showOne puts rec alone in a history window and selects it.
+func showOne(t *testing.T, rec history.Record) *historyHarness {
+	t.Helper()
+	h := newHistoryHarness(t, newFakeHistory(rec))
+	h.v.list.Select(0)
+	if h.v.detail.rec == nil {
+		t.Fatal("no details after selecting the row")
+	}
+	return h
+}
+
+func TestHistorySelectShowsDetails(t *testing.T) {
+	h := newHistoryHarness(t, newFakeHistory(sampleRecords()...))
+	d := h.v.detail
+	if d.rec != nil || !contains(visibleTexts(d.content), "Select a decision to see what was asked and how it was answered.") {
+		t.Errorf("pane before any selection shows %q", visibleTexts(d.content))
+	}
+	h.v.list.Select(0)
+	wantFacts := map[string]string{
+		"Asked":       formatTime(t0.Add(2 * time.Hour)),
+		"Answered in": "4.2 s",
+		"Action":      "accept",
+		"Decided by":  "user",
+		"Mode":        "form",
+		"Record":      "#3",
+	}
+	if diff := cmp.Diff(wantFacts, factTexts(d)); diff != "" {
+		t.Errorf("facts mismatch (-want +got):\n%s", diff)
+	}
+	shown := visibleTexts(d.content)
+	for _, want := range []string{"github", "calls itself “github-mcp 1.2.0”", "during tool call create_repo",
+		"Form as shown", "Read-only, with the values sent.", "Repository name *"} {
+		if !contains(shown, want) {
+			t.Errorf("pane does not show %q; it shows %q", want, shown)
+		}
+	}
+	if got := d.message.Text; got != "Name for the new repository?\nIt will be private." {
+		t.Errorf("message %q", got)
+	}
+	if diff := cmp.Diff(map[string]string{"Repository name": "widgets", "private": "true"}, fieldTexts(d)); diff != "" {
+		t.Errorf("form mismatch (-want +got):\n%s", diff)
+	}
+	for _, f := range d.fields {
+		if (f.entry != nil && !f.entry.Disabled()) || (f.check != nil && !f.check.Disabled()) {
+			t.Errorf("field %q can be edited", f.f.Name)
+		}
+	}
+	if got, want := d.answer.Text, "{\n  \"name\": \"widgets\",\n  \"private\": true\n}"; got != want {
+		t.Errorf("answer %q, want %q", got, want)
+	}
+	if h.v.deleteB.Disabled() {
+		t.Error("Delete… disabled with a decision selected")
+	}
+
+	h.v.list.Select(2)
+	if got := factTexts(d); got["Reason"] != "no answer within 10 min" || got["Decided by"] != "timeout" {
+		t.Errorf("third row shows facts %q", got)
+	}
+	if got := d.answer.Text; got != "Cancelled: no content was sent." {
+		t.Errorf("answer %q", got)
+	}
+	if !contains(visibleTexts(d.content), "No fields: the server asked for a yes or no.") {
+		t.Errorf("pane shows %q", visibleTexts(d.content))
+	}
+	h.noErrors()
+}
+
+func TestHistoryDetailShowsDefaultsWhenNothingWasSent(t *testing.T) {
+	h := newHistoryHarness(t, newFakeHistory(sampleRecords()...))
+	h.v.list.Select(1)
+	d := h.v.detail
+	if diff := cmp.Diff(map[string]string{"color": "Green"}, fieldTexts(d)); diff != "" {
+		t.Errorf("form mismatch (-want +got):\n%s", diff)
+	}
+	if !contains(visibleTexts(d.content), "Read-only, with its defaults: nothing was sent.") {
+		t.Errorf("pane shows %q", visibleTexts(d.content))
+	}
+	if got := d.answer.Text; got != "Declined: no content was sent." {
+		t.Errorf("answer %q", got)
+	}
+}
+
+func TestHistoryDetailMasksSecrets(t *testing.T) {
+	h := showOne(t, history.Record{
+		ID: 7, Time: t0, Server: "payments", Mode: "form", Message: "Connect your account",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{
+			"api_key":{"type":"string","title":"API key"},
+			"pin":{"type":"string","format":"password"},
+			"region":{"type":"string","enum":["eu","us"],"enumNames":["Europe","United States"]},
+			"scopes":{"type":"array","items":{"enum":["read","write","admin"]}},
+			"max_tokens":{"type":"integer"},
+			"note":{"type":"string"}},"required":["api_key"]}`),
+		Action: "accept",
+		// An old record kept a secret in clear: the pane must not show it.
+		Content:   map[string]any{"api_key": "sk-live-0123456789", "pin": "[redacted]", "region": "us", "scopes": []any{"read", "admin"}, "max_tokens": float64(512)},
+		DecidedBy: "user", Elapsed: 3 * time.Second,
+	})
+	d := h.v.detail
+	want := map[string]string{
+		"API key":    redacted,
+		"pin":        redacted,
+		"region":     "United States",
+		"scopes":     "read, admin",
+		"max_tokens": "512",
+		"note":       "",
+	}
+	if diff := cmp.Diff(want, fieldTexts(d)); diff != "" {
+		t.Errorf("form mismatch (-want +got):\n%s", diff)
+	}
+	if strings.Contains(d.answer.Text, "sk-live") {
+		t.Errorf("answer shows the secret: %s", d.answer.Text)
+	}
+	var content map[string]any
+	if err := json.Unmarshal([]byte(d.answer.Text), &content); err != nil {
+		t.Fatalf("answer is not JSON: %v\n%s", err, d.answer.Text)
+	}
+	if content["api_key"] != redacted || content["pin"] != redacted || content["max_tokens"] != float64(512) {
+		t.Errorf("answer content %v", content)
+	}
+	shown := visibleTexts(d.content)
+	if n := strings.Count(strings.Join(shown, "\n"), "Looked like a secret"); n != 2 {
+		t.Errorf("%d secret notes, want 2 (API key, pin); pane shows %q", n, shown)
+	}
+}
+
+func TestHistoryDetailStripsHiddenCharacters(t *testing.T) {
+	h := showOne(t, history.Record{
+		ID: 1, Time: t0, Server: "files", Mode: "form", Tool: "open\u200b_file",
+		ServerInfo: history.ServerInfo{Name: "files\u202Esrv"},
+		Message:    "Open invoice-\u202Efdp.exe?", Action: "decline", DecidedBy: "user",
+	})
+	d := h.v.detail
+	if got := d.message.Text; got != "Open invoice-fdp.exe?" {
+		t.Errorf("message %q", got)
+	}
+	shown := visibleTexts(d.content)
+	for _, want := range []string{hiddenCharsNote, "calls itself “filessrv”", "during tool call open_file"} {
+		if !contains(shown, want) {
+			t.Errorf("pane does not show %q; it shows %q", want, shown)
+		}
+	}
+}
+
+func TestHistoryDetailURLMode(t *testing.T) {
+	h := showOne(t, history.Record{
+		ID: 4, Time: t0, Server: "github", Mode: "url", Message: "Authorise the app",
+		URL: "https://login.example.co.uk/oauth?state=1", Action: "accept", DecidedBy: "user",
+	})
+	d := h.v.detail
+	if d.link == nil || d.link.String() != "https://login.example.co.uk/oauth?state=1" {
+		t.Fatalf("link not shown")
+	}
+	var bold string
+	for _, s := range d.link.Segments {
+		if ts, ok := s.(*widget.TextSegment); ok && ts.Style.TextStyle.Bold {
+			bold += ts.Text
+		}
+	}
+	if bold != "example.co.uk" {
+		t.Errorf("highlighted %q, want the registrable domain", bold)
+	}
+	if !contains(visibleTexts(d.content), "Opens login.example.co.uk") {
+		t.Errorf("pane shows %q", visibleTexts(d.content))
+	}
+	if factTexts(d)["Mode"] != "URL" || d.fields != nil {
+		t.Errorf("URL mode shown as a form")
+	}
+	if got := d.answer.Text; got != "Accepted, with no content." {
+		t.Errorf("answer %q", got)
+	}
+}
+
+func TestHistoryDetailUnrenderableSchema(t *testing.T) {
+	h := showOne(t, history.Record{
+		ID: 9, Time: t0, Server: "deep", Mode: "form", Message: "Nested",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"address":{"type":"object","properties":{"street":{"type":"string"}}}}}`),
+		Action:          "error", DecidedBy: "error", Reason: "unsupported requestedSchema",
+	})
+	d := h.v.detail
+	if d.formErr == nil || !strings.HasPrefix(d.formErr.Text, "This requestedSchema cannot be shown as a form: ") {
+		t.Fatalf("no explanation of the schema; pane shows %q", visibleTexts(d.content))
+	}
+	if !strings.Contains(strings.Join(visibleTexts(d.content), "\n"), `"street"`) {
+		t.Errorf("the schema itself is not shown")
+	}
+	if got := d.answer.Text; got != "Answered with an error: no content was sent." {
+		t.Errorf("answer %q", got)
+	}
+}
+
+func TestHistoryDetailLongMessage(t *testing.T) {
+	long := strings.Repeat("word ", 3000)
+	h := showOne(t, history.Record{ID: 12, Time: t0, Server: "s", Mode: "form", Message: long, Action: "cancel", DecidedBy: "user"})
+	got := h.v.detail.message.Text
+	if len([]rune(got)) > maxDetailMessage+200 || !strings.HasSuffix(got, "`elicitray history show 12` prints all of it.)") {
+		t.Errorf("long message shown as %d runes ending %q", len([]rune(got)), got[len(got)-60:])
+	}
+}

@@ -1,0 +1,243 @@
+package ui
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// The choices of the filters; the first of each selects everything.
+var (
+	historyActions  = []string{"Any action", "accept", "decline", "cancel", "error", "forwarded"}
+	historyDeciders = []string{"Decided by anyone", "user", "rule", "timeout", "rate-limit",
+		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "error"}
+	historyDates = []string{dateAll, dateToday, dateWeek, dateMonth, dateBetween}
+)
+
+// The date filter's choices.
+const (
+	dateAll     = "All time"
+	dateToday   = "Today"
+	dateWeek    = "Last 7 days"
+	dateMonth   = "Last 30 days"
+	dateBetween = "Between dates…"
+)
+
+// dayLayout is how dates are typed in the date filter.
+const dayLayout = "2006-01-02"
+
+// errDayFormat is the date filter's complaint about a date it cannot read.
+var errDayFormat = errors.New("write dates as YYYY-MM-DD")
+
+// historyFilters is the bar above the history table: free text, server,
+// action, who decided, and dates.
+type historyFilters struct {
+	now     func() time.Time
+	changed func()
+	// relayout lays out again what holds the bar, whose height changed;
+	// nil for nothing.
+	relayout func()
+	quiet    bool // set while clearing: one reload, not one per filter
+
+	text    *widget.Entry
+	server  *widget.SelectEntry
+	servers []string // the server choices
+	action  *widget.Select
+	decided *widget.Select
+	date    *widget.Select
+	from    *widget.Entry
+	to      *widget.Entry
+	between *fyne.Container // from and to, shown for dateBetween
+	clear   *widget.Button
+	content *fyne.Container
+}
+
+// newHistoryFilters builds the bar; changed is called on the Fyne
+// goroutine whenever a filter changes.
+func newHistoryFilters(now func() time.Time, changed func()) *historyFilters {
+	// Quiet while built: setting the first choices is no change.
+	f := &historyFilters{now: now, quiet: true}
+	defer func() { f.quiet = false }()
+	f.changed = func() {
+		if !f.quiet {
+			changed()
+		}
+	}
+	f.text = widget.NewEntry()
+	f.text.PlaceHolder = "Search messages, servers and tools"
+	f.text.ActionItem = widget.NewIcon(theme.SearchIcon())
+	f.text.OnChanged = func(string) { f.changed() }
+
+	f.server = widget.NewSelectEntry(nil)
+	f.server.PlaceHolder = "Any server"
+	f.server.OnChanged = func(string) { f.changed() }
+
+	f.action = widget.NewSelect(historyActions, func(string) { f.changed() })
+	f.action.SetSelectedIndex(0)
+	f.decided = widget.NewSelect(historyDeciders, func(string) { f.changed() })
+	f.decided.SetSelectedIndex(0)
+
+	day := func(placeholder string) *widget.Entry {
+		e := widget.NewEntry()
+		e.PlaceHolder = placeholder
+		e.Validator = func(s string) error {
+			_, err := parseDay(s)
+			return err
+		}
+		e.OnChanged = func(string) { f.changed() }
+		return e
+	}
+	f.from, f.to = day("YYYY-MM-DD"), day("YYYY-MM-DD")
+	f.between = container.NewHBox(
+		widget.NewLabel("From"), fixedWidth(f.from, 160),
+		widget.NewLabel("to"), fixedWidth(f.to, 160),
+		widget.NewLabelWithStyle("both days included; leave one empty for no limit", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
+	f.between.Hide()
+	f.date = widget.NewSelect(historyDates, func(s string) {
+		if s == dateBetween {
+			f.between.Show()
+		} else {
+			f.between.Hide()
+		}
+		if f.relayout != nil {
+			f.relayout()
+		}
+		f.changed()
+	})
+	f.date.SetSelected(dateAll)
+
+	f.clear = widget.NewButtonWithIcon("Clear filters", theme.ContentClearIcon(), f.onClear)
+	f.clear.Disable()
+	right := container.NewHBox(
+		fixedWidth(f.server, 160),
+		fixedWidth(f.action, 130),
+		fixedWidth(f.decided, 180),
+		fixedWidth(f.date, 150),
+		f.clear,
+	)
+	// The dates go on a line of their own, under the bar, when asked for.
+	f.content = container.NewVBox(container.NewBorder(nil, nil, nil, right, f.text), f.between)
+	return f
+}
+
+// query is the Query the filters select, or why they select nothing yet
+// (a date that is not one).
+func (f *historyFilters) query() (history.Query, error) {
+	q := history.Query{
+		Text:   strings.TrimSpace(f.text.Text),
+		Server: strings.TrimSpace(f.server.Text),
+	}
+	if i := f.action.SelectedIndex(); i > 0 {
+		q.Action = historyActions[i]
+	}
+	if i := f.decided.SelectedIndex(); i > 0 {
+		q.DecidedBy = historyDeciders[i]
+	}
+	t := f.now().Local()
+	today := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.Local)
+	switch f.date.Selected {
+	case dateToday:
+		q.Since = today
+	case dateWeek:
+		q.Since = today.AddDate(0, 0, -6)
+	case dateMonth:
+		q.Since = today.AddDate(0, 0, -29)
+	case dateBetween:
+		from, err := parseDay(f.from.Text)
+		if err != nil {
+			return history.Query{}, err
+		}
+		to, err := parseDay(f.to.Text)
+		if err != nil {
+			return history.Query{}, err
+		}
+		if !from.IsZero() && !to.IsZero() && to.Before(from) {
+			return history.Query{}, errors.New("the end date is before the start date")
+		}
+		q.Since = from
+		if !to.IsZero() {
+			q.Until = to.AddDate(0, 0, 1) // the whole last day
+		}
+	}
+	return q, nil
+}
+
+// parseDay reads a date typed as YYYY-MM-DD as midnight local time; the
+// zero time for no text.
+func parseDay(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.ParseInLocation(dayLayout, s, time.Local)
+	if err != nil {
+		return time.Time{}, errDayFormat
+	}
+	return t, nil
+}
+
+// setServers offers names as the server filter's choices, sorted.
+func (f *historyFilters) setServers(names map[string]bool) {
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, n)
+	}
+	slices.Sort(list)
+	f.servers = list
+	f.server.SetOptions(list)
+}
+
+// showClear enables "Clear filters" when a filter is set.
+func (f *historyFilters) showClear(any bool) {
+	if any || f.date.Selected == dateBetween {
+		f.clear.Enable()
+	} else {
+		f.clear.Disable()
+	}
+}
+
+// onClear sets every filter back to selecting everything, then reloads
+// once.
+func (f *historyFilters) onClear() {
+	f.quiet = true
+	f.text.SetText("")
+	f.server.SetText("")
+	f.action.SetSelectedIndex(0)
+	f.decided.SetSelectedIndex(0)
+	f.from.SetText("")
+	f.to.SetText("")
+	f.date.SetSelected(dateAll)
+	f.quiet = false
+	f.changed()
+}
+
+// fixedWidth gives o the width w and its own height.
+func fixedWidth(o fyne.CanvasObject, w float32) fyne.CanvasObject {
+	return container.New(&widthLayout{w: w}, o)
+}
+
+// widthLayout makes its objects w wide.
+type widthLayout struct{ w float32 }
+
+func (l *widthLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (l *widthLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := float32(0)
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	return fyne.NewSize(l.w, h)
+}

@@ -1,0 +1,132 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// TestHistoryWithTheStore drives the window over a real history file: the
+// paging, the live updates, deleting, exporting and clearing agree with
+// what history.Store does.
+func TestHistoryWithTheStore(t *testing.T) {
+	store, err := history.Open(filepath.Join(t.TempDir(), "history.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	const n = 1000
+	for i := range n {
+		r := synthRecord(uint64(i + 1))
+		r.ID = 0
+		if _, err := store.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	test.NewTempApp(t)
+	h := &historyHarness{t: t, now: t0}
+	h.v = newHistoryView(store, h.options())
+	h.w = test.NewTempWindow(t, h.v.content)
+	h.w.Resize(fyne.NewSize(1240, 680))
+	h.v.reload()
+	h.run()
+	if got := h.v.status.Text; got != "1,000 decisions" {
+		t.Errorf("status = %q", got)
+	}
+	// Scrolling to the end loads every row, in order.
+	for !h.v.rows.end {
+		h.scrollToRow(len(h.v.rows.ids) - 5)
+	}
+	if len(h.v.rows.ids) != n || h.v.rows.ids[0] != n || h.v.rows.ids[n-1] != 1 {
+		t.Fatalf("%d rows from %d to %d", len(h.v.rows.ids), h.v.rows.ids[0], h.v.rows.ids[len(h.v.rows.ids)-1])
+	}
+
+	// Deleted elsewhere while in view, and added: both seen.
+	h.scrollToRow(500)
+	top := h.firstShown()
+	gone := h.v.rows.ids[h.v.firstVisibleRow()+2]
+	if err := store.Delete(gone); err != nil {
+		t.Fatal(err)
+	}
+	added, err := store.Add(history.Record{Time: t0.Add(2000 * time.Minute), Server: "new", Mode: "form", Message: "Fresh", Action: "accept", DecidedBy: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.v.onChanged()
+	h.run()
+	if h.v.rows.ids[0] != added.ID || h.v.rows.index(gone) >= 0 || h.firstShown() != top {
+		t.Errorf("after Changed: first row %d (want %d), deleted row at %d, top in view %d (want %d)",
+			h.v.rows.ids[0], added.ID, h.v.rows.index(gone), h.firstShown(), top)
+	}
+	if got := h.v.status.Text; got != "1,000 decisions" {
+		t.Errorf("status = %q", got)
+	}
+
+	// Filtered, exported as CSV.
+	h.v.filters.server.SetText("server-1")
+	h.run()
+	m, err := store.CountQuery(history.Query{Server: "server-1"})
+	if err != nil || m < 300 {
+		t.Fatalf("CountQuery = %d, %v", m, err)
+	}
+	if got, want := h.v.status.Text, fmt.Sprintf("%d of 1,000 decisions match", m); got != want {
+		t.Errorf("status = %q, want %q", got, want)
+	}
+	path := filepath.Join(t.TempDir(), "out.csv")
+	h.export = func(string) (io.WriteCloser, string) {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, "out.csv"
+	}
+	test.Tap(h.v.exportB)
+	h.run()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != m+1 || !strings.HasPrefix(lines[0], "time,id,server") {
+		t.Errorf("CSV has %d lines, first %q", len(lines), lines[0])
+	}
+	if got, want := h.v.status.Text, fmt.Sprintf("%d of 1,000 decisions match — Exported %d decisions to out.csv.", m, m); got != want {
+		t.Errorf("status = %q, want %q", got, want)
+	}
+
+	// Deleting the selected row deletes the record.
+	h.v.list.Select(0)
+	id := h.v.selected
+	test.Tap(h.v.deleteB)
+	h.lastConfirm().done(true)
+	if _, err := store.Get(id); err == nil {
+		t.Errorf("record %d still in the store", id)
+	}
+	if slices.Contains(h.v.rows.ids, id) {
+		t.Errorf("record %d still shown", id)
+	}
+
+	test.Tap(h.v.filters.clear)
+	h.run()
+	test.Tap(h.v.clearB)
+	if got, want := h.lastConfirm().message, fmt.Sprintf("Delete all %s decisions in the history? This cannot be undone.", thousands(n-1)); got != want {
+		t.Errorf("asked %q, want %q", got, want)
+	}
+	h.lastConfirm().done(true)
+	h.run()
+	if c, _ := store.Count(); c != 0 || len(h.v.rows.ids) != 0 {
+		t.Errorf("after Clear all: %d records in the store, %d rows", c, len(h.v.rows.ids))
+	}
+	h.noErrors()
+}
