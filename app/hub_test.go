@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,20 @@ func (s *scriptedPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 // returns a client connected as a wrapper would be.
 func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *hubClient) {
 	t.Helper()
-	home := testHome(t)
+	h, sp := serveTestHub(t, nil)
+	h.Timeout = timeout
+	if fi, err := os.Stat(filepath.Join(os.Getenv("ELICITRAY_HOME"), "run")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
+	}
+	return h, sp, &hubClient{paths: DefaultPaths(), startWait: time.Second}
+}
+
+// serveTestHub gives t its own home and serves a Hub there with a scripted
+// person, on the listener wrap makes of the socket's (nil: as it is),
+// until the test ends. Set its fields before a wrapper connects.
+func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*Hub, *scriptedPrompter) {
+	t.Helper()
+	testHome(t)
 	p := DefaultPaths()
 	ln, lock, err := Listen(p)
 	if err != nil {
@@ -52,7 +66,10 @@ func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *
 	}
 	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
 	// The queue's tests ask often; the rate limit has tests of its own.
-	h := &Hub{Store: store, Prompter: sp, Timeout: timeout, Config: Config{Rate: Rate{Burst: 1000}}}
+	h := &Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: Config{Rate: Rate{Burst: 1000}}}
+	if wrap != nil {
+		ln = wrap(ln)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -67,10 +84,7 @@ func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *
 		store.Close()
 		lock.Close()
 	})
-	if fi, err := os.Stat(filepath.Join(home, "run")); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
-	}
-	return h, sp, &hubClient{paths: p, startWait: time.Second}
+	return h, sp
 }
 
 func formRequest(server, message string) *bridge.Request {

@@ -3,7 +3,6 @@ package app
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -1084,32 +1083,8 @@ type transcriptHub struct {
 
 func startTranscriptHub(t *testing.T) *transcriptHub {
 	t.Helper()
-	testHome(t)
-	p := DefaultPaths()
-	ln, lock, err := Listen(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := history.Open(p.History, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	th := &transcriptHub{sp: &scriptedPrompter{shown: make(chan shownPrompt, 16)}, watch: &hubWatch{event: make(chan struct{})}}
-	th.h = &Hub{Store: store, Prompter: th.sp, Timeout: time.Hour}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := th.h.Serve(ctx, &watchedListener{Listener: ln, w: th.watch}); err != nil {
-			t.Error(err)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		store.Close()
-		lock.Close()
-	})
+	th := &transcriptHub{watch: &hubWatch{event: make(chan struct{})}}
+	th.h, th.sp = serveTestHub(t, func(ln net.Listener) net.Listener { return &watchedListener{Listener: ln, w: th.watch} })
 	return th
 }
 
