@@ -65,7 +65,7 @@ screenshots: deps
 
 # The relay benchmark: elicitray wrap against a plain pipe, in one run.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./bench/
+	$(GO) test -run '^$$' -bench . -benchtime 3s -count 2 ./bench/
 
 # The history benchmark: a history of 1,000,000 realistic records, built
 # once in a temporary directory, then the insert rate, the first page,

@@ -34,6 +34,19 @@ func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw),
 // "7" stay distinct (ids are strings or integers, PROTOCOL.md §7), while
 // whitespace and escapes do not matter.
 func idKey(raw json.RawMessage) (string, bool) {
+	// Every reply passes here: plain integers and strings without escapes,
+	// which are nearly all ids, need no decoder.
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 && bytes.IndexByte(raw[1:n-1], '"') < 0 {
+		return "s:" + string(raw[1:n-1]), true
+	}
+	if plainInteger(raw) {
+		return "n:" + string(raw), true
+	}
+	return idKeyDecoded(raw)
+}
+
+// idKeyDecoded is idKey for any spelling, through a decoder.
+func idKeyDecoded(raw json.RawMessage) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -50,6 +63,24 @@ func idKey(raw json.RawMessage) (string, bool) {
 		return "n:" + id.String(), true
 	}
 	return "", false
+}
+
+// plainInteger reports whether raw is an integer as JSON writes it
+// canonically: an optional minus, then digits without a leading zero.
+func plainInteger(raw []byte) bool {
+	d := raw
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || (d[0] == '0' && len(d) > 1) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // response is a JSON-RPC response the relay writes itself.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 var scanSeeds = []string{
@@ -74,5 +75,22 @@ func FuzzScanEnvelope(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkScan(t, line)
+	})
+}
+
+// FuzzIDKey: the fast paths of idKey agree with decoding the id.
+func FuzzIDKey(f *testing.F) {
+	for _, s := range []string{`7`, `-3`, `0`, `007`, `"a"`, `"\u0061"`, `"é"`, `1.0`, `1e3`, `null`, `" x "`, `"\""`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) || !utf8.ValidString(raw) {
+			return
+		}
+		k1, ok1 := idKey(json.RawMessage(raw))
+		k2, ok2 := idKeyDecoded(json.RawMessage(raw))
+		if k1 != k2 || ok1 != ok2 {
+			t.Fatalf("idKey(%s) = %q %v, decoding gives %q %v", raw, k1, ok1, k2, ok2)
+		}
 	})
 }
