@@ -55,7 +55,7 @@ type Config struct {
 // applies it at once.
 type Retention struct {
 	Keep       Duration `toml:"keep,omitempty"`
-	MaxRecords int      `toml:"max_records,omitempty"`
+	MaxRecords int      `toml:"max_records,omitempty,omitzero"`
 }
 
 // DefaultKeep is how long decisions are kept when the config says
@@ -66,7 +66,7 @@ const DefaultKeep = 365 * 24 * time.Hour
 // Burst prompts may come at once, then one per Every. Suppressed prompts
 // are answered cancel.
 type Rate struct {
-	Burst int      `toml:"burst,omitempty"`
+	Burst int      `toml:"burst,omitempty,omitzero"`
 	Every Duration `toml:"every,omitempty"`
 }
 
@@ -76,7 +76,7 @@ type ServerConfig struct {
 	// RuleDecline, RuleCancel or RuleAcceptDefaults.
 	Rule    string   `toml:"rule,omitempty"`
 	Timeout Duration `toml:"timeout,omitempty"`
-	Burst   int      `toml:"burst,omitempty"`
+	Burst   int      `toml:"burst,omitempty,omitzero"`
 	Every   Duration `toml:"every,omitempty"`
 }
 

@@ -158,6 +158,8 @@ func TestHistoryCLIUsage(t *testing.T) {
 	}{
 		{[]string{"history", "list", "--since", "yesterday"}, `--since: "yesterday" is neither a duration (30m, 12h, 7d) nor a date (2026-11-01)`},
 		{[]string{"history", "export", "--format", "xml"}, `--format must be jsonl or csv, not "xml"`},
+		{[]string{"history", "list", "--action", "declined"}, `--action: "declined" is not one of accept, decline, cancel, error, forwarded`},
+		{[]string{"history", "export", "--decided-by", "person"}, `--decided-by: "person" is not one of user, rule,`},
 		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than: "soon" is not a duration like 30m, 12h or 7d`},
 	} {
 		var out, errb bytes.Buffer

@@ -9,13 +9,23 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
+)
+
+// The values history records have in action and decidedBy.
+var (
+	actions  = []string{bridge.ActionAccept, bridge.ActionDecline, bridge.ActionCancel, "error", ActionForwarded}
+	deciders = []string{bridge.DecidedByUser, bridge.DecidedByRule, bridge.DecidedByTimeout, bridge.DecidedByRateLimit,
+		bridge.DecidedByPaused, bridge.DecidedByMuted, bridge.DecidedByServerCancelled, bridge.DecidedByHostCancelled,
+		bridge.DecidedByNoDesktop, bridge.DecidedByError}
 )
 
 // historyFilter is the selection flags `history list` and `history export`
@@ -36,6 +46,12 @@ func (f *historyFilter) flags(cmd *cobra.Command) {
 // query is the history query the flags select, times relative to now.
 func (f *historyFilter) query(now time.Time) (history.Query, error) {
 	q := history.Query{Server: f.server, Action: f.action, DecidedBy: f.decidedBy, Text: f.text}
+	if q.Action != "" && !slices.Contains(actions, q.Action) {
+		return q, usageError{fmt.Errorf("--action: %q is not one of %s", q.Action, strings.Join(actions, ", "))}
+	}
+	if q.DecidedBy != "" && !slices.Contains(deciders, q.DecidedBy) {
+		return q, usageError{fmt.Errorf("--decided-by: %q is not one of %s", q.DecidedBy, strings.Join(deciders, ", "))}
+	}
 	var err error
 	if q.Since, err = parseWhen(f.since, now); err != nil {
 		return q, usageError{fmt.Errorf("--since: %v", err)}

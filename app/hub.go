@@ -51,6 +51,9 @@ type Hub struct {
 	// Config is the policy in force: timeouts, rate limits and rules per
 	// server. Set it before Serve; SetConfig changes it while running.
 	Config Config
+	// ConfigPath, when set, is the config file Config came from: the hub
+	// reads it again when it changes, before it next decides anything.
+	ConfigPath string
 	// Timeout, when set, replaces Config's default timeout (a server's own
 	// timeout still wins).
 	Timeout time.Duration
@@ -78,6 +81,8 @@ type Hub struct {
 	queue   []*item // arrival order; the shown one stays in it until decided
 	showing *item
 	policy  policyState
+	// cfgStamp is the config file's size and time when Config was read.
+	cfgStamp configStamp
 }
 
 // item is one queued prompt.

@@ -88,7 +88,8 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		}
 	})
 
-	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Config: cfg, Log: stderr}
+	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Config: cfg, ConfigPath: p.Config, Log: stderr}
+	hub.ConfigRead()
 	// The history window, while open; new decisions appear in it live.
 	var historyMu sync.Mutex
 	var historyWin *ui.HistoryWindow
@@ -209,6 +210,9 @@ func showSettings(a fyne.App, hub *Hub, p Paths) {
 	}
 	settingsWindow = ui.ShowSettings(a, settingsOf(cfg, servers), func(s ui.Settings) error {
 		c := configOf(s)
+		hub.mu.Lock()
+		c.History = hub.Config.History
+		hub.mu.Unlock()
 		if err := SaveConfig(p.Config, c); err != nil {
 			return fmt.Errorf("could not write %s: %w", p.Config, err)
 		}
@@ -237,28 +241,26 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 	return s
 }
 
-// configOf is the config the Settings window saved. A server's values
-// equal to the defaults are left out, so they follow the defaults later;
-// a server left entirely at the defaults gets no entry.
+// configOf is the config the Settings window saved (the window does not
+// show [history]: the caller keeps it). A server's values equal to the
+// defaults are left out, so they follow the defaults later.
 func configOf(s ui.Settings) Config {
 	d := s.Defaults
 	c := Config{Timeout: Duration{d.Timeout}, Rate: Rate{Burst: d.Burst, Every: Duration{d.Every}}}
 	for _, sp := range s.Servers {
-		var sc ServerConfig
-		if sp.Rule != RuleAsk {
-			sc.Rule = sp.Rule
+		// The rule always, so every server listed stays listed.
+		sc := ServerConfig{Rule: sp.Rule}
+		if sc.Rule == "" {
+			sc.Rule = RuleAsk
 		}
-		if sp.Timeout != d.Timeout {
+		if sp.Timeout > 0 && sp.Timeout != d.Timeout {
 			sc.Timeout = Duration{sp.Timeout}
 		}
-		if sp.Burst != d.Burst {
+		if sp.Burst > 0 && sp.Burst != d.Burst {
 			sc.Burst = sp.Burst
 		}
-		if sp.Every != d.Every {
+		if sp.Every > 0 && sp.Every != d.Every {
 			sc.Every = Duration{sp.Every}
-		}
-		if sc == (ServerConfig{}) {
-			continue
 		}
 		if c.Servers == nil {
 			c.Servers = map[string]ServerConfig{}

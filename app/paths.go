@@ -24,8 +24,11 @@ func DefaultPaths() Paths {
 	if home := os.Getenv("ELICITRAY_HOME"); home != "" {
 		return pathsUnder(home, home, home, filepath.Join(home, "run"))
 	}
+	// Without XDG_RUNTIME_DIR (su, some ssh sessions and containers) the
+	// library still names /run/user/UID, which then may not exist and cannot
+	// be made: the state directory holds the socket instead.
 	run := filepath.Join(xdg.RuntimeDir, "elicitray")
-	if xdg.RuntimeDir == "" {
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
 		run = filepath.Join(xdg.StateHome, "elicitray", "run")
 	}
 	return pathsUnder(

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"time"
@@ -146,6 +147,7 @@ func (p *policyState) init() {
 // decidePolicy returns the answer the policy gives it without a window, or
 // nil when a person must be asked.
 func (h *Hub) decidePolicy(it *item) *bridge.Result {
+	h.refreshConfig()
 	req := it.prompt.Request
 	now := h.now()
 	h.mu.Lock()
@@ -324,6 +326,7 @@ const Redacted = "[redacted]"
 
 // retention is what the config keeps of the history, as of now.
 func (h *Hub) retention() history.PruneOptions {
+	h.refreshConfig()
 	h.mu.Lock()
 	c := h.Config
 	h.mu.Unlock()
@@ -370,4 +373,57 @@ func (h *Hub) keepPruning(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// configStamp tells one version of the config file from another.
+type configStamp struct {
+	size    int64
+	modTime time.Time
+	exists  bool
+}
+
+func stampOf(path string) configStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return configStamp{}
+	}
+	return configStamp{size: fi.Size(), modTime: fi.ModTime(), exists: true}
+}
+
+// ConfigRead records that Config is what the file at ConfigPath says now,
+// so that refreshConfig reads it again only once it changes.
+func (h *Hub) ConfigRead() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cfgStamp = stampOf(h.ConfigPath)
+}
+
+// refreshConfig reads the config file again when it changed since it was
+// last read: an edit applies to the next prompt, without a restart. A file
+// that no longer reads keeps the settings in force, and the hub says why.
+func (h *Hub) refreshConfig() {
+	if h.ConfigPath == "" {
+		return
+	}
+	stamp := stampOf(h.ConfigPath)
+	h.mu.Lock()
+	same := stamp == h.cfgStamp
+	h.cfgStamp = stamp
+	h.mu.Unlock()
+	if same {
+		return
+	}
+	c, err := LoadConfig(h.ConfigPath)
+	if err != nil {
+		h.logf("%v; the settings in force stay until it is fixed", err)
+		if h.Notify != nil {
+			h.Notify("elicitray: config.toml has a mistake", err.Error()+". The settings in force stay until it is fixed.")
+		}
+		return
+	}
+	for _, w := range c.Warnings {
+		h.logf("%s", w)
+	}
+	h.logf("settings read again from %s", h.ConfigPath)
+	h.SetConfig(c)
 }

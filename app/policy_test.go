@@ -316,7 +316,69 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if diff := cmp.Diff([]string{"github", "jira"}, names); diff != "" {
 		t.Errorf("servers shown (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(c, configOf(s)); diff != "" {
+	// Every server listed keeps an entry, so one added in the window stays.
+	want := c
+	want.Servers = map[string]ServerConfig{"github": c.Servers["github"], "jira": {Rule: RuleAsk}}
+	if diff := cmp.Diff(want, configOf(s)); diff != "" {
 		t.Errorf("saved unchanged (-want +got):\n%s", diff)
+	}
+	// What is written says no more than that: no burst = 0 for "inherit".
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := SaveConfig(path, configOf(s)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if strings.Contains(string(b), "= 0") {
+		t.Errorf("config.toml has a zero that means \"inherit\":\n%s", b)
+	}
+	back, err := LoadConfig(path)
+	if err != nil || back.Policy("jira") != c.Policy("jira") || back.Policy("github") != c.Policy("github") {
+		t.Errorf("reloaded: %v %+v", err, back)
+	}
+}
+
+// TestConfigReload: an edit to config.toml applies to the next prompt
+// without a restart; a broken edit keeps the settings in force and says so.
+func TestConfigReload(t *testing.T) {
+	h, _, c, _ := policyHub(t, Config{})
+	path := filepath.Join(t.TempDir(), "config.toml")
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[servers.ci]\nrule = \"decline\"\n")
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := make(chan string, 4)
+	h.mu.Lock()
+	h.Config, h.ConfigPath = cfg, path
+	h.Notify = func(title, body string) { notes <- body }
+	h.mu.Unlock()
+	h.ConfigRead()
+	ask := func() outcome {
+		t.Helper()
+		res, err := c.Approve(context.Background(), formRequest("ci", "go?"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outcomeOf(res)
+	}
+	if got := ask(); got != (outcome{"decline", "rule"}) {
+		t.Fatalf("before the edit: %+v", got)
+	}
+	write("[servers.ci]\nrule = \"cancel\"\n")
+	if got := ask(); got != (outcome{"cancel", "rule"}) {
+		t.Errorf("after the edit: %+v, want the new rule", got)
+	}
+	write("[servers.ci]\nrule = \"cancle\"\n")
+	if got := ask(); got != (outcome{"cancel", "rule"}) {
+		t.Errorf("after a broken edit: %+v, want the settings in force", got)
+	}
+	if n := <-notes; !strings.Contains(n, `rule "cancle" is not one of`) {
+		t.Errorf("notification %q", n)
 	}
 }
