@@ -75,7 +75,7 @@ type Hub struct {
 	// Quit and ShowHistory, when set, serve `elicitray quit` and
 	// `elicitray history window`: a way to both without a tray. They must
 	// not block.
-	Quit, ShowHistory func()
+	Quit, ShowHistory, ShowSettings func()
 
 	mu      sync.Mutex
 	queue   []*item // arrival order; the shown one stays in it until decided
@@ -281,10 +281,31 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 	case opGet:
 		rec, err := h.Store.Get(m.RecordID)
 		cs.send(historyReply(m.ID, []history.Record{rec}, err))
-	case opQuit, opWindow:
+	case opPause:
+		h.SetPaused(m.Paused)
+		cs.send(wireMsg{ID: m.ID})
+	case opMute:
+		if m.Server == "" || m.For <= 0 {
+			cs.send(wireMsg{ID: m.ID, Error: "mute needs a server and a positive duration"})
+			return
+		}
+		h.Mute(m.Server, m.For)
+		cs.send(wireMsg{ID: m.ID, Until: h.now().Add(m.For)})
+	case opUnmute:
+		h.Unmute(m.Server)
+		cs.send(wireMsg{ID: m.ID})
+	case opStatus:
+		h.mu.Lock()
+		waiting := len(h.queue)
+		h.mu.Unlock()
+		cs.send(wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers()})
+	case opQuit, opWindow, opSettings:
 		f := h.Quit
-		if m.Op == opWindow {
+		switch m.Op {
+		case opWindow:
 			f = h.ShowHistory
+		case opSettings:
+			f = h.ShowSettings
 		}
 		if f == nil {
 			cs.send(wireMsg{ID: m.ID, Error: "this hub has no windows"})

@@ -153,6 +153,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	hub.Notify = func(title, body string) { a.SendNotification(fyne.NewNotification(title, body)) }
 	hub.Quit = func() { fyne.Do(a.Quit) }
 	hub.ShowHistory = func() { fyne.Do(showHistory) }
+	hub.ShowSettings = func() { fyne.Do(func() { showSettings(a, hub, p) }) }
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()

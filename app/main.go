@@ -116,6 +116,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
 
+	root.AddCommand(newPolicyCmds(ctx, stdout, stderr)...)
 	root.AddCommand(
 		newWrapCmd(ctx, stdin, stdout, stderr),
 		&cobra.Command{
@@ -161,6 +162,9 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 				if errors.As(err, &opErr) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil
+				}
+				if err == nil {
+					fmt.Fprintln(stderr, "elicitray: the hub stopped")
 				}
 				return runErr(err)
 			},

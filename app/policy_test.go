@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -380,5 +381,44 @@ func TestConfigReload(t *testing.T) {
 	}
 	if n := <-notes; !strings.Contains(n, `rule "cancle" is not one of`) {
 		t.Errorf("notification %q", n)
+	}
+}
+
+// TestPolicyCLI: pause, resume, mute, unmute and status do from a shell
+// what the tray does, for desktops without one; with no hub they say so.
+func TestPolicyCLI(t *testing.T) {
+	h, _, c := runTestHub(t, time.Hour)
+	ctx := context.Background()
+	if out := cli(t, "pause"); !strings.Contains(out, "all prompts are paused") {
+		t.Errorf("pause says %q", out)
+	}
+	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "paused" {
+		t.Errorf("after pause: %+v", res)
+	}
+	if out := cli(t, "status"); !strings.Contains(out, "yes (elicitray resume)") || !strings.Contains(out, "Server github  asks") {
+		t.Errorf("status says:\n%s", out)
+	}
+	cli(t, "resume")
+	if h.Paused() {
+		t.Error("resume did not resume")
+	}
+	if out := cli(t, "mute", "github", "--for", "30m"); !strings.Contains(out, "github is muted until ") {
+		t.Errorf("mute says %q", out)
+	}
+	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "muted" {
+		t.Errorf("after mute: %+v", res)
+	}
+	if out := cli(t, "status"); !strings.Contains(out, "Server github  muted until ") {
+		t.Errorf("status says:\n%s", out)
+	}
+	cli(t, "unmute", "github")
+	if s := h.Servers(); len(s) != 1 || !s[0].MutedUntil.IsZero() {
+		t.Errorf("after unmute: %+v", s)
+	}
+
+	testHome(t) // a home where no hub runs
+	var out, errb bytes.Buffer
+	if code := Main(ctx, []string{"pause"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no hub is running") {
+		t.Errorf("pause with no hub: exit %d, %q", code, errb.String())
 	}
 }

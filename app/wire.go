@@ -1,6 +1,8 @@
 package app
 
 import (
+	"time"
+
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 )
@@ -22,6 +24,12 @@ import (
 //	← {"id":6,"data":"…"} …                   the export, in chunks
 //	← {"id":6,"done":true,"count":1234}       the end, and how many records
 //	→ {"op":"prune","id":7,"prune":{…}}       ← {"id":7,"count":12}
+//	→ {"op":"pause","id":8,"paused":true}     ← {"id":8}   (false: resume)
+//	→ {"op":"mute","id":9,"server":"github","for":3600000000000}
+//	                                          ← {"id":9,"until":"…"}
+//	→ {"op":"unmute","id":10,"server":"github"}   ← {"id":10}
+//	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…]}
+//	→ {"op":"settings","id":12}               ← {"id":12}
 //	← {"id":N,"error":"a sentence"}
 type wireMsg struct {
 	Op       string           `json:"op,omitempty"`
@@ -39,19 +47,30 @@ type wireMsg struct {
 	Done   bool                  `json:"done,omitempty"`   // export: the last message
 	Count  int                   `json:"count,omitempty"`  // export, prune: how many records
 	Prune  *history.PruneOptions `json:"prune,omitempty"`
+
+	Paused  bool          `json:"paused,omitempty"`  // pause; status
+	Server  string        `json:"server,omitempty"`  // mute, unmute
+	For     time.Duration `json:"for,omitempty"`     // mute: how long (ns)
+	Until   time.Time     `json:"until,omitzero"`    // mute: muted until
+	Servers []ServerState `json:"servers,omitempty"` // status
 }
 
 // Hub protocol operations.
 const (
-	opPrompt  = "prompt"
-	opCancel  = "cancel"
-	opRecord  = "record"
-	opHistory = "history"
-	opGet     = "get"
-	opQuit    = "quit"         // stop the hub (`elicitray quit`)
-	opWindow  = "show-history" // open the history window
-	opExport  = "export"       // stream an export of the history
-	opPrune   = "prune"        // apply retention now
+	opPrompt   = "prompt"
+	opCancel   = "cancel"
+	opRecord   = "record"
+	opHistory  = "history"
+	opGet      = "get"
+	opQuit     = "quit"         // stop the hub (`elicitray quit`)
+	opWindow   = "show-history" // open the history window
+	opExport   = "export"       // stream an export of the history
+	opPrune    = "prune"        // apply retention now
+	opPause    = "pause"        // pause (paused true) or resume all prompts
+	opMute     = "mute"         // mute a server for a while
+	opUnmute   = "unmute"       // lift a mute
+	opStatus   = "status"       // paused, muted servers, prompts waiting
+	opSettings = "settings"     // open the Settings window
 )
 
 // recordOf is the history record of req, before its decision is known.

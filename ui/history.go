@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -152,6 +153,10 @@ func (o *historyOptions) withDefaults(w fyne.Window) historyOptions {
 				}
 				if uw == nil {
 					return // the user cancelled
+				}
+				// The history is private (DESIGN.md), and so is an export of it.
+				if uw.URI().Scheme() == "file" {
+					_ = os.Chmod(uw.URI().Path(), 0o600)
 				}
 				done(uw, uw.URI().Name())
 			}, w)

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// The tray's policy items as commands, for desktops without a tray and for
+// scripts: pause, resume, mute, unmute, status and settings. They talk to
+// the running hub, which holds the policy; settings starts one if needed.
+
+// newPolicyCmds returns the policy commands.
+func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Command {
+	var muteFor time.Duration
+	mute := &cobra.Command{
+		Use:   "mute SERVER",
+		Short: "Answer a server's prompts cancel for a while (default an hour), as the tray's Mute does",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{errors.New("mute needs one server name (the name given to wrap --name)")}
+			}
+			if muteFor <= 0 {
+				return usageError{fmt.Errorf("--for must be a positive duration, not %v", muteFor)}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := askHub(ctx, wireMsg{Op: opMute, Server: args[0], For: muteFor})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s is muted until %s\n", args[0], r.Until.Local().Format("15:04"))
+			return nil
+		},
+	}
+	mute.Flags().DurationVar(&muteFor, "for", MuteFor, "how long")
+	return []*cobra.Command{
+		{
+			Use:   "pause",
+			Short: "Answer every prompt cancel until resume (the tray's Pause all prompts)",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if _, err := askHub(ctx, wireMsg{Op: opPause, Paused: true}); err != nil {
+					return err
+				}
+				fmt.Fprintln(stdout, "all prompts are paused; `elicitray resume` shows them again")
+				return nil
+			},
+		},
+		{
+			Use:   "resume",
+			Short: "Show prompts again after pause",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if _, err := askHub(ctx, wireMsg{Op: opPause, Paused: false}); err != nil {
+					return err
+				}
+				fmt.Fprintln(stdout, "prompts are shown again")
+				return nil
+			},
+		},
+		mute,
+		{
+			Use:   "unmute SERVER",
+			Short: "Lift a server's mute",
+			Args: func(cmd *cobra.Command, args []string) error {
+				if len(args) != 1 {
+					return usageError{errors.New("unmute needs one server name")}
+				}
+				return nil
+			},
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if _, err := askHub(ctx, wireMsg{Op: opUnmute, Server: args[0]}); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s is not muted\n", args[0])
+				return nil
+			},
+		},
+		{
+			Use:   "status",
+			Short: "Say whether prompts are paused, which servers are muted, and how many prompts wait",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				r, err := askHub(ctx, wireMsg{Op: opStatus})
+				if err != nil {
+					return err
+				}
+				return runErr(writeStatus(stdout, r))
+			},
+		},
+		{
+			Use:   "settings",
+			Short: "Open the Settings window (starts the hub if none runs)",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if !haveDisplay() {
+					return runErr(fmt.Errorf("the Settings window: %w", ErrNoDisplay))
+				}
+				c, err := startingClient(DefaultPaths())
+				if err != nil {
+					return runErr(err)
+				}
+				_, err = c.call(ctx, wireMsg{Op: opSettings}, nil)
+				return runErr(err)
+			},
+		},
+	}
+}
+
+// askHub sends m to the running hub; with none, it says so.
+func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
+	c := &hubClient{paths: DefaultPaths()}
+	r, err := c.call(ctx, m, nil)
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return r, runErr(errors.New("no hub is running, so there is nothing to change (a wrapper starts one when a server asks)"))
+	}
+	return r, runErr(err)
+}
+
+func writeStatus(w io.Writer, r wireMsg) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	paused := "no"
+	if r.Paused {
+		paused = "yes (elicitray resume)"
+	}
+	fmt.Fprintf(tw, "Paused\t%s\n", paused)
+	fmt.Fprintf(tw, "Waiting\t%d\n", r.Count)
+	for _, s := range r.Servers {
+		state := "asks"
+		if !s.MutedUntil.IsZero() {
+			state = "muted until " + s.MutedUntil.Local().Format("15:04")
+		}
+		fmt.Fprintf(tw, "Server %s\t%s\n", s.Name, state)
+	}
+	return tw.Flush()
+}
