@@ -107,7 +107,13 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
 					r.Server, dash(r.Tool), r.Action, r.DecidedBy, firstLine(r.Message, 60))
 			}
-			return runErr(tw.Flush())
+			if err := tw.Flush(); err != nil {
+				return runErr(err)
+			}
+			if len(recs) == limit {
+				fmt.Fprintf(stdout, "(the newest %d that match; --limit N shows more)\n", limit)
+			}
+			return nil
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
