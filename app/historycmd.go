@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
 )
@@ -69,7 +70,7 @@ func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.
 func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
-		Short: "List and show past decisions",
+		Short: "List, show, export and prune past decisions, or open the history window",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usageError{errors.New("history needs a subcommand: list, show ID, export, prune or window")}
@@ -239,10 +240,7 @@ func writeJSONLines(w io.Writer, recs []history.Record) error {
 func writeRecord(w io.Writer, r history.Record) error {
 	r = printable(r)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	who := r.ServerInfo.Name
-	if r.ServerInfo.Version != "" {
-		who += " " + r.ServerInfo.Version
-	}
+	who := calledItself(bridge.ServerInfo(r.ServerInfo))
 	fmt.Fprintf(tw, "ID\t%d\n", r.ID)
 	fmt.Fprintf(tw, "Time\t%s\n", r.Time.Local().Format(time.RFC3339))
 	fmt.Fprintf(tw, "Server\t%s (calls itself %s)\n", r.Server, dash(who))

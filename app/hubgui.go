@@ -314,14 +314,7 @@ func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 
 func uiPrompt(p *Prompt) *ui.Prompt {
 	r := p.Request
-	info := r.ServerInfo.Name
-	if r.ServerInfo.Title != "" {
-		info = r.ServerInfo.Title
-	}
-	if info != "" && r.ServerInfo.Version != "" {
-		info += " " + r.ServerInfo.Version
-	}
-	return &ui.Prompt{Server: r.Server, ServerInfo: info, Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline}
+	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline}
 }
 
 // stampWriter starts each line written to w with the local time.
@@ -350,4 +343,17 @@ func (s *stampWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// calledItself is what a server calls itself, as windows and the CLI show
+// it: its title (else its name) and version, e.g. "elicitray demo 1.0.0".
+func calledItself(info bridge.ServerInfo) string {
+	s := info.Name
+	if info.Title != "" {
+		s = info.Title
+	}
+	if s != "" && info.Version != "" {
+		s += " " + info.Version
+	}
+	return s
 }
