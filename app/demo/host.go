@@ -13,10 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// HostProtocolVersion is the protocol version the demo host asks for: the
-// newest legacy revision, in which the server pushes elicitation/create
-// (PROTOCOL.md §1).
-const HostProtocolVersion = "2025-11-25"
+// HostProtocolVersion is the protocol version the demo host asks for:
+// 2026-07-28, in which the server answers a tool call with input_required
+// and the wrapper finishes the round trip (PROTOCOL.md §1).
+const HostProtocolVersion = "2026-07-28"
 
 // ToolCallTimeout bounds each tools/call the demo host makes. A person fills
 // in the form meanwhile, so it is far longer than a typical host's 60 s

@@ -1,18 +1,20 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/elicitray/elicitray/bridge"
 )
 
 // testServerEnv makes the test binary, started by Host as its command, act
@@ -38,71 +40,34 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fakeAnswers are the ElicitResults fakeWrapper sends, by elicitation
-// message.
-var fakeAnswers = map[string]string{
-	"Deploy build 1.4.2?":                                     `{"action":"accept","content":{"confirm":true,"environment":"production"}}`,
-	"Where should the next build run?":                        `{"action":"decline"}`,
-	"Fill in your profile so the report can be personalised.": `{"action":"accept","content":{"fullName":"Ada"}}`,
-	"Tag release 1.4.2":                                       `{"action":"cancel"}`,
+// fakeAnswers are the ElicitResults the wrapper's stand-in for a person
+// gives, by elicitation message.
+var fakeAnswers = map[string]*bridge.Result{
+	"Deploy build 1.4.2?":                                     {Action: "accept", Content: map[string]any{"confirm": true, "environment": "production"}},
+	"Where should the next build run?":                        {Action: "decline"},
+	"Fill in your profile so the report can be personalised.": {Action: "accept", Content: map[string]any{"fullName": "Ada"}},
+	"Tag release 1.4.2":                                       {Action: "cancel"},
 }
 
-// fakeWrapper stands in for `elicitray wrap -- elicitray demo-server`: it
-// runs Server in-process, adds form elicitation to the host's initialize
-// (PROTOCOL.md §3), answers the server's elicitation/create requests itself
-// from fakeAnswers, and relays everything else line by line.
+// fakeWrapper is `elicitray wrap -- elicitray demo-server` without the hub:
+// the real relay (package bridge) in front of this test binary as the demo
+// server, with fakeAnswers in place of the person at the desktop.
 func fakeWrapper(host io.Reader, toHost io.Writer) error {
-	serverIn, toServer := io.Pipe()
-	fromServer, serverOut := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- Server(context.Background(), serverIn, serverOut) }()
-
-	go func() {
-		r := bufio.NewReader(host)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				var msg map[string]any
-				if json.Unmarshal(line, &msg) == nil && msg["method"] == "initialize" {
-					params := msg["params"].(map[string]any)
-					params["capabilities"].(map[string]any)["elicitation"] = map[string]any{"form": map[string]any{}}
-					line, _ = json.Marshal(msg)
-					line = append(line, '\n')
-				}
-				toServer.Write(line)
-			}
-			if err != nil {
-				toServer.Close()
-				return
-			}
-		}
-	}()
-
-	r := bufio.NewReader(fromServer)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			var msg struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-				Params struct {
-					Message string `json:"message"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(line, &msg) == nil && msg.Method == "elicitation/create" {
-				answer, ok := fakeAnswers[msg.Params.Message]
-				if !ok {
-					answer = `{"action":"cancel"}`
-				}
-				fmt.Fprintf(toServer, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", msg.ID, answer)
-			} else if _, werr := toHost.Write(line); werr != nil {
-				return werr
-			}
-		}
-		if err != nil {
-			return <-done
-		}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
 	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), testServerEnv+"=1")
+	relay := bridge.NewRelay(cmd, &bridge.Options{Server: "demo", Log: os.Stderr,
+		Approver: bridge.ApproverFunc(func(_ context.Context, req *bridge.Request) (*bridge.Result, error) {
+			if res, ok := fakeAnswers[req.Message]; ok {
+				return res, nil
+			}
+			return &bridge.Result{Action: "cancel"}, nil
+		})})
+	_, err = relay.Run(context.Background(), host, toHost)
+	return err
 }
 
 // testServerCommand returns the command that runs this test binary as a
@@ -143,13 +108,13 @@ func TestHostThroughAWrapperPrintsEachAnswer(t *testing.T) {
 // goes through all of them instead of hanging, and reports the failure.
 func TestHostWithoutWrapperSaysWhy(t *testing.T) {
 	var out bytes.Buffer
-	err := Host(t.Context(), testServerCommand(t, "1"), &out)
-	if !errors.Is(err, ErrToolFailed) {
-		t.Errorf("Host returned %v, want an error wrapping ErrToolFailed", err)
+	// At 2026-07-28 the server answers -32021 (PROTOCOL.md §3).
+	if err := Host(t.Context(), testServerCommand(t, "1"), &out); err == nil {
+		t.Error("Host returned no error")
 	}
 	var want strings.Builder
 	for _, name := range []string{"choose_tags", "confirm_deploy", "pick_environment", "profile_form"} {
-		fmt.Fprintf(&want, "→ %s\nerror: This host did not declare form elicitation, so %s cannot show its form. Run the server through `elicitray wrap`, which declares it.\n", name, name)
+		fmt.Fprintf(&want, "→ %s\nerror: calling \"tools/call\": %s\n", name, missingFormCapability().(*jsonrpc.Error).Message)
 	}
 	if diff := cmp.Diff(want.String(), out.String()); diff != "" {
 		t.Errorf("Host output mismatch (-want +got):\n%s", diff)

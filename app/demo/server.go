@@ -119,7 +119,7 @@ func declaresForm(caps *mcp.ClientCapabilities) bool {
 func missingFormCapability() error {
 	return &jsonrpc.Error{
 		Code:    mcp.CodeMissingRequiredClientCapabilities,
-		Message: "this tool elicits a form: declare the elicitation capability with form mode",
+		Message: "this tool elicits a form, and this host did not declare form elicitation: run the server through `elicitray wrap`, which declares it",
 		Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{"form":{}}}}`),
 	}
 }
