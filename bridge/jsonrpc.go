@@ -118,69 +118,28 @@ func encodeError(id json.RawMessage, code int, msg string) []byte {
 	return b
 }
 
-// decodeObject decodes raw into a map, keeping numbers as written.
-func decodeObject(raw json.RawMessage) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m, nil
-}
-
-// childObject returns m[key] as an object, creating it when absent. A
-// present value that is not an object is replaced: a host declaring
-// `"elicitation": true` declared nothing usable.
-func childObject(m map[string]any, key string) map[string]any {
-	if c, ok := m[key].(map[string]any); ok {
-		return c
-	}
-	c := map[string]any{}
-	m[key] = c
-	return c
-}
-
-// mergeElicitation adds form and URL mode to an elicitation capability
-// object, keeping whatever the host declared (PROTOCOL.md §3: merge, never
-// overwrite). It reports whether anything was added.
-func mergeElicitation(caps map[string]any) bool {
-	el := childObject(caps, "elicitation")
-	added := false
-	for _, mode := range []string{"form", "url"} {
-		if _, ok := el[mode]; !ok {
-			el[mode] = map[string]any{}
-			added = true
-		}
-	}
-	return added
-}
-
 // injectInitialize returns the host's initialize request with the
 // elicitation capability merged into params.capabilities (PROTOCOL.md §3),
-// or line itself when nothing had to change.
+// or line itself when nothing had to change. Only that member is spliced:
+// every other byte stays the host's.
 func injectInitialize(line []byte) ([]byte, error) {
-	msg, err := decodeObject(line)
-	if err != nil {
-		return nil, err
+	if p, ok := getMember(line, "params"); ok && (len(p) == 0 || p[0] != '{') {
+		return line, nil // not an initialize the server can accept: leave it be
 	}
-	if p, ok := msg["params"]; ok {
-		if _, isObj := p.(map[string]any); !isObj {
-			return line, nil // not an initialize the server can accept: leave it be
+	return mergeCapabilities(line, "params", "capabilities")
+}
+
+// mergeCapabilities merges elicitation (form and url) into the
+// capabilities object at path inside line, creating the objects on the way
+// when absent; it returns line itself when nothing had to change.
+func mergeCapabilities(line []byte, path ...string) ([]byte, error) {
+	var edit func(obj []byte, path []string) ([]byte, bool, error)
+	edit = func(obj []byte, path []string) ([]byte, bool, error) {
+		if len(path) == 0 {
+			return mergeElicitationRaw(obj)
 		}
+		return editMember(obj, path[0], func(child []byte) ([]byte, bool, error) { return edit(child, path[1:]) })
 	}
-	params := childObject(msg, "params")
-	if !mergeElicitation(childObject(params, "capabilities")) {
-		return line, nil
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep "<", ">" and "&" as the host wrote them
-	if err := enc.Encode(msg); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	out, _, err := edit(line, path)
+	return out, err
 }

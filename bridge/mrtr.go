@@ -156,11 +156,7 @@ func injectMeta(line []byte) (out []byte, hostCaps json.RawMessage, err error) {
 	params, _ := getMember(line, "params")
 	meta, _ := getMember(params, "_meta")
 	hostCaps, _ = getMember(meta, metaClientCapabilities)
-	out, _, err = editMember(line, "params", func(params []byte) ([]byte, bool, error) {
-		return editMember(params, "_meta", func(meta []byte) ([]byte, bool, error) {
-			return editMember(meta, metaClientCapabilities, mergeElicitationRaw)
-		})
-	})
+	out, err = mergeCapabilities(line, "params", "_meta", metaClientCapabilities)
 	return out, hostCaps, err
 }
 

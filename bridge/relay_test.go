@@ -561,3 +561,21 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestInitializeBytesKept: the capability is spliced into the host's
+// initialize; spacing, member order, escapes and "<&>" stay as written,
+// and params that are not an object are left alone.
+func TestInitializeBytesKept(t *testing.T) {
+	p := startPeer(t, nil)
+	in := `{ "id":0, "jsonrpc":"2.0","method":"initialize","params":{"clientInfo":{"name":"a<&>b \u00e9","version":"1"}, "capabilities" : {"roots":{}} ,"protocolVersion":"2025-11-25"}}`
+	want := `{ "id":0, "jsonrpc":"2.0","method":"initialize","params":{"clientInfo":{"name":"a<&>b \u00e9","version":"1"}, "capabilities" : {"roots":{},"elicitation":{"form":{},"url":{}}} ,"protocolVersion":"2025-11-25"}}`
+	p.hostSends(in)
+	if got := p.serverGets(); got != want {
+		t.Errorf("server got\n%s\nwant\n%s", got, want)
+	}
+	odd := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":[1,2]}`
+	p.hostSends(odd)
+	if got := p.serverGets(); got != odd {
+		t.Errorf("params that are not an object changed: %s", got)
+	}
+}
