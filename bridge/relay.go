@@ -396,8 +396,8 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 		// the host never saw that id, so the notice stops here.
 		return !r.cancelPending(env.Params)
 	case env.isResponse():
-		r.noteResponse(&env)
 		if key, ok := idKey(env.ID); ok {
+			r.noteResponse(key, &env)
 			return r.takeReply(key, &env, line)
 		}
 	}
@@ -407,17 +407,7 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 // noteResponse keeps the relay's view of pending host requests current:
 // the initialize reply gives serverInfo and the agreed protocol version, and
 // a tools/call reply ends that call.
-func (r *Relay) noteResponse(env *envelope) {
-	r.mu.Lock()
-	waiting := r.initID != "" || len(r.calls) > 0
-	r.mu.Unlock()
-	if !waiting {
-		return
-	}
-	key, ok := idKey(env.ID)
-	if !ok {
-		return
-	}
+func (r *Relay) noteResponse(key string, env *envelope) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if key == r.initID {
