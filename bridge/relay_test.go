@@ -240,7 +240,7 @@ func (p *peer) initialize() {
 
 func readCase(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../shared/cases/" + name)
+	b, err := os.ReadFile("../testdata/cases/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +516,7 @@ func TestURLMode(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	})})
-	lines := strings.Split(strings.TrimSpace(string(mustRead(t, "../../shared/cases/url-mode.jsonl"))), "\n")
+	lines := strings.Split(strings.TrimSpace(string(mustRead(t, "../testdata/cases/url-mode.jsonl"))), "\n")
 	var msgs []string
 	for _, l := range lines {
 		var c struct{ Msg json.RawMessage }

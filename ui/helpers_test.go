@@ -14,8 +14,9 @@ import (
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
-// casesDir is the shared cases folder, kept beside the clone.
-const casesDir = "../../shared/cases"
+// casesDir holds the real-world cases (a copy of the developers' shared
+// cases folder, kept in the repository so that a fresh clone tests alone).
+const casesDir = "../testdata/cases"
 
 // loadCase reads a cases/*.json elicitation/create request and returns its
 // message and parsed requestedSchema.

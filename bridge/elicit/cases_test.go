@@ -14,9 +14,9 @@ import (
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
-// casesDir holds the shared field cases. shared/ sits beside the repository
-// both here and in CI, so the relative path works in both.
-const casesDir = "../../../shared/cases"
+// casesDir holds the real-world cases, copied into the repository from the
+// developers' shared folder so that a fresh clone tests on its own.
+const casesDir = "../../testdata/cases"
 
 // caseFiles are the cases whose params carry a requestedSchema.
 var caseFiles = []string{
