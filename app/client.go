@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -30,9 +33,19 @@ var ErrNoHub = errors.New("no elicitray hub is running and none could be started
 // next prompt when the hub died.
 type hubClient struct {
 	paths Paths
-	// start starts a hub process; nil means the client never starts one
-	// (the history CLI).
-	start func() (*os.Process, error)
+	// start starts a hub process in a desktop session; nil means the
+	// client never starts one (the history CLI).
+	start func(desktopSession) (*os.Process, error)
+	// session finds the desktop session to start a hub in (session.go).
+	session func(context.Context) (desktopSession, error)
+	// log receives what the client found and did, for people (the
+	// wrapper's stderr); nil discards.
+	log io.Writer
+	// said makes the sentence saying which hub prompts go to appear once.
+	said sync.Once
+	// wrapper: the client is a wrapper's, whose log (the host's) says once
+	// which hub its prompts go to.
+	wrapper bool
 	// startWait bounds how long a started hub may take to open its socket.
 	startWait time.Duration
 
@@ -43,6 +56,12 @@ type hubClient struct {
 }
 
 var _ bridge.Approver = (*hubClient)(nil)
+
+func (c *hubClient) logf(format string, args ...any) {
+	if c.log != nil {
+		fmt.Fprintf(c.log, format+"\n", args...)
+	}
+}
 
 // hubConn is one connection to the hub and the calls waiting on it.
 type hubConn struct {
@@ -254,33 +273,71 @@ func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
 	return hc, nil
 }
 
+// dial connects to the user's hub, starting one when none runs. A hub is
+// only reached through a verified run directory and peer (trust.go); where
+// the run directory cannot be trusted, no hub is started either.
 func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", c.paths.Socket)
-	if err == nil || c.start == nil {
-		return conn, err
+	conn, pid, err := c.dialVerified(ctx)
+	if err == nil {
+		if c.wrapper {
+			c.said.Do(func() { c.logf("elicitray: prompts go to your hub (pid %d) at %s", pid, c.paths.Socket) })
+		}
+		return conn, nil
 	}
-	if !haveDisplay() {
-		// No hub runs, and none could show a window here: do not start one.
-		return nil, fmt.Errorf("%w: %w", ErrNoHub, ErrNoDisplay)
+	if c.start == nil || errors.Is(err, ErrUntrusted) {
+		if errors.Is(err, ErrUntrusted) {
+			return nil, fmt.Errorf("%w: %w", ErrNoHub, err)
+		}
+		return nil, err
+	}
+	// No hub runs: find the desktop session to start one in, as a host
+	// that stripped the environment gives none (session.go).
+	sess, err := c.session(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoHub, err)
 	}
 	// A hub that fails to start is tried once more: a display can refuse a
 	// connection for a moment.
-	conn, err = c.startAndDial(ctx, &d)
+	conn, pid, err = c.startAndDial(ctx, sess)
 	if errors.Is(err, errHubFailed) {
-		conn, err = c.startAndDial(ctx, &d)
+		conn, pid, err = c.startAndDial(ctx, sess)
+	}
+	if err == nil {
+		c.said.Do(func() {
+			c.logf("elicitray: no hub was running; started one (pid %d) on display %s, found in %s", pid, sess.Display(), sess.From)
+		})
 	}
 	return conn, err
+}
+
+// dialVerified connects to the hub's socket after checking its directory,
+// and checks who listens there before anything is sent (DESIGN.md).
+func (c *hubClient) dialVerified(ctx context.Context) (net.Conn, int, error) {
+	if err := checkRunDir(c.paths.RunDir); err != nil {
+		return nil, 0, err
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", c.paths.Socket)
+	if err != nil {
+		return nil, 0, err
+	}
+	pid, err := checkHubPeer(conn)
+	if err != nil {
+		conn.Close()
+		return nil, 0, err
+	}
+	return conn, pid, nil
 }
 
 // errHubFailed marks a started hub that exited with an error.
 var errHubFailed = errors.New("the hub exited")
 
-// startAndDial starts a hub and waits for a socket to answer.
-func (c *hubClient) startAndDial(ctx context.Context, d *net.Dialer) (net.Conn, error) {
-	proc, err := c.start()
+// startAndDial starts a hub in sess and waits for a verified socket.
+func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (net.Conn, int, error) {
+	logStart := fileSize(c.paths.HubLog)
+	proc, err := c.start(sess)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoHub, err)
+		return nil, 0, fmt.Errorf("%w: %v", ErrNoHub, err)
 	}
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
@@ -294,17 +351,24 @@ func (c *hubClient) startAndDial(ctx context.Context, d *net.Dialer) (net.Conn, 
 	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if conn, err := d.DialContext(ctx, "unix", c.paths.Socket); err == nil {
-			return conn, nil
+		conn, pid, err := c.dialVerified(ctx)
+		if err == nil {
+			return conn, pid, nil
+		}
+		if errors.Is(err, ErrUntrusted) {
+			return nil, 0, fmt.Errorf("%w: %w", ErrNoHub, err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		case <-deadline.C:
-			return nil, fmt.Errorf("%w: no socket after %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
+			return nil, 0, fmt.Errorf("%w: the hub did not open its socket within %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
 		case st := <-exited:
 			if st == nil || !st.Success() {
-				return nil, fmt.Errorf("%w: %w (%v): %s", ErrNoHub, errHubFailed, st, lastLine(c.paths.HubLog))
+				if why := hubFailure(c.paths.HubLog, logStart); why != "" {
+					return nil, 0, fmt.Errorf("%w: the hub could not start: %s", ErrNoHub, why)
+				}
+				return nil, 0, fmt.Errorf("%w: %w (%v): %s", ErrNoHub, errHubFailed, st, lastLine(c.paths.HubLog))
 			}
 			// It lost the race to another hub: that one is opening its socket.
 			exited = nil
@@ -313,43 +377,89 @@ func (c *hubClient) startAndDial(ctx context.Context, d *net.Dialer) (net.Conn, 
 	}
 }
 
+// openWindow asks the hub, started when none runs, to open a window (op);
+// what names the window in errors.
+func openWindow(ctx context.Context, cmd *cobra.Command, op, what string) error {
+	c, err := startingClient(DefaultPaths(), cmd.ErrOrStderr())
+	if err != nil {
+		return runErr(err)
+	}
+	if _, err := c.call(ctx, wireMsg{Op: op}, nil); err != nil {
+		return runErr(fmt.Errorf("%s: %w", what, err))
+	}
+	return nil
+}
+
 // hubStartWait bounds how long a started hub may take to open its socket
 // (a first start on a slow machine loads OpenGL and fonts).
 const hubStartWait = 20 * time.Second
 
 // startingClient is a hub client that starts a hub (this very binary) when
-// none runs: the wrapper's, and the history window command's.
-func startingClient(p Paths) (*hubClient, error) {
+// none runs: the wrapper's, and the commands that open windows. It says on
+// log what it found and did, once.
+func startingClient(p Paths, log io.Writer) (*hubClient, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
+	finder := newSessionFinder(exe)
 	return &hubClient{
 		paths:     p,
-		start:     func() (*os.Process, error) { return startHub(exe, p) },
+		log:       log,
+		start:     func(s desktopSession) (*os.Process, error) { return startHub(exe, p, s.Env(os.Environ())) },
+		session:   finder.find,
 		startWait: hubStartWait,
 	}, nil
 }
 
-// startHub starts `elicitray hub` detached from the wrapper: its own session,
-// so the host stopping the wrapper does not stop the hub, and its output in
-// the hub log, never on the wrapper's stdout.
-func startHub(exe string, p Paths) (*os.Process, error) {
+// startHub starts `elicitray hub` detached from the wrapper, with env: its
+// own session, so the host stopping the wrapper does not stop the hub, and
+// its output in the hub log, never on the wrapper's stdout.
+func startHub(exe string, p Paths, env []string) (*os.Process, error) {
 	if err := os.MkdirAll(dirOf(p.HubLog), 0o700); err != nil {
 		return nil, err
 	}
-	logf, err := os.OpenFile(p.HubLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logf, err := os.OpenFile(p.HubLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close()
 	cmd := exec.Command(exe, "hub")
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s hub: %w", exe, err)
 	}
 	return cmd.Process, nil
+}
+
+// hubFailPrefix starts the hub's last line when it cannot start; the rest
+// of the line is a sentence for the user (runHub, hubFailure).
+const hubFailPrefix = "elicitray hub: cannot start: "
+
+// hubFailure is the sentence a hub that could not start wrote to its log
+// after byte offset from, or "".
+func hubFailure(logPath string, from int64) string {
+	b, err := os.ReadFile(logPath)
+	if err != nil || int64(len(b)) < from {
+		return ""
+	}
+	var why string
+	for line := range strings.SplitSeq(string(b[from:]), "\n") {
+		if _, rest, ok := strings.Cut(line, hubFailPrefix); ok {
+			why = strings.TrimSpace(rest)
+		}
+	}
+	return why
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // lastLine is the last non-empty line of the file at path (the hub log's

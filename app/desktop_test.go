@@ -55,6 +55,12 @@ type desktop struct {
 	home  string
 	paths Paths
 	logs  []string // wrapper logs (stderr), shown when a test fails
+	// mark is an environment entry every process started for the test
+	// has, however detached: how stop finds them (ELICITRAY_HOME=home).
+	mark string
+	// env is the environment of the wrappers and commands the test runs;
+	// nil is the test's own (with ELICITRAY_HOME).
+	env []string
 }
 
 // newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub
@@ -69,6 +75,7 @@ func newDesktop(t *testing.T) *desktop {
 	}
 	d := &desktop{t: t, home: testHome(t)}
 	d.paths = DefaultPaths()
+	d.mark = "ELICITRAY_HOME=" + d.home
 	t.Cleanup(d.stop)
 	return d
 }
@@ -86,13 +93,22 @@ func (d *desktop) with(t *testing.T) *desktop {
 // so it declares no elicitation itself: the wrapper does.
 func (d *desktop) connect(name string, server ...string) *mcp.ClientSession {
 	d.t.Helper()
+	return d.connectVia(nil, name, server...)
+}
+
+// connectVia is connect with the wrapper started through launcher (e.g.
+// setsid -f), as a host that runs it through another program would.
+func (d *desktop) connectVia(launcher []string, name string, server ...string) *mcp.ClientSession {
+	d.t.Helper()
 	logPath := filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	cmd := exec.Command(elicitrayBin, append([]string{"wrap", "--name", name, "--"}, server...)...)
+	argv := append(append(append([]string{}, launcher...), elicitrayBin, "wrap", "--name", name, "--"), server...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = d.env
 	// A file, not a buffer: exec.Cmd.Wait would wait for every holder of a pipe.
 	cmd.Stderr = logf
 	host := mcp.NewClient(&mcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, nil)
@@ -356,6 +372,7 @@ func changedPixels(a, b []byte) int {
 func (d *desktop) history() []history.Record {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, "history", "list", "--json")
+	cmd.Env = d.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -407,7 +424,9 @@ func (d *desktop) diagnostics() string {
 	}
 	b.WriteString("\n--- hub log (" + d.paths.HubLog + ") ---\n")
 	b.Write(hubLog)
-	hist, err := exec.Command(elicitrayBin, "history", "list").CombinedOutput()
+	list := exec.Command(elicitrayBin, "history", "list")
+	list.Env = d.env
+	hist, err := list.CombinedOutput()
 	if err != nil {
 		hist = append(hist, err.Error()...)
 	}
@@ -426,12 +445,12 @@ func (d *desktop) diagnostics() string {
 // servers, hubs. A process left behind would keep the test's session bus
 // (dbus-run-session) and X server alive after the run.
 func (d *desktop) stop() {
-	if pid := d.hubPID(); pid > 0 && len(ownProcesses(d.home, pid)) > 0 {
+	if pid := d.hubPID(); pid > 0 && len(ownProcesses(d.mark, pid)) > 0 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(desktopWait)
 	for {
-		left := ownProcesses(d.home, 0)
+		left := ownProcesses(d.mark, 0)
 		if len(left) == 0 {
 			return
 		}
@@ -448,10 +467,10 @@ func (d *desktop) stop() {
 }
 
 // ownProcesses lists ("PID command line") the live processes, other than
-// this test, whose environment has ELICITRAY_HOME=home: everything the test
-// started, however detached. With only set, it looks at that PID alone.
-func ownProcesses(home string, only int) []string {
-	want := "ELICITRAY_HOME=" + home
+// this test, whose environment has the entry want (ELICITRAY_HOME=…, or
+// HOME=… for a test without it): everything the test started, however
+// detached. With only set, it looks at that PID alone.
+func ownProcesses(want string, only int) []string {
 	var pids []string
 	if only > 0 {
 		pids = []string{strconv.Itoa(only)}

@@ -212,15 +212,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Short: "Open the history window (starts the hub if none runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !haveDisplay() {
-				return runErr(fmt.Errorf("the history window: %w", ErrNoDisplay))
-			}
-			c, err := startingClient(DefaultPaths())
-			if err != nil {
-				return runErr(err)
-			}
-			_, err = c.call(ctx, wireMsg{Op: opWindow}, nil)
-			return runErr(err)
+			return openWindow(ctx, cmd, opWindow, "the history window")
 		},
 	}
 	cmd.AddCommand(list, show, export, prune, window)

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -121,33 +123,6 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		go h.serveConn(ctx, conn)
 	}
-}
-
-// checkPeer refuses peers running as another user: the socket's 0700
-// directory should already keep them out; peer credentials make sure.
-func checkPeer(conn net.Conn) error {
-	uc, ok := conn.(*net.UnixConn)
-	if !ok {
-		return nil
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if cerr != nil {
-		return cerr
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("peer runs as uid %d, not %d", cred.Uid, os.Getuid())
-	}
-	return nil
 }
 
 // connState is one wrapper's connection.
@@ -495,41 +470,79 @@ var ErrHubRunning = errors.New("an elicitray hub is already running for this use
 
 // Listen claims the single-hub lock and opens the hub's socket: exactly one
 // hub per user, even when several wrappers start hubs at once (DESIGN.md).
-// The lock is an flock on a file next to the socket, held for the process's
-// life and holding its PID; the socket's directory is 0700 and the socket 0600.
 func Listen(p Paths) (net.Listener, *os.File, error) {
-	if err := os.MkdirAll(p.RunDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("creating %s: %w", p.RunDir, err)
-	}
-	if err := os.Chmod(p.RunDir, 0o700); err != nil {
+	lock, err := LockHub(p)
+	if err != nil {
 		return nil, nil, err
 	}
-	lock, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
+	ln, err := ListenHub(p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening %s: %w", p.Lock, err)
+		lock.Close()
+		return nil, nil, err
+	}
+	return ln, lock, nil
+}
+
+// LockHub claims the single-hub lock: an flock on a file in the run
+// directory, held for the process's life and holding its PID. It fails
+// with ErrHubRunning when another hub holds it, and wrapping ErrUntrusted
+// when the run directory is not a private directory of this user's.
+func LockHub(p Paths) (*os.File, error) {
+	if err := makeRunDir(p.RunDir); err != nil {
+		return nil, err
+	}
+	// O_NOFOLLOW: a link planted in place of the lock is not written through.
+	lock, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", p.Lock, err)
 	}
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		lock.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, nil, ErrHubRunning
+			return nil, ErrHubRunning
 		}
-		return nil, nil, fmt.Errorf("locking %s: %w", p.Lock, err)
+		return nil, fmt.Errorf("locking %s: %w", p.Lock, err)
 	}
 	// The lock file names the running hub, for people and tests.
 	if err := lock.Truncate(0); err == nil {
 		_, _ = lock.WriteAt([]byte(fmt.Sprintf("%d\n", os.Getpid())), 0)
 	}
-	// Holding the lock, any socket file left is a dead hub's.
+	return lock, nil
+}
+
+// ListenHub opens the hub's socket (0600, in the 0700 run directory). The
+// caller holds the lock: any socket file left is a dead hub's.
+func ListenHub(p Paths) (net.Listener, error) {
 	_ = os.Remove(p.Socket)
 	ln, err := net.Listen("unix", p.Socket)
 	if err != nil {
-		lock.Close()
-		return nil, nil, fmt.Errorf("listening on %s: %w", p.Socket, err)
+		return nil, fmt.Errorf("listening on %s: %w", p.Socket, err)
 	}
 	if err := os.Chmod(p.Socket, 0o600); err != nil {
 		ln.Close()
-		lock.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return ln, lock, nil
+	return ln, nil
+}
+
+// makeRunDir creates the run directory (0700) if it is missing, gives a
+// directory of this user's mode 0700, and then verifies it (checkRunDir):
+// a link or a directory of someone else's is refused, never changed.
+func makeRunDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", dir, err)
+		}
+		fi, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.IsDir() && int(st.Uid) == os.Getuid() && fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return checkRunDir(dir)
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -292,13 +293,19 @@ func TestHubCancelReasons(t *testing.T) {
 	}
 }
 
-// TestNoHubStillRecorded: when no hub can start (no display), Approve says
+// TestNoHubStillRecorded: when no hub can start (no desktop session), Approve says
 // there is no desktop (the relay then answers cancel, or passes the
 // elicitation to the host) and the history file keeps what happened.
 func TestNoHubStillRecorded(t *testing.T) {
 	testHome(t)
 	c := &hubClient{paths: DefaultPaths(), startWait: time.Second,
-		start: func() (*os.Process, error) { return nil, ErrNoDisplay }}
+		start: func(desktopSession) (*os.Process, error) {
+			t.Error("a hub was started with no desktop session")
+			return nil, ErrNoDisplay
+		},
+		session: func(context.Context) (desktopSession, error) {
+			return desktopSession{}, fmt.Errorf("%w: DISPLAY is not set here", ErrNoSession)
+		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "deploy?"))
 	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, ErrNoHub) {
 		t.Fatalf("Approve: %v, want ErrNoDesktop and ErrNoHub", err)
@@ -313,7 +320,7 @@ func TestNoHubStillRecorded(t *testing.T) {
 	var got []row
 	for _, r := range recs {
 		got = append(got, row{r.Message, r.Action, r.DecidedBy})
-		if !strings.Contains(r.Reason, "no display") {
+		if !strings.Contains(r.Reason, "no desktop session") {
 			t.Errorf("reason %q does not say why", r.Reason)
 		}
 	}

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -24,20 +27,21 @@ import (
 
 // ErrNoDisplay is returned by the hub when the session has no display to
 // show windows on.
-var ErrNoDisplay = errors.New("no display: set DISPLAY or WAYLAND_DISPLAY (the hub shows desktop windows)")
+var ErrNoDisplay = errors.New("no display: set DISPLAY (the hub shows desktop windows)")
 
-// haveDisplay reports whether windows can be shown: on Linux an X11 or
-// Wayland display must be named.
-func haveDisplay() bool {
-	return runtime.GOOS != "linux" || os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
-}
-
-// runHub runs the desktop hub until Quit or ctx ends.
+// runHub runs the desktop hub until Quit or ctx ends. When it cannot start,
+// its last line in the log (its stderr) is hubFailPrefix and a sentence
+// saying why, which the wrapper or command that started it shows the user.
 func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	// The hub's log is read later, from hub.log: each line says when.
 	stderr = &stampWriter{w: stderr, now: time.Now}
-	if !haveDisplay() {
-		return runErr(ErrNoDisplay)
+	fail := func(err error) error {
+		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
+		return exitCode(exitError)
+	}
+	userEnv, err := prepareDesktop(ctx, stderr)
+	if err != nil {
+		return fail(err)
 	}
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
@@ -52,39 +56,49 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)
 		notices = append(notices, w)
 	}
-	// Open the display first (Fyne does when the first window is made): a
-	// hub that cannot draw must fail before it takes the socket, so that
-	// no wrapper hands it a prompt.
-	a := fyneapp.NewWithID("io.github.elicitray")
-	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
-	// Fyne quits when its last window closes; the hub outlives its prompt
-	// windows, so one window stays, never shown.
-	a.NewWindow("elicitray")
-
-	ln, lock, err := Listen(p)
+	lock, err := LockHub(p)
 	if errors.Is(err, ErrHubRunning) {
 		fmt.Fprintf(stderr, "elicitray: %v\n", err)
 		return nil
 	}
 	if err != nil {
-		return runErr(err)
+		return fail(err)
 	}
 	defer lock.Close()
-	defer ln.Close()
-	// An unreadable history file is moved aside, not lost: the user is told
-	// where it went, and decisions go on being kept in a new one.
+	// The history before the socket: a hub that cannot keep decisions must
+	// fail before any wrapper hands it a prompt. An unreadable history file
+	// is moved aside, not lost: the user is told where it went, and
+	// decisions go on being kept in a new one.
 	store, movedTo, err := history.OpenOrRecover(p.History, nil)
 	if err != nil {
-		return runErr(fmt.Errorf("opening history: %w", err))
+		return fail(historyOpenError(p.History, err))
 	}
 	defer store.Close()
 	if movedTo != "" {
 		fmt.Fprintf(stderr, "elicitray hub: the history file %s could not be read; it was moved to %s and a new one started\n", p.History, movedTo)
 		notices = append(notices, "The history file could not be read. It was moved to "+movedTo+" and a new history started.")
 	}
+	// Open the display first (Fyne does when the first window is made): a
+	// hub that cannot draw must fail before it takes the socket, so that
+	// no wrapper hands it a prompt.
+	a, err := newFyneApp()
+	if err != nil {
+		return fail(err)
+	}
+	ln, err := ListenHub(p)
+	if err != nil {
+		return fail(err)
+	}
+	defer ln.Close()
+	note := &notifier{addr: sessionBusAddress(), log: stderr}
+	defer note.close()
+	notify := note.Notify
+	if runtime.GOOS != "linux" {
+		notify = func(title, body string) { a.SendNotification(fyne.NewNotification(title, body)) }
+	}
 	a.Lifecycle().SetOnStarted(func() {
 		for _, n := range notices {
-			a.SendNotification(fyne.NewNotification("elicitray", n))
+			notify("elicitray", n)
 		}
 	})
 
@@ -150,7 +164,8 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		})
 	}
 	hub.PolicyChanged()
-	hub.Notify = func(title, body string) { a.SendNotification(fyne.NewNotification(title, body)) }
+	hub.Notify = notify
+	hub.Prompter.(*guiPrompter).userEnv = userEnv
 	hub.Quit = func() { fyne.Do(a.Quit) }
 	hub.ShowHistory = func() { fyne.Do(showHistory) }
 	hub.ShowSettings = func() { fyne.Do(func() { showSettings(a, hub, p) }) }
@@ -164,14 +179,82 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		}
 		fyne.Do(a.Quit)
 	}()
-	fmt.Fprintf(stderr, "elicitray hub: listening on %s, history in %s\n", p.Socket, p.History)
+	fmt.Fprintf(stderr, "elicitray hub: listening on %s, history in %s, display %s\n", p.Socket, p.History, os.Getenv("DISPLAY"))
 	a.Run()
 	return nil
+}
+
+// newFyneApp starts Fyne and opens the display. Fyne panics when the display
+// refuses it; that becomes an error here, after openDisplay had its say.
+func newFyneApp() (a fyne.App, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, err = nil, fmt.Errorf("the desktop's graphics could not start on DISPLAY=%s: %v", os.Getenv("DISPLAY"), r)
+		}
+	}()
+	a = fyneapp.NewWithID("io.github.elicitray")
+	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
+	// Fyne quits when its last window closes; the hub outlives its prompt
+	// windows, so one window stays, never shown.
+	a.NewWindow("elicitray")
+	return a, nil
+}
+
+// prepareDesktop makes this process's environment the desktop session's
+// before Fyne reads it: a hub started without DISPLAY (from a terminal
+// over ssh, a service) finds the user's session as a wrapper would; the
+// display is opened once to check it; the session bus is named when only
+// its socket is known. With ELICITRAY_HOME set, Fyne's preferences and cache
+// go under it too. It returns the environment for programs the hub starts
+// for the user (the browser), which keep the user's own settings.
+func prepareDesktop(ctx context.Context, log io.Writer) ([]string, error) {
+	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		sess, err := newSessionFinder(exe).find(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w (%w)", ErrNoDisplay, err)
+		}
+		for k, v := range sess.Vars {
+			os.Setenv(k, v)
+		}
+		fmt.Fprintf(log, "elicitray hub: DISPLAY was not set; using display %s, found in %s\n", sess.Display(), sess.From)
+	}
+	if err := openDisplay(); err != nil {
+		return nil, err
+	}
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		if addr := sessionBusAddress(); addr != "" {
+			os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+		}
+	}
+	userEnv := os.Environ()
+	if home := os.Getenv("ELICITRAY_HOME"); home != "" {
+		os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "desktop", "config"))
+		os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "desktop", "cache"))
+	}
+	return userEnv, nil
+}
+
+// historyOpenError says why the history file could not be opened, naming
+// the process that holds it when it is locked.
+func historyOpenError(path string, err error) error {
+	if errors.Is(err, history.ErrLocked) {
+		if pid, cmd := lockHolder(path); pid > 0 {
+			return fmt.Errorf("the history file %s is in use by another process (pid %d: %s); when it ends, the hub can start", path, pid, cmd)
+		}
+		return fmt.Errorf("the history file %s is in use by another process; when it ends, the hub can start", path)
+	}
+	return fmt.Errorf("the history file %s could not be opened: %w", path, err)
 }
 
 // guiPrompter shows prompts as desktop windows (package ui).
 type guiPrompter struct {
 	app fyne.App
+	// userEnv is the environment the browser starts with (prepareDesktop).
+	userEnv []string
 
 	mu      sync.Mutex
 	current *ui.PromptWindow // the window on screen, or nil
@@ -291,7 +374,7 @@ func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 		fp.Waiting = waiting
 		if p.URL != nil {
 			pw = ui.ShowURLPrompt(g.app, &ui.URLPrompt{Server: fp.Server, ServerInfo: fp.ServerInfo,
-				Tool: fp.Tool, Message: fp.Message, Check: *p.URL, Deadline: p.Deadline, Waiting: waiting}, done)
+				Tool: fp.Tool, Message: fp.Message, Check: *p.URL, Deadline: p.Deadline, Waiting: waiting, Open: g.opener()}, done)
 		} else {
 			pw = ui.ShowPrompt(g.app, fp, done)
 		}
@@ -310,6 +393,26 @@ func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 			g.mu.Unlock()
 		})
 	}
+}
+
+// opener is what opens a link the user agreed to: on Linux xdg-open in the
+// user's own environment rather than the hub's (prepareDesktop); nil (other
+// systems, or no environment kept) leaves it to Fyne.
+func (g *guiPrompter) opener() func(*url.URL) error {
+	if runtime.GOOS != "linux" || g.userEnv == nil {
+		return nil
+	}
+	return g.openURL
+}
+
+func (g *guiPrompter) openURL(u *url.URL) error {
+	cmd := exec.Command("xdg-open", u.String())
+	cmd.Env = g.userEnv
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting xdg-open: %w", err)
+	}
+	go cmd.Wait() // reaped; the browser lives on
+	return nil
 }
 
 func uiPrompt(p *Prompt) *ui.Prompt {

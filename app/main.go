@@ -141,8 +141,14 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Short: "Run a built-in host against the demo server through `elicitray wrap`",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if !haveDisplay() {
-					return runErr(fmt.Errorf("the demo shows desktop windows: %w", ErrNoDisplay))
+				// The hub first: the demo's windows need one, and a desktop
+				// that cannot show them is said before the demo starts.
+				c, err := startingClient(DefaultPaths(), stderr)
+				if err != nil {
+					return runErr(err)
+				}
+				if _, err := c.connect(ctx); err != nil {
+					return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
 				}
 				exe, err := os.Executable()
 				if err != nil {
@@ -167,6 +173,18 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 					fmt.Fprintln(stderr, "elicitray: the hub stopped")
 				}
 				return runErr(err)
+			},
+		},
+		&cobra.Command{
+			// Run by a wrapper that found a desktop session, with that
+			// session's environment, before it starts a hub there
+			// (display.go).
+			Use:    "probe-display",
+			Short:  "Exit 0 when this environment's display opens",
+			Hidden: true,
+			Args:   cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runErr(openDisplay())
 			},
 		},
 		&cobra.Command{
@@ -202,10 +220,11 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			if name == "" {
 				name = serverName(args)
 			}
-			client, err := startingClient(DefaultPaths())
+			client, err := startingClient(DefaultPaths(), stderr)
 			if err != nil {
 				return runErr(err)
 			}
+			client.wrapper = true
 			relay := bridge.NewRelay(exec.Command(args[0], args[1:]...), &bridge.Options{
 				Server:    name,
 				Approver:  client,

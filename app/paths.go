@@ -1,8 +1,12 @@
 package app
 
 import (
+	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"runtime"
+	"syscall"
 
 	"github.com/adrg/xdg"
 )
@@ -24,19 +28,59 @@ func DefaultPaths() Paths {
 	if home := os.Getenv("ELICITRAY_HOME"); home != "" {
 		return pathsUnder(home, home, home, filepath.Join(home, "run"))
 	}
-	// Without XDG_RUNTIME_DIR (su, some ssh sessions and containers) the
-	// library still names /run/user/UID, which then may not exist and cannot
-	// be made: the state directory holds the socket instead.
-	run := filepath.Join(xdg.RuntimeDir, "elicitray")
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		run = filepath.Join(xdg.StateHome, "elicitray", "run")
-	}
 	return pathsUnder(
 		filepath.Join(xdg.ConfigHome, "elicitray"),
 		filepath.Join(xdg.DataHome, "elicitray"),
 		filepath.Join(xdg.StateHome, "elicitray"),
-		run,
+		runDir(homeDir(), os.Getuid()),
 	)
+}
+
+// runDir is where the hub's socket and lock live. It is derived from the
+// uid and the home directory alone, never from XDG_RUNTIME_DIR: hosts start
+// wrappers with only HOME, LOGNAME, PATH, SHELL, TERM and USER (DESIGN.md,
+// "Hosts strip the environment"), and such a wrapper must find the socket
+// of the hub that runs in the desktop session, whose environment has it.
+//
+// On Linux that is the per-user runtime directory logind makes,
+// /run/user/UID, when it exists as a directory of the user's own (it is
+// what XDG_RUNTIME_DIR names in a desktop session); else (su, containers,
+// systems without logind) ~/.local/state/elicitray/run. Other systems keep
+// the XDG library's runtime directory.
+func runDir(home string, uid int) string {
+	if runtime.GOOS != "linux" {
+		return filepath.Join(xdg.RuntimeDir, "elicitray")
+	}
+	if rt := userRuntimeDir(uid); rt != "" {
+		return filepath.Join(rt, "elicitray")
+	}
+	return filepath.Join(home, ".local", "state", "elicitray", "run")
+}
+
+// userRuntimeDir is /run/user/UID when it is a real directory (not a link)
+// owned by uid, else "".
+func userRuntimeDir(uid int) string {
+	dir := fmt.Sprintf("/run/user/%d", uid)
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return ""
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
+		return ""
+	}
+	return dir
+}
+
+// homeDir is the user's home: HOME, which every host passes on, else the
+// password database's entry (a service started without HOME).
+func homeDir() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	if u, err := user.Current(); err == nil && u.HomeDir != "" {
+		return u.HomeDir
+	}
+	return xdg.Home
 }
 
 func pathsUnder(config, data, state, run string) Paths {

@@ -101,15 +101,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Open the Settings window (starts the hub if none runs)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if !haveDisplay() {
-					return runErr(fmt.Errorf("the Settings window: %w", ErrNoDisplay))
-				}
-				c, err := startingClient(DefaultPaths())
-				if err != nil {
-					return runErr(err)
-				}
-				_, err = c.call(ctx, wireMsg{Op: opSettings}, nil)
-				return runErr(err)
+				return openWindow(ctx, cmd, opSettings, "the Settings window")
 			},
 		},
 	}

@@ -38,6 +38,9 @@ type URLPrompt struct {
 	// Waiting is how many prompts are queued behind this one, as in
 	// Prompt; 0 shows nothing.
 	Waiting int
+	// Open opens the link in the system browser once the user agreed;
+	// nil means the app's OpenURL.
+	Open func(*url.URL) error
 }
 
 // ShowURLPrompt opens a window for p and returns it. It must be called on
@@ -60,6 +63,9 @@ type URLPrompt struct {
 func ShowURLPrompt(a fyne.App, p *URLPrompt, done func(Answer)) *PromptWindow {
 	v := newURLPromptView(p, done)
 	v.openURL = a.OpenURL
+	if p.Open != nil {
+		v.openURL = p.Open
+	}
 	pw := showPromptWindow(a, urlPromptTitle(p.Server), &v.promptBase, v.onDismiss, v.content, v.size(), v.focusFirst)
 	pw.urlView = v
 	win := pw.win

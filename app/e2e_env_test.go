@@ -1,0 +1,171 @@
+package app
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// hostEnvVars are the only variables the TypeScript SDK's stdio transport
+// passes to a server it starts, unless the host's config lists env
+// (getDefaultEnvironment; DESIGN.md "Hosts strip the environment").
+var hostEnvVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+
+// strippedDesktop is a test's user session as a host that strips the
+// environment sees it: the user's home is a temporary directory (HOME, not
+// ELICITRAY_HOME, so the wrapper gets it), and the wrappers get only
+// hostEnvVars. The test process itself stands for the desktop session: it
+// has DISPLAY (Xvfb) and its session bus.
+func strippedDesktop(t *testing.T) *desktop {
+	t.Helper()
+	needDisplay(t)
+	if rt := userRuntimeDir(os.Getuid()); rt != "" {
+		// The run directory would be rt's, shared with this user's real hub.
+		t.Skipf("%s exists: a wrapper with only HOME would reach your own hub there", rt)
+	}
+	home, err := os.MkdirTemp("", "eh-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	t.Setenv("ELICITRAY_HOME", "") // what a stripped wrapper sees
+	os.Unsetenv("ELICITRAY_HOME")
+	d := &desktop{t: t, home: home, mark: "HOME=" + home}
+	for _, k := range hostEnvVars {
+		v := os.Getenv(k)
+		if k == "HOME" {
+			v = home
+		}
+		if v != "" {
+			d.env = append(d.env, k+"="+v)
+		}
+	}
+	d.paths = pathsUnder(
+		filepath.Join(home, ".config", "elicitray"),
+		filepath.Join(home, ".local", "share", "elicitray"),
+		filepath.Join(home, ".local", "state", "elicitray"),
+		filepath.Join(home, ".local", "state", "elicitray", "run"),
+	)
+	t.Cleanup(d.stop)
+	return d
+}
+
+// desktopEnv is d's environment as the desktop session has it: the
+// stripped one plus the display and the bus.
+func (d *desktop) desktopEnv() []string {
+	env := append([]string{}, d.env...)
+	for _, k := range []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "LANG"} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// startHub starts a hub in the desktop session, as the session's autostart
+// would, and waits until it answers.
+func (d *desktop) startHub() int {
+	d.t.Helper()
+	cmd := exec.Command(elicitrayBin, "hub")
+	cmd.Env = d.desktopEnv()
+	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	go cmd.Wait()
+	deadline := time.Now().Add(desktopWait)
+	for !hubAnswers(d.t.Context(), d.paths) {
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(logf.Name())
+			d.t.Fatalf("the hub started in the desktop session did not answer within %v:\n%s", desktopWait, out)
+		}
+		time.Sleep(pollEvery)
+	}
+	return cmd.Process.Pid
+}
+
+// wrapperLog is everything the wrappers of d wrote on stderr.
+func (d *desktop) wrapperLog() string {
+	var b strings.Builder
+	for _, p := range d.logs {
+		out, _ := os.ReadFile(p)
+		b.Write(out)
+	}
+	return b.String()
+}
+
+// TestStrippedEnvironment (issue 9): a wrapper started with only HOME,
+// LOGNAME, PATH, SHELL, TERM and USER — what most hosts give — answers from a
+// real window: it reaches the hub running in the desktop session, and with
+// none running it finds the session and starts one there, also when the
+// host itself has no display (a service, a terminal over ssh).
+func TestStrippedEnvironment(t *testing.T) {
+	server := everythingServer(t)
+	for _, tt := range []struct {
+		name string
+		// hub: a hub runs in the desktop session before the host starts.
+		hub bool
+		// detached: the wrapper's parent chain has no DISPLAY (setsid -f
+		// reparents it), as under a host run as a service.
+		detached bool
+		// says is what the wrapper tells the host's log.
+		says string
+	}{
+		{name: "hub running", hub: true, says: "prompts go to your hub (pid %d) at "},
+		{name: "no hub", says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of app.test"},
+		{name: "host without a display", detached: true, says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := strippedDesktop(t)
+			if tt.hub {
+				d.startHub()
+			}
+			var cs *mcp.ClientSession
+			if tt.detached {
+				cs = d.connectVia([]string{"setsid", "-f"}, "everything", server)
+			} else {
+				cs = d.connect("everything", server)
+			}
+			call := d.callWith(cs, "trigger-elicitation-request", map[string]any{})
+			win, hubPID := d.window()
+			d.xdo("type", "--window", win, "Grace Hopper")
+			d.answer(win, "Return")
+			text := d.result(call)
+			if got := parseRawResult(t, text); got.Action != "accept" || got.Content["name"] != "Grace Hopper" {
+				t.Errorf("the server received %+v, want accept with the name typed", got)
+			}
+			recs := d.history()
+			if len(recs) != 1 {
+				t.Fatalf("history holds %d decisions, want 1%s", len(recs), d.diagnostics())
+			}
+			want := decision{Server: "everything", Tool: "trigger-elicitation-request", Action: "accept", DecidedBy: "user"}
+			got := decisionOf(recs[0])
+			got.ServerInfo, got.Content = "", nil
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("history record mismatch (-want +got):\n%s", diff)
+			}
+			says := strings.Replace(tt.says, "%d", strconv.Itoa(hubPID), 1)
+			t.Logf("the wrapper said:\n%s", d.wrapperLog())
+			if log := d.wrapperLog(); !strings.Contains(log, says) {
+				t.Errorf("the wrapper's log does not say %q:\n%s", says, log)
+			}
+			if tt.detached && !strings.Contains(d.wrapperLog(), "a process of yours") {
+				t.Errorf("the detached wrapper's log does not say it found the session in another process:\n%s", d.wrapperLog())
+			}
+		})
+	}
+}

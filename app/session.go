@@ -1,0 +1,463 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Finding the user's desktop session. Hosts start wrappers with only HOME,
+// LOGNAME, PATH, SHELL, TERM and USER (DESIGN.md, "Hosts strip the
+// environment"), and hosts run as services or from a terminal have no
+// DISPLAY at all. A wrapper that must start a hub therefore looks for the
+// session itself, in this order, and takes the first whose display opens:
+//
+//  1. its own environment;
+//  2. the environment of the processes that started it (the host itself
+//     normally runs in the desktop session, only its children are stripped);
+//  3. the systemd user manager's environment (desktops import DISPLAY and
+//     the bus address there when a session starts);
+//  4. logind's sessions of this user (the X11 display of a graphical one);
+//  5. the environment of any other process of this user that has DISPLAY.
+//
+// Only processes of this user are read (/proc/PID/environ is readable by
+// its owner alone), and only the variables in sessionVars are taken.
+
+// desktopSession is the user's graphical session as found: the variables
+// that let a process open windows in it and reach its session bus.
+type desktopSession struct {
+	// Vars holds the session's values of sessionVars that are set.
+	Vars map[string]string
+	// From says where they were found, for a sentence ("the environment
+	// of code (pid 4242), which started this one").
+	From string
+}
+
+// Display is the session's X11 display, e.g. ":0".
+func (s desktopSession) Display() string { return s.Vars["DISPLAY"] }
+
+// Env is base with the session's variables set, for a process to start in
+// the session.
+func (s desktopSession) Env(base []string) []string {
+	env := slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		_, ours := s.Vars[k]
+		return ours
+	})
+	for _, k := range sessionVars {
+		if v, ok := s.Vars[k]; ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// sessionVars are the variables that place a process in a graphical
+// session: the display, its authorization, the runtime directory and the
+// session bus (notifications, the tray), the desktop's name, and the
+// language the windows speak.
+var sessionVars = []string{
+	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
+	"XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",
+	"LANG", "LC_ALL", "LC_MESSAGES", "LC_TIME",
+}
+
+// ErrNoSession is returned when no desktop session of the user's could be
+// found whose display opens.
+var ErrNoSession = errors.New("no desktop session of yours was found")
+
+// sessionFinder looks for the user's desktop session. Its zero fields take
+// the running process's values (newSessionFinder).
+type sessionFinder struct {
+	uid int
+	// pid is where the walk up the process tree starts.
+	pid int
+	// getenv reads this process's environment.
+	getenv func(string) string
+	// runtimeDir is /run/user/UID when it exists, else "".
+	runtimeDir string
+	// userBus is the systemd user manager's bus address; "" skips it.
+	userBus string
+	// systemBus is the system bus address for logind; "" skips it.
+	systemBus string
+	// proc is the proc file system's mount point.
+	proc string
+	// probe opens a session's display, returning why it did not; nil
+	// takes every session found as working.
+	probe func(ctx context.Context, s desktopSession) error
+}
+
+// newSessionFinder is the finder for this process, probing displays with
+// `exe probe-display`.
+func newSessionFinder(exe string) *sessionFinder {
+	uid := os.Getuid()
+	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: userRuntimeDir(uid), proc: "/proc"}
+	if f.runtimeDir != "" {
+		f.userBus = "unix:path=" + filepath.Join(f.runtimeDir, "bus")
+	}
+	f.systemBus = "unix:path=/run/dbus/system_bus_socket"
+	if exe != "" {
+		f.probe = func(ctx context.Context, s desktopSession) error { return probeDisplay(ctx, exe, s.Env(os.Environ())) }
+	}
+	return f
+}
+
+// find returns the first session found whose display opens. Its error
+// wraps ErrNoSession and says where it looked and why each display found
+// did not open.
+func (f *sessionFinder) find(ctx context.Context) (desktopSession, error) {
+	var failed []string
+	for _, s := range f.candidates(ctx) {
+		if f.probe == nil {
+			return s, nil
+		}
+		err := f.probe(ctx, s)
+		if err == nil {
+			return s, nil
+		}
+		failed = append(failed, fmt.Sprintf("display %s (from %s) did not open: %v", s.Display(), s.From, err))
+	}
+	if len(failed) > 0 {
+		return desktopSession{}, fmt.Errorf("%w: %s", ErrNoSession, strings.Join(failed, "; "))
+	}
+	return desktopSession{}, fmt.Errorf("%w: DISPLAY is not set here, nor in the environment of the processes that started this one, the systemd user manager, logind or any other process of yours", ErrNoSession)
+}
+
+// candidates lists the sessions found, in the order of the package comment,
+// one per display.
+func (f *sessionFinder) candidates(ctx context.Context) []desktopSession {
+	var out []desktopSession
+	seen := map[string]bool{}
+	add := func(s desktopSession) {
+		if s.Display() == "" || seen[s.Display()] {
+			return
+		}
+		seen[s.Display()] = true
+		out = append(out, f.complete(s))
+	}
+	if d := f.getenv("DISPLAY"); d != "" {
+		vars := map[string]string{}
+		for _, k := range sessionVars {
+			if v := f.getenv(k); v != "" {
+				vars[k] = v
+			}
+		}
+		add(desktopSession{Vars: vars, From: "this process's environment"})
+	}
+	visited := map[int]bool{f.pid: true}
+	for _, s := range f.fromAncestors(visited) {
+		add(s)
+	}
+	if s, ok := f.fromSystemd(ctx); ok {
+		add(s)
+	}
+	for _, s := range f.fromLogind(ctx) {
+		add(s)
+	}
+	for _, s := range f.fromProcesses(visited) {
+		add(s)
+	}
+	return out
+}
+
+// complete fills in what a session found without them needs: the runtime
+// directory, the bus in it, and the display's authorization file where the
+// display manager keeps it there.
+func (f *sessionFinder) complete(s desktopSession) desktopSession {
+	vars := make(map[string]string, len(s.Vars)+3)
+	for k, v := range s.Vars {
+		vars[k] = v
+	}
+	if vars["XDG_RUNTIME_DIR"] == "" && f.runtimeDir != "" {
+		vars["XDG_RUNTIME_DIR"] = f.runtimeDir
+	}
+	if rt := vars["XDG_RUNTIME_DIR"]; rt != "" {
+		if vars["DBUS_SESSION_BUS_ADDRESS"] == "" && isSocket(filepath.Join(rt, "bus")) {
+			vars["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + filepath.Join(rt, "bus")
+		}
+		if vars["XAUTHORITY"] == "" && !exists(filepath.Join(homeDir(), ".Xauthority")) {
+			// GDM's X sessions and mutter's XWayland keep the cookie in
+			// the runtime directory instead of ~/.Xauthority.
+			cands := []string{filepath.Join(rt, "gdm", "Xauthority")}
+			more, _ := filepath.Glob(filepath.Join(rt, ".mutter-Xwaylandauth.*"))
+			for _, c := range append(cands, more...) {
+				if exists(c) {
+					vars["XAUTHORITY"] = c
+					break
+				}
+			}
+		}
+	}
+	s.Vars = vars
+	return s
+}
+
+// fromAncestors returns the sessions in the environments of this process's
+// parent, its parent, and so on, as far as they run as this user.
+func (f *sessionFinder) fromAncestors(visited map[int]bool) []desktopSession {
+	var out []desktopSession
+	pid := f.pid
+	for range 64 {
+		ppid := f.parentOf(pid)
+		if ppid <= 1 || visited[ppid] {
+			break
+		}
+		visited[ppid] = true
+		pid = ppid
+		vars, ok := f.environOf(pid)
+		if !ok {
+			continue // another user's (sudo, sshd): look further up
+		}
+		if vars["DISPLAY"] != "" {
+			out = append(out, desktopSession{Vars: vars, From: fmt.Sprintf("the environment of %s (pid %d), which started this one", f.commOf(pid), pid)})
+		}
+	}
+	return out
+}
+
+// fromSystemd returns the session in the systemd user manager's
+// environment (org.freedesktop.systemd1.Manager.Environment).
+func (f *sessionFinder) fromSystemd(ctx context.Context) (desktopSession, bool) {
+	if f.userBus == "" || !isSocket(strings.TrimPrefix(f.userBus, "unix:path=")) {
+		return desktopSession{}, false
+	}
+	var env []string
+	err := withBus(ctx, f.userBus, func(conn *dbus.Conn) error {
+		v, err := conn.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").
+			GetProperty("org.freedesktop.systemd1.Manager.Environment")
+		if err != nil {
+			return err
+		}
+		return v.Store(&env)
+	})
+	if err != nil {
+		return desktopSession{}, false
+	}
+	vars := pickVars(env)
+	if vars["DISPLAY"] == "" {
+		return desktopSession{}, false
+	}
+	return desktopSession{Vars: vars, From: "the systemd user manager's environment"}, true
+}
+
+// logindSession is an entry of org.freedesktop.login1.Manager.ListSessions.
+type logindSession struct {
+	ID   string
+	UID  uint32
+	User string
+	Seat string
+	Path dbus.ObjectPath
+}
+
+// fromLogind returns this user's graphical logind sessions that name an
+// X11 display, active ones first; the session leader's environment is used
+// when it is the user's own.
+func (f *sessionFinder) fromLogind(ctx context.Context) []desktopSession {
+	if f.systemBus == "" || !isSocket(strings.TrimPrefix(f.systemBus, "unix:path=")) {
+		return nil
+	}
+	type found struct {
+		s      desktopSession
+		active bool
+	}
+	var all []found
+	_ = withBus(ctx, f.systemBus, func(conn *dbus.Conn) error {
+		var sessions []logindSession
+		if err := conn.Object("org.freedesktop.login1", "/org/freedesktop/login1").
+			CallWithContext(ctx, "org.freedesktop.login1.Manager.ListSessions", 0).Store(&sessions); err != nil {
+			return err
+		}
+		for _, ls := range sessions {
+			if int(ls.UID) != f.uid {
+				continue
+			}
+			obj := conn.Object("org.freedesktop.login1", ls.Path)
+			prop := func(name string) dbus.Variant {
+				v, _ := obj.GetProperty("org.freedesktop.login1.Session." + name)
+				return v
+			}
+			display, _ := prop("Display").Value().(string)
+			typ, _ := prop("Type").Value().(string)
+			active, _ := prop("Active").Value().(bool)
+			leader, _ := prop("Leader").Value().(uint32)
+			if display == "" {
+				continue
+			}
+			vars := map[string]string{"DISPLAY": display, "XDG_SESSION_TYPE": typ}
+			if env, ok := f.environOf(int(leader)); ok && env["DISPLAY"] == display {
+				vars = env
+			}
+			all = append(all, found{desktopSession{Vars: vars, From: fmt.Sprintf("logind session %s (%s)", ls.ID, typ)}, active})
+		}
+		return nil
+	})
+	slices.SortStableFunc(all, func(a, b found) int {
+		switch {
+		case a.active == b.active:
+			return 0
+		case a.active:
+			return -1
+		}
+		return 1
+	})
+	out := make([]desktopSession, len(all))
+	for i, x := range all {
+		out[i] = x.s
+	}
+	return out
+}
+
+// fromProcesses returns, for each display named in the environment of a
+// process of this user, the session of the process that looks most like a
+// session's own (the one with the most session variables; the oldest).
+func (f *sessionFinder) fromProcesses(visited map[int]bool) []desktopSession {
+	entries, err := os.ReadDir(f.proc)
+	if err != nil {
+		return nil
+	}
+	type proc struct {
+		pid  int
+		vars map[string]string
+	}
+	best := map[string]proc{}
+	var order []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || visited[pid] {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(f.proc, e.Name()))
+		if err != nil {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != f.uid {
+			continue
+		}
+		vars, ok := f.environOf(pid)
+		d := vars["DISPLAY"]
+		if !ok || d == "" {
+			continue
+		}
+		b, had := best[d]
+		if !had {
+			order = append(order, d)
+		}
+		if !had || len(vars) > len(b.vars) {
+			best[d] = proc{pid, vars}
+		}
+	}
+	var out []desktopSession
+	for _, d := range order {
+		p := best[d]
+		out = append(out, desktopSession{Vars: p.vars, From: fmt.Sprintf("the environment of %s (pid %d), a process of yours", f.commOf(p.pid), p.pid)})
+	}
+	return out
+}
+
+// environOf returns the session variables in the environment of process
+// pid, and whether it could be read: it runs as this user.
+func (f *sessionFinder) environOf(pid int) (map[string]string, bool) {
+	dir := filepath.Join(f.proc, strconv.Itoa(pid))
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, false
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != f.uid {
+		return nil, false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "environ"))
+	if err != nil {
+		return nil, false
+	}
+	var env []string
+	for kv := range bytes.SplitSeq(b, []byte{0}) {
+		if len(kv) > 0 {
+			env = append(env, string(kv))
+		}
+	}
+	return pickVars(env), true
+}
+
+// parentOf is pid's parent process id, or 0.
+func (f *sessionFinder) parentOf(pid int) int {
+	b, err := os.ReadFile(filepath.Join(f.proc, strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}
+
+// commOf is process pid's command name, e.g. "code".
+func (f *sessionFinder) commOf(pid int) string {
+	b, err := os.ReadFile(filepath.Join(f.proc, strconv.Itoa(pid), "comm"))
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return "process"
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// pickVars returns the sessionVars among env's KEY=value entries.
+func pickVars(env []string) map[string]string {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && v != "" && slices.Contains(sessionVars, k) {
+			vars[k] = v
+		}
+	}
+	return vars
+}
+
+// busTimeout bounds each question to a bus: one that does not answer must
+// not hold up a prompt.
+const busTimeout = 2 * time.Second
+
+// withBus connects to the bus at addr, runs f, and disconnects.
+func withBus(ctx context.Context, addr string, f func(*dbus.Conn) error) error {
+	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	// Connecting and authenticating take no context: aside, and given up
+	// on when the bus does not answer.
+	go func() {
+		conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer conn.Close()
+		done <- f(conn)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func isSocket(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&os.ModeSocket != 0
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
