@@ -3,6 +3,9 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -72,12 +75,16 @@ func TestCLIVersion(t *testing.T) {
 // instead of running four tools that all fail.
 func TestCLIDemoNeedsDisplay(t *testing.T) {
 	testHome(t)
-	t.Setenv("DISPLAY", "")
-	t.Setenv("WAYLAND_DISPLAY", "")
+	argv := append(noSession(t), elicitrayBin, "demo")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"demo"}, nil, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "the demo shows desktop windows: no display") || stdout.Len() != 0 {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || stdout.Len() != 0 ||
+		!strings.Contains(stderr.String(), "the demo shows desktop windows: no elicitray hub is running and none could be started: no desktop session of yours was found") {
+		t.Errorf("%v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}
 }
 

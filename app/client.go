@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +25,10 @@ import (
 // ErrHubGone is returned for a prompt whose hub stopped before answering;
 // the relay answers such a prompt cancel (DESIGN.md).
 var ErrHubGone = errors.New("the elicitray hub stopped before anyone answered")
+
+// ErrNotRunning is returned by a client that does not start hubs when no
+// hub listens: no run directory, no socket, or a dead hub's socket.
+var ErrNotRunning = errors.New("no elicitray hub is running")
 
 // ErrNoHub is returned when no hub runs and none could be started.
 var ErrNoHub = errors.New("no elicitray hub is running and none could be started")
@@ -314,11 +319,17 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 // and checks who listens there before anything is sent (DESIGN.md).
 func (c *hubClient) dialVerified(ctx context.Context) (net.Conn, int, error) {
 	if err := checkRunDir(c.paths.RunDir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, fmt.Errorf("%w: %w", ErrNotRunning, err)
+		}
 		return nil, 0, err
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", c.paths.Socket)
 	if err != nil {
+		if ctx.Err() == nil {
+			return nil, 0, fmt.Errorf("%w: %w", ErrNotRunning, err)
+		}
 		return nil, 0, err
 	}
 	pid, err := checkHubPeer(conn)

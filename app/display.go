@@ -48,9 +48,20 @@ func openDisplay() error {
 	}
 	done := make(chan error, 1)
 	go func() {
-		c, err := xgb.NewConnDisplay(d)
-		if err == nil {
-			c.Close()
+		var err error
+		// An X server resets when its last client leaves (Xvfb with no
+		// window manager, say) and closes the connections that arrive
+		// meanwhile: such an end of file is tried again.
+		for wait := 25 * time.Millisecond; wait < displayTimeout; wait *= 2 {
+			var c *xgb.Conn
+			if c, err = xgb.NewConnDisplay(d); err == nil {
+				c.Close()
+				break
+			}
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				break
+			}
+			time.Sleep(wait)
 		}
 		done <- err
 	}()
@@ -60,7 +71,7 @@ func openDisplay() error {
 			return displayError(d, err)
 		}
 		return nil
-	case <-time.After(displayTimeout):
+	case <-time.After(displayTimeout + time.Second):
 		return fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
 	}
 }
@@ -87,7 +98,7 @@ func displayError(d string, err error) error {
 // session it found before it starts a hub there (xgb reads XAUTHORITY from
 // the process's own environment).
 func probeDisplay(ctx context.Context, exe string, env []string) error {
-	ctx, cancel := context.WithTimeout(ctx, displayTimeout+time.Second)
+	ctx, cancel := context.WithTimeout(ctx, displayTimeout+2*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "probe-display")
 	cmd.Env = env
@@ -95,8 +106,12 @@ func probeDisplay(ctx context.Context, exe string, env []string) error {
 	if err == nil {
 		return nil
 	}
-	if msg := strings.TrimPrefix(strings.TrimSpace(string(out)), "elicitray: "); msg != "" {
-		return errors.New(msg)
+	// Its sentence is its last "elicitray: " line; libraries may log too.
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if msg, ok := strings.CutPrefix(lines[i], "elicitray: "); ok {
+			return errors.New(msg)
+		}
 	}
-	return err
+	return fmt.Errorf("the display check failed: %v", err)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -49,11 +48,10 @@ func (s historySource) get(ctx context.Context, id uint64) (history.Record, erro
 func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
 	c := &hubClient{paths: s.paths}
 	r, err := c.call(ctx, m, nil)
-	var opErr *net.OpError
 	switch {
 	case err == nil:
 		return r.Records, nil
-	case errors.As(err, &opErr):
+	case errors.Is(err, ErrNotRunning):
 		// No hub listening: read the file ourselves.
 		st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
 		if err != nil {

@@ -189,11 +189,10 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (int, error) {
 	c := &hubClient{paths: s.paths}
 	r, err := c.call(ctx, wireMsg{Op: opPrune, Prune: opts}, nil)
-	var opErr *net.OpError
 	switch {
 	case err == nil:
 		return r.Count, nil
-	case !errors.As(err, &opErr):
+	case !errors.Is(err, ErrNotRunning):
 		return 0, err
 	}
 	if opts == nil {

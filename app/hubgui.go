@@ -39,6 +39,16 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
 		return exitCode(exitError)
 	}
+	// The lock first: of hubs started together, all but one stop here.
+	lock, err := LockHub(p)
+	if errors.Is(err, ErrHubRunning) {
+		fmt.Fprintf(stderr, "elicitray: %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return fail(err)
+	}
+	defer lock.Close()
 	userEnv, err := prepareDesktop(ctx, stderr)
 	if err != nil {
 		return fail(err)
@@ -56,15 +66,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)
 		notices = append(notices, w)
 	}
-	lock, err := LockHub(p)
-	if errors.Is(err, ErrHubRunning) {
-		fmt.Fprintf(stderr, "elicitray: %v\n", err)
-		return nil
-	}
-	if err != nil {
-		return fail(err)
-	}
-	defer lock.Close()
 	// The history before the socket: a hub that cannot keep decisions must
 	// fail before any wrapper hands it a prompt. An unreadable history file
 	// is moved aside, not lost: the user is told where it went, and

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,8 +163,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			RunE: func(cmd *cobra.Command, args []string) error {
 				c := &hubClient{paths: DefaultPaths()}
 				_, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
-				var opErr *net.OpError
-				if errors.As(err, &opErr) {
+							if errors.Is(err, ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil
 				}

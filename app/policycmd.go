@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"text/tabwriter"
 	"time"
 
@@ -111,8 +110,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
 	c := &hubClient{paths: DefaultPaths()}
 	r, err := c.call(ctx, m, nil)
-	var opErr *net.OpError
-	if errors.As(err, &opErr) {
+	if errors.Is(err, ErrNotRunning) {
 		return r, runErr(errors.New("no hub is running, so there is nothing to change (a wrapper starts one when a server asks)"))
 	}
 	return r, runErr(err)

@@ -278,7 +278,7 @@ func (tr *transcript) do(st step) {
 				tr.server = n
 			}
 		}
-		tr.w = startWrapper(tr.t, args)
+		tr.w = startWrapper(tr.t, args, tr.nohub)
 	case "host>":
 		tr.write(st, "host", tr.w.host)
 	case "server>":
@@ -993,7 +993,7 @@ type streamItem struct {
 	err  error
 }
 
-func startWrapper(t *testing.T, args []string) *wrapperProc {
+func startWrapper(t *testing.T, args []string, nohub bool) *wrapperProc {
 	t.Helper()
 	var files []*os.File
 	pipe := func() (r, w *os.File) {
@@ -1012,8 +1012,12 @@ func startWrapper(t *testing.T, args []string) *wrapperProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{"wrap"}, args...), "--", "sh", "-c", peerServer)
-	cmd := exec.Command(elicitrayBin, argv...)
+	argv := append(append([]string{elicitrayBin, "wrap"}, args...), "--", "sh", "-c", peerServer)
+	if nohub {
+		// No desktop at all: none in its environment, and none to find.
+		argv = append(noSession(t), argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = hostInR, hostOutW, stderr
 	// The wrapper passes fds it inherited on to the server it starts.
 	cmd.ExtraFiles = []*os.File{srvInW, srvOutR}
