@@ -483,3 +483,12 @@ func lastLine(path string) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return lines[len(lines)-1]
 }
+
+// close ends the client's connection to the hub, if it has one.
+func (c *hubClient) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		c.conn.c.Close()
+	}
+}

@@ -273,7 +273,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		h.mu.Lock()
 		waiting := len(h.queue)
 		h.mu.Unlock()
-		cs.send(wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers()})
+		cs.send(wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version})
 	case opQuit, opWindow, opSettings:
 		f := h.Quit
 		switch m.Op {

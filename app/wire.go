@@ -28,7 +28,7 @@ import (
 //	→ {"op":"mute","id":9,"server":"github","for":3600000000000}
 //	                                          ← {"id":9,"until":"…"}
 //	→ {"op":"unmute","id":10,"server":"github"}   ← {"id":10}
-//	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…]}
+//	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…],"version":"…"}
 //	→ {"op":"settings","id":12}               ← {"id":12}
 //	← {"id":N,"error":"a sentence"}
 type wireMsg struct {
@@ -53,6 +53,7 @@ type wireMsg struct {
 	For     time.Duration `json:"for,omitempty"`     // mute: how long (ns)
 	Until   time.Time     `json:"until,omitzero"`    // mute: muted until
 	Servers []ServerState `json:"servers,omitempty"` // status
+	Version string        `json:"version,omitempty"` // status: the hub's elicitray version
 }
 
 // Hub protocol operations.

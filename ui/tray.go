@@ -33,7 +33,12 @@ func TrayAvailable() bool {
 	if runtime.GOOS != "linux" {
 		return true
 	}
-	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	return TrayHostOn(os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+}
+
+// TrayHostOn reports whether a tray host (org.kde.StatusNotifierWatcher)
+// runs on the session bus at addr, waiting at most two seconds.
+func TrayHostOn(addr string) bool {
 	if addr == "" {
 		return false
 	}

@@ -1,0 +1,331 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
+)
+
+// `elicitray doctor`: one screen of sentences on everything a prompt needs
+// on its way to a window, in the order it needs them, and whether prompts
+// can be shown at all (its exit status).
+
+// Finding levels.
+const (
+	levelOK      = "✓"
+	levelNote    = "!" // works, with a limit the user should know
+	levelProblem = "✗" // stops prompts, or loses something
+)
+
+// finding is one line of the report, with the lines under it.
+type finding struct {
+	level string
+	topic string
+	text  string
+	more  []string
+}
+
+// doctor gathers findings. Its fields say where to look, so that tests
+// can point it at their own home.
+type doctor struct {
+	paths  Paths
+	exe    string
+	finder *sessionFinder
+
+	found []finding
+	// blocked says why prompts cannot be shown; empty when they can.
+	blocked []string
+}
+
+func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check everything prompts need: display, tray, hub, history, config, hosts",
+		Long: "doctor says, in one screen, whether and how elicitray can show prompts here: the\n" +
+			"display and how it was found, the tray host and notifications, the hub's socket\n" +
+			"directory, the running hub and its version, the history file and the free disk\n" +
+			"space, every mistake in config.toml, and each host's config. It exits 1 when\n" +
+			"prompts cannot be shown.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return runErr(err)
+			}
+			d := &doctor{paths: DefaultPaths(), exe: exe, finder: newSessionFinder(exe)}
+			d.run(ctx)
+			d.write(stdout)
+			if len(d.blocked) > 0 {
+				return exitCode(exitError)
+			}
+			return nil
+		},
+	}
+}
+
+func (d *doctor) add(level, topic, format string, args ...any) *finding {
+	d.found = append(d.found, finding{level: level, topic: topic, text: fmt.Sprintf(format, args...)})
+	return &d.found[len(d.found)-1]
+}
+
+// run makes every check.
+func (d *doctor) run(ctx context.Context) {
+	hubPID, hubVersion, hubErr := d.hub(ctx)
+	running := hubErr == nil
+	sess := d.display(ctx, running)
+	d.bus(ctx, sess)
+	d.runDir(running)
+	d.reportHub(hubPID, hubVersion, hubErr)
+	d.history(running)
+	d.config()
+	d.hosts()
+}
+
+// hub asks the running hub for its status: its pid and version, or why none
+// answers.
+func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
+	c := &hubClient{paths: d.paths}
+	conn, pid, err := c.dialVerified(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	conn.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
+	c.close()
+	if err != nil {
+		return pid, "", fmt.Errorf("the hub (pid %d) did not answer: %w", pid, err)
+	}
+	return pid, r.Version, nil
+}
+
+// display finds the desktop session a wrapper would start a hub in.
+func (d *doctor) display(ctx context.Context, hubRunning bool) desktopSession {
+	sess, err := d.finder.find(ctx)
+	if err == nil {
+		d.add(levelOK, "Display", "%s opens (found in %s).", sess.Display(), sess.From)
+		return sess
+	}
+	if hubRunning {
+		d.add(levelNote, "Display", "none found here (%v); the running hub shows the windows.", err)
+		return desktopSession{}
+	}
+	d.add(levelProblem, "Display", "%v.", err)
+	d.blocked = append(d.blocked, "no desktop session was found to start a hub in")
+	return desktopSession{}
+}
+
+// bus checks the tray host and the notification server on the session's
+// bus.
+func (d *doctor) bus(ctx context.Context, sess desktopSession) {
+	addr := sess.Vars["DBUS_SESSION_BUS_ADDRESS"]
+	if addr == "" {
+		addr = sessionBusAddress()
+	}
+	if addr == "" {
+		d.add(levelNote, "Tray", "this session has no D-Bus session bus, so no tray icon: `elicitray history window`, `settings`, `pause`, `status` and `quit` do what its menu does.")
+		d.add(levelNote, "Notifications", "no session bus, so no desktop notifications: notices go to %s only.", d.paths.HubLog)
+		return
+	}
+	if ui.TrayHostOn(addr) {
+		d.add(levelOK, "Tray", "a tray host (StatusNotifierWatcher) runs on the session bus.")
+	} else {
+		d.add(levelNote, "Tray", "no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray history window`, `settings`, `pause`, `status` and `quit` do what its menu does.")
+	}
+	if name, err := notificationServer(ctx, addr); err == nil {
+		d.add(levelOK, "Notifications", "%s shows desktop notifications.", name)
+	} else {
+		d.add(levelNote, "Notifications", "%v: notices (suppressed prompts, config mistakes) go to %s only.", err, d.paths.HubLog)
+	}
+}
+
+// notificationServer names the notification server on the bus at addr
+// (org.freedesktop.Notifications.GetServerInformation).
+func notificationServer(ctx context.Context, addr string) (string, error) {
+	var name, vendor, version, spec string
+	err := withBus(ctx, addr, func(conn *dbus.Conn) error {
+		return conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").
+			CallWithContext(ctx, "org.freedesktop.Notifications.GetServerInformation", 0).
+			Store(&name, &vendor, &version, &spec)
+	})
+	if err != nil {
+		return "", fmt.Errorf("no notification server answers on the session bus (%v)", err)
+	}
+	return strings.TrimSpace(name + " " + version), nil
+}
+
+// runDir checks the directory of the hub's socket.
+func (d *doctor) runDir(hubRunning bool) {
+	err := checkRunDir(d.paths.RunDir)
+	switch {
+	case err == nil:
+		d.add(levelOK, "Socket directory", "%s is yours, mode 0700.", d.paths.RunDir)
+	case errors.Is(err, fs.ErrNotExist):
+		d.add(levelOK, "Socket directory", "%s does not exist yet: the first hub makes it, mode 0700.", d.paths.RunDir)
+	default:
+		d.add(levelProblem, "Socket directory", "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
+		if !hubRunning {
+			d.blocked = append(d.blocked, "the hub's socket directory cannot be trusted")
+		}
+	}
+}
+
+// reportHub says whether a hub runs, and whether it is this binary's.
+func (d *doctor) reportHub(pid int, version string, err error) {
+	switch {
+	case err == nil:
+		f := d.add(levelOK, "Hub", "running (pid %d), elicitray %s like this binary.", pid, version)
+		if version != Version {
+			f.level = levelNote
+			f.text = fmt.Sprintf("running (pid %d), but it is elicitray %s and this binary is %s: `elicitray quit`, and the next prompt starts this one.", pid, orUnknown(version), Version)
+		}
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe != d.exe {
+			f.more = append(f.more, "it runs "+exe+", not "+d.exe)
+		}
+	case errors.Is(err, ErrUntrusted):
+		d.add(levelProblem, "Hub", "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
+		d.blocked = append(d.blocked, "what listens at the hub's socket is not yours")
+	case errors.Is(err, ErrNotRunning):
+		f := d.add(levelOK, "Hub", "not running; the first prompt starts one.")
+		if why := hubFailure(d.paths.HubLog, 0); why != "" {
+			f.level = levelNote
+			f.more = append(f.more, "the last hub that was started could not: "+why)
+		}
+	default:
+		d.add(levelProblem, "Hub", "%v.", err)
+	}
+}
+
+func orUnknown(v string) string {
+	if v == "" {
+		return "(an older version that does not say)"
+	}
+	return v
+}
+
+// history checks the history file and the disk it is on.
+func (d *doctor) history(hubRunning bool) {
+	path := d.paths.History
+	var f *finding
+	if hubRunning {
+		size := "not made yet"
+		if fi, err := os.Stat(path); err == nil {
+			size = byteSize(fi.Size())
+		}
+		f = d.add(levelOK, "History", "%s, %s, kept by the running hub", path, size)
+	} else {
+		info, err := history.Inspect(path, 500*time.Millisecond)
+		switch {
+		case err == nil && !info.Exists:
+			f = d.add(levelOK, "History", "%s is not made yet (the first decision makes it)", path)
+		case err == nil && info.Records < 0:
+			f = d.add(levelOK, "History", "%s, %s, of an older layout that the hub upgrades when it starts", path, byteSize(info.Size))
+		case err == nil:
+			f = d.add(levelOK, "History", "%s, %s decisions, %s", path, count(info.Records), byteSize(info.Size))
+		case errors.Is(err, history.ErrLocked):
+			f = d.add(levelProblem, "History", "%v", historyOpenError(path, err))
+			d.blocked = append(d.blocked, "another process holds the history file, so no hub can start")
+		case errors.Is(err, history.ErrCorrupt):
+			f = d.add(levelNote, "History", "%s cannot be read (%v): the hub will move it aside and start a new one", path, err)
+		default:
+			f = d.add(levelProblem, "History", "%s: %v", path, err)
+		}
+	}
+	dir := filepath.Dir(path)
+	for !exists(dir) && filepath.Dir(dir) != dir {
+		dir = filepath.Dir(dir)
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err == nil {
+		free := int64(st.Bavail) * int64(st.Bsize)
+		f.text += fmt.Sprintf("; %s free on its disk", byteSize(free))
+		if free < minFree {
+			f.level = levelProblem
+			f.more = append(f.more, "the disk is full: decisions cannot be kept until space is freed")
+			if !hubRunning {
+				d.blocked = append(d.blocked, "the disk of the history file is full")
+			}
+		}
+	}
+	f.text += "."
+}
+
+// minFree is the free space below which the history cannot be kept: bbolt
+// grows the file by at least a page, and by more as it gets bigger.
+const minFree = 1 << 20
+
+// config reports every mistake in config.toml at once.
+func (d *doctor) config() {
+	cfg, err := LoadConfig(d.paths.Config)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && !exists(d.paths.Config):
+		d.add(levelOK, "Config", "%s does not exist: the defaults apply.", d.paths.Config)
+	case err != nil:
+		f := d.add(levelProblem, "Config", "%s has mistakes; the hub uses the default settings until they are fixed:", d.paths.Config)
+		f.more = append(f.more, strings.Split(err.Error(), "\n")...)
+		f.more = append(f.more, cfg.Warnings...)
+	case len(cfg.Warnings) > 0:
+		f := d.add(levelNote, "Config", "%s has keys elicitray does not know, ignored:", d.paths.Config)
+		f.more = append(f.more, cfg.Warnings...)
+	default:
+		d.add(levelOK, "Config", "%s has no mistakes.", d.paths.Config)
+	}
+}
+
+// hosts reports each installed host's config: which servers run through
+// elicitray.
+func (d *doctor) hosts() {}
+
+// write prints the report.
+func (d *doctor) write(w io.Writer) {
+	fmt.Fprintf(w, "elicitray %s (%s)\n\n", Version, d.exe)
+	for _, f := range d.found {
+		fmt.Fprintf(w, "%s %s: %s\n", f.level, f.topic, f.text)
+		for _, m := range f.more {
+			fmt.Fprintf(w, "    - %s\n", m)
+		}
+	}
+	fmt.Fprintln(w)
+	if len(d.blocked) > 0 {
+		fmt.Fprintf(w, "Prompts cannot be shown: %s.\n", strings.Join(d.blocked, "; "))
+		return
+	}
+	fmt.Fprintln(w, "Prompts can be shown.")
+}
+
+// byteSize is n bytes for people: "512 B", "2.1 MiB".
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// count is n with thousands separated: "1,234,567".
+func count(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,282 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// runElicitray runs the real binary with args, with the test's environment
+// plus extra, behind prefix (e.g. noSession); it returns stdout, stderr and
+// the exit code.
+func runElicitray(t *testing.T, prefix []string, extra []string, args ...string) (string, string, int) {
+	t.Helper()
+	argv := append(append(append([]string{}, prefix...), elicitrayBin), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), extra...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running %s: %v", strings.Join(argv, " "), err)
+	}
+	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+}
+
+// line is the line of out about topic ("✓ Display: …"), or "".
+func line(out, topic string) string {
+	for l := range strings.SplitSeq(out, "\n") {
+		if len(l) > 2 && strings.HasPrefix(strings.SplitN(l, " ", 2)[1], topic+":") {
+			return l
+		}
+	}
+	return ""
+}
+
+// holdLock starts another process that holds an exclusive flock on path, as
+// a long `history export` or any program holding the file would, and ends
+// it when the test does. It returns the holder's pid.
+func holdLock(t *testing.T, path string) int {
+	t.Helper()
+	st, err := history.Open(path, nil) // a history with a decision in it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(history.Record{Server: "github", Message: "Deploy?", Action: "accept", DecidedBy: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	holder := exec.Command("flock", "--exclusive", path, "sh", "-c", "echo held; exec cat")
+	in, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Skipf("flock(1) is needed to hold a lock: %v", err)
+	}
+	t.Cleanup(func() {
+		in.Close() // cat ends, and flock with it
+		holder.Wait()
+	})
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(out, buf); err != nil || string(buf) != "held\n" {
+		t.Fatalf("the lock holder did not start: %v %q", err, buf)
+	}
+	return holder.Process.Pid
+}
+
+// TestDoctor (issue 9): doctor's findings for what stops prompts, each as a
+// sentence, and its exit status.
+func TestDoctor(t *testing.T) {
+	t.Run("all well", func(t *testing.T) {
+		needDisplay(t)
+		testHome(t)
+		out, stderr, code := runElicitray(t, nil, nil, "doctor")
+		if code != 0 || !strings.Contains(out, "Prompts can be shown.") {
+			t.Fatalf("exit %d:\n%s%s", code, out, stderr)
+		}
+		for topic, want := range map[string]string{
+			"Display":          "✓ Display: " + os.Getenv("DISPLAY") + " opens (found in this process's environment).",
+			"Socket directory": "does not exist yet: the first hub makes it, mode 0700.",
+			"Hub":              "✓ Hub: not running; the first prompt starts one.",
+			"History":          "is not made yet",
+			"Config":           "does not exist: the defaults apply.",
+		} {
+			if l := line(out, topic); !strings.Contains(l, want) {
+				t.Errorf("%s line %q, want it to say %q\n%s", topic, l, want, out)
+			}
+		}
+	})
+	t.Run("no display", func(t *testing.T) {
+		testHome(t)
+		out, _, code := runElicitray(t, noSession(t), []string{"DISPLAY=", "WAYLAND_DISPLAY="}, "doctor")
+		if code != 1 {
+			t.Errorf("exit %d, want 1 (prompts cannot be shown)", code)
+		}
+		if l := line(out, "Display"); !strings.HasPrefix(l, "✗ Display: no desktop session of yours was found: DISPLAY is not set here") {
+			t.Errorf("Display line %q\n%s", l, out)
+		}
+		if !strings.Contains(out, "Prompts cannot be shown: no desktop session was found to start a hub in.") {
+			t.Errorf("no conclusion saying why:\n%s", out)
+		}
+	})
+	t.Run("bad display", func(t *testing.T) {
+		testHome(t)
+		out, _, code := runElicitray(t, noSession(t), []string{"DISPLAY=:97"}, "doctor")
+		if l := line(out, "Display"); code != 1 || !strings.Contains(l, "display :97 (from this process's environment) did not open: no X server is running at DISPLAY=:97") {
+			t.Errorf("exit %d, Display line %q\n%s", code, l, out)
+		}
+	})
+	t.Run("run directory open to others", func(t *testing.T) {
+		needDisplay(t)
+		home := testHome(t)
+		if err := os.Mkdir(filepath.Join(home, "run"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(filepath.Join(home, "run"), 0o755) // past the umask
+		out, _, code := runElicitray(t, nil, nil, "doctor")
+		want := "✗ Socket directory: the hub's directory " + filepath.Join(home, "run") + " is open to other users (mode 0755, want 0700)."
+		if l := line(out, "Socket directory"); code != 1 || l != want {
+			t.Errorf("exit %d, line %q, want %q\n%s", code, l, want, out)
+		}
+	})
+	t.Run("run directory of another user", func(t *testing.T) {
+		needDisplay(t)
+		if os.Getuid() != 0 {
+			t.Skip("only root can give a directory to another user: skipped")
+		}
+		home := testHome(t)
+		run := filepath.Join(home, "run")
+		if err := os.Mkdir(run, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(run, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		out, _, code := runElicitray(t, nil, nil, "doctor")
+		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "belongs to "+userName(65534)+", not to you") {
+			t.Errorf("exit %d, line %q\n%s", code, l, out)
+		}
+	})
+	t.Run("run directory is a link", func(t *testing.T) {
+		needDisplay(t)
+		home := testHome(t)
+		elsewhere := t.TempDir()
+		if err := os.Symlink(elsewhere, filepath.Join(home, "run")); err != nil {
+			t.Fatal(err)
+		}
+		out, _, code := runElicitray(t, nil, nil, "doctor")
+		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "is a symbolic link (to "+elsewhere+"), not a directory of your own") {
+			t.Errorf("exit %d, line %q\n%s", code, l, out)
+		}
+	})
+	t.Run("history locked", func(t *testing.T) {
+		needDisplay(t)
+		testHome(t)
+		pid := holdLock(t, DefaultPaths().History)
+		out, _, code := runElicitray(t, nil, nil, "doctor")
+		l := line(out, "History")
+		if code != 1 || !strings.Contains(l, "is in use by another process (pid ") || !strings.Contains(l, "flock --exclusive") {
+			t.Errorf("exit %d, History line %q (holder pid %d)\n%s", code, l, pid, out)
+		}
+	})
+	t.Run("bad config", func(t *testing.T) {
+		needDisplay(t)
+		home := testHome(t)
+		cfg := "timeout = \"ten minutes\"\n[servers.github]\nrule = \"ask-me\"\n[server.typo]\nrule = \"ask\"\n"
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, _, _ := runElicitray(t, nil, nil, "doctor")
+		if l := line(out, "Config"); !strings.HasPrefix(l, "✗ Config: ") {
+			t.Errorf("Config line %q\n%s", l, out)
+		}
+		for _, want := range []string{"ten minutes", "ask-me", "server.typo"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the report does not name the mistake %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("full disk", func(t *testing.T) {
+		needDisplay(t)
+		dir := smallFileSystem(t)
+		t.Setenv("ELICITRAY_HOME", dir)
+		fill(t, dir)
+		out, _, code := runElicitray(t, nil, nil, "doctor")
+		if l := line(out, "History"); code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(out, "the disk is full: decisions cannot be kept") {
+			t.Errorf("exit %d, History line %q\n%s", code, l, out)
+		}
+	})
+}
+
+// smallFileSystem mounts a 1 MiB tmpfs for the test and unmounts it after;
+// it needs root.
+func smallFileSystem(t *testing.T) string {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("a full file system needs root to mount a small tmpfs: skipped")
+	}
+	dir, err := os.MkdirTemp("", "er-full-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		os.Remove(dir)
+		t.Skipf("mounting a tmpfs: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v\n%s", dir, err, out)
+		}
+		os.Remove(dir)
+	})
+	return dir
+}
+
+// fill writes into dir until its file system is full.
+func fill(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break
+		}
+	}
+	for {
+		if _, err := f.Write(chunk[:512]); err != nil {
+			return
+		}
+	}
+}
+
+// TestHubStartFailures (issue 9): a hub that cannot start says why in one
+// sentence, to the wrapper or command that started it — never a stack
+// trace.
+func TestHubStartFailures(t *testing.T) {
+	t.Run("bad display, hub run directly", func(t *testing.T) {
+		testHome(t)
+		_, stderr, code := runElicitray(t, nil, []string{"DISPLAY=:97"}, "hub")
+		if code != 1 || !strings.Contains(stderr, hubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
+			t.Errorf("exit %d, stderr:\n%s", code, stderr)
+		}
+	})
+	t.Run("bad display, settings", func(t *testing.T) {
+		testHome(t)
+		_, stderr, code := runElicitray(t, noSession(t), []string{"DISPLAY=:97"}, "settings")
+		want := "elicitray: the Settings window: no elicitray hub is running and none could be started: no desktop session of yours was found: display :97 (from this process's environment) did not open: no X server is running at DISPLAY=:97"
+		if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "goroutine") {
+			t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", code, stderr, want)
+		}
+	})
+	t.Run("history locked", func(t *testing.T) {
+		needDisplay(t)
+		testHome(t)
+		holdLock(t, DefaultPaths().History)
+		_, stderr, code := runElicitray(t, nil, nil, "history", "window")
+		want := "elicitray: the history window: no elicitray hub is running and none could be started: the hub could not start: the history file " + DefaultPaths().History + " is in use by another process (pid "
+		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "flock --exclusive") {
+			t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", code, stderr, want)
+		}
+		// The hub stopped before it opened its socket: nothing listens.
+		if _, err := os.Stat(DefaultPaths().Socket); err == nil {
+			t.Errorf("a hub that could not keep decisions left its socket at %s", DefaultPaths().Socket)
+		}
+	})
+}
