@@ -164,7 +164,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			RunE: func(cmd *cobra.Command, args []string) error {
 				c := &hubClient{paths: DefaultPaths()}
 				_, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
-							if errors.Is(err, ErrNotRunning) {
+				if errors.Is(err, ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil
 				}
