@@ -35,7 +35,10 @@ apt-install:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; fi
 
-# The reference server the end-to-end tests wrap, pinned by the lockfile.
+# The test peers, pinned by the lockfile: the reference server the end-to-end
+# tests wrap, the TypeScript SDK that testdata/npm/tshost.mjs hosts with, the
+# MCP Inspector, and Node 22 for the Inspector (it needs Node >= 22.19; the rest
+# runs on the system's Node >= 20).
 deps-npm: testdata/npm/node_modules/.package-lock.json
 testdata/npm/node_modules/.package-lock.json: testdata/npm/package.json testdata/npm/package-lock.json
 	cd testdata/npm && npm ci --no-audit --no-fund
