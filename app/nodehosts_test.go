@@ -114,32 +114,41 @@ func tsHostCommand(t *testing.T, env map[string]string, hostArgs []string, serve
 	return exec.Command(node, args...)
 }
 
-// inspectorCommand runs the MCP Inspector's CLI (`mcp-inspector --cli`)
-// in front of the command line server: it calls tool with no arguments and
+// inspectorCommand runs the MCP Inspector's CLI (`mcp-inspector --cli`) in
+// front of the command line server: it calls tool with args (nil: none) and
 // prints the result as one JSON object (--format json). env is what its -e
-// options give the server, a host config's "env" (nil: none, the SDK's
-// default environment alone). The CLI declares no elicitation
-// (`elicit: false` in its source): the wrapper does.
-func inspectorCommand(t *testing.T, env map[string]string, tool string, server ...string) *exec.Cmd {
+// options give the server, a host config's "env" (nil: no -e, the SDK's
+// default environment alone). The CLI declares no elicitation of its own
+// (its source sets `elicit: false`): the wrapper does.
+func inspectorCommand(t *testing.T, env map[string]string, tool string, args map[string]any, server ...string) *exec.Cmd {
 	t.Helper()
 	paths := needNPM(t, inspectorNode, inspectorBin)
-	args := []string{paths[1], "--cli", "--format", "json"}
+	argv := []string{paths[1], "--cli", "--format", "json"}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
-		args = append(args, "-e", k+"="+env[k])
+		argv = append(argv, "-e", k+"="+env[k])
 	}
-	args = append(append(args, "--method", "tools/call", "--tool-name", tool, "--"), server...)
-	return exec.Command(paths[0], args...)
+	argv = append(argv, "--method", "tools/call", "--tool-name", tool)
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv = append(argv, "--tool-args-json", string(b))
+	}
+	argv = append(append(argv, "--"), server...)
+	return exec.Command(paths[0], argv...)
 }
 
-// hostRun is what one run of a host program printed and how it ended.
-type hostRun struct {
-	stdout []byte
-	err    error // from exec.Cmd.Wait
+// hostProc is one run of a host program.
+type hostProc struct {
+	done   chan struct{} // closed when it ended; then:
+	stdout []byte        // what it printed
+	err    error         // from exec.Cmd.Wait
 }
 
-// runHost starts cmd with its stderr (and so its server's and wrapper's)
-// in logPath, and delivers its stdout and exit once it ends.
-func runHost(t *testing.T, cmd *exec.Cmd, logPath string) <-chan hostRun {
+// runHost starts cmd with its stderr (and so its wrapper's and server's) in
+// logPath, and collects its stdout until it ends.
+func runHost(t *testing.T, cmd *exec.Cmd, logPath string) *hostProc {
 	t.Helper()
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -153,17 +162,19 @@ func runHost(t *testing.T, cmd *exec.Cmd, logPath string) <-chan hostRun {
 		logf.Close()
 		t.Fatalf("starting %s: %v", cmd.Path, err)
 	}
-	ch := make(chan hostRun, 1)
+	p := &hostProc{done: make(chan struct{})}
 	go func() {
-		err := cmd.Wait()
+		p.err = cmd.Wait()
 		logf.Close()
-		ch <- hostRun{stdout.Bytes(), err}
+		p.stdout = stdout.Bytes()
+		close(p.done)
 	}()
 	t.Cleanup(func() {
 		// A test that failed before the host ended must not leave it.
 		_ = cmd.Process.Kill()
+		<-p.done
 	})
-	return ch
+	return p
 }
 
 // tsHostLine is one line the TypeScript SDK host prints.
