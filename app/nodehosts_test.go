@@ -158,6 +158,9 @@ func runHost(t *testing.T, cmd *exec.Cmd, logPath string) *hostProc {
 	// A file, not a buffer, for stderr: the detached hub a wrapper starts
 	// must not hold a pipe that Wait waits for.
 	cmd.Stdout, cmd.Stderr = &stdout, logf
+	// Should a process the host started hold its stdout after it ended,
+	// Wait gives up on the pipe instead of waiting for ever.
+	cmd.WaitDelay = desktopWait
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		t.Fatalf("starting %s: %v", cmd.Path, err)
@@ -179,14 +182,12 @@ func runHost(t *testing.T, cmd *exec.Cmd, logPath string) *hostProc {
 
 // tsHostLine is one line the TypeScript SDK host prints.
 type tsHostLine struct {
-	ProtocolVersion string                `json:"protocolVersion"`
-	ServerInfo      struct{ Name string } `json:"serverInfo"`
-	Tool            string                `json:"tool"`
-	Result          *callToolResult       `json:"result"`
+	ProtocolVersion string          `json:"protocolVersion"`
+	Tool            string          `json:"tool"`
+	Result          *callToolResult `json:"result"`
 	Error           *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
+		Code    int    `json:"code"`
+		Message string `json:"message"`
 	} `json:"error"`
 }
 
