@@ -35,7 +35,13 @@ apt-install:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; fi
 
-# The reference server the end-to-end tests wrap, pinned by the lockfile.
+# The test peers, pinned by the lockfile: the reference server the end-to-end
+# tests wrap, the TypeScript SDK that testdata/npm/tshost.mjs hosts with, the
+# MCP Inspector, and Node 22 for the Inspector (it needs Node >= 22.19; the rest
+# runs on the system's Node >= 20). package.json allows the install script of
+# "node" alone (it fetches the platform's binary, also an npm package), and holds
+# vite, a dependency of the Inspector's web UI, at 8.3.8: 8.4 adds an optional
+# dependency the registry does not serve, and npm ci then calls the lockfile stale.
 deps-npm: testdata/npm/node_modules/.package-lock.json
 testdata/npm/node_modules/.package-lock.json: testdata/npm/package.json testdata/npm/package-lock.json
 	cd testdata/npm && npm ci --no-audit --no-fund

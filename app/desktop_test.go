@@ -218,8 +218,21 @@ func (d *desktop) hubPID() int {
 // exactly one, as prompts queue.
 func (d *desktop) window() (win string, hubPID int) {
 	d.t.Helper()
+	return d.windowUnless(nil, nil)
+}
+
+// windowUnless is window, except that it fails at once when ended closes
+// before a window appears: the call that was to ask has ended, and why says
+// how it ended.
+func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
+	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
+		select {
+		case <-ended:
+			d.t.Fatalf("no prompt window appeared: %s%s", why(), d.diagnostics())
+		default:
+		}
 		if pid := d.hubPID(); pid > 0 {
 			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
 				return ids[0], pid

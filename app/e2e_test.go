@@ -41,18 +41,7 @@ func TestEndToEndEverything(t *testing.T) {
 			typing: "Ada Lovelace",
 			key:    "Return",
 			says:   "User inputs:\n- Name: Ada Lovelace\n",
-			want: rawResult{Action: "accept", Content: map[string]any{
-				"name":                       "Ada Lovelace",
-				"check":                      false,
-				"firstLine":                  "It was a dark and stormy night.",
-				"integer":                    42.0, // a JSON number, as the schema says
-				"number":                     3.14,
-				"untitledSingleSelectEnum":   "Monica",
-				"untitledMultipleSelectEnum": []any{"Guitar"},
-				"titledSingleSelectEnum":     "hero-1",
-				"titledMultipleSelectEnum":   []any{"fish-1"},
-				"legacyTitledEnum":           "pet-1",
-			}},
+			want:   rawResult{Action: "accept", Content: everythingAccepted("Ada Lovelace")},
 		},
 		{
 			name: "Alt+D declines",
@@ -238,6 +227,24 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 		delete(running, i)
 		t.Errorf("the last hub exited after answering (%v); stderr:\n%s", hubs[i].err, hubs[i].stderr.String())
 	default:
+	}
+}
+
+// everythingAccepted is the content server-everything's form sends when
+// the user types name into the first field and submits: the name and the
+// form's defaults, each of the JSON type its schema says.
+func everythingAccepted(name string) map[string]any {
+	return map[string]any{
+		"name":                       name,
+		"check":                      false,
+		"firstLine":                  "It was a dark and stormy night.",
+		"integer":                    42.0, // a JSON number, as the schema says
+		"number":                     3.14,
+		"untitledSingleSelectEnum":   "Monica",
+		"untitledMultipleSelectEnum": []any{"Guitar"},
+		"titledSingleSelectEnum":     "hero-1",
+		"titledMultipleSelectEnum":   []any{"fish-1"},
+		"legacyTitledEnum":           "pet-1",
 	}
 }
 

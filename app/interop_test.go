@@ -538,30 +538,43 @@ func startInteropSession(t *testing.T, connect func(context.Context, string, io.
 		stop()
 		t.Fatalf("connecting to elicitray wrap: %v%s", err, s.diagnostics())
 	}
-	// The host itself declares no elicitation: only the wrapper can answer.
+	s.checkHostDeclaresNoElicitation(t)
+	t.Cleanup(func() {
+		if err := s.host.close(); err != nil {
+			t.Logf("closing the host session: %v", err)
+		}
+		stop()
+		s.checkWholeSession(t)
+	})
+	return s
+}
+
+// checkHostDeclaresNoElicitation checks what the host sent so far (its
+// initialize): were it to declare elicitation itself, the matrix would not
+// show that the wrapper answers.
+func (s *interopSession) checkHostDeclaresNoElicitation(t *testing.T) {
+	t.Helper()
 	from, _ := s.wire.since(0, 0)
 	for _, l := range from {
 		if strings.Contains(l.raw, `"elicitation"`) {
 			t.Errorf("the host declared elicitation itself, so the matrix would not show that the wrapper answers: %s", l.raw)
 		}
 	}
-	t.Cleanup(func() {
-		if err := s.host.close(); err != nil {
-			t.Logf("closing the host session: %v", err)
-		}
-		stop()
-		// Now the wrapper has written all it ever will: a late second
-		// reply to a call shows here.
-		from, to := s.wire.since(0, 0)
-		for _, l := range from {
-			if l.method == "tools/call" {
-				if n := countReplies(to, l.id); n != 1 {
-					t.Errorf("over the whole session the host got %d replies to its tools/call id %s, want exactly one%s", n, l.id, s.diagnostics())
-				}
+}
+
+// checkWholeSession checks, once the wrapper has written all it ever will,
+// that every tools/call of the host got exactly one reply: a late second
+// reply to a call shows here.
+func (s *interopSession) checkWholeSession(t *testing.T) {
+	t.Helper()
+	from, to := s.wire.since(0, 0)
+	for _, l := range from {
+		if l.method == "tools/call" {
+			if n := countReplies(to, l.id); n != 1 {
+				t.Errorf("over the whole session the host got %d replies to its tools/call id %s, want exactly one%s", n, l.id, s.diagnostics())
 			}
 		}
-	})
-	return s
+	}
 }
 
 func countReplies(lines []rpcLine, id string) int {
@@ -887,18 +900,30 @@ func TestInterop(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	hosts := []struct {
-		name    string
-		connect func(context.Context, string, io.ReadCloser, io.WriteCloser) (hostSession, error)
-	}{
-		{"gosdk-host", connectGoSDKHost},
-		{"mcpgo-host", connectMCPGoHost},
-	}
-	versions := []struct {
+	type version struct {
 		label, pin string // pin "" is the SDK's default
+	}
+	// start starts a session of the host through `elicitray wrap --name
+	// name -- server…`, env added to the server's environment.
+	type start func(t *testing.T, pin, name string, env []string, server ...string) *interopSession
+	goHost := func(connect func(context.Context, string, io.ReadCloser, io.WriteCloser) (hostSession, error)) start {
+		return func(t *testing.T, pin, name string, env []string, server ...string) *interopSession {
+			t.Helper()
+			return startInteropSession(t, connect, pin, name, env, server...)
+		}
+	}
+	goVersions := []version{{modernVersion, ""}, {legacyVersion, legacyVersion}}
+	hosts := []struct {
+		name     string
+		versions []version
+		start    start
 	}{
-		{modernVersion, ""},
-		{legacyVersion, legacyVersion},
+		{"gosdk-host", goVersions, goHost(connectGoSDKHost)},
+		{"mcpgo-host", goVersions, goHost(connectMCPGoHost)},
+		// The TypeScript SDK 1.x host (testdata/npm/tshost.mjs) starts the
+		// wrapper itself, with the SDK's default environment and what its
+		// config's env adds; it only ever asks for 2025-11-25.
+		{"tssdk-host", []version{{legacyVersion, ""}}, startTSInteropSession},
 	}
 	servers := []struct {
 		name string
@@ -936,13 +961,13 @@ func TestInterop(t *testing.T) {
 
 	n := 0
 	for _, host := range hosts {
-		for _, v := range versions {
+		for _, v := range host.versions {
 			t.Run(host.name+"@"+v.label, func(t *testing.T) {
 				for _, srv := range servers {
 					t.Run(srv.name, func(t *testing.T) {
 						env, argv := srv.command(t)
 						era := srv.era(v.label)
-						s := startInteropSession(t, host.connect, v.pin, srv.name, env, argv...)
+						s := host.start(t, v.pin, srv.name, env, argv...)
 						if got := s.host.protocolVersion(); got != era {
 							t.Errorf("the session runs at protocol version %q, want %q%s", got, era, s.diagnostics())
 						}
