@@ -85,6 +85,9 @@ type desktop struct {
 	// env is the environment of the wrappers and commands the test runs;
 	// nil is the test's own (with ELICITRAY_HOME).
 	env []string
+	// hostEnv is the environment of the host programs the test runs (which
+	// start wrappers themselves); nil is the test's own.
+	hostEnv []string
 }
 
 // newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub

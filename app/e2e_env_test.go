@@ -58,9 +58,9 @@ func strippedDesktop(t *testing.T) *desktop {
 	return d
 }
 
-// desktopEnv is d's environment as the desktop session has it: the
+// sessionEnv is d's environment as the desktop session has it: the
 // stripped one plus the display and the bus.
-func (d *desktop) desktopEnv() []string {
+func (d *desktop) sessionEnv() []string {
 	env := append([]string{}, d.env...)
 	for _, k := range []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "LANG"} {
 		if v := os.Getenv(k); v != "" {
@@ -75,7 +75,7 @@ func (d *desktop) desktopEnv() []string {
 func (d *desktop) startHub() int {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, "hub")
-	cmd.Env = d.desktopEnv()
+	cmd.Env = d.sessionEnv()
 	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
 	if err != nil {
 		d.t.Fatal(err)

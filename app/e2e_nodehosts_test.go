@@ -30,6 +30,7 @@ func (d *desktop) tsHostCall(env map[string]string, tool string, args map[string
 		d.t.Fatal(err)
 	}
 	cmd := tsHostCommand(d.t, env, []string{"--tool", tool, "--arguments", string(b)}, server...)
+	cmd.Env = d.hostEnv
 	return runHost(d.t, cmd, d.hostLog("tshost"))
 }
 
@@ -38,6 +39,7 @@ func (d *desktop) tsHostCall(env map[string]string, tool string, args map[string
 func (d *desktop) inspectorCall(env map[string]string, tool string, args map[string]any, server ...string) *hostProc {
 	d.t.Helper()
 	cmd := inspectorCommand(d.t, env, tool, args, server...)
+	cmd.Env = d.hostEnv
 	return runHost(d.t, cmd, d.hostLog("inspector"))
 }
 
@@ -137,13 +139,35 @@ func TestEndToEndNodeHosts(t *testing.T) {
 		// env is what the host's config gives the server (nil: nothing;
 		// the SDK's default environment alone).
 		env func(d *desktop) map[string]string
+		// stripped: the user's HOME is the test's, and env is nil: the host
+		// passes the SDK's default environment alone (HOME, LOGNAME, PATH,
+		// SHELL, TERM, USER), as most host configs do.
+		stripped bool
+		// hub: a hub already runs in the desktop session.
+		hub bool
 	}{
-		{"ts-sdk with the desktop in env", (*desktop).tsHostCall, (*desktop).tsHostText, (*desktop).desktopEnv},
-		{"inspector with the desktop in -e", (*desktop).inspectorCall, (*desktop).inspectorText, (*desktop).desktopEnv},
+		{name: "ts-sdk with the desktop in env", call: (*desktop).tsHostCall, text: (*desktop).tsHostText, env: (*desktop).desktopEnv},
+		{name: "inspector with the desktop in -e", call: (*desktop).inspectorCall, text: (*desktop).inspectorText, env: (*desktop).desktopEnv},
+		{name: "ts-sdk with its default environment, hub running", call: (*desktop).tsHostCall, text: (*desktop).tsHostText, stripped: true, hub: true},
+		{name: "ts-sdk with its default environment, no hub", call: (*desktop).tsHostCall, text: (*desktop).tsHostText, stripped: true},
+		{name: "inspector with its default environment, no hub", call: (*desktop).inspectorCall, text: (*desktop).inspectorText, stripped: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newDesktop(t)
-			run := tt.call(d, tt.env(d), "trigger-elicitation-request", nil, wrapCommand("everything", everythingCommand(t)...)...)
+			var d *desktop
+			var env map[string]string
+			if tt.stripped {
+				d = strippedDesktop(t)
+				// The host runs in the desktop session; its servers get
+				// only what it passes on.
+				d.hostEnv = d.sessionEnv()
+				if tt.hub {
+					d.startHub()
+				}
+			} else {
+				d = newDesktop(t)
+				env = tt.env(d)
+			}
+			run := tt.call(d, env, "trigger-elicitation-request", nil, wrapCommand("everything", everythingCommand(t)...)...)
 			win := d.hostWindow(run)
 			if got, want := d.title(win), "elicitray — everything asks"; got != want {
 				t.Errorf("window title %q, want %q (the configured name)", got, want)
