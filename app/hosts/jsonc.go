@@ -22,7 +22,7 @@ func (jsoncSyntax) quote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a path with & or < stays readable
-	enc.Encode(s)           // a string always encodes
+	enc.Encode(s)            // a string always encodes
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -126,6 +126,9 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 		}
 	}
 	if cm == nil {
+		if m := member(obj, "source"); m != nil && m.Value.Value.Kind() == '"' && m.Value.Value.(hujson.Literal).String() == "extension" {
+			r.Note = "a Zed extension starts this server, not a command in this file"
+		}
 		return r
 	}
 	lit, ok := cm.Value.Value.(hujson.Literal)

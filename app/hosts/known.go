@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -261,17 +262,12 @@ func (h Host) Locations(env Env) []Location {
 }
 
 // Installed reports whether the host's own directory or one of its config
-// files exists.
+// files (a project's included) exists.
 func (h Host) Installed(env Env) bool {
 	if exists(h.dir(env)) {
 		return true
 	}
-	for _, l := range h.Locations(env) {
-		if l.Scope == "user" && exists(l.Path) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(h.Locations(env), func(l Location) bool { return exists(l.Path) })
 }
 
 func exists(path string) bool {
@@ -282,7 +278,8 @@ func exists(path string) bool {
 // HostReport is what Survey found in one config file of one host.
 type HostReport struct {
 	Location
-	// Installed: the host's own directory, or its user config, exists.
+	// Installed: the host's own directory, or one of its config files,
+	// exists.
 	Installed bool `json:"installed"`
 	// Exists: the config file exists.
 	Exists bool `json:"exists"`
