@@ -22,6 +22,10 @@ import (
 // `elicitray hosts list|wrap|unwrap`: the hosts' MCP configs, read and
 // edited by package hosts (issue 9).
 
+// hostsBinary is the elicitray that `hosts wrap` puts into configs: this
+// one (tests running in-process set the built binary).
+var hostsBinary = os.Executable
+
 // hostsFlags are the flags the hosts subcommands share.
 type hostsFlags struct {
 	project string // --project: the project of project and local scopes; "" is the current directory
@@ -146,7 +150,11 @@ func hostsList(w io.Writer, f hostsFlags) error {
 		if r.Scope != "" {
 			title += " (" + r.Scope + ")"
 		}
-		fmt.Fprintf(tw, "%s — %s\n", title, tildePath(r.Path, env.Home))
+		if r.Host == "file" {
+			fmt.Fprintln(tw, tildePath(r.Path, env.Home))
+		} else {
+			fmt.Fprintf(tw, "%s — %s\n", title, tildePath(r.Path, env.Home))
+		}
 		switch {
 		case r.Err != nil:
 			fmt.Fprintf(tw, "  cannot read it: %v\n", tildeErr(r.Err, env.Home))
@@ -189,7 +197,7 @@ func entryDetail(e hosts.Entry, r hosts.HostReport) string {
 	if s == "" {
 		s = "(no server command after wrap)"
 	}
-	self, _ := os.Executable()
+	self, _ := hostsBinary()
 	switch {
 	case !e.BinaryExists:
 		fix := "elicitray hosts wrap " + r.Host + " " + shellJoin([]string{e.Key})
@@ -250,6 +258,10 @@ type target struct {
 	data []byte
 	locs []hosts.Location
 	keys [][]string // per location: the keys to edit; nil means all
+
+	out     []byte         // data edited
+	changes []hosts.Change // what the edits did, in locs order
+	scopes  []string       // the scopes edited
 }
 
 // hostsEdit is `hosts wrap` (unwrap false) and `hosts unwrap`.
@@ -347,44 +359,56 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 		}
 	}
 
-	bin, err := os.Executable()
+	bin, err := hostsBinary()
 	if err == nil {
 		bin, err = filepath.Abs(bin)
 	}
 	if err != nil {
 		return runErr(fmt.Errorf("finding this binary's path: %w", err))
 	}
-	changed := false
+	// Every edit is made in memory first: a file that cannot be edited
+	// stops the command before anything is written.
 	for _, t := range targets {
-		out := t.data
-		var changes []hosts.Change
-		var scopes []string
+		t.out = t.data
 		for i, l := range t.locs {
 			if !f.all && t.keys[i] == nil {
 				continue
 			}
 			var cs []hosts.Change
 			if unwrap {
-				out, cs, err = hosts.Unwrap(out, l, t.keys[i])
+				t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i])
 			} else {
-				out, cs, err = hosts.Wrap(out, l, t.keys[i], bin)
+				t.out, cs, err = hosts.Wrap(t.out, l, t.keys[i], bin)
 			}
 			if err != nil {
 				return runErr(fmt.Errorf("%w (nothing was changed)", err))
 			}
-			changes = append(changes, cs...)
-			scopes = append(scopes, l.Scope)
+			t.changes = append(t.changes, cs...)
+			t.scopes = append(t.scopes, l.Scope)
 		}
-		if len(scopes) == 0 {
+	}
+	changed := false
+	for _, t := range targets {
+		if len(t.scopes) == 0 {
 			continue
+		}
+		var backup string
+		if !bytes.Equal(t.out, t.data) {
+			if backup, err = hosts.WriteFile(t.path, t.data, t.out, time.Now()); err != nil {
+				if changed {
+					err = fmt.Errorf("%w (the files above were changed; this one was not)", err)
+				}
+				return runErr(err)
+			}
+			changed = true
 		}
 		heading := title
 		if host != "file" {
-			heading += " (" + strings.Join(scopes, ", ") + ") — " + t.path
+			heading += " (" + strings.Join(t.scopes, ", ") + ") — " + t.path
 		}
 		fmt.Fprintln(w, heading)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, c := range changes {
+		for _, c := range t.changes {
 			what := string(c.Outcome)
 			switch {
 			case c.Outcome == hosts.Skipped:
@@ -394,22 +418,15 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", c.Key, what)
 		}
-		if len(changes) == 0 {
+		if len(t.changes) == 0 {
 			fmt.Fprintln(tw, "  no servers")
 		}
 		tw.Flush()
-		if bytes.Equal(out, t.data) {
+		if backup == "" {
 			fmt.Fprintln(w, "  nothing to change: the file was not written")
-			continue
-		}
-		backup, err := hosts.WriteFile(t.path, t.data, out, time.Now())
-		if backup != "" {
+		} else {
 			fmt.Fprintf(w, "  backup of the file as it was: %s\n", backup)
 		}
-		if err != nil {
-			return runErr(err)
-		}
-		changed = true
 	}
 	if changed && host != "file" {
 		fmt.Fprintf(w, "Restart %s (or reload its MCP servers) for the change to take effect.\n", title)

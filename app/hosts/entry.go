@@ -92,6 +92,9 @@ var (
 	// ErrUnsupported: a key given to Wrap or Unwrap names an entry
 	// elicitray cannot edit (see Entry.Note).
 	ErrUnsupported = errors.New("entry cannot be edited")
+	// ErrBinaryName: the binary given to Wrap is not named elicitray
+	// (elicitray.exe on Windows), which is how wrapped entries are known.
+	ErrBinaryName = errors.New("the binary is not named elicitray")
 )
 
 // Read returns the server entries of data, the contents of the file at loc,
@@ -121,7 +124,8 @@ func ReadFile(loc Location) ([]Entry, error) {
 
 // Wrap returns data (the contents of the file at loc) with the entries named
 // by keys rewritten to run `bin wrap --name KEY -- ORIGINAL_COMMAND ARGS…`;
-// bin should be an absolute path. With no keys, every entry that has a
+// bin should be an absolute path, and its base name must be elicitray
+// (ErrBinaryName otherwise). With no keys, every entry that has a
 // command is wrapped, and remote and unsupported ones are Skipped. An entry
 // already wrapped is left alone, unless its binary no longer exists: then it
 // is pointed at bin (Repointed). Every other byte of data stays as it was.
@@ -129,6 +133,9 @@ func ReadFile(loc Location) ([]Entry, error) {
 // Naming a key that is not there, a remote entry or an unsupported one is an
 // error (ErrUnknownServer, ErrRemote, ErrUnsupported) and nothing changes.
 func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Change, error) {
+	if !isElicitray(bin) {
+		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray)", ErrBinaryName, bin)
+	}
 	return edit(data, loc, keys, func(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
 		return wrapEntry(syn, data, r, bin)
 	})
@@ -322,12 +329,12 @@ func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Chan
 	}
 	after, err := Read(out, loc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: editing gave a file that does not parse (nothing was written): %w", loc.Path, err)
+		return nil, nil, fmt.Errorf("%s: editing gave a file that does not parse: %w", loc.Path, err)
 	}
 	for i, c := range changes {
 		j := slices.IndexFunc(after, func(e Entry) bool { return e.Key == c.Key })
 		if j < 0 || !sameOutcome(c, after[j]) {
-			return nil, nil, fmt.Errorf("%s: editing %q did not give the entry elicitray meant (nothing was written)", loc.Path, c.Key)
+			return nil, nil, fmt.Errorf("%s: editing %q did not give the entry elicitray meant", loc.Path, c.Key)
 		}
 		changes[i].Entry = after[j]
 	}

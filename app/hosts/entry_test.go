@@ -289,3 +289,17 @@ func TestHostsRepoint(t *testing.T) {
 		})
 	}
 }
+
+// TestHostsBinaryName: a binary renamed to something else cannot wrap, as
+// nothing would recognise its entries as wrapped afterwards.
+func TestHostsBinaryName(t *testing.T) {
+	in := []byte(`{"s": {"a": {"command": "x"}}}`)
+	for _, bin := range []string{"/usr/local/bin/elicitray-linux-amd64", "/tmp/app.test"} {
+		if _, _, err := Wrap(in, jsonLoc, nil, bin); !errors.Is(err, ErrBinaryName) {
+			t.Errorf("%s: error %v, want ErrBinaryName", bin, err)
+		}
+	}
+	if _, _, err := Wrap(in, jsonLoc, nil, `C:\elicitray\ELICITRAY.EXE`); err != nil {
+		t.Errorf("Windows name: %v", err)
+	}
+}
