@@ -41,10 +41,10 @@ func newHostsCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hosts",
 		Short: "List MCP hosts' server entries and put elicitray into their configs (or take it out)",
-		Long: "hosts finds the MCP configs of the hosts elicitray knows (" + strings.Join(hosts.Names(), ", ") + "),\n" +
-			"shows which server entries run through `elicitray wrap`, and rewrites entries to do so or\n" +
-			"not. Only the values that change are touched: comments and formatting stay, and a backup\n" +
-			"of the file is made first.",
+		Long: "hosts finds the MCP configs of the hosts elicitray knows, shows which server entries\n" +
+			"run through `elicitray wrap`, and rewrites entries to do so or not. Only the values that\n" +
+			"change are touched: comments and formatting stay, and a backup of the file is made first.\n\n" +
+			"Hosts: " + strings.Join(hosts.Names(), ", ") + ".",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usageError{errors.New("hosts needs a subcommand: list, wrap HOST or unwrap HOST")}
@@ -197,18 +197,14 @@ func entryDetail(e hosts.Entry, r hosts.HostReport) string {
 	if s == "" {
 		s = "(no server command after wrap)"
 	}
-	self, _ := hostsBinary()
-	switch {
-	case !e.BinaryExists:
+	if !e.BinaryExists {
 		fix := "elicitray hosts wrap " + r.Host + " " + shellJoin([]string{e.Key})
 		if r.Host == "file" {
 			fix = "elicitray hosts wrap --config " + shellJoin([]string{r.Path}) + " " + shellJoin([]string{e.Key})
 		}
-		s += fmt.Sprintf("  (through %s, which no longer exists: `%s` points it at this binary)", e.Binary, fix)
-	case e.Binary != self:
-		s += "  (through " + e.Binary + ")"
+		return s + fmt.Sprintf("  (through %s, which no longer exists: `%s` points it at this binary)", e.Binary, fix)
 	}
-	return s
+	return s + "  (through " + e.Binary + ")"
 }
 
 // hostsJSON is one config file in `hosts list --json`.

@@ -24,7 +24,10 @@ const hostsFixtures = "../testdata/hosts"
 // a project directory in it. It returns both.
 func fakeHosts(t *testing.T) (home, project string) {
 	t.Helper()
-	home = t.TempDir()
+	home, err := filepath.EvalSymlinks(t.TempDir()) // as Claude Code records projects
+	if err != nil {
+		t.Fatal(err)
+	}
 	project = filepath.Join(home, "project")
 	for _, f := range []struct{ from, to string }{
 		{"cursor/mcp.json", ".cursor/mcp.json"},
@@ -52,18 +55,20 @@ func fakeHosts(t *testing.T) (home, project string) {
   }
 }
 `, 0o600)
-	// A server that runs anywhere: cat answers each message with itself.
-	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), `{
-  "mcpServers": {
-    "echo": {
-      "command": "cat",
-      "env": {"ECHO_MODE": "plain"}
-    }
-  }
-}
-`, 0o600)
+	// A server that runs anywhere: it says what ECHO_MODE it got, then cat
+	// answers each message with itself.
+	gemini, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{
+			"command": "sh",
+			"args":    []string{"-c", echoScript},
+			"env":     map[string]string{"ECHO_MODE": "plain"},
+		},
+	}}, "", "  ")
+	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), string(gemini)+"\n", 0o600)
 	return home, project
 }
+
+const echoScript = `printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}\n' "$ECHO_MODE"; exec cat`
 
 func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 	t.Helper()
@@ -168,7 +173,7 @@ Codex CLI (user) — ~/.codex/config.toml
   figma   remote       https://mcp.figma.com/mcp
 
 Gemini CLI (user) — ~/.gemini/settings.json
-  echo  not wrapped  cat
+  echo  not wrapped  sh -c ` + shellJoin([]string{echoScript}) + `
 
 Not installed: Claude Desktop, VS Code, Windsurf.
 
@@ -229,7 +234,7 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	}
 
 	out, _, _ = runBin(t, home, project, "hosts", "list")
-	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp\n") {
+	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+elicitrayBin+")\n") {
 		t.Errorf("list after wrap:\n%s", out)
 	}
 
@@ -247,8 +252,9 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 }
 
 // TestHostsWrappedServerRuns: after `hosts wrap`, the command line in the
-// config starts the server through the wrapper, with the entry's env: a
-// message the host sends comes back from the server (cat) through it.
+// config starts the server through the wrapper, and the entry's env (set
+// by the host, as hosts do) reaches the server: it reports it, then echoes
+// the host's message back through the wrapper.
 func TestHostsWrappedServerRuns(t *testing.T) {
 	testHome(t)
 	home, project := fakeHosts(t)
@@ -268,7 +274,7 @@ func TestHostsWrappedServerRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := cfg.MCPServers["echo"]
-	if diff := cmp.Diff([]string{"wrap", "--name", "echo", "--", "cat"}, e.Args); e.Command != elicitrayBin || diff != "" {
+	if diff := cmp.Diff([]string{"wrap", "--name", "echo", "--", "sh", "-c", echoScript}, e.Args); e.Command != elicitrayBin || diff != "" {
 		t.Fatalf("command %s, args mismatch (-want +got):\n%s", e.Command, diff)
 	}
 	if e.Env["ECHO_MODE"] != "plain" {
@@ -286,8 +292,9 @@ func TestHostsWrappedServerRuns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, stderr.String())
 	}
-	if string(out) != msg {
-		t.Errorf("the wrapped server answered %q, want %q", out, msg)
+	want := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"plain"}}` + "\n" + msg
+	if string(out) != want {
+		t.Errorf("the wrapped server sent %q, want %q", out, want)
 	}
 }
 

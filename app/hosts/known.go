@@ -61,7 +61,7 @@ type Env struct {
 }
 
 // EnvFromOS returns the Env of the running process, with project (made
-// absolute; "" for none) as the project directory.
+// absolute, symbolic links resolved; "" for none) as the project directory.
 func EnvFromOS(project string) (Env, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -70,6 +70,11 @@ func EnvFromOS(project string) (Env, error) {
 	if project != "" {
 		if project, err = filepath.Abs(project); err != nil {
 			return Env{}, err
+		}
+		// Claude Code keys projects by the physical directory (getcwd),
+		// not by a path through a symbolic link.
+		if real, err := filepath.EvalSymlinks(project); err == nil {
+			project = real
 		}
 	}
 	return Env{
