@@ -492,10 +492,8 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 // lookupHost finds a host by name, ignoring case; an unknown one is a usage
 // error with suggestions.
 func lookupHost(name string) (hosts.Host, error) {
-	for _, h := range hosts.Hosts() {
-		if strings.EqualFold(h.Name, name) {
-			return h, nil
-		}
+	if h, ok := hosts.Lookup(name); ok {
+		return h, nil
 	}
 	msg := fmt.Sprintf("unknown host %q", name)
 	if sug := hosts.Suggest(name, hosts.Names()); len(sug) > 0 {

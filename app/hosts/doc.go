@@ -19,6 +19,7 @@
 //   - file.go: writing a config back: a timestamped 0600 backup beside it,
 //     a temporary file in the same directory renamed over it, the file's mode
 //     kept, and symbolic links that are not the user's own refused.
+//   - suggest.go: "did you mean" for host and server names.
 //
 // The rule every edit keeps: only the bytes of the values that change are
 // touched. Wrap replaces the command's string token with this binary's path

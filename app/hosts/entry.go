@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -193,6 +194,11 @@ type syntax interface {
 	quote(s string) string
 }
 
+var (
+	_ syntax = jsoncSyntax{}
+	_ syntax = tomlSyntax{}
+)
+
 func syntaxOf(f Format) (syntax, error) {
 	switch f {
 	case FormatJSON:
@@ -237,8 +243,7 @@ func classify(r *rawEntry) {
 	case isElicitray(e.Command) && len(e.Args) > 0 && e.Args[0] == "wrap":
 		e.State = StateWrapped
 		e.Binary = e.Command
-		_, err := os.Stat(e.Binary)
-		e.BinaryExists = err == nil
+		e.BinaryExists = binaryExists(e.Binary)
 		name, at := wrapFlags(e.Args)
 		e.Name = name
 		if at < len(e.Args) {
@@ -248,6 +253,18 @@ func classify(r *rawEntry) {
 		e.State = StateNotWrapped
 		e.Server = append([]string{e.Command}, e.Args...)
 	}
+}
+
+// binaryExists reports whether the binary a wrapped entry runs is there: a
+// path is looked at, a bare name ("elicitray") looked up in PATH as the
+// host would.
+func binaryExists(bin string) bool {
+	if !strings.ContainsAny(bin, `/\`) {
+		_, err := exec.LookPath(bin)
+		return err == nil
+	}
+	_, err := os.Stat(bin)
+	return err == nil
 }
 
 // isElicitray reports whether command names an elicitray binary, whatever

@@ -156,6 +156,7 @@ func TestHostsReadEntries(t *testing.T) {
 	if err := os.WriteFile(present, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("PATH", dir) // a bare "elicitray" is looked up there
 	in := `{"s": {
 		"plain": {"command": "npx", "args": ["-y", "srv"]},
 		"wrapped": {"command": "` + present + `", "args": ["wrap", "--name", "w", "--", "uvx", "srv"]},
@@ -179,8 +180,8 @@ func TestHostsReadEntries(t *testing.T) {
 		{Key: "plain", State: StateNotWrapped, Command: "npx", Args: []string{"-y", "srv"}, Server: []string{"npx", "-y", "srv"}},
 		{Key: "wrapped", State: StateWrapped, Command: present, Args: []string{"wrap", "--name", "w", "--", "uvx", "srv"}, Server: []string{"uvx", "srv"}, Name: "w", Binary: present, BinaryExists: true},
 		{Key: "moved", State: StateWrapped, Command: "/gone/elicitray", Args: []string{"wrap", "--", "srv"}, Server: []string{"srv"}, Binary: "/gone/elicitray"},
-		{Key: "flags", State: StateWrapped, Command: "elicitray", Args: []string{"wrap", "--grace=5s", "--name=n", "srv", "--x"}, Server: []string{"srv", "--x"}, Name: "n", Binary: "elicitray"},
-		{Key: "empty-wrap", State: StateWrapped, Command: "elicitray", Args: []string{"wrap", "--name", "e"}, Name: "e", Binary: "elicitray"},
+		{Key: "flags", State: StateWrapped, Command: "elicitray", Args: []string{"wrap", "--grace=5s", "--name=n", "srv", "--x"}, Server: []string{"srv", "--x"}, Name: "n", Binary: "elicitray", BinaryExists: true},
+		{Key: "empty-wrap", State: StateWrapped, Command: "elicitray", Args: []string{"wrap", "--name", "e"}, Name: "e", Binary: "elicitray", BinaryExists: true},
 		{Key: "not-wrap", State: StateNotWrapped, Command: "/opt/elicitray", Args: []string{"hub"}, Server: []string{"/opt/elicitray", "hub"}},
 		{Key: "http", State: StateRemote, URL: "https://example.com/mcp"},
 		{Key: "windsurf", State: StateRemote, URL: "https://example.com/sse"},

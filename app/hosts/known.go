@@ -246,10 +246,10 @@ func zedDir(e Env) string {
 // them.
 func Hosts() []Host { return append([]Host(nil), known...) }
 
-// Lookup returns the host named name ("cursor"), or false.
+// Lookup returns the host named name ("cursor", case ignored), or false.
 func Lookup(name string) (Host, bool) {
 	for _, h := range known {
-		if h.Name == name {
+		if strings.EqualFold(h.Name, name) {
 			return h, true
 		}
 	}
