@@ -99,8 +99,8 @@ var (
 )
 
 // Read returns the server entries of data, the contents of the file at loc,
-// in file order. A file without the servers table has no entries. A wrapped
-// entry's BinaryExists is looked up in the file system.
+// in file order. An empty file, or one without the servers table, has no
+// entries. A wrapped entry's BinaryExists is looked up in the file system.
 func Read(data []byte, loc Location) ([]Entry, error) {
 	raws, err := parse(data, loc)
 	if err != nil {
@@ -213,6 +213,9 @@ func parse(data []byte, loc Location) ([]rawEntry, error) {
 	syn, err := syntaxOf(loc.Format)
 	if err != nil {
 		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil // a config created empty: no servers yet
 	}
 	raws, err := syn.entries(data, loc.Servers)
 	var se *syntaxError

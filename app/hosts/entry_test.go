@@ -216,6 +216,7 @@ func TestHostsEditErrors(t *testing.T) {
 		{"broken wrap named to unwrap", jsonLoc, `{"s": {"a": {"command": "elicitray", "args": ["wrap"]}}}`, []string{"a"}, true, ErrUnsupported, "no server command"},
 		{"malformed JSON", jsonLoc, "{\n  \"s\": {\n    \"a\": {\"command\": \"x\",}\n    \"b\": 1\n  }\n}", nil, false, ErrSyntax, "mcp.json:4:5: not valid JSON: invalid character"},
 		{"JSON ends early", jsonLoc, "{\"s\": {", nil, false, ErrSyntax, "mcp.json:1:8: not valid JSON: "},
+		{"servers named in an empty file", jsonLoc, " \n", []string{"a"}, false, ErrUnknownServer, `no such server "a"`},
 		{"not an object", jsonLoc, `{"s": []}`, nil, false, nil, "mcp.json: s is not an object"},
 		{"malformed TOML", tomlLoc, "[mcp_servers.a]\ncommand = \"x\"\nargs = [\"y\" \"z\"]\n", nil, false, ErrSyntax, "config.toml:3:13: not valid TOML: expected ',' or ']' after array value"},
 	} {
