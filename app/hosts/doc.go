@@ -10,8 +10,9 @@
 //   - known.go: where each host keeps its config on Linux, macOS and Windows
 //     (Location), which key holds the server entries, and Survey, the one
 //     call that reports every host, file and entry.
-//   - entry.go: what an entry is (Entry, State), recognising a wrapped one,
-//     and Wrap and Unwrap as byte splices shared by both formats.
+//   - entry.go: what an entry is (Entry, State), Read, and recognising a
+//     wrapped one.
+//   - splice.go: Wrap and Unwrap, as byte splices shared by both formats.
 //   - jsonc.go: JSON and JSON with comments (VS Code, Zed), parsed with
 //     github.com/tailscale/hujson for its byte offsets.
 //   - toml.go: Codex's config.toml, parsed with go-toml's unstable parser
