@@ -1,0 +1,41 @@
+// Package hosts reads and edits the MCP configuration files of the hosts
+// elicitray knows (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf,
+// Zed, Codex CLI, Gemini CLI), so that `elicitray hosts` can list their
+// server entries and put `elicitray wrap` in front of them, or take it out
+// again. It has no Fyne, no hub and no flags: app/hostscmd.go is the command,
+// and `elicitray doctor` calls Survey.
+//
+// What it owns:
+//
+//   - known.go: where each host keeps its config on Linux, macOS and Windows
+//     (Location), which key holds the server entries, and Survey, the one
+//     call that reports every host, file and entry.
+//   - entry.go: what an entry is (Entry, State), Read, and recognising a
+//     wrapped one.
+//   - splice.go: Wrap and Unwrap, as byte splices shared by both formats.
+//   - jsonc.go: JSON and JSON with comments (VS Code, Zed), parsed with
+//     github.com/tailscale/hujson for its byte offsets.
+//   - toml.go: Codex's config.toml, parsed with go-toml's unstable parser
+//     for the same reason.
+//   - file.go: writing a config back: a timestamped 0600 backup beside it,
+//     a temporary file in the same directory renamed over it, the file's mode
+//     kept, and symbolic links that are not the user's own refused.
+//   - suggest.go: "did you mean" for host and server names.
+//
+// The rule every edit keeps: only the bytes of the values that change are
+// touched. Wrap replaces the command's string token with this binary's path
+// and inserts `"wrap", "--name", KEY, "--", ORIGINAL_COMMAND` at the front of
+// args, in the array's own separator style (or adds an args member right
+// after the command when there is none); Unwrap removes exactly those bytes
+// and moves the original command token back. So comments, key order,
+// indentation and unknown keys stay as they were, a second Wrap changes
+// nothing, and Unwrap after Wrap gives back the original file byte for byte.
+// The one case that cannot round-trip is an empty `"args": []` placed right
+// after the command: it reads back as no args member at all, which hosts
+// treat the same.
+//
+// Caveats: a host may rewrite its file while elicitray edits it (Claude Code
+// rewrites ~/.claude.json often); WriteFile compares the file with what was
+// read just before renaming and refuses if it changed, so the window for a
+// lost update is the rename itself.
+package hosts

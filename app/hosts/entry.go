@@ -1,0 +1,225 @@
+package hosts
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// State is what an entry in a host's config does with elicitray.
+type State string
+
+// The states of an entry.
+const (
+	// StateWrapped: the entry runs `elicitray wrap …` (any path to a binary
+	// named elicitray, first argument wrap).
+	StateWrapped State = "wrapped"
+	// StateNotWrapped: the entry runs a server command directly.
+	StateNotWrapped State = "not wrapped"
+	// StateRemote: the entry names a URL (Streamable HTTP or SSE); the host
+	// connects to it itself, so there is no command to wrap.
+	StateRemote State = "remote"
+	// StateUnsupported: the entry has neither a command elicitray can read
+	// nor a URL (a Zed extension's settings, say); Entry.Note says why.
+	StateUnsupported State = "unsupported"
+)
+
+// Entry is one server entry of a host's config, as read from the file.
+type Entry struct {
+	// Key is the entry's key in the servers table: the name the host shows,
+	// and the NAME that Wrap passes to `elicitray wrap --name`.
+	Key   string `json:"key"`
+	State State  `json:"state"`
+	// Command and Args are the entry's command line as configured. For a
+	// wrapped entry Command is the elicitray binary.
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// URL is a remote entry's address (url, serverUrl or httpUrl).
+	URL string `json:"url,omitempty"`
+	// Server is the server's own command line: what follows wrap's flags in
+	// a wrapped entry, Command and Args otherwise.
+	Server []string `json:"server,omitempty"`
+	// Name is a wrapped entry's --name ("" when it has none).
+	Name string `json:"name,omitempty"`
+	// Binary is a wrapped entry's elicitray binary, and BinaryExists
+	// whether a file is still there (false when the user moved it: Wrap
+	// then points the entry at the running binary).
+	Binary       string `json:"binary,omitempty"`
+	BinaryExists bool   `json:"binaryExists,omitempty"`
+	// Note says why an entry is StateUnsupported.
+	Note string `json:"note,omitempty"`
+}
+
+// Errors of Read, Wrap and Unwrap; each comes wrapped with the file's path
+// and the entry's key.
+var (
+	// ErrSyntax: the file is not valid JSON (with comments) or TOML. The
+	// message has the line and column.
+	ErrSyntax = errors.New("syntax error")
+	// ErrUnknownServer: a key given to Wrap or Unwrap is not in the file.
+	ErrUnknownServer = errors.New("no such server")
+	// ErrRemote: a key given to Wrap names a remote entry.
+	ErrRemote = errors.New("remote server")
+	// ErrUnsupported: a key given to Wrap or Unwrap names an entry
+	// elicitray cannot edit (see Entry.Note).
+	ErrUnsupported = errors.New("entry cannot be edited")
+	// ErrBinaryName: the binary given to Wrap is not named elicitray
+	// (elicitray.exe on Windows), which is how wrapped entries are known.
+	ErrBinaryName = errors.New("the binary is not named elicitray")
+)
+
+// Read returns the server entries of data, the contents of the file at loc,
+// in file order. An empty file, or one without the servers table, has no
+// entries. A wrapped entry's BinaryExists is looked up in the file system.
+func Read(data []byte, loc Location) ([]Entry, error) {
+	raws, err := parse(data, loc)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]Entry, len(raws))
+	for i, r := range raws {
+		entries[i] = r.Entry
+	}
+	return entries, nil
+}
+
+// ReadFile reads the file at loc.Path and returns its entries (see Read).
+// A missing file is an error satisfying errors.Is(err, fs.ErrNotExist).
+func ReadFile(loc Location) ([]Entry, error) {
+	data, err := os.ReadFile(loc.Path)
+	if err != nil {
+		return nil, err
+	}
+	return Read(data, loc)
+}
+
+func syntaxOf(f Format) (syntax, error) {
+	switch f {
+	case FormatJSON:
+		return jsoncSyntax{}, nil
+	case FormatTOML:
+		return tomlSyntax{}, nil
+	}
+	return nil, fmt.Errorf("unknown config format %q", f)
+}
+
+func parse(data []byte, loc Location) ([]rawEntry, error) {
+	syn, err := syntaxOf(loc.Format)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil // a config created empty: no servers yet
+	}
+	raws, err := syn.entries(data, loc.Servers)
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("%s:%w", loc.Path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loc.Path, err)
+	}
+	for i := range raws {
+		classify(&raws[i])
+	}
+	return raws, nil
+}
+
+// classify sets the entry's State and the fields that follow from it.
+func classify(r *rawEntry) {
+	e := &r.Entry
+	switch {
+	case e.State == StateUnsupported:
+	case r.cmd == nil && e.URL != "":
+		e.State = StateRemote
+	case r.cmd == nil:
+		e.State = StateUnsupported
+		if e.Note == "" {
+			e.Note = "it has neither a command nor a url"
+		}
+	case isElicitray(e.Command) && len(e.Args) > 0 && e.Args[0] == "wrap":
+		e.State = StateWrapped
+		e.Binary = e.Command
+		e.BinaryExists = binaryExists(e.Binary)
+		name, at := wrapFlags(e.Args)
+		e.Name = name
+		if at < len(e.Args) {
+			e.Server = e.Args[at:]
+		}
+	default:
+		e.State = StateNotWrapped
+		e.Server = append([]string{e.Command}, e.Args...)
+	}
+}
+
+// binaryExists reports whether the binary a wrapped entry runs is there: a
+// path is looked at, a bare name ("elicitray") looked up in PATH as the
+// host would.
+func binaryExists(bin string) bool {
+	if !strings.ContainsAny(bin, `/\`) {
+		_, err := exec.LookPath(bin)
+		return err == nil
+	}
+	_, err := os.Stat(bin)
+	return err == nil
+}
+
+// isElicitray reports whether command names an elicitray binary, whatever
+// its directory: a wrapped entry is recognised by this, not by the path of
+// the running binary, so a moved binary is still recognised.
+func isElicitray(command string) bool {
+	base := command
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	return base == "elicitray" || strings.EqualFold(base, "elicitray.exe")
+}
+
+// wrapFlags reads `wrap [--name NAME] [--grace D] [--] COMMAND…` and returns
+// the name and the index of COMMAND in args (len(args) when there is none).
+func wrapFlags(args []string) (name string, at int) {
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return name, i + 1
+		case a == "--name" || a == "--grace":
+			if a == "--name" && i+1 < len(args) {
+				name = args[i+1]
+			}
+			i++
+		case strings.HasPrefix(a, "--name="):
+			name = strings.TrimPrefix(a, "--name=")
+		case strings.HasPrefix(a, "-"):
+		default:
+			return name, i
+		}
+	}
+	return name, len(args)
+}
+
+// syntaxError is a parse error at a line and column (both from 1; 0 when
+// the parser did not say). Its text starts "LINE:COL: " so that with the
+// path in front it reads as editors and compilers write positions.
+type syntaxError struct {
+	line, col int
+	msg       string
+}
+
+func (e *syntaxError) Error() string {
+	if e.line == 0 {
+		return " " + e.msg
+	}
+	return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg)
+}
+
+func (e *syntaxError) Unwrap() error { return ErrSyntax }
+
+// lineCol returns the 1-based line and column (in bytes) of offset.
+func lineCol(data []byte, offset int) (line, col int) {
+	before := data[:min(offset, len(data))]
+	line = bytes.Count(before, []byte("\n")) + 1
+	return line, offset - (bytes.LastIndexByte(before, '\n') + 1) + 1
+}

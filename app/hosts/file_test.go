@@ -1,0 +1,342 @@
+package hosts
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var when = time.Date(2026, 12, 1, 9, 30, 0, 0, time.Local)
+
+// TestHostsWriteFile: the new file keeps the old one's mode, a 0600 backup
+// of the old contents sits beside it, and two writes in one second get two
+// backups.
+func TestHostsWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(path, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o640) // whatever the umask
+	backup, err := WriteFile(path, []byte("old"), []byte("new"), when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := path + ".elicitray-backup-20261201-093000"; backup != want {
+		t.Errorf("backup %s, want %s", backup, want)
+	}
+	checkFile(t, path, "new", 0o640)
+	checkFile(t, backup, "old", 0o600)
+
+	second, err := WriteFile(path, []byte("new"), []byte("newer"), when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second == backup {
+		t.Error("the second backup overwrote the first")
+	}
+	checkFile(t, second, "new", 0o600)
+	checkFile(t, backup, "old", 0o600)
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".mcp.json.elicitray-*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// TestHostsWriteFileRefuses: a changed file, and a symbolic link someone
+// else owns, are not written (and the link's target is untouched); a link of
+// the user's own is written through and stays a link.
+func TestHostsWriteFileRefuses(t *testing.T) {
+	t.Run("changed meanwhile", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "mcp.json")
+		os.WriteFile(path, []byte("rewritten by the host"), 0o600)
+		_, err := WriteFile(path, []byte("old"), []byte("new"), when)
+		if !errors.Is(err, ErrChanged) {
+			t.Fatalf("error %v, want ErrChanged", err)
+		}
+		checkFile(t, path, "rewritten by the host", 0o600)
+	})
+	t.Run("own symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "dotfiles", "mcp.json")
+		os.Mkdir(filepath.Dir(target), 0o700)
+		os.WriteFile(target, []byte("old"), 0o600)
+		link := filepath.Join(dir, "mcp.json")
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		backup, err := WriteFile(link, []byte("old"), []byte("new"), when)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced: %v %v", fi, err)
+		}
+		checkFile(t, target, "new", 0o600)
+		if filepath.Dir(backup) != dir {
+			t.Errorf("backup %s is not beside %s", backup, link)
+		}
+	})
+	t.Run("someone else's symlink", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("making a link owned by another user needs root")
+		}
+		dir := t.TempDir()
+		target := filepath.Join(dir, "elsewhere")
+		os.WriteFile(target, []byte("old"), 0o600)
+		link := filepath.Join(dir, "mcp.json")
+		os.Symlink(target, link)
+		if err := os.Lchown(link, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		_, err := WriteFile(link, []byte("old"), []byte("new"), when)
+		if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), "owned by user 4242") {
+			t.Fatalf("error %v, want ErrSymlink naming the owner", err)
+		}
+		checkFile(t, target, "old", 0o600)
+		if backups, _ := filepath.Glob(link + ".elicitray-backup-*"); len(backups) > 0 {
+			t.Errorf("a backup was made: %v", backups)
+		}
+	})
+}
+
+func checkFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != mode {
+		t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), mode)
+	}
+	if got, _ := os.ReadFile(path); string(got) != content {
+		t.Errorf("%s holds %q, want %q", filepath.Base(path), got, content)
+	}
+}
+
+// TestHostsPaths: where each host's config is on each OS, and the
+// variables that move them.
+func TestHostsPaths(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  Env
+		want map[string]string
+	}{
+		{
+			name: "linux",
+			env:  Env{Home: "/home/me", Project: "/home/me/p", GOOS: "linux"},
+			want: map[string]string{
+				"claude-desktop/user": "/home/me/.config/Claude/claude_desktop_config.json",
+				"claude-code/user":    "/home/me/.claude.json",
+				"claude-code/local":   "/home/me/.claude.json",
+				"claude-code/project": "/home/me/p/.mcp.json",
+				"vscode/user":         "/home/me/.config/Code/User/mcp.json",
+				"vscode/workspace":    "/home/me/p/.vscode/mcp.json",
+				"cursor/user":         "/home/me/.cursor/mcp.json",
+				"cursor/project":      "/home/me/p/.cursor/mcp.json",
+				"windsurf/user":       "/home/me/.codeium/windsurf/mcp_config.json",
+				"zed/user":            "/home/me/.config/zed/settings.json",
+				"codex/user":          "/home/me/.codex/config.toml",
+				"gemini/user":         "/home/me/.gemini/settings.json",
+				"gemini/project":      "/home/me/p/.gemini/settings.json",
+			},
+		},
+		{
+			name: "linux with XDG_CONFIG_HOME, CODEX_HOME, CLAUDE_CONFIG_DIR",
+			env:  Env{Home: "/home/me", ConfigHome: "/cfg", CodexHome: "/codex", ClaudeConfigDir: "/claude", GOOS: "linux"},
+			want: map[string]string{
+				"claude-desktop/user": "/cfg/Claude/claude_desktop_config.json",
+				"claude-code/user":    "/claude/.claude.json",
+				"vscode/user":         "/cfg/Code/User/mcp.json",
+				"cursor/user":         "/home/me/.cursor/mcp.json",
+				"windsurf/user":       "/home/me/.codeium/windsurf/mcp_config.json",
+				"zed/user":            "/cfg/zed/settings.json",
+				"codex/user":          "/codex/config.toml",
+				"gemini/user":         "/home/me/.gemini/settings.json",
+			},
+		},
+		{
+			name: "a relative XDG_CONFIG_HOME is ignored",
+			env:  Env{Home: "/home/me", ConfigHome: "cfg", GOOS: "linux"},
+			want: map[string]string{
+				"claude-desktop/user": "/home/me/.config/Claude/claude_desktop_config.json",
+				"claude-code/user":    "/home/me/.claude.json",
+				"vscode/user":         "/home/me/.config/Code/User/mcp.json",
+				"cursor/user":         "/home/me/.cursor/mcp.json",
+				"windsurf/user":       "/home/me/.codeium/windsurf/mcp_config.json",
+				"zed/user":            "/home/me/.config/zed/settings.json",
+				"codex/user":          "/home/me/.codex/config.toml",
+				"gemini/user":         "/home/me/.gemini/settings.json",
+			},
+		},
+		{
+			name: "macOS",
+			env:  Env{Home: "/Users/me", ConfigHome: "/ignored", GOOS: "darwin"},
+			want: map[string]string{
+				"claude-desktop/user": "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
+				"claude-code/user":    "/Users/me/.claude.json",
+				"vscode/user":         "/Users/me/Library/Application Support/Code/User/mcp.json",
+				"cursor/user":         "/Users/me/.cursor/mcp.json",
+				"windsurf/user":       "/Users/me/.codeium/windsurf/mcp_config.json",
+				"zed/user":            "/Users/me/.config/zed/settings.json",
+				"codex/user":          "/Users/me/.codex/config.toml",
+				"gemini/user":         "/Users/me/.gemini/settings.json",
+			},
+		},
+		{
+			name: "Windows",
+			env:  Env{Home: "/Users/me", AppData: "/Users/me/AppData/Roaming", GOOS: "windows"},
+			want: map[string]string{
+				"claude-desktop/user": "/Users/me/AppData/Roaming/Claude/claude_desktop_config.json",
+				"claude-code/user":    "/Users/me/.claude.json",
+				"vscode/user":         "/Users/me/AppData/Roaming/Code/User/mcp.json",
+				"cursor/user":         "/Users/me/.cursor/mcp.json",
+				"windsurf/user":       "/Users/me/.codeium/windsurf/mcp_config.json",
+				"zed/user":            "/Users/me/AppData/Roaming/Zed/settings.json",
+				"codex/user":          "/Users/me/.codex/config.toml",
+				"gemini/user":         "/Users/me/.gemini/settings.json",
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string]string{}
+			for _, h := range Hosts() {
+				for _, l := range h.Locations(tt.env) {
+					got[l.Host+"/"+l.Scope] = l.Path
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("paths mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHostsSurvey: what doctor gets for a user with a few hosts installed:
+// every location reported, installed or not, with its entries, a parse
+// error with its position, and a wrapped entry's binary checked.
+func TestHostsSurvey(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "project")
+	bin := filepath.Join(home, "bin", "elicitray")
+	write := func(path, content string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(bin, "")
+	write(filepath.Join(home, ".cursor", "mcp.json"), `{"mcpServers": {
+		"a": {"command": "npx", "args": ["srv"]},
+		"b": {"command": "`+bin+`", "args": ["wrap", "--name", "b", "--", "srv"]},
+		"c": {"command": "/moved/elicitray", "args": ["wrap", "--name", "c", "--", "srv"]},
+		"d": {"url": "https://example.com/mcp"}}}`)
+	write(filepath.Join(home, ".claude.json"), `{"mcpServers": {}, "projects": {"`+project+`": {"mcpServers": {"local": {"command": "x"}}}}}`)
+	write(filepath.Join(home, ".gemini", "settings.json"), "{\n  \"mcpServers\": {\n    \"x\" {\"command\": \"y\"}\n  }\n}")
+	os.MkdirAll(filepath.Join(home, ".codex"), 0o700) // installed, no config yet
+
+	type row struct {
+		Loc, Installed, Exists, Err string
+		Entries                     []string
+	}
+	var got []row
+	for _, r := range Survey(Env{Home: home, Project: project, GOOS: "linux"}) {
+		rw := row{Loc: r.Host + "/" + r.Scope, Installed: yes(r.Installed), Exists: yes(r.Exists)}
+		if r.Err != nil {
+			rw.Err = strings.ReplaceAll(r.Err.Error(), home, "~")
+		}
+		for _, e := range r.Entries {
+			s := e.Key + " " + string(e.State)
+			if e.State == StateWrapped {
+				s += " " + strings.ReplaceAll(e.Binary, home, "~") + " exists=" + yes(e.BinaryExists)
+			}
+			rw.Entries = append(rw.Entries, s)
+		}
+		got = append(got, rw)
+	}
+	want := []row{
+		{Loc: "claude-desktop/user", Installed: "no", Exists: "no"},
+		{Loc: "claude-code/user", Installed: "yes", Exists: "yes"},
+		{Loc: "claude-code/local", Installed: "yes", Exists: "yes", Entries: []string{"local not wrapped"}},
+		{Loc: "claude-code/project", Installed: "yes", Exists: "no"},
+		{Loc: "vscode/user", Installed: "no", Exists: "no"},
+		{Loc: "vscode/workspace", Installed: "no", Exists: "no"},
+		{Loc: "cursor/user", Installed: "yes", Exists: "yes", Entries: []string{
+			"a not wrapped", "b wrapped ~/bin/elicitray exists=yes", "c wrapped /moved/elicitray exists=no", "d remote"}},
+		{Loc: "cursor/project", Installed: "yes", Exists: "no"},
+		{Loc: "windsurf/user", Installed: "no", Exists: "no"},
+		{Loc: "zed/user", Installed: "no", Exists: "no"},
+		{Loc: "codex/user", Installed: "yes", Exists: "no"},
+		{Loc: "gemini/user", Installed: "yes", Exists: "yes", Err: "~/.gemini/settings.json:3:9: not valid JSON: invalid character '{' after object name"},
+		{Loc: "gemini/project", Installed: "yes", Exists: "no"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("survey mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// TestHostsForFile: what --config guesses from a file's name and contents.
+func TestHostsForFile(t *testing.T) {
+	for _, tt := range []struct {
+		name, path, data, format string
+		want                     Location
+		err                      string
+	}{
+		{"toml by name", "/x/config.toml", "", "", Location{Format: FormatTOML, Servers: codexKey}, ""},
+		{"toml by content", "/x/conf", "[mcp_servers.a]\ncommand = \"x\"\n", "", Location{Format: FormatTOML, Servers: codexKey}, ""},
+		{"zed", "/x/settings.json", "// hi\n{\"theme\": \"x\", \"context_servers\": {}}", "", Location{Format: FormatJSON, Servers: zedKey}, ""},
+		{"mcpServers", "/x/a.json", `{"mcpServers": {}}`, "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
+		{"vscode", "/x/mcp.json", `{"servers": {}, "inputs": []}`, "", Location{Format: FormatJSON, Servers: vscodeKey}, ""},
+		{"broken JSON: Read says where", "/x/a.json", `{"mcpServers": {`, "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
+		{"--format", "/x/a", `{}`, "zed", Location{Format: FormatJSON, Servers: zedKey}, ""},
+		{"unknown --format", "/x/a", `{}`, "atom", Location{}, `--format "atom" is not a host elicitray knows`},
+		{"cannot tell", "/x/a.json", `{"editor": {}}`, "", Location{}, "cannot tell which host's config /x/a.json is"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ForFile(tt.path, []byte(tt.data), tt.format)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.want.Host, tt.want.Title, tt.want.Path = "file", tt.path, tt.path
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHostsSuggest(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{"cursr", []string{"cursor"}},
+		{"claude", []string{"claude-desktop", "claude-code"}},
+		{"VSCode", nil}, // the same name: found by a lookup that ignores case
+		{"vs-code", []string{"vscode"}},
+		{"emacs", nil},
+	} {
+		if diff := cmp.Diff(tt.want, Suggest(tt.name, Names())); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

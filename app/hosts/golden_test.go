@@ -1,0 +1,140 @@
+package hosts
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the .wrapped and .unwrapped goldens of testdata/hosts")
+
+// goldenDir holds one directory per host, each with configs as the host
+// writes them (comments, unknown keys, env, cwd, remote entries, entries
+// without args, one-line and multi-line args) and their goldens.
+const goldenDir = "../../testdata/hosts"
+
+// goldenBin is the binary the goldens are wrapped with: not on this
+// machine, so nothing depends on where the tests run.
+const goldenBin = "/opt/elicitray/bin/elicitray"
+
+// testEnv is the user the fixtures belong to.
+var testEnv = Env{Home: "/home/me", Project: "/home/me/project", GOOS: "linux"}
+
+// locs returns the locations of host under testEnv whose scope is one of
+// scopes, with path as their file.
+func locs(t *testing.T, host, path string, scopes ...string) []Location {
+	t.Helper()
+	h, ok := Lookup(host)
+	if !ok {
+		t.Fatalf("no host %q", host)
+	}
+	var out []Location
+	for _, l := range h.Locations(testEnv) {
+		if slices.Contains(scopes, l.Scope) {
+			l.Path = path
+			out = append(out, l)
+		}
+	}
+	if len(out) != len(scopes) {
+		t.Fatalf("%s has no scopes %v", host, scopes)
+	}
+	return out
+}
+
+// TestHostsGolden: for each host's config, wrapping every entry gives the
+// .wrapped golden; wrapping that again changes nothing; unwrapping it gives
+// the original back byte for byte (or the .unwrapped golden, for a config
+// that had wrapped entries to begin with).
+func TestHostsGolden(t *testing.T) {
+	for _, tt := range []struct {
+		file   string
+		host   string
+		scopes []string
+	}{
+		{"claude-desktop/claude_desktop_config.json", "claude-desktop", []string{"user"}},
+		{"claude-code/claude.json", "claude-code", []string{"user", "local"}},
+		{"claude-code/mcp.json", "claude-code", []string{"project"}},
+		{"vscode/mcp.json", "vscode", []string{"user"}},
+		{"cursor/mcp.json", "cursor", []string{"user"}},
+		{"cursor/moved.json", "cursor", []string{"user"}},
+		{"windsurf/mcp_config.json", "windsurf", []string{"user"}},
+		{"zed/settings.json", "zed", []string{"user"}},
+		{"codex/config.toml", "codex", []string{"user"}},
+		{"codex/inline.toml", "codex", []string{"user"}},
+		{"codex/crlf.toml", "codex", []string{"user"}},
+		{"gemini/settings.json", "gemini", []string{"user"}},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join(goldenDir, tt.file)
+			orig, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls := locs(t, tt.host, path, tt.scopes...)
+			each := func(data []byte, fn func([]byte, Location) ([]byte, []Change, error)) ([]byte, []Change) {
+				t.Helper()
+				var all []Change
+				for _, l := range ls {
+					var cs []Change
+					data, cs, err = fn(data, l)
+					if err != nil {
+						t.Fatal(err)
+					}
+					all = append(all, cs...)
+				}
+				return data, all
+			}
+			wrap := func(data []byte, l Location) ([]byte, []Change, error) { return Wrap(data, l, nil, goldenBin) }
+			unwrap := func(data []byte, l Location) ([]byte, []Change, error) { return Unwrap(data, l, nil) }
+
+			wrapped, changes := each(orig, wrap)
+			golden(t, path+".wrapped", wrapped)
+			if !slices.ContainsFunc(changes, func(c Change) bool { return c.Outcome == Wrapped }) {
+				t.Errorf("nothing wrapped: %+v", changes)
+			}
+
+			again, changes := each(wrapped, wrap)
+			if !bytes.Equal(again, wrapped) {
+				t.Errorf("wrapping twice changed the file:\n%s", cmp.Diff(string(wrapped), string(again)))
+			}
+			for _, c := range changes {
+				if c.Outcome != AlreadyWrapped && c.Outcome != Skipped {
+					t.Errorf("second wrap: %s %s", c.Key, c.Outcome)
+				}
+			}
+
+			back, _ := each(wrapped, unwrap)
+			want := orig
+			if _, err := os.Stat(path + ".unwrapped"); err == nil || *update && bytes.Contains(orig, []byte("elicitray")) {
+				golden(t, path+".unwrapped", back)
+				want, _ = os.ReadFile(path + ".unwrapped")
+			}
+			if diff := cmp.Diff(string(want), string(back)); diff != "" {
+				t.Errorf("unwrap after wrap mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// golden compares got with the file at path, or writes it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", filepath.Base(path), diff)
+	}
+}

@@ -1,0 +1,183 @@
+package hosts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// jsoncSyntax reads JSON and JSON with comments and trailing commas (VS Code
+// and Zed write those), through hujson, whose syntax tree keeps every byte
+// and its offset. Standard JSON stays standard: the splices add no comments
+// and no trailing commas.
+type jsoncSyntax struct{}
+
+func (jsoncSyntax) quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a path with & or < stays readable
+	enc.Encode(s)            // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// hujsonPos is how hujson starts its messages: "hujson: line 3, column 7: …".
+var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): `)
+
+func (jsoncSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
+	root, err := hujson.Parse(data)
+	if err != nil {
+		msg := err.Error()
+		se := &syntaxError{msg: strings.TrimPrefix(msg, "hujson: ")}
+		if m := hujsonPos.FindStringSubmatch(msg); m != nil {
+			se.line, _ = strconv.Atoi(m[1])
+			se.col, _ = strconv.Atoi(m[2])
+			se.msg = msg[len(m[0]):]
+		}
+		se.msg = "not valid JSON: " + se.msg
+		return nil, se
+	}
+	v := &root
+	for i, key := range servers {
+		obj, ok := v.Value.(*hujson.Object)
+		if !ok {
+			if i == 0 {
+				return nil, errors.New("the file is not a JSON object")
+			}
+			return nil, fmt.Errorf("%s is not an object", strings.Join(servers[:i], "."))
+		}
+		m := member(obj, key)
+		if m == nil {
+			return nil, nil
+		}
+		v = &m.Value
+	}
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		if _, null := v.Value.(hujson.Literal); null && v.Value.Kind() == 'n' {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s is not an object", strings.Join(servers, "."))
+	}
+	var out []rawEntry
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		key := m.Name.Value.(hujson.Literal).String()
+		if slicesContainsKey(out, key) {
+			continue // hosts' JSON parsers keep the last; member() finds it
+		}
+		out = append(out, jsonEntry(data, key, &member(obj, key).Value))
+	}
+	return out, nil
+}
+
+func slicesContainsKey(rs []rawEntry, key string) bool {
+	for _, r := range rs {
+		if r.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// member returns the last member of obj named key (JSON.parse and Go's
+// encoding/json both keep the last of duplicates), or nil.
+func member(obj *hujson.Object, key string) *hujson.ObjectMember {
+	for i := len(obj.Members) - 1; i >= 0; i-- {
+		if obj.Members[i].Name.Value.(hujson.Literal).String() == key {
+			return &obj.Members[i]
+		}
+	}
+	return nil
+}
+
+// jsonEntry reads one entry: `{"command": "npx", "args": [...], ...}`, Zed's
+// older `{"command": {"path": "npx", "args": [...]}}`, or a remote one with
+// url (VS Code, Cursor, Claude Code, Gemini CLI, Zed), serverUrl (Windsurf)
+// or httpUrl (Gemini CLI).
+func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
+	r := rawEntry{Entry: Entry{Key: key}, argsKey: `"args"`}
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		r.State, r.Note = StateUnsupported, "it is not an object"
+		return r
+	}
+	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
+		if m := member(obj, k); m != nil && m.Value.Value.Kind() == '"' {
+			r.URL = m.Value.Value.(hujson.Literal).String()
+			break
+		}
+	}
+	holder := obj // the object holding command (or path) and args
+	cm := member(obj, "command")
+	if cm != nil {
+		if inner, ok := cm.Value.Value.(*hujson.Object); ok {
+			holder = inner
+			cm = member(inner, "path")
+			if cm == nil {
+				r.State, r.Note = StateUnsupported, "its command has no path"
+				return r
+			}
+		}
+	}
+	if cm == nil {
+		if m := member(obj, "source"); m != nil && m.Value.Value.Kind() == '"' && m.Value.Value.(hujson.Literal).String() == "extension" {
+			r.Note = "a Zed extension starts this server, not a command in this file"
+		}
+		return r
+	}
+	lit, ok := cm.Value.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '"' {
+		r.State, r.Note = StateUnsupported, "its command is not a string"
+		return r
+	}
+	r.Command = lit.String()
+	r.cmd = &token{cm.Value.StartOffset, cm.Value.EndOffset, r.Command}
+	r.addAt = cm.Value.EndOffset
+	r.addPre = "," + memberIndent(data, cm.Name.StartOffset)
+	r.sep = string(data[cm.Name.EndOffset:cm.Value.StartOffset])
+	if !isSpace(bytes.Replace([]byte(r.sep), []byte(":"), nil, 1)) {
+		r.sep = ": " // a comment between name and value: not copied
+	}
+	am := member(holder, "args")
+	if am == nil {
+		return r
+	}
+	arr, ok := am.Value.Value.(*hujson.Array)
+	if !ok {
+		r.State, r.Note = StateUnsupported, "its args is not a list"
+		return r
+	}
+	r.argsStart = am.Name.StartOffset
+	r.args = &array{open: am.Value.StartOffset, close: am.Value.EndOffset - 1}
+	for _, el := range arr.Elements {
+		lit, ok := el.Value.(hujson.Literal)
+		if !ok || lit.Kind() != '"' {
+			r.State, r.Note = StateUnsupported, "its args are not all strings"
+			return r
+		}
+		s := lit.String()
+		r.args.elems = append(r.args.elems, token{el.StartOffset, el.EndOffset, s})
+		r.Args = append(r.Args, s)
+	}
+	return r
+}
+
+// memberIndent returns the whitespace before the member starting at offset
+// ("\n      " in an indented object), or " " when the member does not start
+// its line.
+func memberIndent(data []byte, offset int) string {
+	if ind := lineIndent(data, offset); ind != "" || (offset > 0 && data[offset-1] == '\n') {
+		nl := "\n"
+		if i := offset - len(ind) - 1; i > 0 && data[i-1] == '\r' {
+			nl = "\r\n"
+		}
+		return nl + ind
+	}
+	return " "
+}

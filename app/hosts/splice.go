@@ -1,0 +1,304 @@
+package hosts
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Wrap and Unwrap as byte splices, shared by both formats: a format's
+// parser (jsonc.go, toml.go) finds each entry's tokens and their offsets,
+// and what is spliced here is the same for JSON and TOML arrays.
+
+// Outcome is what Wrap or Unwrap did to one entry.
+type Outcome string
+
+// The outcomes.
+const (
+	Wrapped        Outcome = "wrapped"
+	AlreadyWrapped Outcome = "already wrapped"
+	// Repointed: the entry was wrapped with a binary that no longer exists,
+	// and now runs the given one.
+	Repointed  Outcome = "repointed"
+	Unwrapped  Outcome = "unwrapped"
+	NotWrapped Outcome = "not wrapped" // Unwrap: nothing to take out
+	// Skipped: a remote or unsupported entry, left as it is (Change.Note
+	// says why).
+	Skipped Outcome = "skipped"
+)
+
+// Change reports what Wrap or Unwrap did to one entry.
+type Change struct {
+	Key     string
+	Outcome Outcome
+	Note    string // for Skipped: the reason, a phrase ("remote: https://…")
+	Entry   Entry  // the entry as it reads after the change
+}
+
+// Wrap returns data (the contents of the file at loc) with the entries named
+// by keys rewritten to run `bin wrap --name KEY -- ORIGINAL_COMMAND ARGS…`;
+// bin should be an absolute path, and its base name must be elicitray
+// (ErrBinaryName otherwise). With no keys, every entry that has a
+// command is wrapped, and remote and unsupported ones are Skipped. An entry
+// already wrapped is left alone, unless its binary no longer exists: then it
+// is pointed at bin (Repointed). Every other byte of data stays as it was.
+//
+// Naming a key that is not there, a remote entry or an unsupported one is an
+// error (ErrUnknownServer, ErrRemote, ErrUnsupported) and nothing changes.
+func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Change, error) {
+	if !isElicitray(bin) {
+		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray)", ErrBinaryName, bin)
+	}
+	return edit(data, loc, keys, func(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
+		return wrapEntry(syn, data, r, bin)
+	})
+}
+
+// Unwrap returns data with the entries named by keys (every entry when keys
+// is empty) running their server command directly again, undoing Wrap byte
+// for byte. Entries that are not wrapped are reported NotWrapped and left
+// alone. A key that is not there is ErrUnknownServer.
+func Unwrap(data []byte, loc Location, keys []string) ([]byte, []Change, error) {
+	return edit(data, loc, keys, unwrapEntry)
+}
+
+// rawEntry is an entry with the byte positions of what Wrap and Unwrap
+// splice: tokens are [start, end) offsets into the file's bytes.
+type rawEntry struct {
+	Entry
+	cmd  *token // the command's string token; nil when there is none
+	args *array // the args array; nil when the entry has no args member
+	// addAt is where an args member goes when the entry has none (right
+	// after the command), addPre the bytes before its key there (",\n    "
+	// in JSON), argsKey its key as written (`"args"`, `args`) and sep what
+	// separates key and value, copied from the command member (`: `, ` = `).
+	addAt   int
+	addPre  string
+	argsKey string
+	sep     string
+	// argsStart is the offset of the args member's key (when args != nil).
+	argsStart int
+}
+
+type token struct {
+	start, end int
+	value      string
+}
+
+// array is a JSON or TOML array of strings: open and close are the offsets
+// of its brackets.
+type array struct {
+	open, close int
+	elems       []token
+}
+
+// splice replaces data[start:end] with text.
+type splice struct {
+	start, end int
+	text       string
+}
+
+// syntax is what a file format gives the shared Wrap and Unwrap.
+type syntax interface {
+	// entries parses data and returns the entries of the table at servers.
+	entries(data []byte, servers []string) ([]rawEntry, error)
+	// quote returns s as a string token of the format.
+	quote(s string) string
+}
+
+var (
+	_ syntax = jsoncSyntax{}
+	_ syntax = tomlSyntax{}
+)
+
+type editFunc func(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error)
+
+// edit applies fn to the chosen entries, then reads the result back to
+// check it: a splice that did not give the entry fn meant is never written.
+func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Change, error) {
+	syn, err := syntaxOf(loc.Format)
+	if err != nil {
+		return nil, nil, err
+	}
+	raws, err := parse(data, loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	chosen := raws
+	if len(keys) > 0 {
+		chosen = nil
+		for _, k := range keys {
+			i := slices.IndexFunc(raws, func(r rawEntry) bool { return r.Key == k })
+			if i < 0 {
+				return nil, nil, fmt.Errorf("%w %q in %s", ErrUnknownServer, k, loc.Path)
+			}
+			chosen = append(chosen, raws[i])
+		}
+	}
+	all := len(keys) == 0
+	var splices []splice
+	var changes []Change
+	for i := range chosen {
+		r := &chosen[i]
+		s, c, err := fn(syn, data, r)
+		if err != nil {
+			if all && (errors.Is(err, ErrRemote) || errors.Is(err, ErrUnsupported)) {
+				changes = append(changes, Change{Key: r.Key, Outcome: Skipped, Note: skipNote(r.Entry), Entry: r.Entry})
+				continue
+			}
+			return nil, nil, fmt.Errorf("%s: %w", loc.Path, err)
+		}
+		splices = append(splices, s...)
+		changes = append(changes, c)
+	}
+	out := apply(data, splices)
+	if len(splices) == 0 {
+		return out, changes, nil
+	}
+	after, err := Read(out, loc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: editing gave a file that does not parse: %w", loc.Path, err)
+	}
+	for i, c := range changes {
+		j := slices.IndexFunc(after, func(e Entry) bool { return e.Key == c.Key })
+		if j < 0 || !sameOutcome(c, after[j]) {
+			return nil, nil, fmt.Errorf("%s: editing %q did not give the entry elicitray meant", loc.Path, c.Key)
+		}
+		changes[i].Entry = after[j]
+	}
+	return out, changes, nil
+}
+
+// sameOutcome checks that an entry read back from the edited file is what
+// the change promised.
+func sameOutcome(c Change, got Entry) bool {
+	want := c.Entry
+	switch c.Outcome {
+	case Wrapped, Repointed, AlreadyWrapped:
+		return got.State == StateWrapped && got.Binary == want.Binary && slices.Equal(got.Server, want.Server)
+	case Unwrapped:
+		return got.State == StateNotWrapped && slices.Equal(got.Server, want.Server)
+	}
+	return got.State == want.State
+}
+
+func skipNote(e Entry) string {
+	if e.State == StateRemote {
+		return "remote: " + e.URL
+	}
+	return e.Note
+}
+
+// wrapEntry is Wrap for one entry.
+func wrapEntry(syn syntax, data []byte, r *rawEntry, bin string) ([]splice, Change, error) {
+	e := r.Entry
+	switch e.State {
+	case StateRemote:
+		return nil, Change{}, fmt.Errorf("%q is a %w (%s): elicitray wraps servers the host starts as a command, so it leaves this one as it is", e.Key, ErrRemote, e.URL)
+	case StateUnsupported:
+		return nil, Change{}, fmt.Errorf("%q: %w: %s", e.Key, ErrUnsupported, e.Note)
+	case StateWrapped:
+		if e.BinaryExists || e.Binary == bin {
+			return nil, Change{Key: e.Key, Outcome: AlreadyWrapped, Entry: e}, nil
+		}
+		want := e
+		want.Binary = bin
+		return []splice{{r.cmd.start, r.cmd.end, syn.quote(bin)}}, Change{Key: e.Key, Outcome: Repointed, Entry: want}, nil
+	}
+	// The new elements, then the original command token moved as it is
+	// (escapes and quoting style included), so Unwrap can move it back.
+	lits := []string{syn.quote("wrap"), syn.quote("--name"), syn.quote(e.Key), syn.quote("--"), string(data[r.cmd.start:r.cmd.end])}
+	s := []splice{{r.cmd.start, r.cmd.end, syn.quote(bin)}}
+	switch {
+	case r.args == nil:
+		s = append(s, splice{r.addAt, r.addAt, r.addPre + r.argsKey + r.sep + "[" + strings.Join(lits, ", ") + "]"})
+	case len(r.args.elems) == 0:
+		s = append(s, splice{r.args.open + 1, r.args.open + 1, strings.Join(lits, ", ")})
+	default:
+		sep := elemSep(data, r.args)
+		s = append(s, splice{r.args.elems[0].start, r.args.elems[0].start, strings.Join(lits, sep) + sep})
+	}
+	want := e
+	want.Binary = bin
+	return s, Change{Key: e.Key, Outcome: Wrapped, Entry: want}, nil
+}
+
+// elemSep returns what separates the array's elements (", " or ",\n    "),
+// copied from the file so that inserted elements look like the others.
+func elemSep(data []byte, a *array) string {
+	if len(a.elems) >= 2 {
+		between := data[a.elems[0].end:a.elems[1].start]
+		if bytes.Count(between, []byte(",")) == 1 && isSpace(bytes.Replace(between, []byte(","), nil, 1)) {
+			return string(between)
+		}
+	}
+	inner := data[a.open+1 : a.elems[0].start]
+	if isSpace(inner) && bytes.Contains(inner, []byte("\n")) {
+		return "," + string(inner)
+	}
+	return ", "
+}
+
+func isSpace(b []byte) bool {
+	return len(bytes.Trim(b, " \t\r\n")) == 0
+}
+
+// unwrapEntry is Unwrap for one entry: the inverse of wrapEntry.
+func unwrapEntry(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
+	e := r.Entry
+	if e.State != StateWrapped {
+		return nil, Change{Key: e.Key, Outcome: NotWrapped, Entry: e}, nil
+	}
+	_, at := wrapFlags(e.Args)
+	if at >= len(e.Args) {
+		return nil, Change{}, fmt.Errorf("%q: %w: its `elicitray wrap` has no server command after it", e.Key, ErrUnsupported)
+	}
+	el := r.args.elems
+	s := []splice{{r.cmd.start, r.cmd.end, string(data[el[at].start:el[at].end])}}
+	switch {
+	case len(el) > at+1:
+		s = append(s, splice{el[0].start, el[at+1].start, ""})
+	case r.addedArgs(data):
+		s = append(s, splice{r.addAt, r.args.close + 1, ""})
+	default:
+		s = append(s, splice{el[0].start, el[at].end, ""})
+	}
+	want := e
+	want.State = StateNotWrapped
+	want.Server = e.Server
+	return s, Change{Key: e.Key, Outcome: Unwrapped, Entry: want}, nil
+}
+
+// addedArgs reports whether the entry's args member sits exactly where and
+// as wrapEntry adds one to an entry that had none.
+func (r *rawEntry) addedArgs(data []byte) bool {
+	start := r.addAt + len(r.addPre) + len(r.argsKey) + len(r.sep)
+	return r.argsStart == r.addAt+len(r.addPre) && start == r.args.open &&
+		string(data[r.addAt:start]) == r.addPre+r.argsKey+r.sep
+}
+
+// apply makes the splices, which must not overlap, and returns a new slice.
+func apply(data []byte, splices []splice) []byte {
+	sort.SliceStable(splices, func(i, j int) bool { return splices[i].start > splices[j].start })
+	out := bytes.Clone(data)
+	for _, s := range splices {
+		out = slices.Concat(out[:s.start], []byte(s.text), out[s.end:])
+	}
+	return out
+}
+
+// lineIndent returns the spaces and tabs between the start of the line
+// holding offset and offset, or "" when anything else comes first.
+func lineIndent(data []byte, offset int) string {
+	i := offset
+	for i > 0 && (data[i-1] == ' ' || data[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && data[i-1] != '\n' {
+		return ""
+	}
+	return string(data[i:offset])
+}

@@ -1,0 +1,381 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/elicitray/elicitray/app/hosts"
+)
+
+// `elicitray hosts list|wrap|unwrap`: the hosts' MCP configs, read and
+// edited by package hosts (issue 9).
+
+// hostsBinary is the elicitray that `hosts wrap` puts into configs: this
+// one (tests running in-process set the built binary).
+var hostsBinary = os.Executable
+
+// hostsFlags are the flags the hosts subcommands share.
+type hostsFlags struct {
+	project string // --project: the project of project and local scopes; "" is the current directory
+	config  string // --config: a file named directly instead of a host
+	format  string // --format: whose shape --config has ("" guesses)
+	scope   string // --scope: only this scope of the host
+	all     bool   // --all: every entry
+	asJSON  bool   // list --json
+}
+
+func newHostsCmd(stdout io.Writer) *cobra.Command {
+	var f hostsFlags
+	cmd := &cobra.Command{
+		Use:   "hosts",
+		Short: "List MCP hosts' server entries and put elicitray into their configs (or take it out)",
+		Long: "hosts finds the MCP configs of the hosts elicitray knows, shows which server entries\n" +
+			"run through `elicitray wrap`, and rewrites entries to do so or not. Only the values that\n" +
+			"change are touched: comments and formatting stay, and a backup of the file is made first.\n\n" +
+			"Hosts: " + strings.Join(hosts.Names(), ", ") + ".",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError{errors.New("hosts needs a subcommand: list, wrap HOST or unwrap HOST")}
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Show each installed host's config files and whether each server entry is wrapped",
+		Example: `  elicitray hosts list
+  elicitray hosts list --json
+  elicitray hosts list --config ./mcp.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runErr(hostsList(stdout, f))
+		},
+	}
+	wrap := &cobra.Command{
+		Use:   "wrap HOST [SERVER...|--all]",
+		Short: "Make a host's server entries run through `elicitray wrap` (a backup of the file first)",
+		Long: "wrap rewrites each named entry (every one with --all) from COMMAND ARGS… to\n" +
+			"  THIS_BINARY wrap --name KEY -- COMMAND ARGS…\n" +
+			"keeping env, cwd and every other key. Remote (url) entries are left alone. Running it\n" +
+			"again changes nothing, except that an entry whose elicitray binary was moved away is\n" +
+			"pointed at this one.",
+		Example: `  elicitray hosts wrap cursor --all
+  elicitray hosts wrap claude-code github --scope user
+  elicitray hosts wrap --config ./mcp.json --all`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return hostsEdit(stdout, f, args, false)
+		},
+	}
+	unwrap := &cobra.Command{
+		Use:   "unwrap HOST [SERVER...|--all]",
+		Short: "Take `elicitray wrap` out of a host's server entries again (a backup of the file first)",
+		Long: "unwrap gives each named entry (every wrapped one with --all) its own command back:\n" +
+			"after wrap, the file is byte for byte what it was.",
+		Example: `  elicitray hosts unwrap cursor --all`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return hostsEdit(stdout, f, args, true)
+		},
+	}
+	for _, c := range []*cobra.Command{list, wrap, unwrap} {
+		c.Flags().StringVar(&f.project, "project", "", "the project directory for project and local scopes (default: the current directory)")
+		c.Flags().StringVar(&f.config, "config", "", "a config file to use instead of a host's")
+		c.Flags().StringVar(&f.format, "format", "", "with --config: the host whose format the file has (default: guessed)")
+	}
+	for _, c := range []*cobra.Command{wrap, unwrap} {
+		c.Flags().BoolVar(&f.all, "all", false, "every server entry of the host")
+		c.Flags().StringVar(&f.scope, "scope", "", "only the host's config of this scope: user, local, project or workspace")
+	}
+	list.Flags().BoolVar(&f.asJSON, "json", false, "print every known config file and entry as JSON")
+	cmd.AddCommand(list, wrap, unwrap)
+	return cmd
+}
+
+func (f hostsFlags) env() (hosts.Env, error) {
+	project := f.project
+	if project == "" {
+		project = "."
+	}
+	return hosts.EnvFromOS(project)
+}
+
+// configLocation is the Location of --config.
+func configLocation(f hostsFlags) (hosts.Location, error) {
+	path, err := filepath.Abs(f.config)
+	if err != nil {
+		return hosts.Location{}, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return hosts.Location{}, err
+	}
+	loc, err := hosts.ForFile(path, data, f.format)
+	if err != nil && f.format != "" {
+		return loc, usageError{err}
+	}
+	return loc, err
+}
+
+// target is one config file hosts wrap or unwrap edits, and the locations
+// in it (Claude Code's user and local scopes share ~/.claude.json).
+type target struct {
+	path string
+	data []byte
+	locs []hosts.Location
+	keys [][]string // per location: the keys to edit; nil means all
+
+	out     []byte         // data edited
+	changes []hosts.Change // what the edits did, in locs order
+	scopes  []string       // the scopes edited
+}
+
+// hostsEdit is `hosts wrap` (unwrap false) and `hosts unwrap`.
+func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
+	verb := "wrap"
+	if unwrap {
+		verb = "unwrap"
+	}
+	env, err := f.env()
+	if err != nil {
+		return runErr(err)
+	}
+	var title, host string
+	var locs []hosts.Location
+	var servers []string
+	if f.config != "" {
+		loc, err := configLocation(f)
+		if err != nil {
+			return runErr(err)
+		}
+		title, host, locs, servers = loc.Path, "file", []hosts.Location{loc}, args
+	} else {
+		if len(args) == 0 {
+			return usageError{fmt.Errorf("%s needs a host (%s) or --config FILE", verb, strings.Join(hosts.Names(), ", "))}
+		}
+		h, err := lookupHost(args[0])
+		if err != nil {
+			return err
+		}
+		title, host, servers = h.Title, h.Name, args[1:]
+		locs = h.Locations(env)
+		if f.scope != "" {
+			var scopes []string
+			locs = slices.DeleteFunc(locs, func(l hosts.Location) bool {
+				scopes = append(scopes, l.Scope)
+				return l.Scope != f.scope
+			})
+			if len(locs) == 0 {
+				return usageError{fmt.Errorf("%s has no scope %q (it has %s)", h.Name, f.scope, strings.Join(scopes, ", "))}
+			}
+		}
+	}
+	if f.all && len(servers) > 0 {
+		return usageError{fmt.Errorf("%s takes server names or --all, not both", verb)}
+	}
+
+	// Read every file first: nothing is written unless every name is found
+	// and every file parses.
+	var targets []*target
+	var entries [][]hosts.Entry // per location, in locs order
+	var found []hosts.Location
+	var absent []string
+	for _, l := range locs {
+		data, err := os.ReadFile(l.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			absent = append(absent, tildePath(l.Path, env.Home))
+			continue
+		}
+		if err != nil {
+			return runErr(err)
+		}
+		es, err := hosts.Read(data, l)
+		if err != nil {
+			return runErr(fmt.Errorf("%w (nothing was changed)", err))
+		}
+		i := slices.IndexFunc(targets, func(t *target) bool { return t.path == l.Path })
+		if i < 0 {
+			targets = append(targets, &target{path: l.Path, data: data})
+			i = len(targets) - 1
+		}
+		targets[i].locs = append(targets[i].locs, l)
+		targets[i].keys = append(targets[i].keys, nil)
+		entries = append(entries, es)
+		found = append(found, l)
+	}
+	if len(found) == 0 {
+		return runErr(fmt.Errorf("%s has no config file here (%s does not exist)", title, strings.Join(absent, ", ")))
+	}
+	if !f.all && len(servers) == 0 {
+		var keys []string
+		for _, es := range entries {
+			for _, e := range es {
+				keys = append(keys, e.Key)
+			}
+		}
+		has := "no servers"
+		if len(keys) > 0 {
+			has = strings.Join(keys, ", ")
+		}
+		return usageError{fmt.Errorf("%s needs the names of the servers to %s, or --all (%s has %s)", verb, verb, title, has)}
+	}
+	if !f.all {
+		if err := chooseKeys(targets, found, entries, servers, host, unwrap); err != nil {
+			return err
+		}
+	}
+
+	bin, err := hostsBinary()
+	if err == nil {
+		bin, err = filepath.Abs(bin)
+	}
+	if err != nil {
+		return runErr(fmt.Errorf("finding this binary's path: %w", err))
+	}
+	// Every edit is made in memory first: a file that cannot be edited
+	// stops the command before anything is written.
+	for _, t := range targets {
+		t.out = t.data
+		for i, l := range t.locs {
+			if !f.all && t.keys[i] == nil {
+				continue
+			}
+			var cs []hosts.Change
+			if unwrap {
+				t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i])
+			} else {
+				t.out, cs, err = hosts.Wrap(t.out, l, t.keys[i], bin)
+			}
+			if err != nil {
+				return runErr(fmt.Errorf("%w (nothing was changed)", err))
+			}
+			t.changes = append(t.changes, cs...)
+			t.scopes = append(t.scopes, l.Scope)
+		}
+	}
+	changed := false
+	for _, t := range targets {
+		if len(t.scopes) == 0 {
+			continue
+		}
+		var backup string
+		if !bytes.Equal(t.out, t.data) {
+			if backup, err = hosts.WriteFile(t.path, t.data, t.out, time.Now()); err != nil {
+				if changed {
+					err = fmt.Errorf("%w (the files above were changed; this one was not)", err)
+				}
+				return runErr(err)
+			}
+			changed = true
+		}
+		heading := title
+		if host != "file" {
+			heading += " (" + strings.Join(t.scopes, ", ") + ") — " + t.path
+		}
+		fmt.Fprintln(w, heading)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, c := range t.changes {
+			what := string(c.Outcome)
+			switch {
+			case c.Outcome == hosts.Skipped:
+				what = "left alone (" + c.Note + ")"
+			case c.Entry.State == hosts.StateRemote:
+				what = "left alone (remote: " + c.Entry.URL + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", c.Key, what)
+		}
+		if len(t.changes) == 0 {
+			fmt.Fprintln(tw, "  no servers")
+		}
+		tw.Flush()
+		if backup == "" {
+			fmt.Fprintln(w, "  nothing to change: the file was not written")
+		} else {
+			fmt.Fprintf(w, "  backup of the file as it was: %s\n", backup)
+		}
+	}
+	if changed && host != "file" {
+		fmt.Fprintf(w, "Restart %s (or reload its MCP servers) for the change to take effect.\n", title)
+	}
+	return nil
+}
+
+// chooseKeys finds the location of each named server and sets the targets'
+// keys. A name in no location, or in several, is a usage error; naming a
+// remote or unsupported entry to wrap is a run error. Both come before any
+// file is written.
+func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entry, servers []string, host string, unwrap bool) error {
+	var all []string
+	for _, es := range entries {
+		for _, e := range es {
+			if !slices.Contains(all, e.Key) {
+				all = append(all, e.Key)
+			}
+		}
+	}
+	for _, s := range servers {
+		var in []int
+		for i, es := range entries {
+			if j := slices.IndexFunc(es, func(e hosts.Entry) bool { return e.Key == s }); j >= 0 {
+				in = append(in, i)
+				e := es[j]
+				if !unwrap && e.State == hosts.StateRemote {
+					return runErr(fmt.Errorf("%s is a remote server (%s): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is", s, e.URL))
+				}
+				if e.State == hosts.StateUnsupported {
+					return runErr(fmt.Errorf("%s cannot be edited: %s; it was left as it is", s, e.Note))
+				}
+			}
+		}
+		switch len(in) {
+		case 0:
+			msg := fmt.Sprintf("%s has no server %q", host, s)
+			if host == "file" {
+				msg = fmt.Sprintf("%s has no server %q", locs[0].Path, s)
+			}
+			if sug := hosts.Suggest(s, all); len(sug) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(sug, "\n\t")
+			} else if len(all) > 0 {
+				msg += " (it has " + strings.Join(all, ", ") + ")"
+			}
+			return usageError{errors.New(msg)}
+		case 1:
+		default:
+			var scopes []string
+			for _, i := range in {
+				scopes = append(scopes, locs[i].Scope)
+			}
+			return usageError{fmt.Errorf("%q is in %s's %s scopes: say which with --scope", s, host, strings.Join(scopes, " and "))}
+		}
+		l := locs[in[0]]
+		for _, t := range targets {
+			for i, tl := range t.locs {
+				if tl.Path == l.Path && tl.Scope == l.Scope {
+					t.keys[i] = append(t.keys[i], s)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// lookupHost finds a host by name, ignoring case; an unknown one is a usage
+// error with suggestions.
+func lookupHost(name string) (hosts.Host, error) {
+	if h, ok := hosts.Lookup(name); ok {
+		return h, nil
+	}
+	msg := fmt.Sprintf("unknown host %q", name)
+	if sug := hosts.Suggest(name, hosts.Names()); len(sug) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(sug, "\n\t") + "\n"
+	}
+	msg += "\nelicitray knows " + strings.Join(hosts.Names(), ", ") + " (or name a file with --config)"
+	return hosts.Host{}, usageError{errors.New(msg)}
+}

@@ -1,0 +1,487 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/app/hosts"
+)
+
+const hostsFixtures = "../testdata/hosts"
+
+// fakeHosts makes a home directory where Cursor, Zed, Codex, Claude Code
+// and Gemini CLI are installed, with their configs from testdata/hosts, and
+// a project directory in it. It returns both.
+func fakeHosts(t *testing.T) (home, project string) {
+	t.Helper()
+	home, err := filepath.EvalSymlinks(t.TempDir()) // as Claude Code records projects
+	if err != nil {
+		t.Fatal(err)
+	}
+	project = filepath.Join(home, "project")
+	for _, f := range []struct{ from, to string }{
+		{"cursor/mcp.json", ".cursor/mcp.json"},
+		{"zed/settings.json", ".config/zed/settings.json"},
+		{"codex/config.toml", ".codex/config.toml"},
+		{"claude-code/mcp.json", "project/.mcp.json"},
+	} {
+		data, err := os.ReadFile(filepath.Join(hostsFixtures, f.from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(home, f.to), string(data), 0o644)
+	}
+	// Claude Code keeps the project's local scope under its absolute path.
+	writeFile(t, filepath.Join(home, ".claude.json"), `{
+  "mcpServers": {
+    "dup": {"command": "user-dup"}
+  },
+  "projects": {
+    "`+project+`": {
+      "mcpServers": {
+        "dup": {"command": "local-dup"}
+      }
+    }
+  }
+}
+`, 0o600)
+	// A server that runs anywhere: it says what ECHO_MODE it got, then cat
+	// answers each message with itself.
+	gemini, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{
+			"command": "sh",
+			"args":    []string{"-c", echoScript},
+			"env":     map[string]string{"ECHO_MODE": "plain"},
+		},
+	}}, "", "  ")
+	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), string(gemini)+"\n", 0o600)
+	return home, project
+}
+
+const echoScript = `printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}\n' "$ECHO_MODE"; exec cat`
+
+func writeFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+}
+
+// hostsEnv points the host-finding variables at home for an in-process
+// run, in project, with the built binary as the one wrap puts in configs.
+func hostsEnv(t *testing.T, home, project string) {
+	t.Helper()
+	hostsBinary = func() (string, error) { return elicitrayBin, nil }
+	t.Cleanup(func() { hostsBinary = os.Executable })
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "APPDATA"} {
+		t.Setenv(v, "")
+	}
+	t.Chdir(project)
+}
+
+// runBin runs the built elicitray as a user whose home is home, in dir.
+func runBin(t *testing.T, home, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(elicitrayBin, args...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "APPDATA":
+			continue
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	cmd.Env = append(cmd.Env, "HOME="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func backups(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := filepath.Glob(path + ".elicitray-backup-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestHostsCommand runs the real binary as a user with a few hosts
+// installed: list, wrap Cursor's servers, wrap again, read the entries back,
+// unwrap, and the file is what it was.
+func TestHostsCommand(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	orig, _ := os.ReadFile(cursor)
+
+	out, errOut, code := runBin(t, home, project, "hosts", "list")
+	if code != 0 {
+		t.Fatalf("hosts list: exit %d: %s", code, errOut)
+	}
+	want := `Claude Code (user) — ~/.claude.json
+  dup  not wrapped  user-dup
+
+Claude Code (local) — ~/.claude.json
+  dup  not wrapped  local-dup
+
+Claude Code (project) — ~/project/.mcp.json
+  playwright  not wrapped  npx @playwright/mcp@latest
+  docs        remote       https://docs.example.com/mcp
+
+Cursor (user) — ~/.cursor/mcp.json
+  web-search     not wrapped  npx -y @example/web-search-mcp
+  python-tools   not wrapped  python3 -m mcp_server_tools
+  notes          not wrapped  notes-mcp
+  remote-server  remote       https://example.com/mcp
+
+Zed (user) — ~/.config/zed/settings.json
+  mcp-server-github    not wrapped  npx -y @modelcontextprotocol/server-github
+  postgres             not wrapped  /usr/local/bin/postgres-context-server postgresql://localhost/dev
+  bare-old             not wrapped  context-server-bare
+  no-args              not wrapped  mcp-no-args
+  remote               remote       https://mcp.example.com/mcp
+  mcp-server-context7  unsupported  a Zed extension starts this server, not a command in this file
+
+Codex CLI (user) — ~/.codex/config.toml
+  docs    not wrapped  docs-server
+  github  not wrapped  npx -y @modelcontextprotocol/server-github
+  fetch   not wrapped  uvx mcp-server-fetch
+  figma   remote       https://mcp.figma.com/mcp
+
+Gemini CLI (user) — ~/.gemini/settings.json
+  echo  not wrapped  sh -c ` + shellJoin([]string{echoScript}) + `
+
+Not installed: Claude Desktop, VS Code, Windsurf.
+
+` + "`elicitray hosts wrap HOST --all`" + ` puts elicitray in front of a host's servers (a backup
+of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes it out again.
+`
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("hosts list mismatch (-want +got):\n%s", diff)
+	}
+
+	out, errOut, code = runBin(t, home, project, "hosts", "wrap", "cursor", "--all")
+	if code != 0 {
+		t.Fatalf("hosts wrap: exit %d: %s", code, errOut)
+	}
+	golden, _ := os.ReadFile(filepath.Join(hostsFixtures, "cursor", "mcp.json.wrapped"))
+	wantWrapped := strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin)
+	got, _ := os.ReadFile(cursor)
+	if diff := cmp.Diff(wantWrapped, string(got)); diff != "" {
+		t.Errorf("wrapped file mismatch (-want +got):\n%s", diff)
+	}
+	bs := backups(t, cursor)
+	if len(bs) != 1 {
+		t.Fatalf("backups %v, want one", bs)
+	}
+	if !strings.Contains(out, "backup of the file as it was: "+bs[0]) || !strings.Contains(out, "remote-server  left alone (remote: https://example.com/mcp)") {
+		t.Errorf("hosts wrap said:\n%s", out)
+	}
+	checkMode(t, cursor, 0o644)
+	checkMode(t, bs[0], 0o600)
+	if b, _ := os.ReadFile(bs[0]); !bytes.Equal(b, orig) {
+		t.Error("the backup is not the original")
+	}
+
+	// What Cursor will run: this binary, wrap --name KEY -- the server.
+	entries, err := hosts.ReadFile(hosts.Location{Path: cursor, Format: hosts.FormatJSON, Servers: []string{"mcpServers"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := map[string][]string{
+		"web-search":   {"npx", "-y", "@example/web-search-mcp"},
+		"python-tools": {"python3", "-m", "mcp_server_tools"},
+		"notes":        {"notes-mcp"},
+	}
+	for _, e := range entries {
+		if s, ok := servers[e.Key]; ok {
+			if e.Command != elicitrayBin || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key, "--"}, s...)) {
+				t.Errorf("%s runs %s %q", e.Key, e.Command, e.Args)
+			}
+		}
+	}
+
+	out, _, code = runBin(t, home, project, "hosts", "wrap", "cursor", "--all")
+	if got2, _ := os.ReadFile(cursor); code != 0 || !bytes.Equal(got2, got) || len(backups(t, cursor)) != 1 {
+		t.Errorf("wrapping again: exit %d, file changed %v, backups %v", code, !bytes.Equal(got2, got), backups(t, cursor))
+	}
+	if !strings.Contains(out, "web-search     already wrapped") || !strings.Contains(out, "nothing to change: the file was not written") {
+		t.Errorf("wrapping again said:\n%s", out)
+	}
+
+	out, _, _ = runBin(t, home, project, "hosts", "list")
+	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+elicitrayBin+")\n") {
+		t.Errorf("list after wrap:\n%s", out)
+	}
+
+	out, errOut, code = runBin(t, home, project, "hosts", "unwrap", "cursor", "--all")
+	if code != 0 {
+		t.Fatalf("hosts unwrap: exit %d: %s", code, errOut)
+	}
+	if back, _ := os.ReadFile(cursor); !bytes.Equal(back, orig) {
+		t.Errorf("unwrap did not give the original back:\n%s", cmp.Diff(string(orig), string(back)))
+	}
+	if len(backups(t, cursor)) != 2 || !strings.Contains(out, "web-search     unwrapped") {
+		t.Errorf("unwrap: backups %v, said:\n%s", backups(t, cursor), out)
+	}
+	checkMode(t, cursor, 0o644)
+}
+
+// TestHostsWrappedServerRuns: after `hosts wrap`, the command line in the
+// config starts the server through the wrapper, and the entry's env (set
+// by the host, as hosts do) reaches the server: it reports it, then echoes
+// the host's message back through the wrapper.
+func TestHostsWrappedServerRuns(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	if _, errOut, code := runBin(t, home, project, "hosts", "wrap", "gemini", "echo"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, _ := os.ReadFile(settings)
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.MCPServers["echo"]
+	if diff := cmp.Diff([]string{"wrap", "--name", "echo", "--", "sh", "-c", echoScript}, e.Args); e.Command != elicitrayBin || diff != "" {
+		t.Fatalf("command %s, args mismatch (-want +got):\n%s", e.Command, diff)
+	}
+	if e.Env["ECHO_MODE"] != "plain" {
+		t.Errorf("env lost: %v", e.Env)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Command, e.Args...)
+	cmd.Env = append(os.Environ(), "ECHO_MODE="+e.Env["ECHO_MODE"])
+	msg := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hello"}}` + "\n"
+	cmd.Stdin = strings.NewReader(msg)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	want := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"plain"}}` + "\n" + msg
+	if string(out) != want {
+		t.Errorf("the wrapped server sent %q, want %q", out, want)
+	}
+}
+
+// TestHostsMovedBinary: an entry wrapped by a binary that was moved away is
+// flagged by list, and wrap points it at this one.
+func TestHostsMovedBinary(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	writeFile(t, cursor, `{"mcpServers": {"old": {"command": "/gone/bin/elicitray", "args": ["wrap", "--name", "old", "--", "srv"]}}}`, 0o600)
+	out, _, _ := runBin(t, home, project, "hosts", "list")
+	if !strings.Contains(out, "old  wrapped  srv  (through /gone/bin/elicitray, which no longer exists: `elicitray hosts wrap cursor old` points it at this binary)") {
+		t.Errorf("list:\n%s", out)
+	}
+	out, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "old")
+	got, _ := os.ReadFile(cursor)
+	want := `{"mcpServers": {"old": {"command": "` + elicitrayBin + `", "args": ["wrap", "--name", "old", "--", "srv"]}}}`
+	if code != 0 || string(got) != want || !strings.Contains(out, "old  repointed") {
+		t.Errorf("exit %d (%s), said %q, file:\n%s", code, errOut, out, got)
+	}
+}
+
+// TestHostsCLIErrors: wrong names get a sentence and a suggestion (exit 2),
+// things that cannot be done a sentence (exit 1), and no file is touched.
+func TestHostsCLIErrors(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), "{\n  \"mcpServers\": {\n    \"x\" {\"command\": \"y\"}\n  }\n}\n", 0o600)
+	if os.Getuid() == 0 {
+		// A settings.json that someone else linked to a file of theirs.
+		zed := filepath.Join(home, ".config", "zed", "settings.json")
+		os.Rename(zed, zed+".real")
+		os.Symlink(zed+".real", zed)
+		os.Lchown(zed, 4242, 4242)
+	}
+	files := map[string][]byte{}
+	filepath.Walk(home, func(path string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			files[path], _ = os.ReadFile(path)
+		}
+		return nil
+	})
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+		root   bool // needs root (the symlink)
+	}{
+		{"hosts alone", []string{"hosts"}, 2, []string{"hosts needs a subcommand: list, wrap HOST or unwrap HOST"}, false},
+		{"unknown subcommand", []string{"hosts", "lst"}, 2, []string{`unknown command "lst" for "elicitray hosts"`}, false},
+		{"no host", []string{"hosts", "wrap"}, 2, []string{"wrap needs a host (claude-desktop, claude-code, vscode, cursor, windsurf, zed, codex, gemini) or --config FILE"}, false},
+		{"unknown host", []string{"hosts", "wrap", "cursr", "--all"}, 2, []string{`unknown host "cursr"`, "Did you mean this?\n\tcursor\n"}, false},
+		{"unknown server", []string{"hosts", "wrap", "cursor", "web-serch"}, 2, []string{`cursor has no server "web-serch"`, "Did you mean this?\n\tweb-search"}, false},
+		{"unknown server, nothing close", []string{"hosts", "unwrap", "cursor", "zzz"}, 2, []string{`cursor has no server "zzz" (it has web-search, python-tools, notes, remote-server)`}, false},
+		{"no servers named", []string{"hosts", "wrap", "cursor"}, 2, []string{"wrap needs the names of the servers to wrap, or --all (Cursor has web-search, python-tools, notes, remote-server)"}, false},
+		{"servers and --all", []string{"hosts", "wrap", "cursor", "notes", "--all"}, 2, []string{"wrap takes server names or --all, not both"}, false},
+		{"no such scope", []string{"hosts", "wrap", "cursor", "--all", "--scope", "local"}, 2, []string{`cursor has no scope "local" (it has user, project)`}, false},
+		{"in two scopes", []string{"hosts", "wrap", "claude-code", "dup"}, 2, []string{`"dup" is in claude-code's user and local scopes: say which with --scope`}, false},
+		{"remote named", []string{"hosts", "wrap", "cursor", "notes", "remote-server"}, 1, []string{"remote-server is a remote server (https://example.com/mcp): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is"}, false},
+		{"extension named", []string{"hosts", "wrap", "zed", "mcp-server-context7"}, 1, []string{"mcp-server-context7 cannot be edited: a Zed extension starts this server"}, false},
+		{"no config file", []string{"hosts", "wrap", "windsurf", "--all"}, 1, []string{"Windsurf has no config file here (~/.codeium/windsurf/mcp_config.json does not exist)"}, false},
+		{"malformed JSON", []string{"hosts", "wrap", "gemini", "--all"}, 1, []string{filepath.Join(home, ".gemini", "settings.json") + ":3:9: not valid JSON: invalid character '{' after object name (nothing was changed)"}, false},
+		{"malformed JSON in list", []string{"hosts", "list", "--config", filepath.Join(home, ".gemini", "settings.json")}, 0, nil, false},
+		{"unknown --format", []string{"hosts", "list", "--config", filepath.Join(home, ".cursor", "mcp.json"), "--format", "atom"}, 2, []string{`--format "atom" is not a host elicitray knows`}, false},
+		{"someone else's symlink", []string{"hosts", "wrap", "zed", "--all"}, 1, []string{"settings.json is a symbolic link owned by user 4242, not you", "elicitray does not write through it"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.root && os.Getuid() != 0 {
+				t.Skip("making a link owned by another user needs root")
+			}
+			var stdout, stderr bytes.Buffer
+			code := Main(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr.String())
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr %q does not say %q", stderr.String(), s)
+				}
+			}
+			if hint := strings.Contains(stderr.String(), "--help"); hint != (tt.code == 2) {
+				t.Errorf("usage hint %v for exit %d: %q", hint, tt.code, stderr.String())
+			}
+			if tt.code != 0 && stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+			for path, data := range files {
+				if now, _ := os.ReadFile(path); !bytes.Equal(now, data) {
+					t.Errorf("%s changed", path)
+				}
+			}
+			if bs, _ := filepath.Glob(filepath.Join(home, "*", "*.elicitray-backup-*")); len(bs) > 0 {
+				t.Errorf("backups made: %v", bs)
+			}
+		})
+	}
+	// The list shows the broken file's error where the file is.
+	var stdout, stderr bytes.Buffer
+	Main(context.Background(), []string{"hosts", "list"}, nil, &stdout, &stderr)
+	if !strings.Contains(stdout.String(), "Gemini CLI (user) — ~/.gemini/settings.json\n  cannot read it: ~/.gemini/settings.json:3:9: not valid JSON: invalid character '{' after object name\n") {
+		t.Errorf("list:\n%s", stdout.String())
+	}
+}
+
+// TestHostsListJSON: --json gives every known config file with its entries,
+// for scripts.
+func TestHostsListJSON(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"hosts", "list", "--json"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got []struct {
+		Host, Scope, Path string
+		Installed, Exists bool
+		Entries           []hosts.Entry
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v in %s", err, stdout.String())
+	}
+	i := slices.IndexFunc(got, func(r struct {
+		Host, Scope, Path string
+		Installed, Exists bool
+		Entries           []hosts.Entry
+	}) bool {
+		return r.Host == "cursor" && r.Scope == "user"
+	})
+	if i < 0 {
+		t.Fatalf("no cursor in %s", stdout.String())
+	}
+	c := got[i]
+	var states []string
+	for _, e := range c.Entries {
+		states = append(states, e.Key+": "+string(e.State))
+	}
+	want := []string{"web-search: not wrapped", "python-tools: not wrapped", "notes: not wrapped", "remote-server: remote"}
+	if diff := cmp.Diff(want, states); diff != "" || c.Path != filepath.Join(home, ".cursor", "mcp.json") || !c.Installed || !c.Exists {
+		t.Errorf("cursor: %+v, states mismatch (-want +got):\n%s", c, diff)
+	}
+	if len(got) != len(hosts.Survey(hosts.Env{Home: home, Project: project})) {
+		t.Errorf("%d reports, want one per known config file", len(got))
+	}
+}
+
+// TestHostsConfigFlag: --config edits a file named directly, in its own
+// format, and unwrap restores it.
+func TestHostsConfigFlag(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	orig, err := os.ReadFile(filepath.Join(hostsFixtures, "codex", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostsEnv(t, home, project)
+	path := filepath.Join(project, "codex.toml")
+	writeFile(t, path, string(orig), 0o600)
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", "codex.toml", "github"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), path+"\n  github  wrapped\n  backup of the file as it was: "+path+".elicitray-backup-") {
+		t.Errorf("said:\n%s", stdout.String())
+	}
+	es, err := hosts.ReadFile(hosts.Location{Path: path, Format: hosts.FormatTOML, Servers: []string{"mcp_servers"}})
+	if err != nil || es[1].Key != "github" || es[1].State != hosts.StateWrapped || es[0].State != hosts.StateNotWrapped {
+		t.Errorf("entries %+v, %v", es, err)
+	}
+	stdout.Reset()
+	if code := Main(context.Background(), []string{"hosts", "unwrap", "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if back, _ := os.ReadFile(path); !bytes.Equal(back, orig) {
+		t.Errorf("not restored:\n%s", cmp.Diff(string(orig), string(back)))
+	}
+}
+
+func checkMode(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != mode {
+		t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), mode)
+	}
+}

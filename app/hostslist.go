@@ -1,0 +1,165 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/elicitray/elicitray/app/hosts"
+)
+
+// `elicitray hosts list`: one screen for people, --json for scripts.
+
+// hostsList is `hosts list`.
+func hostsList(w io.Writer, f hostsFlags) error {
+	env, err := f.env()
+	if err != nil {
+		return err
+	}
+	var reports []hosts.HostReport
+	if f.config != "" {
+		loc, err := configLocation(f)
+		if err != nil {
+			return err
+		}
+		reports = []hosts.HostReport{hosts.Report(loc, true)}
+	} else {
+		reports = hosts.Survey(env)
+	}
+	if f.asJSON {
+		return writeHostsJSON(w, reports)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var missing []string
+	var unwrapped, shown bool
+	for i, r := range reports {
+		if !r.Installed {
+			if i == 0 || reports[i-1].Host != r.Host {
+				missing = append(missing, r.Title)
+			}
+			continue
+		}
+		// Scopes beyond the user's show only when there is something in
+		// them (the local scope shares ~/.claude.json with the user's).
+		if r.Scope != "user" && r.Host != "file" && (!r.Exists || (len(r.Entries) == 0 && r.Err == nil)) {
+			continue
+		}
+		if shown {
+			fmt.Fprintln(tw)
+		}
+		shown = true
+		title := r.Title
+		if r.Scope != "" {
+			title += " (" + r.Scope + ")"
+		}
+		if r.Host == "file" {
+			fmt.Fprintln(tw, tildePath(r.Path, env.Home))
+		} else {
+			fmt.Fprintf(tw, "%s — %s\n", title, tildePath(r.Path, env.Home))
+		}
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(tw, "  cannot read it: %v\n", tildeErr(r.Err, env.Home))
+		case !r.Exists:
+			fmt.Fprintln(tw, "  no config file yet")
+		case len(r.Entries) == 0:
+			fmt.Fprintln(tw, "  no servers")
+		}
+		for _, e := range r.Entries {
+			unwrapped = unwrapped || e.State == hosts.StateNotWrapped
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Key, e.State, entryDetail(e, r))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !shown && f.config == "" {
+		fmt.Fprintln(w, "No MCP host elicitray knows is installed for this user.")
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "\nNot installed: %s.\n", strings.Join(missing, ", "))
+	}
+	if unwrapped {
+		fmt.Fprintln(w, "\n`elicitray hosts wrap HOST --all` puts elicitray in front of a host's servers (a backup\nof the file is made first); `elicitray hosts unwrap HOST --all` takes it out again.")
+	}
+	return nil
+}
+
+// entryDetail is the last column of `hosts list`: what the entry runs.
+func entryDetail(e hosts.Entry, r hosts.HostReport) string {
+	switch e.State {
+	case hosts.StateRemote:
+		return e.URL
+	case hosts.StateUnsupported:
+		return e.Note
+	case hosts.StateNotWrapped:
+		return shellJoin(e.Server)
+	}
+	s := shellJoin(e.Server)
+	if s == "" {
+		s = "(no server command after wrap)"
+	}
+	if !e.BinaryExists {
+		fix := "elicitray hosts wrap " + r.Host + " " + shellJoin([]string{e.Key})
+		if r.Host == "file" {
+			fix = "elicitray hosts wrap --config " + shellJoin([]string{r.Path}) + " " + shellJoin([]string{e.Key})
+		}
+		return s + fmt.Sprintf("  (through %s, which no longer exists: `%s` points it at this binary)", e.Binary, fix)
+	}
+	return s + "  (through " + e.Binary + ")"
+}
+
+// hostsJSON is one config file in `hosts list --json`.
+type hostsJSON struct {
+	hosts.HostReport
+	Error string `json:"error,omitempty"`
+}
+
+func writeHostsJSON(w io.Writer, reports []hosts.HostReport) error {
+	out := make([]hostsJSON, len(reports))
+	for i, r := range reports {
+		out[i].HostReport = r
+		if r.Entries == nil {
+			out[i].Entries = []hosts.Entry{}
+		}
+		if r.Err != nil {
+			out[i].Error = r.Err.Error()
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// tildePath shows a path under home as ~/….
+func tildePath(path, home string) string {
+	if home != "" && home != "/" && strings.HasPrefix(path, home+string(filepath.Separator)) {
+		return "~" + path[len(home):]
+	}
+	return path
+}
+
+func tildeErr(err error, home string) string {
+	if home == "" || home == "/" {
+		return err.Error()
+	}
+	return strings.ReplaceAll(err.Error(), home+string(filepath.Separator), "~"+string(filepath.Separator))
+}
+
+// shellJoin writes a command line as a shell would read it back: words
+// with spaces or shell characters in single quotes.
+func shellJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			out[i] = w
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
