@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 )
@@ -287,8 +288,65 @@ func (d *doctor) config() {
 }
 
 // hosts reports each installed host's config: which servers run through
-// elicitray.
-func (d *doctor) hosts() {}
+// elicitray, and whether the binary a wrapped entry runs still exists.
+func (d *doctor) hosts() {
+	env, err := hosts.EnvFromOS(".")
+	if err != nil {
+		d.add(levelNote, "Hosts", "could not look for host configs: %v.", err)
+		return
+	}
+	any := false
+	seen := map[string]bool{} // a project scope in the home directory is the user scope's file
+	for _, r := range hosts.Survey(env) {
+		if !r.Installed || !r.Exists || seen[r.Path] {
+			continue
+		}
+		seen[r.Path] = true
+		any = true
+		topic := r.Title
+		if r.Scope != "" {
+			topic += " (" + r.Scope + ")"
+		}
+		path := tildePath(r.Path, env.Home)
+		if r.Err != nil {
+			d.add(levelProblem, topic, "%s cannot be read: %s.", path, tildeErr(r.Err, env.Home))
+			continue
+		}
+		by := map[hosts.State][]string{}
+		var moved, other []string
+		for _, e := range r.Entries {
+			by[e.State] = append(by[e.State], e.Key)
+			if e.State == hosts.StateWrapped && !e.BinaryExists {
+				moved = append(moved, fmt.Sprintf("%s runs %s, which does not exist: `elicitray hosts wrap %s %s` points it at this binary", e.Key, e.Binary, r.Host, e.Key))
+			} else if e.State == hosts.StateWrapped && e.Binary != d.exe {
+				other = append(other, fmt.Sprintf("%s runs %s, not this binary", e.Key, e.Binary))
+			}
+		}
+		var parts []string
+		for _, st := range []hosts.State{hosts.StateWrapped, hosts.StateNotWrapped, hosts.StateRemote, hosts.StateUnsupported} {
+			if keys := by[st]; len(keys) > 0 {
+				parts = append(parts, fmt.Sprintf("%s: %s", st, strings.Join(keys, ", ")))
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{"no servers"}
+		}
+		level := levelOK
+		if len(by[hosts.StateNotWrapped]) > 0 {
+			level = levelNote
+			other = append(other, fmt.Sprintf("`elicitray hosts wrap %s --all` wraps the rest", r.Host))
+		}
+		if len(moved) > 0 {
+			level = levelProblem
+		}
+		f := d.add(level, topic, "%s: %s.", path, strings.Join(parts, "; "))
+		f.more = append(append(f.more, moved...), other...)
+	}
+	if !any {
+		d.add(levelNote, "Hosts", "no config of a host elicitray knows was found (`elicitray hosts list` names them).")
+	}
+}
+
 
 // write prints the report.
 func (d *doctor) write(w io.Writer) {

@@ -189,6 +189,35 @@ func TestDoctor(t *testing.T) {
 			}
 		}
 	})
+	t.Run("hosts", func(t *testing.T) {
+		needDisplay(t)
+		testHome(t)
+		userHome := t.TempDir()
+		cursor := `{"mcpServers": {
+  "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
+  "old": {"command": "/gone/bin/elicitray", "args": ["wrap", "--name", "old", "--", "old-server"]},
+  "docs": {"url": "https://docs.example.com/mcp"}
+}}`
+		if err := os.MkdirAll(filepath.Join(userHome, ".cursor"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(userHome, ".cursor", "mcp.json"), []byte(cursor), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, _, _ := runElicitray(t, nil, []string{"HOME=" + userHome}, "doctor")
+		want := "✗ Cursor (user): ~/.cursor/mcp.json: wrapped: old; not wrapped: github; remote: docs."
+		if l := line(out, "Cursor (user)"); l != want {
+			t.Errorf("Cursor line %q, want %q\n%s", l, want, out)
+		}
+		for _, more := range []string{
+			"    - old runs /gone/bin/elicitray, which does not exist: `elicitray hosts wrap cursor old` points it at this binary",
+			"    - `elicitray hosts wrap cursor --all` wraps the rest",
+		} {
+			if !strings.Contains(out, more+"\n") {
+				t.Errorf("the report lacks %q:\n%s", more, out)
+			}
+		}
+	})
 	t.Run("full disk", func(t *testing.T) {
 		needDisplay(t)
 		dir := smallFileSystem(t)
