@@ -59,9 +59,9 @@ test: deps vet
 # Start the hub and let the built-in host call each tool of the built-in
 # demo server through `elicitray wrap`: answer the windows as they come, then
 # see the decisions with `bin/elicitray history list` or tray → History.
+# Without DISPLAY (a terminal over ssh) it finds the desktop session itself,
+# or says why it cannot.
 demo: build
-	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
-	  echo "make demo shows desktop windows: run it in a desktop session (DISPLAY is not set)."; exit 1; fi
 	$(BIN) demo
 	$(BIN) history list --limit 10
 
