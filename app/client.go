@@ -449,8 +449,11 @@ func startHub(exe string, p Paths, env []string) (*os.Process, error) {
 // of the line is a sentence for the user (runHub, hubFailure).
 const hubFailPrefix = "elicitray hub: cannot start: "
 
-// hubFailure is the sentence a hub that could not start wrote to its log
-// after byte offset from, or "".
+// hubStartedLine is in the line a hub writes once it listens.
+const hubStartedLine = "elicitray hub: listening on "
+
+// hubFailure is the sentence the last hub that could not start wrote to its
+// log after byte offset from, or "" (also when a hub started after it).
 func hubFailure(logPath string, from int64) string {
 	b, err := os.ReadFile(logPath)
 	if err != nil || int64(len(b)) < from {
@@ -460,6 +463,8 @@ func hubFailure(logPath string, from int64) string {
 	for line := range strings.SplitSeq(string(b[from:]), "\n") {
 		if _, rest, ok := strings.Cut(line, hubFailPrefix); ok {
 			why = strings.TrimSpace(rest)
+		} else if strings.Contains(line, hubStartedLine) {
+			why = "" // a later hub started
 		}
 	}
 	return why

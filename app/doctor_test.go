@@ -309,3 +309,26 @@ func TestHubStartFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestHubFailureSentence: the sentence doctor and a starting wrapper show is
+// the last failed start's, and none once a later hub started.
+func TestHubFailureSentence(t *testing.T) {
+	for _, tt := range []struct {
+		name, log, want string
+	}{
+		{"none", "2026-12-01 10:00:00 " + hubStartedLine + "/run/user/1000/elicitray/hub.sock\n", ""},
+		{"failed", "2026-12-01 10:00:00 " + hubFailPrefix + "no X server is running at DISPLAY=:5\n", "no X server is running at DISPLAY=:5"},
+		{"failed twice", hubFailPrefix + "first\n" + hubFailPrefix + "second\n", "second"},
+		{"failed, then started", hubFailPrefix + "the history file is in use\n" + hubStartedLine + "sock\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "hub.log")
+			if err := os.WriteFile(path, []byte(tt.log), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got := hubFailure(path, 0); got != tt.want {
+				t.Errorf("hubFailure = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -180,7 +180,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		}
 		fyne.Do(a.Quit)
 	}()
-	fmt.Fprintf(stderr, "elicitray hub: listening on %s, history in %s, display %s\n", p.Socket, p.History, os.Getenv("DISPLAY"))
+	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
 	a.Run()
 	return nil
 }
