@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,28 +35,34 @@ const displayTimeout = 5 * time.Second
 
 // openDisplay checks that this process can open windows: on Linux, that the
 // X server in DISPLAY accepts a connection with this process's XAUTHORITY.
-// Its error is a sentence for the user.
-func openDisplay() error {
+// Its error is a sentence for the user. The connection stays open until
+// release is called: an X server with no other client resets when the last
+// one leaves, and refuses connections meanwhile, so the hub holds this one
+// until Fyne has its own.
+func openDisplay() (release func(), err error) {
+	release = func() {}
 	if runtime.GOOS != "linux" {
-		return nil
+		return release, nil
 	}
 	d := os.Getenv("DISPLAY")
 	if d == "" {
 		if w := os.Getenv("WAYLAND_DISPLAY"); w != "" {
-			return fmt.Errorf("WAYLAND_DISPLAY is %s but DISPLAY is not set: elicitray's windows need X11 (XWayland), which this session does not offer", w)
+			return release, fmt.Errorf("WAYLAND_DISPLAY is %s but DISPLAY is not set: elicitray's windows need X11 (XWayland), which this session does not offer", w)
 		}
-		return ErrNoDisplay
+		return release, ErrNoDisplay
 	}
-	done := make(chan error, 1)
+	type opened struct {
+		c   *xgb.Conn
+		err error
+	}
+	done := make(chan opened, 1)
 	go func() {
+		var c *xgb.Conn
 		var err error
-		// An X server resets when its last client leaves (Xvfb with no
-		// window manager, say) and closes the connections that arrive
-		// meanwhile: such an end of file is tried again.
+		// A server resetting (see above) closes the connections that
+		// arrive meanwhile: such an end of file is tried again.
 		for wait := 25 * time.Millisecond; wait < displayTimeout; wait *= 2 {
-			var c *xgb.Conn
 			if c, err = xgb.NewConnDisplay(d); err == nil {
-				c.Close()
 				break
 			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -63,16 +70,16 @@ func openDisplay() error {
 			}
 			time.Sleep(wait)
 		}
-		done <- err
+		done <- opened{c, err}
 	}()
 	select {
-	case err := <-done:
-		if err != nil {
-			return displayError(d, err)
+	case o := <-done:
+		if o.err != nil {
+			return release, displayError(d, o.err)
 		}
-		return nil
+		return sync.OnceFunc(o.c.Close), nil
 	case <-time.After(displayTimeout + time.Second):
-		return fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
+		return release, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
 	}
 }
 

@@ -49,10 +49,11 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		return fail(err)
 	}
 	defer lock.Close()
-	userEnv, err := prepareDesktop(ctx, stderr)
+	userEnv, releaseDisplay, err := prepareDesktop(ctx, stderr)
 	if err != nil {
 		return fail(err)
 	}
+	defer releaseDisplay() // once Fyne holds a connection of its own
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
 	var notices []string
@@ -83,6 +84,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	// hub that cannot draw must fail before it takes the socket, so that
 	// no wrapper hands it a prompt.
 	a, err := newFyneApp()
+	releaseDisplay()
 	if err != nil {
 		return fail(err)
 	}
@@ -207,36 +209,38 @@ func newFyneApp() (a fyne.App, err error) {
 // display is opened once to check it; the session bus is named when only
 // its socket is known. With ELICITRAY_HOME set, Fyne's preferences and cache
 // go under it too. It returns the environment for programs the hub starts
-// for the user (the browser), which keep the user's own settings.
-func prepareDesktop(ctx context.Context, log io.Writer) ([]string, error) {
+// for the user (the browser), which keep the user's own settings, and the
+// release of the display connection it checked with (openDisplay).
+func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, release func(), err error) {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sess, err := newSessionFinder(exe).find(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%w (%w)", ErrNoDisplay, err)
+			return nil, nil, fmt.Errorf("%w (%w)", ErrNoDisplay, err)
 		}
 		for k, v := range sess.Vars {
 			os.Setenv(k, v)
 		}
 		fmt.Fprintf(log, "elicitray hub: DISPLAY was not set; using display %s, found in %s\n", sess.Display(), sess.From)
 	}
-	if err := openDisplay(); err != nil {
-		return nil, err
+	release, err = openDisplay()
+	if err != nil {
+		return nil, nil, err
 	}
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		if addr := sessionBusAddress(); addr != "" {
 			os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 		}
 	}
-	userEnv := os.Environ()
+	userEnv = os.Environ()
 	if home := os.Getenv("ELICITRAY_HOME"); home != "" {
 		os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "desktop", "config"))
 		os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "desktop", "cache"))
 	}
-	return userEnv, nil
+	return userEnv, release, nil
 }
 
 // historyOpenError says why the history file could not be opened, naming

@@ -184,7 +184,9 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(openDisplay())
+				release, err := openDisplay()
+				release()
+				return runErr(err)
 			},
 		},
 		&cobra.Command{

@@ -2,9 +2,11 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -319,28 +321,26 @@ func (f *sessionFinder) fromLogind(ctx context.Context) []desktopSession {
 
 // fromProcesses returns, for each display named in the environment of a
 // process of this user, the session of the process that looks most like a
-// session's own (the one with the most session variables; the oldest).
+// desktop session's own, best display first. A user may have several X
+// servers (a desktop and an Xvfb a test runner started, say): a display
+// whose processes name a desktop (XDG_CURRENT_DESKTOP, or XDG_SESSION_TYPE
+// x11 or wayland) comes first, then one whose processes name a session bus,
+// then the display more processes use.
 func (f *sessionFinder) fromProcesses(visited map[int]bool) []desktopSession {
 	entries, err := os.ReadDir(f.proc)
 	if err != nil {
 		return nil
 	}
-	type proc struct {
-		pid  int
-		vars map[string]string
+	type display struct {
+		pid   int // the most session-like process
+		vars  map[string]string
+		score int
+		procs int
 	}
-	best := map[string]proc{}
-	var order []string
+	byDisplay := map[string]*display{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || visited[pid] {
-			continue
-		}
-		fi, err := os.Stat(filepath.Join(f.proc, e.Name()))
-		if err != nil {
-			continue
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != f.uid {
 			continue
 		}
 		vars, ok := f.environOf(pid)
@@ -348,20 +348,44 @@ func (f *sessionFinder) fromProcesses(visited map[int]bool) []desktopSession {
 		if !ok || d == "" {
 			continue
 		}
-		b, had := best[d]
-		if !had {
-			order = append(order, d)
+		score := sessionScore(vars)
+		b := byDisplay[d]
+		if b == nil {
+			b = &display{pid: pid, vars: vars, score: score}
+			byDisplay[d] = b
+		} else if score > b.score {
+			b.pid, b.vars, b.score = pid, vars, score
 		}
-		if !had || len(vars) > len(b.vars) {
-			best[d] = proc{pid, vars}
-		}
+		b.procs++
 	}
+	displays := slices.Collect(maps.Values(byDisplay))
+	slices.SortFunc(displays, func(a, b *display) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.procs, a.procs); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pid, b.pid)
+	})
 	var out []desktopSession
-	for _, d := range order {
-		p := best[d]
+	for _, p := range displays {
 		out = append(out, desktopSession{Vars: p.vars, From: fmt.Sprintf("the environment of %s (pid %d), a process of yours", f.commOf(p.pid), p.pid)})
 	}
 	return out
+}
+
+// sessionScore is how much a process's environment looks like a desktop
+// session's: 2 for a desktop named, 1 for a session bus.
+func sessionScore(vars map[string]string) int {
+	score := 0
+	if t := vars["XDG_SESSION_TYPE"]; vars["XDG_CURRENT_DESKTOP"] != "" || t == "x11" || t == "wayland" {
+		score += 2
+	}
+	if vars["DBUS_SESSION_BUS_ADDRESS"] != "" {
+		score++
+	}
+	return score
 }
 
 // environOf returns the session variables in the environment of process
