@@ -347,7 +347,6 @@ func (d *doctor) hosts() {
 	}
 }
 
-
 // write prints the report.
 func (d *doctor) write(w io.Writer) {
 	fmt.Fprintf(w, "elicitray %s (%s)\n\n", Version, d.exe)
