@@ -14,6 +14,7 @@ import (
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
 )
 
 // fakeClock is the policy's clock in tests: it moves only when told.
@@ -300,41 +301,75 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 }
 
-// TestSettingsRoundTrip: the Settings window shows what applies to each
-// server (configured or seen), and saving it unchanged writes the same
-// config: values equal to the defaults stay inherited.
+// TestSettingsRoundTrip: the Settings window shows what each server
+// configured sets (the rest follows the defaults) and lists servers only
+// seen; saving it writes a [servers.X] table only for a server configured
+// before or changed in the window, with only what differs from the
+// defaults, so that a server never configured goes on following them
+// (issue 9: Settings wrote `[servers.demo] timeout = "10m0s"`).
 func TestSettingsRoundTrip(t *testing.T) {
-	c := Config{Timeout: Duration{10 * time.Minute}, Rate: Rate{Burst: 4, Every: Duration{2 * time.Second}},
-		Servers: map[string]ServerConfig{"github": {Rule: RuleDecline, Burst: 1}}}
-	s := settingsOf(c, map[string]bool{"jira": true})
-	var names []string
-	for _, sp := range s.Servers {
-		names = append(names, sp.Name)
-		if p := c.Policy(sp.Name); p != (Policy{Rule: sp.Rule, Timeout: sp.Timeout, Burst: sp.Burst, Every: sp.Every}) {
-			t.Errorf("%s shows %+v, but %+v applies", sp.Name, sp, p)
-		}
-	}
-	if diff := cmp.Diff([]string{"github", "jira"}, names); diff != "" {
-		t.Errorf("servers shown (-want +got):\n%s", diff)
-	}
-	// Every server listed keeps an entry, so one added in the window stays.
-	want := c
-	want.Servers = map[string]ServerConfig{"github": c.Servers["github"], "jira": {Rule: RuleAsk}}
-	if diff := cmp.Diff(want, configOf(s)); diff != "" {
-		t.Errorf("saved unchanged (-want +got):\n%s", diff)
-	}
-	// What is written says no more than that: no burst = 0 for "inherit".
 	path := filepath.Join(t.TempDir(), "config.toml")
-	if err := SaveConfig(path, configOf(s)); err != nil {
+	if err := os.WriteFile(path, []byte("[rate]\nburst = 4\nevery = \"2s\"\n\n[servers.github]\nrule = \"decline\"\nburst = 1\n\n[servers.jira]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(path)
-	if strings.Contains(string(b), "= 0") {
-		t.Errorf("config.toml has a zero that means \"inherit\":\n%s", b)
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	back, err := LoadConfig(path)
-	if err != nil || back.Policy("jira") != c.Policy("jira") || back.Policy("github") != c.Policy("github") {
-		t.Errorf("reloaded: %v %+v", err, back)
+	s := settingsOf(c, map[string]bool{"demo": true, "github": true})
+	want := []ui.ServerPolicy{
+		{Name: "demo", Rule: RuleAsk},
+		{Name: "github", Rule: RuleDecline, Burst: 1, Own: true},
+		{Name: "jira", Rule: RuleAsk, Own: true},
+	}
+	if diff := cmp.Diff(want, s.Servers); diff != "" {
+		t.Errorf("servers shown (-want +got):\n%s", diff)
+	}
+	save := func(s ui.Settings) (Config, string) {
+		t.Helper()
+		if err := SaveConfig(path, configOf(s)); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		back, err := LoadConfig(path)
+		if err != nil {
+			t.Fatalf("the file Settings wrote does not load: %v\n%s", err, b)
+		}
+		return back, string(b)
+	}
+
+	// Saved unchanged: the same settings apply, and nothing is written for
+	// demo, nor a value that only repeats a default.
+	back, text := save(s)
+	for _, n := range []string{"demo", "github", "jira", "other"} {
+		if back.Policy(n) != c.Policy(n) {
+			t.Errorf("%s: %+v after saving unchanged, want %+v", n, back.Policy(n), c.Policy(n))
+		}
+	}
+	for _, never := range []string{"servers.demo", "10m0s", "= 0", `"ask"`} {
+		if strings.Contains(text, never) {
+			t.Errorf("config.toml has %q:\n%s", never, text)
+		}
+	}
+	if _, ok := back.Servers["jira"]; !ok {
+		t.Errorf("jira, configured with nothing of its own, is no longer listed:\n%s", text)
+	}
+
+	// The default timeout changed: demo and github follow it.
+	s.Defaults.Timeout = 5 * time.Minute
+	back, text = save(s)
+	if back.Policy("demo").Timeout != 5*time.Minute || back.Policy("github").Timeout != 5*time.Minute {
+		t.Errorf("demo %+v, github %+v; want both to follow the new 5m default:\n%s", back.Policy("demo"), back.Policy("github"), text)
+	}
+	if strings.Contains(text, "servers.demo") {
+		t.Errorf("config.toml has a table for demo, never configured:\n%s", text)
+	}
+
+	// demo changed in the window: its table holds that change only.
+	s.Servers[0] = ui.ServerPolicy{Name: "demo", Rule: RuleAsk, Timeout: 2 * time.Minute, Own: true}
+	back, text = save(s)
+	if diff := cmp.Diff(ServerConfig{Timeout: Duration{2 * time.Minute}}, back.Servers["demo"]); diff != "" {
+		t.Errorf("demo's table (-want +got):\n%s\n%s", diff, text)
 	}
 }
 
