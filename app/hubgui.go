@@ -45,8 +45,11 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	var notices []string
 	cfg, err := LoadConfig(p.Config)
 	if err != nil {
-		fmt.Fprintf(stderr, "elicitray hub: %v; using the default settings until it is fixed\n", err)
-		notices = append(notices, err.Error()+". The default settings apply until it is fixed.")
+		lines, _, body := configTrouble(err, "the default settings apply until it is fixed")
+		for _, l := range lines {
+			fmt.Fprintf(stderr, "elicitray hub: %s\n", l)
+		}
+		notices = append(notices, body)
 		cfg, _ = LoadConfig("")
 	}
 	for _, w := range cfg.Warnings {

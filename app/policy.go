@@ -415,9 +415,13 @@ func (h *Hub) refreshConfig() {
 	}
 	c, err := LoadConfig(h.ConfigPath)
 	if err != nil {
-		h.logf("%v; the settings in force stay until it is fixed", err)
+		// Every mistake at once: the user fixes them in one go.
+		lines, title, body := configTrouble(err, "the settings in force stay until it is fixed")
+		for _, l := range lines {
+			h.logf("%s", l)
+		}
 		if h.Notify != nil {
-			h.Notify("elicitray: config.toml has a mistake", err.Error()+". The settings in force stay until it is fixed.")
+			h.Notify(title, body)
 		}
 		return
 	}

@@ -390,9 +390,11 @@ func TestConfigReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := make(chan string, 4)
+	var log lockedBuffer
 	h.mu.Lock()
 	h.Config, h.ConfigPath = cfg, path
 	h.Notify = func(title, body string) { notes <- body }
+	h.Log = &log
 	h.mu.Unlock()
 	h.ConfigRead()
 	ask := func() outcome {
@@ -417,6 +419,43 @@ func TestConfigReload(t *testing.T) {
 	if n := <-notes; !strings.Contains(n, `rule "cancle" is not one of`) {
 		t.Errorf("notification %q", n)
 	}
+	// Several mistakes: one notification names them all, each on a line.
+	write("timeout = \"soon\"\n[servers.ci]\nrule = \"cancle\"\nburst = -1\n")
+	if got := ask(); got != (outcome{"cancel", "rule"}) {
+		t.Errorf("after an edit with three mistakes: %+v, want the settings in force", got)
+	}
+	n := <-notes
+	for _, want := range []string{"\nline 1: timeout \"soon\" is not a duration", "\nline 3: servers.ci: rule \"cancle\" is not one of",
+		"\nline 4: servers.ci: burst must be 1 or more, not -1", "\nThe settings in force stay until it is fixed."} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notification lacks %q:\n%s", want, n)
+		}
+	}
+	for _, want := range []string{"has 3 mistakes; the settings in force stay until it is fixed:\n",
+		"elicitray hub:   line 1: timeout", "elicitray hub:   line 3: servers.ci: rule", "elicitray hub:   line 4: servers.ci: burst"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("hub log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the hub's goroutines may write while a
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestPolicyCLI: pause, resume, mute, unmute and status do from a shell
