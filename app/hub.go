@@ -295,6 +295,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		h.Unmute(m.Server)
 		cs.send(wireMsg{ID: m.ID})
 	case opStatus:
+		h.refreshConfig() // the rules as config.toml says now
 		h.mu.Lock()
 		waiting := len(h.queue)
 		h.mu.Unlock()

@@ -48,10 +48,14 @@ type suppression struct {
 	since time.Time // the policy clock at the burst's first suppression
 }
 
-// ServerState is a server the hub knows, for the tray's mute menu.
+// ServerState is a server the hub knows, for the tray's mute menu and
+// `elicitray status`.
 type ServerState struct {
 	Name       string
 	MutedUntil time.Time // zero when not muted
+	// Rule is the rule in force for the server's prompts (RuleAsk,
+	// RuleDecline, RuleCancel, RuleAcceptDefaults): its own, else ask.
+	Rule string `json:",omitempty"`
 }
 
 // SetConfig replaces the policy in force (the Settings window saved).
@@ -125,7 +129,7 @@ func (h *Hub) Servers() []ServerState {
 	now := h.now()
 	var out []ServerState
 	for n := range names {
-		s := ServerState{Name: n}
+		s := ServerState{Name: n, Rule: h.Config.Policy(n).Rule}
 		if until := h.policy.muted[n]; until.After(now) {
 			s.MutedUntil = until
 		}

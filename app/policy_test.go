@@ -195,7 +195,7 @@ func TestPauseAndMute(t *testing.T) {
 	if outcomeOf(res) != (outcome{"cancel", "muted"}) || !strings.Contains(res.Reason, "github is muted until 13:00") {
 		t.Errorf("muted server: %+v", res)
 	}
-	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour)}, {Name: "jira"}}
+	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: RuleAsk}, {Name: "jira", Rule: RuleAsk}}
 	if diff := cmp.Diff(want, h.Servers()); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
@@ -439,6 +439,56 @@ func TestConfigReload(t *testing.T) {
 	}
 }
 
+// TestStatusShowsRules: `elicitray status` shows, for each server the
+// hub knows, the rule in force as config.toml says it (issue 9: it said
+// "asks" for a server whose rule declines), and which are muted.
+func TestStatusShowsRules(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[servers.ci]\nrule = \"decline\"\n[servers.bot]\nrule = \"accept-defaults\"\n[servers.noisy]\nrule = \"cancel\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	h.Config, h.ConfigPath = cfg, path
+	h.mu.Unlock()
+	h.ConfigRead()
+	// jira asked once: the hub knows it, with no rule of its own.
+	asked := approveAsync(c, context.Background(), formRequest("jira", "x"))
+	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionDecline})
+	if a := <-asked; a.err != nil {
+		t.Fatal(a.err)
+	}
+	cli(t, "mute", "noisy", "--for", "30m")
+	status := func() []string {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(cli(t, "status")), "\n") {
+			lines = append(lines, strings.Join(strings.Fields(l), " "))
+		}
+		return lines
+	}
+	until := untilText(time.Now().Add(30*time.Minute), time.Now())
+	want := []string{"Paused no", "Waiting 0", "Server bot rule accept-defaults", "Server ci rule decline",
+		"Server jira rule ask", "Server noisy rule cancel, muted until " + until}
+	if diff := cmp.Diff(want, status()); diff != "" {
+		t.Errorf("status mismatch (-want +got):\n%s", diff)
+	}
+	// An edit to config.toml shows at once; bot, no longer configured and
+	// never seen, is not listed.
+	if err := os.WriteFile(path, []byte("[servers.ci]\nrule = \"ask\"\n[servers.jira]\nrule = \"cancel\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli(t, "pause")
+	want = []string{"Paused yes (elicitray resume)", "Waiting 0", "Server ci rule ask",
+		"Server jira rule cancel", "Server noisy rule ask, muted until " + until}
+	if diff := cmp.Diff(want, status()); diff != "" {
+		t.Errorf("status after an edit mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // lockedBuffer is a bytes.Buffer the hub's goroutines may write while a
 // test reads it.
 type lockedBuffer struct {
@@ -469,7 +519,7 @@ func TestPolicyCLI(t *testing.T) {
 	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "paused" {
 		t.Errorf("after pause: %+v", res)
 	}
-	if out := cli(t, "status"); !strings.Contains(out, "yes (elicitray resume)") || !strings.Contains(out, "Server github  asks") {
+	if out := cli(t, "status"); !strings.Contains(out, "yes (elicitray resume)") || !strings.Contains(out, "Server   github  rule ask") {
 		t.Errorf("status says:\n%s", out)
 	}
 	cli(t, "resume")
@@ -482,7 +532,7 @@ func TestPolicyCLI(t *testing.T) {
 	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "muted" {
 		t.Errorf("after mute: %+v", res)
 	}
-	if out := cli(t, "status"); !strings.Contains(out, "Server github  muted until ") {
+	if out := cli(t, "status"); !strings.Contains(out, "Server   github  rule ask, muted until ") {
 		t.Errorf("status says:\n%s", out)
 	}
 	cli(t, "unmute", "github")

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +37,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "%s is muted until %s\n", args[0], r.Until.Local().Format("15:04"))
+			fmt.Fprintf(stdout, "%s is muted until %s\n", args[0], untilText(r.Until, time.Now()))
 			return nil
 		},
 	}
@@ -93,7 +94,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				if err != nil {
 					return err
 				}
-				return runErr(writeStatus(stdout, r))
+				return runErr(writeStatus(stdout, r, time.Now()))
 			},
 		},
 		{
@@ -126,7 +127,15 @@ func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
 	return r, runErr(err)
 }
 
-func writeStatus(w io.Writer, r wireMsg) error {
+// writeStatus writes the hub's status r: whether prompts are paused, how
+// many wait, and each server the hub knows with the rule in force for it
+// and whether it is muted.
+//
+//	Paused   no
+//	Waiting  0
+//	Server   ci      rule decline
+//	Server   github  rule ask, muted until 15:04
+func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	paused := "no"
 	if r.Paused {
@@ -135,11 +144,21 @@ func writeStatus(w io.Writer, r wireMsg) error {
 	fmt.Fprintf(tw, "Paused\t%s\n", paused)
 	fmt.Fprintf(tw, "Waiting\t%d\n", r.Count)
 	for _, s := range r.Servers {
-		state := "asks"
+		state := "rule " + cmp.Or(s.Rule, RuleAsk)
 		if !s.MutedUntil.IsZero() {
-			state = "muted until " + s.MutedUntil.Local().Format("15:04")
+			state += ", muted until " + untilText(s.MutedUntil, now)
 		}
-		fmt.Fprintf(tw, "Server %s\t%s\n", s.Name, state)
+		fmt.Fprintf(tw, "Server\t%s\t%s\n", s.Name, state)
 	}
 	return tw.Flush()
+}
+
+// untilText is when a mute ends, as people read it: the time of day when
+// it is today, else the date too.
+func untilText(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("2006-01-02 15:04")
 }
