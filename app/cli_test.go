@@ -123,6 +123,25 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 	}
 }
 
+func TestSuggest(t *testing.T) {
+	names := []string{"demo", "github", "github-enterprise", "jira"}
+	for _, tt := range []struct {
+		name string
+		want string
+	}{
+		{"demoo", "did you mean demo?"},
+		{"Demo", "did you mean demo?"},
+		{"githbu", "did you mean github?"},
+		{"git", "did you mean github or github-enterprise?"},
+		{"payments", ""},
+		{"jira", ""},
+	} {
+		if got := didYouMean(tt.name, names); got != tt.want {
+			t.Errorf("didYouMean(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestServerName(t *testing.T) {
 	for _, tt := range []struct {
 		args []string

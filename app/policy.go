@@ -139,6 +139,42 @@ func (h *Hub) Servers() []ServerState {
 	return out
 }
 
+// knows reports whether server is one the hub knows: configured, seen
+// since it started (it asked, or was muted), or named in the history. It
+// also returns the names it knows, for suggestions.
+func (h *Hub) knows(server string) (bool, []string) {
+	var names []string
+	for _, s := range h.Servers() {
+		names = append(names, s.Name)
+	}
+	if h.Store != nil {
+		if inHistory, err := h.Store.Servers(); err == nil {
+			names = append(names, inHistory...)
+		} else {
+			h.logf("%v", err)
+		}
+	}
+	return slices.Contains(names, server), names
+}
+
+// unknownServer is the hub's answer to a mute or unmute of a server it
+// does not know, or nil when it knows it: most likely a typo, which must
+// not silently mute nothing (issue 9).
+func (h *Hub) unknownServer(id uint64, op, server string) *wireMsg {
+	known, names := h.knows(server)
+	if known {
+		return nil
+	}
+	msg := fmt.Sprintf("no server named %q is configured, has asked since the hub started, or is in the history", server)
+	if s := didYouMean(server, names); s != "" {
+		msg += "; " + s
+	}
+	if op == opMute {
+		msg += " (to mute a server before it first asks, add --force)"
+	}
+	return &wireMsg{ID: id, Error: msg, Unknown: true}
+}
+
 func (p *policyState) init() {
 	if p.muted == nil {
 		p.muted = map[string]time.Time{}

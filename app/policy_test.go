@@ -489,6 +489,69 @@ func TestStatusShowsRules(t *testing.T) {
 	}
 }
 
+// TestMuteUnknownServer: muting or unmuting a name the hub does not know
+// (a typo) is refused, exit 2, with what it may have meant, and mutes
+// nothing (issue 9: `elicitray mute demoo` was accepted); --force mutes a
+// server ahead of its first prompt.
+func TestMuteUnknownServer(t *testing.T) {
+	h, _, _ := runTestHub(t, time.Hour)
+	h.mu.Lock()
+	h.Config.Servers = map[string]ServerConfig{"demo": {Rule: RuleAsk}}
+	h.mu.Unlock()
+	if _, err := h.Store.Add(history.Record{Time: time.Now(), Server: "github", Action: "accept", DecidedBy: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), args, nil, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	for _, tt := range []struct {
+		args []string
+		want []string // in stderr
+		not  string
+	}{
+		{[]string{"mute", "demoo"}, []string{`elicitray: no server named "demoo" is configured, has asked since the hub started, or is in the history; did you mean demo?`,
+			"add --force", "Run 'elicitray mute --help'"}, ""},
+		{[]string{"mute", "githbu", "--for", "10m"}, []string{`no server named "githbu"`, "did you mean github?"}, ""},
+		{[]string{"mute", "payments"}, []string{`no server named "payments"`, "add --force"}, "did you mean"},
+		{[]string{"unmute", "demoo"}, []string{`no server named "demoo"`, "did you mean demo?"}, "--force"},
+	} {
+		code, out, errb := run(tt.args...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want 2 and nothing", tt.args, code, out)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(errb, w) {
+				t.Errorf("%v: stderr %q lacks %q", tt.args, errb, w)
+			}
+		}
+		if tt.not != "" && strings.Contains(errb, tt.not) {
+			t.Errorf("%v: stderr %q has %q", tt.args, errb, tt.not)
+		}
+	}
+	for _, s := range h.Servers() {
+		if !s.MutedUntil.IsZero() || s.Name != "demo" {
+			t.Errorf("a refused mute left %+v", s)
+		}
+	}
+	// Names it knows, from the config and from the history, and a forced one.
+	for _, args := range [][]string{{"mute", "demo"}, {"mute", "github"}, {"mute", "payments", "--force"}, {"unmute", "demo"}} {
+		if code, _, errb := run(args...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, errb)
+		}
+	}
+	var muted []string
+	for _, s := range h.Servers() {
+		if !s.MutedUntil.IsZero() {
+			muted = append(muted, s.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"github", "payments"}, muted); diff != "" {
+		t.Errorf("muted servers (-want +got):\n%s", diff)
+	}
+}
+
 // lockedBuffer is a bytes.Buffer the hub's goroutines may write while a
 // test reads it.
 type lockedBuffer struct {

@@ -20,6 +20,7 @@ import (
 // newPolicyCmds returns the policy commands.
 func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Command {
 	var muteFor time.Duration
+	var force bool
 	mute := &cobra.Command{
 		Use:   "mute SERVER",
 		Short: "Answer a server's prompts cancel for a while (default an hour), as the tray's Mute does",
@@ -33,7 +34,10 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := askHub(ctx, wireMsg{Op: opMute, Server: args[0], For: muteFor})
+			r, err := askHub(ctx, wireMsg{Op: opMute, Server: args[0], For: muteFor, Force: force})
+			if r.Unknown {
+				return usageError{errors.New(r.Error)}
+			}
 			if err != nil {
 				return err
 			}
@@ -42,6 +46,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 		},
 	}
 	mute.Flags().DurationVar(&muteFor, "for", MuteFor, "how long")
+	mute.Flags().BoolVar(&force, "force", false, "mute a server the hub does not know yet (not configured, not asked yet, not in the history)")
 	return []*cobra.Command{
 		{
 			Use:   "pause",
@@ -78,7 +83,11 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, wireMsg{Op: opUnmute, Server: args[0]}); err != nil {
+				r, err := askHub(ctx, wireMsg{Op: opUnmute, Server: args[0]})
+				if r.Unknown {
+					return usageError{errors.New(r.Error)}
+				}
+				if err != nil {
 					return err
 				}
 				fmt.Fprintf(stdout, "%s is not muted\n", args[0])
