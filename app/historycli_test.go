@@ -156,11 +156,11 @@ func TestHistoryCLIUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"history", "list", "--since", "yesterday"}, `--since: "yesterday" is neither a duration (30m, 12h, 7d) nor a date (2026-11-01)`},
+		{[]string{"history", "list", "--since", "yesterday"}, `--since must be a duration ago like 30m, 12h or 7d, or a date like 2026-11-01, not "yesterday"`},
 		{[]string{"history", "export", "--format", "xml"}, `--format must be jsonl or csv, not "xml"`},
 		{[]string{"history", "list", "--action", "declined"}, `--action: "declined" is not one of accept, decline, cancel, error, forwarded`},
 		{[]string{"history", "export", "--decided-by", "person"}, `--decided-by: "person" is not one of user, rule,`},
-		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than: "soon" is not a duration like 30m, 12h or 7d`},
+		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than must be a duration like 30m, 12h or 7d, not "soon"`},
 	} {
 		var out, errb bytes.Buffer
 		if code := Main(context.Background(), tt.args, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) || out.Len() != 0 {

@@ -144,7 +144,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 	export.Flags().StringVarP(&output, "output", "o", "", "write to this file (default: standard output)")
 	exportFilter.flags(export)
 
-	var olderThan string
+	var olderThan time.Duration
 	var keep int
 	prune := &cobra.Command{
 		Use:   "prune",
@@ -154,14 +154,11 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts *history.PruneOptions
-			if olderThan != "" || keep > 0 {
+			byAge := cmd.Flags().Changed("older-than")
+			if byAge || keep > 0 {
 				opts = &history.PruneOptions{Keep: keep}
-				if olderThan != "" {
-					d, err := parseAge(olderThan)
-					if err != nil {
-						return usageError{fmt.Errorf("--older-than: %v", err)}
-					}
-					opts.Before = time.Now().Add(-d)
+				if byAge {
+					opts.Before = time.Now().Add(-olderThan)
 				}
 			}
 			if keep < 0 {
@@ -175,7 +172,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	prune.Flags().StringVar(&olderThan, "older-than", "", "delete decisions older than this (e.g. 30d, 12h)")
+	durationVar(prune.Flags(), &olderThan, "older-than", 0, "delete decisions older than this")
 	prune.Flags().IntVar(&keep, "keep", 0, "keep at most this many of the newest decisions")
 
 	var showJSON bool

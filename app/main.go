@@ -113,7 +113,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	root.SetIn(stdin)
 	root.SetOut(stderr) // help and usage are for people: never on MCP's stdout
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 
 	root.AddCommand(newPolicyCmds(ctx, stdout, stderr)...)
@@ -226,15 +226,15 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command)")
 	// A server's own flags before `--` look like ours: say how to pass them.
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		// A flag wrap does not know is most likely the server's own.
 		if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown shorthand") {
 			return usageError{fmt.Errorf("%v (put the server command after --: elicitray wrap --name NAME -- COMMAND ARGS…)", err)}
 		}
-		return usageError{err}
+		return flagError(cmd, err)
 	})
 	cmd.DisableFlagsInUseLine = true // flags go before --, as Use shows
-	cmd.Flags().DurationVar(&grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
+	durationVar(cmd.Flags(), &grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
 	return cmd
 }
 

@@ -552,6 +552,39 @@ func TestMuteUnknownServer(t *testing.T) {
 	}
 }
 
+// TestDurationFlags: every flag that takes a duration reads days as the
+// history's do, and says what it wants in the same sentence (issue 9:
+// `mute --for 7d` failed while `history list --since 7d` worked).
+func TestDurationFlags(t *testing.T) {
+	h, _, _ := runTestHub(t, time.Hour)
+	h.mu.Lock()
+	h.Config.Servers = map[string]ServerConfig{"github": {}}
+	h.mu.Unlock()
+	if out := cli(t, "mute", "github", "--for", "7d"); !strings.Contains(out, "github is muted until "+untilText(time.Now().Add(7*24*time.Hour), time.Now())) {
+		t.Errorf("mute --for 7d says %q", out)
+	}
+	if s := h.Servers(); len(s) != 1 || s[0].MutedUntil.Sub(time.Now()) < 7*24*time.Hour-time.Minute {
+		t.Errorf("mute --for 7d: %+v", s)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mute", "github", "--for", "soon"}, `--for must be a duration like 30m, 12h or 7d, not "soon"`},
+		{[]string{"mute", "github", "--for", "1w"}, `--for must be a duration like 30m, 12h or 7d, not "1w"`},
+		{[]string{"mute", "github", "--for", "0s"}, `--for must be more than zero, not 0s`},
+		{[]string{"mute", "github", "--for=-2h"}, `--for cannot be negative, as "-2h" is`},
+		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than must be a duration like 30m, 12h or 7d, not "soon"`},
+		{[]string{"wrap", "--grace", "soon", "--", "true"}, `--grace must be a duration like 30m, 12h or 7d, not "soon"`},
+	} {
+		var out, errb bytes.Buffer
+		if code := Main(context.Background(), tt.args, nil, &out, &errb); code != 2 || out.Len() != 0 ||
+			!strings.HasPrefix(errb.String(), "elicitray: "+tt.want+"\n") || !strings.Contains(errb.String(), "--help") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out.String(), errb.String(), tt.want)
+		}
+	}
+}
+
 // lockedBuffer is a bytes.Buffer the hub's goroutines may write while a
 // test reads it.
 type lockedBuffer struct {

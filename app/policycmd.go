@@ -29,7 +29,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				return usageError{errors.New("mute needs one server name (the name given to wrap --name)")}
 			}
 			if muteFor <= 0 {
-				return usageError{fmt.Errorf("--for must be a positive duration, not %v", muteFor)}
+				return usageError{fmt.Errorf("--for must be more than zero, not %s", formatAge(muteFor))}
 			}
 			return nil
 		},
@@ -45,7 +45,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			return nil
 		},
 	}
-	mute.Flags().DurationVar(&muteFor, "for", MuteFor, "how long")
+	durationVar(mute.Flags(), &muteFor, "for", MuteFor, "how long")
 	mute.Flags().BoolVar(&force, "force", false, "mute a server the hub does not know yet (not configured, not asked yet, not in the history)")
 	return []*cobra.Command{
 		{
