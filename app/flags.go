@@ -12,9 +12,10 @@ import (
 )
 
 // Command-line values. Every flag that takes a duration reads it with
-// parseAge, and says what is wrong in the same sentence; flagError turns
-// what pflag reports into that sentence (issue 9: `mute --for 7d` failed
-// while `history list --since 7d` worked).
+// parseAge, every flag that takes a number with countVar, and each says
+// what is wrong in a sentence; flagError turns what pflag reports into
+// that sentence (issue 9: `mute --for 7d` failed while `history list
+// --since 7d` worked, and `--limit abc` printed strconv's error).
 
 // parseAge reads a duration as Go writes them ("90m", "12h", "1h30m"),
 // plus days: "7d", "1d12h". It refuses negative durations. Its errors are
@@ -91,6 +92,38 @@ func (f durationFlag) Set(s string) error {
 
 func (f durationFlag) Type() string { return "duration" }
 
+// countFlag is a flag value holding a whole number of things.
+type countFlag struct {
+	n  *int
+	of string // what it counts: "records"
+}
+
+// countVar defines a flag on fs holding a whole number of of (say
+// "records"), as pflag's IntVar does, that says so when given anything
+// else.
+func countVar(fs *pflag.FlagSet, p *int, name string, value int, of, usage string) {
+	*p = value
+	fs.Var(countFlag{p, of}, name, usage)
+}
+
+func (f countFlag) String() string {
+	if f.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.n)
+}
+
+func (f countFlag) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return flagValueError{fmt.Errorf("must be a whole number of %s, not %q", f.of, s)}
+	}
+	*f.n = n
+	return nil
+}
+
+func (f countFlag) Type() string { return "int" }
+
 // flagValueError is what a flag value of ours says is wrong: a sentence
 // to follow the flag's name.
 type flagValueError struct{ error }
@@ -107,6 +140,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	var fv flagValueError
 	if errors.As(err, &fv) {
 		return usageError{fmt.Errorf("%s %w", name, fv.error)}
+	}
+	if iv.GetFlag().NoOptDefVal == "true" {
+		// A bool flag given a value (--json=maybe): strconv.ParseBool's
+		// error says nothing to a person.
+		return usageError{fmt.Errorf("%s is a switch: give it alone, or as %s=false, not %s=%s", name, name, name, iv.GetValue())}
 	}
 	return usageError{fmt.Errorf("%s cannot take %q", name, iv.GetValue())}
 }

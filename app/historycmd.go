@@ -118,7 +118,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
-	list.Flags().IntVar(&limit, "limit", 50, "at most this many decisions")
+	countVar(list.Flags(), &limit, "limit", 50, "records", "at most this many decisions")
 	filter.flags(list)
 
 	var format, output string
@@ -173,7 +173,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		},
 	}
 	durationVar(prune.Flags(), &olderThan, "older-than", 0, "delete decisions older than this")
-	prune.Flags().IntVar(&keep, "keep", 0, "keep at most this many of the newest decisions")
+	countVar(prune.Flags(), &keep, "keep", 0, "records", "keep at most this many of the newest decisions")
 
 	var showJSON bool
 	show := &cobra.Command{

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"slices"
@@ -98,7 +99,12 @@ func exportTo(ctx context.Context, src historySource, q history.Query, format, o
 		var err error
 		// 0600: the history is private (DESIGN.md), and so is an export.
 		if f, err = os.OpenFile(output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600); err != nil {
-			return err
+			// "no such file or directory", not "open x: …": the path is said once.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("cannot write the export to %s: %w", output, err)
 		}
 		w = f
 	}
