@@ -30,6 +30,13 @@ func TestCLIUsage(t *testing.T) {
 		{"history alone", []string{"history"}, 2, "history needs a subcommand"},
 		{"bad limit", []string{"history", "list", "--limit", "0"}, 2, "--limit must be at least 1"},
 		{"misspelt command", []string{"histroy"}, 2, "Did you mean this?"},
+		// Flags after a misspelt command: the command is what is wrong.
+		{"misspelt command with flags", []string{"wrapp", "--name", "x", "--", "true"}, 2,
+			"elicitray: unknown command \"wrapp\" for \"elicitray\"\n\nDid you mean this?\n\twrap\n"},
+		{"misspelt command with a subcommand", []string{"histroy", "list", "--limit", "5"}, 2, "Did you mean this?\n\thistory\n"},
+		{"misspelt subcommand with flags", []string{"history", "lst", "--json"}, 2,
+			"unknown command \"lst\" for \"elicitray history\"\n\nDid you mean this?\n\tlist\n"},
+		{"unknown flag of a known command", []string{"history", "list", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"server exit code", []string{"wrap", "--", "sh", "-c", "exit 7"}, 7, ""},
 		{"missing server", []string{"wrap", "--", "/nonexistent/server"}, 127, "/nonexistent/server"},
 	} {

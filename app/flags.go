@@ -131,7 +131,18 @@ type flagValueError struct{ error }
 // flagError is err, from parsing cmd's flags, as a usage error in a
 // sentence: `--for must be a duration like 30m, 12h or 7d, not "soon"`
 // rather than pflag's `invalid argument "soon" for "--for" flag: …`.
+//
+// An unknown flag after an unknown command (`elicitray wrapp --name x`)
+// is reported as the unknown command, with cobra's "Did you mean this?":
+// cobra parses the flags of the command it found (the root) before its
+// Args sees the misspelt name.
 func flagError(cmd *cobra.Command, err error) error {
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) && cmd.HasAvailableSubCommands() {
+		if args := cmd.Flags().Args(); len(args) > 0 {
+			return unknownCommand(cmd, args[0])
+		}
+	}
 	var iv *pflag.InvalidValueError
 	if !errors.As(err, &iv) {
 		return usageError{err}

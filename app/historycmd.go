@@ -71,7 +71,12 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "List, show, export and prune past decisions, or open the history window",
-		Args:  cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usageError{errors.New("history needs a subcommand: list, show ID, export, prune or window")}
 		},

@@ -96,11 +96,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			if len(args) == 0 {
 				return nil
 			}
-			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
-			}
-			return usageError{errors.New(msg)}
+			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHub(ctx, DefaultPaths(), stderr)
@@ -180,6 +176,20 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	)
 
 	return root
+}
+
+// unknownCommand is the usage error for a command name cmd does not have,
+// with cobra's suggestions: "unknown command "wrapp" for "elicitray"",
+// then "Did you mean this?" and "wrap".
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // what cobra's own suggestions use
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return usageError{errors.New(msg)}
 }
 
 func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
