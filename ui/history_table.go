@@ -56,15 +56,16 @@ func (l columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 }
 
 // historyList is the table: a list of historyRows that deletes the
-// selected decision (after asking) on the Delete key. Up and Down move, Space
-// selects, as in any Fyne list.
+// selected decision (after asking) on the Delete key and hands Escape to
+// its window. Up and Down move, Space selects, as in any Fyne list.
 type historyList struct {
 	widget.List
 	onDelete func()
+	keys     *windowKeys
 }
 
-func newHistoryList(length func() int, update func(widget.ListItemID, fyne.CanvasObject), onDelete func()) *historyList {
-	l := &historyList{onDelete: onDelete}
+func newHistoryList(length func() int, update func(widget.ListItemID, fyne.CanvasObject), onDelete func(), keys *windowKeys) *historyList {
+	l := &historyList{onDelete: onDelete, keys: keys}
 	l.Length = length
 	l.CreateItem = func() fyne.CanvasObject { return newHistoryRow() }
 	l.UpdateItem = update
@@ -72,13 +73,16 @@ func newHistoryList(length func() int, update func(widget.ListItemID, fyne.Canva
 	return l
 }
 
-// TypedKey handles Delete; the list the other keys.
+// TypedKey handles Delete and Escape; the list the other keys.
 func (l *historyList) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyDelete {
+	switch ev.Name {
+	case fyne.KeyDelete:
 		l.onDelete()
-		return
+	case fyne.KeyEscape:
+		l.keys.escape()
+	default:
+		l.List.TypedKey(ev)
 	}
-	l.List.TypedKey(ev)
 }
 
 // newHistoryHeader is the row of column titles above the table.

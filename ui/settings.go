@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -87,27 +88,40 @@ var settingsSize = fyne.NewSize(640, 660)
 // settings and closes the window, or, when save fails, shows its error in
 // the window and keeps it open. save's error should say what failed ("could
 // not write config.toml: permission denied"); other errors are shown after
-// "Could not save the settings:". Close and Escape close the window without
-// saving. It must be called on the Fyne goroutine, and save runs on it too,
-// so it must be quick (writing a small file). The returned window can be
-// brought forward with RequestFocus instead of opening a second one.
+// "Could not save the settings:". Close, Escape (wherever the focus is,
+// while no dialog is open), Ctrl+W and the window's close button close the
+// window without saving; when something was changed they first ask whether
+// to discard the changes. It must be called on the Fyne goroutine, and
+// save runs on it too, so it must be quick (writing a small file). The
+// returned window can be brought forward with RequestFocus instead of
+// opening a second one.
 func ShowSettings(a fyne.App, s Settings, save func(Settings) error) fyne.Window {
+	w, _ := showSettings(a, s, save)
+	return w
+}
+
+// showSettings is ShowSettings, returning the view too (tests).
+func showSettings(a fyne.App, s Settings, save func(Settings) error) (fyne.Window, *settingsView) {
 	w := a.NewWindow("elicitray settings")
 	v := newSettingsView(s, save)
 	v.closeWindow = w.Close
+	v.confirm = func(title, message, ok, dismiss string, done func(bool)) {
+		d := dialog.NewConfirm(title, message, done, w)
+		d.SetConfirmText(ok)
+		d.SetDismissText(dismiss)
+		d.SetConfirmImportance(widget.DangerImportance)
+		d.Show()
+	}
 	w.SetContent(v.content)
-	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if ev.Name == fyne.KeyEscape {
-			v.onClose()
-		}
-	})
+	v.keys.bind(w.Canvas())
+	w.SetCloseIntercept(v.onClose)
 	if a.Icon() != nil {
 		w.SetIcon(a.Icon())
 	}
 	w.Resize(settingsSize)
 	w.CenterOnScreen()
 	w.Show()
-	return w
+	return w, v
 }
 
 // settingsView is the content of the settings window, without the window,
@@ -116,6 +130,17 @@ type settingsView struct {
 	save func(Settings) error
 	// closeWindow closes the window: after Save, or on Close.
 	closeWindow func()
+	// keys close the window (asking first when something was changed) on
+	// Escape and Ctrl+W.
+	keys *windowKeys
+	// confirm asks a yes/no question, ok and dismiss its buttons; nil
+	// (no window to ask in) answers yes.
+	confirm func(title, message, ok, dismiss string, done func(bool))
+	// asking is set while confirm waits for an answer.
+	asking bool
+	// shown is the window's fields as first shown (see snapshot): the
+	// settings are changed while it differs.
+	shown string
 	// defaultsRule is the defaults' Rule, saved as it came.
 	defaultsRule string
 	// attempted is set once the user tried to save invalid settings: from
@@ -127,20 +152,22 @@ type settingsView struct {
 	list      *fyne.Container // the servers' rows
 	noServers *widget.Label
 	addName   *settingsEntry
-	add       *widget.Button
+	add       *closeButton
 	addError  *widget.Label
 	scroll    *container.Scroll
 	hint      *widget.Label // why Save is disabled, or why saving failed
-	saveBtn   *widget.Button
-	closeBtn  *widget.Button
+	saveBtn   *closeButton
+	closeBtn  *closeButton
 	content   fyne.CanvasObject
 }
 
 // newSettingsView builds the content for s; save receives the edits.
 func newSettingsView(s Settings, save func(Settings) error) *settingsView {
 	v := &settingsView{save: save, closeWindow: func() {}, defaultsRule: s.Defaults.Rule}
+	v.keys = &windowKeys{close: v.onClose}
 	v.content = v.build(s)
 	v.validate()
+	v.shown = v.snapshot()
 	return v
 }
 
@@ -160,12 +187,11 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 	for _, p := range servers {
 		v.addRow(p)
 	}
-	v.addName = newSettingsEntry()
+	v.addName = newSettingsEntry(v.keys)
 	v.addName.PlaceHolder = "Server name, as given to elicitray wrap --name"
 	v.addName.OnChanged = func(string) { v.checkAddName() }
 	v.addName.OnSubmitted = func(string) { v.onAdd() }
-	v.addName.onEscape = v.onClose
-	v.add = widget.NewButtonWithIcon("Add server", theme.ContentAddIcon(), v.onAdd)
+	v.add = newCloseButton(v.keys, "Add server", theme.ContentAddIcon(), v.onAdd)
 	v.addError = errorLabel()
 	v.checkAddName()
 	addRow := container.NewVBox(container.NewBorder(nil, nil, nil, v.add, v.addName), v.addError)
@@ -181,8 +207,8 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 
 	v.hint = widget.NewLabel("")
 	v.hint.Wrapping = fyne.TextWrapWord
-	v.closeBtn = widget.NewButton("Close", v.onClose)
-	v.saveBtn = widget.NewButton("Save", v.onSave)
+	v.closeBtn = newCloseButton(v.keys, "Close", nil, v.onClose)
+	v.saveBtn = newCloseButton(v.keys, "Save", nil, v.onSave)
 	v.saveBtn.Importance = widget.HighImportance
 	bottom := container.NewVBox(widget.NewSeparator(),
 		container.NewBorder(nil, nil, nil, container.NewHBox(v.closeBtn, v.saveBtn), v.hint))
@@ -193,7 +219,7 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 // the defaults.
 func (v *settingsView) addRow(p ServerPolicy) *policyRow {
 	r := newPolicyRow(p, v)
-	r.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { v.onRemove(r) })
+	r.remove = newCloseButton(v.keys, "Remove", theme.DeleteIcon(), func() { v.onRemove(r) })
 	r.remove.Importance = widget.LowImportance
 	v.servers = append(v.servers, r)
 	v.list.Add(r.build())
@@ -333,9 +359,40 @@ func (v *settingsView) onSave() {
 	v.closeWindow()
 }
 
-// onClose closes the window without saving.
+// onClose closes the window without saving, after asking when the
+// settings were changed: Close, Escape, Ctrl+W and the window's close
+// button all come here.
 func (v *settingsView) onClose() {
-	v.closeWindow()
+	if v.snapshot() == v.shown || v.confirm == nil {
+		v.closeWindow()
+		return
+	}
+	if v.asking {
+		return // the question is on screen
+	}
+	v.asking = true
+	v.confirm("Discard your changes?", "The settings you changed are not saved. Close the window and discard the changes?",
+		"Discard", "Keep editing", func(discard bool) {
+			v.asking = false
+			if discard {
+				v.closeWindow()
+			}
+		})
+}
+
+// snapshot is what the window's fields hold, rows in order: two
+// snapshots are equal when nothing was changed (a value typed and put
+// back included).
+func (v *settingsView) snapshot() string {
+	var b strings.Builder
+	for _, r := range v.rows() {
+		b.WriteString(r.name + "\x00" + r.ruleValue)
+		for _, f := range r.fields() {
+			b.WriteString("\x00" + strings.TrimSpace(f.entry.Text))
+		}
+		b.WriteString("\x01")
+	}
+	return b.String()
 }
 
 // saveErrorText is the sentence shown when save fails.
@@ -353,8 +410,8 @@ type policyRow struct {
 	name string // "" for the defaults
 	view *settingsView
 
-	rule      *widget.Select // nil for the defaults
-	ruleValue string         // the rule selected; kept as given when unknown
+	rule      *closeSelect // nil for the defaults
+	ruleValue string       // the rule selected; kept as given when unknown
 	// own is ServerPolicy.Own as given (or set for a row the user added);
 	// givenRule is the rule as given: a row whose rule and fields read as
 	// given is unchanged.
@@ -365,7 +422,7 @@ type policyRow struct {
 	every     *settingField
 	timeout   *settingField
 	summary   *widget.Label
-	remove    *widget.Button // nil for the defaults
+	remove    *closeButton // nil for the defaults
 	box       *fyne.Container
 }
 
@@ -440,7 +497,7 @@ func (r *policyRow) buildRule() fyne.CanvasObject {
 		// kept unless the user picks another.
 		labels = append(labels, unknownRuleLabel(r.ruleValue))
 	}
-	r.rule = widget.NewSelect(labels, nil)
+	r.rule = newCloseSelect(r.view.keys, labels, nil)
 	r.rule.SetSelected(ruleLabel(r.ruleValue))
 	r.ruleHelp = helpLabel(ruleHelp(r.ruleValue))
 	given := r.ruleValue
@@ -585,7 +642,7 @@ func newSettingField(name, text, placeholder string, optional bool, check func(s
 			return check(s)
 		}
 	}
-	f.entry = newSettingsEntry()
+	f.entry = newSettingsEntry(v.keys)
 	f.entry.SetText(text)
 	f.entry.PlaceHolder = "e.g. " + placeholder
 	f.entry.OnChanged = func(string) {
@@ -593,7 +650,6 @@ func newSettingField(name, text, placeholder string, optional bool, check func(s
 		changed()
 	}
 	f.entry.OnSubmitted = func(string) { v.onSave() }
-	f.entry.onEscape = v.onClose
 	f.entry.onFocusLost = func() {
 		if f.edited {
 			f.shown = true
@@ -706,16 +762,15 @@ func errorLabel() *widget.Label {
 }
 
 // settingsEntry is an entry that reports losing the focus (so that its
-// error can wait until the user is done typing) and hands Escape to the
-// window, which closes on it.
+// error can wait until the user is done typing) and hands Escape and
+// Ctrl+W to the window, which closes on them.
 type settingsEntry struct {
-	widget.Entry
+	closeEntry
 	onFocusLost func()
-	onEscape    func()
 }
 
-func newSettingsEntry() *settingsEntry {
-	e := &settingsEntry{}
+func newSettingsEntry(keys *windowKeys) *settingsEntry {
+	e := &settingsEntry{closeEntry: closeEntry{keys: keys}}
 	e.ExtendBaseWidget(e)
 	return e
 }
@@ -726,13 +781,4 @@ func (e *settingsEntry) FocusLost() {
 	if e.onFocusLost != nil {
 		e.onFocusLost()
 	}
-}
-
-// TypedKey implements fyne.Focusable.
-func (e *settingsEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
-		e.onEscape()
-		return
-	}
-	e.Entry.TypedKey(ev)
 }
