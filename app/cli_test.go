@@ -38,7 +38,11 @@ func TestCLIUsage(t *testing.T) {
 			"unknown command \"lst\" for \"elicitray history\"\n\nDid you mean this?\n\tlist\n"},
 		{"unknown flag of a known command", []string{"history", "list", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"server exit code", []string{"wrap", "--", "sh", "-c", "exit 7"}, 7, ""},
-		{"missing server", []string{"wrap", "--", "/nonexistent/server"}, 127, "/nonexistent/server"},
+		{"missing server", []string{"wrap", "--", "/nonexistent/server"}, 127,
+			`elicitray: the server command "/nonexistent/server" could not be started: no such file or directory` + "\n"},
+		{"mute an empty name", []string{"mute", ""}, 2, "mute needs one server name"},
+		{"server not in PATH", []string{"wrap", "--", "no-such-mcp-server-here"}, 127,
+			`elicitray: the server command "no-such-mcp-server-here" could not be started: it is not in PATH`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"net"
 	"os"
@@ -226,7 +227,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			})
 			code, err := relay.Run(ctx, stdin, stdout)
 			if err != nil {
-				fmt.Fprintf(stderr, "elicitray: %v\n", err)
+				fmt.Fprintf(stderr, "elicitray: %v\n", startError(args[0], err))
 			}
 			if code != 0 {
 				return exitCode(code)
@@ -246,6 +247,25 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	cmd.DisableFlagsInUseLine = true // flags go before --, as Use shows
 	durationVar(cmd.Flags(), &grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
 	return cmd
+}
+
+// startError is err, from running the server command named command, in
+// a sentence when the command could not be started: "the server command
+// "nosuchcmd" could not be started: it is not in PATH …", not Go's
+// "fork/exec …" or "exec: …: executable file not found in $PATH".
+func startError(command string, err error) error {
+	if !errors.Is(err, bridge.ErrStart) {
+		return err
+	}
+	var ee *exec.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound):
+		return fmt.Errorf("the server command %q could not be started: it is not in PATH (hosts often start servers with a short PATH: give its full path)", command)
+	case errors.As(err, &pe):
+		return fmt.Errorf("the server command %q could not be started: %v", command, pe.Err)
+	}
+	return err
 }
 
 // launchers are commands that run another program named by their first

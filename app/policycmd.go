@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -25,7 +26,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 		Use:   "mute SERVER",
 		Short: "Answer a server's prompts cancel for a while (default an hour), as the tray's Mute does",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return usageError{errors.New("mute needs one server name (the name given to wrap --name)")}
 			}
 			if muteFor <= 0 {
@@ -77,7 +78,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Use:   "unmute SERVER",
 			Short: "Lift a server's mute",
 			Args: func(cmd *cobra.Command, args []string) error {
-				if len(args) != 1 {
+				if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 					return usageError{errors.New("unmute needs one server name")}
 				}
 				return nil
