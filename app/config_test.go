@@ -103,7 +103,7 @@ keep = "1y"
 		`warning: line 8: "server.github"` + unknown,
 		`mistake: line 12: servers.github: rule "maybe" is not one of ask, decline, cancel, accept-defaults`,
 		`mistake: line 14: servers.github: burst must be a whole number, not 1.5`,
-		`warning: line 15: servers.github: "colour"` + unknown,
+		`warning: line 15: "servers.github.colour"` + unknown,
 		`mistake: line 18: servers.jira: every cannot be negative: "-1s"`,
 		`mistake: line 21: history: max_records cannot be negative: -1`,
 		`mistake: line 22: history: keep "1y" is not a duration like "10m" or "90s"`,
@@ -159,5 +159,26 @@ func TestStampWriter(t *testing.T) {
 	want := "2026-11-30 09:05:00 elicitray hub: listening\n2026-11-30 09:05:00 first half\n2026-11-30 09:05:00 second\n2026-11-30 09:05:00 \n"
 	if b.String() != want {
 		t.Errorf("log %q, want %q", b.String(), want)
+	}
+}
+
+// TestCheckConfigQuotedServerNames: a server whose name needs quotes in
+// TOML is named with them in every problem.
+func TestCheckConfigQuotedServerNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[servers.\"acme.tools\"]\nrule = \"never\"\ncolour = \"red\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, problems, err := CheckConfig(path)
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`line 2: servers."acme.tools": rule "never" is not one of ask, decline, cancel, accept-defaults`,
+		`line 3: "servers."acme.tools".colour" is not a setting elicitray knows; it is ignored (see the README's Configuration)`,
+	}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("%v; problems mismatch (-want +got):\n%s", err, diff)
 	}
 }

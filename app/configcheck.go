@@ -28,10 +28,13 @@ type ConfigProblem struct {
 	// say (a table only implied by its sub-tables, say).
 	Line int
 	// Table is the table the key is in ("rate", "servers.github"); "" for
-	// a top-level key, or for the file as a whole when Key is "" too.
+	// a top-level key, for a key elicitray does not know, or for the file
+	// as a whole when Key is "" too.
 	Table string
-	// Key is the key, as written in the table ("burst"); "" when the
-	// problem is the file itself (not TOML).
+	// Key is the key, as written in the table ("burst"); for a key
+	// elicitray does not know, its whole path in quotes
+	// (`"servers.github.rules"`); "" when the problem is the file itself
+	// (not TOML).
 	Key string
 	// Message says what is wrong, to follow the key: `"maybe" is not one
 	// of ask, decline, cancel, accept-defaults`.
@@ -178,23 +181,24 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 		p := top[k]
 		switch k {
 		case "timeout":
-			r.duration(p, "", k, &c.Timeout)
+			r.duration(p, nil, k, &c.Timeout)
 		case "rate":
-			r.table(p, "", k, func(t map[string]toml.Primitive) {
-				r.rate(t, "rate", &c.Rate)
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				r.rate(t, toml.Key{"rate"}, &c.Rate)
 			})
 		case "history":
-			r.table(p, "", k, func(t map[string]toml.Primitive) {
-				r.keys(t, "history", map[string]func(toml.Primitive, string){
-					"keep":        func(p toml.Primitive, k string) { r.duration(p, "history", k, &c.History.Keep) },
-					"max_records": func(p toml.Primitive, k string) { r.count(p, "history", k, 0, &c.History.MaxRecords) },
+			where := toml.Key{"history"}
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				r.keys(t, where, map[string]func(toml.Primitive, string){
+					"keep":        func(p toml.Primitive, k string) { r.duration(p, where, k, &c.History.Keep) },
+					"max_records": func(p toml.Primitive, k string) { r.count(p, where, k, 0, &c.History.MaxRecords) },
 				})
 			})
 		case "servers":
-			r.table(p, "", k, func(t map[string]toml.Primitive) {
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				for _, name := range slices.Sorted(maps.Keys(t)) {
-					where := "servers." + toml.Key{name}.String()
-					r.table(t[name], "servers", toml.Key{name}.String(), func(st map[string]toml.Primitive) {
+					where := toml.Key{"servers", name}
+					r.table(t[name], toml.Key{"servers"}, toml.Key{name}.String(), func(st map[string]toml.Primitive) {
 						var sc ServerConfig
 						if r.server(st, where, &sc) {
 							if c.Servers == nil {
@@ -206,13 +210,13 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 				}
 			})
 		default:
-			r.unknown(p, "", k)
+			r.unknown(p, nil, k)
 		}
 	}
 }
 
 // rate reads a [rate] table.
-func (r *configReader) rate(t map[string]toml.Primitive, where string, rt *Rate) {
+func (r *configReader) rate(t map[string]toml.Primitive, where toml.Key, rt *Rate) {
 	r.keys(t, where, map[string]func(toml.Primitive, string){
 		"burst": func(p toml.Primitive, k string) { r.count(p, where, k, 1, &rt.Burst) },
 		"every": func(p toml.Primitive, k string) { r.duration(p, where, k, &rt.Every) },
@@ -221,7 +225,7 @@ func (r *configReader) rate(t map[string]toml.Primitive, where string, rt *Rate)
 
 // server reads a [servers.NAME] table; it reports whether every value in
 // it was good.
-func (r *configReader) server(t map[string]toml.Primitive, where string, sc *ServerConfig) bool {
+func (r *configReader) server(t map[string]toml.Primitive, where toml.Key, sc *ServerConfig) bool {
 	before := r.mistakes()
 	r.keys(t, where, map[string]func(toml.Primitive, string){
 		"rule":    func(p toml.Primitive, k string) { r.rule(p, where, k, &sc.Rule) },
@@ -234,7 +238,7 @@ func (r *configReader) server(t map[string]toml.Primitive, where string, sc *Ser
 
 // keys reads each key of table t with its reader in known; the others are
 // warned about and ignored.
-func (r *configReader) keys(t map[string]toml.Primitive, where string, known map[string]func(toml.Primitive, string)) {
+func (r *configReader) keys(t map[string]toml.Primitive, where toml.Key, known map[string]func(toml.Primitive, string)) {
 	for _, k := range slices.Sorted(maps.Keys(t)) {
 		if read, ok := known[k]; ok {
 			read(t[k], k)
@@ -256,12 +260,12 @@ func (r *configReader) mistakes() int {
 
 // decode decodes p into v, whose UnmarshalTOML says in a sentence what
 // is wrong; a problem is noted at p's line.
-func (r *configReader) decode(p toml.Primitive, table, key string, v toml.Unmarshaler, warning bool) bool {
+func (r *configReader) decode(p toml.Primitive, table toml.Key, key string, v toml.Unmarshaler, warning bool) bool {
 	err := r.md.PrimitiveDecode(p, v)
 	if err == nil {
 		return true
 	}
-	prob := ConfigProblem{Table: table, Key: key, Message: err.Error(), Warning: warning}
+	prob := ConfigProblem{Table: table.String(), Key: key, Message: err.Error(), Warning: warning}
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		prob.Line, prob.Message = pe.Position.Line, pe.Message
@@ -271,33 +275,33 @@ func (r *configReader) decode(p toml.Primitive, table, key string, v toml.Unmars
 }
 
 // table reads p as a table and hands it to read.
-func (r *configReader) table(p toml.Primitive, table, key string, read func(map[string]toml.Primitive)) {
+func (r *configReader) table(p toml.Primitive, table toml.Key, key string, read func(map[string]toml.Primitive)) {
 	if !r.decode(p, table, key, &tableValue{}, false) {
 		return
 	}
 	var t map[string]toml.Primitive
 	if err := r.md.PrimitiveDecode(p, &t); err != nil {
-		r.problems = append(r.problems, ConfigProblem{Table: table, Key: key, Message: err.Error()})
+		r.problems = append(r.problems, ConfigProblem{Table: table.String(), Key: key, Message: err.Error()})
 		return
 	}
 	read(t)
 }
 
-func (r *configReader) duration(p toml.Primitive, table, key string, d *Duration) {
+func (r *configReader) duration(p toml.Primitive, table toml.Key, key string, d *Duration) {
 	var v durationValue
 	if r.decode(p, table, key, &v, false) {
 		*d = Duration{time.Duration(v)}
 	}
 }
 
-func (r *configReader) count(p toml.Primitive, table, key string, least int, n *int) {
+func (r *configReader) count(p toml.Primitive, table toml.Key, key string, least int, n *int) {
 	v := countValue{least: least}
 	if r.decode(p, table, key, &v, false) {
 		*n = v.n
 	}
 }
 
-func (r *configReader) rule(p toml.Primitive, table, key string, rule *string) {
+func (r *configReader) rule(p toml.Primitive, table toml.Key, key string, rule *string) {
 	var v ruleValue
 	if r.decode(p, table, key, &v, false) {
 		*rule = string(v)
@@ -306,7 +310,7 @@ func (r *configReader) rule(p toml.Primitive, table, key string, rule *string) {
 
 // unknown warns about a key elicitray does not know (a misspelt
 // `[server.github]` or `rules = …`): one warning for a whole table.
-func (r *configReader) unknown(p toml.Primitive, table, key string) {
+func (r *configReader) unknown(p toml.Primitive, table toml.Key, key string) {
 	path := toml.Key{key}
 	// A table only implied by `[server.github]` has no line of its own:
 	// name the path down to the header that has one.
@@ -319,11 +323,8 @@ func (r *configReader) unknown(p toml.Primitive, table, key string) {
 			path, p = append(path, k), v
 		}
 	}
-	name := path[0]
-	if len(path) > 1 {
-		name = path.String()
-	}
-	r.decode(p, table, fmt.Sprintf("%q", name), unknownKey{}, true)
+	path = append(append(toml.Key{}, table...), path...)
+	r.decode(p, nil, `"`+path.String()+`"`, unknownKey{}, true)
 }
 
 // line is where p is in the file, as decoding it into v (which must fail)
