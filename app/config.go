@@ -161,8 +161,9 @@ func (d Duration) IsZero() bool { return d.Duration == 0 }
 
 // LoadConfig reads the config file at path; a missing file is the default
 // config. A file with mistakes is refused with a *ConfigErrors naming every
-// one of them (see CheckConfig); keys it does not know are ignored and
-// named in Config.Warnings. Other errors name the file.
+// one of them (see CheckConfig), and a Config holding only the Warnings;
+// keys it does not know are ignored and named in Config.Warnings. Other
+// errors name the file.
 func LoadConfig(path string) (Config, error) {
 	c, problems, err := CheckConfig(path)
 	if err != nil {
@@ -177,7 +178,7 @@ func LoadConfig(path string) (Config, error) {
 		}
 	}
 	if len(ce.Problems) > 0 {
-		return Config{}, ce
+		return Config{Warnings: c.Warnings}, ce
 	}
 	return c, nil
 }

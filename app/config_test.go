@@ -120,6 +120,14 @@ keep = "1y"
 	if c.Servers != nil || c.Rate.Burst != 0 {
 		t.Errorf("a file with mistakes was used in part: %+v", c)
 	}
+	// One line per mistake, each naming the file (what doctor prints), and
+	// the warnings beside them.
+	if lines := strings.Split(err.Error(), "\n"); len(lines) != 8 || !strings.HasPrefix(lines[7], path+": line 22: history: keep") {
+		t.Errorf("LoadConfig's error has %d lines, want 8 each naming the file:\n%v", len(lines), err)
+	}
+	if len(c.Warnings) != 3 {
+		t.Errorf("warnings with the mistakes: %q, want the 3 unknown keys", c.Warnings)
+	}
 	for _, w := range want {
 		if line, ok := strings.CutPrefix(w, "mistake: "); ok && !strings.Contains(err.Error(), line) {
 			t.Errorf("LoadConfig's error lacks %q:\n%v", line, err)

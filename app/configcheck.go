@@ -62,18 +62,20 @@ func (p ConfigProblem) String() string {
 }
 
 // ConfigErrors is every mistake LoadConfig found in one config file, in
-// the file's order. Its Error is one line; Lines gives one per mistake,
-// for a log or a notification.
+// the file's order. Its Error has a line per mistake, each starting with
+// the file's path (as errors.Join would join them, and as Config.Warnings
+// are written); Lines gives them without the path.
 type ConfigErrors struct {
 	Path     string
 	Problems []ConfigProblem
 }
 
 func (e *ConfigErrors) Error() string {
-	if len(e.Problems) == 1 {
-		return "reading " + e.Path + ": " + e.Problems[0].String()
+	lines := e.Lines()
+	for i, l := range lines {
+		lines[i] = e.Path + ": " + l
 	}
-	return fmt.Sprintf("%s has %d mistakes: %s", e.Path, len(e.Problems), strings.Join(e.Lines(), "; "))
+	return strings.Join(lines, "\n")
 }
 
 // Lines is each mistake as a sentence, in the file's order.

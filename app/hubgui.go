@@ -50,7 +50,9 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "elicitray hub: %s\n", l)
 		}
 		notices = append(notices, body)
+		warnings := cfg.Warnings
 		cfg, _ = LoadConfig("")
+		cfg.Warnings = warnings
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)

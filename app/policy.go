@@ -457,7 +457,7 @@ func (h *Hub) refreshConfig() {
 	if err != nil {
 		// Every mistake at once: the user fixes them in one go.
 		lines, title, body := configTrouble(err, "the settings in force stay until it is fixed")
-		for _, l := range lines {
+		for _, l := range append(lines, c.Warnings...) {
 			h.logf("%s", l)
 		}
 		if h.Notify != nil {
