@@ -122,11 +122,9 @@ func capitalize(s string) string {
 // left out. err is set only when the file exists but cannot be read
 // (permissions, a directory); problems are then nil.
 func CheckConfig(path string) (Config, []ConfigProblem, error) {
-	var c Config
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || path == "" {
-		c.Timeout.Duration = DefaultTimeout
-		return c, nil, nil
+	if errors.Is(err, fs.ErrNotExist) {
+		return defaultConfig(), nil, nil
 	}
 	if err != nil {
 		return Config{}, nil, err
@@ -135,14 +133,15 @@ func CheckConfig(path string) (Config, []ConfigProblem, error) {
 	var top map[string]toml.Primitive
 	r.md, err = toml.Decode(string(data), &top)
 	if err != nil {
-		p := ConfigProblem{Message: "is not TOML: " + err.Error()}
+		// Nothing in it can be read: this one mistake is all there is.
+		p := ConfigProblem{Message: "the file is not TOML: " + err.Error()}
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			p.Line, p.Message = pe.Position.Line, "is not TOML: "+pe.Message
+			p.Line, p.Message = pe.Position.Line, "the file is not TOML: "+pe.Message
 		}
-		p.Message = "the file " + p.Message
 		return defaultConfig(), []ConfigProblem{p}, nil
 	}
+	var c Config
 	r.config(top, &c)
 	// In the file's order; a problem whose line is not known last.
 	slices.SortStableFunc(r.problems, func(a, b ConfigProblem) int {
