@@ -33,8 +33,19 @@ func TestCLIUsage(t *testing.T) {
 		{"history alone", []string{"history"}, 2, "history needs a subcommand"},
 		{"bad limit", []string{"history", "list", "--limit", "0"}, 2, "--limit must be at least 1"},
 		{"misspelt command", []string{"histroy"}, 2, "Did you mean this?"},
+		// Flags after a misspelt command: the command is what is wrong.
+		{"misspelt command with flags", []string{"wrapp", "--name", "x", "--", "true"}, 2,
+			"elicitray: unknown command \"wrapp\" for \"elicitray\"\n\nDid you mean this?\n\twrap\n"},
+		{"misspelt command with a subcommand", []string{"histroy", "list", "--limit", "5"}, 2, "Did you mean this?\n\thistory\n"},
+		{"misspelt subcommand with flags", []string{"history", "lst", "--json"}, 2,
+			"unknown command \"lst\" for \"elicitray history\"\n\nDid you mean this?\n\tlist\n"},
+		{"unknown flag of a known command", []string{"history", "list", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"server exit code", []string{"wrap", "--", "sh", "-c", "exit 7"}, 7, ""},
-		{"missing server", []string{"wrap", "--", "/nonexistent/server"}, 127, "/nonexistent/server"},
+		{"missing server", []string{"wrap", "--", "/nonexistent/server"}, 127,
+			`elicitray: the server command "/nonexistent/server" could not be started: no such file or directory` + "\n"},
+		{"mute an empty name", []string{"mute", ""}, 2, "mute needs one server name"},
+		{"server not in PATH", []string{"wrap", "--", "no-such-mcp-server-here"}, 127,
+			`elicitray: the server command "no-such-mcp-server-here" could not be started: it is not in PATH`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -127,6 +138,25 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 	errb.Reset()
 	if code := Main(context.Background(), []string{"history", "show", "2"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no decision with ID 2") {
 		t.Errorf("show 2: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	names := []string{"demo", "github", "github-enterprise", "jira"}
+	for _, tt := range []struct {
+		name string
+		want string
+	}{
+		{"demoo", "did you mean demo?"},
+		{"Demo", "did you mean demo?"},
+		{"githbu", "did you mean github?"},
+		{"git", "did you mean github or github-enterprise?"},
+		{"payments", ""},
+		{"jira", ""},
+	} {
+		if got := didYouMean(tt.name, names); got != tt.want {
+			t.Errorf("didYouMean(%q) = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

@@ -2,12 +2,9 @@ package app
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -163,38 +160,25 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.Strin
 func (d Duration) IsZero() bool { return d.Duration == 0 }
 
 // LoadConfig reads the config file at path; a missing file is the default
-// config. Errors name the file and what is wrong.
+// config. A file with mistakes is refused with a *ConfigErrors naming every
+// one of them (see CheckConfig), and a Config holding only the Warnings;
+// keys it does not know are ignored and named in Config.Warnings. Other
+// errors name the file.
 func LoadConfig(path string) (Config, error) {
-	var c Config
-	md, err := toml.DecodeFile(path, &c)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	c, problems, err := CheckConfig(path)
+	if err != nil {
 		return Config{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	var unknown []toml.Key
-	for _, k := range md.Undecoded() {
-		// An unknown table is one mistake, not one per key in it.
-		if slices.ContainsFunc(unknown, func(u toml.Key) bool { return len(u) < len(k) && slices.Equal(u, k[:len(u)]) }) {
-			continue
-		}
-		unknown = append(unknown, k)
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %q is not a setting elicitray knows; it is ignored (see the README's Configuration)", path, k.String()))
-	}
-	for name, s := range c.Servers {
-		if s.Rule != "" && !slices.Contains(rules, s.Rule) {
-			return Config{}, fmt.Errorf("reading %s: servers.%s: rule %q is not one of ask, decline, cancel, accept-defaults", path, name, s.Rule)
-		}
-		if s.Burst < 0 {
-			return Config{}, fmt.Errorf("reading %s: servers.%s: burst must be 1 or more", path, name)
+	ce := &ConfigErrors{Path: path}
+	for _, p := range problems {
+		if p.Warning {
+			c.Warnings = append(c.Warnings, path+": "+p.String())
+		} else {
+			ce.Problems = append(ce.Problems, p)
 		}
 	}
-	if c.History.MaxRecords < 0 {
-		return Config{}, fmt.Errorf("reading %s: history.max_records cannot be negative", path)
-	}
-	if c.Rate.Burst < 0 {
-		return Config{}, fmt.Errorf("reading %s: rate.burst must be 1 or more", path)
-	}
-	if c.Timeout.Duration <= 0 {
-		c.Timeout.Duration = DefaultTimeout
+	if len(ce.Problems) > 0 {
+		return Config{Warnings: c.Warnings}, ce
 	}
 	return c, nil
 }

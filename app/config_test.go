@@ -1,11 +1,14 @@
 package app
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestLoadConfig: the timeout a user writes is the one the hub uses; no file
@@ -47,6 +50,109 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
+// TestCheckConfigEveryMistake: a file with several mistakes is reported
+// all at once, each naming its line, table and key, in the file's order,
+// with the keys elicitray does not know as warnings; LoadConfig's error
+// lists every mistake too (issue 9: one mistake per reload).
+func TestCheckConfigEveryMistake(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	text := `timeout = "ten minutes"
+rules = "ask"
+
+[rate]
+burst = -2
+every = 3
+
+[server.github]
+rule = "ask"
+
+[servers.github]
+rule = "maybe"
+timeout = "2m"
+burst = 1.5
+colour = "red"
+
+[servers.jira]
+every = "-1s"
+
+[history]
+max_records = -1
+keep = "1y"
+`
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, problems, err := CheckConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range problems {
+		kind := "mistake"
+		if p.Warning {
+			kind = "warning"
+		}
+		got = append(got, kind+": "+p.String())
+	}
+	unknown := " is not a setting elicitray knows; it is ignored (see the README's Configuration)"
+	want := []string{
+		`mistake: line 1: timeout "ten minutes" is not a duration like "10m" or "90s"`,
+		`warning: line 2: "rules"` + unknown,
+		`mistake: line 5: rate: burst must be 1 or more, not -2`,
+		`mistake: line 6: rate: every must be a duration in quotes, like "10m" or "90s", not 3`,
+		`warning: line 8: "server.github"` + unknown,
+		`mistake: line 12: servers.github: rule "maybe" is not one of ask, decline, cancel, accept-defaults`,
+		`mistake: line 14: servers.github: burst must be a whole number, not 1.5`,
+		`warning: line 15: "servers.github.colour"` + unknown,
+		`mistake: line 18: servers.jira: every cannot be negative: "-1s"`,
+		`mistake: line 21: history: max_records cannot be negative: -1`,
+		`mistake: line 22: history: keep "1y" is not a duration like "10m" or "90s"`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems mismatch (-want +got):\n%s", diff)
+	}
+
+	c, err := LoadConfig(path)
+	var ce *ConfigErrors
+	if !errors.As(err, &ce) || len(ce.Problems) != 8 {
+		t.Fatalf("LoadConfig: %v, want the 8 mistakes", err)
+	}
+	if c.Servers != nil || c.Rate.Burst != 0 {
+		t.Errorf("a file with mistakes was used in part: %+v", c)
+	}
+	// One line per mistake, each naming the file (what doctor prints), and
+	// the warnings beside them.
+	if lines := strings.Split(err.Error(), "\n"); len(lines) != 8 || !strings.HasPrefix(lines[7], path+": line 22: history: keep") {
+		t.Errorf("LoadConfig's error has %d lines, want 8 each naming the file:\n%v", len(lines), err)
+	}
+	if len(c.Warnings) != 3 {
+		t.Errorf("warnings with the mistakes: %q, want the 3 unknown keys", c.Warnings)
+	}
+	for _, w := range want {
+		if line, ok := strings.CutPrefix(w, "mistake: "); ok && !strings.Contains(err.Error(), line) {
+			t.Errorf("LoadConfig's error lacks %q:\n%v", line, err)
+		}
+	}
+
+	// Fixed but for the unknown keys: the file applies, and the warnings
+	// still name them.
+	fixed := strings.NewReplacer(`"ten minutes"`, `"5m"`, "-2", "2", "every = 3", `every = "3s"`, `"maybe"`, `"decline"`,
+		"1.5", "1", `"-1s"`, `"1s"`, "-1", "10", `"1y"`, `"8760h"`).Replace(text)
+	if err := os.WriteFile(path, []byte(fixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = LoadConfig(path)
+	if err != nil {
+		t.Fatalf("the fixed file: %v", err)
+	}
+	if p := c.Policy("github"); p != (Policy{Rule: RuleDecline, Timeout: 2 * time.Minute, Burst: 1, Every: 3 * time.Second}) {
+		t.Errorf("github's policy from the fixed file: %+v", p)
+	}
+	if len(c.Warnings) != 3 || !strings.Contains(c.Warnings[1], `line 8: "server.github" is not a setting`) {
+		t.Errorf("warnings %q, want the three unknown keys", c.Warnings)
+	}
+}
+
 // TestStampWriter: every line of the hub's log starts with when it was
 // written, however the writes split the lines.
 func TestStampWriter(t *testing.T) {
@@ -61,5 +167,26 @@ func TestStampWriter(t *testing.T) {
 	want := "2026-11-30 09:05:00 elicitray hub: listening\n2026-11-30 09:05:00 first half\n2026-11-30 09:05:00 second\n2026-11-30 09:05:00 \n"
 	if b.String() != want {
 		t.Errorf("log %q, want %q", b.String(), want)
+	}
+}
+
+// TestCheckConfigQuotedServerNames: a server whose name needs quotes in
+// TOML is named with them in every problem.
+func TestCheckConfigQuotedServerNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[servers.\"acme.tools\"]\nrule = \"never\"\ncolour = \"red\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, problems, err := CheckConfig(path)
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`line 2: servers."acme.tools": rule "never" is not one of ask, decline, cancel, accept-defaults`,
+		`line 3: "servers."acme.tools".colour" is not a setting elicitray knows; it is ignored (see the README's Configuration)`,
+	}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("%v; problems mismatch (-want +got):\n%s", err, diff)
 	}
 }

@@ -271,20 +271,38 @@ const minFree = 1 << 20
 
 // config reports every mistake in config.toml at once.
 func (d *doctor) config() {
-	cfg, err := LoadConfig(d.paths.Config)
+	_, problems, err := CheckConfig(d.paths.Config)
+	var mistakes, warnings []string
+	for _, p := range problems {
+		if p.Warning {
+			warnings = append(warnings, p.String())
+		} else {
+			mistakes = append(mistakes, p.String())
+		}
+	}
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || err == nil && !exists(d.paths.Config):
-		d.add(levelOK, "Config", "%s does not exist: the defaults apply.", d.paths.Config)
 	case err != nil:
-		f := d.add(levelProblem, "Config", "%s has mistakes; the hub uses the default settings until they are fixed:", d.paths.Config)
-		f.more = append(f.more, strings.Split(err.Error(), "\n")...)
-		f.more = append(f.more, cfg.Warnings...)
-	case len(cfg.Warnings) > 0:
+		d.add(levelProblem, "Config", "%s cannot be read: %v; the hub uses the default settings.", d.paths.Config, err)
+	case !exists(d.paths.Config):
+		d.add(levelOK, "Config", "%s does not exist: the defaults apply.", d.paths.Config)
+	case len(mistakes) > 0:
+		f := d.add(levelProblem, "Config", "%s has %s; the hub uses the default settings until %s fixed:", d.paths.Config,
+			plural(len(mistakes), "mistake", "mistakes"), map[bool]string{true: "it is", false: "they are"}[len(mistakes) == 1])
+		f.more = append(mistakes, warnings...)
+	case len(warnings) > 0:
 		f := d.add(levelNote, "Config", "%s has keys elicitray does not know, ignored:", d.paths.Config)
-		f.more = append(f.more, cfg.Warnings...)
+		f.more = warnings
 	default:
 		d.add(levelOK, "Config", "%s has no mistakes.", d.paths.Config)
 	}
+}
+
+// plural is "1 mistake" or "n mistakes".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // hosts reports each installed host's config: which servers run through

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,32 @@ func TestHistoryWindowOnDesktop(t *testing.T) {
 	// The third row: a deploy, whose form has a field to show.
 	d.xdo("mousemove", "--window", win, "400", "179", "click", "1")
 	d.screenshot("history.png")
+	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
+		t.Errorf("quit: %v: %s", err, out)
+	}
+}
+
+// TestWindowsCloseOnKeysOnDesktop: on a real desktop, the history window
+// closes on Escape (focus in its search entry, as it opens) and on Ctrl+W,
+// and the settings window on Escape (issue 9).
+func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
+	d := newDesktop(t)
+	seedRealistic(t, d.paths.History, 20)
+	for _, tt := range []struct{ command, title, key string }{
+		{"history window", "elicitray — history", "Escape"},
+		{"history window", "elicitray — history", "ctrl+w"},
+		{"settings", "elicitray settings", "Escape"},
+		{"settings", "elicitray settings", "ctrl+w"},
+	} {
+		if out, err := exec.Command(elicitrayBin, strings.Fields(tt.command)...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", tt.command, err, out)
+		}
+		win, _ := d.window()
+		if got := d.title(win); got != tt.title {
+			t.Fatalf("%s opened %q, want %q", tt.command, got, tt.title)
+		}
+		d.answer(win, tt.key) // fails the test unless the window closes
+	}
 	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}

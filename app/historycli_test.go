@@ -156,15 +156,28 @@ func TestHistoryCLIUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"history", "list", "--since", "yesterday"}, `--since: "yesterday" is neither a duration (30m, 12h, 7d) nor a date (2026-11-01)`},
+		{[]string{"history", "list", "--since", "yesterday"}, `--since must be a duration ago like 30m, 12h or 7d, or a date like 2026-11-01, not "yesterday"`},
 		{[]string{"history", "export", "--format", "xml"}, `--format must be jsonl or csv, not "xml"`},
 		{[]string{"history", "list", "--action", "declined"}, `--action: "declined" is not one of accept, decline, cancel, error, forwarded`},
 		{[]string{"history", "export", "--decided-by", "person"}, `--decided-by: "person" is not one of user, rule,`},
-		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than: "soon" is not a duration like 30m, 12h or 7d`},
+		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than must be a duration like 30m, 12h or 7d, not "soon"`},
+		// Numbers and switches say what they take, not strconv's error.
+		{[]string{"history", "list", "--limit", "abc"}, `--limit must be a whole number of records, not "abc"`},
+		{[]string{"history", "prune", "--keep", "many"}, `--keep must be a whole number of records, not "many"`},
+		{[]string{"history", "prune", "--keep", "-1"}, `--keep must be 0 (no limit) or more, not -1`},
+		{[]string{"history", "list", "--json=maybe"}, `--json is a switch: give it alone, or as --json=false, not --json=maybe`},
 	} {
 		var out, errb bytes.Buffer
-		if code := Main(context.Background(), tt.args, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) || out.Len() != 0 {
+		if code := Main(context.Background(), tt.args, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) || out.Len() != 0 ||
+			strings.Contains(errb.String(), "strconv") || strings.Contains(errb.String(), "invalid argument") {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want 2 and %q", tt.args, code, errb.String(), out.String(), tt.want)
 		}
+	}
+	// A file that cannot be written is named once, in a sentence.
+	var out, errb bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "no-such-dir", "out.csv")
+	if code := Main(context.Background(), []string{"history", "export", "-o", missing}, nil, &out, &errb); code != 1 ||
+		errb.String() != "elicitray: cannot write the export to "+missing+": no such file or directory\n" {
+		t.Errorf("export to a missing directory: exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -69,7 +69,12 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "List, show, export and prune past decisions, or open the history window",
-		Args:  cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usageError{errors.New("history needs a subcommand: list, show ID, export, prune or window")}
 		},
@@ -116,7 +121,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
-	list.Flags().IntVar(&limit, "limit", 50, "at most this many decisions")
+	countVar(list.Flags(), &limit, "limit", 50, "records", "at most this many decisions")
 	filter.flags(list)
 
 	var format, output string
@@ -142,7 +147,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 	export.Flags().StringVarP(&output, "output", "o", "", "write to this file (default: standard output)")
 	exportFilter.flags(export)
 
-	var olderThan string
+	var olderThan time.Duration
 	var keep int
 	prune := &cobra.Command{
 		Use:   "prune",
@@ -152,14 +157,11 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts *history.PruneOptions
-			if olderThan != "" || keep > 0 {
+			byAge := cmd.Flags().Changed("older-than")
+			if byAge || keep > 0 {
 				opts = &history.PruneOptions{Keep: keep}
-				if olderThan != "" {
-					d, err := parseAge(olderThan)
-					if err != nil {
-						return usageError{fmt.Errorf("--older-than: %v", err)}
-					}
-					opts.Before = time.Now().Add(-d)
+				if byAge {
+					opts.Before = time.Now().Add(-olderThan)
 				}
 			}
 			if keep < 0 {
@@ -173,8 +175,8 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	prune.Flags().StringVar(&olderThan, "older-than", "", "delete decisions older than this (e.g. 30d, 12h)")
-	prune.Flags().IntVar(&keep, "keep", 0, "keep at most this many of the newest decisions")
+	durationVar(prune.Flags(), &olderThan, "older-than", 0, "delete decisions older than this")
+	countVar(prune.Flags(), &keep, "keep", 0, "records", "keep at most this many of the newest decisions")
 
 	var showJSON bool
 	show := &cobra.Command{

@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,16 +54,17 @@ func (f *historyFilter) query(now time.Time) (history.Query, error) {
 	}
 	var err error
 	if q.Since, err = parseWhen(f.since, now); err != nil {
-		return q, usageError{fmt.Errorf("--since: %v", err)}
+		return q, usageError{fmt.Errorf("--since %v", err)}
 	}
 	if q.Until, err = parseWhen(f.until, now); err != nil {
-		return q, usageError{fmt.Errorf("--until: %v", err)}
+		return q, usageError{fmt.Errorf("--until %v", err)}
 	}
 	return q, nil
 }
 
 // parseWhen reads a point in time: empty (none), a duration ago ("7d",
-// "12h", "90m"), a date ("2026-11-01", local midnight) or RFC 3339.
+// "12h", "90m", as parseAge reads it), a date ("2026-11-01", local
+// midnight) or RFC 3339. Its errors follow a flag's name, as parseAge's.
 func parseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -77,31 +78,7 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, fmt.Errorf("%q is neither a duration (30m, 12h, 7d) nor a date (2026-11-01)", s)
-}
-
-// parseAge reads a duration as Go writes them, plus days: "7d", "1d12h".
-func parseAge(s string) (time.Duration, error) {
-	rest := s
-	var days time.Duration
-	if i := strings.IndexByte(rest, 'd'); i > 0 {
-		n, err := strconv.Atoi(rest[:i])
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration like 30m, 12h or 7d", s)
-		}
-		days, rest = time.Duration(n)*24*time.Hour, rest[i+1:]
-	}
-	var d time.Duration
-	if rest != "" {
-		var err error
-		if d, err = time.ParseDuration(rest); err != nil {
-			return 0, fmt.Errorf("%q is not a duration like 30m, 12h or 7d", s)
-		}
-	}
-	if days+d < 0 {
-		return 0, fmt.Errorf("%q is negative", s)
-	}
-	return days + d, nil
+	return time.Time{}, fmt.Errorf("must be a duration ago like 30m, 12h or 7d, or a date like 2026-11-01, not %q", s)
 }
 
 // retentionOf is what config c keeps of the history, as of now.
@@ -122,7 +99,12 @@ func exportTo(ctx context.Context, src historySource, q history.Query, format, o
 		var err error
 		// 0600: the history is private (DESIGN.md), and so is an export.
 		if f, err = os.OpenFile(output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600); err != nil {
-			return err
+			// "no such file or directory", not "open x: …": the path is said once.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("cannot write the export to %s: %w", output, err)
 		}
 		w = f
 	}

@@ -264,12 +264,21 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			cs.send(wireMsg{ID: m.ID, Error: "mute needs a server and a positive duration"})
 			return
 		}
+		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil && !m.Force {
+			cs.send(*r)
+			return
+		}
 		h.Mute(m.Server, m.For)
 		cs.send(wireMsg{ID: m.ID, Until: h.now().Add(m.For)})
 	case opUnmute:
+		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil {
+			cs.send(*r)
+			return
+		}
 		h.Unmute(m.Server)
 		cs.send(wireMsg{ID: m.ID})
 	case opStatus:
+		h.refreshConfig() // the rules as config.toml says now
 		h.mu.Lock()
 		waiting := len(h.queue)
 		h.mu.Unlock()

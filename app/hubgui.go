@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,9 +60,14 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	var notices []string
 	cfg, err := LoadConfig(p.Config)
 	if err != nil {
-		fmt.Fprintf(stderr, "elicitray hub: %v; using the default settings until it is fixed\n", err)
-		notices = append(notices, err.Error()+". The default settings apply until it is fixed.")
+		lines, _, body := configTrouble(err, "the default settings apply until it is fixed")
+		for _, l := range lines {
+			fmt.Fprintf(stderr, "elicitray hub: %s\n", l)
+		}
+		notices = append(notices, body)
+		warnings := cfg.Warnings
 		cfg, _ = LoadConfig("")
+		cfg.Warnings = warnings
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)
@@ -311,8 +317,10 @@ func showSettings(a fyne.App, hub *Hub, p Paths) {
 	settingsWindow.SetOnClosed(func() { settingsWindow = nil })
 }
 
-// settingsOf is what the Settings window shows for c: the defaults, and
-// every server configured or seen, with what applies to it.
+// settingsOf is what the Settings window shows for c: the defaults, every
+// server configured (with what its table sets; the rest follows the
+// defaults), and every server seen but not configured, following the
+// defaults in everything.
 func settingsOf(c Config, seen map[string]bool) ui.Settings {
 	d := c.Policy("")
 	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout}}
@@ -324,23 +332,43 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 		if n == "" {
 			continue
 		}
-		pol := c.Policy(n)
-		s.Servers = append(s.Servers, ui.ServerPolicy{Name: n, Rule: pol.Rule, Burst: pol.Burst, Every: pol.Every, Timeout: pol.Timeout})
+		sp := ui.ServerPolicy{Name: n, Rule: RuleAsk}
+		if sc, ok := c.Servers[n]; ok {
+			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
+				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true}
+		}
+		s.Servers = append(s.Servers, sp)
 	}
 	return s
 }
 
 // configOf is the config the Settings window saved (the window does not
-// show [history]: the caller keeps it). A server's values equal to the
-// defaults are left out, so they follow the defaults later.
+// show [history]: the caller keeps it). It writes only what differs from
+// what would apply without it: the defaults where they are not the
+// built-in ones, a [servers.NAME] table only for a server with settings of
+// its own (configured before, or added or changed in the window), and in
+// it only the values that are not the defaults'. A server seen but never
+// configured, left as it was, is not written, so that it goes on following
+// the defaults (issue 9).
 func configOf(s ui.Settings) Config {
 	d := s.Defaults
-	c := Config{Timeout: Duration{d.Timeout}, Rate: Rate{Burst: d.Burst, Every: Duration{d.Every}}}
+	var c Config
+	if d.Timeout != DefaultTimeout {
+		c.Timeout = Duration{d.Timeout}
+	}
+	if d.Burst != DefaultBurst {
+		c.Rate.Burst = d.Burst
+	}
+	if d.Every != DefaultEvery {
+		c.Rate.Every = Duration{d.Every}
+	}
 	for _, sp := range s.Servers {
-		// The rule always, so every server listed stays listed.
-		sc := ServerConfig{Rule: sp.Rule}
-		if sc.Rule == "" {
-			sc.Rule = RuleAsk
+		if !sp.Own {
+			continue
+		}
+		var sc ServerConfig
+		if sp.Rule != "" && sp.Rule != RuleAsk {
+			sc.Rule = sp.Rule
 		}
 		if sp.Timeout > 0 && sp.Timeout != d.Timeout {
 			sc.Timeout = Duration{sp.Timeout}

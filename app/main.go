@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"os/exec"
@@ -95,11 +96,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			if len(args) == 0 {
 				return nil
 			}
-			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
-			}
-			return usageError{errors.New(msg)}
+			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHub(ctx, DefaultPaths(), stderr)
@@ -112,7 +109,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	root.SetIn(stdin)
 	root.SetOut(stderr) // help and usage are for people: never on MCP's stdout
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 
 	root.AddCommand(newPolicyCmds(ctx, stdout, stderr)...)
@@ -202,6 +199,20 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	return root
 }
 
+// unknownCommand is the usage error for a command name cmd does not have,
+// with cobra's suggestions: "unknown command "wrapp" for "elicitray"",
+// then "Did you mean this?" and "wrap".
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // what cobra's own suggestions use
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return usageError{errors.New(msg)}
+}
+
 func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var name string
 	var grace time.Duration
@@ -237,7 +248,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			})
 			code, err := relay.Run(ctx, stdin, stdout)
 			if err != nil {
-				fmt.Fprintf(stderr, "elicitray: %v\n", err)
+				fmt.Fprintf(stderr, "elicitray: %v\n", startError(args[0], err))
 			}
 			if code != 0 {
 				return exitCode(code)
@@ -247,16 +258,35 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command)")
 	// A server's own flags before `--` look like ours: say how to pass them.
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		// A flag wrap does not know is most likely the server's own.
 		if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown shorthand") {
 			return usageError{fmt.Errorf("%v (put the server command after --: elicitray wrap --name NAME -- COMMAND ARGS…)", err)}
 		}
-		return usageError{err}
+		return flagError(cmd, err)
 	})
 	cmd.DisableFlagsInUseLine = true // flags go before --, as Use shows
-	cmd.Flags().DurationVar(&grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
+	durationVar(cmd.Flags(), &grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
 	return cmd
+}
+
+// startError is err, from running the server command named command, in
+// a sentence when the command could not be started: "the server command
+// "nosuchcmd" could not be started: it is not in PATH …", not Go's
+// "fork/exec …" or "exec: …: executable file not found in $PATH".
+func startError(command string, err error) error {
+	if !errors.Is(err, bridge.ErrStart) {
+		return err
+	}
+	var ee *exec.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound):
+		return fmt.Errorf("the server command %q could not be started: it is not in PATH (hosts often start servers with a short PATH: give its full path)", command)
+	case errors.As(err, &pe):
+		return fmt.Errorf("the server command %q could not be started: %v", command, pe.Err)
+	}
+	return err
 }
 
 // launchers are commands that run another program named by their first

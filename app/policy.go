@@ -48,10 +48,14 @@ type suppression struct {
 	since time.Time // the policy clock at the burst's first suppression
 }
 
-// ServerState is a server the hub knows, for the tray's mute menu.
+// ServerState is a server the hub knows, for the tray's mute menu and
+// `elicitray status`.
 type ServerState struct {
 	Name       string
 	MutedUntil time.Time // zero when not muted
+	// Rule is the rule in force for the server's prompts (RuleAsk,
+	// RuleDecline, RuleCancel, RuleAcceptDefaults): its own, else ask.
+	Rule string `json:",omitempty"`
 }
 
 // SetConfig replaces the policy in force (the Settings window saved).
@@ -125,7 +129,7 @@ func (h *Hub) Servers() []ServerState {
 	now := h.now()
 	var out []ServerState
 	for n := range names {
-		s := ServerState{Name: n}
+		s := ServerState{Name: n, Rule: h.Config.Policy(n).Rule}
 		if until := h.policy.muted[n]; until.After(now) {
 			s.MutedUntil = until
 		}
@@ -133,6 +137,42 @@ func (h *Hub) Servers() []ServerState {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// knows reports whether server is one the hub knows: configured, seen
+// since it started (it asked, or was muted), or named in the history. It
+// also returns the names it knows, for suggestions.
+func (h *Hub) knows(server string) (bool, []string) {
+	var names []string
+	for _, s := range h.Servers() {
+		names = append(names, s.Name)
+	}
+	if h.Store != nil {
+		if inHistory, err := h.Store.Servers(); err == nil {
+			names = append(names, inHistory...)
+		} else {
+			h.logf("%v", err)
+		}
+	}
+	return slices.Contains(names, server), names
+}
+
+// unknownServer is the hub's answer to a mute or unmute of a server it
+// does not know, or nil when it knows it: most likely a typo, which must
+// not silently mute nothing (issue 9).
+func (h *Hub) unknownServer(id uint64, op, server string) *wireMsg {
+	known, names := h.knows(server)
+	if known {
+		return nil
+	}
+	msg := fmt.Sprintf("no server named %q is configured, has asked since the hub started, or is in the history", server)
+	if s := didYouMean(server, names); s != "" {
+		msg += "; " + s
+	}
+	if op == opMute {
+		msg += " (to mute a server before it first asks, add --force)"
+	}
+	return &wireMsg{ID: id, Error: msg, Unknown: true}
 }
 
 func (p *policyState) init() {
@@ -415,9 +455,13 @@ func (h *Hub) refreshConfig() {
 	}
 	c, err := LoadConfig(h.ConfigPath)
 	if err != nil {
-		h.logf("%v; the settings in force stay until it is fixed", err)
+		// Every mistake at once: the user fixes them in one go.
+		lines, title, body := configTrouble(err, "the settings in force stay until it is fixed")
+		for _, l := range append(lines, c.Warnings...) {
+			h.logf("%s", l)
+		}
 		if h.Notify != nil {
-			h.Notify("elicitray: config.toml has a mistake", err.Error()+". The settings in force stay until it is fixed.")
+			h.Notify(title, body)
 		}
 		return
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
 )
 
 // fakeClock is the policy's clock in tests: it moves only when told.
@@ -194,7 +195,7 @@ func TestPauseAndMute(t *testing.T) {
 	if outcomeOf(res) != (outcome{"cancel", "muted"}) || !strings.Contains(res.Reason, "github is muted until 13:00") {
 		t.Errorf("muted server: %+v", res)
 	}
-	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour)}, {Name: "jira"}}
+	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: RuleAsk}, {Name: "jira", Rule: RuleAsk}}
 	if diff := cmp.Diff(want, h.Servers()); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
@@ -300,41 +301,75 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 }
 
-// TestSettingsRoundTrip: the Settings window shows what applies to each
-// server (configured or seen), and saving it unchanged writes the same
-// config: values equal to the defaults stay inherited.
+// TestSettingsRoundTrip: the Settings window shows what each server
+// configured sets (the rest follows the defaults) and lists servers only
+// seen; saving it writes a [servers.X] table only for a server configured
+// before or changed in the window, with only what differs from the
+// defaults, so that a server never configured goes on following them
+// (issue 9: Settings wrote `[servers.demo] timeout = "10m0s"`).
 func TestSettingsRoundTrip(t *testing.T) {
-	c := Config{Timeout: Duration{10 * time.Minute}, Rate: Rate{Burst: 4, Every: Duration{2 * time.Second}},
-		Servers: map[string]ServerConfig{"github": {Rule: RuleDecline, Burst: 1}}}
-	s := settingsOf(c, map[string]bool{"jira": true})
-	var names []string
-	for _, sp := range s.Servers {
-		names = append(names, sp.Name)
-		if p := c.Policy(sp.Name); p != (Policy{Rule: sp.Rule, Timeout: sp.Timeout, Burst: sp.Burst, Every: sp.Every}) {
-			t.Errorf("%s shows %+v, but %+v applies", sp.Name, sp, p)
-		}
-	}
-	if diff := cmp.Diff([]string{"github", "jira"}, names); diff != "" {
-		t.Errorf("servers shown (-want +got):\n%s", diff)
-	}
-	// Every server listed keeps an entry, so one added in the window stays.
-	want := c
-	want.Servers = map[string]ServerConfig{"github": c.Servers["github"], "jira": {Rule: RuleAsk}}
-	if diff := cmp.Diff(want, configOf(s)); diff != "" {
-		t.Errorf("saved unchanged (-want +got):\n%s", diff)
-	}
-	// What is written says no more than that: no burst = 0 for "inherit".
 	path := filepath.Join(t.TempDir(), "config.toml")
-	if err := SaveConfig(path, configOf(s)); err != nil {
+	if err := os.WriteFile(path, []byte("[rate]\nburst = 4\nevery = \"2s\"\n\n[servers.github]\nrule = \"decline\"\nburst = 1\n\n[servers.jira]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(path)
-	if strings.Contains(string(b), "= 0") {
-		t.Errorf("config.toml has a zero that means \"inherit\":\n%s", b)
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	back, err := LoadConfig(path)
-	if err != nil || back.Policy("jira") != c.Policy("jira") || back.Policy("github") != c.Policy("github") {
-		t.Errorf("reloaded: %v %+v", err, back)
+	s := settingsOf(c, map[string]bool{"demo": true, "github": true})
+	want := []ui.ServerPolicy{
+		{Name: "demo", Rule: RuleAsk},
+		{Name: "github", Rule: RuleDecline, Burst: 1, Own: true},
+		{Name: "jira", Rule: RuleAsk, Own: true},
+	}
+	if diff := cmp.Diff(want, s.Servers); diff != "" {
+		t.Errorf("servers shown (-want +got):\n%s", diff)
+	}
+	save := func(s ui.Settings) (Config, string) {
+		t.Helper()
+		if err := SaveConfig(path, configOf(s)); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		back, err := LoadConfig(path)
+		if err != nil {
+			t.Fatalf("the file Settings wrote does not load: %v\n%s", err, b)
+		}
+		return back, string(b)
+	}
+
+	// Saved unchanged: the same settings apply, and nothing is written for
+	// demo, nor a value that only repeats a default.
+	back, text := save(s)
+	for _, n := range []string{"demo", "github", "jira", "other"} {
+		if back.Policy(n) != c.Policy(n) {
+			t.Errorf("%s: %+v after saving unchanged, want %+v", n, back.Policy(n), c.Policy(n))
+		}
+	}
+	for _, never := range []string{"servers.demo", "10m0s", "= 0", `"ask"`} {
+		if strings.Contains(text, never) {
+			t.Errorf("config.toml has %q:\n%s", never, text)
+		}
+	}
+	if _, ok := back.Servers["jira"]; !ok {
+		t.Errorf("jira, configured with nothing of its own, is no longer listed:\n%s", text)
+	}
+
+	// The default timeout changed: demo and github follow it.
+	s.Defaults.Timeout = 5 * time.Minute
+	back, text = save(s)
+	if back.Policy("demo").Timeout != 5*time.Minute || back.Policy("github").Timeout != 5*time.Minute {
+		t.Errorf("demo %+v, github %+v; want both to follow the new 5m default:\n%s", back.Policy("demo"), back.Policy("github"), text)
+	}
+	if strings.Contains(text, "servers.demo") {
+		t.Errorf("config.toml has a table for demo, never configured:\n%s", text)
+	}
+
+	// demo changed in the window: its table holds that change only.
+	s.Servers[0] = ui.ServerPolicy{Name: "demo", Rule: RuleAsk, Timeout: 2 * time.Minute, Own: true}
+	back, text = save(s)
+	if diff := cmp.Diff(ServerConfig{Timeout: Duration{2 * time.Minute}}, back.Servers["demo"]); diff != "" {
+		t.Errorf("demo's table (-want +got):\n%s\n%s", diff, text)
 	}
 }
 
@@ -355,9 +390,11 @@ func TestConfigReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := make(chan string, 4)
+	var log lockedBuffer
 	h.mu.Lock()
 	h.Config, h.ConfigPath = cfg, path
 	h.Notify = func(title, body string) { notes <- body }
+	h.Log = &log
 	h.mu.Unlock()
 	h.ConfigRead()
 	ask := func() outcome {
@@ -382,6 +419,189 @@ func TestConfigReload(t *testing.T) {
 	if n := <-notes; !strings.Contains(n, `rule "cancle" is not one of`) {
 		t.Errorf("notification %q", n)
 	}
+	// Several mistakes: one notification names them all, each on a line.
+	write("timeout = \"soon\"\n[servers.ci]\nrule = \"cancle\"\nburst = -1\n")
+	if got := ask(); got != (outcome{"cancel", "rule"}) {
+		t.Errorf("after an edit with three mistakes: %+v, want the settings in force", got)
+	}
+	n := <-notes
+	for _, want := range []string{"\nline 1: timeout \"soon\" is not a duration", "\nline 3: servers.ci: rule \"cancle\" is not one of",
+		"\nline 4: servers.ci: burst must be 1 or more, not -1", "\nThe settings in force stay until it is fixed."} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notification lacks %q:\n%s", want, n)
+		}
+	}
+	for _, want := range []string{"has 3 mistakes; the settings in force stay until it is fixed:\n",
+		"elicitray hub:   line 1: timeout", "elicitray hub:   line 3: servers.ci: rule", "elicitray hub:   line 4: servers.ci: burst"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("hub log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// TestStatusShowsRules: `elicitray status` shows, for each server the
+// hub knows, the rule in force as config.toml says it (issue 9: it said
+// "asks" for a server whose rule declines), and which are muted.
+func TestStatusShowsRules(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[servers.ci]\nrule = \"decline\"\n[servers.bot]\nrule = \"accept-defaults\"\n[servers.noisy]\nrule = \"cancel\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	h.Config, h.ConfigPath = cfg, path
+	h.mu.Unlock()
+	h.ConfigRead()
+	// jira asked once: the hub knows it, with no rule of its own.
+	asked := approveAsync(c, context.Background(), formRequest("jira", "x"))
+	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionDecline})
+	if a := <-asked; a.err != nil {
+		t.Fatal(a.err)
+	}
+	cli(t, "mute", "noisy", "--for", "30m")
+	status := func() []string {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(cli(t, "status")), "\n") {
+			lines = append(lines, strings.Join(strings.Fields(l), " "))
+		}
+		return lines
+	}
+	until := untilText(time.Now().Add(30*time.Minute), time.Now())
+	want := []string{"Paused no", "Waiting 0", "Server bot rule accept-defaults", "Server ci rule decline",
+		"Server jira rule ask", "Server noisy rule cancel, muted until " + until}
+	if diff := cmp.Diff(want, status()); diff != "" {
+		t.Errorf("status mismatch (-want +got):\n%s", diff)
+	}
+	// An edit to config.toml shows at once; bot, no longer configured and
+	// never seen, is not listed.
+	if err := os.WriteFile(path, []byte("[servers.ci]\nrule = \"ask\"\n[servers.jira]\nrule = \"cancel\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli(t, "pause")
+	want = []string{"Paused yes (elicitray resume)", "Waiting 0", "Server ci rule ask",
+		"Server jira rule cancel", "Server noisy rule ask, muted until " + until}
+	if diff := cmp.Diff(want, status()); diff != "" {
+		t.Errorf("status after an edit mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestMuteUnknownServer: muting or unmuting a name the hub does not know
+// (a typo) is refused, exit 2, with what it may have meant, and mutes
+// nothing (issue 9: `elicitray mute demoo` was accepted); --force mutes a
+// server ahead of its first prompt.
+func TestMuteUnknownServer(t *testing.T) {
+	h, _, _ := runTestHub(t, time.Hour)
+	h.mu.Lock()
+	h.Config.Servers = map[string]ServerConfig{"demo": {Rule: RuleAsk}}
+	h.mu.Unlock()
+	if _, err := h.Store.Add(history.Record{Time: time.Now(), Server: "github", Action: "accept", DecidedBy: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), args, nil, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	for _, tt := range []struct {
+		args []string
+		want []string // in stderr
+		not  string
+	}{
+		{[]string{"mute", "demoo"}, []string{`elicitray: no server named "demoo" is configured, has asked since the hub started, or is in the history; did you mean demo?`,
+			"add --force", "Run 'elicitray mute --help'"}, ""},
+		{[]string{"mute", "githbu", "--for", "10m"}, []string{`no server named "githbu"`, "did you mean github?"}, ""},
+		{[]string{"mute", "payments"}, []string{`no server named "payments"`, "add --force"}, "did you mean"},
+		{[]string{"unmute", "demoo"}, []string{`no server named "demoo"`, "did you mean demo?"}, "--force"},
+	} {
+		code, out, errb := run(tt.args...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want 2 and nothing", tt.args, code, out)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(errb, w) {
+				t.Errorf("%v: stderr %q lacks %q", tt.args, errb, w)
+			}
+		}
+		if tt.not != "" && strings.Contains(errb, tt.not) {
+			t.Errorf("%v: stderr %q has %q", tt.args, errb, tt.not)
+		}
+	}
+	for _, s := range h.Servers() {
+		if !s.MutedUntil.IsZero() || s.Name != "demo" {
+			t.Errorf("a refused mute left %+v", s)
+		}
+	}
+	// Names it knows, from the config and from the history, and a forced one.
+	for _, args := range [][]string{{"mute", "demo"}, {"mute", "github"}, {"mute", "payments", "--force"}, {"unmute", "demo"}} {
+		if code, _, errb := run(args...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, errb)
+		}
+	}
+	var muted []string
+	for _, s := range h.Servers() {
+		if !s.MutedUntil.IsZero() {
+			muted = append(muted, s.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"github", "payments"}, muted); diff != "" {
+		t.Errorf("muted servers (-want +got):\n%s", diff)
+	}
+}
+
+// TestDurationFlags: every flag that takes a duration reads days as the
+// history's do, and says what it wants in the same sentence (issue 9:
+// `mute --for 7d` failed while `history list --since 7d` worked).
+func TestDurationFlags(t *testing.T) {
+	h, _, _ := runTestHub(t, time.Hour)
+	h.mu.Lock()
+	h.Config.Servers = map[string]ServerConfig{"github": {}}
+	h.mu.Unlock()
+	if out := cli(t, "mute", "github", "--for", "7d"); !strings.Contains(out, "github is muted until "+untilText(time.Now().Add(7*24*time.Hour), time.Now())) {
+		t.Errorf("mute --for 7d says %q", out)
+	}
+	if s := h.Servers(); len(s) != 1 || s[0].MutedUntil.Sub(time.Now()) < 7*24*time.Hour-time.Minute {
+		t.Errorf("mute --for 7d: %+v", s)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mute", "github", "--for", "soon"}, `--for must be a duration like 30m, 12h or 7d, not "soon"`},
+		{[]string{"mute", "github", "--for", "1w"}, `--for must be a duration like 30m, 12h or 7d, not "1w"`},
+		{[]string{"mute", "github", "--for", "0s"}, `--for must be more than zero, not 0s`},
+		{[]string{"mute", "github", "--for=-2h"}, `--for cannot be negative, as "-2h" is`},
+		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than must be a duration like 30m, 12h or 7d, not "soon"`},
+		{[]string{"wrap", "--grace", "soon", "--", "true"}, `--grace must be a duration like 30m, 12h or 7d, not "soon"`},
+	} {
+		var out, errb bytes.Buffer
+		if code := Main(context.Background(), tt.args, nil, &out, &errb); code != 2 || out.Len() != 0 ||
+			!strings.HasPrefix(errb.String(), "elicitray: "+tt.want+"\n") || !strings.Contains(errb.String(), "--help") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out.String(), errb.String(), tt.want)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the hub's goroutines may write while a
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestPolicyCLI: pause, resume, mute, unmute and status do from a shell
@@ -395,7 +615,7 @@ func TestPolicyCLI(t *testing.T) {
 	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "paused" {
 		t.Errorf("after pause: %+v", res)
 	}
-	if out := cli(t, "status"); !strings.Contains(out, "yes (elicitray resume)") || !strings.Contains(out, "Server github  asks") {
+	if out := cli(t, "status"); !strings.Contains(out, "yes (elicitray resume)") || !strings.Contains(out, "Server   github  rule ask") {
 		t.Errorf("status says:\n%s", out)
 	}
 	cli(t, "resume")
@@ -408,7 +628,7 @@ func TestPolicyCLI(t *testing.T) {
 	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "muted" {
 		t.Errorf("after mute: %+v", res)
 	}
-	if out := cli(t, "status"); !strings.Contains(out, "Server github  muted until ") {
+	if out := cli(t, "status"); !strings.Contains(out, "Server   github  rule ask, muted until ") {
 		t.Errorf("status says:\n%s", out)
 	}
 	cli(t, "unmute", "github")

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,28 +20,33 @@ import (
 // newPolicyCmds returns the policy commands.
 func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Command {
 	var muteFor time.Duration
+	var force bool
 	mute := &cobra.Command{
 		Use:   "mute SERVER",
 		Short: "Answer a server's prompts cancel for a while (default an hour), as the tray's Mute does",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return usageError{errors.New("mute needs one server name (the name given to wrap --name)")}
 			}
 			if muteFor <= 0 {
-				return usageError{fmt.Errorf("--for must be a positive duration, not %v", muteFor)}
+				return usageError{fmt.Errorf("--for must be more than zero, not %s", formatAge(muteFor))}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := askHub(ctx, wireMsg{Op: opMute, Server: args[0], For: muteFor})
+			r, err := askHub(ctx, wireMsg{Op: opMute, Server: args[0], For: muteFor, Force: force})
+			if r.Unknown {
+				return usageError{errors.New(r.Error)}
+			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "%s is muted until %s\n", args[0], r.Until.Local().Format("15:04"))
+			fmt.Fprintf(stdout, "%s is muted until %s\n", args[0], untilText(r.Until, time.Now()))
 			return nil
 		},
 	}
-	mute.Flags().DurationVar(&muteFor, "for", MuteFor, "how long")
+	durationVar(mute.Flags(), &muteFor, "for", MuteFor, "how long")
+	mute.Flags().BoolVar(&force, "force", false, "mute a server the hub does not know yet (not configured, not asked yet, not in the history)")
 	return []*cobra.Command{
 		{
 			Use:   "pause",
@@ -70,13 +77,17 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Use:   "unmute SERVER",
 			Short: "Lift a server's mute",
 			Args: func(cmd *cobra.Command, args []string) error {
-				if len(args) != 1 {
+				if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 					return usageError{errors.New("unmute needs one server name")}
 				}
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, wireMsg{Op: opUnmute, Server: args[0]}); err != nil {
+				r, err := askHub(ctx, wireMsg{Op: opUnmute, Server: args[0]})
+				if r.Unknown {
+					return usageError{errors.New(r.Error)}
+				}
+				if err != nil {
 					return err
 				}
 				fmt.Fprintf(stdout, "%s is not muted\n", args[0])
@@ -92,7 +103,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				if err != nil {
 					return err
 				}
-				return runErr(writeStatus(stdout, r))
+				return runErr(writeStatus(stdout, r, time.Now()))
 			},
 		},
 		{
@@ -116,7 +127,15 @@ func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
 	return r, runErr(err)
 }
 
-func writeStatus(w io.Writer, r wireMsg) error {
+// writeStatus writes the hub's status r: whether prompts are paused, how
+// many wait, and each server the hub knows with the rule in force for it
+// and whether it is muted.
+//
+//	Paused   no
+//	Waiting  0
+//	Server   ci      rule decline
+//	Server   github  rule ask, muted until 15:04
+func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	paused := "no"
 	if r.Paused {
@@ -125,11 +144,21 @@ func writeStatus(w io.Writer, r wireMsg) error {
 	fmt.Fprintf(tw, "Paused\t%s\n", paused)
 	fmt.Fprintf(tw, "Waiting\t%d\n", r.Count)
 	for _, s := range r.Servers {
-		state := "asks"
+		state := "rule " + cmp.Or(s.Rule, RuleAsk)
 		if !s.MutedUntil.IsZero() {
-			state = "muted until " + s.MutedUntil.Local().Format("15:04")
+			state += ", muted until " + untilText(s.MutedUntil, now)
 		}
-		fmt.Fprintf(tw, "Server %s\t%s\n", s.Name, state)
+		fmt.Fprintf(tw, "Server\t%s\t%s\n", s.Name, state)
 	}
 	return tw.Flush()
+}
+
+// untilText is when a mute ends, as people read it: the time of day when
+// it is today, else the date too.
+func untilText(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("2006-01-02 15:04")
 }

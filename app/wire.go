@@ -27,7 +27,12 @@ import (
 //	→ {"op":"pause","id":8,"paused":true}     ← {"id":8}   (false: resume)
 //	→ {"op":"mute","id":9,"server":"github","for":3600000000000}
 //	                                          ← {"id":9,"until":"…"}
+//	                                          (with "force":true even a
+//	                                          server the hub does not know)
 //	→ {"op":"unmute","id":10,"server":"github"}   ← {"id":10}
+//	← {"id":9,"error":"no server named …","unknown":true}
+//	                                          mute, unmute: not a server
+//	                                          the hub knows (a typo?)
 //	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…],"version":"…"}
 //	→ {"op":"settings","id":12}               ← {"id":12}
 //	← {"id":N,"error":"a sentence"}
@@ -52,6 +57,8 @@ type wireMsg struct {
 	Server  string        `json:"server,omitempty"`  // mute, unmute
 	For     time.Duration `json:"for,omitempty"`     // mute: how long (ns)
 	Until   time.Time     `json:"until,omitzero"`    // mute: muted until
+	Force   bool          `json:"force,omitempty"`   // mute: even a server the hub does not know
+	Unknown bool          `json:"unknown,omitempty"` // mute, unmute: the server is not one the hub knows
 	Servers []ServerState `json:"servers,omitempty"` // status
 	Version string        `json:"version,omitempty"` // status: the hub's elicitray version
 }

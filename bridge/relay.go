@@ -174,7 +174,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	if err := r.cmd.Start(); err != nil {
 		outR.Close()
 		outW.Close()
-		return 127, fmt.Errorf("%w: %q: %v", ErrStart, r.cmd.Path, err)
+		return 127, fmt.Errorf("%w: %q: %w", ErrStart, r.cmd.Path, err)
 	}
 	outW.Close()
 

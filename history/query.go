@@ -121,6 +121,24 @@ func (s *Store) CountQuery(q Query) (int, error) {
 	return n, nil
 }
 
+// Servers returns the names of the servers that have records, in byte
+// order (the servers' index, doc.go, holds one bucket per name; a name's
+// bucket goes with its last record). Records without a server name are
+// left out.
+func (s *Store) Servers() ([]string, error) {
+	var names []string
+	err := s.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketServers).ForEachBucket(func(k []byte) error {
+			names = append(names, string(k))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the servers in history: %w", err)
+	}
+	return names, nil
+}
+
 // span is a range of record keys: from lo (included) to hi (excluded). A
 // nil end is unbounded.
 type span struct{ lo, hi []byte }

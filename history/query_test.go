@@ -374,3 +374,27 @@ func FuzzContainsFold(f *testing.F) {
 		}
 	})
 }
+
+// TestServers: the servers named in the history, for "did you mean" and
+// the history window's server filter; a server whose last record was
+// deleted is gone.
+func TestServers(t *testing.T) {
+	s := openStore(t, nil)
+	mustAdd(t, s, Record{Time: t0, Server: "jira", Action: "accept"})
+	only := mustAdd(t, s, Record{Time: t0.Add(time.Minute), Server: "demo", Action: "cancel"})
+	mustAdd(t, s, Record{Time: t0.Add(2 * time.Minute), Server: "github", Action: "accept"})
+	mustAdd(t, s, Record{Time: t0.Add(3 * time.Minute), Action: "error"})
+	got, err := s.Servers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"demo", "github", "jira"}, got); diff != "" {
+		t.Errorf("servers mismatch (-want +got):\n%s", diff)
+	}
+	if err := s.Delete(only.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Servers(); !cmp.Equal(got, []string{"github", "jira"}) {
+		t.Errorf("after demo's only record went: %q", got)
+	}
+}

@@ -66,7 +66,8 @@ type HistoryWindow struct {
 // scrolls; filters by text, server, action, who decided and date; the
 // selected decision in full beside it (its message, the form as it was
 // shown with the values answered, secrets masked, and the answer); and
-// Export…, Delete… and Clear all…. It must be called on the Fyne
+// Export…, Delete… and Clear all…. Escape (while no dialog is open) and
+// Ctrl+W close it, wherever the focus is. It must be called on the Fyne
 // goroutine. The window can be brought forward with RequestFocus instead
 // of opening a second one; Changed shows decisions added or deleted since.
 func ShowHistory(a fyne.App, src HistorySource) *HistoryWindow {
@@ -79,6 +80,8 @@ func showHistory(a fyne.App, src HistorySource, opts *historyOptions) *HistoryWi
 	o := opts.withDefaults(w)
 	v := newHistoryView(src, o)
 	w.SetContent(v.content)
+	v.keys.close = w.Close
+	v.keys.bind(w.Canvas())
 	if a.Icon() != nil {
 		w.SetIcon(a.Icon())
 	}
@@ -239,38 +242,53 @@ type historyView struct {
 
 	filters *historyFilters
 	list    *historyList
-	header  fyne.CanvasObject
-	status  *widget.Label
-	exportB *widget.Button
-	deleteB *widget.Button
-	clearB  *widget.Button
+	header  *historyHeader
+	// cols are the columns' widths, which the header's handles change;
+	// rowWidgets are the rows the list made, laid out again when they do.
+	cols        *columnWidths
+	rowWidgets  []*historyRow
+	tableScroll *container.Scroll
+	status      *widget.Label
+	exportB     *closeButton
+	deleteB     *closeButton
+	clearB      *closeButton
+	// keys close the window on Escape and Ctrl+W; its close is set by
+	// showHistory (a no-op on a test canvas until a test sets it).
+	keys    *windowKeys
 	detail  *historyDetail
 	content fyne.CanvasObject
 }
 
 func newHistoryView(src HistorySource, opts historyOptions) *historyView {
-	v := &historyView{src: src, opts: opts, total: -1, all: -1, servers: map[string]bool{}}
+	v := &historyView{src: src, opts: opts, total: -1, all: -1, servers: map[string]bool{}, keys: &windowKeys{close: func() {}}}
 	v.rows.reset()
 	v.content = v.build()
 	return v
 }
 
 func (v *historyView) build() fyne.CanvasObject {
-	v.filters = newHistoryFilters(v.opts.now, v.onFilterChanged)
+	v.filters = newHistoryFilters(v.opts.now, v.onFilterChanged, v.keys)
 
+	v.cols = newColumnWidths()
 	v.list = newHistoryList(
 		func() int { return len(v.rows.ids) },
+		func() fyne.CanvasObject {
+			r := newHistoryRowIn(v.cols)
+			v.rowWidgets = append(v.rowWidgets, r)
+			return r
+		},
 		func(id widget.ListItemID, o fyne.CanvasObject) { v.updateRow(id, o.(*historyRow)) },
 		v.onDelete,
+		v.keys,
 	)
 	v.list.OnSelected = v.onSelect
-	v.header = newHistoryHeader()
+	v.header = newHistoryHeader(v.cols, v.onColumnsResized)
 
 	v.status = widget.NewLabel("")
 	v.status.Truncation = fyne.TextTruncateEllipsis
-	v.exportB = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), v.onExport)
-	v.deleteB = widget.NewButtonWithIcon("Delete…", theme.DeleteIcon(), v.onDelete)
-	v.clearB = widget.NewButton("Clear all…", v.onClear)
+	v.exportB = newCloseButton(v.keys, "Export…", theme.DocumentSaveIcon(), v.onExport)
+	v.deleteB = newCloseButton(v.keys, "Delete…", theme.DeleteIcon(), v.onDelete)
+	v.clearB = newCloseButton(v.keys, "Clear all…", nil, v.onClear)
 	v.deleteB.Disable()
 	v.clearB.Disable()
 	v.exportB.Disable()
@@ -278,12 +296,28 @@ func (v *historyView) build() fyne.CanvasObject {
 	bottom := container.NewBorder(nil, nil, nil, buttons, v.status)
 
 	v.detail = newHistoryDetail()
-	table := container.NewBorder(v.header, nil, nil, nil, v.list)
-	split := container.NewHSplit(table, v.detail.content)
+	// Columns dragged wider than the table scroll sideways, header and
+	// rows together; the rows scroll up and down in the list.
+	v.tableScroll = container.NewHScroll(container.NewBorder(v.header.box, nil, nil, nil, v.list))
+	split := container.NewHSplit(v.tableScroll, v.detail.content)
 	split.Offset = 0.7
 	root := container.NewBorder(v.filters.content, bottom, nil, nil, split)
 	v.filters.relayout = root.Refresh
 	return root
+}
+
+// onColumnsResized lays the rows out again after the user dragged a
+// column's edge in the header.
+func (v *historyView) onColumnsResized() {
+	for _, r := range v.rowWidgets {
+		r.Refresh() // its minimum size, which Fyne keeps, changed
+		r.box.Refresh()
+	}
+	v.list.Refresh()
+	// The table is as wide as its columns, or the view when they fit.
+	s := v.tableScroll
+	s.Content.Resize(s.Content.MinSize().Max(s.Size()))
+	s.Refresh()
 }
 
 // updateRow fills row with the record of row id, asking for its page when

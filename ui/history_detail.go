@@ -98,7 +98,7 @@ func (d *historyDetail) show(r *history.Record) {
 	if hidden {
 		objs = append(objs, hiddenCharsWarning())
 	}
-	objs = append(objs, d.buildFacts(r, reason), widget.NewSeparator())
+	objs = append(objs, d.buildFacts(r, clip(oneLine(p.Tool), 500), reason), widget.NewSeparator())
 
 	objs = append(objs, heading("Message"))
 	d.message = widget.NewLabel(detailMessage(p.Message, r.ID))
@@ -118,8 +118,10 @@ func (d *historyDetail) show(r *history.Record) {
 	d.scroll.ScrollToTop()
 }
 
-// buildFacts is the table of when, how and by whom.
-func (d *historyDetail) buildFacts(r *history.Record, reason string) fyne.CanvasObject {
+// buildFacts is the table of when, how and by whom, and the tool call
+// whole (tool, made visible): the table's Tool column and the header above
+// may cut it.
+func (d *historyDetail) buildFacts(r *history.Record, tool, reason string) fyne.CanvasObject {
 	d.facts = map[string]*widget.Label{}
 	form := widget.NewForm()
 	add := func(title, text string) *widget.Label {
@@ -130,6 +132,9 @@ func (d *historyDetail) buildFacts(r *history.Record, reason string) fyne.Canvas
 		return l
 	}
 	add("Asked", formatTime(r.Time))
+	if tool != "" {
+		add("Tool", tool)
+	}
 	add("Answered in", formatElapsed(r.Elapsed))
 	action := add("Action", orDash(r.Action))
 	action.Importance = actionImportance(r.Action)

@@ -50,6 +50,7 @@ func TestHistorySelectShowsDetails(t *testing.T) {
 	h.v.list.Select(0)
 	wantFacts := map[string]string{
 		"Asked":       formatTime(t0.Add(2 * time.Hour)),
+		"Tool":        "create_repo",
 		"Answered in": "4.2 s",
 		"Action":      "accept",
 		"Decided by":  "user",

@@ -47,22 +47,23 @@ type historyFilters struct {
 	relayout func()
 	quiet    bool // set while clearing: one reload, not one per filter
 
-	text    *widget.Entry
-	server  *widget.SelectEntry
+	text    *closeEntry
+	server  *closeSelectEntry
 	servers []string // the server choices
-	action  *widget.Select
-	decided *widget.Select
-	date    *widget.Select
-	from    *widget.Entry
-	to      *widget.Entry
+	action  *closeSelect
+	decided *closeSelect
+	date    *closeSelect
+	from    *closeEntry
+	to      *closeEntry
 	between *fyne.Container // from and to, shown for dateBetween
-	clear   *widget.Button
+	clear   *closeButton
 	content *fyne.Container
 }
 
 // newHistoryFilters builds the bar; changed is called on the Fyne
-// goroutine whenever a filter changes.
-func newHistoryFilters(now func() time.Time, changed func()) *historyFilters {
+// goroutine whenever a filter changes. Its widgets hand Escape and Ctrl+W
+// to keys.
+func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *historyFilters {
 	// Quiet while built: setting the first choices is no change.
 	f := &historyFilters{now: now, quiet: true}
 	defer func() { f.quiet = false }()
@@ -71,22 +72,22 @@ func newHistoryFilters(now func() time.Time, changed func()) *historyFilters {
 			changed()
 		}
 	}
-	f.text = widget.NewEntry()
+	f.text = newCloseEntry(keys)
 	f.text.PlaceHolder = "Search messages, servers and tools"
 	f.text.ActionItem = widget.NewIcon(theme.SearchIcon())
 	f.text.OnChanged = func(string) { f.changed() }
 
-	f.server = widget.NewSelectEntry(nil)
+	f.server = newCloseSelectEntry(keys, nil)
 	f.server.PlaceHolder = "Any server"
 	f.server.OnChanged = func(string) { f.changed() }
 
-	f.action = widget.NewSelect(historyActions, func(string) { f.changed() })
+	f.action = newCloseSelect(keys, historyActions, func(string) { f.changed() })
 	f.action.SetSelectedIndex(0)
-	f.decided = widget.NewSelect(historyDeciders, func(string) { f.changed() })
+	f.decided = newCloseSelect(keys, historyDeciders, func(string) { f.changed() })
 	f.decided.SetSelectedIndex(0)
 
-	day := func(placeholder string) *widget.Entry {
-		e := widget.NewEntry()
+	day := func(placeholder string) *closeEntry {
+		e := newCloseEntry(keys)
 		e.PlaceHolder = placeholder
 		e.Validator = func(s string) error {
 			_, err := parseDay(s)
@@ -101,7 +102,7 @@ func newHistoryFilters(now func() time.Time, changed func()) *historyFilters {
 		widget.NewLabel("to"), fixedWidth(f.to, 160),
 		widget.NewLabelWithStyle("both days included; leave one empty for no limit", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
 	f.between.Hide()
-	f.date = widget.NewSelect(historyDates, func(s string) {
+	f.date = newCloseSelect(keys, historyDates, func(s string) {
 		if s == dateBetween {
 			f.between.Show()
 		} else {
@@ -114,7 +115,7 @@ func newHistoryFilters(now func() time.Time, changed func()) *historyFilters {
 	})
 	f.date.SetSelected(dateAll)
 
-	f.clear = widget.NewButtonWithIcon("Clear filters", theme.ContentClearIcon(), f.onClear)
+	f.clear = newCloseButton(keys, "Clear filters", theme.ContentClearIcon(), f.onClear)
 	f.clear.Disable()
 	right := container.NewHBox(
 		fixedWidth(f.server, 160),

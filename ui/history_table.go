@@ -2,6 +2,9 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -12,28 +15,63 @@ import (
 // width beyond the other columns goes to it.
 const minMessageWidth = 140
 
-// columnsLayout places one object per history column, left to right, at
-// the columns' widths; the message column stretches.
-type columnsLayout struct{}
+// minColumnWidth is the least width a column can be dragged to: room for
+// an ellipsis and a letter or two.
+const minColumnWidth = 40
 
-func (columnsLayout) widths(total float32) []float32 {
-	fixed := float32(0)
-	for _, c := range historyColumns {
-		fixed += c.width
-	}
-	out := make([]float32, len(historyColumns))
-	for i, c := range historyColumns {
-		out[i] = c.width
-		if c.width == 0 {
-			out[i] = max(total-fixed, minMessageWidth)
+// columnWidths are the widths of one table's columns. The user changes
+// them by dragging the handles on the header's column edges (issue 9: Tool
+// and Message were cut with no way to see more). The message column takes
+// the width the others leave, and at least its own: minMessageWidth until
+// the user drags it wider. Columns wider together than the table scroll
+// sideways (historyView.tableScroll). The header and every row of a table
+// share one; the Fyne goroutine reads and changes it.
+type columnWidths struct {
+	w   []float32 // by column; for the message column, its least width
+	msg int       // the message column's index
+}
+
+// newColumnWidths is the columns' widths as historyColumns says.
+func newColumnWidths() *columnWidths {
+	c := &columnWidths{w: make([]float32, len(historyColumns))}
+	for i, col := range historyColumns {
+		c.w[i] = col.width
+		if col.width == 0 {
+			c.msg, c.w[i] = i, minMessageWidth
 		}
 	}
+	return c
+}
+
+// widths is every column's width in a table total wide.
+func (c *columnWidths) widths(total float32) []float32 {
+	others := float32(0)
+	for i, w := range c.w {
+		if i != c.msg {
+			others += w
+		}
+	}
+	out := append([]float32(nil), c.w...)
+	out[c.msg] = max(total-others, c.w[c.msg])
 	return out
 }
 
+// set makes column i w wide, or its least width.
+func (c *columnWidths) set(i int, w float32) {
+	least := float32(minColumnWidth)
+	if i == c.msg {
+		least = minMessageWidth
+	}
+	c.w[i] = max(w, least)
+}
+
+// columnsLayout places one object per history column, left to right, at
+// the columns' widths.
+type columnsLayout struct{ cols *columnWidths }
+
 func (l columnsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	x := float32(0)
-	for i, w := range l.widths(size.Width) {
+	for i, w := range l.cols.widths(size.Width) {
 		if i >= len(objs) {
 			break
 		}
@@ -49,51 +87,168 @@ func (l columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 		h = max(h, o.MinSize().Height)
 	}
 	w := float32(0)
-	for _, c := range l.widths(0) {
+	for _, c := range l.cols.widths(0) {
 		w += c
 	}
 	return fyne.NewSize(w, h)
 }
 
 // historyList is the table: a list of historyRows that deletes the
-// selected decision (after asking) on the Delete key. Up and Down move, Space
-// selects, as in any Fyne list.
+// selected decision (after asking) on the Delete key and hands Escape to
+// its window. Up and Down move, Space selects, as in any Fyne list.
 type historyList struct {
 	widget.List
 	onDelete func()
+	keys     *windowKeys
 }
 
-func newHistoryList(length func() int, update func(widget.ListItemID, fyne.CanvasObject), onDelete func()) *historyList {
-	l := &historyList{onDelete: onDelete}
+func newHistoryList(length func() int, create func() fyne.CanvasObject, update func(widget.ListItemID, fyne.CanvasObject), onDelete func(), keys *windowKeys) *historyList {
+	l := &historyList{onDelete: onDelete, keys: keys}
 	l.Length = length
-	l.CreateItem = func() fyne.CanvasObject { return newHistoryRow() }
+	l.CreateItem = create
 	l.UpdateItem = update
 	l.ExtendBaseWidget(l)
 	return l
 }
 
-// TypedKey handles Delete; the list the other keys.
+// TypedKey handles Delete and Escape; the list the other keys.
 func (l *historyList) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyDelete {
+	switch ev.Name {
+	case fyne.KeyDelete:
 		l.onDelete()
-		return
+	case fyne.KeyEscape:
+		l.keys.escape()
+	default:
+		l.List.TypedKey(ev)
 	}
-	l.List.TypedKey(ev)
 }
 
-// newHistoryHeader is the row of column titles above the table.
-func newHistoryHeader() fyne.CanvasObject {
-	objs := make([]fyne.CanvasObject, len(historyColumns))
-	for i, c := range historyColumns {
-		objs[i] = boldLabel(c.title)
-	}
-	return inColumns(objs)
+// historyHeader is the row of column titles above the table, with a
+// handle on the right edge of each column but the last that the user drags
+// to make the column wider or narrower.
+type historyHeader struct {
+	cols    *columnWidths
+	titles  []*widget.Label
+	handles []*columnHandle
+	box     *fyne.Container
+	// resized is called after a drag moved a column's edge.
+	resized func()
 }
 
-// inColumns lays objs out as the table's columns.
-func inColumns(objs []fyne.CanvasObject) *fyne.Container {
-	return &fyne.Container{Layout: columnsLayout{}, Objects: objs}
+// handleWidth is how wide the strip is that takes a drag on a column's
+// edge.
+const handleWidth = 10
+
+func newHistoryHeader(cols *columnWidths, resized func()) *historyHeader {
+	h := &historyHeader{cols: cols, resized: resized}
+	var objs []fyne.CanvasObject
+	for _, c := range historyColumns {
+		l := boldLabel(c.title)
+		l.Truncation = fyne.TextTruncateEllipsis
+		h.titles = append(h.titles, l)
+		objs = append(objs, l)
+	}
+	for i := range len(historyColumns) - 1 {
+		hd := newColumnHandle(h, i)
+		h.handles = append(h.handles, hd)
+		objs = append(objs, hd)
+	}
+	h.box = &fyne.Container{Layout: headerLayout{h}, Objects: objs}
+	return h
 }
+
+// headerLayout places the titles in their columns and each handle over
+// the edge after its column.
+type headerLayout struct{ h *historyHeader }
+
+func (l headerLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
+	x := float32(0)
+	for i, w := range l.h.cols.widths(size.Width) {
+		l.h.titles[i].Move(fyne.NewPos(x, 0))
+		l.h.titles[i].Resize(fyne.NewSize(w, size.Height))
+		x += w
+		if i < len(l.h.handles) {
+			l.h.handles[i].Move(fyne.NewPos(x-handleWidth/2, 0))
+			l.h.handles[i].Resize(fyne.NewSize(handleWidth, size.Height))
+		}
+	}
+}
+
+func (l headerLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	objs := make([]fyne.CanvasObject, len(l.h.titles))
+	for i, t := range l.h.titles {
+		objs[i] = t
+	}
+	return columnsLayout{l.h.cols}.MinSize(objs)
+}
+
+// columnHandle is the drag handle on the right edge of column col: a thin
+// line, with the resize cursor over it.
+type columnHandle struct {
+	widget.BaseWidget
+	header *historyHeader
+	col    int
+
+	// While a drag lasts: the column's width when it began, and how far
+	// the pointer went since.
+	dragging     bool
+	start, moved float32
+}
+
+func newColumnHandle(h *historyHeader, col int) *columnHandle {
+	hd := &columnHandle{header: h, col: col}
+	hd.ExtendBaseWidget(hd)
+	return hd
+}
+
+// Cursor shows that the edge can be dragged sideways.
+func (hd *columnHandle) Cursor() desktop.Cursor { return desktop.HResizeCursor }
+
+// Dragged moves the column's edge with the pointer.
+func (hd *columnHandle) Dragged(ev *fyne.DragEvent) {
+	cols := hd.header.cols
+	if !hd.dragging {
+		// From the width on screen: the message column's may be more
+		// than its least.
+		hd.dragging = true
+		hd.start, hd.moved = cols.widths(hd.header.box.Size().Width)[hd.col], 0
+	}
+	hd.moved += ev.Dragged.DX
+	cols.set(hd.col, hd.start+hd.moved)
+	hd.header.box.Refresh()
+	if hd.header.resized != nil {
+		hd.header.resized()
+	}
+}
+
+// DragEnd ends the drag.
+func (hd *columnHandle) DragEnd() { hd.dragging = false }
+
+func (hd *columnHandle) CreateRenderer() fyne.WidgetRenderer {
+	line := canvas.NewRectangle(theme.Color(theme.ColorNameSeparator))
+	return &handleRenderer{line: line}
+}
+
+// handleRenderer draws a handle as a line down its middle, inside the
+// padding.
+type handleRenderer struct{ line *canvas.Rectangle }
+
+func (r *handleRenderer) Layout(size fyne.Size) {
+	pad := theme.Padding()
+	r.line.Move(fyne.NewPos(size.Width/2-0.5, pad))
+	r.line.Resize(fyne.NewSize(1, max(size.Height-2*pad, 0)))
+}
+
+func (r *handleRenderer) MinSize() fyne.Size { return fyne.NewSize(handleWidth, 0) }
+
+func (r *handleRenderer) Refresh() {
+	r.line.FillColor = theme.Color(theme.ColorNameSeparator)
+	r.line.Refresh()
+}
+
+func (r *handleRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.line} }
+
+func (r *handleRenderer) Destroy() {}
 
 // historyRow is one row of the table: a label per column.
 type historyRow struct {
@@ -102,7 +257,11 @@ type historyRow struct {
 	box   *fyne.Container
 }
 
-func newHistoryRow() *historyRow {
+// newHistoryRow is a row with the columns' widths as historyColumns says.
+func newHistoryRow() *historyRow { return newHistoryRowIn(newColumnWidths()) }
+
+// newHistoryRowIn is a row whose columns are cols wide.
+func newHistoryRowIn(cols *columnWidths) *historyRow {
 	r := &historyRow{}
 	objs := make([]fyne.CanvasObject, len(historyColumns))
 	for i := range historyColumns {
@@ -111,7 +270,7 @@ func newHistoryRow() *historyRow {
 		r.cells = append(r.cells, l)
 		objs[i] = l
 	}
-	r.box = inColumns(objs)
+	r.box = &fyne.Container{Layout: columnsLayout{cols}, Objects: objs}
 	r.ExtendBaseWidget(r)
 	return r
 }

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -30,14 +31,21 @@ type ServerPolicy struct {
 	// settings window does not edit the defaults' Rule: it is saved as given.
 	Rule string
 	// Burst is how many prompts may come at once before the rate limit
-	// applies; at least 1.
+	// applies; at least 1. For a server, zero: it follows the defaults.
 	Burst int
 	// Every is how often one more prompt may come once the burst is used
-	// up; more than zero. Prompts over the limit are answered cancel.
+	// up; more than zero. Prompts over the limit are answered cancel. For a
+	// server, zero: it follows the defaults.
 	Every time.Duration
 	// Timeout is how long a prompt waits for a person before it is answered
-	// cancel; more than zero.
+	// cancel; more than zero. For a server, zero: it follows the defaults.
 	Timeout time.Duration
+	// Own says the server has settings of its own: given, that config.toml
+	// has a table for it; saved, that it had one, or the user added the
+	// server or changed its row in the window. A server without Own (one
+	// listed only because it asked something) follows the defaults in
+	// everything and need not be written. Unused for the defaults.
+	Own bool
 }
 
 // Settings is what the settings window edits.
@@ -73,32 +81,47 @@ var settingsSize = fyne.NewSize(640, 660)
 
 // ShowSettings opens the settings window on s: the defaults (burst, every,
 // timeout) and the servers with policies of their own (rule, burst, every,
-// timeout), where servers can be added by name and removed. Save is
+// timeout), where servers can be added by name and removed. A server's
+// field left empty follows the defaults (its placeholder says their value)
+// and is saved as zero. Save is
 // enabled only while every field is valid; it calls save with the edited
 // settings and closes the window, or, when save fails, shows its error in
 // the window and keeps it open. save's error should say what failed ("could
 // not write config.toml: permission denied"); other errors are shown after
-// "Could not save the settings:". Close and Escape close the window without
-// saving. It must be called on the Fyne goroutine, and save runs on it too,
-// so it must be quick (writing a small file). The returned window can be
-// brought forward with RequestFocus instead of opening a second one.
+// "Could not save the settings:". Close, Escape (wherever the focus is,
+// while no dialog is open), Ctrl+W and the window's close button close the
+// window without saving; when something was changed they first ask whether
+// to discard the changes. It must be called on the Fyne goroutine, and
+// save runs on it too, so it must be quick (writing a small file). The
+// returned window can be brought forward with RequestFocus instead of
+// opening a second one.
 func ShowSettings(a fyne.App, s Settings, save func(Settings) error) fyne.Window {
+	w, _ := showSettings(a, s, save)
+	return w
+}
+
+// showSettings is ShowSettings, returning the view too (tests).
+func showSettings(a fyne.App, s Settings, save func(Settings) error) (fyne.Window, *settingsView) {
 	w := a.NewWindow("elicitray settings")
 	v := newSettingsView(s, save)
 	v.closeWindow = w.Close
+	v.confirm = func(title, message, ok, dismiss string, done func(bool)) {
+		d := dialog.NewConfirm(title, message, done, w)
+		d.SetConfirmText(ok)
+		d.SetDismissText(dismiss)
+		d.SetConfirmImportance(widget.DangerImportance)
+		d.Show()
+	}
 	w.SetContent(v.content)
-	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if ev.Name == fyne.KeyEscape {
-			v.onClose()
-		}
-	})
+	v.keys.bind(w.Canvas())
+	w.SetCloseIntercept(v.onClose)
 	if a.Icon() != nil {
 		w.SetIcon(a.Icon())
 	}
 	w.Resize(settingsSize)
 	w.CenterOnScreen()
 	w.Show()
-	return w
+	return w, v
 }
 
 // settingsView is the content of the settings window, without the window,
@@ -107,6 +130,17 @@ type settingsView struct {
 	save func(Settings) error
 	// closeWindow closes the window: after Save, or on Close.
 	closeWindow func()
+	// keys close the window (asking first when something was changed) on
+	// Escape and Ctrl+W.
+	keys *windowKeys
+	// confirm asks a yes/no question, ok and dismiss its buttons; nil
+	// (no window to ask in) answers yes.
+	confirm func(title, message, ok, dismiss string, done func(bool))
+	// asking is set while confirm waits for an answer.
+	asking bool
+	// shown is the window's fields as first shown (see snapshot): the
+	// settings are changed while it differs.
+	shown string
 	// defaultsRule is the defaults' Rule, saved as it came.
 	defaultsRule string
 	// attempted is set once the user tried to save invalid settings: from
@@ -118,25 +152,27 @@ type settingsView struct {
 	list      *fyne.Container // the servers' rows
 	noServers *widget.Label
 	addName   *settingsEntry
-	add       *widget.Button
+	add       *closeButton
 	addError  *widget.Label
 	scroll    *container.Scroll
 	hint      *widget.Label // why Save is disabled, or why saving failed
-	saveBtn   *widget.Button
-	closeBtn  *widget.Button
+	saveBtn   *closeButton
+	closeBtn  *closeButton
 	content   fyne.CanvasObject
 }
 
 // newSettingsView builds the content for s; save receives the edits.
 func newSettingsView(s Settings, save func(Settings) error) *settingsView {
 	v := &settingsView{save: save, closeWindow: func() {}, defaultsRule: s.Defaults.Rule}
+	v.keys = &windowKeys{close: v.onClose}
 	v.content = v.build(s)
 	v.validate()
+	v.shown = v.snapshot()
 	return v
 }
 
 func (v *settingsView) build(s Settings) fyne.CanvasObject {
-	v.defaults = newPolicyRow(s.Defaults, ServerPolicy{}, v)
+	v.defaults = newPolicyRow(s.Defaults, v)
 	defaults := container.NewVBox(
 		heading("Defaults"),
 		helpLabel("Every server follows these unless it has settings of its own below. "+
@@ -151,18 +187,18 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 	for _, p := range servers {
 		v.addRow(p)
 	}
-	v.addName = newSettingsEntry()
+	v.addName = newSettingsEntry(v.keys)
 	v.addName.PlaceHolder = "Server name, as given to elicitray wrap --name"
 	v.addName.OnChanged = func(string) { v.checkAddName() }
 	v.addName.OnSubmitted = func(string) { v.onAdd() }
-	v.addName.onEscape = v.onClose
-	v.add = widget.NewButtonWithIcon("Add server", theme.ContentAddIcon(), v.onAdd)
+	v.add = newCloseButton(v.keys, "Add server", theme.ContentAddIcon(), v.onAdd)
 	v.addError = errorLabel()
 	v.checkAddName()
 	addRow := container.NewVBox(container.NewBorder(nil, nil, nil, v.add, v.addName), v.addError)
 
 	serversBox := container.NewVBox(heading("Servers"),
-		helpLabel("A server listed here follows its own settings; remove it to let it follow the defaults."),
+		helpLabel("A server listed here follows its own settings; a field left empty follows the defaults. "+
+			"Remove a server to let it follow the defaults in everything."),
 		v.noServers, v.list, addRow)
 	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox)
 	// Room on the right for the scroll bar, which Fyne draws over the content.
@@ -171,19 +207,19 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 
 	v.hint = widget.NewLabel("")
 	v.hint.Wrapping = fyne.TextWrapWord
-	v.closeBtn = widget.NewButton("Close", v.onClose)
-	v.saveBtn = widget.NewButton("Save", v.onSave)
+	v.closeBtn = newCloseButton(v.keys, "Close", nil, v.onClose)
+	v.saveBtn = newCloseButton(v.keys, "Save", nil, v.onSave)
 	v.saveBtn.Importance = widget.HighImportance
 	bottom := container.NewVBox(widget.NewSeparator(),
 		container.NewBorder(nil, nil, nil, container.NewHBox(v.closeBtn, v.saveBtn), v.hint))
 	return container.NewBorder(nil, bottom, nil, nil, v.scroll)
 }
 
-// addRow adds a row for p to the servers' list, its empty fields filled
-// from the defaults as they stand.
+// addRow adds a row for p to the servers' list; its empty fields follow
+// the defaults.
 func (v *settingsView) addRow(p ServerPolicy) *policyRow {
-	r := newPolicyRow(p, v.defaultsNow(), v)
-	r.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { v.onRemove(r) })
+	r := newPolicyRow(p, v)
+	r.remove = newCloseButton(v.keys, "Remove", theme.DeleteIcon(), func() { v.onRemove(r) })
 	r.remove.Importance = widget.LowImportance
 	v.servers = append(v.servers, r)
 	v.list.Add(r.build())
@@ -237,7 +273,8 @@ func (v *settingsView) onAdd() {
 	if !v.checkAddName() {
 		return
 	}
-	v.addRow(ServerPolicy{Name: strings.TrimSpace(v.addName.Text), Rule: ruleAsk})
+	// Added by the user: saved even if nothing else in it is changed.
+	v.addRow(ServerPolicy{Name: strings.TrimSpace(v.addName.Text), Rule: ruleAsk, Own: true})
 	v.addName.SetText("")
 	v.validate()
 	v.scroll.ScrollToBottom()
@@ -282,8 +319,9 @@ func (v *settingsView) settings() (Settings, []string) {
 // field is valid, saying otherwise which fields to fix. It reports whether
 // the settings are valid.
 func (v *settingsView) validate() bool {
+	d := v.defaultsNow()
 	for _, r := range v.rows() {
-		r.validate(v.attempted)
+		r.validate(v.attempted, d)
 	}
 	_, bad := v.settings()
 	v.hint.Importance = widget.LowImportance
@@ -321,9 +359,40 @@ func (v *settingsView) onSave() {
 	v.closeWindow()
 }
 
-// onClose closes the window without saving.
+// onClose closes the window without saving, after asking when the
+// settings were changed: Close, Escape, Ctrl+W and the window's close
+// button all come here.
 func (v *settingsView) onClose() {
-	v.closeWindow()
+	if v.snapshot() == v.shown || v.confirm == nil {
+		v.closeWindow()
+		return
+	}
+	if v.asking {
+		return // the question is on screen
+	}
+	v.asking = true
+	v.confirm("Discard your changes?", "The settings you changed are not saved. Close the window and discard the changes?",
+		"Discard", "Keep editing", func(discard bool) {
+			v.asking = false
+			if discard {
+				v.closeWindow()
+			}
+		})
+}
+
+// snapshot is what the window's fields hold, rows in order: two
+// snapshots are equal when nothing was changed (a value typed and put
+// back included).
+func (v *settingsView) snapshot() string {
+	var b strings.Builder
+	for _, r := range v.rows() {
+		b.WriteString(r.name + "\x00" + r.ruleValue)
+		for _, f := range r.fields() {
+			b.WriteString("\x00" + strings.TrimSpace(f.entry.Text))
+		}
+		b.WriteString("\x01")
+	}
+	return b.String()
 }
 
 // saveErrorText is the sentence shown when save fails.
@@ -341,39 +410,59 @@ type policyRow struct {
 	name string // "" for the defaults
 	view *settingsView
 
-	rule      *widget.Select // nil for the defaults
-	ruleValue string         // the rule selected; kept as given when unknown
+	rule      *closeSelect // nil for the defaults
+	ruleValue string       // the rule selected; kept as given when unknown
+	// own is ServerPolicy.Own as given (or set for a row the user added);
+	// givenRule is the rule as given: a row whose rule and fields read as
+	// given is unchanged.
+	own       bool
+	givenRule string
 	ruleHelp  *widget.Label
 	burst     *settingField
 	every     *settingField
 	timeout   *settingField
 	summary   *widget.Label
-	remove    *widget.Button // nil for the defaults
+	remove    *closeButton // nil for the defaults
 	box       *fyne.Container
 }
 
-// newPolicyRow makes the row for p; fields p leaves zero are filled from
-// fill, and left empty when fill's are zero too.
-func newPolicyRow(p, fill ServerPolicy, v *settingsView) *policyRow {
-	r := &policyRow{name: p.Name, view: v, ruleValue: p.Rule}
-	if p.Burst <= 0 {
-		p.Burst = fill.Burst
+// newPolicyRow makes the row for p; fields p leaves zero start empty (for
+// a server: following the defaults).
+func newPolicyRow(p ServerPolicy, v *settingsView) *policyRow {
+	if p.Name != "" && p.Rule == "" {
+		p.Rule = ruleAsk
 	}
-	if p.Every <= 0 {
-		p.Every = fill.Every
-	}
-	if p.Timeout <= 0 {
-		p.Timeout = fill.Timeout
-	}
+	r := &policyRow{name: p.Name, view: v, ruleValue: p.Rule, own: p.Own, givenRule: p.Rule}
 	burst := ""
 	if p.Burst > 0 {
 		burst = strconv.Itoa(p.Burst)
 	}
 	changed := func() { v.validate() }
-	r.burst = newSettingField("Burst", burst, "3", checkBurst, changed, v)
-	r.every = newSettingField("Every", formatDuration(p.Every), "5s", checkDuration, changed, v)
-	r.timeout = newSettingField("Timeout", formatDuration(p.Timeout), "10m", checkDuration, changed, v)
+	// A server's empty field follows the defaults; the defaults' own fields
+	// must be filled in.
+	optional := p.Name != ""
+	r.burst = newSettingField("Burst", burst, "3", optional, checkBurst, changed, v)
+	r.every = newSettingField("Every", formatDuration(p.Every), "5s", optional, checkDuration, changed, v)
+	r.timeout = newSettingField("Timeout", formatDuration(p.Timeout), "10m", optional, checkDuration, changed, v)
 	return r
+}
+
+// fields are the row's burst, every and timeout.
+func (r *policyRow) fields() []*settingField {
+	return []*settingField{r.burst, r.every, r.timeout}
+}
+
+// changed reports whether the user changed the row since it was shown.
+func (r *policyRow) changed() bool {
+	if r.ruleValue != r.givenRule {
+		return true
+	}
+	for _, f := range r.fields() {
+		if strings.TrimSpace(f.entry.Text) != strings.TrimSpace(f.given) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *policyRow) build() fyne.CanvasObject {
@@ -408,7 +497,7 @@ func (r *policyRow) buildRule() fyne.CanvasObject {
 		// kept unless the user picks another.
 		labels = append(labels, unknownRuleLabel(r.ruleValue))
 	}
-	r.rule = widget.NewSelect(labels, nil)
+	r.rule = newCloseSelect(r.view.keys, labels, nil)
 	r.rule.SetSelected(ruleLabel(r.ruleValue))
 	r.ruleHelp = helpLabel(ruleHelp(r.ruleValue))
 	given := r.ruleValue
@@ -427,42 +516,73 @@ func (r *policyRow) buildRule() fyne.CanvasObject {
 	)
 }
 
-// policy reads the row: the ServerPolicy (fields that are not valid are
-// zero), and the names of those fields.
+// policy reads the row: the ServerPolicy (fields that are not valid, and
+// a server's empty fields, are zero), and the names of the fields that
+// are not valid.
 func (r *policyRow) policy() (ServerPolicy, []string) {
 	p := ServerPolicy{Name: r.name, Rule: r.ruleValue}
+	if r.name != "" {
+		p.Own = r.own || r.changed()
+	}
 	var bad []string
-	if n, err := parseBurst(r.burst.entry.Text); err == nil {
-		p.Burst = n
-	} else {
-		bad = append(bad, r.burst.name)
+	if !r.burst.follows() {
+		if n, err := parseBurst(r.burst.entry.Text); err == nil {
+			p.Burst = n
+		} else {
+			bad = append(bad, r.burst.name)
+		}
 	}
-	if d, err := parseDuration(r.every.entry.Text); err == nil {
-		p.Every = d
-	} else {
-		bad = append(bad, r.every.name)
+	if !r.every.follows() {
+		if d, err := parseDuration(r.every.entry.Text); err == nil {
+			p.Every = d
+		} else {
+			bad = append(bad, r.every.name)
+		}
 	}
-	if d, err := parseDuration(r.timeout.entry.Text); err == nil {
-		p.Timeout = d
-	} else {
-		bad = append(bad, r.timeout.name)
+	if !r.timeout.follows() {
+		if d, err := parseDuration(r.timeout.entry.Text); err == nil {
+			p.Timeout = d
+		} else {
+			bad = append(bad, r.timeout.name)
+		}
 	}
 	return p, bad
 }
 
 // validate shows the row's field errors (all when all is set, else those of
-// edited fields) and its help line.
-func (r *policyRow) validate(all bool) {
-	for _, f := range []*settingField{r.burst, r.every, r.timeout} {
+// edited fields) and its help line; d is the defaults as they read now,
+// which a server's empty fields follow.
+func (r *policyRow) validate(all bool, d ServerPolicy) {
+	for _, f := range r.fields() {
 		f.validate(all)
 	}
+	if r.name != "" {
+		r.burst.followDefault(d.Burst, strconv.Itoa(d.Burst))
+		r.every.followDefault(int(d.Every), formatDuration(d.Every))
+		r.timeout.followDefault(int(d.Timeout), formatDuration(d.Timeout))
+	}
 	p, bad := r.policy()
-	if len(bad) > 0 {
+	following := p.Burst == 0 && p.Every == 0 && p.Timeout == 0
+	p.Burst, p.Every, p.Timeout = cmpOr(p.Burst, d.Burst), cmpOr(p.Every, d.Every), cmpOr(p.Timeout, d.Timeout)
+	if len(bad) > 0 || p.Burst == 0 || p.Every == 0 || p.Timeout == 0 {
+		// Not valid here, or it follows defaults that are not valid.
 		r.summary.Hide()
 		return
 	}
-	r.summary.SetText(policySummary(p))
+	text := policySummary(p)
+	if r.name != "" && following {
+		text = "As the defaults: " + text
+	}
+	r.summary.SetText(text)
 	r.summary.Show()
+}
+
+// cmpOr is v, or else when v is zero.
+func cmpOr[T int | time.Duration](v, orElse T) T {
+	if v == 0 {
+		return orElse
+	}
+	return v
 }
 
 // policySummary says in one line what a policy's numbers amount to.
@@ -499,6 +619,8 @@ func unknownRuleLabel(rule string) string {
 // error under it.
 type settingField struct {
 	name     string // "Burst", "Every", "Timeout": the config's key
+	given    string // the text it was shown with
+	optional bool   // a server's field: empty follows the defaults
 	check    func(string) error
 	entry    *settingsEntry
 	errLabel *widget.Label
@@ -509,9 +631,18 @@ type settingField struct {
 	edited, shown bool
 }
 
-func newSettingField(name, text, placeholder string, check func(string) error, changed func(), v *settingsView) *settingField {
-	f := &settingField{name: name, check: check}
-	f.entry = newSettingsEntry()
+func newSettingField(name, text, placeholder string, optional bool, check func(string) error, changed func(), v *settingsView) *settingField {
+	f := &settingField{name: name, given: text, optional: optional, check: check}
+	if optional {
+		// Empty is valid: it follows the defaults.
+		f.check = func(s string) error {
+			if strings.TrimSpace(s) == "" {
+				return nil
+			}
+			return check(s)
+		}
+	}
+	f.entry = newSettingsEntry(v.keys)
 	f.entry.SetText(text)
 	f.entry.PlaceHolder = "e.g. " + placeholder
 	f.entry.OnChanged = func(string) {
@@ -519,7 +650,6 @@ func newSettingField(name, text, placeholder string, check func(string) error, c
 		changed()
 	}
 	f.entry.OnSubmitted = func(string) { v.onSave() }
-	f.entry.onEscape = v.onClose
 	f.entry.onFocusLost = func() {
 		if f.edited {
 			f.shown = true
@@ -532,6 +662,25 @@ func newSettingField(name, text, placeholder string, check func(string) error, c
 func (f *settingField) build() fyne.CanvasObject {
 	f.errLabel = errorLabel()
 	return container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel(f.name), nil, f.entry), f.errLabel)
+}
+
+// follows reports whether the field is a server's, left empty: its value
+// is the defaults'.
+func (f *settingField) follows() bool {
+	return f.optional && strings.TrimSpace(f.entry.Text) == ""
+}
+
+// followDefault makes the placeholder of a server's field say the value it
+// follows when empty: text, or "as the defaults" while value is not valid
+// (zero).
+func (f *settingField) followDefault(value int, text string) {
+	p := text + " (default)"
+	if value <= 0 {
+		p = "as the defaults"
+	}
+	if f.entry.PlaceHolder != p {
+		f.entry.SetPlaceHolder(p)
+	}
 }
 
 // validate shows the field's error when it has one and shown or all is set.
@@ -613,16 +762,15 @@ func errorLabel() *widget.Label {
 }
 
 // settingsEntry is an entry that reports losing the focus (so that its
-// error can wait until the user is done typing) and hands Escape to the
-// window, which closes on it.
+// error can wait until the user is done typing) and hands Escape and
+// Ctrl+W to the window, which closes on them.
 type settingsEntry struct {
-	widget.Entry
+	closeEntry
 	onFocusLost func()
-	onEscape    func()
 }
 
-func newSettingsEntry() *settingsEntry {
-	e := &settingsEntry{}
+func newSettingsEntry(keys *windowKeys) *settingsEntry {
+	e := &settingsEntry{closeEntry: closeEntry{keys: keys}}
 	e.ExtendBaseWidget(e)
 	return e
 }
@@ -633,13 +781,4 @@ func (e *settingsEntry) FocusLost() {
 	if e.onFocusLost != nil {
 		e.onFocusLost()
 	}
-}
-
-// TypedKey implements fyne.Focusable.
-func (e *settingsEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
-		e.onEscape()
-		return
-	}
-	e.Entry.TypedKey(ev)
 }

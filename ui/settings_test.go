@@ -179,8 +179,9 @@ func TestSettingsSaveSendsEdits(t *testing.T) {
 	want := Settings{
 		Defaults: ServerPolicy{Burst: 5, Every: time.Minute, Timeout: 10 * time.Minute},
 		Servers: []ServerPolicy{
-			{Name: "everything", Rule: "cancel", Burst: 3, Every: 5 * time.Second, Timeout: 90 * time.Minute},
-			{Name: "github", Rule: "decline", Burst: 1, Every: 30 * time.Second, Timeout: 90 * time.Minute},
+			// Changed in the window: they have settings of their own.
+			{Name: "everything", Rule: "cancel", Burst: 3, Every: 5 * time.Second, Timeout: 90 * time.Minute, Own: true},
+			{Name: "github", Rule: "decline", Burst: 1, Every: 30 * time.Second, Timeout: 90 * time.Minute, Own: true},
 		},
 	}
 	if diff := cmp.Diff(want, h.onlySaved()); diff != "" {
@@ -219,7 +220,7 @@ func TestSettingsValidation(t *testing.T) {
 		{"", "Every", "5 minutes", "Every must be a duration like 30s, 5m or 1h30m."},
 		{"", "Every", "0s", "Every must be more than zero."},
 		{"github", "Timeout", "-1m", "Timeout must be more than zero."},
-		{"github", "Timeout", "", "Timeout must be a duration like 30s, 5m or 1h30m."},
+		{"github", "Timeout", "soon", "Timeout must be a duration like 30s, 5m or 1h30m."},
 		{"github", "Burst", "0", "Burst must be at least 1."},
 	} {
 		t.Run(tt.server+"/"+tt.field+"/"+tt.text, func(t *testing.T) {
@@ -311,7 +312,7 @@ func TestSettingsReturnOnInvalidShowsAllErrors(t *testing.T) {
 
 func TestSettingsAddAndRemoveServers(t *testing.T) {
 	h := newSettingsHarness(t, sampleSettings())
-	h.retype("", "Every", "10s") // new servers start from the defaults as shown
+	h.retype("", "Every", "10s") // new servers follow the defaults as shown
 	h.addServer("  jira ")
 	if diff := cmp.Diff([]string{"everything", "github", "jira"}, h.servers()); diff != "" {
 		t.Errorf("servers after adding jira mismatch (-want +got):\n%s", diff)
@@ -320,8 +321,11 @@ func TestSettingsAddAndRemoveServers(t *testing.T) {
 		t.Errorf("the add entry still holds %q", h.v.addName.Text)
 	}
 	jira := h.row("jira")
-	if got := []string{jira.rule.Selected, jira.burst.entry.Text, jira.every.entry.Text, jira.timeout.entry.Text}; !cmp.Equal(got, []string{"Ask me", "3", "10s", "10m"}) {
-		t.Errorf("jira starts with %q, want Ask me and the defaults", got)
+	if got := []string{jira.rule.Selected, jira.burst.entry.Text, jira.every.entry.Text, jira.timeout.entry.Text}; !cmp.Equal(got, []string{"Ask me", "", "", ""}) {
+		t.Errorf("jira starts with %q, want Ask me and empty fields that follow the defaults", got)
+	}
+	if got := []string{jira.burst.entry.PlaceHolder, jira.every.entry.PlaceHolder, jira.timeout.entry.PlaceHolder}; !cmp.Equal(got, []string{"3 (default)", "10s (default)", "10m (default)"}) {
+		t.Errorf("jira's fields say %q, want the defaults they follow", got)
 	}
 
 	// A name already listed cannot be added twice.
@@ -356,7 +360,8 @@ func TestSettingsAddAndRemoveServers(t *testing.T) {
 		Defaults: ServerPolicy{Burst: 3, Every: 10 * time.Second, Timeout: 10 * time.Minute},
 		Servers: []ServerPolicy{
 			{Name: "everything", Rule: "accept-defaults", Burst: 3, Every: 5 * time.Second, Timeout: 90 * time.Minute},
-			{Name: "jira", Rule: "ask", Burst: 3, Every: 10 * time.Second, Timeout: 10 * time.Minute},
+			// Added by the user: saved, following the defaults.
+			{Name: "jira", Rule: "ask", Own: true},
 		},
 	}
 	if diff := cmp.Diff(want, h.onlySaved()); diff != "" {
@@ -387,19 +392,78 @@ func TestSettingsRemoveLastServer(t *testing.T) {
 	}
 }
 
-func TestSettingsFillsMissingServerValuesFromDefaults(t *testing.T) {
+// TestSettingsServerFollowsDefaults: a value a server does not set shows
+// as an empty field saying the default it follows, even after the defaults
+// are edited, and is saved as zero so that it goes on following them.
+func TestSettingsServerFollowsDefaults(t *testing.T) {
 	h := newSettingsHarness(t, Settings{
 		Defaults: ServerPolicy{Rule: "ask", Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
-		Servers:  []ServerPolicy{{Name: "github", Timeout: 2 * time.Minute}},
+		Servers:  []ServerPolicy{{Name: "github", Timeout: 2 * time.Minute, Own: true}},
 	})
+	gh := h.row("github")
+	if got := []string{gh.burst.entry.Text, gh.burst.entry.PlaceHolder, gh.every.entry.Text, gh.every.entry.PlaceHolder, gh.timeout.entry.Text}; !cmp.Equal(got, []string{"", "3 (default)", "", "5s (default)", "2m"}) {
+		t.Errorf("github shows %q, want its timeout and the defaults it follows", got)
+	}
+	h.retype("", "Burst", "4")
+	if got, want := gh.burst.entry.PlaceHolder, "4 (default)"; got != want {
+		t.Errorf("after the default burst became 4, github's says %q, want %q", got, want)
+	}
+	if got, want := gh.summary.Text, "4 at once, then one every 5s; a prompt waits 2m for an answer."; got != want {
+		t.Errorf("github's help line %q, want %q", got, want)
+	}
+	// A value typed and then removed follows the defaults again.
+	h.retype("github", "Every", "1m")
+	h.retype("github", "Every", "")
+	if got := h.errorText("github", "Every"); got != "" {
+		t.Errorf("an empty server field shows %q; it follows the defaults", got)
+	}
 	test.Tap(h.v.saveBtn)
 	want := Settings{
 		// The defaults' rule is not edited: saved as given.
-		Defaults: ServerPolicy{Rule: "ask", Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
-		Servers:  []ServerPolicy{{Name: "github", Rule: "ask", Burst: 3, Every: 5 * time.Second, Timeout: 2 * time.Minute}},
+		Defaults: ServerPolicy{Rule: "ask", Burst: 4, Every: 5 * time.Second, Timeout: 10 * time.Minute},
+		Servers:  []ServerPolicy{{Name: "github", Rule: "ask", Timeout: 2 * time.Minute, Own: true}},
 	}
 	if diff := cmp.Diff(want, h.onlySaved()); diff != "" {
 		t.Errorf("saved settings mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSettingsOwnOnlyWhenConfiguredOrChanged: a server listed only because
+// it asked something is saved as having settings of its own only once the
+// user changes its row; one configured before stays so.
+func TestSettingsOwnOnlyWhenConfiguredOrChanged(t *testing.T) {
+	s := Settings{
+		Defaults: ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
+		Servers:  []ServerPolicy{{Name: "demo", Rule: "ask"}, {Name: "github", Rule: "ask", Own: true}},
+	}
+	own := func(h *settingsHarness) map[string]bool {
+		t.Helper()
+		test.Tap(h.v.saveBtn)
+		out := map[string]bool{}
+		for _, p := range h.onlySaved().Servers {
+			out[p.Name] = p.Own
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(h *settingsHarness)
+		want map[string]bool
+	}{
+		{"unchanged", func(*settingsHarness) {}, map[string]bool{"demo": false, "github": true}},
+		{"defaults edited", func(h *settingsHarness) { h.retype("", "Timeout", "5m") }, map[string]bool{"demo": false, "github": true}},
+		{"typed and put back", func(h *settingsHarness) { h.retype("demo", "Burst", "2"); h.retype("demo", "Burst", "") },
+			map[string]bool{"demo": false, "github": true}},
+		{"value set", func(h *settingsHarness) { h.retype("demo", "Timeout", "1m") }, map[string]bool{"demo": true, "github": true}},
+		{"rule set", func(h *settingsHarness) { h.row("demo").rule.SetSelected("Always decline") }, map[string]bool{"demo": true, "github": true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newSettingsHarness(t, s)
+			tt.edit(h)
+			if diff := cmp.Diff(tt.want, own(h)); diff != "" {
+				t.Errorf("servers with settings of their own (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

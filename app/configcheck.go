@@ -1,0 +1,414 @@
+package app
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Reading config.toml a key at a time. toml.Decode into Config stops at
+// the first value it cannot take, so a user fixing their file would meet
+// its mistakes one reload at a time (issue 9). Here the file is parsed once,
+// every value is kept as a toml.Primitive, and each is decoded on its own:
+// one mistake does not hide the next, and each comes with its line.
+
+// ConfigProblem is one thing wrong in a config file: a mistake (a value
+// elicitray cannot use: the whole file is then not used) or a warning (a
+// key it does not know, which is ignored).
+type ConfigProblem struct {
+	// Line is where in the file, from 1; 0 when the TOML library does not
+	// say (a table only implied by its sub-tables, say).
+	Line int
+	// Table is the table the key is in ("rate", "servers.github"); "" for
+	// a top-level key, for a key elicitray does not know, or for the file
+	// as a whole when Key is "" too.
+	Table string
+	// Key is the key, as written in the table ("burst"); for a key
+	// elicitray does not know, its whole path in quotes
+	// (`"servers.github.rules"`); "" when the problem is the file itself
+	// (not TOML).
+	Key string
+	// Message says what is wrong, to follow the key: `"maybe" is not one
+	// of ask, decline, cancel, accept-defaults`.
+	Message string
+	// Warning is set for what is ignored rather than refused.
+	Warning bool
+}
+
+// String is the problem as one sentence without a final stop:
+// `line 4: servers.jira: rule "maybe" is not one of ask, decline, cancel,
+// accept-defaults`.
+func (p ConfigProblem) String() string {
+	var b strings.Builder
+	if p.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", p.Line)
+	}
+	if p.Table != "" {
+		b.WriteString(p.Table + ": ")
+	}
+	if p.Key != "" {
+		b.WriteString(p.Key + " ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// ConfigErrors is every mistake LoadConfig found in one config file, in
+// the file's order. Its Error has a line per mistake, each starting with
+// the file's path (as errors.Join would join them, and as Config.Warnings
+// are written); Lines gives them without the path.
+type ConfigErrors struct {
+	Path     string
+	Problems []ConfigProblem
+}
+
+func (e *ConfigErrors) Error() string {
+	lines := e.Lines()
+	for i, l := range lines {
+		lines[i] = e.Path + ": " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Lines is each mistake as a sentence, in the file's order.
+func (e *ConfigErrors) Lines() []string {
+	out := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		out[i] = p.String()
+	}
+	return out
+}
+
+// configTrouble is what the hub says of a config file it cannot use: in
+// its log, a line per mistake; in a notification, a title and every
+// mistake. meanwhile says what applies until the file is fixed ("the
+// settings in force stay until it is fixed").
+func configTrouble(err error, meanwhile string) (logLines []string, title, body string) {
+	var ce *ConfigErrors
+	if !errors.As(err, &ce) || len(ce.Problems) < 2 {
+		title = "elicitray: config.toml has a mistake"
+		return []string{err.Error() + "; " + meanwhile}, title, err.Error() + ". " + capitalize(meanwhile) + "."
+	}
+	logLines = []string{fmt.Sprintf("%s has %d mistakes; %s:", ce.Path, len(ce.Problems), meanwhile)}
+	for _, l := range ce.Lines() {
+		logLines = append(logLines, "  "+l)
+	}
+	title = fmt.Sprintf("elicitray: config.toml has %d mistakes", len(ce.Problems))
+	body = ce.Path + ":\n" + strings.Join(ce.Lines(), "\n") + "\n" + capitalize(meanwhile) + "."
+	return logLines, title, body
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// CheckConfig reads the config file at path and returns the config it
+// holds and every problem in it at once, mistakes and warnings, in the
+// file's order (what `elicitray doctor` prints). A missing file is the
+// default config with no problems. When any problem is a mistake
+// (Warning false) the config is the default one, as LoadConfig would not
+// use the file; otherwise it is what the file says, keys it does not know
+// left out. err is set only when the file exists but cannot be read
+// (permissions, a directory); problems are then nil.
+func CheckConfig(path string) (Config, []ConfigProblem, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return defaultConfig(), nil, nil
+	}
+	if err != nil {
+		return Config{}, nil, err
+	}
+	r := &configReader{}
+	var top map[string]toml.Primitive
+	r.md, err = toml.Decode(string(data), &top)
+	if err != nil {
+		// Nothing in it can be read: this one mistake is all there is.
+		p := ConfigProblem{Message: "the file is not TOML: " + err.Error()}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			p.Line, p.Message = pe.Position.Line, "the file is not TOML: "+pe.Message
+		}
+		return defaultConfig(), []ConfigProblem{p}, nil
+	}
+	var c Config
+	r.config(top, &c)
+	// In the file's order; a problem whose line is not known last.
+	slices.SortStableFunc(r.problems, func(a, b ConfigProblem) int {
+		if (a.Line == 0) != (b.Line == 0) {
+			if a.Line == 0 {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.Line, b.Line)
+	})
+	for _, p := range r.problems {
+		if !p.Warning {
+			return defaultConfig(), r.problems, nil
+		}
+	}
+	if c.Timeout.Duration <= 0 {
+		c.Timeout.Duration = DefaultTimeout
+	}
+	return c, r.problems, nil
+}
+
+// defaultConfig is the config of no file.
+func defaultConfig() Config {
+	return Config{Timeout: Duration{DefaultTimeout}}
+}
+
+// configReader decodes the values of one parsed file into a Config,
+// noting every problem.
+type configReader struct {
+	md       toml.MetaData
+	problems []ConfigProblem
+}
+
+// config reads the top level of the file into c.
+func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		p := top[k]
+		switch k {
+		case "timeout":
+			r.duration(p, nil, k, &c.Timeout)
+		case "rate":
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				r.rate(t, toml.Key{"rate"}, &c.Rate)
+			})
+		case "history":
+			where := toml.Key{"history"}
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				r.keys(t, where, map[string]func(toml.Primitive, string){
+					"keep":        func(p toml.Primitive, k string) { r.duration(p, where, k, &c.History.Keep) },
+					"max_records": func(p toml.Primitive, k string) { r.count(p, where, k, 0, &c.History.MaxRecords) },
+				})
+			})
+		case "servers":
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				for _, name := range slices.Sorted(maps.Keys(t)) {
+					where := toml.Key{"servers", name}
+					r.table(t[name], toml.Key{"servers"}, toml.Key{name}.String(), func(st map[string]toml.Primitive) {
+						var sc ServerConfig
+						if r.server(st, where, &sc) {
+							if c.Servers == nil {
+								c.Servers = map[string]ServerConfig{}
+							}
+							c.Servers[name] = sc
+						}
+					})
+				}
+			})
+		default:
+			r.unknown(p, nil, k)
+		}
+	}
+}
+
+// rate reads a [rate] table.
+func (r *configReader) rate(t map[string]toml.Primitive, where toml.Key, rt *Rate) {
+	r.keys(t, where, map[string]func(toml.Primitive, string){
+		"burst": func(p toml.Primitive, k string) { r.count(p, where, k, 1, &rt.Burst) },
+		"every": func(p toml.Primitive, k string) { r.duration(p, where, k, &rt.Every) },
+	})
+}
+
+// server reads a [servers.NAME] table; it reports whether every value in
+// it was good.
+func (r *configReader) server(t map[string]toml.Primitive, where toml.Key, sc *ServerConfig) bool {
+	before := r.mistakes()
+	r.keys(t, where, map[string]func(toml.Primitive, string){
+		"rule":    func(p toml.Primitive, k string) { r.rule(p, where, k, &sc.Rule) },
+		"timeout": func(p toml.Primitive, k string) { r.duration(p, where, k, &sc.Timeout) },
+		"burst":   func(p toml.Primitive, k string) { r.count(p, where, k, 1, &sc.Burst) },
+		"every":   func(p toml.Primitive, k string) { r.duration(p, where, k, &sc.Every) },
+	})
+	return r.mistakes() == before
+}
+
+// keys reads each key of table t with its reader in known; the others are
+// warned about and ignored.
+func (r *configReader) keys(t map[string]toml.Primitive, where toml.Key, known map[string]func(toml.Primitive, string)) {
+	for _, k := range slices.Sorted(maps.Keys(t)) {
+		if read, ok := known[k]; ok {
+			read(t[k], k)
+		} else {
+			r.unknown(t[k], where, k)
+		}
+	}
+}
+
+func (r *configReader) mistakes() int {
+	n := 0
+	for _, p := range r.problems {
+		if !p.Warning {
+			n++
+		}
+	}
+	return n
+}
+
+// decode decodes p into v, whose UnmarshalTOML says in a sentence what
+// is wrong; a problem is noted at p's line.
+func (r *configReader) decode(p toml.Primitive, table toml.Key, key string, v toml.Unmarshaler, warning bool) bool {
+	err := r.md.PrimitiveDecode(p, v)
+	if err == nil {
+		return true
+	}
+	prob := ConfigProblem{Table: table.String(), Key: key, Message: err.Error(), Warning: warning}
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		prob.Line, prob.Message = pe.Position.Line, pe.Message
+	}
+	r.problems = append(r.problems, prob)
+	return false
+}
+
+// table reads p as a table and hands it to read.
+func (r *configReader) table(p toml.Primitive, table toml.Key, key string, read func(map[string]toml.Primitive)) {
+	if !r.decode(p, table, key, &tableValue{}, false) {
+		return
+	}
+	var t map[string]toml.Primitive
+	if err := r.md.PrimitiveDecode(p, &t); err != nil {
+		r.problems = append(r.problems, ConfigProblem{Table: table.String(), Key: key, Message: err.Error()})
+		return
+	}
+	read(t)
+}
+
+func (r *configReader) duration(p toml.Primitive, table toml.Key, key string, d *Duration) {
+	var v durationValue
+	if r.decode(p, table, key, &v, false) {
+		*d = Duration{time.Duration(v)}
+	}
+}
+
+func (r *configReader) count(p toml.Primitive, table toml.Key, key string, least int, n *int) {
+	v := countValue{least: least}
+	if r.decode(p, table, key, &v, false) {
+		*n = v.n
+	}
+}
+
+func (r *configReader) rule(p toml.Primitive, table toml.Key, key string, rule *string) {
+	var v ruleValue
+	if r.decode(p, table, key, &v, false) {
+		*rule = string(v)
+	}
+}
+
+// unknown warns about a key elicitray does not know (a misspelt
+// `[server.github]` or `rules = …`): one warning for a whole table.
+func (r *configReader) unknown(p toml.Primitive, table toml.Key, key string) {
+	path := toml.Key{key}
+	// A table only implied by `[server.github]` has no line of its own:
+	// name the path down to the header that has one.
+	for {
+		var sub map[string]toml.Primitive
+		if r.line(p, unknownKey{}) > 0 || r.md.PrimitiveDecode(p, &sub) != nil || len(sub) != 1 {
+			break
+		}
+		for k, v := range sub {
+			path, p = append(path, k), v
+		}
+	}
+	path = append(append(toml.Key{}, table...), path...)
+	r.decode(p, nil, `"`+path.String()+`"`, unknownKey{}, true)
+}
+
+// line is where p is in the file, as decoding it into v (which must fail)
+// tells; 0 when it does not.
+func (r *configReader) line(p toml.Primitive, v toml.Unmarshaler) int {
+	var pe toml.ParseError
+	if errors.As(r.md.PrimitiveDecode(p, v), &pe) {
+		return pe.Position.Line
+	}
+	return 0
+}
+
+// The values of config.toml, each saying what is wrong with it in the
+// words of the README's Configuration.
+type (
+	tableValue    struct{}
+	durationValue time.Duration
+	countValue    struct{ n, least int }
+	ruleValue     string
+	unknownKey    struct{}
+)
+
+func (tableValue) UnmarshalTOML(v any) error {
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("must be a table (a [section]), not %s", tomlValue(v))
+	}
+	return nil
+}
+
+func (d *durationValue) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("must be a duration in quotes, like \"10m\" or \"90s\", not %s", tomlValue(v))
+	}
+	dur, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a duration like \"10m\" or \"90s\"", s)
+	case dur < 0:
+		return fmt.Errorf("cannot be negative: %q", s)
+	}
+	*d = durationValue(dur)
+	return nil
+}
+
+func (c *countValue) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("must be a whole number, not %s", tomlValue(v))
+	}
+	switch {
+	case n < 0 && c.least > 0:
+		return fmt.Errorf("must be %d or more, not %d", c.least, n)
+	case n < 0:
+		return fmt.Errorf("cannot be negative: %d", n)
+	}
+	c.n = int(n)
+	return nil
+}
+
+func (r *ruleValue) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok || !slices.Contains(rules, s) {
+		return fmt.Errorf("%s is not one of %s", tomlValue(v), strings.Join(rules, ", "))
+	}
+	*r = ruleValue(s)
+	return nil
+}
+
+func (unknownKey) UnmarshalTOML(any) error {
+	return errors.New("is not a setting elicitray knows; it is ignored (see the README's Configuration)")
+}
+
+// tomlValue writes v as it appears in the file: "ten" with its quotes, 5,
+// a table.
+func tomlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", v)
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "a list"
+	}
+	return fmt.Sprint(v)
+}
