@@ -51,6 +51,26 @@ func (k *windowKeys) escape() {
 	k.close()
 }
 
+// typedKey handles Escape for a focused widget, and hands it every other
+// key (next: the widget's own TypedKey).
+func (k *windowKeys) typedKey(ev *fyne.KeyEvent, next func(*fyne.KeyEvent)) {
+	if ev.Name == fyne.KeyEscape {
+		k.escape()
+		return
+	}
+	next(ev)
+}
+
+// typedShortcut handles Ctrl+W for a focused widget, which receives
+// shortcuts instead of the canvas, and hands it every other shortcut.
+func (k *windowKeys) typedShortcut(s fyne.Shortcut, next func(fyne.Shortcut)) {
+	if isClose(s) {
+		k.close()
+		return
+	}
+	next(s)
+}
+
 // closeEntry is an entry that hands Escape and Ctrl+W to its window.
 type closeEntry struct {
 	widget.Entry
@@ -64,23 +84,11 @@ func newCloseEntry(keys *windowKeys) *closeEntry {
 }
 
 // TypedKey catches Escape, which widget.Entry would swallow.
-func (e *closeEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape {
-		e.keys.escape()
-		return
-	}
-	e.Entry.TypedKey(ev)
-}
+func (e *closeEntry) TypedKey(ev *fyne.KeyEvent) { e.keys.typedKey(ev, e.Entry.TypedKey) }
 
 // TypedShortcut catches Ctrl+W: a focused entry receives shortcuts
 // instead of the canvas.
-func (e *closeEntry) TypedShortcut(s fyne.Shortcut) {
-	if isClose(s) {
-		e.keys.close()
-		return
-	}
-	e.Entry.TypedShortcut(s)
-}
+func (e *closeEntry) TypedShortcut(s fyne.Shortcut) { e.keys.typedShortcut(s, e.Entry.TypedShortcut) }
 
 // closeSelectEntry is a select entry (text with a drop-down of choices)
 // that hands Escape and Ctrl+W to its window.
@@ -98,21 +106,11 @@ func newCloseSelectEntry(keys *windowKeys, options []string) *closeSelectEntry {
 }
 
 // TypedKey catches Escape, which widget.Entry would swallow.
-func (e *closeSelectEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape {
-		e.keys.escape()
-		return
-	}
-	e.SelectEntry.TypedKey(ev)
-}
+func (e *closeSelectEntry) TypedKey(ev *fyne.KeyEvent) { e.keys.typedKey(ev, e.SelectEntry.TypedKey) }
 
 // TypedShortcut catches Ctrl+W.
 func (e *closeSelectEntry) TypedShortcut(s fyne.Shortcut) {
-	if isClose(s) {
-		e.keys.close()
-		return
-	}
-	e.SelectEntry.TypedShortcut(s)
+	e.keys.typedShortcut(s, e.SelectEntry.TypedShortcut)
 }
 
 // closeSelect is a drop-down that hands Escape to its window; Space and
@@ -131,13 +129,7 @@ func newCloseSelect(keys *windowKeys, options []string, changed func(string)) *c
 }
 
 // TypedKey catches Escape, which widget.Select would swallow.
-func (s *closeSelect) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape {
-		s.keys.escape()
-		return
-	}
-	s.Select.TypedKey(ev)
-}
+func (s *closeSelect) TypedKey(ev *fyne.KeyEvent) { s.keys.typedKey(ev, s.Select.TypedKey) }
 
 // closeButton is a button that hands Escape to its window; Space and
 // Return still press it.
@@ -156,10 +148,4 @@ func newCloseButton(keys *windowKeys, label string, icon fyne.Resource, tapped f
 }
 
 // TypedKey catches Escape, which widget.Button would swallow.
-func (b *closeButton) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape {
-		b.keys.escape()
-		return
-	}
-	b.Button.TypedKey(ev)
-}
+func (b *closeButton) TypedKey(ev *fyne.KeyEvent) { b.keys.typedKey(ev, b.Button.TypedKey) }

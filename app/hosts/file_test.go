@@ -330,8 +330,8 @@ func TestHostsSuggest(t *testing.T) {
 		want []string
 	}{
 		{"cursr", []string{"cursor"}},
-		{"claude", []string{"claude-desktop", "claude-code"}},
-		{"VSCode", nil}, // the same name: found by a lookup that ignores case
+		{"claude", []string{"claude-code", "claude-desktop"}}, // nearest first
+		{"VSCode", []string{"vscode"}},                        // Lookup ignores case and finds it first
 		{"vs-code", []string{"vscode"}},
 		{"emacs", nil},
 	} {

@@ -1,42 +1,38 @@
 package hosts
 
-import "strings"
+import (
+	"slices"
+	"strings"
 
-// Suggest returns the candidates close to name, as cobra suggests commands:
-// within two edits (case ignored), or starting with it.
+	"github.com/agnivade/levenshtein"
+)
+
+// Suggest returns the candidates a mistyped name was most likely meant to
+// be, as cobra suggests commands: those within two edits of it (case
+// ignored), or that start with it, nearest first; nil for none. A candidate
+// equal to name is not suggested; one that differs only in case is. The `elicitray` commands that take a host, server or
+// configured name all suggest with it.
 func Suggest(name string, candidates []string) []string {
-	var out []string
+	type near struct {
+		name string
+		d    int
+	}
+	var found []near
 	lower := strings.ToLower(name)
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		if lc == lower {
+		if c == name || slices.ContainsFunc(found, func(f near) bool { return f.name == c }) {
 			continue
 		}
-		if distance(lower, lc) <= 2 || (lower != "" && strings.HasPrefix(lc, lower)) {
-			out = append(out, c)
+		d := levenshtein.ComputeDistance(lower, lc)
+		if d <= 2 || (len(lower) >= 2 && strings.HasPrefix(lc, lower)) {
+			found = append(found, near{c, d})
 		}
+	}
+	slices.SortStableFunc(found, func(a, b near) int { return a.d - b.d })
+	var out []string
+	for _, f := range found {
+		out = append(out, f.name)
 	}
 	return out
-}
-
-// distance is the Levenshtein distance between a and b, in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
