@@ -20,19 +20,41 @@ type promptKeys struct {
 	submit  func()
 	decline func()
 
-	// presses says whether the driver reports key presses (a desktop
-	// window; Fyne's test driver only types). When it does, current is the
-	// key being handled and downAt when each key last went down in this
-	// window: a key held since before the window appeared auto-repeats
-	// without ever going down here, and must not answer it.
+	// presses says whether the driver reports key presses and releases (a
+	// desktop window; Fyne's test driver only types). When it does, current
+	// is the key being handled, downAt when each key last went down in this
+	// window, typed how many typed events it made since, and pending the
+	// action waiting for its release.
+	//
+	// A key held since before the window appeared must not answer it. Its
+	// auto-repeat reaches the new window as a press (the window never saw
+	// it go down, so GLFW reports the first repeat as one), then as typed
+	// events with no press: so an answering key acts when it is released,
+	// and only if it typed once. A key held until it repeats answers
+	// nothing; released and pressed again, it does.
 	presses bool
 	current fyne.KeyName
 	downAt  map[fyne.KeyName]time.Time
+	typed   map[fyne.KeyName]int
+	pending map[fyne.KeyName]func()
 	now     func() time.Time
 }
 
-// handling notes the key an event carries before it reaches an action.
-func (k *promptKeys) handling(name fyne.KeyName) { k.current = name }
+// handling notes the key an event carries before it reaches an action, and
+// counts it: a second typed event before a release is an auto-repeat.
+func (k *promptKeys) handling(name fyne.KeyName) {
+	k.current = name
+	if !k.presses {
+		return
+	}
+	if k.typed == nil {
+		k.typed = map[fyne.KeyName]int{}
+	}
+	k.typed[name]++
+	if k.typed[name] > 1 {
+		delete(k.pending, name)
+	}
+}
 
 // keyDown records a press (desktop.Keyable); repeats do not come here.
 func (k *promptKeys) keyDown(ev *fyne.KeyEvent) {
@@ -40,6 +62,33 @@ func (k *promptKeys) keyDown(ev *fyne.KeyEvent) {
 		k.downAt = map[fyne.KeyName]time.Time{}
 	}
 	k.downAt[ev.Name] = k.now()
+	delete(k.typed, ev.Name)
+	delete(k.pending, ev.Name)
+}
+
+// keyUp runs the action a key's press asked for, if it typed once.
+func (k *promptKeys) keyUp(ev *fyne.KeyEvent) {
+	f := k.pending[ev.Name]
+	delete(k.pending, ev.Name)
+	if f != nil && k.typed[ev.Name] == 1 {
+		f()
+	}
+}
+
+// act runs f for the key being handled: at once where the driver reports
+// no releases, else when the key is released (see promptKeys).
+func (k *promptKeys) act(f func()) {
+	if !k.presses {
+		f()
+		return
+	}
+	if k.typed[k.current] > 1 {
+		return // auto-repeating
+	}
+	if k.pending == nil {
+		k.pending = map[fyne.KeyName]func(){}
+	}
+	k.pending[k.current] = f
 }
 
 // pressedSince reports whether the key being handled went down at or after
@@ -65,6 +114,7 @@ func isDecline(s fyne.Shortcut) bool {
 func (k *promptKeys) bindCanvas(c fyne.Canvas) {
 	if dc, ok := c.(desktop.Canvas); ok {
 		dc.SetOnKeyDown(k.keyDown)
+		dc.SetOnKeyUp(k.keyUp)
 	}
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		k.handling(ev.Name)
@@ -100,6 +150,12 @@ func newKeyEntry(keys *promptKeys) *keyEntry {
 func (e *keyEntry) KeyDown(ev *fyne.KeyEvent) {
 	e.keys.keyDown(ev)
 	e.Entry.KeyDown(ev)
+}
+
+// KeyUp lets the prompt act on a released key.
+func (e *keyEntry) KeyUp(ev *fyne.KeyEvent) {
+	e.Entry.KeyUp(ev)
+	e.keys.keyUp(ev)
 }
 
 // TypedKey catches Escape, which widget.Entry would swallow.
@@ -172,8 +228,8 @@ func newKeyCheck(keys *promptKeys, label string, changed func(bool)) *keyCheck {
 // KeyDown records the press for the prompt's guard.
 func (c *keyCheck) KeyDown(ev *fyne.KeyEvent) { c.keys.keyDown(ev) }
 
-// KeyUp is the other half of desktop.Keyable.
-func (c *keyCheck) KeyUp(*fyne.KeyEvent) {}
+// KeyUp lets the prompt act on a released key.
+func (c *keyCheck) KeyUp(ev *fyne.KeyEvent) { c.keys.keyUp(ev) }
 
 // TypedKey forwards Escape and Return; Space still toggles (TypedRune).
 func (c *keyCheck) TypedKey(ev *fyne.KeyEvent) {
@@ -216,8 +272,8 @@ func newKeySelect(keys *promptKeys, options []string, changed func(string)) *key
 // KeyDown records the press for the prompt's guard.
 func (s *keySelect) KeyDown(ev *fyne.KeyEvent) { s.keys.keyDown(ev) }
 
-// KeyUp is the other half of desktop.Keyable.
-func (s *keySelect) KeyUp(*fyne.KeyEvent) {}
+// KeyUp lets the prompt act on a released key.
+func (s *keySelect) KeyUp(ev *fyne.KeyEvent) { s.keys.keyUp(ev) }
 
 // TypedKey forwards Escape and Return; Space and the arrows still open the
 // list or change the choice.
@@ -253,8 +309,8 @@ func newKeyButton(keys *promptKeys, label string, tapped, press func()) *keyButt
 // KeyDown records the press for the prompt's guard.
 func (b *keyButton) KeyDown(ev *fyne.KeyEvent) { b.keys.keyDown(ev) }
 
-// KeyUp is the other half of desktop.Keyable.
-func (b *keyButton) KeyUp(*fyne.KeyEvent) {}
+// KeyUp lets the prompt act on a released key.
+func (b *keyButton) KeyUp(ev *fyne.KeyEvent) { b.keys.keyUp(ev) }
 
 // TypedKey forwards Escape and activates the button on Space or Return.
 func (b *keyButton) TypedKey(ev *fyne.KeyEvent) {

@@ -217,13 +217,14 @@ func (b *promptBase) setup(done func(Answer), submit func()) {
 // guarded wraps a keyboard action in the keyGuard check: the key must come
 // after the guard, and must have gone down after it too — a key held down
 // since before (auto-repeating) answers nothing until released and pressed
-// again.
+// again. On a desktop the action runs when the key is released, and only
+// if it did not repeat (promptKeys).
 func (b *promptBase) guarded(f func()) func() {
 	return func() {
 		if b.now().Before(b.armedAt) || !b.keys.pressedSince(b.armedAt) {
 			return
 		}
-		f()
+		b.keys.act(f)
 	}
 }
 

@@ -411,6 +411,7 @@ func TestURLPromptKeyGuard(t *testing.T) {
 	}
 	h.v.open.KeyDown(&fyne.KeyEvent{Name: fyne.KeyReturn}) // released, pressed anew
 	pressKey(h.c, fyne.KeyReturn)
+	h.v.open.KeyUp(&fyne.KeyEvent{Name: fyne.KeyReturn}) // it acts on release
 	if diff := cmp.Diff(opened(u), h.events); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
 	}
