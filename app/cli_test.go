@@ -66,6 +66,32 @@ func TestCLIUsage(t *testing.T) {
 	}
 }
 
+// TestCLIHelp: help goes to stdout, where people page and grep it, except
+// wrap's: in a wrapper stdout is MCP's.
+func TestCLIHelp(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		toStdout bool
+	}{
+		{[]string{"--help"}, true},
+		{[]string{"history", "--help"}, true},
+		{[]string{"--version"}, true},
+		{[]string{"wrap", "--help"}, false},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := Main(context.Background(), tt.args, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, stderr.String())
+		}
+		out, other := stdout.String(), stderr.String()
+		if !tt.toStdout {
+			out, other = other, out
+		}
+		if out == "" || other != "" {
+			t.Errorf("%v: stdout %q, stderr %q; want it on %s only", tt.args, stdout.String(), stderr.String(), map[bool]string{true: "stdout", false: "stderr"}[tt.toStdout])
+		}
+	}
+}
+
 func TestCLIVersion(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := Main(context.Background(), []string{"version"}, nil, &stdout, &stderr); code != 0 {
@@ -76,9 +102,9 @@ func TestCLIVersion(t *testing.T) {
 	}
 	stdout.Reset()
 	stderr.Reset()
-	// --version is for people (like --help): it goes to stderr.
-	if code := Main(context.Background(), []string{"--version"}, nil, &stdout, &stderr); code != 0 || stderr.String() != "elicitray "+Version+"\n" {
-		t.Errorf("--version: exit %d, stderr %q", code, stderr.String())
+	// --version prints the same, where scripts read it.
+	if code := Main(context.Background(), []string{"--version"}, nil, &stdout, &stderr); code != 0 || stdout.String() != "elicitray "+Version+"\n" {
+		t.Errorf("--version: exit %d, stdout %q", code, stdout.String())
 	}
 }
 

@@ -51,6 +51,9 @@ type hubClient struct {
 	// wrapper: the client is a wrapper's, whose log (the host's) says once
 	// which hub its prompts go to.
 	wrapper bool
+	// lastWhy is the server and decider of the last prompt answered
+	// without a person, said on the log (sayWhy).
+	lastWhy string
 	// startWait bounds how long a started hub may take to open its socket.
 	startWait time.Duration
 
@@ -61,6 +64,29 @@ type hubClient struct {
 }
 
 var _ bridge.Approver = (*hubClient)(nil)
+
+// sayWhy tells the host's log why a prompt was answered without a person
+// (paused, muted, a rule, the rate limit, a timeout): the host itself only
+// shows what the server makes of the answer ("User cancelled…"). A run of
+// prompts decided the same way is said once.
+func (c *hubClient) sayWhy(server string, res *bridge.Result) {
+	c.mu.Lock()
+	key := server + "\x00" + res.DecidedBy
+	if res.DecidedBy == bridge.DecidedByUser || key == c.lastWhy {
+		if res.DecidedBy == bridge.DecidedByUser {
+			c.lastWhy = ""
+		}
+		c.mu.Unlock()
+		return
+	}
+	c.lastWhy = key
+	c.mu.Unlock()
+	why := res.Reason
+	if why == "" {
+		why = "decided by " + res.DecidedBy
+	}
+	c.logf("elicitray: %s: answered %s without a window: %s (`elicitray history list` has each one)", server, res.Action, why)
+}
 
 func (c *hubClient) logf(format string, args ...any) {
 	if c.log != nil {
@@ -198,6 +224,7 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 	if r.Result == nil {
 		return nil, errors.New("the hub sent no decision")
 	}
+	c.sayWhy(req.Server, r.Result)
 	return r.Result, nil
 }
 

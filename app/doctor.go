@@ -47,6 +47,8 @@ type doctor struct {
 	finder *sessionFinder
 
 	found []finding
+	// hubRunning: a hub answered.
+	hubRunning bool
 	// blocked says why prompts cannot be shown; empty when they can.
 	blocked []string
 }
@@ -86,6 +88,7 @@ func (d *doctor) add(level, topic, format string, args ...any) *finding {
 func (d *doctor) run(ctx context.Context) {
 	hubPID, hubVersion, hubErr := d.hub(ctx)
 	running := hubErr == nil
+	d.hubRunning = running
 	sess := d.display(ctx, running)
 	d.bus(ctx, sess)
 	d.runDir(running)
@@ -286,8 +289,12 @@ func (d *doctor) config() {
 	case !exists(d.paths.Config):
 		d.add(levelOK, "Config", "%s does not exist: the defaults apply.", d.paths.Config)
 	case len(mistakes) > 0:
-		f := d.add(levelProblem, "Config", "%s has %s; the hub uses the default settings until %s fixed:", d.paths.Config,
-			plural(len(mistakes), "mistake", "mistakes"), map[bool]string{true: "it is", false: "they are"}[len(mistakes) == 1])
+		fixed := map[bool]string{true: "it is", false: "they are"}[len(mistakes) == 1]
+		uses := "a hub started now uses the default settings until " + fixed + " fixed"
+		if d.hubRunning {
+			uses = "the running hub keeps the settings it had, and one started now uses the defaults, until " + fixed + " fixed"
+		}
+		f := d.add(levelProblem, "Config", "%s has %s; %s:", d.paths.Config, plural(len(mistakes), "mistake", "mistakes"), uses)
 		f.more = append(mistakes, warnings...)
 	case len(warnings) > 0:
 		f := d.add(levelNote, "Config", "%s has keys elicitray does not know, ignored:", d.paths.Config)

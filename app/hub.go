@@ -275,8 +275,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			cs.send(*r)
 			return
 		}
-		h.Unmute(m.Server)
-		cs.send(wireMsg{ID: m.ID})
+		cs.send(wireMsg{ID: m.ID, Until: h.Unmute(m.Server)})
 	case opStatus:
 		h.refreshConfig() // the rules as config.toml says now
 		h.mu.Lock()

@@ -181,15 +181,25 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	fyneDone := make(chan struct{}) // closed when Fyne's loop has ended
 	go hub.keepPruning(ctx)
 	go func() {
 		if err := hub.Serve(ctx, ln); err != nil {
 			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)
 		}
-		fyne.Do(a.Quit)
+		// The socket closed (ctx ended: a signal) or failed: the hub
+		// stops, unless it is stopping already (a.Run returned), when
+		// Fyne's loop is gone and must not be called.
+		select {
+		case <-fyneDone:
+		default:
+			fyne.Do(a.Quit)
+		}
 	}()
 	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
 	a.Run()
+	close(fyneDone)
+	fmt.Fprintln(stderr, "elicitray hub: stopped")
 	return nil
 }
 

@@ -107,7 +107,9 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	root.SetVersionTemplate("elicitray {{.Version}}\n")
 	root.SetContext(ctx)
 	root.SetIn(stdin)
-	root.SetOut(stderr) // help and usage are for people: never on MCP's stdout
+	// Help and --version go to stdout, as people pipe them (`--help | less`);
+	// wrap's go to stderr: in a wrapper, stdout is MCP's (newWrapCmd).
+	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -256,6 +258,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			return nil
 		},
 	}
+	cmd.SetOut(stderr) // stdout carries MCP messages only
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command)")
 	// A server's own flags before `--` look like ours: say how to pass them.
 	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

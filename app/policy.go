@@ -106,12 +106,17 @@ func (h *Hub) Mute(server string, d time.Duration) {
 	h.policyChanged()
 }
 
-// Unmute lifts a mute.
-func (h *Hub) Unmute(server string) {
+// Unmute lifts a mute, and returns when it would have ended (zero when the
+// server was not muted).
+func (h *Hub) Unmute(server string) (was time.Time) {
 	h.mu.Lock()
+	if until := h.policy.muted[server]; until.After(h.now()) {
+		was = until
+	}
 	delete(h.policy.muted, server)
 	h.mu.Unlock()
 	h.policyChanged()
+	return was
 }
 
 // Servers lists the servers that asked since the hub started, and those in

@@ -612,8 +612,15 @@ func TestPolicyCLI(t *testing.T) {
 	if out := cli(t, "pause"); !strings.Contains(out, "all prompts are paused") {
 		t.Errorf("pause says %q", out)
 	}
-	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "paused" {
-		t.Errorf("after pause: %+v", res)
+	var hostLog bytes.Buffer // the wrapper's stderr: the host's log
+	c.log = &hostLog
+	for range 3 {
+		if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "paused" {
+			t.Errorf("after pause: %+v", res)
+		}
+	}
+	if got := hostLog.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "elicitray: github: answered cancel without a window: ") || !strings.Contains(got, "paused") {
+		t.Errorf("the host's log says %q, want one sentence saying the prompts were answered cancel because of the pause", got)
 	}
 	if out := cli(t, "status"); !strings.Contains(out, "yes (elicitray resume)") || !strings.Contains(out, "Server   github  rule ask") {
 		t.Errorf("status says:\n%s", out)
@@ -631,9 +638,14 @@ func TestPolicyCLI(t *testing.T) {
 	if out := cli(t, "status"); !strings.Contains(out, "Server   github  rule ask, muted until ") {
 		t.Errorf("status says:\n%s", out)
 	}
-	cli(t, "unmute", "github")
+	if out := cli(t, "unmute", "github"); !strings.Contains(out, "github is no longer muted (it was until ") {
+		t.Errorf("unmute says %q", out)
+	}
 	if s := h.Servers(); len(s) != 1 || !s[0].MutedUntil.IsZero() {
 		t.Errorf("after unmute: %+v", s)
+	}
+	if out := cli(t, "unmute", "github"); !strings.Contains(out, "github was not muted") {
+		t.Errorf("unmute of a server not muted says %q", out)
 	}
 
 	testHome(t) // a home where no hub runs

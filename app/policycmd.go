@@ -90,7 +90,11 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(stdout, "%s is not muted\n", args[0])
+				if r.Until.IsZero() {
+					fmt.Fprintf(stdout, "%s was not muted\n", args[0])
+				} else {
+					fmt.Fprintf(stdout, "%s is no longer muted (it was until %s): its prompts are shown again\n", args[0], untilText(r.Until, time.Now()))
+				}
 				return nil
 			},
 		},

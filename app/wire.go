@@ -29,7 +29,8 @@ import (
 //	                                          ← {"id":9,"until":"…"}
 //	                                          (with "force":true even a
 //	                                          server the hub does not know)
-//	→ {"op":"unmute","id":10,"server":"github"}   ← {"id":10}
+//	→ {"op":"unmute","id":10,"server":"github"}   ← {"id":10,"until":"…"}
+//	                                          until: the mute lifted, if any
 //	← {"id":9,"error":"no server named …","unknown":true}
 //	                                          mute, unmute: not a server
 //	                                          the hub knows (a typo?)
