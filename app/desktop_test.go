@@ -605,5 +605,7 @@ func hubAnswers(ctx context.Context, p Paths) bool {
 // not down does nothing.
 func (d *desktop) releaseAlt(win string) {
 	d.t.Helper()
-	d.xdo("keyup", "--window", win, "alt")
+	// Ctrl too: a window that closes on Ctrl+W loses Ctrl's release the
+	// same way, and the next window then takes Escape for Ctrl+Escape.
+	d.xdo("keyup", "--window", win, "alt", "ctrl")
 }
