@@ -332,6 +332,16 @@ func (d *desktop) visible(win string) bool {
 	return false
 }
 
+// typeInto types text into the focused field of window win, a window that
+// just appeared: once its first frames are on the screen. Typed at once,
+// under load, the first characters were sometimes lost ("da Lovelace"):
+// Fyne sets the window up over its first frames.
+func (d *desktop) typeInto(win, text string) {
+	d.t.Helper()
+	d.settle()
+	d.xdo("type", "--window", win, text)
+}
+
 // xdo runs xdotool with args: typing and key presses go to the window named
 // by --window (XSendEvent), which needs no window manager.
 func (d *desktop) xdo(args ...string) {

@@ -164,7 +164,7 @@ func TestStrippedEnvironment(t *testing.T) {
 			}
 			call := d.callWith(cs, "trigger-elicitation-request", map[string]any{})
 			win, hubPID := d.window()
-			d.xdo("type", "--window", win, "Grace Hopper")
+			d.typeInto(win, "Grace Hopper")
 			d.answer(win, "Return")
 			text := d.result(call)
 			if got := parseRawResult(t, text); got.Action != "accept" || got.Content["name"] != "Grace Hopper" {

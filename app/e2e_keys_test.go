@@ -21,14 +21,14 @@ func TestHeldKeyAnswersNothing(t *testing.T) {
 	first := d.call(cs, "trigger-elicitation-request")
 	win1, _ := d.window()
 	second := d.call(cs, "trigger-elicitation-request")
-	d.xdo("type", "--window", win1, "Ada")
+	d.typeInto(win1, "Ada")
 	d.answer(win1, "Return")
 	if text := d.result(first); !strings.Contains(text, "Name: Ada") {
 		t.Fatalf("the first prompt was not accepted with the name typed:\n%s", text)
 	}
 
 	win2, _ := d.window()
-	d.xdo("type", "--window", win2, "Grace") // a form Return would submit
+	d.typeInto(win2, "Grace") // a form Return would submit
 	// The key, held: as a user saw it, its first press reaches the new
 	// window after X's auto-repeat delay (660 ms), past the guard; then
 	// its presses keep coming for a second, then its release. The pause is

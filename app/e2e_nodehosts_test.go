@@ -172,7 +172,7 @@ func TestEndToEndNodeHosts(t *testing.T) {
 			if got, want := d.title(win), "elicitray — everything asks"; got != want {
 				t.Errorf("window title %q, want %q (the configured name)", got, want)
 			}
-			d.xdo("type", "--window", win, "Ada Lovelace")
+			d.typeInto(win, "Ada Lovelace")
 			d.answer(win, "Return")
 
 			text := tt.text(d, d.hostEnded(run))

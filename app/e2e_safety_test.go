@@ -64,7 +64,7 @@ func TestEndToEndSafety(t *testing.T) {
 			"schema":  `{"type":"object","properties":{"account":{"type":"string","title":"Account"},"api_key":{"type":"string","title":"API key"}},"required":["account","api_key"]}`,
 		})
 		win, _ := d.window()
-		d.xdo("type", "--window", win, "acme")
+		d.typeInto(win, "acme")
 		d.xdo("key", "--window", win, "Tab")
 		d.xdo("type", "--window", win, "sk-live-123")
 		d.screenshot("secret-prompt.png")

@@ -64,7 +64,7 @@ func TestEndToEndEverything(t *testing.T) {
 				t.Errorf("window title %q, want %q (the configured name)", got, want)
 			}
 			if tt.typing != "" {
-				d.xdo("type", "--window", win, tt.typing)
+				d.typeInto(win, tt.typing)
 			}
 			if i == 0 {
 				d.screenshot("prompt.png")
