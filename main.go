@@ -14,6 +14,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal asks the command to stop (a wrapper stops its
+		// server in order); a second one ends the program at once.
+		<-ctx.Done()
+		stop()
+	}()
 	code := app.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

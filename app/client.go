@@ -11,12 +11,14 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -212,6 +214,11 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 			// The relay decides: to the host, or cancel; NoDesktop records.
 			return nil, fmt.Errorf("%w: %w", bridge.ErrNoDesktop, err)
 		}
+		if errors.Is(err, ErrHubGone) {
+			if why := hubCrash(c.paths.HubLog); why != "" {
+				err = fmt.Errorf("%w; its log says: %s (%s)", err, why, c.paths.HubLog)
+			}
+		}
 		if ctx.Err() == nil {
 			// No hub decided (it died, or none could start): keep what
 			// happened all the same (DESIGN.md: the history says why).
@@ -330,13 +337,17 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 	}
 	// A hub that fails to start is tried once more: a display can refuse a
 	// connection for a moment.
-	conn, pid, err = c.startAndDial(ctx, sess)
+	conn, pid, ours, err := c.startAndDial(ctx, sess)
 	if errors.Is(err, errHubFailed) {
-		conn, pid, err = c.startAndDial(ctx, sess)
+		conn, pid, ours, err = c.startAndDial(ctx, sess)
 	}
 	if err == nil {
 		c.said.Do(func() {
-			c.logf("elicitray: no hub was running; started one (pid %d) on display %s, found in %s", pid, sess.Display(), sess.From)
+			if ours {
+				c.logf("elicitray: no hub was running; started one (pid %d) on display %s, found in %s", pid, sess.Display(), sess.From)
+			} else {
+				c.logf("elicitray: no hub was running; the one another wrapper started at the same time (pid %d) answers", pid)
+			}
 		})
 	}
 	return conn, err
@@ -345,14 +356,28 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 // dialVerified connects to the hub's socket after checking its directory,
 // and checks who listens there before anything is sent (DESIGN.md).
 func (c *hubClient) dialVerified(ctx context.Context) (net.Conn, int, error) {
-	if err := checkRunDir(c.paths.RunDir); err != nil {
+	conn, pid, err := c.dialIn(ctx, c.paths.RunDir)
+	if err == nil || !errors.Is(err, ErrNotRunning) {
+		return conn, pid, err
+	}
+	for _, dir := range c.paths.OtherRunDirs {
+		if conn, pid, oerr := c.dialIn(ctx, dir); oerr == nil {
+			return conn, pid, nil
+		}
+	}
+	return nil, 0, err
+}
+
+// dialIn connects to the hub socket in the run directory dir.
+func (c *hubClient) dialIn(ctx context.Context, dir string) (net.Conn, int, error) {
+	if err := checkRunDir(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, fmt.Errorf("%w: %w", ErrNotRunning, err)
 		}
 		return nil, 0, err
 	}
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", c.paths.Socket)
+	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, socketName))
 	if err != nil {
 		if ctx.Err() == nil {
 			return nil, 0, fmt.Errorf("%w: %w", ErrNotRunning, err)
@@ -370,12 +395,13 @@ func (c *hubClient) dialVerified(ctx context.Context) (net.Conn, int, error) {
 // errHubFailed marks a started hub that exited with an error.
 var errHubFailed = errors.New("the hub exited")
 
-// startAndDial starts a hub in sess and waits for a verified socket.
-func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (net.Conn, int, error) {
+// startAndDial starts a hub in sess and waits for a verified socket: the
+// hub it started (ours), or one that beat it to the lock.
+func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ net.Conn, pid int, ours bool, _ error) {
 	logStart := fileSize(c.paths.HubLog)
 	proc, err := c.start(sess)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", ErrNoHub, err)
+		return nil, 0, false, fmt.Errorf("%w: %v", ErrNoHub, err)
 	}
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
@@ -391,22 +417,22 @@ func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (net.
 	for {
 		conn, pid, err := c.dialVerified(ctx)
 		if err == nil {
-			return conn, pid, nil
+			return conn, pid, pid == proc.Pid, nil
 		}
 		if errors.Is(err, ErrUntrusted) {
-			return nil, 0, fmt.Errorf("%w: %w", ErrNoHub, err)
+			return nil, 0, false, fmt.Errorf("%w: %w", ErrNoHub, err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, 0, ctx.Err()
+			return nil, 0, false, ctx.Err()
 		case <-deadline.C:
-			return nil, 0, fmt.Errorf("%w: the hub did not open its socket within %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
+			return nil, 0, false, fmt.Errorf("%w: the hub did not open its socket within %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
 		case st := <-exited:
 			if st == nil || !st.Success() {
 				if why := hubFailure(c.paths.HubLog, logStart); why != "" {
-					return nil, 0, fmt.Errorf("%w: the hub could not start: %s", ErrNoHub, why)
+					return nil, 0, false, fmt.Errorf("%w: the hub could not start: %s", ErrNoHub, why)
 				}
-				return nil, 0, fmt.Errorf("%w: %w (%v): %s", ErrNoHub, errHubFailed, st, lastLine(c.paths.HubLog))
+				return nil, 0, false, fmt.Errorf("%w: %w (%v)%s", ErrNoHub, errHubFailed, st, c.silentFailure())
 			}
 			// It lost the race to another hub: that one is opening its socket.
 			exited = nil
@@ -442,12 +468,23 @@ func startingClient(p Paths, log io.Writer) (*hubClient, error) {
 	}
 	finder := newSessionFinder(exe)
 	return &hubClient{
-		paths:     p,
-		log:       log,
-		start:     func(s desktopSession) (*os.Process, error) { return startHub(exe, p, s.Env(os.Environ())) },
+		paths: p,
+		log:   log,
+		start: func(s desktopSession) (*os.Process, error) {
+			return startHub(runnable(exe), p, s.Env(hubEnv(os.Environ())))
+		},
 		session:   finder.find,
 		startWait: hubStartWait,
 	}, nil
+}
+
+// runnable is exe, or this very program through /proc/self/exe when exe is
+// gone: an upgrade may move the binary while a wrapper runs.
+func runnable(exe string) string {
+	if _, err := os.Stat(exe); err != nil && exists("/proc/self/exe") {
+		return "/proc/self/exe"
+	}
+	return exe
 }
 
 // startHub starts `elicitray hub` detached from the wrapper, with env: its
@@ -455,7 +492,7 @@ func startingClient(p Paths, log io.Writer) (*hubClient, error) {
 // its output in the hub log, never on the wrapper's stdout.
 func startHub(exe string, p Paths, env []string) (*os.Process, error) {
 	if err := os.MkdirAll(dirOf(p.HubLog), 0o700); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("could not make elicitray's directory %s (HOME is %q): %w", dirOf(p.HubLog), os.Getenv("HOME"), err)
 	}
 	logf, err := os.OpenFile(p.HubLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
@@ -497,12 +534,61 @@ func hubFailure(logPath string, from int64) string {
 	return why
 }
 
+// hubCrash is what the hub log says of why the last hub stopped: a panic,
+// a fatal error or a Fyne error written after it last started, with the
+// line that gives its cause; "" when it says nothing (a hub killed).
+func hubCrash(logPath string) string {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tailSize = 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > tailSize {
+		f.Seek(fi.Size()-tailSize, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(string(b), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], hubStartedLine) {
+			break
+		}
+		for _, mark := range []string{"panic: ", "fatal error: ", "unexpected signal", "Fyne error: "} {
+			j := strings.Index(lines[i], mark)
+			if j < 0 {
+				continue
+			}
+			why := strings.Join(strings.Fields(lines[i][j:]), " ")
+			if i+1 < len(lines) && strings.Contains(lines[i+1], "Cause:") {
+				why += " (" + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i+1][strings.Index(lines[i+1], "Cause:"):]), "Cause:")) + ")"
+			}
+			return why
+		}
+	}
+	return ""
+}
+
 func fileSize(path string) int64 {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return 0
 	}
 	return fi.Size()
+}
+
+// silentFailure says what is known of a hub that exited without its
+// sentence: the last line of its log, or, when it wrote none, that its log
+// could not be written — a full disk, most often.
+func (c *hubClient) silentFailure() string {
+	if l := strings.TrimSpace(lastLine(c.paths.HubLog)); l != "" && l != "." {
+		return ": " + l
+	}
+	msg := fmt.Sprintf(" and wrote nothing in its log %s", c.paths.HubLog)
+	var st unix.Statfs_t
+	if unix.Statfs(filepath.Dir(c.paths.HubLog), &st) == nil && int64(st.Bavail)*int64(st.Bsize) < minFree {
+		msg += fmt.Sprintf("; the disk it is on is full (%s free)", byteSize(int64(st.Bavail)*int64(st.Bsize)))
+	}
+	return msg
 }
 
 // lastLine is the last non-empty line of the file at path (the hub log's

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -122,7 +124,7 @@ func capitalize(s string) string {
 // left out. err is set only when the file exists but cannot be read
 // (permissions, a directory); problems are then nil.
 func CheckConfig(path string) (Config, []ConfigProblem, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return defaultConfig(), nil, nil
 	}
@@ -411,4 +413,31 @@ func tomlValue(v any) string {
 		return "a list"
 	}
 	return fmt.Sprint(v)
+}
+
+// maxConfigSize bounds config.toml: a real one is a few hundred bytes, and
+// the TOML parser recurses into nested arrays, so a file of megabytes of
+// "[[[[" would end the hub with a stack overflow.
+const maxConfigSize = 256 << 10
+
+// readConfigFile reads config.toml: a regular file (a FIFO would block the
+// hub for ever) of at most maxConfigSize bytes.
+func readConfigFile(path string) ([]byte, error) {
+	// Stat first: opening a FIFO waits for a writer.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("it is not a regular file")
+	}
+	if fi.Size() > maxConfigSize {
+		return nil, fmt.Errorf("it is %s, and elicitray reads a config of at most %s", byteSize(fi.Size()), byteSize(maxConfigSize))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxConfigSize+1))
 }

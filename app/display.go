@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
 )
 
 // Opening the display. Fyne opens it when the hub makes its first window,
@@ -77,15 +79,37 @@ func openDisplay() (release func(), err error) {
 		if o.err != nil {
 			return release, displayError(d, o.err)
 		}
+		if err := canDraw(o.c, d); err != nil {
+			o.c.Close()
+			return release, err
+		}
 		return sync.OnceFunc(o.c.Close), nil
 	case <-time.After(displayTimeout + time.Second):
 		return release, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
 	}
 }
 
+// canDraw checks what Fyne needs of the X server at c beyond a connection:
+// the screen DISPLAY names, and OpenGL through GLX (VNC servers, xrdp and
+// ssh -X forwarding often lack it; Fyne would fail at its first window).
+func canDraw(c *xgb.Conn, d string) error {
+	if n := len(xproto.Setup(c).Roots); c.DefaultScreen >= n {
+		return fmt.Errorf("DISPLAY=%s names screen %d, but that X server has %d", d, c.DefaultScreen, n)
+	}
+	glx, err := xproto.QueryExtension(c, uint16(len("GLX")), "GLX").Reply()
+	if err != nil {
+		return fmt.Errorf("the X server at DISPLAY=%s did not say whether it has OpenGL: %v", d, err)
+	}
+	if !glx.Present {
+		return fmt.Errorf("the X server at DISPLAY=%s has no OpenGL (the GLX extension), which elicitray's windows need; VNC, xrdp and ssh -X servers often lack it", d)
+	}
+	return nil
+}
+
 // displayError says why display d did not open, from xgb's error.
 func displayError(d string, err error) error {
-	msg := err.Error()
+	msg := strings.TrimSpace(err.Error())
+	err = errors.New(msg) // the server's reason may end in a newline
 	switch {
 	case errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) ||
 		strings.Contains(msg, "no such file") || strings.Contains(msg, "connection refused"):
@@ -93,7 +117,10 @@ func displayError(d string, err error) error {
 	case strings.Contains(msg, "authoriz") || strings.Contains(msg, "authent") || strings.Contains(msg, "auth protocol"):
 		xa := os.Getenv("XAUTHORITY")
 		if xa == "" {
-			xa = "~/.Xauthority"
+			xa = filepath.Join(homeDir(), ".Xauthority")
+		}
+		if _, rerr := os.ReadFile(xa); rerr != nil {
+			return fmt.Errorf("the X server at DISPLAY=%s refused the connection: it wants an authorization, and %s cannot be read (%v)", d, xa, rerr)
 		}
 		return fmt.Errorf("the X server at DISPLAY=%s refused the connection: it wants an authorization that %s does not hold (%v)", d, xa, err)
 	}

@@ -49,6 +49,9 @@ type doctor struct {
 	found []finding
 	// hubRunning: a hub answered.
 	hubRunning bool
+	// hubPID is the pid of the process at the hub's socket, answering or
+	// not; 0 when none.
+	hubPID int
 	// blocked says why prompts cannot be shown; empty when they can.
 	blocked []string
 }
@@ -87,6 +90,7 @@ func (d *doctor) add(level, topic, format string, args ...any) *finding {
 // run makes every check.
 func (d *doctor) run(ctx context.Context) {
 	hubPID, hubVersion, hubErr := d.hub(ctx)
+	d.hubPID = hubPID
 	running := hubErr == nil
 	d.hubRunning = running
 	sess := d.display(ctx, running)
@@ -111,6 +115,9 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 	defer cancel()
 	r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
 	c.close()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return pid, "", fmt.Errorf("the hub (pid %d) did not answer within 5s: it may be stopped or hung (`kill %d`; the next prompt starts a new one)", pid, pid)
+	}
 	if err != nil {
 		return pid, "", fmt.Errorf("the hub (pid %d) did not answer: %w", pid, err)
 	}
@@ -174,6 +181,11 @@ func notificationServer(ctx context.Context, addr string) (string, error) {
 
 // runDir checks the directory of the hub's socket.
 func (d *doctor) runDir(hubRunning bool) {
+	if n := len(d.paths.Socket); n > maxSocketPath {
+		d.add(levelProblem, "Socket directory", "the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory).", d.paths.Socket, n, maxSocketPath)
+		d.blocked = append(d.blocked, "the hub's socket path is too long")
+		return
+	}
 	err := checkRunDir(d.paths.RunDir)
 	switch {
 	case err == nil:
@@ -200,6 +212,8 @@ func (d *doctor) reportHub(pid int, version string, err error) {
 		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe != d.exe {
 			f.more = append(f.more, "it runs "+exe+", not "+d.exe)
 		}
+	case errors.Is(err, ErrUntrusted) && checkRunDir(d.paths.RunDir) != nil:
+		d.add(levelProblem, "Hub", "not reached: its socket directory cannot be trusted (see above).")
 	case errors.Is(err, ErrUntrusted):
 		d.add(levelProblem, "Hub", "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
 		d.blocked = append(d.blocked, "what listens at the hub's socket is not yours")
@@ -234,12 +248,21 @@ func (d *doctor) history(hubRunning bool) {
 	} else {
 		info, err := history.Inspect(path, 500*time.Millisecond)
 		switch {
+		case err == nil && info.Exists && unix.Access(path, unix.W_OK) != nil:
+			f = d.add(levelProblem, "History", "%s cannot be written (%v): a hub could not keep decisions", path, unix.Access(path, unix.W_OK))
+			d.blocked = append(d.blocked, "the history file cannot be written")
 		case err == nil && !info.Exists:
 			f = d.add(levelOK, "History", "%s is not made yet (the first decision makes it)", path)
 		case err == nil && info.Records < 0:
 			f = d.add(levelOK, "History", "%s, %s, of an older layout that the hub upgrades when it starts", path, byteSize(info.Size))
 		case err == nil:
-			f = d.add(levelOK, "History", "%s, %s decisions, %s", path, count(info.Records), byteSize(info.Size))
+			f = d.add(levelOK, "History", "%s, %s, %s", path, plural(info.Records, "decision", "decisions"), byteSize(info.Size))
+		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
+			if holder, _ := lockHolder(path); holder == d.hubPID {
+				f = d.add(levelProblem, "History", "%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)", path, d.hubPID, d.hubPID)
+				break
+			}
+			fallthrough
 		case errors.Is(err, history.ErrLocked):
 			f = d.add(levelProblem, "History", "%v", historyOpenError(path, err))
 			d.blocked = append(d.blocked, "another process holds the history file, so no hub can start")
@@ -309,7 +332,7 @@ func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return count(n) + " " + many
 }
 
 // hosts reports each installed host's config: which servers run through

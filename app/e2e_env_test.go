@@ -152,6 +152,9 @@ func TestStrippedEnvironment(t *testing.T) {
 			if tt.hub {
 				d.startHub()
 			}
+			// A server's token, as a host config's env passes it: it is
+			// the wrapper's, and a hub it starts must not get it.
+			d.env = append(d.env, "GITHUB_TOKEN=ghp_not_for_the_hub")
 			var cs *mcp.ClientSession
 			if tt.detached {
 				// The desktop session: a process of the user's with the
@@ -179,6 +182,9 @@ func TestStrippedEnvironment(t *testing.T) {
 			got.ServerInfo, got.Content = "", nil
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("history record mismatch (-want +got):\n%s", diff)
+			}
+			if env, err := os.ReadFile("/proc/" + strconv.Itoa(hubPID) + "/environ"); err != nil || strings.Contains(string(env), "GITHUB_TOKEN") {
+				t.Errorf("the hub's environment has the server's token (%v)", err)
 			}
 			says := strings.Replace(tt.says, "%d", strconv.Itoa(hubPID), 1)
 			t.Logf("the wrapper said:\n%s", d.wrapperLog())

@@ -47,10 +47,15 @@ func (s historySource) get(ctx context.Context, id uint64) (history.Record, erro
 
 func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
 	c := &hubClient{paths: s.paths}
+	defer c.close()
+	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
+	defer cancel()
 	r, err := c.call(ctx, m, nil)
 	switch {
 	case err == nil:
 		return r.Records, nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)
 	case errors.Is(err, ErrNotRunning):
 		// No hub listening: read the file ourselves.
 		st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})

@@ -501,6 +501,9 @@ func LockHub(p Paths) (*os.File, error) {
 	}
 	// O_NOFOLLOW: a link planted in place of the lock is not written through.
 	lock, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("the hub's lock %s is a symbolic link, which elicitray does not write through (remove it if you did not make it): %w", p.Lock, ErrUntrusted)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", p.Lock, err)
 	}

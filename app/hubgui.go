@@ -252,6 +252,11 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 		}
 	}
 	userEnv = os.Environ()
+	// Mesa's on-disk shader cache saves nothing worth it for a few small
+	// windows, and on a full disk its mapped file faults (SIGBUS).
+	if os.Getenv("MESA_SHADER_CACHE_DISABLE") == "" {
+		os.Setenv("MESA_SHADER_CACHE_DISABLE", "true")
+	}
 	if home := os.Getenv("ELICITRAY_HOME"); home != "" {
 		os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "desktop", "config"))
 		os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "desktop", "cache"))

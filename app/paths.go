@@ -21,6 +21,11 @@ type Paths struct {
 	Socket  string // the hub's unix socket
 	Lock    string // flock held by the one running hub
 	HubLog  string // the detached hub's stderr
+	// OtherRunDirs are where a hub of this user may also listen: the home
+	// directory's run directory while /run/user/UID is the one in use — a
+	// hub started before the user's login session made /run/user/UID.
+	// Clients look there too before they start a hub.
+	OtherRunDirs []string
 }
 
 // DefaultPaths returns the paths for the current user.
@@ -28,12 +33,16 @@ func DefaultPaths() Paths {
 	if home := os.Getenv("ELICITRAY_HOME"); home != "" {
 		return pathsUnder(home, home, home, filepath.Join(home, "run"))
 	}
-	return pathsUnder(
+	p := pathsUnder(
 		filepath.Join(xdg.ConfigHome, "elicitray"),
 		filepath.Join(xdg.DataHome, "elicitray"),
 		filepath.Join(xdg.StateHome, "elicitray"),
 		runDir(homeDir(), os.Getuid()),
 	)
+	if home := filepath.Join(homeDir(), ".local", "state", "elicitray", "run"); home != p.RunDir {
+		p.OtherRunDirs = []string{home}
+	}
+	return p
 }
 
 // runDir is where the hub's socket and lock live. It is derived from the
@@ -47,15 +56,30 @@ func DefaultPaths() Paths {
 // what XDG_RUNTIME_DIR names in a desktop session); else (su, containers,
 // systems without logind) ~/.local/state/elicitray/run. Other systems keep
 // the XDG library's runtime directory.
+//
+// A unix socket's path holds at most maxSocketPath bytes: under a home too
+// long for that, the directory is /tmp/elicitray-UID (verified like any
+// run directory before use; another user's squatting it is refused).
 func runDir(home string, uid int) string {
 	if runtime.GOOS != "linux" {
 		return filepath.Join(xdg.RuntimeDir, "elicitray")
 	}
+	dir := filepath.Join(home, ".local", "state", "elicitray", "run")
 	if rt := userRuntimeDir(uid); rt != "" {
-		return filepath.Join(rt, "elicitray")
+		dir = filepath.Join(rt, "elicitray")
 	}
-	return filepath.Join(home, ".local", "state", "elicitray", "run")
+	if len(filepath.Join(dir, socketName)) > maxSocketPath {
+		dir = fmt.Sprintf("/tmp/elicitray-%d", uid)
+	}
+	return dir
 }
+
+// maxSocketPath is the longest path a unix socket may have on Linux:
+// sun_path holds 108 bytes, the last a NUL.
+const maxSocketPath = 107
+
+// socketName is the hub's socket in its run directory.
+const socketName = "hub.sock"
 
 // userRuntimeDir is /run/user/UID when it is a real directory (not a link)
 // owned by uid, else "".
@@ -88,7 +112,7 @@ func pathsUnder(config, data, state, run string) Paths {
 		Config:  filepath.Join(config, "config.toml"),
 		History: filepath.Join(data, "history.db"),
 		RunDir:  run,
-		Socket:  filepath.Join(run, "hub.sock"),
+		Socket:  filepath.Join(run, socketName),
 		Lock:    filepath.Join(run, "hub.lock"),
 		HubLog:  filepath.Join(state, "hub.log"),
 	}

@@ -103,9 +103,14 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Say whether prompts are paused, which servers are muted, and how many prompts wait",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				r, err := askHub(ctx, wireMsg{Op: opStatus})
+				r, err := askHubFor(ctx, wireMsg{Op: opStatus})
+				if errors.Is(err, ErrNotRunning) {
+					// Nothing is paused or muted: say so, and what applies.
+					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
+					return nil
+				}
 				if err != nil {
-					return err
+					return runErr(err)
 				}
 				return runErr(writeStatus(stdout, r, time.Now()))
 			},
@@ -123,12 +128,28 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 
 // askHub sends m to the running hub; with none, it says so.
 func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
-	c := &hubClient{paths: DefaultPaths()}
-	r, err := c.call(ctx, m, nil)
+	r, err := askHubFor(ctx, m)
 	if errors.Is(err, ErrNotRunning) {
 		return r, runErr(errors.New("no hub is running, so there is nothing to change (a wrapper starts one when a server asks)"))
 	}
 	return r, runErr(err)
+}
+
+// hubAnswerWait bounds how long a command waits for the hub's answer: a hub
+// that is stopped (kill -STOP) or hung must not hang the shell too.
+const hubAnswerWait = 10 * time.Second
+
+// askHubFor sends m to the running hub and waits hubAnswerWait at most.
+func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
+	c := &hubClient{paths: DefaultPaths()}
+	defer c.close()
+	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
+	defer cancel()
+	r, err := c.call(ctx, m, nil)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return r, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)
+	}
+	return r, err
 }
 
 // writeStatus writes the hub's status r: whether prompts are paused, how

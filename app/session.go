@@ -72,6 +72,28 @@ var sessionVars = []string{
 	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
 	"XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",
 	"LANG", "LC_ALL", "LC_MESSAGES", "LC_TIME",
+	// Where the user keeps config and data: a hub started from a stripped
+	// wrapper reads the same config.toml and history as one started in
+	// the session.
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+}
+
+// hubEnvVars are the variables of a wrapper's own environment that a hub it
+// starts keeps; the desktop session's are added (desktopSession.Env). The
+// rest — the server's tokens a host config passes in env, say — stays with
+// the wrapper: the hub serves every server, and starts the browser.
+var hubEnvVars = []string{
+	"HOME", "USER", "LOGNAME", "PATH", "SHELL", "TERM", "TZ", "TMPDIR", "ELICITRAY_HOME",
+	"LANG", "LC_ALL", "LC_MESSAGES", "LC_TIME", "LC_CTYPE",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
+}
+
+// hubEnv is the part of env a hub started from it keeps (hubEnvVars).
+func hubEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return !slices.Contains(hubEnvVars, k)
+	})
 }
 
 // ErrNoSession is returned when no desktop session of the user's could be
@@ -109,7 +131,9 @@ func newSessionFinder(exe string) *sessionFinder {
 	}
 	f.systemBus = "unix:path=/run/dbus/system_bus_socket"
 	if exe != "" {
-		f.probe = func(ctx context.Context, s desktopSession) error { return probeDisplay(ctx, exe, s.Env(os.Environ())) }
+		f.probe = func(ctx context.Context, s desktopSession) error {
+			return probeDisplay(ctx, runnable(exe), s.Env(hubEnv(os.Environ())))
+		}
 	}
 	return f
 }

@@ -26,7 +26,8 @@ type Info struct {
 // Inspect reads the history file at path without changing it, for a check
 // such as `elicitray doctor`: it opens the file read-only, which another
 // reader does not block but a writer (the hub) does, and fails as Open
-// does, with ErrLocked after timeout, ErrCorrupt or ErrNewerVersion.
+// does, with ErrLocked after timeout, ErrCorrupt (also for a path that is
+// not a regular file) or ErrNewerVersion.
 func Inspect(path string, timeout time.Duration) (info Info, err error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -36,6 +37,9 @@ func Inspect(path string, timeout time.Duration) (info Info, err error) {
 		return Info{}, err
 	}
 	info = Info{Exists: true, Size: fi.Size()}
+	if !fi.Mode().IsRegular() {
+		return info, fmt.Errorf("%w: it is not a regular file", ErrCorrupt)
+	}
 	if fi.Size() == 0 {
 		return info, nil
 	}
