@@ -56,8 +56,9 @@ func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.
 		return r.Records, nil
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)
-	case errors.Is(err, ErrNotRunning):
-		// No hub listening: read the file ourselves.
+	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrUntrusted):
+		// No hub listening, or none to trust: read the file ourselves, it
+		// is the user's own.
 		st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
 		if err != nil {
 			return nil, err

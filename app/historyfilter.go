@@ -174,7 +174,7 @@ func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (i
 	switch {
 	case err == nil:
 		return r.Count, nil
-	case !errors.Is(err, ErrNotRunning):
+	case !errors.Is(err, ErrNotRunning) && !errors.Is(err, ErrUntrusted):
 		return 0, err
 	}
 	if opts == nil {
