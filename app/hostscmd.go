@@ -312,10 +312,17 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 // remote or unsupported entry to wrap is a run error. Both come before any
 // file is written.
 func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entry, servers []string, host string, unwrap bool) error {
+	// Keys indexed once per location: a config can hold thousands of
+	// entries, and looking each name up by a scan would be quadratic.
 	var all []string
-	for _, es := range entries {
-		for _, e := range es {
-			if !slices.Contains(all, e.Key) {
+	seen := map[string]bool{}
+	index := make([]map[string]int, len(entries))
+	for i, es := range entries {
+		index[i] = make(map[string]int, len(es))
+		for j, e := range es {
+			index[i][e.Key] = j
+			if !seen[e.Key] {
+				seen[e.Key] = true
 				all = append(all, e.Key)
 			}
 		}
@@ -323,7 +330,7 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 	for _, s := range servers {
 		var in []int
 		for i, es := range entries {
-			if j := slices.IndexFunc(es, func(e hosts.Entry) bool { return e.Key == s }); j >= 0 {
+			if j, ok := index[i][s]; ok {
 				in = append(in, i)
 				e := es[j]
 				if !unwrap && e.State == hosts.StateRemote {

@@ -34,6 +34,12 @@
 // after the command: it reads back as no args member at all, which hosts
 // treat the same.
 //
+// Reading and editing are linear in the size of the file: entries are found
+// through a map by key, and all of an edit's splices are made in one pass
+// over the bytes. Wrapping every entry of a 16k-entry config (3 MB of JSON)
+// takes about 16 times as long as for 1k entries, a third of a second on
+// two cores (BenchmarkWrap).
+//
 // Caveats: a host may rewrite its file while elicitray edits it (Claude Code
 // rewrites ~/.claude.json often); WriteFile compares the file with what was
 // read just before renaming and refuses if it changed, so the window for a

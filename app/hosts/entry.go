@@ -122,14 +122,16 @@ func parse(data []byte, loc Location) ([]rawEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", loc.Path, err)
 	}
+	exists := map[string]bool{} // each binary looked up once, however many entries run it
 	for i := range raws {
-		classify(&raws[i])
+		classify(&raws[i], exists)
 	}
 	return raws, nil
 }
 
-// classify sets the entry's State and the fields that follow from it.
-func classify(r *rawEntry) {
+// classify sets the entry's State and the fields that follow from it;
+// exists caches binaryExists by binary.
+func classify(r *rawEntry, exists map[string]bool) {
 	e := &r.Entry
 	switch {
 	case e.State == StateUnsupported:
@@ -143,7 +145,12 @@ func classify(r *rawEntry) {
 	case isElicitray(e.Command) && len(e.Args) > 0 && e.Args[0] == "wrap":
 		e.State = StateWrapped
 		e.Binary = e.Command
-		e.BinaryExists = binaryExists(e.Binary)
+		ok, looked := exists[e.Binary]
+		if !looked {
+			ok = binaryExists(e.Binary)
+			exists[e.Binary] = ok
+		}
+		e.BinaryExists = ok
 		name, at := wrapFlags(e.Args)
 		e.Name = name
 		if at < len(e.Args) {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -64,32 +65,47 @@ func (jsoncSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
 		}
 		return nil, fmt.Errorf("%s is not an object", strings.Join(servers, "."))
 	}
-	var out []rawEntry
+	// One pass to find the last member of each key (JSON.parse and Go's
+	// encoding/json both keep the last of duplicates), one to read the
+	// entries in the order their keys first appear: linear in the members,
+	// where looking each key up again would be quadratic (finding 8 of the
+	// break test: 16k entries took minutes).
+	last := make(map[string]int, len(obj.Members))
 	for i := range obj.Members {
-		m := &obj.Members[i]
-		key := m.Name.Value.(hujson.Literal).String()
-		if slicesContainsKey(out, key) {
-			continue // hosts' JSON parsers keep the last; member() finds it
+		last[memberName(&obj.Members[i])] = i
+	}
+	out := make([]rawEntry, 0, len(last))
+	for i := range obj.Members {
+		key := memberName(&obj.Members[i])
+		j, ok := last[key]
+		if !ok {
+			continue // a duplicate already read
 		}
-		out = append(out, jsonEntry(data, key, &member(obj, key).Value))
+		delete(last, key)
+		out = append(out, jsonEntry(data, key, &obj.Members[j].Value))
 	}
 	return out, nil
 }
 
-func slicesContainsKey(rs []rawEntry, key string) bool {
-	for _, r := range rs {
-		if r.Key == key {
-			return true
-		}
+func memberName(m *hujson.ObjectMember) string {
+	return unquote(m.Name.Value.(hujson.Literal))
+}
+
+// unquote returns the string a JSON string literal holds. Most have no
+// escapes and are cut out as they are; hujson's String decodes each one
+// with encoding/json, which was most of the time Wrap took.
+func unquote(lit hujson.Literal) string {
+	if n := len(lit); n >= 2 && bytes.IndexByte(lit, '\\') < 0 && utf8.Valid(lit) {
+		return string(lit[1 : n-1])
 	}
-	return false
+	return lit.String()
 }
 
 // member returns the last member of obj named key (JSON.parse and Go's
 // encoding/json both keep the last of duplicates), or nil.
 func member(obj *hujson.Object, key string) *hujson.ObjectMember {
 	for i := len(obj.Members) - 1; i >= 0; i-- {
-		if obj.Members[i].Name.Value.(hujson.Literal).String() == key {
+		if memberName(&obj.Members[i]) == key {
 			return &obj.Members[i]
 		}
 	}
@@ -109,7 +125,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 	}
 	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
 		if m := member(obj, k); m != nil && m.Value.Value.Kind() == '"' {
-			r.URL = m.Value.Value.(hujson.Literal).String()
+			r.URL = unquote(m.Value.Value.(hujson.Literal))
 			break
 		}
 	}
@@ -126,7 +142,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 		}
 	}
 	if cm == nil {
-		if m := member(obj, "source"); m != nil && m.Value.Value.Kind() == '"' && m.Value.Value.(hujson.Literal).String() == "extension" {
+		if m := member(obj, "source"); m != nil && m.Value.Value.Kind() == '"' && unquote(m.Value.Value.(hujson.Literal)) == "extension" {
 			r.Note = "a Zed extension starts this server, not a command in this file"
 		}
 		return r
@@ -136,7 +152,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 		r.State, r.Note = StateUnsupported, "its command is not a string"
 		return r
 	}
-	r.Command = lit.String()
+	r.Command = unquote(lit)
 	r.cmd = &token{cm.Value.StartOffset, cm.Value.EndOffset, r.Command}
 	r.addAt = cm.Value.EndOffset
 	r.addPre = "," + memberIndent(data, cm.Name.StartOffset)
@@ -161,7 +177,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 			r.State, r.Note = StateUnsupported, "its args are not all strings"
 			return r
 		}
-		s := lit.String()
+		s := unquote(lit)
 		r.args.elems = append(r.args.elems, token{el.StartOffset, el.EndOffset, s})
 		r.Args = append(r.Args, s)
 	}

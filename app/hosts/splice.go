@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -129,10 +128,11 @@ func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Chan
 	}
 	chosen := raws
 	if len(keys) > 0 {
+		byKey := indexKeys(len(raws), func(i int) string { return raws[i].Key })
 		chosen = nil
 		for _, k := range keys {
-			i := slices.IndexFunc(raws, func(r rawEntry) bool { return r.Key == k })
-			if i < 0 {
+			i, ok := byKey[k]
+			if !ok {
 				return nil, nil, fmt.Errorf("%w %q in %s", ErrUnknownServer, k, loc.Path)
 			}
 			chosen = append(chosen, raws[i])
@@ -162,9 +162,10 @@ func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Chan
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: editing gave a file that does not parse: %w", loc.Path, err)
 	}
+	byKey := indexKeys(len(after), func(i int) string { return after[i].Key })
 	for i, c := range changes {
-		j := slices.IndexFunc(after, func(e Entry) bool { return e.Key == c.Key })
-		if j < 0 || !sameOutcome(c, after[j]) {
+		j, ok := byKey[c.Key]
+		if !ok || !sameOutcome(c, after[j]) {
 			return nil, nil, fmt.Errorf("%s: editing %q did not give the entry elicitray meant", loc.Path, c.Key)
 		}
 		changes[i].Entry = after[j]
@@ -280,14 +281,31 @@ func (r *rawEntry) addedArgs(data []byte) bool {
 		string(data[r.addAt:start]) == r.addPre+r.argsKey+r.sep
 }
 
-// apply makes the splices, which must not overlap, and returns a new slice.
-func apply(data []byte, splices []splice) []byte {
-	sort.SliceStable(splices, func(i, j int) bool { return splices[i].start > splices[j].start })
-	out := bytes.Clone(data)
-	for _, s := range splices {
-		out = slices.Concat(out[:s.start], []byte(s.text), out[s.end:])
+// indexKeys maps each of n keys (key(i) for i in [0, n)) to its index.
+func indexKeys(n int, key func(int) string) map[string]int {
+	m := make(map[string]int, n)
+	for i := range n {
+		m[key(i)] = i
 	}
-	return out
+	return m
+}
+
+// apply makes the splices, which must not overlap, and returns a new slice:
+// one pass over data, copying each byte once, however many splices there
+// are (splicing one at a time copied the whole file per splice).
+func apply(data []byte, splices []splice) []byte {
+	slices.SortStableFunc(splices, func(a, b splice) int { return a.start - b.start })
+	n := len(data)
+	for _, s := range splices {
+		n += len(s.text) - (s.end - s.start)
+	}
+	out := make([]byte, 0, n)
+	at := 0
+	for _, s := range splices {
+		out = append(append(out, data[at:s.start]...), s.text...)
+		at = s.end
+	}
+	return append(out, data[at:]...)
 }
 
 // lineIndent returns the spaces and tabs between the start of the line
