@@ -249,7 +249,9 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			}
 			var cs []hosts.Change
 			if unwrap {
-				t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i])
+				// The backups hold each entry as it was before wrap: an
+				// empty args there comes back from them.
+				t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i], &hosts.UnwrapOptions{Earlier: hosts.Earlier(t.path)})
 			} else {
 				t.out, cs, err = hosts.Wrap(t.out, l, t.keys[i], bin)
 			}

@@ -485,3 +485,31 @@ func checkMode(t *testing.T, path string, mode os.FileMode) {
 		t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), mode)
 	}
 }
+
+// TestHostsRoundTripEmptyArgs: the break test's file, an entry with
+// `"args": []` right after its command (and the TOML and commented
+// variants), comes back byte for byte from wrap then unwrap.
+func TestHostsRoundTripEmptyArgs(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	for _, tt := range []struct{ file, content string }{
+		{"e.json", "{\n  \"mcpServers\": {\n    \"fs\": {\n      \"command\": \"mcp-server-fs\",\n      \"args\": [],\n      \"env\": {\"TOKEN\": \"x\"}\n    }\n  }\n}\n"},
+		{"c.json", "{\n  \"mcpServers\": {\n    \"fs\": {\n      \"command\": \"mcp-server-fs\",\n      \"args\": [ /* none */ ],\n      \"env\": {\"TOKEN\": \"x\"}\n    }\n  }\n}\n"},
+		{"e.toml", "[mcp_servers.fs]\ncommand = \"mcp-server-fs\"\nargs = []\n\n[mcp_servers.fs.env]\nTOKEN = \"x\"\n"},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join(project, tt.file)
+			writeFile(t, path, tt.content, 0o600)
+			for _, verb := range []string{"wrap", "unwrap"} {
+				var stdout, stderr bytes.Buffer
+				if code := Main(context.Background(), []string{"hosts", verb, "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+					t.Fatalf("%s: exit %d: %s", verb, code, stderr.String())
+				}
+			}
+			if back, _ := os.ReadFile(path); string(back) != tt.content {
+				t.Errorf("not restored:\n%s", cmp.Diff(tt.content, string(back)))
+			}
+		})
+	}
+}

@@ -13,6 +13,10 @@
 //   - entry.go: what an entry is (Entry, State), Read, and recognising a
 //     wrapped one.
 //   - splice.go: Wrap and Unwrap, as byte splices shared by both formats.
+//   - restore.go: an entry's bytes from before Wrap, out of its file's
+//     backups, for the one shape Unwrap cannot tell alone (below).
+//   - backup.go: the backups' names, listing them newest first, and
+//     reading them back for Unwrap.
 //   - jsonc.go: JSON and JSON with comments (VS Code, Zed), parsed with
 //     github.com/tailscale/hujson for its byte offsets.
 //   - toml.go: Codex's config.toml, parsed with go-toml's unstable parser
@@ -30,9 +34,24 @@
 // and moves the original command token back. So comments, key order,
 // indentation and unknown keys stay as they were, a second Wrap changes
 // nothing, and Unwrap after Wrap gives back the original file byte for byte.
-// The one case that cannot round-trip is an empty `"args": []` placed right
-// after the command: it reads back as no args member at all, which hosts
-// treat the same.
+//
+// One shape the wrapped bytes cannot tell: an entry with an empty
+// `"args": []` (TOML `args = []`) right after its command, which Claude Code
+// writes for a server without arguments, wraps to exactly the bytes of an
+// entry that had no args, for which Wrap added the member there. (An empty
+// array with anything inside, `[ ]` or `[ /* none */ ]`, keeps that inside
+// after its new elements, so it is told apart and keeps it.) For that shape
+// Unwrap looks in the file's backups (UnwrapOptions.Earlier; restore.go),
+// newest first, for one whose entry of the same key is not wrapped and,
+// wrapped with the entry's binary, reads byte for byte as the entry does
+// now; it puts that entry's own bytes back, from the command to the end of
+// its args. Only the entry's bytes are compared, so a host that rewrote the
+// rest of the file since does not matter, and a backup holding the wrapped
+// entry (made by an earlier unwrap) is passed over. When no backup shows it
+// (they were deleted), the args member is taken out, which hosts
+// read the same as an empty one. This is the robust way: any mark Wrap
+// could leave in the file to tell the two apart (a space, a comment) is
+// lost when a host rewrites the file, and the backup is there anyway.
 //
 // Reading and editing are linear in the size of the file: entries are found
 // through a map by key, and all of an edit's splices are made in one pass

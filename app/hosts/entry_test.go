@@ -47,13 +47,32 @@ func TestHostsSplices(t *testing.T) {
 			wrapped: `{"s": {"a": {"args": ["wrap", "--name", "a", "--", "x" ], "command": "/usr/local/bin/elicitray"}}}`,
 		},
 		{
-			// The one shape that cannot come back: an empty args right
-			// where Wrap adds a missing one. Hosts read both the same.
-			name:    "empty args right after the command",
+			// The one shape the wrapped bytes cannot tell: an empty args
+			// right where Wrap adds a missing one. Without the backup
+			// (TestHostsUnwrapFromBackup) it goes; hosts read both the same.
+			name:    "empty args right after the command, no backup",
 			loc:     jsonLoc,
 			in:      `{"s": {"a": {"command": "x", "args": []}}}`,
 			wrapped: `{"s": {"a": {"command": "/usr/local/bin/elicitray", "args": ["wrap", "--name", "a", "--", "x"]}}}`,
 			back:    `{"s": {"a": {"command": "x"}}}`,
+		},
+		{
+			name:    "a comment in an empty args right after the command",
+			loc:     jsonLoc,
+			in:      `{"s": {"a": {"command": "x", "args": [ /* none */ ], "env": {"T": "x"}}}}`,
+			wrapped: `{"s": {"a": {"command": "/usr/local/bin/elicitray", "args": ["wrap", "--name", "a", "--", "x" /* none */ ], "env": {"T": "x"}}}}`,
+		},
+		{
+			name:    "a space in an empty args right after the command",
+			loc:     jsonLoc,
+			in:      "{\"s\": {\"a\": {\"command\": \"x\",\n  \"args\": [\n  ]}}}",
+			wrapped: "{\"s\": {\"a\": {\"command\": \"/usr/local/bin/elicitray\",\n  \"args\": [\"wrap\", \"--name\", \"a\", \"--\", \"x\"\n  ]}}}",
+		},
+		{
+			name:    "TOML: a comment in an empty args right after the command",
+			loc:     tomlLoc,
+			in:      "[mcp_servers.a]\ncommand = \"x\"\nargs = [ # none\n]\n",
+			wrapped: "[mcp_servers.a]\ncommand = \"/usr/local/bin/elicitray\"\nargs = [\"wrap\", \"--name\", \"a\", \"--\", \"x\" # none\n]\n",
 		},
 		{
 			name:    "a comment between elements is not copied",
@@ -134,7 +153,7 @@ func TestHostsSplices(t *testing.T) {
 			if err != nil || string(again) != string(got) {
 				t.Errorf("wrapping again: %v\n%s", err, cmp.Diff(string(got), string(again)))
 			}
-			back, _, err := Unwrap(got, tt.loc, nil)
+			back, _, err := Unwrap(got, tt.loc, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +242,7 @@ func TestHostsEditErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var err error
 			if tt.unwrap {
-				_, _, err = Unwrap([]byte(tt.in), tt.loc, tt.keys)
+				_, _, err = Unwrap([]byte(tt.in), tt.loc, tt.keys, nil)
 			} else {
 				_, _, err = Wrap([]byte(tt.in), tt.loc, tt.keys, "/bin/elicitray")
 			}
@@ -303,5 +322,136 @@ func TestHostsBinaryName(t *testing.T) {
 	}
 	if _, _, err := Wrap(in, jsonLoc, nil, `C:\elicitray\ELICITRAY.EXE`); err != nil {
 		t.Errorf("Windows name: %v", err)
+	}
+}
+
+// TestHostsUnwrapFromBackup: an entry that had an empty args right after
+// its command (Claude Code writes `"args": []` for a server without
+// arguments) wraps to the bytes of one that had no args, and unwrap takes
+// its bytes back from the newest backup that shows it; without such a
+// backup the args member goes.
+func TestHostsUnwrapFromBackup(t *testing.T) {
+	const bin = "/usr/local/bin/elicitray"
+	const claude = "{\n  \"mcpServers\": {\n    \"fs\": {\n      \"command\": \"mcp-server-fs\",\n      \"args\": [],\n      \"env\": {\"TOKEN\": \"x\"}\n    }\n  }\n}\n"
+	loc := Location{Path: "claude.json", Format: FormatJSON, Servers: []string{"mcpServers"}}
+	for _, tt := range []struct {
+		name string
+		loc  Location
+		in   string
+		// earlier returns the backups, newest first, given the original
+		// and the wrapped file.
+		earlier func(in, wrapped string) []string
+		back    string // "" is in
+	}{
+		{
+			name:    "JSON, the backup wrap made",
+			loc:     loc,
+			in:      claude,
+			earlier: func(in, _ string) []string { return []string{in} },
+		},
+		{
+			name:    "TOML table",
+			loc:     tomlLoc,
+			in:      "[mcp_servers.fs]\ncommand = \"mcp-server-fs\" # the server\nargs = []\n\n[mcp_servers.fs.env]\nTOKEN = \"x\"\n",
+			earlier: func(in, _ string) []string { return []string{in} },
+		},
+		{
+			name:    "TOML inline table",
+			loc:     tomlLoc,
+			in:      "[mcp_servers]\nfs = { command = \"mcp-server-fs\", args = [] }\n",
+			earlier: func(in, _ string) []string { return []string{in} },
+		},
+		{
+			name: "after an unwrap and a wrap again: a wrapped backup is passed over",
+			loc:  loc,
+			in:   claude,
+			earlier: func(in, wrapped string) []string {
+				return []string{in, wrapped, in, "{not json", wrapped}
+			},
+		},
+		{
+			name: "the other entries changed since: only this entry's bytes count",
+			loc:  loc,
+			in:   claude,
+			earlier: func(in, _ string) []string {
+				return []string{strings.Replace(in, `"TOKEN": "x"`, `"TOKEN": "old", "MORE": "y"`, 1)}
+			},
+		},
+		{
+			name:    "the entry had another command then: the member goes",
+			loc:     loc,
+			in:      claude,
+			earlier: func(in, _ string) []string { return []string{strings.Replace(in, "mcp-server-fs", "old-fs", 1)} },
+			back:    strings.Replace(claude, "\n      \"args\": [],", "", 1),
+		},
+		{
+			name:    "no backup: the member goes",
+			loc:     loc,
+			in:      claude,
+			earlier: func(string, string) []string { return nil },
+			back:    strings.Replace(claude, "\n      \"args\": [],", "", 1),
+		},
+		{
+			name:    "an entry that had no args keeps none",
+			loc:     loc,
+			in:      strings.Replace(claude, "\n      \"args\": [],", "", 1),
+			earlier: func(in, _ string) []string { return []string{in, claude} },
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wrapped, _, err := Wrap([]byte(tt.in), tt.loc, nil, bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			backups := tt.earlier(tt.in, string(wrapped))
+			read := 0
+			opts := &UnwrapOptions{Earlier: func(yield func([]byte) bool) {
+				for _, b := range backups {
+					read++
+					if !yield([]byte(b)) {
+						return
+					}
+				}
+			}}
+			back, changes, err := Unwrap(wrapped, tt.loc, nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.back
+			if want == "" {
+				want = tt.in
+			}
+			if diff := cmp.Diff(want, string(back)); diff != "" {
+				t.Errorf("unwrap mismatch (-want +got):\n%s", diff)
+			}
+			if len(changes) != 1 || changes[0].Outcome != Unwrapped {
+				t.Errorf("changes %+v", changes)
+			}
+			if tt.back == "" && read > 3 {
+				t.Errorf("%d backups read, want only as many as it took", read)
+			}
+		})
+	}
+}
+
+// TestHostsUnwrapReadsBackupsOnlyWhenNeeded: entries whose wrapped bytes
+// say what they were never open a backup (a ~/.claude.json backup can be
+// tens of megabytes).
+func TestHostsUnwrapReadsBackupsOnlyWhenNeeded(t *testing.T) {
+	in := `{"s": {"a": {"command": "x", "args": ["p"]}, "b": {"command": "y"}, "c": {"args": [ ], "command": "z"}}}`
+	wrapped, _, err := Wrap([]byte(in), jsonLoc, nil, "/bin/elicitray")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &UnwrapOptions{Earlier: func(yield func([]byte) bool) {
+		t.Error("a backup was read")
+	}}
+	back, _, err := Unwrap(wrapped, jsonLoc, []string{"a", "c"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"s": {"a": {"command": "x", "args": ["p"]}, "b": {"command": "/bin/elicitray", "args": ["wrap", "--name", "b", "--", "y"]}, "c": {"args": [ ], "command": "z"}}}`
+	if diff := cmp.Diff(want, string(back)); diff != "" {
+		t.Errorf("unwrap mismatch (-want +got):\n%s", diff)
 	}
 }

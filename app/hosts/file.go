@@ -113,11 +113,11 @@ func unchanged(path string, old []byte) error {
 // writeBackup writes data to a new 0600 file beside path named after now,
 // never over an existing file.
 func writeBackup(path string, data []byte, now time.Time) (string, error) {
-	name := path + ".elicitray-backup-" + now.Format("20060102-150405")
+	name := backupName(path, now, 1)
 	for i := 2; ; i++ {
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, os.ErrExist) && i < 100 {
-			name = fmt.Sprintf("%s.elicitray-backup-%s-%d", path, now.Format("20060102-150405"), i)
+			name = backupName(path, now, i)
 			continue
 		}
 		if err != nil {

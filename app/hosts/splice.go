@@ -60,8 +60,16 @@ func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Chang
 // is empty) running their server command directly again, undoing Wrap byte
 // for byte. Entries that are not wrapped are reported NotWrapped and left
 // alone. A key that is not there is ErrUnknownServer.
-func Unwrap(data []byte, loc Location, keys []string) ([]byte, []Change, error) {
-	return edit(data, loc, keys, unwrapEntry)
+//
+// The one shape Unwrap cannot read back alone is an args member exactly as
+// Wrap adds one: it is taken out, unless one of opts.Earlier shows the
+// entry had an empty args there before (see UnwrapOptions).
+func Unwrap(data []byte, loc Location, keys []string, opts *UnwrapOptions) ([]byte, []Change, error) {
+	orig := newOriginals(loc, opts)
+	defer orig.close()
+	return edit(data, loc, keys, func(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
+		return unwrapEntry(syn, data, r, orig)
+	})
 }
 
 // rawEntry is an entry with the byte positions of what Wrap and Unwrap
@@ -247,8 +255,13 @@ func isSpace(b []byte) bool {
 	return len(bytes.Trim(b, " \t\r\n")) == 0
 }
 
-// unwrapEntry is Unwrap for one entry: the inverse of wrapEntry.
-func unwrapEntry(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
+// unwrapEntry is Unwrap for one entry: the inverse of wrapEntry. The one
+// entry whose original bytes it cannot tell is an args member exactly as
+// wrapEntry adds one, right after the command: the entry may have had no
+// args, or an `"args": []` there, and both wrap to the same bytes. For
+// that one it asks orig (see restore.go), and takes the member out when
+// orig does not know.
+func unwrapEntry(syn syntax, data []byte, r *rawEntry, orig *originals) ([]splice, Change, error) {
 	e := r.Entry
 	if e.State != StateWrapped {
 		return nil, Change{Key: e.Key, Outcome: NotWrapped, Entry: e}, nil
@@ -257,28 +270,48 @@ func unwrapEntry(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error)
 	if at >= len(e.Args) {
 		return nil, Change{}, fmt.Errorf("%q: %w: its `elicitray wrap` has no server command after it", e.Key, ErrUnsupported)
 	}
+	want := e
+	want.State = StateNotWrapped
+	want.Server = e.Server
+	change := Change{Key: e.Key, Outcome: Unwrapped, Entry: want}
 	el := r.args.elems
 	s := []splice{{r.cmd.start, r.cmd.end, string(data[el[at].start:el[at].end])}}
 	switch {
 	case len(el) > at+1:
 		s = append(s, splice{el[0].start, el[at+1].start, ""})
 	case r.addedArgs(data):
+		if text, ok := orig.region(syn, data, r); ok {
+			return []splice{{r.cmd.start, r.args.close + 1, text}}, change, nil
+		}
 		s = append(s, splice{r.addAt, r.args.close + 1, ""})
 	default:
 		s = append(s, splice{el[0].start, el[at].end, ""})
 	}
-	want := e
-	want.State = StateNotWrapped
-	want.Server = e.Server
-	return s, Change{Key: e.Key, Outcome: Unwrapped, Entry: want}, nil
+	return s, change, nil
 }
 
 // addedArgs reports whether the entry's args member sits exactly where and
-// as wrapEntry adds one to an entry that had none.
+// as wrapEntry adds one to an entry that had none: right after the command,
+// its elements separated by ", " and nothing else inside the brackets. An
+// empty array that was there before wrap, with a space or a comment inside
+// (`[ /* none */ ]`), keeps that inside after its elements, so it is not
+// taken for an added one.
 func (r *rawEntry) addedArgs(data []byte) bool {
 	start := r.addAt + len(r.addPre) + len(r.argsKey) + len(r.sep)
-	return r.argsStart == r.addAt+len(r.addPre) && start == r.args.open &&
-		string(data[r.addAt:start]) == r.addPre+r.argsKey+r.sep
+	if r.argsStart != r.addAt+len(r.addPre) || start != r.args.open ||
+		string(data[r.addAt:start]) != r.addPre+r.argsKey+r.sep {
+		return false
+	}
+	el := r.args.elems
+	if len(el) == 0 || el[0].start != r.args.open+1 || el[len(el)-1].end != r.args.close {
+		return false
+	}
+	for i := 1; i < len(el); i++ {
+		if string(data[el[i-1].end:el[i].start]) != ", " {
+			return false
+		}
+	}
+	return true
 }
 
 // indexKeys maps each of n keys (key(i) for i in [0, n)) to its index.
