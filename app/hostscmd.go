@@ -113,7 +113,7 @@ func configLocation(f hostsFlags) (hosts.Location, error) {
 	if err != nil {
 		return hosts.Location{}, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := hosts.ReadConfig(path)
 	if err != nil {
 		return hosts.Location{}, err
 	}
@@ -188,7 +188,7 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	var found []hosts.Location
 	var absent []string
 	for _, l := range locs {
-		data, err := os.ReadFile(l.Path)
+		data, err := hosts.ReadConfig(l.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			absent = append(absent, tildePath(l.Path, env.Home))
 			continue

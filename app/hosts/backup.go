@@ -75,7 +75,7 @@ func Earlier(path string) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		names, _ := Backups(path)
 		for _, name := range names {
-			data, err := os.ReadFile(name)
+			data, err := ReadConfig(name)
 			if err != nil {
 				continue
 			}

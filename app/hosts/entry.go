@@ -89,7 +89,7 @@ func Read(data []byte, loc Location) ([]Entry, error) {
 // ReadFile reads the file at loc.Path and returns its entries (see Read).
 // A missing file is an error satisfying errors.Is(err, fs.ErrNotExist).
 func ReadFile(loc Location) ([]Entry, error) {
-	data, err := os.ReadFile(loc.Path)
+	data, err := ReadConfig(loc.Path)
 	if err != nil {
 		return nil, err
 	}

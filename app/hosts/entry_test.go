@@ -237,6 +237,9 @@ func TestHostsEditErrors(t *testing.T) {
 		{"JSON ends early", jsonLoc, "{\"s\": {", nil, false, ErrSyntax, "mcp.json:1:8: not valid JSON: "},
 		{"servers named in an empty file", jsonLoc, " \n", []string{"a"}, false, ErrUnknownServer, `no such server "a"`},
 		{"not an object", jsonLoc, `{"s": []}`, nil, false, nil, "mcp.json: s is not an object"},
+		{"JSON nested two million deep", jsonLoc, `{"s": ` + strings.Repeat("[", 2_000_000), nil, false, ErrSyntax, "mcp.json:1:1006: arrays and objects are nested more than 1000 levels deep here"},
+		{"JSON nested deep inside strings and comments is not counted", jsonLoc, `{"s": {"a": {"command": "` + strings.Repeat("[", 2000) + `"}}} // ` + strings.Repeat("{", 2000) + "\n/* " + strings.Repeat("[", 2000) + " */ x", nil, false, ErrSyntax, "mcp.json:2:2008: not valid JSON: invalid character 'x'"},
+		{"TOML nested two million deep", tomlLoc, "[mcp_servers.a]\nargs = " + strings.Repeat("[", 2_000_000), nil, false, ErrSyntax, "config.toml:2:10008: not valid TOML: arrays and inline tables are nested more than the maximum of 10000 levels deep"},
 		{"malformed TOML", tomlLoc, "[mcp_servers.a]\ncommand = \"x\"\nargs = [\"y\" \"z\"]\n", nil, false, ErrSyntax, "config.toml:3:13: not valid TOML: expected ',' or ']' after array value"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

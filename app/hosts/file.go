@@ -4,19 +4,84 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 )
 
-// Errors of WriteFile.
+// Errors of ReadConfig and WriteFile.
 var (
+	// ErrNotRegular: the config is not a regular file but a named pipe, a
+	// device, a directory or a socket. ReadConfig refuses it before
+	// reading, as reading a pipe waits for a writer, maybe forever.
+	ErrNotRegular = errors.New("not a regular file")
 	// ErrSymlink: the config is a symbolic link that is not the user's own
 	// (someone else may have planted it to make elicitray write elsewhere).
 	ErrSymlink = errors.New("symbolic link not owned by you")
 	// ErrChanged: the file changed since it was read (the host rewrote it).
 	ErrChanged = errors.New("the file changed while elicitray was editing it")
 )
+
+// ReadConfig returns the contents of the config file at path. A missing
+// file is an error satisfying errors.Is(err, fs.ErrNotExist). Anything but a
+// regular file (after symbolic links) is ErrNotRegular, found out before a
+// byte is read: the file is opened without waiting for a writer and looked
+// at again once open, in case it was swapped meanwhile.
+func ReadConfig(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(path, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regular(path, fi); err != nil {
+		return nil, err
+	}
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // it grew since the Stat
+		}
+	}
+}
+
+// regular says, as a sentence, what fi is when it is not a regular file.
+func regular(path string, fi os.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("%s is %s, not a config file: %w; elicitray reads and writes only regular files (reading a pipe or device could wait forever or never end)", path, what, ErrNotRegular)
+}
 
 // WriteFile replaces the file at path, whose contents were old when read,
 // with new, and returns the path of the backup it made of old first:
@@ -37,8 +102,8 @@ func WriteFile(path string, old, new []byte, now time.Time) (backup string, err 
 	if err != nil {
 		return "", err
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", target)
+	if err := regular(target, fi); err != nil {
+		return "", err
 	}
 	if err := unchanged(target, old); err != nil {
 		return "", err
@@ -100,7 +165,7 @@ func writeTarget(path string) (string, error) {
 }
 
 func unchanged(path string, old []byte) error {
-	now, err := os.ReadFile(path)
+	now, err := ReadConfig(path)
 	if err != nil {
 		return err
 	}

@@ -30,8 +30,69 @@ func (jsoncSyntax) quote(s string) string {
 // hujsonPos is how hujson starts its messages: "hujson: line 3, column 7: …".
 var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): `)
 
+// maxDepth is how deeply arrays and objects may nest in a JSON config.
+// hujson parses recursively, and a file of two million `[` overflowed the
+// stack, which no program can recover from; configs nest less than ten deep.
+const maxDepth = 1000
+
+// parseJSONC parses data as JSON with comments, after checking how deeply
+// it nests.
+func parseJSONC(data []byte) (hujson.Value, error) {
+	if err := checkDepth(data); err != nil {
+		return hujson.Value{}, err
+	}
+	return hujson.Parse(data)
+}
+
+// checkDepth returns a syntaxError at the first bracket or brace that opens
+// more than maxDepth levels deep, skipping strings and comments; nil
+// otherwise, and for what does not parse (hujson says what is wrong).
+func checkDepth(data []byte) error {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 >= len(data) {
+				return nil
+			}
+			end := ""
+			switch data[i+1] {
+			case '/':
+				end = "\n"
+			case '*':
+				end = "*/"
+			default:
+				return nil
+			}
+			j := bytes.Index(data[i+2:], []byte(end))
+			if j < 0 {
+				return nil
+			}
+			i += 2 + j + len(end) - 1
+		case '[', '{':
+			if depth++; depth > maxDepth {
+				line, col := lineCol(data, i)
+				return &syntaxError{line: line, col: col, msg: fmt.Sprintf("arrays and objects are nested more than %d levels deep here; elicitray reads no config that deep (hosts' configs nest a few levels)", maxDepth)}
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return nil
+}
+
 func (jsoncSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
-	root, err := hujson.Parse(data)
+	root, err := parseJSONC(data)
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return nil, se
+	}
 	if err != nil {
 		msg := err.Error()
 		se := &syntaxError{msg: strings.TrimPrefix(msg, "hujson: ")}

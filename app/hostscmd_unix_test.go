@@ -1,0 +1,48 @@
+//go:build unix
+
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestHostsNotRegular: a named pipe where Cursor's config belongs (the
+// break test's mkfifo) no longer hangs list and wrap: both say what it is.
+// And a config nested two million deep is refused with a sentence, not a
+// Go stack overflow.
+func TestHostsNotRegular(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	os.Remove(cursor)
+	if err := syscall.Mkfifo(cursor, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deep := filepath.Join(project, "deep.json")
+	writeFile(t, deep, strings.Repeat("[", 2_000_000), 0o600)
+	for _, tt := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"hosts", "list"}, 0, "Cursor (user) — ~/.cursor/mcp.json\n  cannot read it: ~/.cursor/mcp.json is a named pipe, not a config file", ""},
+		{[]string{"hosts", "wrap", "cursor", "--all"}, 1, "", cursor + " is a named pipe, not a config file: not a regular file; elicitray reads and writes only regular files"},
+		{[]string{"hosts", "list", "--config", deep}, 0, "~/project/deep.json:1:1001: arrays and objects are nested more than 1000 levels deep here", ""},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(context.Background(), tt.args, nil, &stdout, &stderr)
+			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
