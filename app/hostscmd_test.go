@@ -359,7 +359,9 @@ func TestHostsCLIErrors(t *testing.T) {
 		{"extension named", []string{"hosts", "wrap", "zed", "mcp-server-context7"}, 1, []string{"mcp-server-context7 cannot be edited: a Zed extension starts this server"}, false},
 		{"no config file", []string{"hosts", "wrap", "windsurf", "--all"}, 1, []string{"Windsurf has no config file here (~/.codeium/windsurf/mcp_config.json does not exist)"}, false},
 		{"malformed JSON", []string{"hosts", "wrap", "gemini", "--all"}, 1, []string{filepath.Join(home, ".gemini", "settings.json") + ":3:9: not valid JSON: invalid character '{' after object name (nothing was changed)"}, false},
-		{"malformed JSON in list", []string{"hosts", "list", "--config", filepath.Join(home, ".gemini", "settings.json")}, 0, nil, false},
+		{"malformed JSON in list", []string{"hosts", "list", "--config", filepath.Join(home, ".gemini", "settings.json")}, 1, []string{filepath.Join(home, ".gemini", "settings.json") + ":3:9: not valid JSON: invalid character '{' after object name"}, false},
+		{"malformed JSON in list --json", []string{"hosts", "list", "--json", "--config", filepath.Join(home, ".gemini", "settings.json")}, 1, []string{"settings.json:3:9: not valid JSON"}, false},
+		{"missing file in list", []string{"hosts", "list", "--config", filepath.Join(home, "nothing.json")}, 1, []string{"nothing.json: no such file or directory"}, false},
 		{"unknown --format", []string{"hosts", "list", "--config", filepath.Join(home, ".cursor", "mcp.json"), "--format", "atom"}, 2, []string{`--format "atom" is not a host elicitray knows`}, false},
 		{"someone else's symlink", []string{"hosts", "wrap", "zed", "--all"}, 1, []string{"settings.json is a symbolic link owned by user 4242, not you", "elicitray does not write through it"}, true},
 	} {

@@ -25,7 +25,14 @@ func hostsList(w io.Writer, f hostsFlags) error {
 		if err != nil {
 			return err
 		}
-		reports = []hosts.HostReport{hosts.Report(loc, true)}
+		r := hosts.Report(loc, true)
+		if r.Err != nil {
+			// A file named on the command line that cannot be read is the
+			// command failing (exit 1), as for wrap; the survey of every
+			// host below shows a broken file among the others instead.
+			return r.Err
+		}
+		reports = []hosts.HostReport{r}
 	} else {
 		reports = hosts.Survey(env)
 	}
