@@ -343,7 +343,7 @@ func (d *doctor) hosts() {
 			by[e.State] = append(by[e.State], e.Key)
 			if e.State == hosts.StateWrapped && !e.BinaryExists {
 				moved = append(moved, fmt.Sprintf("%s runs %s, which does not exist: `elicitray hosts wrap %s %s` points it at this binary", e.Key, e.Binary, r.Host, e.Key))
-			} else if e.State == hosts.StateWrapped && e.Binary != d.exe {
+			} else if e.State == hosts.StateWrapped && !sameBinary(e.Binary, d.exe) {
 				other = append(other, fmt.Sprintf("%s runs %s, not this binary", e.Key, e.Binary))
 			}
 		}

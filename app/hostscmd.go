@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,8 +23,68 @@ import (
 // edited by package hosts (issue 9).
 
 // hostsBinary is the elicitray that `hosts wrap` puts into configs: this
-// one (tests running in-process set the built binary).
-var hostsBinary = os.Executable
+// one, by the path it was run as (wrapBinary; tests running in-process set
+// the built binary).
+var hostsBinary = func() (string, error) {
+	return wrapBinary(os.Args[0], os.Executable, exec.LookPath)
+}
+
+// wrapBinary returns the path of this binary to write into configs. The
+// path the user ran (argv0: as given when it has a directory, else as found
+// in PATH) comes first, then an elicitray found in PATH, when it is this
+// binary (the same file once symbolic links are followed) and is named
+// elicitray, so that ~/.local/bin/elicitray, a link to
+// /opt/elicitray/v1/elicitray or to elicitray-linux-amd64, stays in configs
+// as the link: the resolved path would break when an upgrade moves the
+// link, and an entry whose binary is not named elicitray is not recognised
+// as wrapped. Otherwise it is exe's path, which Wrap refuses when it is not
+// named elicitray.
+func wrapBinary(argv0 string, exe func() (string, error), lookPath func(string) (string, error)) (string, error) {
+	self, err := exe()
+	if err != nil {
+		return "", err
+	}
+	selfInfo, err := os.Stat(self)
+	if err != nil {
+		return "", err
+	}
+	var candidates []string
+	if strings.ContainsAny(argv0, `/\`) {
+		candidates = append(candidates, argv0)
+	} else if p, err := lookPath(argv0); err == nil {
+		candidates = append(candidates, p)
+	}
+	if p, err := lookPath("elicitray"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, c := range candidates {
+		abs, err := filepath.Abs(c)
+		if err != nil || !hosts.IsElicitray(abs) {
+			continue
+		}
+		if fi, err := os.Stat(abs); err == nil && os.SameFile(fi, selfInfo) {
+			return abs, nil
+		}
+	}
+	return filepath.Abs(self)
+}
+
+// sameBinary reports whether binaries a and b are the same file once
+// symbolic links are followed (a link to this binary is this binary); a
+// bare name (a wrapped entry's "elicitray") is looked up in PATH.
+func sameBinary(a, b string) bool {
+	if !strings.ContainsAny(a, `/\`) {
+		if p, err := exec.LookPath(a); err == nil {
+			a = p
+		}
+	}
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
+}
 
 // hostsFlags are the flags the hosts subcommands share.
 type hostsFlags struct {
@@ -233,9 +294,6 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	}
 
 	bin, err := hostsBinary()
-	if err == nil {
-		bin, err = filepath.Abs(bin)
-	}
 	if err != nil {
 		return runErr(fmt.Errorf("finding this binary's path: %w", err))
 	}

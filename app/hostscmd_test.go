@@ -99,7 +99,13 @@ func hostsEnv(t *testing.T, home, project string) {
 // runBin runs the built elicitray as a user whose home is home, in dir.
 func runBin(t *testing.T, home, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(elicitrayBin, args...)
+	return runBinAs(t, elicitrayBin, home, dir, args...)
+}
+
+// runBinAs is runBin with the built elicitray run as bin (a link to it).
+func runBinAs(t *testing.T, bin, home, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
@@ -513,5 +519,97 @@ func TestHostsRoundTripEmptyArgs(t *testing.T) {
 				t.Errorf("not restored:\n%s", cmp.Diff(tt.content, string(back)))
 			}
 		})
+	}
+}
+
+// TestHostsWrapBinary: the path wrap writes into configs is the one the
+// user ran when it is this binary, links kept: a config pointing at
+// ~/.local/bin/elicitray survives an upgrade that repoints the link, and a
+// link named elicitray to elicitray-linux-amd64 is accepted.
+func TestHostsWrapBinary(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(path string) string {
+		writeFile(t, filepath.Join(dir, path), "", 0o755)
+		return filepath.Join(dir, path)
+	}
+	link := func(path, to string) string {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o700)
+		if err := os.Symlink(to, filepath.Join(dir, path)); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, path)
+	}
+	v1 := file("opt/v1/elicitray")
+	arch := file("opt/elicitray-linux-amd64")
+	other := file("other/elicitray")
+	local := link("local/bin/elicitray", v1)
+	archLink := link("arch/bin/elicitray", arch)
+	t.Chdir(dir)
+	for _, tt := range []struct {
+		name  string
+		argv0 string
+		self  string            // what os.Executable says
+		path  map[string]string // what PATH holds, by name
+		want  string
+	}{
+		{"run by its link", local, v1, nil, local},
+		{"run by name, found in PATH as the link", "elicitray", v1, map[string]string{"elicitray": local}, local},
+		{"run by a relative path", "./local/bin/elicitray", v1, nil, local},
+		{"a link named elicitray to elicitray-linux-amd64", archLink, arch, nil, archLink},
+		{"elicitray-linux-amd64 run itself, a link to it in PATH", arch, arch, map[string]string{"elicitray": archLink}, archLink},
+		{"run as itself", v1, v1, nil, v1},
+		{"argv0 is another elicitray", other, v1, map[string]string{"elicitray": other}, v1},
+		{"elicitray-linux-amd64 alone: Wrap will refuse its name", arch, arch, nil, arch},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lookPath := func(name string) (string, error) {
+				if p, ok := tt.path[name]; ok {
+					return p, nil
+				}
+				return "", exec.ErrNotFound
+			}
+			got, err := wrapBinary(tt.argv0, func() (string, error) { return tt.self, nil }, lookPath)
+			if err != nil || got != tt.want {
+				t.Errorf("got %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostsWrapThroughLink runs the built binary through a link named
+// elicitray to a file named elicitray-linux-amd64, as an install script
+// would set it up: wrap writes the link into the config, and list and
+// doctor see the entry run by this binary.
+func TestHostsWrapThroughLink(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	arch := filepath.Join(home, "opt", "elicitray-linux-amd64")
+	os.MkdirAll(filepath.Dir(arch), 0o700)
+	if err := os.Link(elicitrayBin, arch); err != nil {
+		t.Skipf("cannot hard-link the built binary: %v", err)
+	}
+	bin := filepath.Join(home, ".local", "bin", "elicitray")
+	os.MkdirAll(filepath.Dir(bin), 0o700)
+	if err := os.Symlink(arch, bin); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runBinAs(t, bin, home, project, "hosts", "wrap", "gemini", "echo")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	es, err := hosts.ReadFile(hosts.Location{Path: filepath.Join(home, ".gemini", "settings.json"), Format: hosts.FormatJSON, Servers: []string{"mcpServers"}})
+	if err != nil || len(es) != 1 || es[0].Command != bin || es[0].State != hosts.StateWrapped {
+		t.Fatalf("entries %+v, %v; wrap said:\n%s", es, err, out)
+	}
+	out, _, _ = runBinAs(t, bin, home, project, "hosts", "list")
+	if !strings.Contains(out, "echo  wrapped  sh -c") || !strings.Contains(out, "(through "+bin+")") {
+		t.Errorf("list:\n%s", out)
+	}
+	out, _, _ = runBinAs(t, arch, home, project, "doctor")
+	if strings.Contains(out, "not this binary") || !strings.Contains(out, "wrapped: echo") {
+		t.Errorf("doctor:\n%s", out)
 	}
 }

@@ -142,7 +142,7 @@ func classify(r *rawEntry, exists map[string]bool) {
 		if e.Note == "" {
 			e.Note = "it has neither a command nor a url"
 		}
-	case isElicitray(e.Command) && len(e.Args) > 0 && e.Args[0] == "wrap":
+	case IsElicitray(e.Command) && len(e.Args) > 0 && e.Args[0] == "wrap":
 		e.State = StateWrapped
 		e.Binary = e.Command
 		ok, looked := exists[e.Binary]
@@ -174,10 +174,11 @@ func binaryExists(bin string) bool {
 	return err == nil
 }
 
-// isElicitray reports whether command names an elicitray binary, whatever
-// its directory: a wrapped entry is recognised by this, not by the path of
-// the running binary, so a moved binary is still recognised.
-func isElicitray(command string) bool {
+// IsElicitray reports whether command names an elicitray binary, whatever
+// its directory: its base name is elicitray (elicitray.exe, any case, on
+// Windows). A wrapped entry is recognised by this, not by the path of the
+// running binary, so a moved binary is still recognised.
+func IsElicitray(command string) bool {
 	base := command
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]

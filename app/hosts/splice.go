@@ -48,8 +48,8 @@ type Change struct {
 // Naming a key that is not there, a remote entry or an unsupported one is an
 // error (ErrUnknownServer, ErrRemote, ErrUnsupported) and nothing changes.
 func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Change, error) {
-	if !isElicitray(bin) {
-		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray)", ErrBinaryName, bin)
+	if !IsElicitray(bin) {
+		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray, or run it through a link named elicitray, such as ~/.local/bin/elicitray)", ErrBinaryName, bin)
 	}
 	return edit(data, loc, keys, func(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
 		return wrapEntry(syn, data, r, bin)
