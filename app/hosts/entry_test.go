@@ -112,6 +112,24 @@ func TestHostsSplices(t *testing.T) {
 			wrapped: `{"s": {"a": {"command": "old"}, "a": {"command": "/usr/local/bin/elicitray", "args": ["wrap", "--name", "a", "--", "new"]}}}`,
 		},
 		{
+			name:    "a byte order mark first stays first",
+			loc:     jsonLoc,
+			in:      "\ufeff{\"s\": {\"a\": {\"command\": \"x\"}}}\r\n",
+			wrapped: "\ufeff{\"s\": {\"a\": {\"command\": \"/usr/local/bin/elicitray\", \"args\": [\"wrap\", \"--name\", \"a\", \"--\", \"x\"]}}}\r\n",
+		},
+		{
+			name:    "a // comment at the end with no newline after it",
+			loc:     jsonLoc,
+			in:      "{\"s\": {\"a\": {\"command\": \"x\"}}}\n// the end",
+			wrapped: "{\"s\": {\"a\": {\"command\": \"/usr/local/bin/elicitray\", \"args\": [\"wrap\", \"--name\", \"a\", \"--\", \"x\"]}}}\n// the end",
+		},
+		{
+			name:    "no newline at the end, a byte order mark, a /* comment */ last",
+			loc:     jsonLoc,
+			in:      "\ufeff{\"s\": {\"a\": {\"command\": \"x\"}}} /* end */",
+			wrapped: "\ufeff{\"s\": {\"a\": {\"command\": \"/usr/local/bin/elicitray\", \"args\": [\"wrap\", \"--name\", \"a\", \"--\", \"x\"]}}} /* end */",
+		},
+		{
 			name:    "TOML: a comment in the array",
 			loc:     tomlLoc,
 			in:      "[mcp_servers.a]\ncommand = \"x\"\nargs = [\n  \"p\", # first\n  \"q\",\n]\n",

@@ -299,6 +299,7 @@ func TestHostsForFile(t *testing.T) {
 		{"toml by content", "/x/conf", "[mcp_servers.a]\ncommand = \"x\"\n", "", Location{Format: FormatTOML, Servers: codexKey}, ""},
 		{"zed", "/x/settings.json", "// hi\n{\"theme\": \"x\", \"context_servers\": {}}", "", Location{Format: FormatJSON, Servers: zedKey}, ""},
 		{"mcpServers", "/x/a.json", `{"mcpServers": {}}`, "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
+		{"a byte order mark and a comment last", "/x/a", "\ufeff{\"mcpServers\": {}}\n// end", "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
 		{"vscode", "/x/mcp.json", `{"servers": {}, "inputs": []}`, "", Location{Format: FormatJSON, Servers: vscodeKey}, ""},
 		{"broken JSON: Read says where", "/x/a.json", `{"mcpServers": {`, "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
 		{"--format", "/x/a", `{}`, "zed", Location{Format: FormatJSON, Servers: zedKey}, ""},

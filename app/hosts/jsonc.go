@@ -35,13 +35,30 @@ var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): `)
 // stack, which no program can recover from; configs nest less than ten deep.
 const maxDepth = 1000
 
+// utf8BOM is the byte order mark some Windows editors put first; VS Code
+// reads a JSON file that starts with it.
+const utf8BOM = "\ufeff"
+
 // parseJSONC parses data as JSON with comments, after checking how deeply
-// it nests.
+// it nests. Two things hosts read and hujson does not are made readable, in
+// a copy whose offsets are those of data: a leading byte order mark (parsed
+// as three spaces), and a // comment on the last line with no newline after
+// it (when data does not parse as it is, it is parsed again with a newline
+// at the end; the first error stands if that does not parse either).
 func parseJSONC(data []byte) (hujson.Value, error) {
 	if err := checkDepth(data); err != nil {
 		return hujson.Value{}, err
 	}
-	return hujson.Parse(data)
+	if bytes.HasPrefix(data, []byte(utf8BOM)) {
+		data = append([]byte("   "), data[len(utf8BOM):]...)
+	}
+	v, err := hujson.Parse(data)
+	if err != nil && !bytes.HasSuffix(data, []byte("\n")) {
+		if v2, err2 := hujson.Parse(append(data[:len(data):len(data)], '\n')); err2 == nil {
+			return v2, nil
+		}
+	}
+	return v, err
 }
 
 // checkDepth returns a syntaxError at the first bracket or brace that opens
