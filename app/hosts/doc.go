@@ -20,7 +20,8 @@
 //   - jsonc.go: JSON and JSON with comments (VS Code, Zed), parsed with
 //     github.com/tailscale/hujson for its byte offsets.
 //   - toml.go: Codex's config.toml, parsed with go-toml's unstable parser
-//     for the same reason.
+//     for the same reason; tomldefs.go refuses, as Codex does, a file that
+//     defines a key or a table twice, which that parser lets through.
 //   - file.go: writing a config back: a timestamped 0600 backup beside it,
 //     a temporary file in the same directory renamed over it, the file's mode
 //     kept, and symbolic links that are not the user's own refused.

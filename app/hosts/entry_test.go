@@ -136,6 +136,18 @@ func TestHostsSplices(t *testing.T) {
 			wrapped: "[mcp_servers.a]\ncommand = \"/usr/local/bin/elicitray\"\nargs = [\n  \"wrap\",\n  \"--name\",\n  \"a\",\n  \"--\",\n  \"x\",\n  \"p\", # first\n  \"q\",\n]\n",
 		},
 		{
+			name:    "TOML: a table after its sub-table is no duplicate",
+			loc:     tomlLoc,
+			in:      "[mcp_servers.a.env]\nK = \"v\"\n\n[mcp_servers.a]\ncommand = \"x\"\n",
+			wrapped: "[mcp_servers.a.env]\nK = \"v\"\n\n[mcp_servers.a]\ncommand = \"/usr/local/bin/elicitray\"\nargs = [\"wrap\", \"--name\", \"a\", \"--\", \"x\"]\n",
+		},
+		{
+			name:    "TOML: arrays of tables, a sub-table of a dotted table, a table between",
+			loc:     tomlLoc,
+			in:      "[[profiles]]\nname = \"a\"\n[[profiles]]\nname = \"b\"\n[profiles.x]\nk = 1\n[tools]\nweb.search = true\n[tools.web.limits]\nn = 1\n[mcp_servers.a]\ncommand = \"x\"\n",
+			wrapped: "[[profiles]]\nname = \"a\"\n[[profiles]]\nname = \"b\"\n[profiles.x]\nk = 1\n[tools]\nweb.search = true\n[tools.web.limits]\nn = 1\n[mcp_servers.a]\ncommand = \"/usr/local/bin/elicitray\"\nargs = [\"wrap\", \"--name\", \"a\", \"--\", \"x\"]\n",
+		},
+		{
 			name:    "TOML: dotted keys at the top",
 			loc:     tomlLoc,
 			in:      "mcp_servers.a.command = \"x\"\nmcp_servers.a.env = { K = \"v\" }\n",
@@ -258,6 +270,15 @@ func TestHostsEditErrors(t *testing.T) {
 		{"JSON nested two million deep", jsonLoc, `{"s": ` + strings.Repeat("[", 2_000_000), nil, false, ErrSyntax, "mcp.json:1:1006: arrays and objects are nested more than 1000 levels deep here"},
 		{"JSON nested deep inside strings and comments is not counted", jsonLoc, `{"s": {"a": {"command": "` + strings.Repeat("[", 2000) + `"}}} // ` + strings.Repeat("{", 2000) + "\n/* " + strings.Repeat("[", 2000) + " */ x", nil, false, ErrSyntax, "mcp.json:2:2008: not valid JSON: invalid character 'x'"},
 		{"TOML nested two million deep", tomlLoc, "[mcp_servers.a]\nargs = " + strings.Repeat("[", 2_000_000), nil, false, ErrSyntax, "config.toml:2:10008: not valid TOML: arrays and inline tables are nested more than the maximum of 10000 levels deep"},
+		{"TOML: a key twice", tomlLoc, "[mcp_servers.a]\ncommand = \"x\"\ncommand = \"y\"\n", nil, false, ErrSyntax, "config.toml:3:1: not valid TOML: mcp_servers.a.command is defined twice (Codex refuses a file that defines a key or a table twice)"},
+		{"TOML: a table twice", tomlLoc, "[mcp_servers.a]\ncommand = \"x\"\n\n[mcp_servers.a]\nargs = [\"y\"]\n", nil, false, ErrSyntax, "config.toml:4:14: not valid TOML: [mcp_servers.a] defines mcp_servers.a, which is already defined as a [table] (Codex refuses"},
+		{"TOML: a value, then a table of its name", tomlLoc, "mcp_servers.a = \"x\"\n[mcp_servers.a]\ncommand = \"y\"\n", nil, false, ErrSyntax, "config.toml:2:14: not valid TOML: [mcp_servers.a] defines mcp_servers.a, which is already defined as a value"},
+		{"TOML: a table by dotted keys, then its header", tomlLoc, "[mcp_servers]\na.command = \"x\"\n[mcp_servers.a]\nargs = []\n", nil, false, ErrSyntax, "config.toml:3:14: not valid TOML: [mcp_servers.a] defines mcp_servers.a, which is already defined as a table by dotted keys"},
+		{"TOML: dotted keys into a table defined by its header", tomlLoc, "[mcp_servers.a]\ncommand = \"x\"\n[mcp_servers]\na.args = []\n", nil, false, ErrSyntax, "config.toml:4:1: not valid TOML: mcp_servers.a is already defined as a [table], so dotted keys cannot add mcp_servers.a.args to it"},
+		{"TOML: a key twice in an inline table", tomlLoc, "[mcp_servers]\na = { command = \"x\", command = \"y\" }\n", nil, false, ErrSyntax, "config.toml:2:22: not valid TOML: mcp_servers.a.command is defined twice"},
+		{"TOML: an inline table extended", tomlLoc, "[mcp_servers]\na = { command = \"x\" }\n[mcp_servers.a.env]\nK = \"v\"\n", nil, false, ErrSyntax, "config.toml:3:14: not valid TOML: mcp_servers.a is a value, not a table, so [mcp_servers.a.env] cannot be under it"},
+		{"TOML: a table and an array of tables of one name", tomlLoc, "[[mcp_servers.a]]\ncommand = \"x\"\n[mcp_servers.a]\n", nil, false, ErrSyntax, "config.toml:3:14: not valid TOML: [mcp_servers.a] defines mcp_servers.a, which is already defined as an [[array of tables]]"},
+		{"TOML: a quoted key twice", tomlLoc, "[mcp_servers.\"my server\"]\ncommand = \"x\"\n[mcp_servers.'my server']\n", nil, false, ErrSyntax, `config.toml:3:14: not valid TOML: [mcp_servers."my server"] defines`},
 		{"malformed TOML", tomlLoc, "[mcp_servers.a]\ncommand = \"x\"\nargs = [\"y\" \"z\"]\n", nil, false, ErrSyntax, "config.toml:3:13: not valid TOML: expected ',' or ']' after array value"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
