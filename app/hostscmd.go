@@ -278,7 +278,7 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 		var keys []string
 		for _, es := range entries {
 			for _, e := range es {
-				keys = append(keys, e.Key)
+				keys = append(keys, displayText(e.Key))
 			}
 		}
 		has := "no servers"
@@ -345,11 +345,11 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			what := string(c.Outcome)
 			switch {
 			case c.Outcome == hosts.Skipped:
-				what = "left alone (" + c.Note + ")"
+				what = "left alone (" + displayText(c.Note) + ")"
 			case c.Entry.State == hosts.StateRemote:
-				what = "left alone (remote: " + c.Entry.URL + ")"
+				what = "left alone (remote: " + displayText(c.Entry.URL) + ")"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\n", c.Key, what)
+			fmt.Fprintf(tw, "  %s\t%s\n", displayText(c.Key), what)
 		}
 		if len(t.changes) == 0 {
 			fmt.Fprintln(tw, "  no servers")
@@ -383,7 +383,7 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 			index[i][e.Key] = j
 			if !seen[e.Key] {
 				seen[e.Key] = true
-				all = append(all, e.Key)
+				all = append(all, e.Key) // shown through displayText
 			}
 		}
 	}
@@ -394,10 +394,10 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 				in = append(in, i)
 				e := es[j]
 				if !unwrap && e.State == hosts.StateRemote {
-					return runErr(fmt.Errorf("%s is a remote server (%s): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is", s, e.URL))
+					return runErr(fmt.Errorf("%s is a remote server (%s): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is", displayText(s), displayText(e.URL)))
 				}
 				if e.State == hosts.StateUnsupported {
-					return runErr(fmt.Errorf("%s cannot be edited: %s; it was left as it is", s, e.Note))
+					return runErr(fmt.Errorf("%s cannot be edited: %s; it was left as it is", displayText(s), e.Note))
 				}
 			}
 		}
@@ -408,9 +408,9 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 				msg = fmt.Sprintf("%s has no server %q", locs[0].Path, s)
 			}
 			if sug := hosts.Suggest(s, all); len(sug) > 0 {
-				msg += "\n\nDid you mean this?\n\t" + strings.Join(sug, "\n\t")
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(displayAll(sug), "\n\t")
 			} else if len(all) > 0 {
-				msg += " (it has " + strings.Join(all, ", ") + ")"
+				msg += " (it has " + strings.Join(displayAll(all), ", ") + ")"
 			}
 			return usageError{errors.New(msg)}
 		case 1:
@@ -431,6 +431,15 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 		}
 	}
 	return nil
+}
+
+// displayAll is displayText of each of ss.
+func displayAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = displayText(s)
+	}
+	return out
 }
 
 // lookupHost finds a host by name, ignoring case; an unknown one is a usage

@@ -613,3 +613,63 @@ func TestHostsWrapThroughLink(t *testing.T) {
 		t.Errorf("doctor:\n%s", out)
 	}
 }
+
+// TestHostsDisplayText: keys, URLs and command lines from a config are
+// shown as they are, unless they hold a character a terminal would act on
+// or hide; then as escapes, and command lines in quotes a shell reads back.
+func TestHostsDisplayText(t *testing.T) {
+	for _, tt := range []struct{ in, display, shell string }{
+		{"github", "github", "github"},
+		{"my server", "my server", "'my server'"},
+		{`C:\srv\x.exe`, `C:\srv\x.exe`, `'C:\srv\x.exe'`},
+		{"a\u202eb", `a\u202eb`, `$'a\u202eb'`},
+		{"tab\tand\nnewline", `tab\u0009and\u000anewline`, `$'tab\u0009and\u000anewline'`},
+		{"bell\a, it's \\", `bell\u0007, it's \\`, `$'bell\u0007, it\'s \\'`},
+		{"isolate\u2067x\u2069 c1\u0085", `isolate\u2067x\u2069 c1\u0085`, `$'isolate\u2067x\u2069 c1\u0085'`},
+		{"bad\xffbyte", `bad\xffbyte`, `$'bad\xffbyte'`},
+		{"héllo ✓", "héllo ✓", "'héllo ✓'"},
+	} {
+		if got := displayText(tt.in); got != tt.display {
+			t.Errorf("displayText(%q) = %s, want %s", tt.in, got, tt.display)
+		}
+		if got := shellJoin([]string{tt.in}); got != tt.shell {
+			t.Errorf("shellJoin(%q) = %s, want %s", tt.in, got, tt.shell)
+		}
+	}
+}
+
+// TestHostsUnsafeKeys: a config whose keys hold bidi and control
+// characters (the break test's U+202E turned the rest of the line around)
+// is listed and wrapped with them escaped.
+func TestHostsUnsafeKeys(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	path := filepath.Join(project, "bidi.json")
+	writeFile(t, path, `{"mcpServers": {"a\u202eb": {"command": "x", "args": ["\u2066y"]}, "tab\tkey": {"url": "https://example.com/\u202e"}}}`, 0o600)
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"hosts", "list", "--config", path}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	want := "~/project/bidi.json\n" +
+		"  a\\u202eb      not wrapped  x $'\\u2066y'\n" +
+		"  tab\\u0009key  remote       https://example.com/\\u202e\n"
+	if !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("list mismatch (-want +got):\n%s", cmp.Diff(want, stdout.String()))
+	}
+	stdout.Reset()
+	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, "  a\\u202eb      wrapped\n") || strings.ContainsAny(out, "\u202e\u2066\t") {
+		t.Errorf("wrap said:\n%s", out)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"--name", "a\u202eb"`) {
+		t.Errorf("the name is not written as an escape:\n%s", data)
+	}
+	stderr.Reset()
+	Main(context.Background(), []string{"hosts", "wrap", "--config", path, "a\u202e"}, nil, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), "Did you mean this?\n\ta\\u202eb") {
+		t.Errorf("suggestion:\n%s", stderr.String())
+	}
+}

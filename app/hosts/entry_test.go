@@ -99,6 +99,18 @@ func TestHostsSplices(t *testing.T) {
 			wrapped: `{"s": {"my \"odd\" server": {"command": "/usr/local/bin/elicitray", "args": ["wrap", "--name", "my \"odd\" server", "--", "C:\\srv\\x.exe", "\u00e9"]}}}`,
 		},
 		{
+			name:    "a key with a bidi character is passed as an escape",
+			loc:     jsonLoc,
+			in:      `{"s": {"a\u202eb\u0085": {"command": "x"}}}`,
+			wrapped: `{"s": {"a\u202eb\u0085": {"command": "/usr/local/bin/elicitray", "args": ["wrap", "--name", "a\u202eb\u0085", "--", "x"]}}}`,
+		},
+		{
+			name:    "TOML: a key with a bidi character is passed as an escape",
+			loc:     tomlLoc,
+			in:      "[mcp_servers.\"a\\u202Eb\"]\ncommand = \"x\"\n",
+			wrapped: "[mcp_servers.\"a\\u202Eb\"]\ncommand = \"/usr/local/bin/elicitray\"\nargs = [\"wrap\", \"--name\", \"a\\u202Eb\", \"--\", \"x\"]\n",
+		},
+		{
 			name:    "a Windows binary",
 			loc:     jsonLoc,
 			bin:     `C:\Program Files\elicitray\elicitray.exe`,

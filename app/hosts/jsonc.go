@@ -24,7 +24,28 @@ func (jsoncSyntax) quote(s string) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a path with & or < stays readable
 	enc.Encode(s)            // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
+	q := strings.TrimSuffix(b.String(), "\n")
+	if !strings.ContainsFunc(q, hiddenRune) {
+		return q
+	}
+	var e strings.Builder
+	for _, r := range q {
+		if hiddenRune(r) {
+			fmt.Fprintf(&e, `\u%04x`, r)
+		} else {
+			e.WriteRune(r)
+		}
+	}
+	return e.String()
+}
+
+// hiddenRune reports whether r is a C1 control or a bidirectional
+// formatting character, which a string token Wrap writes (a key passed as
+// --name) holds as an escape, so that the config does not read reordered
+// in an editor or a terminal. encoding/json escapes the C0 controls itself.
+func hiddenRune(r rune) bool {
+	return r >= 0x7f && r <= 0x9f || r == '\u061c' || r == '\u200e' || r == '\u200f' ||
+		r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 // hujsonPos is how hujson starts its messages: "hujson: line 3, column 7: …".

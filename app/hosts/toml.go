@@ -38,7 +38,7 @@ func (tomlSyntax) quote(s string) string {
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || r == utf8.RuneError:
+		case r < 0x20 || hiddenRune(r) || r == utf8.RuneError:
 			fmt.Fprintf(&b, `\u%04X`, r)
 		default:
 			b.WriteRune(r)
