@@ -278,7 +278,7 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 		var keys []string
 		for _, es := range entries {
 			for _, e := range es {
-				keys = append(keys, displayText(e.Key))
+				keys = append(keys, displayKey(e.Key))
 			}
 		}
 		has := "no servers"
@@ -349,7 +349,7 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			case c.Entry.State == hosts.StateRemote:
 				what = "left alone (remote: " + displayText(c.Entry.URL) + ")"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\n", displayText(c.Key), what)
+			fmt.Fprintf(tw, "  %s\t%s\n", displayKey(c.Key), what)
 		}
 		if len(t.changes) == 0 {
 			fmt.Fprintln(tw, "  no servers")

@@ -673,3 +673,33 @@ func TestHostsUnsafeKeys(t *testing.T) {
 		t.Errorf("suggestion:\n%s", stderr.String())
 	}
 }
+
+// TestHostsEmptyKey: an entry whose key is "" is not wrapped (the break
+// test's `--name ""` made prompts and the history call it "elicitray"):
+// named, it is refused with a sentence; with --all, left alone and said so.
+func TestHostsEmptyKey(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	path := filepath.Join(project, "empty.json")
+	const content = `{"mcpServers": {"": {"command": "y"}, "a": {"command": "x"}}}`
+	writeFile(t, path, content, 0o600)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, ""}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "the server's name is empty: elicitray wrap --name needs a name") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if data, _ := os.ReadFile(path); string(data) != content || len(backups(t, path)) > 0 {
+		t.Errorf("the file was written:\n%s", data)
+	}
+	stdout.Reset()
+	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "  \"\"  left alone (its name is empty, and elicitray wrap --name needs one: name it in the file first)\n  a   wrapped\n") {
+		t.Errorf("wrap --all said:\n%s", stdout.String())
+	}
+	if data, _ := os.ReadFile(path); !strings.HasPrefix(string(data), `{"mcpServers": {"": {"command": "y"}, "a": {"command": "`+elicitrayBin) {
+		t.Errorf("file:\n%s", data)
+	}
+}

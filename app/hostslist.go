@@ -79,7 +79,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 		}
 		for _, e := range r.Entries {
 			unwrapped = unwrapped || e.State == hosts.StateNotWrapped
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", displayText(e.Key), e.State, entryDetail(e, r))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", displayKey(e.Key), e.State, entryDetail(e, r))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -188,6 +188,14 @@ func displayText(s string) string {
 		return s
 	}
 	return escapeText(s, false)
+}
+
+// displayKey is displayText of a server's key, and "" for the empty one.
+func displayKey(key string) string {
+	if key == "" {
+		return `""`
+	}
+	return displayText(key)
 }
 
 // escapeText escapes backslashes and unsafe runes with \u (invalid UTF-8

@@ -66,6 +66,10 @@ var (
 	// ErrUnsupported: a key given to Wrap or Unwrap names an entry
 	// elicitray cannot edit (see Entry.Note).
 	ErrUnsupported = errors.New("entry cannot be edited")
+	// ErrEmptyKey: a key given to Wrap is "": `elicitray wrap --name ""`
+	// would name the server nothing, and prompts and the history would
+	// call it "elicitray".
+	ErrEmptyKey = errors.New("the server's name is empty")
 	// ErrBinaryName: the binary given to Wrap is not named elicitray
 	// (elicitray.exe on Windows), which is how wrapped entries are known.
 	ErrBinaryName = errors.New("the binary is not named elicitray")

@@ -274,6 +274,7 @@ func TestHostsEditErrors(t *testing.T) {
 		{"unknown server to unwrap", jsonLoc, servers, []string{"b"}, true, ErrUnknownServer, `no such server "b"`},
 		{"remote named", jsonLoc, servers, []string{"a", "r"}, false, ErrRemote, `"r" is a remote server (https://example.com/mcp)`},
 		{"extension named", jsonLoc, servers, []string{"z"}, false, ErrUnsupported, "a Zed extension starts this server"},
+		{"the empty key named", jsonLoc, `{"s": {"": {"command": "x"}}}`, []string{""}, false, ErrEmptyKey, `the server's name is empty: elicitray wrap --name needs a name`},
 		{"broken wrap named to unwrap", jsonLoc, `{"s": {"a": {"command": "elicitray", "args": ["wrap"]}}}`, []string{"a"}, true, ErrUnsupported, "no server command"},
 		{"malformed JSON", jsonLoc, "{\n  \"s\": {\n    \"a\": {\"command\": \"x\",}\n    \"b\": 1\n  }\n}", nil, false, ErrSyntax, "mcp.json:4:5: not valid JSON: invalid character"},
 		{"JSON ends early", jsonLoc, "{\"s\": {", nil, false, ErrSyntax, "mcp.json:1:8: not valid JSON: "},
@@ -313,11 +314,12 @@ func TestHostsEditErrors(t *testing.T) {
 	}
 }
 
-// TestHostsAllSkips: with no keys, remote and unsupported entries are
-// reported skipped and left as they are.
+// TestHostsAllSkips: with no keys, remote and unsupported entries, and one
+// whose key is empty (--name "" would call it "elicitray"), are reported
+// skipped and left as they are.
 func TestHostsAllSkips(t *testing.T) {
-	in := `{"s": {"a": {"command": "x"}, "r": {"url": "https://example.com/mcp"}, "z": {"source": "extension"}}}`
-	_, changes, err := Wrap([]byte(in), jsonLoc, nil, "/bin/elicitray")
+	in := `{"s": {"a": {"command": "x"}, "r": {"url": "https://example.com/mcp"}, "z": {"source": "extension"}, "": {"command": "y"}}}`
+	out, changes, err := Wrap([]byte(in), jsonLoc, nil, "/bin/elicitray")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,9 +327,13 @@ func TestHostsAllSkips(t *testing.T) {
 	for _, c := range changes {
 		got = append(got, c.Key+": "+string(c.Outcome)+" "+c.Note)
 	}
-	want := []string{"a: wrapped ", "r: skipped remote: https://example.com/mcp", "z: skipped a Zed extension starts this server, not a command in this file"}
+	want := []string{"a: wrapped ", "r: skipped remote: https://example.com/mcp", "z: skipped a Zed extension starts this server, not a command in this file",
+		": skipped its name is empty, and elicitray wrap --name needs one: name it in the file first"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("changes mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(out), `"": {"command": "y"}`) {
+		t.Errorf("the entry with the empty key was changed:\n%s", out)
 	}
 }
 

@@ -45,8 +45,10 @@ type Change struct {
 // already wrapped is left alone, unless its binary no longer exists: then it
 // is pointed at bin (Repointed). Every other byte of data stays as it was.
 //
-// Naming a key that is not there, a remote entry or an unsupported one is an
-// error (ErrUnknownServer, ErrRemote, ErrUnsupported) and nothing changes.
+// Naming a key that is not there, a remote entry, an unsupported one or the
+// empty key is an error (ErrUnknownServer, ErrRemote, ErrUnsupported,
+// ErrEmptyKey) and nothing changes; with no keys, an entry whose key is
+// empty is Skipped.
 func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Change, error) {
 	if !IsElicitray(bin) {
 		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray, or run it through a link named elicitray, such as ~/.local/bin/elicitray)", ErrBinaryName, bin)
@@ -157,6 +159,10 @@ func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Chan
 				changes = append(changes, Change{Key: r.Key, Outcome: Skipped, Note: skipNote(r.Entry), Entry: r.Entry})
 				continue
 			}
+			if all && errors.Is(err, ErrEmptyKey) {
+				changes = append(changes, Change{Key: r.Key, Outcome: Skipped, Note: "its name is empty, and elicitray wrap --name needs one: name it in the file first", Entry: r.Entry})
+				continue
+			}
 			return nil, nil, fmt.Errorf("%s: %w", loc.Path, err)
 		}
 		splices = append(splices, s...)
@@ -216,6 +222,9 @@ func wrapEntry(syn syntax, data []byte, r *rawEntry, bin string) ([]splice, Chan
 		want := e
 		want.Binary = bin
 		return []splice{{r.cmd.start, r.cmd.end, syn.quote(bin)}}, Change{Key: e.Key, Outcome: Repointed, Entry: want}, nil
+	}
+	if e.Key == "" {
+		return nil, Change{}, fmt.Errorf(`%w: elicitray wrap --name needs a name (prompts and the history would call the server "elicitray"); give the entry a name in the file first`, ErrEmptyKey)
 	}
 	// The new elements, then the original command token moved as it is
 	// (escapes and quoting style included), so Unwrap can move it back.
