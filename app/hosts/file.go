@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,6 +17,10 @@ var (
 	// device, a directory or a socket. ReadConfig refuses it before
 	// reading, as reading a pipe waits for a writer, maybe forever.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrDanglingLink: the config is a symbolic link to a file that does
+	// not exist. It is not fs.ErrNotExist: the user made the link, and
+	// "no config file yet" would hide where it points.
+	ErrDanglingLink = errors.New("symbolic link to nothing")
 	// ErrSymlink: the config is a symbolic link that is not the user's own
 	// (someone else may have planted it to make elicitray write elsewhere).
 	ErrSymlink = errors.New("symbolic link not owned by you")
@@ -24,12 +29,19 @@ var (
 )
 
 // ReadConfig returns the contents of the config file at path. A missing
-// file is an error satisfying errors.Is(err, fs.ErrNotExist). Anything but a
+// file is an error satisfying errors.Is(err, fs.ErrNotExist); a symbolic
+// link to a missing file is ErrDanglingLink instead. Anything but a
 // regular file (after symbolic links) is ErrNotRegular, found out before a
 // byte is read: the file is opened without waiting for a writer and looked
 // at again once open, in case it was swapped meanwhile.
 func ReadConfig(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(path)
+			return nil, fmt.Errorf("%s is a %w (%s, which does not exist): point it at the config file, or remove it", path, ErrDanglingLink, to)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

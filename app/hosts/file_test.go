@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -340,5 +341,27 @@ func TestHostsSuggest(t *testing.T) {
 		if diff := cmp.Diff(tt.want, Suggest(tt.name, Names())); diff != "" {
 			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// TestHostsDanglingLink: a config that is a symbolic link to nothing is
+// reported as such, with where it points, not as "no config file yet".
+func TestHostsDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	if err := os.Symlink(filepath.Join(dir, "dotfiles", "mcp.json"), path); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadConfig(path)
+	want := path + " is a symbolic link to nothing (" + filepath.Join(dir, "dotfiles", "mcp.json") + ", which does not exist)"
+	if !errors.Is(err, ErrDanglingLink) || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want ErrDanglingLink saying %q", err, want)
+	}
+	r := Report(Location{Path: path, Format: FormatJSON, Servers: mcpServers}, true)
+	if !r.Exists || !errors.Is(r.Err, ErrDanglingLink) {
+		t.Errorf("report: exists %v, error %v", r.Exists, r.Err)
+	}
+	if _, err := ReadConfig(filepath.Join(dir, "none.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: error %v, want fs.ErrNotExist", err)
 	}
 }
