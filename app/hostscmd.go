@@ -320,6 +320,15 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			t.scopes = append(t.scopes, l.Scope)
 		}
 	}
+	// What WriteFile would refuse (a read-only file, someone else's link
+	// or file) stops the command before the first file is written.
+	for _, t := range targets {
+		if len(t.scopes) > 0 && !bytes.Equal(t.out, t.data) {
+			if err := hosts.Writable(t.path); err != nil {
+				return runErr(fmt.Errorf("%w (nothing was changed)", err))
+			}
+		}
+	}
 	changed := false
 	for _, t := range targets {
 		if len(t.scopes) == 0 {

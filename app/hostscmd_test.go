@@ -703,3 +703,51 @@ func TestHostsEmptyKey(t *testing.T) {
 		t.Errorf("file:\n%s", data)
 	}
 }
+
+// TestHostsReadOnly: a config made read-only (0444) is not rewritten, with
+// a sentence; and as that check comes before any file is written, Claude
+// Code's ~/.claude.json is not changed either when its read-only project
+// .mcp.json stops the command.
+func TestHostsReadOnly(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	mcp := filepath.Join(project, ".mcp.json")
+	os.Chmod(mcp, 0o444)
+	state := filepath.Join(home, ".claude.json")
+	before, _ := os.ReadFile(state)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"hosts", "wrap", "claude-code", "--all"}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), mcp+" is read-only (mode 0444): elicitray does not rewrite a file made read-only; make it writable (chmod u+w) if it should, and run the command again (nothing was changed)") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if after, _ := os.ReadFile(state); !bytes.Equal(after, before) || len(backups(t, state)) > 0 || len(backups(t, mcp)) > 0 {
+		t.Errorf("a file was written: backups %v %v", backups(t, state), backups(t, mcp))
+	}
+}
+
+// TestHostsBackupsBounded: wrap and unwrap ten times over keep the newest
+// five backups of the file (they piled up, one full copy per write), and
+// the last unwrap still gives the original back, `"args": []` included.
+func TestHostsBackupsBounded(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	path := filepath.Join(project, "e.json")
+	const content = "{\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"mcp-server-fs\", \"args\": [], \"env\": {}}\n  }\n}\n"
+	writeFile(t, path, content, 0o600)
+	for range 10 {
+		for _, verb := range []string{"wrap", "unwrap"} {
+			var stdout, stderr bytes.Buffer
+			if code := Main(context.Background(), []string{"hosts", verb, "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("%s: exit %d: %s", verb, code, stderr.String())
+			}
+		}
+	}
+	if bs := backups(t, path); len(bs) != 5 {
+		t.Errorf("%d backups, want 5: %v", len(bs), bs)
+	}
+	if back, _ := os.ReadFile(path); string(back) != content {
+		t.Errorf("not restored:\n%s", cmp.Diff(content, string(back)))
+	}
+}

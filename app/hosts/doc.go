@@ -18,13 +18,21 @@
 //   - backup.go: the backups' names, listing them newest first, and
 //     reading them back for Unwrap.
 //   - jsonc.go: JSON and JSON with comments (VS Code, Zed), parsed with
-//     github.com/tailscale/hujson for its byte offsets.
+//     github.com/tailscale/hujson for its byte offsets; a leading byte order
+//     mark and a // comment ending the file without a newline are read as
+//     VS Code reads them, and arrays and objects nested more than 1000 deep
+//     are refused before hujson, which recurses, could overflow the stack.
 //   - toml.go: Codex's config.toml, parsed with go-toml's unstable parser
 //     for the same reason; tomldefs.go refuses, as Codex does, a file that
 //     defines a key or a table twice, which that parser lets through.
-//   - file.go: writing a config back: a timestamped 0600 backup beside it,
-//     a temporary file in the same directory renamed over it, the file's mode
-//     kept, and symbolic links that are not the user's own refused.
+//   - file.go: reading a config (ReadConfig: only a regular file, refused
+//     before a byte is read otherwise, so a named pipe cannot hang list or
+//     doctor) and writing it back: a timestamped 0600 backup beside it, a
+//     temporary file in the same directory renamed over it, the file's mode
+//     and owner kept, the newest 5 backups kept and older ones deleted; a
+//     read-only file, another user's file (unless root) and symbolic links
+//     that are not the user's own refused; on a failed write (ENOSPC) the
+//     temporary file and the backup removed.
 //   - suggest.go: "did you mean" for host and server names.
 //
 // The rule every edit keeps: only the bytes of the values that change are
@@ -49,7 +57,7 @@
 // its args. Only the entry's bytes are compared, so a host that rewrote the
 // rest of the file since does not matter, and a backup holding the wrapped
 // entry (made by an earlier unwrap) is passed over. When no backup shows it
-// (they were deleted), the args member is taken out, which hosts
+// (only the newest 5 are kept), the args member is taken out, which hosts
 // read the same as an empty one. This is the robust way: any mark Wrap
 // could leave in the file to tell the two apart (a space, a comment) is
 // lost when a host rewrites the file, and the backup is there anyway.

@@ -49,3 +49,75 @@ func TestHostsReadConfigRefuses(t *testing.T) {
 		t.Errorf("backups made: %v", bs)
 	}
 }
+
+// TestHostsWriteFileOwner: the rewritten config keeps its owner: through
+// the user's own symbolic link to a file of another user (the break test
+// saw nobody's file become the user's), and when root edits a user's
+// file. Where the owner cannot be kept (elicitray is not root), the file is
+// refused with a sentence and nothing is changed.
+func TestHostsWriteFileOwner(t *testing.T) {
+	setup := func(t *testing.T, uid int) (dir, link, target string) {
+		dir = t.TempDir()
+		target = filepath.Join(dir, "shared", "mcp.json")
+		os.Mkdir(filepath.Dir(target), 0o755)
+		os.WriteFile(target, []byte("old"), 0o644)
+		if err := os.Chown(target, uid, uid); err != nil {
+			t.Skipf("cannot give a file another owner: %v", err)
+		}
+		link = filepath.Join(dir, "mcp.json")
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		return dir, link, target
+	}
+	ownerOf := func(path string) uint32 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Uid
+	}
+	t.Run("through the user's own link, as root", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("giving a file another owner needs root")
+		}
+		_, link, target := setup(t, 4242)
+		if _, err := WriteFile(link, []byte("old"), []byte("new"), when); err != nil {
+			t.Fatal(err)
+		}
+		checkFile(t, target, "new", 0o644)
+		if uid := ownerOf(target); uid != 4242 {
+			t.Errorf("owner %d, want 4242", uid)
+		}
+	})
+	t.Run("someone else's file, not as root", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("giving a file another owner needs root")
+		}
+		dir, link, target := setup(t, 4242)
+		os.Lchown(link, 1000, 1000) // the user's own link
+		getuid = func() int { return 1000 }
+		t.Cleanup(func() { getuid = os.Getuid })
+		_, err := WriteFile(link, []byte("old"), []byte("new"), when)
+		if !errors.Is(err, ErrOwner) || !strings.Contains(err.Error(), target+" is owned by user 4242: the file is not yours; elicitray replaces a config with a new file, which would be yours") {
+			t.Errorf("error %v, want ErrOwner with a sentence", err)
+		}
+		checkFile(t, target, "old", 0o644)
+		checkClean(t, dir, "mcp.json", "shared")
+	})
+	t.Run("the owner cannot be given", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("giving a file another owner needs root")
+		}
+		dir, link, target := setup(t, 4242)
+		chown = func(*os.File, int, int) error { return syscall.EPERM }
+		t.Cleanup(func() { chown = func(f *os.File, uid, gid int) error { return f.Chown(uid, gid) } })
+		_, err := WriteFile(link, []byte("old"), []byte("new"), when)
+		if !errors.Is(err, ErrOwner) || !strings.HasSuffix(err.Error(), "nothing was changed") {
+			t.Errorf("error %v, want ErrOwner saying nothing was changed", err)
+		}
+		checkFile(t, target, "old", 0o644)
+		checkClean(t, dir, "mcp.json", "shared")
+		checkClean(t, filepath.Dir(target), "mcp.json")
+	})
+}
