@@ -39,8 +39,8 @@ func TestHostsNotRegular(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{[]string{"hosts", "list"}, 0, "Cursor (user) — ~/.cursor/mcp.json\n  cannot read it: ~/.cursor/mcp.json is a named pipe, not a config file", ""},
-		{[]string{"hosts", "wrap", "cursor", "--all"}, 1, "", cursor + " is a named pipe, not a config file: not a regular file; elicitray reads and writes only regular files"},
+		{[]string{"hosts", "list"}, 0, "Cursor (user) — ~/.cursor/mcp.json\n  cannot read it: ~/.cursor/mcp.json is a named pipe, not a regular file: elicitray reads and writes only regular files", ""},
+		{[]string{"hosts", "wrap", "cursor", "--all"}, 1, "", cursor + " is a named pipe, not a regular file: elicitray reads and writes only regular files"},
 		{[]string{"hosts", "list"}, 0, "Gemini CLI (user) — ~/.gemini/settings.json\n  cannot read it: ~/.gemini/settings.json is a symbolic link to nothing (~/dotfiles/gemini.json, which does not exist): point it at the config file, or remove it\n", ""},
 		{[]string{"hosts", "wrap", "gemini", "--all"}, 1, "", gemini + " is a symbolic link to nothing"},
 		{[]string{"hosts", "list", "--config", deep}, 1, "", deep + ":1:1001: arrays and objects are nested more than 1000 levels deep here"},

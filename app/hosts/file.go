@@ -87,7 +87,7 @@ func regular(path string, fi os.FileInfo) error {
 	if m.IsRegular() {
 		return nil
 	}
-	what := "not a regular file"
+	what := "something else"
 	switch {
 	case m.IsDir():
 		what = "a directory"
@@ -98,7 +98,7 @@ func regular(path string, fi os.FileInfo) error {
 	case m&os.ModeDevice != 0:
 		what = "a device"
 	}
-	return fmt.Errorf("%s is %s, not a config file: %w; elicitray reads and writes only regular files (reading a pipe or device could wait forever or never end)", path, what, ErrNotRegular)
+	return fmt.Errorf("%s is %s, %w: elicitray reads and writes only regular files (reading a pipe or a device could wait forever or never end)", path, what, ErrNotRegular)
 }
 
 // backupsKept is how many backups of one config WriteFile keeps: the

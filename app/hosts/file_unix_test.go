@@ -33,7 +33,7 @@ func TestHostsReadConfigRefuses(t *testing.T) {
 	} {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {
 			_, err := ReadConfig(tt.path)
-			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), tt.path+" is "+tt.what+", not a config file") {
+			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), tt.path+" is "+tt.what+", not a regular file: elicitray reads and writes only regular files") {
 				t.Errorf("error %v, want ErrNotRegular saying %q", err, tt.what)
 			}
 			loc := Location{Path: tt.path, Format: FormatJSON, Servers: mcpServers}
