@@ -35,8 +35,8 @@ var hostsBinary = func() (string, error) {
 // binary (the same file once symbolic links are followed) and is named
 // elicitray, so that ~/.local/bin/elicitray, a link to
 // /opt/elicitray/v1/elicitray or to elicitray-linux-amd64, stays in configs
-// as the link: the resolved path would break when an upgrade moves the
-// link, and an entry whose binary is not named elicitray is not recognised
+// as the link: the resolved path would break when an upgrade points the
+// link at a new version, and an entry whose binary is not named elicitray is not recognised
 // as wrapped. Otherwise it is exe's path, which Wrap refuses when it is not
 // named elicitray.
 func wrapBinary(argv0 string, exe func() (string, error), lookPath func(string) (string, error)) (string, error) {
