@@ -363,11 +363,11 @@ func (d *doctor) hosts() {
 		by := map[hosts.State][]string{}
 		var moved, other []string
 		for _, e := range r.Entries {
-			by[e.State] = append(by[e.State], e.Key)
+			by[e.State] = append(by[e.State], displayText(e.Key))
 			if e.State == hosts.StateWrapped && !e.BinaryExists {
-				moved = append(moved, fmt.Sprintf("%s runs %s, which does not exist: `elicitray hosts wrap %s %s` points it at this binary", e.Key, e.Binary, r.Host, e.Key))
-			} else if e.State == hosts.StateWrapped && e.Binary != d.exe {
-				other = append(other, fmt.Sprintf("%s runs %s, not this binary", e.Key, e.Binary))
+				moved = append(moved, fmt.Sprintf("%s runs %s, which does not exist: `elicitray hosts wrap %s %s` points it at this binary", displayText(e.Key), displayText(e.Binary), r.Host, shellJoin([]string{e.Key})))
+			} else if e.State == hosts.StateWrapped && !sameBinary(e.Binary, d.exe) {
+				other = append(other, fmt.Sprintf("%s runs %s, not this binary", displayText(e.Key), displayText(e.Binary)))
 			}
 		}
 		var parts []string

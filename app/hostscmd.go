@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,8 +23,68 @@ import (
 // edited by package hosts (issue 9).
 
 // hostsBinary is the elicitray that `hosts wrap` puts into configs: this
-// one (tests running in-process set the built binary).
-var hostsBinary = os.Executable
+// one, by the path it was run as (wrapBinary; tests running in-process set
+// the built binary).
+var hostsBinary = func() (string, error) {
+	return wrapBinary(os.Args[0], os.Executable, exec.LookPath)
+}
+
+// wrapBinary returns the path of this binary to write into configs. The
+// path the user ran (argv0: as given when it has a directory, else as found
+// in PATH) comes first, then an elicitray found in PATH, when it is this
+// binary (the same file once symbolic links are followed) and is named
+// elicitray, so that ~/.local/bin/elicitray, a link to
+// /opt/elicitray/v1/elicitray or to elicitray-linux-amd64, stays in configs
+// as the link: the resolved path would break when an upgrade points the
+// link at a new version, and an entry whose binary is not named elicitray is not recognised
+// as wrapped. Otherwise it is exe's path, which Wrap refuses when it is not
+// named elicitray.
+func wrapBinary(argv0 string, exe func() (string, error), lookPath func(string) (string, error)) (string, error) {
+	self, err := exe()
+	if err != nil {
+		return "", err
+	}
+	selfInfo, err := os.Stat(self)
+	if err != nil {
+		return "", err
+	}
+	var candidates []string
+	if strings.ContainsAny(argv0, `/\`) {
+		candidates = append(candidates, argv0)
+	} else if p, err := lookPath(argv0); err == nil {
+		candidates = append(candidates, p)
+	}
+	if p, err := lookPath("elicitray"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, c := range candidates {
+		abs, err := filepath.Abs(c)
+		if err != nil || !hosts.IsElicitray(abs) {
+			continue
+		}
+		if fi, err := os.Stat(abs); err == nil && os.SameFile(fi, selfInfo) {
+			return abs, nil
+		}
+	}
+	return filepath.Abs(self)
+}
+
+// sameBinary reports whether binaries a and b are the same file once
+// symbolic links are followed (a link to this binary is this binary); a
+// bare name (a wrapped entry's "elicitray") is looked up in PATH.
+func sameBinary(a, b string) bool {
+	if !strings.ContainsAny(a, `/\`) {
+		if p, err := exec.LookPath(a); err == nil {
+			a = p
+		}
+	}
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
+}
 
 // hostsFlags are the flags the hosts subcommands share.
 type hostsFlags struct {
@@ -113,7 +174,7 @@ func configLocation(f hostsFlags) (hosts.Location, error) {
 	if err != nil {
 		return hosts.Location{}, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := hosts.ReadConfig(path)
 	if err != nil {
 		return hosts.Location{}, err
 	}
@@ -188,7 +249,7 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	var found []hosts.Location
 	var absent []string
 	for _, l := range locs {
-		data, err := os.ReadFile(l.Path)
+		data, err := hosts.ReadConfig(l.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			absent = append(absent, tildePath(l.Path, env.Home))
 			continue
@@ -217,7 +278,7 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 		var keys []string
 		for _, es := range entries {
 			for _, e := range es {
-				keys = append(keys, e.Key)
+				keys = append(keys, displayKey(e.Key))
 			}
 		}
 		has := "no servers"
@@ -233,9 +294,6 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	}
 
 	bin, err := hostsBinary()
-	if err == nil {
-		bin, err = filepath.Abs(bin)
-	}
 	if err != nil {
 		return runErr(fmt.Errorf("finding this binary's path: %w", err))
 	}
@@ -249,7 +307,9 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			}
 			var cs []hosts.Change
 			if unwrap {
-				t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i])
+				// The backups hold each entry as it was before wrap: an
+				// empty args there comes back from them.
+				t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i], &hosts.UnwrapOptions{Earlier: hosts.Earlier(t.path)})
 			} else {
 				t.out, cs, err = hosts.Wrap(t.out, l, t.keys[i], bin)
 			}
@@ -258,6 +318,15 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			}
 			t.changes = append(t.changes, cs...)
 			t.scopes = append(t.scopes, l.Scope)
+		}
+	}
+	// What WriteFile would refuse (a read-only file, someone else's link
+	// or file) stops the command before the first file is written.
+	for _, t := range targets {
+		if len(t.scopes) > 0 && !bytes.Equal(t.out, t.data) {
+			if err := hosts.Writable(t.path); err != nil {
+				return runErr(fmt.Errorf("%w (nothing was changed)", err))
+			}
 		}
 	}
 	changed := false
@@ -285,11 +354,11 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			what := string(c.Outcome)
 			switch {
 			case c.Outcome == hosts.Skipped:
-				what = "left alone (" + c.Note + ")"
+				what = "left alone (" + displayText(c.Note) + ")"
 			case c.Entry.State == hosts.StateRemote:
-				what = "left alone (remote: " + c.Entry.URL + ")"
+				what = "left alone (remote: " + displayText(c.Entry.URL) + ")"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\n", c.Key, what)
+			fmt.Fprintf(tw, "  %s\t%s\n", displayKey(c.Key), what)
 		}
 		if len(t.changes) == 0 {
 			fmt.Fprintln(tw, "  no servers")
@@ -312,25 +381,32 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 // remote or unsupported entry to wrap is a run error. Both come before any
 // file is written.
 func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entry, servers []string, host string, unwrap bool) error {
+	// Keys indexed once per location: a config can hold thousands of
+	// entries, and looking each name up by a scan would be quadratic.
 	var all []string
-	for _, es := range entries {
-		for _, e := range es {
-			if !slices.Contains(all, e.Key) {
-				all = append(all, e.Key)
+	seen := map[string]bool{}
+	index := make([]map[string]int, len(entries))
+	for i, es := range entries {
+		index[i] = make(map[string]int, len(es))
+		for j, e := range es {
+			index[i][e.Key] = j
+			if !seen[e.Key] {
+				seen[e.Key] = true
+				all = append(all, e.Key) // shown through displayText
 			}
 		}
 	}
 	for _, s := range servers {
 		var in []int
 		for i, es := range entries {
-			if j := slices.IndexFunc(es, func(e hosts.Entry) bool { return e.Key == s }); j >= 0 {
+			if j, ok := index[i][s]; ok {
 				in = append(in, i)
 				e := es[j]
 				if !unwrap && e.State == hosts.StateRemote {
-					return runErr(fmt.Errorf("%s is a remote server (%s): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is", s, e.URL))
+					return runErr(fmt.Errorf("%s is a remote server (%s): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is", displayText(s), displayText(e.URL)))
 				}
 				if e.State == hosts.StateUnsupported {
-					return runErr(fmt.Errorf("%s cannot be edited: %s; it was left as it is", s, e.Note))
+					return runErr(fmt.Errorf("%s cannot be edited: %s; it was left as it is", displayText(s), e.Note))
 				}
 			}
 		}
@@ -341,9 +417,9 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 				msg = fmt.Sprintf("%s has no server %q", locs[0].Path, s)
 			}
 			if sug := hosts.Suggest(s, all); len(sug) > 0 {
-				msg += "\n\nDid you mean this?\n\t" + strings.Join(sug, "\n\t")
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(displayAll(sug), "\n\t")
 			} else if len(all) > 0 {
-				msg += " (it has " + strings.Join(all, ", ") + ")"
+				msg += " (it has " + strings.Join(displayAll(all), ", ") + ")"
 			}
 			return usageError{errors.New(msg)}
 		case 1:
@@ -364,6 +440,15 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 		}
 	}
 	return nil
+}
+
+// displayAll is displayText of each of ss.
+func displayAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = displayText(s)
+	}
+	return out
 }
 
 // lookupHost finds a host by name, ignoring case; an unknown one is a usage

@@ -99,7 +99,13 @@ func hostsEnv(t *testing.T, home, project string) {
 // runBin runs the built elicitray as a user whose home is home, in dir.
 func runBin(t *testing.T, home, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(elicitrayBin, args...)
+	return runBinAs(t, elicitrayBin, home, dir, args...)
+}
+
+// runBinAs is runBin with the built elicitray run as bin (a link to it).
+func runBinAs(t *testing.T, bin, home, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
@@ -359,7 +365,9 @@ func TestHostsCLIErrors(t *testing.T) {
 		{"extension named", []string{"hosts", "wrap", "zed", "mcp-server-context7"}, 1, []string{"mcp-server-context7 cannot be edited: a Zed extension starts this server"}, false},
 		{"no config file", []string{"hosts", "wrap", "windsurf", "--all"}, 1, []string{"Windsurf has no config file here (~/.codeium/windsurf/mcp_config.json does not exist)"}, false},
 		{"malformed JSON", []string{"hosts", "wrap", "gemini", "--all"}, 1, []string{filepath.Join(home, ".gemini", "settings.json") + ":3:9: not valid JSON: invalid character '{' after object name (nothing was changed)"}, false},
-		{"malformed JSON in list", []string{"hosts", "list", "--config", filepath.Join(home, ".gemini", "settings.json")}, 0, nil, false},
+		{"malformed JSON in list", []string{"hosts", "list", "--config", filepath.Join(home, ".gemini", "settings.json")}, 1, []string{filepath.Join(home, ".gemini", "settings.json") + ":3:9: not valid JSON: invalid character '{' after object name"}, false},
+		{"malformed JSON in list --json", []string{"hosts", "list", "--json", "--config", filepath.Join(home, ".gemini", "settings.json")}, 1, []string{"settings.json:3:9: not valid JSON"}, false},
+		{"missing file in list", []string{"hosts", "list", "--config", filepath.Join(home, "nothing.json")}, 1, []string{"nothing.json: no such file or directory"}, false},
 		{"unknown --format", []string{"hosts", "list", "--config", filepath.Join(home, ".cursor", "mcp.json"), "--format", "atom"}, 2, []string{`--format "atom" is not a host elicitray knows`}, false},
 		{"someone else's symlink", []string{"hosts", "wrap", "zed", "--all"}, 1, []string{"settings.json is a symbolic link owned by user 4242, not you", "elicitray does not write through it"}, true},
 	} {
@@ -483,5 +491,263 @@ func checkMode(t *testing.T, path string, mode os.FileMode) {
 	}
 	if fi.Mode().Perm() != mode {
 		t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), mode)
+	}
+}
+
+// TestHostsRoundTripEmptyArgs: the break test's file, an entry with
+// `"args": []` right after its command (and the TOML and commented
+// variants), comes back byte for byte from wrap then unwrap.
+func TestHostsRoundTripEmptyArgs(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	for _, tt := range []struct{ file, content string }{
+		{"e.json", "{\n  \"mcpServers\": {\n    \"fs\": {\n      \"command\": \"mcp-server-fs\",\n      \"args\": [],\n      \"env\": {\"TOKEN\": \"x\"}\n    }\n  }\n}\n"},
+		{"c.json", "{\n  \"mcpServers\": {\n    \"fs\": {\n      \"command\": \"mcp-server-fs\",\n      \"args\": [ /* none */ ],\n      \"env\": {\"TOKEN\": \"x\"}\n    }\n  }\n}\n"},
+		{"e.toml", "[mcp_servers.fs]\ncommand = \"mcp-server-fs\"\nargs = []\n\n[mcp_servers.fs.env]\nTOKEN = \"x\"\n"},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join(project, tt.file)
+			writeFile(t, path, tt.content, 0o600)
+			for _, verb := range []string{"wrap", "unwrap"} {
+				var stdout, stderr bytes.Buffer
+				if code := Main(context.Background(), []string{"hosts", verb, "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+					t.Fatalf("%s: exit %d: %s", verb, code, stderr.String())
+				}
+			}
+			if back, _ := os.ReadFile(path); string(back) != tt.content {
+				t.Errorf("not restored:\n%s", cmp.Diff(tt.content, string(back)))
+			}
+		})
+	}
+}
+
+// TestHostsWrapBinary: the path wrap writes into configs is the one the
+// user ran when it is this binary, links kept: a config pointing at
+// ~/.local/bin/elicitray survives an upgrade that repoints the link, and a
+// link named elicitray to elicitray-linux-amd64 is accepted.
+func TestHostsWrapBinary(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(path string) string {
+		writeFile(t, filepath.Join(dir, path), "", 0o755)
+		return filepath.Join(dir, path)
+	}
+	link := func(path, to string) string {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o700)
+		if err := os.Symlink(to, filepath.Join(dir, path)); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, path)
+	}
+	v1 := file("opt/v1/elicitray")
+	arch := file("opt/elicitray-linux-amd64")
+	other := file("other/elicitray")
+	local := link("local/bin/elicitray", v1)
+	archLink := link("arch/bin/elicitray", arch)
+	t.Chdir(dir)
+	for _, tt := range []struct {
+		name  string
+		argv0 string
+		self  string            // what os.Executable says
+		path  map[string]string // what PATH holds, by name
+		want  string
+	}{
+		{"run by its link", local, v1, nil, local},
+		{"run by name, found in PATH as the link", "elicitray", v1, map[string]string{"elicitray": local}, local},
+		{"run by a relative path", "./local/bin/elicitray", v1, nil, local},
+		{"a link named elicitray to elicitray-linux-amd64", archLink, arch, nil, archLink},
+		{"elicitray-linux-amd64 run itself, a link to it in PATH", arch, arch, map[string]string{"elicitray": archLink}, archLink},
+		{"run as itself", v1, v1, nil, v1},
+		{"argv0 is another elicitray", other, v1, map[string]string{"elicitray": other}, v1},
+		{"elicitray-linux-amd64 alone: Wrap will refuse its name", arch, arch, nil, arch},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lookPath := func(name string) (string, error) {
+				if p, ok := tt.path[name]; ok {
+					return p, nil
+				}
+				return "", exec.ErrNotFound
+			}
+			got, err := wrapBinary(tt.argv0, func() (string, error) { return tt.self, nil }, lookPath)
+			if err != nil || got != tt.want {
+				t.Errorf("got %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostsWrapThroughLink runs the built binary through a link named
+// elicitray to a file named elicitray-linux-amd64, as an install script
+// would set it up: wrap writes the link into the config, and list and
+// doctor see the entry run by this binary.
+func TestHostsWrapThroughLink(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	arch := filepath.Join(home, "opt", "elicitray-linux-amd64")
+	os.MkdirAll(filepath.Dir(arch), 0o700)
+	if err := os.Link(elicitrayBin, arch); err != nil {
+		t.Skipf("cannot hard-link the built binary: %v", err)
+	}
+	bin := filepath.Join(home, ".local", "bin", "elicitray")
+	os.MkdirAll(filepath.Dir(bin), 0o700)
+	if err := os.Symlink(arch, bin); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runBinAs(t, bin, home, project, "hosts", "wrap", "gemini", "echo")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	es, err := hosts.ReadFile(hosts.Location{Path: filepath.Join(home, ".gemini", "settings.json"), Format: hosts.FormatJSON, Servers: []string{"mcpServers"}})
+	if err != nil || len(es) != 1 || es[0].Command != bin || es[0].State != hosts.StateWrapped {
+		t.Fatalf("entries %+v, %v; wrap said:\n%s", es, err, out)
+	}
+	out, _, _ = runBinAs(t, bin, home, project, "hosts", "list")
+	if !strings.Contains(out, "echo  wrapped  sh -c") || !strings.Contains(out, "(through "+bin+")") {
+		t.Errorf("list:\n%s", out)
+	}
+	out, _, _ = runBinAs(t, arch, home, project, "doctor")
+	if strings.Contains(out, "not this binary") || !strings.Contains(out, "wrapped: echo") {
+		t.Errorf("doctor:\n%s", out)
+	}
+}
+
+// TestHostsDisplayText: keys, URLs and command lines from a config are
+// shown as they are, unless they hold a character a terminal would act on
+// or hide; then as escapes, and command lines in quotes a shell reads back.
+func TestHostsDisplayText(t *testing.T) {
+	for _, tt := range []struct{ in, display, shell string }{
+		{"github", "github", "github"},
+		{"my server", "my server", "'my server'"},
+		{`C:\srv\x.exe`, `C:\srv\x.exe`, `'C:\srv\x.exe'`},
+		{"a\u202eb", `a\u202eb`, `$'a\u202eb'`},
+		{"tab\tand\nnewline", `tab\u0009and\u000anewline`, `$'tab\u0009and\u000anewline'`},
+		{"bell\a, it's \\", `bell\u0007, it's \\`, `$'bell\u0007, it\'s \\'`},
+		{"isolate\u2067x\u2069 c1\u0085", `isolate\u2067x\u2069 c1\u0085`, `$'isolate\u2067x\u2069 c1\u0085'`},
+		{"bad\xffbyte", `bad\xffbyte`, `$'bad\xffbyte'`},
+		{"héllo ✓", "héllo ✓", "'héllo ✓'"},
+	} {
+		if got := displayText(tt.in); got != tt.display {
+			t.Errorf("displayText(%q) = %s, want %s", tt.in, got, tt.display)
+		}
+		if got := shellJoin([]string{tt.in}); got != tt.shell {
+			t.Errorf("shellJoin(%q) = %s, want %s", tt.in, got, tt.shell)
+		}
+	}
+}
+
+// TestHostsUnsafeKeys: a config whose keys hold bidi and control
+// characters (the break test's U+202E turned the rest of the line around)
+// is listed and wrapped with them escaped.
+func TestHostsUnsafeKeys(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	path := filepath.Join(project, "bidi.json")
+	writeFile(t, path, `{"mcpServers": {"a\u202eb": {"command": "x", "args": ["\u2066y"]}, "tab\tkey": {"url": "https://example.com/\u202e"}}}`, 0o600)
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"hosts", "list", "--config", path}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	want := "~/project/bidi.json\n" +
+		"  a\\u202eb      not wrapped  x $'\\u2066y'\n" +
+		"  tab\\u0009key  remote       https://example.com/\\u202e\n"
+	if !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("list mismatch (-want +got):\n%s", cmp.Diff(want, stdout.String()))
+	}
+	stdout.Reset()
+	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, "  a\\u202eb      wrapped\n") || strings.ContainsAny(out, "\u202e\u2066\t") {
+		t.Errorf("wrap said:\n%s", out)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"--name", "a\u202eb"`) {
+		t.Errorf("the name is not written as an escape:\n%s", data)
+	}
+	stderr.Reset()
+	Main(context.Background(), []string{"hosts", "wrap", "--config", path, "a\u202e"}, nil, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), "Did you mean this?\n\ta\\u202eb") {
+		t.Errorf("suggestion:\n%s", stderr.String())
+	}
+}
+
+// TestHostsEmptyKey: an entry whose key is "" is not wrapped (the break
+// test's `--name ""` made prompts and the history call it "elicitray"):
+// named, it is refused with a sentence; with --all, left alone and said so.
+func TestHostsEmptyKey(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	path := filepath.Join(project, "empty.json")
+	const content = `{"mcpServers": {"": {"command": "y"}, "a": {"command": "x"}}}`
+	writeFile(t, path, content, 0o600)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, ""}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "the server's name is empty: elicitray wrap --name needs a name") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if data, _ := os.ReadFile(path); string(data) != content || len(backups(t, path)) > 0 {
+		t.Errorf("the file was written:\n%s", data)
+	}
+	stdout.Reset()
+	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "  \"\"  left alone (its name is empty, and elicitray wrap --name needs one: name it in the file first)\n  a   wrapped\n") {
+		t.Errorf("wrap --all said:\n%s", stdout.String())
+	}
+	if data, _ := os.ReadFile(path); !strings.HasPrefix(string(data), `{"mcpServers": {"": {"command": "y"}, "a": {"command": "`+elicitrayBin) {
+		t.Errorf("file:\n%s", data)
+	}
+}
+
+// TestHostsReadOnly: a config made read-only (0444) is not rewritten, with
+// a sentence; and as that check comes before any file is written, Claude
+// Code's ~/.claude.json is not changed either when its read-only project
+// .mcp.json stops the command.
+func TestHostsReadOnly(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	mcp := filepath.Join(project, ".mcp.json")
+	os.Chmod(mcp, 0o444)
+	state := filepath.Join(home, ".claude.json")
+	before, _ := os.ReadFile(state)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"hosts", "wrap", "claude-code", "--all"}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), mcp+" is read-only (mode 0444): elicitray does not rewrite a file made read-only; make it writable (chmod u+w) if it should, and run the command again (nothing was changed)") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if after, _ := os.ReadFile(state); !bytes.Equal(after, before) || len(backups(t, state)) > 0 || len(backups(t, mcp)) > 0 {
+		t.Errorf("a file was written: backups %v %v", backups(t, state), backups(t, mcp))
+	}
+}
+
+// TestHostsBackupsBounded: wrap and unwrap ten times over keep the newest
+// five backups of the file (they piled up, one full copy per write), and
+// the last unwrap still gives the original back, `"args": []` included.
+func TestHostsBackupsBounded(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	hostsEnv(t, home, project)
+	path := filepath.Join(project, "e.json")
+	const content = "{\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"mcp-server-fs\", \"args\": [], \"env\": {}}\n  }\n}\n"
+	writeFile(t, path, content, 0o600)
+	for range 10 {
+		for _, verb := range []string{"wrap", "unwrap"} {
+			var stdout, stderr bytes.Buffer
+			if code := Main(context.Background(), []string{"hosts", verb, "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("%s: exit %d: %s", verb, code, stderr.String())
+			}
+		}
+	}
+	if bs := backups(t, path); len(bs) != 5 {
+		t.Errorf("%d backups, want 5: %v", len(bs), bs)
+	}
+	if back, _ := os.ReadFile(path); string(back) != content {
+		t.Errorf("not restored:\n%s", cmp.Diff(content, string(back)))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/elicitray/elicitray/app/hosts"
 )
@@ -25,7 +27,14 @@ func hostsList(w io.Writer, f hostsFlags) error {
 		if err != nil {
 			return err
 		}
-		reports = []hosts.HostReport{hosts.Report(loc, true)}
+		r := hosts.Report(loc, true)
+		if r.Err != nil {
+			// A file named on the command line that cannot be read is the
+			// command failing (exit 1), as for wrap; the survey of every
+			// host below shows a broken file among the others instead.
+			return r.Err
+		}
+		reports = []hosts.HostReport{r}
 	} else {
 		reports = hosts.Survey(env)
 	}
@@ -56,13 +65,13 @@ func hostsList(w io.Writer, f hostsFlags) error {
 			title += " (" + r.Scope + ")"
 		}
 		if r.Host == "file" {
-			fmt.Fprintln(tw, tildePath(r.Path, env.Home))
+			fmt.Fprintln(tw, displayText(tildePath(r.Path, env.Home)))
 		} else {
-			fmt.Fprintf(tw, "%s — %s\n", title, tildePath(r.Path, env.Home))
+			fmt.Fprintf(tw, "%s — %s\n", title, displayText(tildePath(r.Path, env.Home)))
 		}
 		switch {
 		case r.Err != nil:
-			fmt.Fprintf(tw, "  cannot read it: %v\n", tildeErr(r.Err, env.Home))
+			fmt.Fprintf(tw, "  cannot read it: %v\n", displayText(tildeErr(r.Err, env.Home)))
 		case !r.Exists:
 			fmt.Fprintln(tw, "  no config file yet")
 		case len(r.Entries) == 0:
@@ -70,7 +79,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 		}
 		for _, e := range r.Entries {
 			unwrapped = unwrapped || e.State == hosts.StateNotWrapped
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Key, e.State, entryDetail(e, r))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", displayKey(e.Key), e.State, entryDetail(e, r))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -92,7 +101,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 func entryDetail(e hosts.Entry, r hosts.HostReport) string {
 	switch e.State {
 	case hosts.StateRemote:
-		return e.URL
+		return displayText(e.URL)
 	case hosts.StateUnsupported:
 		return e.Note
 	case hosts.StateNotWrapped:
@@ -107,9 +116,9 @@ func entryDetail(e hosts.Entry, r hosts.HostReport) string {
 		if r.Host == "file" {
 			fix = "elicitray hosts wrap --config " + shellJoin([]string{r.Path}) + " " + shellJoin([]string{e.Key})
 		}
-		return s + fmt.Sprintf("  (through %s, which no longer exists: `%s` points it at this binary)", e.Binary, fix)
+		return s + fmt.Sprintf("  (through %s, which no longer exists: `%s` points it at this binary)", displayText(e.Binary), fix)
 	}
-	return s + "  (through " + e.Binary + ")"
+	return s + "  (through " + displayText(e.Binary) + ")"
 }
 
 // hostsJSON is one config file in `hosts list --json`.
@@ -151,15 +160,71 @@ func tildeErr(err error, home string) string {
 }
 
 // shellJoin writes a command line as a shell would read it back: words
-// with spaces or shell characters in single quotes.
+// with spaces or shell characters in single quotes, and words with a
+// character a terminal would act on or hide (see unsafeRune) in ANSI-C
+// quotes, $'a\u202eb', which bash and zsh read back.
 func shellJoin(words []string) string {
 	out := make([]string, len(words))
 	for i, w := range words {
-		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		switch {
+		case strings.ContainsFunc(w, unsafeRune) || !utf8.ValidString(w):
+			out[i] = "$'" + escapeText(w, true) + "'"
+		case w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`!*?[]{}()<>|&;#~"):
 			out[i] = w
-			continue
+		default:
+			out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
-		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// displayText is s as `hosts list` and doctor show a key, a URL or a path
+// from a config: as it is, unless it holds a character a terminal would act
+// on or hide (see unsafeRune), which is then written as \u202e (and a
+// backslash as \\, so that the escapes read one way only). A key such as
+// "a\u202eb" printed raw turns the rest of the line around.
+func displayText(s string) string {
+	if !strings.ContainsFunc(s, unsafeRune) && utf8.ValidString(s) {
+		return s
+	}
+	return escapeText(s, false)
+}
+
+// displayKey is displayText of a server's key, and "" for the empty one.
+func displayKey(key string) string {
+	if key == "" {
+		return `""`
+	}
+	return displayText(key)
+}
+
+// escapeText escapes backslashes and unsafe runes with \u (invalid UTF-8
+// bytes with \x), and with quote single quotes too.
+func escapeText(s string, quote bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\ufffd"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\'' && quote:
+			b.WriteString(`\'`)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unsafeRune reports whether r is a control character (C0, DEL, C1: tab and
+// newline included, which would break the columns), a line or paragraph
+// separator, or a bidirectional formatting character (U+061C, U+200E,
+// U+200F, U+202A–U+202E, U+2066–U+2069), which reorders what follows it
+// on the screen ("Trojan Source", CVE-2021-42574).
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\u061c' ||
+		r == '\u200e' || r == '\u200f' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }

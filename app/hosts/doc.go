@@ -13,13 +13,26 @@
 //   - entry.go: what an entry is (Entry, State), Read, and recognising a
 //     wrapped one.
 //   - splice.go: Wrap and Unwrap, as byte splices shared by both formats.
+//   - restore.go: an entry's bytes from before Wrap, out of its file's
+//     backups, for the one shape Unwrap cannot tell alone (below).
+//   - backup.go: the backups' names, listing them newest first, and
+//     reading them back for Unwrap.
 //   - jsonc.go: JSON and JSON with comments (VS Code, Zed), parsed with
-//     github.com/tailscale/hujson for its byte offsets.
+//     github.com/tailscale/hujson for its byte offsets; a leading byte order
+//     mark and a // comment ending the file without a newline are read as
+//     VS Code reads them, and arrays and objects nested more than 1000 deep
+//     are refused before hujson, which recurses, could overflow the stack.
 //   - toml.go: Codex's config.toml, parsed with go-toml's unstable parser
-//     for the same reason.
-//   - file.go: writing a config back: a timestamped 0600 backup beside it,
-//     a temporary file in the same directory renamed over it, the file's mode
-//     kept, and symbolic links that are not the user's own refused.
+//     for the same reason; tomldefs.go refuses, as Codex does, a file that
+//     defines a key or a table twice, which that parser lets through.
+//   - file.go: reading a config (ReadConfig: only a regular file, refused
+//     before a byte is read otherwise, so a named pipe cannot hang list or
+//     doctor) and writing it back: a timestamped 0600 backup beside it, a
+//     temporary file in the same directory renamed over it, the file's mode
+//     and owner kept, the newest 5 backups kept and older ones deleted; a
+//     read-only file, another user's file (unless root) and symbolic links
+//     that are not the user's own refused; on a failed write (ENOSPC) the
+//     temporary file and the backup removed.
 //   - suggest.go: "did you mean" for host and server names.
 //
 // The rule every edit keeps: only the bytes of the values that change are
@@ -30,9 +43,30 @@
 // and moves the original command token back. So comments, key order,
 // indentation and unknown keys stay as they were, a second Wrap changes
 // nothing, and Unwrap after Wrap gives back the original file byte for byte.
-// The one case that cannot round-trip is an empty `"args": []` placed right
-// after the command: it reads back as no args member at all, which hosts
-// treat the same.
+//
+// One shape the wrapped bytes cannot tell: an entry with an empty
+// `"args": []` (TOML `args = []`) right after its command, which Claude Code
+// writes for a server without arguments, wraps to exactly the bytes of an
+// entry that had no args, for which Wrap added the member there. (An empty
+// array with anything inside, `[ ]` or `[ /* none */ ]`, keeps that inside
+// after its new elements, so it is told apart and keeps it.) For that shape
+// Unwrap looks in the file's backups (UnwrapOptions.Earlier; restore.go),
+// newest first, for one whose entry of the same key is not wrapped and,
+// wrapped with the entry's binary, reads byte for byte as the entry does
+// now; it puts that entry's own bytes back, from the command to the end of
+// its args. Only the entry's bytes are compared, so a host that rewrote the
+// rest of the file since does not matter, and a backup holding the wrapped
+// entry (made by an earlier unwrap) is passed over. When no backup shows it
+// (only the newest 5 are kept), the args member is taken out, which hosts
+// read the same as an empty one. This is the robust way: any mark Wrap
+// could leave in the file to tell the two apart (a space, a comment) is
+// lost when a host rewrites the file, and the backup is there anyway.
+//
+// Reading and editing are linear in the size of the file: entries are found
+// through a map by key, and all of an edit's splices are made in one pass
+// over the bytes. Wrapping every entry of a 16k-entry config (3 MB of JSON)
+// takes 13 to 15 times as long as for 1k entries, 0.3 s on two cores
+// (BenchmarkWrap; before, 1k entries took 0.6 s and 16k several minutes).
 //
 // Caveats: a host may rewrite its file while elicitray edits it (Claude Code
 // rewrites ~/.claude.json often); WriteFile compares the file with what was

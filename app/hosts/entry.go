@@ -66,6 +66,10 @@ var (
 	// ErrUnsupported: a key given to Wrap or Unwrap names an entry
 	// elicitray cannot edit (see Entry.Note).
 	ErrUnsupported = errors.New("entry cannot be edited")
+	// ErrEmptyKey: a key given to Wrap is "": `elicitray wrap --name ""`
+	// would name the server nothing, and prompts and the history would
+	// call it "elicitray".
+	ErrEmptyKey = errors.New("the server's name is empty")
 	// ErrBinaryName: the binary given to Wrap is not named elicitray
 	// (elicitray.exe on Windows), which is how wrapped entries are known.
 	ErrBinaryName = errors.New("the binary is not named elicitray")
@@ -89,7 +93,7 @@ func Read(data []byte, loc Location) ([]Entry, error) {
 // ReadFile reads the file at loc.Path and returns its entries (see Read).
 // A missing file is an error satisfying errors.Is(err, fs.ErrNotExist).
 func ReadFile(loc Location) ([]Entry, error) {
-	data, err := os.ReadFile(loc.Path)
+	data, err := ReadConfig(loc.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -122,14 +126,16 @@ func parse(data []byte, loc Location) ([]rawEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", loc.Path, err)
 	}
+	exists := map[string]bool{} // each binary looked up once, however many entries run it
 	for i := range raws {
-		classify(&raws[i])
+		classify(&raws[i], exists)
 	}
 	return raws, nil
 }
 
-// classify sets the entry's State and the fields that follow from it.
-func classify(r *rawEntry) {
+// classify sets the entry's State and the fields that follow from it;
+// exists caches binaryExists by binary.
+func classify(r *rawEntry, exists map[string]bool) {
 	e := &r.Entry
 	switch {
 	case e.State == StateUnsupported:
@@ -140,10 +146,15 @@ func classify(r *rawEntry) {
 		if e.Note == "" {
 			e.Note = "it has neither a command nor a url"
 		}
-	case isElicitray(e.Command) && len(e.Args) > 0 && e.Args[0] == "wrap":
+	case IsElicitray(e.Command) && len(e.Args) > 0 && e.Args[0] == "wrap":
 		e.State = StateWrapped
 		e.Binary = e.Command
-		e.BinaryExists = binaryExists(e.Binary)
+		ok, looked := exists[e.Binary]
+		if !looked {
+			ok = binaryExists(e.Binary)
+			exists[e.Binary] = ok
+		}
+		e.BinaryExists = ok
 		name, at := wrapFlags(e.Args)
 		e.Name = name
 		if at < len(e.Args) {
@@ -167,10 +178,11 @@ func binaryExists(bin string) bool {
 	return err == nil
 }
 
-// isElicitray reports whether command names an elicitray binary, whatever
-// its directory: a wrapped entry is recognised by this, not by the path of
-// the running binary, so a moved binary is still recognised.
-func isElicitray(command string) bool {
+// IsElicitray reports whether command names an elicitray binary, whatever
+// its directory: its base name is elicitray (elicitray.exe, any case, on
+// Windows). A wrapped entry is recognised by this, not by the path of the
+// running binary, so a moved binary is still recognised.
+func IsElicitray(command string) bool {
 	base := command
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]

@@ -2,9 +2,13 @@ package hosts
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -299,10 +303,12 @@ func TestHostsForFile(t *testing.T) {
 		{"toml by content", "/x/conf", "[mcp_servers.a]\ncommand = \"x\"\n", "", Location{Format: FormatTOML, Servers: codexKey}, ""},
 		{"zed", "/x/settings.json", "// hi\n{\"theme\": \"x\", \"context_servers\": {}}", "", Location{Format: FormatJSON, Servers: zedKey}, ""},
 		{"mcpServers", "/x/a.json", `{"mcpServers": {}}`, "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
+		{"a byte order mark and a comment last", "/x/a", "\ufeff{\"mcpServers\": {}}\n// end", "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
 		{"vscode", "/x/mcp.json", `{"servers": {}, "inputs": []}`, "", Location{Format: FormatJSON, Servers: vscodeKey}, ""},
 		{"broken JSON: Read says where", "/x/a.json", `{"mcpServers": {`, "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
 		{"--format", "/x/a", `{}`, "zed", Location{Format: FormatJSON, Servers: zedKey}, ""},
 		{"unknown --format", "/x/a", `{}`, "atom", Location{}, `--format "atom" is not a host elicitray knows`},
+		{"nested too deep: Read says so", "/x/a.json", strings.Repeat("[", 2_000_000), "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
 		{"cannot tell", "/x/a.json", `{"editor": {}}`, "", Location{}, "cannot tell which host's config /x/a.json is"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -338,5 +344,131 @@ func TestHostsSuggest(t *testing.T) {
 		if diff := cmp.Diff(tt.want, Suggest(tt.name, Names())); diff != "" {
 			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// TestHostsDanglingLink: a config that is a symbolic link to nothing is
+// reported as such, with where it points, not as "no config file yet".
+func TestHostsDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	if err := os.Symlink(filepath.Join(dir, "dotfiles", "mcp.json"), path); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadConfig(path)
+	want := path + " is a symbolic link to nothing (" + filepath.Join(dir, "dotfiles", "mcp.json") + ", which does not exist)"
+	if !errors.Is(err, ErrDanglingLink) || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want ErrDanglingLink saying %q", err, want)
+	}
+	r := Report(Location{Path: path, Format: FormatJSON, Servers: mcpServers}, true)
+	if !r.Exists || !errors.Is(r.Err, ErrDanglingLink) {
+		t.Errorf("report: exists %v, error %v", r.Exists, r.Err)
+	}
+	if _, err := ReadConfig(filepath.Join(dir, "none.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: error %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestHostsWriteFileFails: a read-only config is not rewritten, and a
+// write that fails midway (a full disk) leaves neither the temporary file
+// nor the backup, and says nothing was changed.
+func TestHostsWriteFileFails(t *testing.T) {
+	t.Run("read-only", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "mcp.json")
+		os.WriteFile(path, []byte("old"), 0o444)
+		os.Chmod(path, 0o444)
+		_, err := WriteFile(path, []byte("old"), []byte("new"), when)
+		if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), path+" is read-only (mode 0444): elicitray does not rewrite a file made read-only") {
+			t.Errorf("error %v, want ErrReadOnly with a sentence", err)
+		}
+		if err := Writable(path); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("Writable: %v, want ErrReadOnly", err)
+		}
+		checkFile(t, path, "old", 0o444)
+		checkClean(t, dir, "mcp.json")
+	})
+	t.Run("disk full", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "mcp.json")
+		os.WriteFile(path, []byte("old"), 0o600)
+		writeTemp = func(*os.File, []byte) error { return syscall.ENOSPC }
+		t.Cleanup(func() { writeTemp = func(f *os.File, data []byte) error { _, err := f.Write(data); return err } })
+		backup, err := WriteFile(path, []byte("old"), []byte("new"), when)
+		if !errors.Is(err, syscall.ENOSPC) || !strings.HasSuffix(err.Error(), "no space left on device; nothing was changed") || backup != "" {
+			t.Errorf("backup %q, error %v, want ENOSPC saying nothing was changed", backup, err)
+		}
+		checkFile(t, path, "old", 0o600)
+		checkClean(t, dir, "mcp.json")
+	})
+}
+
+// checkClean fails when dir holds anything but names: a backup or a
+// temporary file left behind.
+func checkClean(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !slices.Contains(names, e.Name()) {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestHostsBackupsKept: each write keeps the newest five backups of the
+// file and deletes older ones elicitray made (100 wrap/unwrap cycles left
+// 200 full copies), and nothing else that sits beside it.
+func TestHostsBackupsKept(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	os.WriteFile(path, []byte("v0"), 0o600)
+	others := []string{"mcp.json.elicitray-backup-notes", "other.json.elicitray-backup-20200101-000000", "mcp.json.bak"}
+	for _, o := range others {
+		os.WriteFile(filepath.Join(dir, o), nil, 0o600)
+	}
+	var made []string
+	for i := range 12 {
+		at := when.Add(time.Duration(i/3) * time.Second) // three a second: -2 and -3 names
+		b, err := WriteFile(path, fmt.Appendf(nil, "v%d", i), fmt.Appendf(nil, "v%d", i+1), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, b)
+	}
+	got, err := Backups(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{made[11], made[10], made[9], made[8], made[7]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("backups kept mismatch (-want +got):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(got[0]); string(b) != "v11" {
+		t.Errorf("the newest backup holds %q", b)
+	}
+	for _, o := range others {
+		if _, err := os.Stat(filepath.Join(dir, o)); err != nil {
+			t.Errorf("%s was deleted", o)
+		}
+	}
+}
+
+// TestHostsBackupsOrder: newest first by the time in the name, then by
+// number (-10 after -9, not after -1).
+func TestHostsBackupsOrder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	names := []string{"20261201-093000", "20261201-093000-2", "20261201-093000-10", "20261201-093000-9", "20261202-000000", "20251231-235959"}
+	for _, n := range names {
+		os.WriteFile(path+".elicitray-backup-"+n, nil, 0o600)
+	}
+	got, _ := Backups(path)
+	var stamps []string
+	for _, g := range got {
+		stamps = append(stamps, strings.TrimPrefix(g, path+".elicitray-backup-"))
+	}
+	want := []string{"20261202-000000", "20261201-093000-10", "20261201-093000-9", "20261201-093000-2", "20261201-093000", "20251231-235959"}
+	if diff := cmp.Diff(want, stamps); diff != "" {
+		t.Errorf("order mismatch (-want +got):\n%s", diff)
 	}
 }

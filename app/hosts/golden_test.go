@@ -90,7 +90,7 @@ func TestHostsGolden(t *testing.T) {
 				return data, all
 			}
 			wrap := func(data []byte, l Location) ([]byte, []Change, error) { return Wrap(data, l, nil, goldenBin) }
-			unwrap := func(data []byte, l Location) ([]byte, []Change, error) { return Unwrap(data, l, nil) }
+			unwrap := func(data []byte, l Location) ([]byte, []Change, error) { return Unwrap(data, l, nil, nil) }
 
 			wrapped, changes := each(orig, wrap)
 			golden(t, path+".wrapped", wrapped)

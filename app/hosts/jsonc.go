@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -23,14 +24,113 @@ func (jsoncSyntax) quote(s string) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a path with & or < stays readable
 	enc.Encode(s)            // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
+	q := strings.TrimSuffix(b.String(), "\n")
+	if !strings.ContainsFunc(q, hiddenRune) {
+		return q
+	}
+	var e strings.Builder
+	for _, r := range q {
+		if hiddenRune(r) {
+			fmt.Fprintf(&e, `\u%04x`, r)
+		} else {
+			e.WriteRune(r)
+		}
+	}
+	return e.String()
+}
+
+// hiddenRune reports whether r is a C1 control or a bidirectional
+// formatting character, which a string token Wrap writes (a key passed as
+// --name) holds as an escape, so that the config does not read reordered
+// in an editor or a terminal. encoding/json escapes the C0 controls itself.
+func hiddenRune(r rune) bool {
+	return r >= 0x7f && r <= 0x9f || r == '\u061c' || r == '\u200e' || r == '\u200f' ||
+		r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 // hujsonPos is how hujson starts its messages: "hujson: line 3, column 7: …".
 var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): `)
 
+// maxDepth is how deeply arrays and objects may nest in a JSON config.
+// hujson parses recursively, and a file of two million `[` overflowed the
+// stack, which no program can recover from; configs nest less than ten deep.
+const maxDepth = 1000
+
+// utf8BOM is the byte order mark some Windows editors put first; VS Code
+// reads a JSON file that starts with it.
+const utf8BOM = "\ufeff"
+
+// parseJSONC parses data as JSON with comments, after checking how deeply
+// it nests. Two things hosts read and hujson does not are made readable, in
+// a copy whose offsets are those of data: a leading byte order mark (parsed
+// as three spaces), and a // comment on the last line with no newline after
+// it (when data does not parse as it is, it is parsed again with a newline
+// at the end; the first error stands if that does not parse either).
+func parseJSONC(data []byte) (hujson.Value, error) {
+	if err := checkDepth(data); err != nil {
+		return hujson.Value{}, err
+	}
+	if bytes.HasPrefix(data, []byte(utf8BOM)) {
+		data = append([]byte("   "), data[len(utf8BOM):]...)
+	}
+	v, err := hujson.Parse(data)
+	if err != nil && !bytes.HasSuffix(data, []byte("\n")) {
+		if v2, err2 := hujson.Parse(append(data[:len(data):len(data)], '\n')); err2 == nil {
+			return v2, nil
+		}
+	}
+	return v, err
+}
+
+// checkDepth returns a syntaxError at the first bracket or brace that opens
+// more than maxDepth levels deep, skipping strings and comments; nil
+// otherwise, and for what does not parse (hujson says what is wrong).
+func checkDepth(data []byte) error {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 >= len(data) {
+				return nil
+			}
+			end := ""
+			switch data[i+1] {
+			case '/':
+				end = "\n"
+			case '*':
+				end = "*/"
+			default:
+				return nil
+			}
+			j := bytes.Index(data[i+2:], []byte(end))
+			if j < 0 {
+				return nil
+			}
+			i += 2 + j + len(end) - 1
+		case '[', '{':
+			if depth++; depth > maxDepth {
+				line, col := lineCol(data, i)
+				return &syntaxError{line: line, col: col, msg: fmt.Sprintf("arrays and objects are nested more than %d levels deep here; elicitray reads no config that deep (hosts' configs nest a few levels)", maxDepth)}
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return nil
+}
+
 func (jsoncSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
-	root, err := hujson.Parse(data)
+	root, err := parseJSONC(data)
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return nil, se
+	}
 	if err != nil {
 		msg := err.Error()
 		se := &syntaxError{msg: strings.TrimPrefix(msg, "hujson: ")}
@@ -64,32 +164,47 @@ func (jsoncSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
 		}
 		return nil, fmt.Errorf("%s is not an object", strings.Join(servers, "."))
 	}
-	var out []rawEntry
+	// One pass to find the last member of each key (JSON.parse and Go's
+	// encoding/json both keep the last of duplicates), one to read the
+	// entries in the order their keys first appear: linear in the members,
+	// where looking each key up again would be quadratic (finding 8 of the
+	// break test: 16k entries took minutes).
+	last := make(map[string]int, len(obj.Members))
 	for i := range obj.Members {
-		m := &obj.Members[i]
-		key := m.Name.Value.(hujson.Literal).String()
-		if slicesContainsKey(out, key) {
-			continue // hosts' JSON parsers keep the last; member() finds it
+		last[memberName(&obj.Members[i])] = i
+	}
+	out := make([]rawEntry, 0, len(last))
+	for i := range obj.Members {
+		key := memberName(&obj.Members[i])
+		j, ok := last[key]
+		if !ok {
+			continue // a duplicate already read
 		}
-		out = append(out, jsonEntry(data, key, &member(obj, key).Value))
+		delete(last, key)
+		out = append(out, jsonEntry(data, key, &obj.Members[j].Value))
 	}
 	return out, nil
 }
 
-func slicesContainsKey(rs []rawEntry, key string) bool {
-	for _, r := range rs {
-		if r.Key == key {
-			return true
-		}
+func memberName(m *hujson.ObjectMember) string {
+	return unquote(m.Name.Value.(hujson.Literal))
+}
+
+// unquote returns the string a JSON string literal holds. Most have no
+// escapes and are cut out as they are; hujson's String decodes each one
+// with encoding/json, which was most of the time Wrap took.
+func unquote(lit hujson.Literal) string {
+	if n := len(lit); n >= 2 && bytes.IndexByte(lit, '\\') < 0 && utf8.Valid(lit) {
+		return string(lit[1 : n-1])
 	}
-	return false
+	return lit.String()
 }
 
 // member returns the last member of obj named key (JSON.parse and Go's
 // encoding/json both keep the last of duplicates), or nil.
 func member(obj *hujson.Object, key string) *hujson.ObjectMember {
 	for i := len(obj.Members) - 1; i >= 0; i-- {
-		if obj.Members[i].Name.Value.(hujson.Literal).String() == key {
+		if memberName(&obj.Members[i]) == key {
 			return &obj.Members[i]
 		}
 	}
@@ -109,7 +224,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 	}
 	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
 		if m := member(obj, k); m != nil && m.Value.Value.Kind() == '"' {
-			r.URL = m.Value.Value.(hujson.Literal).String()
+			r.URL = unquote(m.Value.Value.(hujson.Literal))
 			break
 		}
 	}
@@ -126,7 +241,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 		}
 	}
 	if cm == nil {
-		if m := member(obj, "source"); m != nil && m.Value.Value.Kind() == '"' && m.Value.Value.(hujson.Literal).String() == "extension" {
+		if m := member(obj, "source"); m != nil && m.Value.Value.Kind() == '"' && unquote(m.Value.Value.(hujson.Literal)) == "extension" {
 			r.Note = "a Zed extension starts this server, not a command in this file"
 		}
 		return r
@@ -136,7 +251,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 		r.State, r.Note = StateUnsupported, "its command is not a string"
 		return r
 	}
-	r.Command = lit.String()
+	r.Command = unquote(lit)
 	r.cmd = &token{cm.Value.StartOffset, cm.Value.EndOffset, r.Command}
 	r.addAt = cm.Value.EndOffset
 	r.addPre = "," + memberIndent(data, cm.Name.StartOffset)
@@ -161,7 +276,7 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 			r.State, r.Note = StateUnsupported, "its args are not all strings"
 			return r
 		}
-		s := lit.String()
+		s := unquote(lit)
 		r.args.elems = append(r.args.elems, token{el.StartOffset, el.EndOffset, s})
 		r.Args = append(r.Args, s)
 	}

@@ -318,7 +318,7 @@ func Survey(env Env) []HostReport {
 // Report reads one location into a HostReport; installed is copied into it.
 func Report(l Location, installed bool) HostReport {
 	r := HostReport{Location: l, Installed: installed}
-	data, err := os.ReadFile(l.Path)
+	data, err := ReadConfig(l.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return r
@@ -351,7 +351,7 @@ func ForFile(path string, data []byte, format string) (Location, error) {
 		loc.Format, loc.Servers = FormatTOML, codexKey
 		return loc, nil
 	}
-	if v, err := hujson.Parse(data); err == nil {
+	if v, err := parseJSONC(data); err == nil {
 		if obj, ok := v.Value.(*hujson.Object); ok {
 			for _, key := range [][]string{zedKey, mcpServers, vscodeKey} {
 				if member(obj, key[0]) != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -46,11 +45,13 @@ type Change struct {
 // already wrapped is left alone, unless its binary no longer exists: then it
 // is pointed at bin (Repointed). Every other byte of data stays as it was.
 //
-// Naming a key that is not there, a remote entry or an unsupported one is an
-// error (ErrUnknownServer, ErrRemote, ErrUnsupported) and nothing changes.
+// Naming a key that is not there, a remote entry, an unsupported one or the
+// empty key is an error (ErrUnknownServer, ErrRemote, ErrUnsupported,
+// ErrEmptyKey) and nothing changes; with no keys, an entry whose key is
+// empty is Skipped.
 func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Change, error) {
-	if !isElicitray(bin) {
-		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray)", ErrBinaryName, bin)
+	if !IsElicitray(bin) {
+		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray, or run it through a link named elicitray, such as ~/.local/bin/elicitray)", ErrBinaryName, bin)
 	}
 	return edit(data, loc, keys, func(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
 		return wrapEntry(syn, data, r, bin)
@@ -61,8 +62,16 @@ func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Chang
 // is empty) running their server command directly again, undoing Wrap byte
 // for byte. Entries that are not wrapped are reported NotWrapped and left
 // alone. A key that is not there is ErrUnknownServer.
-func Unwrap(data []byte, loc Location, keys []string) ([]byte, []Change, error) {
-	return edit(data, loc, keys, unwrapEntry)
+//
+// The one shape Unwrap cannot read back alone is an args member exactly as
+// Wrap adds one: it is taken out, unless one of opts.Earlier shows the
+// entry had an empty args there before (see UnwrapOptions).
+func Unwrap(data []byte, loc Location, keys []string, opts *UnwrapOptions) ([]byte, []Change, error) {
+	orig := newOriginals(loc, opts)
+	defer orig.close()
+	return edit(data, loc, keys, func(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
+		return unwrapEntry(syn, data, r, orig)
+	})
 }
 
 // rawEntry is an entry with the byte positions of what Wrap and Unwrap
@@ -129,10 +138,11 @@ func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Chan
 	}
 	chosen := raws
 	if len(keys) > 0 {
+		byKey := indexKeys(len(raws), func(i int) string { return raws[i].Key })
 		chosen = nil
 		for _, k := range keys {
-			i := slices.IndexFunc(raws, func(r rawEntry) bool { return r.Key == k })
-			if i < 0 {
+			i, ok := byKey[k]
+			if !ok {
 				return nil, nil, fmt.Errorf("%w %q in %s", ErrUnknownServer, k, loc.Path)
 			}
 			chosen = append(chosen, raws[i])
@@ -149,6 +159,10 @@ func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Chan
 				changes = append(changes, Change{Key: r.Key, Outcome: Skipped, Note: skipNote(r.Entry), Entry: r.Entry})
 				continue
 			}
+			if all && errors.Is(err, ErrEmptyKey) {
+				changes = append(changes, Change{Key: r.Key, Outcome: Skipped, Note: "its name is empty, and elicitray wrap --name needs one: name it in the file first", Entry: r.Entry})
+				continue
+			}
 			return nil, nil, fmt.Errorf("%s: %w", loc.Path, err)
 		}
 		splices = append(splices, s...)
@@ -162,9 +176,10 @@ func edit(data []byte, loc Location, keys []string, fn editFunc) ([]byte, []Chan
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: editing gave a file that does not parse: %w", loc.Path, err)
 	}
+	byKey := indexKeys(len(after), func(i int) string { return after[i].Key })
 	for i, c := range changes {
-		j := slices.IndexFunc(after, func(e Entry) bool { return e.Key == c.Key })
-		if j < 0 || !sameOutcome(c, after[j]) {
+		j, ok := byKey[c.Key]
+		if !ok || !sameOutcome(c, after[j]) {
 			return nil, nil, fmt.Errorf("%s: editing %q did not give the entry elicitray meant", loc.Path, c.Key)
 		}
 		changes[i].Entry = after[j]
@@ -208,6 +223,9 @@ func wrapEntry(syn syntax, data []byte, r *rawEntry, bin string) ([]splice, Chan
 		want.Binary = bin
 		return []splice{{r.cmd.start, r.cmd.end, syn.quote(bin)}}, Change{Key: e.Key, Outcome: Repointed, Entry: want}, nil
 	}
+	if e.Key == "" {
+		return nil, Change{}, fmt.Errorf(`%w: elicitray wrap --name needs a name (prompts and the history would call the server "elicitray"); give the entry a name in the file first`, ErrEmptyKey)
+	}
 	// The new elements, then the original command token moved as it is
 	// (escapes and quoting style included), so Unwrap can move it back.
 	lits := []string{syn.quote("wrap"), syn.quote("--name"), syn.quote(e.Key), syn.quote("--"), string(data[r.cmd.start:r.cmd.end])}
@@ -246,8 +264,13 @@ func isSpace(b []byte) bool {
 	return len(bytes.Trim(b, " \t\r\n")) == 0
 }
 
-// unwrapEntry is Unwrap for one entry: the inverse of wrapEntry.
-func unwrapEntry(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error) {
+// unwrapEntry is Unwrap for one entry: the inverse of wrapEntry. The one
+// entry whose original bytes it cannot tell is an args member exactly as
+// wrapEntry adds one, right after the command: the entry may have had no
+// args, or an `"args": []` there, and both wrap to the same bytes. For
+// that one it asks orig (see restore.go), and takes the member out when
+// orig does not know.
+func unwrapEntry(syn syntax, data []byte, r *rawEntry, orig *originals) ([]splice, Change, error) {
 	e := r.Entry
 	if e.State != StateWrapped {
 		return nil, Change{Key: e.Key, Outcome: NotWrapped, Entry: e}, nil
@@ -256,38 +279,75 @@ func unwrapEntry(syn syntax, data []byte, r *rawEntry) ([]splice, Change, error)
 	if at >= len(e.Args) {
 		return nil, Change{}, fmt.Errorf("%q: %w: its `elicitray wrap` has no server command after it", e.Key, ErrUnsupported)
 	}
+	want := e
+	want.State = StateNotWrapped
+	want.Server = e.Server
+	change := Change{Key: e.Key, Outcome: Unwrapped, Entry: want}
 	el := r.args.elems
 	s := []splice{{r.cmd.start, r.cmd.end, string(data[el[at].start:el[at].end])}}
 	switch {
 	case len(el) > at+1:
 		s = append(s, splice{el[0].start, el[at+1].start, ""})
 	case r.addedArgs(data):
+		if text, ok := orig.region(syn, data, r); ok {
+			return []splice{{r.cmd.start, r.args.close + 1, text}}, change, nil
+		}
 		s = append(s, splice{r.addAt, r.args.close + 1, ""})
 	default:
 		s = append(s, splice{el[0].start, el[at].end, ""})
 	}
-	want := e
-	want.State = StateNotWrapped
-	want.Server = e.Server
-	return s, Change{Key: e.Key, Outcome: Unwrapped, Entry: want}, nil
+	return s, change, nil
 }
 
 // addedArgs reports whether the entry's args member sits exactly where and
-// as wrapEntry adds one to an entry that had none.
+// as wrapEntry adds one to an entry that had none: right after the command,
+// its elements separated by ", " and nothing else inside the brackets. An
+// empty array that was there before wrap, with a space or a comment inside
+// (`[ /* none */ ]`), keeps that inside after its elements, so it is not
+// taken for an added one.
 func (r *rawEntry) addedArgs(data []byte) bool {
 	start := r.addAt + len(r.addPre) + len(r.argsKey) + len(r.sep)
-	return r.argsStart == r.addAt+len(r.addPre) && start == r.args.open &&
-		string(data[r.addAt:start]) == r.addPre+r.argsKey+r.sep
+	if r.argsStart != r.addAt+len(r.addPre) || start != r.args.open ||
+		string(data[r.addAt:start]) != r.addPre+r.argsKey+r.sep {
+		return false
+	}
+	el := r.args.elems
+	if len(el) == 0 || el[0].start != r.args.open+1 || el[len(el)-1].end != r.args.close {
+		return false
+	}
+	for i := 1; i < len(el); i++ {
+		if string(data[el[i-1].end:el[i].start]) != ", " {
+			return false
+		}
+	}
+	return true
 }
 
-// apply makes the splices, which must not overlap, and returns a new slice.
-func apply(data []byte, splices []splice) []byte {
-	sort.SliceStable(splices, func(i, j int) bool { return splices[i].start > splices[j].start })
-	out := bytes.Clone(data)
-	for _, s := range splices {
-		out = slices.Concat(out[:s.start], []byte(s.text), out[s.end:])
+// indexKeys maps each of n keys (key(i) for i in [0, n)) to its index.
+func indexKeys(n int, key func(int) string) map[string]int {
+	m := make(map[string]int, n)
+	for i := range n {
+		m[key(i)] = i
 	}
-	return out
+	return m
+}
+
+// apply makes the splices, which must not overlap, and returns a new slice:
+// one pass over data, copying each byte once, however many splices there
+// are (splicing one at a time copied the whole file per splice).
+func apply(data []byte, splices []splice) []byte {
+	slices.SortStableFunc(splices, func(a, b splice) int { return a.start - b.start })
+	n := len(data)
+	for _, s := range splices {
+		n += len(s.text) - (s.end - s.start)
+	}
+	out := make([]byte, 0, n)
+	at := 0
+	for _, s := range splices {
+		out = append(append(out, data[at:s.start]...), s.text...)
+		at = s.end
+	}
+	return append(out, data[at:]...)
 }
 
 // lineIndent returns the spaces and tabs between the start of the line

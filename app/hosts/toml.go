@@ -38,7 +38,7 @@ func (tomlSyntax) quote(s string) string {
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || r == utf8.RuneError:
+		case r < 0x20 || hiddenRune(r) || r == utf8.RuneError:
 			fmt.Fprintf(&b, `\u%04X`, r)
 		default:
 			b.WriteRune(r)
@@ -66,14 +66,21 @@ func (tomlSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
 	var p unstable.Parser
 	p.Reset(data)
 	var table []string
+	var defs tomlDefs
 	for p.NextExpression() {
 		n := p.Expression()
+		var err error
 		switch n.Kind {
 		case unstable.Table, unstable.ArrayTable:
+			err = defs.header(n, data)
 			table = keyParts(n.Key())
 			w.seen(table)
 		case unstable.KeyValue:
+			err = defs.keyValue(n, data)
 			w.keyValue(n, table, false)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	if err := p.Error(); err != nil {
