@@ -16,6 +16,8 @@ type form struct {
 	message     string // elicitation message
 	schema      *jsonschema.Schema
 	resolved    *jsonschema.Resolved
+	// wire is schema as sent: its properties in form order.
+	wire json.RawMessage
 }
 
 // forms are the demo's tools, sorted by name. Together they elicit every
@@ -173,6 +175,10 @@ func newForm(name, title, description, message string, schema *jsonschema.Schema
 	if err != nil {
 		panic(fmt.Sprintf("demo tool %q: resolving its requestedSchema: %v", name, err))
 	}
+	wire, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("demo tool %q: encoding its requestedSchema: %v", name, err))
+	}
 	return &form{
 		name:        name,
 		title:       title,
@@ -180,6 +186,7 @@ func newForm(name, title, description, message string, schema *jsonschema.Schema
 		message:     message,
 		schema:      schema,
 		resolved:    resolved,
+		wire:        wire,
 	}
 }
 

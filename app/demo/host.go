@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // HostProtocolVersion is the protocol version the demo host asks for:
@@ -52,24 +53,29 @@ func Host(ctx context.Context, command []string, out io.Writer) (err error) {
 	if len(command) == 0 {
 		return ErrNoCommand
 	}
-	cmd := exec.Command(command[0], command[1:]...)
-	cmd.Stderr = os.Stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "elicitray-demo-host", Version: version}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: HostProtocolVersion})
-	if err != nil {
+	t := transport.NewStdioWithOptions(command[0], nil, command[1:], transport.WithCommandStderrWriter(os.Stderr))
+	if err := t.Start(ctx); err != nil {
 		return fmt.Errorf("connecting to %q: %w", command[0], err)
 	}
+	c := client.NewClient(t)
 	defer func() {
-		if cerr := cs.Close(); cerr != nil && err == nil {
+		if cerr := c.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing %q: %w", command[0], cerr)
 		}
 	}()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = HostProtocolVersion
+	init.Params.ClientInfo = mcp.Implementation{Name: "elicitray-demo-host", Version: version}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return fmt.Errorf("connecting to %q: %w", command[0], err)
+	}
 
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return fmt.Errorf("listing the tools of %q: %w", command[0], err)
+	}
 	listed := make(map[string]bool)
-	for tool, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("listing the tools of %q: %w", command[0], err)
-		}
+	for _, tool := range tools.Tools {
 		listed[tool.Name] = true
 	}
 
@@ -78,7 +84,7 @@ func Host(ctx context.Context, command []string, out io.Writer) (err error) {
 		if _, err := fmt.Fprintf(out, "→ %s\n", f.name); err != nil {
 			return err
 		}
-		text, err := callTool(ctx, cs, f.name, listed[f.name])
+		text, err := callTool(ctx, c, f.name, listed[f.name])
 		if err != nil {
 			errs = append(errs, err)
 			text = "error: " + text
@@ -93,21 +99,32 @@ func Host(ctx context.Context, command []string, out io.Writer) (err error) {
 	return errors.Join(errs...)
 }
 
+// needsWrapper is what Host prints for a tool the server refused with
+// -32021: the demo server needs form elicitation, which only a wrapper in
+// front of it declares (PROTOCOL.md §3).
+const needsWrapper = "the server needs form elicitation, which this host does not declare: run it through `elicitray wrap`, which declares it"
+
 // callTool calls the tool name and returns the text to print for it, and an
 // error if the call failed or the tool reported one.
-func callTool(ctx context.Context, cs *mcp.ClientSession, name string, listed bool) (string, error) {
+func callTool(ctx context.Context, c *client.Client, name string, listed bool) (string, error) {
 	if !listed {
 		return "the server does not offer this tool", fmt.Errorf("tool %q: not listed by the server", name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, ToolCallTimeout)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name})
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	res, err := c.CallTool(ctx, req)
+	if mcp.IsMissingRequiredClientCapability(err) {
+		// -32021: mcp-go keeps the code, not the server's sentence.
+		return needsWrapper, fmt.Errorf("calling %q: %w", name, err)
+	}
 	if err != nil {
 		return err.Error(), fmt.Errorf("calling %q: %w", name, err)
 	}
 	var texts []string
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
+	for _, content := range res.Content {
+		if t, ok := content.(mcp.TextContent); ok {
 			texts = append(texts, t.Text)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -114,7 +113,7 @@ func TestHostWithoutWrapperSaysWhy(t *testing.T) {
 	}
 	var want strings.Builder
 	for _, name := range []string{"choose_tags", "confirm_deploy", "pick_environment", "profile_form"} {
-		fmt.Fprintf(&want, "→ %s\nerror: calling \"tools/call\": %s\n", name, missingFormCapability().(*jsonrpc.Error).Message)
+		fmt.Fprintf(&want, "→ %s\nerror: %s\n", name, needsWrapper)
 	}
 	if diff := cmp.Diff(want.String(), out.String()); diff != "" {
 		t.Errorf("Host output mismatch (-want +got):\n%s", diff)

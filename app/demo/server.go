@@ -1,14 +1,17 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // ServerName is the name the demo server gives in its serverInfo.
@@ -33,60 +36,86 @@ const inputKey = "form"
 // form: a tool result with isError set on 2025-11-25 and older, and the
 // JSON-RPC error -32021 on 2026-07-28 (PROTOCOL.md §3).
 //
-// Server writes nothing but MCP messages to out.
+// Server writes nothing but MCP messages to out. mcp-go's stdio server has
+// one session per process: run one Server at a time.
 func Server(ctx context.Context, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: readCloser(in), Writer: writeCloser(out)}
-	return newServer().Run(ctx, t)
+	defer closeIf(in)
+	defer closeIf(out)
+	stdio := server.NewStdioServer(newServer())
+	stdio.SetErrorLogger(log.New(io.Discard, "", 0)) // its errors are returned
+	err := stdio.Listen(ctx, in, &capabilityErrors{w: out})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
 }
 
 // newServer returns the demo server with all its tools.
-func newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "elicitray demo", Version: version}, nil)
+func newServer() *server.MCPServer {
+	s := server.NewMCPServer(ServerName, version, server.WithTitle("elicitray demo"), server.WithToolCapabilities(false))
 	for _, f := range forms {
-		mcp.AddTool(s, &mcp.Tool{Name: f.name, Title: f.title, Description: f.description}, f.handle)
+		s.AddTool(mcp.NewTool(f.name, mcp.WithToolTitle(f.title), mcp.WithDescription(f.description)), f.handle)
 	}
 	return s
 }
 
 // handle is the tool handler of f. It runs twice per call: first it returns
 // the elicitation as an input request, then, on the retry, it reports the
-// ElicitResult found in the input responses.
-func (f *form) handle(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-	if !declaresForm(req.ClientCapabilities()) {
-		// Revisions are dates, so they compare as strings.
-		if req.ProtocolVersion() >= "2026-07-28" {
-			return nil, nil, missingFormCapability()
+// ElicitResult found in the input responses. mcp-go turns the input request
+// into a legacy elicitation/create push for hosts on 2025-11-25 and older,
+// and sends it as an input_required result to 2026-07-28 hosts.
+func (f *form) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	caps, modern := elicitationOf(ctx)
+	if !declaresForm(caps) {
+		if modern {
+			return nil, errMissingForm
 		}
-		return errorResult("This host did not declare form elicitation, so %s cannot show its form. Run the server through `elicitray wrap`, which declares it.", f.name), nil, nil
+		return mcp.NewToolResultError(fmt.Sprintf("This host did not declare form elicitation, so %s cannot show its form. Run the server through `elicitray wrap`, which declares it.", f.name)), nil
 	}
-	res, ok := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
-	if !ok {
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
-			inputKey: &mcp.ElicitParams{Mode: "form", Message: f.message, RequestedSchema: f.schema},
-		}}, nil, nil
+	res := server.ElicitationResponse(req.Params.InputResponses, inputKey)
+	if res == nil {
+		return server.NewInputRequestBuilder("").Elicit(inputKey, mcp.ElicitationParams{
+			Mode: "form", Message: f.message, RequestedSchema: f.wire,
+		}).ToolResult(), nil
 	}
-	text, err := f.describe(res)
+	text, err := f.describe(res.ElicitationResponse)
 	if err != nil {
-		return errorResult("%s: %v", f.name, err), nil, nil
+		return mcp.NewToolResultError(fmt.Sprintf("%s: %v", f.name, err)), nil
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	return mcp.NewToolResultText(text), nil
+}
+
+// elicitationOf is the elicitation capability the client declared for the
+// request in ctx: in its _meta on 2026-07-28 (every request carries it),
+// else at initialize (PROTOCOL.md §3); and whether the request is modern.
+func elicitationOf(ctx context.Context) (caps *mcp.ElicitationCapability, modern bool) {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		if info.ClientCapabilities == nil {
+			return nil, true
+		}
+		return info.ClientCapabilities.Elicitation, true
+	}
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return s.GetClientCapabilities().Elicitation, false
+	}
+	return nil, false
 }
 
 // describe returns the text of the tool result for res: the action, and for
 // accept the content as JSON (keys sorted). The content is checked against
-// the form's schema and completed with its defaults, as the go-sdk already
-// does for a legacy elicitation/create answer, so both eras report the same.
-func (f *form) describe(res *mcp.ElicitResult) (string, error) {
+// the form's schema and completed with its defaults, so that both eras
+// report the same.
+func (f *form) describe(res mcp.ElicitationResponse) (string, error) {
 	switch res.Action {
 	case "decline", "cancel":
-		return res.Action, nil
+		return string(res.Action), nil
 	case "accept":
 	default:
 		return "", fmt.Errorf("the client answered with the unknown action %q", res.Action)
 	}
-	content := maps.Clone(res.Content)
-	if content == nil {
-		content = map[string]any{}
+	content, err := asObject(res.Content)
+	if err != nil {
+		return "", err
 	}
 	if err := f.resolved.Validate(content); err != nil {
 		return "", fmt.Errorf("the accepted content does not match the form: %w", err)
@@ -101,54 +130,92 @@ func (f *form) describe(res *mcp.ElicitResult) (string, error) {
 	return "accept: " + string(b), nil
 }
 
+// asObject is an accepted content as a JSON object (mcp-go keeps it as
+// decoded: any).
+func asObject(content any) (map[string]any, error) {
+	if m, ok := content.(map[string]any); ok {
+		return maps.Clone(m), nil
+	}
+	out := map[string]any{}
+	if content == nil {
+		return out, nil
+	}
+	b, err := json.Marshal(content)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the accepted content is not an object: %w", err)
+	}
+	return out, nil
+}
+
 // declaresForm reports whether caps declare form-mode elicitation:
 // `elicitation: {}` means form only, and so does a capability naming neither
 // mode (PROTOCOL.md §3).
-func declaresForm(caps *mcp.ClientCapabilities) bool {
-	if caps == nil || caps.Elicitation == nil {
-		return false
-	}
-	e := caps.Elicitation
-	return e.Form != nil || e.URL == nil
+func declaresForm(caps *mcp.ElicitationCapability) bool {
+	return caps != nil && (caps.Form != nil || caps.URL == nil)
 }
 
-// missingFormCapability is the -32021 error a 2026-07-28 server answers when
-// a request lacks a client capability it needs (PROTOCOL.md §3, §8). Its
-// data is written out by hand: marshalling mcp.ClientCapabilities would also
-// claim a "roots" capability, which the demo does not need.
-func missingFormCapability() error {
-	return &jsonrpc.Error{
-		Code:    mcp.CodeMissingRequiredClientCapabilities,
-		Message: "this tool elicits a form, and this host did not declare form elicitation: run the server through `elicitray wrap`, which declares it",
-		Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{"form":{}}}}`),
+// errMissingForm is what a tool returns to a 2026-07-28 request that
+// declared no form elicitation; capabilityErrors writes it as -32021.
+var errMissingForm = errors.New("this tool elicits a form, and this host did not declare form elicitation: run the server through `elicitray wrap`, which declares it")
+
+// capabilityErrors writes the server's messages to w, turning the error
+// response of errMissingForm into the -32021 error a 2026-07-28 server
+// answers when a request lacks a client capability it needs, with
+// data.requiredCapabilities (PROTOCOL.md §3, §8). mcp-go v1.2.1 gives every
+// error a tool handler returns the code -32603, but for URL elicitation.
+// Each Write is one message line (mcp-go's stdio server writes them whole).
+type capabilityErrors struct{ w io.Writer }
+
+func (c *capabilityErrors) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, []byte(`"code":-32603`)) {
+		return c.w.Write(p)
 	}
+	var msg struct {
+		ID    json.RawMessage `json:"id"`
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(p, &msg) != nil || msg.Error.Message != errMissingForm.Error() {
+		return c.w.Write(p)
+	}
+	line, err := json.Marshal(mcp.JSONRPCError{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId(rawID(msg.ID)),
+		Error: mcp.NewJSONRPCErrorDetails(mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, errMissingForm.Error(),
+			json.RawMessage(`{"requiredCapabilities":{"elicitation":{"form":{}}}}`)),
+	})
+	if err != nil {
+		return 0, err
+	}
+	if _, err := c.w.Write(append(line, '\n')); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
-// errorResult returns a tool result with isError set and a formatted text.
-func errorResult(format string, args ...any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}},
+// rawID is a JSON-RPC id as mcp-go keeps one: a string or a number.
+func rawID(id json.RawMessage) any {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(id))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
 	}
+	if n, ok := v.(json.Number); ok {
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+	}
+	return v
 }
 
-// readCloser returns r as an io.ReadCloser, closing r only if it can be closed.
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
+// closeIf closes v when it can be closed.
+func closeIf(v any) {
+	if c, ok := v.(io.Closer); ok {
+		c.Close()
 	}
-	return io.NopCloser(r)
 }
-
-// writeCloser returns w as an io.WriteCloser, closing w only if it can be
-// closed.
-func writeCloser(w io.Writer) io.WriteCloser {
-	if wc, ok := w.(io.WriteCloser); ok {
-		return wc
-	}
-	return nopWriteCloser{w}
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
