@@ -17,9 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
-
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 )
@@ -72,17 +69,17 @@ var _ bridge.Approver = (*hubClient)(nil)
 // shows what the server makes of the answer ("User cancelled…"). A run of
 // prompts decided the same way is said once.
 func (c *hubClient) sayWhy(server string, res *bridge.Result) {
-	c.mu.Lock()
 	key := server + "\x00" + res.DecidedBy
-	if res.DecidedBy == bridge.DecidedByUser || key == c.lastWhy {
-		if res.DecidedBy == bridge.DecidedByUser {
-			c.lastWhy = ""
-		}
-		c.mu.Unlock()
+	c.mu.Lock()
+	said := key == c.lastWhy
+	c.lastWhy = key
+	if res.DecidedBy == bridge.DecidedByUser {
+		c.lastWhy = "" // a person's answer ends the run
+	}
+	c.mu.Unlock()
+	if said || res.DecidedBy == bridge.DecidedByUser {
 		return
 	}
-	c.lastWhy = key
-	c.mu.Unlock()
 	why := res.Reason
 	if why == "" {
 		why = "decided by " + res.DecidedBy
@@ -99,6 +96,7 @@ func (c *hubClient) logf(format string, args ...any) {
 // hubConn is one connection to the hub and the calls waiting on it.
 type hubConn struct {
 	c       net.Conn
+	pid     int // the hub's, from its peer credentials
 	wmu     sync.Mutex
 	enc     *json.Encoder
 	mu      sync.Mutex
@@ -291,11 +289,11 @@ func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
 		}
 		c.conn = nil
 	}
-	conn, err := c.dial(ctx)
+	conn, pid, err := c.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	hc := &hubConn{c: conn, enc: json.NewEncoder(conn), waiting: map[uint64]chan wireMsg{}}
+	hc := &hubConn{c: conn, pid: pid, enc: json.NewEncoder(conn), waiting: map[uint64]chan wireMsg{}}
 	c.conn = hc
 	go hc.readLoop(func() {
 		c.mu.Lock()
@@ -315,25 +313,25 @@ func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
 // dial connects to the user's hub, starting one when none runs. A hub is
 // only reached through a verified run directory and peer (trust.go); where
 // the run directory cannot be trusted, no hub is started either.
-func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
+func (c *hubClient) dial(ctx context.Context) (net.Conn, int, error) {
 	conn, pid, err := c.dialVerified(ctx)
 	if err == nil {
 		if c.wrapper {
 			c.said.Do(func() { c.logf("elicitray: prompts go to your hub (pid %d) at %s", pid, c.paths.Socket) })
 		}
-		return conn, nil
+		return conn, pid, nil
 	}
-	if c.start == nil || errors.Is(err, ErrUntrusted) {
-		if errors.Is(err, ErrUntrusted) {
-			return nil, fmt.Errorf("%w: %w", ErrNoHub, err)
-		}
-		return nil, err
+	if errors.Is(err, ErrUntrusted) {
+		return nil, 0, fmt.Errorf("%w: %w", ErrNoHub, err)
+	}
+	if c.start == nil {
+		return nil, 0, err
 	}
 	// No hub runs: find the desktop session to start one in, as a host
 	// that stripped the environment gives none (session.go).
 	sess, err := c.session(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoHub, err)
+		return nil, 0, fmt.Errorf("%w: %w", ErrNoHub, err)
 	}
 	// A hub that fails to start is tried once more: a display can refuse a
 	// connection for a moment.
@@ -350,7 +348,7 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, error) {
 			}
 		})
 	}
-	return conn, err
+	return conn, pid, err
 }
 
 // dialVerified connects to the hub's socket after checking its directory,
@@ -441,19 +439,6 @@ func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ ne
 	}
 }
 
-// openWindow asks the hub, started when none runs, to open a window (op);
-// what names the window in errors.
-func openWindow(ctx context.Context, cmd *cobra.Command, op, what string) error {
-	c, err := startingClient(DefaultPaths(), cmd.ErrOrStderr())
-	if err != nil {
-		return runErr(err)
-	}
-	if _, err := c.call(ctx, wireMsg{Op: op}, nil); err != nil {
-		return runErr(fmt.Errorf("%s: %w", what, err))
-	}
-	return nil
-}
-
 // hubStartWait bounds how long a started hub may take to open its socket
 // (a first start on a slow machine loads OpenGL and fonts).
 const hubStartWait = 20 * time.Second
@@ -516,51 +501,60 @@ const hubFailPrefix = "elicitray hub: cannot start: "
 // hubStartedLine is in the line a hub writes once it listens.
 const hubStartedLine = "elicitray hub: listening on "
 
+// hubLogTail is what the hub log holds of the last hub: its lines after
+// byte offset from and after the last "listening on" line, read from the
+// end of the log (its last 64 KiB: the log only grows).
+func hubLogTail(logPath string, from int64) []string {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	const tailSize = 64 << 10
+	if fi, err := f.Stat(); err == nil {
+		from = max(from, fi.Size()-tailSize)
+	}
+	if _, err := f.Seek(max(from, 0), io.SeekStart); err != nil {
+		return nil
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], hubStartedLine) {
+			return lines[i+1:]
+		}
+	}
+	return lines
+}
+
 // hubFailure is the sentence the last hub that could not start wrote to its
 // log after byte offset from, or "" (also when a hub started after it).
 func hubFailure(logPath string, from int64) string {
-	b, err := os.ReadFile(logPath)
-	if err != nil || int64(len(b)) < from {
-		return ""
-	}
-	var why string
-	for line := range strings.SplitSeq(string(b[from:]), "\n") {
-		if _, rest, ok := strings.Cut(line, hubFailPrefix); ok {
-			why = strings.TrimSpace(rest)
-		} else if strings.Contains(line, hubStartedLine) {
-			why = "" // a later hub started
+	lines := hubLogTail(logPath, from)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if _, rest, ok := strings.Cut(lines[i], hubFailPrefix); ok {
+			return strings.TrimSpace(rest)
 		}
 	}
-	return why
+	return ""
 }
 
 // hubCrash is what the hub log says of why the last hub stopped: a panic,
 // a fatal error or a Fyne error written after it last started, with the
 // line that gives its cause; "" when it says nothing (a hub killed).
 func hubCrash(logPath string) string {
-	f, err := os.Open(logPath)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const tailSize = 64 << 10
-	if fi, err := f.Stat(); err == nil && fi.Size() > tailSize {
-		f.Seek(fi.Size()-tailSize, io.SeekStart)
-	}
-	b, _ := io.ReadAll(f)
-	lines := strings.Split(string(b), "\n")
+	lines := hubLogTail(logPath, 0)
 	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], hubStartedLine) {
-			break
-		}
 		for _, mark := range []string{"panic: ", "fatal error: ", "unexpected signal", "Fyne error: "} {
 			j := strings.Index(lines[i], mark)
 			if j < 0 {
 				continue
 			}
 			why := strings.Join(strings.Fields(lines[i][j:]), " ")
-			if i+1 < len(lines) && strings.Contains(lines[i+1], "Cause:") {
-				why += " (" + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i+1][strings.Index(lines[i+1], "Cause:"):]), "Cause:")) + ")"
+			if i+1 < len(lines) {
+				if _, cause, ok := strings.Cut(lines[i+1], "Cause:"); ok {
+					why += " (" + strings.TrimSpace(cause) + ")"
+				}
 			}
 			return why
 		}
@@ -580,26 +574,26 @@ func fileSize(path string) int64 {
 // sentence: the last line of its log, or, when it wrote none, that its log
 // could not be written — a full disk, most often.
 func (c *hubClient) silentFailure() string {
-	if l := strings.TrimSpace(lastLine(c.paths.HubLog)); l != "" && l != "." {
-		return ": " + l
+	if lines := hubLogTail(c.paths.HubLog, 0); len(lines) > 0 {
+		if l := strings.TrimSpace(lines[len(lines)-1]); l != "" && l != "." {
+			return ": " + l
+		}
 	}
 	msg := fmt.Sprintf(" and wrote nothing in its log %s", c.paths.HubLog)
-	var st unix.Statfs_t
-	if unix.Statfs(filepath.Dir(c.paths.HubLog), &st) == nil && int64(st.Bavail)*int64(st.Bsize) < minFree {
-		msg += fmt.Sprintf("; the disk it is on is full (%s free)", byteSize(int64(st.Bavail)*int64(st.Bsize)))
+	if free, ok := freeSpace(c.paths.HubLog); ok && free < minFree {
+		msg += fmt.Sprintf("; the disk it is on is full (%s free)", byteSize(free))
 	}
 	return msg
 }
 
-// lastLine is the last non-empty line of the file at path (the hub log's
-// final word on why it stopped), or "" when there is none.
-func lastLine(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
+// hubPID is the pid of the hub the client is connected to, or 0.
+func (c *hubClient) hubPID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		return 0
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return lines[len(lines)-1]
+	return c.conn.pid
 }
 
 // close ends the client's connection to the hub, if it has one.

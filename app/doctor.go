@@ -90,48 +90,43 @@ func (d *doctor) add(level, topic, format string, args ...any) *finding {
 // run makes every check.
 func (d *doctor) run(ctx context.Context) {
 	hubPID, hubVersion, hubErr := d.hub(ctx)
-	d.hubPID = hubPID
-	running := hubErr == nil
-	d.hubRunning = running
-	sess := d.display(ctx, running)
-	d.bus(ctx, sess)
-	d.runDir(running)
+	d.hubPID, d.hubRunning = hubPID, hubErr == nil
+	d.bus(ctx, d.display(ctx))
+	d.runDir()
 	d.reportHub(hubPID, hubVersion, hubErr)
-	d.history(running)
+	d.history()
 	d.config()
 	d.hosts()
 }
 
 // hub asks the running hub for its status: its pid and version, or why none
-// answers.
+// answers (with the pid of what listens, if anything does).
 func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 	c := &hubClient{paths: d.paths}
-	conn, pid, err := c.dialVerified(ctx)
-	if err != nil {
-		return 0, "", err
-	}
-	conn.Close()
+	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
-	c.close()
-	if errors.Is(err, context.DeadlineExceeded) {
+	pid = c.hubPID()
+	switch {
+	case err == nil:
+		return pid, r.Version, nil
+	case pid == 0:
+		return 0, "", err // nothing listens, or nothing to trust
+	case errors.Is(err, context.DeadlineExceeded):
 		return pid, "", fmt.Errorf("the hub (pid %d) did not answer within 5s: it may be stopped or hung (`kill %d`; the next prompt starts a new one)", pid, pid)
 	}
-	if err != nil {
-		return pid, "", fmt.Errorf("the hub (pid %d) did not answer: %w", pid, err)
-	}
-	return pid, r.Version, nil
+	return pid, "", fmt.Errorf("the hub (pid %d) did not answer: %w", pid, err)
 }
 
 // display finds the desktop session a wrapper would start a hub in.
-func (d *doctor) display(ctx context.Context, hubRunning bool) desktopSession {
+func (d *doctor) display(ctx context.Context) desktopSession {
 	sess, err := d.finder.find(ctx)
 	if err == nil {
 		d.add(levelOK, "Display", "%s opens (found in %s).", sess.Display(), sess.From)
 		return sess
 	}
-	if hubRunning {
+	if d.hubRunning {
 		d.add(levelNote, "Display", "none found here (%v); the running hub shows the windows.", err)
 		return desktopSession{}
 	}
@@ -180,7 +175,7 @@ func notificationServer(ctx context.Context, addr string) (string, error) {
 }
 
 // runDir checks the directory of the hub's socket.
-func (d *doctor) runDir(hubRunning bool) {
+func (d *doctor) runDir() {
 	if n := len(d.paths.Socket); n > maxSocketPath {
 		d.add(levelProblem, "Socket directory", "the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory).", d.paths.Socket, n, maxSocketPath)
 		d.blocked = append(d.blocked, "the hub's socket path is too long")
@@ -194,7 +189,7 @@ func (d *doctor) runDir(hubRunning bool) {
 		d.add(levelOK, "Socket directory", "%s does not exist yet: the first hub makes it, mode 0700.", d.paths.RunDir)
 	default:
 		d.add(levelProblem, "Socket directory", "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
-		if !hubRunning {
+		if !d.hubRunning {
 			d.blocked = append(d.blocked, "the hub's socket directory cannot be trusted")
 		}
 	}
@@ -236,10 +231,10 @@ func orUnknown(v string) string {
 }
 
 // history checks the history file and the disk it is on.
-func (d *doctor) history(hubRunning bool) {
+func (d *doctor) history() {
 	path := d.paths.History
 	var f *finding
-	if hubRunning {
+	if d.hubRunning {
 		size := "not made yet"
 		if fi, err := os.Stat(path); err == nil {
 			size = byteSize(fi.Size())
@@ -247,9 +242,13 @@ func (d *doctor) history(hubRunning bool) {
 		f = d.add(levelOK, "History", "%s, %s, kept by the running hub", path, size)
 	} else {
 		info, err := history.Inspect(path, 500*time.Millisecond)
+		var unwritable error
+		if err == nil && info.Exists {
+			unwritable = unix.Access(path, unix.W_OK)
+		}
 		switch {
-		case err == nil && info.Exists && unix.Access(path, unix.W_OK) != nil:
-			f = d.add(levelProblem, "History", "%s cannot be written (%v): a hub could not keep decisions", path, unix.Access(path, unix.W_OK))
+		case unwritable != nil:
+			f = d.add(levelProblem, "History", "%s cannot be written (%v): a hub could not keep decisions", path, unwritable)
 			d.blocked = append(d.blocked, "the history file cannot be written")
 		case err == nil && !info.Exists:
 			f = d.add(levelOK, "History", "%s is not made yet (the first decision makes it)", path)
@@ -272,23 +271,31 @@ func (d *doctor) history(hubRunning bool) {
 			f = d.add(levelProblem, "History", "%s: %v", path, err)
 		}
 	}
-	dir := filepath.Dir(path)
-	for !exists(dir) && filepath.Dir(dir) != dir {
-		dir = filepath.Dir(dir)
-	}
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err == nil {
-		free := int64(st.Bavail) * int64(st.Bsize)
+	if free, ok := freeSpace(path); ok {
 		f.text += fmt.Sprintf("; %s free on its disk", byteSize(free))
 		if free < minFree {
 			f.level = levelProblem
 			f.more = append(f.more, "the disk is full: decisions cannot be kept until space is freed")
-			if !hubRunning {
+			if !d.hubRunning {
 				d.blocked = append(d.blocked, "the disk of the history file is full")
 			}
 		}
 	}
 	f.text += "."
+}
+
+// freeSpace is the space free to this user on the file system of path, or
+// of its nearest existing parent when it is not made yet.
+func freeSpace(path string) (int64, bool) {
+	dir := filepath.Dir(path)
+	for !exists(dir) && filepath.Dir(dir) != dir {
+		dir = filepath.Dir(dir)
+	}
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) != nil {
+		return 0, false
+	}
+	return int64(st.Bavail) * int64(st.Bsize), true
 }
 
 // minFree is the free space below which the history cannot be kept: bbolt

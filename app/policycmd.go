@@ -187,3 +187,16 @@ func untilText(t, now time.Time) string {
 	}
 	return t.Format("2006-01-02 15:04")
 }
+
+// openWindow asks the hub, started when none runs, to open a window (op);
+// what names the window in errors.
+func openWindow(ctx context.Context, cmd *cobra.Command, op, what string) error {
+	c, err := startingClient(DefaultPaths(), cmd.ErrOrStderr())
+	if err != nil {
+		return runErr(err)
+	}
+	if _, err := c.call(ctx, wireMsg{Op: op}, nil); err != nil {
+		return runErr(fmt.Errorf("%s: %w", what, err))
+	}
+	return nil
+}
