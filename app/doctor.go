@@ -255,7 +255,7 @@ func (d *doctor) history() {
 		case err == nil && info.Records < 0:
 			f = d.add(levelOK, "History", "%s, %s, of an older layout that the hub upgrades when it starts", path, byteSize(info.Size))
 		case err == nil:
-			f = d.add(levelOK, "History", "%s, %s, %s", path, plural(info.Records, "decision", "decisions"), byteSize(info.Size))
+			f = d.add(levelOK, "History", "%s, %s, %s", path, ui.CountText(info.Records, "decision", "decisions"), byteSize(info.Size))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
 			if holder, _ := lockHolder(path); holder == d.hubPID {
 				f = d.add(levelProblem, "History", "%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)", path, d.hubPID, d.hubPID)
@@ -324,7 +324,7 @@ func (d *doctor) config() {
 		if d.hubRunning {
 			uses = "the running hub keeps the settings it had, and one started now uses the defaults, until " + fixed + " fixed"
 		}
-		f := d.add(levelProblem, "Config", "%s has %s; %s:", d.paths.Config, plural(len(mistakes), "mistake", "mistakes"), uses)
+		f := d.add(levelProblem, "Config", "%s has %s; %s:", d.paths.Config, ui.CountText(len(mistakes), "mistake", "mistakes"), uses)
 		f.more = append(mistakes, warnings...)
 	case len(warnings) > 0:
 		f := d.add(levelNote, "Config", "%s has keys elicitray does not know, ignored:", d.paths.Config)
@@ -332,14 +332,6 @@ func (d *doctor) config() {
 	default:
 		d.add(levelOK, "Config", "%s has no mistakes.", d.paths.Config)
 	}
-}
-
-// plural is "1 mistake" or "n mistakes".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return count(n) + " " + many
 }
 
 // hosts reports each installed host's config: which servers run through
@@ -431,13 +423,4 @@ func byteSize(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// count is n with thousands separated: "1,234,567".
-func count(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

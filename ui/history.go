@@ -453,7 +453,7 @@ func (v *historyView) onClear() {
 	}
 	what := "the decision"
 	if n != 1 {
-		what = "all " + countText(n, "decision", "decisions")
+		what = "all " + CountText(n, "decision", "decisions")
 	}
 	msg := "Delete " + what + " in the history?"
 	if v.q != (history.Query{}) {
@@ -515,7 +515,7 @@ func (v *historyView) onExport() {
 					v.opts.onError("export the history to "+name, err)
 					return
 				}
-				v.notice = "Exported " + countText(n, "decision", "decisions") + " to " + name + "."
+				v.notice = "Exported " + CountText(n, "decision", "decisions") + " to " + name + "."
 				v.showStatus()
 			})
 		})
@@ -534,19 +534,19 @@ func (v *historyView) showStatus() {
 	case v.total < 0 && v.q != (history.Query{}):
 		parts = append(parts, "Searching…")
 	case v.total < 0:
-		parts = append(parts, countText(len(v.rows.ids), "decision", "decisions")+" loaded")
+		parts = append(parts, CountText(len(v.rows.ids), "decision", "decisions")+" loaded")
 	case v.q == (history.Query{}) && v.total == 0:
 		parts = append(parts, "No decisions recorded yet.")
 	case v.q == (history.Query{}):
-		parts = append(parts, countText(v.total, "decision", "decisions"))
+		parts = append(parts, CountText(v.total, "decision", "decisions"))
 	case v.total == 0:
 		parts = append(parts, "No decisions match these filters.")
 	default:
-		s := countText(v.total, "decision matches", "decisions match")
+		s := CountText(v.total, "decision matches", "decisions match")
 		if v.all >= 0 {
-			s = thousands(v.total) + " of " + countText(v.all, "decision", "decisions") + " match"
+			s = Thousands(v.total) + " of " + CountText(v.all, "decision", "decisions") + " match"
 			if v.total == 1 {
-				s = "1 of " + countText(v.all, "decision", "decisions") + " matches"
+				s = "1 of " + CountText(v.all, "decision", "decisions") + " matches"
 			}
 		}
 		parts = append(parts, s)
@@ -567,17 +567,17 @@ func (v *historyView) showStatus() {
 	}
 }
 
-// countText is n with thousands separators and the noun that fits:
-// "1 decision", "1,234 decisions".
-func countText(n int, one, many string) string {
+// CountText is n with thousands separators and the noun that fits:
+// "1 decision", "1,234 decisions". The CLI writes counts with it too.
+func CountText(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return thousands(n) + " " + many
+	return Thousands(n) + " " + many
 }
 
-// thousands writes n with commas between groups of three digits.
-func thousands(n int) string {
+// Thousands writes n with commas between groups of three digits.
+func Thousands(n int) string {
 	s := fmt.Sprint(n)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -120,7 +120,7 @@ func TestHistoryWithTheStore(t *testing.T) {
 	test.Tap(h.v.filters.clear)
 	h.run()
 	test.Tap(h.v.clearB)
-	if got, want := h.lastConfirm().message, fmt.Sprintf("Delete all %s decisions in the history? This cannot be undone.", thousands(n-1)); got != want {
+	if got, want := h.lastConfirm().message, fmt.Sprintf("Delete all %s decisions in the history? This cannot be undone.", Thousands(n-1)); got != want {
 		t.Errorf("asked %q, want %q", got, want)
 	}
 	h.lastConfirm().done(true)

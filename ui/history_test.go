@@ -298,8 +298,8 @@ func TestThousands(t *testing.T) {
 		{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {12345, "12,345"},
 		{1000000, "1,000,000"}, {-1234, "-1,234"},
 	} {
-		if got := thousands(tt.n); got != tt.want {
-			t.Errorf("thousands(%d) = %q, want %q", tt.n, got, tt.want)
+		if got := Thousands(tt.n); got != tt.want {
+			t.Errorf("Thousands(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}
 }
