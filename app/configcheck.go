@@ -4,16 +4,16 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/elicitray/elicitray/app/hosts"
 )
 
 // Reading config.toml a key at a time. toml.Decode into Config stops at
@@ -420,24 +420,12 @@ func tomlValue(v any) string {
 // "[[[[" would end the hub with a stack overflow.
 const maxConfigSize = 256 << 10
 
-// readConfigFile reads config.toml: a regular file (a FIFO would block the
-// hub for ever) of at most maxConfigSize bytes.
+// readConfigFile reads config.toml as host configs are read (a regular
+// file only: a FIFO would block the hub for ever), of at most
+// maxConfigSize bytes.
 func readConfigFile(path string) ([]byte, error) {
-	// Stat first: opening a FIFO waits for a writer.
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxConfigSize {
+		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, byteSize(fi.Size()), byteSize(maxConfigSize))
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("it is not a regular file")
-	}
-	if fi.Size() > maxConfigSize {
-		return nil, fmt.Errorf("it is %s, and elicitray reads a config of at most %s", byteSize(fi.Size()), byteSize(maxConfigSize))
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	return hosts.ReadConfig(path)
 }

@@ -315,7 +315,7 @@ func (d *doctor) config() {
 	}
 	switch {
 	case err != nil:
-		d.add(levelProblem, "Config", "%s cannot be read: %v; the hub uses the default settings.", d.paths.Config, err)
+		d.add(levelProblem, "Config", "%v; the hub uses the default settings.", err) // err names the file
 	case !exists(d.paths.Config):
 		d.add(levelOK, "Config", "%s does not exist: the defaults apply.", d.paths.Config)
 	case len(mistakes) > 0:
