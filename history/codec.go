@@ -16,6 +16,10 @@ import (
 // the encodings apart: version 1 values are JSON objects and start with '{'.
 const valueV2 = 0x02
 
+// valueV3 values are version 2 values followed by Record.Key and
+// Record.Source (schema version 3).
+const valueV3 = 0x03
+
 // How a version 2 value holds the requestedSchema.
 const (
 	schemaNone   = 0 // no schema
@@ -40,6 +44,7 @@ type rawRecord struct {
 	schemaKind                            byte
 	schema                                []byte // the reference or the inline schema
 	content                               []byte // JSON object; nil for none
+	key, source                           []byte // nil in version 2 values
 }
 
 // errBadValue is wrapped by parse for a value it cannot take apart.
@@ -47,7 +52,7 @@ var errBadValue = errors.New("history file is damaged: unreadable record")
 
 // parse takes a version 2 value apart into rr.
 func (rr *rawRecord) parse(v []byte) error {
-	if len(v) == 0 || v[0] != valueV2 {
+	if len(v) == 0 || v[0] != valueV2 && v[0] != valueV3 {
 		return errBadValue
 	}
 	d := decoder{b: v[1:]}
@@ -79,6 +84,11 @@ func (rr *rawRecord) parse(v []byte) error {
 		d.bad = true
 	}
 	rr.content = d.bytes()
+	rr.key, rr.source = nil, nil
+	if v[0] == valueV3 {
+		rr.key = d.bytes()
+		rr.source = d.bytes()
+	}
 	if d.bad || len(d.b) != 0 {
 		return errBadValue
 	}
@@ -145,7 +155,7 @@ func (d *decoder) bytes() []byte {
 	return out
 }
 
-// encode returns the version 2 value of r, whose Time and ID are in its key.
+// encode returns the version 3 value of r, whose Time and ID are in its key.
 // schemas stores r.RequestedSchema once for every record that carries the
 // same bytes (see putSchema); nil stores it inline, for tests. The schema is
 // kept as sent: json.Marshal would compact it and escape HTML characters,
@@ -164,7 +174,7 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 	}
 	_, zone := r.Time.Zone()
 	v := make([]byte, 0, 64+len(r.Message)+len(content))
-	v = append(v, valueV2)
+	v = append(v, valueV3)
 	v = binary.AppendVarint(v, int64(zone))
 	for _, s := range []string{r.Server, r.ServerInfo.Name, r.ServerInfo.Title, r.ServerInfo.Version,
 		r.Tool, r.Mode, r.Message, r.URL, r.Action, r.DecidedBy, r.Reason} {
@@ -196,7 +206,12 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 		}
 	}
 	v = binary.AppendUvarint(v, uint64(len(content)))
-	return append(v, content...), nil
+	v = append(v, content...)
+	for _, s := range []string{r.Key, r.Source} {
+		v = binary.AppendUvarint(v, uint64(len(s)))
+		v = append(v, s...)
+	}
+	return v, nil
 }
 
 // errInvalidSchema is returned by encode for a requestedSchema that is not
@@ -285,6 +300,8 @@ func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 		DecidedBy: string(rr.decidedBy),
 		Reason:    string(rr.reason),
 		Elapsed:   time.Duration(rr.elapsed),
+		Key:       string(rr.key),
+		Source:    string(rr.source),
 	}
 	switch rr.schemaKind {
 	case schemaRef:

@@ -37,7 +37,29 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// Elapsed is the time from arrival to decision (time to answer).
 	Elapsed time.Duration `json:"elapsedNs"`
+	// Key identifies the elicitation the record is of, across the wrapper,
+	// the hub and the spool; "" for records of older versions. Add keeps
+	// one record per Key: a record whose Key is stored already replaces it
+	// only as SourceWrapper describes, and is otherwise a replay that
+	// changes nothing.
+	Key string `json:"key,omitempty"`
+	// Source says who wrote the record: "" (SourceHub) for the hub's own
+	// decision, SourceWrapper for what the wrapper sent the server when the
+	// hub's decision did not reach it unchanged.
+	Source string `json:"source,omitempty"`
 }
+
+// Sources of a record (Record.Source).
+const (
+	// SourceHub is the hub's decision, kept before the hub sent it.
+	SourceHub = ""
+	// SourceWrapper is what the wrapper sent the server when that was not
+	// the hub's decision: the hub was gone, no desktop could show the
+	// prompt, the request was refused, or the answer did not fit the
+	// schema. It is the last word on what the server received, so it
+	// replaces a hub record of the same Key.
+	SourceWrapper = "wrapper"
+)
 
 // ServerInfo is what a server calls itself in its initialize reply.
 type ServerInfo struct {
