@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -32,7 +33,10 @@ func (r *Relay) request(p *elicitParams) *Request {
 	if len(r.calls) == 1 {
 		tool = r.lastTool
 	}
+	r.reqSeq++
 	return &Request{
+		ID:              fmt.Sprintf("%s%d", r.idPrefix, r.reqSeq),
+		Time:            time.Now(),
 		Server:          r.opts.Server,
 		ServerInfo:      r.info,
 		Tool:            tool,
@@ -193,11 +197,20 @@ func (r *Relay) checkAnswer(ctx context.Context, req *Request, form *elicit.Form
 		content, err := form.Normalize(res.Content)
 		if err != nil {
 			r.log.printf("%s: the answer does not fit the server's schema, answering cancel: %v", req.Server, err)
-			return elicitResult{Action: ActionCancel}
+			return r.overrule(req, fmt.Errorf("the answer does not fit the server's schema: %w", err))
 		}
 		return elicitResult{Action: ActionAccept, Content: content}
 	}
 	r.log.printf("%s: unknown action %q, answering cancel", req.Server, res.Action)
+	return r.overrule(req, fmt.Errorf("the hub answered the unknown action %q", res.Action))
+}
+
+// overrule answers cancel in place of the Approver's decision, and tells
+// Options.Overruled before the answer is written.
+func (r *Relay) overrule(req *Request, why error) elicitResult {
+	if r.opts.Overruled != nil {
+		r.opts.Overruled(req, Result{Action: ActionCancel, DecidedBy: DecidedByError, Reason: why.Error()})
+	}
 	return elicitResult{Action: ActionCancel}
 }
 

@@ -32,6 +32,12 @@ type Options struct {
 	// instead of being answered cancel, so that history can keep it. It
 	// runs on the relay's goroutines and must not block for long.
 	NoDesktop func(req *Request, forwarded bool, err error)
+	// Overruled, when set, is told when the relay sends the server something
+	// else than the Approver decided (an accept whose content does not fit
+	// the schema is answered cancel), with what it sends, before it sends
+	// it: history then keeps what the server received. It runs on the
+	// relay's goroutines and must not block for long.
+	Overruled func(req *Request, sent Result)
 	// Log receives sentences for people (the host's log). Nil discards.
 	// The child's stderr goes to the command's own Stderr; see NewRelay.
 	Log io.Writer
@@ -81,6 +87,8 @@ type Relay struct {
 	forwarded []*forwardedRound
 	idPrefix  string
 	retrySeq  uint64
+	// reqSeq numbers the Requests made (Request.ID is idPrefix and it).
+	reqSeq uint64
 
 	// hostElicitation is the elicitation capability the host declared in
 	// its initialize (before the relay added its own), or nil.

@@ -293,7 +293,15 @@ func TestLegacyElicitation(t *testing.T) {
 	jsonEq(t, `{"jsonrpc":"2.0","id":3,"result":{"action":"accept","content":{"fullName":"Ada","copies":7,"budget":12.5,"agree":false,"channels":["Email","Wiki"],"tier":"tier-2"}}}`, p.serverGets())
 }
 
-var cmpIgnoreSchema = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".RequestedSchema" }, cmp.Ignore())
+// cmpIgnoreSchema compares Requests without their schema (checked on its
+// own) and without the ID and Time each gets (checked by TestRequestIDs).
+var cmpIgnoreSchema = cmp.FilterPath(func(p cmp.Path) bool {
+	switch p.Last().String() {
+	case ".RequestedSchema", ".ID", ".Time":
+		return true
+	}
+	return false
+}, cmp.Ignore())
 
 // TestAnswers: decline and cancel carry no content; an Approver error and
 // an answer that does not fit the schema become cancel, never a
