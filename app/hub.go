@@ -321,6 +321,12 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		cs.send(wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version,
 			Spooled: js.Spooled, Unsaved: js.Unsaved, Problem: js.problem()})
 	case opQuit, opWindow, opSettings:
+		if m.Op == opWindow {
+			if _, err := h.records().Store(); err != nil {
+				cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+				return
+			}
+		}
 		f := h.Quit
 		switch m.Op {
 		case opWindow:

@@ -171,11 +171,9 @@ func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 	}
 	fmt.Fprintf(tw, "Paused\t%s\n", paused)
 	fmt.Fprintf(tw, "Waiting\t%d\n", r.Count)
-	saved := "every decision is in history"
 	if r.Problem != "" {
-		saved = r.Problem
+		fmt.Fprintf(tw, "History\t%s\n", r.Problem)
 	}
-	fmt.Fprintf(tw, "History\t%s\n", saved)
 	for _, s := range r.Servers {
 		state := "rule " + cmp.Or(s.Rule, RuleAsk)
 		if !s.MutedUntil.IsZero() {

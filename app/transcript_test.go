@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -866,21 +867,19 @@ func (tr *transcript) checkHistory(st step) {
 	})
 }
 
-// checkFileHistory checks the newest record of the history file a wrapper
-// with no hub wrote itself. It writes the record before it answers the
-// server or passes the elicitation on, so one look suffices.
+// checkFileHistory checks the newest record a wrapper with no hub kept
+// itself, in the spool, as `elicitray history list` shows it (taking the
+// spool in). The wrapper spools the record before it answers the server or
+// passes the elicitation on, so one look suffices.
 func (tr *transcript) checkFileHistory(st step) {
 	tr.t.Helper()
 	checks, err := parseChecks(st.arg)
 	if err != nil {
 		tr.fatalf(st, "%v", err)
 	}
-	store, err := history.Open(DefaultPaths().History, &history.Options{Timeout: transcriptWait})
-	if err != nil {
-		tr.fatalf(st, "opening the history file: %v", err)
-	}
-	defer store.Close()
-	recs, err := store.List(history.Query{Limit: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
+	defer cancel()
+	recs, err := historySource{paths: DefaultPaths()}.list(ctx, history.Query{Limit: 1})
 	if err != nil || len(recs) == 0 {
 		tr.fatalf(st, "history: %v, %d records", err, len(recs))
 	}
