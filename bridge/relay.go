@@ -72,10 +72,11 @@ type Relay struct {
 	// server reports it complete, by elicitationId.
 	urlWaits map[string]context.CancelCauseFunc
 
-	// The input_required loop (mrtr.go). loops maps the id keys of host
-	// calls the relay may have to finish; retries maps the id keys of the
-	// relay's own retries in flight; forwarded holds rounds handed to the
-	// host. Retry ids are idPrefix plus retrySeq.
+	// The input_required loop (mrtr.go), under mu. loops maps the id keys
+	// of host calls the relay may have to finish; retries maps the id keys
+	// of the relay's own retries in flight; forwarded holds rounds handed
+	// to the host. Retry ids are idPrefix (set by NewRelay, then only read,
+	// without the lock) plus retrySeq.
 	loops     map[string]*hostCall
 	retries   map[string]*hostCall
 	forwarded []*forwardedRound
