@@ -53,8 +53,15 @@ func (r *Relay) request(p *elicitParams) *Request {
 func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawMessage, toServer *lineWriter) {
 	id = append(json.RawMessage(nil), id...)
 	if _, ok := idKey(id); !ok {
-		// PROTOCOL.md §7: ids are strings or integers.
-		r.reply(toServer, encodeError(json.RawMessage("null"), codeInvalidRequest, "elicitation/create: the id must be a string or an integer, not "+string(id)))
+		// PROTOCOL.md §7: ids are strings or integers, never null. JSON-RPC
+		// answers an invalid request -32600 with id null, the id it could
+		// not use; the host's log says why, since the server may not.
+		msg := "elicitation/create: the id must be a string or an integer, not " + string(id)
+		if isNull(id) {
+			msg = "elicitation/create: the id must be a string or an integer, not null (a request's id is never null; a notification has none)"
+		}
+		r.log.printf("%s: refused an elicitation (-32600): %s", r.opts.Server, msg)
+		r.reply(toServer, encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
 		return
 	}
 	var p elicitParams

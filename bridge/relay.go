@@ -269,6 +269,9 @@ func (r *Relay) shutdownWhen(ctx context.Context, hostDone <-chan struct{}, serv
 // pumpHost relays host → server until the host's stdin ends.
 func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
 	lr := newLineReader(in)
+	lr.onBOM = func() {
+		r.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
+	}
 	for {
 		line, err := lr.next()
 		if len(line) > 0 {
@@ -295,7 +298,9 @@ func (r *Relay) fromHost(line []byte) []byte {
 		return line // the server must hear of it too
 	}
 	if err != nil || !env.isRequest() {
-		// Not ours to judge: the server answers a malformed line -32700.
+		// Not ours to judge: the server answers a malformed line -32700,
+		// and a "request" whose id is null -32600 (PROTOCOL.md §7: ids are
+		// never null), so such a line passes as the host wrote it.
 		return line
 	}
 	key, _ := idKey(env.ID)
@@ -357,6 +362,9 @@ func (r *Relay) noteCall(key, method string, params json.RawMessage) {
 // pumpServer relays server → host until the server's stdout ends.
 func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *lineWriter) {
 	lr := newLineReader(in)
+	lr.onBOM = func() {
+		r.log.printf("%s: a message from the server began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on", r.opts.Server)
+	}
 	for {
 		line, err := lr.next()
 		if len(line) > 0 {
@@ -385,8 +393,16 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 		return true
 	}
 	switch {
-	case env.isRequest() && env.Method == "elicitation/create":
+	case env.Method == "elicitation/create" && len(env.ID) > 0:
+		// Every id, null included, is the relay's to answer: the host
+		// never sees the server's elicitations (startElicitation).
 		r.startElicitation(ctx, line, env.ID, env.Params, toServer)
+		return false
+	case env.Method == "elicitation/create":
+		// JSON-RPC: a request without an id is a notification, and a
+		// notification gets no reply, not even an error. Nobody can answer
+		// it, the host no more than the relay, so it stops here, said.
+		r.log.printf("%s: ignored an elicitation/create without an id: without one it cannot be answered (PROTOCOL.md §7: request ids are strings or integers)", r.opts.Server)
 		return false
 	case env.isNotification() && env.Method == "notifications/elicitation/complete":
 		// PROTOCOL.md §6: close a URL window still waiting; an id the host
@@ -549,9 +565,17 @@ func withNewline(b []byte) []byte {
 // §7: never a fixed line cap). A line that fits the read buffer is returned
 // in place; a longer one is gathered in a buffer kept for the next long line.
 // The slice next returns is valid until the next call.
+//
+// A UTF-8 byte order mark (EF BB BF) at the start of a line is dropped:
+// the relay would not recognise the message behind it, and the peer it is
+// relayed to would most likely choke on it. JSON-RPC text is UTF-8 JSON
+// (PROTOCOL.md §7), and RFC 8259 §8.1 says a BOM must not be sent and may
+// be ignored by a parser, so the line goes on as the message it carries.
 type lineReader struct {
 	br   *bufio.Reader
 	long []byte
+	// onBOM, when set, is called the first time a line starts with a BOM.
+	onBOM func()
 }
 
 // keepLong is the largest gathering buffer kept between lines; a larger one
@@ -563,6 +587,18 @@ func newLineReader(r io.Reader) *lineReader {
 }
 
 func (lr *lineReader) next() ([]byte, error) {
+	line, err := lr.read()
+	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		line = line[3:]
+		if lr.onBOM != nil {
+			lr.onBOM()
+			lr.onBOM = nil
+		}
+	}
+	return line, err
+}
+
+func (lr *lineReader) read() ([]byte, error) {
 	line, err := lr.br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return line, err
