@@ -74,3 +74,45 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("the log speaks of the mark %d times, want once per side:\n%s", n, log)
 	}
 }
+
+// TestMRTRMalformedRounds: an input_required round that can never be
+// answered (inputRequests not an object, an entry that is not an object or
+// names no or an unknown method, a host-only method the host did not
+// declare) fails at once: the host gets -32602 for its own id saying
+// which input and why, no window opens, and the server gets no retry.
+func TestMRTRMalformedRounds(t *testing.T) {
+	elicit := `{"method":"elicitation/create","params":{"message":"name?","requestedSchema":` + nameSchema + `}}`
+	for _, tt := range []struct {
+		name, inputRequests, want string
+	}{
+		{"array", `[` + elicit + `]`, `the server's inputRequests is an array, not an object of input requests by key`},
+		{"string", `"repo"`, `the server's inputRequests is a string, not an object`},
+		{"entry array", `{"repo":[` + elicit + `]}`, `elicitray cannot answer input request "repo": it is an array, not an object with a method and params`},
+		{"entry number", `{"a":` + elicit + `,"b":7}`, `elicitray cannot answer input request "b": it is a number`},
+		{"no method", `{"k":{"params":{}}}`, `elicitray cannot answer input request "k": it names no method`},
+		{"unknown method", `{"k":{"method":"foo/bar","params":{}}}`, `elicitray cannot answer input request "k" of method "foo/bar": unknown method`},
+		{"undeclared sampling", `{"k":{"method":"sampling/createMessage","params":{}}}`, `elicitray cannot answer input request "k" of method "sampling/createMessage": only the host can, and it did not declare the sampling capability`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startPeer(t, &Options{Approver: ApproverFunc(func(context.Context, *Request) (*Result, error) {
+				t.Error("a window opened for a round that cannot be finished")
+				return &Result{Action: ActionCancel}, nil
+			})})
+			p.hostSends(`{"jsonrpc":"2.0","id":"h-7","method":"tools/call","params":{"name":"t",` + modernMeta + `}}`)
+			p.serverGets()
+			p.serverSends(`{"jsonrpc":"2.0","id":"h-7","result":{"resultType":"input_required","inputRequests":` + tt.inputRequests + `,"requestState":"s1"}}`)
+			var reply struct {
+				ID    string   `json:"id"`
+				Error rpcError `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(p.hostGets()), &reply); err != nil {
+				t.Fatal(err)
+			}
+			if reply.ID != "h-7" || reply.Error.Code != codeInvalidParams || !strings.Contains(reply.Error.Message, tt.want) {
+				t.Errorf("host got %+v, want -32602 for id h-7 saying %q", reply, tt.want)
+			}
+			p.serverMarker() // no retry went out
+			p.marker()       // and nothing else reached the host
+		})
+	}
+}

@@ -394,10 +394,16 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 	if isNull(state) {
 		state = nil
 	}
-	irRaw, _ := getMember(result, "inputRequests")
+	irRaw, given := getMember(result, "inputRequests")
 	var irs []member
-	if len(irRaw) > 0 && irRaw[0] == '{' {
-		irs, _ = members(irRaw)
+	if given && !isNull(irRaw) {
+		// PROTOCOL.md §1: a map key → input request. Anything else can
+		// never be answered, so it fails now rather than after ten retries.
+		var err error
+		if irs, err = members(irRaw); err != nil {
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("the server's inputRequests is %s, not an object of input requests by key; elicitray cannot answer it", jsonKind(irRaw)))
+			return nil, nil, true
+		}
 	}
 	if len(irs) == 0 {
 		if state == nil {
@@ -408,7 +414,12 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 	}
 
 	// PROTOCOL.md §9: sampling and roots only the host can answer; it must
-	// have declared them, or the round cannot be finished.
+	// have declared them, or the round cannot be finished. Every entry is
+	// checked before any window opens: a round that cannot be finished
+	// fails at once, and the host hears why. The host's request was
+	// fine; what the server asked in reply to it is invalid, so the error
+	// is -32602 for the host's id (-32601 would say the host's own method
+	// is unknown).
 	var forHost []member
 	seen := make(map[string]bool, len(irs))
 	for _, m := range irs {
@@ -417,13 +428,28 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 			return nil, nil, true
 		}
 		seen[m.key] = true
-		method := entryMethod(irRaw[m.vStart:m.vEnd])
+		entry := irRaw[m.vStart:m.vEnd]
+		if entry[0] != '{' {
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q: it is %s, not an object with a method and params", m.key, jsonKind(entry)))
+			return nil, nil, true
+		}
+		method := entryMethod(entry)
 		if method == "elicitation/create" {
 			continue
 		}
 		capName, known := hostMethods[method]
-		if _, declared := getMember(hc.hostCaps, capName); !known || !declared {
-			r.failCall(hc, codeInvalidParams, fmt.Sprintf("the server asked for %s (input %q), which only the host can answer and this host did not declare", method, m.key))
+		switch _, declared := getMember(hc.hostCaps, capName); {
+		case method == "":
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q: it names no method", m.key))
+			return nil, nil, true
+		case !known:
+			// Not a request of the revisions elicitray knows. Its host
+			// cannot be assumed to know it either: it declared no
+			// capability for it.
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q of method %q: unknown method", m.key, method))
+			return nil, nil, true
+		case !declared:
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q of method %q: only the host can, and it did not declare the %s capability", m.key, method, capName))
 			return nil, nil, true
 		}
 		forHost = append(forHost, m)
@@ -466,6 +492,23 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 		return nil, nil, true
 	}
 	return responses, state, false
+}
+
+// jsonKind names the kind of the JSON value raw, for error messages.
+func jsonKind(raw []byte) string {
+	switch raw[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "an object that is not valid JSON"
+	}
+	return "a number"
 }
 
 func entryMethod(entry []byte) string {
