@@ -48,8 +48,9 @@ func (r *Relay) request(p *elicitParams) *Request {
 // startElicitation handles a legacy elicitation/create request (PROTOCOL.md
 // §1): it is answered here, never forwarded. Schema problems are answered at
 // once; otherwise the Approver is asked on a goroutine of its own so the
-// relay keeps flowing, and a notifications/cancelled for id ends the wait
-// with no reply at all (PROTOCOL.md §7).
+// relay keeps flowing. The server's notifications/cancelled for id ends the
+// wait with no reply at all; the host's for the tools/call it belongs to
+// ends it with cancel (PROTOCOL.md §7).
 func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawMessage, toServer *lineWriter) {
 	id = append(json.RawMessage(nil), id...)
 	if _, ok := idKey(id); !ok {
@@ -119,27 +120,36 @@ func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawM
 				return
 			}
 		}
-		hostCancelled := errors.Is(context.Cause(pctx), ErrHostCancelled)
+		cause := context.Cause(pctx)
+		hostCancelled := errors.Is(cause, ErrHostCancelled)
 		r.mu.Lock()
-		// After the host cancelled the call, the server cancels its own
-		// request (cases/server-cancels.jsonl): the entry stays so that
-		// notice is recognised and kept from the host.
-		if r.pending[key] == pe && !hostCancelled {
+		// The server withdrew it (cancelPending took the entry away).
+		withdrawn := r.pending[key] != pe
+		// After the host cancelled the call, the server often cancels its
+		// own request too (cases/server-cancels.jsonl): the entry stays so
+		// that notice is recognised and kept from the host.
+		if !withdrawn && !hostCancelled {
 			delete(r.pending, key)
 		}
 		if _, ok := r.urlIDs[pe.elicitationID]; ok {
 			r.urlIDs[pe.elicitationID] = "" // answered; its completion notice is still ours
 		}
 		r.mu.Unlock()
-		if pctx.Err() != nil {
-			if errors.Is(context.Cause(pctx), ErrElicitationComplete) {
-				// The server finished the URL flow without this window:
-				// nobody chose, and the server still awaits an answer.
-				r.reply(toServer, encodeResult(id, elicitResult{Action: ActionCancel}))
-			}
-			// Cancelled by the server or the host, or the relay stopped:
-			// the window is closed and no response is written (PROTOCOL.md §7).
+		switch {
+		case withdrawn:
+			// PROTOCOL.md §7: the server cancelled its request: the window
+			// is closed and no response is written.
 			return
+		case hostCancelled, errors.Is(cause, ErrElicitationComplete):
+			// The host gave up on the call (PROTOCOL.md §7), or the server
+			// finished the URL flow without this window: nobody chose, and
+			// the server still awaits an answer, which is cancel
+			// (PROTOCOL.md §5). The host's notice went to the server first
+			// (fromHost), so it knows why.
+			r.reply(toServer, encodeResult(id, elicitResult{Action: ActionCancel}))
+			return
+		case pctx.Err() != nil:
+			return // the relay stopped: nobody is left to answer
 		}
 		cancel(nil)
 		r.reply(toServer, encodeResult(id, res))

@@ -113,8 +113,10 @@ var (
 	// elicitation (PROTOCOL.md §7). No reply is sent.
 	ErrServerCancelled = errors.New("the server cancelled the request")
 	// ErrHostCancelled: the host cancelled the tools/call the elicitation
-	// belongs to (PROTOCOL.md §7). The window closes; the server, told of
-	// the cancellation too, cancels its request itself.
+	// belongs to (PROTOCOL.md §7). The window closes, and once the server
+	// has been told of the cancellation, its elicitation is answered cancel
+	// (unless the server withdrew it first): a server that does not cancel
+	// its own request would otherwise wait for an answer forever.
 	ErrHostCancelled = errors.New("the host cancelled the tool call")
 	// ErrElicitationComplete: the server sent notifications/elicitation/
 	// complete for a URL elicitation whose window was still open
@@ -290,12 +292,19 @@ func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
 	}
 }
 
-// fromHost inspects one host line and returns what to send to the server.
+// fromHost inspects one host line and returns what to send to the server
+// (nil when it sent the line itself).
 func (r *Relay) fromHost(line []byte) []byte {
 	env, err := scanEnvelope(line)
 	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
+		// The server must hear of it too, and before the cancel answers
+		// of the call's elicitations that this sets off (startElicitation):
+		// so it goes out here, ahead of them.
+		if werr := r.toServer.write(line, false); werr != nil {
+			r.log.printf("writing to the server: %v", werr)
+		}
 		r.hostCancelled(env.Params)
-		return line // the server must hear of it too
+		return nil
 	}
 	if err != nil || !env.isRequest() {
 		// Not ours to judge: the server answers a malformed line -32700,
@@ -508,7 +517,8 @@ func (r *Relay) completeURL(params json.RawMessage) bool {
 }
 
 // hostCancelled closes the prompts of a tools/call the host cancelled
-// (PROTOCOL.md §7); their server requests are answered cancel.
+// (PROTOCOL.md §7); their server requests are answered cancel, by the
+// goroutine of each (startElicitation), once its Approver has let go.
 func (r *Relay) hostCancelled(params json.RawMessage) {
 	key, ok := cancelledID(params)
 	if !ok {
