@@ -38,7 +38,7 @@ func (r *Relay) request(p *elicitParams) *Request {
 		Tool:            tool,
 		Mode:            mode,
 		Message:         p.Message,
-		RequestedSchema: p.RequestedSchema,
+		RequestedSchema: validUTF8(p.RequestedSchema),
 		URL:             p.URL,
 		ElicitationID:   p.ElicitationID,
 		ProtocolVersion: r.version,

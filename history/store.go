@@ -269,6 +269,7 @@ func setFill(tx *bolt.Tx) {
 // add stores r under a new ID and its time key, and indexes and counts it.
 // It returns the record decoded from what was stored.
 func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
+	r = validText(r)
 	if r.Time.IsZero() {
 		r.Time = now()
 	}
