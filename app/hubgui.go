@@ -142,12 +142,22 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 			hw.Changed()
 		}
 	}
+	// quit ends Fyne's loop, on the Fyne goroutine. Not a.Quit, which first
+	// closes every window: Fyne 2.7.1 may then hand a pointer event to a
+	// window marked closing and, when the cursor changes over it, call
+	// through its nil view (a panic in processMouseMoved). A quit that
+	// catches a prompt window on its way to the screen, under the pointer,
+	// did so. The driver's Quit, which Fyne itself calls on SIGTERM, ends
+	// the loop with the windows as they are, and glfw then destroys them.
+	// Nor does it call into a window after the loop has ended, so the
+	// socket's goroutine may call it late (issue 10: a clean quit).
+	quit := func() { a.Driver().Quit() }
 	var tray *ui.Tray
 	if ui.TrayAvailable() {
 		tray = ui.SetupTray(a, ui.TrayActions{
 			History:   showHistory,
 			Settings:  func() { showSettings(a, hub, p) },
-			Quit:      a.Quit,
+			Quit:      quit,
 			SetPaused: func(paused bool) { go hub.SetPaused(paused) },
 			Mute:      func(server string) { go hub.Mute(server, MuteFor) },
 			Unmute:    func(server string) { go hub.Unmute(server) },
@@ -175,7 +185,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	hub.PolicyChanged()
 	hub.Notify = notify
 	hub.Prompter.(*guiPrompter).userEnv = userEnv
-	hub.Quit = func() { fyne.Do(a.Quit) }
+	hub.Quit = func() { fyne.Do(quit) }
 	hub.ShowHistory = func() { fyne.Do(showHistory) }
 	hub.ShowSettings = func() { fyne.Do(func() { showSettings(a, hub, p) }) }
 
@@ -193,7 +203,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		select {
 		case <-fyneDone:
 		default:
-			fyne.Do(a.Quit)
+			fyne.Do(quit)
 		}
 	}()
 	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
