@@ -222,6 +222,13 @@ func newFyneApp() (a fyne.App, err error) {
 		}
 	}()
 	a = fyneapp.NewWithID("io.github.elicitray")
+	// The hub keeps no Fyne preferences, yet Fyne saves them as it stops,
+	// and its own watcher of their file may read it half written: "Fyne
+	// error: Preferences load error: EOF" in hub.log on quit. With nothing
+	// to save, that save goes (the hook serves it alone).
+	if lc, ok := a.Lifecycle().(interface{ SetOnStoppedHookExecuted(func()) }); ok {
+		lc.SetOnStoppedHookExecuted(nil)
+	}
 	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
 	// Fyne quits when its last window closes; the hub outlives its prompt
 	// windows, so one window stays, never shown.
