@@ -151,12 +151,22 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 			hw.Changed()
 		}
 	}
+	// quit ends Fyne's loop, on the Fyne goroutine. Not a.Quit, which first
+	// closes every window: Fyne 2.7.1 may then hand a pointer event to a
+	// window marked closing and, when the cursor changes over it, call
+	// through its nil view (a panic in processMouseMoved). A quit that
+	// catches a prompt window on its way to the screen, under the pointer,
+	// did so. The driver's Quit, which Fyne itself calls on SIGTERM, ends
+	// the loop with the windows as they are, and glfw then destroys them.
+	// Nor does it call into a window after the loop has ended, so the
+	// socket's goroutine may call it late (issue 10: a clean quit).
+	quit := func() { a.Driver().Quit() }
 	var tray *ui.Tray
 	if ui.TrayAvailable() {
 		tray = ui.SetupTray(a, ui.TrayActions{
 			History:   showHistory,
 			Settings:  func() { showSettings(a, hub, p) },
-			Quit:      a.Quit,
+			Quit:      quit,
 			SetPaused: func(paused bool) { go hub.SetPaused(paused) },
 			Mute:      func(server string) { go hub.Mute(server, MuteFor) },
 			Unmute:    func(server string) { go hub.Unmute(server) },
@@ -198,7 +208,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	}
 	hub.Notify = notify
 	hub.Prompter.(*guiPrompter).userEnv = userEnv
-	hub.Quit = func() { fyne.Do(a.Quit) }
+	hub.Quit = func() { fyne.Do(quit) }
 	hub.ShowHistory = func() { fyne.Do(showHistory) }
 	hub.ShowSettings = func() { fyne.Do(func() { showSettings(a, hub, p) }) }
 
@@ -216,7 +226,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		select {
 		case <-fyneDone:
 		default:
-			fyne.Do(a.Quit)
+			fyne.Do(quit)
 		}
 	}()
 	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
@@ -235,6 +245,13 @@ func newFyneApp() (a fyne.App, err error) {
 		}
 	}()
 	a = fyneapp.NewWithID("io.github.elicitray")
+	// The hub keeps no Fyne preferences, yet Fyne saves them as it stops,
+	// and its own watcher of their file may read it half written: "Fyne
+	// error: Preferences load error: EOF" in hub.log on quit. With nothing
+	// to save, that save goes (the hook serves it alone).
+	if lc, ok := a.Lifecycle().(interface{ SetOnStoppedHookExecuted(func()) }); ok {
+		lc.SetOnStoppedHookExecuted(nil)
+	}
 	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
 	// Fyne quits when its last window closes; the hub outlives its prompt
 	// windows, so one window stays, never shown.

@@ -311,14 +311,16 @@ func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 			if stored == nil {
 				return Record{}, fmt.Errorf("history file is damaged: record %d refers to a missing requestedSchema", r.ID)
 			}
-			schema = bytes.Clone(stored)
+			// validSchema: a file written before Add made text valid
+			// may hold a server's invalid UTF-8 (see validText).
+			schema = validSchema(bytes.Clone(stored))
 			rd.cache[string(rr.schema)] = schema
 		}
 		// Each Record gets its own copy, so that a caller changing one
 		// changes no other.
 		r.RequestedSchema = bytes.Clone(schema)
 	case schemaInline:
-		r.RequestedSchema = bytes.Clone(rr.schema)
+		r.RequestedSchema = validSchema(bytes.Clone(rr.schema))
 	}
 	if rr.content != nil {
 		if err := json.Unmarshal(rr.content, &r.Content); err != nil {
@@ -352,5 +354,6 @@ func decodeV1(v []byte) (Record, error) {
 	if err := json.Unmarshal(v, &r); err != nil {
 		return Record{}, fmt.Errorf("decoding version 1 record: %w", err)
 	}
+	r.RequestedSchema = validSchema(r.RequestedSchema)
 	return r, nil
 }

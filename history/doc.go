@@ -63,7 +63,8 @@
 // is stored once, in the schemas bucket under the first 8 bytes of its
 // SHA-256, and the record keeps that reference; Get, List and Export put the
 // schema back, byte for byte as the server sent it (minus surrounding
-// whitespace). Should another schema already hold the reference, the record
+// whitespace, and with any invalid UTF-8 as U+FFFD, as in every text of a
+// record: JSON out of the history is always valid). Should another schema already hold the reference, the record
 // keeps its schema inline. A record's value is binary, since JSON would
 // repeat the field names in every record and take longer to read:
 //

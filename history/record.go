@@ -1,8 +1,11 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Record is one decision on one elicitation.
@@ -66,4 +69,30 @@ type ServerInfo struct {
 	Name    string `json:"name"`
 	Title   string `json:"title,omitempty"`
 	Version string `json:"version,omitempty"`
+}
+
+// validText returns r with every invalid UTF-8 sequence in its text
+// replaced by U+FFFD: its strings and its RequestedSchema. A server's text
+// reaches history as sent, and JSON encoders replace invalid bytes in
+// strings but copy a json.RawMessage as it is, so a schema with such bytes
+// would make every JSON line of List's callers and Export invalid (issue
+// 10). Valid text is returned unchanged, without copying.
+func validText(r Record) Record {
+	for _, s := range []*string{&r.Server, &r.ServerInfo.Name, &r.ServerInfo.Title, &r.ServerInfo.Version,
+		&r.Tool, &r.Mode, &r.Message, &r.URL, &r.Action, &r.DecidedBy, &r.Reason} {
+		if !utf8.ValidString(*s) {
+			*s = strings.ToValidUTF8(*s, "\uFFFD")
+		}
+	}
+	r.RequestedSchema = validSchema(r.RequestedSchema)
+	return r
+}
+
+// validSchema is schema with invalid UTF-8 replaced by U+FFFD; valid JSON
+// holds such bytes only inside strings, so it stays the same JSON.
+func validSchema(schema json.RawMessage) json.RawMessage {
+	if utf8.Valid(schema) {
+		return schema
+	}
+	return bytes.ToValidUTF8(schema, []byte("\uFFFD"))
 }

@@ -299,6 +299,7 @@ func setFill(tx *bolt.Tx) {
 // put stores r as Add describes and reports whether it added or changed a
 // record (false for a replay).
 func put(tx *bolt.Tx, r Record, now func() time.Time) (bool, error) {
+	r = validText(r)
 	if r.Key != "" {
 		if k := tx.Bucket(bucketRequests).Get([]byte(r.Key)); k != nil {
 			_, changed, err := amend(tx, bytes.Clone(k), r)
@@ -313,6 +314,7 @@ func put(tx *bolt.Tx, r Record, now func() time.Time) (bool, error) {
 // a record with a Key stored already goes to amend instead. It returns the
 // record decoded from what was stored.
 func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
+	r = validText(r)
 	if r.Key != "" {
 		if k := tx.Bucket(bucketRequests).Get([]byte(r.Key)); k != nil {
 			stored, _, err := amend(tx, bytes.Clone(k), r)
