@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/elicitray/elicitray/history"
 )
@@ -248,9 +249,19 @@ func smallFileSystem(t *testing.T) string {
 		t.Skipf("mounting a tmpfs: %v\n%s", err, out)
 	}
 	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v\n%s", dir, err, out)
+		// A process killed a moment ago may still be closing its files
+		// there: try again for a while before giving up.
+		var out []byte
+		var err error
+		for range 100 {
+			if out, err = exec.Command("umount", dir).CombinedOutput(); err == nil {
+				os.Remove(dir)
+				return
+			}
+			time.Sleep(pollEvery)
 		}
+		t.Errorf("umount %s: %v\n%s", dir, err, out)
+		_ = exec.Command("umount", "-l", dir).Run()
 		os.Remove(dir)
 	})
 	return dir

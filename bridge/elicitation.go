@@ -149,7 +149,15 @@ func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawM
 			// finished the URL flow without this window: nobody chose, and
 			// the server still awaits an answer, which is cancel
 			// (PROTOCOL.md §5). The host's notice went to the server first
-			// (fromHost), so it knows why.
+			// (fromHost), so it knows why. History keeps this cancel, even
+			// where a person answered at that very moment.
+			if r.opts.Overruled != nil {
+				by := DecidedByHostCancelled
+				if !hostCancelled {
+					by = DecidedByServerCancelled
+				}
+				r.opts.Overruled(req, Result{Action: ActionCancel, DecidedBy: by, Reason: cause.Error()})
+			}
 			r.reply(toServer, encodeResult(id, elicitResult{Action: ActionCancel}))
 			return
 		case pctx.Err() != nil:

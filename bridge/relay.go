@@ -34,9 +34,11 @@ type Options struct {
 	NoDesktop func(req *Request, forwarded bool, err error)
 	// Overruled, when set, is told when the relay sends the server something
 	// else than the Approver decided (an accept whose content does not fit
-	// the schema is answered cancel), with what it sends, before it sends
-	// it: history then keeps what the server received. It runs on the
-	// relay's goroutines and must not block for long.
+	// the schema is answered cancel; the host cancelled the call while the
+	// prompt was open, so the server gets cancel whatever a person chose),
+	// with what it sends, before it sends it: history then keeps what the
+	// server received. It runs on the relay's goroutines and must not block
+	// for long.
 	Overruled func(req *Request, sent Result)
 	// Log receives sentences for people (the host's log). Nil discards.
 	// The child's stderr goes to the command's own Stderr; see NewRelay.
