@@ -534,3 +534,72 @@ func TestFaultHubCrashUnderLoad(t *testing.T) {
 	t.Logf("%d elicitations, %d answered cancel by the crash", len(got), cancels)
 	d.matchHistory(got)
 }
+
+// TestFaultPlantedLinks: links planted in elicitray's directories are not
+// followed. A run directory that is a link to a directory where something
+// listens gets nothing from the wrapper: the server is answered cancel (no
+// hub of the user's own can be reached or started there) and history says
+// why, once. A hub.lock that is a link is not written through, and neither
+// is a spool directory that is one.
+func TestFaultPlantedLinks(t *testing.T) {
+	t.Run("run directory", func(t *testing.T) {
+		d := newDesktop(t)
+		elsewhere := t.TempDir()
+		os.Chmod(elsewhere, 0o700)
+		u := listenUntrusted(t, filepath.Join(elsewhere, socketName))
+		if err := os.Symlink(elsewhere, d.paths.RunDir); err != nil {
+			t.Fatal(err)
+		}
+		fh := d.connectFault("linked", nil)
+		if got := d.received(fh.ask(t, 1, "linked")); !slices.Equal(got, []string{"cancel"}) {
+			t.Errorf("the server got %v, want [cancel]", got)
+		}
+		u.noneReached(t)
+		recs := d.matchHistory(map[string]string{"linked #0": "cancel"})
+		if len(recs) == 1 && (recs[0].DecidedBy != "no-display" || !strings.Contains(recs[0].Reason, "is a symbolic link")) {
+			t.Errorf("the record says %s: %s; want no-display, naming the link", recs[0].DecidedBy, recs[0].Reason)
+		}
+	})
+	t.Run("hub.lock", func(t *testing.T) {
+		d := newDesktop(t)
+		victim := filepath.Join(t.TempDir(), "precious")
+		if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(d.paths.RunDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(victim, d.paths.Lock); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := runElicitray(t, nil, nil, "hub")
+		if code != 1 || !strings.Contains(stderr, "is a symbolic link, which elicitray does not write through") {
+			t.Errorf("hub with a planted lock: exit %d, %s", code, stderr)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
+			t.Errorf("the link's target now holds %q", b)
+		}
+	})
+	t.Run("spool directory", func(t *testing.T) {
+		// history.db is locked, so the hub would spool; the spool is a link.
+		d := newDesktop(t)
+		holdLockUntil(t, d.paths.History)
+		elsewhere := t.TempDir()
+		if err := os.Symlink(elsewhere, spoolDir(d.paths)); err != nil {
+			t.Fatal(err)
+		}
+		fh := d.connectFault("spool", nil)
+		ask := fh.ask(t, 1, "spool")
+		win, _ := d.window()
+		d.answer(win, "Escape")
+		if got := d.received(ask); !slices.Equal(got, []string{"cancel"}) {
+			t.Errorf("the server got %v, want [cancel]", got)
+		}
+		if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+			t.Errorf("the hub wrote %d files through the planted spool link", len(entries))
+		}
+		if st := d.status(); !strings.Contains(st, "1 decision not saved") {
+			t.Errorf("status does not say the decision is not saved:\n%s", st)
+		}
+	})
+}
