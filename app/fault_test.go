@@ -470,6 +470,9 @@ func TestFaultDiskFull(t *testing.T) {
 	if st := d.status(); !strings.Contains(st, "301 decisions not saved: the disk is full") {
 		t.Errorf("status with the disk full:\n%s", st)
 	}
+	if _, stderr, _ := runElicitray(t, nil, nil, "history", "list"); !strings.Contains(stderr, "elicitray: 301 decisions not saved: the disk is full") {
+		t.Errorf("history list with the disk full does not say so on stderr: %q", stderr)
+	}
 
 	if err := os.Remove(filepath.Join(full, "filler")); err != nil {
 		t.Fatal(err)
