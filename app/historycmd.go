@@ -78,11 +78,11 @@ func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.
 	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
 	defer cancel()
 	r, err := c.call(ctx, m, nil)
+	if r.Problem != "" {
+		s.warnf("%s", r.Problem)
+	}
 	switch {
 	case err == nil:
-		if r.Problem != "" {
-			s.warnf("%s", r.Problem)
-		}
 		return r.Records, nil
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)

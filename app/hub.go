@@ -241,7 +241,9 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		st, err := h.records().Store()
 		if err != nil {
-			cs.send(historyReply(m.ID, nil, err))
+			reply := historyReply(m.ID, nil, err)
+			reply.Problem = h.records().state().problem()
+			cs.send(reply)
 			return
 		}
 		recs, err := st.List(q)
