@@ -583,6 +583,38 @@ func TestFaultPlantedLinks(t *testing.T) {
 			t.Errorf("the link's target now holds %q", b)
 		}
 	})
+	t.Run("history.db of another user's", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("a link owned by another user needs root to make: skipped")
+		}
+		d := newDesktop(t)
+		victim := filepath.Join(t.TempDir(), "precious")
+		if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(d.paths.History), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(victim, d.paths.History); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(d.paths.History, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		fh := d.connectFault("histlink", nil)
+		ask := fh.ask(t, 1, "histlink")
+		win, _ := d.window()
+		d.answer(win, "Escape")
+		if got := d.received(ask); !slices.Equal(got, []string{"cancel"}) {
+			t.Errorf("the server got %v, want [cancel]", got)
+		}
+		if st := d.status(); !strings.Contains(st, "1 decision waiting in the spool, not yet in history: "+d.paths.History+" is a symbolic link owned by uid 65534, not you") {
+			t.Errorf("status:\n%s", st)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
+			t.Errorf("the link's target now holds %q", b)
+		}
+	})
 	t.Run("spool directory", func(t *testing.T) {
 		// history.db is locked, so the hub would spool; the spool is a link.
 		d := newDesktop(t)

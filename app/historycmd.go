@@ -39,6 +39,9 @@ func (s historySource) warnf(format string, args ...any) {
 // first takes in what waits in the spool, so that every decision kept shows
 // (DESIGN.md: a decision lands in history exactly once).
 func (s historySource) openDirect() (*history.Store, error) {
+	if err := checkHistoryPath(s.paths.History); err != nil {
+		return nil, err
+	}
 	st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		if n := countSpool(spoolDir(s.paths)); n > 0 {

@@ -105,6 +105,12 @@ func (j *journal) tryOpen() (movedTo string) {
 	if skip {
 		return ""
 	}
+	if err := checkHistoryPath(j.path); err != nil {
+		j.mu.Lock()
+		j.why = err
+		j.mu.Unlock()
+		return ""
+	}
 	// Not under j.mu: waiting for the lock must not hold up decisions.
 	st, moved, err := history.OpenOrRecover(j.path, &history.Options{Timeout: 200 * time.Millisecond})
 	j.mu.Lock()

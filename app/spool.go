@@ -174,6 +174,20 @@ func makePrivateDir(dir string) error {
 	return nil
 }
 
+// checkHistoryPath refuses a history file that is a symbolic link someone
+// else owns: bbolt would write through it. A link of the user's own (history
+// kept on another disk) is theirs to make.
+func checkHistoryPath(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is a symbolic link owned by uid %d, not you; elicitray does not write through it: %w", path, st.Uid, ErrUntrusted)
+	}
+	return nil
+}
+
 // spoolFiles returns the paths of the spool files in dir, none when dir is
 // missing.
 func spoolFiles(dir string) ([]string, error) {
