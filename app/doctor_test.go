@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitray/elicitray/history"
 )
 
 // runElicitray runs the real binary with args, with the test's environment
@@ -47,35 +45,8 @@ func line(out, topic string) string {
 // it when the test does. It returns the holder's pid.
 func holdLock(t *testing.T, path string) int {
 	t.Helper()
-	st, err := history.Open(path, nil) // a history with a decision in it
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Add(history.Record{Server: "github", Message: "Deploy?", Action: "accept", DecidedBy: "user"}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	holder := exec.Command("flock", "--exclusive", path, "sh", "-c", "echo held; exec cat")
-	in, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Skipf("flock(1) is needed to hold a lock: %v", err)
-	}
-	t.Cleanup(func() {
-		in.Close() // cat ends, and flock with it
-		holder.Wait()
-	})
-	buf := make([]byte, 5)
-	if _, err := io.ReadFull(out, buf); err != nil || string(buf) != "held\n" {
-		t.Fatalf("the lock holder did not start: %v %q", err, buf)
-	}
-	return holder.Process.Pid
+	pid, _ := holdLockUntil(t, path)
+	return pid
 }
 
 // TestDoctor (issue 9): doctor's findings for what stops prompts, each as a

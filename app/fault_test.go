@@ -363,7 +363,7 @@ func childOf(t *testing.T, pid int) int {
 // lock is gone they land in history, exactly once.
 func TestFaultHistoryLocked(t *testing.T) {
 	d := newDesktop(t)
-	release := holdLockUntil(t, d.paths.History)
+	_, release := holdLockUntil(t, d.paths.History)
 	fh := d.connectFault("locked", nil)
 	ask := fh.ask(t, 2, "locked")
 	for range 2 {
@@ -392,9 +392,10 @@ func TestFaultHistoryLocked(t *testing.T) {
 	d.matchHistory(map[string]string{"locked #0": "accept", "locked #1": "accept", "after #0": "cancel", "Deploy?": "accept"})
 }
 
-// holdLockUntil holds an exclusive flock on path (made a history first) in
-// another process until the returned func is called or the test ends.
-func holdLockUntil(t *testing.T, path string) (release func()) {
+// holdLockUntil holds an exclusive flock on path (made a history with one
+// decision first) in another process until release is called or the test
+// ends; pid is the holder's.
+func holdLockUntil(t *testing.T, path string) (pid int, release func()) {
 	t.Helper()
 	st, err := history.Open(path, nil)
 	if err != nil {
@@ -428,7 +429,7 @@ func holdLockUntil(t *testing.T, path string) (release func()) {
 		})
 	}
 	t.Cleanup(release)
-	return release
+	return holder.Process.Pid, release
 }
 
 // TestFaultDiskFull: the disk holding history fills up before the hub

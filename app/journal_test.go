@@ -17,7 +17,7 @@ import (
 func TestJournalTellsTheUser(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "history.db")
-	release := holdLockUntil(t, path)
+	_, release := holdLockUntil(t, path)
 	var mu sync.Mutex
 	var told []string
 	j, _ := openJournal(path, &spool{dir: filepath.Join(dir, "spool"), role: "hub"}, t.Logf)
