@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // runElicitray runs the real binary with args, with the test's environment
