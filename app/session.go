@@ -86,6 +86,9 @@ var hubEnvVars = []string{
 	"HOME", "USER", "LOGNAME", "PATH", "SHELL", "TERM", "TZ", "TMPDIR", "ELICITRAY_HOME",
 	"LANG", "LC_ALL", "LC_MESSAGES", "LC_TIME", "LC_CTYPE",
 	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
+	// The Go runtime's own settings: a race-detector build of the tests
+	// halts the hub on a race as it does the wrapper.
+	"GORACE",
 }
 
 // hubEnv is the part of env a hub started from it keeps (hubEnvVars).
