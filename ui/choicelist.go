@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -134,7 +133,10 @@ func (c *choiceList) build() fyne.CanvasObject {
 	// A fixed height: the list neither jumps as a filter narrows it nor
 	// grows with its choices.
 	rowHeight := newChoiceRow(c).MinSize().Height + theme.Padding() // and the separator
-	height := canvas.NewRectangle(color.Transparent)
+	// On the entries' background, so that where the list ends shows when
+	// a filter leaves a few rows.
+	height := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	height.CornerRadius = theme.InputRadiusSize()
 	height.SetMinSize(fyne.NewSize(0, (listPage+0.5)*rowHeight))
 
 	c.status = widget.NewLabel("")
