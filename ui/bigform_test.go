@@ -14,9 +14,9 @@ import (
 )
 
 // bigSchema is a requestedSchema of n fields "f0", "f1"… titled "Field
-// 0"…, of five kinds in turn: text, a whole number from 0 to 10, a
-// boolean, a single select of three and a multi select of three. With
-// required, every text field is required.
+// 0"…, each with a description of two lines, of five kinds in turn: text,
+// a whole number from 0 to 10, a boolean, a single select of three and a
+// multi select of three. With required, every text field is required.
 func bigSchema(n int, required bool) string {
 	props := make([]string, n)
 	var req []string
@@ -35,7 +35,8 @@ func bigSchema(n int, required bool) string {
 		case 4:
 			kind = `"type":"array","items":{"type":"string","enum":["x","y","z"]}`
 		}
-		props[i] = fmt.Sprintf(`"f%d":{%s,"title":"Field %d","description":"What field %d is for."}`, i, kind, i, i)
+		props[i] = fmt.Sprintf(`"f%d":{%s,"title":"Field %d","description":"What field %d is for: where it shows `+
+			`on the record, who reads it, and what happens when it is left empty."}`, i, kind, i, i)
 	}
 	s := `{"type":"object","properties":{` + strings.Join(props, ",") + `}`
 	if required {

@@ -21,6 +21,36 @@ import (
 // of view; past it, people find a choice faster by typing part of it.
 const longList = 20
 
+// maxCheckBoxes is the most check boxes a form shows for its short multi
+// selects; a form that would have more shows all of its multi selects as
+// lists. 500 multi selects of 20 choices, 10,000 check boxes, took about
+// 3 s to open; as lists, under 1 s.
+const maxCheckBoxes = 1000
+
+// checkBoxes is how many check boxes the multi selects of form would have
+// as short lists.
+func checkBoxes(form *elicit.Form) int {
+	n := 0
+	for _, f := range form.Fields {
+		if f.Kind == elicit.KindMultiSelect && len(f.Options) <= longList {
+			n += len(f.Options)
+		}
+	}
+	return n
+}
+
+// asList reports whether f is shown as a choiceList, in a form whose short
+// multi selects would have checks check boxes.
+func asList(f *elicit.Field, checks int) bool {
+	switch f.Kind {
+	case elicit.KindSelect:
+		return len(f.Options) > longList
+	case elicit.KindMultiSelect:
+		return len(f.Options) > longList || checks > maxCheckBoxes
+	}
+	return false
+}
+
 // listPage is how many whole rows a choiceList shows at once, and how far
 // Page Up and Page Down move; it shows half a row more, so that it looks
 // like what it is, a list that scrolls.
@@ -141,7 +171,6 @@ func (c *choiceList) build() fyne.CanvasObject {
 
 	c.status = widget.NewLabel("")
 	c.status.SizeName = theme.SizeNameCaptionText
-	c.status.Truncation = fyne.TextTruncateEllipsis
 	c.showStatus()
 	return container.NewVBox(c.filter, container.NewStack(height, c.list), c.status)
 }
@@ -229,7 +258,9 @@ func (c *choiceList) showStatus() {
 			b.WriteString(" and " + Thousands(c.count-shortLabelList) + " more")
 		}
 	}
-	c.status.SetText(b.String())
+	c.status.Text = b.String()
+	cutIfWide(c.status)
+	c.status.Refresh()
 }
 
 // chosenLabels lists the labels of the first n choices picked, as shown.
@@ -506,7 +537,6 @@ func newChoiceRow(c *choiceList) *choiceRow {
 	r.bg.Hide()
 	r.icon = widget.NewIcon(c.off)
 	r.label = widget.NewLabel("")
-	r.label.Truncation = fyne.TextTruncateEllipsis
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -523,7 +553,11 @@ func (r *choiceRow) show(row int, highlighted bool) {
 		return
 	}
 	i := c.shown[row]
-	r.label.SetText(clip(oneLine(c.f.Options[i].Label), maxLabel))
+	// Row labels are laid out again as the list scrolls: Fyne's ellipsis
+	// only where it is needed (cutIfWide).
+	r.label.Text = clip(oneLine(c.f.Options[i].Label), maxLabel)
+	cutIfWide(r.label)
+	r.label.Refresh()
 	res := c.off
 	if c.picked[i] {
 		res = c.on

@@ -529,3 +529,36 @@ func TestHistoryDetailLongLists(t *testing.T) {
 		}
 	}
 }
+
+// TestChoiceListManyCheckBoxes: a form whose short multi selects would
+// need more than maxCheckBoxes check boxes shows them all as lists, which
+// open much faster; up to it, they stay check boxes.
+func TestChoiceListManyCheckBoxes(t *testing.T) {
+	multis := func(fields int) string {
+		var values []string
+		for c := 'a'; c < 'a'+20; c++ {
+			values = append(values, fmt.Sprintf("%q", string(c)))
+		}
+		props := make([]string, fields)
+		for i := range props {
+			props[i] = fmt.Sprintf(`"m%d":{"type":"array","items":{"enum":[%s]}}`, i, strings.Join(values, ","))
+		}
+		return `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+	}
+	for _, tt := range []struct {
+		fields    int
+		wantLists bool
+	}{
+		{maxCheckBoxes / 20, false},
+		{maxCheckBoxes/20 + 1, true},
+	} {
+		t.Run(fmt.Sprint(tt.fields), func(t *testing.T) {
+			h := newSchemaHarness(t, multis(tt.fields))
+			for _, r := range h.v.rows {
+				if got := r.choices != nil; got != tt.wantLists {
+					t.Fatalf("%d multi selects of 20: %s shown as a list: %v, want %v", tt.fields, r.f.Name, got, tt.wantLists)
+				}
+			}
+		})
+	}
+}

@@ -154,11 +154,14 @@ func promptTitle(server string) string {
 	return "elicitray — " + server + " asks"
 }
 
+// promptWidth is how wide a form prompt opens.
+const promptWidth = 560
+
 // size is 560 wide and as tall as the whole form wants, with room for an
 // error line, within bounds that keep a long form on the screen (the form
 // scrolls).
 func (v *promptView) size() fyne.Size {
-	const width = 560
+	const width = promptWidth
 	// Wrapped text (a warning, a long description) is as tall as the width
 	// makes it: lay out once at about the window's width before measuring,
 	// or the first layout leaves gaps where a narrow label was measured.
@@ -338,10 +341,12 @@ func (v *promptView) build() fyne.CanvasObject {
 	var rows []fyne.CanvasObject
 	if v.p.Form != nil {
 		defaults := v.p.Form.Defaults()
+		checks := checkBoxes(v.p.Form)
 		anyRequired := false
 		for i := range v.p.Form.Fields {
 			f := &v.p.Form.Fields[i]
 			r := newFieldRow(f, v.keys, defaults[f.Name], v.onFieldChanged)
+			r.list = asList(f, checks)
 			r.server = v.p.Server
 			r.onFocus = v.reveal
 			v.rows = append(v.rows, r)
@@ -507,6 +512,7 @@ type fieldRow struct {
 	changed  func()
 	initial  any
 	onFocus  func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
+	list     bool                    // a select shown as a choiceList (asList)
 	box      *fyne.Container
 	err      error
 	edited   bool // the user changed the entry's text
@@ -541,7 +547,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 	if r.f.Required {
 		label += " *"
 	}
-	if (r.f.Kind == elicit.KindSelect || r.f.Kind == elicit.KindMultiSelect) && len(r.f.Options) > longList {
+	if r.list {
 		box.Add(fieldLabel(label))
 		r.choices = newChoiceList(r.f, r.keys, r.initial, r.onTouched)
 		r.choices.onFocus = focused
@@ -622,7 +628,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 // finishBuild adds the help text and the error line under the field.
 func (r *fieldRow) finishBuild() fyne.CanvasObject {
 	if help := helpText(r.f); help != "" {
-		r.box.Add(helpLabel(help))
+		r.box.Add(fieldHelp(help))
 	}
 	r.errLabel = widget.NewLabel("")
 	r.errLabel.Wrapping = fyne.TextWrapWord
@@ -878,19 +884,48 @@ func boldLabel(s string) *widget.Label {
 // window it stops from narrowing further.
 func fieldLabel(s string) *widget.Label {
 	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	if fyne.MeasureText(s, theme.TextSize(), l.TextStyle).Width > maxUncutLabel {
-		l.Truncation = fyne.TextTruncateEllipsis
-	}
+	cutIfWide(l)
 	return l
 }
 
-// maxUncutLabel is the widest a field's label may be without an ellipsis.
+// maxUncutLabel is the widest a label of the form may be without an
+// ellipsis.
 const maxUncutLabel = 320
+
+// cutIfWide gives l, holding its text, an ellipsis only if the text is
+// wider than maxUncutLabel (see fieldLabel); measuring is cached.
+func cutIfWide(l *widget.Label) {
+	size := theme.TextSize()
+	if l.SizeName != "" {
+		size = theme.Size(l.SizeName)
+	}
+	l.Truncation = fyne.TextTruncateOff
+	if fyne.MeasureText(l.Text, size, l.TextStyle).Width > maxUncutLabel {
+		l.Truncation = fyne.TextTruncateEllipsis
+	}
+}
 
 func smallLabel(s string) *widget.Label {
 	l := widget.NewLabel(s)
 	l.SizeName = theme.SizeNameCaptionText
 	l.Truncation = fyne.TextTruncateEllipsis
+	return l
+}
+
+// fieldHelp is the help line under a field, broken into lines for the
+// width the window opens at (prewrap): the window's, less its padding, the
+// room kept for the scroll bar and the label's own padding. Fyne does not
+// wrap it again: its word wrapping measures prefix after prefix of a
+// paragraph to find where each line ends, at every width the form is laid
+// out at, and Fyne lays a window's content out at its narrowest first.
+// A form of 500 fields with two-line descriptions took 2 s to open that
+// way, 0.35 s now (issue 10). So a window with long help lines does not
+// get narrower than it opens.
+func fieldHelp(s string) *widget.Label {
+	l := helpLabel(s)
+	width := promptWidth - 4*theme.Padding() - 2*theme.InnerPadding()
+	l.Text = prewrap(s, width, theme.Size(l.SizeName), l.TextStyle)
+	l.Wrapping = fyne.TextWrapOff
 	return l
 }
 
