@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // longListSchema is a requestedSchema of one required titled single select
@@ -41,11 +45,13 @@ func TestEndToEndLongList(t *testing.T) {
 	}
 	t.Setenv(askServerEnv, "1") // inherited by the wrapper, and so by its server
 	cs := d.connect("travel", exe)
+	asked := time.Now()
 	call := d.callWith(cs, "ask", map[string]any{
 		"message": "Which office do you visit?",
 		"schema":  longListSchema(10000),
 	})
 	win, _ := d.window()
+	t.Logf("the window showed %v after the call, the hub's start included (for the record, not a limit)", time.Since(asked).Round(time.Millisecond))
 	d.typeInto(win, "zu")
 	for _, key := range []string{"Down", "Down", "space"} {
 		d.xdo("key", "--window", win, key)
@@ -58,4 +64,58 @@ func TestEndToEndLongList(t *testing.T) {
 	if got := d.history()[0].Content["city"]; got != "ch-zug" {
 		t.Errorf("history records city %v, want ch-zug", got)
 	}
+}
+
+// TestEndToEndBigForm (issue 10): a form of 500 text fields through the
+// real wrapper and hub opens in a window that fits the screen (Xvfb's
+// 1280×1024; the prompt's own cap is 720 high); Tab walks the focus from
+// the first field to the last, 499 presses; what was typed in both is what
+// the server receives.
+func TestEndToEndBigForm(t *testing.T) {
+	d := newDesktop(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(askServerEnv, "1")
+	cs := d.connect("crm", exe)
+	props := make([]string, 500)
+	for i := range props {
+		// Zero-padded: the ask server's SDK sends the properties in the
+		// order of their names.
+		props[i] = fmt.Sprintf(`"f%03d":{"type":"string","title":"Field %d","description":"What goes in field %d of the record."}`, i, i, i)
+	}
+	asked := time.Now()
+	call := d.callWith(cs, "ask", map[string]any{
+		"message": "Update the record.",
+		"schema":  `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`,
+	})
+	win, _ := d.window()
+	t.Logf("the window showed %v after the call, the hub's start included (for the record, not a limit)", time.Since(asked).Round(time.Millisecond))
+	if w, h := d.geometry(win); w > 1280 || h > 720 {
+		t.Errorf("the window is %d×%d: it must fit the screen, at most 720 high", w, h)
+	}
+	d.typeInto(win, "first")
+	d.xdo("key", "--window", win, "--repeat", "499", "--delay", "5", "Tab")
+	d.xdo("type", "--window", win, "last")
+	d.answer(win, "Return")
+	if got, want := d.result(call), `{"action":"accept","content":{"f000":"first","f499":"last"}}`; got != want {
+		t.Errorf("the server received %s, want %s", got, want)
+	}
+}
+
+// geometryRE reads xdotool getwindowgeometry's size line.
+var geometryRE = regexp.MustCompile(`Geometry: (\d+)x(\d+)`)
+
+// geometry is the size of window win on the screen, in pixels.
+func (d *desktop) geometry(win string) (w, h int) {
+	d.t.Helper()
+	out, err := exec.Command("xdotool", "getwindowgeometry", win).Output()
+	m := geometryRE.FindStringSubmatch(string(out))
+	if err != nil || m == nil {
+		d.t.Fatalf("xdotool getwindowgeometry %s: %v\n%s", win, err, out)
+	}
+	w, _ = strconv.Atoi(m[1])
+	h, _ = strconv.Atoi(m[2])
+	return w, h
 }

@@ -83,3 +83,16 @@ func BenchmarkType500Fields(b *testing.B) {
 		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyBackspace})
 	}
 }
+
+// BenchmarkTab500Fields moves the focus to the next field of a form of
+// 500, as Tab does: the form scrolls to show it.
+func BenchmarkTab500Fields(b *testing.B) {
+	a := test.NewTempApp(b)
+	form := benchForm(b, bigSchema(elicit.MaxFields, false))
+	pw := ShowPrompt(a, &Prompt{Server: "bench", Message: "Fill in.", Form: form}, func(Answer) {})
+	defer pw.Close()
+	c := pw.win.Canvas()
+	for b.Loop() {
+		test.FocusNext(c)
+	}
+}
