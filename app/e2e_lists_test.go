@@ -119,3 +119,47 @@ func (d *desktop) geometry(win string) (w, h int) {
 	h, _ = strconv.Atoi(m[2])
 	return w, h
 }
+
+// TestEndToEndBeyondLimits (issue 10): past the limits, the server's
+// elicitation gets -32602 from the wrapper, naming the limit, and no
+// window opens: a form of 501 fields and a select of 10,001 choices. (How
+// and when the wrapper's record of a refusal reaches the history is issue
+// 10's durability work; nested.txtar shows the record.)
+func TestEndToEndBeyondLimits(t *testing.T) {
+	d := newDesktop(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(askServerEnv, "1")
+	cs := d.connect("crm", exe)
+	props := make([]string, 501)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"f%03d":{"type":"string"}`, i)
+	}
+	for _, tt := range []struct {
+		name, schema, want string
+	}{
+		{"501 fields", `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`,
+			"requestedSchema: has 501 properties; elicitray shows at most 500"},
+		{"10,001 choices", longListSchema(10001),
+			`property "city": offers 10001 choices; elicitray shows at most 10000 in a single select`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := d.with(t)
+			var got struct {
+				Error struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			text := d.text(<-d.callWith(cs, "ask", map[string]any{"message": "Too much?", "schema": tt.schema}))
+			if err := json.Unmarshal([]byte(text), &got); err != nil || got.Error.Code != -32602 || !strings.Contains(got.Error.Message, tt.want) {
+				t.Errorf("the server's elicitation got %s, want error -32602 with %q", text, tt.want)
+			}
+			if ids := visibleWindows(""); len(ids) != 0 {
+				t.Errorf("%d windows opened for a schema past the limits", len(ids))
+			}
+		})
+	}
+}

@@ -173,19 +173,30 @@ func TestPromptBigFormKeys(t *testing.T) {
 	}
 }
 
-// TestPromptBigFormHint: the hint under a form with hundreds of fields to
-// fix names the first few and counts the rest, on one line.
+// TestPromptBigFormHint: the hint beside the buttons of a form with a
+// hundred fields to fix says how many, then names the first few.
 func TestPromptBigFormHint(t *testing.T) {
 	h := newSchemaHarness(t, bigSchema(elicit.MaxFields, true))
-	if got, want := h.v.hint.Text, "To submit, fix: Field 0, Field 5, Field 10, Field 15, Field 20 and 95 more"; got != want {
+	if got, want := h.v.hint.Text, "To submit, fix 100 fields: Field 0, Field 5, Field 10, Field 15, Field 20, …"; got != want {
 		t.Errorf("hint = %q, want %q", got, want)
 	}
+	before := h.v.form.MinSize().Height
 	h.press(fyne.KeyReturn) // shows every error, goes to the first
 	if h.c.Focused() != h.row("f0").entry {
 		t.Errorf("Return on the invalid form: focus on %T, want Field 0", h.c.Focused())
 	}
 	if len(h.answers) != 0 {
 		t.Errorf("an invalid form was answered: %+v", h.answers)
+	}
+	// The form grows by the error lines, so that the scroll still
+	// reaches its last field, and shrinks again as they go.
+	shown := h.v.form.MinSize().Height
+	if line := h.row("f0").errLabel.MinSize().Height; shown < before+100*line {
+		t.Errorf("with 100 error lines of %v the form is %v tall, was %v", line, shown, before)
+	}
+	test.Type(h.row("f0").entry, "x")
+	if got := h.v.form.MinSize().Height; got >= shown {
+		t.Errorf("an error line gone, the form is %v tall, was %v", got, shown)
 	}
 }
 

@@ -317,6 +317,10 @@ type promptView struct {
 	decline *keyButton
 	submit  *keyButton
 	content fyne.CanvasObject
+
+	// formLayout lays out form; validate tells it when a field's error
+	// line came or went.
+	formLayout *formLayout
 }
 
 // newPromptView builds the content for p; done receives the answer.
@@ -357,7 +361,8 @@ func (v *promptView) build() fyne.CanvasObject {
 			rows = append(rows, smallLabel("* required"))
 		}
 	}
-	v.form = container.NewVBox(rows...)
+	v.formLayout = &formLayout{}
+	v.form = container.New(v.formLayout, rows...)
 	form := v.form
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
@@ -448,26 +453,29 @@ func (v *promptView) validate() bool {
 			missing = append(missing, r.f.Label())
 		}
 	}
+	v.formLayout.changed()
 	if len(missing) == 0 {
 		v.submit.Enable()
 		v.hint.SetText("")
 		return true
 	}
 	v.submit.Disable()
-	v.hint.SetText("To submit, fix: " + someNames(missing))
+	v.hint.SetText(fixHint(missing))
 	return false
 }
 
-// hintNames is how many fields the hint names before "and N more": the
-// hint is one line, and a form may have hundreds of fields to fix.
+// hintNames is how many fields the hint names: it is one line beside the
+// buttons, and a form may have hundreds of fields to fix.
 const hintNames = 5
 
-// someNames joins the first hintNames names: "A, B, C, D, E and 495 more".
-func someNames(names []string) string {
+// fixHint says which fields keep the form from being submitted: "To
+// submit, fix: Name, Email", or with more than hintNames, how many first:
+// "To submit, fix 100 fields: Field 0, Field 5, …".
+func fixHint(names []string) string {
 	if len(names) <= hintNames {
-		return strings.Join(names, ", ")
+		return "To submit, fix: " + strings.Join(names, ", ")
 	}
-	return strings.Join(names[:hintNames], ", ") + " and " + Thousands(len(names)-hintNames) + " more"
+	return "To submit, fix " + Thousands(len(names)) + " fields: " + strings.Join(names[:hintNames], ", ") + ", …"
 }
 
 func (v *promptView) onSubmit() {
@@ -919,7 +927,7 @@ func smallLabel(s string) *widget.Label {
 // paragraph to find where each line ends, at every width the form is laid
 // out at, and Fyne lays a window's content out at its narrowest first.
 // A form of 500 fields with two-line descriptions took 2 s to open that
-// way, 0.35 s now (issue 10). So a window with long help lines does not
+// way, about 0.4 s now (issue 10). So a window with long help lines does not
 // get narrower than it opens.
 func fieldHelp(s string) *widget.Label {
 	l := helpLabel(s)
