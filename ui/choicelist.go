@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -56,9 +57,9 @@ func asList(f *elicit.Field, checks int) bool {
 // like what it is, a list that scrolls.
 const listPage = 7
 
-// shortLabelList is how many chosen labels the status line of a multi
-// select names before "and N more".
-const shortLabelList = 3
+// statusNames is how many chosen labels the status line of a multi select
+// names before "and N more".
+const statusNames = 3
 
 // choiceList is a single or multi select of more than longList choices
 // (issue 10: lists of 10,000). Typing in its filter entry narrows the list
@@ -95,6 +96,10 @@ type choiceList struct {
 	// cursor is the highlighted row, an index into shown, or -1 when
 	// shown is empty. It is highlighted while the list has the focus.
 	cursor int
+	// rowHeight is a row's, separator included; scrolledTo the list's
+	// scroll offset after it last scrolled to the cursor, to tell whether
+	// the user scrolled it since.
+	rowHeight, scrolledTo float32
 
 	// changed is called after the user picked or unpicked a choice;
 	// onFocus when the filter or the list gets the keyboard focus.
@@ -133,12 +138,14 @@ func newChoiceList(f *elicit.Field, keys *promptKeys, initial any, changed func(
 	case []string:
 		chosen = v
 	}
-	for _, v := range chosen {
+	if len(chosen) > 0 {
+		index := make(map[string]int, len(f.Options))
 		for i, o := range f.Options {
-			if o.Value == v && !c.picked[i] {
-				c.picked[i] = true
-				c.count++
-				break
+			index[o.Value] = i
+		}
+		for _, v := range chosen {
+			if i, ok := index[v]; ok {
+				c.set(i, true)
 			}
 		}
 	}
@@ -162,12 +169,12 @@ func (c *choiceList) build() fyne.CanvasObject {
 	c.list = newChoiceRows(c)
 	// A fixed height: the list neither jumps as a filter narrows it nor
 	// grows with its choices.
-	rowHeight := newChoiceRow(c).MinSize().Height + theme.Padding() // and the separator
+	c.rowHeight = newChoiceRow(c).MinSize().Height + theme.Padding() // and the separator
 	// On the entries' background, so that where the list ends shows when
 	// a filter leaves a few rows.
 	height := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	height.CornerRadius = theme.InputRadiusSize()
-	height.SetMinSize(fyne.NewSize(0, (listPage+0.5)*rowHeight))
+	height.SetMinSize(fyne.NewSize(0, (listPage+0.5)*c.rowHeight))
 
 	c.status = widget.NewLabel("")
 	c.status.SizeName = theme.SizeNameCaptionText
@@ -222,10 +229,17 @@ func (c *choiceList) applyFilter(text string) {
 	c.shown = shown
 	c.cursor = c.startRow()
 	c.list.Refresh()
+	c.scrollToCursor()
+	c.showStatus()
+}
+
+// scrollToCursor scrolls the list to show the highlighted row, and notes
+// where it scrolled to.
+func (c *choiceList) scrollToCursor() {
 	if c.cursor >= 0 {
 		c.list.ScrollTo(c.cursor)
 	}
-	c.showStatus()
+	c.scrolledTo = c.list.GetScrollOffset()
 }
 
 // showStatus says how many choices the filter shows and which are chosen.
@@ -240,7 +254,7 @@ func (c *choiceList) showStatus() {
 		b.WriteString(Thousands(n) + " of " + Thousands(len(c.f.Options)) + " match")
 	}
 	b.WriteString(" · ")
-	chosen := c.chosenLabels(shortLabelList + 1)
+	chosen := c.chosenLabels(statusNames + 1)
 	switch {
 	case !c.multi && c.count == 0:
 		b.WriteString("nothing chosen")
@@ -252,10 +266,10 @@ func (c *choiceList) showStatus() {
 			b.WriteString(" (" + r + ")")
 		}
 		if c.count > 0 {
-			b.WriteString(": " + strings.Join(chosen[:min(len(chosen), shortLabelList)], ", "))
+			b.WriteString(": " + strings.Join(chosen[:min(len(chosen), statusNames)], ", "))
 		}
-		if c.count > shortLabelList {
-			b.WriteString(" and " + Thousands(c.count-shortLabelList) + " more")
+		if c.count > statusNames {
+			b.WriteString(" and " + Thousands(c.count-statusNames) + " more")
 		}
 	}
 	c.status.Text = b.String()
@@ -281,12 +295,15 @@ func (c *choiceList) chosenLabels(n int) []string {
 // or "" when any number will do.
 func itemsRange(f *elicit.Field) string {
 	lo, hi := f.MinItems, f.MaxItems
+	if lo != nil && *lo == 0 {
+		lo = nil // "at least 0" says nothing
+	}
 	switch {
 	case lo != nil && hi != nil && *lo == *hi:
 		return fmt.Sprintf("choose %d", *lo)
 	case lo != nil && hi != nil:
 		return fmt.Sprintf("choose %d to %d", *lo, *hi)
-	case lo != nil && *lo > 0:
+	case lo != nil:
 		return fmt.Sprintf("choose at least %d", *lo)
 	case hi != nil:
 		return fmt.Sprintf("choose at most %d", *hi)
@@ -353,7 +370,7 @@ func (c *choiceList) moveTo(row int) {
 	c.cursor = max(0, min(row, len(c.shown)-1))
 	c.list.RefreshItem(old)
 	c.list.RefreshItem(c.cursor)
-	c.list.ScrollTo(c.cursor)
+	c.scrollToCursor()
 }
 
 // value is the field's typed value: the picked choice's value, the values
@@ -431,8 +448,8 @@ func newChoiceRows(c *choiceList) *choiceRows {
 	l.UpdateItem = func(row widget.ListItemID, o fyne.CanvasObject) {
 		o.(*choiceRow).show(row, l.focused && row == c.cursor)
 	}
-	// A click, or widget.List's own Space: pick, and let the row be
-	// clicked again (widget.List would keep it selected).
+	// A click: pick, and let the row be clicked again (widget.List would
+	// keep it selected).
 	l.OnSelected = func(row widget.ListItemID) {
 		l.UnselectAll()
 		c.cursor = row
@@ -442,18 +459,25 @@ func newChoiceRows(c *choiceList) *choiceRows {
 	return l
 }
 
-// FocusGained highlights the current row, in view.
+// FocusGained highlights the current row, in view; or, when the user
+// scrolled the list since it was last there, the first row in view: the
+// keys start where the user looks, and a click (which focuses the list
+// first) picks its row without the list jumping away and back.
 func (l *choiceRows) FocusGained() {
+	c := l.c
 	l.focused = true
-	if l.c.cursor < 0 {
-		l.c.cursor = l.c.startRow()
+	if c.cursor < 0 {
+		c.cursor = c.startRow()
 	}
-	if l.c.cursor >= 0 {
-		l.ScrollTo(l.c.cursor)
-		l.RefreshItem(l.c.cursor)
+	if off := l.GetScrollOffset(); off != c.scrolledTo && c.cursor >= 0 {
+		c.cursor = min(int(math.Ceil(float64(off/c.rowHeight))), len(c.shown)-1)
 	}
-	if l.c.onFocus != nil {
-		l.c.onFocus()
+	c.scrollToCursor()
+	if c.cursor >= 0 {
+		l.RefreshItem(c.cursor)
+	}
+	if c.onFocus != nil {
+		c.onFocus()
 	}
 }
 

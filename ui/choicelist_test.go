@@ -562,3 +562,26 @@ func TestChoiceListManyCheckBoxes(t *testing.T) {
 		})
 	}
 }
+
+// TestChoiceListScrolledByWheel: after the user scrolls the list with the
+// mouse wheel, a click picks the row clicked without the list jumping, and
+// the keys start from the rows in view, not from where the list was.
+func TestChoiceListScrolledByWheel(t *testing.T) {
+	h := newSchemaHarness(t, choiceSchema(places(10000), true, false, ""))
+	c := h.list("cities")
+	c.list.ScrollToOffset(100 * c.rowHeight) // the wheel
+	h.clickRow(c, "Place 00102")
+	if got := c.list.GetScrollOffset(); got != 100*c.rowHeight {
+		t.Errorf("the list moved from %v to %v on a click", 100*c.rowHeight, got)
+	}
+	if got, want := c.status.Text, "10,000 choices · 1 chosen: Place 00102"; got != want {
+		t.Errorf("status = %q, want %q", got, want)
+	}
+
+	c.list.ScrollToOffset(5000 * c.rowHeight)
+	h.c.Focus(c.filter)
+	h.keys(fyne.KeyDown, fyne.KeySpace) // into the list, where it was scrolled to
+	if got, want := c.status.Text, "10,000 choices · 2 chosen: Place 00102, São Paulo"; got != want {
+		t.Errorf("status = %q, want %q", got, want)
+	}
+}
