@@ -12,7 +12,7 @@ BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet demo screenshots bench bench-history clean
+.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet demo screenshots bench bench-history bench-ui clean
 
 all: build
 
@@ -80,6 +80,14 @@ bench: deps
 bench-history:
 	@command -v $(GO) >/dev/null || { echo "elicitray needs Go 1.26 or newer: https://go.dev/dl/"; exit 1; }
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./history/
+
+# The prompt benchmarks at the form limits (issue 10): opening a window with
+# a 10,000-choice list and with a 500-field form, filtering the list, a key
+# typed in the big form; and parsing a 10,000-choice schema.
+bench-ui:
+	@command -v $(GO) >/dev/null || { echo "elicitray needs Go 1.26 or newer: https://go.dev/dl/"; exit 1; }
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 2 ./ui/
+	$(GO) test -run '^$$' -bench ParseTitledChoices -benchtime 20x -count 2 ./bridge/elicit/
 
 clean:
 	rm -rf bin

@@ -3,17 +3,20 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // askServerEnv makes the test binary the "ask" server (see TestMain): one
 // tool, "ask", that elicits the message and schema it is given and
-// answers with the ElicitResult as JSON.
+// answers with the ElicitResult as JSON, or with the JSON-RPC error the
+// elicitation got, as {"error":{"code":…,"message":…}}.
 const askServerEnv = "ELICITRAY_ASK_SERVER"
 
 // askArgs are the ask tool's arguments.
@@ -30,6 +33,11 @@ func askServe() int {
 			return nil, nil, err
 		}
 		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: in.Message, RequestedSchema: schema})
+		if we, ok := errors.AsType[*jsonrpc.Error](err); ok {
+			// The elicitation's JSON-RPC error as the answer, code and all.
+			b, _ := json.Marshal(map[string]any{"error": we})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -200,6 +200,20 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 	return objs
 }
 
+// maxDetailChoices is the most chosen choices of a long multi select
+// (more than longList) the pane shows.
+const maxDetailChoices = 50
+
+// chosenOf is the line under the choices shown of a long multi select:
+// "2 of 10,000 choices chosen", "50 shown of 120 chosen, of 10,000
+// choices".
+func chosenOf(shown, chosen, choices int) string {
+	if shown < chosen {
+		return Thousands(shown) + " shown of " + Thousands(chosen) + " chosen, of " + CountText(choices, "choice", "choices")
+	}
+	return Thousands(chosen) + " of " + CountText(choices, "choice", "choices") + " chosen"
+}
+
 // build makes the field's read-only widgets showing v, its value.
 func (df *detailField) build(v any) fyne.CanvasObject {
 	f := df.f
@@ -238,12 +252,21 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		for _, s := range stringsOf(v) {
 			ticked[s] = true
 		}
+		long := len(f.Options) > longList
 		for _, o := range f.Options {
+			// Of a long list, only what was chosen: a check box for each
+			// of 10,000 choices would stall the window (issue 10).
+			if long && (!ticked[o.Value] || len(df.multi) == maxDetailChoices) {
+				continue
+			}
 			c := widget.NewCheck(clip(oneLine(o.Label), maxLabel), nil)
 			c.Checked = ticked[o.Value]
 			c.Disable()
 			df.multi = append(df.multi, c)
 			box.Add(c)
+		}
+		if long {
+			box.Add(smallLabel(chosenOf(len(df.multi), len(ticked), len(f.Options))))
 		}
 	default:
 		box.Add(boldLabel(label))

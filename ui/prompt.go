@@ -154,11 +154,14 @@ func promptTitle(server string) string {
 	return "elicitray — " + server + " asks"
 }
 
+// promptWidth is how wide a form prompt opens.
+const promptWidth = 560
+
 // size is 560 wide and as tall as the whole form wants, with room for an
 // error line, within bounds that keep a long form on the screen (the form
 // scrolls).
 func (v *promptView) size() fyne.Size {
-	const width = 560
+	const width = promptWidth
 	// Wrapped text (a warning, a long description) is as tall as the width
 	// makes it: lay out once at about the window's width before measuring,
 	// or the first layout leaves gaps where a narrow label was measured.
@@ -314,6 +317,10 @@ type promptView struct {
 	decline *keyButton
 	submit  *keyButton
 	content fyne.CanvasObject
+
+	// formLayout lays out form; validate tells it when a field's error
+	// line came or went.
+	formLayout *formLayout
 }
 
 // newPromptView builds the content for p; done receives the answer.
@@ -338,10 +345,12 @@ func (v *promptView) build() fyne.CanvasObject {
 	var rows []fyne.CanvasObject
 	if v.p.Form != nil {
 		defaults := v.p.Form.Defaults()
+		checks := checkBoxes(v.p.Form)
 		anyRequired := false
 		for i := range v.p.Form.Fields {
 			f := &v.p.Form.Fields[i]
 			r := newFieldRow(f, v.keys, defaults[f.Name], v.onFieldChanged)
+			r.list = asList(f, checks)
 			r.server = v.p.Server
 			r.onFocus = v.reveal
 			v.rows = append(v.rows, r)
@@ -352,7 +361,8 @@ func (v *promptView) build() fyne.CanvasObject {
 			rows = append(rows, smallLabel("* required"))
 		}
 	}
-	v.form = container.NewVBox(rows...)
+	v.formLayout = &formLayout{}
+	v.form = container.New(v.formLayout, rows...)
 	form := v.form
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
@@ -443,14 +453,29 @@ func (v *promptView) validate() bool {
 			missing = append(missing, r.f.Label())
 		}
 	}
+	v.formLayout.changed()
 	if len(missing) == 0 {
 		v.submit.Enable()
 		v.hint.SetText("")
 		return true
 	}
 	v.submit.Disable()
-	v.hint.SetText("To submit, fix: " + strings.Join(missing, ", "))
+	v.hint.SetText(fixHint(missing))
 	return false
+}
+
+// hintNames is how many fields the hint names: it is one line beside the
+// buttons, and a form may have hundreds of fields to fix.
+const hintNames = 5
+
+// fixHint says which fields keep the form from being submitted: "To
+// submit, fix: Name, Email", or with more than hintNames, how many first:
+// "To submit, fix 100 fields: Field 0, Field 5, …".
+func fixHint(names []string) string {
+	if len(names) <= hintNames {
+		return "To submit, fix: " + strings.Join(names, ", ")
+	}
+	return "To submit, fix " + Thousands(len(names)) + " fields: " + strings.Join(names[:hintNames], ", ") + ", …"
 }
 
 func (v *promptView) onSubmit() {
@@ -495,17 +520,20 @@ type fieldRow struct {
 	changed  func()
 	initial  any
 	onFocus  func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
+	list     bool                    // a select shown as a choiceList (asList)
 	box      *fyne.Container
 	err      error
 	edited   bool // the user changed the entry's text
 	touched  bool
 	errLabel *widget.Label
 
-	// Exactly one of these is set, according to f.Kind.
-	entry *keyEntry   // string, number, integer
-	check *keyCheck   // boolean
-	sel   *keySelect  // single select
-	multi []*keyCheck // multi select, one per option
+	// Exactly one of these is set, according to f.Kind and, for a
+	// select, its number of choices.
+	entry   *keyEntry   // string, number, integer
+	check   *keyCheck   // boolean
+	sel     *keySelect  // single select of up to longList choices
+	multi   []*keyCheck // multi select of up to longList choices, one per option
+	choices *choiceList // a select of more (choicelist.go)
 }
 
 // noneLabel is the choice of an optional single select that sends nothing.
@@ -527,6 +555,13 @@ func (r *fieldRow) build() fyne.CanvasObject {
 	if r.f.Required {
 		label += " *"
 	}
+	if r.list {
+		box.Add(fieldLabel(label))
+		r.choices = newChoiceList(r.f, r.keys, r.initial, r.onTouched)
+		r.choices.onFocus = focused
+		box.Add(r.choices.build())
+		return r.finishBuild()
+	}
 	switch r.f.Kind {
 	case elicit.KindBoolean:
 		r.check = newKeyCheck(r.keys, label, func(bool) { r.onTouched() })
@@ -536,7 +571,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 		box.Add(r.check)
 	case elicit.KindSelect:
-		box.Add(boldLabel(label))
+		box.Add(fieldLabel(label))
 		opts := make([]string, 0, len(r.f.Options)+1)
 		if !r.f.Required {
 			opts = append(opts, noneLabel)
@@ -555,7 +590,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		r.sel.onFocus = focused
 		box.Add(r.sel)
 	case elicit.KindMultiSelect:
-		box.Add(boldLabel(label))
+		box.Add(fieldLabel(label))
 		ticked := map[string]bool{}
 		if ss, ok := r.initial.([]string); ok {
 			for _, s := range ss {
@@ -570,7 +605,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			box.Add(c)
 		}
 	default:
-		box.Add(boldLabel(label))
+		box.Add(fieldLabel(label))
 		if r.f.Sensitive {
 			box.Add(secretWarning(r.server))
 		}
@@ -595,15 +630,20 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 		box.Add(r.entry)
 	}
+	return r.finishBuild()
+}
+
+// finishBuild adds the help text and the error line under the field.
+func (r *fieldRow) finishBuild() fyne.CanvasObject {
 	if help := helpText(r.f); help != "" {
-		box.Add(helpLabel(help))
+		r.box.Add(fieldHelp(help))
 	}
 	r.errLabel = widget.NewLabel("")
 	r.errLabel.Wrapping = fyne.TextWrapWord
 	r.errLabel.Importance = widget.DangerImportance
 	r.errLabel.Hide()
-	box.Add(r.errLabel)
-	return box
+	r.box.Add(r.errLabel)
+	return r.box
 }
 
 // secretWarning is the note above a field that looks like it asks for a
@@ -651,6 +691,8 @@ func (r *fieldRow) value() (any, error) {
 	switch {
 	case r.check != nil:
 		return r.check.Checked, nil
+	case r.choices != nil:
+		return r.choices.value(), nil
 	case r.sel != nil:
 		i := r.sel.SelectedIndex() - r.noneOffset()
 		if i < 0 || i >= len(r.f.Options) {
@@ -679,6 +721,8 @@ func (r *fieldRow) focusTarget() fyne.Focusable {
 	switch {
 	case r.check != nil:
 		return r.check
+	case r.choices != nil:
+		return r.choices.filter
 	case r.sel != nil:
 		return r.sel
 	case len(r.multi) > 0:
@@ -841,10 +885,55 @@ func boldLabel(s string) *widget.Label {
 	return l
 }
 
+// fieldLabel is the bold label above a field. Only a label that could be
+// cut gets Fyne's ellipsis: a truncating label shapes its text anew at
+// every layout, with no cache, and the labels of a 500-field form took
+// 0.6 s that way (issue 10). A label no wider than maxUncutLabel fits any
+// window it stops from narrowing further.
+func fieldLabel(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	cutIfWide(l)
+	return l
+}
+
+// maxUncutLabel is the widest a label of the form may be without an
+// ellipsis.
+const maxUncutLabel = 320
+
+// cutIfWide gives l, holding its text, an ellipsis only if the text is
+// wider than maxUncutLabel (see fieldLabel); measuring is cached.
+func cutIfWide(l *widget.Label) {
+	size := theme.TextSize()
+	if l.SizeName != "" {
+		size = theme.Size(l.SizeName)
+	}
+	l.Truncation = fyne.TextTruncateOff
+	if fyne.MeasureText(l.Text, size, l.TextStyle).Width > maxUncutLabel {
+		l.Truncation = fyne.TextTruncateEllipsis
+	}
+}
+
 func smallLabel(s string) *widget.Label {
 	l := widget.NewLabel(s)
 	l.SizeName = theme.SizeNameCaptionText
 	l.Truncation = fyne.TextTruncateEllipsis
+	return l
+}
+
+// fieldHelp is the help line under a field, broken into lines for the
+// width the window opens at (prewrap): the window's, less its padding, the
+// room kept for the scroll bar and the label's own padding. Fyne does not
+// wrap it again: its word wrapping measures prefix after prefix of a
+// paragraph to find where each line ends, at every width the form is laid
+// out at, and Fyne lays a window's content out at its narrowest first.
+// A form of 500 fields with two-line descriptions took 2 s to open that
+// way, about 0.4 s now (issue 10). So a window with long help lines does not
+// get narrower than it opens.
+func fieldHelp(s string) *widget.Label {
+	l := helpLabel(s)
+	width := promptWidth - 4*theme.Padding() - 2*theme.InnerPadding()
+	l.Text = prewrap(s, width, theme.Size(l.SizeName), l.TextStyle)
+	l.Wrapping = fyne.TextWrapOff
 	return l
 }
 

@@ -158,6 +158,13 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	asEnums(raw, doc) // the same check, compiled in linear time
+	return compileDoc(doc)
+}
+
+// compileDoc compiles doc, a requestedSchema decoded by
+// jsonschema.UnmarshalJSON, for the final check.
+func compileDoc(doc any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	// PROTOCOL.md §4: without $schema the dialect is JSON Schema 2020-12.
 	c.DefaultDraft(jsonschema.Draft2020)

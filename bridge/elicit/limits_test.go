@@ -57,14 +57,14 @@ var limitSchemas = []struct {
 	schema  string
 	wantErr string // "" means accepted
 }{
-	{"100 properties", manyProperties(elicit.MaxFields), ""},
-	{"101 properties", manyProperties(elicit.MaxFields + 1), "requestedSchema: has 101 properties; elicitray shows at most 100"},
-	{"1,000 single select choices", selectOf(elicit.MaxSelectOptions), ""},
-	{"1,001 single select choices", selectOf(elicit.MaxSelectOptions + 1), `property "s": offers 1001 choices; elicitray shows at most 1000 in a single select`},
-	{"200 multi select choices", multis(1, elicit.MaxMultiOptions), ""},
-	{"201 multi select choices", multis(1, elicit.MaxMultiOptions+1), `property "m0": offers 201 choices; elicitray shows at most 200 in a multi select`},
-	{"1,000 multi select choices in one form", multis(5, 200), ""},
-	{"1,200 multi select choices in one form", multis(6, 200), "requestedSchema: has 1200 multi select choices in all; elicitray shows at most 1000 in one form"},
+	{"500 properties", manyProperties(elicit.MaxFields), ""},
+	{"501 properties", manyProperties(elicit.MaxFields + 1), "requestedSchema: has 501 properties; elicitray shows at most 500"},
+	{"10,000 single select choices", selectOf(elicit.MaxSelectOptions), ""},
+	{"10,001 single select choices", selectOf(elicit.MaxSelectOptions + 1), `property "s": offers 10001 choices; elicitray shows at most 10000 in a single select`},
+	{"10,000 multi select choices", multis(1, elicit.MaxMultiOptions), ""},
+	{"10,001 multi select choices", multis(1, elicit.MaxMultiOptions+1), `property "m0": offers 10001 choices; elicitray shows at most 10000 in a multi select`},
+	{"50,000 multi select choices in one form", multis(5, 10000), ""},
+	{"60,000 multi select choices in one form", multis(6, 10000), "requestedSchema: has 60000 multi select choices in all; elicitray shows at most 50000 in one form"},
 }
 
 // TestParseLimits checks the size limits and their messages, which the
@@ -75,8 +75,8 @@ func TestParseLimits(t *testing.T) {
 		schema  string
 		wantErr string
 	}{
-		{"10,000 properties", manyProperties(10000), "requestedSchema: has 10000 properties; elicitray shows at most 100"},
-		{"10,000 multi select choices", multis(1, 10000), `property "m0": offers 10000 choices; elicitray shows at most 200 in a multi select`},
+		{"10,000 properties", manyProperties(10000), "requestedSchema: has 10000 properties; elicitray shows at most 500"},
+		{"100,000 multi select choices", multis(1, 100000), `property "m0": offers 100000 choices; elicitray shows at most 10000 in a multi select`},
 		{"1 MiB schema", sized(elicit.MaxSchemaBytes), ""},
 		{"schema over 1 MiB", sized(elicit.MaxSchemaBytes + 1), "requestedSchema: is 1048577 bytes long; elicitray accepts at most 1048576 (1 MiB)"},
 	}...)

@@ -36,24 +36,27 @@ const maxRefDepth = 32
 const maxPointerDepth = 16
 
 // Limits on what one elicitation may ask, so that a hostile or careless
-// server cannot freeze the hub: the ui lays out one row per field and one
-// checkbox per multi select choice, and thousands of them take minutes.
-// Parse refuses a schema beyond any of them with a *SchemaError.
+// server cannot freeze the hub: the ui lays out one row per field, and
+// builds each choice's label and search key; a long list of choices is
+// shown in a scrolling list that makes widgets only for the rows in view
+// (ui/choicelist.go), but a short multi select is a checkbox per choice.
+// Real forms need room: a form of 400 fields and a select of 5,000
+// countries' regions were refused at the earlier caps (issue 10). The ui's
+// benchmarks (make bench-ui) measure a form at these limits. Parse refuses
+// a schema beyond any of them with a *SchemaError naming the limit.
 const (
 	// MaxSchemaBytes is the largest requestedSchema accepted, in bytes of
 	// JSON text (1 MiB).
 	MaxSchemaBytes = 1 << 20
 	// MaxFields is the most properties, and so fields, in one form.
-	MaxFields = 100
-	// MaxSelectOptions is the most choices of one single select, shown in
-	// a drop-down list.
-	MaxSelectOptions = 1000
-	// MaxMultiOptions is the most choices of one multi select, each shown
-	// as a checkbox.
-	MaxMultiOptions = 200
-	// MaxFormMultiOptions is the most multi select choices (checkboxes) in
-	// one form, all fields together.
-	MaxFormMultiOptions = 1000
+	MaxFields = 500
+	// MaxSelectOptions is the most choices of one single select.
+	MaxSelectOptions = 10000
+	// MaxMultiOptions is the most choices of one multi select.
+	MaxMultiOptions = 10000
+	// MaxFormMultiOptions is the most multi select choices in one form,
+	// all fields together: five multi selects at MaxMultiOptions.
+	MaxFormMultiOptions = 5 * MaxMultiOptions
 )
 
 // Parse turns a form-mode requestedSchema (PROTOCOL.md §4) into a Form whose

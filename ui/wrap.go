@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+)
+
+// prewrap breaks s into lines that fit width (Fyne units, the text's own
+// width inside a label) in text of size and style: at spaces, and inside
+// a word only where the word alone is wider than a line (text written
+// without spaces, such as Chinese). It measures each word once, and Fyne
+// caches what it measured, where Fyne's own word wrapping measures prefix
+// after prefix of the paragraph to find each line's end (see fieldHelp).
+// Lines are filled to a little less than width: the sum of the words'
+// widths is a hair off the width of the line shaped whole.
+func prewrap(s string, width, size float32, style fyne.TextStyle) string {
+	limit := width * 0.97
+	space := fyne.MeasureText(" ", size, style).Width
+	var b strings.Builder
+	for i, para := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		used := float32(-1) // no line started
+		for _, word := range strings.Fields(para) {
+			w := fyne.MeasureText(word, size, style).Width
+			if used >= 0 && used+space+w <= limit {
+				b.WriteByte(' ')
+				b.WriteString(word)
+				used += space + w
+				continue
+			}
+			if used >= 0 {
+				b.WriteByte('\n')
+			}
+			if w <= limit {
+				b.WriteString(word)
+				used = w
+				continue
+			}
+			used = breakWord(&b, word, limit, size, style)
+		}
+	}
+	return b.String()
+}
+
+// breakWord writes word, wider than a line, into b from the start of a
+// line: as many characters as fit on each line. It returns how much of the
+// last line is used.
+func breakWord(b *strings.Builder, word string, limit, size float32, style fyne.TextStyle) float32 {
+	used := float32(0)
+	for _, r := range word {
+		w := fyne.MeasureText(string(r), size, style).Width
+		if used > 0 && used+w > limit {
+			b.WriteByte('\n')
+			used = 0
+		}
+		b.WriteRune(r)
+		used += w
+	}
+	return used
+}
