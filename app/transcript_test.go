@@ -712,7 +712,6 @@ func (tr *transcript) checkForm(st step) {
 // the label shown for it), default and help text.
 func renderForm(f *elicit.Form) string {
 	var b strings.Builder
-	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	for _, fld := range f.Fields {
 		parts := []string{fld.Name + ":", strings.ReplaceAll(fld.Kind.String(), " ", "-"), "label=" + strconv.Quote(fld.Label())}
 		if fld.Required {
@@ -734,11 +733,11 @@ func renderForm(f *elicit.Form) string {
 		}
 		for _, n := range []struct {
 			name string
-			v    *float64
+			v    *json.Number
 		}{{"minimum", fld.Minimum}, {"maximum", fld.Maximum}, {"exclusiveMinimum", fld.ExclusiveMinimum},
 			{"exclusiveMaximum", fld.ExclusiveMaximum}, {"multipleOf", fld.MultipleOf}} {
 			if n.v != nil {
-				parts = append(parts, n.name+"="+num(*n.v))
+				parts = append(parts, n.name+"="+string(*n.v))
 			}
 		}
 		if len(fld.Options) > 0 {

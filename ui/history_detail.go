@@ -343,10 +343,8 @@ func shownValue(f *elicit.Field, v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
-	case float64:
-		return formatNumber(v)
-	case int64, int:
-		return valueText(v)
+	case json.Number:
+		return string(v) // every digit the server received
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
