@@ -1,6 +1,10 @@
 package app
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -62,6 +66,22 @@ type wireMsg struct {
 	Unknown bool          `json:"unknown,omitempty"` // mute, unmute: the server is not one the hub knows
 	Servers []ServerState `json:"servers,omitempty"` // status
 	Version string        `json:"version,omitempty"` // status: the hub's elicitray version
+}
+
+// decodeWire reads one line of the hub protocol into m. Numbers in content
+// stay json.Number: decoded into float64 they lose digits beyond about 16,
+// and the wrapper would send the server another number than the window
+// showed (issue 10; PROTOCOL.md §5: numbers stay JSON numbers).
+func decodeWire(line []byte, m *wireMsg) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(m); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
 }
 
 // Hub protocol operations.
