@@ -383,7 +383,7 @@ func hasOption(f *elicit.Field, v string) bool {
 // detailMessage is the message as the pane shows it: whole, or its start
 // and where to read the rest.
 func detailMessage(m string, id uint64) string {
-	if m == "" {
+	if m = collapseBlank(m); m == "" {
 		return "(no message)"
 	}
 	if c := clip(m, maxDetailMessage); c != m {

@@ -822,8 +822,10 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// messageText is the message as shown: whole, or its start and a note.
+// messageText is the message as shown: blank runs collapsed (see
+// collapseBlank), then whole, or its start and a note.
 func messageText(m string) string {
+	m = collapseBlank(m)
 	if c := clip(m, maxMessage); c != m {
 		return c + "\n\n(The message is longer; the history keeps all of it.)"
 	}
