@@ -28,7 +28,9 @@ func (c *textCleaner) clean(s string) string {
 // cleanPrompt returns p with every server-sent text a person reads made
 // visible: serverInfo, tool, message, and the form's titles, descriptions
 // and option labels. Values sent back (option values, names) stay as the
-// server sent them. The bool reports whether anything was removed.
+// server sent them; text defaults come cleaned from elicit
+// (Field.DefaultHidden), as they are sent. The bool reports whether
+// anything was removed.
 func cleanPrompt(p *Prompt) (*Prompt, bool) {
 	var c textCleaner
 	q := *p
@@ -37,6 +39,9 @@ func cleanPrompt(p *Prompt) (*Prompt, bool) {
 		f := *p.Form
 		f.Fields = make([]elicit.Field, len(p.Form.Fields))
 		for i, fld := range p.Form.Fields {
+			// elicit removed them from the default already, so that the
+			// entry shows what is sent; the user is told all the same.
+			c.found = c.found || fld.DefaultHidden
 			fld.Title, fld.Description = c.clean(fld.Title), c.clean(fld.Description)
 			if fld.Title == "" && p.Form.Fields[i].Title == "" {
 				// The label falls back to the name: a name is shown too.

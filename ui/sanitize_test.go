@@ -141,3 +141,29 @@ func shorten(s string) string {
 	}
 	return s
 }
+
+// TestPromptDefaultSentAsShown (issue 10): a text default with a NUL, a
+// bidi override and a second line, none of which a one-line entry shows,
+// is shown and sent without them, and the window says characters were
+// removed: what Submit sends is exactly the entry's text.
+func TestPromptDefaultSentAsShown(t *testing.T) {
+	test.NewTempApp(t)
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{"branch":{"type":"string","title":"Branch","default":"main\u0000; git push --force\u202e\norigin"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Answer
+	v := newPromptView(&Prompt{Server: "git", Message: "Which branch?", Form: form}, func(a Answer) { got = append(got, a) })
+	test.NewTempWindow(t, v.content)
+	shown := v.rows[0].entry.Text
+	if want := "main; git push --force origin"; shown != want {
+		t.Errorf("the entry shows %q, want %q", shown, want)
+	}
+	if all := strings.Join(visibleTexts(v.content), "\n"); !strings.Contains(all, hiddenCharsNote) {
+		t.Errorf("the window does not say characters were removed:\n%s", all)
+	}
+	test.Tap(v.submit)
+	if diff := cmp.Diff([]Answer{{Action: "accept", Content: map[string]any{"branch": shown}}}, got); diff != "" {
+		t.Errorf("sent is not what was shown, mismatch (-want +got):\n%s", diff)
+	}
+}

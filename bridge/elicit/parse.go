@@ -592,6 +592,9 @@ func (r *resolver) field(name string, raw json.RawMessage, required bool) (Field
 		var v any
 		if dec.Decode(&v) == nil {
 			if typed, msg := fld.coerce(v); msg == "" {
+				if s, ok := typed.(string); ok && fld.Kind == KindString {
+					typed, fld.DefaultHidden = entryText(s)
+				}
 				msg, err := r.check(&fld, typed)
 				if err != nil {
 					return fld, err

@@ -256,6 +256,25 @@ var acceptedSchemas = []struct {
 		},
 	},
 	{
+		// A one-line entry hides a NUL, a bidi override and a second line:
+		// the default is cleaned so that what is shown is what is sent. A
+		// choice's value is the server's own and is sent as it is.
+		"a text default with hidden characters is cleaned",
+		`{"type":"object","properties":{"note":{"type":"string","default":"ok\u0000; rm\u202e -rf\nnow"},"c":{"type":"string","enum":["a\u0000b"],"default":"a\u0000b"},"plain":{"type":"string","default":"tab\tkept"}}}`,
+		[]elicit.Field{
+			{Name: "note", Kind: elicit.KindString, Default: "ok; rm -rf now", DefaultHidden: true},
+			{Name: "c", Kind: elicit.KindSelect, Options: opts("a\x00b"), Default: "a\x00b"},
+			{Name: "plain", Kind: elicit.KindString, Default: "tab\tkept"},
+		},
+	},
+	{
+		// Cleaned first, then checked: a default that no longer fits is
+		// dropped, as any default that does not fit.
+		"a cleaned default that no longer fits is dropped",
+		`{"type":"object","properties":{"code":{"type":"string","minLength":4,"default":"ab\u200bc"}}}`,
+		[]elicit.Field{{Name: "code", Kind: elicit.KindString, MinLength: new(4), DefaultHidden: true}},
+	},
+	{
 		"a lone const is a single select of one choice",
 		`{"type":"object","properties":{"ok":{"type":"string","title":"Confirm","const":"yes"}},"required":["ok"]}`,
 		[]elicit.Field{{Name: "ok", Title: "Confirm", Kind: elicit.KindSelect, Required: true, Options: opts("yes")}},

@@ -91,6 +91,13 @@ type Field struct {
 	Options []Option // KindSelect and KindMultiSelect, in schema order
 	Default any      // typed default (see above), nil when the schema has none
 
+	// DefaultHidden is set by Parse when a KindString default held text a
+	// one-line entry does not show: invisible and control characters (see
+	// Visible), removed from Default, and line breaks, made spaces. So the
+	// default the window shows is the one sent, and the ui says that
+	// characters were removed. False for a hand-made Field.
+	DefaultHidden bool
+
 	// Sensitive is set by Parse when the field is typed in (a string,
 	// number or integer) and looks like it asks for a secret: a password,
 	// API key, token or payment card (PROTOCOL.md §6 forbids servers to
