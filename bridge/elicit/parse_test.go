@@ -209,7 +209,7 @@ var acceptedSchemas = []struct {
 	{
 		"ECMAScript pattern with lookahead, which Go's regexp refuses",
 		`{"type":"object","properties":{"pw":{"type":"string","pattern":"^(?=.*[0-9]).{8,}$"}}}`,
-		[]elicit.Field{{Name: "pw", Kind: elicit.KindString, Pattern: "^(?=.*[0-9]).{8,}$"}},
+		[]elicit.Field{{Name: "pw", Kind: elicit.KindString, Pattern: "^(?=.*[0-9]).{8,}$", Sensitive: true}},
 	},
 	{
 		"zod's email pattern, with lookahead and escapes in a class",
