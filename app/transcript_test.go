@@ -145,8 +145,11 @@ var stepVerbs = map[string]bool{
 	// The hub's policy (issue 4): see testdata/transcripts/README.md.
 	"nohub": true, "pause": true, "resume": true, "mute": true,
 	// The CLI against the hub, as a user runs it (issue 10).
-	"run": true, "output~": true,
+	"run": true, "output~": true, "history-lacks": true,
 }
+
+// afterEnd are the steps that may follow end: they read what was kept.
+var afterEnd = map[string]bool{"history": true, "history-lacks": true, "noconnect": true, "run": true, "output~": true}
 
 func parseScript(file string, script []byte, scriptLine int) ([]step, error) {
 	var steps []step
@@ -270,8 +273,8 @@ func (tr *transcript) fatalf(st step, format string, args ...any) {
 
 func (tr *transcript) do(st step) {
 	tr.t.Helper()
-	if tr.ended && st.verb != "history" && st.verb != "noconnect" && st.verb != "run" && st.verb != "output~" {
-		tr.fatalf(st, "after end, only history, noconnect, run and output~ may follow")
+	if tr.ended && !afterEnd[st.verb] {
+		tr.fatalf(st, "after end, only history, history-lacks, noconnect, run and output~ may follow")
 	}
 	switch st.verb {
 	case "wrap":
@@ -328,6 +331,8 @@ func (tr *transcript) do(st step) {
 			tr.fatalf(st, "noconnect comes after end")
 		}
 		tr.checkNoConnect(st)
+	case "history-lacks":
+		tr.checkLacks(st)
 	case "run":
 		tr.run(st)
 	case "output~":
@@ -717,14 +722,18 @@ func (tr *transcript) checkForm(st step) {
 }
 
 // renderForm describes a form as the window builds it: one line per field,
-// in order, with its widget kind, label, constraints, options (value and
-// the label shown for it), default and help text.
+// in order, with its widget kind, label, whether it is a secret,
+// constraints, options (value and the label shown for it), default and
+// help text.
 func renderForm(f *elicit.Form) string {
 	var b strings.Builder
 	for _, fld := range f.Fields {
 		parts := []string{fld.Name + ":", strings.ReplaceAll(fld.Kind.String(), " ", "-"), "label=" + strconv.Quote(fld.Label())}
 		if fld.Required {
 			parts = append(parts, "required")
+		}
+		if fld.Sensitive {
+			parts = append(parts, "secret") // masked, warned about, redacted in history
 		}
 		if fld.Format != "" {
 			parts = append(parts, "format="+fld.Format)
@@ -881,6 +890,20 @@ func (tr *transcript) run(st step) {
 		tr.fatalf(st, "elicitray %s: %v\nstderr: %s", st.arg, err, shorten(stderr.String(), 2000))
 	}
 	tr.output, tr.stdout = &st, stdout.String()
+}
+
+// checkLacks: the history file, read byte for byte, does not hold the
+// step's text: a secret typed in must never be kept in clear (DESIGN.md).
+// A history step comes first, so that the record is in the file.
+func (tr *transcript) checkLacks(st step) {
+	tr.t.Helper()
+	b, err := os.ReadFile(DefaultPaths().History)
+	if err != nil {
+		tr.fatalf(st, "reading the history file: %v", err)
+	}
+	if bytes.Contains(b, []byte(st.arg)) {
+		tr.fatalf(st, "the history file holds %q in clear", st.arg)
+	}
 }
 
 // checkOutput: the last run step printed the step's text.
