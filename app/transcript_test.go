@@ -190,7 +190,7 @@ type transcript struct {
 	prompt   *shownPrompt // the prompt on screen, until answered or dismissed
 	ended    bool
 	updated  bool
-	nohub    bool // no hub runs: the wrapper has no desktop
+	nohub    bool   // no hub runs: the wrapper has no desktop
 	output   *step  // the last run step, for output~
 	stdout   string // what it printed
 }

@@ -99,11 +99,14 @@ type Field struct {
 	DefaultHidden bool
 
 	// Sensitive is set by Parse when the field is typed in (a string,
-	// number or integer) and looks like it asks for a secret: a password,
-	// API key, token or payment card (PROTOCOL.md §6 forbids servers to
-	// ask for them in form mode). The ui masks it and warns; its value is
-	// not kept in clear. The word rules are LooksSecret's, plus "format":
-	// "password" and "writeOnly": true; false for a hand-made Field.
+	// number or integer) and looks like it asks for a secret: a password
+	// (in any of some 30 languages), API key, token, PIN, one-time code,
+	// payment card, bank account, social security or national id number,
+	// security answer, recovery phrase or session cookie (PROTOCOL.md §6
+	// forbids servers to ask for them in form mode). The ui masks it and
+	// warns; its value is not kept in clear. The word rules are
+	// LooksSecret's (sensitive.go), plus "format": "password" and
+	// "writeOnly": true; false for a hand-made Field.
 	Sensitive bool
 }
 
