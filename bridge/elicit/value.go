@@ -55,11 +55,11 @@ func (fld *Field) ParseText(s string) (any, error) {
 		if p, ok := scanNumber(t, true); !ok || p.point || p.exp != "" {
 			return nil, fld.fail(msgWhole)
 		}
-		n, _, msg := readNumber(t, true)
+		_, r, msg := readNumber(t, true)
 		if msg != "" {
 			return nil, fld.fail(msg)
 		}
-		return n, nil
+		return json.Number(r.Num().String()), nil // "-0" is 0, as content sends it
 	case KindNumber:
 		n, _, msg := readNumber(t, true)
 		if msg != "" {

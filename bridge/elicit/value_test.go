@@ -32,6 +32,7 @@ func TestParseText(t *testing.T) {
 		{"negative integer", integer, "-7", json.Number("-7"), ""},
 		{"integer with a plus sign", integer, "+7", json.Number("7"), ""},
 		{"integer with leading zeros", integer, "007", json.Number("7"), ""},
+		{"negative zero integer", integer, "-0", json.Number("0"), ""},
 		{"empty integer is unfilled", integer, "", nil, ""},
 		{"fraction is not an integer", integer, "4.2", nil, "must be a whole number"},
 		{"exponent is not typed as an integer", integer, "1e3", nil, "must be a whole number"},
