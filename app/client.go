@@ -56,10 +56,14 @@ type hubClient struct {
 	// startWait bounds how long a started hub may take to open its socket.
 	startWait time.Duration
 
-	mu      sync.Mutex
-	conn    *hubConn
-	nextID  uint64
-	unsaved []history.Record // decisions the hub could not record
+	mu     sync.Mutex
+	conn   *hubConn
+	nextID uint64
+	// unsaved are records neither a hub nor the spool could take (a full
+	// disk): they go to the next hub this client reaches.
+	unsaved []history.Record
+	// spool keeps what the wrapper sent servers while no hub takes it.
+	spool *spool
 }
 
 var _ bridge.Approver = (*hubClient)(nil)
@@ -152,6 +156,11 @@ func (c *hubClient) call(ctx context.Context, m wireMsg, cancel *wireMsg) (wireM
 	if err != nil {
 		return wireMsg{}, err
 	}
+	return c.callOn(ctx, hc, m, cancel)
+}
+
+// callOn is call on the connection hc.
+func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m wireMsg, cancel *wireMsg) (wireMsg, error) {
 	c.mu.Lock()
 	c.nextID++
 	m.ID = c.nextID
@@ -218,16 +227,17 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 			}
 		}
 		if ctx.Err() == nil {
-			// No hub decided (it died, or none could start): keep what
-			// happened all the same (DESIGN.md: the history says why).
-			rec := recordOf(req)
-			rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), bridge.ActionCancel, bridge.DecidedByError, err.Error()
-			c.keep(rec)
+			// No hub decided (it died, or refused the request): the relay
+			// answers cancel, and history keeps that, before it is sent
+			// (DESIGN.md: the history says why).
+			c.keepSent(req, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
 		}
 		return nil, err
 	}
 	if r.Result == nil {
-		return nil, errors.New("the hub sent no decision")
+		err := errors.New("the hub sent no decision")
+		c.keepSent(req, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
+		return nil, err
 	}
 	c.sayWhy(req.Server, r.Result)
 	return r.Result, nil
@@ -235,49 +245,75 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 
 // Reject keeps an elicitation the relay refused (bridge.Options.Rejected).
 func (c *hubClient) Reject(req *bridge.Request, err error) {
-	rec := recordOf(req)
-	rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), "error", bridge.DecidedByError, err.Error()
-	ctx, cancel := context.WithTimeout(context.Background(), c.startWait)
-	defer cancel()
-	if _, err := c.call(ctx, wireMsg{Op: opRecord, Record: &rec}, nil); err != nil {
-		c.keep(rec)
-	}
+	c.keepSent(req, bridge.Result{Action: actionError, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
 }
 
 // NoDesktop keeps an elicitation no desktop could show
 // (bridge.Options.NoDesktop): passed to the host, or answered cancel.
 func (c *hubClient) NoDesktop(req *bridge.Request, forwarded bool, err error) {
-	rec := recordOf(req)
-	rec.Time, rec.Action, rec.DecidedBy, rec.Reason = time.Now(), bridge.ActionCancel, bridge.DecidedByNoDesktop, err.Error()
+	res := bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByNoDesktop, Reason: err.Error()}
 	if forwarded {
-		rec.Action = ActionForwarded
-		rec.Reason = err.Error() + "; passed to the host, which declared it can show it"
+		res.Action = ActionForwarded
+		res.Reason = err.Error() + "; passed to the host, which declared it can show it"
 	}
-	c.keep(rec)
+	c.keepSent(req, res)
 }
 
-// ActionForwarded is the history action of an elicitation passed to the
-// host because no desktop could show it; the host's answer is its own.
-const ActionForwarded = "forwarded"
+// Overruled keeps the cancel the relay sent in place of the hub's decision
+// (bridge.Options.Overruled).
+func (c *hubClient) Overruled(req *bridge.Request, sent bridge.Result) {
+	c.keepSent(req, sent)
+}
 
-// keep saves a record the hub could not take: in the history file itself
-// when no hub holds it (no display, say), else for the next hub.
-func (c *hubClient) keep(rec history.Record) {
-	if st, err := history.Open(c.paths.History, &history.Options{Timeout: 200 * time.Millisecond}); err == nil {
-		_, err = st.Add(rec)
-		st.Close()
-		if err == nil {
+// recordWait bounds how long the wrapper waits for the hub to keep a
+// record before it spools the record itself.
+const recordWait = 2 * time.Second
+
+// keepSent keeps what the wrapper sent req's server when that was not the
+// hub's decision (history.SourceWrapper): through the running hub, which
+// puts it in history or its spool, else in the wrapper's own spool. It
+// returns once the record is on disk, or when nothing could write it, after
+// saying so on the host's log; such records are handed to the next hub
+// this wrapper reaches.
+func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
+	rec := newRecord(req, res, nil, history.SourceWrapper)
+	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
+	defer cancel()
+	if hc, err := c.connectTo(ctx, false); err == nil {
+		if _, err := c.callOn(ctx, hc, wireMsg{Op: opRecord, Record: &rec}, nil); err == nil {
 			return
 		}
 	}
+	err := c.wrapperSpool().add(rec)
+	if err == nil {
+		return
+	}
 	c.mu.Lock()
 	c.unsaved = append(c.unsaved, rec)
+	n := len(c.unsaved)
 	c.mu.Unlock()
+	c.logf("elicitray: %s: %s could not be saved (%s); kept until this wrapper reaches a hub", req.Server, decisions(n), storageSentence(err))
+}
+
+// wrapperSpool returns the wrapper's spool, made on first use.
+func (c *hubClient) wrapperSpool() *spool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.spool == nil {
+		c.spool = &spool{dir: spoolDir(c.paths), role: "wrapper"}
+	}
+	return c.spool
 }
 
 // connect returns the live connection, dialling (and starting a hub) when
 // there is none.
 func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
+	return c.connectTo(ctx, true)
+}
+
+// connectTo returns the live connection, dialling when there is none, and
+// starting a hub when none runs only if start is set.
+func (c *hubClient) connectTo(ctx context.Context, start bool) (*hubConn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn != nil {
@@ -289,7 +325,14 @@ func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
 		}
 		c.conn = nil
 	}
-	conn, pid, err := c.dial(ctx)
+	var conn net.Conn
+	var pid int
+	var err error
+	if start {
+		conn, pid, err = c.dial(ctx)
+	} else {
+		conn, pid, err = c.dialVerified(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -302,6 +345,8 @@ func (c *hubClient) connect(ctx context.Context) (*hubConn, error) {
 		}
 		c.mu.Unlock()
 	})
+	// Records nothing could write go to this hub now; it acks none of them
+	// (id 0), and keeps them as it keeps its own.
 	for _, rec := range c.unsaved {
 		rec := rec
 		_ = hc.send(wireMsg{Op: opRecord, Record: &rec})
@@ -602,5 +647,11 @@ func (c *hubClient) close() {
 	defer c.mu.Unlock()
 	if c.conn != nil {
 		c.conn.c.Close()
+	}
+	if c.spool != nil {
+		c.spool.close()
+	}
+	if n := len(c.unsaved); n > 0 {
+		c.logf("elicitray: stopping with %s that could not be saved anywhere (the disk is full?)", decisions(n))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,10 +206,18 @@ func (d *desktop) result(ch <-chan toolCall) string {
 // is none (no hub yet, or one still writing it).
 func (d *desktop) hubPID() int {
 	b, err := os.ReadFile(d.paths.Lock)
+	if err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return pid
+		}
+	}
+	// On a full disk the lock file stays empty: ask the socket who listens.
+	conn, err := net.Dial("unix", d.paths.Socket)
 	if err != nil {
 		return 0
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	defer conn.Close()
+	_, pid, err := peerCred(conn)
 	if err != nil {
 		return 0
 	}
@@ -419,9 +428,9 @@ func changedPixels(a, b []byte) int {
 }
 
 // history is `elicitray history list --json`: every decision, newest first.
-func (d *desktop) history() []history.Record {
+func (d *desktop) history(flags ...string) []history.Record {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, "history", "list", "--json")
+	cmd := exec.Command(elicitrayBin, append([]string{"history", "list", "--json"}, flags...)...)
 	cmd.Env = d.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -49,6 +49,9 @@ type doctor struct {
 	found []finding
 	// hubRunning: a hub answered.
 	hubRunning bool
+	// hubProblem is what the running hub says keeps decisions out of
+	// history, "" when nothing does.
+	hubProblem string
 	// hubPID is the pid of the process at the hub's socket, answering or
 	// not; 0 when none.
 	hubPID int
@@ -110,6 +113,7 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 	pid = c.hubPID()
 	switch {
 	case err == nil:
+		d.hubProblem = r.Problem
 		return pid, r.Version, nil
 	case pid == 0:
 		return 0, "", err // nothing listens, or nothing to trust
@@ -240,6 +244,10 @@ func (d *doctor) history() {
 			size = byteSize(fi.Size())
 		}
 		f = d.add(levelOK, "History", "%s, %s, kept by the running hub", path, size)
+		if d.hubProblem != "" {
+			f.level = levelProblem
+			f.more = append(f.more, d.hubProblem+" (prompts still work; the hub keeps trying)")
+		}
 	} else {
 		info, err := history.Inspect(path, 500*time.Millisecond)
 		var unwritable error
@@ -248,8 +256,7 @@ func (d *doctor) history() {
 		}
 		switch {
 		case unwritable != nil:
-			f = d.add(levelProblem, "History", "%s cannot be written (%v): a hub could not keep decisions", path, unwritable)
-			d.blocked = append(d.blocked, "the history file cannot be written")
+			f = d.add(levelProblem, "History", "%s cannot be written (%v): a hub keeps decisions in the spool until it can", path, unwritable)
 		case err == nil && !info.Exists:
 			f = d.add(levelOK, "History", "%s is not made yet (the first decision makes it)", path)
 		case err == nil && info.Records < 0:
@@ -263,8 +270,7 @@ func (d *doctor) history() {
 			}
 			fallthrough
 		case errors.Is(err, history.ErrLocked):
-			f = d.add(levelProblem, "History", "%v", historyOpenError(path, err))
-			d.blocked = append(d.blocked, "another process holds the history file, so no hub can start")
+			f = d.add(levelProblem, "History", "%v; a hub keeps decisions in the spool until it is free", historyOpenError(path, err))
 		case errors.Is(err, history.ErrCorrupt):
 			f = d.add(levelNote, "History", "%s cannot be read (%v): the hub will move it aside and start a new one", path, err)
 		default:
@@ -275,13 +281,13 @@ func (d *doctor) history() {
 		f.text += fmt.Sprintf("; %s free on its disk", byteSize(free))
 		if free < minFree {
 			f.level = levelProblem
-			f.more = append(f.more, "the disk is full: decisions cannot be kept until space is freed")
-			if !d.hubRunning {
-				d.blocked = append(d.blocked, "the disk of the history file is full")
-			}
+			f.more = append(f.more, "the disk is full: decisions are kept in memory, and saved once space is freed")
 		}
 	}
 	f.text += "."
+	if n := countSpool(spoolDir(d.paths)); n > 0 && !d.hubRunning {
+		d.add(levelNote, "Spool", "%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in.", decisions(n), spoolDir(d.paths))
+	}
 }
 
 // freeSpace is the space free to this user on the file system of path, or

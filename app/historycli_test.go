@@ -134,10 +134,10 @@ func TestHistoryCLI(t *testing.T) {
 			}
 
 			// The default retention keeps a year: the 400-day-old one goes.
-			if out := cli(t, "history", "prune"); out != "1 decisions deleted\n" {
+			if out := cli(t, "history", "prune"); out != "1 decision deleted\n" {
 				t.Errorf("prune says %q", out)
 			}
-			if out := cli(t, "history", "prune", "--keep", "2"); out != "1 decisions deleted\n" {
+			if out := cli(t, "history", "prune", "--keep", "2"); out != "1 decision deleted\n" {
 				t.Errorf("prune --keep 2 says %q", out)
 			}
 			want := []string{"Deploy build 7?", `Close ticket, "quoted", with a comma?`}

@@ -24,6 +24,36 @@ import (
 // itself when no hub runs (DESIGN.md: cli).
 type historySource struct {
 	paths Paths
+	// warn receives a sentence when decisions are not in history yet (the
+	// hub's journal, or a spool no hub took in); nil discards.
+	warn io.Writer
+}
+
+// warnf says what keeps decisions out of what is shown.
+func (s historySource) warnf(format string, args ...any) {
+	if s.warn != nil {
+		fmt.Fprintf(s.warn, "elicitray: "+format+"\n", args...)
+	}
+}
+
+// openDirect opens the history file itself, for when no hub runs, and
+// first takes in what waits in the spool, so that every decision kept shows
+// (DESIGN.md: a decision lands in history exactly once).
+func (s historySource) openDirect() (*history.Store, error) {
+	if err := checkHistoryPath(s.paths.History); err != nil {
+		return nil, err
+	}
+	st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		if n := countSpool(spoolDir(s.paths)); n > 0 {
+			s.warnf("%s wait in the spool (%s), not yet in history", decisions(n), spoolDir(s.paths))
+		}
+		return nil, err
+	}
+	if _, err := takeSpool(spoolDir(s.paths), st); err != nil {
+		s.warnf("%s in the spool could not be added to history: %v", decisions(countSpool(spoolDir(s.paths))), err)
+	}
+	return st, nil
 }
 
 func (s historySource) list(ctx context.Context, q history.Query) ([]history.Record, error) {
@@ -52,6 +82,9 @@ func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.
 	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
 	defer cancel()
 	r, err := c.call(ctx, m, nil)
+	if r.Problem != "" {
+		s.warnf("%s", r.Problem)
+	}
 	switch {
 	case err == nil:
 		return r.Records, nil
@@ -60,7 +93,7 @@ func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.
 	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrUntrusted):
 		// No hub listening, or none to trust: read the file ourselves, it
 		// is the user's own.
-		st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
+		st, err := s.openDirect()
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +137,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			q.Limit = limit
-			recs, err := historySource{DefaultPaths()}.list(ctx, q)
+			recs, err := historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}.list(ctx, q)
 			if err != nil {
 				return runErr(err)
 			}
@@ -147,7 +180,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runErr(exportTo(ctx, historySource{DefaultPaths()}, q, format, output, stdout))
+			return runErr(exportTo(ctx, historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}, q, format, output, stdout))
 		},
 	}
 	export.Flags().StringVar(&format, "format", history.FormatJSONL, "jsonl or csv")
@@ -174,11 +207,11 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if keep < 0 {
 				return usageError{fmt.Errorf("--keep must be 0 (no limit) or more, not %d", keep)}
 			}
-			n, err := historySource{DefaultPaths()}.prune(ctx, opts)
+			n, err := historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}.prune(ctx, opts)
 			if err != nil {
 				return runErr(err)
 			}
-			fmt.Fprintf(stdout, "%d decisions deleted\n", n)
+			fmt.Fprintf(stdout, "%s deleted\n", decisions(n))
 			return nil
 		},
 	}
@@ -200,7 +233,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, _ := strconv.ParseUint(args[0], 10, 64)
-			r, err := historySource{DefaultPaths()}.get(ctx, id)
+			r, err := historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}.get(ctx, id)
 			if errors.Is(err, history.ErrNotFound) {
 				return runErr(fmt.Errorf("no decision with ID %d", id))
 			}

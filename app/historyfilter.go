@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"slices"
 	"strings"
@@ -127,15 +126,18 @@ func exportTo(ctx context.Context, src historySource, q history.Query, format, o
 // export streams the export of q: from the hub when one runs (it holds
 // the file), else from the file itself.
 func (s historySource) export(ctx context.Context, q history.Query, format string, w io.Writer) (int, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", s.paths.Socket)
-	if err != nil {
-		st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
+	// Only a hub verified to be the user's own (trust.go).
+	conn, _, err := (&hubClient{paths: s.paths}).dialVerified(ctx)
+	if errors.Is(err, ErrNotRunning) || errors.Is(err, ErrUntrusted) {
+		st, err := s.openDirect()
 		if err != nil {
 			return 0, err
 		}
 		defer st.Close()
 		return st.Export(w, format, q)
+	}
+	if err != nil {
+		return 0, err
 	}
 	// A connection of its own: the export comes in many messages.
 	defer conn.Close()
@@ -185,7 +187,7 @@ func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (i
 		o := retentionOf(cfg, time.Now())
 		opts = &o
 	}
-	st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
+	st, err := s.openDirect()
 	if err != nil {
 		return 0, err
 	}

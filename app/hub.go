@@ -48,6 +48,9 @@ type Prompter interface {
 // out, and records every decision in history. It has no Fyne in it; the
 // desktop Prompter does.
 type Hub struct {
+	// Store is the history, when the caller opened it; runHub gives the
+	// hub a journal instead (SetJournal), which may be without one for a
+	// while. With neither, decisions are kept in memory only.
 	Store    *history.Store
 	Prompter Prompter
 	// Config is the policy in force: timeouts, rate limits and rules per
@@ -78,6 +81,11 @@ type Hub struct {
 	// `elicitray history window`: a way to both without a tray. They must
 	// not block.
 	Quit, ShowHistory, ShowSettings func()
+
+	// jr keeps decisions (journal.go): set once, by SetJournal or on first
+	// use from Store.
+	jr     *journal
+	jrOnce sync.Once
 
 	mu      sync.Mutex
 	queue   []*item // arrival order; the shown one stays in it until decided
@@ -183,6 +191,8 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			return
 		}
 		if res := h.decidePolicy(it); res != nil {
+			// Kept before it is sent (DESIGN.md: durable before its answer
+			// leaves).
 			h.recordDecision(it, res)
 			cs.send(wireMsg{ID: id, Result: res})
 			return
@@ -212,19 +222,34 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			h.finish(it, res)
 		}
 	case opRecord:
+		var err error
 		if m.Record != nil {
-			h.record(*m.Record)
+			err = h.keep(*m.Record)
 		}
 		if m.ID != 0 {
-			cs.send(wireMsg{ID: m.ID}) // kept: the sender may go on
+			// On disk, or not: a wrapper told "not saved" spools it itself.
+			reply := wireMsg{ID: m.ID}
+			if err != nil {
+				reply.Error = err.Error()
+			}
+			cs.send(reply)
 		}
 	case opHistory:
 		q := history.Query{}
 		if m.Query != nil {
 			q = *m.Query
 		}
-		recs, err := h.Store.List(q)
-		cs.send(historyReply(m.ID, recs, err))
+		st, err := h.records().Store()
+		if err != nil {
+			reply := historyReply(m.ID, nil, err)
+			reply.Problem = h.records().state().problem()
+			cs.send(reply)
+			return
+		}
+		recs, err := st.List(q)
+		reply := historyReply(m.ID, recs, err)
+		reply.Problem = h.records().state().problem()
+		cs.send(reply)
 	case opExport:
 		q := history.Query{}
 		if m.Query != nil {
@@ -232,8 +257,13 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		// Streamed on this connection's goroutine: the CLI that asked uses
 		// a connection of its own for it.
+		st, err := h.records().Store()
+		if err != nil {
+			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+			return
+		}
 		bw := bufio.NewWriterSize(&exportWriter{cs: cs, id: m.ID}, 256<<10)
-		n, err := h.Store.Export(bw, m.Format, q)
+		n, err := st.Export(bw, m.Format, q)
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -254,7 +284,12 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		cs.send(wireMsg{ID: m.ID, Count: n})
 	case opGet:
-		rec, err := h.Store.Get(m.RecordID)
+		st, err := h.records().Store()
+		if err != nil {
+			cs.send(historyReply(m.ID, nil, err))
+			return
+		}
+		rec, err := st.Get(m.RecordID)
 		cs.send(historyReply(m.ID, []history.Record{rec}, err))
 	case opPause:
 		h.SetPaused(m.Paused)
@@ -281,8 +316,19 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		h.mu.Lock()
 		waiting := len(h.queue)
 		h.mu.Unlock()
-		cs.send(wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version})
+		// What waits to be saved, tried once more first: the user asking
+		// after freeing the disk sees it land.
+		h.records().flush()
+		js := h.records().state()
+		cs.send(wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version,
+			Spooled: js.Spooled, Unsaved: js.Unsaved, Problem: js.problem()})
 	case opQuit, opWindow, opSettings:
+		if m.Op == opWindow {
+			if _, err := h.records().Store(); err != nil {
+				cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+				return
+			}
+		}
 		f := h.Quit
 		switch m.Op {
 		case opWindow:
@@ -320,37 +366,27 @@ func historyReply(id uint64, recs []history.Record, err error) wireMsg {
 }
 
 // prepare checks a request and builds its prompt: the form or the URL
-// check. A request that cannot be shown is recorded and refused.
+// check. A request that cannot be shown is refused with an error; the
+// wrapper, which answers its server cancel then, records that (newRecord).
 func (h *Hub) prepare(req *bridge.Request) (*item, error) {
-	now := time.Now()
-	it := &item{prompt: Prompt{Request: req, Arrived: now}}
+	it := &item{prompt: Prompt{Request: req, Arrived: time.Now()}}
 	it.prompt.Mute = func() { h.Mute(req.Server, MuteFor) }
 	switch req.Mode {
 	case "form", "":
+		// The wrapper checks schemas first; one of another version may not.
 		form, err := elicit.Parse(req.RequestedSchema)
 		if err != nil {
-			// The wrapper checks schemas first; one of another version may not.
-			rec := recordOf(req)
-			rec.Time, rec.Action, rec.DecidedBy, rec.Reason = now, "error", bridge.DecidedByError, err.Error()
-			h.record(rec)
 			return nil, err
 		}
 		it.prompt.Form = form
 	case "url":
 		check := elicit.CheckURL(req.URL)
 		if check.Refused != nil {
-			rec := recordOf(req)
-			rec.Time, rec.Action, rec.DecidedBy, rec.Reason = now, "error", bridge.DecidedByError, check.Refused.Error()
-			h.record(rec)
 			return nil, check.Refused
 		}
 		it.prompt.URL = &check
 	default:
-		err := fmt.Errorf("%s-mode elicitations are not supported", req.Mode)
-		rec := recordOf(req)
-		rec.Time, rec.Action, rec.DecidedBy, rec.Reason = now, bridge.ActionCancel, bridge.DecidedByError, err.Error()
-		h.record(rec)
-		return nil, err
+		return nil, fmt.Errorf("%s-mode elicitations are not supported", req.Mode)
 	}
 	return it, nil
 }
@@ -442,25 +478,40 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 	})
 }
 
-// recordDecision keeps a prompt's decision in history, secrets redacted
-// (DESIGN.md).
+// recordDecision keeps a prompt's decision, secrets redacted (DESIGN.md).
 func (h *Hub) recordDecision(it *item, res *bridge.Result) {
-	rec := recordOf(it.prompt.Request)
-	rec.Time = it.prompt.Arrived
-	rec.Action, rec.DecidedBy, rec.Reason = res.Action, res.DecidedBy, res.Reason
-	rec.Content = redact(it.prompt.Form, res.Content)
-	rec.Elapsed = time.Since(it.prompt.Arrived)
-	h.record(rec)
+	_ = h.keep(newRecord(it.prompt.Request, *res, it.prompt.Form, history.SourceHub))
 }
 
-func (h *Hub) record(rec history.Record) {
-	if _, err := h.Store.Add(rec); err != nil {
-		h.logf("could not keep a decision in history: %v", err)
-		return
-	}
+// keep puts rec in history, or in the spool, or in memory (journal.go); the
+// error says when it is in memory only.
+func (h *Hub) keep(rec history.Record) error {
+	err := h.records().keep(rec)
 	if h.Recorded != nil {
 		h.Recorded()
 	}
+	return err
+}
+
+// SetJournal gives the hub the journal that keeps its decisions; call it
+// before Serve.
+func (h *Hub) SetJournal(j *journal) {
+	h.jrOnce.Do(func() { h.jr = j })
+}
+
+// records returns the hub's journal: the one SetJournal gave, or one over
+// Store.
+func (h *Hub) records() *journal {
+	h.jrOnce.Do(func() {
+		h.jr = &journal{store: h.Store, log: h.logf}
+	})
+	return h.jr
+}
+
+// store returns the open history, or nil while there is none.
+func (h *Hub) store() *history.Store {
+	st, _ := h.records().Store()
+	return st
 }
 
 func (h *Hub) changed() {

@@ -218,7 +218,7 @@ func TestHubRecordsRejections(t *testing.T) {
 	}
 	want := []history.Record{{ID: 1, Server: "shop", ServerInfo: history.ServerInfo{Name: "srv", Version: "1"}, Mode: "form",
 		Message: "Shipping details", RequestedSchema: req.RequestedSchema, Action: "error", DecidedBy: "error",
-		Reason: `property "address": nested objects are not supported`}}
+		Reason: `property "address": nested objects are not supported`, Source: history.SourceWrapper}}
 	if diff := cmp.Diff(want, recs, cmpopts.IgnoreFields(history.Record{}, "Time")); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}

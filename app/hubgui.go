@@ -73,18 +73,21 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)
 		notices = append(notices, w)
 	}
-	// The history before the socket: a hub that cannot keep decisions must
-	// fail before any wrapper hands it a prompt. An unreadable history file
-	// is moved aside, not lost: the user is told where it went, and
-	// decisions go on being kept in a new one.
-	store, movedTo, err := history.OpenOrRecover(p.History, nil)
-	if err != nil {
-		return fail(historyOpenError(p.History, err))
-	}
-	defer store.Close()
+	// The history before the socket. A history that cannot take records
+	// now (another process holds it, the disk is full) does not cost a
+	// prompt: the hub spools decisions and tries again (journal.go). An
+	// unreadable history file is moved aside, not lost: the user is told
+	// where it went, and decisions go on being kept in a new one.
+	hubLog := func(format string, args ...any) { fmt.Fprintf(stderr, "elicitray hub: "+format+"\n", args...) }
+	journal, movedTo := openJournal(p.History, &spool{dir: spoolDir(p), role: "hub"}, hubLog)
+	defer journal.close()
 	if movedTo != "" {
 		fmt.Fprintf(stderr, "elicitray hub: the history file %s could not be read; it was moved to %s and a new one started\n", p.History, movedTo)
 		notices = append(notices, "The history file could not be read. It was moved to "+movedTo+" and a new history started.")
+	}
+	if st := journal.state(); st.problem() != "" {
+		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
+		notices = append(notices, storageNotice(st))
 	}
 	// Open the display first (Fyne does when the first window is made): a
 	// hub that cannot draw must fail before it takes the socket, so that
@@ -111,7 +114,8 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		}
 	})
 
-	hub := &Hub{Store: store, Prompter: &guiPrompter{app: a}, Config: cfg, ConfigPath: p.Config, Log: stderr}
+	hub := &Hub{Prompter: &guiPrompter{app: a}, Config: cfg, ConfigPath: p.Config, Log: stderr}
+	hub.SetJournal(journal)
 	hub.ConfigRead()
 	// The history window, while open; new decisions appear in it live.
 	var historyMu sync.Mutex
@@ -122,6 +126,11 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		if historyWin != nil {
 			historyWin.Window().Show()
 			historyWin.Window().RequestFocus()
+			return
+		}
+		store, err := journal.Store()
+		if err != nil {
+			notify("elicitray", err.Error())
 			return
 		}
 		hw := ui.ShowHistory(a, store)
@@ -142,12 +151,22 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 			hw.Changed()
 		}
 	}
+	// quit ends Fyne's loop, on the Fyne goroutine. Not a.Quit, which first
+	// closes every window: Fyne 2.7.1 may then hand a pointer event to a
+	// window marked closing and, when the cursor changes over it, call
+	// through its nil view (a panic in processMouseMoved). A quit that
+	// catches a prompt window on its way to the screen, under the pointer,
+	// did so. The driver's Quit, which Fyne itself calls on SIGTERM, ends
+	// the loop with the windows as they are, and glfw then destroys them.
+	// Nor does it call into a window after the loop has ended, so the
+	// socket's goroutine may call it late (issue 10: a clean quit).
+	quit := func() { a.Driver().Quit() }
 	var tray *ui.Tray
 	if ui.TrayAvailable() {
 		tray = ui.SetupTray(a, ui.TrayActions{
 			History:   showHistory,
 			Settings:  func() { showSettings(a, hub, p) },
-			Quit:      a.Quit,
+			Quit:      quit,
 			SetPaused: func(paused bool) { go hub.SetPaused(paused) },
 			Mute:      func(server string) { go hub.Mute(server, MuteFor) },
 			Unmute:    func(server string) { go hub.Unmute(server) },
@@ -173,9 +192,23 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		})
 	}
 	hub.PolicyChanged()
+	// What waits to be saved shows in the tray, and a change of it as a
+	// notification: the user learns when decisions are not in history,
+	// and when they are again.
+	var lastNotice string
+	journal.told = func(st journalState) {
+		fyne.Do(func() { tray.SetProblem(st.problem()) })
+		if n := storageNotice(st); n != lastNotice {
+			lastNotice = n
+			notify("elicitray", n)
+		}
+	}
+	if st := journal.state(); st.problem() != "" {
+		tray.SetProblem(st.problem())
+	}
 	hub.Notify = notify
 	hub.Prompter.(*guiPrompter).userEnv = userEnv
-	hub.Quit = func() { fyne.Do(a.Quit) }
+	hub.Quit = func() { fyne.Do(quit) }
 	hub.ShowHistory = func() { fyne.Do(showHistory) }
 	hub.ShowSettings = func() { fyne.Do(func() { showSettings(a, hub, p) }) }
 
@@ -193,7 +226,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		select {
 		case <-fyneDone:
 		default:
-			fyne.Do(a.Quit)
+			fyne.Do(quit)
 		}
 	}()
 	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
@@ -212,6 +245,13 @@ func newFyneApp() (a fyne.App, err error) {
 		}
 	}()
 	a = fyneapp.NewWithID("io.github.elicitray")
+	// The hub keeps no Fyne preferences, yet Fyne saves them as it stops,
+	// and its own watcher of their file may read it half written: "Fyne
+	// error: Preferences load error: EOF" in hub.log on quit. With nothing
+	// to save, that save goes (the hook serves it alone).
+	if lc, ok := a.Lifecycle().(interface{ SetOnStoppedHookExecuted(func()) }); ok {
+		lc.SetOnStoppedHookExecuted(nil)
+	}
 	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
 	// Fyne quits when its last window closes; the hub outlives its prompt
 	// windows, so one window stays, never shown.
@@ -269,11 +309,30 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 func historyOpenError(path string, err error) error {
 	if errors.Is(err, history.ErrLocked) {
 		if pid, cmd := lockHolder(path); pid > 0 {
-			return fmt.Errorf("the history file %s is in use by another process (pid %d: %s); when it ends, the hub can start", path, pid, cmd)
+			return lockedError(fmt.Sprintf("the history file %s is in use by another process (pid %d: %s)", path, pid, cmd))
 		}
-		return fmt.Errorf("the history file %s is in use by another process; when it ends, the hub can start", path)
+		return lockedError(fmt.Sprintf("the history file %s is in use by another process", path))
 	}
 	return fmt.Errorf("the history file %s could not be opened: %w", path, err)
+}
+
+// lockedError is a sentence about a locked history that is
+// history.ErrLocked to errors.Is.
+type lockedError string
+
+func (e lockedError) Error() string { return string(e) }
+func (e lockedError) Unwrap() error { return history.ErrLocked }
+
+// storageNotice is the notification for what waits to be saved: a problem
+// and what elicitray does about it, or that history is whole again.
+func storageNotice(st journalState) string {
+	switch {
+	case st.Unsaved > 0:
+		return "Decisions cannot be saved: " + st.problem() + ". Prompts still work; elicitray keeps trying."
+	case st.problem() != "":
+		return "History cannot be written now: " + st.problem() + ". Prompts still work; the decisions land in history as soon as it can take them."
+	}
+	return "History is saving again: every decision is in it."
 }
 
 // guiPrompter shows prompts as desktop windows (package ui).

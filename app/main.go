@@ -245,10 +245,12 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				Approver:  client,
 				Rejected:  client.Reject,
 				NoDesktop: client.NoDesktop,
+				Overruled: client.Overruled,
 				Log:       stderr,
 				Grace:     grace,
 			})
 			code, err := relay.Run(ctx, stdin, stdout)
+			client.close()
 			if err != nil {
 				fmt.Fprintf(stderr, "elicitray: %v\n", startError(args[0], err))
 			}

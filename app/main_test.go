@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(floodServerEnv) != "" {
 		os.Exit(floodServe())
 	}
+	// The fault suite (fault_test.go) runs it as its server.
+	if os.Getenv(faultServerEnv) != "" {
+		os.Exit(faultServe())
+	}
 	// TestEndToEndSafety (e2e_safety_test.go) runs it as its "ask" server.
 	if os.Getenv(askServerEnv) != "" {
 		os.Exit(askServe())
@@ -35,6 +39,10 @@ func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
+// buildFlags are the flags the elicitray binary is built with (race_test.go
+// adds -race).
+var buildFlags []string
+
 func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "elicitray-bin-")
 	if err != nil {
@@ -43,7 +51,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	elicitrayBin = filepath.Join(dir, "elicitray")
-	build := exec.Command("go", "build", "-o", elicitrayBin, "..")
+	build := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", elicitrayBin, "..")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "building elicitray: %v\n", err)

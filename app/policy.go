@@ -152,8 +152,8 @@ func (h *Hub) knows(server string) (bool, []string) {
 	for _, s := range h.Servers() {
 		names = append(names, s.Name)
 	}
-	if h.Store != nil {
-		if inHistory, err := h.Store.Servers(); err == nil {
+	if st := h.store(); st != nil {
+		if inHistory, err := st.Servers(); err == nil {
 			names = append(names, inHistory...)
 		} else {
 			h.logf("%v", err)
@@ -381,11 +381,15 @@ func (h *Hub) retention() history.PruneOptions {
 // prune deletes what retention does not keep, then gives the space back to
 // the disk.
 func (h *Hub) prune(opts history.PruneOptions) (int, error) {
-	before, err := h.Store.Count()
+	st, err := h.records().Store()
 	if err != nil {
 		return 0, err
 	}
-	n, err := h.Store.Prune(opts)
+	before, err := st.Count()
+	if err != nil {
+		return 0, err
+	}
+	n, err := st.Prune(opts)
 	if err != nil || n == 0 {
 		return n, err
 	}
@@ -398,7 +402,7 @@ func (h *Hub) prune(opts history.PruneOptions) (int, error) {
 	if n*4 < before {
 		return n, nil
 	}
-	return n, h.Store.Compact()
+	return n, st.Compact()
 }
 
 // retentionEvery is how often a running hub applies the retention.
@@ -409,7 +413,9 @@ func (h *Hub) keepPruning(ctx context.Context) {
 	t := time.NewTicker(retentionEvery)
 	defer t.Stop()
 	for {
-		if _, err := h.prune(h.retention()); err != nil {
+		if h.store() == nil {
+			// No history yet (locked, say): the journal tries to open it.
+		} else if _, err := h.prune(h.retention()); err != nil {
 			h.logf("history: applying retention: %v", err)
 		}
 		select {

@@ -107,6 +107,9 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				if errors.Is(err, ErrNotRunning) {
 					// Nothing is paused or muted: say so, and what applies.
 					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
+					if n := countSpool(spoolDir(DefaultPaths())); n > 0 {
+						fmt.Fprintf(stdout, "History  %s waiting in the spool, not yet in history (the next hub or `elicitray history list` takes them in)\n", decisions(n))
+					}
 					return nil
 				}
 				if err != nil {
@@ -168,6 +171,9 @@ func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 	}
 	fmt.Fprintf(tw, "Paused\t%s\n", paused)
 	fmt.Fprintf(tw, "Waiting\t%d\n", r.Count)
+	if r.Problem != "" {
+		fmt.Fprintf(tw, "History\t%s\n", r.Problem)
+	}
 	for _, s := range r.Servers {
 		state := "rule " + cmp.Or(s.Rule, RuleAsk)
 		if !s.MutedUntil.IsZero() {

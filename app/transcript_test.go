@@ -141,7 +141,7 @@ type step struct {
 var stepVerbs = map[string]bool{
 	"wrap": true, "host>": true, "host<": true, "host<~": true, "server>": true, "server<": true, "server<~": true,
 	"prompt": true, "form": true, "invalid": true, "answer": true, "dismissed": true, "history": true,
-	"end": true, "noconnect": true,
+	"end": true, "noconnect": true, "log": true,
 	// The hub's policy (issue 4): see testdata/transcripts/README.md.
 	"nohub": true, "pause": true, "resume": true, "mute": true,
 	// The CLI against the hub, as a user runs it (issue 10).
@@ -337,6 +337,26 @@ func (tr *transcript) do(st step) {
 		tr.run(st)
 	case "output~":
 		tr.checkOutput(st)
+	case "log":
+		tr.checkLog(st)
+	}
+}
+
+// checkLog: the wrapper's stderr (the host's log) so far holds the text.
+// The wrapper says why before it acts, so the step after the line it
+// explains (a reply, a marker) needs no waiting.
+func (tr *transcript) checkLog(st step) {
+	tr.t.Helper()
+	text, ok := strings.CutPrefix(st.arg, "~")
+	if !ok {
+		tr.fatalf(st, "want log ~TEXT")
+	}
+	b, err := os.ReadFile(tr.w.stderr)
+	if err != nil {
+		tr.fatalf(st, "reading the wrapper's stderr: %v", err)
+	}
+	if !strings.Contains(string(b), strings.TrimSpace(text)) {
+		tr.fatalf(st, "the wrapper's stderr does not say so; it holds:\n%s", shorten(string(b), 4000))
 	}
 }
 
@@ -375,13 +395,15 @@ func (tr *transcript) section(st step, name string) []byte {
 
 var repeatRE = regexp.MustCompile(`\{\{repeat (\S+) (\d+)\}\}`)
 
-// expand replaces {{repeat S N}} with N copies of S. Expansions are kept, so
-// that a line the server writes and the same line the host must read share
-// one copy (big-line: 64 MiB).
+// expand replaces {{repeat S N}} with N copies of S, and {{bom}} with a
+// UTF-8 byte order mark (EF BB BF), which a text file would not show.
+// Expansions are kept, so that a line the server writes and the same line
+// the host must read share one copy (big-line: 64 MiB).
 func (tr *transcript) expand(arg string) []byte {
 	if !strings.Contains(arg, "{{") {
 		return []byte(arg)
 	}
+	arg = strings.ReplaceAll(arg, "{{bom}}", "\uFEFF")
 	if b, ok := tr.expanded[arg]; ok {
 		return b
 	}
@@ -957,21 +979,19 @@ func (tr *transcript) checkHistory(st step) {
 	})
 }
 
-// checkFileHistory checks the newest record of the history file a wrapper
-// with no hub wrote itself. It writes the record before it answers the
-// server or passes the elicitation on, so one look suffices.
+// checkFileHistory checks the newest record a wrapper with no hub kept
+// itself, in the spool, as `elicitray history list` shows it (taking the
+// spool in). The wrapper spools the record before it answers the server or
+// passes the elicitation on, so one look suffices.
 func (tr *transcript) checkFileHistory(st step) {
 	tr.t.Helper()
 	checks, err := parseChecks(st.arg)
 	if err != nil {
 		tr.fatalf(st, "%v", err)
 	}
-	store, err := history.Open(DefaultPaths().History, &history.Options{Timeout: transcriptWait})
-	if err != nil {
-		tr.fatalf(st, "opening the history file: %v", err)
-	}
-	defer store.Close()
-	recs, err := store.List(history.Query{Limit: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
+	defer cancel()
+	recs, err := historySource{paths: DefaultPaths()}.list(ctx, history.Query{Limit: 1})
 	if err != nil || len(recs) == 0 {
 		tr.fatalf(st, "history: %v, %d records", err, len(recs))
 	}
@@ -1073,7 +1093,8 @@ type wrapperProc struct {
 	toHost   <-chan streamItem
 	toServer <-chan streamItem
 	exited   chan struct{}
-	err      error // cmd.Wait's, once exited is closed
+	err      error  // cmd.Wait's, once exited is closed
+	stderr   string // the file its stderr goes to: the host's log
 }
 
 // streamItem is one line (without its newline) that reached a side, or,
@@ -1120,7 +1141,7 @@ func startWrapper(t *testing.T, args []string, nohub bool) *wrapperProc {
 	for _, f := range []*os.File{hostInR, hostOutW, srvInW, srvOutR} {
 		f.Close()
 	}
-	w := &wrapperProc{cmd: cmd, host: hostInW, server: srvOutW, exited: make(chan struct{})}
+	w := &wrapperProc{cmd: cmd, host: hostInW, server: srvOutW, exited: make(chan struct{}), stderr: stderr.Name()}
 	w.toHost = readLines(hostOutR)
 	w.toServer = readLines(srvInR)
 	go func() {

@@ -19,8 +19,9 @@ import (
 //	← {"id":1,"result":{"action":"accept","content":{…},"decidedBy":"user"}}
 //	→ {"op":"cancel","id":1,"result":{…}}     ended before anyone answered
 //	                                          (result says who and why); no reply
-//	→ {"op":"record","id":4,"record":{…}}     keep a decision made elsewhere
-//	← {"id":4}                                kept (no reply when id is 0)
+//	→ {"op":"record","id":4,"record":{…}}     keep what the wrapper sent a server
+//	← {"id":4}                                on disk: history or the spool
+//	← {"id":4,"error":"not saved: …"}         only in the hub's memory
 //	→ {"op":"history","id":2,"query":{…}}     ← {"id":2,"records":[…]}
 //	→ {"op":"get","id":3,"recordId":42}       ← {"id":3,"records":[…]}
 //	→ {"op":"quit","id":4} / {"op":"show-history","id":5}   ← {"id":4}
@@ -38,7 +39,8 @@ import (
 //	← {"id":9,"error":"no server named …","unknown":true}
 //	                                          mute, unmute: not a server
 //	                                          the hub knows (a typo?)
-//	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…],"version":"…"}
+//	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…],"version":"…",
+//	                              "spooled":0,"unsaved":3,"problem":"3 decisions not saved: …"}
 //	→ {"op":"settings","id":12}               ← {"id":12}
 //	← {"id":N,"error":"a sentence"}
 type wireMsg struct {
@@ -66,6 +68,11 @@ type wireMsg struct {
 	Unknown bool          `json:"unknown,omitempty"` // mute, unmute: the server is not one the hub knows
 	Servers []ServerState `json:"servers,omitempty"` // status
 	Version string        `json:"version,omitempty"` // status: the hub's elicitray version
+	// status: decisions not in history yet (journal.go), and the sentence
+	// saying so, "" when every decision is in history.
+	Spooled int    `json:"spooled,omitempty"`
+	Unsaved int    `json:"unsaved,omitempty"`
+	Problem string `json:"problem,omitempty"`
 }
 
 // decodeWire reads one line of the hub protocol into m. Numbers in content
@@ -101,16 +108,3 @@ const (
 	opStatus   = "status"       // paused, muted servers, prompts waiting
 	opSettings = "settings"     // open the Settings window
 )
-
-// recordOf is the history record of req, before its decision is known.
-func recordOf(req *bridge.Request) history.Record {
-	return history.Record{
-		Server:          req.Server,
-		ServerInfo:      history.ServerInfo(req.ServerInfo),
-		Tool:            req.Tool,
-		Mode:            req.Mode,
-		Message:         req.Message,
-		RequestedSchema: req.RequestedSchema,
-		URL:             req.URL,
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // ErrNoDesktop is returned (wrapped) by an Approver that has no desktop to
@@ -47,6 +48,11 @@ type ServerInfo struct {
 
 // Request is one elicitation the wrapper asks its Approver to decide.
 type Request struct {
+	// ID identifies this elicitation wherever it is recorded (the hub, the
+	// spool, history's Record.Key): unique across relays and restarts.
+	ID string `json:"id,omitempty"`
+	// Time is when the elicitation reached the relay.
+	Time time.Time `json:"time,omitzero"`
 	// Server is the name the user configured (--name): the trusted identity.
 	Server string `json:"server"`
 	// ServerInfo is the server's own name from its initialize reply; zero

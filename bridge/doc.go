@@ -10,7 +10,17 @@
 //     package elicit, asks its Approver, checks the answer and replies to the
 //     server itself;
 //   - the server's notifications/cancelled for such a request, which closes
-//     the prompt and is answered by silence (PROTOCOL.md §7).
+//     the prompt and is answered by silence (PROTOCOL.md §7);
+//   - the host's notifications/cancelled for a tools/call, which goes on to
+//     the server and then closes the call's prompts, whose requests are
+//     answered cancel (PROTOCOL.md §5, §7).
+//
+// Two things are not passed on as they came. A UTF-8 byte order mark at the
+// start of a line is removed (no JSON-RPC text carries one, RFC 8259 §8.1),
+// in both directions. An elicitation/create whose id is null, or that has
+// none, is the relay's to answer like any other: -32600 under id null for
+// the first, nothing at all for the second (a notification), each said on
+// the log (PROTOCOL.md §7: ids are strings or integers).
 //
 // Goroutines: Run owns them all. One reads the host, one reads the server,
 // one waits for the child process, and each pending elicitation has its own,

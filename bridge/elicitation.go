@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -32,13 +33,16 @@ func (r *Relay) request(p *elicitParams) *Request {
 	if len(r.calls) == 1 {
 		tool = r.lastTool
 	}
+	r.reqSeq++
 	return &Request{
+		ID:              fmt.Sprintf("%s%d", r.idPrefix, r.reqSeq),
+		Time:            time.Now(),
 		Server:          r.opts.Server,
 		ServerInfo:      r.info,
 		Tool:            tool,
 		Mode:            mode,
 		Message:         p.Message,
-		RequestedSchema: p.RequestedSchema,
+		RequestedSchema: validUTF8(p.RequestedSchema),
 		URL:             p.URL,
 		ElicitationID:   p.ElicitationID,
 		ProtocolVersion: r.version,
@@ -48,13 +52,21 @@ func (r *Relay) request(p *elicitParams) *Request {
 // startElicitation handles a legacy elicitation/create request (PROTOCOL.md
 // §1): it is answered here, never forwarded. Schema problems are answered at
 // once; otherwise the Approver is asked on a goroutine of its own so the
-// relay keeps flowing, and a notifications/cancelled for id ends the wait
-// with no reply at all (PROTOCOL.md §7).
+// relay keeps flowing. The server's notifications/cancelled for id ends the
+// wait with no reply at all; the host's for the tools/call it belongs to
+// ends it with cancel (PROTOCOL.md §7).
 func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawMessage, toServer *lineWriter) {
 	id = append(json.RawMessage(nil), id...)
 	if _, ok := idKey(id); !ok {
-		// PROTOCOL.md §7: ids are strings or integers.
-		r.reply(toServer, encodeError(json.RawMessage("null"), codeInvalidRequest, "elicitation/create: the id must be a string or an integer, not "+string(id)))
+		// PROTOCOL.md §7: ids are strings or integers, never null. JSON-RPC
+		// answers an invalid request -32600 with id null, the id it could
+		// not use; the host's log says why, since the server may not.
+		msg := "elicitation/create: the id must be a string or an integer, not " + string(id)
+		if isNull(id) {
+			msg = "elicitation/create: the id must be a string or an integer, not null (a request's id is never null; a notification has none)"
+		}
+		r.log.printf("%s: refused an elicitation (-32600): %s", r.opts.Server, msg)
+		r.reply(toServer, encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
 		return
 	}
 	var p elicitParams
@@ -112,27 +124,44 @@ func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawM
 				return
 			}
 		}
-		hostCancelled := errors.Is(context.Cause(pctx), ErrHostCancelled)
+		cause := context.Cause(pctx)
+		hostCancelled := errors.Is(cause, ErrHostCancelled)
 		r.mu.Lock()
-		// After the host cancelled the call, the server cancels its own
-		// request (cases/server-cancels.jsonl): the entry stays so that
-		// notice is recognised and kept from the host.
-		if r.pending[key] == pe && !hostCancelled {
+		// The server withdrew it (cancelPending took the entry away).
+		withdrawn := r.pending[key] != pe
+		// After the host cancelled the call, the server often cancels its
+		// own request too (cases/server-cancels.jsonl): the entry stays so
+		// that notice is recognised and kept from the host.
+		if !withdrawn && !hostCancelled {
 			delete(r.pending, key)
 		}
 		if _, ok := r.urlIDs[pe.elicitationID]; ok {
 			r.urlIDs[pe.elicitationID] = "" // answered; its completion notice is still ours
 		}
 		r.mu.Unlock()
-		if pctx.Err() != nil {
-			if errors.Is(context.Cause(pctx), ErrElicitationComplete) {
-				// The server finished the URL flow without this window:
-				// nobody chose, and the server still awaits an answer.
-				r.reply(toServer, encodeResult(id, elicitResult{Action: ActionCancel}))
-			}
-			// Cancelled by the server or the host, or the relay stopped:
-			// the window is closed and no response is written (PROTOCOL.md §7).
+		switch {
+		case withdrawn:
+			// PROTOCOL.md §7: the server cancelled its request: the window
+			// is closed and no response is written.
 			return
+		case hostCancelled, errors.Is(cause, ErrElicitationComplete):
+			// The host gave up on the call (PROTOCOL.md §7), or the server
+			// finished the URL flow without this window: nobody chose, and
+			// the server still awaits an answer, which is cancel
+			// (PROTOCOL.md §5). The host's notice went to the server first
+			// (fromHost), so it knows why. History keeps this cancel, even
+			// where a person answered at that very moment.
+			if r.opts.Overruled != nil {
+				by := DecidedByHostCancelled
+				if !hostCancelled {
+					by = DecidedByServerCancelled
+				}
+				r.opts.Overruled(req, Result{Action: ActionCancel, DecidedBy: by, Reason: cause.Error()})
+			}
+			r.reply(toServer, encodeResult(id, elicitResult{Action: ActionCancel}))
+			return
+		case pctx.Err() != nil:
+			return // the relay stopped: nobody is left to answer
 		}
 		cancel(nil)
 		r.reply(toServer, encodeResult(id, res))
@@ -193,11 +222,20 @@ func (r *Relay) checkAnswer(ctx context.Context, req *Request, form *elicit.Form
 		content, err := form.Normalize(res.Content)
 		if err != nil {
 			r.log.printf("%s: the answer does not fit the server's schema, answering cancel: %v", req.Server, err)
-			return elicitResult{Action: ActionCancel}
+			return r.overrule(req, fmt.Errorf("the answer does not fit the server's schema: %w", err))
 		}
 		return elicitResult{Action: ActionAccept, Content: content}
 	}
 	r.log.printf("%s: unknown action %q, answering cancel", req.Server, res.Action)
+	return r.overrule(req, fmt.Errorf("the hub answered the unknown action %q", res.Action))
+}
+
+// overrule answers cancel in place of the Approver's decision, and tells
+// Options.Overruled before the answer is written.
+func (r *Relay) overrule(req *Request, why error) elicitResult {
+	if r.opts.Overruled != nil {
+		r.opts.Overruled(req, Result{Action: ActionCancel, DecidedBy: DecidedByError, Reason: why.Error()})
+	}
 	return elicitResult{Action: ActionCancel}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // JSON-RPC error codes the relay sends (PROTOCOL.md §8).
@@ -29,6 +30,20 @@ func (e *envelope) isNotification() bool { return e.Method != "" && (len(e.ID) =
 func (e *envelope) isResponse() bool     { return e.Method == "" && len(e.ID) > 0 }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// validUTF8 returns raw with every invalid UTF-8 sequence replaced by
+// U+FFFD, or raw itself when it is valid. JSON text is UTF-8 (PROTOCOL.md
+// §7), and encoding/json turns invalid bytes in strings into U+FFFD when it
+// decodes them, but copies a RawMessage byte for byte: a requestedSchema
+// passed on as sent would carry a server's invalid bytes into every window,
+// history record and `history list --json` line. In valid JSON such bytes
+// can only sit inside strings, so the result is the same JSON, spelt validly.
+func validUTF8(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+}
 
 // idKey turns a JSON-RPC id into a map key that ignores spelling: 7, 7.0 and
 // "7" stay distinct (ids are strings or integers, PROTOCOL.md §7), while

@@ -71,16 +71,17 @@ type hostCall struct {
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// replies receives the server's reply to the relay's retry in flight
+	// (takeReply sends, send receives). Set once, before hc is shared.
+	replies chan []byte
 
 	// Guarded by Relay.mu.
 	running   bool // the relay took over the reply
 	cancelled bool // the host sent notifications/cancelled for it
-	// replies receives the server's reply to the relay's retry in flight.
-	replies    chan []byte
-	urlRetried bool
-	// last is the request as last sent to the server (the host's, then
-	// each retry): what a -32042 retry sends again.
-	last []byte
+
+	// What the loop itself keeps from round to round (whether it retried
+	// a -32042 already, the request it last sent) lives in runLoop's
+	// variables: only its goroutine touches it.
 }
 
 // forwardedRound is an input_required round the relay passed on to the
@@ -191,7 +192,6 @@ func (r *Relay) trackCall(key string, env *envelope, line []byte, version string
 		hostCaps: append(json.RawMessage(nil), hostCaps...),
 		replies:  make(chan []byte, 1),
 	}
-	hc.last = hc.line
 	hc.ctx, hc.cancel = context.WithCancelCause(r.ctx)
 	r.mu.Lock()
 	if old := r.loops[key]; old != nil {
@@ -328,6 +328,10 @@ func (r *Relay) takeReply(key string, env *envelope, line []byte) bool {
 func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 	defer r.endLoop(hc)
 	pause := statePause
+	// last is the request as last sent to the server (the host's, then
+	// each retry): what a -32042 retry sends again.
+	last := hc.line
+	urlRetried := false
 	for round := 1; ; round++ {
 		env, err := scanEnvelope(reply)
 		if err != nil { // cannot happen: takeReply scanned it
@@ -341,16 +345,16 @@ func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 			r.toHostLine(hc, reply)
 			return
 		case replyURLRequired:
-			if hc.urlRetried || !r.openRequiredURLs(hc, env.Error) {
+			if urlRetried || !r.openRequiredURLs(hc, env.Error) {
 				// Declined, cancelled, or still required after the user
 				// opened the links: the host gets the server's error.
 				r.toHostLine(hc, reply)
 				return
 			}
-			hc.urlRetried = true
+			urlRetried = true
 			// The request that failed, as it was: a retry's answers and
 			// requestState stay (PROTOCOL.md §6: retry after completion).
-			if reply = r.send(hc, hc.last); reply == nil {
+			if reply, last = r.send(hc, last); reply == nil {
 				return
 			}
 			continue
@@ -374,7 +378,7 @@ func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 				pause = min(2*pause, maxStatePause)
 			}
 		}
-		if reply = r.retry(hc, responses, state); reply == nil {
+		if reply, last = r.retry(hc, responses, state); reply == nil {
 			return
 		}
 	}
@@ -390,10 +394,16 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 	if isNull(state) {
 		state = nil
 	}
-	irRaw, _ := getMember(result, "inputRequests")
+	irRaw, given := getMember(result, "inputRequests")
 	var irs []member
-	if len(irRaw) > 0 && irRaw[0] == '{' {
-		irs, _ = members(irRaw)
+	if given && !isNull(irRaw) {
+		// PROTOCOL.md §1: a map key → input request. Anything else can
+		// never be answered, so it fails now rather than after ten retries.
+		var err error
+		if irs, err = members(irRaw); err != nil {
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("the server's inputRequests is %s, not an object of input requests by key; elicitray cannot answer it", jsonKind(irRaw)))
+			return nil, nil, true
+		}
 	}
 	if len(irs) == 0 {
 		if state == nil {
@@ -404,7 +414,12 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 	}
 
 	// PROTOCOL.md §9: sampling and roots only the host can answer; it must
-	// have declared them, or the round cannot be finished.
+	// have declared them, or the round cannot be finished. Every entry is
+	// checked before any window opens: a round that cannot be finished
+	// fails at once, and the host hears why. The host's request was
+	// fine; what the server asked in reply to it is invalid, so the error
+	// is -32602 for the host's id (-32601 would say the host's own method
+	// is unknown).
 	var forHost []member
 	seen := make(map[string]bool, len(irs))
 	for _, m := range irs {
@@ -413,13 +428,28 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 			return nil, nil, true
 		}
 		seen[m.key] = true
-		method := entryMethod(irRaw[m.vStart:m.vEnd])
+		entry := irRaw[m.vStart:m.vEnd]
+		if entry[0] != '{' {
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q: it is %s, not an object with a method and params", m.key, jsonKind(entry)))
+			return nil, nil, true
+		}
+		method := entryMethod(entry)
 		if method == "elicitation/create" {
 			continue
 		}
 		capName, known := hostMethods[method]
-		if _, declared := getMember(hc.hostCaps, capName); !known || !declared {
-			r.failCall(hc, codeInvalidParams, fmt.Sprintf("the server asked for %s (input %q), which only the host can answer and this host did not declare", method, m.key))
+		switch _, declared := getMember(hc.hostCaps, capName); {
+		case method == "":
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q: it names no method", m.key))
+			return nil, nil, true
+		case !known:
+			// Not a request of the revisions elicitray knows. Its host
+			// cannot be assumed to know it either: it declared no
+			// capability for it.
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q of method %q: unknown method", m.key, method))
+			return nil, nil, true
+		case !declared:
+			r.failCall(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q of method %q: only the host can, and it did not declare the %s capability", m.key, method, capName))
 			return nil, nil, true
 		}
 		forHost = append(forHost, m)
@@ -462,6 +492,23 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 		return nil, nil, true
 	}
 	return responses, state, false
+}
+
+// jsonKind names the kind of the JSON value raw, for error messages.
+func jsonKind(raw []byte) string {
+	switch raw[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "an object that is not valid JSON"
+	}
+	return "a number"
 }
 
 func entryMethod(entry []byte) string {
@@ -604,8 +651,9 @@ func (r *Relay) openRequiredURLs(hc *hostCall, errRaw []byte) bool {
 // retry re-sends the host call under a new id of the relay's, with the
 // round's inputResponses and requestState (echoed byte for byte,
 // PROTOCOL.md §1), and waits for the server's reply. It returns nil when
-// the host cancelled meanwhile; the server is then told to stop too.
-func (r *Relay) retry(hc *hostCall, responses []inputResponse, state json.RawMessage) []byte {
+// the host cancelled meanwhile; the server is then told to stop too. sent
+// is the request as it went out.
+func (r *Relay) retry(hc *hostCall, responses []inputResponse, state json.RawMessage) (reply, sent []byte) {
 	line, _, err := editMember(hc.line, "params", func(params []byte) ([]byte, bool, error) {
 		var err error
 		if responses == nil {
@@ -625,7 +673,7 @@ func (r *Relay) retry(hc *hostCall, responses []inputResponse, state json.RawMes
 	})
 	if err != nil {
 		r.failCall(hc, codeInternalError, "elicitray could not build the retry: "+err.Error())
-		return nil
+		return nil, nil
 	}
 	return r.send(hc, line)
 }
@@ -633,8 +681,8 @@ func (r *Relay) retry(hc *hostCall, responses []inputResponse, state json.RawMes
 // send sends request line (a host call as the server should get it) under
 // a new id of the relay's, and waits for the server's reply. It returns
 // nil when the host cancelled meanwhile; the server is then told to stop
-// too.
-func (r *Relay) send(hc *hostCall, line []byte) []byte {
+// too. sent is line as it went out, under its new id.
+func (r *Relay) send(hc *hostCall, line []byte) (reply, sent []byte) {
 	r.mu.Lock()
 	r.retrySeq++
 	id := strconv.Quote(r.idPrefix + strconv.FormatUint(r.retrySeq, 10))
@@ -643,14 +691,13 @@ func (r *Relay) send(hc *hostCall, line []byte) []byte {
 	line, err := setMember(line, "id", []byte(id))
 	if err != nil {
 		r.failCall(hc, codeInternalError, "elicitray could not build the retry: "+err.Error())
-		return nil
+		return nil, nil
 	}
-	hc.last = line
 
 	r.mu.Lock()
 	if hc.cancelled {
 		r.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	r.retries[key] = hc
 	r.mu.Unlock()
@@ -661,7 +708,7 @@ func (r *Relay) send(hc *hostCall, line []byte) []byte {
 
 	select {
 	case reply := <-hc.replies:
-		return reply
+		return reply, line
 	case <-hc.ctx.Done():
 		r.mu.Lock()
 		_, inFlight := r.retries[key]
@@ -672,7 +719,7 @@ func (r *Relay) send(hc *hostCall, line []byte) []byte {
 			r.writeServer(concat([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`),
 				[]byte(id), []byte(`,"reason":"the host cancelled the request"}}`+"\n")))
 		}
-		return nil
+		return nil, nil
 	}
 }
 

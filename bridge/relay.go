@@ -32,6 +32,14 @@ type Options struct {
 	// instead of being answered cancel, so that history can keep it. It
 	// runs on the relay's goroutines and must not block for long.
 	NoDesktop func(req *Request, forwarded bool, err error)
+	// Overruled, when set, is told when the relay sends the server something
+	// else than the Approver decided (an accept whose content does not fit
+	// the schema is answered cancel; the host cancelled the call while the
+	// prompt was open, so the server gets cancel whatever a person chose),
+	// with what it sends, before it sends it: history then keeps what the
+	// server received. It runs on the relay's goroutines and must not block
+	// for long.
+	Overruled func(req *Request, sent Result)
 	// Log receives sentences for people (the host's log). Nil discards.
 	// The child's stderr goes to the command's own Stderr; see NewRelay.
 	Log io.Writer
@@ -72,15 +80,18 @@ type Relay struct {
 	// server reports it complete, by elicitationId.
 	urlWaits map[string]context.CancelCauseFunc
 
-	// The input_required loop (mrtr.go). loops maps the id keys of host
-	// calls the relay may have to finish; retries maps the id keys of the
-	// relay's own retries in flight; forwarded holds rounds handed to the
-	// host. Retry ids are idPrefix plus retrySeq.
+	// The input_required loop (mrtr.go), under mu. loops maps the id keys
+	// of host calls the relay may have to finish; retries maps the id keys
+	// of the relay's own retries in flight; forwarded holds rounds handed
+	// to the host. Retry ids are idPrefix (set by NewRelay, then only read,
+	// without the lock) plus retrySeq.
 	loops     map[string]*hostCall
 	retries   map[string]*hostCall
 	forwarded []*forwardedRound
 	idPrefix  string
 	retrySeq  uint64
+	// reqSeq numbers the Requests made (Request.ID is idPrefix and it).
+	reqSeq uint64
 
 	// hostElicitation is the elicitation capability the host declared in
 	// its initialize (before the relay added its own), or nil.
@@ -112,8 +123,10 @@ var (
 	// elicitation (PROTOCOL.md §7). No reply is sent.
 	ErrServerCancelled = errors.New("the server cancelled the request")
 	// ErrHostCancelled: the host cancelled the tools/call the elicitation
-	// belongs to (PROTOCOL.md §7). The window closes; the server, told of
-	// the cancellation too, cancels its request itself.
+	// belongs to (PROTOCOL.md §7). The window closes, and once the server
+	// has been told of the cancellation, its elicitation is answered cancel
+	// (unless the server withdrew it first): a server that does not cancel
+	// its own request would otherwise wait for an answer forever.
 	ErrHostCancelled = errors.New("the host cancelled the tool call")
 	// ErrElicitationComplete: the server sent notifications/elicitation/
 	// complete for a URL elicitation whose window was still open
@@ -268,6 +281,9 @@ func (r *Relay) shutdownWhen(ctx context.Context, hostDone <-chan struct{}, serv
 // pumpHost relays host → server until the host's stdin ends.
 func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
 	lr := newLineReader(in)
+	lr.onBOM = func() {
+		r.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
+	}
 	for {
 		line, err := lr.next()
 		if len(line) > 0 {
@@ -286,15 +302,24 @@ func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
 	}
 }
 
-// fromHost inspects one host line and returns what to send to the server.
+// fromHost inspects one host line and returns what to send to the server
+// (nil when it sent the line itself).
 func (r *Relay) fromHost(line []byte) []byte {
 	env, err := scanEnvelope(line)
 	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
+		// The server must hear of it too, and before the cancel answers
+		// of the call's elicitations that this sets off (startElicitation):
+		// so it goes out here, ahead of them.
+		if werr := r.toServer.write(line, false); werr != nil {
+			r.log.printf("writing to the server: %v", werr)
+		}
 		r.hostCancelled(env.Params)
-		return line // the server must hear of it too
+		return nil
 	}
 	if err != nil || !env.isRequest() {
-		// Not ours to judge: the server answers a malformed line -32700.
+		// Not ours to judge: the server answers a malformed line -32700,
+		// and a "request" whose id is null -32600 (PROTOCOL.md §7: ids are
+		// never null), so such a line passes as the host wrote it.
 		return line
 	}
 	key, _ := idKey(env.ID)
@@ -356,6 +381,9 @@ func (r *Relay) noteCall(key, method string, params json.RawMessage) {
 // pumpServer relays server → host until the server's stdout ends.
 func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *lineWriter) {
 	lr := newLineReader(in)
+	lr.onBOM = func() {
+		r.log.printf("%s: a message from the server began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on", r.opts.Server)
+	}
 	for {
 		line, err := lr.next()
 		if len(line) > 0 {
@@ -384,8 +412,16 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 		return true
 	}
 	switch {
-	case env.isRequest() && env.Method == "elicitation/create":
+	case env.Method == "elicitation/create" && len(env.ID) > 0:
+		// Every id, null included, is the relay's to answer: the host
+		// never sees the server's elicitations (startElicitation).
 		r.startElicitation(ctx, line, env.ID, env.Params, toServer)
+		return false
+	case env.Method == "elicitation/create":
+		// JSON-RPC: a request without an id is a notification, and a
+		// notification gets no reply, not even an error. Nobody can answer
+		// it, the host no more than the relay, so it stops here, said.
+		r.log.printf("%s: ignored an elicitation/create without an id: without one it cannot be answered (PROTOCOL.md §7: request ids are strings or integers)", r.opts.Server)
 		return false
 	case env.isNotification() && env.Method == "notifications/elicitation/complete":
 		// PROTOCOL.md §6: close a URL window still waiting; an id the host
@@ -491,7 +527,8 @@ func (r *Relay) completeURL(params json.RawMessage) bool {
 }
 
 // hostCancelled closes the prompts of a tools/call the host cancelled
-// (PROTOCOL.md §7); their server requests are answered cancel.
+// (PROTOCOL.md §7); their server requests are answered cancel, by the
+// goroutine of each (startElicitation), once its Approver has let go.
 func (r *Relay) hostCancelled(params json.RawMessage) {
 	key, ok := cancelledID(params)
 	if !ok {
@@ -548,9 +585,17 @@ func withNewline(b []byte) []byte {
 // §7: never a fixed line cap). A line that fits the read buffer is returned
 // in place; a longer one is gathered in a buffer kept for the next long line.
 // The slice next returns is valid until the next call.
+//
+// A UTF-8 byte order mark (EF BB BF) at the start of a line is dropped:
+// the relay would not recognise the message behind it, and the peer it is
+// relayed to would most likely choke on it. JSON-RPC text is UTF-8 JSON
+// (PROTOCOL.md §7), and RFC 8259 §8.1 says a BOM must not be sent and may
+// be ignored by a parser, so the line goes on as the message it carries.
 type lineReader struct {
 	br   *bufio.Reader
 	long []byte
+	// onBOM, when set, is called the first time a line starts with a BOM.
+	onBOM func()
 }
 
 // keepLong is the largest gathering buffer kept between lines; a larger one
@@ -562,6 +607,18 @@ func newLineReader(r io.Reader) *lineReader {
 }
 
 func (lr *lineReader) next() ([]byte, error) {
+	line, err := lr.read()
+	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		line = line[3:]
+		if lr.onBOM != nil {
+			lr.onBOM()
+			lr.onBOM = nil
+		}
+	}
+	return line, err
+}
+
+func (lr *lineReader) read() ([]byte, error) {
 	line, err := lr.br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return line, err

@@ -293,7 +293,15 @@ func TestLegacyElicitation(t *testing.T) {
 	jsonEq(t, `{"jsonrpc":"2.0","id":3,"result":{"action":"accept","content":{"fullName":"Ada","copies":7,"budget":12.5,"agree":false,"channels":["Email","Wiki"],"tier":"tier-2"}}}`, p.serverGets())
 }
 
-var cmpIgnoreSchema = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".RequestedSchema" }, cmp.Ignore())
+// cmpIgnoreSchema compares Requests without their schema (checked on its
+// own) and without the ID and Time each gets (checked by TestRequestIDs).
+var cmpIgnoreSchema = cmp.FilterPath(func(p cmp.Path) bool {
+	switch p.Last().String() {
+	case ".RequestedSchema", ".ID", ".Time":
+		return true
+	}
+	return false
+}, cmp.Ignore())
 
 // TestAnswers: decline and cancel carry no content; an Approver error and
 // an answer that does not fit the schema become cancel, never a
@@ -324,10 +332,11 @@ func TestAnswers(t *testing.T) {
 	}
 }
 
-// TestServerCancels: cases/server-cancels.jsonl — the server cancels its own
-// elicitation after the host gave up on the call: the prompt's context
-// ends, no response is written for that id, and the cancel notice does not
-// reach the host (which never saw that id).
+// TestServerCancels: cases/server-cancels.jsonl — the host gives up on the
+// call: the prompt's context ends, the server hears of the host's
+// cancellation and then gets cancel for its elicitation (PROTOCOL.md §5,
+// §7); its own cancel notice that follows is answered by nothing more and
+// does not reach the host (which never saw that id).
 func TestServerCancels(t *testing.T) {
 	asked := make(chan struct{})
 	ended := make(chan error, 1)
@@ -345,10 +354,12 @@ func TestServerCancels(t *testing.T) {
 	if got := p.serverGets(); !strings.Contains(got, `"requestId":5`) {
 		t.Fatalf("server got %q, want the host's cancellation", got)
 	}
-	// The host gave up on the call: its window closes at once.
+	// The host gave up on the call: its window closes at once, and the
+	// server's request is answered cancel, not the Approver's late accept.
 	if err := <-ended; !errors.Is(err, ErrHostCancelled) {
 		t.Fatalf("prompt ended with %v, want ErrHostCancelled", err)
 	}
+	jsonEq(t, `{"jsonrpc":"2.0","id":"e-1","result":{"action":"cancel"}}`, p.serverGets())
 	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"e-1","reason":"parent request cancelled"}}`)
 	// Next on both streams is the marker, not an answer or the cancel notice.
 	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"marker"}}`)
@@ -357,8 +368,33 @@ func TestServerCancels(t *testing.T) {
 	}
 	p.hostSends(`{"jsonrpc":"2.0","id":6,"method":"ping"}`)
 	if got := p.serverGets(); !strings.Contains(got, `"id":6`) {
-		t.Fatalf("server got %q, want the ping (no answer for e-1)", got)
+		t.Fatalf("server got %q, want the ping (no second answer for e-1)", got)
 	}
+}
+
+// TestServerWithdrawsFirst: when the server cancels its elicitation before
+// the host cancels the call, nothing is written for it, then or later.
+func TestServerWithdrawsFirst(t *testing.T) {
+	ended := make(chan error, 1)
+	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		<-ctx.Done()
+		ended <- context.Cause(ctx)
+		return nil, ctx.Err()
+	})})
+	p.hostSends(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"configure","arguments":{}}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":"e-1","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`)
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"e-1"}}`)
+	if err := <-ended; !errors.Is(err, ErrServerCancelled) {
+		t.Fatalf("prompt ended with %v, want ErrServerCancelled", err)
+	}
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`
+	p.hostSends(cancel)
+	if got := p.serverGets(); got != cancel {
+		t.Fatalf("server got %q, want the host's notice", got)
+	}
+	p.serverMarker() // and no answer for e-1
+	p.marker()
 }
 
 // TestUnrenderableSchema: cases/nested.json — -32602 naming the property,

@@ -17,6 +17,10 @@ import (
 // the encodings apart: version 1 values are JSON objects and start with '{'.
 const valueV2 = 0x02
 
+// valueV3 values are version 2 values followed by Record.Key and
+// Record.Source (schema version 3).
+const valueV3 = 0x03
+
 // How a version 2 value holds the requestedSchema.
 const (
 	schemaNone   = 0 // no schema
@@ -41,6 +45,7 @@ type rawRecord struct {
 	schemaKind                            byte
 	schema                                []byte // the reference or the inline schema
 	content                               []byte // JSON object; nil for none
+	key, source                           []byte // nil in version 2 values
 }
 
 // errBadValue is wrapped by parse for a value it cannot take apart.
@@ -48,7 +53,7 @@ var errBadValue = errors.New("history file is damaged: unreadable record")
 
 // parse takes a version 2 value apart into rr.
 func (rr *rawRecord) parse(v []byte) error {
-	if len(v) == 0 || v[0] != valueV2 {
+	if len(v) == 0 || v[0] != valueV2 && v[0] != valueV3 {
 		return errBadValue
 	}
 	d := decoder{b: v[1:]}
@@ -80,6 +85,11 @@ func (rr *rawRecord) parse(v []byte) error {
 		d.bad = true
 	}
 	rr.content = d.bytes()
+	rr.key, rr.source = nil, nil
+	if v[0] == valueV3 {
+		rr.key = d.bytes()
+		rr.source = d.bytes()
+	}
 	if d.bad || len(d.b) != 0 {
 		return errBadValue
 	}
@@ -146,7 +156,7 @@ func (d *decoder) bytes() []byte {
 	return out
 }
 
-// encode returns the version 2 value of r, whose Time and ID are in its key.
+// encode returns the version 3 value of r, whose Time and ID are in its key.
 // schemas stores r.RequestedSchema once for every record that carries the
 // same bytes (see putSchema); nil stores it inline, for tests. The schema is
 // kept as sent: json.Marshal would compact it and escape HTML characters,
@@ -165,7 +175,7 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 	}
 	_, zone := r.Time.Zone()
 	v := make([]byte, 0, 64+len(r.Message)+len(content))
-	v = append(v, valueV2)
+	v = append(v, valueV3)
 	v = binary.AppendVarint(v, int64(zone))
 	for _, s := range []string{r.Server, r.ServerInfo.Name, r.ServerInfo.Title, r.ServerInfo.Version,
 		r.Tool, r.Mode, r.Message, r.URL, r.Action, r.DecidedBy, r.Reason} {
@@ -197,7 +207,12 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 		}
 	}
 	v = binary.AppendUvarint(v, uint64(len(content)))
-	return append(v, content...), nil
+	v = append(v, content...)
+	for _, s := range []string{r.Key, r.Source} {
+		v = binary.AppendUvarint(v, uint64(len(s)))
+		v = append(v, s...)
+	}
+	return v, nil
 }
 
 // errInvalidSchema is returned by encode for a requestedSchema that is not
@@ -286,6 +301,8 @@ func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 		DecidedBy: string(rr.decidedBy),
 		Reason:    string(rr.reason),
 		Elapsed:   time.Duration(rr.elapsed),
+		Key:       string(rr.key),
+		Source:    string(rr.source),
 	}
 	switch rr.schemaKind {
 	case schemaRef:
@@ -295,14 +312,16 @@ func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 			if stored == nil {
 				return Record{}, fmt.Errorf("history file is damaged: record %d refers to a missing requestedSchema", r.ID)
 			}
-			schema = bytes.Clone(stored)
+			// validSchema: a file written before Add made text valid
+			// may hold a server's invalid UTF-8 (see validText).
+			schema = validSchema(bytes.Clone(stored))
 			rd.cache[string(rr.schema)] = schema
 		}
 		// Each Record gets its own copy, so that a caller changing one
 		// changes no other.
 		r.RequestedSchema = bytes.Clone(schema)
 	case schemaInline:
-		r.RequestedSchema = bytes.Clone(rr.schema)
+		r.RequestedSchema = validSchema(bytes.Clone(rr.schema))
 	}
 	if rr.content != nil {
 		if err := decodeJSON(rr.content, &r.Content); err != nil {
@@ -351,5 +370,6 @@ func decodeV1(v []byte) (Record, error) {
 	if err := decodeJSON(v, &r); err != nil {
 		return Record{}, fmt.Errorf("decoding version 1 record: %w", err)
 	}
+	r.RequestedSchema = validSchema(r.RequestedSchema)
 	return r, nil
 }

@@ -23,7 +23,7 @@
 // free pages that new records reuse; Compact gives them back to the file
 // system.
 //
-// # Buckets and keys (schema version 2)
+// # Buckets and keys (schema version 3)
 //
 // All integers in keys are big-endian, so that bbolt's byte order is numeric
 // order.
@@ -39,6 +39,7 @@
 //	schemas     reference (8 bytes) → a requestedSchema as sent
 //	schemarefs  reference (8 bytes) → the number of records that refer to
 //	            it (8 bytes); at zero the schema and its count go
+//	requests    Record.Key → key (16 bytes): one record per elicitation
 //
 // A key is Record.Time in Unix nanoseconds (8 bytes) followed by Record.ID
 // (8 bytes). Keys therefore sort by time, and records with the same time by
@@ -62,12 +63,14 @@
 // is stored once, in the schemas bucket under the first 8 bytes of its
 // SHA-256, and the record keeps that reference; Get, List and Export put the
 // schema back, byte for byte as the server sent it (minus surrounding
-// whitespace). Should another schema already hold the reference, the record
+// whitespace, and with any invalid UTF-8 as U+FFFD, as in every text of a
+// record: JSON out of the history is always valid). Should another schema already hold the reference, the record
 // keeps its schema inline. A record's value is binary, since JSON would
 // repeat the field names in every record and take longer to read:
 //
-//	0x02                       the encoding (version 1 values are JSON and
-//	                           start with '{')
+//	0x03                       the encoding (0x02 values, of schema
+//	                           version 2, end before Key; version 1 values
+//	                           are JSON and start with '{')
 //	varint                     seconds east of UTC of Record.Time's zone
 //	11 × (uvarint n, n bytes)  Server, ServerInfo.Name, .Title, .Version,
 //	                           Tool, Mode, Message, URL, Action, DecidedBy,
@@ -76,6 +79,7 @@
 //	0 | 1 ref(8) | 2 uvarint n, n bytes
 //	                           no schema | a reference | the schema inline
 //	uvarint n, n bytes         Content as JSON; n = 0 for none
+//	2 × (uvarint n, n bytes)   Key, Source (0x03 values only)
 //
 // Time and ID are in the key. The zone offset gives the time back in the
 // location a version 1 file gave it when parsing it from RFC 3339: UTC for
@@ -85,12 +89,23 @@
 // characters, 5 schemas) the file takes about 450 bytes per record; the
 // benchmarks in bench_test.go (`make bench-history`) measure it.
 //
+// # One record per elicitation
+//
+// Under faults one decision can reach Add more than once: a spooled record
+// taken in again after a crash, or the hub's record and then the wrapper's
+// account of what the server really received. Records carry Record.Key, the
+// elicitation's identity, and the requests bucket keeps one record per key:
+// a second record with the key is a replay and changes nothing, except that
+// a SourceWrapper record replaces a hub record's decision (the wrapper knows
+// what the server got). The record keeps its ID and Time.
+//
 // # Schema version
 //
 // The meta bucket holds the version of the layout above; this package
-// writes version 2 (schemaVersion). Open upgrades an older file in place
+// writes version 3 (schemaVersion). Open upgrades an older file in place
 // through migrate and refuses a newer one with ErrNewerVersion rather than
-// risk damaging data it does not understand. Version 1 stored each record as
+// risk damaging data it does not understand. Version 2 had no requests bucket and no
+// keys; upgrading it adds the bucket. Version 1 stored each record as
 // JSON with its schema inline, and kept no counts. Upgrading it writes the
 // new buckets and version 2 first, marks the file ("upgrading-v1" in meta,
 // naming the last record rewritten), then rewrites the records 5,000 per

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -67,11 +68,15 @@ func Inspect(path string, timeout time.Duration) (info Info, err error) {
 		if v > schemaVersion {
 			return fmt.Errorf("file has schema version %d, this elicitray knows %d: %w", v, schemaVersion, ErrNewerVersion)
 		}
-		if v < schemaVersion {
+		if v < 2 {
+			// Version 1 kept no counts; Open upgrades it.
 			info.Records = -1
 			return nil
 		}
 		for _, name := range dataBuckets {
+			if v < 3 && bytes.Equal(name, bucketRequests) {
+				continue // Open adds it
+			}
 			if tx.Bucket(name) == nil {
 				return fmt.Errorf("%w: bucket %q is missing", ErrCorrupt, name)
 			}

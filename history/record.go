@@ -1,8 +1,11 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Record is one decision on one elicitation.
@@ -37,11 +40,59 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// Elapsed is the time from arrival to decision (time to answer).
 	Elapsed time.Duration `json:"elapsedNs"`
+	// Key identifies the elicitation the record is of, across the wrapper,
+	// the hub and the spool; "" for records of older versions. Add keeps
+	// one record per Key: a record whose Key is stored already replaces it
+	// only as SourceWrapper describes, and is otherwise a replay that
+	// changes nothing.
+	Key string `json:"key,omitempty"`
+	// Source says who wrote the record: "" (SourceHub) for the hub's own
+	// decision, SourceWrapper for what the wrapper sent the server when the
+	// hub's decision did not reach it unchanged.
+	Source string `json:"source,omitempty"`
 }
+
+// Sources of a record (Record.Source).
+const (
+	// SourceHub is the hub's decision, kept before the hub sent it.
+	SourceHub = ""
+	// SourceWrapper is what the wrapper sent the server when that was not
+	// the hub's decision: the hub was gone, no desktop could show the
+	// prompt, the request was refused, or the answer did not fit the
+	// schema. It is the last word on what the server received, so it
+	// replaces a hub record of the same Key.
+	SourceWrapper = "wrapper"
+)
 
 // ServerInfo is what a server calls itself in its initialize reply.
 type ServerInfo struct {
 	Name    string `json:"name"`
 	Title   string `json:"title,omitempty"`
 	Version string `json:"version,omitempty"`
+}
+
+// validText returns r with every invalid UTF-8 sequence in its text
+// replaced by U+FFFD: its strings and its RequestedSchema. A server's text
+// reaches history as sent, and JSON encoders replace invalid bytes in
+// strings but copy a json.RawMessage as it is, so a schema with such bytes
+// would make every JSON line of List's callers and Export invalid (issue
+// 10). Valid text is returned unchanged, without copying.
+func validText(r Record) Record {
+	for _, s := range []*string{&r.Server, &r.ServerInfo.Name, &r.ServerInfo.Title, &r.ServerInfo.Version,
+		&r.Tool, &r.Mode, &r.Message, &r.URL, &r.Action, &r.DecidedBy, &r.Reason} {
+		if !utf8.ValidString(*s) {
+			*s = strings.ToValidUTF8(*s, "\uFFFD")
+		}
+	}
+	r.RequestedSchema = validSchema(r.RequestedSchema)
+	return r
+}
+
+// validSchema is schema with invalid UTF-8 replaced by U+FFFD; valid JSON
+// holds such bytes only inside strings, so it stays the same JSON.
+func validSchema(schema json.RawMessage) json.RawMessage {
+	if utf8.Valid(schema) {
+		return schema
+	}
+	return bytes.ToValidUTF8(schema, []byte("\uFFFD"))
 }

@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the version of the file layout described in doc.go that
 // this package reads and writes.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // Bucket names, and keys of the meta bucket.
 var (
@@ -21,10 +21,11 @@ var (
 	bucketServers    = []byte("servers")
 	bucketSchemas    = []byte("schemas")
 	bucketSchemaRefs = []byte("schemarefs")
+	bucketRequests   = []byte("requests")
 
 	// dataBuckets are the buckets that hold records and their indexes:
 	// Clear empties them.
-	dataBuckets = [][]byte{bucketRecords, bucketIDs, bucketServers, bucketSchemas, bucketSchemaRefs}
+	dataBuckets = [][]byte{bucketRecords, bucketIDs, bucketServers, bucketSchemas, bucketSchemaRefs, bucketRequests}
 
 	keyVersion = []byte("version")
 	// keyUpgrading marks a file whose records are being rewritten from
@@ -164,6 +165,13 @@ func migrate(tx *bolt.Tx, from int) error {
 			if err := meta.Put(keyUpgrading, upgradeFromStart); err != nil {
 				return err
 			}
+		}
+	}
+	if from < 3 {
+		// Version 3 keeps one record per elicitation: the requests bucket
+		// finds a record by Record.Key. Older records have no key.
+		if _, err := tx.CreateBucketIfNotExists(bucketRequests); err != nil {
+			return fmt.Errorf("creating bucket %q: %w", bucketRequests, err)
 		}
 	}
 	return nil

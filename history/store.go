@@ -201,6 +201,12 @@ func (s *Store) Close() error {
 // decoded from JSON. It fails for a time outside 1970–2262, an invalid
 // RequestedSchema or Content that is not JSON. Each Add is one transaction,
 // written to disk before Add returns.
+//
+// A record whose Key is in the history already adds nothing: it is a replay
+// (a spooled record taken twice, say) and Add returns the stored record,
+// unless r is a SourceWrapper record and the stored one is not, when r's
+// decision (Action, Content, DecidedBy, Reason, Elapsed, Source) replaces
+// the stored one's under the same ID and Time.
 func (s *Store) Add(r Record) (Record, error) {
 	var stored Record
 	err := s.update(func(tx *bolt.Tx) error {
@@ -212,6 +218,30 @@ func (s *Store) Add(r Record) (Record, error) {
 		return Record{}, fmt.Errorf("adding history record: %w", err)
 	}
 	return stored, nil
+}
+
+// AddAll adds recs as Add does, in one transaction: all of them or, on an
+// error, none. It returns how many records it added or changed; replays
+// count as neither.
+func (s *Store) AddAll(recs []Record) (int, error) {
+	n := 0
+	err := s.update(func(tx *bolt.Tx) error {
+		n = 0
+		for i, r := range recs {
+			changed, err := put(tx, r, s.now)
+			if err != nil {
+				return fmt.Errorf("record %d of %d: %w", i+1, len(recs), err)
+			}
+			if changed {
+				n++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("adding history records: %w", err)
+	}
+	return n, nil
 }
 
 // Get returns the record with the given ID, or ErrNotFound.
@@ -266,9 +296,31 @@ func setFill(tx *bolt.Tx) {
 	tx.Bucket(bucketIDs).FillPercent = 1
 }
 
-// add stores r under a new ID and its time key, and indexes and counts it.
-// It returns the record decoded from what was stored.
+// put stores r as Add describes and reports whether it added or changed a
+// record (false for a replay).
+func put(tx *bolt.Tx, r Record, now func() time.Time) (bool, error) {
+	r = validText(r)
+	if r.Key != "" {
+		if k := tx.Bucket(bucketRequests).Get([]byte(r.Key)); k != nil {
+			_, changed, err := amend(tx, bytes.Clone(k), r)
+			return changed, err
+		}
+	}
+	_, err := add(tx, r, now)
+	return err == nil, err
+}
+
+// add stores r under a new ID and its time key, and indexes and counts it;
+// a record with a Key stored already goes to amend instead. It returns the
+// record decoded from what was stored.
 func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
+	r = validText(r)
+	if r.Key != "" {
+		if k := tx.Bucket(bucketRequests).Get([]byte(r.Key)); k != nil {
+			stored, _, err := amend(tx, bytes.Clone(k), r)
+			return stored, err
+		}
+	}
 	if r.Time.IsZero() {
 		r.Time = now()
 	}
@@ -312,11 +364,63 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 	if err := countRecord(tx, r.Server, 1); err != nil {
 		return Record{}, err
 	}
+	if r.Key != "" {
+		if err := tx.Bucket(bucketRequests).Put([]byte(r.Key), k); err != nil {
+			return Record{}, err
+		}
+	}
 	var rr rawRecord
 	if err := rr.parse(v); err != nil {
 		return Record{}, err
 	}
 	return newReader(tx).record(k, &rr)
+}
+
+// amend applies r to the record under key k, which has r's Key: a
+// SourceWrapper record replaces the decision of a record that is not one;
+// anything else is a replay. It returns the record as stored and whether it
+// changed. k must not point into bbolt's memory.
+func amend(tx *bolt.Tx, k []byte, r Record) (Record, bool, error) {
+	records := tx.Bucket(bucketRecords)
+	v := records.Get(k)
+	if v == nil {
+		return Record{}, false, fmt.Errorf("%w: request %q names record %d, which is missing", errDamaged, r.Key, keyID(k))
+	}
+	var rr rawRecord
+	if err := rr.parse(v); err != nil {
+		return Record{}, false, fmt.Errorf("record %d: %w", keyID(k), err)
+	}
+	stored, err := newReader(tx).record(k, &rr)
+	if err != nil {
+		return Record{}, false, err
+	}
+	if r.Source != SourceWrapper || stored.Source == SourceWrapper {
+		return stored, false, nil
+	}
+	var oldRef []byte
+	if rr.schemaKind == schemaRef {
+		oldRef = bytes.Clone(rr.schema)
+	}
+	stored.Action, stored.Content, stored.DecidedBy = r.Action, r.Content, r.DecidedBy
+	stored.Reason, stored.Elapsed, stored.Source = r.Reason, r.Elapsed, r.Source
+	nv, err := encode(stored, func(schema []byte) ([]byte, error) { return putSchema(tx, schema) })
+	if err != nil {
+		return Record{}, false, err
+	}
+	if err := records.Put(k, nv); err != nil {
+		return Record{}, false, err
+	}
+	// The new value took a reference to the same schema: the old one's goes.
+	if oldRef != nil {
+		if err := releaseSchema(tx, oldRef); err != nil {
+			return Record{}, false, err
+		}
+	}
+	if err := rr.parse(nv); err != nil {
+		return Record{}, false, err
+	}
+	stored, err = newReader(tx).record(k, &rr)
+	return stored, true, err
 }
 
 // countRecord adds delta to the number of records, and to the number of
@@ -368,6 +472,11 @@ func remove(tx *bolt.Tx, k []byte) error {
 	}
 	// v belongs to the page the deletes below change.
 	server := string(rr.server)
+	if len(rr.key) > 0 {
+		if err := tx.Bucket(bucketRequests).Delete(bytes.Clone(rr.key)); err != nil {
+			return err
+		}
+	}
 	var ref []byte
 	if rr.schemaKind == schemaRef {
 		ref = bytes.Clone(rr.schema)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	bolt "go.etcd.io/bbolt"
@@ -704,4 +705,32 @@ func FuzzSchemaRoundTrip(f *testing.F) {
 			t.Errorf("schema stored inline, mismatch (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestInvalidUTF8: a server's invalid UTF-8 (in the message, in schema
+// titles) is kept as U+FFFD, so that every record encodes to valid JSON
+// (issue 10: `history list --json` printed invalid JSON).
+func TestInvalidUTF8(t *testing.T) {
+	s := openStore(t, nil)
+	schema := "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\",\"title\":\"Ville d'arriv\xe9e\",\"enum\":[\"Z\xfcrich\",\"Paris\"]}}}"
+	if _, err := s.Add(Record{Server: "trips", Message: "O\xf9 allez-vous\xc0?", RequestedSchema: json.RawMessage(schema), Action: "cancel"}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.List(Query{})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("List: %v, %d records", err, len(recs))
+	}
+	b, err := json.Marshal(recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(b) || !json.Valid(b) {
+		t.Fatalf("the record encodes to invalid JSON: %q", b)
+	}
+	if got, want := recs[0].Message, "O\uFFFD allez-vous\uFFFD?"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if !strings.Contains(string(recs[0].RequestedSchema), "Ville d'arriv\uFFFDe") || !strings.Contains(string(recs[0].RequestedSchema), "Z\uFFFDrich") {
+		t.Errorf("schema %s: want U+FFFD where the invalid bytes were", recs[0].RequestedSchema)
+	}
 }

@@ -108,6 +108,7 @@ type Tray struct {
 
 	menu    *fyne.Menu
 	pending *fyne.MenuItem
+	problem *fyne.MenuItem // under pending while decisions are not in history
 	pause   *fyne.MenuItem
 	mute    *fyne.MenuItem // its ChildMenu lists servers
 
@@ -145,6 +146,8 @@ func newTray(act TrayActions) *Tray {
 	t := &Tray{act: act, refresh: func() {}, do: fyne.Do, now: time.Now}
 	t.pending = fyne.NewMenuItem(pendingText(0), nil)
 	t.pending.Disabled = true
+	t.problem = fyne.NewMenuItem("", nil)
+	t.problem.Disabled = true
 	t.pause = fyne.NewMenuItem(pauseText(false), t.onPause)
 	t.mute = fyne.NewMenuItem("Mute for an hour", nil)
 	t.mute.ChildMenu = fyne.NewMenu("")
@@ -185,6 +188,32 @@ func (t *Tray) SetPending(n int) {
 			return
 		}
 		t.pending.Label = text
+		t.refresh()
+	})
+}
+
+// SetProblem shows, greyed out under the number of prompts waiting, what
+// keeps decisions out of history ("12 decisions not saved: the disk is
+// full"); "" removes the line.
+func (t *Tray) SetProblem(text string) {
+	if t == nil {
+		return
+	}
+	t.do(func() {
+		shown := slices.Contains(t.menu.Items, t.problem)
+		if text != "" {
+			text = "⚠ " + text
+		}
+		if t.problem.Label == text && shown == (text != "") {
+			return
+		}
+		t.problem.Label = text
+		switch {
+		case text == "" && shown:
+			t.menu.Items = slices.DeleteFunc(t.menu.Items, func(it *fyne.MenuItem) bool { return it == t.problem })
+		case text != "" && !shown:
+			t.menu.Items = slices.Insert(t.menu.Items, 1, t.problem)
+		}
 		t.refresh()
 	})
 }

@@ -165,6 +165,33 @@ func TestTrayPending(t *testing.T) {
 	}
 }
 
+// Decisions that are not in history show in the menu until they are.
+func TestTrayProblem(t *testing.T) {
+	h := newTrayHarness(t)
+	h.tr.SetProblem("12 decisions not saved: the disk is full")
+	h.tr.SetProblem("12 decisions not saved: the disk is full")
+	h.wantLines([]string{
+		"No prompts waiting [disabled]",
+		"⚠ 12 decisions not saved: the disk is full [disabled]",
+		"-----",
+		"Pause all prompts",
+		"Mute for an hour",
+		"  (no servers yet) [disabled]",
+		"-----",
+		"History…",
+		"Settings…",
+		"-----",
+		"Quit",
+	})
+	h.tr.SetProblem("")
+	if got := h.lines()[1]; got != "-----" {
+		t.Errorf("after the problem went, the second line is %q", got)
+	}
+	if h.refreshed != 2 {
+		t.Errorf("menu redrawn %d times for 2 changes", h.refreshed)
+	}
+}
+
 func TestTrayPause(t *testing.T) {
 	h := newTrayHarness(t)
 	h.click("Pause all prompts")

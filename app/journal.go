@@ -1,0 +1,328 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
+)
+
+// journal is where the hub keeps decisions: in history when the file takes
+// them, else in the spool (spool.go), and only when neither can be written
+// in memory, with the user told (DESIGN.md: "A decision is durable before
+// its answer leaves, or the user is told"). While anything waits, it tries
+// again every retryEvery, and after every decision it keeps, so that the
+// spool lands in history once the lock is free or the disk has room; with
+// nothing waiting it starts no timer (an idle hub sleeps).
+type journal struct {
+	// path is history.db's; open opens it (nil: the store given is all).
+	path string
+	// spool takes what history cannot; nil keeps such records in memory.
+	spool *spool
+	// log says what happened, for people (hub.log).
+	log func(format string, args ...any)
+	// told, when set, is called when what waits or why changed: the tray
+	// and a notification show it (hubgui.go). It must not block.
+	told func(st journalState)
+
+	mu sync.Mutex // guards the fields below
+	// store is the open history, nil while it cannot be opened.
+	store *history.Store
+	// why is the reason history cannot take records now; nil when it can.
+	why error
+	// spooled counts the records in the spool directory, as far as this
+	// hub knows: what it found there and what it added since.
+	spooled int
+	// unsaved are records neither history nor the spool could take.
+	unsaved []history.Record
+	// retry is the pending retry, nil when none.
+	retry *time.Timer
+	// flushing is set while a flush runs.
+	flushing bool
+	// closed: the hub stopped; no more retries.
+	closed bool
+}
+
+// retryEvery is how often a journal with records waiting tries history
+// again.
+var retryEvery = 5 * time.Second
+
+// journalState is what a journal has not put in history yet, and why.
+type journalState struct {
+	Spooled int    // records in the spool, on disk
+	Unsaved int    // records only in memory: lost if the hub stops
+	Why     string // a sentence: why history takes nothing now; "" when it does
+}
+
+// problem says what waits, for `elicitray status`, the tray and `history
+// list`: "12 decisions not saved: the disk is full". "" when nothing does.
+func (st journalState) problem() string {
+	var s string
+	switch {
+	case st.Unsaved > 0:
+		s = fmt.Sprintf("%s not saved", decisions(st.Unsaved))
+		if st.Spooled > 0 {
+			s += fmt.Sprintf(" and %s waiting in the spool", decisions(st.Spooled))
+		}
+	case st.Spooled > 0:
+		s = fmt.Sprintf("%s waiting in the spool, not yet in history", decisions(st.Spooled))
+	case st.Why != "":
+		return "history cannot be written: " + st.Why
+	default:
+		return ""
+	}
+	if st.Why != "" {
+		s += ": " + st.Why
+	}
+	return s
+}
+
+// openJournal opens the history file at path for a hub, taking in the spool
+// at once. A history that cannot be opened (locked by another process, a
+// full disk) does not stop the hub: the journal spools and tries again.
+// Only a file elicitray cannot read (history.ErrCorrupt) is moved aside, as
+// history.OpenOrRecover does; movedTo then says where.
+func openJournal(path string, sp *spool, log func(string, ...any)) (j *journal, movedTo string) {
+	j = &journal{path: path, spool: sp, log: log}
+	movedTo = j.tryOpen()
+	j.mu.Lock()
+	j.countSpool()
+	j.mu.Unlock()
+	j.flush()
+	return j, movedTo
+}
+
+// tryOpen opens history when it is not open; it reports where an unreadable
+// file went.
+func (j *journal) tryOpen() (movedTo string) {
+	j.mu.Lock()
+	skip := j.store != nil || j.path == "" || j.closed
+	j.mu.Unlock()
+	if skip {
+		return ""
+	}
+	if err := checkHistoryPath(j.path); err != nil {
+		j.mu.Lock()
+		j.why = err
+		j.mu.Unlock()
+		return ""
+	}
+	// Not under j.mu: waiting for the lock must not hold up decisions.
+	st, moved, err := history.OpenOrRecover(j.path, &history.Options{Timeout: 200 * time.Millisecond})
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err != nil {
+		j.why = historyOpenError(j.path, err)
+		return ""
+	}
+	if j.closed {
+		st.Close()
+		return ""
+	}
+	j.store, j.why = st, nil
+	return moved
+}
+
+// countSpool counts the spool's records; j.mu is held.
+func (j *journal) countSpool() {
+	if j.spool != nil {
+		j.spooled = countSpool(j.spool.dir)
+	}
+}
+
+// Store returns the open history, or an error saying why there is none.
+func (j *journal) Store() (*history.Store, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.store == nil {
+		why := j.why
+		if why == nil {
+			why = errors.New("the hub has no history file")
+		}
+		return nil, fmt.Errorf("the history is not available: %w", why)
+	}
+	return j.store, nil
+}
+
+// state returns what waits and why.
+func (j *journal) state() journalState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.stateLocked()
+}
+
+func (j *journal) stateLocked() journalState {
+	st := journalState{Spooled: j.spooled, Unsaved: len(j.unsaved)}
+	if j.why != nil {
+		st.Why = storageSentence(j.why)
+	}
+	return st
+}
+
+// keep puts rec in history, or in the spool when history fails, or in
+// memory when both fail. It returns nil when rec is on disk (history or
+// spool), and otherwise why it is not.
+func (j *journal) keep(rec history.Record) error {
+	j.mu.Lock()
+	before := j.stateLocked()
+	err := j.keepLocked(rec)
+	after := j.stateLocked()
+	flushNow := err == nil && j.store != nil && j.why == nil && (j.spooled > 0 || len(j.unsaved) > 0) && !j.flushing
+	if flushNow {
+		// History takes records again while older ones wait: now.
+		j.flushing = true
+	} else {
+		j.scheduleLocked()
+	}
+	j.mu.Unlock()
+	if flushNow {
+		go j.flush()
+	}
+	j.report(before, after)
+	return err
+}
+
+// scheduleLocked starts the retry timer when anything waits and none runs;
+// j.mu is held.
+func (j *journal) scheduleLocked() {
+	waiting := j.spooled > 0 || len(j.unsaved) > 0 || j.store == nil && j.path != ""
+	if !waiting || j.retry != nil || j.closed {
+		return
+	}
+	j.retry = time.AfterFunc(retryEvery, func() {
+		j.mu.Lock()
+		j.retry = nil
+		j.mu.Unlock()
+		j.flush()
+	})
+}
+
+func (j *journal) keepLocked(rec history.Record) error {
+	if j.store != nil {
+		_, err := j.store.Add(rec)
+		if err == nil {
+			if j.why != nil {
+				j.why = nil
+			}
+			return nil
+		}
+		j.why = err
+		j.log("could not write a decision to history, keeping it in the spool: %v", err)
+	}
+	if j.spool != nil {
+		err := j.spool.add(rec)
+		if err == nil {
+			j.spooled++
+			return nil
+		}
+		j.log("could not write a decision to the spool either, keeping it in memory: %v", err)
+		if j.why == nil || j.store != nil {
+			j.why = err
+		}
+	}
+	j.unsaved = append(j.unsaved, rec)
+	return fmt.Errorf("not saved: %s", storageSentence(j.why))
+}
+
+// flush moves what waits into history when it can: it opens the file if
+// needed, takes in the spool and adds the records kept in memory. While
+// anything still waits it schedules another try.
+func (j *journal) flush() {
+	j.tryOpen()
+	j.mu.Lock()
+	j.flushing = true
+	before := j.stateLocked()
+	if j.store != nil && j.spool != nil {
+		if j.spooled > 0 || before.Why != "" || len(j.unsaved) > 0 {
+			got, err := takeSpool(j.spool.dir, j.store)
+			if got.Added > 0 || got.Bad > 0 {
+				j.log("took %s from the spool into history (%d lines unreadable)", decisions(got.Added), got.Bad)
+			}
+			if err != nil {
+				j.why = err
+			}
+			j.countSpool()
+		}
+	}
+	if j.store != nil && len(j.unsaved) > 0 {
+		if _, err := j.store.AddAll(j.unsaved); err != nil {
+			j.why = err
+			// History still fails: the spool may take them now.
+			if j.spool != nil {
+				left := j.unsaved[:0]
+				for _, rec := range j.unsaved {
+					if j.spool.add(rec) == nil {
+						j.spooled++
+					} else {
+						left = append(left, rec)
+					}
+				}
+				j.unsaved = left
+			}
+		} else {
+			j.log("saved %s that were kept in memory", decisions(len(j.unsaved)))
+			j.unsaved = nil
+		}
+	}
+	if j.store != nil && j.spooled == 0 && len(j.unsaved) == 0 {
+		j.why = nil
+	}
+	after := j.stateLocked()
+	j.flushing = false
+	j.scheduleLocked()
+	j.mu.Unlock()
+	j.report(before, after)
+}
+
+// report tells j.told when what waits changed.
+func (j *journal) report(before, after journalState) {
+	if before != after && j.told != nil {
+		j.told(after)
+	}
+}
+
+// close stops retrying and closes history. What is only in memory is lost,
+// and the log says so.
+func (j *journal) close() {
+	j.flush()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.closed = true
+	if j.retry != nil {
+		j.retry.Stop()
+		j.retry = nil
+	}
+	if n := len(j.unsaved); n > 0 {
+		j.log("stopping with %s that could not be saved: %s", decisions(n), storageSentence(j.why))
+	}
+	if j.spool != nil {
+		j.spool.close()
+	}
+	if j.store != nil && j.path != "" {
+		j.store.Close()
+	}
+	j.store = nil
+}
+
+// decisions is n decisions, in words: "1 decision", "1,234 decisions".
+func decisions(n int) string { return ui.CountText(n, "decision", "decisions") }
+
+// storageSentence says in a few words why a write failed: "the disk is
+// full", or the error itself.
+func storageSentence(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "the disk is full"
+	case errors.Is(err, syscall.EROFS):
+		return "the file system is read-only"
+	case errors.Is(err, syscall.EIO):
+		return "the disk reported an I/O error"
+	}
+	return err.Error()
+}

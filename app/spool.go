@@ -1,0 +1,332 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/elicitray/elicitray/history"
+)
+
+// The spool keeps decisions that history.db cannot take at the moment (the
+// file is locked by another process, the disk is full, an I/O error), and
+// the decisions of a wrapper whose hub is gone: DESIGN.md, "A decision is
+// durable before its answer leaves, or the user is told". It is a
+// directory of append-only files, one per process that wrote, each line one
+// history.Record as JSON, each line on disk (fsync) before the answer it
+// records leaves. A hub that can write to history takes every file in
+// (takeSpool), exactly once: records carry the elicitation's Key, so a file
+// taken twice after a crash adds nothing twice (history doc, "One record
+// per elicitation").
+//
+// Writers and the taker agree by flock on each file: a writer holds it while
+// it appends and syncs one line; the taker holds it while it reads the file,
+// adds its records and unlinks it. A writer whose file was taken in (its
+// link count is zero once it holds the lock) starts a new one, so no line
+// is written to a file nobody will read.
+//
+// The directory is the user's own (0700, no symbolic link), and files are
+// opened with O_NOFOLLOW: a link planted in the directory is not written
+// through or read (DESIGN.md, "Trust nothing on the path").
+
+// spoolSuffix ends the name of every spool file.
+const spoolSuffix = ".jsonl"
+
+// maxSpoolFile bounds how much of one spool file is read: 300 records of a
+// realistic size take 300 kB; a file far beyond this is not a spool.
+const maxSpoolFile = 256 << 20
+
+// spoolDir returns the spool directory of p, beside the history file.
+func spoolDir(p Paths) string { return filepath.Join(filepath.Dir(p.History), "spool") }
+
+// spool appends records to a file of its own in a spool directory.
+type spool struct {
+	dir  string
+	role string // "hub" or "wrapper": the start of the file's name
+
+	mu sync.Mutex // guards f and the file's end
+	f  *os.File   // nil until the first record, and after the file was taken in
+}
+
+// add appends rec to the spool and syncs it to disk. A write that fails
+// part way (a full disk) is cut back, so the file never ends in half a line.
+func (s *spool) add(rec history.Record) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("spooling a record: %w", err)
+	}
+	line = append(line, '\n')
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Twice at most: a file the hub took in while it was open is replaced
+	// by a new one.
+	for range 2 {
+		if s.f == nil {
+			f, err := s.create()
+			if err != nil {
+				return err
+			}
+			s.f = f
+		}
+		fd := int(s.f.Fd())
+		if err := unix.Flock(fd, unix.LOCK_EX); err != nil {
+			return fmt.Errorf("locking the spool file: %w", err)
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Flock(fd, unix.LOCK_UN)
+			return fmt.Errorf("spool file: %w", err)
+		}
+		if st.Nlink == 0 {
+			// Taken in by a hub: its lines are in history now.
+			unix.Flock(fd, unix.LOCK_UN)
+			s.f.Close()
+			s.f = nil
+			continue
+		}
+		err := writeSynced(s.f, line, st.Size)
+		unix.Flock(fd, unix.LOCK_UN)
+		return err
+	}
+	return errors.New("spooling a record: the spool file keeps being taken in")
+}
+
+// writeSynced appends line to f, whose size is size, and syncs it; on an
+// error it cuts f back to size.
+func writeSynced(f *os.File, line []byte, size int64) error {
+	_, err := f.Write(line)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		_ = f.Truncate(size)
+		return fmt.Errorf("writing the spool file %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// create makes a new spool file of s's, in a directory it checked.
+func (s *spool) create() (*os.File, error) {
+	if err := makePrivateDir(s.dir); err != nil {
+		return nil, err
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s%s", s.role, os.Getpid(), hex.EncodeToString(b[:]), spoolSuffix))
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("creating a spool file: %w", err)
+	}
+	// The new name must survive a crash too.
+	if d, err := os.Open(s.dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return f, nil
+}
+
+// close closes the spool's file; its records stay for the next hub.
+func (s *spool) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}
+
+// makePrivateDir creates dir (0700) when it is missing and checks that it is
+// a directory of this user's, not a link, that others cannot write to.
+func makePrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link, which elicitray does not write through: %w", dir, ErrUntrusted)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	case ok && int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to uid %d, not to you: %w", dir, st.Uid, ErrUntrusted)
+	case fi.Mode().Perm()&0o022 != 0:
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkHistoryPath refuses a history file that is a symbolic link someone
+// else owns: bbolt would write through it. A link of the user's own (history
+// kept on another disk) is theirs to make.
+func checkHistoryPath(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is a symbolic link owned by uid %d, not you; elicitray does not write through it: %w", path, st.Uid, ErrUntrusted)
+	}
+	return nil
+}
+
+// spoolFiles returns the paths of the spool files in dir, none when dir is
+// missing.
+func spoolFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), spoolSuffix) {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	return files, nil
+}
+
+// spoolTaken says what takeSpool did.
+type spoolTaken struct {
+	Added   int // records added to history (or changed: see history.Store.Add)
+	Records int // records read, replays included
+	Bad     int // lines that were no record (a line cut short by a crash)
+}
+
+// takeSpool adds the records of every spool file in dir to st and removes
+// the files, exactly once (see the top of this file). A file whose records
+// history refuses stays, and the error says why; the other files are taken.
+func takeSpool(dir string, st *history.Store) (spoolTaken, error) {
+	var got spoolTaken
+	if err := checkSpoolDir(dir); err != nil {
+		return got, err
+	}
+	files, err := spoolFiles(dir)
+	if err != nil {
+		return got, err
+	}
+	var errs []error
+	for _, path := range files {
+		t, err := takeSpoolFile(path, st)
+		got.Added += t.Added
+		got.Records += t.Records
+		got.Bad += t.Bad
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return got, errors.Join(errs...)
+}
+
+// checkSpoolDir refuses a spool directory that is a link or someone else's;
+// a missing one is empty.
+func checkSpoolDir(dir string) error {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return makePrivateDir(dir)
+}
+
+// takeSpoolFile adds the records of one spool file to st and unlinks it,
+// holding its lock throughout.
+func takeSpoolFile(path string, st *history.Store) (spoolTaken, error) {
+	var got spoolTaken
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return got, nil // taken by another hub a moment ago
+	}
+	if err != nil {
+		return got, fmt.Errorf("opening the spool file %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return got, err
+	}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || ok && int(sys.Uid) != os.Getuid() {
+		return got, fmt.Errorf("%s is not a spool file of yours; it is left alone", path)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		return got, fmt.Errorf("locking the spool file %s: %w", path, err)
+	}
+	var st2 unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st2); err == nil && st2.Nlink == 0 {
+		return got, nil // taken while we waited for the lock
+	}
+	recs, bad, err := readSpool(io.LimitReader(f, maxSpoolFile))
+	if err != nil {
+		return got, fmt.Errorf("reading the spool file %s: %w", path, err)
+	}
+	got.Records, got.Bad = len(recs), bad
+	if len(recs) > 0 {
+		if got.Added, err = st.AddAll(recs); err != nil {
+			return spoolTaken{}, err
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		return got, fmt.Errorf("removing the spool file %s: %w", path, err)
+	}
+	return got, nil
+}
+
+// readSpool returns the records of a spool file and how many lines were no
+// record. Numbers in Content keep every digit (json.Number).
+func readSpool(r io.Reader) (recs []history.Record, bad int, err error) {
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			var rec history.Record
+			dec := json.NewDecoder(bytes.NewReader(line))
+			dec.UseNumber()
+			if dec.Decode(&rec) != nil {
+				bad++
+			} else {
+				recs = append(recs, rec)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return recs, bad, nil
+		}
+		if err != nil {
+			return recs, bad, err
+		}
+	}
+}
+
+// countSpool returns how many records wait in the spool directory dir.
+func countSpool(dir string) int {
+	files, _ := spoolFiles(dir)
+	n := 0
+	for _, path := range files {
+		f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		recs, _, _ := readSpool(io.LimitReader(f, maxSpoolFile))
+		f.Close()
+		n += len(recs)
+	}
+	return n
+}
