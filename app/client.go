@@ -122,7 +122,7 @@ func (hc *hubConn) readLoop(onDead func()) {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			var m wireMsg
-			if json.Unmarshal(line, &m) == nil {
+			if decodeWire(line, &m) == nil {
 				hc.mu.Lock()
 				ch := hc.waiting[m.ID]
 				delete(hc.waiting, m.ID)

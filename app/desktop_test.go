@@ -470,8 +470,26 @@ func decisionOf(r history.Record) decision {
 		Action:     r.Action,
 		DecidedBy:  r.DecidedBy,
 		Reason:     r.Reason,
-		Content:    r.Content,
+		Content:    asDecoded(r.Content),
 	}
+}
+
+// asDecoded is content as a JSON reader without json.Number decodes it
+// (numbers float64), the shape parseRawResult gives what the server got:
+// history keeps numbers as json.Number, with every digit.
+func asDecoded(content map[string]any) map[string]any {
+	if content == nil {
+		return nil
+	}
+	b, err := json.Marshal(content)
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // diagnostics is the hub log and the wrapper logs, for failure messages.

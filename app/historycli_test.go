@@ -181,3 +181,49 @@ func TestHistoryCLIUsage(t *testing.T) {
 		t.Errorf("export to a missing directory: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestHistoryCLIKeepsEveryDigit (issue 10): numbers beyond what a float64
+// holds come out of list --json, show and both exports as the server
+// received them, whether a hub holds the history file or none runs.
+func TestHistoryCLIKeepsEveryDigit(t *testing.T) {
+	rec := history.Record{Server: "bank", Tool: "transfer", Mode: "form", Message: "Transfer?", Action: "accept", DecidedBy: "user",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"integer","default":9007199254740993}}}`),
+		Content:         map[string]any{"from": json.Number("9007199254740993"), "ceiling": json.Number("1e400")}}
+	for _, withHub := range []bool{false, true} {
+		name := map[bool]string{false: "no hub", true: "through the hub"}[withHub]
+		t.Run(name, func(t *testing.T) {
+			if withHub {
+				h, _, _ := runTestHub(t, time.Hour)
+				if _, err := h.Store.Add(rec); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				testHome(t)
+				st, err := history.Open(DefaultPaths().History, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.Add(rec); err != nil {
+					t.Fatal(err)
+				}
+				st.Close()
+			}
+			for _, tt := range []struct {
+				args []string
+				want []string
+			}{
+				{[]string{"history", "list", "--json"}, []string{`"content":{"ceiling":1e400,"from":9007199254740993}`}},
+				{[]string{"history", "show", "1"}, []string{`"from": 9007199254740993`, `"ceiling": 1e400`, `"default": 9007199254740993`}},
+				{[]string{"history", "export"}, []string{`"content":{"ceiling":1e400,"from":9007199254740993}`}},
+				{[]string{"history", "export", "--format", "csv"}, []string{`"{""ceiling"":1e400,""from"":9007199254740993}"`}},
+			} {
+				out := cli(t, tt.args...)
+				for _, want := range tt.want {
+					if !strings.Contains(out, want) {
+						t.Errorf("%s does not show %s:\n%s", strings.Join(tt.args, " "), want, out)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -296,7 +297,10 @@ func writeRecord(w io.Writer, r history.Record) error {
 	}
 	if len(r.RequestedSchema) > 0 {
 		var v any
-		if json.Unmarshal(r.RequestedSchema, &v) == nil {
+		// Numbers as written: a float64 would show another default.
+		dec := json.NewDecoder(bytes.NewReader(r.RequestedSchema))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
 			b, _ := json.MarshalIndent(v, "", "  ")
 			fmt.Fprintf(w, "\nRequested schema:\n%s\n", b)
 		}

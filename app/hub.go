@@ -154,7 +154,7 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			var m wireMsg
-			if jerr := json.Unmarshal(line, &m); jerr != nil {
+			if jerr := decodeWire(line, &m); jerr != nil {
 				cs.send(wireMsg{Error: "not a hub message: " + jerr.Error()})
 			} else {
 				h.handle(cs, &m)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -152,7 +153,7 @@ func TestHubQueue(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("history mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{"n": float64(3)}, recs[2].Content); diff != "" {
+	if diff := cmp.Diff(map[string]any{"n": json.Number("3")}, recs[2].Content); diff != "" {
 		t.Errorf("content mismatch (-want +got):\n%s", diff)
 	}
 }

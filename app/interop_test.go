@@ -715,12 +715,12 @@ func (s *interopSession) run(t *testing.T, h *Hub, sp *scriptedPrompter, c inter
 	}
 	type decision struct {
 		Server, Tool, Mode, URL, Action, DecidedBy string
-		Content                                    map[string]any
+		Content                                    string // as JSON: numbers as the server got them
 	}
 	for k, p := range c.prompts {
 		rec := recs[len(c.prompts)-1-k] // newest first
-		want := decision{s.name, c.tool, p.mode, p.url, p.answer.Action, "user", p.answer.Content}
-		got := decision{rec.Server, rec.Tool, rec.Mode, rec.URL, rec.Action, rec.DecidedBy, rec.Content}
+		want := decision{s.name, c.tool, p.mode, p.url, p.answer.Action, "user", jsonText(p.answer.Content)}
+		got := decision{rec.Server, rec.Tool, rec.Mode, rec.URL, rec.Action, rec.DecidedBy, jsonText(rec.Content)}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("history record of prompt %d mismatch (-want +got):\n%s", k+1, diff)
 		}

@@ -31,6 +31,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(askServerEnv) != "" {
 		os.Exit(askServe())
 	}
+	// TestEndToEndValuesOnDesktop (e2e_values_test.go) runs it as its raw
+	// "ask" server.
+	if os.Getenv(rawAskServerEnv) != "" {
+		os.Exit(rawAskServe())
+	}
 	os.Exit(run(m))
 }
 

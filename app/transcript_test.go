@@ -144,7 +144,12 @@ var stepVerbs = map[string]bool{
 	"end": true, "noconnect": true, "log": true,
 	// The hub's policy (issue 4): see testdata/transcripts/README.md.
 	"nohub": true, "pause": true, "resume": true, "mute": true,
+	// The CLI against the hub, as a user runs it (issue 10).
+	"run": true, "output~": true, "history-lacks": true,
 }
+
+// afterEnd are the steps that may follow end: they read what was kept.
+var afterEnd = map[string]bool{"history": true, "history-lacks": true, "noconnect": true, "run": true, "output~": true}
 
 func parseScript(file string, script []byte, scriptLine int) ([]step, error) {
 	var steps []step
@@ -185,7 +190,9 @@ type transcript struct {
 	prompt   *shownPrompt // the prompt on screen, until answered or dismissed
 	ended    bool
 	updated  bool
-	nohub    bool // no hub runs: the wrapper has no desktop
+	nohub    bool   // no hub runs: the wrapper has no desktop
+	output   *step  // the last run step, for output~
+	stdout   string // what it printed
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -266,8 +273,8 @@ func (tr *transcript) fatalf(st step, format string, args ...any) {
 
 func (tr *transcript) do(st step) {
 	tr.t.Helper()
-	if tr.ended && st.verb != "history" && st.verb != "noconnect" {
-		tr.fatalf(st, "after end, only history and noconnect may follow")
+	if tr.ended && !afterEnd[st.verb] {
+		tr.fatalf(st, "after end, only history, history-lacks, noconnect, run and output~ may follow")
 	}
 	switch st.verb {
 	case "wrap":
@@ -324,6 +331,12 @@ func (tr *transcript) do(st step) {
 			tr.fatalf(st, "noconnect comes after end")
 		}
 		tr.checkNoConnect(st)
+	case "history-lacks":
+		tr.checkLacks(st)
+	case "run":
+		tr.run(st)
+	case "output~":
+		tr.checkOutput(st)
 	case "log":
 		tr.checkLog(st)
 	}
@@ -731,15 +744,18 @@ func (tr *transcript) checkForm(st step) {
 }
 
 // renderForm describes a form as the window builds it: one line per field,
-// in order, with its widget kind, label, constraints, options (value and
-// the label shown for it), default and help text.
+// in order, with its widget kind, label, whether it is a secret,
+// constraints, options (value and the label shown for it), default and
+// help text.
 func renderForm(f *elicit.Form) string {
 	var b strings.Builder
-	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	for _, fld := range f.Fields {
 		parts := []string{fld.Name + ":", strings.ReplaceAll(fld.Kind.String(), " ", "-"), "label=" + strconv.Quote(fld.Label())}
 		if fld.Required {
 			parts = append(parts, "required")
+		}
+		if fld.Sensitive {
+			parts = append(parts, "secret") // masked, warned about, redacted in history
 		}
 		if fld.Format != "" {
 			parts = append(parts, "format="+fld.Format)
@@ -757,11 +773,11 @@ func renderForm(f *elicit.Form) string {
 		}
 		for _, n := range []struct {
 			name string
-			v    *float64
+			v    *json.Number
 		}{{"minimum", fld.Minimum}, {"maximum", fld.Maximum}, {"exclusiveMinimum", fld.ExclusiveMinimum},
 			{"exclusiveMaximum", fld.ExclusiveMaximum}, {"multipleOf", fld.MultipleOf}} {
 			if n.v != nil {
-				parts = append(parts, n.name+"="+num(*n.v))
+				parts = append(parts, n.name+"="+string(*n.v))
 			}
 		}
 		if len(fld.Options) > 0 {
@@ -802,8 +818,9 @@ func quoteIfNeeded(s string) string {
 // (and the wrapper, which checks the hub's answer the same way).
 func (tr *transcript) checkInvalid(st step) {
 	tr.t.Helper()
-	var values map[string]any
-	if err := json.Unmarshal([]byte(st.arg), &values); err != nil {
+	v, err := decodeJSON([]byte(st.arg))
+	values, ok := v.(map[string]any)
+	if err != nil || !ok {
 		tr.fatalf(st, "want invalid {JSON object}: %v", err)
 	}
 	if _, err := tr.form(st).Content(values); err == nil {
@@ -826,15 +843,24 @@ func (tr *transcript) answer(st step) {
 			res.Content = p.prompt.Form.Defaults()
 			rest = strings.TrimSpace(r)
 		}
+		r, typed := strings.CutPrefix(rest, "typed")
+		if typed {
+			rest = strings.TrimSpace(r)
+		}
 		if rest != "" {
-			var given map[string]any
-			if err := json.Unmarshal([]byte(rest), &given); err != nil {
-				tr.fatalf(st, "want answer accept [defaults] [{JSON object}]: %v", err)
+			// Numbers as written: the person's answer keeps every digit.
+			v, err := decodeJSON([]byte(rest))
+			given, ok := v.(map[string]any)
+			if err != nil || !ok {
+				tr.fatalf(st, "want answer accept [defaults] [typed] [{JSON object}]: %v", err)
 			}
 			if res.Content == nil {
 				res.Content = map[string]any{}
 			}
 			for k, v := range given {
+				if typed {
+					v = tr.typeInto(st, k, v)
+				}
 				res.Content[k] = v
 			}
 		}
@@ -847,6 +873,70 @@ func (tr *transcript) answer(st step) {
 	}
 	p.answer(res)
 	tr.prompt = nil
+}
+
+// typeInto returns what the window reads from text typed into field name's
+// entry: the typed value its Field.ParseText makes of it.
+func (tr *transcript) typeInto(st step, name string, text any) any {
+	tr.t.Helper()
+	s, ok := text.(string)
+	if !ok {
+		tr.fatalf(st, "typed: %s must be given as the text typed, a JSON string", name)
+	}
+	form := tr.form(st)
+	for i := range form.Fields {
+		if fld := &form.Fields[i]; fld.Name == name {
+			v, err := fld.ParseText(s)
+			if err != nil {
+				tr.fatalf(st, "typed: the window refuses %q in %s: %v", s, name, err)
+			}
+			return v
+		}
+	}
+	tr.fatalf(st, "typed: the form has no field %s", name)
+	return nil
+}
+
+// run runs the real binary with the step's arguments, as the user would in
+// a terminal, against the hub of the transcript; it must exit 0. Its
+// standard output is what output~ steps check.
+func (tr *transcript) run(st step) {
+	tr.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, elicitrayBin, strings.Fields(st.arg)...)
+	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		tr.fatalf(st, "elicitray %s: %v\nstderr: %s", st.arg, err, shorten(stderr.String(), 2000))
+	}
+	tr.output, tr.stdout = &st, stdout.String()
+}
+
+// checkLacks: the history file, read byte for byte, does not hold the
+// step's text: a secret typed in must never be kept in clear (DESIGN.md).
+// A history step comes first, so that the record is in the file.
+func (tr *transcript) checkLacks(st step) {
+	tr.t.Helper()
+	b, err := os.ReadFile(DefaultPaths().History)
+	if err != nil {
+		tr.fatalf(st, "reading the history file: %v", err)
+	}
+	if bytes.Contains(b, []byte(st.arg)) {
+		tr.fatalf(st, "the history file holds %q in clear", st.arg)
+	}
+}
+
+// checkOutput: the last run step printed the step's text.
+func (tr *transcript) checkOutput(st step) {
+	tr.t.Helper()
+	if tr.output == nil {
+		tr.fatalf(st, "no run step came before")
+	}
+	if !strings.Contains(tr.stdout, st.arg) {
+		tr.fatalf(st, "elicitray %s printed no %s; it printed:\n%s", tr.output.arg, st.arg, shorten(tr.stdout, 4000))
+	}
 }
 
 func (tr *transcript) checkHistory(st step) {

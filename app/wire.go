@@ -1,6 +1,10 @@
 package app
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -69,6 +73,22 @@ type wireMsg struct {
 	Spooled int    `json:"spooled,omitempty"`
 	Unsaved int    `json:"unsaved,omitempty"`
 	Problem string `json:"problem,omitempty"`
+}
+
+// decodeWire reads one line of the hub protocol into m. Numbers in content
+// stay json.Number: decoded into float64 they lose digits beyond about 16,
+// and the wrapper would send the server another number than the window
+// showed (issue 10; PROTOCOL.md §5: numbers stay JSON numbers).
+func decodeWire(line []byte, m *wireMsg) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(m); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
 }
 
 // Hub protocol operations.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -323,11 +324,26 @@ func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 		r.RequestedSchema = validSchema(bytes.Clone(rr.schema))
 	}
 	if rr.content != nil {
-		if err := json.Unmarshal(rr.content, &r.Content); err != nil {
+		if err := decodeJSON(rr.content, &r.Content); err != nil {
 			return Record{}, fmt.Errorf("decoding content of record %d: %w", r.ID, err)
 		}
 	}
 	return r, nil
+}
+
+// decodeJSON is json.Unmarshal with numbers read as json.Number: content is
+// kept as the server received it, and a float64 would round
+// 9007199254740993 to 9007199254740992 (doc.go, "Caveats").
+func decodeJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("more than one JSON value")
+	}
+	return nil
 }
 
 // recordTime returns the time of a record stored as Unix nanoseconds and a
@@ -347,11 +363,11 @@ func recordTime(nanos int64, zone int) time.Time {
 }
 
 // decodeV1 returns the record in a version 1 value: a JSON object with
-// RequestedSchema spliced in as sent. json.Unmarshal copies, so the record
-// shares no memory with v.
+// RequestedSchema spliced in as sent, and numbers in content as written.
+// Decoding copies, so the record shares no memory with v.
 func decodeV1(v []byte) (Record, error) {
 	var r Record
-	if err := json.Unmarshal(v, &r); err != nil {
+	if err := decodeJSON(v, &r); err != nil {
 		return Record{}, fmt.Errorf("decoding version 1 record: %w", err)
 	}
 	r.RequestedSchema = validSchema(r.RequestedSchema)

@@ -125,7 +125,8 @@
 //     nanoseconds in 64 bits; Add refuses others.
 //   - History stores what it is given: redacting secret-looking fields is the
 //     caller's job and must happen before Add.
-//   - Content is JSON: numbers come back as float64, arrays as []any and
+//   - Content is JSON: numbers come back as json.Number, with every digit
+//     they were stored with (a float64 keeps about 16), arrays as []any and
 //     objects as map[string]any, whatever Go types were added.
 //   - bbolt trusts the page numbers in the file. Open checks the meta pages
 //     and the file's length, and turns a fault while it reads a damaged

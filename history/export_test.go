@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestExportJSONLines(t *testing.T) {
 	for i := range n {
 		r := Record{Time: at(i / 2), Server: []string{"github", "jira"}[i%2], Mode: "form",
 			Message: []string{"plain", "needle"}[i%7/6], Action: "accept", DecidedBy: "user",
-			Content: map[string]any{"i": float64(i)}}
+			Content: map[string]any{"i": json.Number(strconv.Itoa(i))}}
 		if i%3 == 0 {
 			r.RequestedSchema = json.RawMessage(spacedSchema)
 		}
@@ -153,5 +154,42 @@ func TestExportErrors(t *testing.T) {
 	}
 	if _, err := s.Export(io.Discard, FormatJSONL, Query{Before: 99}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Export before a missing record: err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestExportKeepsEveryDigit: numbers the server received come out of both
+// export formats with every digit, however many a float64 could hold
+// (issue 10, "values exactly as shown"), as does Get.
+func TestExportKeepsEveryDigit(t *testing.T) {
+	s := openStore(t, nil)
+	content := map[string]any{
+		"id":    json.Number("9007199254740993"),
+		"big":   json.Number("1e400"),
+		"ratio": json.Number("0.1000000000000000000001"),
+	}
+	added := mustAdd(t, s, Record{Time: t0, Server: "bank", Mode: "form", Message: "Transfer?", Action: "accept", Content: content, DecidedBy: "user"})
+	got, err := s.Get(added.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(content, got.Content); diff != "" {
+		t.Errorf("Get content mismatch (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		format string
+		want   string // the content as the line or cell holds it
+	}{
+		{FormatJSONL, `"content":{"big":1e400,"id":9007199254740993,"ratio":0.1000000000000000000001}`},
+		{FormatCSV, `"{""big"":1e400,""id"":9007199254740993,""ratio"":0.1000000000000000000001}"`},
+	} {
+		t.Run(tt.format, func(t *testing.T) {
+			var b strings.Builder
+			if _, err := s.Export(&b, tt.format, Query{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want) {
+				t.Errorf("export does not hold %s:\n%s", tt.want, b.String())
+			}
+		})
 	}
 }

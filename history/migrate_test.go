@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func readGolden(t *testing.T) []Record {
 			Record Record `json:"record"`
 			Schema string `json:"schema"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+		if err := decodeJSON(sc.Bytes(), &line); err != nil {
 			t.Fatal(err)
 		}
 		if line.Schema != "" {
@@ -301,7 +302,7 @@ func v1Records(n int) []Record {
 			r.RequestedSchema = json.RawMessage(schema)
 		}
 		if r.Action == "accept" {
-			r.Content = map[string]any{"n": float64(i)}
+			r.Content = map[string]any{"n": json.Number(strconv.Itoa(i))}
 		}
 		rs = append(rs, r)
 	}

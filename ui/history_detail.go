@@ -366,10 +366,8 @@ func shownValue(f *elicit.Field, v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
-	case float64:
-		return formatNumber(v)
-	case int64, int:
-		return valueText(v)
+	case json.Number:
+		return string(v) // every digit the server received
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -408,7 +406,7 @@ func hasOption(f *elicit.Field, v string) bool {
 // detailMessage is the message as the pane shows it: whole, or its start
 // and where to read the rest.
 func detailMessage(m string, id uint64) string {
-	if m == "" {
+	if m = collapseBlank(m); m == "" {
 		return "(no message)"
 	}
 	if c := clip(m, maxDetailMessage); c != m {

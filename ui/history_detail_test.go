@@ -229,3 +229,26 @@ func TestHistoryDetailLongMessage(t *testing.T) {
 		t.Errorf("long message shown as %d runes ending %q", len([]rune(got)), got[len(got)-60:])
 	}
 }
+
+// TestHistoryDetailShowsEveryDigit (issue 10): numbers the history kept
+// beyond what a float64 holds are shown in the pane's form and answer as
+// the server received them.
+func TestHistoryDetailShowsEveryDigit(t *testing.T) {
+	h := showOne(t, history.Record{
+		ID: 3, Time: t0, Server: "bank", Mode: "form", Message: "Transfer?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"integer","default":9007199254740993},"share":{"type":"number"}}}`),
+		Action:          "accept",
+		Content:         map[string]any{"from": json.Number("9007199254740993"), "share": json.Number("0.1000000000000000000001")},
+		DecidedBy:       "user", Elapsed: time.Second,
+	})
+	d := h.v.detail
+	want := map[string]string{"from": "9007199254740993", "share": "0.1000000000000000000001"}
+	if diff := cmp.Diff(want, fieldTexts(d)); diff != "" {
+		t.Errorf("form mismatch (-want +got):\n%s", diff)
+	}
+	for _, digits := range want {
+		if !strings.Contains(d.answer.Text, digits) {
+			t.Errorf("the answer does not show %s:\n%s", digits, d.answer.Text)
+		}
+	}
+}

@@ -1,9 +1,9 @@
 package ui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -68,8 +68,9 @@ type Answer struct {
 	// Action is "accept" (submitted), "decline" (explicitly refused) or
 	// "cancel" (dismissed: Escape, Cancel, window closed).
 	Action string
-	// Content holds the typed values with accept (string, float64, int64,
-	// bool, []string; unfilled optional fields are absent), nil otherwise.
+	// Content holds the typed values with accept (string, json.Number,
+	// bool, []string: see elicit.Field; unfilled optional fields are
+	// absent), nil otherwise.
 	Content map[string]any
 	// MuteHour is set when the user ticked "Don't ask again for an hour"
 	// before answering, whatever the answer: the hub is to stop showing
@@ -767,11 +768,11 @@ func placeholder(f *elicit.Field) string {
 		}
 		switch {
 		case f.Minimum != nil && f.Maximum != nil:
-			return fmt.Sprintf("%s, %s to %s", what, formatNumber(*f.Minimum), formatNumber(*f.Maximum))
+			return fmt.Sprintf("%s, %s to %s", what, elicit.NumberText(*f.Minimum), elicit.NumberText(*f.Maximum))
 		case f.Minimum != nil:
-			return fmt.Sprintf("%s, at least %s", what, formatNumber(*f.Minimum))
+			return fmt.Sprintf("%s, at least %s", what, elicit.NumberText(*f.Minimum))
 		case f.Maximum != nil:
-			return fmt.Sprintf("%s, at most %s", what, formatNumber(*f.Maximum))
+			return fmt.Sprintf("%s, at most %s", what, elicit.NumberText(*f.Maximum))
 		}
 		return what
 	}
@@ -804,23 +805,17 @@ func helpText(f *elicit.Field) string {
 	return help
 }
 
-// valueText is the text an entry shows for a typed default.
+// valueText is the text an entry shows for a typed default: a number's
+// JSON text exactly, so that the entry shows every digit the server will
+// receive if the user leaves it (ParseText reads it back unchanged).
 func valueText(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
-	case float64:
-		return formatNumber(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case int:
-		return strconv.Itoa(v)
+	case json.Number:
+		return string(v)
 	}
 	return ""
-}
-
-func formatNumber(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // sentence turns an error into text for people: first letter upper case,
@@ -871,8 +866,10 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// messageText is the message as shown: whole, or its start and a note.
+// messageText is the message as shown: blank runs collapsed (see
+// collapseBlank), then whole, or its start and a note.
 func messageText(m string) string {
+	m = collapseBlank(m)
 	if c := clip(m, maxMessage); c != m {
 		return c + "\n\n(The message is longer; the history keeps all of it.)"
 	}

@@ -45,8 +45,8 @@ func TestPromptAllKindsFilledSendsTypedContent(t *testing.T) {
 		"site":     "https://example.com/ada",
 		"start":    "2026-02-01",
 		"deadline": "2026-02-28T17:00:00Z",
-		"copies":   int64(7),
-		"budget":   12.5,
+		"copies":   json.Number("7"),
+		"budget":   json.Number("12.5"),
 		"team":     "Data",
 		"channels": []string{"Email", "Wiki"},
 		"tier":     "tier-2",
@@ -73,8 +73,8 @@ func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
 				"fullName": "Ada",
 				"agree":    false, // booleans are always sent
 				"greeting": "Hello from the team.",
-				"copies":   int64(42),
-				"budget":   3.14,
+				"copies":   json.Number("42"),
+				"budget":   json.Number("3.14"),
 				"team":     "Platform",
 				"channels": []string{"Email"},
 				"tier":     "tier-1",
@@ -88,8 +88,8 @@ func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
 			fill: func(*promptHarness) {},
 			wantC: map[string]any{
 				"name":     "Ada Example",
-				"age":      int64(30),
-				"score":    95.5,
+				"age":      json.Number("30"),
+				"score":    json.Number("95.5"),
 				"status":   "active",
 				"verified": true,
 			},
@@ -442,7 +442,7 @@ func TestPromptFocusSelectsDefault(t *testing.T) {
 	h.typeInto("fullName", "Ada")
 	h.typeInto("copies", "7")
 	test.Tap(h.v.submit)
-	if got := h.only().Content["copies"]; got != int64(7) {
+	if got := h.only().Content["copies"]; got != json.Number("7") {
 		t.Errorf("copies = %#v, want 7 (typed over the default 42)", got)
 	}
 }
@@ -774,5 +774,74 @@ func TestLongMessageScrolls(t *testing.T) {
 				t.Errorf("buttons end at y=%v, below the window's %v", y, size.Height)
 			}
 		})
+	}
+}
+
+// TestPromptNumbersExactlyAsShown (issue 10): a default and a bound beyond
+// what a float64 holds are shown to the digit, and what the entry shows or
+// the user types is what Submit sends: 9007199254740993, not the float64
+// 9007199254740992.
+func TestPromptNumbersExactlyAsShown(t *testing.T) {
+	test.NewTempApp(t)
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{
+		"account":{"type":"integer","title":"Account","minimum":9007199254740993,"maximum":1e30,"default":9007199254740993},
+		"share":{"type":"number","title":"Share","default":0.1000000000000000000001},
+		"reference":{"type":"integer","title":"Reference"},
+		"ceiling":{"type":"number","title":"Ceiling"}},"required":["reference"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []Answer
+	v := newPromptView(&Prompt{Server: "bank", Message: "Transfer?", Form: form}, func(a Answer) { answers = append(answers, a) })
+	w := test.NewTempWindow(t, v.content)
+	rows := map[string]*fieldRow{}
+	for _, r := range v.rows {
+		rows[r.f.Name] = r
+	}
+	for name, want := range map[string]string{"account": "9007199254740993", "share": "0.1000000000000000000001"} {
+		if got := rows[name].entry.Text; got != want {
+			t.Errorf("%s shows %q, want the default %q to the digit", name, got, want)
+		}
+	}
+	if got, want := rows["account"].entry.PlaceHolder, "whole number, 9007199254740993 to 1e30"; got != want {
+		t.Errorf("account's range reads %q, want %q", got, want)
+	}
+	w.Canvas().Focus(rows["reference"].entry)
+	test.Type(rows["reference"].entry, "9007199254740995")
+	w.Canvas().Focus(rows["ceiling"].entry)
+	test.Type(rows["ceiling"].entry, "1e400")
+	test.Tap(v.submit)
+	if len(answers) != 1 {
+		t.Fatalf("%d answers, want one accept", len(answers))
+	}
+	b, err := json.Marshal(answers[0].Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"account":9007199254740993,"ceiling":1e400,"reference":9007199254740995,"share":0.1000000000000000000001}`
+	if diff := cmp.Diff(want, string(b)); diff != "" {
+		t.Errorf("content the server receives mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestPromptExactBoundRefuses: one past a bound beyond 2^53 is refused
+// under the field, where a float64 would round it onto the bound.
+func TestPromptExactBoundRefuses(t *testing.T) {
+	test.NewTempApp(t)
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","title":"Account","maximum":9007199254740992}},"required":["n"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newPromptView(&Prompt{Server: "bank", Message: "Which?", Form: form}, func(Answer) {})
+	w := test.NewTempWindow(t, v.content)
+	e := v.rows[0].entry
+	w.Canvas().Focus(e)
+	test.Type(e, "9007199254740993")
+	w.Canvas().Focus(nil)
+	if !v.submit.Disabled() {
+		t.Error("Submit is enabled for a value one past the maximum")
+	}
+	if got, want := v.rows[0].errLabel.Text, "Account must be at most 9007199254740992."; got != want {
+		t.Errorf("error under the field %q, want %q", got, want)
 	}
 }

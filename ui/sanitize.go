@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"strings"
+	"unicode"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -25,7 +28,9 @@ func (c *textCleaner) clean(s string) string {
 // cleanPrompt returns p with every server-sent text a person reads made
 // visible: serverInfo, tool, message, and the form's titles, descriptions
 // and option labels. Values sent back (option values, names) stay as the
-// server sent them. The bool reports whether anything was removed.
+// server sent them; text defaults come cleaned from elicit
+// (Field.DefaultHidden), as they are sent. The bool reports whether
+// anything was removed.
 func cleanPrompt(p *Prompt) (*Prompt, bool) {
 	var c textCleaner
 	q := *p
@@ -34,6 +39,9 @@ func cleanPrompt(p *Prompt) (*Prompt, bool) {
 		f := *p.Form
 		f.Fields = make([]elicit.Field, len(p.Form.Fields))
 		for i, fld := range p.Form.Fields {
+			// elicit removed them from the default already, so that the
+			// entry shows what is sent; the user is told all the same.
+			c.found = c.found || fld.DefaultHidden
 			fld.Title, fld.Description = c.clean(fld.Title), c.clean(fld.Description)
 			if fld.Title == "" && p.Form.Fields[i].Title == "" {
 				// The label falls back to the name: a name is shown too.
@@ -59,4 +67,59 @@ func hiddenCharsWarning() fyne.CanvasObject {
 	l.Wrapping = fyne.TextWrapWord
 	l.Importance = widget.WarningImportance
 	return container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, l)
+}
+
+// maxSpaceRun is the most blank characters shown in a row within a line of
+// server text: enough to indent, too few to push the rest out of sight.
+const maxSpaceRun = 8
+
+// collapseBlank returns server text as a window shows it: blank lines
+// (empty, or only spaces and blank characters) before the first line of
+// text and after the last are dropped, each run of them in between becomes
+// one empty line, a line's trailing blanks go, and a run of more than
+// maxSpaceRun blanks within a line is cut to maxSpaceRun. A message of
+// 20,000 blank lines and then the real question would otherwise fill the
+// bounded message box, and the clip at maxMessage, with nothing to read.
+// The history keeps the message as the server sent it.
+func collapseBlank(m string) string {
+	var b strings.Builder
+	b.Grow(min(len(m), 4*maxMessage))
+	pending := false // a blank line is owed before the next line of text
+	for line := range strings.SplitSeq(m, "\n") {
+		line = strings.TrimRightFunc(line, blankRune)
+		if line == "" {
+			pending = b.Len() > 0
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+			if pending {
+				b.WriteByte('\n')
+			}
+		}
+		pending = false
+		run := 0
+		for _, r := range line {
+			if run = run + 1; !blankRune(r) {
+				run = 0
+			}
+			if run <= maxSpaceRun {
+				b.WriteRune(r)
+			}
+		}
+	}
+	return b.String()
+}
+
+// blankRune reports whether r shows as blank space: Unicode white space
+// (tabs, no-break and ideographic spaces…) and the letters and symbols that
+// render as nothing (Hangul fillers, the blank Braille pattern), which
+// servers use to pad text where spaces would be trimmed. Invisible format
+// characters are gone already (see elicit.Visible).
+func blankRune(r rune) bool {
+	switch r {
+	case '\u115F', '\u1160', '\u2800', '\u3164', '\uFFA0':
+		return true
+	}
+	return unicode.IsSpace(r)
 }

@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -45,5 +48,122 @@ func TestPromptRemovesHiddenCharacters(t *testing.T) {
 	test.NewTempWindow(t, clean.content)
 	if strings.Contains(strings.Join(visibleTexts(clean.content), "\n"), hiddenCharsNote) {
 		t.Error("the warning shows for clean text")
+	}
+}
+
+// TestCollapseBlank: runs of blank lines, and blank padding within a line,
+// shrink so that the text that follows them is read.
+func TestCollapseBlank(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"plain text is kept", "Deploy to production?\nIt takes a minute.", "Deploy to production?\nIt takes a minute."},
+		{"one blank line between paragraphs is kept", "First.\n\nSecond.", "First.\n\nSecond."},
+		{"a run of blank lines becomes one", "First.\n\n\n\n\nSecond.", "First.\n\nSecond."},
+		{"whitespace-only lines are blank", "First.\n \t\n\u00a0\u3000\n\r\nSecond.", "First.\n\nSecond."},
+		{"blank-looking letters are blank", "First.\n\u2800\u2800\n\u3164\nSecond.", "First.\n\nSecond."},
+		{"leading and trailing blank lines go", "\n\n  \nQuestion?\n\n\n", "Question?"},
+		{"trailing blanks of a line go", "Question?   \t", "Question?"},
+		{"indentation is kept", "List:\n    - one\n\t- two", "List:\n    - one\n\t- two"},
+		{"a long blank run in a line is cut", "a" + strings.Repeat(" ", 10_000) + "b", "a" + strings.Repeat(" ", maxSpaceRun) + "b"},
+		{"a long indent is cut", strings.Repeat("\u3000", 500) + "Question?", strings.Repeat("\u3000", maxSpaceRun) + "Question?"},
+		{"only blanks is nothing", "\n \n\t\n", ""},
+		{"twenty thousand blank lines, then the question", strings.Repeat("\n", 20_000) + "Delete the production database?", "Delete the production database?"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, collapseBlank(tt.in)); diff != "" {
+				t.Errorf("collapseBlank mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPromptBlankRunsCollapsed (issue 10): a message of 20,000 blank (and
+// whitespace-only) lines and then the real question shows the question at
+// the top of the message box, in both prompt windows, with nothing said to
+// be cut; the Prompt, and so the history, keeps the message as sent.
+func TestPromptBlankRunsCollapsed(t *testing.T) {
+	const question = "Delete the production database?"
+	var pad strings.Builder
+	for i := range 20_000 {
+		pad.WriteString([]string{"", "   ", "\t", "\u3000\u00a0", "\u2800"}[i%5] + "\n")
+	}
+	msg := pad.String() + question + "\n\n\n" + "It cannot be undone."
+	for _, kind := range []string{"form", "url"} {
+		t.Run(kind, func(t *testing.T) {
+			a := test.NewTempApp(t)
+			var pw *PromptWindow
+			var p any
+			if kind == "form" {
+				fp := &Prompt{Server: "db", Message: msg}
+				pw, p = ShowPrompt(a, fp, func(Answer) {}), fp
+			} else {
+				up := &URLPrompt{Server: "db", Message: msg, Check: elicit.CheckURL(sessionURL(t))}
+				pw, p = ShowURLPrompt(a, up, func(Answer) {}), up
+			}
+			defer pw.Close()
+			var box *container.Scroll
+			walkVisible(pw.win.Content(), func(o fyne.CanvasObject) bool {
+				if s, ok := o.(*container.Scroll); ok && box == nil {
+					if _, ok := s.Content.(*widget.Label); ok {
+						box = s
+					}
+				}
+				return true
+			})
+			if box == nil {
+				t.Fatal("no message box")
+			}
+			got := box.Content.(*widget.Label).Text
+			if want := question + "\n\nIt cannot be undone."; got != want {
+				t.Errorf("the message box shows %q, want %q", shorten(got), want)
+			}
+			if box.Offset.Y != 0 || box.Content.MinSize().Height > box.Size().Height {
+				t.Errorf("the question is not all in view at the top of the box (offset %v, text %v tall in %v)",
+					box.Offset.Y, box.Content.MinSize().Height, box.Size().Height)
+			}
+			var sent string
+			switch p := p.(type) {
+			case *Prompt:
+				sent = p.Message
+			case *URLPrompt:
+				sent = p.Message
+			}
+			if sent != msg {
+				t.Error("the prompt's message was changed; the history must keep it as the server sent it")
+			}
+		})
+	}
+}
+
+// shorten is s cut for a message.
+func shorten(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// TestPromptDefaultSentAsShown (issue 10): a text default with a NUL, a
+// bidi override and a second line, none of which a one-line entry shows,
+// is shown and sent without them, and the window says characters were
+// removed: what Submit sends is exactly the entry's text.
+func TestPromptDefaultSentAsShown(t *testing.T) {
+	test.NewTempApp(t)
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{"branch":{"type":"string","title":"Branch","default":"main\u0000; git push --force\u202e\norigin"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Answer
+	v := newPromptView(&Prompt{Server: "git", Message: "Which branch?", Form: form}, func(a Answer) { got = append(got, a) })
+	test.NewTempWindow(t, v.content)
+	shown := v.rows[0].entry.Text
+	if want := "main; git push --force origin"; shown != want {
+		t.Errorf("the entry shows %q, want %q", shown, want)
+	}
+	if all := strings.Join(visibleTexts(v.content), "\n"); !strings.Contains(all, hiddenCharsNote) {
+		t.Errorf("the window does not say characters were removed:\n%s", all)
+	}
+	test.Tap(v.submit)
+	if diff := cmp.Diff([]Answer{{Action: "accept", Content: map[string]any{"branch": shown}}}, got); diff != "" {
+		t.Errorf("sent is not what was shown, mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -83,6 +83,12 @@ func opts(values ...string) []elicit.Option {
 	return out
 }
 
+// num is a bound as a schema writes it.
+func num(text string) *json.Number {
+	n := json.Number(text)
+	return &n
+}
+
 // TestParseCases checks that every field of the field cases renders with
 // its own widget kind, label, choices, required mark and typed default, in
 // the order the server wrote them.
@@ -99,8 +105,8 @@ func TestParseCases(t *testing.T) {
 			{Name: "site", Title: "Website", Description: "Optional link shown in the footer", Kind: elicit.KindString, Format: "uri"},
 			{Name: "start", Title: "Start date", Description: "First day covered", Kind: elicit.KindString, Format: "date"},
 			{Name: "deadline", Title: "Deadline", Description: "When the report is due", Kind: elicit.KindString, Format: "date-time"},
-			{Name: "copies", Title: "Copies", Description: "How many printed copies", Kind: elicit.KindInteger, Minimum: new(1.0), Maximum: new(100.0), Default: int64(42)},
-			{Name: "budget", Title: "Budget (EUR)", Description: "Upper bound", Kind: elicit.KindNumber, Minimum: new(0.0), Maximum: new(1000.0), Default: 3.14},
+			{Name: "copies", Title: "Copies", Description: "How many printed copies", Kind: elicit.KindInteger, Minimum: num("1"), Maximum: num("100"), Default: json.Number("42")},
+			{Name: "budget", Title: "Budget (EUR)", Description: "Upper bound", Kind: elicit.KindNumber, Minimum: num("0"), Maximum: num("1000"), Default: json.Number("3.14")},
 			{Name: "team", Title: "Team", Description: "Owning team", Kind: elicit.KindSelect, Options: opts("Platform", "Data", "Mobile", "Web", "Security", "Support"), Default: "Platform"},
 			{Name: "channels", Title: "Channels", Description: "Where to announce it", Kind: elicit.KindMultiSelect, MinItems: new(1), MaxItems: new(3), Options: opts("Email", "Chat", "Wiki", "Pager", "SMS"), Default: []string{"Email"}},
 			{Name: "tier", Title: "Tier", Description: "Service tier", Kind: elicit.KindSelect, Options: titled("tier-1", "Gold", "tier-2", "Silver", "tier-3", "Bronze"), Default: "tier-1"},
@@ -116,8 +122,8 @@ func TestParseCases(t *testing.T) {
 		}},
 		{"defaults.json", []elicit.Field{
 			{Name: "name", Description: "Display name", Kind: elicit.KindString, Default: "Ada Example"},
-			{Name: "age", Description: "Age in years", Kind: elicit.KindInteger, Default: int64(30)},
-			{Name: "score", Description: "Starting score", Kind: elicit.KindNumber, Default: 95.5},
+			{Name: "age", Description: "Age in years", Kind: elicit.KindInteger, Default: json.Number("30")},
+			{Name: "score", Description: "Starting score", Kind: elicit.KindNumber, Default: json.Number("95.5")},
 			{Name: "status", Description: "Account status", Kind: elicit.KindSelect, Options: opts("active", "inactive", "pending"), Default: "active"},
 			{Name: "verified", Description: "Email verified", Kind: elicit.KindBoolean, Default: true},
 		}},
@@ -125,7 +131,7 @@ func TestParseCases(t *testing.T) {
 			{Name: "ok", Title: "Run it now", Kind: elicit.KindBoolean, Required: true, Default: false},
 		}},
 		{"integer-required.json", []elicit.Field{
-			{Name: "scoops", Kind: elicit.KindInteger, Required: true, Minimum: new(1.0), Maximum: new(3.0)},
+			{Name: "scoops", Kind: elicit.KindInteger, Required: true, Minimum: num("1"), Maximum: num("3")},
 		}},
 		// Outside the spec's subset, but a popular framework sends it: a
 		// choice, never a free-text box.

@@ -49,9 +49,9 @@ func (f *Form) Validate(values map[string]any) map[string]error {
 
 // Content builds the content of an accept ElicitResult (PROTOCOL.md §5)
 // from the form's values: unfilled optional fields are omitted, booleans are
-// kept even when false, numbers are int64 or float64 (so they marshal as
-// JSON numbers), multi selects are []string, and keys that name no field
-// are dropped.
+// kept even when false, numbers are json.Number (so they marshal as JSON
+// numbers with every digit given), multi selects are []string, and keys
+// that name no field are dropped.
 //
 // The values are checked field by field first; if any fails, the error
 // wraps ErrInvalidContent and every *FieldError. Then the number of fields
@@ -88,10 +88,12 @@ func (f *Form) Content(values map[string]any) (map[string]any, error) {
 }
 
 // Normalize checks content that arrived from elsewhere, typically the hub's
-// answer decoded from JSON where every number is a float64 and a list is
-// []any, and returns it in the typed form Content produces: a whole float64
-// becomes int64 for an integer field, []any of strings becomes []string, a
-// JSON null is an unfilled field. Errors are as for Content.
+// answer decoded from JSON, where a number is a json.Number (a decoder
+// with UseNumber: every digit kept) or a float64 and a list is []any, and
+// returns it in the typed form Content produces: a number becomes a
+// json.Number, written without fraction or exponent for an integer field,
+// []any of strings becomes []string, a JSON null is an unfilled field.
+// Errors are as for Content.
 //
 // It is Content by another name on purpose: the window's values and the
 // hub's answer pass one set of checks, so the wrapper never sends what the

@@ -106,6 +106,8 @@ func TestContentShape(t *testing.T) {
 		{"keys that name no field are dropped", map[string]any{"name": "Ada", "admin": true}, `{"name":"Ada"}`},
 		{"an empty list is an answer", map[string]any{"tags": []string{}}, `{"tags":[]}`},
 		{"numbers stay numbers", map[string]any{"count": int64(9007199254740993), "ratio": 0.1}, `{"count":9007199254740993,"ratio":0.1}`},
+		{"every digit typed is sent", map[string]any{"count": json.Number("123456789012345678901234567890"), "ratio": json.Number("1e400")}, `{"count":123456789012345678901234567890,"ratio":1e400}`},
+		{"a whole number for an integer is sent as one", map[string]any{"count": json.Number("9.007199254740993E15"), "ratio": json.Number("-0.0")}, `{"count":9007199254740993,"ratio":-0.0}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			content, err := form.Content(tt.values)
@@ -120,9 +122,10 @@ func TestContentShape(t *testing.T) {
 }
 
 // TestNormalize checks an answer that reached the wrapper as decoded JSON
-// (every number a float64, every list []any): it is turned back into typed
-// values, so the server gets 42 for an integer, and refused when it does
-// not fit.
+// (numbers json.Number, as the wrapper decodes the hub's answer, lists
+// []any): it is turned back into typed values, so the server gets 42 for an
+// integer and every digit of a number, and refused when it does not fit,
+// compared exactly.
 func TestNormalize(t *testing.T) {
 	form := mustParse(t, "all-kinds.json")
 	for _, tt := range []struct {
@@ -134,12 +137,23 @@ func TestNormalize(t *testing.T) {
 		{
 			name: "typed again",
 			json: `{"fullName":"Ada","copies":42,"budget":3,"agree":false,"email":null,"channels":["Email","Chat"],"extra":1}`,
-			want: map[string]any{"fullName": "Ada", "copies": int64(42), "budget": 3.0, "agree": false, "channels": []string{"Email", "Chat"}},
+			want: map[string]any{"fullName": "Ada", "copies": json.Number("42"), "budget": json.Number("3"), "agree": false, "channels": []string{"Email", "Chat"}},
+		},
+		{
+			name: "digits beyond a float64 kept",
+			json: `{"fullName":"Ada","copies":42.0,"budget":0.1000000000000000000001}`,
+			want: map[string]any{"fullName": "Ada", "copies": json.Number("42"), "budget": json.Number("0.1000000000000000000001")},
 		},
 		{
 			name:    "fraction for an integer",
 			json:    `{"fullName":"Ada","copies":42.5}`,
 			wantErr: "Copies: must be a whole number",
+		},
+		{
+			// As a float64 it is 1000, which the maximum allows.
+			name:    "past the maximum by less than a float64 tells",
+			json:    `{"fullName":"Ada","budget":1000.0000000000000000001}`,
+			wantErr: "Budget (EUR): must be at most 1000",
 		},
 		{
 			name:    "number for a choice list",
@@ -148,8 +162,10 @@ func TestNormalize(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			dec := json.NewDecoder(strings.NewReader(tt.json))
+			dec.UseNumber()
 			var content map[string]any
-			if err := json.Unmarshal([]byte(tt.json), &content); err != nil {
+			if err := dec.Decode(&content); err != nil {
 				t.Fatal(err)
 			}
 			got, err := form.Normalize(content)

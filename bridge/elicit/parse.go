@@ -327,20 +327,31 @@ func (o schemaObject) required() ([]string, error) {
 	return names, nil
 }
 
-// bound returns keyword k as a number, nil when absent, refusing a number
-// a float64 cannot hold to the digit: the validator compares the exact
-// decimal, and a bound rounded here would let through, or refuse, what it
-// does not.
-func (o schemaObject) bound(k string) (*float64, error) {
-	f, err := o.number(k)
-	if err != nil || f == nil {
-		return nil, err
+// bound returns keyword k as the number the schema wrote, every digit kept,
+// nil when absent: the validator compares the exact decimal, and a bound
+// rounded here would let through, or refuse, what it does not. A bound
+// beyond MaxNumberDigits is refused.
+func (o schemaObject) bound(k string) (*json.Number, error) {
+	if !o.has(k) {
+		return nil, nil
 	}
-	exact, ok := new(big.Rat).SetString(string(bytes.TrimSpace(o[k])))
-	if !ok || exact.Cmp(ratFloat(*f)) != 0 {
-		return nil, fmt.Errorf("%q %s has more digits than elicitray can check exactly", k, bytes.TrimSpace(o[k]))
+	text := string(bytes.TrimSpace(o[k]))
+	n, _, msg := readNumber(text, false)
+	switch {
+	case msg == msgNumber:
+		return nil, fmt.Errorf("%q must be a number", k)
+	case msg != "":
+		return nil, fmt.Errorf("%q %s has more digits than elicitray can check (at most %d before and after the decimal point)", k, shortText(text, 40), MaxNumberDigits)
 	}
-	return f, nil
+	return &n, nil
+}
+
+// shortText is s cut to about n bytes for a message, marking the cut.
+func shortText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // typeName returns "type", "" when absent. A list of one type plus "null"
@@ -584,6 +595,9 @@ func (r *resolver) field(name string, raw json.RawMessage, required bool) (Field
 		var v any
 		if dec.Decode(&v) == nil {
 			if typed, msg := fld.coerce(v); msg == "" {
+				if s, ok := typed.(string); ok && fld.Kind == KindString {
+					typed, fld.DefaultHidden = entryText(s)
+				}
 				msg, err := r.check(&fld, typed)
 				if err != nil {
 					return fld, err
@@ -712,7 +726,7 @@ func numberField(fld *Field, obj schemaObject, typ string) error {
 	}
 	for _, b := range []struct {
 		kw  string
-		dst **float64
+		dst **json.Number
 	}{
 		{"minimum", &fld.Minimum},
 		{"maximum", &fld.Maximum},
@@ -725,7 +739,7 @@ func numberField(fld *Field, obj schemaObject, typ string) error {
 			return err
 		}
 	}
-	if fld.MultipleOf != nil && *fld.MultipleOf <= 0 {
+	if fld.MultipleOf != nil && exact(*fld.MultipleOf).Sign() <= 0 {
 		return errors.New(`"multipleOf" must be greater than 0`)
 	}
 	if fld.noNumberFits() {
@@ -737,37 +751,50 @@ func numberField(fld *Field, obj schemaObject, typ string) error {
 	return nil
 }
 
-// noNumberFits reports whether the bounds leave no value at all.
+// noNumberFits reports whether the bounds leave no value at all, comparing
+// exact decimals. Integers have no bound of their own: JSON has none.
 func (fld *Field) noNumberFits() bool {
-	lo, loOpen := math.Inf(-1), false
+	var lo, hi *big.Rat
+	var loOpen, hiOpen bool
 	if fld.Minimum != nil {
-		lo = *fld.Minimum
+		lo = exact(*fld.Minimum)
 	}
-	if m := fld.ExclusiveMinimum; m != nil && *m >= lo {
-		lo, loOpen = *m, true
+	if m := fld.ExclusiveMinimum; m != nil {
+		if x := exact(*m); lo == nil || x.Cmp(lo) >= 0 {
+			lo, loOpen = x, true
+		}
 	}
-	hi, hiOpen := math.Inf(1), false
 	if fld.Maximum != nil {
-		hi = *fld.Maximum
+		hi = exact(*fld.Maximum)
 	}
-	if m := fld.ExclusiveMaximum; m != nil && *m <= hi {
-		hi, hiOpen = *m, true
+	if m := fld.ExclusiveMaximum; m != nil {
+		if x := exact(*m); hi == nil || x.Cmp(hi) <= 0 {
+			hi, hiOpen = x, true
+		}
+	}
+	if lo == nil || hi == nil {
+		return false
 	}
 	if fld.Kind != KindInteger {
-		return lo > hi || (lo == hi && (loOpen || hiOpen))
+		c := lo.Cmp(hi)
+		return c > 0 || (c == 0 && (loOpen || hiOpen))
 	}
-	// Integers are int64s (PROTOCOL.md §5: JSON numbers the form can type).
-	if loOpen {
-		lo = math.Floor(lo) + 1
-	} else {
-		lo = math.Ceil(lo)
+	// The least and the greatest whole number within the bounds.
+	first := floor(lo)
+	if loOpen || !lo.IsInt() {
+		first.Add(first, big.NewInt(1))
 	}
-	if hiOpen {
-		hi = math.Ceil(hi) - 1
-	} else {
-		hi = math.Floor(hi)
+	last := floor(hi)
+	if hiOpen && hi.IsInt() {
+		last.Sub(last, big.NewInt(1))
 	}
-	return lo > hi || lo >= int64Limit || hi < -int64Limit
+	return first.Cmp(last) > 0
+}
+
+// floor is the greatest integer not above r.
+func floor(r *big.Rat) *big.Int {
+	// Euclidean division, and a Rat's denominator is positive: a floor.
+	return new(big.Int).Div(r.Num(), r.Denom())
 }
 
 // multiField fills a multi select: an array whose items are string choices.

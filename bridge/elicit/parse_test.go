@@ -1,6 +1,7 @@
 package elicit_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -92,8 +93,11 @@ var unsupportedSchemas = []struct {
 	{"minimum above maximum", `{"type":"object","properties":{"n":{"type":"number","minimum":5,"maximum":3}}}`, "n", "no number fits between its minimum and maximum"},
 	{"exclusive bounds that meet", `{"type":"object","properties":{"n":{"type":"number","minimum":1,"exclusiveMaximum":1}}}`, "n", "no number fits between its minimum and maximum"},
 	{"no whole number between exclusive bounds", `{"type":"object","properties":{"n":{"type":"integer","exclusiveMinimum":1,"exclusiveMaximum":2}}}`, "n", "no whole number fits between its minimum and maximum"},
-	{"integer minimum beyond int64", `{"type":"object","properties":{"n":{"type":"integer","minimum":1e19}}}`, "n", "no whole number fits"},
-	{"bound with more digits than a float64 holds", `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}}`, "n", `"maximum" 9007199254740993 has more digits than elicitray can check exactly`},
+	{"no whole number between bounds beyond 2^53", `{"type":"object","properties":{"n":{"type":"integer","minimum":9007199254740992.5,"maximum":9007199254740992.9}}}`, "n", "no whole number fits between its minimum and maximum"},
+	{"bounds beyond a float64 that cross", `{"type":"object","properties":{"n":{"type":"number","minimum":0.10000000000000000002,"maximum":0.10000000000000000001}}}`, "n", "no number fits between its minimum and maximum"},
+	{"bound beyond the digits elicitray checks", `{"type":"object","properties":{"n":{"type":"number","maximum":1e1001}}}`, "n", `"maximum" 1e1001 has more digits than elicitray can check (at most 1000 before and after the decimal point)`},
+	{"bound that is no number", `{"type":"object","properties":{"n":{"type":"number","minimum":"1"}}}`, "n", `"minimum" must be a number`},
+	{"multipleOf below 0 beyond a float64", `{"type":"object","properties":{"n":{"type":"number","multipleOf":-1e-400}}}`, "n", `"multipleOf" must be greater than 0`},
 	{"multipleOf 0", `{"type":"object","properties":{"n":{"type":"number","multipleOf":0}}}`, "n", `"multipleOf" must be greater than 0`},
 	{"minItems above maxItems", `{"type":"object","properties":{"m":{"type":"array","items":{"enum":["a","b","c"]},"minItems":3,"maxItems":2}}}`, "m", `"minItems" 3 is more than "maxItems" 2, so no list fits`},
 	{"minItems above the choices", `{"type":"object","properties":{"m":{"type":"array","items":{"enum":["a","b"]},"minItems":3}}}`, "m", `"minItems" 3 is more than the 2 choices offered`},
@@ -160,7 +164,7 @@ var acceptedSchemas = []struct {
 	{
 		"type with null",
 		`{"type":"object","properties":{"n":{"type":["integer","null"],"maximum":5}}}`,
-		[]elicit.Field{{Name: "n", Kind: elicit.KindInteger, Maximum: new(5.0)}},
+		[]elicit.Field{{Name: "n", Kind: elicit.KindInteger, Maximum: num("5")}},
 	},
 	{
 		"$ref with its own title and default",
@@ -205,20 +209,70 @@ var acceptedSchemas = []struct {
 	{
 		"ECMAScript pattern with lookahead, which Go's regexp refuses",
 		`{"type":"object","properties":{"pw":{"type":"string","pattern":"^(?=.*[0-9]).{8,}$"}}}`,
-		[]elicit.Field{{Name: "pw", Kind: elicit.KindString, Pattern: "^(?=.*[0-9]).{8,}$"}},
+		[]elicit.Field{{Name: "pw", Kind: elicit.KindString, Pattern: "^(?=.*[0-9]).{8,}$", Sensitive: true}},
 	},
 	{
 		"zod's email pattern, with lookahead and escapes in a class",
 		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"email":{"type":"string","format":"email","pattern":"^(?!\\.)(?!.*\\.\\.)([A-Za-z0-9_'+\\-\\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$","default":"ada@example.com"},"n":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":["email"],"additionalProperties":false}`,
 		[]elicit.Field{
 			{Name: "email", Kind: elicit.KindString, Required: true, Format: "email", Pattern: `^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$`, Default: "ada@example.com"},
-			{Name: "n", Kind: elicit.KindInteger, Minimum: new(-9007199254740991.0), Maximum: new(9007199254740991.0)},
+			{Name: "n", Kind: elicit.KindInteger, Minimum: num("-9007199254740991"), Maximum: num("9007199254740991")},
 		},
 	},
 	{
 		"exclusive bounds and multipleOf",
 		`{"type":"object","properties":{"n":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5}}}`,
-		[]elicit.Field{{Name: "n", Kind: elicit.KindNumber, ExclusiveMinimum: new(0.0), ExclusiveMaximum: new(1.0), MultipleOf: new(0.25), Default: 0.5}},
+		[]elicit.Field{{Name: "n", Kind: elicit.KindNumber, ExclusiveMinimum: num("0"), ExclusiveMaximum: num("1"), MultipleOf: num("0.25"), Default: json.Number("0.5")}},
+	},
+	{
+		// A float64 holds neither: the bounds and the default keep every
+		// digit the schema wrote.
+		"numbers beyond a float64",
+		`{"type":"object","properties":{"id":{"type":"integer","minimum":9007199254740993,"maximum":1e30,"default":9007199254740993},"x":{"type":"number","exclusiveMinimum":0.1000000000000000000001,"default":1e400},"huge":{"type":"integer","minimum":1e19,"default":12345678901234567890123}}}`,
+		[]elicit.Field{
+			{Name: "id", Kind: elicit.KindInteger, Minimum: num("9007199254740993"), Maximum: num("1e30"), Default: json.Number("9007199254740993")},
+			{Name: "x", Kind: elicit.KindNumber, ExclusiveMinimum: num("0.1000000000000000000001"), Default: json.Number("1e400")},
+			{Name: "huge", Kind: elicit.KindInteger, Minimum: num("1e19"), Default: json.Number("12345678901234567890123")},
+		},
+	},
+	{
+		// An integer is sent without fraction or exponent.
+		"whole defaults of integers written otherwise",
+		`{"type":"object","properties":{"a":{"type":"integer","default":42.0},"b":{"type":"integer","default":1e3},"c":{"type":"integer","default":-0}}}`,
+		[]elicit.Field{
+			{Name: "a", Kind: elicit.KindInteger, Default: json.Number("42")},
+			{Name: "b", Kind: elicit.KindInteger, Default: json.Number("1000")},
+			{Name: "c", Kind: elicit.KindInteger, Default: json.Number("0")},
+		},
+	},
+	{
+		// A default that does not fit is dropped, exactly: it is one past
+		// the maximum, which a float64 would round onto it.
+		"a default one past a bound beyond 2^53",
+		`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992,"default":9007199254740993},"f":{"type":"integer","default":2.5}}}`,
+		[]elicit.Field{
+			{Name: "n", Kind: elicit.KindInteger, Maximum: num("9007199254740992")},
+			{Name: "f", Kind: elicit.KindInteger},
+		},
+	},
+	{
+		// A one-line entry hides a NUL, a bidi override and a second line:
+		// the default is cleaned so that what is shown is what is sent. A
+		// choice's value is the server's own and is sent as it is.
+		"a text default with hidden characters is cleaned",
+		`{"type":"object","properties":{"note":{"type":"string","default":"ok\u0000; rm\u202e -rf\nnow"},"c":{"type":"string","enum":["a\u0000b"],"default":"a\u0000b"},"plain":{"type":"string","default":"tab\tkept"}}}`,
+		[]elicit.Field{
+			{Name: "note", Kind: elicit.KindString, Default: "ok; rm -rf now", DefaultHidden: true},
+			{Name: "c", Kind: elicit.KindSelect, Options: opts("a\x00b"), Default: "a\x00b"},
+			{Name: "plain", Kind: elicit.KindString, Default: "tab\tkept"},
+		},
+	},
+	{
+		// Cleaned first, then checked: a default that no longer fits is
+		// dropped, as any default that does not fit.
+		"a cleaned default that no longer fits is dropped",
+		`{"type":"object","properties":{"code":{"type":"string","minLength":4,"default":"ab\u200bc"}}}`,
+		[]elicit.Field{{Name: "code", Kind: elicit.KindString, MinLength: new(4), DefaultHidden: true}},
 	},
 	{
 		"a lone const is a single select of one choice",
@@ -258,7 +312,7 @@ var acceptedSchemas = []struct {
 	{
 		"whole default for an integer written as 7.0",
 		`{"type":"object","properties":{"n":{"type":"integer","default":7.0}}}`,
-		[]elicit.Field{{Name: "n", Kind: elicit.KindInteger, Default: int64(7)}},
+		[]elicit.Field{{Name: "n", Kind: elicit.KindInteger, Default: json.Number("7")}},
 	},
 	{
 		"defaults that do not fit are dropped, the fields stay",
@@ -274,7 +328,7 @@ var acceptedSchemas = []struct {
 		[]elicit.Field{
 			{Name: "frac", Kind: elicit.KindInteger},
 			{Name: "text", Kind: elicit.KindInteger},
-			{Name: "high", Kind: elicit.KindNumber, Maximum: new(10.0)},
+			{Name: "high", Kind: elicit.KindNumber, Maximum: num("10")},
 			{Name: "color", Kind: elicit.KindSelect, Options: opts("Red")},
 			{Name: "mail", Kind: elicit.KindString, Format: "email"},
 			{Name: "short", Kind: elicit.KindString, MinLength: new(3)},

@@ -13,8 +13,8 @@ type Kind int
 // KindSelect and KindMultiSelect, whose Options carry value and label.
 const (
 	KindString      Kind = iota // type "string", free text, maybe with Format
-	KindNumber                  // type "number": float64 values
-	KindInteger                 // type "integer": int64 values
+	KindNumber                  // type "number": json.Number values
+	KindInteger                 // type "integer": json.Number values, whole
 	KindBoolean                 // type "boolean": bool values
 	KindSelect                  // one string from Options
 	KindMultiSelect             // a []string of Option values
@@ -50,8 +50,12 @@ type Option struct {
 // Field is one property of a requestedSchema.
 //
 // Typed values used throughout the package: string for KindString and
-// KindSelect, float64 for KindNumber, int64 for KindInteger, bool for
+// KindSelect, json.Number for KindNumber and KindInteger, bool for
 // KindBoolean, []string for KindMultiSelect. A nil value means "not filled".
+// A json.Number is the number's JSON text with every digit: what the window
+// shows is what the server receives and the history keeps, beyond the 16
+// or so digits a float64 holds (see number.go); an integer's is written
+// without fraction or exponent.
 //
 // Check enforces every constraint below, so an answer it accepts is one the
 // final check against the schema accepts too.
@@ -66,8 +70,9 @@ type Option struct {
 // in the value. A match that takes too long (100 to 200 ms) counts as no
 // match, so a server's pattern cannot freeze the form.
 //
-// Bounds compare exact decimals, as the validator does: 0.3 is a multiple
-// of 0.1, and 0.1 is 1/10, not the binary fraction nearest it.
+// Bounds are the schema's numbers as it wrote them, and compare as exact
+// decimals, as the validator does: 0.3 is a multiple of 0.1, and 0.1 is
+// 1/10, not the binary fraction nearest it. NumberText shows them.
 type Field struct {
 	Name        string // property name, the key sent in content
 	Title       string // schema "title"; empty when absent
@@ -77,21 +82,31 @@ type Field struct {
 	Format      string // KindString, see above; "" when absent
 	Pattern     string // KindString, see above; "" when absent
 
-	MinLength, MaxLength               *int     // KindString; nil when absent
-	Minimum, Maximum                   *float64 // KindNumber and KindInteger, inclusive; nil when absent
-	ExclusiveMinimum, ExclusiveMaximum *float64 // KindNumber and KindInteger, strict; nil when absent
-	MultipleOf                         *float64 // KindNumber and KindInteger, greater than 0; nil when absent
-	MinItems, MaxItems                 *int     // KindMultiSelect; nil when absent
+	MinLength, MaxLength               *int         // KindString; nil when absent
+	Minimum, Maximum                   *json.Number // KindNumber and KindInteger, inclusive; nil when absent
+	ExclusiveMinimum, ExclusiveMaximum *json.Number // KindNumber and KindInteger, strict; nil when absent
+	MultipleOf                         *json.Number // KindNumber and KindInteger, greater than 0; nil when absent
+	MinItems, MaxItems                 *int         // KindMultiSelect; nil when absent
 
 	Options []Option // KindSelect and KindMultiSelect, in schema order
 	Default any      // typed default (see above), nil when the schema has none
 
+	// DefaultHidden is set by Parse when a KindString default held text a
+	// one-line entry does not show: invisible and control characters (see
+	// Visible), removed from Default, and line breaks, made spaces. So the
+	// default the window shows is the one sent, and the ui says that
+	// characters were removed. False for a hand-made Field.
+	DefaultHidden bool
+
 	// Sensitive is set by Parse when the field is typed in (a string,
-	// number or integer) and looks like it asks for a secret: a password,
-	// API key, token or payment card (PROTOCOL.md §6 forbids servers to
-	// ask for them in form mode). The ui masks it and warns; its value is
-	// not kept in clear. The word rules are LooksSecret's, plus "format":
-	// "password" and "writeOnly": true; false for a hand-made Field.
+	// number or integer) and looks like it asks for a secret: a password
+	// (in any of some 30 languages), API key, token, PIN, one-time code,
+	// payment card, bank account, social security or national id number,
+	// security answer, recovery phrase or session cookie (PROTOCOL.md §6
+	// forbids servers to ask for them in form mode). The ui masks it and
+	// warns; its value is not kept in clear. The word rules are
+	// LooksSecret's (sensitive.go), plus "format": "password" and
+	// "writeOnly": true; false for a hand-made Field.
 	Sensitive bool
 }
 

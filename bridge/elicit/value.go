@@ -2,9 +2,7 @@ package elicit
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -26,15 +24,19 @@ const (
 	msgSlowPattern = "takes too long to check against the pattern; try a shorter value"
 	msgBadPattern  = "cannot be checked: its pattern is not a valid regular expression"
 	layoutDate     = "2006-01-02"
-	int64Limit     = 1 << 63 // first float64 beyond int64
-	maxFormatBound = 1e15    // bounds below this print without an exponent
 )
 
 // ParseText converts what a person typed into a KindString, KindInteger or
-// KindNumber entry into the field's typed value: the string itself, an
-// int64 or a float64. Text that is blank after trimming spaces means the
-// field is unfilled and yields nil, nil, so an empty optional entry is
-// omitted from content (PROTOCOL.md §5) rather than sent as "".
+// KindNumber entry into the field's typed value: the string itself, or a
+// json.Number with every digit typed. Text that is blank after trimming
+// spaces means the field is unfilled and yields nil, nil, so an empty
+// optional entry is omitted from content (PROTOCOL.md §5) rather than sent
+// as "".
+//
+// A number typed as JSON writes it ("1.50", "1e400") is kept as typed, so
+// the server receives what the entry shows; "+5", ".5" and "007" are sent
+// as 5, 0.5 and 7. An integer is typed as digits with an optional sign.
+// Numbers beyond MaxNumberDigits are refused.
 //
 // A conversion error is a *FieldError such as "must be a whole number".
 // ParseText does not check the field's constraints; Check does.
@@ -50,33 +52,22 @@ func (fld *Field) ParseText(s string) (any, error) {
 	}
 	switch fld.Kind {
 	case KindInteger:
-		n, err := strconv.ParseInt(t, 10, 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, fld.fail(cmpSign(t, msgTooSmall, msgTooLarge))
-		}
-		if err != nil {
+		if p, ok := scanNumber(t, true); !ok || p.point || p.exp != "" {
 			return nil, fld.fail(msgWhole)
 		}
-		return n, nil
+		_, r, msg := readNumber(t, true)
+		if msg != "" {
+			return nil, fld.fail(msg)
+		}
+		return json.Number(r.Num().String()), nil // "-0" is 0, as content sends it
 	case KindNumber:
-		f, err := strconv.ParseFloat(t, 64)
-		if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
-			return nil, fld.fail(cmpSign(t, msgTooSmall, msgTooLarge))
+		n, _, msg := readNumber(t, true)
+		if msg != "" {
+			return nil, fld.fail(msg)
 		}
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fld.fail(msgNumber)
-		}
-		return f, nil
+		return n, nil
 	}
 	return s, nil // typed text is kept as typed, spaces included
-}
-
-// cmpSign picks neg for text that starts with a minus sign, else pos.
-func cmpSign(t, neg, pos string) string {
-	if strings.HasPrefix(t, "-") {
-		return neg
-	}
-	return pos
 }
 
 // Check validates one value against the field and returns a *FieldError,
@@ -84,8 +75,8 @@ func cmpSign(t, neg, pos string) string {
 // error only when the field is Required.
 //
 // v is the field's typed value (see Field); the shapes JSON decoding
-// produces are accepted too (float64 or json.Number for numbers, []any for
-// lists), as Normalize needs.
+// produces are accepted too (json.Number or float64 for numbers, []any for
+// lists), as Normalize needs, and so is any Go number.
 func (fld *Field) Check(v any) error {
 	if _, err := fld.value(v); err != nil {
 		return err
@@ -132,7 +123,7 @@ func (fld *Field) fail(msg string) *FieldError {
 
 // coerce returns v as the field's typed value, accepting the other Go
 // shapes a JSON decoder produces. PROTOCOL.md §5: numbers must stay JSON
-// numbers, so a float64 reaching an integer field must be whole. It
+// numbers, so a number reaching an integer field must be whole. It
 // returns a message when v has the wrong type.
 func (fld *Field) coerce(v any) (any, string) {
 	switch fld.Kind {
@@ -154,10 +145,12 @@ func (fld *Field) coerce(v any) (any, string) {
 			return b, ""
 		}
 		return nil, msgBoolean
-	case KindNumber:
-		return toFloat(v)
-	case KindInteger:
-		return toInt(v)
+	case KindNumber, KindInteger:
+		n, msg := toNumber(v, fld.Kind == KindInteger)
+		if msg != "" {
+			return nil, msg
+		}
+		return n, ""
 	case KindMultiSelect:
 		switch l := v.(type) {
 		case []string:
@@ -178,83 +171,14 @@ func (fld *Field) coerce(v any) (any, string) {
 	return nil, "cannot be answered"
 }
 
-// toFloat converts any Go number to float64. NaN and ±Inf are refused:
-// JSON has no such numbers.
-func toFloat(v any) (any, string) {
-	var f float64
-	switch n := v.(type) {
-	case float64:
-		f = n
-	case float32:
-		f = float64(n)
-	case int:
-		f = float64(n)
-	case int32:
-		f = float64(n)
-	case int64:
-		f = float64(n)
-	case uint64:
-		f = float64(n)
-	case json.Number:
-		var err error
-		if f, err = strconv.ParseFloat(string(n), 64); err != nil {
-			return nil, msgNumber
-		}
-	default:
-		return nil, msgNumber
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, msgNumber
-	}
-	return f, ""
-}
-
-// toInt converts any Go number that is whole to int64.
-func toInt(v any) (any, string) {
-	switch n := v.(type) {
-	case int64:
-		return n, ""
-	case int:
-		return int64(n), ""
-	case int32:
-		return int64(n), ""
-	case uint64:
-		if n > math.MaxInt64 {
-			return nil, msgTooLarge
-		}
-		return int64(n), ""
-	case json.Number:
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			return i, ""
-		}
-		// "42.0" and "1e3" are whole numbers too.
-	}
-	f, msg := toFloat(v)
-	if msg != "" {
-		return nil, msgWhole
-	}
-	x := f.(float64)
-	switch {
-	case x != math.Trunc(x):
-		return nil, msgWhole
-	case x >= int64Limit:
-		return nil, msgTooLarge
-	case x < -int64Limit:
-		return nil, msgTooSmall
-	}
-	return int64(x), ""
-}
-
 // check returns the message for the first constraint the typed value v
 // breaks (PROTOCOL.md §4 table), "" when it breaks none.
 func (fld *Field) check(v any) string {
 	switch fld.Kind {
 	case KindString:
 		return fld.checkString(v.(string))
-	case KindNumber:
-		return fld.checkRange(ratFloat(v.(float64)))
-	case KindInteger:
-		return fld.checkRange(new(big.Rat).SetInt64(v.(int64)))
+	case KindNumber, KindInteger:
+		return fld.checkRange(exact(v.(json.Number)))
 	case KindSelect:
 		if s := v.(string); !fld.hasOption(s) {
 			return fmt.Sprintf("%q is not one of the choices", s)
@@ -294,32 +218,24 @@ func (fld *Field) checkString(s string) string {
 // as the validator does, so that 0.3 is a multiple of 0.1 and a bound
 // beyond 2^53 is not rounded.
 func (fld *Field) checkRange(x *big.Rat) string {
-	if fld.Minimum != nil && x.Cmp(ratFloat(*fld.Minimum)) < 0 {
-		return "must be at least " + formatBound(*fld.Minimum)
+	if m := fld.Minimum; m != nil && x.Cmp(exact(*m)) < 0 {
+		return "must be at least " + NumberText(*m)
 	}
-	if fld.ExclusiveMinimum != nil && x.Cmp(ratFloat(*fld.ExclusiveMinimum)) <= 0 {
-		return "must be more than " + formatBound(*fld.ExclusiveMinimum)
+	if m := fld.ExclusiveMinimum; m != nil && x.Cmp(exact(*m)) <= 0 {
+		return "must be more than " + NumberText(*m)
 	}
-	if fld.Maximum != nil && x.Cmp(ratFloat(*fld.Maximum)) > 0 {
-		return "must be at most " + formatBound(*fld.Maximum)
+	if m := fld.Maximum; m != nil && x.Cmp(exact(*m)) > 0 {
+		return "must be at most " + NumberText(*m)
 	}
-	if fld.ExclusiveMaximum != nil && x.Cmp(ratFloat(*fld.ExclusiveMaximum)) >= 0 {
-		return "must be less than " + formatBound(*fld.ExclusiveMaximum)
+	if m := fld.ExclusiveMaximum; m != nil && x.Cmp(exact(*m)) >= 0 {
+		return "must be less than " + NumberText(*m)
 	}
-	if m := fld.MultipleOf; m != nil && *m > 0 && !new(big.Rat).Quo(x, ratFloat(*m)).IsInt() {
-		return "must be a multiple of " + formatBound(*m)
+	if m := fld.MultipleOf; m != nil {
+		if d := exact(*m); d.Sign() > 0 && !new(big.Rat).Quo(x, d).IsInt() {
+			return "must be a multiple of " + NumberText(*m)
+		}
 	}
 	return ""
-}
-
-// ratFloat is f as the exact decimal JSON writes for it: the shortest that
-// reads back as f. So 0.1 is 1/10, not the binary fraction nearest it.
-func ratFloat(f float64) *big.Rat {
-	r, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
-	if !ok { // NaN or ±Inf, which coerce refuses before this
-		return new(big.Rat)
-	}
-	return r
 }
 
 // checkChoices checks a multi select: known values, each once, and the
@@ -352,13 +268,4 @@ func plural(n int, unit string) string {
 		return "1 " + unit
 	}
 	return strconv.Itoa(n) + " " + unit + "s"
-}
-
-// formatBound prints a bound as a person writes it: 100, 0.5, not 1e+02;
-// whole numbers up to 2^63 (integer bounds) in full.
-func formatBound(f float64) string {
-	if math.Abs(f) < maxFormatBound || (f == math.Trunc(f) && math.Abs(f) <= int64Limit) {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }

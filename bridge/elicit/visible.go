@@ -25,3 +25,23 @@ func Visible(s string) (string, bool) {
 		return r
 	}, s), true
 }
+
+// entryText returns a text field's default as a one-line entry shows all
+// of it: without Visible's hidden characters, and with line breaks (and the
+// Unicode line and paragraph separators) as spaces, which such an entry
+// would cut the text at. It reports whether it changed s. A default is
+// sent as the user sees it or not at all: a NUL or a second line hidden in
+// the entry would otherwise reach the server unseen (issue 10).
+func entryText(s string) (string, bool) {
+	out, hidden := Visible(s)
+	if i := strings.IndexAny(out, "\n\u2028\u2029"); i < 0 {
+		return out, hidden
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\n', '\u2028', '\u2029':
+			return ' '
+		}
+		return r
+	}, out), true
+}
