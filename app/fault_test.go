@@ -501,6 +501,7 @@ func TestFaultHubCrashUnderLoad(t *testing.T) {
 	}
 	d.config(toml.String())
 	answered := make(chan struct{}, servers*each)
+	start := time.Now()
 	var asks []<-chan asked
 	for i := range servers {
 		fh := d.connectFaultCounting(fmt.Sprintf("load%d", i), nil, answered)
@@ -535,7 +536,7 @@ func TestFaultHubCrashUnderLoad(t *testing.T) {
 	if d.hubPID() == crashed {
 		t.Errorf("no new hub started after the crash")
 	}
-	t.Logf("%d elicitations, %d answered cancel by the crash", len(got), cancels)
+	t.Logf("%d elicitations in %v through the real wrappers and hubs, %d answered cancel by the crash", len(got), time.Since(start).Round(time.Millisecond), cancels)
 	d.matchHistory(got)
 }
 

@@ -148,6 +148,9 @@ func (c *connState) send(m wireMsg) {
 
 func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
+	// A wrapper that could not reach a hub spooled what it sent its
+	// server; when it (or any client) connects, those records come in.
+	go h.records().flush()
 	cs := &connState{enc: json.NewEncoder(conn), items: map[uint64]*item{}}
 	br := bufio.NewReader(conn)
 	for {

@@ -237,16 +237,16 @@ func (j *journal) flush() {
 	j.flushing = true
 	before := j.stateLocked()
 	if j.store != nil && j.spool != nil {
-		if j.spooled > 0 || before.Why != "" || len(j.unsaved) > 0 {
-			got, err := takeSpool(j.spool.dir, j.store)
-			if got.Added > 0 || got.Bad > 0 {
-				j.log("took %s from the spool into history (%d lines unreadable)", decisions(got.Added), got.Bad)
-			}
-			if err != nil {
-				j.why = err
-			}
-			j.countSpool()
+		// Always a look: a wrapper that could not reach this hub spools
+		// on its own (a directory read when there is nothing).
+		got, err := takeSpool(j.spool.dir, j.store)
+		if got.Added > 0 || got.Bad > 0 {
+			j.log("took %s from the spool into history (%d lines unreadable)", decisions(got.Added), got.Bad)
 		}
+		if err != nil {
+			j.why = err
+		}
+		j.countSpool()
 	}
 	if j.store != nil && len(j.unsaved) > 0 {
 		if _, err := j.store.AddAll(j.unsaved); err != nil {
