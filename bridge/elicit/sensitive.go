@@ -25,6 +25,12 @@ import (
 // words ("2FA" is "2" and "fa"): "pin" is not in "spinner", "opinion" or
 // "shipping". Either may take a plural s.
 //
+// What a clause says not to give is not asked for: the words after "not",
+// "never" or "don't", to the end of their clause (. ! ? ; : brackets, a
+// line break; not a comma), do not count. server-everything's "Your
+// favorite integer (do not give us your phone number, pin, or other
+// sensitive info)" asks for no PIN; "Never share it. Enter your PIN" does.
+//
 // The rules, and the cases they leave out on purpose:
 //
 //   - Passwords: the stems password, passwd, passphrase and passcode, the
@@ -290,7 +296,61 @@ func isSensitive(fld *Field, obj schemaObject) bool {
 // "Passwort" do; "max_tokens", "tokenizer", "Secretary", "Country code",
 // "account_type", "spinner" do not.
 func LooksSecret(text string) bool {
-	ws := words(text)
+	if strings.IndexAny(text, clauseEnds) < 0 {
+		return wordsSecret(words(text))
+	}
+	// "do not give us your PIN": what a clause says not to give is not
+	// asked for. The words of each clause up to its negation are read
+	// together, as one text.
+	var ws []string
+	for clause := range clauses(text) {
+		cw := words(clause)
+		if n := negation(cw); n >= 0 {
+			cw = cw[:n]
+		}
+		ws = append(ws, cw...)
+	}
+	return wordsSecret(ws)
+}
+
+// clauseEnds end a clause for the negation rule: sentence punctuation,
+// brackets and line breaks (not commas: "do not give us your phone number,
+// pin, or other sensitive info" is one clause).
+const clauseEnds = ".!?;:()[]\n"
+
+// clauses yields the clauses of text.
+func clauses(text string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for text != "" {
+			i := strings.IndexAny(text, clauseEnds)
+			if i < 0 {
+				yield(text)
+				return
+			}
+			if i > 0 && !yield(text[:i]) {
+				return
+			}
+			text = text[i+1:]
+		}
+	}
+}
+
+// negationWords say that what follows in the clause is not asked for.
+var negationWords = map[string]bool{"not": true, "never": true, "dont": true}
+
+// negation returns the index of the first negation in ws ("don't" is
+// split into "don", "t"), or -1.
+func negation(ws []string) int {
+	for i, w := range ws {
+		if negationWords[w] || w == "don" && i+1 < len(ws) && ws[i+1] == "t" {
+			return i
+		}
+	}
+	return -1
+}
+
+// wordsSecret applies the word rules to ws, the words of a text.
+func wordsSecret(ws []string) bool {
 	for i, w := range ws {
 		if containsStem(w) {
 			return true

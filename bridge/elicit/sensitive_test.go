@@ -17,6 +17,13 @@ func TestLooksSecret(t *testing.T) {
 		text string
 		want bool
 	}{
+		// What a clause says not to give is not asked for (server-everything's
+		// integer field); what another clause asks for still is.
+		{"Your favorite integer (do not give us your phone number, pin, or other sensitive info)", false},
+		{"Your favorite colour; don't type a password here", false},
+		{"Never share it. Enter your PIN", true},
+		{"Choose a new password (do not reuse an old one)", true},
+		{"Without a token the upload is anonymous", true},
 		// Passwords and passphrases, however they are spelled.
 		{"password", true},
 		{"Password", true},
