@@ -211,7 +211,7 @@ func (s *Store) Add(r Record) (Record, error) {
 	var stored Record
 	err := s.update(func(tx *bolt.Tx) error {
 		var err error
-		stored, err = add(tx, r, s.now)
+		stored, _, err = put(tx, r, s.now)
 		return err
 	})
 	if err != nil {
@@ -228,7 +228,7 @@ func (s *Store) AddAll(recs []Record) (int, error) {
 	err := s.update(func(tx *bolt.Tx) error {
 		n = 0
 		for i, r := range recs {
-			changed, err := put(tx, r, s.now)
+			_, changed, err := put(tx, r, s.now)
 			if err != nil {
 				return fmt.Errorf("record %d of %d: %w", i+1, len(recs), err)
 			}
@@ -296,31 +296,23 @@ func setFill(tx *bolt.Tx) {
 	tx.Bucket(bucketIDs).FillPercent = 1
 }
 
-// put stores r as Add describes and reports whether it added or changed a
-// record (false for a replay).
-func put(tx *bolt.Tx, r Record, now func() time.Time) (bool, error) {
+// put stores r as Add describes: it returns the record as stored and
+// whether it added or changed one (false for a replay).
+func put(tx *bolt.Tx, r Record, now func() time.Time) (Record, bool, error) {
 	r = validText(r)
 	if r.Key != "" {
 		if k := tx.Bucket(bucketRequests).Get([]byte(r.Key)); k != nil {
-			_, changed, err := amend(tx, bytes.Clone(k), r)
-			return changed, err
+			return amend(tx, bytes.Clone(k), r)
 		}
 	}
-	_, err := add(tx, r, now)
-	return err == nil, err
+	stored, err := add(tx, r, now)
+	return stored, err == nil, err
 }
 
-// add stores r under a new ID and its time key, and indexes and counts it;
-// a record with a Key stored already goes to amend instead. It returns the
-// record decoded from what was stored.
+// add stores r, whose text put made valid, under a new ID and its time key,
+// and indexes and counts it. It returns the record decoded from what was
+// stored.
 func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
-	r = validText(r)
-	if r.Key != "" {
-		if k := tx.Bucket(bucketRequests).Get([]byte(r.Key)); k != nil {
-			stored, _, err := amend(tx, bytes.Clone(k), r)
-			return stored, err
-		}
-	}
 	if r.Time.IsZero() {
 		r.Time = now()
 	}
