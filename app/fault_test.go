@@ -488,6 +488,27 @@ func TestFaultDiskFull(t *testing.T) {
 	d.matchHistory(want)
 }
 
+// TestFaultDiskFullQuit: with the disk full, the hub is told to quit while
+// a decision is only in its memory. It is lost, and the one who quits is
+// told so, not only the log. Needs root for a small tmpfs.
+func TestFaultDiskFullQuit(t *testing.T) {
+	full := smallFileSystem(t)
+	d := newDesktop(t)
+	d.home, d.mark = full, "ELICITRAY_HOME="+full
+	t.Setenv("ELICITRAY_HOME", full)
+	d.paths = DefaultPaths()
+	fill(t, full)
+	fh := d.connectFault("ask", nil)
+	ask := fh.ask(t, 1, "full-quit")
+	win, _ := d.window()
+	d.answer(win, "Return")
+	d.received(ask)
+	_, stderr, code := runElicitray(t, nil, nil, "quit")
+	if code != 1 || !strings.Contains(stderr, "1 decision could not be saved before the hub stopped (1 decision not saved: the disk is full)") {
+		t.Errorf("quit with a decision not saved: exit %d, %q", code, stderr)
+	}
+}
+
 // TestFaultHubCrashUnderLoad: ten servers ask 300 times each, answered by a
 // rule, and the hub is killed (kill -9) half way. The wrappers start a new
 // hub for the next prompt; every server's answers and the history agree,

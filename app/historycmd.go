@@ -46,9 +46,9 @@ func (s historySource) openDirect() (*history.Store, error) {
 	st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		if n := countSpool(spoolDir(s.paths)); n > 0 {
-			s.warnf("%s wait in the spool (%s), not yet in history", decisions(n), spoolDir(s.paths))
+			s.warnf("%s waiting in the spool (%s), not yet in history", decisions(n), spoolDir(s.paths))
 		}
-		return nil, err
+		return nil, historyOpenError(s.paths.History, err)
 	}
 	if _, err := takeSpool(spoolDir(s.paths), st); err != nil {
 		s.warnf("%s in the spool could not be added to history: %v", decisions(countSpool(spoolDir(s.paths))), err)

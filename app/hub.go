@@ -343,8 +343,16 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			cs.send(wireMsg{ID: m.ID, Error: "this hub has no windows"})
 			return
 		}
+		reply := wireMsg{ID: m.ID}
+		if m.Op == opQuit {
+			// One last try; what still cannot be saved is said to the
+			// user who quits (and logged, with each record, by close).
+			h.records().flush()
+			js := h.records().state()
+			reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.problem()
+		}
 		f()
-		cs.send(wireMsg{ID: m.ID})
+		cs.send(reply)
 	default:
 		cs.send(wireMsg{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
 	}

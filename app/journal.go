@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -264,7 +265,7 @@ func (j *journal) flush() {
 				j.unsaved = left
 			}
 		} else {
-			j.log("saved %s that were kept in memory", decisions(len(j.unsaved)))
+			j.log("saved what was kept in memory: %s", decisions(len(j.unsaved)))
 			j.unsaved = nil
 		}
 	}
@@ -297,7 +298,14 @@ func (j *journal) close() {
 		j.retry = nil
 	}
 	if n := len(j.unsaved); n > 0 {
+		// Lost with the hub: the log keeps them, so that a person can see
+		// what was decided.
 		j.log("stopping with %s that could not be saved: %s", decisions(n), storageSentence(j.why))
+		for _, rec := range j.unsaved {
+			if b, err := json.Marshal(rec); err == nil {
+				j.log("not saved: %s", b)
+			}
+		}
 	}
 	if j.spool != nil {
 		j.spool.close()

@@ -163,13 +163,18 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				c := &hubClient{paths: DefaultPaths()}
-				_, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
+				r, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
 				if errors.Is(err, ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil
 				}
 				if err == nil {
 					fmt.Fprintln(stderr, "elicitray: the hub stopped")
+					if r.Unsaved > 0 {
+						// Said where the user looks: they are lost now.
+						fmt.Fprintf(stderr, "elicitray: %s could not be saved before the hub stopped (%s); hub.log lists what was decided\n", decisions(r.Unsaved), r.Problem)
+						return exitCode(exitError)
+					}
 				}
 				return runErr(err)
 			},

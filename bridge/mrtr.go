@@ -390,6 +390,7 @@ func (r *Relay) runLoop(hc *hostCall, reply []byte) {
 // or the host cancelled). Responses are nil for a result that carries only
 // a requestState.
 func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputResponse, state json.RawMessage, done bool) {
+	r.noteServerInfo(result)
 	state, _ = getMember(result, "requestState")
 	if isNull(state) {
 		state = nil
@@ -558,6 +559,34 @@ func (r *Relay) callRequest(hc *hostCall, p *elicitParams) *Request {
 		req.ProtocolVersion = hc.version
 	}
 	return req
+}
+
+// serverInfoMeta is where a 2026-07-28 result names its server: there is
+// no initialize reply to do it, and servers should send it in every
+// result's _meta (mcp-go and go-sdk servers do).
+const serverInfoMeta = "io.modelcontextprotocol/serverInfo"
+
+// noteServerInfo takes what the server calls itself from the _meta of an
+// input_required result, when no initialize reply named it: the prompt
+// shows it second, after the configured name (PROTOCOL.md §6).
+func (r *Relay) noteServerInfo(result []byte) {
+	meta, ok := getMember(result, "_meta")
+	if !ok {
+		return
+	}
+	raw, ok := getMember(meta, serverInfoMeta)
+	if !ok {
+		return
+	}
+	var info ServerInfo
+	if json.Unmarshal(raw, &info) != nil || info.Name == "" {
+		return
+	}
+	r.mu.Lock()
+	if r.info.Name == "" {
+		r.info = info
+	}
+	r.mu.Unlock()
 }
 
 // forwardRound hands an input_required round to the host when it holds

@@ -84,6 +84,21 @@ func (p *peer) serverMarker() {
 	}
 }
 
+// TestMRTRServerInfo: a 2026-07-28 server names itself in its results'
+// _meta, as there is no initialize; the prompt shows that name.
+func TestMRTRServerInfo(t *testing.T) {
+	s := newScripted()
+	p := startPeer(t, &Options{Server: "demo", Approver: s})
+	p.hostSends(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deploy","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"elicitray-demo","title":"elicitray demo","version":"1.0.0"}},"inputRequests":{"ok":{"method":"elicitation/create","params":{"mode":"form","message":"Deploy?","requestedSchema":{"type":"object","properties":{}}}}}}}`)
+	req := <-s.asked
+	if diff := cmp.Diff(ServerInfo{Name: "elicitray-demo", Title: "elicitray demo", Version: "1.0.0"}, req.ServerInfo); diff != "" {
+		t.Errorf("serverInfo mismatch (-want +got):\n%s", diff)
+	}
+	s.answer <- &Result{Action: ActionCancel}
+}
+
 // TestMRTR: cases/mrtr.jsonl — the host gets exactly one reply for id 7, the
 // final result, byte for byte but for the id; the server's retry carries
 // inputResponses and the exact requestState under an id of the relay's.
