@@ -488,6 +488,49 @@ func TestFaultDiskFull(t *testing.T) {
 	d.matchHistory(want)
 }
 
+// TestFaultDiskFillsWhileRunning: the disk fills up while a hub runs and a
+// rule answers 300 prompts. The hub set room aside for its spool when it
+// started, so not one decision waits in memory only: they wait in the
+// spool, and land in history once space is freed. Needs root.
+func TestFaultDiskFillsWhileRunning(t *testing.T) {
+	full := smallFileSystem(t)
+	d := newDesktop(t)
+	d.home, d.mark = full, "ELICITRAY_HOME="+full
+	t.Setenv("ELICITRAY_HOME", full)
+	d.paths = DefaultPaths()
+	d.config("[servers.rule]\nrule = \"decline\"\nburst = 100000\n")
+	fh := d.connectFault("ask", nil)
+	ask := fh.ask(t, 1, "room")
+	win, _ := d.window()
+	d.answer(win, "Return")
+	d.received(ask)
+	if st := d.status(); strings.Contains(st, "History") {
+		t.Fatalf("status with room on the disk names a problem:\n%s", st)
+	}
+
+	fill(t, full)
+	rule := d.connectFault("rule", nil)
+	got := d.received(rule.ask(t, 300, "filled"))
+	if len(got) != 300 || slices.ContainsFunc(got, func(a string) bool { return a != "decline" }) {
+		t.Fatalf("the rule's server got %d answers, not 300 declines: %v", len(got), first(got))
+	}
+	st := d.status()
+	if strings.Contains(st, "not saved") || !strings.Contains(st, "waiting in the spool, not yet in history: the disk is full") {
+		t.Errorf("status with the disk full since the hub started (every decision should be in the spool):\n%s", st)
+	}
+	if err := os.Remove(filepath.Join(full, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	if st := d.status(); strings.Contains(st, "History") {
+		t.Errorf("status once space is freed still names a problem:\n%s", st)
+	}
+	want := map[string]string{"room #0": "accept"}
+	for i := range 300 {
+		want[fmt.Sprintf("filled #%d", i)] = "decline"
+	}
+	d.matchHistory(want)
+}
+
 // TestFaultDiskFullQuit: with the disk full, the hub is told to quit while
 // a decision is only in its memory. It is lost, and the one who quits is
 // told so, not only the log. Needs root for a small tmpfs.

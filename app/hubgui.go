@@ -79,7 +79,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	// unreadable history file is moved aside, not lost: the user is told
 	// where it went, and decisions go on being kept in a new one.
 	hubLog := func(format string, args ...any) { fmt.Fprintf(stderr, "elicitray hub: "+format+"\n", args...) }
-	journal, movedTo := openJournal(p.History, &spool{dir: spoolDir(p), role: "hub"}, hubLog)
+	journal, movedTo := openJournal(p.History, &spool{dir: spoolDir(p), role: "hub", reserve: hubReserve}, hubLog)
 	defer journal.close()
 	if movedTo != "" {
 		fmt.Fprintf(stderr, "elicitray hub: the history file %s could not be read; it was moved to %s and a new one started\n", p.History, movedTo)

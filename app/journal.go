@@ -272,6 +272,11 @@ func (j *journal) flush() {
 	if j.store != nil && j.spooled == 0 && len(j.unsaved) == 0 {
 		j.why = nil
 	}
+	if j.store != nil && j.spool != nil && j.why == nil {
+		// The disk has room now: set the spool's reserve aside for the day
+		// it has none.
+		j.spool.prepare()
+	}
 	after := j.stateLocked()
 	j.flushing = false
 	j.scheduleLocked()

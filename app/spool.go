@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,6 +57,10 @@ func spoolDir(p Paths) string { return filepath.Join(filepath.Dir(p.History), "s
 type spool struct {
 	dir  string
 	role string // "hub" or "wrapper": the start of the file's name
+	// reserve is how many bytes a new file sets aside on disk (fallocate,
+	// keeping its size 0), so that records still land on a disk that
+	// filled up since; 0 reserves nothing. The hub reserves hubReserve.
+	reserve int64
 
 	mu sync.Mutex // guards f and the file's end
 	f  *os.File   // nil until the first record, and after the file was taken in
@@ -130,12 +135,40 @@ func (s *spool) create() (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating a spool file: %w", err)
 	}
+	if s.reserve > 0 {
+		// Best effort: a file system without fallocate, or a full one,
+		// simply reserves nothing.
+		_ = unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, s.reserve)
+	}
 	// The new name must survive a crash too.
 	if d, err := os.Open(s.dir); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
 	return f, nil
+}
+
+// hubReserve is what the hub's spool sets aside on disk: about 500
+// decisions of a realistic size.
+const hubReserve = 256 << 10
+
+// prepare makes the spool's file now, with its reserve, unless it has one
+// that was not taken in: the hub calls it when the disk has room (at start,
+// and after history took the spool in), for the day it has none.
+func (s *spool) prepare() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f != nil {
+		var st unix.Stat_t
+		if unix.Fstat(int(s.f.Fd()), &st) == nil && st.Nlink > 0 {
+			return
+		}
+		s.f.Close()
+		s.f = nil
+	}
+	if f, err := s.create(); err == nil {
+		s.f = f
+	}
 }
 
 // close closes the spool's file; its records stay for the next hub.
@@ -228,6 +261,9 @@ func takeSpool(dir string, st *history.Store) (spoolTaken, error) {
 	}
 	var errs []error
 	for _, path := range files {
+		if emptyOfLiveProcess(path) {
+			continue // a spool's reserve, for later
+		}
 		t, err := takeSpoolFile(path, st)
 		got.Added += t.Added
 		got.Records += t.Records
@@ -237,6 +273,26 @@ func takeSpool(dir string, st *history.Store) (spoolTaken, error) {
 		}
 	}
 	return got, errors.Join(errs...)
+}
+
+// emptyOfLiveProcess reports whether the spool file at path holds no
+// record and was made by a process still running (its name is
+// ROLE-PID-RANDOM.jsonl): a reserve set aside for later. The empty file of
+// a process gone is taken (removed) like any other.
+func emptyOfLiveProcess(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Size() != 0 {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(filepath.Base(path), spoolSuffix), "-")
+	if len(parts) != 3 {
+		return false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return unix.Kill(pid, 0) == nil || errors.Is(unix.Kill(pid, 0), unix.EPERM)
 }
 
 // checkSpoolDir refuses a spool directory that is a link or someone else's;
