@@ -272,17 +272,18 @@ func (r *Relay) unshown(req *Request, declared bool, err error) bool {
 func (r *Relay) reject(toServer *lineWriter, id json.RawMessage, req *Request, err error) {
 	msg := "elicitray cannot show this elicitation: " + err.Error()
 	r.log.printf("%s: %s", req.Server, msg)
-	r.reply(toServer, encodeError(id, codeInvalidParams, msg))
 	r.record(req, err)
+	r.reply(toServer, encodeError(id, codeInvalidParams, msg))
 }
 
 // record hands an elicitation answered with an error to Options.Rejected,
-// so that history keeps it.
+// so that history keeps it, before the error is written (DESIGN.md: a
+// decision is durable before its answer leaves). Every one: a server that
+// floods the relay with requests it cannot show waits for their records,
+// rather than losing them.
 func (r *Relay) record(req *Request, err error) {
-	select {
-	case r.rejected <- rejection{req, err}:
-	default:
-		r.log.printf("%s: too many rejected elicitations at once; this one is not recorded", req.Server)
+	if r.opts.Rejected != nil {
+		r.opts.Rejected(req, err)
 	}
 }
 

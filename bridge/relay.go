@@ -23,9 +23,10 @@ type Options struct {
 	// Approver decides elicitations. Nil answers every elicitation cancel,
 	// which is what a request no person saw must get (DESIGN.md).
 	Approver Approver
-	// Rejected, when set, is told about each elicitation the relay answered
+	// Rejected, when set, is told about each elicitation the relay answers
 	// with an error without asking the Approver (an unrenderable schema), so
-	// that history can keep it. It runs on its own goroutine.
+	// that history can keep it, before the error is written. It runs on the
+	// relay's goroutines: while it runs, that server's messages wait.
 	Rejected func(req *Request, err error)
 	// NoDesktop, when set, is told about each elicitation the Approver had
 	// no desktop for (ErrNoDesktop), and whether it went to the host
@@ -70,8 +71,6 @@ type Relay struct {
 	// pending maps the ids of intercepted elicitation/create requests to
 	// their prompts.
 	pending map[string]*pendingElicitation
-	// rejected keeps Options.Rejected calls in arrival order.
-	rejected chan rejection
 	// urlIDs maps the elicitationIds of URL elicitations the relay took to
 	// their request's id key, or to "" once answered: their completion
 	// notices are the relay's, not the host's.
@@ -111,11 +110,6 @@ type pendingElicitation struct {
 	cancel        context.CancelCauseFunc
 }
 
-type rejection struct {
-	req *Request
-	err error
-}
-
 // Causes that end a prompt before anyone answered it; the Approver reads
 // them with context.Cause to say why in history.
 var (
@@ -142,7 +136,7 @@ var (
 // (PROTOCOL.md §7: stderr is free-form logging).
 func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
 	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
-		rejected: make(chan rejection, 64), urlIDs: map[string]string{}, urlWaits: map[string]context.CancelCauseFunc{},
+		urlIDs: map[string]string{}, urlWaits: map[string]context.CancelCauseFunc{},
 		loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, idPrefix: newIDPrefix()}
 	if opts != nil {
 		r.opts = *opts
@@ -193,11 +187,6 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(ErrRelayStopped)
-	reported := make(chan struct{})
-	go func() {
-		defer close(reported)
-		r.reportRejections(ctx)
-	}()
 	toHost := newLineWriter(hostOut)
 	toServer := newLineWriter(serverIn)
 	r.ctx, r.toHost, r.toServer = ctx, toHost, toServer
@@ -238,7 +227,6 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	outR.Close()
 	stop(ErrRelayStopped) // ends pending prompts: nobody is left to answer
 	toHost.flush()
-	<-reported // every rejection is in history before Run returns
 
 	code := r.cmd.ProcessState.ExitCode()
 	if code < 0 {
@@ -542,32 +530,6 @@ func (r *Relay) hostCancelled(params json.RawMessage) {
 	for _, p := range r.pending {
 		if slices.Contains(keys, p.call) {
 			p.cancel(ErrHostCancelled)
-		}
-	}
-}
-
-// reportRejections calls Options.Rejected for each rejected elicitation, in
-// the order they came, off the relay's goroutines.
-func (r *Relay) reportRejections(ctx context.Context) {
-	report := func(rj rejection) {
-		if r.opts.Rejected != nil {
-			r.opts.Rejected(rj.req, rj.err)
-		}
-	}
-	for {
-		select {
-		case rj := <-r.rejected:
-			report(rj)
-		case <-ctx.Done():
-			// The relay is stopping: report what is left, then return.
-			for {
-				select {
-				case rj := <-r.rejected:
-					report(rj)
-				default:
-					return
-				}
-			}
 		}
 	}
 }

@@ -615,3 +615,33 @@ func TestInitializeBytesKept(t *testing.T) {
 		t.Errorf("params that are not an object changed: %s", got)
 	}
 }
+
+// TestRejectionFloodAllRecorded: a server that sends thousands of
+// elicitations elicitray cannot show gets every one answered -32602, and
+// every one is handed to Rejected before its answer is written (one record
+// per elicitation, durable before its answer leaves); a queue of 64 used
+// to drop most of them.
+func TestRejectionFloodAllRecorded(t *testing.T) {
+	const n = 3000
+	var mu sync.Mutex
+	got := map[string]bool{}
+	p := startPeer(t, &Options{Rejected: func(req *Request, err error) {
+		mu.Lock()
+		got[req.Message] = true
+		mu.Unlock()
+	}})
+	go func() {
+		for i := range n {
+			p.serverSends(`{"jsonrpc":"2.0","id":` + itoa(i) + `,"method":"elicitation/create","params":{"message":"` + itoa(i) + `","requestedSchema":{"type":"object","properties":{"a":{"type":"object"}}}}}`)
+		}
+	}()
+	for i := range n {
+		reply := p.serverGets()
+		mu.Lock()
+		recorded := got[itoa(i)]
+		mu.Unlock()
+		if !recorded || !strings.Contains(reply, `"code":-32602`) {
+			t.Fatalf("reply %d %s, recorded before it: %v", i, reply, recorded)
+		}
+	}
+}
