@@ -277,13 +277,38 @@ func (r *Relay) reject(toServer *lineWriter, id json.RawMessage, req *Request, e
 }
 
 // record hands an elicitation answered with an error to Options.Rejected,
-// so that history keeps it.
+// so that history keeps it: every one, however many come at once (one
+// record per elicitation). When rejectQueue are already waiting, the
+// caller waits for room, which slows a server that floods the relay with
+// requests it cannot show rather than losing their records. Once the relay
+// stops, reportRejections no longer reads: the record is made here.
 func (r *Relay) record(req *Request, err error) {
+	rj := rejection{req, err}
+	done := r.stopped()
 	select {
-	case r.rejected <- rejection{req, err}:
+	case <-done:
 	default:
-		r.log.printf("%s: too many rejected elicitations at once; this one is not recorded", req.Server)
+		select {
+		case r.rejected <- rj:
+			return
+		default:
+		}
 	}
+	select {
+	case r.rejected <- rj:
+	case <-done:
+		if r.opts.Rejected != nil {
+			r.opts.Rejected(rj.req, rj.err)
+		}
+	}
+}
+
+// stopped is closed when the relay stops (never, before Run).
+func (r *Relay) stopped() <-chan struct{} {
+	if r.ctx == nil {
+		return nil
+	}
+	return r.ctx.Done()
 }
 
 func (r *Relay) reply(toServer *lineWriter, msg []byte) {

@@ -111,6 +111,10 @@ type pendingElicitation struct {
 	cancel        context.CancelCauseFunc
 }
 
+// rejectQueue is how many rejected elicitations may wait for
+// Options.Rejected before the relay waits too (record).
+const rejectQueue = 1024
+
 type rejection struct {
 	req *Request
 	err error
@@ -142,7 +146,7 @@ var (
 // (PROTOCOL.md §7: stderr is free-form logging).
 func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
 	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
-		rejected: make(chan rejection, 64), urlIDs: map[string]string{}, urlWaits: map[string]context.CancelCauseFunc{},
+		rejected: make(chan rejection, rejectQueue), urlIDs: map[string]string{}, urlWaits: map[string]context.CancelCauseFunc{},
 		loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, idPrefix: newIDPrefix()}
 	if opts != nil {
 		r.opts = *opts

@@ -615,3 +615,43 @@ func TestInitializeBytesKept(t *testing.T) {
 		t.Errorf("params that are not an object changed: %s", got)
 	}
 }
+
+// TestRejectionFloodAllRecorded: a server that sends thousands of
+// elicitations elicitray cannot show, faster than history takes them,
+// gets every one answered -32602 and every one recorded (one record per
+// elicitation); none is dropped because a queue was full.
+func TestRejectionFloodAllRecorded(t *testing.T) {
+	const n = 3000
+	var mu sync.Mutex
+	got := map[string]bool{}
+	p := startPeer(t, &Options{Rejected: func(req *Request, err error) {
+		time.Sleep(100 * time.Microsecond) // a history write
+		mu.Lock()
+		got[req.Message] = true
+		mu.Unlock()
+	}})
+	go func() {
+		for i := 0; i < n; i++ {
+			p.serverSends(`{"jsonrpc":"2.0","id":` + itoa(i) + `,"method":"elicitation/create","params":{"message":"` + itoa(i) + `","requestedSchema":{"type":"object","properties":{"a":{"type":"object"}}}}}`)
+		}
+	}()
+	for i := 0; i < n; i++ {
+		p.serverGets()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		k := len(got)
+		mu.Unlock()
+		if k == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d rejections recorded; log: %s", k, n, p.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Contains(p.stderr.String(), "not recorded") {
+		t.Errorf("the log says some were not recorded: %s", p.stderr.String())
+	}
+}
