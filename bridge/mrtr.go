@@ -422,6 +422,14 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 	// is unknown).
 	var forHost []member
 	seen := make(map[string]bool, len(irs))
+	// The round's elicitations, parsed before any window opens: an entry
+	// that cannot be shown fails the round before the user answers the
+	// others for nothing (their answers could never be sent).
+	type parsedEntry struct {
+		req  *Request
+		form *elicit.Form
+	}
+	parsed := make(map[string]parsedEntry, len(irs))
 	for _, m := range irs {
 		if seen[m.key] {
 			r.failCall(hc, codeInvalidParams, fmt.Sprintf("the server's inputRequests name the key %q twice", m.key))
@@ -455,8 +463,6 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 		forHost = append(forHost, m)
 	}
 
-	responses = []inputResponse{}
-	var noDesktop error
 	for _, m := range irs {
 		entry := irRaw[m.vStart:m.vEnd]
 		if entryMethod(entry) != "elicitation/create" {
@@ -468,13 +474,35 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 			r.failCall(hc, codeInvalidParams, "elicitray cannot show this elicitation: "+err.Error())
 			return nil, nil, true
 		}
+		parsed[m.key] = parsedEntry{req, form}
+	}
+
+	responses = []inputResponse{}
+	var answered []*Request // the round's requests decided so far
+	var noDesktop error
+	for _, m := range irs {
+		entry := irRaw[m.vStart:m.vEnd]
+		if entryMethod(entry) != "elicitation/create" {
+			continue
+		}
+		req, form := parsed[m.key].req, parsed[m.key].form
 		var res elicitResult
 		if noDesktop == nil {
 			res, noDesktop = r.decide(hc.ctx, req, form)
 		}
 		if hc.ctx.Err() != nil {
-			return nil, nil, true // the host cancelled: windows closed, nothing sent
+			// The host cancelled: windows closed, nothing sent. The answers
+			// given earlier in this round never reach the server, which
+			// history must say (what the server received: nothing).
+			if cause := context.Cause(hc.ctx); errors.Is(cause, ErrHostCancelled) && r.opts.Overruled != nil {
+				for _, a := range answered {
+					r.opts.Overruled(a, Result{Action: ActionCancel, DecidedBy: DecidedByHostCancelled,
+						Reason: cause.Error() + " before this answer was sent; the server received none"})
+				}
+			}
+			return nil, nil, true
 		}
+		answered = append(answered, req)
 		if noDesktop != nil {
 			// No desktop for this round: what the host declared it can
 			// show goes to the host, the rest is cancel.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Edge cases found by a tester trying to break the 2026-07-28 loop; each
@@ -254,4 +255,68 @@ func TestBreakURLRequiredRetryDropsAnswers(t *testing.T) {
 	<-s.asked
 	s.answer <- &Result{Action: ActionAccept}
 	retryOf(t, p.serverGets(), `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t",`+mergedMeta+`,"inputResponses":{"k":{"action":"accept","content":{"name":"x"}}},"requestState":"s1"}}`)
+}
+
+// TestBreakRoundRefusedBeforeAnyWindow: a round whose second elicitation
+// cannot be shown fails with -32602 before the first one is asked: its
+// answer could never be sent, so no window opens and no decision is
+// recorded that the server never received.
+func TestBreakRoundRefusedBeforeAnyWindow(t *testing.T) {
+	s := newScripted()
+	rejected := make(chan error, 2)
+	p := startPeer(t, &Options{Approver: s, Rejected: func(_ *Request, err error) { rejected <- err }})
+	p.hostSends(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":5,"result":{"resultType":"input_required","inputRequests":{` +
+		`"a":{"method":"elicitation/create","params":{"message":"fine","requestedSchema":` + nameSchema + `}},` +
+		`"b":{"method":"elicitation/create","params":{"message":"nested","requestedSchema":{"type":"object","properties":{"o":{"type":"object"}}}}}}}}`)
+	var reply struct {
+		ID    int      `json:"id"`
+		Error rpcError `json:"error"`
+	}
+	_ = json.Unmarshal([]byte(p.hostGets()), &reply)
+	if reply.ID != 5 || reply.Error.Code != codeInvalidParams {
+		t.Fatalf("host got %+v, want -32602", reply)
+	}
+	select {
+	case req := <-s.asked:
+		t.Fatalf("a window opened for %q of a round that was refused", req.Message)
+	default:
+	}
+	if err := <-rejected; !strings.Contains(err.Error(), `"o"`) {
+		t.Errorf("recorded %v", err)
+	}
+}
+
+// TestBreakHostCancelMidRoundOverrules: when the host cancels while the
+// second window of a round is open, the first answer never reaches the
+// server; history must be told (Overruled), as in the legacy era.
+func TestBreakHostCancelMidRoundOverrules(t *testing.T) {
+	s := newScripted()
+	overruled := make(chan *Request, 2)
+	p := startPeer(t, &Options{Approver: s, Overruled: func(req *Request, sent Result) {
+		if sent.Action == ActionCancel && sent.DecidedBy == DecidedByHostCancelled {
+			overruled <- req
+		}
+	}})
+	p.hostSends(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required","inputRequests":{` +
+		`"a":{"method":"elicitation/create","params":{"message":"first","requestedSchema":` + nameSchema + `}},` +
+		`"b":{"method":"elicitation/create","params":{"message":"second","requestedSchema":` + nameSchema + `}}}}}`)
+	<-s.asked
+	s.answer <- &Result{Action: ActionAccept, Content: map[string]any{"name": "x"}}
+	<-s.asked
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"timeout"}}`
+	p.hostSends(cancel)
+	p.serverGets()
+	select {
+	case req := <-overruled:
+		if req.Message != "first" {
+			t.Errorf("overruled %q, want the first, answered one", req.Message)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first answer, never sent, was not overruled")
+	}
+	p.serverMarker() // no retry
 }
