@@ -27,8 +27,9 @@ const (
 // keyGuard is how long after a prompt appears its keyboard answers are
 // ignored, so that a key pressed (or auto-repeating) just before the window
 // took the focus does not answer it (DESIGN.md, "Behaviour that users rely
-// on"); a key must also have gone down after it (see guarded). Mouse clicks
-// and closing the window are not delayed.
+// on"); a key must also have gone down after it (see guarded). A click on
+// Submit, Decline or Open in browser is ignored as long (tapGuarded);
+// Cancel and closing the window are not delayed.
 const keyGuard = 500 * time.Millisecond
 
 // now is the clock of the windows created after it is set: the key guard
@@ -232,6 +233,20 @@ func (b *promptBase) guarded(f func()) func() {
 	}
 }
 
+// tapGuarded wraps a button that answers for the user (Submit, Decline,
+// Open in browser) in the keyGuard's time check: a click that lands in the
+// first half second — meant for the window that was there before this one
+// popped up under the pointer — answers nothing. Cancel and closing the
+// window, which send nothing the user did not choose, are not delayed.
+func (b *promptBase) tapGuarded(f func()) func() {
+	return func() {
+		if b.now().Before(b.armedAt) {
+			return
+		}
+		f()
+	}
+}
+
 // attach binds the prompt's keys to c, the canvas showing the content.
 func (b *promptBase) attach(c fyne.Canvas) {
 	b.canvas = c
@@ -367,8 +382,8 @@ func (v *promptView) build() fyne.CanvasObject {
 	form := v.form
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
-	v.decline = newKeyButton(v.keys, "Decline", v.onDecline, v.keys.decline)
-	v.submit = newKeyButton(v.keys, "Submit", v.onSubmit, v.keys.submit)
+	v.decline = newKeyButton(v.keys, "Decline", v.tapGuarded(v.onDecline), v.keys.decline)
+	v.submit = newKeyButton(v.keys, "Submit", v.tapGuarded(v.onSubmit), v.keys.submit)
 	v.submit.Importance = widget.HighImportance
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis

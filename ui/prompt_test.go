@@ -845,3 +845,44 @@ func TestPromptExactBoundRefuses(t *testing.T) {
 		t.Errorf("error under the field %q, want %q", got, want)
 	}
 }
+
+// TestClickGuard: a click on Submit, Decline or Open in browser in the
+// first half second after the window appears — a click meant for whatever
+// was under the pointer before the window popped up there — answers
+// nothing; after it, the same click answers. Cancel is not delayed.
+func TestClickGuard(t *testing.T) {
+	a := test.NewTempApp(t)
+	var got []Answer
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{"go":{"type":"boolean","default":true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, button := range []string{"submit", "decline"} {
+		got = nil
+		pw := ShowPrompt(a, &Prompt{Server: "github", Message: "Delete the repo?", Form: form}, func(an Answer) { got = append(got, an) })
+		b := pw.view.submit
+		if button == "decline" {
+			b = pw.view.decline
+		}
+		test.Tap(b)
+		if len(got) != 0 {
+			t.Fatalf("%s clicked at once answered %+v", button, got)
+		}
+		pw.base.armedAt = time.Now().Add(-time.Millisecond) // the guard has passed
+		test.Tap(b)
+		if len(got) != 1 {
+			t.Fatalf("%s clicked after the guard answered %d times, want once", button, len(got))
+		}
+	}
+	u := "https://auth.example.com/connect"
+	got = nil
+	pw := ShowURLPrompt(a, &URLPrompt{Server: "payments", Message: "Connect.", Check: elicit.CheckURL(u)}, func(an Answer) { got = append(got, an) })
+	test.Tap(pw.urlView.open)
+	if len(got) != 0 {
+		t.Fatalf("Open in browser clicked at once answered %+v", got)
+	}
+	test.Tap(pw.urlView.cancel)
+	if len(got) != 1 || got[0].Action != actionCancel {
+		t.Fatalf("Cancel clicked at once answered %+v, want cancel", got)
+	}
+}
