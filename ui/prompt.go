@@ -592,8 +592,11 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		if !r.f.Required {
 			opts = append(opts, noneLabel)
 		}
-		for _, o := range r.f.Options {
-			opts = append(opts, clip(oneLine(o.Label), maxLabel))
+		for i, l := range optionLabels(r.f.Options) {
+			if l == noneLabel && !r.f.Required {
+				l += " (" + clipMiddle(oneLine(r.f.Options[i].Value), maxLabel/2) + ")"
+			}
+			opts = append(opts, l)
 		}
 		r.sel = newKeySelect(r.keys, opts, nil)
 		r.sel.PlaceHolder = "Choose…"
@@ -613,8 +616,9 @@ func (r *fieldRow) build() fyne.CanvasObject {
 				ticked[s] = true
 			}
 		}
-		for _, o := range r.f.Options {
-			c := newKeyCheck(r.keys, clip(oneLine(o.Label), maxLabel), func(bool) { r.onTouched() })
+		labels := optionLabels(r.f.Options)
+		for i, o := range r.f.Options {
+			c := newKeyCheck(r.keys, labels[i], func(bool) { r.onTouched() })
 			c.Checked = ticked[o.Value]
 			c.onFocus = focused
 			r.multi = append(r.multi, c)
