@@ -84,7 +84,6 @@ func TestOptionLabelsLongList(t *testing.T) {
 
 func itoaUI(i int) string { return strconv.Itoa(i) }
 
-
 // schemaOf is a requestedSchema of one field, name, required or not.
 func schemaOf(name, field string, required bool) string {
 	req := ""
