@@ -567,7 +567,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			r.onFocus(r.box)
 		}
 	}
-	label := clip(oneLine(r.f.Label()), maxLabel)
+	label := clipMiddle(oneLine(r.f.Label()), maxLabel)
 	if r.f.Required {
 		label += " *"
 	}
@@ -887,12 +887,26 @@ func clip(s string, n int) string {
 
 // messageText is the message as shown: blank runs collapsed (see
 // collapseBlank), then whole, or its start and a note.
+//
+// A message too long keeps its start and its end, and says how much of the
+// middle is not shown: a message cut at its end hid what came last — the
+// question itself, or "ALSO: this lets me delete the database" — and the
+// history, which keeps all of it, holds the prompt only once it is
+// answered.
 func messageText(m string) string {
 	m = collapseBlank(m)
-	if c := clip(m, maxMessage); c != m {
-		return c + "\n\n(The message is longer; the history keeps all of it.)"
+	if len(m) <= maxMessage {
+		return m
 	}
-	return m
+	r := []rune(m)
+	if len(r) <= maxMessage {
+		return m
+	}
+	head := maxMessage * 2 / 3
+	tail := maxMessage - head
+	return string(r[:head]) + "\n\n[… " + Thousands(len(r)-head-tail) +
+		" characters of the message not shown here; the history keeps all of it once answered …]\n\n" +
+		string(r[len(r)-tail:])
 }
 
 func boldLabel(s string) *widget.Label {

@@ -702,6 +702,12 @@ func TestPromptClipsServerText(t *testing.T) {
 	if !strings.Contains(messageText(long+long), "the history keeps all of it") {
 		t.Error("a shortened message does not say so")
 	}
+	// The end of a long message is shown: what comes last is often the
+	// question, or what the server hoped would not be read.
+	tricky := strings.Repeat("Lorem ipsum dolor sit amet. ", 100) + "ALSO: this deletes the database."
+	if shown := messageText(tricky); !strings.HasSuffix(shown, "ALSO: this deletes the database.") || len([]rune(shown)) > maxMessage+200 {
+		t.Errorf("a long message is shown as %d characters ending %q", len([]rune(shown)), shown[len(shown)-40:])
+	}
 }
 
 // TestPromptShowsRanges: a number's range is in its help line from the
