@@ -224,6 +224,13 @@ func (j *journal) keepLocked(rec history.Record) error {
 			j.why = err
 		}
 	}
+	// A wrapper hands back the copies of records it was given (hub.go,
+	// item.unsaved): one copy in memory is enough.
+	for _, u := range j.unsaved {
+		if rec.Key != "" && u.Key == rec.Key && u.Source == rec.Source {
+			return fmt.Errorf("not saved: %s", storageSentence(j.why))
+		}
+	}
 	j.unsaved = append(j.unsaved, rec)
 	return fmt.Errorf("not saved: %s", storageSentence(j.why))
 }
