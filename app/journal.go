@@ -51,6 +51,10 @@ type journal struct {
 // again.
 var retryEvery = 5 * time.Second
 
+// unsavedBatch is how many records kept in memory go to history in one
+// transaction (journal.flush).
+const unsavedBatch = 200
+
 // journalState is what a journal has not put in history yet, and why.
 type journalState struct {
 	Spooled int    // records in the spool, on disk
@@ -256,7 +260,26 @@ func (j *journal) flush() {
 		}
 	}
 	if j.store != nil && len(j.unsaved) > 0 {
-		if _, err := j.store.AddAll(j.unsaved); err != nil {
+		// In batches: a disk with room for some of them takes those (one
+		// transaction of thousands failed whole on a disk with room for a
+		// thousand, and its pages took the room the spool needed).
+		saved := 0
+		var err error
+		for len(j.unsaved) > 0 {
+			n := min(len(j.unsaved), unsavedBatch)
+			if _, err = j.store.AddAll(j.unsaved[:n]); err != nil {
+				break
+			}
+			saved += n
+			j.unsaved = j.unsaved[n:]
+		}
+		if saved > 0 {
+			j.log("saved %s that were kept in memory", decisions(saved))
+		}
+		if len(j.unsaved) == 0 {
+			j.unsaved = nil
+		}
+		if err != nil {
 			j.why = err
 			// History still fails: the spool may take them now.
 			if j.spool != nil {
@@ -270,9 +293,6 @@ func (j *journal) flush() {
 				}
 				j.unsaved = left
 			}
-		} else {
-			j.log("saved %s that were kept in memory", decisions(len(j.unsaved)))
-			j.unsaved = nil
 		}
 	}
 	if j.store != nil && j.spooled == 0 && len(j.unsaved) == 0 {
