@@ -178,7 +178,10 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	}
 	cs.mu.Unlock()
 	for _, it := range left {
-		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByServerCancelled, Reason: "the wrapper disconnected"})
+		// A wrapper that stops tells the hub why first (opCancel): only one
+		// that crashed or was killed gets here. Its server did not cancel.
+		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError,
+			Reason: "the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer"})
 	}
 }
 
