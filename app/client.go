@@ -239,8 +239,30 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 		c.keepSent(req, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
 		return nil, err
 	}
+	if r.Record != nil {
+		// The hub could not save it (a full disk): the wrapper keeps a
+		// copy, so that the hub dying now loses nothing (journal.go).
+		c.keepUnsaved(*r.Record)
+	}
 	c.sayWhy(req.Server, r.Result)
 	return r.Result, nil
+}
+
+// keepUnsaved keeps a record of the hub's that neither its history nor its
+// spool could take: in the wrapper's spool, or else in memory, handed to
+// the hub this client next reaches and to the live hub when it stops (a
+// replay there adds nothing: records are keyed by the request).
+func (c *hubClient) keepUnsaved(rec history.Record) {
+	if c.wrapperSpool().add(rec) == nil {
+		return
+	}
+	c.mu.Lock()
+	c.unsaved = append(c.unsaved, rec)
+	n := len(c.unsaved)
+	c.mu.Unlock()
+	if n == 1 || n%100 == 0 {
+		c.logf("elicitray: %s: the hub could not save %s (the disk is full?); this wrapper keeps them until a hub takes them", rec.Server, decisions(n))
+	}
 }
 
 // Reject keeps an elicitation the relay refused (bridge.Options.Rejected).
@@ -346,12 +368,13 @@ func (c *hubClient) connectTo(ctx context.Context, start bool) (*hubConn, error)
 		c.mu.Unlock()
 	})
 	// Records nothing could write go to this hub now; it acks none of them
-	// (id 0), and keeps them as it keeps its own.
+	// (id 0), and keeps them as it keeps its own. The wrapper keeps its
+	// copies until it stops (close): the hub may die before it can save
+	// them, and a replay adds nothing.
 	for _, rec := range c.unsaved {
 		rec := rec
 		_ = hc.send(wireMsg{Op: opRecord, Record: &rec})
 	}
-	c.unsaved = nil
 	return hc, nil
 }
 
@@ -645,7 +668,36 @@ func (c *hubClient) hubPID() int {
 func (c *hubClient) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.unsaved) > 0 {
+		// What the wrapper kept goes to disk if there is room by now (a
+		// replay of what a hub saved since adds nothing)…
+		if c.spool == nil {
+			c.spool = &spool{dir: spoolDir(c.paths), role: "wrapper"}
+		}
+		left := c.unsaved[:0]
+		for _, rec := range c.unsaved {
+			if c.spool.add(rec) != nil {
+				left = append(left, rec)
+			}
+		}
+		c.unsaved = left
+	}
 	if c.conn != nil {
+		// …else to the live hub, which keeps them with its own.
+		c.conn.mu.Lock()
+		dead := c.conn.dead
+		c.conn.mu.Unlock()
+		if !dead && len(c.unsaved) > 0 {
+			sent := true
+			for _, rec := range c.unsaved {
+				rec := rec
+				sent = sent && c.conn.send(wireMsg{Op: opRecord, Record: &rec}) == nil
+			}
+			if sent {
+				c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", decisions(len(c.unsaved)), c.conn.pid)
+				c.unsaved = nil
+			}
+		}
 		c.conn.c.Close()
 	}
 	if c.spool != nil {

@@ -190,3 +190,50 @@ func TestCheckConfigQuotedServerNames(t *testing.T) {
 		t.Errorf("%v; problems mismatch (-want +got):\n%s", err, diff)
 	}
 }
+
+// TestConfigOfAnotherUserRefused: a config.toml another user wrote (an
+// ELICITRAY_HOME in a shared directory) or can write must not set rules:
+// accept-defaults from such a file answered "Delete repository?" for the
+// user. It is refused, naming why; the defaults apply (the hub asks).
+func TestConfigOfAnotherUserRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte("[servers.github]\nrule = \"accept-defaults\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path); err != nil {
+		t.Fatalf("the user's own config: %v", err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path); err == nil || !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "other users") {
+		t.Errorf("a config anyone can write: %v, want it refused", err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() != 0 {
+		t.Skip("a config of another user needs root to make (chown); not run")
+	}
+	if err := os.Chown(path, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path); err == nil || !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "uid 65534") {
+		t.Errorf("a config of uid 65534: %v, want it refused", err)
+	}
+	link := filepath.Join(dir, "link.toml")
+	mine := filepath.Join(dir, "mine.toml")
+	if err := os.WriteFile(mine, []byte("timeout = \"1m\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(mine, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(link); err == nil || !errors.Is(err, ErrUntrusted) {
+		t.Errorf("a link of uid 65534 to the user's config: %v, want it refused", err)
+	}
+}

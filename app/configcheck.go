@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -427,5 +428,46 @@ func readConfigFile(path string) ([]byte, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxConfigSize {
 		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, byteSize(fi.Size()), byteSize(maxConfigSize))
 	}
+	if err := checkConfigOwner(path); err != nil {
+		return nil, err
+	}
 	return hosts.ReadConfig(path)
+}
+
+// checkConfigOwner refuses a config file another user can change: its rules
+// answer prompts for the user (accept-defaults, decline), so a config.toml
+// planted by someone else (an ELICITRAY_HOME in a shared directory, say)
+// must not be followed. The file, and a symbolic link to it, must be the
+// user's own or root's, and not writable by group or others. A missing
+// file is the default config.
+func checkConfigOwner(path string) error {
+	me := os.Getuid()
+	owned := func(fi fs.FileInfo) (int, bool) {
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return 0, true
+		}
+		uid := int(st.Uid)
+		return uid, uid == me || uid == 0
+	}
+	li, err := os.Lstat(path)
+	if err != nil {
+		return nil // missing: the defaults; other errors are ReadConfig's to say
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		if uid, ok := owned(li); !ok {
+			return fmt.Errorf("%s is a symbolic link of %s, not yours; elicitray does not take its rules from it: %w", path, userName(uid), ErrUntrusted)
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	if uid, ok := owned(fi); !ok {
+		return fmt.Errorf("%s belongs to %s, not to you; elicitray does not take its rules from a file another user wrote: %w", path, userName(uid), ErrUntrusted)
+	}
+	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s can be changed by other users (mode %04o); elicitray does not take its rules from it until it is 0600 or 0644: %w", path, fi.Mode().Perm(), ErrUntrusted)
+	}
+	return nil
 }

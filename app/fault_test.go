@@ -547,9 +547,49 @@ func TestFaultDiskFullQuit(t *testing.T) {
 	d.answer(win, "Return")
 	d.received(ask)
 	_, stderr, code := runElicitray(t, nil, nil, "quit")
-	if code != 1 || !strings.Contains(stderr, "1 decision could not be saved before the hub stopped (1 decision not saved: the disk is full)") {
+	if code != 1 || !strings.Contains(stderr, "1 decision could not be saved before the hub stopped (1 decision not saved: the disk is full); the wrappers that asked keep copies") {
 		t.Errorf("quit with a decision not saved: exit %d, %q", code, stderr)
 	}
+}
+
+// TestFaultDiskFullHubKilled: with the disk full the hub keeps its
+// decisions in memory, and is killed (kill -9) before the disk has room:
+// the wrappers, still running, hold a copy of each (the hub handed it over
+// with the decision) and spool them when they stop, once the disk has
+// room. Before, all 50 decisions were lost without a trace.
+func TestFaultDiskFullHubKilled(t *testing.T) {
+	full := smallFileSystem(t)
+	d := newDesktop(t)
+	d.home = full
+	d.mark = "ELICITRAY_HOME=" + full
+	t.Setenv("ELICITRAY_HOME", full)
+	d.paths = DefaultPaths()
+	d.config("[servers.rule]\nrule = \"decline\"\nburst = 1000\n")
+
+	fill(t, full)
+	rule := d.connectFault("rule", nil)
+	got := d.received(rule.ask(t, 50, "kept"))
+	if len(got) != 50 || slices.ContainsFunc(got, func(a string) bool { return a != "decline" }) {
+		t.Fatalf("with the disk full, the rule's server got %d answers, not 50 declines: %v", len(got), first(got))
+	}
+	if st := d.status(); !strings.Contains(st, "50 decisions not saved: the disk is full") {
+		t.Errorf("status with the disk full:\n%s", st)
+	}
+	if err := syscall.Kill(d.hubPID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(full, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	// The host goes away: the wrapper stops, with no hub to hand its
+	// copies to, and spools them.
+	rule.stdin.Close()
+	_ = rule.wrapper.Wait()
+	want := map[string]string{}
+	for i := range 50 {
+		want[fmt.Sprintf("kept #%d", i)] = "decline"
+	}
+	d.matchHistory(want)
 }
 
 // TestFaultHubCrashUnderLoad: ten servers ask 300 times each, answered by a

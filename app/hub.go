@@ -102,6 +102,11 @@ type item struct {
 	once    sync.Once
 	timer   *time.Timer
 	dismiss func()
+	// unsaved is the prompt's record when neither history nor the spool
+	// could take it (a full disk): it goes to the wrapper with the
+	// decision, so that a hub killed before it could save it loses nothing
+	// the wrapper still holds.
+	unsaved *history.Record
 }
 
 func (h *Hub) logf(format string, args ...any) {
@@ -176,7 +181,10 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	}
 	cs.mu.Unlock()
 	for _, it := range left {
-		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByServerCancelled, Reason: "the wrapper disconnected"})
+		// A wrapper that stops tells the hub why first (opCancel): only one
+		// that crashed or was killed gets here. Its server did not cancel.
+		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError,
+			Reason: "the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer"})
 	}
 }
 
@@ -197,7 +205,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			// Kept before it is sent (DESIGN.md: durable before its answer
 			// leaves).
 			h.recordDecision(it, res)
-			cs.send(wireMsg{ID: id, Result: res})
+			cs.send(wireMsg{ID: id, Result: res, Record: it.unsaved})
 			return
 		}
 		// Registered under the lock, so a decision that comes at once (a
@@ -207,7 +215,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			cs.mu.Lock()
 			delete(cs.items, id)
 			cs.mu.Unlock()
-			cs.send(wireMsg{ID: id, Result: &res})
+			cs.send(wireMsg{ID: id, Result: &res, Record: it.unsaved})
 		})
 		cs.items[id] = it
 		cs.mu.Unlock()
@@ -490,8 +498,13 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 }
 
 // recordDecision keeps a prompt's decision, secrets redacted (DESIGN.md).
+// A record only in memory (a full disk) goes with the decision to the
+// wrapper too (item.unsaved).
 func (h *Hub) recordDecision(it *item, res *bridge.Result) {
-	_ = h.keep(newRecord(it.prompt.Request, *res, it.prompt.Form, history.SourceHub))
+	rec := newRecord(it.prompt.Request, *res, it.prompt.Form, history.SourceHub)
+	if err := h.keep(rec); err != nil {
+		it.unsaved = &rec
+	}
 }
 
 // keep puts rec in history, or in the spool, or in memory (journal.go); the

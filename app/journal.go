@@ -52,6 +52,10 @@ type journal struct {
 // again.
 var retryEvery = 5 * time.Second
 
+// unsavedBatch is how many records kept in memory go to history in one
+// transaction (journal.flush).
+const unsavedBatch = 200
+
 // journalState is what a journal has not put in history yet, and why.
 type journalState struct {
 	Spooled int    // records in the spool, on disk
@@ -225,6 +229,13 @@ func (j *journal) keepLocked(rec history.Record) error {
 			j.why = err
 		}
 	}
+	// A wrapper hands back the copies of records it was given (hub.go,
+	// item.unsaved): one copy in memory is enough.
+	for _, u := range j.unsaved {
+		if rec.Key != "" && u.Key == rec.Key && u.Source == rec.Source {
+			return fmt.Errorf("not saved: %s", storageSentence(j.why))
+		}
+	}
 	j.unsaved = append(j.unsaved, rec)
 	return fmt.Errorf("not saved: %s", storageSentence(j.why))
 }
@@ -250,7 +261,26 @@ func (j *journal) flush() {
 		j.countSpool()
 	}
 	if j.store != nil && len(j.unsaved) > 0 {
-		if _, err := j.store.AddAll(j.unsaved); err != nil {
+		// In batches: a disk with room for some of them takes those (one
+		// transaction of thousands failed whole on a disk with room for a
+		// thousand, and its pages took the room the spool needed).
+		saved := 0
+		var err error
+		for len(j.unsaved) > 0 {
+			n := min(len(j.unsaved), unsavedBatch)
+			if _, err = j.store.AddAll(j.unsaved[:n]); err != nil {
+				break
+			}
+			saved += n
+			j.unsaved = j.unsaved[n:]
+		}
+		if saved > 0 {
+			j.log("saved what was kept in memory: %s", decisions(saved))
+		}
+		if len(j.unsaved) == 0 {
+			j.unsaved = nil
+		}
+		if err != nil {
 			j.why = err
 			// History still fails: the spool may take them now.
 			if j.spool != nil {
@@ -264,9 +294,6 @@ func (j *journal) flush() {
 				}
 				j.unsaved = left
 			}
-		} else {
-			j.log("saved what was kept in memory: %s", decisions(len(j.unsaved)))
-			j.unsaved = nil
 		}
 	}
 	if j.store != nil && j.spooled == 0 && len(j.unsaved) == 0 {

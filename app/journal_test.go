@@ -1,6 +1,8 @@
 package app
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -60,5 +62,44 @@ func TestJournalTellsTheUser(t *testing.T) {
 	}
 	if diff := cmp.Diff(" | History is saving again: every decision is in it.", told[2]); diff != "" {
 		t.Errorf("once saved, mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHistoryFileOfAnotherUserRefused: a history.db another user made in
+// place of the user's (an ELICITRAY_HOME in a shared directory), or a link
+// of the user's to such a file, is not written: the decisions would land
+// where that user reads them. They are spooled, and the reason is given.
+func TestHistoryFileOfAnotherUserRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("a file of another user needs root to make (chown); not run")
+	}
+	dir := t.TempDir()
+	planted := filepath.Join(dir, "planted.db")
+	if err := os.WriteFile(planted, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(planted, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkHistoryPath(planted); err == nil || !errors.Is(err, ErrUntrusted) {
+		t.Errorf("a history file of uid 65534: %v, want it refused", err)
+	}
+	link := filepath.Join(dir, "history.db")
+	if err := os.Symlink(planted, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkHistoryPath(link); err == nil || !errors.Is(err, ErrUntrusted) {
+		t.Errorf("the user's link to a file of uid 65534: %v, want it refused", err)
+	}
+	j, _ := openJournal(link, &spool{dir: filepath.Join(dir, "spool"), role: "hub"}, t.Logf)
+	defer j.close()
+	if err := j.keep(history.Record{Server: "s", Action: "decline", Key: "k1"}); err != nil {
+		t.Fatalf("keep: %v", err)
+	}
+	if st := j.state(); st.Spooled != 1 || !strings.Contains(st.Why, "uid 65534") {
+		t.Errorf("state %+v, want the decision spooled and the reason given", st)
+	}
+	if fi, _ := os.Stat(planted); fi.Size() != 0 {
+		t.Errorf("the planted file was written: %d bytes", fi.Size())
 	}
 }

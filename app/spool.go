@@ -208,15 +208,30 @@ func makePrivateDir(dir string) error {
 }
 
 // checkHistoryPath refuses a history file that is a symbolic link someone
-// else owns: bbolt would write through it. A link of the user's own (history
-// kept on another disk) is theirs to make.
+// else owns: bbolt would write through it; and a history file, or a link's
+// target, that belongs to someone else. A link of the user's own to a file
+// of their own (history kept on another disk) is theirs to make.
 func checkHistoryPath(path string) error {
 	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+	if err != nil {
+		return nil
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		// A file another user made in its place (an ELICITRAY_HOME in a
+		// shared directory): the user's decisions would be written where
+		// that user reads them, whatever mode bbolt then gives it.
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+			return fmt.Errorf("%s belongs to uid %d, not you; elicitray does not keep your decisions in another user's file: %w", path, st.Uid, ErrUntrusted)
+		}
 		return nil
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("%s is a symbolic link owned by uid %d, not you; elicitray does not write through it: %w", path, st.Uid, ErrUntrusted)
+	}
+	if ti, err := os.Stat(path); err == nil {
+		if st, ok := ti.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+			return fmt.Errorf("%s links to a file of uid %d, not yours; elicitray does not keep your decisions in another user's file: %w", path, st.Uid, ErrUntrusted)
+		}
 	}
 	return nil
 }

@@ -89,6 +89,7 @@ type choiceList struct {
 
 	folder *searchFolder
 	search []string // the search key of each of f.Options: its label and value, folded
+	labels []string // what each of f.Options is shown as (optionLabels)
 	query  string   // the filter's text when it was last applied
 	shown  []int    // the indexes into f.Options the filter matches, in schema order
 	picked []bool   // by index into f.Options
@@ -123,6 +124,7 @@ func newChoiceList(f *elicit.Field, keys *promptKeys, initial any, changed func(
 		multi:   f.Kind == elicit.KindMultiSelect,
 		folder:  newSearchFolder(),
 		search:  make([]string, len(f.Options)),
+		labels:  optionLabels(f.Options),
 		shown:   make([]int, len(f.Options)),
 		picked:  make([]bool, len(f.Options)),
 		changed: changed,
@@ -282,7 +284,7 @@ func (c *choiceList) chosenLabels(n int) []string {
 	var out []string
 	for i, p := range c.picked {
 		if p {
-			out = append(out, clip(oneLine(c.f.Options[i].Label), maxLabel))
+			out = append(out, c.labels[i])
 			if len(out) == n {
 				break
 			}
@@ -579,7 +581,7 @@ func (r *choiceRow) show(row int, highlighted bool) {
 	i := c.shown[row]
 	// Row labels are laid out again as the list scrolls: Fyne's ellipsis
 	// only where it is needed (cutIfWide).
-	r.label.Text = clip(oneLine(c.f.Options[i].Label), maxLabel)
+	r.label.Text = c.labels[i]
 	cutIfWide(r.label)
 	r.label.Refresh()
 	res := c.off

@@ -231,14 +231,17 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		box.Add(df.check)
 	case elicit.KindSelect:
 		box.Add(boldLabel(label))
-		opts := make([]string, 0, len(f.Options)+1)
-		for _, o := range f.Options {
-			opts = append(opts, clip(oneLine(o.Label), maxLabel))
-		}
+		opts := optionLabels(f.Options)
 		df.sel = widget.NewSelect(opts, nil)
 		df.sel.PlaceHolder = noneLabel
 		if s, ok := v.(string); ok {
 			shown := clip(oneLine(f.OptionLabel(s)), maxLabel)
+			for i, o := range f.Options {
+				if o.Value == s {
+					shown = opts[i]
+					break
+				}
+			}
 			if f.OptionLabel(s) == s && !hasOption(f, s) {
 				df.sel.Options = append(df.sel.Options, shown)
 			}
@@ -253,13 +256,14 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 			ticked[s] = true
 		}
 		long := len(f.Options) > longList
-		for _, o := range f.Options {
+		labels := optionLabels(f.Options)
+		for i, o := range f.Options {
 			// Of a long list, only what was chosen: a check box for each
 			// of 10,000 choices would stall the window (issue 10).
 			if long && (!ticked[o.Value] || len(df.multi) == maxDetailChoices) {
 				continue
 			}
-			c := widget.NewCheck(clip(oneLine(o.Label), maxLabel), nil)
+			c := widget.NewCheck(labels[i], nil)
 			c.Checked = ticked[o.Value]
 			c.Disable()
 			df.multi = append(df.multi, c)

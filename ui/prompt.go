@@ -27,8 +27,9 @@ const (
 // keyGuard is how long after a prompt appears its keyboard answers are
 // ignored, so that a key pressed (or auto-repeating) just before the window
 // took the focus does not answer it (DESIGN.md, "Behaviour that users rely
-// on"); a key must also have gone down after it (see guarded). Mouse clicks
-// and closing the window are not delayed.
+// on"); a key must also have gone down after it (see guarded). A click on
+// Submit, Decline or Open in browser is ignored as long (tapGuarded);
+// Cancel and closing the window are not delayed.
 const keyGuard = 500 * time.Millisecond
 
 // now is the clock of the windows created after it is set: the key guard
@@ -232,6 +233,20 @@ func (b *promptBase) guarded(f func()) func() {
 	}
 }
 
+// tapGuarded wraps a button that answers for the user (Submit, Decline,
+// Open in browser) in the keyGuard's time check: a click that lands in the
+// first half second — meant for the window that was there before this one
+// popped up under the pointer — answers nothing. Cancel and closing the
+// window, which send nothing the user did not choose, are not delayed.
+func (b *promptBase) tapGuarded(f func()) func() {
+	return func() {
+		if b.now().Before(b.armedAt) {
+			return
+		}
+		f()
+	}
+}
+
 // attach binds the prompt's keys to c, the canvas showing the content.
 func (b *promptBase) attach(c fyne.Canvas) {
 	b.canvas = c
@@ -367,8 +382,8 @@ func (v *promptView) build() fyne.CanvasObject {
 	form := v.form
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
-	v.decline = newKeyButton(v.keys, "Decline", v.onDecline, v.keys.decline)
-	v.submit = newKeyButton(v.keys, "Submit", v.onSubmit, v.keys.submit)
+	v.decline = newKeyButton(v.keys, "Decline", v.tapGuarded(v.onDecline), v.keys.decline)
+	v.submit = newKeyButton(v.keys, "Submit", v.tapGuarded(v.onSubmit), v.keys.submit)
 	v.submit.Importance = widget.HighImportance
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis
@@ -552,7 +567,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			r.onFocus(r.box)
 		}
 	}
-	label := clip(oneLine(r.f.Label()), maxLabel)
+	label := clipMiddle(oneLine(r.f.Label()), maxLabel)
 	if r.f.Required {
 		label += " *"
 	}
@@ -577,8 +592,11 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		if !r.f.Required {
 			opts = append(opts, noneLabel)
 		}
-		for _, o := range r.f.Options {
-			opts = append(opts, clip(oneLine(o.Label), maxLabel))
+		for i, l := range optionLabels(r.f.Options) {
+			if l == noneLabel && !r.f.Required {
+				l += " (" + clipMiddle(oneLine(r.f.Options[i].Value), maxLabel/2) + ")"
+			}
+			opts = append(opts, l)
 		}
 		r.sel = newKeySelect(r.keys, opts, nil)
 		r.sel.PlaceHolder = "Choose…"
@@ -598,8 +616,9 @@ func (r *fieldRow) build() fyne.CanvasObject {
 				ticked[s] = true
 			}
 		}
-		for _, o := range r.f.Options {
-			c := newKeyCheck(r.keys, clip(oneLine(o.Label), maxLabel), func(bool) { r.onTouched() })
+		labels := optionLabels(r.f.Options)
+		for i, o := range r.f.Options {
+			c := newKeyCheck(r.keys, labels[i], func(bool) { r.onTouched() })
 			c.Checked = ticked[o.Value]
 			c.onFocus = focused
 			r.multi = append(r.multi, c)
@@ -868,12 +887,26 @@ func clip(s string, n int) string {
 
 // messageText is the message as shown: blank runs collapsed (see
 // collapseBlank), then whole, or its start and a note.
+//
+// A message too long keeps its start and its end, and says how much of the
+// middle is not shown: a message cut at its end hid what came last — the
+// question itself, or "ALSO: this lets me delete the database" — and the
+// history, which keeps all of it, holds the prompt only once it is
+// answered.
 func messageText(m string) string {
 	m = collapseBlank(m)
-	if c := clip(m, maxMessage); c != m {
-		return c + "\n\n(The message is longer; the history keeps all of it.)"
+	if len(m) <= maxMessage {
+		return m
 	}
-	return m
+	r := []rune(m)
+	if len(r) <= maxMessage {
+		return m
+	}
+	head := maxMessage * 2 / 3
+	tail := maxMessage - head
+	return string(r[:head]) + "\n\n[… " + Thousands(len(r)-head-tail) +
+		" characters of the message not shown here; the history keeps all of it once answered …]\n\n" +
+		string(r[len(r)-tail:])
 }
 
 func boldLabel(s string) *widget.Label {

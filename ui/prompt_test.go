@@ -702,6 +702,12 @@ func TestPromptClipsServerText(t *testing.T) {
 	if !strings.Contains(messageText(long+long), "the history keeps all of it") {
 		t.Error("a shortened message does not say so")
 	}
+	// The end of a long message is shown: what comes last is often the
+	// question, or what the server hoped would not be read.
+	tricky := strings.Repeat("Lorem ipsum dolor sit amet. ", 100) + "ALSO: this deletes the database."
+	if shown := messageText(tricky); !strings.HasSuffix(shown, "ALSO: this deletes the database.") || len([]rune(shown)) > maxMessage+200 {
+		t.Errorf("a long message is shown as %d characters ending %q", len([]rune(shown)), shown[len(shown)-40:])
+	}
 }
 
 // TestPromptShowsRanges: a number's range is in its help line from the
@@ -843,5 +849,46 @@ func TestPromptExactBoundRefuses(t *testing.T) {
 	}
 	if got, want := v.rows[0].errLabel.Text, "Account must be at most 9007199254740992."; got != want {
 		t.Errorf("error under the field %q, want %q", got, want)
+	}
+}
+
+// TestClickGuard: a click on Submit, Decline or Open in browser in the
+// first half second after the window appears — a click meant for whatever
+// was under the pointer before the window popped up there — answers
+// nothing; after it, the same click answers. Cancel is not delayed.
+func TestClickGuard(t *testing.T) {
+	a := test.NewTempApp(t)
+	var got []Answer
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{"go":{"type":"boolean","default":true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, button := range []string{"submit", "decline"} {
+		got = nil
+		pw := ShowPrompt(a, &Prompt{Server: "github", Message: "Delete the repo?", Form: form}, func(an Answer) { got = append(got, an) })
+		b := pw.view.submit
+		if button == "decline" {
+			b = pw.view.decline
+		}
+		test.Tap(b)
+		if len(got) != 0 {
+			t.Fatalf("%s clicked at once answered %+v", button, got)
+		}
+		pw.base.armedAt = time.Now().Add(-time.Millisecond) // the guard has passed
+		test.Tap(b)
+		if len(got) != 1 {
+			t.Fatalf("%s clicked after the guard answered %d times, want once", button, len(got))
+		}
+	}
+	u := "https://auth.example.com/connect"
+	got = nil
+	pw := ShowURLPrompt(a, &URLPrompt{Server: "payments", Message: "Connect.", Check: elicit.CheckURL(u)}, func(an Answer) { got = append(got, an) })
+	test.Tap(pw.urlView.open)
+	if len(got) != 0 {
+		t.Fatalf("Open in browser clicked at once answered %+v", got)
+	}
+	test.Tap(pw.urlView.cancel)
+	if len(got) != 1 || got[0].Action != actionCancel {
+		t.Fatalf("Cancel clicked at once answered %+v, want cancel", got)
 	}
 }

@@ -170,10 +170,10 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	v.body = container.NewVBox(body...)
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onDismiss, v.keys.escape)
-	v.decline = newKeyButton(v.keys, "Decline", v.onDecline, v.keys.decline)
+	v.decline = newKeyButton(v.keys, "Decline", v.tapGuarded(v.onDecline), v.keys.decline)
 	buttons := container.NewHBox(v.cancel, v.decline)
 	if v.target != nil {
-		v.open = newKeyButton(v.keys, "Open in browser", v.onOpen, v.guarded(v.onOpen))
+		v.open = newKeyButton(v.keys, "Open in browser", v.tapGuarded(v.onOpen), v.guarded(v.onOpen))
 		v.open.Importance = widget.HighImportance
 		buttons.Add(v.open)
 	}

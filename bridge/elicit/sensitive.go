@@ -130,6 +130,15 @@ var secretStems = []string{
 	"passord", "salasana", "jelszó", "jelszo", "jelszav", "şifre", "sifre", "парол",
 	"كلمةالمرور", "كلمهالمرور", "كلمةالسر", "رمزعبور", "סיסמה", "סיסמא", "पासवर्ड", "รหัสผ่าน",
 	"mậtkhẩu", "matkhau", "katasandi", "密码", "密碼", "口令", "パスワード", "비밀번호",
+	// More languages (issue 10, "the common words for password in the major
+	// languages"): Catalan, Croatian/Serbian/Bosnian (both scripts),
+	// Slovene, Lithuanian, Estonian, Icelandic, Basque, Galician, Bengali,
+	// Urdu, Tamil, Telugu, Malay, Swahili, Georgian, Armenian, Kazakh,
+	// Mongolian. Not Romanian "parolă", Latvian "parole": Italian "parola"
+	// and French "parole" are everyday words.
+	"contrasenya", "lozinka", "лозинка", "geslo", "slaptažodis", "slaptazodis", "parool", "lykilorð",
+	"pasahitza", "contrasinal", "পাসওয়ার্ড", "پاسورڈ", "கடவுச்சொல்", "పాస్వర్డ్", "katalaluan",
+	"nenosiri", "nywila", "პაროლი", "գաղտնաբառ", "құпиясөз", "нууцүг",
 	// Keys.
 	"apikey", "privatekey", "privkey", "secretkey", "accesskey", "signingkey", "encryptionkey",
 	"masterkey", "consumerkey", "licensekey", "licencekey", "productkey", "recoverykey", "backupkey",
@@ -139,12 +148,25 @@ var secretStems = []string{
 	"geheimzahl", "geheimnummer", "暗証番号",
 	// One-time and verification codes.
 	"验证码", "驗證碼", "認証コード", "인증번호", "인증코드",
+	// Bank accounts, payment cards and verification codes in other
+	// languages: German, French, Spanish, Italian, Portuguese, Russian,
+	// Chinese, Japanese, Korean.
+	"kartennummer", "kontonummer", "sicherheitscode", "bestätigungscode", "bestatigungscode",
+	"verifizierungscode", "numerodecarte", "numérodecarte", "numerodetarjeta", "númerodetarjeta",
+	"numerodocartao", "númerodocartão", "numerodellacarta", "codedeverification", "codedevérification",
+	"codigodeverificacion", "códigodeverificación", "codigodeverificacao", "códigodeverificação",
+	"codicediverifica",
+	"кодподтверждения", "номеркарты", "信用卡号", "银行卡号", "卡号", "安全码", "カード番号",
+	"セキュリティコード", "카드번호", "보안코드",
 	// Bank accounts and payment cards.
 	"accountnumber", "acctnumber", "routingnumber", "sortcode", "creditcard", "debitcard", "cardnumber", "cardno", "cardnum", "ccnumber", "ccnum", "ccexp", "validthru",
 	// Social security and national id numbers.
 	"socialsecurity", "socialinsurance", "nationalinsurance", "nationalid", "nationalidentity",
 	"nationalidentification", "taxid", "taxpayerid", "driverslicense", "driverslicence", "driverlicense",
 	"driverlicence", "drivinglicense", "drivinglicence", "身份证", "身分證", "주민등록번호", "マイナンバー",
+	"sozialversicherungsnummer", "steueridentifikationsnummer", "steuerid", "codicefiscale",
+	"numerodesecuritesociale", "numérodesécuritésociale", "numerodeseguridadsocial",
+	"númerodeseguridadsocial", "henkilotunnus", "henkilötunnus", "fodselsnummer", "fødselsnummer", "снилс",
 	// Security answers and recovery phrases.
 	"maidenname", "maidensname", "firstpet", "memorableword", "memorableinformation", "memorableinfo", "mnemonic",
 }

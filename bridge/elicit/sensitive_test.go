@@ -587,3 +587,29 @@ func FuzzLooksSecret(f *testing.F) {
 		}
 	})
 }
+
+// TestLooksSecretMoreLanguages: the words for password in more languages
+// (EU languages and the most spoken ones that were missed), and card
+// numbers, verification codes and national id numbers in the languages the
+// password rules already cover; each of these was shown in clear.
+func TestLooksSecretMoreLanguages(t *testing.T) {
+	for _, text := range []string{
+		"Contrasenya", "Lozinka", "Лозинка", "Geslo", "Slaptažodis", "Parool", "Lykilorð", "Pasahitza",
+		"Contrasinal", "পাসওয়ার্ড", "پاس ورڈ", "கடவுச்சொல்", "పాస్‌వర్డ్", "Kata laluan", "Nenosiri",
+		"Nywila", "პაროლი", "գաղտնաբառ", "Құпия сөз", "Нууц үг",
+		"Kartennummer", "Kontonummer", "Sicherheitscode", "Bestätigungscode", "numéro de carte",
+		"número de tarjeta", "código de verificación", "code de vérification", "Код подтверждения",
+		"Номер карты", "信用卡号", "安全码", "カード番号", "セキュリティコード", "카드번호",
+		"Sozialversicherungsnummer", "Steuer-ID", "Steueridentifikationsnummer", "codice fiscale",
+		"numéro de sécurité sociale", "número de seguridad social", "henkilötunnus", "fødselsnummer", "СНИЛС",
+	} {
+		if !elicit.LooksSecret(text) {
+			t.Errorf("LooksSecret(%q) = false, want true", text)
+		}
+	}
+	for _, text := range []string{"parola chiave", "Paroles de la chanson", "Karte", "Konto", "code", "Steuer"} {
+		if elicit.LooksSecret(text) {
+			t.Errorf("LooksSecret(%q) = true, want false", text)
+		}
+	}
+}
