@@ -35,6 +35,9 @@ type journal struct {
 	store *history.Store
 	// why is the reason history cannot take records now; nil when it can.
 	why error
+	// spoolWhy is why the spool failed last, nil when it took the last
+	// record it was given.
+	spoolWhy error
 	// spooled counts the records in the spool directory, as far as this
 	// hub knows: what it found there and what it added since.
 	spooled int
@@ -164,6 +167,11 @@ func (j *journal) stateLocked() journalState {
 	st := journalState{Spooled: j.spooled, Unsaved: len(j.unsaved)}
 	if j.why != nil {
 		st.Why = storageSentence(j.why)
+		// History and the spool failed for reasons of their own (history
+		// locked, the spool a planted link): the user hears of both.
+		if sw := storageSentence(j.spoolWhy); len(j.unsaved) > 0 && sw != "" && sw != st.Why {
+			st.Why += "; the spool: " + sw
+		}
 	}
 	return st
 }
@@ -222,9 +230,11 @@ func (j *journal) keepLocked(rec history.Record) error {
 		err := j.spool.add(rec)
 		if err == nil {
 			j.spooled++
+			j.spoolWhy = nil
 			return nil
 		}
 		j.log("could not write a decision to the spool either, keeping it in memory: %v", err)
+		j.spoolWhy = err
 		if j.why == nil || j.store != nil {
 			j.why = err
 		}
