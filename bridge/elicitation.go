@@ -66,6 +66,10 @@ func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawM
 			msg = "elicitation/create: the id must be a string or an integer, not null (a request's id is never null; a notification has none)"
 		}
 		r.log.printf("%s: refused an elicitation (-32600): %s", r.opts.Server, msg)
+		// History keeps it too, with what it asked, as far as it can be read.
+		var p elicitParams
+		_ = json.Unmarshal(params, &p)
+		r.record(r.request(&p), errors.New(msg))
 		r.reply(toServer, encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
 		return
 	}
