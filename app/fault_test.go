@@ -432,22 +432,27 @@ func holdLockUntil(t *testing.T, path string) (pid int, release func()) {
 	return holder.Process.Pid, release
 }
 
+// newDesktopOnSmallDisk is a desktop whose ELICITRAY_HOME is a 1 MiB tmpfs:
+// everything of elicitray's on it (run directory, history, spool, the hub's
+// log). The file system is mounted first, so that it is unmounted after the
+// desktop's processes are gone (cleanups run last first). Needs root.
+func newDesktopOnSmallDisk(t *testing.T) (*desktop, string) {
+	t.Helper()
+	full := smallFileSystem(t)
+	d := newDesktop(t)
+	d.home, d.mark = full, "ELICITRAY_HOME="+full
+	t.Setenv("ELICITRAY_HOME", full)
+	d.paths = DefaultPaths()
+	return d, full
+}
+
 // TestFaultDiskFull: the disk holding history fills up before the hub
 // starts, and again while it runs with 300 prompts answered by a rule.
 // Prompts keep working, the user is told how many decisions are not saved,
 // and once space is freed every one lands in history, exactly once. Needs
 // root for a small tmpfs; skipped (and says so) otherwise.
 func TestFaultDiskFull(t *testing.T) {
-	// Mounted first, so that it is unmounted after the desktop's processes
-	// are gone (cleanups run last first).
-	full := smallFileSystem(t)
-	d := newDesktop(t)
-	// Everything of elicitray's on the small disk: run directory, history,
-	// spool, the hub's log.
-	d.home = full
-	d.mark = "ELICITRAY_HOME=" + full
-	t.Setenv("ELICITRAY_HOME", full)
-	d.paths = DefaultPaths()
+	d, full := newDesktopOnSmallDisk(t)
 	d.config("[servers.rule]\nrule = \"decline\"\n")
 
 	fill(t, full)
@@ -493,11 +498,7 @@ func TestFaultDiskFull(t *testing.T) {
 // started, so not one decision waits in memory only: they wait in the
 // spool, and land in history once space is freed. Needs root.
 func TestFaultDiskFillsWhileRunning(t *testing.T) {
-	full := smallFileSystem(t)
-	d := newDesktop(t)
-	d.home, d.mark = full, "ELICITRAY_HOME="+full
-	t.Setenv("ELICITRAY_HOME", full)
-	d.paths = DefaultPaths()
+	d, full := newDesktopOnSmallDisk(t)
 	d.config("[servers.rule]\nrule = \"decline\"\nburst = 100000\n")
 	fh := d.connectFault("ask", nil)
 	ask := fh.ask(t, 1, "room")
@@ -535,11 +536,7 @@ func TestFaultDiskFillsWhileRunning(t *testing.T) {
 // a decision is only in its memory. It is lost, and the one who quits is
 // told so, not only the log. Needs root for a small tmpfs.
 func TestFaultDiskFullQuit(t *testing.T) {
-	full := smallFileSystem(t)
-	d := newDesktop(t)
-	d.home, d.mark = full, "ELICITRAY_HOME="+full
-	t.Setenv("ELICITRAY_HOME", full)
-	d.paths = DefaultPaths()
+	d, full := newDesktopOnSmallDisk(t)
 	fill(t, full)
 	fh := d.connectFault("ask", nil)
 	ask := fh.ask(t, 1, "full-quit")
@@ -558,12 +555,7 @@ func TestFaultDiskFullQuit(t *testing.T) {
 // with the decision) and spool them when they stop, once the disk has
 // room. Before, all 50 decisions were lost without a trace.
 func TestFaultDiskFullHubKilled(t *testing.T) {
-	full := smallFileSystem(t)
-	d := newDesktop(t)
-	d.home = full
-	d.mark = "ELICITRAY_HOME=" + full
-	t.Setenv("ELICITRAY_HOME", full)
-	d.paths = DefaultPaths()
+	d, full := newDesktopOnSmallDisk(t)
 	d.config("[servers.rule]\nrule = \"decline\"\nburst = 1000\n")
 
 	fill(t, full)
