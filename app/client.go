@@ -547,7 +547,7 @@ func startHub(exe string, p Paths, env []string) (*os.Process, error) {
 	if err := os.MkdirAll(dirOf(p.HubLog), 0o700); err != nil {
 		return nil, fmt.Errorf("could not make elicitray's directory %s (HOME is %q): %w", dirOf(p.HubLog), os.Getenv("HOME"), err)
 	}
-	logf, err := os.OpenFile(p.HubLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	logf, err := openHubLog(p.HubLog)
 	if err != nil {
 		return nil, err
 	}
@@ -560,6 +560,32 @@ func startHub(exe string, p Paths, env []string) (*os.Process, error) {
 		return nil, fmt.Errorf("starting %s hub: %w", exe, err)
 	}
 	return cmd.Process, nil
+}
+
+// openHubLog opens the hub log for appending, not through a link, and only
+// a file of the user's own: in a shared ELICITRAY_HOME another user could
+// plant one to read what the hub logs. Such a file is removed and made
+// anew when the directory allows; else the hub starts with no log.
+func openHubLog(path string) (*os.File, error) {
+	for range 2 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) == os.Getuid() {
+			return f, nil
+		}
+		f.Close()
+		if os.Remove(path) != nil {
+			break
+		}
+	}
+	return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 }
 
 // hubFailPrefix starts the hub's last line when it cannot start; the rest

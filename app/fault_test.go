@@ -713,6 +713,32 @@ func TestFaultPlantedLinks(t *testing.T) {
 			t.Errorf("the link's target now holds %q", b)
 		}
 	})
+	t.Run("hub.log of another user's", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("a file owned by another user needs root to make: skipped")
+		}
+		d := newDesktop(t)
+		if err := os.MkdirAll(filepath.Dir(d.paths.HubLog), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(d.paths.HubLog, nil, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(d.paths.HubLog, 0o666)
+		if err := os.Chown(d.paths.HubLog, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		planted, _ := os.Stat(d.paths.HubLog)
+		fh := d.connectFault("hublog", nil)
+		ask := fh.ask(t, 1, "hublog")
+		win, _ := d.window()
+		d.answer(win, "Escape")
+		d.received(ask)
+		fi, err := os.Stat(d.paths.HubLog)
+		if err != nil || os.SameFile(fi, planted) || fi.Sys().(*syscall.Stat_t).Uid != 0 || fi.Mode().Perm() != 0o600 {
+			t.Errorf("the hub logged into the file another user planted (or none of its own): %v %v", err, fi)
+		}
+	})
 	t.Run("spool directory", func(t *testing.T) {
 		// history.db is locked, so the hub would spool; the spool is a link.
 		d := newDesktop(t)

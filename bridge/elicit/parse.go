@@ -86,6 +86,9 @@ func Parse(requestedSchema json.RawMessage) (*Form, error) {
 		return nil, &SchemaError{Reason: fmt.Sprintf("is %d bytes long; elicitray accepts at most %d (1 MiB)", n, MaxSchemaBytes)}
 	}
 	raw := bytes.TrimSpace(requestedSchema)
+	if len(raw) == 0 {
+		return nil, &SchemaError{Reason: "is missing: a form elicitation needs a requestedSchema"}
+	}
 	if !json.Valid(raw) {
 		return nil, &SchemaError{Reason: "is not valid JSON"}
 	}
@@ -228,7 +231,7 @@ type property struct {
 // forgets the order, and the order the server wrote is the order a person
 // expects to fill the form in.
 func orderedProperties(raw json.RawMessage) ([]property, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 {
 		return nil, nil // no fields: a plain confirmation
 	}
 	notObject := &SchemaError{Reason: `"properties" must be an object`}

@@ -32,6 +32,7 @@ var unsupportedSchemas = []struct {
 	{"schema is not an object", `{"type":"object","properties":{"x":true}}`, "x", "must be a JSON object"},
 	{"root is a list", `[{"type":"string"}]`, "", "must be a JSON object"},
 	{"root is null", `null`, "", "must be a JSON object"},
+	{"missing", ``, "", "is missing: a form elicitation needs a requestedSchema"},
 	{"root is not type object", `{"type":"string"}`, "", `must have "type": "object"`},
 	{"not JSON", `{"type":"object",`, "", "is not valid JSON"},
 	{"properties is a list", `{"type":"object","properties":[]}`, "", `"properties" must be an object`},
