@@ -813,6 +813,15 @@ func placeholder(f *elicit.Field) string {
 // hides the placeholder that also gives it.
 func helpText(f *elicit.Field) string {
 	help := clip(f.Description, maxDescription)
+	if f.DefaultRefused != "" {
+		// Silently empty, the field would look as if the server gave none.
+		note := "The server's default was left out (" + clip(f.DefaultRefused, 200) + ")."
+		if help == "" {
+			help = note
+		} else {
+			help = strings.TrimRight(help, " ") + " — " + note
+		}
+	}
 	if (f.Kind == elicit.KindNumber || f.Kind == elicit.KindInteger) && (f.Minimum != nil || f.Maximum != nil) {
 		r := placeholder(f)
 		r = strings.ToUpper(r[:1]) + r[1:] + "."

@@ -892,3 +892,22 @@ func TestClickGuard(t *testing.T) {
 		t.Fatalf("Cancel clicked at once answered %+v, want cancel", got)
 	}
 }
+
+// A default the server got wrong is left out, and the field says so: empty
+// without a word, it would look as if the server gave none.
+func TestHelpTextSaysDefaultLeftOut(t *testing.T) {
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{
+		"n":{"type":"integer","description":"How many","maximum":10,"default":11},
+		"c":{"type":"string","enum":["Red"],"default":"Purple"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{
+		"How many — The server's default was left out (must be at most 10). — Whole number, at most 10.",
+		`The server's default was left out ("Purple" is not one of the choices).`,
+	} {
+		if got := helpText(&form.Fields[i]); got != want {
+			t.Errorf("help of %s = %q, want %q", form.Fields[i].Name, got, want)
+		}
+	}
+}

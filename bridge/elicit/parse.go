@@ -607,7 +607,11 @@ func (r *resolver) field(name string, raw json.RawMessage, required bool) (Field
 				}
 				if msg == "" {
 					fld.Default = typed
+				} else {
+					fld.DefaultRefused = msg
 				}
+			} else {
+				fld.DefaultRefused = msg
 			}
 		}
 	}

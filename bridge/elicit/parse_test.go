@@ -252,8 +252,8 @@ var acceptedSchemas = []struct {
 		"a default one past a bound beyond 2^53",
 		`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992,"default":9007199254740993},"f":{"type":"integer","default":2.5}}}`,
 		[]elicit.Field{
-			{Name: "n", Kind: elicit.KindInteger, Maximum: num("9007199254740992")},
-			{Name: "f", Kind: elicit.KindInteger},
+			{Name: "n", Kind: elicit.KindInteger, Maximum: num("9007199254740992"), DefaultRefused: "must be at most 9007199254740992"},
+			{Name: "f", Kind: elicit.KindInteger, DefaultRefused: "must be a whole number"},
 		},
 	},
 	{
@@ -273,7 +273,7 @@ var acceptedSchemas = []struct {
 		// dropped, as any default that does not fit.
 		"a cleaned default that no longer fits is dropped",
 		`{"type":"object","properties":{"code":{"type":"string","minLength":4,"default":"ab\u200bc"}}}`,
-		[]elicit.Field{{Name: "code", Kind: elicit.KindString, MinLength: new(4), DefaultHidden: true}},
+		[]elicit.Field{{Name: "code", Kind: elicit.KindString, MinLength: new(4), DefaultHidden: true, DefaultRefused: "must be at least 4 characters"}},
 	},
 	{
 		"a lone const is a single select of one choice",
@@ -327,14 +327,14 @@ var acceptedSchemas = []struct {
 			"tags":{"type":"array","items":{"enum":["a"]},"default":["a","z"]},
 			"flag":{"type":"boolean","default":"true"}}}`,
 		[]elicit.Field{
-			{Name: "frac", Kind: elicit.KindInteger},
-			{Name: "text", Kind: elicit.KindInteger},
-			{Name: "high", Kind: elicit.KindNumber, Maximum: num("10")},
-			{Name: "color", Kind: elicit.KindSelect, Options: opts("Red")},
-			{Name: "mail", Kind: elicit.KindString, Format: "email"},
-			{Name: "short", Kind: elicit.KindString, MinLength: new(3)},
-			{Name: "tags", Kind: elicit.KindMultiSelect, Options: opts("a")},
-			{Name: "flag", Kind: elicit.KindBoolean},
+			{Name: "frac", Kind: elicit.KindInteger, DefaultRefused: "must be a whole number"},
+			{Name: "text", Kind: elicit.KindInteger, DefaultRefused: "must be a whole number"},
+			{Name: "high", Kind: elicit.KindNumber, Maximum: num("10"), DefaultRefused: "must be at most 10"},
+			{Name: "color", Kind: elicit.KindSelect, Options: opts("Red"), DefaultRefused: `"Purple" is not one of the choices`},
+			{Name: "mail", Kind: elicit.KindString, Format: "email", DefaultRefused: "must be a valid email address such as name@example.com"},
+			{Name: "short", Kind: elicit.KindString, MinLength: new(3), DefaultRefused: "must be at least 3 characters"},
+			{Name: "tags", Kind: elicit.KindMultiSelect, Options: opts("a"), DefaultRefused: `"z" is not one of the choices`},
+			{Name: "flag", Kind: elicit.KindBoolean, DefaultRefused: "must be true or false"},
 		},
 	},
 }

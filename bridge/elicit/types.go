@@ -97,6 +97,10 @@ type Field struct {
 	// default the window shows is the one sent, and the ui says that
 	// characters were removed. False for a hand-made Field.
 	DefaultHidden bool
+	// DefaultRefused says why Parse left out the server's default, which
+	// does not fit the field ("must be at most 100"): the field is empty,
+	// and the ui says so. "" when there was none or it fits.
+	DefaultRefused string
 
 	// Sensitive is set by Parse when the field is typed in (a string,
 	// number or integer) and looks like it asks for a secret: a password
