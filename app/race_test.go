@@ -2,7 +2,12 @@
 
 package app
 
-import "os"
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
 
 // Under `go test -race` the binary the tests run (wrapper, hub) is built
 // with the race detector too, so the fault suite checks the real processes;
@@ -10,4 +15,21 @@ import "os"
 func init() {
 	buildFlags = append(buildFlags, "-race")
 	os.Setenv("GORACE", "halt_on_error=1 exitcode=66")
+}
+
+// TestRaceBuild: the wrapper and hub the race run starts are race builds,
+// and a race halts them (GORACE reaches the hub too, hubEnvVars): else the
+// fault suite under -race would check the real processes for nothing.
+func TestRaceBuild(t *testing.T) {
+	out, err := exec.Command("go", "version", "-m", elicitrayBin).Output()
+	if err != nil {
+		t.Fatalf("go version -m %s: %v", elicitrayBin, err)
+	}
+	if !strings.Contains(string(out), "\tbuild\t-race=true\n") {
+		t.Errorf("%s is not built with -race:\n%s", elicitrayBin, out)
+	}
+	env := hubEnv([]string{"GORACE=" + os.Getenv("GORACE"), "SECRET=x"})
+	if len(env) != 1 || !strings.Contains(env[0], "halt_on_error=1") {
+		t.Errorf("a hub started from the race run gets %q, want GORACE with halt_on_error=1 only", env)
+	}
 }
