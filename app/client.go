@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -242,27 +243,13 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 	if r.Record != nil {
 		// The hub could not save it (a full disk): the wrapper keeps a
 		// copy, so that the hub dying now loses nothing (journal.go).
-		c.keepUnsaved(*r.Record)
+		// In the wrapper's spool, or in memory, handed to the hub this
+		// client next reaches and to the live hub when it stops (a replay
+		// there adds nothing: records are keyed by the request).
+		c.keepHere(*r.Record, "the hub could not save it")
 	}
 	c.sayWhy(req.Server, r.Result)
 	return r.Result, nil
-}
-
-// keepUnsaved keeps a record of the hub's that neither its history nor its
-// spool could take: in the wrapper's spool, or else in memory, handed to
-// the hub this client next reaches and to the live hub when it stops (a
-// replay there adds nothing: records are keyed by the request).
-func (c *hubClient) keepUnsaved(rec history.Record) {
-	if c.wrapperSpool().add(rec) == nil {
-		return
-	}
-	c.mu.Lock()
-	c.unsaved = append(c.unsaved, rec)
-	n := len(c.unsaved)
-	c.mu.Unlock()
-	if n == 1 || n%100 == 0 {
-		c.logf("elicitray: %s: the hub could not save %s (the disk is full?); this wrapper keeps them until a hub takes them", rec.Server, decisions(n))
-	}
 }
 
 // Reject keeps an elicitation the relay refused (bridge.Options.Rejected).
@@ -306,6 +293,13 @@ func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
 			return
 		}
 	}
+	c.keepHere(rec, "no hub took it")
+}
+
+// keepHere keeps rec in the wrapper's spool, or when even that fails in
+// memory (unsaved), saying so on the host's log now and then; why says why
+// the wrapper keeps it at all.
+func (c *hubClient) keepHere(rec history.Record, why string) {
 	err := c.wrapperSpool().add(rec)
 	if err == nil {
 		return
@@ -314,7 +308,9 @@ func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
 	c.unsaved = append(c.unsaved, rec)
 	n := len(c.unsaved)
 	c.mu.Unlock()
-	c.logf("elicitray: %s: %s could not be saved (%s); kept until this wrapper reaches a hub", req.Server, decisions(n), storageSentence(err))
+	if n == 1 || n%100 == 0 {
+		c.logf("elicitray: %s: %s could not be saved (%s; %s); this wrapper keeps them until a hub takes them", rec.Server, decisions(n), why, storageSentence(err))
+	}
 }
 
 // wrapperSpool returns the wrapper's spool, made on first use.
@@ -700,13 +696,7 @@ func (c *hubClient) close() {
 		if c.spool == nil {
 			c.spool = &spool{dir: spoolDir(c.paths), role: "wrapper"}
 		}
-		left := c.unsaved[:0]
-		for _, rec := range c.unsaved {
-			if c.spool.add(rec) != nil {
-				left = append(left, rec)
-			}
-		}
-		c.unsaved = left
+		c.unsaved = slices.DeleteFunc(c.unsaved, func(rec history.Record) bool { return c.spool.add(rec) == nil })
 	}
 	if c.conn != nil {
 		// …else to the live hub, which keeps them with its own.

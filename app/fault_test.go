@@ -757,7 +757,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 			t.Errorf("the hub wrote %d files through the planted spool link", len(entries))
 		}
-		if st := d.status(); !strings.Contains(st, "1 decision not saved") || !strings.Contains(st, "the spool: "+spoolDir(d.paths)+" is a symbolic link") {
+		if st := d.status(); !strings.Contains(st, "1 decision not saved") || !strings.Contains(st, "; the spool directory "+spoolDir(d.paths)+" is a symbolic link") {
 			t.Errorf("status does not say the decision is not saved:\n%s", st)
 		}
 	})

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -250,29 +248,21 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		if m.Query != nil {
 			q = *m.Query
 		}
-		st, err := h.records().Store()
-		if err != nil {
-			reply := historyReply(m.ID, nil, err)
-			reply.Problem = h.records().state().problem()
-			cs.send(reply)
-			return
+		if st := h.historyFor(cs, m.ID); st != nil {
+			recs, err := st.List(q)
+			cs.send(h.historyReply(m.ID, recs, err))
 		}
-		recs, err := st.List(q)
-		reply := historyReply(m.ID, recs, err)
-		reply.Problem = h.records().state().problem()
-		cs.send(reply)
 	case opExport:
 		q := history.Query{}
 		if m.Query != nil {
 			q = *m.Query
 		}
-		// Streamed on this connection's goroutine: the CLI that asked uses
-		// a connection of its own for it.
-		st, err := h.records().Store()
-		if err != nil {
-			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+		st := h.historyFor(cs, m.ID)
+		if st == nil {
 			return
 		}
+		// Streamed on this connection's goroutine: the CLI that asked uses
+		// a connection of its own for it.
 		bw := bufio.NewWriterSize(&exportWriter{cs: cs, id: m.ID}, 256<<10)
 		n, err := st.Export(bw, m.Format, q)
 		if err == nil {
@@ -295,13 +285,10 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		cs.send(wireMsg{ID: m.ID, Count: n})
 	case opGet:
-		st, err := h.records().Store()
-		if err != nil {
-			cs.send(historyReply(m.ID, nil, err))
-			return
+		if st := h.historyFor(cs, m.ID); st != nil {
+			rec, err := st.Get(m.RecordID)
+			cs.send(h.historyReply(m.ID, []history.Record{rec}, err))
 		}
-		rec, err := st.Get(m.RecordID)
-		cs.send(historyReply(m.ID, []history.Record{rec}, err))
 	case opPause:
 		h.SetPaused(m.Paused)
 		cs.send(wireMsg{ID: m.ID})
@@ -327,18 +314,12 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		h.mu.Lock()
 		waiting := len(h.queue)
 		h.mu.Unlock()
-		// What waits to be saved, tried once more first: the user asking
-		// after freeing the disk sees it land.
-		h.records().flush()
-		js := h.records().state()
-		cs.send(wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version,
-			Spooled: js.Spooled, Unsaved: js.Unsaved, Problem: js.problem()})
+		reply := wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version}
+		h.savedState(&reply)
+		cs.send(reply)
 	case opQuit, opWindow, opSettings:
-		if m.Op == opWindow {
-			if _, err := h.records().Store(); err != nil {
-				cs.send(wireMsg{ID: m.ID, Error: err.Error()})
-				return
-			}
+		if m.Op == opWindow && h.historyFor(cs, m.ID) == nil {
+			return
 		}
 		f := h.Quit
 		switch m.Op {
@@ -353,11 +334,9 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		reply := wireMsg{ID: m.ID}
 		if m.Op == opQuit {
-			// One last try; what still cannot be saved is said to the
-			// user who quits (and logged, with each record, by close).
-			h.records().flush()
-			js := h.records().state()
-			reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.problem()
+			// What still cannot be saved is said to the user who quits (and
+			// logged, with each record, by the journal's close).
+			h.savedState(&reply)
 		}
 		f()
 		cs.send(reply)
@@ -377,11 +356,33 @@ func (w *exportWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func historyReply(id uint64, recs []history.Record, err error) wireMsg {
+// historyReply answers a history query with recs or err, and with what
+// keeps decisions out of history, for the CLI to say.
+func (h *Hub) historyReply(id uint64, recs []history.Record, err error) wireMsg {
+	reply := wireMsg{ID: id, Records: recs, Problem: h.records().state().problem()}
 	if err != nil {
-		return wireMsg{ID: id, Error: err.Error()}
+		reply.Records, reply.Error = nil, err.Error()
 	}
-	return wireMsg{ID: id, Records: recs}
+	return reply
+}
+
+// historyFor returns the open history for request id, or nil after it
+// answered why there is none (history.db locked since the hub started, say).
+func (h *Hub) historyFor(cs *connState, id uint64) *history.Store {
+	st, err := h.records().Store()
+	if err != nil {
+		cs.send(h.historyReply(id, nil, err))
+		return nil
+	}
+	return st
+}
+
+// savedState fills in reply what waits to be saved, after one more try to
+// save it: the user asking after freeing the disk sees it land.
+func (h *Hub) savedState(reply *wireMsg) {
+	h.records().flush()
+	js := h.records().state()
+	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.problem()
 }
 
 // prepare checks a request and builds its prompt: the form or the URL
@@ -571,7 +572,7 @@ func Listen(p Paths) (net.Listener, *os.File, error) {
 // with ErrHubRunning when another hub holds it, and wrapping ErrUntrusted
 // when the run directory is not a private directory of this user's.
 func LockHub(p Paths) (*os.File, error) {
-	if err := makeRunDir(p.RunDir); err != nil {
+	if err := makePrivateDir("the hub's directory", p.RunDir); err != nil {
 		return nil, err
 	}
 	// O_NOFOLLOW: a link planted in place of the lock is not written through.
@@ -609,26 +610,4 @@ func ListenHub(p Paths) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
-}
-
-// makeRunDir creates the run directory (0700) if it is missing, gives a
-// directory of this user's mode 0700, and then verifies it (checkRunDir):
-// a link or a directory of someone else's is refused, never changed.
-func makeRunDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("creating %s: %w", dir, err)
-		}
-		fi, err = os.Lstat(dir)
-	}
-	if err != nil {
-		return err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.IsDir() && int(st.Uid) == os.Getuid() && fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return checkRunDir(dir)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -170,7 +171,7 @@ func (j *journal) stateLocked() journalState {
 		// History and the spool failed for reasons of their own (history
 		// locked, the spool a planted link): the user hears of both.
 		if sw := storageSentence(j.spoolWhy); len(j.unsaved) > 0 && sw != "" && sw != st.Why {
-			st.Why += "; the spool: " + sw
+			st.Why += "; " + sw
 		}
 	}
 	return st
@@ -218,36 +219,39 @@ func (j *journal) keepLocked(rec history.Record) error {
 	if j.store != nil {
 		_, err := j.store.Add(rec)
 		if err == nil {
-			if j.why != nil {
-				j.why = nil
-			}
+			j.why = nil
 			return nil
 		}
 		j.why = err
 		j.log("could not write a decision to history, keeping it in the spool: %v", err)
 	}
 	if j.spool != nil {
-		err := j.spool.add(rec)
+		err := j.spoolLocked(rec)
 		if err == nil {
-			j.spooled++
-			j.spoolWhy = nil
 			return nil
 		}
 		j.log("could not write a decision to the spool either, keeping it in memory: %v", err)
-		j.spoolWhy = err
 		if j.why == nil || j.store != nil {
 			j.why = err
 		}
 	}
 	// A wrapper hands back the copies of records it was given (hub.go,
 	// item.unsaved): one copy in memory is enough.
-	for _, u := range j.unsaved {
-		if rec.Key != "" && u.Key == rec.Key && u.Source == rec.Source {
-			return fmt.Errorf("not saved: %s", storageSentence(j.why))
-		}
+	if rec.Key == "" || !slices.ContainsFunc(j.unsaved, func(u history.Record) bool { return u.Key == rec.Key && u.Source == rec.Source }) {
+		j.unsaved = append(j.unsaved, rec)
 	}
-	j.unsaved = append(j.unsaved, rec)
 	return fmt.Errorf("not saved: %s", storageSentence(j.why))
+}
+
+// spoolLocked appends rec to the spool and counts it; j.mu is held and
+// j.spool is set.
+func (j *journal) spoolLocked(rec history.Record) error {
+	err := j.spool.add(rec)
+	j.spoolWhy = err
+	if err == nil {
+		j.spooled++
+	}
+	return err
 }
 
 // flush moves what waits into history when it can: it opens the file if
@@ -294,15 +298,7 @@ func (j *journal) flush() {
 			j.why = err
 			// History still fails: the spool may take them now.
 			if j.spool != nil {
-				left := j.unsaved[:0]
-				for _, rec := range j.unsaved {
-					if j.spool.add(rec) == nil {
-						j.spooled++
-					} else {
-						left = append(left, rec)
-					}
-				}
-				j.unsaved = left
+				j.unsaved = slices.DeleteFunc(j.unsaved, func(rec history.Record) bool { return j.spoolLocked(rec) == nil })
 			}
 		}
 	}

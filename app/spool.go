@@ -50,6 +50,9 @@ const spoolSuffix = ".jsonl"
 // realistic size take 300 kB; a file far beyond this is not a spool.
 const maxSpoolFile = 256 << 20
 
+// spoolDirName names the spool directory in errors.
+const spoolDirName = "the spool directory"
+
 // spoolDir returns the spool directory of p, beside the history file.
 func spoolDir(p Paths) string { return filepath.Join(filepath.Dir(p.History), "spool") }
 
@@ -90,23 +93,32 @@ func (s *spool) add(rec history.Record) error {
 		if err := unix.Flock(fd, unix.LOCK_EX); err != nil {
 			return fmt.Errorf("locking the spool file: %w", err)
 		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
+		size, taken, err := fileState(s.f)
+		if err != nil || taken {
 			unix.Flock(fd, unix.LOCK_UN)
-			return fmt.Errorf("spool file: %w", err)
-		}
-		if st.Nlink == 0 {
+			if err != nil {
+				return fmt.Errorf("spool file: %w", err)
+			}
 			// Taken in by a hub: its lines are in history now.
-			unix.Flock(fd, unix.LOCK_UN)
 			s.f.Close()
 			s.f = nil
 			continue
 		}
-		err := writeSynced(s.f, line, st.Size)
+		err = writeSynced(s.f, line, size)
 		unix.Flock(fd, unix.LOCK_UN)
 		return err
 	}
 	return errors.New("spooling a record: the spool file keeps being taken in")
+}
+
+// fileState returns the size of the open file f and whether it was taken
+// in: unlinked by takeSpoolFile, its records in history.
+func fileState(f *os.File) (size int64, taken bool, err error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return 0, false, err
+	}
+	return st.Size, st.Nlink == 0, nil
 }
 
 // writeSynced appends line to f, whose size is size, and syncs it; on an
@@ -125,7 +137,7 @@ func writeSynced(f *os.File, line []byte, size int64) error {
 
 // create makes a new spool file of s's, in a directory it checked.
 func (s *spool) create() (*os.File, error) {
-	if err := makePrivateDir(s.dir); err != nil {
+	if err := makePrivateDir(spoolDirName, s.dir); err != nil {
 		return nil, err
 	}
 	var b [6]byte
@@ -159,8 +171,7 @@ func (s *spool) prepare() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f != nil {
-		var st unix.Stat_t
-		if unix.Fstat(int(s.f.Fd()), &st) == nil && st.Nlink > 0 {
+		if _, taken, err := fileState(s.f); err == nil && !taken {
 			return
 		}
 		s.f.Close()
@@ -181,59 +192,39 @@ func (s *spool) close() {
 	}
 }
 
-// makePrivateDir creates dir (0700) when it is missing and checks that it is
-// a directory of this user's, not a link, that others cannot write to.
-func makePrivateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link, which elicitray does not write through: %w", dir, ErrUntrusted)
-	case !fi.IsDir():
-		return fmt.Errorf("%s is not a directory", dir)
-	case ok && int(st.Uid) != os.Getuid():
-		return fmt.Errorf("%s belongs to uid %d, not to you: %w", dir, st.Uid, ErrUntrusted)
-	case fi.Mode().Perm()&0o022 != 0:
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkHistoryPath refuses a history file that is a symbolic link someone
-// else owns: bbolt would write through it; and a history file, or a link's
-// target, that belongs to someone else. A link of the user's own to a file
-// of their own (history kept on another disk) is theirs to make.
+// checkHistoryPath refuses a history file that is someone else's, or a
+// symbolic link someone else owns (bbolt would write through it), or a link
+// to a file of someone else's: the user's decisions would be kept where
+// another user reads them (an ELICITRAY_HOME in a shared directory). A link
+// of the user's own to a file of their own (history kept on another disk) is
+// theirs to make.
 func checkHistoryPath(path string) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil
 	}
-	if fi.Mode()&fs.ModeSymlink == 0 {
-		// A file another user made in its place (an ELICITRAY_HOME in a
-		// shared directory): the user's decisions would be written where
-		// that user reads them, whatever mode bbolt then gives it.
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-			return fmt.Errorf("%s belongs to uid %d, not you; elicitray does not keep your decisions in another user's file: %w", path, st.Uid, ErrUntrusted)
-		}
-		return nil
+	if uid, theirs := othersFile(fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link owned by uid %d, not you; elicitray does not write through it: %w", path, uid, ErrUntrusted)
+	} else if theirs {
+		return fmt.Errorf("%s belongs to uid %d, not you; elicitray does not keep your decisions in another user's file: %w", path, uid, ErrUntrusted)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is a symbolic link owned by uid %d, not you; elicitray does not write through it: %w", path, st.Uid, ErrUntrusted)
-	}
-	if ti, err := os.Stat(path); err == nil {
-		if st, ok := ti.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-			return fmt.Errorf("%s links to a file of uid %d, not yours; elicitray does not keep your decisions in another user's file: %w", path, st.Uid, ErrUntrusted)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if ti, err := os.Stat(path); err == nil {
+			if uid, theirs := othersFile(ti); theirs {
+				return fmt.Errorf("%s links to a file of uid %d, not yours; elicitray does not keep your decisions in another user's file: %w", path, uid, ErrUntrusted)
+			}
 		}
 	}
 	return nil
+}
+
+// othersFile returns the owner of fi and whether it is not this user.
+func othersFile(fi fs.FileInfo) (uid int, theirs bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), int(st.Uid) != os.Getuid()
 }
 
 // spoolFiles returns the paths of the spool files in dir, none when dir is
@@ -316,7 +307,7 @@ func checkSpoolDir(dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return makePrivateDir(dir)
+	return makePrivateDir(spoolDirName, dir)
 }
 
 // takeSpoolFile adds the records of one spool file to st and unlinks it,
@@ -335,14 +326,13 @@ func takeSpoolFile(path string, st *history.Store) (spoolTaken, error) {
 	if err != nil {
 		return got, err
 	}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || ok && int(sys.Uid) != os.Getuid() {
+	if _, theirs := othersFile(fi); !fi.Mode().IsRegular() || theirs {
 		return got, fmt.Errorf("%s is not a spool file of yours; it is left alone", path)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		return got, fmt.Errorf("locking the spool file %s: %w", path, err)
 	}
-	var st2 unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st2); err == nil && st2.Nlink == 0 {
+	if _, taken, err := fileState(f); err == nil && taken {
 		return got, nil // taken while we waited for the lock
 	}
 	recs, bad, err := readSpool(io.LimitReader(f, maxSpoolFile))
@@ -386,18 +376,34 @@ func readSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 	}
 }
 
-// countSpool returns how many records wait in the spool directory dir.
+// countSpool returns how many records wait in the spool directory dir: the
+// lines of its files, counted without decoding them (each record is one
+// line; a line cut short by a crash counts too, and takeSpool says so).
 func countSpool(dir string) int {
 	files, _ := spoolFiles(dir)
 	n := 0
+	buf := make([]byte, 32<<10)
 	for _, path := range files {
 		f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}
-		recs, _, _ := readSpool(io.LimitReader(f, maxSpoolFile))
+		r := io.LimitReader(f, maxSpoolFile)
+		last := byte('\n')
+		for {
+			k, err := r.Read(buf)
+			if k > 0 {
+				n += bytes.Count(buf[:k], []byte{'\n'})
+				last = buf[k-1]
+			}
+			if err != nil {
+				break
+			}
+		}
+		if last != '\n' {
+			n++ // a last line without its newline
+		}
 		f.Close()
-		n += len(recs)
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/user"
@@ -26,25 +27,53 @@ var ErrUntrusted = errors.New("refusing to use it")
 // directory, not a link, owned by this user, mode 0700 (no group or other
 // bits). A missing directory is returned as is (fs.ErrNotExist): no hub ran
 // yet.
-func checkRunDir(dir string) error {
+func checkRunDir(dir string) error { return checkPrivateDir("the hub's directory", dir) }
+
+// checkPrivateDir verifies that dir, named what in errors, is a directory
+// (not a link) of this user's that no one else may enter; else the error
+// wraps ErrUntrusted.
+func checkPrivateDir(what, dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return err
 	}
 	if fi.Mode()&os.ModeSymlink != 0 {
 		target, _ := os.Readlink(dir)
-		return fmt.Errorf("the hub's directory %s is a symbolic link (to %s), not a directory of your own: %w", dir, target, ErrUntrusted)
+		return fmt.Errorf("%s %s is a symbolic link (to %s), not a directory of your own: %w", what, dir, target, ErrUntrusted)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("the hub's directory %s is not a directory: %w", dir, ErrUntrusted)
+		return fmt.Errorf("%s %s is not a directory: %w", what, dir, ErrUntrusted)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("the hub's directory %s belongs to %s, not to you (%s): %w", dir, userName(int(st.Uid)), userName(os.Getuid()), ErrUntrusted)
+		return fmt.Errorf("%s %s belongs to %s, not to you (%s): %w", what, dir, userName(int(st.Uid)), userName(os.Getuid()), ErrUntrusted)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("the hub's directory %s is open to other users (mode %04o, want 0700): %w", dir, perm, ErrUntrusted)
+		return fmt.Errorf("%s %s is open to other users (mode %04o, want 0700): %w", what, dir, perm, ErrUntrusted)
 	}
 	return nil
+}
+
+// makePrivateDir creates dir (0700) if it is missing, gives a directory of
+// this user's mode 0700, and then verifies it (checkPrivateDir; what names
+// it in errors): a link or a directory of someone else's is refused, never
+// changed.
+func makePrivateDir(what, dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", dir, err)
+		}
+		fi, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.IsDir() && int(st.Uid) == os.Getuid() && fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return checkPrivateDir(what, dir)
 }
 
 // peerCred returns the uid and pid of the process at the other end of a
