@@ -155,14 +155,11 @@ func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawM
 			// (PROTOCOL.md §5). The host's notice went to the server first
 			// (fromHost), so it knows why. History keeps this cancel, even
 			// where a person answered at that very moment.
-			if r.opts.Overruled != nil {
-				by := DecidedByHostCancelled
-				if !hostCancelled {
-					by = DecidedByServerCancelled
-				}
-				r.opts.Overruled(req, Result{Action: ActionCancel, DecidedBy: by, Reason: cause.Error()})
+			by := DecidedByHostCancelled
+			if !hostCancelled {
+				by = DecidedByServerCancelled
 			}
-			r.reply(toServer, encodeResult(id, elicitResult{Action: ActionCancel}))
+			r.reply(toServer, encodeResult(id, r.overrule(req, by, cause.Error())))
 			return
 		case pctx.Err() != nil:
 			return // the relay stopped: nobody is left to answer
@@ -226,19 +223,20 @@ func (r *Relay) checkAnswer(ctx context.Context, req *Request, form *elicit.Form
 		content, err := form.Normalize(res.Content)
 		if err != nil {
 			r.log.printf("%s: the answer does not fit the server's schema, answering cancel: %v", req.Server, err)
-			return r.overrule(req, fmt.Errorf("the answer does not fit the server's schema: %w", err))
+			return r.overrule(req, DecidedByError, "the answer does not fit the server's schema: "+err.Error())
 		}
 		return elicitResult{Action: ActionAccept, Content: content}
 	}
 	r.log.printf("%s: unknown action %q, answering cancel", req.Server, res.Action)
-	return r.overrule(req, fmt.Errorf("the hub answered the unknown action %q", res.Action))
+	return r.overrule(req, DecidedByError, fmt.Sprintf("the hub answered the unknown action %q", res.Action))
 }
 
-// overrule answers cancel in place of the Approver's decision, and tells
-// Options.Overruled before the answer is written.
-func (r *Relay) overrule(req *Request, why error) elicitResult {
+// overrule is the cancel the server gets in place of the Approver's
+// decision, or of none: it tells Options.Overruled (who decided, and why)
+// before the answer is written, so that history keeps what the server got.
+func (r *Relay) overrule(req *Request, decidedBy, why string) elicitResult {
 	if r.opts.Overruled != nil {
-		r.opts.Overruled(req, Result{Action: ActionCancel, DecidedBy: DecidedByError, Reason: why.Error()})
+		r.opts.Overruled(req, Result{Action: ActionCancel, DecidedBy: decidedBy, Reason: why})
 	}
 	return elicitResult{Action: ActionCancel}
 }

@@ -495,10 +495,9 @@ func (r *Relay) answerRound(hc *hostCall, result []byte) (responses []inputRespo
 			// The host cancelled: windows closed, nothing sent. The answers
 			// given earlier in this round never reach the server, which
 			// history must say (what the server received: nothing).
-			if cause := context.Cause(hc.ctx); errors.Is(cause, ErrHostCancelled) && r.opts.Overruled != nil {
+			if cause := context.Cause(hc.ctx); errors.Is(cause, ErrHostCancelled) {
 				for _, a := range answered {
-					r.opts.Overruled(a, Result{Action: ActionCancel, DecidedBy: DecidedByHostCancelled,
-						Reason: cause.Error() + " before this answer was sent; the server received none"})
+					r.overrule(a, DecidedByHostCancelled, cause.Error()+" before this answer was sent; the server received none")
 				}
 			}
 			return nil, nil, true
