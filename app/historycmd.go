@@ -29,6 +29,12 @@ type historySource struct {
 	warn io.Writer
 }
 
+// cliHistory is the history a command of cmd reads: the user's, with its
+// warnings on the command's stderr.
+func cliHistory(cmd *cobra.Command) historySource {
+	return historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}
+}
+
 // warnf says what keeps decisions out of what is shown.
 func (s historySource) warnf(format string, args ...any) {
 	if s.warn != nil {
@@ -137,7 +143,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			q.Limit = limit
-			recs, err := historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}.list(ctx, q)
+			recs, err := cliHistory(cmd).list(ctx, q)
 			if err != nil {
 				return runErr(err)
 			}
@@ -180,7 +186,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runErr(exportTo(ctx, historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}, q, format, output, stdout))
+			return runErr(exportTo(ctx, cliHistory(cmd), q, format, output, stdout))
 		},
 	}
 	export.Flags().StringVar(&format, "format", history.FormatJSONL, "jsonl or csv")
@@ -207,7 +213,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if keep < 0 {
 				return usageError{fmt.Errorf("--keep must be 0 (no limit) or more, not %d", keep)}
 			}
-			n, err := historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}.prune(ctx, opts)
+			n, err := cliHistory(cmd).prune(ctx, opts)
 			if err != nil {
 				return runErr(err)
 			}
@@ -233,7 +239,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, _ := strconv.ParseUint(args[0], 10, 64)
-			r, err := historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}.get(ctx, id)
+			r, err := cliHistory(cmd).get(ctx, id)
 			if errors.Is(err, history.ErrNotFound) {
 				return runErr(fmt.Errorf("no decision with ID %d", id))
 			}
