@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -39,12 +38,7 @@ func longListSchema(n int) string {
 // server receives exactly Zug's value, and the history records it.
 func TestEndToEndLongList(t *testing.T) {
 	d := newDesktop(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(askServerEnv, "1") // inherited by the wrapper, and so by its server
-	cs := d.connect("travel", exe)
+	cs := d.connectAsk("travel")
 	asked := time.Now()
 	call := d.callWith(cs, "ask", map[string]any{
 		"message": "Which office do you visit?",
@@ -73,12 +67,7 @@ func TestEndToEndLongList(t *testing.T) {
 // the server receives.
 func TestEndToEndBigForm(t *testing.T) {
 	d := newDesktop(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(askServerEnv, "1")
-	cs := d.connect("crm", exe)
+	cs := d.connectAsk("crm")
 	props := make([]string, 500)
 	for i := range props {
 		// Zero-padded: the ask server's SDK sends the properties in the
@@ -127,12 +116,7 @@ func (d *desktop) geometry(win string) (w, h int) {
 // 10's durability work; nested.txtar shows the record.)
 func TestEndToEndBeyondLimits(t *testing.T) {
 	d := newDesktop(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(askServerEnv, "1")
-	cs := d.connect("crm", exe)
+	cs := d.connectAsk("crm")
 	props := make([]string, 501)
 	for i := range props {
 		props[i] = fmt.Sprintf(`"f%03d":{"type":"string"}`, i)

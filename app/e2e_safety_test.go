@@ -51,18 +51,25 @@ func askServe() int {
 	return 0
 }
 
+// connectAsk connects a host to the ask server (askServe, this test binary)
+// behind the real wrapper, named name.
+func (d *desktop) connectAsk(name string) *mcp.ClientSession {
+	d.t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Setenv(askServerEnv, "1") // inherited by the wrapper, and so by its server
+	return d.connect(name, exe)
+}
+
 // TestEndToEndSafety (issue 4) shows real windows under Xvfb: a form that
 // asks for a secret (masked, with a warning; the server gets what was
 // typed, history keeps "[redacted]"), and a message hiding a bidi
 // override (removed and flagged). `make screenshots` keeps both pictures.
 func TestEndToEndSafety(t *testing.T) {
 	d := newDesktop(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(askServerEnv, "1") // inherited by the wrapper, and so by its server
-	cs := d.connect("payments", exe)
+	cs := d.connectAsk("payments")
 
 	// The second window must not be mistaken for a first one left open.
 	if !t.Run("secret", func(t *testing.T) {
