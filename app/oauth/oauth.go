@@ -1,0 +1,286 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// ErrDeclined is returned by Authorize when the user did not agree to open
+// the authorization URL (the consent window's Decline or Cancel, or no one
+// answered): nothing was opened and no token was asked for.
+var ErrDeclined = errors.New("sign-in was not agreed to")
+
+// ErrRefreshRefused marks the authorization server's refusal of a stored
+// refresh token (OAuth error invalid_grant: revoked, expired or used up).
+// The token is forgotten and the user is asked to sign in again.
+var ErrRefreshRefused = errors.New("the authorization server no longer accepts the stored refresh token")
+
+// Consent asks the user whether to open authURL, the full authorization
+// URL, in the system browser, and opens it when they agree. A nil error
+// means they agreed and the browser was asked to open it; an error, that
+// they did not or it could not be asked (PROTOCOL.md §12: opening the
+// browser for authorization is the same act as opening a URL-mode link).
+type Consent func(ctx context.Context, authURL string) error
+
+// Options configure the authorization of one server.
+type Options struct {
+	// Name is the server's configured name (wrap --name): the key of its
+	// token file and what windows and messages call it. Required.
+	Name string
+	// URL is the MCP endpoint (wrap --url), the resource tokens are for.
+	// Required.
+	URL string
+	// Dir is the directory of token files. The caller verifies it is a
+	// directory of the user's own, 0700 (app does, as for its other private
+	// directories); files in it are checked here. Required.
+	Dir string
+	// Consent asks the user and opens the browser. Required.
+	Consent Consent
+	// Logf writes a sentence for people (the wrapper's stderr, the host's
+	// log); nil discards.
+	Logf func(format string, args ...any)
+	// HTTPClient is used for metadata, registration and token requests;
+	// nil is mcp-go's default (30 s timeout).
+	HTTPClient *http.Client
+	// Wait bounds how long Authorize waits for the browser to come back to
+	// the loopback redirect after consent; zero is 10 minutes.
+	Wait time.Duration
+}
+
+// Server is the OAuth client of one MCP server: the transport.OAuthConfig
+// its Streamable HTTP transport is given, and the Authorize function the
+// transport calls when the server answers 401.
+type Server struct {
+	opts  Options
+	store *tokenStore
+	// redirect is the loopback redirect URI: the registered one, else one
+	// on a port free when New ran, registered at the first Authorize.
+	redirect string
+}
+
+// New returns the OAuth client of the server opts names. It reads the
+// server's token file (refusing one that is not the user's own) and picks
+// the loopback redirect URI; it opens no connection and starts no
+// listener: that happens in Authorize, only when the server asks for
+// authorization.
+func New(opts Options) (*Server, error) {
+	if opts.Name == "" || opts.URL == "" || opts.Dir == "" || opts.Consent == nil {
+		return nil, errors.New("oauth: Name, URL, Dir and Consent are required")
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Wait == 0 {
+		opts.Wait = 10 * time.Minute
+	}
+	s := &Server{opts: opts, store: &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now}}
+	rec, err := Load(opts.Dir, opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil && rec.URL == opts.URL && rec.Client.RedirectURI != "" {
+		s.redirect = rec.Client.RedirectURI
+		return s, nil
+	}
+	if rec != nil && rec.URL != opts.URL {
+		opts.Logf("%s: the stored sign-in is for %s, not %s; you will be asked to sign in again", opts.Name, rec.URL, opts.URL)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("finding a port for the sign-in redirect: %w", err)
+	}
+	s.redirect = redirectURI(port)
+	return s, nil
+}
+
+// redirectURI is the loopback redirect on port: an IP literal, not
+// "localhost" (RFC 8252 §7.3, §8.3), over http.
+func redirectURI(port int) string {
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/callback"
+}
+
+// freePort returns a loopback port no one listens on now. It is only a
+// choice: Authorize listens on it when it needs to, and keeps it for the
+// registration's life.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Config returns the configuration for transport.WithHTTPOAuth: the
+// server's token store, the loopback redirect, PKCE, and the registered
+// client when there is one.
+func (s *Server) Config() *transport.OAuthConfig {
+	cfg := &transport.OAuthConfig{
+		RedirectURI: s.redirect,
+		TokenStore:  s.store,
+		PKCEEnabled: true,
+		HTTPClient:  s.opts.HTTPClient,
+	}
+	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL {
+		cfg.ClientID = rec.Client.ClientID
+		cfg.ClientSecret = rec.Client.ClientSecret
+		cfg.TokenEndpointAuthMethod = rec.Client.AuthMethod
+	}
+	return cfg
+}
+
+// Authorize gets the server a token after it answered 401: with the stored
+// refresh token when there is one (PROTOCOL.md §12: "A 401 after expiry →
+// refresh token, then the flow again"), else by the authorization flow —
+// client registration when none is stored, PKCE (S256), the user's consent
+// to the full authorization URL, the browser, the loopback redirect and
+// the code exchange. When it returns nil a token is stored and the request
+// can be retried.
+func (s *Server) Authorize(ctx context.Context, h *transport.OAuthHandler) error {
+	err := s.refresh(ctx, h)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrRefreshRefused) {
+		s.opts.Logf("%s: %v; asking you to sign in again", s.opts.Name, err)
+	} else if !errors.Is(err, transport.ErrNoToken) {
+		return err
+	}
+	return s.signIn(ctx, h)
+}
+
+// refresh trades the stored refresh token for a new token. With no refresh
+// token it returns transport.ErrNoToken; a refusal (invalid_grant) forgets
+// the token and wraps ErrRefreshRefused.
+func (s *Server) refresh(ctx context.Context, h *transport.OAuthHandler) error {
+	rec, err := Load(s.opts.Dir, s.opts.Name)
+	if err != nil {
+		return err
+	}
+	if rec == nil || rec.URL != s.opts.URL || rec.Token == nil || rec.Token.RefreshToken == "" {
+		return transport.ErrNoToken
+	}
+	_, err = h.RefreshToken(ctx, rec.Token.RefreshToken)
+	if err == nil {
+		return nil
+	}
+	var oe transport.OAuthError
+	if errors.As(err, &oe) && (oe.ErrorCode == "invalid_grant" || oe.ErrorCode == "invalid_token") {
+		if cerr := s.store.clearToken(); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("%w (%s)", ErrRefreshRefused, oe.Error())
+	}
+	return fmt.Errorf("refreshing the token of %s: %w", s.opts.Name, err)
+}
+
+// signIn runs the authorization code flow with PKCE (PROTOCOL.md §12).
+func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler) error {
+	name := s.opts.Name
+	md, err := h.GetServerMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("discovering the authorization server of %s: %w", name, err)
+	}
+	// MCP authorization: a client must refuse an authorization server
+	// that does not say it supports S256 (mcp-go sends S256 without
+	// looking).
+	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
+		return fmt.Errorf("the authorization server of %s (%s) does not offer PKCE with S256, which MCP authorization requires; elicitray does not sign in there", name, md.Issuer)
+	}
+	if h.GetClientID() == "" {
+		if md.RegistrationEndpoint == "" {
+			return fmt.Errorf("the authorization server of %s (%s) offers no dynamic client registration, and elicitray has no client id for it", name, md.Issuer)
+		}
+		if err := h.RegisterClient(ctx, "elicitray ("+name+")"); err != nil {
+			return fmt.Errorf("registering elicitray with the authorization server of %s: %w", name, err)
+		}
+		rec := &Record{Name: name, URL: s.opts.URL}
+		if old, err := Load(s.opts.Dir, name); err == nil && old != nil && old.URL == s.opts.URL {
+			rec = old
+		}
+		rec.AuthServer = md.Issuer
+		rec.Client = Registration{ClientID: h.GetClientID(), ClientSecret: h.GetClientSecret(),
+			AuthMethod: h.GetTokenEndpointAuthMethod(), RedirectURI: s.redirect}
+		rec.Token = nil
+		if err := Save(s.opts.Dir, rec); err != nil {
+			return err
+		}
+	}
+
+	// The listener is up before the browser is sent (RFC 8252 §7.3), on
+	// the registered port.
+	cb, err := listenLoopback(s.redirect)
+	if err != nil {
+		return fmt.Errorf("%s: %w; if another program keeps it, `elicitray auth logout %s` registers anew on another port", name, err, name)
+	}
+	defer cb.close()
+
+	verifier, err := transport.GenerateCodeVerifier()
+	if err != nil {
+		return err
+	}
+	state, err := transport.GenerateState()
+	if err != nil {
+		return err
+	}
+	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
+	if err != nil {
+		return fmt.Errorf("building the authorization URL of %s: %w", name, err)
+	}
+	s.opts.Logf("%s: asking you to sign in at %s", name, hostOf(authURL))
+	if err := s.opts.Consent(ctx, authURL); err != nil {
+		return fmt.Errorf("%w: %w", ErrDeclined, err)
+	}
+
+	wait, cancel := context.WithTimeout(ctx, s.opts.Wait)
+	defer cancel()
+	resp, err := cb.wait(wait)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return fmt.Errorf("the browser did not come back from signing in to %s within %v", name, s.opts.Wait)
+		}
+		return err
+	}
+	if resp.err != "" {
+		resp.done(false, "The authorization server said: "+resp.err)
+		return fmt.Errorf("the authorization server of %s refused the sign-in: %s", name, resp.err)
+	}
+	if err := h.ProcessAuthorizationResponse(ctx, resp.code, resp.state, verifier); err != nil {
+		resp.done(false, "elicitray could not finish the sign-in: "+err.Error())
+		return fmt.Errorf("finishing the sign-in to %s: %w", name, err)
+	}
+	if err := s.noteIssuer(md.Issuer); err != nil {
+		return err
+	}
+	resp.done(true, "")
+	s.opts.Logf("%s: signed in", name)
+	return nil
+}
+
+// noteIssuer records the authorization server beside the new token, for
+// `elicitray auth list`.
+func (s *Server) noteIssuer(issuer string) error {
+	rec, err := Load(s.opts.Dir, s.opts.Name)
+	if err != nil || rec == nil || rec.AuthServer == issuer {
+		return err
+	}
+	rec.AuthServer = issuer
+	return Save(s.opts.Dir, rec)
+}
+
+// hostOf is the host of a URL for a log line, or the URL when it has none.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Scheme + "://" + u.Host
+	}
+	return raw
+}

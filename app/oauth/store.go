@@ -1,0 +1,313 @@
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"golang.org/x/sys/unix"
+)
+
+// ErrUntrusted marks a token file elicitray refuses to read or write: a
+// symbolic link, not a regular file, another user's, or open to others.
+// Nothing is read from it and nothing is written through it.
+var ErrUntrusted = errors.New("refusing to use it")
+
+// Record is what elicitray keeps for one server: its registration at the
+// authorization server and its tokens. It is one 0600 file, NAME.json, in
+// the token directory.
+type Record struct {
+	// Name is the server's configured name (wrap --name).
+	Name string `json:"name"`
+	// URL is the MCP server's endpoint the tokens were issued for (the
+	// RFC 8707 resource). Tokens for another URL are not sent.
+	URL string `json:"url"`
+	// AuthServer is the authorization server's issuer.
+	AuthServer string `json:"authServer,omitempty"`
+	// Client is the dynamic client registration's result (RFC 7591);
+	// zero before registration.
+	Client Registration `json:"client,omitzero"`
+	// Token is the last token response, or nil before the first sign-in
+	// and after a refresh token was refused.
+	Token *transport.Token `json:"token,omitempty"`
+	// Updated is when the record was last written.
+	Updated time.Time `json:"updated"`
+}
+
+// Registration is a client registered with an authorization server.
+type Registration struct {
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// AuthMethod is the token_endpoint_auth_method registered.
+	AuthMethod string `json:"authMethod,omitempty"`
+	// RedirectURI is the loopback redirect URI registered; its port is
+	// kept for the registration's life (RFC 8252 §7.3 lets servers accept
+	// any port, but not every one does).
+	RedirectURI string `json:"redirectUri,omitempty"`
+}
+
+// maxRecordSize bounds a token file: tokens and a registration take a few
+// kilobytes.
+const maxRecordSize = 1 << 20
+
+// safeName is a server name that can be a file name as it is.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$`)
+
+// fileName is the token file of server name in dir: NAME.json, or for a
+// name with other characters (slashes, spaces) one derived from its hash;
+// the name itself is inside.
+func fileName(dir, name string) string {
+	if safeName.MatchString(name) {
+		return filepath.Join(dir, name+".json")
+	}
+	sum := sha256.Sum256([]byte(name))
+	return filepath.Join(dir, "server-"+hex.EncodeToString(sum[:8])+".json")
+}
+
+// Load returns the record of server name kept in dir, or nil when there is
+// none. A file that is a link, another user's, or readable by others is
+// refused (ErrUntrusted).
+func Load(dir, name string) (*Record, error) {
+	rec, err := readRecord(fileName(dir, name))
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	if rec.Name != name {
+		return nil, fmt.Errorf("%s holds the tokens of %q, not of %q", fileName(dir, name), rec.Name, name)
+	}
+	return rec, nil
+}
+
+// readRecord reads a token file without following a link in its place
+// (O_NOFOLLOW), and checks on the open file that it is a regular file of
+// this user's, mode 0600. A missing file is (nil, nil).
+func readRecord(path string) (*Record, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		target, _ := os.Readlink(path)
+		return nil, fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w", path, target, ErrUntrusted)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the token file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading the token file: %w", err)
+	}
+	if err := checkFile(path, fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxRecordSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the token file %s: %w", path, err)
+	}
+	if len(b) > maxRecordSize {
+		return nil, fmt.Errorf("the token file %s is larger than %d bytes; it is not one elicitray wrote", path, maxRecordSize)
+	}
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("the token file %s is damaged (%v); `elicitray auth logout` removes it", path, err)
+	}
+	return &rec, nil
+}
+
+// checkFile refuses a token file that is not a regular file of this user's
+// with no access for anyone else (DESIGN.md: secrets stored only for this
+// user, 0600, owner-checked).
+func checkFile(path string, fi fs.FileInfo) error {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w", path, target, ErrUntrusted)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("the token file %s is not a regular file: %w", path, ErrUntrusted)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("the token file %s belongs to uid %d, not to you (uid %d): %w", path, st.Uid, os.Getuid(), ErrUntrusted)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("the token file %s is open to other users (mode %04o, want 0600): %w", path, perm, ErrUntrusted)
+	}
+	return nil
+}
+
+// Save writes rec as its server's token file in dir, 0600. The file is
+// written under a fresh name (O_EXCL, O_NOFOLLOW) and renamed into place,
+// so a reader never sees half a file; a link or another user's file in its
+// place is refused, not replaced.
+func Save(dir string, rec *Record) error {
+	path := fileName(dir, rec.Name)
+	if fi, err := os.Lstat(path); err == nil {
+		if err := checkFile(path, fi); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("checking the token file: %w", err)
+	}
+	rec.Updated = time.Now().UTC()
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the token file: %w", err)
+	}
+	suffix := make([]byte, 6)
+	_, _ = rand.Read(suffix)
+	tmp := path + ".new-" + hex.EncodeToString(suffix)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("writing the token file: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing the token file %s: %w", path, err)
+	}
+	return nil
+}
+
+// Remove deletes the token file of server name in dir: its tokens and its
+// registration. It reports whether there was one. A link in its place is
+// removed too (unlinking it touches nothing it points to).
+func Remove(dir, name string) (bool, error) {
+	err := os.Remove(fileName(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("removing the tokens of %s: %w", name, err)
+	}
+	return true, nil
+}
+
+// List returns the records kept in dir, sorted by name; none when dir is
+// missing. Files that cannot be read are returned as errors beside them.
+func List(dir string) ([]Record, []error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []error{fmt.Errorf("reading the token directory: %w", err)}
+	}
+	var recs []Record
+	var errs []error
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		rec, err := readRecord(filepath.Join(dir, e.Name()))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if rec != nil {
+			recs = append(recs, *rec)
+		}
+	}
+	slices.SortFunc(recs, func(a, b Record) int { return strings.Compare(a.Name, b.Name) })
+	return recs, errs
+}
+
+// tokenStore is the transport.TokenStore of one server: its token file,
+// read on every request (another wrapper of the same server may have
+// refreshed, and rotated the refresh token) and written on every save.
+type tokenStore struct {
+	dir, name, url string
+	// now is the clock that decides early expiry; tests move it.
+	now func() time.Time
+}
+
+var _ transport.TokenStore = (*tokenStore)(nil)
+
+// refreshAhead is how long before its expiry a token is refreshed: mcp-go's
+// handler refreshes only once a token has expired, and a request sent with
+// a token a second before it expires may arrive after. A token's lifetime
+// shorter than twice this is refreshed half-way.
+const refreshAhead = time.Minute
+
+// GetToken returns the stored token of the server, with its expiry moved
+// refreshAhead earlier (so that mcp-go's handler, which refreshes expired
+// tokens, refreshes it before it expires). No token, or one issued for
+// another URL, is transport.ErrNoToken.
+func (s *tokenStore) GetToken(ctx context.Context) (*transport.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rec, err := Load(s.dir, s.name)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.Token == nil || rec.URL != s.url {
+		return nil, transport.ErrNoToken
+	}
+	tok := *rec.Token
+	if !tok.ExpiresAt.IsZero() {
+		ahead := refreshAhead
+		if life := time.Duration(tok.ExpiresIn) * time.Second; life > 0 && life < 2*ahead {
+			ahead = life / 2
+		}
+		// IsExpired compares with the wall clock; the shift is what the
+		// clock of this store says is left.
+		left := tok.ExpiresAt.Sub(s.now()) - ahead
+		tok.ExpiresAt = time.Now().Add(left)
+	}
+	return &tok, nil
+}
+
+// SaveToken keeps token in the server's token file, beside its
+// registration.
+func (s *tokenStore) SaveToken(ctx context.Context, token *transport.Token) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rec, err := Load(s.dir, s.name)
+	if err != nil {
+		return err
+	}
+	if rec == nil || rec.URL != s.url {
+		rec = &Record{Name: s.name, URL: s.url}
+	}
+	saved := *token
+	if saved.ExpiresAt.IsZero() && saved.ExpiresIn > 0 {
+		saved.ExpiresAt = time.Now().Add(time.Duration(saved.ExpiresIn) * time.Second)
+	}
+	rec.Token = &saved
+	return Save(s.dir, rec)
+}
+
+// clearToken forgets the server's token, keeping its registration: a
+// refused refresh token is not tried again.
+func (s *tokenStore) clearToken() error {
+	rec, err := Load(s.dir, s.name)
+	if err != nil || rec == nil {
+		return err
+	}
+	rec.Token = nil
+	return Save(s.dir, rec)
+}
