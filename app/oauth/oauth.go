@@ -284,3 +284,34 @@ func hostOf(raw string) string {
 	}
 	return raw
 }
+
+// RoundTripper returns base (nil: http.DefaultTransport) adding the stored
+// bearer token to requests for the server's origin that carry no
+// Authorization header. mcp-go's transport sends the DELETE that ends a
+// session without one, which a protected server refuses; give the
+// transport an HTTP client with this round tripper
+// (transport.WithHTTPBasicClient). Tokens go in the header only, never in
+// the URL (PROTOCOL.md §12), and only to the server they were issued for.
+func (s *Server) RoundTripper(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	origin, _ := url.Parse(s.opts.URL)
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Header.Get("Authorization") != "" || origin == nil ||
+			req.URL.Scheme != origin.Scheme || req.URL.Host != origin.Host {
+			return base.RoundTrip(req)
+		}
+		rec, err := Load(s.opts.Dir, s.opts.Name)
+		if err != nil || rec == nil || rec.URL != s.opts.URL || rec.Token == nil || rec.Token.AccessToken == "" {
+			return base.RoundTrip(req)
+		}
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+rec.Token.AccessToken)
+		return base.RoundTrip(req)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -109,7 +110,8 @@ func (w *world) run(t *testing.T) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tr, err := transport.NewStreamableHTTP(w.rs.URL, transport.WithHTTPOAuth(*srv.Config()))
+	tr, err := transport.NewStreamableHTTP(w.rs.URL, transport.WithHTTPOAuth(*srv.Config()),
+		transport.WithHTTPBasicClient(&http.Client{Transport: srv.RoundTripper(nil)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,6 +231,12 @@ func TestFirstSignInThenReuse(t *testing.T) {
 	}
 	if n := len(w.rs.Tokens()); n != 1 {
 		t.Errorf("the MCP server saw %d access tokens, want the one", n)
+	}
+	// No request went without a token: with none stored mcp-go asks for
+	// authorization before sending, and the DELETEs that ended both
+	// sessions carried it (RoundTripper).
+	if got := w.rs.Anonymous(); len(got) != 0 {
+		t.Errorf("requests without a bearer token: %v", got)
 	}
 }
 

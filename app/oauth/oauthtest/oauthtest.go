@@ -287,9 +287,10 @@ type ResourceServer struct {
 	srv *httptest.Server
 	as  *AuthServer
 
-	mu           sync.Mutex
-	refused      int
-	tokens       []string
+	mu        sync.Mutex
+	refused   int
+	anonymous []string
+	tokens    []string
 }
 
 // NewResourceServer starts a protected MCP server whose tokens as issues.
@@ -332,6 +333,8 @@ func (rs *ResourceServer) guard(next http.Handler) http.Handler {
 			rs.mu.Lock()
 			if ok {
 				rs.refused++
+			} else {
+				rs.anonymous = append(rs.anonymous, r.Method)
 			}
 			rs.mu.Unlock()
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+rs.srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
@@ -352,6 +355,14 @@ func (rs *ResourceServer) Refused() int {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return rs.refused
+}
+
+// Anonymous returns the methods of the requests that came without a
+// bearer token (and were answered 401), in order.
+func (rs *ResourceServer) Anonymous() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return append([]string(nil), rs.anonymous...)
 }
 
 // Tokens returns the distinct access tokens accepted, in order of first use.

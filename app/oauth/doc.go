@@ -1,0 +1,84 @@
+// Package oauth is elicitray's client side of MCP authorization
+// (PROTOCOL.md §12) for a wrapper of a remote Streamable HTTP server
+// (`elicitray wrap --url`). For one server — its configured name and URL —
+// a Server gives the transport.OAuthConfig that mcp-go's Streamable HTTP
+// transport takes (transport.WithHTTPOAuth) and the Authorize function the
+// wrapper calls when the transport reports
+// *transport.OAuthAuthorizationRequiredError (the server answered 401, or
+// no token is stored).
+//
+// Authorize first spends the stored refresh token; when there is none, or
+// the authorization server refuses it (invalid_grant: revoked, expired), it
+// runs the flow: the authorization server found through the server's
+// protected resource metadata (RFC 9728, named by WWW-Authenticate) and
+// the authorization server's metadata (RFC 8414); dynamic client
+// registration (RFC 7591) when no client is stored; PKCE with S256; the
+// resource parameter (RFC 8707); the user's consent to the full
+// authorization URL (the Consent function: app shows the same window as a
+// URL-mode elicitation, and the hub opens the system browser only after
+// the user agrees); the loopback redirect (RFC 8252 §7.3, 127.0.0.1 on a
+// port of its own); and the code exchange.
+//
+// # What is stored, and where
+//
+// One JSON file per server, NAME.json, in a directory the caller has
+// verified as private (app: the "auth" directory beside history.db, 0700).
+// It holds the server's URL, the authorization server's issuer, the
+// registration (client id, secret if any, auth method, redirect URI) and
+// the last token response. Files are 0600, written to a fresh name
+// (O_EXCL|O_NOFOLLOW) and renamed into place; they are read with
+// O_NOFOLLOW and checked on the open file: a link, a file of another user
+// or one open to others is refused (ErrUntrusted), never read or replaced.
+// The token file is read on every request, not cached, so that wrappers of
+// the same server share a refresh (refresh tokens rotate). Tokens stored
+// for another URL are not sent.
+//
+// # The loopback port
+//
+// The redirect URI is fixed when the client registers, and kept with the
+// registration: RFC 8252 §7.3 says authorization servers must accept any
+// port on a loopback IP redirect, but not all do, so the port a client was
+// registered with is the one it listens on later. New picks a port that is
+// free then (and opens nothing); Authorize listens on it only for the
+// sign-in, from before the browser is sent until the redirect arrives.
+// When another program holds the port the error says so, and
+// `elicitray auth logout NAME` registers anew on another port.
+//
+// # Where mcp-go v1.2.1 falls short, and what this package does about it
+//
+//   - Refresh before expiry: the handler refreshes only a token whose
+//     ExpiresAt has passed. The token store reports each token's expiry a
+//     minute early (half the lifetime for short-lived tokens), so the
+//     handler refreshes ahead of it (refreshAhead).
+//   - A 401 for a token the clock still calls valid: the transport reports
+//     authorization required without trying the refresh token; Authorize
+//     tries it first (§12: "A 401 after expiry → refresh token, then the
+//     flow again").
+//   - A refused refresh token: the handler swallows the refresh error and
+//     reports only that authorization is required; Authorize refreshes
+//     itself to learn why, forgets the token on invalid_grant and says so
+//     on the log before asking the user again (ErrRefreshRefused).
+//   - Persistence: TokenStore stores only the token; the registration
+//     (ClientID, ClientSecret, auth method) lives in the handler's memory.
+//     Authorize saves it in the token file after RegisterClient, and Config
+//     passes it back to the next run.
+//   - The authorization flow itself: the handler builds the URL and
+//     exchanges the code, but has no redirect listener and no browser;
+//     Authorize adds both, and the consent before the browser opens.
+//   - S256: the handler sends code_challenge_method=S256 without checking
+//     the authorization server's code_challenge_methods_supported; MCP
+//     authorization requires refusing a server that does not list it, and
+//     Authorize does.
+//   - Session end: the transport's DELETE that ends a session carries no
+//     Authorization header, so a protected server refuses it (401) and the
+//     session lingers. RoundTripper adds the stored bearer token to
+//     requests to the server that lack one.
+//
+// Not done here: scopes (mcp-go reads no scope from WWW-Authenticate, and
+// 403 insufficient_scope step-up is not handled), client ID metadata
+// documents (2025-11-25), pre-registered clients for authorization servers
+// without dynamic registration, and the OS keyring.
+//
+// Goroutines: Authorize serves the loopback redirect on a goroutine of its
+// own while it waits, and stops it before it returns.
+package oauth
