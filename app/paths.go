@@ -21,6 +21,7 @@ type Paths struct {
 	Socket  string // the hub's unix socket
 	Lock    string // flock held by the one running hub
 	HubLog  string // the detached hub's stderr
+	Auth    string // 0700 directory of OAuth token files, one 0600 file per remote server (app/oauth)
 	// OtherRunDirs are where a hub of this user may also listen: the home
 	// directory's run directory while /run/user/UID is the one in use — a
 	// hub started before the user's login session made /run/user/UID.
@@ -115,5 +116,6 @@ func pathsUnder(config, data, state, run string) Paths {
 		Socket:  filepath.Join(run, socketName),
 		Lock:    filepath.Join(run, "hub.lock"),
 		HubLog:  filepath.Join(state, "hub.log"),
+		Auth:    filepath.Join(data, "auth"),
 	}
 }
