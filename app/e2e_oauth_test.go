@@ -1,0 +1,219 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/elicitray/elicitray/app/oauth"
+	"github.com/elicitray/elicitray/app/oauth/oauthtest"
+)
+
+// browserStandIn puts an xdg-open on PATH that does what a browser does
+// with the link: it notes it in dir/opened and follows it (curl -L) to the
+// loopback redirect, keeping the last page in dir/page.
+func browserStandIn(t *testing.T) (dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatalf("curl stands in for the browser: %v", err)
+	}
+	dir = t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' \"$1\" >> %s/opened\nexec curl -sS -L -o %s/page \"$1\"\n", dir, dir)
+	if err := os.WriteFile(filepath.Join(dir, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+// startHubHere starts a hub with the test's environment (its PATH holds
+// the browser stand-in) and waits until it answers.
+func (d *desktop) startHubHere() {
+	d.t.Helper()
+	cmd := exec.Command(elicitrayBin, "hub")
+	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	go cmd.Wait()
+	deadline := time.Now().Add(desktopWait)
+	for !hubAnswers(d.t.Context(), d.paths) {
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(logf.Name())
+			d.t.Fatalf("the hub did not answer within %v:\n%s", desktopWait, out)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// remoteRun is one run of a wrapper of the protected server rs: the
+// wrapper's hub client asks the consent, mcp-go's transport carries the
+// tokens, and initialize and a tools/call are retried once after
+// Authorize, as bridge/http.go does. It sends the tool's text, or the
+// error, on the channel.
+func (d *desktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-chan string {
+	out := make(chan string, 1)
+	hc := &hubClient{paths: d.paths, wrapper: true, log: log}
+	srv, err := newRemoteOAuth(d.paths, "remote", rs.URL, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	go func() {
+		defer hc.close()
+		ctx, cancel := context.WithTimeout(context.Background(), desktopWait)
+		defer cancel()
+		tr, err := transport.NewStreamableHTTP(rs.URL, transport.WithHTTPOAuth(*srv.Config()),
+			transport.WithHTTPBasicClient(&http.Client{Transport: srv.RoundTripper(nil)}))
+		if err != nil {
+			out <- err.Error()
+			return
+		}
+		c := client.NewClient(tr)
+		defer c.Close()
+		retry := func(f func() error) error {
+			err := f()
+			var need *transport.OAuthAuthorizationRequiredError
+			if errors.As(err, &need) {
+				if err := srv.Authorize(ctx, need.Handler); err != nil {
+					return err
+				}
+				return f()
+			}
+			return err
+		}
+		if err := c.Start(ctx); err != nil {
+			out <- err.Error()
+			return
+		}
+		var text string
+		err = retry(func() error {
+			_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-11-25",
+				ClientInfo: mcp.Implementation{Name: "host", Version: "1"}}})
+			return err
+		})
+		if err == nil {
+			err = retry(func() error {
+				res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "whoami"}})
+				if err == nil {
+					text = res.Content[0].(mcp.TextContent).Text
+				}
+				return err
+			})
+		}
+		if err != nil {
+			text = "error: " + err.Error()
+		}
+		out <- text
+	}()
+	return out
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Signing in to a remote server goes through the hub's URL consent window:
+// the full authorization URL is shown, and the browser opens only after the
+// user chooses Open; Decline opens nothing.
+func TestSignInThroughHub(t *testing.T) {
+	browser := browserStandIn(t)
+	d := newDesktop(t)
+	d.startHubHere()
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
+	rs := oauthtest.NewResourceServer(t, as)
+
+	t.Run("Open", func(t *testing.T) {
+		d := d.with(t)
+		log := &syncBuf{}
+		run := d.remoteRun(rs, log)
+		win, _ := d.window()
+		if got := d.title(win); !strings.Contains(got, "remote") {
+			t.Errorf("the consent window's title %q does not name the server", got)
+		}
+		if _, err := os.Stat(filepath.Join(browser, "opened")); err == nil {
+			t.Fatalf("the browser opened before the user agreed")
+		}
+		// Focus moves at once (Tab is not guarded): Cancel → Decline → Open.
+		d.xdo("key", "--window", win, "Tab")
+		d.xdo("key", "--window", win, "Tab")
+		d.answer(win, "Return")
+		if got := <-run; got != "signed in" {
+			t.Fatalf("the run ended with %q\nwrapper log:\n%s%s", got, log, d.diagnostics())
+		}
+		opened, _ := os.ReadFile(filepath.Join(browser, "opened"))
+		links := strings.Fields(string(opened))
+		if len(links) != 1 || !strings.HasPrefix(links[0], as.URL+"/authorize?") {
+			t.Fatalf("the browser opened %q, want the authorization URL once", links)
+		}
+		u, _ := url.Parse(links[0])
+		if u.Query().Get("resource") != rs.URL || u.Query().Get("code_challenge_method") != "S256" {
+			t.Errorf("the authorization URL lacks the resource or PKCE: %s", links[0])
+		}
+		if page, _ := os.ReadFile(filepath.Join(browser, "page")); !strings.Contains(string(page), "Signed in") {
+			t.Errorf("the browser's last page: %q", page)
+		}
+		rec := d.history()[0]
+		if rec.Server != "remote" || rec.Mode != "url" || rec.URL != links[0] || rec.Action != "accept" || rec.DecidedBy != "user" {
+			t.Errorf("history keeps %+v, want remote's sign-in URL accepted by the user", decisionOf(rec))
+		}
+		if r, err := oauth.Load(d.paths.Auth, "remote"); err != nil || r == nil || r.Token == nil {
+			t.Errorf("no token stored: %v %v", r, err)
+		}
+		if fi, err := os.Lstat(d.paths.Auth); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("the token directory: %v %v, want 0700", fi.Mode(), err)
+		}
+	})
+
+	t.Run("Decline", func(t *testing.T) {
+		d := d.with(t)
+		if out := cli(t, "auth", "logout", "remote"); !strings.Contains(out, "forgot the sign-in of remote") {
+			t.Fatalf("logout: %q", out)
+		}
+		before := len(as.Authorizations())
+		log := &syncBuf{}
+		run := d.remoteRun(rs, log)
+		win, _ := d.window()
+		d.answer(win, "alt+d")
+		got := <-run
+		if !strings.Contains(got, "you declined signing in to remote") {
+			t.Errorf("the run ended with %q, want it to say the sign-in was declined", got)
+		}
+		if n := len(as.Authorizations()); n != before {
+			t.Errorf("the authorization server was visited after Decline")
+		}
+		if opened, _ := os.ReadFile(filepath.Join(browser, "opened")); len(strings.Fields(string(opened))) != 1 {
+			t.Errorf("the browser opened after Decline: %q", opened)
+		}
+	})
+}
