@@ -69,12 +69,20 @@
 //     the authorization server's code_challenge_methods_supported; MCP
 //     authorization requires refusing a server that does not list it, and
 //     Authorize does.
+//   - A lost registration: a refresh refused for the client
+//     (invalid_client) means the authorization server forgot elicitray's
+//     registration; Authorize registers again (RegisterClient replaces the
+//     handler's client) before asking the user.
+//   - Concurrency: each request that gets 401 would start its own flow;
+//     Authorize admits one at a time, and a call that waited returns at
+//     once when the one before it stored a new token.
 //   - Session end: the transport's DELETE that ends a session carries no
 //     Authorization header, so a protected server refuses it (401) and the
 //     session lingers. RoundTripper adds the stored bearer token to
 //     requests to the server that lack one.
 //
-// Not done here: scopes (mcp-go reads no scope from WWW-Authenticate, and
+// Not done here: two wrappers of the same server signing in at the same
+// moment (the second cannot listen on the port and says so), scopes (mcp-go reads no scope from WWW-Authenticate, and
 // 403 insufficient_scope step-up is not handled), client ID metadata
 // documents (2025-11-25), pre-registered clients for authorization servers
 // without dynamic registration, and the OS keyring.

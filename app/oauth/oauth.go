@@ -19,6 +19,11 @@ import (
 // answered): nothing was opened and no token was asked for.
 var ErrDeclined = errors.New("sign-in was not agreed to")
 
+// errClientUnknown marks a refresh the authorization server refused for the
+// client (invalid_client, unauthorized_client): it no longer knows
+// elicitray's registration.
+var errClientUnknown = errors.New("the authorization server no longer knows elicitray's registration")
+
 // ErrRefreshRefused marks the authorization server's refusal of a stored
 // refresh token (OAuth error invalid_grant: revoked, expired or used up).
 // The token is forgotten and the user is asked to sign in again.
@@ -65,6 +70,9 @@ type Server struct {
 	// redirect is the loopback redirect URI: the registered one, else one
 	// on a port free when New ran, registered at the first Authorize.
 	redirect string
+	// flow admits one Authorize at a time: requests that got 401 together
+	// share one sign-in (one consent window, one listener on the port).
+	flow chan struct{}
 }
 
 // New returns the OAuth client of the server opts names. It reads the
@@ -82,7 +90,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Wait == 0 {
 		opts.Wait = 10 * time.Minute
 	}
-	s := &Server{opts: opts, store: &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now}}
+	s := &Server{opts: opts, store: &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now}, flow: make(chan struct{}, 1)}
 	rec, err := Load(opts.Dir, opts.Name)
 	if err != nil {
 		return nil, err
@@ -145,17 +153,44 @@ func (s *Server) Config() *transport.OAuthConfig {
 // to the full authorization URL, the browser, the loopback redirect and
 // the code exchange. When it returns nil a token is stored and the request
 // can be retried.
+//
+// Calls made while one runs wait for it, and return nil at once when it
+// stored a new token.
 func (s *Server) Authorize(ctx context.Context, h *transport.OAuthHandler) error {
+	before := s.accessToken()
+	select {
+	case s.flow <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.flow }()
+	if now := s.accessToken(); now != "" && now != before {
+		return nil // signed in or refreshed while this call waited
+	}
 	err := s.refresh(ctx, h)
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, ErrRefreshRefused) {
+	reregister := false
+	switch {
+	case errors.Is(err, ErrRefreshRefused):
 		s.opts.Logf("%s: %v; asking you to sign in again", s.opts.Name, err)
-	} else if !errors.Is(err, transport.ErrNoToken) {
+	case errors.Is(err, errClientUnknown):
+		s.opts.Logf("%s: %v; registering again and asking you to sign in", s.opts.Name, err)
+		reregister = true
+	case !errors.Is(err, transport.ErrNoToken):
 		return err
 	}
-	return s.signIn(ctx, h)
+	return s.signIn(ctx, h, reregister)
+}
+
+// accessToken is the stored access token, "" when there is none.
+func (s *Server) accessToken() string {
+	rec, err := Load(s.opts.Dir, s.opts.Name)
+	if err != nil || rec == nil || rec.URL != s.opts.URL || rec.Token == nil {
+		return ""
+	}
+	return rec.Token.AccessToken
 }
 
 // refresh trades the stored refresh token for a new token. With no refresh
@@ -180,11 +215,18 @@ func (s *Server) refresh(ctx context.Context, h *transport.OAuthHandler) error {
 		}
 		return fmt.Errorf("%w (%s)", ErrRefreshRefused, oe.Error())
 	}
+	if errors.As(err, &oe) && (oe.ErrorCode == "invalid_client" || oe.ErrorCode == "unauthorized_client") {
+		if cerr := s.store.clearToken(); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("%w (%s)", errClientUnknown, oe.Error())
+	}
 	return fmt.Errorf("refreshing the token of %s: %w", s.opts.Name, err)
 }
 
-// signIn runs the authorization code flow with PKCE (PROTOCOL.md §12).
-func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler) error {
+// signIn runs the authorization code flow with PKCE (PROTOCOL.md §12),
+// registering the client first when none is known or reregister is set.
+func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregister bool) error {
 	name := s.opts.Name
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil {
@@ -196,7 +238,7 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler) error {
 	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return fmt.Errorf("the authorization server of %s (%s) does not offer PKCE with S256, which MCP authorization requires; elicitray does not sign in there", name, md.Issuer)
 	}
-	if h.GetClientID() == "" {
+	if h.GetClientID() == "" || reregister {
 		if md.RegistrationEndpoint == "" {
 			return fmt.Errorf("the authorization server of %s (%s) offers no dynamic client registration, and elicitray has no client id for it", name, md.Issuer)
 		}

@@ -410,3 +410,55 @@ func TestTokenFileTrust(t *testing.T) {
 		})
 	}
 }
+
+// An authorization server that lost elicitray's registration refuses the
+// refresh for the client: elicitray registers again and asks the user.
+func TestForgottenRegistration(t *testing.T) {
+	w := newWorld(t)
+	w.signedIn(t)
+	old := w.record(t).Client.ClientID
+	w.as.ForgetClients()
+	w.setExpiry(t, time.Now().Add(-time.Hour))
+
+	got, err := w.run(t)
+	if err != nil || got != "signed in" {
+		t.Fatalf("run after the registration was lost: %q, %v\nlog:\n%s", got, err, w.log)
+	}
+	<-w.user.pages
+	if !strings.Contains(w.log.String(), "remote: the authorization server no longer knows elicitray's registration") {
+		t.Errorf("the log does not say why the user is asked again:\n%s", w.log)
+	}
+	if n := strings.Count(strings.Join(w.as.Seen(), " "), "register"); n != 2 || len(w.user.consents()) != 2 {
+		t.Errorf("want a second registration and sign-in; got %v, %d consents", w.as.Seen(), len(w.user.consents()))
+	}
+	if now := w.record(t).Client.ClientID; now == old || now == "" {
+		t.Errorf("the new registration was not stored (client id %q, was %q)", now, old)
+	}
+}
+
+// Requests that get 401 together share one sign-in: one consent, one
+// listener on the registered port.
+func TestConcurrentAuthorize(t *testing.T) {
+	w := newWorld(t)
+	srv, err := oauth.New(oauth.Options{Name: name, URL: w.rs.URL, Dir: w.dir, Consent: w.user.consent, Logf: w.log.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := transport.NewOAuthHandler(*srv.Config())
+	h.SetBaseURL(w.rs.URL)
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() { errs <- srv.Authorize(t.Context(), h) }()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Errorf("Authorize: %v", err)
+		}
+	}
+	if n := len(w.user.consents()); n != 1 {
+		t.Errorf("%d consents for requests that got 401 together, want one", n)
+	}
+	if got, err := w.run(t); err != nil || got != "signed in" || len(w.user.consents()) != 1 {
+		t.Errorf("the shared sign-in's token did not serve the next run: %q, %v", got, err)
+	}
+}

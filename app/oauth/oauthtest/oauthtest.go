@@ -136,6 +136,14 @@ func (as *AuthServer) TokenForms() []url.Values {
 	return append([]url.Values(nil), as.tokenForms...)
 }
 
+// ForgetClients forgets every registered client, as an authorization
+// server that lost its registrations (or expired them) does.
+func (as *AuthServer) ForgetClients() {
+	as.store.mu.Lock()
+	defer as.store.mu.Unlock()
+	clear(as.store.clients)
+}
+
 // Clients returns how many clients registered.
 func (as *AuthServer) Clients() int {
 	as.store.mu.Lock()
