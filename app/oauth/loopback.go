@@ -18,8 +18,12 @@ import (
 type callback struct {
 	srv  *http.Server
 	path string
-	got  chan *authResponse
-	once sync.Once
+	// state is the state parameter of the authorization request: a
+	// response without it is not the one waited for (another page in the
+	// browser, RFC 6749 §10.12) and is turned away without ending the wait.
+	state string
+	got   chan *authResponse
+	once  sync.Once
 }
 
 // authResponse is the authorization response (RFC 6749 §4.1.2): a code and
@@ -30,8 +34,9 @@ type authResponse struct {
 	done             func(ok bool, msg string)
 }
 
-// listenLoopback listens at redirect's host and port, 127.0.0.1 only.
-func listenLoopback(redirect string) (*callback, error) {
+// listenLoopback listens at redirect's host and port, 127.0.0.1 only, for
+// the response to the authorization request with state.
+func listenLoopback(redirect, state string) (*callback, error) {
 	u, err := url.Parse(redirect)
 	if err != nil {
 		return nil, fmt.Errorf("the redirect URI %q: %w", redirect, err)
@@ -40,7 +45,7 @@ func listenLoopback(redirect string) (*callback, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening for the sign-in redirect at %s: %w", u.Host, err)
 	}
-	cb := &callback{path: u.Path, got: make(chan *authResponse)}
+	cb := &callback{path: u.Path, state: state, got: make(chan *authResponse)}
 	cb.srv = &http.Server{Handler: http.HandlerFunc(cb.serve), ReadHeaderTimeout: 10 * time.Second}
 	go cb.srv.Serve(l)
 	return cb, nil
@@ -55,6 +60,10 @@ func (cb *callback) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	if q.Get("state") != cb.state {
+		http.Error(w, "This is not the sign-in elicitray is waiting for.", http.StatusBadRequest)
+		return
+	}
 	resp := &authResponse{code: q.Get("code"), state: q.Get("state")}
 	if e := q.Get("error"); e != "" {
 		resp.err = e

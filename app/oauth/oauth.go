@@ -258,14 +258,6 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregist
 		}
 	}
 
-	// The listener is up before the browser is sent (RFC 8252 §7.3), on
-	// the registered port.
-	cb, err := listenLoopback(s.redirect)
-	if err != nil {
-		return fmt.Errorf("%s: %w; if another program keeps it, `elicitray auth logout %s` registers anew on another port", name, err, name)
-	}
-	defer cb.close()
-
 	verifier, err := transport.GenerateCodeVerifier()
 	if err != nil {
 		return err
@@ -274,6 +266,13 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregist
 	if err != nil {
 		return err
 	}
+	// The listener is up before the browser is sent (RFC 8252 §7.3), on
+	// the registered port.
+	cb, err := listenLoopback(s.redirect, state)
+	if err != nil {
+		return fmt.Errorf("%s: %w; if another program keeps it, `elicitray auth logout %s` registers anew on another port", name, err, name)
+	}
+	defer cb.close()
 	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
 	if err != nil {
 		return fmt.Errorf("building the authorization URL of %s: %w", name, err)
@@ -300,12 +299,9 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregist
 		resp.done(false, "elicitray could not finish the sign-in: "+err.Error())
 		return fmt.Errorf("finishing the sign-in to %s: %w", name, err)
 	}
-	if err := s.noteIssuer(md.Issuer); err != nil {
-		return err
-	}
 	resp.done(true, "")
 	s.opts.Logf("%s: signed in", name)
-	return nil
+	return s.noteIssuer(md.Issuer)
 }
 
 // noteIssuer records the authorization server beside the new token, for

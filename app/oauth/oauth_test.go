@@ -31,6 +31,7 @@ type user struct {
 	asked  []string
 	pages  chan string
 	refuse error
+	rogue  chan string
 }
 
 func newUser() *user { return &user{pages: make(chan string, 4)} }
@@ -42,6 +43,12 @@ func (u *user) consent(ctx context.Context, authURL string) error {
 	u.mu.Unlock()
 	if refuse != nil {
 		return refuse
+	}
+	if u.rogue != nil {
+		// Another page in the browser hits the loopback redirect first.
+		au, _ := url.Parse(authURL)
+		code, _, err := oauthtest.Browser(ctx, au.Query().Get("redirect_uri")+"?code=evil&state=guessed")
+		u.rogue <- fmt.Sprint(code, err)
 	}
 	// The browser is opened and lives on its own, as xdg-open's does.
 	go func() {
@@ -460,5 +467,19 @@ func TestConcurrentAuthorize(t *testing.T) {
 	}
 	if got, err := w.run(t); err != nil || got != "signed in" || len(w.user.consents()) != 1 {
 		t.Errorf("the shared sign-in's token did not serve the next run: %q, %v", got, err)
+	}
+}
+
+// A request to the loopback redirect that does not carry the state of the
+// authorization request is turned away, and the sign-in goes on.
+func TestLoopbackTurnsAwayOtherPages(t *testing.T) {
+	w := newWorld(t)
+	w.user.rogue = make(chan string, 1)
+	w.signedIn(t)
+	if got := <-w.user.rogue; got != "400 <nil>" {
+		t.Errorf("a response with another state was answered %s, want 400", got)
+	}
+	if seen := w.as.Seen(); seen[len(seen)-1] != "token:authorization_code" {
+		t.Errorf("the sign-in did not finish after the other page: %v", seen)
 	}
 }
