@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +21,7 @@ import (
 // secret or client id is ever printed.
 
 // newAuthCmd returns the auth command and its list and logout.
-func newAuthCmd(stdout, stderr io.Writer) *cobra.Command {
+func newAuthCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	auth := &cobra.Command{
 		Use:   "auth",
 		Short: "Show or forget the sign-ins of remote servers (wrap --url)",
@@ -38,7 +39,7 @@ func newAuthCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 		&cobra.Command{
 			Use:   "logout NAME",
-			Short: "Forget a remote server's tokens and client registration; its next request signs in again",
+			Short: "Revoke a remote server's tokens at its authorization server and forget them and the client registration; its next request signs in again",
 			Args: func(cmd *cobra.Command, args []string) error {
 				if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 					return usageError{errors.New("logout needs one server name (the name given to wrap --name; `elicitray auth list` shows them)")}
@@ -46,7 +47,7 @@ func newAuthCmd(stdout, stderr io.Writer) *cobra.Command {
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(authLogout(DefaultPaths(), args[0], stdout))
+				return runErr(authLogout(ctx, DefaultPaths(), args[0], stdout, stderr))
 			},
 		},
 	)
@@ -101,10 +102,26 @@ func tokenState(r oauth.Record, now time.Time) string {
 	return state + ", then signs in again"
 }
 
-// authLogout removes the token file of server name.
-func authLogout(p Paths, name string, stdout io.Writer) error {
+// authLogout revokes the tokens of server name at its authorization server
+// (RFC 7009), when it has a revocation endpoint, and removes its token
+// file. The file goes even when revocation fails: that is said on stderr.
+func authLogout(ctx context.Context, p Paths, name string, stdout, stderr io.Writer) error {
 	if err := checkPrivateDirIfThere(p.Auth); err != nil {
 		return err
+	}
+	rec, lerr := oauth.Load(p.Auth, name)
+	revoked := false
+	if lerr != nil {
+		fmt.Fprintf(stderr, "elicitray: %v; removing it without revoking anything\n", lerr)
+	} else if rec != nil && rec.Token != nil {
+		rctx, cancel := context.WithTimeout(ctx, revokeWait)
+		err := oauth.Revoke(rctx, nil, rec)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(stderr, "elicitray: %v; the tokens stay valid there until they expire\n", err)
+		} else {
+			revoked = true
+		}
 	}
 	found, err := oauth.Remove(p.Auth, name)
 	if err != nil {
@@ -113,9 +130,16 @@ func authLogout(p Paths, name string, stdout io.Writer) error {
 	if !found {
 		return fmt.Errorf("no sign-in is stored for %s (`elicitray auth list` shows the servers signed in to)", name)
 	}
-	fmt.Fprintf(stdout, "forgot the sign-in of %s: its tokens and client registration; its next request asks you to sign in again\n", name)
+	says := "forgot the sign-in of " + name + ": its tokens and client registration"
+	if revoked {
+		says += ", revoked at its authorization server"
+	}
+	fmt.Fprintln(stdout, says+"; its next request asks you to sign in again")
 	return nil
 }
+
+// revokeWait bounds the revocation request of logout.
+const revokeWait = 10 * time.Second
 
 // checkPrivateDirIfThere verifies the token directory when it exists: a
 // missing one holds no sign-ins.

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/elicitray/elicitray/app/oauth"
+	"github.com/elicitray/elicitray/app/oauth/oauthtest"
 )
 
 func TestAuthListLogout(t *testing.T) {
@@ -85,5 +86,47 @@ func TestAuthRefusesPlantedDirectory(t *testing.T) {
 	if _, err := newRemoteOAuth(DefaultPaths(), "remote", "https://example.com/mcp", nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a wrapper took the planted token directory: %v", err)
+	}
+}
+
+// logout revokes the tokens at the authorization server before it forgets
+// them: the refresh token is no longer good there.
+func TestAuthLogoutRevokes(t *testing.T) {
+	testHome(t)
+	p := DefaultPaths()
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
+	rs := oauthtest.NewResourceServer(t, as)
+	pages := make(chan string, 1)
+	if err := makePrivateDir("the token directory", p.Auth); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := oauth.New(oauth.Options{Name: "remote", URL: rs.URL, Dir: p.Auth, Consent: oauthtest.Agree(pages)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := transport.NewOAuthHandler(*srv.Config())
+	h.SetBaseURL(rs.URL)
+	if err := srv.Authorize(t.Context(), h); err != nil {
+		t.Fatalf("signing in: %v", err)
+	}
+	<-pages
+	rec, _ := oauth.Load(p.Auth, "remote")
+	if rec == nil || rec.Token == nil || rec.RevocationEndpoint != as.URL+"/revoke" {
+		t.Fatalf("the sign-in stored %+v", rec)
+	}
+	if !as.Valid(t.Context(), rec.Token.AccessToken) {
+		t.Fatal("the access token is not valid before logout")
+	}
+	if out := cli(t, "auth", "logout", "remote"); !strings.Contains(out, "forgot the sign-in of remote: its tokens and client registration, revoked at its authorization server") {
+		t.Errorf("logout said %q", out)
+	}
+	if seen := as.Seen(); seen[len(seen)-1] != "revoke" {
+		t.Errorf("the authorization server saw %v, want a revocation last", seen)
+	}
+	if as.Valid(t.Context(), rec.Token.AccessToken) {
+		t.Errorf("the access token is still valid after logout")
+	}
+	if _, err := h.RefreshToken(t.Context(), rec.Token.RefreshToken); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Errorf("the refresh token after logout: %v, want invalid_grant", err)
 	}
 }

@@ -128,7 +128,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 		newHistoryCmd(ctx, stdout),
 		newDoctorCmd(ctx, stdout),
 		newHostsCmd(stdout),
-		newAuthCmd(stdout, stderr),
+		newAuthCmd(ctx, stdout, stderr),
 		&cobra.Command{
 			Use:   "demo-server",
 			Short: "Run the built-in demo MCP server (stdio) whose tools elicit every kind of field",

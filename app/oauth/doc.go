@@ -33,6 +33,10 @@
 // the same server share a refresh (refresh tokens rotate). Tokens stored
 // for another URL are not sent.
 //
+// Revoke (for `elicitray auth logout`) revokes a record's refresh token at
+// the revocation endpoint (RFC 7009) noted at sign-in; mcp-go has no
+// revocation.
+//
 // # The loopback port
 //
 // The redirect URI is fixed when the client registers, and kept with the

@@ -301,17 +301,17 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregist
 	}
 	resp.done(true, "")
 	s.opts.Logf("%s: signed in", name)
-	return s.noteIssuer(md.Issuer)
+	return s.noteServer(md)
 }
 
-// noteIssuer records the authorization server beside the new token, for
-// `elicitray auth list`.
-func (s *Server) noteIssuer(issuer string) error {
+// noteServer records the authorization server's issuer (for `elicitray
+// auth list`) and revocation endpoint (for logout) beside the new token.
+func (s *Server) noteServer(md *transport.AuthServerMetadata) error {
 	rec, err := Load(s.opts.Dir, s.opts.Name)
-	if err != nil || rec == nil || rec.AuthServer == issuer {
+	if err != nil || rec == nil || (rec.AuthServer == md.Issuer && rec.RevocationEndpoint == md.RevocationEndpoint) {
 		return err
 	}
-	rec.AuthServer = issuer
+	rec.AuthServer, rec.RevocationEndpoint = md.Issuer, md.RevocationEndpoint
 	return Save(s.opts.Dir, rec)
 }
 

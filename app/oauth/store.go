@@ -38,6 +38,9 @@ type Record struct {
 	URL string `json:"url"`
 	// AuthServer is the authorization server's issuer.
 	AuthServer string `json:"authServer,omitempty"`
+	// RevocationEndpoint is the authorization server's RFC 7009 endpoint,
+	// where logout revokes the tokens; "" when it has none.
+	RevocationEndpoint string `json:"revocationEndpoint,omitempty"`
 	// Client is the dynamic client registration's result (RFC 7591);
 	// zero before registration.
 	Client Registration `json:"client,omitzero"`

@@ -405,6 +405,22 @@ func Browser(ctx context.Context, authURL string) (int, string, error) {
 	return resp.StatusCode, b.String(), nil
 }
 
+// Agree is a consent that agrees at once and opens the browser (Browser,
+// on a goroutine of its own as a real browser runs apart); the last page
+// it showed goes to pages, which should have room.
+func Agree(pages chan<- string) func(ctx context.Context, authURL string) error {
+	return func(ctx context.Context, authURL string) error {
+		go func() {
+			code, page, err := Browser(context.WithoutCancel(ctx), authURL)
+			if err != nil {
+				page = err.Error()
+			}
+			pages <- fmt.Sprintf("%d %s", code, page)
+		}()
+		return nil
+	}
+}
+
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
