@@ -50,6 +50,13 @@
 //
 // # Where mcp-go v1.2.1 falls short, and what this package does about it
 //
+//   - Discovery without a 401: with no token stored, the transport sends
+//     no request, so the server's WWW-Authenticate (which names its
+//     protected resource metadata, RFC 9728 §5.1) is never read, and the
+//     handler looks only at the well-known URL with the endpoint's path,
+//     then guesses endpoints on the server's own origin. Authorize first
+//     sends one request without a token and hands its 401 to
+//     HandleUnauthorizedResponse (probe).
 //   - Refresh before expiry: the handler refreshes only a token whose
 //     ExpiresAt has passed. The token store reports each token's expiry a
 //     minute early (half the lifetime for short-lived tokens), so the

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -167,6 +169,7 @@ func (s *Server) Authorize(ctx context.Context, h *transport.OAuthHandler) error
 	if now := s.accessToken(); now != "" && now != before {
 		return nil // signed in or refreshed while this call waited
 	}
+	s.probe(ctx, h)
 	err := s.refresh(ctx, h)
 	if err == nil {
 		return nil
@@ -182,6 +185,36 @@ func (s *Server) Authorize(ctx context.Context, h *transport.OAuthHandler) error
 		return err
 	}
 	return s.signIn(ctx, h, reregister)
+}
+
+// probe sends the server one request without a token, to read the
+// protected resource metadata URL its 401 names (RFC 9728 §5.1): with no
+// token stored, mcp-go sends nothing, and then looks for the metadata only
+// at the well-known URL with the endpoint's path. The handler keeps the URL
+// only when it has the server's origin (HandleUnauthorizedResponse). A
+// server that answers anything but 401 tells nothing, and discovery goes
+// on as before.
+func (s *Server) probe(ctx context.Context, h *transport.OAuthHandler) {
+	client := s.opts.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	ping := `{"jsonrpc":"2.0","id":"elicitray-authorization-probe","method":"ping"}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.opts.URL, strings.NewReader(ping))
+	if err != nil {
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := client.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode == http.StatusUnauthorized {
+		h.HandleUnauthorizedResponse(resp)
+	}
 }
 
 // accessToken is the stored access token, "" when there is none.

@@ -239,11 +239,11 @@ func TestFirstSignInThenReuse(t *testing.T) {
 	if n := len(w.rs.Tokens()); n != 1 {
 		t.Errorf("the MCP server saw %d access tokens, want the one", n)
 	}
-	// No request went without a token: with none stored mcp-go asks for
-	// authorization before sending, and the DELETEs that ended both
-	// sessions carried it (RoundTripper).
-	if got := w.rs.Anonymous(); len(got) != 0 {
-		t.Errorf("requests without a bearer token: %v", got)
+	// One request went without a token, the probe for the server's
+	// WWW-Authenticate (with none stored mcp-go sends nothing); the DELETEs
+	// that ended both sessions carried it (RoundTripper).
+	if diff := cmp.Diff([]string{"POST"}, w.rs.Anonymous()); diff != "" {
+		t.Errorf("requests without a bearer token mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -481,5 +481,17 @@ func TestLoopbackTurnsAwayOtherPages(t *testing.T) {
 	}
 	if seen := w.as.Seen(); seen[len(seen)-1] != "token:authorization_code" {
 		t.Errorf("the sign-in did not finish after the other page: %v", seen)
+	}
+}
+
+// A server whose protected resource metadata is found only through its
+// 401 (not at a well-known URL): elicitray reads the WWW-Authenticate of a
+// request without a token before discovery.
+func TestMetadataNamedOnlyIn401(t *testing.T) {
+	w := newWorld(t)
+	w.rs = oauthtest.NewResourceServer(t, w.as, "/meta/prm")
+	w.signedIn(t)
+	if q := w.as.Authorizations()[0]; q.Get("resource") != w.rs.URL {
+		t.Errorf("the authorization request's resource %q, want %q", q.Get("resource"), w.rs.URL)
 	}
 }

@@ -294,6 +294,9 @@ type ResourceServer struct {
 	URL string
 	srv *httptest.Server
 	as  *AuthServer
+	// metadataPath is where its protected resource metadata is, named in
+	// its WWW-Authenticate.
+	metadataPath string
 
 	mu        sync.Mutex
 	refused   int
@@ -303,10 +306,14 @@ type ResourceServer struct {
 
 // NewResourceServer starts a protected MCP server whose tokens as issues.
 // Its one tool, whoami, answers "signed in".
+//
+// Its protected resource metadata is at both well-known URLs (RFC 9728
+// §3.1, with and without the endpoint's path), or, with metadataPath set,
+// only there: then only its 401's WWW-Authenticate tells where.
 func NewResourceServer(t interface {
 	Cleanup(func())
-}, as *AuthServer) *ResourceServer {
-	rs := &ResourceServer{as: as}
+}, as *AuthServer, metadataPath ...string) *ResourceServer {
+	rs := &ResourceServer{as: as, metadataPath: "/.well-known/oauth-protected-resource/mcp"}
 	mcpSrv := server.NewMCPServer("protected", "1.0.0")
 	mcpSrv.AddTool(mcp.NewTool("whoami", mcp.WithDescription("Says who is signed in")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -314,8 +321,13 @@ func NewResourceServer(t interface {
 		})
 	streamable := server.NewStreamableHTTPServer(mcpSrv, server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource", rs.metadata)
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", rs.metadata)
+	if len(metadataPath) > 0 {
+		rs.metadataPath = metadataPath[0]
+		mux.HandleFunc("GET "+rs.metadataPath, rs.metadata)
+	} else {
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource", rs.metadata)
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", rs.metadata)
+	}
 	mux.Handle("/mcp", rs.guard(streamable))
 	rs.srv = httptest.NewServer(mux)
 	rs.URL = rs.srv.URL + "/mcp"
@@ -345,7 +357,7 @@ func (rs *ResourceServer) guard(next http.Handler) http.Handler {
 				rs.anonymous = append(rs.anonymous, r.Method)
 			}
 			rs.mu.Unlock()
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+rs.srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+rs.srv.URL+rs.metadataPath+`"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_token"})
 			return
 		}
