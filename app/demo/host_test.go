@@ -3,12 +3,15 @@ package demo
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,10 +24,21 @@ import (
 // fakeWrapper.
 const testServerEnv = "ELICITRAY_DEMO_TEST_SERVER"
 
+// testAuditEnv is the audit log the test binary's Server keeps.
+const testAuditEnv = "ELICITRAY_DEMO_TEST_AUDIT"
+
+// testScriptEnv holds the answers fakeWrapper gives to request_change's
+// rounds, in order, by protocol version: JSON {"VERSION": [Result…]}.
+const testScriptEnv = "ELICITRAY_DEMO_TEST_SCRIPT"
+
+// testSeenEnv names a file fakeWrapper appends each elicitation it was
+// asked to, as one JSON line (a seenRequest).
+const testSeenEnv = "ELICITRAY_DEMO_TEST_SEEN"
+
 func TestMain(m *testing.M) {
 	switch os.Getenv(testServerEnv) {
 	case "1":
-		if err := Server(context.Background(), os.Stdin, os.Stdout); err != nil {
+		if err := Server(context.Background(), os.Stdin, os.Stdout, &Options{AuditLog: os.Getenv(testAuditEnv)}); err != nil {
 			fmt.Fprintln(os.Stderr, "demo server:", err)
 			os.Exit(1)
 		}
@@ -48,24 +62,68 @@ var fakeAnswers = map[string]*bridge.Result{
 	"Tag release 1.4.2":                                       {Action: "cancel"},
 }
 
+// seenRequest is what fakeWrapper notes of each elicitation it answers.
+type seenRequest struct {
+	Tool            string `json:"tool"`
+	Message         string `json:"message"`
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
 // fakeWrapper is `elicitray wrap -- elicitray demo-server` without the hub:
 // the real relay (package bridge) in front of this test binary as the demo
-// server, with fakeAnswers in place of the person at the desktop.
+// server, with fakeAnswers and the script in testScriptEnv in place of the
+// person at the desktop.
 func fakeWrapper(host io.Reader, toHost io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
+	var script map[string][]*bridge.Result
+	if s := os.Getenv(testScriptEnv); s != "" {
+		if err := json.Unmarshal([]byte(s), &script); err != nil {
+			return fmt.Errorf("reading %s: %w", testScriptEnv, err)
+		}
+	}
+	var mu sync.Mutex
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), testServerEnv+"=1")
 	relay := bridge.NewRelay(cmd, &bridge.Options{Server: "demo", Log: os.Stderr,
 		Approver: bridge.ApproverFunc(func(_ context.Context, req *bridge.Request) (*bridge.Result, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err := noteSeen(req); err != nil {
+				return nil, err
+			}
 			if res, ok := fakeAnswers[req.Message]; ok {
+				return res, nil
+			}
+			if req.Tool == changeToolName && len(script[req.ProtocolVersion]) > 0 {
+				res := script[req.ProtocolVersion][0]
+				script[req.ProtocolVersion] = script[req.ProtocolVersion][1:]
 				return res, nil
 			}
 			return &bridge.Result{Action: "cancel"}, nil
 		})})
 	_, err = relay.Run(context.Background(), host, toHost)
+	return err
+}
+
+// noteSeen appends req to the file testSeenEnv names, if any.
+func noteSeen(req *bridge.Request) error {
+	path := os.Getenv(testSeenEnv)
+	if path == "" {
+		return nil
+	}
+	line, err := json.Marshal(seenRequest{req.Tool, req.Message, req.ProtocolVersion})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(append(line, '\n'))
 	return err
 }
 
@@ -83,10 +141,17 @@ func testServerCommand(t *testing.T, mode string) []string {
 
 func TestHostThroughAWrapperPrintsEachAnswer(t *testing.T) {
 	var out bytes.Buffer
-	if err := Host(t.Context(), testServerCommand(t, "wrapped"), &out); err != nil {
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	t.Setenv(testAuditEnv, audit)
+	if err := Host(t.Context(), testServerCommand(t, "wrapped"), &out, nil); err != nil {
 		t.Fatalf("Host: %v", err)
 	}
+	entries := readAudit(t, audit)
+	if len(entries) != 1 {
+		t.Fatalf("the audit log holds %d lines, want 1", len(entries))
+	}
 	want := strings.Join([]string{
+		"Protocol 2026-07-28: " + eraNotes["2026-07-28"] + ".",
 		"→ choose_tags",
 		"cancel",
 		"→ confirm_deploy",
@@ -95,6 +160,9 @@ func TestHostThroughAWrapperPrintsEachAnswer(t *testing.T) {
 		"decline",
 		"→ profile_form",
 		`accept: {"budget":3.14,"channels":["Email"],"copies":42,"format":"pdf","fullName":"Ada","greeting":"Hello from the team.","regions":["r-1"],"team":"Platform","tier":"tier-1"}`,
+		"→ request_change",
+		// No script: the wrapper's stand-in cancels round 1.
+		"aborted at round 1 (approval): the approval was dismissed without an answer, so nothing was changed. Audit log: " + audit + " (call " + entries[0].Call + ").",
 		"",
 	}, "\n")
 	if diff := cmp.Diff(want, out.String()); diff != "" {
@@ -108,11 +176,12 @@ func TestHostThroughAWrapperPrintsEachAnswer(t *testing.T) {
 func TestHostWithoutWrapperSaysWhy(t *testing.T) {
 	var out bytes.Buffer
 	// At 2026-07-28 the server answers -32021 (PROTOCOL.md §3).
-	if err := Host(t.Context(), testServerCommand(t, "1"), &out); err == nil {
+	if err := Host(t.Context(), testServerCommand(t, "1"), &out, nil); err == nil {
 		t.Error("Host returned no error")
 	}
 	var want strings.Builder
-	for _, name := range []string{"choose_tags", "confirm_deploy", "pick_environment", "profile_form"} {
+	want.WriteString("Protocol 2026-07-28: " + eraNotes["2026-07-28"] + ".\n")
+	for _, name := range []string{"choose_tags", "confirm_deploy", "pick_environment", "profile_form", "request_change"} {
 		fmt.Fprintf(&want, "→ %s\nerror: %s\n", name, needsWrapper)
 	}
 	if diff := cmp.Diff(want.String(), out.String()); diff != "" {
@@ -133,7 +202,7 @@ func TestHostReportsABadCommand(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Host(t.Context(), tt.command, &out)
+			err := Host(t.Context(), tt.command, &out, nil)
 			if !tt.check(err) {
 				t.Errorf("Host returned %v", err)
 			}
