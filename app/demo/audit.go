@@ -102,6 +102,10 @@ func (a *auditLog) append(e auditEntry) error {
 	if errors.Is(err, syscall.ELOOP) {
 		return fmt.Errorf("opening the audit log %s: it is a symbolic link, which elicitray does not write through; remove it or choose another file with --audit", a.path)
 	}
+	if errors.Is(err, syscall.ENXIO) {
+		// O_NONBLOCK's answer for a FIFO no one reads.
+		return fmt.Errorf("opening the audit log %s: it is not a regular file; choose another file with --audit", a.path)
+	}
 	if err != nil {
 		return fmt.Errorf("opening the audit log: %w", err)
 	}

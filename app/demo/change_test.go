@@ -3,9 +3,9 @@ package demo
 import (
 	"bufio"
 	"context"
-	"io"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"

@@ -212,3 +212,172 @@ func TestHostReportsABadCommand(t *testing.T) {
 		})
 	}
 }
+
+// setScript makes fakeWrapper answer request_change's rounds with answers,
+// by protocol version, and returns the file where it notes what it was
+// asked.
+func setScript(t *testing.T, answers map[string][]*bridge.Result) (seen string) {
+	t.Helper()
+	b, err := json.Marshal(answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(testScriptEnv, string(b))
+	seen = filepath.Join(t.TempDir(), "seen.jsonl")
+	t.Setenv(testSeenEnv, seen)
+	return seen
+}
+
+// readSeen returns what fakeWrapper was asked, as "tool@version: headline".
+func readSeen(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading what the wrapper was asked: %v", err)
+	}
+	var out []string
+	for line := range bytes.Lines(b) {
+		var r seenRequest
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(r.Message, "\n")
+		out = append(out, fmt.Sprintf("%s@%s: %s", r.Tool, r.ProtocolVersion, first))
+	}
+	return out
+}
+
+var (
+	bridgeApprove = &bridge.Result{Action: "accept"}
+	bridgeProd    = &bridge.Result{Action: "accept", Content: map[string]any{"service": "checkout", "reason": "pool exhaustion at peak", "environment": "prod"}}
+	bridgeYes     = &bridge.Result{Action: "accept", Content: map[string]any{"confirm": true}}
+	bridgeNo      = &bridge.Result{Action: "accept", Content: map[string]any{"confirm": false}}
+	bridgeStaging = &bridge.Result{Action: "accept", Content: map[string]any{"service": "search", "reason": "new index", "environment": "staging"}}
+)
+
+// TestHostRunsTheApprovalFlowThroughAWrapper has the demo host call
+// request_change through the real relay at each era: the wrapper answers
+// the three rounds itself (a legacy push each, or an input_required loop),
+// and the host sees one result naming the outcome and the audit log.
+func TestHostRunsTheApprovalFlowThroughAWrapper(t *testing.T) {
+	for _, version := range []string{LegacyProtocolVersion, HostProtocolVersion} {
+		t.Run(version, func(t *testing.T) {
+			seen := setScript(t, map[string][]*bridge.Result{version: {bridgeApprove, bridgeProd, bridgeYes}})
+			audit := filepath.Join(t.TempDir(), "audit.jsonl")
+			t.Setenv(testAuditEnv, audit)
+			var out bytes.Buffer
+			if err := Host(t.Context(), testServerCommand(t, "wrapped"), &out, &HostOptions{ProtocolVersion: version, Tools: []string{changeToolName}}); err != nil {
+				t.Fatalf("Host: %v", err)
+			}
+			entries := readAudit(t, audit)
+			if len(entries) != 1 {
+				t.Fatalf("the audit log holds %d lines, want 1", len(entries))
+			}
+			checkOutcome(t, audit, version,
+				auditEntry{Outcome: outcomeExecuted, Round: 3, Step: "production confirmation", Answer: "accept",
+					Change: &changeRequest{Service: "checkout", Reason: "pool exhaustion at peak", Environment: "prod", RollbackOnFailure: true}},
+				"executed at round 3 (production confirmation): checkout changed in prod, roll back on failure: yes (a demo: nothing really ran). Audit log: AUDIT (call CALL).",
+				lastLine(out.String()))
+			if !strings.HasPrefix(out.String(), "Protocol "+version+": "+eraNotes[version]+".\n→ request_change\n") {
+				t.Errorf("Host output %q does not start with the era and the tool", out.String())
+			}
+			want := []string{
+				"request_change@" + version + ": " + approvalHeadline,
+				"request_change@" + version + ": " + changeHeadline,
+				"request_change@" + version + ": " + productionHeadline,
+			}
+			if diff := cmp.Diff(want, readSeen(t, seen)); diff != "" {
+				t.Errorf("what the wrapper asked mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// lastLine is the last line of s, without its newline.
+func lastLine(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return s[strings.LastIndex(s, "\n")+1:]
+}
+
+// TestTourShowsBothEras is `elicitray demo` without the hub: every tool at
+// 2026-07-28, then the approval flow again at 2025-11-25, each run headed
+// by its era, and both outcomes in the audit log, in order.
+func TestTourShowsBothEras(t *testing.T) {
+	seen := setScript(t, map[string][]*bridge.Result{
+		HostProtocolVersion:   {bridgeApprove, bridgeStaging},
+		LegacyProtocolVersion: {bridgeApprove, bridgeProd, bridgeNo},
+	})
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	t.Setenv(testAuditEnv, audit)
+	var out bytes.Buffer
+	if err := Tour(t.Context(), testServerCommand(t, "wrapped"), &out, nil); err != nil {
+		t.Fatalf("Tour: %v", err)
+	}
+	entries := readAudit(t, audit)
+	if len(entries) != 2 {
+		t.Fatalf("the audit log holds %d lines, want 2", len(entries))
+	}
+	var logged []string
+	for _, e := range entries {
+		logged = append(logged, fmt.Sprintf("%s: %s at round %d", e.Protocol, e.Outcome, e.Round))
+	}
+	if diff := cmp.Diff([]string{"2026-07-28: executed at round 2", "2025-11-25: blocked at round 3"}, logged); diff != "" {
+		t.Errorf("audit log mismatch (-want +got):\n%s", diff)
+	}
+	want := strings.Join([]string{
+		"Protocol 2026-07-28: " + eraNotes["2026-07-28"] + ".",
+		"→ choose_tags",
+		"cancel",
+		"→ confirm_deploy",
+		`accept: {"confirm":true,"environment":"production"}`,
+		"→ pick_environment",
+		"decline",
+		"→ profile_form",
+		`accept: {"budget":3.14,"channels":["Email"],"copies":42,"format":"pdf","fullName":"Ada","greeting":"Hello from the team.","regions":["r-1"],"team":"Platform","tier":"tier-1"}`,
+		"→ request_change",
+		"executed at round 2 (change request): search changed in staging, roll back on failure: yes (a demo: nothing really ran). Audit log: " + audit + " (call " + entries[0].Call + ").",
+		"",
+		"Protocol 2025-11-25: " + eraNotes["2025-11-25"] + ".",
+		"→ request_change",
+		"blocked at round 3 (production confirmation): production was not confirmed, so nothing was changed. Audit log: " + audit + " (call " + entries[1].Call + ").",
+		"",
+	}, "\n")
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("Tour output mismatch (-want +got):\n%s", diff)
+	}
+	var changeRounds []string
+	for _, s := range readSeen(t, seen) {
+		if strings.HasPrefix(s, changeToolName+"@") {
+			changeRounds = append(changeRounds, s)
+		}
+	}
+	wantRounds := []string{
+		"request_change@2026-07-28: " + approvalHeadline,
+		"request_change@2026-07-28: " + changeHeadline,
+		"request_change@2025-11-25: " + approvalHeadline,
+		"request_change@2025-11-25: " + changeHeadline,
+		"request_change@2025-11-25: " + productionHeadline,
+	}
+	if diff := cmp.Diff(wantRounds, changeRounds); diff != "" {
+		t.Errorf("rounds the wrapper asked mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestHostOptionsNameWhatIsAllowed(t *testing.T) {
+	for _, tt := range []struct {
+		opts HostOptions
+		want string
+	}{
+		{HostOptions{ProtocolVersion: "2025-06-18"}, `the demo host speaks protocol 2026-07-28 or 2025-11-25, not "2025-06-18"`},
+		{HostOptions{Tools: []string{"request_change", "deploy"}}, `the demo has no tool "deploy"; its tools are choose_tags, confirm_deploy, pick_environment, profile_form, request_change`},
+	} {
+		var out bytes.Buffer
+		err := Host(t.Context(), []string{"/nonexistent/never-started"}, &out, &tt.opts)
+		if !errors.Is(err, ErrBadHostOptions) || err.Error() != tt.want {
+			t.Errorf("Host(%+v) returned %v, want %q", tt.opts, err, tt.want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("Host printed %q for bad options, want nothing", out.String())
+		}
+	}
+}
