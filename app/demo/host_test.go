@@ -136,6 +136,9 @@ func testServerCommand(t *testing.T, mode string) []string {
 		t.Fatal(err)
 	}
 	t.Setenv(testServerEnv, mode) // inherited by the child
+	// Under -race a binary sleeps 1 s as it exits: the wrapper and its
+	// server would outlast the host's 2 s grace before SIGTERM.
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
 	return []string{exe, "-test.run=^$"}
 }
 
