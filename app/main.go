@@ -87,7 +87,7 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 	var audit string
 	cmd := &cobra.Command{
 		Use:   "demo-server",
-		Short: "Run the built-in demo MCP server (stdio) whose tools elicit every kind of field",
+		Short: "Run the built-in demo MCP server (stdio): tools that elicit every kind of field, and a change-approval flow",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if audit == "" {
@@ -101,7 +101,7 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs}))
 		},
 	}
-	cmd.Flags().StringVar(&audit, "audit", "", "the JSON Lines file request_change records each outcome in (default: demo-audit.jsonl next to hub.log)")
+	cmd.Flags().StringVar(&audit, "audit", "", "request_change appends each outcome to `FILE`, one JSON line each (default: demo-audit.jsonl next to hub.log)")
 	return cmd
 }
 
@@ -141,8 +141,8 @@ func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			return runErr(demo.Host(ctx, command, stdout, one))
 		},
 	}
-	cmd.Flags().StringVar(&protocol, "protocol", "", "speak only this protocol version: "+demo.HostProtocolVersion+" or "+demo.LegacyProtocolVersion+" (default: both in turn)")
-	cmd.Flags().StringArrayVar(&tools, "tool", nil, "call only this demo tool (repeat for more; default: all)")
+	cmd.Flags().StringVar(&protocol, "protocol", "", "speak only this protocol `VERSION`: "+demo.HostProtocolVersion+" or "+demo.LegacyProtocolVersion+" (default: both in turn)")
+	cmd.Flags().StringArrayVar(&tools, "tool", nil, "call only this demo `TOOL`, in each era (repeatable; default: every tool, then request_change alone at "+demo.LegacyProtocolVersion+")")
 	return cmd
 }
 

@@ -134,7 +134,7 @@ type changeTool struct {
 	now   func() time.Time
 
 	mu    sync.Mutex
-	ended map[string]bool // calls that reached an outcome
+	ended map[string]bool // calls that reached an outcome; a few bytes each, for the life of one host session
 }
 
 func newChangeTool(auditPath string) *changeTool {
