@@ -75,8 +75,9 @@
 // regular file is refused, and one others could read is made 0600.
 //
 // Caveat: the server learns of an outcome only from an answer. A host that
-// abandons a call between rounds (its notifications/cancelled, or a host
-// that never retries an input_required result) leaves no line.
+// abandons a call between rounds (its notifications/cancelled, a host that
+// never retries an input_required result, or one that answers a legacy push
+// with a JSON-RPC error instead of an ElicitResult) leaves no line.
 //
 // Goroutines: none of its own. mcp-go runs a reader, workers for tool calls
 // and one per request; [Server] and [Host] return when their peer hangs up
