@@ -55,7 +55,7 @@ func (r *Relay) request(p *elicitParams) *Request {
 // relay keeps flowing. The server's notifications/cancelled for id ends the
 // wait with no reply at all; the host's for the tools/call it belongs to
 // ends it with cancel (PROTOCOL.md §7).
-func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawMessage, toServer *lineWriter) {
+func (r *Relay) startElicitation(ctx context.Context, line, id, params json.RawMessage, toServer Conn) {
 	id = append(json.RawMessage(nil), id...)
 	if _, ok := idKey(id); !ok {
 		// PROTOCOL.md §7: ids are strings or integers, never null. JSON-RPC
@@ -271,7 +271,7 @@ func (r *Relay) unshown(req *Request, declared bool, err error) bool {
 
 // reject answers an elicitation the relay cannot show with -32602
 // (PROTOCOL.md §4: a clear error, never a crash, never a silent decline).
-func (r *Relay) reject(toServer *lineWriter, id json.RawMessage, req *Request, err error) {
+func (r *Relay) reject(toServer Conn, id json.RawMessage, req *Request, err error) {
 	msg := "elicitray cannot show this elicitation: " + err.Error()
 	r.log.printf("%s: %s", req.Server, msg)
 	r.record(req, err)
@@ -289,8 +289,8 @@ func (r *Relay) record(req *Request, err error) {
 	}
 }
 
-func (r *Relay) reply(toServer *lineWriter, msg []byte) {
-	if err := toServer.write(withNewline(msg), true); err != nil {
+func (r *Relay) reply(toServer Conn, msg []byte) {
+	if err := toServer.Write(withNewline(msg), true); err != nil {
 		r.log.printf("writing to the server: %v", err)
 	}
 }

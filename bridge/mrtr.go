@@ -846,13 +846,13 @@ func (r *Relay) cancelCall(key string) []string {
 }
 
 func (r *Relay) writeHost(line []byte) {
-	if err := r.toHost.write(line, true); err != nil {
+	if err := r.toHost.Write(line, true); err != nil {
 		r.log.printf("writing to the host: %v", err)
 	}
 }
 
 func (r *Relay) writeServer(line []byte) {
-	if err := r.toServer.write(line, true); err != nil {
+	if err := r.toServer.Write(line, true); err != nil {
 		r.log.printf("writing to the server: %v", err)
 	}
 }

@@ -1,18 +1,13 @@
 package bridge
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"slices"
 	"sync"
-	"syscall"
-	"time"
 )
 
 // Options configure a Relay. A nil *Options means all defaults.
@@ -44,15 +39,11 @@ type Options struct {
 	// Log receives sentences for people (the host's log). Nil discards.
 	// The child's stderr goes to the command's own Stderr; see NewRelay.
 	Log io.Writer
-	// Grace is how long shutdown waits after closing the server's stdin
-	// before SIGTERM, and again before SIGKILL (PROTOCOL.md §7).
-	// Zero means 2 seconds.
-	Grace time.Duration
 }
 
-// A Relay runs one wrapped server between a host and the server command.
+// A Relay runs one wrapped server between a host and the server.
 type Relay struct {
-	cmd  *exec.Cmd
+	srv  Server
 	opts Options
 	log  *logger
 
@@ -99,8 +90,9 @@ type Relay struct {
 	noDesktopSaid sync.Once
 
 	// Set by Run before any message moves.
-	ctx              context.Context
-	toHost, toServer *lineWriter
+	ctx      context.Context
+	toHost   *lineConn
+	toServer Conn
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
@@ -130,12 +122,10 @@ var (
 	ErrRelayStopped = errors.New("the host or the server stopped")
 )
 
-// NewRelay returns a Relay for cmd, which must not have been started.
-// cmd.Stdin and cmd.Stdout are set by Run; cmd.Stderr is left as the caller
-// set it, and when nil the server's stderr goes to os.Stderr, untouched
-// (PROTOCOL.md §7: stderr is free-form logging).
-func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
-	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
+// NewRelay returns a Relay for srv, which Run starts: a child process
+// (Command) or a remote server.
+func NewRelay(srv Server, opts *Options) *Relay {
+	r := &Relay{srv: srv, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
 		urlIDs: map[string]string{}, urlWaits: map[string]context.CancelCauseFunc{},
 		loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, idPrefix: newIDPrefix()}
 	if opts != nil {
@@ -144,148 +134,88 @@ func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
 	if r.opts.Server == "" {
 		r.opts.Server = "server"
 	}
-	if r.opts.Grace <= 0 {
-		r.opts.Grace = 2 * time.Second
-	}
 	r.log = &logger{w: r.opts.Log}
 	return r
 }
 
-// ErrStart is returned by Run when the server command could not be started.
+// ErrStart is returned by Run when the server could not be started.
 var ErrStart = errors.New("server command could not be started")
 
-// Run starts the server and relays until it exits, then returns its exit
-// code. When hostIn reaches EOF or ctx is done, the server is shut down as
-// PROTOCOL.md §7 says: its stdin is closed, then after Options.Grace it gets
-// SIGTERM, and after another Grace SIGKILL (to its whole process group, so
-// that `npx` and the node process it starts both stop).
+// Run starts the server and relays until it is gone, then returns the code
+// the wrapper exits with (Server.Wait). When hostIn reaches EOF or ctx is
+// done, the server is told no more messages come (Conn.CloseWrite), and it
+// shuts down its own way: a child's stdin is closed, then after its grace
+// period it gets SIGTERM, and after another SIGKILL (PROTOCOL.md §7; see
+// Command). When the server cannot start, Run returns the error, wrapping
+// ErrStart, and the code its ExitCode method names (127 for a command that
+// cannot run), or 1.
 func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (int, error) {
-	serverIn, err := r.cmd.StdinPipe()
-	if err != nil {
-		return 1, fmt.Errorf("%w: %v", ErrStart, err)
-	}
-	// An os.Pipe instead of StdoutPipe lets Wait run while reads go on, and
-	// lets the relay stop reading when a grandchild keeps the pipe open.
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return 1, fmt.Errorf("%w: %v", ErrStart, err)
-	}
-	r.cmd.Stdout = outW
-	if r.cmd.Stderr == nil {
-		r.cmd.Stderr = os.Stderr
-	}
-	if r.cmd.SysProcAttr == nil {
-		r.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	r.cmd.SysProcAttr.Setpgid = true
-	if err := r.cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
-		return 127, fmt.Errorf("%w: %q: %w", ErrStart, r.cmd.Path, err)
-	}
-	outW.Close()
-
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(ErrRelayStopped)
-	toHost := newLineWriter(hostOut)
-	toServer := newLineWriter(serverIn)
-	r.ctx, r.toHost, r.toServer = ctx, toHost, toServer
-
-	exited := make(chan struct{})
-	go func() {
-		_ = r.cmd.Wait()
-		close(exited)
-	}()
+	server, err := r.srv.Start(ctx, func(format string, args ...any) {
+		r.log.printf("%s: "+format, append([]any{r.opts.Server}, args...)...)
+	})
+	if err != nil {
+		code := 1
+		var ec interface{ ExitCode() int }
+		if errors.As(err, &ec) {
+			code = ec.ExitCode()
+		}
+		return code, err
+	}
+	host := newLineConn(hostIn, hostOut)
+	host.r.onBOM = func() {
+		r.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
+	}
+	r.ctx, r.toHost, r.toServer = ctx, host, server
 
 	hostDone := make(chan struct{})
 	go func() {
 		defer close(hostDone)
-		r.pumpHost(hostIn, toServer)
+		r.pumpHost()
 	}()
-	shutdownDone := make(chan struct{})
+	gone := make(chan struct{})
 	go func() {
-		defer close(shutdownDone)
-		r.shutdownWhen(ctx, hostDone, serverIn, exited)
+		// The host went away, or the caller gave up: no more messages
+		// for the server, which then shuts down (PROTOCOL.md §7).
+		select {
+		case <-hostDone:
+		case <-ctx.Done():
+		case <-gone:
+			return
+		}
+		if err := server.CloseWrite(); err != nil {
+			r.log.printf("closing the server's input: %v", err)
+		}
 	}()
-
 	serverDone := make(chan struct{})
 	go func() {
 		defer close(serverDone)
-		r.pumpServer(ctx, outR, toHost, toServer)
+		r.pumpServer()
 	}()
 
-	<-exited
-	<-shutdownDone // it returns once the server has exited
-	// The server is gone; what it wrote is still in the pipe. A grandchild
-	// that inherited the pipe may hold it open, so stop after Grace.
-	select {
-	case <-serverDone:
-	case <-time.After(r.opts.Grace):
-		outR.Close()
-		<-serverDone
-	}
-	outR.Close()
+	code := r.srv.Wait()
+	close(gone)
+	<-serverDone
 	stop(ErrRelayStopped) // ends pending prompts: nobody is left to answer
-	toHost.flush()
-
-	code := r.cmd.ProcessState.ExitCode()
-	if code < 0 {
-		// Killed by a signal: report it as a shell would.
-		if ws, ok := r.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
-		}
-		return 1, nil
-	}
+	host.flush()
 	return code, nil
 }
 
-// shutdownWhen waits for the host to go away (or ctx to end), then stops
-// the server: close stdin, SIGTERM, SIGKILL (PROTOCOL.md §7).
-func (r *Relay) shutdownWhen(ctx context.Context, hostDone <-chan struct{}, serverIn io.Closer, exited <-chan struct{}) {
-	select {
-	case <-exited:
-		return
-	case <-hostDone:
-	case <-ctx.Done():
-	}
-	serverIn.Close()
-	pgid := -r.cmd.Process.Pid
-	for _, sig := range []struct {
-		s    syscall.Signal
-		name string
-	}{{syscall.SIGTERM, "SIGTERM"}, {syscall.SIGKILL, "SIGKILL"}} {
-		select {
-		case <-exited:
-			return
-		case <-time.After(r.opts.Grace):
-		}
-		r.log.printf("the server did not exit %v after its input closed; sending %s", r.opts.Grace, sig.name)
-		if err := syscall.Kill(pgid, sig.s); err != nil {
-			_ = r.cmd.Process.Signal(sig.s)
-		}
-	}
-}
-
 // pumpHost relays host → server until the host's stdin ends.
-func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
-	lr := newLineReader(in)
-	lr.onBOM = func() {
-		r.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
-	}
+func (r *Relay) pumpHost() {
 	for {
-		line, err := lr.next()
-		if len(line) > 0 {
-			out := r.fromHost(line)
-			if werr := toServer.write(out, lr.idle()); werr != nil {
-				r.log.printf("writing to the server: %v", werr)
-			}
-		}
+		line, err := r.toHost.Read()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				r.log.printf("reading from the host: %v", err)
 			}
-			toServer.flush()
 			return
+		}
+		if out := r.fromHost(line); out != nil {
+			if werr := r.toServer.Write(out, !r.toHost.Buffered()); werr != nil {
+				r.log.printf("writing to the server: %v", werr)
+			}
 		}
 	}
 }
@@ -298,7 +228,7 @@ func (r *Relay) fromHost(line []byte) []byte {
 		// The server must hear of it too, and before the cancel answers
 		// of the call's elicitations that this sets off (startElicitation):
 		// so it goes out here, ahead of them.
-		if werr := r.toServer.write(line, false); werr != nil {
+		if werr := r.toServer.Write(line, !r.toHost.Buffered()); werr != nil {
 			r.log.printf("writing to the server: %v", werr)
 		}
 		r.hostCancelled(env.Params)
@@ -366,35 +296,29 @@ func (r *Relay) noteCall(key, method string, params json.RawMessage) {
 	r.mu.Unlock()
 }
 
-// pumpServer relays server → host until the server's stdout ends.
-func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *lineWriter) {
-	lr := newLineReader(in)
-	lr.onBOM = func() {
-		r.log.printf("%s: a message from the server began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on", r.opts.Server)
-	}
+// pumpServer relays server → host until the server's messages end.
+func (r *Relay) pumpServer() {
 	for {
-		line, err := lr.next()
-		if len(line) > 0 {
-			if r.fromServer(ctx, line, toServer) {
-				if werr := toHost.write(line, lr.idle()); werr != nil {
-					r.log.printf("writing to the host: %v", werr)
-				}
-			} else if lr.idle() {
-				// An intercepted line ends the burst: what came before it
-				// must not wait for the server's next message.
-				toHost.flush()
-			}
-		}
+		line, err := r.toServer.Read()
 		if err != nil {
-			toHost.flush()
+			r.toHost.flush()
 			return
+		}
+		if r.fromServer(r.ctx, line, r.toServer) {
+			if werr := r.toHost.Write(line, !r.toServer.Buffered()); werr != nil {
+				r.log.printf("writing to the host: %v", werr)
+			}
+		} else if !r.toServer.Buffered() {
+			// An intercepted line ends the burst: what came before it
+			// must not wait for the server's next message.
+			r.toHost.flush()
 		}
 	}
 }
 
 // fromServer inspects one server line; it reports whether the line goes on
 // to the host.
-func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWriter) bool {
+func (r *Relay) fromServer(ctx context.Context, line []byte, toServer Conn) bool {
 	env, err := scanEnvelope(line)
 	if err != nil {
 		return true
@@ -541,97 +465,6 @@ func withNewline(b []byte) []byte {
 		return b
 	}
 	return append(b[:len(b):len(b)], '\n') // never into a reader's buffer
-}
-
-// lineReader reads newline-terminated messages of any length (PROTOCOL.md
-// §7: never a fixed line cap). A line that fits the read buffer is returned
-// in place; a longer one is gathered in a buffer kept for the next long line.
-// The slice next returns is valid until the next call.
-//
-// A UTF-8 byte order mark (EF BB BF) at the start of a line is dropped:
-// the relay would not recognise the message behind it, and the peer it is
-// relayed to would most likely choke on it. JSON-RPC text is UTF-8 JSON
-// (PROTOCOL.md §7), and RFC 8259 §8.1 says a BOM must not be sent and may
-// be ignored by a parser, so the line goes on as the message it carries.
-type lineReader struct {
-	br   *bufio.Reader
-	long []byte
-	// onBOM, when set, is called the first time a line starts with a BOM.
-	onBOM func()
-}
-
-// keepLong is the largest gathering buffer kept between lines; a larger one
-// goes back to the garbage collector after its line.
-const keepLong = 32 << 20
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
-}
-
-func (lr *lineReader) next() ([]byte, error) {
-	line, err := lr.read()
-	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-		line = line[3:]
-		if lr.onBOM != nil {
-			lr.onBOM()
-			lr.onBOM = nil
-		}
-	}
-	return line, err
-}
-
-func (lr *lineReader) read() ([]byte, error) {
-	line, err := lr.br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, err
-	}
-	if cap(lr.long) > keepLong {
-		lr.long = nil
-	}
-	lr.long = append(lr.long[:0], line...)
-	for {
-		line, err = lr.br.ReadSlice('\n')
-		lr.long = append(lr.long, line...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return lr.long, err
-		}
-	}
-}
-
-// idle reports whether no further input is buffered: the moment to flush
-// what was relayed, so a burst goes out in few writes and a lone message at
-// once.
-func (lr *lineReader) idle() bool { return lr.br.Buffered() == 0 }
-
-// lineWriter serialises whole lines from several goroutines onto one
-// stream, so that a prompt's answer never splits a relayed message.
-type lineWriter struct {
-	mu sync.Mutex
-	w  *bufio.Writer
-}
-
-func newLineWriter(w io.Writer) *lineWriter {
-	return &lineWriter{w: bufio.NewWriterSize(w, 64<<10)}
-}
-
-// write appends line (which ends in a newline, or is the stream's last
-// bytes) and flushes when flush is set.
-func (lw *lineWriter) write(line []byte, flush bool) error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if _, err := lw.w.Write(line); err != nil {
-		return err
-	}
-	if flush {
-		return lw.w.Flush()
-	}
-	return nil
-}
-
-func (lw *lineWriter) flush() {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	_ = lw.w.Flush()
 }
 
 // logger writes sentences for people, prefixed so they stand out in a

@@ -58,7 +58,7 @@ func fakeWrapper(host io.Reader, toHost io.Writer) error {
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), testServerEnv+"=1")
-	relay := bridge.NewRelay(cmd, &bridge.Options{Server: "demo", Log: os.Stderr,
+	relay := bridge.NewRelay(bridge.Command(cmd, 0), &bridge.Options{Server: "demo", Log: os.Stderr,
 		Approver: bridge.ApproverFunc(func(_ context.Context, req *bridge.Request) (*bridge.Result, error) {
 			if res, ok := fakeAnswers[req.Message]; ok {
 				return res, nil
