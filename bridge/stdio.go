@@ -143,7 +143,11 @@ func (s *stdioServer) closeWrite() error {
 	var err error
 	s.closeOnce.Do(func() {
 		s.conn.flush()
-		err = s.stdin.Close()
+		// The child's exit closes its stdin too (exec.Cmd.Wait): then
+		// there is nothing left to close.
+		if err = s.stdin.Close(); errors.Is(err, os.ErrClosed) {
+			err = nil
+		}
 		close(s.closed)
 	})
 	return err
