@@ -282,14 +282,13 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				return runErr(err)
 			}
 			client.wrapper = true
-			relay := bridge.NewRelay(exec.Command(args[0], args[1:]...), &bridge.Options{
+			relay := bridge.NewRelay(bridge.Command(exec.Command(args[0], args[1:]...), grace), &bridge.Options{
 				Server:    name,
 				Approver:  client,
 				Rejected:  client.Reject,
 				NoDesktop: client.NoDesktop,
 				Overruled: client.Overruled,
 				Log:       stderr,
-				Grace:     grace,
 			})
 			code, err := relay.Run(ctx, stdin, stdout)
 			client.close()

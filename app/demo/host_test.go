@@ -87,7 +87,7 @@ func fakeWrapper(host io.Reader, toHost io.Writer) error {
 	var mu sync.Mutex
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), testServerEnv+"=1")
-	relay := bridge.NewRelay(cmd, &bridge.Options{Server: "demo", Log: os.Stderr,
+	relay := bridge.NewRelay(bridge.Command(cmd, 0), &bridge.Options{Server: "demo", Log: os.Stderr,
 		Approver: bridge.ApproverFunc(func(_ context.Context, req *bridge.Request) (*bridge.Result, error) {
 			mu.Lock()
 			defer mu.Unlock()
