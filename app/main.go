@@ -82,6 +82,70 @@ func runErr(err error) error {
 	return runError{err}
 }
 
+// newDemoServerCmd is `elicitray demo-server [--audit FILE]`.
+func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var audit string
+	cmd := &cobra.Command{
+		Use:   "demo-server",
+		Short: "Run the built-in demo MCP server (stdio): tools that elicit every kind of field, and a change-approval flow",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if audit == "" {
+				audit = filepath.Join(filepath.Dir(DefaultPaths().HubLog), "demo-audit.jsonl")
+			}
+			// Absolute: the tool results name it for the user to open.
+			abs, err := filepath.Abs(audit)
+			if err != nil {
+				return usageError{fmt.Errorf("--audit %q: %w", audit, err)}
+			}
+			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs}))
+		},
+	}
+	cmd.Flags().StringVar(&audit, "audit", "", "request_change appends each outcome to `FILE`, one JSON line each (default: demo-audit.jsonl next to hub.log)")
+	return cmd
+}
+
+// newDemoCmd is `elicitray demo [--protocol VERSION] [--tool NAME]…`.
+func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var protocol string
+	var tools []string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run a built-in host against the demo server through `elicitray wrap`",
+		Long: "Run a built-in host against `elicitray wrap --name demo -- elicitray demo-server`.\n" +
+			"Without --protocol it runs both eras: every demo tool at " + demo.HostProtocolVersion + ",\n" +
+			"then the change-approval flow (request_change) at " + demo.LegacyProtocolVersion + ".",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			one := &demo.HostOptions{ProtocolVersion: protocol, Tools: tools}
+			if err := one.Check(); err != nil {
+				return usageError{err}
+			}
+			// The hub first: the demo's windows need one, and a desktop
+			// that cannot show them is said before the demo starts.
+			c, err := startingClient(DefaultPaths(), stderr)
+			if err != nil {
+				return runErr(err)
+			}
+			if _, err := c.connect(ctx); err != nil {
+				return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return runErr(err)
+			}
+			command := []string{exe, "wrap", "--name", "demo", "--", exe, "demo-server"}
+			if protocol == "" {
+				return runErr(demo.Tour(ctx, command, stdout, tools))
+			}
+			return runErr(demo.Host(ctx, command, stdout, one))
+		},
+	}
+	cmd.Flags().StringVar(&protocol, "protocol", "", "speak only this protocol `VERSION`: "+demo.HostProtocolVersion+" or "+demo.LegacyProtocolVersion+" (default: both in turn)")
+	cmd.Flags().StringArrayVar(&tools, "tool", nil, "call only this demo `TOOL`, in each era (repeatable; default: every tool, then request_change alone at "+demo.LegacyProtocolVersion+")")
+	return cmd
+}
+
 func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "elicitray",
@@ -129,35 +193,8 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 		newDoctorCmd(ctx, stdout),
 		newHostsCmd(stdout),
 		newAuthCmd(ctx, stdout, stderr),
-		&cobra.Command{
-			Use:   "demo-server",
-			Short: "Run the built-in demo MCP server (stdio) whose tools elicit every kind of field",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(demo.Server(ctx, stdin, stdout))
-			},
-		},
-		&cobra.Command{
-			Use:   "demo",
-			Short: "Run a built-in host against the demo server through `elicitray wrap`",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				// The hub first: the demo's windows need one, and a desktop
-				// that cannot show them is said before the demo starts.
-				c, err := startingClient(DefaultPaths(), stderr)
-				if err != nil {
-					return runErr(err)
-				}
-				if _, err := c.connect(ctx); err != nil {
-					return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
-				}
-				exe, err := os.Executable()
-				if err != nil {
-					return runErr(err)
-				}
-				return runErr(demo.Host(ctx, []string{exe, "wrap", "--name", "demo", "--", exe, "demo-server"}, stdout))
-			},
-		},
+		newDemoServerCmd(ctx, stdin, stdout),
+		newDemoCmd(ctx, stdout, stderr),
 		&cobra.Command{
 			Use:   "quit",
 			Short: "Stop the running hub (as its tray menu's Quit does)",
@@ -246,14 +283,13 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				return runErr(err)
 			}
 			client.wrapper = true
-			relay := bridge.NewRelay(exec.Command(args[0], args[1:]...), &bridge.Options{
+			relay := bridge.NewRelay(bridge.Command(exec.Command(args[0], args[1:]...), grace), &bridge.Options{
 				Server:    name,
 				Approver:  client,
 				Rejected:  client.Reject,
 				NoDesktop: client.NoDesktop,
 				Overruled: client.Overruled,
 				Log:       stderr,
-				Grace:     grace,
 			})
 			code, err := relay.Run(ctx, stdin, stdout)
 			client.close()
