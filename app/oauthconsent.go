@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/elicitray/elicitray/app/oauth"
@@ -27,6 +28,31 @@ func newRemoteOAuth(p Paths, name, serverURL string, approver bridge.Approver, l
 		return nil, err
 	}
 	return oauth.New(oauth.Options{Name: name, URL: serverURL, Dir: p.Auth, Consent: signInConsent(name, approver), Logf: logf})
+}
+
+// withRemoteOAuth turns on MCP authorization for the remote server of o
+// (wrap --url): the server named name signs in when it answers 401, its
+// tokens kept in p.Auth and the consent asked through approver (the
+// wrapper's hub client). With an Authorization header of the user's own
+// (--header) it does nothing: that token is the one sent. o.Client's
+// transport gets the stored token added where mcp-go leaves it out (the
+// DELETE that ends the session; oauth.Server.RoundTripper).
+func withRemoteOAuth(o *bridge.HTTPOptions, p Paths, name string, approver bridge.Approver, logf func(format string, args ...any)) error {
+	if o.Header.Get("Authorization") != "" {
+		return nil
+	}
+	srv, err := newRemoteOAuth(p, name, o.URL, approver, logf)
+	if err != nil {
+		return err
+	}
+	o.OAuth, o.Authorize = srv.Config(), srv.Authorize
+	client := &http.Client{}
+	if o.Client != nil {
+		*client = *o.Client
+	}
+	client.Transport = srv.RoundTripper(client.Transport)
+	o.Client = client
+	return nil
 }
 
 // signInConsent is the oauth.Consent of server name: a URL-mode request to
