@@ -84,9 +84,12 @@
 //     (invalid_client) means the authorization server forgot elicitray's
 //     registration; Authorize registers again (RegisterClient replaces the
 //     handler's client) before asking the user.
-//   - Concurrency: each request that gets 401 would start its own flow;
-//     Authorize admits one at a time, and a call that waited returns at
-//     once when the one before it stored a new token.
+//   - Concurrency and host timeouts: each request that gets 401 would
+//     start its own flow, and a flow would end with the request (a host
+//     that times out its initialize after 60 s would take the sign-in with
+//     it). Authorize runs one flow at a time, which callers share, on a
+//     context of its own: a request that ends returns at once, and the
+//     host's next request joins the flow or finds its token.
 //   - Session end: the transport's DELETE that ends a session carries no
 //     Authorization header, so a protected server refuses it (401) and the
 //     session lingers. RoundTripper adds the stored bearer token to
@@ -98,6 +101,7 @@
 // documents (2025-11-25), pre-registered clients for authorization servers
 // without dynamic registration, and the OS keyring.
 //
-// Goroutines: Authorize serves the loopback redirect on a goroutine of its
-// own while it waits, and stops it before it returns.
+// Goroutines: Authorize runs its flow on a goroutine of its own, bounded
+// by twice Options.Wait, and serves the loopback redirect on another while
+// it waits; both end with the flow.
 package oauth

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -72,9 +73,9 @@ type Server struct {
 	// redirect is the loopback redirect URI: the registered one, else one
 	// on a port free when New ran, registered at the first Authorize.
 	redirect string
-	// flow admits one Authorize at a time: requests that got 401 together
-	// share one sign-in (one consent window, one listener on the port).
-	flow chan struct{}
+	// mu guards running, the Authorize flow in progress, if any.
+	mu      sync.Mutex
+	running *flowRun
 }
 
 // New returns the OAuth client of the server opts names. It reads the
@@ -92,7 +93,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Wait == 0 {
 		opts.Wait = 10 * time.Minute
 	}
-	s := &Server{opts: opts, store: &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now}, flow: make(chan struct{}, 1)}
+	s := &Server{opts: opts, store: &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now}}
 	rec, err := Load(opts.Dir, opts.Name)
 	if err != nil {
 		return nil, err
@@ -156,19 +157,47 @@ func (s *Server) Config() *transport.OAuthConfig {
 // the code exchange. When it returns nil a token is stored and the request
 // can be retried.
 //
-// Calls made while one runs wait for it, and return nil at once when it
-// stored a new token.
+// One flow runs at a time: calls made while it runs share it (one consent
+// window, one listener on the port). The flow does not end with ctx: a
+// host that gives up on its request (hosts time requests out, often after
+// 60 s, and signing in may take longer) gets ctx's error, while the user
+// goes on signing in, and the host's next request finds the token, or
+// joins the flow still running. It ends on its own when the user declines,
+// or after twice Options.Wait.
 func (s *Server) Authorize(ctx context.Context, h *transport.OAuthHandler) error {
-	before := s.accessToken()
+	s.mu.Lock()
+	run := s.running
+	if run == nil {
+		run = &flowRun{done: make(chan struct{})}
+		s.running = run
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*s.opts.Wait)
+		go func() {
+			defer cancel()
+			run.err = s.authorize(fctx, h)
+			s.mu.Lock()
+			s.running = nil
+			s.mu.Unlock()
+			close(run.done)
+		}()
+	}
+	s.mu.Unlock()
 	select {
-	case s.flow <- struct{}{}:
+	case <-run.done:
+		return run.err
 	case <-ctx.Done():
+		s.opts.Logf("%s: the request that needed signing in ended; the sign-in goes on, and the next request uses its token", s.opts.Name)
 		return ctx.Err()
 	}
-	defer func() { <-s.flow }()
-	if now := s.accessToken(); now != "" && now != before {
-		return nil // signed in or refreshed while this call waited
-	}
+}
+
+// flowRun is an Authorize flow that callers share.
+type flowRun struct {
+	done chan struct{}
+	err  error // set before done is closed
+}
+
+// authorize is one Authorize flow.
+func (s *Server) authorize(ctx context.Context, h *transport.OAuthHandler) error {
 	s.probe(ctx, h)
 	err := s.refresh(ctx, h)
 	if err == nil {

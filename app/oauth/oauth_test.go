@@ -495,3 +495,45 @@ func TestMetadataNamedOnlyIn401(t *testing.T) {
 		t.Errorf("the authorization request's resource %q, want %q", q.Get("resource"), w.rs.URL)
 	}
 }
+
+// A host that gives up on its request while the user signs in (hosts time
+// requests out) does not end the sign-in: its next request joins it and
+// gets the token, with no second consent.
+func TestSignInOutlivesTheRequest(t *testing.T) {
+	w := newWorld(t)
+	first, cancelFirst := context.WithCancel(t.Context())
+	firstReturned := make(chan error, 1)
+	var once sync.Once
+	consent := func(ctx context.Context, authURL string) error {
+		once.Do(func() {
+			cancelFirst()   // the host gives up while the window is open
+			<-firstReturned // and its request has been answered
+		})
+		return w.user.consent(ctx, authURL)
+	}
+	srv, err := oauth.New(oauth.Options{Name: name, URL: w.rs.URL, Dir: w.dir, Consent: consent, Logf: w.log.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := transport.NewOAuthHandler(*srv.Config())
+	h.SetBaseURL(w.rs.URL)
+	go func() { firstReturned <- srv.Authorize(first, h) }()
+	// The host's next request, after its first gave up.
+	second := make(chan error, 1)
+	go func() {
+		<-first.Done()
+		second <- srv.Authorize(t.Context(), h)
+	}()
+	if err := <-second; err != nil {
+		t.Fatalf("the next request's Authorize: %v\nlog:\n%s", err, w.log)
+	}
+	if !strings.Contains(w.log.String(), "the sign-in goes on") {
+		t.Errorf("the log does not say the sign-in goes on:\n%s", w.log)
+	}
+	if n := len(w.user.consents()); n != 1 {
+		t.Errorf("%d consents, want the one", n)
+	}
+	if rec := w.record(t); rec.Token == nil {
+		t.Errorf("no token stored")
+	}
+}
