@@ -261,29 +261,45 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var name string
 	var grace time.Duration
+	var remote remoteFlags
 	cmd := &cobra.Command{
-		Use:   "wrap [--name NAME] -- COMMAND [ARGS...]",
+		Use:   "wrap [--name NAME] -- COMMAND [ARGS...]\n  elicitray wrap [--name NAME] --url URL [--header 'Name: value']...",
 		Short: "Run an MCP server and answer its elicitations in desktop windows",
 		Long: "wrap starts COMMAND, relays MCP between the host (this process's stdin/stdout) and\n" +
 			"the server, and shows each elicitation the server sends as a desktop window.\n" +
-			"NAME is how windows and history name the server; it defaults to the command's name.",
-		Example: `  elicitray wrap --name everything -- npx -y @modelcontextprotocol/server-everything`,
+			"With --url it connects to a remote server over Streamable HTTP instead (or the older\n" +
+			"HTTP+SSE transport when the server has only that); the host still talks stdio to wrap.\n" +
+			"NAME is how windows and history name the server; it defaults to the command's name,\n" +
+			"or the URL's host name.",
+		Example: `  elicitray wrap --name everything -- npx -y @modelcontextprotocol/server-everything
+  elicitray wrap --name github --url https://api.githubcopilot.com/mcp/ --bearer-env GITHUB_TOKEN`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError{errors.New("wrap needs the server command after --")}
-			}
-			return nil
+			return remote.check(args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if name == "" {
-				name = serverName(args)
+			var srv bridge.Server
+			what := ""
+			if remote.url != "" {
+				if name == "" {
+					name = remoteName(remote.url)
+				}
+				s, err := remote.server(grace, stderr)
+				if err != nil {
+					return err
+				}
+				srv, what = s, remote.url
+			} else {
+				if name == "" {
+					name = serverName(args)
+				}
+				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
 			client, err := startingClient(DefaultPaths(), stderr)
 			if err != nil {
 				return runErr(err)
 			}
 			client.wrapper = true
-			relay := bridge.NewRelay(bridge.Command(exec.Command(args[0], args[1:]...), grace), &bridge.Options{
+			relay := bridge.NewRelay(srv, &bridge.Options{
 				Server:    name,
 				Approver:  client,
 				Rejected:  client.Reject,
@@ -294,7 +310,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			code, err := relay.Run(ctx, stdin, stdout)
 			client.close()
 			if err != nil {
-				fmt.Fprintf(stderr, "elicitray: %v\n", startError(args[0], err))
+				fmt.Fprintf(stderr, "elicitray: %v\n", startError(what, err))
 			}
 			if code != 0 {
 				return exitCode(code)
@@ -303,7 +319,8 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 		},
 	}
 	cmd.SetOut(stderr) // stdout carries MCP messages only
-	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command)")
+	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command, or the URL's host)")
+	remote.register(cmd.Flags())
 	// A server's own flags before `--` look like ours: say how to pass them.
 	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		// A flag wrap does not know is most likely the server's own.
@@ -313,7 +330,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 		return flagError(cmd, err)
 	})
 	cmd.DisableFlagsInUseLine = true // flags go before --, as Use shows
-	durationVar(cmd.Flags(), &grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
+	durationVar(cmd.Flags(), &grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL; with --url, how long requests still in flight may take before the session ends")
 	return cmd
 }
 

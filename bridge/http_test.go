@@ -95,7 +95,9 @@ func TestHTTPLegacyPushRoundTrip(t *testing.T) {
 // connection ends with ErrSessionLost (the wrapper exits 1).
 func TestHTTPSessionLost(t *testing.T) {
 	var handler atomic.Pointer[mcp.StreamableHTTPHandler]
-	fresh := func() { handler.Store(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil)) }
+	fresh := func() {
+		handler.Store(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil))
+	}
 	fresh()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.Load().ServeHTTP(w, r) }))
 	t.Cleanup(ts.Close)
