@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/app/oauth/oauthtest"
@@ -214,6 +215,178 @@ func TestSignInThroughHub(t *testing.T) {
 		}
 		if opened, _ := os.ReadFile(filepath.Join(browser, "opened")); len(strings.Fields(string(opened))) != 1 {
 			t.Errorf("the browser opened after Decline: %q", opened)
+		}
+	})
+}
+
+// wrapURL is a host's connection to `elicitray wrap --url`, being made in
+// the background: initialize waits while the user signs in.
+type wrapURL struct {
+	d       *desktop
+	done    chan struct{}
+	cs      *sdkmcp.ClientSession
+	err     error
+	logPath string
+}
+
+// connectURL starts `elicitray wrap --name name --url u` as the official Go
+// SDK's host would, and connects in the background.
+func (d *desktop) connectURL(name, u string) *wrapURL {
+	d.t.Helper()
+	w := &wrapURL{d: d, done: make(chan struct{}), logPath: filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")}
+	logf, err := os.Create(w.logPath)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.logs = append(d.logs, w.logPath)
+	cmd := exec.Command(elicitrayBin, "wrap", "--name", name, "--url", u)
+	cmd.Env = d.env
+	cmd.Stderr = logf
+	host := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, nil)
+	go func() {
+		defer close(w.done)
+		w.cs, w.err = host.Connect(context.WithoutCancel(d.t.Context()), &sdkmcp.CommandTransport{Command: cmd},
+			&sdkmcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	}()
+	d.t.Cleanup(func() {
+		<-w.done
+		if w.cs != nil {
+			w.cs.Close()
+		}
+		logf.Close()
+	})
+	return w
+}
+
+// log is what the wrapper wrote for people so far.
+func (w *wrapURL) log() string {
+	b, _ := os.ReadFile(w.logPath)
+	return string(b)
+}
+
+// whoami waits for the session and calls the protected server's tool
+// through the wrapper, then ends the session (the wrapper exits).
+func (w *wrapURL) whoami() string {
+	d := w.d
+	d.t.Helper()
+	select {
+	case <-w.done:
+	case <-time.After(desktopWait):
+		d.t.Fatalf("initialize through elicitray wrap --url did not finish within %v\nwrapper log:\n%s%s", desktopWait, w.log(), d.diagnostics())
+	}
+	if w.err != nil {
+		d.t.Fatalf("connecting to elicitray wrap --url: %v\nwrapper log:\n%s%s", w.err, w.log(), d.diagnostics())
+	}
+	res, err := w.cs.CallTool(d.t.Context(), &sdkmcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil {
+		d.t.Fatalf("tools/call whoami: %v\nwrapper log:\n%s", err, w.log())
+	}
+	w.cs.Close()
+	w.cs = nil
+	return res.Content[0].(*sdkmcp.TextContent).Text
+}
+
+// openSignIn answers the sign-in consent window with Open in browser.
+func (d *desktop) openSignIn() {
+	d.t.Helper()
+	win, _ := d.window()
+	if got := d.title(win); !strings.Contains(got, "remote") {
+		d.t.Errorf("the consent window's title %q does not name the server", got)
+	}
+	// Focus moves at once (Tab is not guarded): Cancel → Decline → Open.
+	d.xdo("key", "--window", win, "Tab")
+	d.xdo("key", "--window", win, "Tab")
+	d.answer(win, "Return")
+}
+
+// The whole of it through the real wrapper binary: a host starts `elicitray
+// wrap --url` for a protected server; the first run asks the user to sign
+// in (the hub's window, then the browser); the next run uses the stored
+// token without asking; a revoked refresh token brings the window back,
+// and the wrapper's log says why; auth list and logout see the sign-in.
+func TestWrapURLSignIn(t *testing.T) {
+	browser := browserStandIn(t)
+	d := newDesktop(t)
+	d.startHubHere()
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
+	rs := oauthtest.NewResourceServer(t, as)
+	opened := func() int {
+		b, _ := os.ReadFile(filepath.Join(browser, "opened"))
+		return len(strings.Fields(string(b)))
+	}
+
+	t.Run("first run signs in", func(t *testing.T) {
+		d := d.with(t)
+		w := d.connectURL("remote", rs.URL)
+		d.openSignIn()
+		if got := w.whoami(); got != "signed in" {
+			t.Errorf("whoami through the wrapper: %q", got)
+		}
+		if opened() != 1 {
+			t.Errorf("the browser opened %d links, want the authorization URL once", opened())
+		}
+		if log := w.log(); !strings.Contains(log, "elicitray: remote: asking you to sign in at "+as.URL) || !strings.Contains(log, "elicitray: remote: signed in") {
+			t.Errorf("the wrapper's log does not say it signed in:\n%s", log)
+		}
+		if fi, err := os.Lstat(filepath.Join(d.paths.Auth, "remote.json")); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("the token file: %v, %v; want mode 0600", fi, err)
+		}
+	})
+
+	t.Run("next run uses the token", func(t *testing.T) {
+		d := d.with(t)
+		before := len(d.history())
+		// No one answers any window here: initialize gets through only
+		// because none is shown.
+		if got := d.connectURL("remote", rs.URL).whoami(); got != "signed in" {
+			t.Errorf("whoami through the wrapper: %q", got)
+		}
+		if n := len(d.history()); n != before || opened() != 1 {
+			t.Errorf("the second run asked the user (%d new decisions, %d links opened)", n-before, opened())
+		}
+	})
+
+	t.Run("revoked refresh token", func(t *testing.T) {
+		d := d.with(t)
+		rec, err := oauth.Load(d.paths.Auth, "remote")
+		if err != nil || rec == nil || rec.Token == nil {
+			t.Fatalf("the stored sign-in: %v, %v", rec, err)
+		}
+		if err := as.Revoke(rec.Client.ClientID, rec.Token.RefreshToken); err != nil {
+			t.Fatal(err)
+		}
+		w := d.connectURL("remote", rs.URL)
+		d.openSignIn()
+		if got := w.whoami(); got != "signed in" {
+			t.Errorf("whoami through the wrapper: %q", got)
+		}
+		if log := w.log(); !strings.Contains(log, "elicitray: remote: the authorization server no longer accepts the stored refresh token (OAuth error: invalid_grant") {
+			t.Errorf("the wrapper's log does not say why it asked again:\n%s", log)
+		}
+		if opened() != 2 {
+			t.Errorf("the browser opened %d links, want a second sign-in", opened())
+		}
+	})
+
+	t.Run("auth list and logout", func(t *testing.T) {
+		d := d.with(t)
+		list := exec.Command(elicitrayBin, "auth", "list")
+		list.Env = d.env
+		out, err := list.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "remote") || !strings.Contains(string(out), rs.URL) || !strings.Contains(string(out), as.URL) {
+			t.Errorf("auth list: %v\n%s", err, out)
+		}
+		rec, _ := oauth.Load(d.paths.Auth, "remote")
+		if rec != nil && rec.Token != nil && strings.Contains(string(out), rec.Token.AccessToken) {
+			t.Errorf("auth list printed the access token")
+		}
+		logout := exec.Command(elicitrayBin, "auth", "logout", "remote")
+		logout.Env = d.env
+		if out, err := logout.CombinedOutput(); err != nil || !strings.Contains(string(out), "revoked at its authorization server") {
+			t.Errorf("auth logout: %v\n%s", err, out)
+		}
+		if rec != nil && rec.Token != nil && as.Valid(t.Context(), rec.Token.AccessToken) {
+			t.Errorf("the access token is still good after logout")
 		}
 	})
 }

@@ -277,13 +277,24 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			return remote.check(args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			client, err := startingClient(DefaultPaths(), stderr)
+			if err != nil {
+				return runErr(err)
+			}
+			client.wrapper = true
 			var srv bridge.Server
 			what := ""
 			if remote.url != "" {
 				if name == "" {
 					name = remoteName(remote.url)
 				}
-				s, err := remote.server(grace, stderr)
+				// A server that answers 401 gets the sign-in, asked of
+				// the hub like a URL-mode link (PROTOCOL.md §12).
+				s, err := remote.server(grace, stderr, func(o *bridge.HTTPOptions) error {
+					return withRemoteOAuth(o, DefaultPaths(), name, client, func(format string, args ...any) {
+						fmt.Fprintf(stderr, "elicitray: "+format+"\n", args...)
+					})
+				})
 				if err != nil {
 					return err
 				}
@@ -294,11 +305,6 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				}
 				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
-			client, err := startingClient(DefaultPaths(), stderr)
-			if err != nil {
-				return runErr(err)
-			}
-			client.wrapper = true
 			relay := bridge.NewRelay(srv, &bridge.Options{
 				Server:    name,
 				Approver:  client,

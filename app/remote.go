@@ -126,7 +126,9 @@ func (f *remoteFlags) header(getenv func(string) string) (http.Header, error) {
 
 // server is the bridge.Server for the flags. A token sent in the clear to
 // another machine is said on the log: anyone on the path can read it.
-func (f *remoteFlags) server(grace time.Duration, log io.Writer) (bridge.Server, error) {
+// signIn, when not nil, adds the MCP authorization flow to the options
+// (withRemoteOAuth).
+func (f *remoteFlags) server(grace time.Duration, log io.Writer, signIn func(*bridge.HTTPOptions) error) (bridge.Server, error) {
 	u, err := remoteURL(f.url)
 	if err != nil {
 		return nil, usageError{err}
@@ -138,7 +140,13 @@ func (f *remoteFlags) server(grace time.Duration, log io.Writer) (bridge.Server,
 	if u.Scheme == "http" && h.Get("Authorization") != "" && !loopback(u.Hostname()) {
 		fmt.Fprintf(log, "elicitray: warning: the Authorization header goes to %s over plain http, readable by anyone on the way; use https\n", u.Host)
 	}
-	return bridge.HTTP(bridge.HTTPOptions{URL: u.String(), Header: h, Grace: grace}), nil
+	o := bridge.HTTPOptions{URL: u.String(), Header: h, Grace: grace}
+	if signIn != nil {
+		if err := signIn(&o); err != nil {
+			return nil, runErr(err)
+		}
+	}
+	return bridge.HTTP(o), nil
 }
 
 // loopback reports whether host names this machine.
