@@ -57,6 +57,14 @@
 //     then guesses endpoints on the server's own origin. Authorize first
 //     sends one request without a token and hands its 401 to
 //     HandleUnauthorizedResponse (probe).
+//   - Scopes: the handler asks for the scopes it was made with, and reads
+//     none from the server's 401 (scope=, RFC 6750 §3) or its metadata's
+//     scopes_supported; the transport's handler is made before the server
+//     has said anything. Authorize chooses them as MCP authorization
+//     (2025-11-25) says — the challenge's, else scopes_supported, else
+//     none — and runs the flow on a handler of its own made with them
+//     (and the stored registration); the token store carries the tokens
+//     to the transport's handler.
 //   - Refresh before expiry: the handler refreshes only a token whose
 //     ExpiresAt has passed. The token store reports each token's expiry a
 //     minute early (half the lifetime for short-lived tokens), so the
@@ -96,10 +104,11 @@
 //     requests to the server that lack one.
 //
 // Not done here: two wrappers of the same server signing in at the same
-// moment (the second cannot listen on the port and says so), scopes (mcp-go reads no scope from WWW-Authenticate, and
-// 403 insufficient_scope step-up is not handled), client ID metadata
-// documents (2025-11-25), pre-registered clients for authorization servers
-// without dynamic registration, and the OS keyring.
+// moment (the second cannot listen on the port and says so); step-up on
+// 403 insufficient_scope (the transport reports a 403 as an error, not as
+// authorization required); client ID metadata documents (2025-11-25);
+// pre-registered clients for authorization servers without dynamic
+// registration; and the OS keyring.
 //
 // Goroutines: Authorize runs its flow on a goroutine of its own, bounded
 // by twice Options.Wait, and serves the loopback redirect on another while

@@ -2,12 +2,14 @@ package oauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,9 +198,23 @@ type flowRun struct {
 	err  error // set before done is closed
 }
 
-// authorize is one Authorize flow.
-func (s *Server) authorize(ctx context.Context, h *transport.OAuthHandler) error {
-	s.probe(ctx, h)
+// authorize is one Authorize flow. It runs on a handler of its own, made
+// from the stored registration and the scopes the server asks for (mcp-go
+// fixes a handler's scopes when it is made, and the transport's was made
+// before the server said which); tokens reach the transport through the
+// token store both share.
+func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) error {
+	challenge := s.probe(ctx)
+	cfg := *s.Config()
+	cfg.Scopes = s.scopes(ctx, challenge)
+	h := transport.NewOAuthHandler(cfg)
+	h.SetBaseURL(s.opts.URL)
+	if challenge != nil {
+		// The handlers keep the metadata URL only when it has the server's
+		// origin (RFC 9728 §3.2, HandleUnauthorizedResponse).
+		h.HandleUnauthorizedResponse(challenge)
+		th.HandleUnauthorizedResponse(challenge)
+	}
 	err := s.refresh(ctx, h)
 	if err == nil {
 		return nil
@@ -216,35 +232,99 @@ func (s *Server) authorize(ctx context.Context, h *transport.OAuthHandler) error
 	return s.signIn(ctx, h, reregister)
 }
 
-// probe sends the server one request without a token, to read the
-// protected resource metadata URL its 401 names (RFC 9728 §5.1): with no
-// token stored, mcp-go sends nothing, and then looks for the metadata only
-// at the well-known URL with the endpoint's path. The handler keeps the URL
-// only when it has the server's origin (HandleUnauthorizedResponse). A
-// server that answers anything but 401 tells nothing, and discovery goes
-// on as before.
-func (s *Server) probe(ctx context.Context, h *transport.OAuthHandler) {
-	client := s.opts.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
-	}
+// probe sends the server one request without a token and returns its 401
+// (body closed, headers kept), or nil when it answered otherwise. Its
+// WWW-Authenticate names the protected resource metadata (RFC 9728 §5.1)
+// and the scopes to ask for: with no token stored, mcp-go sends nothing,
+// and looks for the metadata only at the well-known URL with the
+// endpoint's path.
+func (s *Server) probe(ctx context.Context) *http.Response {
 	ping := `{"jsonrpc":"2.0","id":"elicitray-authorization-probe","method":"ping"}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.opts.URL, strings.NewReader(ping))
 	if err != nil {
-		return
+		return nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := client.Do(req)
+	resp, err := s.httpClient().Do(req)
 	if err != nil {
-		return
+		return nil
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		return nil
+	}
+	return resp
+}
+
+func (s *Server) httpClient() *http.Client {
+	if s.opts.HTTPClient != nil {
+		return s.opts.HTTPClient
+	}
+	return &http.Client{Timeout: 30 * time.Second}
+}
+
+// scopes are the scopes to ask for, as MCP authorization (2025-11-25)
+// chooses them: the scope of the server's 401 challenge, else the
+// scopes_supported of its protected resource metadata, else none (the
+// authorization server's default).
+func (s *Server) scopes(ctx context.Context, challenge *http.Response) []string {
+	if challenge != nil {
+		for _, v := range challenge.Header.Values("WWW-Authenticate") {
+			if m := scopeParam.FindStringSubmatch(v); m != nil {
+				return strings.Fields(m[1] + m[2])
+			}
+		}
+	}
+	return s.supportedScopes(ctx, challenge)
+}
+
+// scopeParam is the scope auth-param of a WWW-Authenticate challenge
+// (RFC 6750 §3), quoted or not.
+var scopeParam = regexp.MustCompile(`(?i)(?:^|[\s,])scope\s*=\s*(?:"([^"]*)"|([^\s,"]+))`)
+
+// supportedScopes reads scopes_supported from the server's protected
+// resource metadata: at the URL its challenge names when that has the
+// server's origin, else at the well-known URL with the endpoint's path
+// (RFC 9728 §3.1).
+func (s *Server) supportedScopes(ctx context.Context, challenge *http.Response) []string {
+	endpoint, err := url.Parse(s.opts.URL)
+	if err != nil {
+		return nil
+	}
+	meta := endpoint.Scheme + "://" + endpoint.Host + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(endpoint.EscapedPath(), "/")
+	if challenge != nil {
+		for _, v := range challenge.Header.Values("WWW-Authenticate") {
+			if m := metadataParam.FindStringSubmatch(v); m != nil {
+				if u, err := url.Parse(m[1]); err == nil && u.Scheme == endpoint.Scheme && u.Host == endpoint.Host {
+					meta = u.String()
+				}
+				break
+			}
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, meta, nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := s.httpClient().Do(req)
+	if err != nil {
+		return nil
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode == http.StatusUnauthorized {
-		h.HandleUnauthorizedResponse(resp)
+	var prm struct {
+		ScopesSupported []string `json:"scopes_supported"`
 	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) != nil {
+		return nil
+	}
+	return prm.ScopesSupported
 }
+
+// metadataParam is the resource_metadata auth-param (RFC 9728 §5.1).
+var metadataParam = regexp.MustCompile(`(?i)(?:^|[\s,])resource_metadata\s*=\s*"([^"]*)"`)
 
 // accessToken is the stored access token, "" when there is none.
 func (s *Server) accessToken() string {

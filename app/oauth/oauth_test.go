@@ -489,7 +489,7 @@ func TestLoopbackTurnsAwayOtherPages(t *testing.T) {
 // request without a token before discovery.
 func TestMetadataNamedOnlyIn401(t *testing.T) {
 	w := newWorld(t)
-	w.rs = oauthtest.NewResourceServer(t, w.as, "/meta/prm")
+	w.rs = oauthtest.NewResourceServer(t, w.as, oauthtest.ResourceOptions{MetadataPath: "/meta/prm"})
 	w.signedIn(t)
 	if q := w.as.Authorizations()[0]; q.Get("resource") != w.rs.URL {
 		t.Errorf("the authorization request's resource %q, want %q", q.Get("resource"), w.rs.URL)
@@ -535,5 +535,31 @@ func TestSignInOutlivesTheRequest(t *testing.T) {
 	}
 	if rec := w.record(t); rec.Token == nil {
 		t.Errorf("no token stored")
+	}
+}
+
+// The scopes a server needs are asked for (MCP authorization's scope
+// selection): those its 401 names, else its metadata's scopes_supported;
+// registration asks for them too, so that the authorization server lets
+// the client have them.
+func TestScopes(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts oauthtest.ResourceOptions
+	}{
+		{"named in the 401", oauthtest.ResourceOptions{Scopes: []string{"mcp:read", "mcp:write"}}},
+		{"in the metadata only", oauthtest.ResourceOptions{Scopes: []string{"mcp:read", "mcp:write"}, ScopesInMetadataOnly: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.rs = oauthtest.NewResourceServer(t, w.as, tt.opts)
+			w.signedIn(t)
+			if q := w.as.Authorizations()[0]; q.Get("scope") != "mcp:read mcp:write" {
+				t.Errorf("the authorization request asked for scope %q, want %q", q.Get("scope"), "mcp:read mcp:write")
+			}
+			if got := w.record(t).Token.Scope; got != "mcp:read mcp:write" {
+				t.Errorf("the token was granted %q", got)
+			}
+		})
 	}
 }

@@ -172,6 +172,7 @@ func (as *AuthServer) register(w http.ResponseWriter, r *http.Request) {
 		ClientName   string   `json:"client_name"`
 		RedirectURIs []string `json:"redirect_uris"`
 		AuthMethod   string   `json:"token_endpoint_auth_method"`
+		Scope        string   `json:"scope"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.RedirectURIs) == 0 {
 		as.note("register: invalid_client_metadata")
@@ -186,6 +187,8 @@ func (as *AuthServer) register(w http.ResponseWriter, r *http.Request) {
 		RedirectURIs:  req.RedirectURIs,
 		GrantTypes:    []string{"authorization_code", "refresh_token"},
 		ResponseTypes: []string{"code"},
+		// RFC 7591 §2: the scopes the client may ask for.
+		Scopes: strings.Fields(req.Scope),
 	}
 	as.store.mu.Lock()
 	as.store.clients[c.ID] = c
@@ -206,6 +209,7 @@ func (as *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	as.mu.Lock()
 	as.authorizations = append(as.authorizations, r.URL.Query())
 	as.mu.Unlock()
+	// (fosite refuses scopes the client did not register.)
 	ctx := r.Context()
 	ar, err := as.provider.NewAuthorizeRequest(ctx, r)
 	if err != nil {
@@ -282,10 +286,22 @@ func (as *AuthServer) EndAccessToken(ctx context.Context, token string) error {
 	return as.store.DeleteAccessTokenSession(ctx, as.strategy.AccessTokenSignature(ctx, token))
 }
 
-// Valid reports whether token is an active access token.
-func (as *AuthServer) Valid(ctx context.Context, token string) bool {
-	_, _, err := as.provider.IntrospectToken(ctx, token, fosite.AccessToken, &fosite.DefaultSession{})
+// Valid reports whether token is an active access token granted scopes.
+func (as *AuthServer) Valid(ctx context.Context, token string, scopes ...string) bool {
+	_, _, err := as.provider.IntrospectToken(ctx, token, fosite.AccessToken, &fosite.DefaultSession{}, scopes...)
 	return err == nil
+}
+
+// ResourceOptions change a ResourceServer.
+type ResourceOptions struct {
+	// MetadataPath, when set, is the only place of its protected resource
+	// metadata: then only its 401's WWW-Authenticate tells where.
+	MetadataPath string
+	// Scopes, when set, are the scopes a token must have been granted;
+	// its 401 names them in WWW-Authenticate (scope=, RFC 6750 §3) unless
+	// ScopesInMetadataOnly, when only its metadata's scopes_supported does.
+	Scopes               []string
+	ScopesInMetadataOnly bool
 }
 
 // ResourceServer is a running protected MCP server.
@@ -297,6 +313,7 @@ type ResourceServer struct {
 	// metadataPath is where its protected resource metadata is, named in
 	// its WWW-Authenticate.
 	metadataPath string
+	opts         ResourceOptions
 
 	mu        sync.Mutex
 	refused   int
@@ -306,14 +323,16 @@ type ResourceServer struct {
 
 // NewResourceServer starts a protected MCP server whose tokens as issues.
 // Its one tool, whoami, answers "signed in".
-//
 // Its protected resource metadata is at both well-known URLs (RFC 9728
-// §3.1, with and without the endpoint's path), or, with metadataPath set,
-// only there: then only its 401's WWW-Authenticate tells where.
+// §3.1, with and without the endpoint's path) unless opts says otherwise.
 func NewResourceServer(t interface {
 	Cleanup(func())
-}, as *AuthServer, metadataPath ...string) *ResourceServer {
-	rs := &ResourceServer{as: as, metadataPath: "/.well-known/oauth-protected-resource/mcp"}
+}, as *AuthServer, opts ...ResourceOptions) *ResourceServer {
+	var o ResourceOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	rs := &ResourceServer{as: as, metadataPath: "/.well-known/oauth-protected-resource/mcp", opts: o}
 	mcpSrv := server.NewMCPServer("protected", "1.0.0")
 	mcpSrv.AddTool(mcp.NewTool("whoami", mcp.WithDescription("Says who is signed in")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -321,8 +340,8 @@ func NewResourceServer(t interface {
 		})
 	streamable := server.NewStreamableHTTPServer(mcpSrv, server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
-	if len(metadataPath) > 0 {
-		rs.metadataPath = metadataPath[0]
+	if o.MetadataPath != "" {
+		rs.metadataPath = o.MetadataPath
 		mux.HandleFunc("GET "+rs.metadataPath, rs.metadata)
 	} else {
 		mux.HandleFunc("GET /.well-known/oauth-protected-resource", rs.metadata)
@@ -337,11 +356,15 @@ func NewResourceServer(t interface {
 
 // metadata is RFC 9728 protected resource metadata.
 func (rs *ResourceServer) metadata(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	md := map[string]any{
 		"resource":                 rs.URL,
 		"authorization_servers":    []string{rs.as.URL},
 		"bearer_methods_supported": []string{"header"},
-	})
+	}
+	if len(rs.opts.Scopes) > 0 {
+		md["scopes_supported"] = rs.opts.Scopes
+	}
+	writeJSON(w, http.StatusOK, md)
 }
 
 // guard lets requests with an active access token through and answers
@@ -349,7 +372,7 @@ func (rs *ResourceServer) metadata(w http.ResponseWriter, r *http.Request) {
 func (rs *ResourceServer) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || !rs.as.Valid(r.Context(), tok) {
+		if !ok || !rs.as.Valid(r.Context(), tok, rs.opts.Scopes...) {
 			rs.mu.Lock()
 			if ok {
 				rs.refused++
@@ -357,7 +380,11 @@ func (rs *ResourceServer) guard(next http.Handler) http.Handler {
 				rs.anonymous = append(rs.anonymous, r.Method)
 			}
 			rs.mu.Unlock()
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+rs.srv.URL+rs.metadataPath+`"`)
+			challenge := `Bearer resource_metadata="` + rs.srv.URL + rs.metadataPath + `"`
+			if len(rs.opts.Scopes) > 0 && !rs.opts.ScopesInMetadataOnly {
+				challenge += `, scope="` + strings.Join(rs.opts.Scopes, " ") + `"`
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_token"})
 			return
 		}
