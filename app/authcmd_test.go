@@ -126,7 +126,10 @@ func TestAuthLogoutRevokes(t *testing.T) {
 	if as.Valid(t.Context(), rec.Token.AccessToken) {
 		t.Errorf("the access token is still valid after logout")
 	}
-	if _, err := h.RefreshToken(t.Context(), rec.Token.RefreshToken); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+	// The client as registered, asking for a refresh.
+	client := transport.NewOAuthHandler(transport.OAuthConfig{ClientID: rec.Client.ClientID, RedirectURI: rec.Client.RedirectURI, PKCEEnabled: true})
+	client.SetBaseURL(rs.URL)
+	if _, err := client.RefreshToken(t.Context(), rec.Token.RefreshToken); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
 		t.Errorf("the refresh token after logout: %v, want invalid_grant", err)
 	}
 }

@@ -64,7 +64,9 @@
 //     (2025-11-25) says — the challenge's, else scopes_supported, else
 //     none — and runs the flow on a handler of its own made with them
 //     (and the stored registration); the token store carries the tokens
-//     to the transport's handler.
+//     to the transport's handler. That handler has no client id in the
+//     session that registered, so when the token expires there its own
+//     refresh is refused (invalid_request), and Authorize refreshes.
 //   - Refresh before expiry: the handler refreshes only a token whose
 //     ExpiresAt has passed. The token store reports each token's expiry a
 //     minute early (half the lifetime for short-lived tokens), so the

@@ -109,7 +109,10 @@ const name = "remote"
 // config, initialize and a tools/call, each retried once after Authorize
 // when the server asks for authorization (the contract bridge/http.go
 // keeps). It returns the tool's text.
-func (w *world) run(t *testing.T) (string, error) {
+//
+// between, when given, run after the tools/call, each followed by
+// another tools/call in the same session.
+func (w *world) run(t *testing.T, between ...func()) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -146,14 +149,22 @@ func (w *world) run(t *testing.T) (string, error) {
 		return "", err
 	}
 	var text string
-	err = retry(func() error {
+	call := func() error {
 		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "whoami"}})
 		if err != nil {
 			return err
 		}
 		text = res.Content[0].(mcp.TextContent).Text
 		return nil
-	})
+	}
+	err = retry(call)
+	for _, f := range between {
+		if err != nil {
+			break
+		}
+		f()
+		err = retry(call)
+	}
 	return text, err
 }
 
@@ -561,5 +572,28 @@ func TestScopes(t *testing.T) {
 				t.Errorf("the token was granted %q", got)
 			}
 		})
+	}
+}
+
+// A token that expires during the session it was first got in is
+// refreshed without the user: the transport's handler, made before the
+// registration, cannot refresh it itself, and Authorize does.
+func TestRefreshInTheFirstSession(t *testing.T) {
+	w := newWorld(t)
+	got, err := w.run(t, func() {
+		<-w.user.pages
+		w.setExpiry(t, time.Now().Add(-time.Minute))
+	})
+	if err != nil || got != "signed in" {
+		t.Fatalf("the call after expiry: %q, %v\nlog:\n%s", got, err, w.log)
+	}
+	if n := len(w.user.consents()); n != 1 {
+		t.Errorf("%d consents, want the first one only", n)
+	}
+	if toks := w.rs.Tokens(); len(toks) != 2 {
+		t.Errorf("the MCP server saw %d access tokens, want the first and the refreshed one", len(toks))
+	}
+	if seen := w.as.Seen(); !slices.Contains(seen, "token:refresh_token") {
+		t.Errorf("no refresh at the authorization server: %v", seen)
 	}
 }
