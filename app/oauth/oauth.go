@@ -143,10 +143,15 @@ func (s *Server) Config() *transport.OAuthConfig {
 		PKCEEnabled: true,
 		HTTPClient:  s.opts.HTTPClient,
 	}
-	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL {
+	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Client.ClientID != "" {
+		// The registration as stored now: another wrapper of the server
+		// may have registered since New, with a port of its own.
 		cfg.ClientID = rec.Client.ClientID
 		cfg.ClientSecret = rec.Client.ClientSecret
 		cfg.TokenEndpointAuthMethod = rec.Client.AuthMethod
+		if rec.Client.RedirectURI != "" {
+			cfg.RedirectURI = rec.Client.RedirectURI
+		}
 	}
 	return cfg
 }
@@ -229,7 +234,7 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 	case !errors.Is(err, transport.ErrNoToken):
 		return err
 	}
-	return s.signIn(ctx, h, reregister)
+	return s.signIn(ctx, h, cfg.RedirectURI, reregister)
 }
 
 // probe sends the server one request without a token and returns its 401
@@ -366,9 +371,10 @@ func (s *Server) refresh(ctx context.Context, h *transport.OAuthHandler) error {
 	return fmt.Errorf("refreshing the token of %s: %w", s.opts.Name, err)
 }
 
-// signIn runs the authorization code flow with PKCE (PROTOCOL.md §12),
-// registering the client first when none is known or reregister is set.
-func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregister bool) error {
+// signIn runs the authorization code flow with PKCE (PROTOCOL.md §12) on
+// h, whose redirect URI is redirect, registering the client first when
+// none is known or reregister is set.
+func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, redirect string, reregister bool) error {
 	name := s.opts.Name
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil {
@@ -393,7 +399,7 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregist
 		}
 		rec.AuthServer = md.Issuer
 		rec.Client = Registration{ClientID: h.GetClientID(), ClientSecret: h.GetClientSecret(),
-			AuthMethod: h.GetTokenEndpointAuthMethod(), RedirectURI: s.redirect}
+			AuthMethod: h.GetTokenEndpointAuthMethod(), RedirectURI: redirect}
 		rec.Token = nil
 		if err := Save(s.opts.Dir, rec); err != nil {
 			return err
@@ -410,7 +416,7 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, reregist
 	}
 	// The listener is up before the browser is sent (RFC 8252 §7.3), on
 	// the registered port.
-	cb, err := listenLoopback(s.redirect, state)
+	cb, err := listenLoopback(redirect, state)
 	if err != nil {
 		return fmt.Errorf("%s: %w; if another program keeps it, `elicitray auth logout %s` registers anew on another port", name, err, name)
 	}
