@@ -30,7 +30,10 @@
 // O_NOFOLLOW and checked on the open file: a link, a file of another user
 // or one open to others is refused (ErrUntrusted), never read or replaced.
 // The token file is read on every request, not cached, so that wrappers of
-// the same server share a refresh (refresh tokens rotate). Tokens stored
+// the same server share a refresh (refresh tokens rotate). Authorize holds
+// NAME.lock (flock) while it runs, so that wrappers of the same server in
+// other processes take turns, and the one that waited uses the token the
+// other got: one consent window, one registration. Tokens stored
 // for another URL are not sent.
 //
 // Revoke (for `elicitray auth logout`) revokes a record's refresh token at
@@ -105,8 +108,7 @@
 //     session lingers. RoundTripper adds the stored bearer token to
 //     requests to the server that lack one.
 //
-// Not done here: two wrappers of the same server signing in at the same
-// moment (the second cannot listen on the port and says so); step-up on
+// Not done here: step-up on
 // 403 insufficient_scope (the transport reports a 403 as an error, not as
 // authorization required); client ID metadata documents (2025-11-25);
 // pre-registered clients for authorization servers without dynamic

@@ -209,6 +209,17 @@ type flowRun struct {
 // before the server said which); tokens reach the transport through the
 // token store both share.
 func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) error {
+	// Wrappers of the same server in other processes (two hosts, say)
+	// take turns: the one that waited finds the other's token.
+	before := s.accessToken()
+	unlock, err := lockServer(s.opts.Dir, s.opts.Name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if now := s.accessToken(); now != "" && now != before {
+		return nil
+	}
 	challenge := s.probe(ctx)
 	cfg := *s.Config()
 	cfg.Scopes = s.scopes(ctx, challenge)
@@ -220,7 +231,7 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 		h.HandleUnauthorizedResponse(challenge)
 		th.HandleUnauthorizedResponse(challenge)
 	}
-	err := s.refresh(ctx, h)
+	err = s.refresh(ctx, h)
 	if err == nil {
 		return nil
 	}

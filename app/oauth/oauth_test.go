@@ -597,3 +597,31 @@ func TestRefreshInTheFirstSession(t *testing.T) {
 		t.Errorf("no refresh at the authorization server: %v", seen)
 	}
 }
+
+// Two wrappers of the same server (two hosts, say: two processes, each its
+// own Server) that need a sign-in at once share it: one consent, and the
+// other finds the token.
+func TestTwoWrappersSignInOnce(t *testing.T) {
+	w := newWorld(t)
+	errs := make(chan error, 2)
+	for range 2 {
+		srv, err := oauth.New(oauth.Options{Name: name, URL: w.rs.URL, Dir: w.dir, Consent: w.user.consent, Logf: w.log.logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := transport.NewOAuthHandler(*srv.Config())
+		h.SetBaseURL(w.rs.URL)
+		go func() { errs <- srv.Authorize(t.Context(), h) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("Authorize: %v\nlog:\n%s", err, w.log)
+		}
+	}
+	if n := len(w.user.consents()); n != 1 {
+		t.Errorf("%d consents for two wrappers, want one", n)
+	}
+	if n := w.as.Clients(); n != 1 {
+		t.Errorf("%d clients registered, want one", n)
+	}
+}

@@ -314,3 +314,30 @@ func (s *tokenStore) clearToken() error {
 	rec.Token = nil
 	return Save(s.dir, rec)
 }
+
+// lockServer takes the server's lock file (NAME.lock beside its token
+// file; 0600, not followed if a link), waiting while another process holds
+// it, and returns its release. The lock is flock(2): it goes with the
+// process that held it, however that process ends.
+func lockServer(dir, name string) (unlock func(), err error) {
+	path := strings.TrimSuffix(fileName(dir, name), ".json") + ".lock"
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("the lock file %s is a symbolic link, not a file of your own: %w", path, ErrUntrusted)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the sign-in lock: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || checkFile(path, fi) != nil {
+		f.Close()
+		if err == nil {
+			err = checkFile(path, fi)
+		}
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("taking the sign-in lock %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}
