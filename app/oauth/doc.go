@@ -59,7 +59,9 @@
 //     handler looks only at the well-known URL with the endpoint's path,
 //     then guesses endpoints on the server's own origin. Authorize first
 //     sends one request without a token and hands its 401 to
-//     HandleUnauthorizedResponse (probe).
+//     HandleUnauthorizedResponse (probe); the URL it names is kept in the
+//     token file and given to later runs' handlers
+//     (ProtectedResourceMetadataURL).
 //   - Scopes: the handler asks for the scopes it was made with, and reads
 //     none from the server's 401 (scope=, RFC 6750 §3) or its metadata's
 //     scopes_supported; the transport's handler is made before the server
@@ -67,13 +69,19 @@
 //     (2025-11-25) says — the challenge's, else scopes_supported, else
 //     none — and runs the flow on a handler of its own made with them
 //     (and the stored registration); the token store carries the tokens
-//     to the transport's handler. That handler has no client id in the
-//     session that registered, so when the token expires there its own
-//     refresh is refused (invalid_request), and Authorize refreshes.
-//   - Refresh before expiry: the handler refreshes only a token whose
-//     ExpiresAt has passed. The token store reports each token's expiry a
-//     minute early (half the lifetime for short-lived tokens), so the
-//     handler refreshes ahead of it (refreshAhead).
+//     to the transport's handler. (That handler has no client id in the
+//     session that registered; the token store's refresh, below, uses the
+//     stored registration.)
+//   - Refresh before expiry, and across processes: the handler refreshes
+//     only a token whose ExpiresAt has passed, and shares a refresh only
+//     among its own callers, while wrappers of the same server in other
+//     processes share the token file and its rotating refresh token (a
+//     server that sees one reused may revoke them all). The token store
+//     refreshes a token itself a minute before it expires (half its
+//     lifetime for short-lived ones; refreshAhead), holding NAME.lock and
+//     reading the file again under it, on a handler made from the stored
+//     registration; it reports expiries that much early, so that the
+//     handler's own refresh runs only when that one failed.
 //   - A 401 for a token the clock still calls valid: the transport reports
 //     authorization required without trying the refresh token; Authorize
 //     tries it first (§12: "A 401 after expiry → refresh token, then the

@@ -75,9 +75,28 @@ type Server struct {
 	// redirect is the loopback redirect URI: the registered one, else one
 	// on a port free when New ran, registered at the first Authorize.
 	redirect string
-	// mu guards running, the Authorize flow in progress, if any.
-	mu      sync.Mutex
-	running *flowRun
+	// mu guards running, the Authorize flow in progress, if any, and
+	// refresher, the handler GetToken refreshes with (its metadata
+	// discovered once), made for the client id it holds.
+	mu        sync.Mutex
+	running   *flowRun
+	refresher *transport.OAuthHandler
+}
+
+// refreshStored refreshes with refreshToken on a handler made from the
+// stored registration, and saves the new token (tokenStore.refresh).
+func (s *Server) refreshStored(ctx context.Context, refreshToken string) error {
+	cfg := s.Config()
+	s.mu.Lock()
+	h := s.refresher
+	if h == nil || h.GetClientID() != cfg.ClientID {
+		h = transport.NewOAuthHandler(*cfg)
+		h.SetBaseURL(s.opts.URL)
+		s.refresher = h
+	}
+	s.mu.Unlock()
+	_, err := h.RefreshToken(ctx, refreshToken)
+	return err
 }
 
 // New returns the OAuth client of the server opts names. It reads the
@@ -95,7 +114,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Wait == 0 {
 		opts.Wait = 10 * time.Minute
 	}
-	s := &Server{opts: opts, store: &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now}}
+	s := &Server{opts: opts}
+	s.store = &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now, refresh: s.refreshStored, logf: opts.Logf}
 	rec, err := Load(opts.Dir, opts.Name)
 	if err != nil {
 		return nil, err
@@ -152,6 +172,11 @@ func (s *Server) Config() *transport.OAuthConfig {
 		if rec.Client.RedirectURI != "" {
 			cfg.RedirectURI = rec.Client.RedirectURI
 		}
+	}
+	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL {
+		// Where the server said its metadata is (its 401), for discovery
+		// before any 401 of this run.
+		cfg.ProtectedResourceMetadataURL = rec.ResourceMetadata
 	}
 	return cfg
 }
@@ -221,6 +246,11 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 		return nil
 	}
 	challenge := s.probe(ctx)
+	if u := s.challengeMetadata(challenge); u != "" {
+		if err := s.update(func(rec *Record) { rec.ResourceMetadata = u }); err != nil {
+			return err
+		}
+	}
 	cfg := *s.Config()
 	cfg.Scopes = s.scopes(ctx, challenge)
 	h := transport.NewOAuthHandler(cfg)
@@ -310,15 +340,8 @@ func (s *Server) supportedScopes(ctx context.Context, challenge *http.Response) 
 		return nil
 	}
 	meta := endpoint.Scheme + "://" + endpoint.Host + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(endpoint.EscapedPath(), "/")
-	if challenge != nil {
-		for _, v := range challenge.Header.Values("WWW-Authenticate") {
-			if m := metadataParam.FindStringSubmatch(v); m != nil {
-				if u, err := url.Parse(m[1]); err == nil && u.Scheme == endpoint.Scheme && u.Host == endpoint.Host {
-					meta = u.String()
-				}
-				break
-			}
-		}
+	if u := s.challengeMetadata(challenge); u != "" {
+		meta = u
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, meta, nil)
 	if err != nil {
@@ -337,6 +360,40 @@ func (s *Server) supportedScopes(ctx context.Context, challenge *http.Response) 
 		return nil
 	}
 	return prm.ScopesSupported
+}
+
+// challengeMetadata is the protected resource metadata URL a 401 names,
+// when it has the server's origin (RFC 9728 §3.2: a server serves its own
+// metadata), else "".
+func (s *Server) challengeMetadata(challenge *http.Response) string {
+	if challenge == nil {
+		return ""
+	}
+	endpoint, err := url.Parse(s.opts.URL)
+	if err != nil {
+		return ""
+	}
+	for _, v := range challenge.Header.Values("WWW-Authenticate") {
+		if m := metadataParam.FindStringSubmatch(v); m != nil {
+			if u, err := url.Parse(m[1]); err == nil && strings.EqualFold(u.Scheme, endpoint.Scheme) && strings.EqualFold(u.Host, endpoint.Host) {
+				return u.String()
+			}
+		}
+	}
+	return ""
+}
+
+// update changes the server's record (made if missing) and saves it.
+func (s *Server) update(change func(*Record)) error {
+	rec, err := Load(s.opts.Dir, s.opts.Name)
+	if err != nil {
+		return err
+	}
+	if rec == nil || rec.URL != s.opts.URL {
+		rec = &Record{Name: s.opts.Name, URL: s.opts.URL}
+	}
+	change(rec)
+	return Save(s.opts.Dir, rec)
 }
 
 // metadataParam is the resource_metadata auth-param (RFC 9728 §5.1).

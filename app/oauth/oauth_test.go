@@ -505,6 +505,15 @@ func TestMetadataNamedOnlyIn401(t *testing.T) {
 	if q := w.as.Authorizations()[0]; q.Get("resource") != w.rs.URL {
 		t.Errorf("the authorization request's resource %q, want %q", q.Get("resource"), w.rs.URL)
 	}
+	// A later run refreshes before any 401 tells where the metadata is:
+	// the token file keeps it.
+	w.setExpiry(t, time.Now().Add(-time.Minute))
+	if got, err := w.run(t); err != nil || got != "signed in" || len(w.user.consents()) != 1 {
+		t.Errorf("the run after expiry: %q, %v, %d consents\nlog:\n%s", got, err, len(w.user.consents()), w.log)
+	}
+	if seen := w.as.Seen(); seen[len(seen)-1] != "token:refresh_token" {
+		t.Errorf("the authorization server saw %v, want a refresh last", seen)
+	}
 }
 
 // A host that gives up on its request while the user signs in (hosts time
@@ -576,8 +585,9 @@ func TestScopes(t *testing.T) {
 }
 
 // A token that expires during the session it was first got in is
-// refreshed without the user: the transport's handler, made before the
-// registration, cannot refresh it itself, and Authorize does.
+// refreshed without the user, once: the transport's handler, made before
+// the registration, has no client id to refresh with, and the token store
+// refreshes on the stored registration before it would try.
 func TestRefreshInTheFirstSession(t *testing.T) {
 	w := newWorld(t)
 	got, err := w.run(t, func() {
@@ -593,8 +603,9 @@ func TestRefreshInTheFirstSession(t *testing.T) {
 	if toks := w.rs.Tokens(); len(toks) != 2 {
 		t.Errorf("the MCP server saw %d access tokens, want the first and the refreshed one", len(toks))
 	}
-	if seen := w.as.Seen(); !slices.Contains(seen, "token:refresh_token") {
-		t.Errorf("no refresh at the authorization server: %v", seen)
+	want := []string{"register", "authorize", "token:authorization_code", "token:refresh_token"}
+	if diff := cmp.Diff(want, w.as.Seen()); diff != "" {
+		t.Errorf("authorization server requests mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -623,5 +634,44 @@ func TestTwoWrappersSignInOnce(t *testing.T) {
 	}
 	if n := w.as.Clients(); n != 1 {
 		t.Errorf("%d clients registered, want one", n)
+	}
+}
+
+// Wrappers of the same server in two processes that find the token due at
+// once refresh it once: the refresh token rotates, and sending it twice
+// would get the second refused (or both, on a server that revokes a
+// reused token's family, as fosite does).
+func TestTwoWrappersRefreshOnce(t *testing.T) {
+	w := newWorld(t)
+	w.signedIn(t)
+	w.setExpiry(t, time.Now().Add(20*time.Second))
+	var stores []transport.TokenStore
+	for range 2 {
+		srv, err := oauth.New(oauth.Options{Name: name, URL: w.rs.URL, Dir: w.dir, Consent: w.user.consent, Logf: w.log.logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, srv.Config().TokenStore)
+	}
+	toks := make(chan *transport.Token, 2)
+	for _, st := range stores {
+		go func() {
+			tok, err := st.GetToken(t.Context())
+			if err != nil {
+				t.Errorf("GetToken: %v", err)
+			}
+			toks <- tok
+		}()
+	}
+	a, b := <-toks, <-toks
+	if a == nil || b == nil || a.AccessToken != b.AccessToken || a.IsExpired() {
+		t.Fatalf("the two wrappers got different or expired tokens")
+	}
+	want := []string{"register", "authorize", "token:authorization_code", "token:refresh_token"}
+	if diff := cmp.Diff(want, w.as.Seen()); diff != "" {
+		t.Errorf("authorization server requests mismatch (-want +got):\n%s", diff)
+	}
+	if !w.as.Valid(t.Context(), a.AccessToken) {
+		t.Errorf("the refreshed token is not valid")
 	}
 }

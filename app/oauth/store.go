@@ -36,6 +36,9 @@ type Record struct {
 	// URL is the MCP server's endpoint the tokens were issued for (the
 	// RFC 8707 resource). Tokens for another URL are not sent.
 	URL string `json:"url"`
+	// ResourceMetadata is the protected resource metadata URL the server's
+	// 401 named (RFC 9728 §5.1), for discovery in later runs.
+	ResourceMetadata string `json:"resourceMetadata,omitempty"`
 	// AuthServer is the authorization server's issuer.
 	AuthServer string `json:"authServer,omitempty"`
 	// RevocationEndpoint is the authorization server's RFC 7009 endpoint,
@@ -244,6 +247,12 @@ type tokenStore struct {
 	dir, name, url string
 	// now is the clock that decides early expiry; tests move it.
 	now func() time.Time
+	// refresh, when set, trades a refresh token for a new token and saves
+	// it (Server.refreshStored); GetToken calls it, under the server's lock,
+	// for a token that is due.
+	refresh func(ctx context.Context, refreshToken string) error
+	// logf says a failed refresh on the log.
+	logf func(format string, args ...any)
 }
 
 var _ transport.TokenStore = (*tokenStore)(nil)
@@ -254,14 +263,52 @@ var _ transport.TokenStore = (*tokenStore)(nil)
 // shorter than twice this is refreshed half-way.
 const refreshAhead = time.Minute
 
-// GetToken returns the stored token of the server, with its expiry moved
-// refreshAhead earlier (so that mcp-go's handler, which refreshes expired
-// tokens, refreshes it before it expires). No token, or one issued for
-// another URL, is transport.ErrNoToken.
+// GetToken returns the stored token of the server. No token, or one issued
+// for another URL, is transport.ErrNoToken.
+//
+// A token due for refresh (refreshAhead before its expiry) is refreshed
+// here, holding the server's lock and reading the file again under it:
+// wrappers of the same server in other processes share the token file, and
+// a rotated refresh token sent twice may get both refused (a server that
+// sees one reused may revoke them all). mcp-go's handler refreshes on its
+// own, without such a lock; it sees the token's expiry moved refreshAhead
+// earlier, so that when the refresh here failed it tries once itself, and
+// then Authorize.
 func (s *tokenStore) GetToken(ctx context.Context) (*transport.Token, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	tok, err := s.stored()
+	if err != nil {
+		return nil, err
+	}
+	if s.refresh != nil && tok.RefreshToken != "" && s.due(tok) {
+		unlock, err := lockServer(s.dir, s.name)
+		if err != nil {
+			return nil, err
+		}
+		tok, err = s.stored()
+		if err == nil && tok.RefreshToken != "" && s.due(tok) {
+			if rerr := s.refresh(ctx, tok.RefreshToken); rerr != nil {
+				s.logf("%s: refreshing the token failed: %v", s.name, rerr)
+			}
+			tok, err = s.stored()
+		}
+		unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !tok.ExpiresAt.IsZero() {
+		// IsExpired compares with the wall clock; the shift is what the
+		// clock of this store says is left.
+		tok.ExpiresAt = time.Now().Add(tok.ExpiresAt.Sub(s.now()) - ahead(tok))
+	}
+	return tok, nil
+}
+
+// stored is a copy of the stored token, or transport.ErrNoToken.
+func (s *tokenStore) stored() (*transport.Token, error) {
 	rec, err := Load(s.dir, s.name)
 	if err != nil {
 		return nil, err
@@ -270,17 +317,20 @@ func (s *tokenStore) GetToken(ctx context.Context) (*transport.Token, error) {
 		return nil, transport.ErrNoToken
 	}
 	tok := *rec.Token
-	if !tok.ExpiresAt.IsZero() {
-		ahead := refreshAhead
-		if life := time.Duration(tok.ExpiresIn) * time.Second; life > 0 && life < 2*ahead {
-			ahead = life / 2
-		}
-		// IsExpired compares with the wall clock; the shift is what the
-		// clock of this store says is left.
-		left := tok.ExpiresAt.Sub(s.now()) - ahead
-		tok.ExpiresAt = time.Now().Add(left)
-	}
 	return &tok, nil
+}
+
+// due reports whether tok is to be refreshed now.
+func (s *tokenStore) due(tok *transport.Token) bool {
+	return !tok.ExpiresAt.IsZero() && !s.now().Before(tok.ExpiresAt.Add(-ahead(tok)))
+}
+
+// ahead is how long before tok's expiry it is refreshed.
+func ahead(tok *transport.Token) time.Duration {
+	if life := time.Duration(tok.ExpiresIn) * time.Second; life > 0 && life < 2*refreshAhead {
+		return life / 2
+	}
+	return refreshAhead
 }
 
 // SaveToken keeps token in the server's token file, beside its
