@@ -374,6 +374,11 @@ func (s *httpServer) Write(msg []byte, _ bool) error {
 	case env.isRequest():
 		if v := modernVersion(env.Params); v != "" {
 			s.setVersion(v)
+		} else if env.Method == "initialize" {
+			// A host that tried 2026-07-28 first (server/discover) and
+			// falls back: the version is the reply's (PROTOCOL.md §2),
+			// and no version header goes with initialize itself.
+			s.setVersion("")
 		}
 		s.send(env, msg)
 		return nil
