@@ -98,9 +98,9 @@ type rawEntry struct {
 	argsStart int
 
 	// What remote entries are wrapped and unwrapped with (remote.go):
-	host    string   // Location.Host, whose remote form the entry has
-	toml    bool     // the entry is TOML
-	inline  bool     // TOML: the entry is an inline table
+	host    string        // Location.Host, whose remote form the entry has
+	toml    bool          // the entry is TOML
+	inline  bool          // TOML: the entry is an inline table
 	members []entryMember // the entry's own members, in file order
 	// region is the entry's bytes: the JSON object, the TOML inline table,
 	// or a TOML table's lines, from its first member to the next table
