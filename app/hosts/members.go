@@ -35,18 +35,24 @@ type memberStyle struct {
 	kv     string // between key and value: ": ", " = "
 	prefix string // TOML dotted keys: the key path before each key
 	toml   bool
-	// multi: arrays and objects one element a line, as JSON.stringify(v,
-	// null, 2) writes them (Claude Code rewrites its files so: written so,
-	// they stay as they are); indent is the member's indent, unit one level.
-	multi        bool
-	nl           string
+	nl     string
+	// indent is the members' indent, unit one level more ("" when the
+	// entry is on one line).
 	indent, unit string
+	// arrays: arrays one element a line, as JSON.stringify(v, null, 2)
+	// writes them (Claude Code rewrites its files so: written so, they stay
+	// as they are); objects the same, and pad the space inside the braces
+	// of a one-line object: as the object Wrap or Unwrap moves from
+	// (headers to env, env to headers) had them.
+	arrays, objects bool
+	pad             string
 }
 
 // styleFor is the style of new members replacing the first of the entry's
-// members named in keys.
-func (r *rawEntry) styleFor(data []byte, keys []string) memberStyle {
-	st := memberStyle{toml: r.toml, kv: ": ", sep: ", "}
+// members named in keys; model is the member whose object the new one
+// takes the place of (headers when wrapping, env when unwrapping).
+func (r *rawEntry) styleFor(data []byte, keys []string, model string) memberStyle {
+	st := memberStyle{toml: r.toml, kv: ": ", sep: ", ", nl: "\n"}
 	if r.toml {
 		st.kv = " = "
 	}
@@ -64,7 +70,6 @@ func (r *rawEntry) styleFor(data []byte, keys []string) memberStyle {
 	}
 	st.prefix = m.prefix
 	ind := memberIndent(data, m.start) // "\n    " or " "
-	st.nl = "\n"
 	if strings.HasPrefix(ind, "\r\n") {
 		st.nl = "\r\n"
 	}
@@ -76,13 +81,24 @@ func (r *rawEntry) styleFor(data []byte, keys []string) memberStyle {
 	default:
 		st.sep = "," + ind
 	}
-	if !r.toml && r.host == "claude-code" && strings.Contains(ind, "\n") {
-		st.multi = true
+	if r.toml {
+		return st // inline tables are one line
+	}
+	if strings.Contains(ind, "\n") {
 		st.indent = strings.TrimPrefix(ind, st.nl)
 		outer := lineIndent(data, r.region[1]-1)
 		st.unit = "  "
 		if u, ok := strings.CutPrefix(st.indent, outer); ok && u != "" {
 			st.unit = u
+		}
+		st.arrays = r.host == "claude-code"
+		st.objects = st.arrays
+	}
+	if j := slices.IndexFunc(r.members, func(m entryMember) bool { return m.key == model }); j >= 0 {
+		v := data[r.members[j].val.start:r.members[j].val.end]
+		st.objects = st.indent != "" && bytes.Contains(v, []byte("\n"))
+		if !st.objects && len(v) > 2 && v[0] == '{' && v[1] == ' ' {
+			st.pad = " "
 		}
 	}
 	return st
@@ -94,7 +110,10 @@ func (st memberStyle) strArray(syn syntax, ss []string) string {
 	for i, s := range ss {
 		q[i] = syn.quote(s)
 	}
-	return st.nest("[", "]", q)
+	if !st.arrays {
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	return st.lines("[", "]", q)
 }
 
 // strMap writes the entries as an object (a TOML inline table), their
@@ -108,16 +127,17 @@ func (st memberStyle) strMap(syn syntax, es []newEntry) string {
 	for i, e := range es {
 		q[i] = syn.keyText(e.name) + kv + e.text
 	}
-	if st.toml {
+	switch {
+	case st.toml:
 		return "{ " + strings.Join(q, ", ") + " }"
+	case st.objects:
+		return st.lines("{", "}", q)
 	}
-	return st.nest("{", "}", q)
+	return "{" + st.pad + strings.Join(q, ", ") + st.pad + "}"
 }
 
-func (st memberStyle) nest(open, close string, elems []string) string {
-	if !st.multi || len(elems) == 0 {
-		return open + strings.Join(elems, ", ") + close
-	}
+// lines writes elems one a line, one level in.
+func (st memberStyle) lines(open, close string, elems []string) string {
 	in := st.nl + st.indent + st.unit
 	return open + in + strings.Join(elems, ","+in) + st.nl + st.indent + close
 }

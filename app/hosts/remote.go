@@ -349,7 +349,7 @@ func wrapRemote(syn syntax, data []byte, r *rawEntry, bin string) ([]splice, Cha
 	} else if r.remote.typ != "" && (form.typed || r.host == "" || r.host == "file") {
 		add = append(add, newMember{"type", syn.quote("stdio")})
 	}
-	st := r.styleFor(data, remoteKeys)
+	st := r.styleFor(data, remoteKeys, "headers")
 	add = append(add, newMember{"command", syn.quote(bin)}, newMember{"args", st.strArray(syn, p.args)})
 	if r.toml && len(p.envVars) > 0 {
 		add = append(add, newMember{"env_vars", st.strArray(syn, p.envVars)})
@@ -424,7 +424,7 @@ func unwrapRemote(syn syntax, data []byte, r *rawEntry, orig *originals) ([]spli
 	if r.toml {
 		keys = tomlWrappedKeys
 	}
-	st := r.styleFor(data, keys)
+	st := r.styleFor(data, keys, "env")
 	add, err := remoteMembers(syn, r, f, st)
 	if err != nil {
 		return nil, Change{}, fmt.Errorf("%q cannot be unwrapped: %w", e.Key, err)
