@@ -70,7 +70,7 @@ func (r *rawEntry) styleFor(data []byte, keys []string, model string) memberStyl
 	}
 	st.prefix = m.prefix
 	ind := memberIndent(data, m.start) // "\n    " or " "
-	if strings.HasPrefix(ind, "\r\n") {
+	if i := bytes.IndexByte(data[m.end:], '\n'); i > 0 && data[m.end+i-1] == '\r' {
 		st.nl = "\r\n"
 	}
 	switch {
