@@ -188,7 +188,7 @@ func urlBlocker(raw string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "its url is not an http or https URL elicitray can read"
 	}
-	const why = ", and elicitray wrap takes the URL on its command line, which other users of this computer can read: move the secret into a header, or leave the entry as it is"
+	const why = ", and elicitray wrap would have the URL on its command line, which other users of this computer can read: move the secret into a header to wrap it"
 	if u.User != nil {
 		return "its url has a user name or password in it" + why
 	}

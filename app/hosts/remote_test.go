@@ -173,7 +173,7 @@ func TestHostsRemoteRefused(t *testing.T) {
 	for _, tt := range []struct {
 		name, host, entry, note string
 	}{
-		{"a password in the URL", "cursor", `{"url": "https://me:pw@example.com/mcp"}`, "its url has a user name or password in it, and elicitray wrap takes the URL on its command line, which other users of this computer can read"},
+		{"a password in the URL", "cursor", `{"url": "https://me:pw@example.com/mcp"}`, "its url has a user name or password in it, and elicitray wrap would have the URL on its command line, which other users of this computer can read"},
 		{"a key parameter", "cursor", `{"url": "https://server.smithery.ai/x/mcp?api_key=0123"}`, "its url may hold a secret (the api_key parameter)"},
 		{"a token-like parameter", "cursor", `{"url": "https://example.com/mcp?s=a1b2c3d4e5f6g7h8i9j0k1"}`, "its url may hold a secret (the s parameter)"},
 		{"a token in the path", "cursor", `{"url": "https://mcp.zapier.com/api/mcp/s/NjA1ZjQ2ZDgtOGQ2Zi00YjA5LTk/mcp"}`, "a token-like part of its path"},
