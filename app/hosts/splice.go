@@ -24,8 +24,8 @@ const (
 	Repointed  Outcome = "repointed"
 	Unwrapped  Outcome = "unwrapped"
 	NotWrapped Outcome = "not wrapped" // Unwrap: nothing to take out
-	// Skipped: a remote or unsupported entry, left as it is (Change.Note
-	// says why).
+	// Skipped: an unsupported entry, or a remote one that cannot be
+	// wrapped, left as it is (Change.Note says why).
 	Skipped Outcome = "skipped"
 )
 
@@ -33,7 +33,11 @@ const (
 type Change struct {
 	Key     string
 	Outcome Outcome
-	Note    string // for Skipped: the reason, a phrase ("remote: https://…")
+	// Note is, for Skipped, the reason, a phrase ("remote https://…: its
+	// url may hold a secret…"); for a remote entry Wrapped, its URL and
+	// where each header's value went ("remote https://…; Authorization
+	// from ${TOKEN}, through the entry's env").
+	Note string
 	Entry   Entry  // the entry as it reads after the change
 }
 
