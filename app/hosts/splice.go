@@ -37,8 +37,8 @@ type Change struct {
 	// url may hold a secret…"); for a remote entry Wrapped, its URL and
 	// where each header's value went ("remote https://…; Authorization
 	// from ${TOKEN}, through the entry's env").
-	Note string
-	Entry   Entry  // the entry as it reads after the change
+	Note  string
+	Entry Entry // the entry as it reads after the change
 }
 
 // Wrap returns data (the contents of the file at loc) with the entries named
