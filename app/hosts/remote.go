@@ -179,6 +179,9 @@ func secretHeader(name, value string) bool {
 		tokenLike(value, 20) || strings.Contains(value, "$")
 }
 
+// varName matches the name of an environment variable.
+var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // httpToken matches a header name (RFC 9110 token).
 var httpToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
@@ -235,6 +238,12 @@ func remoteBlocker(r *rawEntry) string {
 		}
 		if strings.ContainsAny(h.value, "\r\n") {
 			return fmt.Sprintf("its header %s has a line break in its value", h.name)
+		}
+		if h.bearer && !varName.MatchString(h.envVar) {
+			return fmt.Sprintf("its bearer_token_env_var %q is not the name of a variable", h.envVar)
+		}
+		if !h.bearer && h.tok == "" && !varName.MatchString(h.envVar) {
+			return fmt.Sprintf("its env_http_headers give %s a variable %q, which is not the name of one", h.name, h.envVar)
 		}
 	}
 	return ""
@@ -304,7 +313,7 @@ func planRemote(syn syntax, r *rawEntry, form hostForm) plan {
 			addVar(h.envVar)
 			p.notes = append(p.notes, fmt.Sprintf("%s from $%s, which Codex passes on (env_vars)", h.name, h.envVar))
 		default:
-			if rest, ok := strings.CutPrefix(h.value, "Bearer "); ok && strings.EqualFold(h.name, "Authorization") {
+			if rest, ok := strings.CutPrefix(h.value, "Bearer "); ok && h.name == "Authorization" {
 				if v, ok := form.singleRef(rest); ok {
 					v = addEnv(v, syn.quote(rest))
 					p.args = append(p.args, "--bearer-env", v)
@@ -318,7 +327,9 @@ func planRemote(syn syntax, r *rawEntry, form hostForm) plan {
 				p.notes = append(p.notes, fmt.Sprintf("%s from %s, through the entry's env", h.name, h.value))
 				continue
 			}
-			if secretHeader(h.name, h.value) {
+			if secretHeader(h.name, h.value) || strings.TrimSpace(h.value) != h.value {
+				// (Spaces around a value are not part of it in HTTP, and
+				// would not come back from --header; env keeps them.)
 				v := addEnv(envName(h.name), h.tok)
 				p.args = append(p.args, "--header-env", h.name+"="+v)
 				p.notes = append(p.notes, fmt.Sprintf("%s: its value moved into the entry's env as %s, not onto the command line", h.name, v))

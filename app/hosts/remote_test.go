@@ -262,3 +262,49 @@ func TestHostsRemoteUnwrapRefused(t *testing.T) {
 		t.Errorf("%v\n%s", err, cmp.Diff(want, string(out)))
 	}
 }
+
+// FuzzHostsRemote: whatever the remote entry, Wrap either refuses it or
+// writes an entry that Unwrap, with the backup, turns back byte for byte
+// and, with none, back into a remote entry the host reads the same.
+func FuzzHostsRemote(f *testing.F) {
+	hosts := []string{"claude-code", "vscode", "cursor", "windsurf", "gemini", "zed", "codex", "file"}
+	f.Add(uint8(0), `{"s": {"docs": {"type": "http", "url": "https://docs.example.com/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}`)
+	f.Add(uint8(0), "{\n  \"s\": {\n    \"a\": {\n      \"type\": \"sse\",\n      \"url\": \"http://localhost:9000/sse\"\n    }\n  }\n}\n")
+	f.Add(uint8(1), `{"s": {"gh": {"type": "http", "url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${input:t}", "X": "y"}}}}`)
+	f.Add(uint8(2), `{"s": {"r": {"url": "https://example.com/mcp", "headers": {"X-Key": "a", "X_Key": "b"}}}}`)
+	f.Add(uint8(3), `{"s": {"f": {"disabled": false, "serverUrl": "https://mcp.figma.com/sse", "disabledTools": ["x"]}}}`)
+	f.Add(uint8(4), `{"s": {"e": {"url": "http://localhost:8080/sse", "headers": {"Authorization": "Bearer $T"}, "trust": true}}}`)
+	f.Add(uint8(5), "{\"s\": {\"g\": {\n  \"url\": \"https://g.example.com/mcp\", // c\n  \"headers\": { \"A\": \"b\" },\n}}}")
+	f.Add(uint8(6), "[mcp_servers.c]\nurl = \"https://c.example.test/mcp\"\nhttp_headers = { X-Client = \"review\", Authorization = \"Bearer abc\" }\nenv_http_headers = { X-Tenant = \"TENANT\" }\n")
+	f.Add(uint8(6), "[mcp_servers.n]\nurl = \"https://n.example.com/mcp\" # c\n\n[mcp_servers.n.http_headers]\nAuthorization = \"Bearer s3cr3t\"\n\n[other]\nk = 1\n")
+	f.Add(uint8(6), "[mcp_servers]\nr = { url = \"https://e.example/mcp\", bearer_token_env_var = \"T\" }\n")
+	f.Add(uint8(6), "mcp_servers.x.url = \"https://x.example.com/mcp\"\r\nmcp_servers.x.bearer_token_env_var = \"X_TOKEN\"\r\n")
+	f.Fuzz(func(t *testing.T, h uint8, in string) {
+		loc := hostLoc(hosts[int(h)%len(hosts)])
+		out, changes, err := Wrap([]byte(in), loc, nil, "/bin/elicitray")
+		if err != nil || string(out) == in {
+			return
+		}
+		if !slices.ContainsFunc(changes, func(c Change) bool { return c.Outcome == Wrapped && strings.HasPrefix(c.Note, "remote ") }) {
+			return // only command entries changed: TestHostsSplices' ground
+		}
+		back, _, err := Unwrap(out, loc, nil, &UnwrapOptions{Earlier: slices.Values([][]byte{[]byte(in)})})
+		if err != nil {
+			t.Fatalf("unwrap with the backup: %v\n%s", err, out)
+		}
+		want := []byte(in)
+		if again, _, err := Wrap(back, loc, nil, "/bin/elicitray"); err != nil || string(again) != string(out) {
+			t.Fatalf("wrap, unwrap, wrap gives another file: %v\n%s\n%s", err, out, again)
+		}
+		fresh, _, err := Unwrap(out, loc, nil, nil)
+		if err != nil {
+			t.Fatalf("unwrap without a backup: %v\n%s", err, out)
+		}
+		// Which member names the URL, and the type, are what the flags do
+		// not keep (transport guesses them); the goldens check the guess.
+		blank := cmp.Transformer("transport", func(v remoteView) remoteView { v.URLKey, v.Type = "", ""; return v })
+		if diff := cmp.Diff(remotes(t, want, loc), remotes(t, fresh, loc), blank); diff != "" {
+			t.Fatalf("unwrap without a backup mismatch (-want +got):\n%s\nwrapped:\n%s\nunwrapped:\n%s", diff, out, fresh)
+		}
+	})
+}
