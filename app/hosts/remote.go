@@ -69,8 +69,10 @@ type header struct {
 type hostForm struct {
 	urlKey string // the member naming the URL
 	sseKey string // the member for an SSE endpoint ("" is urlKey): Gemini's url
-	// typed: the host marks entries "type": "stdio", "http" or "sse";
-	// Wrap writes "stdio" in place of a remote entry's type either way.
+	// typed: the host marks entries "type": "stdio", "http" or "sse", so
+	// Wrap writes "stdio" in place of a remote entry's type (and Unwrap
+	// "http" or "sse" in place of that). For the other hosts a remote
+	// entry's type is dropped, as "http" beside a command would confuse.
 	typed bool
 	// ref writes a reference to variable name as the host expands it in
 	// config values; nil when it expands none.
@@ -97,6 +99,8 @@ var hostForms = map[string]hostForm{
 	"codex":       {urlKey: "url"},
 }
 
+// formOf is the remote form of the host named host (Location.Host); a file
+// named with --config, whose host is not known, gets the generic one.
 func formOf(host string) hostForm {
 	if f, ok := hostForms[host]; ok {
 		return f
@@ -457,7 +461,7 @@ func remoteMembers(syn syntax, r *rawEntry, f wrapArgs, st memberStyle) ([]newMe
 	}
 	var add []newMember
 	if !r.toml {
-		if i := slices.IndexFunc(r.members, func(m entryMember) bool { return m.key == "type" }); i >= 0 {
+		if i := slices.IndexFunc(r.members, func(m entryMember) bool { return m.key == "type" && m.val.value == "stdio" }); i >= 0 {
 			add = append(add, newMember{"type", syn.quote(transport(f.url))})
 		}
 	}
