@@ -155,6 +155,11 @@ func TestEndToEndHTTPSDKs(t *testing.T) {
 				if got, want := d.title(win), "elicitray — "+name+" asks"; got != want {
 					t.Errorf("window title %q, want %q", got, want)
 				}
+				if sdk == "mcpgo" {
+					// mcp-go sends the schema's properties in its map's
+					// order: Count comes first, Name second.
+					d.xdo("key", "--window", win, "Tab")
+				}
 				d.typeInto(win, "Ada")
 				d.screenshot("http-" + sdk + "-" + version + ".png")
 				d.answer(win, "Return")
