@@ -61,7 +61,16 @@
 //     sends one request without a token and hands its 401 to
 //     HandleUnauthorizedResponse (probe); the URL it names is kept in the
 //     token file and given to later runs' handlers
-//     (ProtectedResourceMetadataURL).
+//     (ProtectedResourceMetadataURL). Without one, the metadata is looked
+//     for at the well-known URL with the endpoint's path and then at the
+//     origin's (RFC 9728 §3.1; mcp-go tries the first only); found at the
+//     origin's, the handlers get the origin as their base URL, so that
+//     mcp-go looks there and binds the metadata's resource to it.
+//
+// TestConformanceAuth runs the official MCP conformance suite's
+// authorization scenarios (2025-11-25) against this package over
+// bridge.HTTP (oauthtest/confclient); testdata/conformance-auth-baseline.yml
+// lists the ones not passed yet.
 //   - Scopes: the handler asks for the scopes it was made with, and reads
 //     none from the server's 401 (scope=, RFC 6750 §3) or its metadata's
 //     scopes_supported; the transport's handler is made before the server

@@ -83,6 +83,23 @@ type Server struct {
 	refresher *transport.OAuthHandler
 }
 
+// handler is an OAuth handler of the server's with cfg. Its base URL, from
+// which mcp-go builds the well-known metadata URL and which the metadata's
+// resource must bind to, is the endpoint, or its origin when the server's
+// metadata is at the origin's well-known URL only (RFC 9728 §3.1), which
+// mcp-go does not look at.
+func (s *Server) handler(cfg transport.OAuthConfig) *transport.OAuthHandler {
+	h := transport.NewOAuthHandler(cfg)
+	base := s.opts.URL
+	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.MetadataAtRoot && rec.ResourceMetadata == "" {
+		if u, err := url.Parse(s.opts.URL); err == nil {
+			base = u.Scheme + "://" + u.Host
+		}
+	}
+	h.SetBaseURL(base)
+	return h
+}
+
 // refreshStored refreshes with refreshToken on a handler made from the
 // stored registration, and saves the new token (tokenStore.refresh).
 func (s *Server) refreshStored(ctx context.Context, refreshToken string) error {
@@ -90,8 +107,7 @@ func (s *Server) refreshStored(ctx context.Context, refreshToken string) error {
 	s.mu.Lock()
 	h := s.refresher
 	if h == nil || h.GetClientID() != cfg.ClientID {
-		h = transport.NewOAuthHandler(*cfg)
-		h.SetBaseURL(s.opts.URL)
+		h = s.handler(*cfg)
 		s.refresher = h
 	}
 	s.mu.Unlock()
@@ -246,21 +262,23 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 		return nil
 	}
 	challenge := s.probe(ctx)
-	if u := s.challengeMetadata(challenge); u != "" {
-		if err := s.update(func(rec *Record) { rec.ResourceMetadata = u }); err != nil {
+	meta := s.resourceMetadata(ctx, challenge)
+	if meta.found {
+		if err := s.update(func(rec *Record) {
+			rec.ResourceMetadata, rec.MetadataAtRoot = meta.advertised, meta.atRoot
+		}); err != nil {
 			return err
 		}
 	}
-	cfg := *s.Config()
-	cfg.Scopes = s.scopes(ctx, challenge)
-	h := transport.NewOAuthHandler(cfg)
-	h.SetBaseURL(s.opts.URL)
 	if challenge != nil {
-		// The handlers keep the metadata URL only when it has the server's
-		// origin (RFC 9728 §3.2, HandleUnauthorizedResponse).
-		h.HandleUnauthorizedResponse(challenge)
-		th.HandleUnauthorizedResponse(challenge)
+		th.HandleUnauthorizedResponse(challenge) // origin-checked there
 	}
+	cfg := *s.Config()
+	cfg.Scopes = challengeScopes(challenge)
+	if cfg.Scopes == nil {
+		cfg.Scopes = meta.scopes
+	}
+	h := s.handler(cfg)
 	err = s.refresh(ctx, h)
 	if err == nil {
 		return nil
@@ -311,55 +329,81 @@ func (s *Server) httpClient() *http.Client {
 	return &http.Client{Timeout: 30 * time.Second}
 }
 
-// scopes are the scopes to ask for, as MCP authorization (2025-11-25)
-// chooses them: the scope of the server's 401 challenge, else the
-// scopes_supported of its protected resource metadata, else none (the
+// challengeScopes are the scopes a 401's challenge names (scope=, RFC 6750
+// §3), or nil. MCP authorization (2025-11-25) chooses scopes so: the
+// challenge's, else the metadata's scopes_supported, else none (the
 // authorization server's default).
-func (s *Server) scopes(ctx context.Context, challenge *http.Response) []string {
-	if challenge != nil {
-		for _, v := range challenge.Header.Values("WWW-Authenticate") {
-			if m := scopeParam.FindStringSubmatch(v); m != nil {
-				return strings.Fields(m[1] + m[2])
-			}
+func challengeScopes(challenge *http.Response) []string {
+	if challenge == nil {
+		return nil
+	}
+	for _, v := range challenge.Header.Values("WWW-Authenticate") {
+		if m := scopeParam.FindStringSubmatch(v); m != nil {
+			return strings.Fields(m[1] + m[2])
 		}
 	}
-	return s.supportedScopes(ctx, challenge)
+	return nil
 }
 
 // scopeParam is the scope auth-param of a WWW-Authenticate challenge
 // (RFC 6750 §3), quoted or not.
 var scopeParam = regexp.MustCompile(`(?i)(?:^|[\s,])scope\s*=\s*(?:"([^"]*)"|([^\s,"]+))`)
 
-// supportedScopes reads scopes_supported from the server's protected
-// resource metadata: at the URL its challenge names when that has the
-// server's origin, else at the well-known URL with the endpoint's path
-// (RFC 9728 §3.1).
-func (s *Server) supportedScopes(ctx context.Context, challenge *http.Response) []string {
+// resourceMetadata finds the server's protected resource metadata (RFC
+// 9728): at the URL its 401 names (same origin only), else at the
+// well-known URL with the endpoint's path, else at the one without (RFC
+// 9728 §3.1; mcp-go tries only the first of the two).
+func (s *Server) resourceMetadata(ctx context.Context, challenge *http.Response) foundMetadata {
 	endpoint, err := url.Parse(s.opts.URL)
 	if err != nil {
-		return nil
+		return foundMetadata{}
 	}
-	meta := endpoint.Scheme + "://" + endpoint.Host + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(endpoint.EscapedPath(), "/")
 	if u := s.challengeMetadata(challenge); u != "" {
-		meta = u
+		scopes, ok := s.fetchMetadata(ctx, u)
+		return foundMetadata{found: ok, advertised: u, scopes: scopes}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, meta, nil)
+	root := endpoint.Scheme + "://" + endpoint.Host + "/.well-known/oauth-protected-resource"
+	if path := strings.TrimSuffix(endpoint.EscapedPath(), "/"); path != "" {
+		if scopes, ok := s.fetchMetadata(ctx, root+path); ok {
+			return foundMetadata{found: true, scopes: scopes}
+		}
+	}
+	scopes, ok := s.fetchMetadata(ctx, root)
+	return foundMetadata{found: ok, atRoot: ok && strings.TrimSuffix(endpoint.EscapedPath(), "/") != "", scopes: scopes}
+}
+
+// foundMetadata is where the server's protected resource metadata was.
+type foundMetadata struct {
+	found bool
+	// advertised is the URL its 401 named; atRoot says it was at the
+	// origin's well-known URL, the endpoint having a path.
+	advertised string
+	atRoot     bool
+	scopes     []string // its scopes_supported
+}
+
+// fetchMetadata reads protected resource metadata at u: its
+// scopes_supported, and whether it was there (200, JSON naming
+// authorization servers).
+func (s *Server) fetchMetadata(ctx context.Context, u string) ([]string, bool) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := s.httpClient().Do(req)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer resp.Body.Close()
 	var prm struct {
-		ScopesSupported []string `json:"scopes_supported"`
+		AuthorizationServers []string `json:"authorization_servers"`
+		ScopesSupported      []string `json:"scopes_supported"`
 	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) != nil {
-		return nil
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) != nil || len(prm.AuthorizationServers) == 0 {
+		return nil, false
 	}
-	return prm.ScopesSupported
+	return prm.ScopesSupported, true
 }
 
 // challengeMetadata is the protected resource metadata URL a 401 names,

@@ -39,6 +39,9 @@ type Record struct {
 	// ResourceMetadata is the protected resource metadata URL the server's
 	// 401 named (RFC 9728 §5.1), for discovery in later runs.
 	ResourceMetadata string `json:"resourceMetadata,omitempty"`
+	// MetadataAtRoot says the metadata was found at the origin's
+	// well-known URL, not at the one with the endpoint's path.
+	MetadataAtRoot bool `json:"metadataAtRoot,omitempty"`
 	// AuthServer is the authorization server's issuer.
 	AuthServer string `json:"authServer,omitempty"`
 	// RevocationEndpoint is the authorization server's RFC 7009 endpoint,
