@@ -183,3 +183,52 @@ func TestHTTPStreamResumed(t *testing.T) {
 		t.Fatalf("tool result after the resume = %s", res)
 	}
 }
+
+// TestHTTPSessionHeadersAndDelete: after initialize every request carries
+// the session the server gave and the agreed protocol version; the GET
+// stream for the server's own messages is opened; and when the host goes
+// the session ends with a DELETE (PROTOCOL.md §11).
+func TestHTTPSessionHeadersAndDelete(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil)
+	type seen struct{ method, session, version string }
+	got := make(chan seen, 64)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.Method, r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version")}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	conn, srv, next := startHTTP(t, ts.URL)
+	write(t, conn, initLegacy)
+	next()
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	next()
+	var all []seen
+	for len(all) == 0 || all[len(all)-1].method != http.MethodGet {
+		all = append(all, <-got) // until mcp-go has opened the GET stream
+	}
+	conn.CloseWrite()
+	srv.Wait()
+	close(got)
+	for s := range got {
+		all = append(all, s)
+	}
+	var methods []string
+	session := ""
+	for _, s := range all {
+		methods = append(methods, s.method)
+		if len(methods) == 1 {
+			continue // initialize: no session yet
+		}
+		if session == "" {
+			session = s.session
+		}
+		if s.session == "" || s.session != session || s.version != "2025-11-25" {
+			t.Errorf("%s sent session %q version %q, want the session (%q) and 2025-11-25", s.method, s.session, s.version, session)
+		}
+	}
+	joined := strings.Join(methods, " ")
+	if !strings.Contains(joined, "GET") || !strings.HasSuffix(joined, "DELETE") {
+		t.Errorf("requests %s: want the GET stream opened and a DELETE last", joined)
+	}
+}
