@@ -188,7 +188,7 @@ func readChecks(dir string) ([]conformanceCheck, error) {
 
 // conformanceRow is one scenario's line of the results table.
 type conformanceRow struct {
-	Scenario, Version                string
+	Scenario, Version                 string
 	Passed, Failed, Warnings, Skipped int
 	// Note is the first failure's (or warning's) check and message, or why
 	// there are no results.
