@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -11,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The official MCP conformance suite and the Node it needs (22 or newer),
@@ -59,12 +62,7 @@ func TestConformance(t *testing.T) {
 		mustPass := slices.Contains(conformanceMustPass, scenario)
 		before := len(d.history())
 		dir := filepath.Join(out, strings.ReplaceAll(scenario, "/", "_"))
-		cmd := exec.Command(node, suite, "client",
-			"--command", elicitrayBin+" conformance-host",
-			"--scenario", scenario, "-o", dir)
-		var log bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &log, &log
-		suiteErr := cmd.Run()
+		log, suiteErr := runScenario(t, node, suite, scenario, dir)
 		row := conformanceRow{Scenario: scenario, Version: versions[scenario]}
 		checks, err := readChecks(dir)
 		if err != nil {
@@ -78,7 +76,7 @@ func TestConformance(t *testing.T) {
 		}
 		t.Run(scenario, func(t *testing.T) {
 			if suiteErr != nil || err != nil || row.Failed > 0 || row.Warnings > 0 {
-				t.Fatalf("conformance scenario %s: %s (%v)\n%s%s", scenario, row.result(), suiteErr, log.String(), d.diagnostics())
+				t.Fatalf("conformance scenario %s: %s (%v)\n%s%s", scenario, row.result(), suiteErr, log, d.diagnostics())
 			}
 			// elicitray answered, by the rule: not the host, not a person.
 			recs := d.history()
@@ -98,6 +96,39 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// scenarioWait bounds one scenario's run: the suite's 30 s for the client,
+// then its checks. The host ends itself before that (conformance-host
+// --timeout); a run that still goes on is ended with everything it started.
+const scenarioWait = 2 * time.Minute
+
+// runScenario runs the suite's client scenario with conformance-host as
+// the client, writing results under dir, and returns what it printed and
+// its exit error. The suite runs in a process group of its own, which is
+// killed if it outlives scenarioWait: the suite waits for the output of
+// every process the client left, not just the client.
+func runScenario(t *testing.T, node, suite, scenario, dir string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), scenarioWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, suite, "client",
+		"--command", elicitrayBin+" conformance-host",
+		"--scenario", scenario, "-o", dir)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if cmd.Process != nil {
+		// What the client left behind (a wrapper, say) ends with the run.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("the scenario did not end within %v: %w", scenarioWait, err)
+	}
+	return log.String(), err
 }
 
 // conformanceTools returns the pinned Node and the suite's entry point;

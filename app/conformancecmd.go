@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +26,7 @@ const ConformanceServerName = "conformance"
 // elicitation layer (demo.Conformance).
 func newConformanceHostCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	var name string
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "conformance-host [--name NAME] URL",
 		Short: "Run the small MCP host for the conformance suite's client scenarios, with `elicitray wrap --url URL` as its server",
@@ -40,6 +42,11 @@ func newConformanceHostCmd(ctx context.Context, stdout, stderr io.Writer) *cobra
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The suite kills the shell it started the host with, not the
+			// host, at its own timeout, and then waits for the host's
+			// output to end: the host must end by itself.
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
 			exe, err := os.Executable()
 			if err != nil {
 				return runErr(fmt.Errorf("finding elicitray itself: %w", err))
@@ -53,5 +60,6 @@ func newConformanceHostCmd(ctx context.Context, stdout, stderr io.Writer) *cobra
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", ConformanceServerName, "the wrapped server's name in history and config.toml")
+	durationVar(cmd.Flags(), &timeout, "timeout", 25*time.Second, "give up after this long (the suite waits 30s for a client by default)")
 	return cmd
 }
