@@ -68,11 +68,13 @@ conformance: deps
 	  $(XVFB) dbus-run-session -- $(GO) test -count=1 -timeout 60m -run '^TestConformance$$' ./app/
 	@cat bin/conformance.md
 
-# Start the hub and let the built-in host call each tool of the built-in
-# demo server through `elicitray wrap`: answer the windows as they come, then
-# see the decisions with `bin/elicitray history list` or tray → History.
-# Without DISPLAY (a terminal over ssh) it finds the desktop session itself,
-# or says why it cannot.
+# Start the hub and let the built-in host call the built-in demo server's
+# tools through `elicitray wrap`, in both protocol eras: every tool at
+# 2026-07-28, then the change-approval flow (request_change) at 2025-11-25.
+# Answer the windows as they come, then see the decisions with
+# `bin/elicitray history list` or tray → History; each request_change result
+# names the audit log it wrote. Without DISPLAY (a terminal over ssh) it
+# finds the desktop session itself, or says why it cannot.
 demo: build
 	$(BIN) demo
 	$(BIN) history list --limit 10

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/history"
 )
@@ -46,6 +49,11 @@ func TestCLIUsage(t *testing.T) {
 		{"mute an empty name", []string{"mute", ""}, 2, "mute needs one server name"},
 		{"server not in PATH", []string{"wrap", "--", "no-such-mcp-server-here"}, 127,
 			`elicitray: the server command "no-such-mcp-server-here" could not be started: it is not in PATH`},
+		// Said before any hub starts or window opens.
+		{"demo at an unknown era", []string{"demo", "--protocol", "2025-06-18"}, 2,
+			`elicitray: the demo host speaks protocol 2026-07-28 or 2025-11-25, not "2025-06-18"`},
+		{"demo of an unknown tool", []string{"demo", "--tool", "deploy"}, 2,
+			`elicitray: the demo has no tool "deploy"; its tools are choose_tags, confirm_deploy, pick_environment, profile_form, request_change`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -122,6 +130,52 @@ func TestCLIDemoNeedsDisplay(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || stdout.Len() != 0 ||
 		!strings.Contains(stderr.String(), "the demo shows desktop windows: no elicitray hub is running and none could be started: no desktop session of yours was found") {
 		t.Errorf("%v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+}
+
+// TestCLIDemoServerAuditLog runs the real `elicitray demo-server` as a
+// 2025-11-25 host would: request_change's result names the audit log it
+// wrote, by default demo-audit.jsonl in ELICITRAY_HOME, and --audit moves it
+// (a relative path is named absolute, so the user can open it).
+func TestCLIDemoServerAuditLog(t *testing.T) {
+	home := testHome(t)
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"demo-server"}, filepath.Join(home, "demo-audit.jsonl")},
+		{[]string{"demo-server", "--audit", "audit/changes.jsonl"}, filepath.Join(dir, "audit", "changes.jsonl")},
+	} {
+		cmd := exec.Command(elicitrayBin, tt.args...)
+		cmd.Dir = dir
+		host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			},
+		})
+		cs, err := host.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatalf("%v: connecting: %v", tt.args, err)
+		}
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "request_change"})
+		cs.Close()
+		if err != nil {
+			t.Fatalf("%v: calling request_change: %v", tt.args, err)
+		}
+		var text string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text += tc.Text
+			}
+		}
+		if !strings.HasPrefix(text, "aborted at round 1 (approval): ") || !strings.Contains(text, "Audit log: "+tt.want+" (call ") {
+			t.Errorf("%v: result %q, want aborted at round 1 naming %s", tt.args, text, tt.want)
+		}
+		b, err := os.ReadFile(tt.want)
+		if err != nil || !strings.Contains(string(b), `"outcome":"aborted"`) {
+			t.Errorf("%v: audit log %q (%v), want the aborted call", tt.args, b, err)
+		}
 	}
 }
 

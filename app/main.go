@@ -82,6 +82,70 @@ func runErr(err error) error {
 	return runError{err}
 }
 
+// newDemoServerCmd is `elicitray demo-server [--audit FILE]`.
+func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var audit string
+	cmd := &cobra.Command{
+		Use:   "demo-server",
+		Short: "Run the built-in demo MCP server (stdio): tools that elicit every kind of field, and a change-approval flow",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if audit == "" {
+				audit = filepath.Join(filepath.Dir(DefaultPaths().HubLog), "demo-audit.jsonl")
+			}
+			// Absolute: the tool results name it for the user to open.
+			abs, err := filepath.Abs(audit)
+			if err != nil {
+				return usageError{fmt.Errorf("--audit %q: %w", audit, err)}
+			}
+			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs}))
+		},
+	}
+	cmd.Flags().StringVar(&audit, "audit", "", "request_change appends each outcome to `FILE`, one JSON line each (default: demo-audit.jsonl next to hub.log)")
+	return cmd
+}
+
+// newDemoCmd is `elicitray demo [--protocol VERSION] [--tool NAME]…`.
+func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var protocol string
+	var tools []string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run a built-in host against the demo server through `elicitray wrap`",
+		Long: "Run a built-in host against `elicitray wrap --name demo -- elicitray demo-server`.\n" +
+			"Without --protocol it runs both eras: every demo tool at " + demo.HostProtocolVersion + ",\n" +
+			"then the change-approval flow (request_change) at " + demo.LegacyProtocolVersion + ".",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			one := &demo.HostOptions{ProtocolVersion: protocol, Tools: tools}
+			if err := one.Check(); err != nil {
+				return usageError{err}
+			}
+			// The hub first: the demo's windows need one, and a desktop
+			// that cannot show them is said before the demo starts.
+			c, err := startingClient(DefaultPaths(), stderr)
+			if err != nil {
+				return runErr(err)
+			}
+			if _, err := c.connect(ctx); err != nil {
+				return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return runErr(err)
+			}
+			command := []string{exe, "wrap", "--name", "demo", "--", exe, "demo-server"}
+			if protocol == "" {
+				return runErr(demo.Tour(ctx, command, stdout, tools))
+			}
+			return runErr(demo.Host(ctx, command, stdout, one))
+		},
+	}
+	cmd.Flags().StringVar(&protocol, "protocol", "", "speak only this protocol `VERSION`: "+demo.HostProtocolVersion+" or "+demo.LegacyProtocolVersion+" (default: both in turn)")
+	cmd.Flags().StringArrayVar(&tools, "tool", nil, "call only this demo `TOOL`, in each era (repeatable; default: every tool, then request_change alone at "+demo.LegacyProtocolVersion+")")
+	return cmd
+}
+
 func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "elicitray",
@@ -129,35 +193,8 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 		newHistoryCmd(ctx, stdout),
 		newDoctorCmd(ctx, stdout),
 		newHostsCmd(stdout),
-		&cobra.Command{
-			Use:   "demo-server",
-			Short: "Run the built-in demo MCP server (stdio) whose tools elicit every kind of field",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(demo.Server(ctx, stdin, stdout))
-			},
-		},
-		&cobra.Command{
-			Use:   "demo",
-			Short: "Run a built-in host against the demo server through `elicitray wrap`",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				// The hub first: the demo's windows need one, and a desktop
-				// that cannot show them is said before the demo starts.
-				c, err := startingClient(DefaultPaths(), stderr)
-				if err != nil {
-					return runErr(err)
-				}
-				if _, err := c.connect(ctx); err != nil {
-					return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
-				}
-				exe, err := os.Executable()
-				if err != nil {
-					return runErr(err)
-				}
-				return runErr(demo.Host(ctx, []string{exe, "wrap", "--name", "demo", "--", exe, "demo-server"}, stdout))
-			},
-		},
+		newDemoServerCmd(ctx, stdin, stdout),
+		newDemoCmd(ctx, stdout, stderr),
 		&cobra.Command{
 			Use:   "quit",
 			Short: "Stop the running hub (as its tray menu's Quit does)",
@@ -224,41 +261,56 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var name string
 	var grace time.Duration
+	var remote remoteFlags
 	cmd := &cobra.Command{
-		Use:   "wrap [--name NAME] -- COMMAND [ARGS...]",
+		Use:   "wrap [--name NAME] -- COMMAND [ARGS...]\n  elicitray wrap [--name NAME] --url URL [--header 'Name: value']...",
 		Short: "Run an MCP server and answer its elicitations in desktop windows",
 		Long: "wrap starts COMMAND, relays MCP between the host (this process's stdin/stdout) and\n" +
 			"the server, and shows each elicitation the server sends as a desktop window.\n" +
-			"NAME is how windows and history name the server; it defaults to the command's name.",
-		Example: `  elicitray wrap --name everything -- npx -y @modelcontextprotocol/server-everything`,
+			"With --url it connects to a remote server over Streamable HTTP instead (or the older\n" +
+			"HTTP+SSE transport when the server has only that); the host still talks stdio to wrap.\n" +
+			"NAME is how windows and history name the server; it defaults to the command's name,\n" +
+			"or the URL's host name.",
+		Example: `  elicitray wrap --name everything -- npx -y @modelcontextprotocol/server-everything
+  elicitray wrap --name github --url https://api.githubcopilot.com/mcp/ --bearer-env GITHUB_TOKEN`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError{errors.New("wrap needs the server command after --")}
-			}
-			return nil
+			return remote.check(args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if name == "" {
-				name = serverName(args)
+			var srv bridge.Server
+			what := ""
+			if remote.url != "" {
+				if name == "" {
+					name = remoteName(remote.url)
+				}
+				s, err := remote.server(grace, stderr)
+				if err != nil {
+					return err
+				}
+				srv, what = s, remote.url
+			} else {
+				if name == "" {
+					name = serverName(args)
+				}
+				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
 			client, err := startingClient(DefaultPaths(), stderr)
 			if err != nil {
 				return runErr(err)
 			}
 			client.wrapper = true
-			relay := bridge.NewRelay(exec.Command(args[0], args[1:]...), &bridge.Options{
+			relay := bridge.NewRelay(srv, &bridge.Options{
 				Server:    name,
 				Approver:  client,
 				Rejected:  client.Reject,
 				NoDesktop: client.NoDesktop,
 				Overruled: client.Overruled,
 				Log:       stderr,
-				Grace:     grace,
 			})
 			code, err := relay.Run(ctx, stdin, stdout)
 			client.close()
 			if err != nil {
-				fmt.Fprintf(stderr, "elicitray: %v\n", startError(args[0], err))
+				fmt.Fprintf(stderr, "elicitray: %v\n", startError(what, err))
 			}
 			if code != 0 {
 				return exitCode(code)
@@ -267,7 +319,8 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 		},
 	}
 	cmd.SetOut(stderr) // stdout carries MCP messages only
-	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command)")
+	cmd.Flags().StringVar(&name, "name", "", "the server's name in windows and history (default: from the command, or the URL's host)")
+	remote.register(cmd.Flags())
 	// A server's own flags before `--` look like ours: say how to pass them.
 	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		// A flag wrap does not know is most likely the server's own.
@@ -277,7 +330,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 		return flagError(cmd, err)
 	})
 	cmd.DisableFlagsInUseLine = true // flags go before --, as Use shows
-	durationVar(cmd.Flags(), &grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL")
+	durationVar(cmd.Flags(), &grace, "grace", 2*time.Second, "on shutdown, wait this long after closing the server's input before SIGTERM, and again before SIGKILL; with --url, how long requests still in flight may take before the session ends")
 	return cmd
 }
 

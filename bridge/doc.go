@@ -1,14 +1,18 @@
-// Package bridge is the stdio relay between an MCP host and the server it
-// wraps (PROTOCOL.md §7). It starts the server command, copies every message
-// in both directions in order and byte for byte, and intercepts only what
+// Package bridge is the relay between an MCP host and the server it wraps
+// (PROTOCOL.md §7). It starts the server, copies every message in both
+// directions in order and byte for byte, and intercepts only what
 // elicitray exists for:
 //
 //   - the host's initialize, into which it merges the elicitation capability
-//     (PROTOCOL.md §3), so servers register their eliciting tools;
+//     (PROTOCOL.md §3), so servers register their eliciting tools, and the
+//     _meta client capabilities of every 2026-07-28 request (§2);
 //   - the server's legacy elicitation/create requests (PROTOCOL.md §1), which
 //     never reach the host: the relay parses the requestedSchema with
 //     package elicit, asks its Approver, checks the answer and replies to the
 //     server itself;
+//   - the server's input_required results and -32042 errors (PROTOCOL.md §1,
+//     §6), whose elicitations the relay answers and whose call it retries,
+//     so that the host gets one final reply under its own id;
 //   - the server's notifications/cancelled for such a request, which closes
 //     the prompt and is answered by silence (PROTOCOL.md §7);
 //   - the host's notifications/cancelled for a tools/call, which goes on to
@@ -22,10 +26,53 @@
 // the first, nothing at all for the second (a notification), each said on
 // the log (PROTOCOL.md §7: ids are strings or integers).
 //
-// Goroutines: Run owns them all. One reads the host, one reads the server,
-// one waits for the child process, and each pending elicitation has its own,
-// so the relay keeps flowing while a person thinks. Everything stops when
-// the server exits; Run returns the server's exit code.
+// # Shape
+//
+// The relay does not care which side is a pipe. The server is a Server
+// (transport.go) whose Conn is a stream of messages: a child process
+// (stdio.go, Command) or a remote one over Streamable HTTP (http.go). The
+// host is the process's stdin and stdout, read and written with the same
+// line framing as a child's (lineConn). The protocol work is written once,
+// over those two streams:
+//
+//	relay.go     the two streams, the pumps, routing each message to the
+//	             feature it belongs to, the shutdown order; no feature state
+//	transport.go Conn and Server
+//	stdio.go     the child process: its process group, stdout pipe, line
+//	             framing (no line cap, BOM dropping), shutdown (stdin closed,
+//	             SIGTERM, SIGKILL after grace), exit code
+//	session.go   serverInfo, the agreed version, the host's elicitation
+//	             capability; initialize and _meta injection
+//	calls.go     the tools/calls in flight: which one a legacy prompt names
+//	decide.go    the one decision path: params → Request → check, then the
+//	             Approver → the answer checked → no desktop: to the host or
+//	             cancel. The only caller of the Approver and of the Rejected,
+//	             NoDesktop and Overruled hooks
+//	legacy.go    the server's elicitation/create and its cancellation
+//	loop.go      the input_required loop: host calls followed, retries
+//	round.go     one input_required round: entries checked and decided
+//	forward.go   rounds handed to the host (sampling, roots), and the
+//	             relay's answers added to the host's retry
+//	urlmode.go   elicitationIds the relay took, their completion notices,
+//	             the links of a -32042 error
+//	scan.go, jsonedit.go, jsonrpc.go
+//	             the envelope scan, member splicing, id keys and encoders
+//
+// Each feature keeps its own state in its own struct, under its own lock,
+// whose comment says what it guards; no feature takes another's lock
+// while it holds its own. A message the features do not claim passes untouched. A server
+// reply nobody waits for, the hot path, costs one envelope scan and no
+// allocation.
+//
+// # Goroutines
+//
+// Run owns them all. One reads the host, one reads the server, one tells
+// the server when the host is gone; a child process has one waiting for it,
+// one shutting it down and one cutting its stdout off after grace when a
+// grandchild holds it. Each pending elicitation and each running
+// input_required loop has its own, so the relay keeps flowing while a
+// person thinks. Everything stops when the server is gone; Run returns its
+// exit code.
 //
 // Nothing in this package writes to the process's stdout except through the
 // host writer given to Run: stdout carries MCP messages only.

@@ -132,29 +132,3 @@ func encodeError(id json.RawMessage, code int, msg string) []byte {
 	b, _ := json.Marshal(response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg}})
 	return b
 }
-
-// injectInitialize returns the host's initialize request with the
-// elicitation capability merged into params.capabilities (PROTOCOL.md §3),
-// or line itself when nothing had to change. Only that member is spliced:
-// every other byte stays the host's.
-func injectInitialize(line []byte) ([]byte, error) {
-	if p, ok := getMember(line, "params"); ok && (len(p) == 0 || p[0] != '{') {
-		return line, nil // not an initialize the server can accept: leave it be
-	}
-	return mergeCapabilities(line, "params", "capabilities")
-}
-
-// mergeCapabilities merges elicitation (form and url) into the
-// capabilities object at path inside line, creating the objects on the way
-// when absent; it returns line itself when nothing had to change.
-func mergeCapabilities(line []byte, path ...string) ([]byte, error) {
-	var edit func(obj []byte, path []string) ([]byte, bool, error)
-	edit = func(obj []byte, path []string) ([]byte, bool, error) {
-		if len(path) == 0 {
-			return mergeElicitationRaw(obj)
-		}
-		return editMember(obj, path[0], func(child []byte) ([]byte, bool, error) { return edit(child, path[1:]) })
-	}
-	out, _, err := edit(line, path)
-	return out, err
-}

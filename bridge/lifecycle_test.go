@@ -31,7 +31,7 @@ func TestLifecycle(t *testing.T) {
 			cmd := exec.Command("sh", "-c", tt.script)
 			var stderr, log bytes.Buffer
 			cmd.Stderr = &stderr
-			r := NewRelay(cmd, &Options{Log: &log, Grace: 100 * time.Millisecond})
+			r := NewRelay(Command(cmd, 100*time.Millisecond), &Options{Log: &log})
 			// The host's stdin is already at EOF.
 			code, err := r.Run(context.Background(), strings.NewReader(""), io.Discard)
 			if err != nil {
@@ -56,7 +56,7 @@ const anyText = "\x00any"
 
 // TestStartFailure: a command that does not exist is a clear error.
 func TestStartFailure(t *testing.T) {
-	r := NewRelay(exec.Command("/nonexistent/mcp-server"), nil)
+	r := NewRelay(Command(exec.Command("/nonexistent/mcp-server"), 0), nil)
 	code, err := r.Run(context.Background(), strings.NewReader(""), io.Discard)
 	if !errors.Is(err, ErrStart) || code != 127 {
 		t.Fatalf("got %d, %v; want 127 and ErrStart", code, err)

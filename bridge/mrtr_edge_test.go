@@ -27,9 +27,9 @@ func byMessage(answers map[string]*Result) ApproverFunc {
 // rounds both needed the host (sampling) and carry no requestState (it is
 // optional, PROTOCOL.md §1). The user accepted "Delete repo A?" and
 // declined "Delete repo B?". When the host retries call B first, call B's
-// retry must carry B's decline. completeForwarded matches forwarded rounds
-// by method and requestState only, so it takes the oldest one: A's accept
-// goes to B's retry (and B's decline would go to A's).
+// retry must carry B's decline. forwards.complete matched forwarded rounds
+// by method and requestState only, so it took the oldest one: A's accept
+// went to B's retry (and B's decline would have gone to A's).
 func TestBreakForwardedRoundsMixedUp(t *testing.T) {
 	p := startPeer(t, &Options{Approver: byMessage(map[string]*Result{
 		"Delete repo A?": {Action: ActionAccept, Content: map[string]any{"ok": true}},

@@ -1,18 +1,12 @@
 package bridge
 
 import (
-	"bufio"
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"slices"
 	"sync"
-	"syscall"
-	"time"
 )
 
 // Options configure a Relay. A nil *Options means all defaults.
@@ -42,72 +36,26 @@ type Options struct {
 	// for long.
 	Overruled func(req *Request, sent Result)
 	// Log receives sentences for people (the host's log). Nil discards.
-	// The child's stderr goes to the command's own Stderr; see NewRelay.
+	// A child's stderr goes to the command's own Stderr; see Command.
 	Log io.Writer
-	// Grace is how long shutdown waits after closing the server's stdin
-	// before SIGTERM, and again before SIGKILL (PROTOCOL.md §7).
-	// Zero means 2 seconds.
-	Grace time.Duration
 }
 
-// A Relay runs one wrapped server between a host and the server command.
+// A Relay runs one wrapped server between a host and the server. It holds
+// no state of its own beyond its two connections: each protocol feature
+// keeps its own, under its own lock, and the relay routes each message to
+// the feature it belongs to (see the package doc for the map).
 type Relay struct {
-	cmd  *exec.Cmd
+	srv  Server
 	opts Options
-	log  *logger
+	w    *wires
 
-	mu      sync.Mutex
-	info    ServerInfo
-	version string
-	// initID is the id of the host's initialize request until its reply
-	// passes (PROTOCOL.md §2: the reply names the agreed version).
-	initID string
-	// calls maps pending tools/call ids to tool names, so a prompt can name
-	// the call in flight.
-	calls map[string]string
-	// lastTool and lastCall are the name and id key of the most recent
-	// pending tools/call: the call a server's elicitation belongs to.
-	lastTool, lastCall string
-	// pending maps the ids of intercepted elicitation/create requests to
-	// their prompts.
-	pending map[string]*pendingElicitation
-	// urlIDs maps the elicitationIds of URL elicitations the relay took to
-	// their request's id key, or to "" once answered: their completion
-	// notices are the relay's, not the host's.
-	urlIDs map[string]string
-	// urlWaits closes the window of a -32042 link still open when the
-	// server reports it complete, by elicitationId.
-	urlWaits map[string]context.CancelCauseFunc
-
-	// The input_required loop (mrtr.go), under mu. loops maps the id keys
-	// of host calls the relay may have to finish; retries maps the id keys
-	// of the relay's own retries in flight; forwarded holds rounds handed
-	// to the host. Retry ids are idPrefix (set by NewRelay, then only read,
-	// without the lock) plus retrySeq.
-	loops     map[string]*hostCall
-	retries   map[string]*hostCall
-	forwarded []*forwardedRound
-	idPrefix  string
-	retrySeq  uint64
-	// reqSeq numbers the Requests made (Request.ID is idPrefix and it).
-	reqSeq uint64
-
-	// hostElicitation is the elicitation capability the host declared in
-	// its initialize (before the relay added its own), or nil.
-	hostElicitation json.RawMessage
-	// noDesktopSaid makes the no-desktop sentence appear once.
-	noDesktopSaid sync.Once
-
-	// Set by Run before any message moves.
-	ctx              context.Context
-	toHost, toServer *lineWriter
-}
-
-// pendingElicitation is an intercepted elicitation waiting for its answer.
-type pendingElicitation struct {
-	call          string // id key of the tools/call in flight when it came, or ""
-	elicitationID string // URL mode: the server's elicitationId, or ""
-	cancel        context.CancelCauseFunc
+	session *session
+	calls   *calls
+	decide  *decider
+	legacy  *legacy
+	url     *urlMode
+	loop    *loop
+	forward *forwards
 }
 
 // Causes that end a prompt before anyone answered it; the Approver reads
@@ -130,176 +78,153 @@ var (
 	ErrRelayStopped = errors.New("the host or the server stopped")
 )
 
-// NewRelay returns a Relay for cmd, which must not have been started.
-// cmd.Stdin and cmd.Stdout are set by Run; cmd.Stderr is left as the caller
-// set it, and when nil the server's stderr goes to os.Stderr, untouched
-// (PROTOCOL.md §7: stderr is free-form logging).
-func NewRelay(cmd *exec.Cmd, opts *Options) *Relay {
-	r := &Relay{cmd: cmd, calls: map[string]string{}, pending: map[string]*pendingElicitation{},
-		urlIDs: map[string]string{}, urlWaits: map[string]context.CancelCauseFunc{},
-		loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, idPrefix: newIDPrefix()}
+// NewRelay returns a Relay for srv, which Run starts: a child process
+// (Command) or a remote server.
+func NewRelay(srv Server, opts *Options) *Relay {
+	r := &Relay{srv: srv}
 	if opts != nil {
 		r.opts = *opts
 	}
 	if r.opts.Server == "" {
 		r.opts.Server = "server"
 	}
-	if r.opts.Grace <= 0 {
-		r.opts.Grace = 2 * time.Second
-	}
-	r.log = &logger{w: r.opts.Log}
+	// prefix starts the ids the relay makes, of Requests and of its own
+	// retries: random per process, so they never collide with a host's
+	// ids (PROTOCOL.md §7) nor with another relay's Requests.
+	prefix := newIDPrefix()
+	r.w = &wires{log: &logger{w: r.opts.Log}, serverName: r.opts.Server}
+	r.session = &session{w: r.w}
+	r.calls = &calls{tools: map[string]string{}}
+	r.decide = &decider{w: r.w, opts: &r.opts, session: r.session, prefix: prefix}
+	r.url = &urlMode{ids: map[string]context.CancelCauseFunc{}, waits: map[string]context.CancelCauseFunc{}, d: r.decide}
+	r.legacy = &legacy{pending: map[string]*pendingElicitation{}, w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url}
+	r.forward = &forwards{w: r.w}
+	r.loop = &loop{loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, prefix: prefix,
+		w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url, forward: r.forward}
 	return r
 }
 
-// ErrStart is returned by Run when the server command could not be started.
+// ErrStart is returned by Run when the server could not be started.
 var ErrStart = errors.New("server command could not be started")
 
-// Run starts the server and relays until it exits, then returns its exit
-// code. When hostIn reaches EOF or ctx is done, the server is shut down as
-// PROTOCOL.md §7 says: its stdin is closed, then after Options.Grace it gets
-// SIGTERM, and after another Grace SIGKILL (to its whole process group, so
-// that `npx` and the node process it starts both stop).
+// Run starts the server and relays until it is gone, then returns the code
+// the wrapper exits with (Server.Wait). When hostIn reaches EOF or ctx is
+// done, the server is told no more messages come (Conn.CloseWrite), and it
+// shuts down its own way: a child's stdin is closed, then after its grace
+// period it gets SIGTERM, and after another SIGKILL (PROTOCOL.md §7; see
+// Command). When the server cannot start, Run returns the error, wrapping
+// ErrStart, and the code its ExitCode method names (127 for a command that
+// cannot run), or 1.
+//
+// Shutdown order: the server is gone (Wait returned), then its last
+// messages are relayed (the server pump ends), then pending prompts end
+// (ErrRelayStopped: nobody is left to answer), then the host's last bytes
+// are flushed.
 func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (int, error) {
-	serverIn, err := r.cmd.StdinPipe()
-	if err != nil {
-		return 1, fmt.Errorf("%w: %v", ErrStart, err)
-	}
-	// An os.Pipe instead of StdoutPipe lets Wait run while reads go on, and
-	// lets the relay stop reading when a grandchild keeps the pipe open.
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return 1, fmt.Errorf("%w: %v", ErrStart, err)
-	}
-	r.cmd.Stdout = outW
-	if r.cmd.Stderr == nil {
-		r.cmd.Stderr = os.Stderr
-	}
-	if r.cmd.SysProcAttr == nil {
-		r.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	r.cmd.SysProcAttr.Setpgid = true
-	if err := r.cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
-		return 127, fmt.Errorf("%w: %q: %w", ErrStart, r.cmd.Path, err)
-	}
-	outW.Close()
-
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(ErrRelayStopped)
-	toHost := newLineWriter(hostOut)
-	toServer := newLineWriter(serverIn)
-	r.ctx, r.toHost, r.toServer = ctx, toHost, toServer
-
-	exited := make(chan struct{})
-	go func() {
-		_ = r.cmd.Wait()
-		close(exited)
-	}()
+	server, err := r.srv.Start(ctx, func(format string, args ...any) {
+		r.w.log.printf("%s: "+format, append([]any{r.opts.Server}, args...)...)
+	})
+	if err != nil {
+		code := 1
+		var ec interface{ ExitCode() int }
+		if errors.As(err, &ec) {
+			code = ec.ExitCode()
+		}
+		return code, err
+	}
+	host := newLineConn(hostIn, hostOut)
+	host.r.onBOM = func() {
+		r.w.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
+	}
+	r.w.ctx, r.w.host, r.w.server = ctx, host, server
 
 	hostDone := make(chan struct{})
 	go func() {
 		defer close(hostDone)
-		r.pumpHost(hostIn, toServer)
+		r.pumpHost()
 	}()
-	shutdownDone := make(chan struct{})
+	gone, closerDone := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(shutdownDone)
-		r.shutdownWhen(ctx, hostDone, serverIn, exited)
+		defer close(closerDone)
+		// The host went away, or the caller gave up: no more messages
+		// for the server, which then shuts down (PROTOCOL.md §7).
+		select {
+		case <-hostDone:
+		case <-ctx.Done():
+		case <-gone:
+			return
+		}
+		if err := server.CloseWrite(); err != nil {
+			r.w.log.printf("closing the server's input: %v", err)
+		}
 	}()
-
 	serverDone := make(chan struct{})
 	go func() {
 		defer close(serverDone)
-		r.pumpServer(ctx, outR, toHost, toServer)
+		r.pumpServer()
 	}()
 
-	<-exited
-	<-shutdownDone // it returns once the server has exited
-	// The server is gone; what it wrote is still in the pipe. A grandchild
-	// that inherited the pipe may hold it open, so stop after Grace.
-	select {
-	case <-serverDone:
-	case <-time.After(r.opts.Grace):
-		outR.Close()
-		<-serverDone
-	}
-	outR.Close()
-	stop(ErrRelayStopped) // ends pending prompts: nobody is left to answer
-	toHost.flush()
-
-	code := r.cmd.ProcessState.ExitCode()
-	if code < 0 {
-		// Killed by a signal: report it as a shell would.
-		if ws, ok := r.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
-		}
-		return 1, nil
-	}
+	code := r.srv.Wait()
+	close(gone)
+	<-closerDone
+	<-serverDone
+	stop(ErrRelayStopped)
+	host.flush()
 	return code, nil
 }
 
-// shutdownWhen waits for the host to go away (or ctx to end), then stops
-// the server: close stdin, SIGTERM, SIGKILL (PROTOCOL.md §7).
-func (r *Relay) shutdownWhen(ctx context.Context, hostDone <-chan struct{}, serverIn io.Closer, exited <-chan struct{}) {
-	select {
-	case <-exited:
-		return
-	case <-hostDone:
-	case <-ctx.Done():
-	}
-	serverIn.Close()
-	pgid := -r.cmd.Process.Pid
-	for _, sig := range []struct {
-		s    syscall.Signal
-		name string
-	}{{syscall.SIGTERM, "SIGTERM"}, {syscall.SIGKILL, "SIGKILL"}} {
-		select {
-		case <-exited:
-			return
-		case <-time.After(r.opts.Grace):
-		}
-		r.log.printf("the server did not exit %v after its input closed; sending %s", r.opts.Grace, sig.name)
-		if err := syscall.Kill(pgid, sig.s); err != nil {
-			_ = r.cmd.Process.Signal(sig.s)
-		}
-	}
-}
-
 // pumpHost relays host → server until the host's stdin ends.
-func (r *Relay) pumpHost(in io.Reader, toServer *lineWriter) {
-	lr := newLineReader(in)
-	lr.onBOM = func() {
-		r.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
-	}
+func (r *Relay) pumpHost() {
+	host, server := r.w.host, r.w.server
 	for {
-		line, err := lr.next()
-		if len(line) > 0 {
-			out := r.fromHost(line)
-			if werr := toServer.write(out, lr.idle()); werr != nil {
-				r.log.printf("writing to the server: %v", werr)
-			}
-		}
+		line, err := host.Read()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				r.log.printf("reading from the host: %v", err)
+				r.w.log.printf("reading from the host: %v", err)
 			}
-			toServer.flush()
 			return
+		}
+		if out := r.fromHost(line); out != nil {
+			if werr := server.Write(out, !host.Buffered()); werr != nil {
+				r.w.log.printf("writing to the server: %v", werr)
+			}
 		}
 	}
 }
 
-// fromHost inspects one host line and returns what to send to the server
+// pumpServer relays server → host until the server's messages end.
+func (r *Relay) pumpServer() {
+	host, server := r.w.host, r.w.server
+	for {
+		line, err := server.Read()
+		if err != nil {
+			host.flush()
+			return
+		}
+		if r.fromServer(line) {
+			if werr := host.Write(line, !server.Buffered()); werr != nil {
+				r.w.log.printf("writing to the host: %v", werr)
+			}
+		} else if !server.Buffered() {
+			// An intercepted line ends the burst: what came before it
+			// must not wait for the server's next message.
+			host.flush()
+		}
+	}
+}
+
+// fromHost routes one host line and returns what to send to the server
 // (nil when it sent the line itself).
 func (r *Relay) fromHost(line []byte) []byte {
 	env, err := scanEnvelope(line)
 	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
 		// The server must hear of it too, and before the cancel answers
-		// of the call's elicitations that this sets off (startElicitation):
-		// so it goes out here, ahead of them.
-		if werr := r.toServer.write(line, false); werr != nil {
-			r.log.printf("writing to the server: %v", werr)
+		// of the call's elicitations that this sets off (legacy.go): so
+		// it goes out here, ahead of them.
+		if werr := r.w.server.Write(line, !r.w.host.Buffered()); werr != nil {
+			r.w.log.printf("writing to the server: %v", werr)
 		}
 		r.hostCancelled(env.Params)
 		return nil
@@ -310,91 +235,35 @@ func (r *Relay) fromHost(line []byte) []byte {
 		// never null), so such a line passes as the host wrote it.
 		return line
 	}
-	key, _ := idKey(env.ID)
-	if version := modernVersion(env.Params); version != "" {
-		// PROTOCOL.md §2, §3: a modern request declares the client's
-		// capabilities itself, every time.
-		out, hostCaps, err := injectMeta(line)
-		if err != nil {
-			r.log.printf("could not add the elicitation capability to %s: %v", env.Method, err)
-			return line
-		}
-		line = withNewline(out)
-		if loopMethods[env.Method] {
-			r.noteCall(key, env.Method, env.Params)
-			return r.trackCall(key, &env, line, version, hostCaps)
-		}
+	line, version, hostCaps, ok := r.session.fromHost(&env, line)
+	if !ok || !loopMethods[env.Method] {
 		return line
 	}
-	if loopMethods[env.Method] {
-		// A legacy call: its reply may still be a -32042 (PROTOCOL.md §6).
-		r.noteCall(key, env.Method, env.Params)
-		return r.trackCall(key, &env, line, "", nil)
-	}
-	switch env.Method {
-	case "initialize":
-		params, _ := getMember(line, "params")
-		caps, _ := getMember(params, "capabilities")
-		el, _ := getMember(caps, "elicitation")
-		r.mu.Lock()
-		r.initID = key
-		r.hostElicitation = append(json.RawMessage(nil), el...)
-		r.mu.Unlock()
-		out, err := injectInitialize(line)
-		if err != nil {
-			r.log.printf("could not add the elicitation capability to initialize: %v", err)
-			return line
-		}
-		return withNewline(out)
-	}
-	return line
+	// A call whose reply may ask for input (PROTOCOL.md §1, §6), and the
+	// call a legacy elicitation may belong to.
+	key, _ := idKey(env.ID)
+	r.calls.note(key, env.Method, env.Params)
+	return r.loop.fromHost(key, &env, line, version, hostCaps)
 }
 
-// noteCall remembers a pending tools/call, so that a legacy elicitation
-// can name the call in flight.
-func (r *Relay) noteCall(key, method string, params json.RawMessage) {
-	if method != "tools/call" {
+// hostCancelled spreads a host's notifications/cancelled for one of its
+// calls (PROTOCOL.md §7): the call's loop stops and its retry in flight is
+// cancelled, the call is no longer the one in flight, and the legacy
+// prompts of the call (or of its retry) close, their requests answered
+// cancel.
+func (r *Relay) hostCancelled(params []byte) {
+	key, ok := cancelledID(params)
+	if !ok {
 		return
 	}
-	var p struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(params, &p)
-	r.mu.Lock()
-	r.calls[key] = p.Name
-	r.lastTool, r.lastCall = p.Name, key
-	r.mu.Unlock()
+	keys := r.loop.hostCancelled(key)
+	r.calls.end(key)
+	r.legacy.hostCancelled(keys)
 }
 
-// pumpServer relays server → host until the server's stdout ends.
-func (r *Relay) pumpServer(ctx context.Context, in io.Reader, toHost, toServer *lineWriter) {
-	lr := newLineReader(in)
-	lr.onBOM = func() {
-		r.log.printf("%s: a message from the server began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on", r.opts.Server)
-	}
-	for {
-		line, err := lr.next()
-		if len(line) > 0 {
-			if r.fromServer(ctx, line, toServer) {
-				if werr := toHost.write(line, lr.idle()); werr != nil {
-					r.log.printf("writing to the host: %v", werr)
-				}
-			} else if lr.idle() {
-				// An intercepted line ends the burst: what came before it
-				// must not wait for the server's next message.
-				toHost.flush()
-			}
-		}
-		if err != nil {
-			toHost.flush()
-			return
-		}
-	}
-}
-
-// fromServer inspects one server line; it reports whether the line goes on
+// fromServer routes one server line; it reports whether the line goes on
 // to the host.
-func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWriter) bool {
+func (r *Relay) fromServer(line []byte) bool {
 	env, err := scanEnvelope(line)
 	if err != nil {
 		return true
@@ -402,135 +271,62 @@ func (r *Relay) fromServer(ctx context.Context, line []byte, toServer *lineWrite
 	switch {
 	case env.Method == "elicitation/create" && len(env.ID) > 0:
 		// Every id, null included, is the relay's to answer: the host
-		// never sees the server's elicitations (startElicitation).
-		r.startElicitation(ctx, line, env.ID, env.Params, toServer)
+		// never sees the server's elicitations (legacy.go).
+		r.legacy.fromServer(line, env.ID, env.Params)
 		return false
 	case env.Method == "elicitation/create":
 		// JSON-RPC: a request without an id is a notification, and a
 		// notification gets no reply, not even an error. Nobody can answer
 		// it, the host no more than the relay, so it stops here, said.
-		r.log.printf("%s: ignored an elicitation/create without an id: without one it cannot be answered (PROTOCOL.md §7: request ids are strings or integers)", r.opts.Server)
+		r.w.log.printf("%s: ignored an elicitation/create without an id: without one it cannot be answered (PROTOCOL.md §7: request ids are strings or integers)", r.opts.Server)
 		return false
 	case env.isNotification() && env.Method == "notifications/elicitation/complete":
 		// PROTOCOL.md §6: close a URL window still waiting; an id the host
 		// never saw (every elicitation the relay answered) stays here.
-		return !r.completeURL(env.Params)
+		return !r.url.complete(env.Params)
 	case env.isNotification() && env.Method == "notifications/cancelled":
 		// PROTOCOL.md §7: a server may cancel its own elicitation/create;
 		// the host never saw that id, so the notice stops here.
-		return !r.cancelPending(env.Params)
+		return !r.legacy.serverCancelled(env.Params)
 	case env.isResponse():
+		// The hot path: most lines are replies nobody waits for. Their
+		// id key is made only when some feature may want it.
+		if !r.session.awaitsInit() && !r.calls.any() && !r.loop.any() && !r.loop.mayOwn(env.ID) {
+			return true
+		}
 		if key, ok := idKey(env.ID); ok {
-			r.noteResponse(key, &env)
-			return r.takeReply(key, &env, line)
+			if !r.session.fromServer(key, env.Result) {
+				r.calls.end(key)
+			}
+			return r.loop.fromServer(key, &env, line)
 		}
 	}
 	return true
 }
 
-// noteResponse keeps the relay's view of pending host requests current:
-// the initialize reply gives serverInfo and the agreed protocol version, and
-// a tools/call reply ends that call.
-func (r *Relay) noteResponse(key string, env *envelope) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if key == r.initID {
-		r.initID = ""
-		var init struct {
-			ProtocolVersion string     `json:"protocolVersion"`
-			ServerInfo      ServerInfo `json:"serverInfo"`
-		}
-		if json.Unmarshal(env.Result, &init) == nil {
-			r.info, r.version = init.ServerInfo, init.ProtocolVersion
-		}
-		return
-	}
-	r.endCall(key)
+// wires are what every feature writes through: the relay's two
+// connections and the log. Set by Run before any message moves, then only
+// read.
+type wires struct {
+	ctx    context.Context // the relay's: done when it stops (ErrRelayStopped)
+	host   *lineConn
+	server Conn
+	log    *logger
+	// serverName is Options.Server, for the log.
+	serverName string
 }
 
-// endCall forgets the tools/call with id key, if pending; r.mu is held.
-func (r *Relay) endCall(key string) {
-	if _, ok := r.calls[key]; ok {
-		delete(r.calls, key)
-		r.lastTool, r.lastCall = "", ""
-		for k, name := range r.calls {
-			r.lastTool, r.lastCall = name, k
-		}
+// toHost writes one whole message to the host and flushes it.
+func (w *wires) toHost(line []byte) {
+	if err := w.host.Write(line, true); err != nil {
+		w.log.printf("writing to the host: %v", err)
 	}
 }
 
-// cancelledID is the requestId of a notifications/cancelled, as an id key.
-func cancelledID(params json.RawMessage) (string, bool) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return "", false
-	}
-	return idKey(p.RequestID)
-}
-
-// cancelPending closes the prompt of a pending elicitation named by the
-// server's notifications/cancelled; it reports whether there was one.
-func (r *Relay) cancelPending(params json.RawMessage) bool {
-	key, ok := cancelledID(params)
-	if !ok {
-		return false
-	}
-	r.mu.Lock()
-	p, ok := r.pending[key]
-	delete(r.pending, key)
-	r.mu.Unlock()
-	if ok {
-		p.cancel(ErrServerCancelled)
-	}
-	return ok
-}
-
-// completeURL handles notifications/elicitation/complete: it closes the
-// window of a URL elicitation still waiting, and reports whether the
-// elicitationId is one the relay took (so the host never saw it).
-func (r *Relay) completeURL(params json.RawMessage) bool {
-	var p struct {
-		ElicitationID string `json:"elicitationId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.ElicitationID == "" {
-		return false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if cancel, ok := r.urlWaits[p.ElicitationID]; ok {
-		cancel(ErrElicitationComplete)
-		return true
-	}
-	key, ok := r.urlIDs[p.ElicitationID]
-	if !ok {
-		return false
-	}
-	delete(r.urlIDs, p.ElicitationID)
-	if pe := r.pending[key]; key != "" && pe != nil && pe.elicitationID == p.ElicitationID {
-		pe.cancel(ErrElicitationComplete)
-	}
-	return true
-}
-
-// hostCancelled closes the prompts of a tools/call the host cancelled
-// (PROTOCOL.md §7); their server requests are answered cancel, by the
-// goroutine of each (startElicitation), once its Approver has let go.
-func (r *Relay) hostCancelled(params json.RawMessage) {
-	key, ok := cancelledID(params)
-	if !ok {
-		return
-	}
-	keys := r.cancelCall(key)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	// The host gave up on the call: it is no longer the one in flight.
-	r.endCall(key)
-	for _, p := range r.pending {
-		if slices.Contains(keys, p.call) {
-			p.cancel(ErrHostCancelled)
-		}
+// toServer writes one whole message to the server and flushes it.
+func (w *wires) toServer(line []byte) {
+	if err := w.server.Write(line, true); err != nil {
+		w.log.printf("writing to the server: %v", err)
 	}
 }
 
@@ -543,101 +339,20 @@ func withNewline(b []byte) []byte {
 	return append(b[:len(b):len(b)], '\n') // never into a reader's buffer
 }
 
-// lineReader reads newline-terminated messages of any length (PROTOCOL.md
-// §7: never a fixed line cap). A line that fits the read buffer is returned
-// in place; a longer one is gathered in a buffer kept for the next long line.
-// The slice next returns is valid until the next call.
-//
-// A UTF-8 byte order mark (EF BB BF) at the start of a line is dropped:
-// the relay would not recognise the message behind it, and the peer it is
-// relayed to would most likely choke on it. JSON-RPC text is UTF-8 JSON
-// (PROTOCOL.md §7), and RFC 8259 §8.1 says a BOM must not be sent and may
-// be ignored by a parser, so the line goes on as the message it carries.
-type lineReader struct {
-	br   *bufio.Reader
-	long []byte
-	// onBOM, when set, is called the first time a line starts with a BOM.
-	onBOM func()
-}
-
-// keepLong is the largest gathering buffer kept between lines; a larger one
-// goes back to the garbage collector after its line.
-const keepLong = 32 << 20
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
-}
-
-func (lr *lineReader) next() ([]byte, error) {
-	line, err := lr.read()
-	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-		line = line[3:]
-		if lr.onBOM != nil {
-			lr.onBOM()
-			lr.onBOM = nil
-		}
+// hasStringPrefix reports whether the JSON value raw may be a string that
+// starts with prefix: spelt plainly, or with escapes that only decoding can
+// tell.
+func hasStringPrefix(raw []byte, prefix string) bool {
+	if len(raw) == 0 || raw[0] != '"' {
+		return false
 	}
-	return line, err
-}
-
-func (lr *lineReader) read() ([]byte, error) {
-	line, err := lr.br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, err
-	}
-	if cap(lr.long) > keepLong {
-		lr.long = nil
-	}
-	lr.long = append(lr.long[:0], line...)
-	for {
-		line, err = lr.br.ReadSlice('\n')
-		lr.long = append(lr.long, line...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return lr.long, err
-		}
-	}
-}
-
-// idle reports whether no further input is buffered: the moment to flush
-// what was relayed, so a burst goes out in few writes and a lone message at
-// once.
-func (lr *lineReader) idle() bool { return lr.br.Buffered() == 0 }
-
-// lineWriter serialises whole lines from several goroutines onto one
-// stream, so that a prompt's answer never splits a relayed message.
-type lineWriter struct {
-	mu sync.Mutex
-	w  *bufio.Writer
-}
-
-func newLineWriter(w io.Writer) *lineWriter {
-	return &lineWriter{w: bufio.NewWriterSize(w, 64<<10)}
-}
-
-// write appends line (which ends in a newline, or is the stream's last
-// bytes) and flushes when flush is set.
-func (lw *lineWriter) write(line []byte, flush bool) error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if _, err := lw.w.Write(line); err != nil {
-		return err
-	}
-	if flush {
-		return lw.w.Flush()
-	}
-	return nil
-}
-
-func (lw *lineWriter) flush() {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	_ = lw.w.Flush()
+	return bytes.IndexByte(raw, '\\') >= 0 || bytes.HasPrefix(raw[1:], []byte(prefix))
 }
 
 // logger writes sentences for people, prefixed so they stand out in a
 // host's combined log.
 type logger struct {
-	mu sync.Mutex
+	mu sync.Mutex // guards w: one sentence at a time
 	w  io.Writer
 }
 

@@ -22,7 +22,7 @@ func BenchmarkRelayInProcess(b *testing.B) {
 			msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", tt.size-46) + `"}}` + "\n")
 			hostR, hostW := io.Pipe()
 			outR, outW := io.Pipe()
-			r := NewRelay(exec.Command("cat"), nil)
+			r := NewRelay(Command(exec.Command("cat"), 0), nil)
 			done := make(chan struct{})
 			go func() {
 				defer close(done)

@@ -72,14 +72,11 @@ func startPeer(t testing.TB, opts *Options) *peer {
 	if opts.Log == nil {
 		opts.Log = p.stderr
 	}
-	if opts.Grace == 0 {
-		opts.Grace = 200 * time.Millisecond
-	}
 	hostR, hostW := io.Pipe()
 	outR, outW := io.Pipe()
 	p.host, p.toHost = hostW, bufio.NewReader(outR)
 	p.gotSrv, p.server = bufio.NewReader(recvR), sendW
-	r := NewRelay(cmd, opts)
+	r := NewRelay(Command(cmd, 200*time.Millisecond), opts)
 	go func() {
 		code, err := r.Run(context.Background(), hostR, outW)
 		outW.Close()

@@ -111,7 +111,7 @@ func Conformance(ctx context.Context, opts ConformanceOptions, out io.Writer) (e
 	}()
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = protocol
-	init.Params.ClientInfo = mcp.Implementation{Name: "elicitray-conformance-host", Version: version}
+	init.Params.ClientInfo = mcp.Implementation{Name: "elicitray-conformance-host", Version: demoVersion}
 	res, err := c.Initialize(ctx, init)
 	if err != nil {
 		return fmt.Errorf("connecting to %q at %s: %w", opts.Command[0], protocol, err)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"maps"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -17,31 +18,45 @@ import (
 // ServerName is the name the demo server gives in its serverInfo.
 const ServerName = "elicitray-demo"
 
-// version is the demo server's serverInfo version.
-const version = "1.0.0"
+// demoVersion is the demo server's serverInfo version.
+const demoVersion = "1.0.0"
 
 // inputKey is the key of the demo's one input request per tool call; the
 // retry carries the answer under the same key (PROTOCOL.md §1).
 const inputKey = "form"
+
+// Options configure [Server]. A nil *Options is the zero value.
+type Options struct {
+	// AuditLog is the file request_change appends one JSON line to for each
+	// outcome (created 0600, never followed through a symbolic link). Empty
+	// means no audit log: request_change then makes no change and says why,
+	// and the other tools work as usual.
+	AuditLog string
+}
 
 // Server runs the demo MCP server over newline-delimited JSON-RPC, reading
 // from in and writing to out, until the client closes in (then it returns
 // nil or the session's error) or ctx is done (then it returns ctx.Err()).
 // If in or out also implements io.Closer, Server closes it on return.
 //
-// Every tool elicits one form and answers with a text result naming the
-// action and, for accept, the content received as JSON with the form's
+// Each form tool elicits one form and answers with a text result naming
+// the action and, for accept, the content received as JSON with the form's
 // defaults applied, e.g. `accept: {"name":"Ada"}`, `decline` or `cancel`.
+// request_change asks up to three rounds and answers with its outcome and
+// the audit log it was recorded in (see the package doc).
 // A client that declared no form elicitation gets an error instead of a
 // form: a tool result with isError set on 2025-11-25 and older, and the
 // JSON-RPC error -32021 on 2026-07-28 (PROTOCOL.md §3).
 //
 // Server writes nothing but MCP messages to out. mcp-go's stdio server has
 // one session per process: run one Server at a time.
-func Server(ctx context.Context, in io.Reader, out io.Writer) error {
+func Server(ctx context.Context, in io.Reader, out io.Writer, opts *Options) error {
 	defer closeIf(in)
 	defer closeIf(out)
-	stdio := server.NewStdioServer(newServer())
+	if opts == nil {
+		opts = &Options{}
+	}
+	stdio := server.NewStdioServer(newServer(opts))
 	stdio.SetErrorLogger(log.New(io.Discard, "", 0)) // its errors are returned
 	err := stdio.Listen(ctx, in, &capabilityErrors{w: out})
 	if ctx.Err() != nil {
@@ -51,12 +66,24 @@ func Server(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 // newServer returns the demo server with all its tools.
-func newServer() *server.MCPServer {
-	s := server.NewMCPServer(ServerName, version, server.WithTitle("elicitray demo"), server.WithToolCapabilities(false))
+func newServer(opts *Options) *server.MCPServer {
+	s := server.NewMCPServer(ServerName, demoVersion, server.WithTitle("elicitray demo"), server.WithToolCapabilities(false))
 	for _, f := range forms {
 		s.AddTool(mcp.NewTool(f.name, mcp.WithToolTitle(f.title), mcp.WithDescription(f.description)), f.handle)
 	}
+	change := newChangeTool(opts.AuditLog)
+	s.AddTool(change.tool(), change.handle)
 	return s
+}
+
+// toolNames are the names of the demo's tools, sorted.
+func toolNames() []string {
+	names := []string{changeToolName}
+	for _, f := range forms {
+		names = append(names, f.name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // handle is the tool handler of f. It runs twice per call: first it returns

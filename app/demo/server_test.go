@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,10 +19,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// startServer runs Server on a pair of pipes and returns the client's ends.
-// Cleanup waits for Server to return and fails the test if it returned an
-// error: demo-server must exit cleanly when its host hangs up.
+// startServer runs Server on a pair of pipes, with an audit log in
+// t.TempDir(), and returns the client's ends.
 func startServer(t *testing.T, tee io.Writer) (toServer io.WriteCloser, fromServer io.ReadCloser) {
+	t.Helper()
+	return startServerWith(t, tee, &Options{AuditLog: filepath.Join(t.TempDir(), "audit.jsonl")})
+}
+
+// startServerWith runs Server with opts on a pair of pipes and returns the
+// client's ends. Cleanup waits for Server to return and fails the test if it
+// returned an error: demo-server must exit cleanly when its host hangs up.
+func startServerWith(t *testing.T, tee io.Writer, opts *Options) (toServer io.WriteCloser, fromServer io.ReadCloser) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -32,7 +40,7 @@ func startServer(t *testing.T, tee io.Writer) (toServer io.WriteCloser, fromServ
 	done := make(chan error, 1)
 	// Not t.Context(): it is done before Cleanup runs, and Server must
 	// stop because the client hung up, not because of its context.
-	go func() { done <- Server(context.Background(), inR, out) }()
+	go func() { done <- Server(context.Background(), inR, out, opts) }()
 	t.Cleanup(func() {
 		inW.Close() // the host hangs up
 		if err := <-done; err != nil {
@@ -376,7 +384,7 @@ func TestDemoElicitsEveryKindOfField(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"choose_tags", "confirm_deploy", "pick_environment", "profile_form"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"choose_tags", "confirm_deploy", "pick_environment", "profile_form", "request_change"}, names); diff != "" {
 		t.Errorf("tools mismatch (-want +got):\n%s", diff)
 	}
 	for _, name := range names {
@@ -535,7 +543,7 @@ func TestServerStopsWhenContextIsDone(t *testing.T) {
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Server(ctx, inR, io.Discard) }()
+	go func() { done <- Server(ctx, inR, io.Discard, nil) }()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Server returned %v after its context was cancelled, want context.Canceled", err)

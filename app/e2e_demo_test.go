@@ -1,0 +1,119 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEndToEndDemoApprovalFlow runs `elicitray demo --tool request_change`
+// as a user would and answers its windows: at 2026-07-28 the approval (no
+// fields: Return submits it) and the change request (service and reason
+// typed, dev and rolling back left as they are) execute the change in two
+// rounds; at 2025-11-25 Escape on the approval aborts it. The demo prints
+// each era and its outcome, naming the audit log, which holds both.
+func TestEndToEndDemoApprovalFlow(t *testing.T) {
+	d := newDesktop(t)
+	cmd := exec.Command(elicitrayBin, "demo", "--tool", "request_change")
+	cmd.Env = d.env
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	logPath := filepath.Join(t.TempDir(), "demo.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stderr = logf // a file: the hub it starts may hold a pipe open
+	d.logs = append(d.logs, logPath)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+
+	// 2026-07-28, round 1: the summary, approved.
+	win, _ := d.window()
+	if got, want := d.title(win), "elicitray — demo asks"; got != want {
+		t.Errorf("window title %q, want %q", got, want)
+	}
+	d.answer(win, "Return")
+	// Round 2: the change request; the service field has the focus.
+	win, _ = d.window()
+	d.typeInto(win, "checkout")
+	d.xdo("key", "--window", win, "Tab")
+	d.xdo("type", "--window", win, "pool exhaustion")
+	d.answer(win, "Return")
+	// 2025-11-25, round 1: dismissed.
+	win, _ = d.window()
+	d.answer(win, "Escape")
+
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("elicitray demo: %v%s", err, d.diagnostics())
+		}
+	case <-time.After(desktopWait):
+		t.Fatalf("elicitray demo still runs %v after its last window%s", desktopWait, d.diagnostics())
+	}
+	audit := filepath.Join(d.home, "demo-audit.jsonl")
+	call := `\(call [0-9a-f]{16}\)\.`
+	want := strings.Join([]string{
+		`Protocol 2026-07-28: .*\.`,
+		`→ request_change`,
+		regexp.QuoteMeta("executed at round 2 (change request): checkout changed in dev, roll back on failure: yes (a demo: nothing really ran). Audit log: "+audit) + " " + call,
+		``,
+		`Protocol 2025-11-25: .*\.`,
+		`→ request_change`,
+		regexp.QuoteMeta("aborted at round 1 (approval): the approval was dismissed without an answer, so nothing was changed. Audit log: "+audit) + " " + call,
+		``,
+	}, `\n`)
+	if !regexp.MustCompile(`^` + want + `$`).MatchString(stdout.String()) {
+		t.Errorf("elicitray demo printed:\n%s\nwant it to match:\n%s", stdout.String(), want)
+	}
+
+	b, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatalf("reading the audit log: %v", err)
+	}
+	var got []string
+	for line := range bytes.Lines(b) {
+		var e struct {
+			Protocol, Outcome string
+			Change            json.RawMessage
+		}
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("audit log line %q: %v", line, err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s", e.Protocol, e.Outcome, e.Change))
+	}
+	wantLog := []string{
+		`2026-07-28 executed {"service":"checkout","reason":"pool exhaustion","environment":"dev","rollback_on_failure":true}`,
+		`2025-11-25 aborted `,
+	}
+	if strings.Join(got, "\n") != strings.Join(wantLog, "\n") {
+		t.Errorf("audit log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantLog, "\n"))
+	}
+
+	var decisions []string
+	for _, r := range d.history() {
+		decisions = append(decisions, r.Tool+" "+r.Action)
+	}
+	// Newest first.
+	if got, want := strings.Join(decisions, ", "), "request_change cancel, request_change accept, request_change accept"; got != want {
+		t.Errorf("history %q, want %q", got, want)
+	}
+}

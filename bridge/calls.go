@@ -1,0 +1,100 @@
+package bridge
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// loopMethods are the host requests whose results may ask for input
+// (PROTOCOL.md §1): the calls the relay follows.
+var loopMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// calls are the tools/calls in flight, the host's and the relay's retries
+// of them: a legacy elicitation belongs to the call in flight when there is
+// exactly one, and its prompt names that call's tool (README: the tool
+// "when known"). A call leaves on its reply, or when the host cancels it.
+type calls struct {
+	mu sync.Mutex // guards the fields below
+	// tools maps the id keys of the tools/calls in flight to their tool.
+	tools map[string]string
+	// lastTool and lastCall are the tool and id key of the most recent
+	// tools/call in flight.
+	lastTool, lastCall string
+}
+
+// note notes a request of a loop method (the host's, or a retry); only a tools/call names
+// a tool and counts as the call in flight.
+func (c *calls) note(key, method string, params json.RawMessage) {
+	if method != "tools/call" {
+		return
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(params, &p)
+	c.mu.Lock()
+	c.tools[key] = p.Name
+	c.lastTool, c.lastCall = p.Name, key
+	c.mu.Unlock()
+}
+
+// any reports whether some tools/call is in flight.
+func (c *calls) any() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.tools) > 0
+}
+
+// inFlight returns the tool and id key of the tools/call in flight when
+// there is exactly one, or "" and "": with several, which one asks is not
+// known.
+func (c *calls) inFlight() (tool, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.tools) != 1 {
+		return "", ""
+	}
+	return c.lastTool, c.lastCall
+}
+
+// end forgets the tools/call with id key, if in flight: its reply came, or
+// the host cancelled it.
+func (c *calls) end(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.tools[key]; !ok {
+		return
+	}
+	delete(c.tools, key)
+	c.lastTool, c.lastCall = "", ""
+	for k, name := range c.tools {
+		c.lastTool, c.lastCall = name, k
+	}
+}
+
+// callName is what a prompt names as the call in flight.
+func callName(method string, params []byte) string {
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(params, &p)
+	switch method {
+	case "prompts/get":
+		return "prompt " + p.Name
+	case "resources/read":
+		return "resource " + p.URI
+	}
+	return p.Name
+}
+
+// cancelledID is the requestId of a notifications/cancelled, as an id key.
+func cancelledID(params json.RawMessage) (string, bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	return idKey(p.RequestID)
+}

@@ -1,0 +1,674 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// HTTPOptions configure a remote server reached over Streamable HTTP
+// (PROTOCOL.md §11), or over the older HTTP+SSE transport when that is all
+// the server has.
+type HTTPOptions struct {
+	// URL is the server's MCP endpoint, e.g. https://example.com/mcp.
+	URL string
+	// Header holds headers sent with every request (--header), e.g. an
+	// Authorization header with a token. Nil sends none of its own.
+	Header http.Header
+	// OAuth, when set, turns on the MCP authorization flow (PROTOCOL.md
+	// §12) through mcp-go's OAuth handler: tokens come from its TokenStore
+	// and a 401 calls Authorize. Nil: a server that answers 401 gets the
+	// host an error saying it needs authorization.
+	OAuth *transport.OAuthConfig
+	// Authorize runs the authorization flow (the user's consent, the
+	// browser, the redirect, the code exchange) when the server answered
+	// 401 and OAuth is set. When it returns nil the request is sent again,
+	// once; its error goes to the host in the request's error. Nil with
+	// OAuth set: the 401 is reported.
+	Authorize func(ctx context.Context, h *transport.OAuthHandler) error
+	// Client is the HTTP client under the transport (its Transport is
+	// wrapped by the tap). Nil means a client with the default transport
+	// and no overall timeout: a tool call may wait for a person.
+	Client *http.Client
+	// Grace is how long shutdown waits for requests still in flight once
+	// the host has gone, before it ends the session. Zero means 2 seconds.
+	Grace time.Duration
+}
+
+// HTTP returns the Server at opts.URL. Nothing is sent before Start.
+func HTTP(opts HTTPOptions) Server {
+	if opts.Grace <= 0 {
+		opts.Grace = 2 * time.Second
+	}
+	return &httpServer{opts: opts, done: make(chan struct{})}
+}
+
+// ErrSessionLost is the end of a remote server whose session is gone: it
+// answered 404 for the session it gave (it restarted, or expired the
+// session; PROTOCOL.md §11). The requests in flight are answered with an
+// error saying so, and the wrapper exits, so that the host reconnects.
+var ErrSessionLost = errors.New("the server no longer knows this session (it restarted or ended the session)")
+
+// httpServer is a remote MCP server as a Server, and its Conn once started.
+//
+// Goroutines: one per request in flight (mcp-go's SendRequest blocks until
+// the response), mcp-go's own for the GET stream and SSE readers, and one
+// that ends the session after CloseWrite.
+type httpServer struct {
+	opts     HTTPOptions
+	endpoint *url.URL
+	log      func(format string, args ...any)
+	ctx      context.Context
+	stop     context.CancelFunc
+
+	// out queues the server's messages for Read; closed once done is.
+	out chan []byte
+	// cur is the message Read last returned.
+	cur []byte
+
+	// mu guards the fields below it.
+	mu sync.Mutex
+	// t is the mcp-go transport in use: Streamable HTTP, or HTTP+SSE after
+	// the fallback.
+	t transport.Interface
+	// sse is set once the fallback to HTTP+SSE happened.
+	sse bool
+	// version is the protocol version in effect: the initialize reply's,
+	// or a modern request's (PROTOCOL.md §2), sent as MCP-Protocol-Version.
+	version string
+	// initKey is the id key of the host's initialize while it is in
+	// flight: its result names the agreed version.
+	initKey string
+	// inflight maps the id keys of requests sent to the server and not yet
+	// answered to their state.
+	inflight map[string]*httpRequest
+	// closing is set by CloseWrite; lost by a lost session (ErrSessionLost).
+	closing bool
+	lost    error
+	wg      sync.WaitGroup
+
+	done     chan struct{}
+	doneOnce sync.Once
+	exitCode int
+}
+
+// httpRequest is a request the host (or the relay) sent the server.
+type httpRequest struct {
+	id       json.RawMessage
+	cancel   context.CancelFunc
+	answered bool
+	// stream is the SSE response stream it is answered on, once one
+	// opened, for resuming it (PROTOCOL.md §11).
+	stream *sseStream
+}
+
+func (s *httpServer) Start(ctx context.Context, log func(format string, args ...any)) (Conn, error) {
+	u, err := url.Parse(s.opts.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: %q is not an http or https URL", ErrStart, s.opts.URL)
+	}
+	s.endpoint, s.log = u, log
+	s.ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
+	s.out = make(chan []byte, 64)
+	s.inflight = map[string]*httpRequest{}
+	t, err := s.streamable()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	s.t = t
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = s.CloseWrite()
+		case <-s.done:
+		}
+	}()
+	return s, nil
+}
+
+// client is the HTTP client mcp-go runs over, its transport tapped.
+func (s *httpServer) client() *http.Client {
+	var c http.Client
+	if s.opts.Client != nil {
+		c = *s.opts.Client
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint}
+	return &c
+}
+
+// isEndpoint reports whether req goes to the MCP endpoint: the server URL,
+// or under HTTP+SSE the message URL the server named (same origin).
+func (s *httpServer) isEndpoint(req *http.Request) bool {
+	u := req.URL
+	if u.Scheme != s.endpoint.Scheme || u.Host != s.endpoint.Host {
+		return false
+	}
+	if u.Path == s.endpoint.Path {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sse // the message endpoint's replies are 202s; its stream is the GET
+}
+
+func (s *httpServer) headerMap() map[string]string {
+	m := map[string]string{}
+	for k, v := range s.opts.Header {
+		if len(v) > 0 {
+			m[k] = strings.Join(v, ", ")
+		}
+	}
+	return m
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// streamable returns mcp-go's Streamable HTTP transport for the server,
+// listening on the GET stream for server requests (PROTOCOL.md §11).
+func (s *httpServer) streamable() (transport.Interface, error) {
+	opts := []transport.StreamableHTTPCOption{
+		transport.WithHTTPBasicClient(s.client()),
+		transport.WithHTTPHeaders(s.headerMap()),
+		transport.WithContinuousListening(),
+		transport.WithHTTPLogger(quiet()),
+	}
+	if s.opts.OAuth != nil {
+		opts = append(opts, transport.WithHTTPOAuth(*s.opts.OAuth))
+	}
+	t, err := transport.NewStreamableHTTP(s.opts.URL, opts...)
+	if err != nil {
+		return nil, err
+	}
+	// The tap has each server request already; answering here would send
+	// a second reply (and mcp-go's default is -32601).
+	t.SetRequestHandler(func(context.Context, transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		return nil, nil
+	})
+	t.SetNotificationHandler(func(mcp.JSONRPCNotification) {})
+	if err := t.Start(s.ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// fallBack switches to the HTTP+SSE transport of 2024-11-05, for a server
+// that refused the initialize POST with a 4xx (PROTOCOL.md §11).
+func (s *httpServer) fallBack(ctx context.Context) (transport.Interface, error) {
+	s.mu.Lock()
+	old := s.t
+	s.sse = true
+	s.mu.Unlock()
+	_ = old.Close()
+	opts := []transport.ClientOption{
+		transport.WithHTTPClient(s.client()),
+		transport.WithHeaders(s.headerMap()),
+		transport.WithSSELogger(quiet()),
+		// A tool call may wait for a person: the host keeps its own clock.
+		transport.WithResponseTimeout(24 * time.Hour),
+	}
+	if s.opts.OAuth != nil {
+		opts = append(opts, transport.WithOAuth(*s.opts.OAuth))
+	}
+	t, err := transport.NewSSE(s.opts.URL, opts...)
+	if err != nil {
+		return nil, err
+	}
+	t.SetNotificationHandler(func(mcp.JSONRPCNotification) {})
+	if err := t.Start(s.ctx); err != nil {
+		return nil, fmt.Errorf("the server refused Streamable HTTP, and its HTTP+SSE stream failed: %w", err)
+	}
+	s.mu.Lock()
+	s.t = t
+	s.mu.Unlock()
+	s.log("%s answers only the older HTTP+SSE transport (2024-11-05); elicitray uses that", s.opts.URL)
+	return t, nil
+}
+
+// fromServer takes each message the tap read from the server.
+func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
+	env, err := scanEnvelope(msg)
+	if err == nil && env.isResponse() {
+		key, _ := idKey(env.ID)
+		s.mu.Lock()
+		r := s.inflight[key]
+		if r != nil {
+			if r.answered {
+				s.mu.Unlock()
+				return // a replay after a resume: the host has it
+			}
+			r.answered = true
+		}
+		initialize := key == s.initKey
+		s.mu.Unlock()
+		// An answer to nothing asked (a stray reply) goes on: the relay
+		// or the host judges it.
+		if v := protocolVersionOf(env.Result); initialize && v != "" {
+			s.setVersion(v)
+		}
+	}
+	if stream != nil {
+		s.noteStream(stream)
+	}
+	line := make([]byte, len(msg)+1)
+	copy(line, msg)
+	line[len(msg)] = '\n'
+	select {
+	case s.out <- line:
+	case <-s.done:
+	}
+}
+
+// noteStream records the SSE stream a POST is answered on, for resuming it.
+func (s *httpServer) noteStream(st *sseStream) {
+	if st.method != http.MethodPost {
+		return
+	}
+	if key := st.key; key != "" {
+		s.mu.Lock()
+		if r := s.inflight[key]; r != nil {
+			r.stream = st
+		}
+		s.mu.Unlock()
+	}
+}
+
+// headerRequestKey is never sent: it names, in the request mcp-go hands
+// the tap, which host request a POST carries. The tap removes it.
+const headerRequestKey = "X-Elicitray-Request"
+
+// protocolVersionOf is the protocolVersion of an initialize result, or "".
+func protocolVersionOf(result json.RawMessage) string {
+	if len(result) == 0 {
+		return ""
+	}
+	raw, ok := getMember(result, "protocolVersion")
+	if !ok {
+		return ""
+	}
+	var v string
+	_ = json.Unmarshal(raw, &v)
+	return v
+}
+
+func (s *httpServer) setVersion(v string) {
+	s.mu.Lock()
+	changed := s.version != v
+	s.version = v
+	t := s.t
+	s.mu.Unlock()
+	if hc, ok := t.(transport.HTTPConnection); ok && changed {
+		hc.SetProtocolVersion(v)
+	}
+}
+
+func (s *httpServer) Read() ([]byte, error) {
+	select {
+	case line := <-s.out:
+		s.cur = line
+		return line, nil
+	case <-s.done:
+		select {
+		case line := <-s.out:
+			s.cur = line
+			return line, nil
+		default:
+		}
+		s.mu.Lock()
+		err := s.lost
+		s.mu.Unlock()
+		if err == nil {
+			err = io.EOF
+		}
+		return nil, err
+	}
+}
+
+func (s *httpServer) Buffered() bool { return len(s.out) > 0 }
+
+// Write sends one message to the server: a request as a POST whose answer
+// comes back through the tap; a notification or a response as a POST of
+// its own (PROTOCOL.md §11: answered 202).
+func (s *httpServer) Write(msg []byte, _ bool) error {
+	msg = bytes.TrimRight(msg, "\r\n")
+	if len(bytes.TrimSpace(msg)) == 0 {
+		return nil
+	}
+	env, err := scanEnvelope(msg)
+	if err != nil {
+		// Not a JSON-RPC message: the server judges it, as over stdio.
+		return s.post(s.ctx, msg, "")
+	}
+	s.mu.Lock()
+	if s.closing && env.isRequest() {
+		s.mu.Unlock()
+		return errors.New("the host has gone")
+	}
+	if s.lost != nil {
+		err := s.lost
+		s.mu.Unlock()
+		if env.isRequest() {
+			s.answerError(env.ID, err)
+		}
+		return nil
+	}
+	s.mu.Unlock()
+	switch {
+	case env.isRequest():
+		if v := modernVersion(env.Params); v != "" {
+			s.setVersion(v)
+		}
+		s.send(env, msg)
+		return nil
+	case env.isNotification() && env.Method == "notifications/cancelled":
+		s.cancelled(env.Params)
+		return s.post(s.ctx, msg, env.Method)
+	default:
+		return s.post(s.ctx, msg, env.Method)
+	}
+}
+
+// send starts a request: mcp-go's SendRequest posts it and reads its
+// answer, which the tap hands to the relay.
+func (s *httpServer) send(env envelope, msg []byte) {
+	key, _ := idKey(env.ID)
+	ctx, cancel := context.WithCancel(s.ctx)
+	r := &httpRequest{id: append(json.RawMessage(nil), env.ID...), cancel: cancel}
+	s.mu.Lock()
+	s.inflight[key] = r
+	if env.Method == "initialize" {
+		s.initKey = key
+	}
+	s.wg.Add(1)
+	version := s.version
+	s.mu.Unlock()
+	req := transport.JSONRPCRequest{
+		JSONRPC: "2.0",
+		ID:      requestID(env.ID),
+		Method:  env.Method,
+		Params:  json.RawMessage(append([]byte(nil), env.Params...)),
+		Header:  http.Header{headerRequestKey: {key}},
+	}
+	if len(env.Params) == 0 {
+		req.Params = nil
+	}
+	for k, v := range mcp.StandardHeaders(version, mcp.MCPMethod(env.Method), env.Params) {
+		req.Header.Set(k, v)
+	}
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		err := s.roundTrip(ctx, req)
+		s.mu.Lock()
+		delete(s.inflight, key)
+		answered := r.answered
+		s.mu.Unlock()
+		if err == nil || answered || ctx.Err() != nil {
+			// Answered through the tap, or cancelled by the host (no
+			// answer is due, PROTOCOL.md §7), or shut down.
+			return
+		}
+		if errors.Is(err, transport.ErrSessionTerminated) {
+			s.loseSession()
+			err = ErrSessionLost
+		}
+		s.answerError(r.id, err)
+	}()
+}
+
+// roundTrip sends req, falling back to HTTP+SSE for a server that has only
+// that, and running the authorization flow once for a 401.
+func (s *httpServer) roundTrip(ctx context.Context, req transport.JSONRPCRequest) error {
+	authorized := false
+	for {
+		s.mu.Lock()
+		t := s.t
+		s.mu.Unlock()
+		_, err := t.SendRequest(ctx, req)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, transport.ErrLegacySSEServer):
+			if _, ferr := s.fallBack(ctx); ferr != nil {
+				return ferr
+			}
+			continue
+		}
+		var oauthErr *transport.OAuthAuthorizationRequiredError
+		if errors.As(err, &oauthErr) && s.opts.Authorize != nil && !authorized {
+			authorized = true
+			if aerr := s.opts.Authorize(ctx, oauthErr.Handler); aerr != nil {
+				return fmt.Errorf("authorization failed: %w", aerr)
+			}
+			continue
+		}
+		var authErr *transport.AuthorizationRequiredError
+		if errors.As(err, &authErr) || errors.As(err, &oauthErr) {
+			return errUnauthorized
+		}
+		return err
+	}
+}
+
+var errUnauthorized = errors.New("the server answered 401: it needs authorization (give a token with --header or --bearer-env, or sign in when elicitray asks)")
+
+// requestID is a JSON-RPC id as mcp-go's RequestId, spelt as the host spelt
+// it: a string, or the number's own digits (PROTOCOL.md §7).
+func requestID(raw json.RawMessage) mcp.RequestId {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return mcp.NewRequestId(s)
+	}
+	return mcp.NewRequestId(json.Number(bytes.TrimSpace(raw)))
+}
+
+// answerError answers the host's request id with the error that kept it
+// from the server, in a sentence (PROTOCOL.md §8: -32603).
+func (s *httpServer) answerError(id json.RawMessage, err error) {
+	msg := fmt.Sprintf("elicitray could not get an answer from %s: %v", s.opts.URL, netSentence(err))
+	s.log("%s", msg)
+	line := append(encodeError(id, codeInternalError, msg), '\n')
+	select {
+	case s.out <- line:
+	case <-s.done:
+	}
+}
+
+// netSentence is err said for people: a failed connection by its cause
+// ("connection refused", "no such host"), without the layers of "failed to
+// send request" and the POST line that mcp-go and net/http wrap it in.
+func netSentence(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	var dns *net.DNSError
+	switch {
+	case errors.As(ue.Err, &dns) && dns.IsNotFound:
+		return fmt.Errorf("the host name %q could not be found", dns.Name)
+	case errors.Is(ue.Err, syscall.ECONNREFUSED):
+		return errors.New("nothing is listening there (connection refused)")
+	case errors.Is(ue.Err, syscall.ECONNRESET):
+		return errors.New("the connection was reset")
+	}
+	var op *net.OpError
+	if errors.As(ue.Err, &op) {
+		return op.Err
+	}
+	return ue.Err
+}
+
+// cancelled ends the POST of a request the host cancelled: on 2026-07-28
+// closing its stream is the cancellation (PROTOCOL.md §11), and before
+// that the notification, posted as well, says it.
+func (s *httpServer) cancelled(params json.RawMessage) {
+	key, ok := cancelledID(params)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	r := s.inflight[key]
+	s.mu.Unlock()
+	if r != nil {
+		r.cancel()
+	}
+}
+
+// post sends a notification or a response (or a line that is neither) in
+// a POST of its own. mcp-go has no way to send a message as it is, so the
+// headers it would send are set here: the session, the protocol version,
+// the user's headers and the authorization.
+func (s *httpServer) post(ctx context.Context, msg []byte, method string) error {
+	s.mu.Lock()
+	t, version, sse := s.t, s.version, s.sse
+	s.mu.Unlock()
+	target := s.opts.URL
+	if st, ok := t.(*transport.SSE); ok && sse {
+		ep := st.GetEndpoint()
+		if ep == nil {
+			return errors.New("the server has not named its message endpoint yet")
+		}
+		target = ep.String()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(msg))
+	if err != nil {
+		return err
+	}
+	for k, v := range s.opts.Header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id := t.GetSessionId(); id != "" && !mcp.IsModernProtocol(version) {
+		req.Header.Set(transport.HeaderKeySessionID, id)
+	}
+	if version != "" {
+		req.Header.Set(transport.HeaderKeyProtocolVersion, version)
+	}
+	if method != "" {
+		for k, v := range mcp.StandardHeaders(version, mcp.MCPMethod(method), nil) {
+			req.Header.Set(k, v)
+		}
+	}
+	if s.opts.OAuth != nil {
+		if h := oauthHandlerOf(t); h != nil {
+			if auth, err := h.GetAuthorizationHeader(ctx); err == nil {
+				req.Header.Set("Authorization", auth)
+			}
+		}
+	}
+	resp, err := s.client().Do(req)
+	if err != nil {
+		return fmt.Errorf("posting to %s: %w", s.opts.URL, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound && !sse && t.GetSessionId() != "":
+		s.loseSession()
+		return ErrSessionLost
+	case resp.StatusCode >= 300:
+		return fmt.Errorf("%s answered %s to a %s", s.opts.URL, resp.Status, describe(method))
+	}
+	return nil
+}
+
+func describe(method string) string {
+	if method == "" {
+		return "response"
+	}
+	return method
+}
+
+func oauthHandlerOf(t transport.Interface) *transport.OAuthHandler {
+	switch t := t.(type) {
+	case *transport.StreamableHTTP:
+		return t.GetOAuthHandler()
+	case *transport.SSE:
+		return t.GetOAuthHandler()
+	}
+	return nil
+}
+
+// loseSession ends the connection after the server forgot its session:
+// the requests still waiting are answered with ErrSessionLost, and Read
+// ends with it, so the wrapper exits (PROTOCOL.md §11).
+func (s *httpServer) loseSession() {
+	s.mu.Lock()
+	if s.lost != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.lost = ErrSessionLost
+	waiting := make([]*httpRequest, 0, len(s.inflight))
+	for _, r := range s.inflight {
+		if !r.answered {
+			r.answered = true
+			waiting = append(waiting, r)
+		}
+	}
+	s.mu.Unlock()
+	s.log("%s: %v; restart the server in your host to connect again", s.opts.URL, ErrSessionLost)
+	for _, r := range waiting {
+		s.answerError(r.id, ErrSessionLost)
+		r.cancel()
+	}
+	s.exitCode = 1
+	go s.finish()
+}
+
+// CloseWrite: the host is gone. Requests still in flight get Grace to be
+// answered; then the session ends (DELETE, PROTOCOL.md §11) and Read ends.
+func (s *httpServer) CloseWrite() error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closing = true
+	s.mu.Unlock()
+	go func() {
+		idle := make(chan struct{})
+		go func() { s.wg.Wait(); close(idle) }()
+		select {
+		case <-idle:
+		case <-time.After(s.opts.Grace):
+		}
+		s.finish()
+	}()
+	return nil
+}
+
+// finish ends the session and the connection, once.
+func (s *httpServer) finish() {
+	s.doneOnce.Do(func() {
+		s.stop()
+		s.mu.Lock()
+		t := s.t
+		s.mu.Unlock()
+		_ = t.Close()
+		close(s.done)
+	})
+}
+
+func (s *httpServer) Wait() int {
+	<-s.done
+	return s.exitCode
+}

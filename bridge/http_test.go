@@ -1,0 +1,157 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// pushServer is go-sdk's server with one tool, "push", that asks a legacy
+// elicitation/create and says what it got back.
+func pushServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "http-push", Version: "1.0.0"}, nil)
+	type args struct{}
+	mcp.AddTool(s, &mcp.Tool{Name: "push"}, func(ctx context.Context, req *mcp.CallToolRequest, _ args) (*mcp.CallToolResult, any, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Limit?", RequestedSchema: json.RawMessage(
+			`{"type":"object","properties":{"n":{"type":"integer","maximum":123456789012345678901234567890}}}`)})
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil, nil
+		}
+		b, _ := json.Marshal(res.Content)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action + " " + string(b)}}}, nil, nil
+	})
+	return s
+}
+
+// startHTTP starts srv and returns the Conn and a function reading the next
+// message, failing the test at the end of the stream.
+func startHTTP(t *testing.T, url string) (Conn, Server, func() string) {
+	t.Helper()
+	srv := HTTP(HTTPOptions{URL: url})
+	conn, err := srv.Start(context.Background(), func(format string, args ...any) { t.Logf(format, args...) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseWrite(); srv.Wait() })
+	next := func() string {
+		t.Helper()
+		line, err := conn.Read()
+		if err != nil {
+			t.Fatalf("reading the server: %v", err)
+		}
+		return string(line)
+	}
+	return conn, srv, next
+}
+
+func write(t *testing.T, c Conn, msg string) {
+	t.Helper()
+	if err := c.Write([]byte(msg+"\n"), true); err != nil {
+		t.Fatalf("writing %s: %v", msg, err)
+	}
+}
+
+const initLegacy = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"t","version":"1"}}}`
+
+// TestHTTPLegacyPushRoundTrip: over Streamable HTTP, the server's
+// elicitation/create reaches the relay as the server wrote it (a bound past
+// float64 intact), the answer written back reaches the server, and the tool
+// call's result comes back under the host's own id.
+func TestHTTPLegacyPushRoundTrip(t *testing.T) {
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil))
+	t.Cleanup(ts.Close) // after the connection's own cleanup
+	conn, _, next := startHTTP(t, ts.URL)
+
+	write(t, conn, initLegacy)
+	if got := next(); !strings.Contains(got, `"id":1`) || !strings.Contains(got, `"http-push"`) {
+		t.Fatalf("initialize reply = %s", got)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"name":"push","arguments":{}}}`)
+	ask := next()
+	env, err := scanEnvelope([]byte(ask))
+	if err != nil || env.Method != "elicitation/create" {
+		t.Fatalf("want the server's elicitation/create, got %s", ask)
+	}
+	if !strings.Contains(ask, "123456789012345678901234567890") {
+		t.Errorf("the schema's bound did not arrive as the server wrote it: %s", ask)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","id":`+string(env.ID)+`,"result":{"action":"accept","content":{"n":42}}}`)
+	res := next()
+	if !strings.Contains(res, `"id":"call-7"`) || !strings.Contains(res, `accept {\"n\":42}`) {
+		t.Fatalf("tool result = %s", res)
+	}
+}
+
+// TestHTTPSessionLost: a server that restarts forgets the session; the
+// host's next request is answered with an error saying so, and the
+// connection ends with ErrSessionLost (the wrapper exits 1).
+func TestHTTPSessionLost(t *testing.T) {
+	var handler atomic.Pointer[mcp.StreamableHTTPHandler]
+	fresh := func() {
+		handler.Store(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil))
+	}
+	fresh()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.Load().ServeHTTP(w, r) }))
+	t.Cleanup(ts.Close)
+	conn, srv, next := startHTTP(t, ts.URL)
+	write(t, conn, initLegacy)
+	next()
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fresh() // the server restarts
+	write(t, conn, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	got := next()
+	if !strings.Contains(got, `"id":2`) || !strings.Contains(got, "no longer knows this session") {
+		t.Fatalf("want an error for id 2 naming the lost session, got %s", got)
+	}
+	for {
+		_, err := conn.Read()
+		if err != nil {
+			if !errors.Is(err, ErrSessionLost) {
+				t.Fatalf("the stream ended with %v, want ErrSessionLost", err)
+			}
+			break
+		}
+	}
+	if code := srv.Wait(); code != 1 {
+		t.Errorf("exit code = %d, want 1", code)
+	}
+}
+
+// TestHTTPUnreachable: a server that cannot be reached gets the host an
+// error under its request's id, in a sentence naming the URL.
+func TestHTTPUnreachable(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL
+	ts.Close()
+	conn, _, next := startHTTP(t, url)
+	write(t, conn, initLegacy)
+	got := next()
+	if !strings.Contains(got, `"id":1`) || !strings.Contains(got, url) || !strings.Contains(got, `"code":-32603`) {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// TestSSEParser: the event stream rules the tap relies on.
+func TestSSEParser(t *testing.T) {
+	var got []string
+	p := sseParser{onEvent: func(event, data, id string, hasID bool) {
+		got = append(got, event+"|"+data+"|"+id)
+	}}
+	stream := ": comment\r\nevent: endpoint\r\ndata: /messages?s=1\r\n\r\nid: 7\ndata: {\"a\":\ndata: 1}\n\nid:8\n\ndata:x\rdata: y\r\r"
+	// Fed a byte at a time, as a slow network might.
+	for i := range len(stream) {
+		p.feed([]byte{stream[i]})
+	}
+	want := []string{"endpoint|/messages?s=1|", "|{\"a\":\n1}|7", "||8", "|x\ny|8"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,176 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+)
+
+// legacy answers the server's elicitation/create requests (PROTOCOL.md §1:
+// the push of 2025-06-18 and 2025-11-25). They never reach the host: each
+// is decided on a goroutine of its own, so the relay keeps flowing while a
+// person thinks, and answered by the relay, unless no desktop can show it
+// and the host declared it can (issue 4). The server's notifications/
+// cancelled for one ends its wait with no reply at all; the host's for
+// the tools/call it belongs to ends it with cancel (PROTOCOL.md §7).
+type legacy struct {
+	w       *wires
+	d       *decider
+	session *session
+	calls   *calls
+	url     *urlMode
+
+	mu sync.Mutex // guards pending
+	// pending maps the id keys of the server's elicitations being decided
+	// to their prompts.
+	pending map[string]*pendingElicitation
+}
+
+// pendingElicitation is an intercepted elicitation waiting for its answer.
+type pendingElicitation struct {
+	call          string // id key of the tools/call in flight when it came, or ""
+	elicitationID string // URL mode: the server's elicitationId, or ""
+	cancel        context.CancelCauseFunc
+}
+
+// fromServer takes a server's elicitation/create (its id present, maybe
+// null): schema problems are answered at once, the rest is decided on a
+// goroutine of its own.
+func (l *legacy) fromServer(line, id, params json.RawMessage) {
+	id = append(json.RawMessage(nil), id...)
+	tool, call := l.calls.inFlight()
+	o := origin{tool: tool}
+	if _, ok := idKey(id); !ok {
+		// PROTOCOL.md §7: ids are strings or integers, never null. JSON-RPC
+		// answers an invalid request -32600 with id null, the id it could
+		// not use; the host's log says why, since the server may not.
+		msg := "elicitation/create: the id must be a string or an integer, not " + string(id)
+		if isNull(id) {
+			msg = "elicitation/create: the id must be a string or an integer, not null (a request's id is never null; a notification has none)"
+		}
+		l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
+		// History keeps it too, with what it asked, as far as it can be read.
+		var p elicitParams
+		_ = json.Unmarshal(params, &p)
+		l.d.refused(l.d.request(&p, o), errors.New(msg))
+		l.reply(encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
+		return
+	}
+	req, form, err := l.d.prepareRaw(params, o)
+	if err != nil {
+		// PROTOCOL.md §4: a clear error, never a crash, never a silent
+		// decline. Rejected has been told.
+		msg := "elicitray cannot show this elicitation: " + err.Error()
+		l.w.log.printf("%s: %s", req.Server, msg)
+		l.reply(encodeError(id, codeInvalidParams, msg))
+		return
+	}
+
+	key, _ := idKey(id)
+	pctx, cancel := context.WithCancelCause(l.w.ctx)
+	pe := &pendingElicitation{call: call, cancel: cancel}
+	l.mu.Lock()
+	if _, dup := l.pending[key]; dup {
+		l.mu.Unlock()
+		cancel(nil)
+		// PROTOCOL.md §7: ids are never reused within a session.
+		l.reply(encodeError(id, codeInvalidRequest, "elicitation/create: id "+string(id)+" is already in use by a pending elicitation"))
+		return
+	}
+	l.pending[key] = pe
+	l.mu.Unlock()
+	if req.Mode == "url" && req.ElicitationID != "" {
+		// Its completion notice is the relay's, and closes the window.
+		pe.elicitationID = req.ElicitationID
+		l.url.take(req.ElicitationID, cancel)
+	}
+
+	line = append(json.RawMessage(nil), line...)
+	go func() {
+		v := l.d.decide(pctx, req, form, l.session.hostDeclared(), nil)
+		if v.toHost {
+			// The host shows it and answers the server itself; its
+			// completion and cancel notices are the host's now.
+			l.mu.Lock()
+			if l.pending[key] == pe {
+				delete(l.pending, key)
+			}
+			l.mu.Unlock()
+			l.url.release(pe.elicitationID)
+			cancel(nil)
+			l.w.toHost(withNewline(line))
+			return
+		}
+		cause := context.Cause(pctx)
+		hostCancelled := errors.Is(cause, ErrHostCancelled)
+		l.mu.Lock()
+		// The server withdrew it (serverCancelled took the entry away).
+		withdrawn := l.pending[key] != pe
+		// After the host cancelled the call, the server often cancels its
+		// own request too (cases/server-cancels.jsonl): the entry stays so
+		// that notice is recognised and kept from the host.
+		if !withdrawn && !hostCancelled {
+			delete(l.pending, key)
+		}
+		l.mu.Unlock()
+		l.url.answered(pe.elicitationID)
+		switch {
+		case withdrawn:
+			// PROTOCOL.md §7: the server cancelled its request: the window
+			// is closed and no response is written.
+			return
+		case hostCancelled, errors.Is(cause, ErrElicitationComplete):
+			// The host gave up on the call (PROTOCOL.md §7), or the server
+			// finished the URL flow without this window: nobody chose, and
+			// the server still awaits an answer, which is cancel
+			// (PROTOCOL.md §5). The host's notice went to the server first
+			// (Relay.fromHost), so it knows why. History keeps this cancel,
+			// even where a person answered at that very moment.
+			by := DecidedByHostCancelled
+			if !hostCancelled {
+				by = DecidedByServerCancelled
+			}
+			l.reply(encodeResult(id, l.d.overrule(req, by, cause.Error())))
+			return
+		case pctx.Err() != nil:
+			return // the relay stopped: nobody is left to answer
+		}
+		cancel(nil)
+		l.reply(encodeResult(id, v.result))
+	}()
+}
+
+// serverCancelled closes the prompt of a pending elicitation named by the
+// server's notifications/cancelled; it reports whether there was one (the
+// host never saw that id, so the notice stops here).
+func (l *legacy) serverCancelled(params json.RawMessage) bool {
+	key, ok := cancelledID(params)
+	if !ok {
+		return false
+	}
+	l.mu.Lock()
+	p, ok := l.pending[key]
+	delete(l.pending, key)
+	l.mu.Unlock()
+	if ok {
+		p.cancel(ErrServerCancelled)
+	}
+	return ok
+}
+
+// hostCancelled closes the prompts of the calls with id keys (a tools/call
+// the host cancelled, and its retry in flight); their server requests are
+// answered cancel by the goroutine of each, once its Approver has let go.
+func (l *legacy) hostCancelled(keys []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.pending {
+		if slices.Contains(keys, p.call) {
+			p.cancel(ErrHostCancelled)
+		}
+	}
+}
+
+func (l *legacy) reply(msg []byte) { l.w.toServer(withNewline(msg)) }
