@@ -64,7 +64,7 @@ test: deps vet
 # (the README's). `make test` runs the two elicitation scenarios, which must pass.
 conformance: deps
 	@mkdir -p bin
-	ELICITRAY_CONFORMANCE=all ELICITRAY_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance.md \
+	ELICITRAY_CONFORMANCE=all ELICITRAY_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance.md ELICITRAY_CONFORMANCE_RESULTS=$(CURDIR)/bin/conformance \
 	  $(XVFB) dbus-run-session -- $(GO) test -count=1 -timeout 60m -run '^TestConformance$$' ./app/
 	@cat bin/conformance.md
 

@@ -43,26 +43,50 @@ const conformanceRule = "[servers." + ConformanceServerName + "]\nrule = \"" + R
 //
 // By default it runs conformanceMustPass, which must pass. With
 // ELICITRAY_CONFORMANCE=all (`make conformance`) it runs every client
-// scenario the suite lists, and still requires only those two; with
-// ELICITRAY_CONFORMANCE_REPORT=FILE it writes the results as a Markdown
-// table (the README's).
+// scenario the suite lists, or with a comma-separated list those, and
+// still requires only those two; with ELICITRAY_CONFORMANCE_REPORT=FILE it
+// writes the results as a Markdown table (the README's), and with
+// ELICITRAY_CONFORMANCE_RESULTS=DIR it keeps each scenario's checks.json,
+// the client's stdout and stderr, and the suite's output (suite.log) in
+// DIR/SCENARIO.
 func TestConformance(t *testing.T) {
 	node, suite := conformanceTools(t)
 	scenarios := conformanceMustPass
-	versions := map[string]string{}
-	if os.Getenv("ELICITRAY_CONFORMANCE") == "all" {
-		scenarios, versions = listClientScenarios(t, node, suite)
+	all, versions := listClientScenarios(t, node, suite)
+	switch want := os.Getenv("ELICITRAY_CONFORMANCE"); want {
+	case "":
+	case "all":
+		scenarios = all
+	default:
+		scenarios = strings.Split(want, ",")
+		for _, s := range scenarios {
+			if !slices.Contains(all, s) {
+				t.Fatalf("ELICITRAY_CONFORMANCE names %q, which is not one of the suite's client scenarios: %s", s, strings.Join(all, ", "))
+			}
+		}
 	}
 	d := newDesktop(t)
 	d.config(conformanceRule)
-	out := t.TempDir()
+	out := os.Getenv("ELICITRAY_CONFORMANCE_RESULTS")
+	if out == "" {
+		out = t.TempDir()
+	}
 
 	var rows []conformanceRow
 	for _, scenario := range scenarios {
 		mustPass := slices.Contains(conformanceMustPass, scenario)
 		before := len(d.history())
 		dir := filepath.Join(out, strings.ReplaceAll(scenario, "/", "_"))
+		if err := os.RemoveAll(dir); err != nil { // an earlier run's
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		log, suiteErr := runScenario(t, node, suite, scenario, dir)
+		if err := os.WriteFile(filepath.Join(dir, "suite.log"), []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		row := conformanceRow{Scenario: scenario, Version: versions[scenario]}
 		checks, err := readChecks(dir)
 		if err != nil {
@@ -221,9 +245,10 @@ func readChecks(dir string) ([]conformanceCheck, error) {
 type conformanceRow struct {
 	Scenario, Version                 string
 	Passed, Failed, Warnings, Skipped int
-	// Note is the first failure's (or warning's) check and message, or why
-	// there are no results.
-	Note string
+	// Note is the first failure's (or warning's, else skip's) check and
+	// message, or why there are no results.
+	Note       string
+	noteStatus string
 }
 
 // count tallies checks as the suite does: a scenario passes when no check
@@ -242,17 +267,28 @@ func (r *conformanceRow) count(checks []conformanceCheck) {
 		default:
 			continue
 		}
-		if r.Note == "" && (c.Status == "FAILURE" || c.Status == "WARNING") {
-			r.Note = c.ID
-			if c.ErrorMessage != "" {
-				r.Note += ": " + c.ErrorMessage
-			}
+		if c.Status == "FAILURE" || c.Status == "WARNING" || c.Status == "SKIPPED" {
+			r.note(c)
 		}
+	}
+}
+
+// note keeps c as the row's note, unless it has one of more weight: a
+// failure or warning wins over a skip.
+func (r *conformanceRow) note(c conformanceCheck) {
+	if r.Note != "" && (c.Status == "SKIPPED" || r.noteStatus != "SKIPPED") {
+		return
+	}
+	r.Note, r.noteStatus = c.ID, c.Status
+	if c.ErrorMessage != "" {
+		r.Note += ": " + c.ErrorMessage
 	}
 }
 
 func (r conformanceRow) result() string {
 	switch {
+	case r.Passed+r.Failed+r.Warnings == 0 && r.Skipped > 0:
+		return "skipped"
 	case r.Passed+r.Failed+r.Warnings == 0:
 		return "no result"
 	case r.Failed > 0 || r.Warnings > 0:
@@ -264,7 +300,7 @@ func (r conformanceRow) result() string {
 // conformanceTable is rows as the README's Markdown table.
 func conformanceTable(rows []conformanceRow) string {
 	var b strings.Builder
-	b.WriteString("| scenario | spec | result | checks passed | failed | warnings | first failure |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | spec | result | checks passed | failed | warnings | first failure (or skip) |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		note := strings.Join(strings.Fields(r.Note), " ")
 		if r := []rune(note); len(r) > 160 {
