@@ -303,6 +303,9 @@ func conformanceTable(rows []conformanceRow) string {
 	b.WriteString("| scenario | spec | result | checks passed | failed | warnings | first failure (or skip) |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		note := strings.Join(strings.Fields(r.Note), " ")
+		if r.result() == "pass" {
+			note = "" // a pass's skipped checks are of another era (initialize at 2026-07-28)
+		}
 		if r := []rune(note); len(r) > 160 {
 			note = string(r[:157]) + "…"
 		}
