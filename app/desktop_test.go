@@ -128,26 +128,39 @@ func (d *desktop) connect(name string, server ...string) *mcp.ClientSession {
 // setsid -f), as a host that runs it through another program would.
 func (d *desktop) connectVia(launcher []string, name string, server ...string) *mcp.ClientSession {
 	d.t.Helper()
+	return d.connectWrap(launcher, "2025-11-25", append([]string{"--name", name, "--"}, server...))
+}
+
+// connectWrap runs `elicitray wrap ARGS…` (through launcher, if any) as
+// the official Go SDK's host, and initializes a session at version.
+func (d *desktop) connectWrap(launcher []string, version string, args []string) *mcp.ClientSession {
+	d.t.Helper()
+	name := "server"
+	for i, a := range args {
+		if a == "--name" && i+1 < len(args) {
+			name = args[i+1]
+		}
+	}
 	logPath := filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	argv := append(append(append([]string{}, launcher...), elicitrayBin, "wrap", "--name", name, "--"), server...)
+	argv := append(append(append([]string{}, launcher...), elicitrayBin, "wrap"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = d.env
 	// A file, not a buffer: exec.Cmd.Wait would wait for every holder of a pipe.
 	cmd.Stderr = logf
 	host := mcp.NewClient(&mcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, nil)
 	cs, err := host.Connect(d.t.Context(), &mcp.CommandTransport{Command: cmd},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		logf.Close()
 		d.t.Fatalf("connecting to elicitray wrap: %v%s", err, d.diagnostics())
 	}
-	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
-		d.t.Errorf("session at protocol version %q, want 2025-11-25 (legacy elicitation)", v)
+	if v := cs.InitializeResult().ProtocolVersion; v != version {
+		d.t.Errorf("session at protocol version %q, want %s", v, version)
 	}
 	d.t.Cleanup(func() {
 		// Closing the session closes the wrapper's stdin: the wrapper stops

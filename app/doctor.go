@@ -367,8 +367,12 @@ func (d *doctor) hosts() {
 		}
 		by := map[hosts.State][]string{}
 		var moved, other []string
+		wrappable := 0 // entries `hosts wrap --all` would wrap
 		for _, e := range r.Entries {
 			by[e.State] = append(by[e.State], displayText(e.Key))
+			if e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == "" {
+				wrappable++
+			}
 			if e.State == hosts.StateWrapped && !e.BinaryExists {
 				moved = append(moved, fmt.Sprintf("%s runs %s, which does not exist: `elicitray hosts wrap %s %s` points it at this binary", displayText(e.Key), displayText(e.Binary), r.Host, shellJoin([]string{e.Key})))
 			} else if e.State == hosts.StateWrapped && !sameBinary(e.Binary, d.exe) {
@@ -385,7 +389,7 @@ func (d *doctor) hosts() {
 			parts = []string{"no servers"}
 		}
 		level := levelOK
-		if len(by[hosts.StateNotWrapped]) > 0 {
+		if wrappable > 0 {
 			level = levelNote
 			other = append(other, fmt.Sprintf("`elicitray hosts wrap %s --all` wraps the rest", r.Host))
 		}

@@ -126,7 +126,10 @@ func newHostsCmd(stdout io.Writer) *cobra.Command {
 		Short: "Make a host's server entries run through `elicitray wrap` (a backup of the file first)",
 		Long: "wrap rewrites each named entry (every one with --all) from COMMAND ARGS… to\n" +
 			"  THIS_BINARY wrap --name KEY -- COMMAND ARGS…\n" +
-			"keeping env, cwd and every other key. Remote (url) entries are left alone. Running it\n" +
+			"keeping env, cwd and every other key, and each remote (url) entry to\n" +
+			"  THIS_BINARY wrap --name KEY --url URL [--header …]\n" +
+			"with the values of secret headers in the entry's env (--header-env, --bearer-env), never\n" +
+			"on the command line; a remote entry whose URL may hold a secret is left alone. Running it\n" +
 			"again changes nothing, except that an entry whose elicitray binary was moved away is\n" +
 			"pointed at this one.",
 		Example: `  elicitray hosts wrap cursor --all
@@ -139,8 +142,8 @@ func newHostsCmd(stdout io.Writer) *cobra.Command {
 	unwrap := &cobra.Command{
 		Use:   "unwrap HOST [SERVER...|--all]",
 		Short: "Take `elicitray wrap` out of a host's server entries again (a backup of the file first)",
-		Long: "unwrap gives each named entry (every wrapped one with --all) its own command back:\n" +
-			"after wrap, the file is byte for byte what it was.",
+		Long: "unwrap gives each named entry (every wrapped one with --all) its own command, or its\n" +
+			"url and headers, back: after wrap, the file is byte for byte what it was.",
 		Example: `  elicitray hosts unwrap cursor --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return hostsEdit(stdout, f, args, true)
@@ -355,8 +358,10 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			switch {
 			case c.Outcome == hosts.Skipped:
 				what = "left alone (" + displayText(c.Note) + ")"
+			case c.Note != "":
+				what += " (" + displayText(c.Note) + ")"
 			case c.Entry.State == hosts.StateRemote:
-				what = "left alone (remote: " + displayText(c.Entry.URL) + ")"
+				what += " (remote " + displayText(c.Entry.URL) + ")"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", displayKey(c.Key), what)
 		}
@@ -378,7 +383,8 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 
 // chooseKeys finds the location of each named server and sets the targets'
 // keys. A name in no location, or in several, is a usage error; naming a
-// remote or unsupported entry to wrap is a run error. Both come before any
+// remote entry that cannot be wrapped, or an unsupported entry, to wrap is a
+// run error. Both come before any
 // file is written.
 func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entry, servers []string, host string, unwrap bool) error {
 	// Keys indexed once per location: a config can hold thousands of
@@ -402,8 +408,8 @@ func chooseKeys(targets []*target, locs []hosts.Location, entries [][]hosts.Entr
 			if j, ok := index[i][s]; ok {
 				in = append(in, i)
 				e := es[j]
-				if !unwrap && e.State == hosts.StateRemote {
-					return runErr(fmt.Errorf("%s is a remote server (%s): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is", displayText(s), displayText(e.URL)))
+				if !unwrap && e.State == hosts.StateRemote && e.Note != "" {
+					return runErr(fmt.Errorf("%s is a remote server (%s) that elicitray cannot wrap: %s; it was left as it is", displayText(s), displayText(e.URL), e.Note))
 				}
 				if e.State == hosts.StateUnsupported {
 					return runErr(fmt.Errorf("%s cannot be edited: %s; it was left as it is", displayText(s), e.Note))

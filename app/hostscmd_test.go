@@ -156,27 +156,34 @@ Claude Code (local) — ~/.claude.json
 
 Claude Code (project) — ~/project/.mcp.json
   playwright  not wrapped  npx @playwright/mcp@latest
-  docs        remote       https://docs.example.com/mcp
+  docs        remote       https://docs.example.com/mcp  (headers: Authorization)
+  linear      remote       https://mcp.linear.app/mcp  (headers: Authorization, X-Client, X-Workspace)
+  smithery    remote       https://server.smithery.ai/@acme/tools/mcp?api_key=0123abcd  (cannot be wrapped: its url may hold a secret (the api_key parameter), and elicitray wrap would have the URL on its command line, which other users of this computer can read: move the secret into a header to wrap it)
+  helper      remote       https://helper.example.com/sse  (cannot be wrapped: its headers come from a headersHelper command, which elicitray wrap cannot run)
 
 Cursor (user) — ~/.cursor/mcp.json
   web-search     not wrapped  npx -y @example/web-search-mcp
   python-tools   not wrapped  python3 -m mcp_server_tools
   notes          not wrapped  notes-mcp
-  remote-server  remote       https://example.com/mcp
+  remote-server  remote       https://example.com/mcp  (headers: API_KEY)
+  docs           remote       https://docs.example.com/sse
+  search         remote       https://search.example.com/mcp  (headers: Authorization, Accept-Language)
 
 Zed (user) — ~/.config/zed/settings.json
   mcp-server-github    not wrapped  npx -y @modelcontextprotocol/server-github
   postgres             not wrapped  /usr/local/bin/postgres-context-server postgresql://localhost/dev
   bare-old             not wrapped  context-server-bare
   no-args              not wrapped  mcp-no-args
-  remote               remote       https://mcp.example.com/mcp
+  remote               remote       https://mcp.example.com/mcp  (headers: Authorization)
   mcp-server-context7  unsupported  a Zed extension starts this server, not a command in this file
 
 Codex CLI (user) — ~/.codex/config.toml
-  docs    not wrapped  docs-server
-  github  not wrapped  npx -y @modelcontextprotocol/server-github
-  fetch   not wrapped  uvx mcp-server-fetch
-  figma   remote       https://mcp.figma.com/mcp
+  docs     not wrapped  docs-server
+  github   not wrapped  npx -y @modelcontextprotocol/server-github
+  fetch    not wrapped  uvx mcp-server-fetch
+  figma    remote       https://mcp.figma.com/mcp  (headers: Authorization)
+  catalog  remote       https://catalog.example.test/mcp  (headers: X-Client, X-Api-Key, X-Tenant)
+  notion   remote       https://mcp.notion.com/mcp  (headers: Authorization)
 
 Gemini CLI (user) — ~/.gemini/settings.json
   echo  not wrapped  sh -c ` + shellJoin([]string{echoScript}) + `
@@ -204,7 +211,7 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	if len(bs) != 1 {
 		t.Fatalf("backups %v, want one", bs)
 	}
-	if !strings.Contains(out, "backup of the file as it was: "+bs[0]) || !strings.Contains(out, "remote-server  left alone (remote: https://example.com/mcp)") {
+	if !strings.Contains(out, "backup of the file as it was: "+bs[0]) || !strings.Contains(out, "remote-server  wrapped (remote https://example.com/mcp; API_KEY: its value moved into the entry's env as ELICITRAY_HEADER_API_KEY, not onto the command line)\n") {
 		t.Errorf("hosts wrap said:\n%s", out)
 	}
 	checkMode(t, cursor, 0o644)
@@ -223,10 +230,20 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 		"python-tools": {"python3", "-m", "mcp_server_tools"},
 		"notes":        {"notes-mcp"},
 	}
+	remotes := map[string][]string{
+		"remote-server": {"--url", "https://example.com/mcp", "--header-env", "API_KEY=ELICITRAY_HEADER_API_KEY"},
+		"docs":          {"--url", "https://docs.example.com/sse"},
+		"search":        {"--url", "https://search.example.com/mcp", "--bearer-env", "SEARCH_TOKEN", "--header", "Accept-Language: fr"},
+	}
 	for _, e := range entries {
 		if s, ok := servers[e.Key]; ok {
 			if e.Command != elicitrayBin || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key, "--"}, s...)) {
 				t.Errorf("%s runs %s %q", e.Key, e.Command, e.Args)
+			}
+		}
+		if flags, ok := remotes[e.Key]; ok {
+			if e.State != hosts.StateWrapped || e.Command != elicitrayBin || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key}, flags...)) {
+				t.Errorf("%s: %s runs %s %q", e.Key, e.State, e.Command, e.Args)
 			}
 		}
 	}
@@ -240,7 +257,8 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	}
 
 	out, _, _ = runBin(t, home, project, "hosts", "list")
-	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+elicitrayBin+")\n") {
+	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+elicitrayBin+")\n") ||
+		!strings.Contains(out, "  search         wrapped  https://search.example.com/mcp  (headers: Authorization, Accept-Language)  (through "+elicitrayBin+")\n") {
 		t.Errorf("list after wrap:\n%s", out)
 	}
 
@@ -356,12 +374,12 @@ func TestHostsCLIErrors(t *testing.T) {
 		{"no host", []string{"hosts", "wrap"}, 2, []string{"wrap needs a host (claude-desktop, claude-code, vscode, cursor, windsurf, zed, codex, gemini) or --config FILE"}, false},
 		{"unknown host", []string{"hosts", "wrap", "cursr", "--all"}, 2, []string{`unknown host "cursr"`, "Did you mean this?\n\tcursor\n"}, false},
 		{"unknown server", []string{"hosts", "wrap", "cursor", "web-serch"}, 2, []string{`cursor has no server "web-serch"`, "Did you mean this?\n\tweb-search"}, false},
-		{"unknown server, nothing close", []string{"hosts", "unwrap", "cursor", "zzz"}, 2, []string{`cursor has no server "zzz" (it has web-search, python-tools, notes, remote-server)`}, false},
-		{"no servers named", []string{"hosts", "wrap", "cursor"}, 2, []string{"wrap needs the names of the servers to wrap, or --all (Cursor has web-search, python-tools, notes, remote-server)"}, false},
+		{"unknown server, nothing close", []string{"hosts", "unwrap", "cursor", "zzz"}, 2, []string{`cursor has no server "zzz" (it has web-search, python-tools, notes, remote-server, docs, search)`}, false},
+		{"no servers named", []string{"hosts", "wrap", "cursor"}, 2, []string{"wrap needs the names of the servers to wrap, or --all (Cursor has web-search, python-tools, notes, remote-server, docs, search)"}, false},
 		{"servers and --all", []string{"hosts", "wrap", "cursor", "notes", "--all"}, 2, []string{"wrap takes server names or --all, not both"}, false},
 		{"no such scope", []string{"hosts", "wrap", "cursor", "--all", "--scope", "local"}, 2, []string{`cursor has no scope "local" (it has user, project)`}, false},
 		{"in two scopes", []string{"hosts", "wrap", "claude-code", "dup"}, 2, []string{`"dup" is in claude-code's user and local scopes: say which with --scope`}, false},
-		{"remote named", []string{"hosts", "wrap", "cursor", "notes", "remote-server"}, 1, []string{"remote-server is a remote server (https://example.com/mcp): the host connects to it itself, so there is no command for elicitray to wrap; it was left as it is"}, false},
+		{"remote with a secret in its URL named", []string{"hosts", "wrap", "claude-code", "docs", "smithery"}, 1, []string{"smithery is a remote server (https://server.smithery.ai/@acme/tools/mcp?api_key=0123abcd) that elicitray cannot wrap: its url may hold a secret (the api_key parameter), and elicitray wrap would have the URL on its command line, which other users of this computer can read: move the secret into a header to wrap it; it was left as it is"}, false},
 		{"extension named", []string{"hosts", "wrap", "zed", "mcp-server-context7"}, 1, []string{"mcp-server-context7 cannot be edited: a Zed extension starts this server"}, false},
 		{"no config file", []string{"hosts", "wrap", "windsurf", "--all"}, 1, []string{"Windsurf has no config file here (~/.codeium/windsurf/mcp_config.json does not exist)"}, false},
 		{"malformed JSON", []string{"hosts", "wrap", "gemini", "--all"}, 1, []string{filepath.Join(home, ".gemini", "settings.json") + ":3:9: not valid JSON: invalid character '{' after object name (nothing was changed)"}, false},
@@ -442,12 +460,78 @@ func TestHostsListJSON(t *testing.T) {
 	for _, e := range c.Entries {
 		states = append(states, e.Key+": "+string(e.State))
 	}
-	want := []string{"web-search: not wrapped", "python-tools: not wrapped", "notes: not wrapped", "remote-server: remote"}
+	want := []string{"web-search: not wrapped", "python-tools: not wrapped", "notes: not wrapped", "remote-server: remote", "docs: remote", "search: remote"}
 	if diff := cmp.Diff(want, states); diff != "" || c.Path != filepath.Join(home, ".cursor", "mcp.json") || !c.Installed || !c.Exists {
 		t.Errorf("cursor: %+v, states mismatch (-want +got):\n%s", c, diff)
 	}
+	// Header values are often secrets: the JSON names headers only.
+	for _, secret := range []string{"Bearer", "lin_api_0123456789abcdef", "${DOCS_TOKEN}", `"value"`} {
+		if strings.Contains(stdout.String(), secret) {
+			t.Errorf("list --json shows %s", secret)
+		}
+	}
 	if len(got) != len(hosts.Survey(hosts.Env{Home: home, Project: project})) {
 		t.Errorf("%d reports, want one per known config file", len(got))
+	}
+}
+
+// TestHostsRemoteCommand: `hosts wrap` turns a host's remote entries into
+// `elicitray wrap --url` entries as the goldens show, says where each
+// secret header went and which entries it left alone, and `hosts unwrap`
+// gives the file back byte for byte, from the backup wrap made.
+func TestHostsRemoteCommand(t *testing.T) {
+	testHome(t)
+	home, project := fakeHosts(t)
+	fixtures, err := filepath.Abs(hostsFixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostsEnv(t, home, project) // in project from here on
+	for _, tt := range []struct {
+		host, scope, file, golden string
+		said                      []string
+	}{
+		{"claude-code", "project", filepath.Join(project, ".mcp.json"), "claude-code/mcp.json.wrapped", []string{
+			"  docs        wrapped (remote https://docs.example.com/mcp; Authorization from ${DOCS_TOKEN}, through the entry's env)\n",
+			"  linear      wrapped (remote https://mcp.linear.app/mcp; Authorization: its value moved into the entry's env as ELICITRAY_HEADER_AUTHORIZATION, not onto the command line; X-Workspace: its value moved into the entry's env as ELICITRAY_HEADER_X_WORKSPACE, not onto the command line)\n",
+			"  smithery    left alone (remote https://server.smithery.ai/@acme/tools/mcp?api_key=0123abcd: its url may hold a secret (the api_key parameter)",
+			"  helper      left alone (remote https://helper.example.com/sse: its headers come from a headersHelper command, which elicitray wrap cannot run)\n",
+		}},
+		{"codex", "user", filepath.Join(home, ".codex", "config.toml"), "codex/config.toml.wrapped", []string{
+			"  figma    wrapped (remote https://mcp.figma.com/mcp; Authorization from $FIGMA_OAUTH_TOKEN, which Codex passes on (env_vars))\n",
+			"  catalog  wrapped (remote https://catalog.example.test/mcp; X-Api-Key: its value moved into the entry's env as ELICITRAY_HEADER_X_API_KEY, not onto the command line; X-Tenant from $CATALOG_TENANT, which Codex passes on (env_vars))\n",
+		}},
+	} {
+		t.Run(tt.host, func(t *testing.T) {
+			orig, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := Main(context.Background(), []string{"hosts", "wrap", tt.host, "--all", "--scope", tt.scope}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			for _, s := range tt.said {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("hosts wrap did not say %q:\n%s", s, stdout.String())
+				}
+			}
+			golden, err := os.ReadFile(filepath.Join(fixtures, tt.golden))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(tt.file)
+			if diff := cmp.Diff(strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin), string(got)); diff != "" {
+				t.Errorf("wrapped file mismatch (-want +got):\n%s", diff)
+			}
+			stdout.Reset()
+			if code := Main(context.Background(), []string{"hosts", "unwrap", tt.host, "--all", "--scope", tt.scope}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			if back, _ := os.ReadFile(tt.file); !bytes.Equal(back, orig) {
+				t.Errorf("unwrap did not give the original back:\n%s", cmp.Diff(string(orig), string(back)))
+			}
+		})
 	}
 }
 

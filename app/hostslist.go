@@ -78,7 +78,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 			fmt.Fprintln(tw, "  no servers")
 		}
 		for _, e := range r.Entries {
-			unwrapped = unwrapped || e.State == hosts.StateNotWrapped
+			unwrapped = unwrapped || e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == ""
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", displayKey(e.Key), e.State, entryDetail(e, r))
 		}
 	}
@@ -101,14 +101,21 @@ func hostsList(w io.Writer, f hostsFlags) error {
 func entryDetail(e hosts.Entry, r hosts.HostReport) string {
 	switch e.State {
 	case hosts.StateRemote:
-		return displayText(e.URL)
+		s := displayText(e.URL) + headerNames(e)
+		if e.Note != "" {
+			s += "  (cannot be wrapped: " + displayText(e.Note) + ")"
+		}
+		return s
 	case hosts.StateUnsupported:
 		return e.Note
 	case hosts.StateNotWrapped:
 		return shellJoin(e.Server)
 	}
 	s := shellJoin(e.Server)
-	if s == "" {
+	switch {
+	case e.URL != "":
+		s = displayText(e.URL) + headerNames(e)
+	case s == "":
 		s = "(no server command after wrap)"
 	}
 	if !e.BinaryExists {
@@ -119,6 +126,15 @@ func entryDetail(e hosts.Entry, r hosts.HostReport) string {
 		return s + fmt.Sprintf("  (through %s, which no longer exists: `%s` points it at this binary)", displayText(e.Binary), fix)
 	}
 	return s + "  (through " + displayText(e.Binary) + ")"
+}
+
+// headerNames is "  (headers: A, B)" for an entry that sends headers: their
+// names only, as their values are often secrets.
+func headerNames(e hosts.Entry) string {
+	if len(e.Headers) == 0 {
+		return ""
+	}
+	return "  (headers: " + strings.Join(displayAll(e.Headers), ", ") + ")"
 }
 
 // hostsJSON is one config file in `hosts list --json`.

@@ -244,6 +244,10 @@ func (s *httpServer) fallBack(ctx context.Context) (transport.Interface, error) 
 
 // fromServer takes each message the tap read from the server.
 func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
+	if msg == nil {
+		s.noteStream(stream)
+		return
+	}
 	env, err := scanEnvelope(msg)
 	if err == nil && env.isResponse() {
 		key, _ := idKey(env.ID)
@@ -276,11 +280,9 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 	}
 }
 
-// noteStream records the SSE stream a POST is answered on, for resuming it.
+// noteStream records the SSE stream a request is answered on (its POST's,
+// or a resumed GET's), for resuming it.
 func (s *httpServer) noteStream(st *sseStream) {
-	if st.method != http.MethodPost {
-		return
-	}
 	if key := st.key; key != "" {
 		s.mu.Lock()
 		if r := s.inflight[key]; r != nil {
@@ -374,11 +376,22 @@ func (s *httpServer) Write(msg []byte, _ bool) error {
 	case env.isRequest():
 		if v := modernVersion(env.Params); v != "" {
 			s.setVersion(v)
+		} else if env.Method == "initialize" {
+			// A host that tried 2026-07-28 first (server/discover) and
+			// falls back: the version is the reply's (PROTOCOL.md §2),
+			// and no version header goes with initialize itself.
+			s.setVersion("")
 		}
 		s.send(env, msg)
 		return nil
 	case env.isNotification() && env.Method == "notifications/cancelled":
 		s.cancelled(env.Params)
+		s.mu.Lock()
+		modern := mcp.IsModernProtocol(s.version)
+		s.mu.Unlock()
+		if modern {
+			return nil // closing the request's stream was the cancellation
+		}
 		return s.post(s.ctx, msg, env.Method)
 	default:
 		return s.post(s.ctx, msg, env.Method)
@@ -416,6 +429,19 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		defer s.wg.Done()
 		defer cancel()
 		err := s.roundTrip(ctx, req)
+		// A stream that broke off before the answer is resumed from its
+		// last event (PROTOCOL.md §11); mcp-go resumes only a stream the
+		// server ended on purpose.
+		for tries := 0; err != nil && tries < maxResumes && ctx.Err() == nil; tries++ {
+			s.mu.Lock()
+			answered, last := r.answered, r.stream.lastEventID()
+			s.mu.Unlock()
+			if answered || last == "" || errors.Is(err, transport.ErrSessionTerminated) {
+				break
+			}
+			s.log("the server's stream answering a %s broke off; resuming it from event %s", env.Method, last)
+			err = s.resume(ctx, key, r, last)
+		}
 		s.mu.Lock()
 		delete(s.inflight, key)
 		answered := r.answered
@@ -431,6 +457,54 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		}
 		s.answerError(r.id, err)
 	}()
+}
+
+// maxResumes bounds how often one request's stream is resumed.
+const maxResumes = 5
+
+// resume reopens the SSE stream a request was being answered on, with a
+// GET carrying Last-Event-ID, so that the server replays what followed
+// (PROTOCOL.md §11), and reads it until the answer has come (the tap
+// hands it on) or the stream ends.
+func (s *httpServer) resume(ctx context.Context, key string, r *httpRequest, last string) error {
+	s.mu.Lock()
+	t, version := s.t, s.version
+	s.mu.Unlock()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.opts.URL, nil)
+	if err != nil {
+		return err
+	}
+	s.setHeaders(ctx, req, t, version)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", last)
+	req.Header.Set(headerRequestKey, key)
+	resp, err := s.client().Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return transport.ErrSessionTerminated
+	case resp.StatusCode != http.StatusOK:
+		return fmt.Errorf("the server answered %s to resuming the stream", resp.Status)
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		_, rerr := resp.Body.Read(buf)
+		s.mu.Lock()
+		answered := r.answered
+		s.mu.Unlock()
+		if answered {
+			return nil
+		}
+		if rerr != nil {
+			if rerr == io.EOF {
+				return errors.New("the resumed stream ended before the answer")
+			}
+			return rerr
+		}
+	}
 }
 
 // roundTrip sends req, falling back to HTTP+SSE for a server that has only
@@ -483,7 +557,9 @@ func requestID(raw json.RawMessage) mcp.RequestId {
 // from the server, in a sentence (PROTOCOL.md §8: -32603).
 func (s *httpServer) answerError(id json.RawMessage, err error) {
 	msg := fmt.Sprintf("elicitray could not get an answer from %s: %v", s.opts.URL, netSentence(err))
-	s.log("%s", msg)
+	if !errors.Is(err, ErrSessionLost) { // loseSession said it once
+		s.log("%s", msg)
+	}
 	line := append(encodeError(id, codeInternalError, msg), '\n')
 	select {
 	case s.out <- line:
@@ -551,27 +627,12 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 	if err != nil {
 		return err
 	}
-	for k, v := range s.opts.Header {
-		req.Header[k] = v
-	}
+	s.setHeaders(ctx, req, t, version)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if id := t.GetSessionId(); id != "" && !mcp.IsModernProtocol(version) {
-		req.Header.Set(transport.HeaderKeySessionID, id)
-	}
-	if version != "" {
-		req.Header.Set(transport.HeaderKeyProtocolVersion, version)
-	}
 	if method != "" {
 		for k, v := range mcp.StandardHeaders(version, mcp.MCPMethod(method), nil) {
 			req.Header.Set(k, v)
-		}
-	}
-	if s.opts.OAuth != nil {
-		if h := oauthHandlerOf(t); h != nil {
-			if auth, err := h.GetAuthorizationHeader(ctx); err == nil {
-				req.Header.Set("Authorization", auth)
-			}
 		}
 	}
 	resp, err := s.client().Do(req)
@@ -588,6 +649,27 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 		return fmt.Errorf("%s answered %s to a %s", s.opts.URL, resp.Status, describe(method))
 	}
 	return nil
+}
+
+// setHeaders sets on a request of elicitray's own the headers mcp-go would
+// send: the user's, the session, the protocol version, the authorization.
+func (s *httpServer) setHeaders(ctx context.Context, req *http.Request, t transport.Interface, version string) {
+	for k, v := range s.opts.Header {
+		req.Header[k] = v
+	}
+	if id := t.GetSessionId(); id != "" && !mcp.IsModernProtocol(version) {
+		req.Header.Set(transport.HeaderKeySessionID, id)
+	}
+	if version != "" {
+		req.Header.Set(transport.HeaderKeyProtocolVersion, version)
+	}
+	if s.opts.OAuth != nil {
+		if h := oauthHandlerOf(t); h != nil {
+			if auth, err := h.GetAuthorizationHeader(ctx); err == nil {
+				req.Header.Set("Authorization", auth)
+			}
+		}
+	}
 }
 
 func describe(method string) string {

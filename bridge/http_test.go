@@ -1,9 +1,11 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -153,5 +155,87 @@ func TestSSEParser(t *testing.T) {
 	want := []string{"endpoint|/messages?s=1|", "|{\"a\":\n1}|7", "||8", "|x\ny|8"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// cutFirstCall is a proxy in front of h that breaks off the SSE response
+// of the first tools/call after its first event, as a dropped connection
+// would: the client has the event (and its id) and nothing more.
+func cutFirstCall(h http.Handler) http.Handler {
+	var cut atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Method != http.MethodPost || !bytes.Contains(body, []byte(`"tools/call"`)) || cut.Swap(true) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := &firstEvent{header: http.Header{}, got: make(chan struct{})}
+		ctx, stop := context.WithCancel(r.Context())
+		go h.ServeHTTP(rec, r.WithContext(ctx))
+		<-rec.got
+		for k, v := range rec.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.status)
+		w.Write(rec.buf.Bytes())
+		w.(http.Flusher).Flush()
+		stop() // the server sees its client gone
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+}
+
+// firstEvent records a response until its first complete SSE event.
+type firstEvent struct {
+	header http.Header
+	status int
+	buf    bytes.Buffer
+	got    chan struct{}
+	done   bool
+}
+
+func (f *firstEvent) Header() http.Header  { return f.header }
+func (f *firstEvent) WriteHeader(code int) { f.status = code }
+func (f *firstEvent) Flush()               {}
+func (f *firstEvent) Write(p []byte) (int, error) {
+	if f.status == 0 {
+		f.status = http.StatusOK
+	}
+	if !f.done {
+		f.buf.Write(p)
+		if bytes.Contains(f.buf.Bytes(), []byte("\n\n")) {
+			f.done = true
+			close(f.got)
+		}
+	}
+	return len(p), nil
+}
+
+// TestHTTPStreamResumed: the stream answering a tool call breaks off after
+// the server's elicitation/create; the relay answers the elicitation, and
+// resumes the stream with Last-Event-ID, on which the server's event store
+// replays the tool's result (PROTOCOL.md §11).
+func TestHTTPStreamResumed(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	ts := httptest.NewServer(cutFirstCall(h))
+	t.Cleanup(ts.Close)
+	conn, _, next := startHTTP(t, ts.URL)
+	write(t, conn, initLegacy)
+	next()
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"push","arguments":{}}}`)
+	ask := next()
+	env, err := scanEnvelope([]byte(ask))
+	if err != nil || env.Method != "elicitation/create" {
+		t.Fatalf("want the server's elicitation/create, got %s", ask)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","id":`+string(env.ID)+`,"result":{"action":"accept","content":{"n":5}}}`)
+	res := next()
+	if !strings.Contains(res, `"id":9`) || !strings.Contains(res, `accept {\"n\":5}`) {
+		t.Fatalf("tool result after the resume = %s", res)
 	}
 }

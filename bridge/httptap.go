@@ -30,8 +30,9 @@ import (
 type tapTransport struct {
 	base http.RoundTripper
 	// deliver receives each message the server sent, in the order read,
-	// with lastEventID set when it came in an SSE event carrying an id (the
-	// cursor to resume its stream from, PROTOCOL.md §11).
+	// and the SSE stream it came on (nil for a JSON body), whose last event
+	// id is the cursor to resume it from (PROTOCOL.md §11). An event with
+	// an id and no message is delivered as a nil msg: only the cursor moved.
 	deliver func(msg []byte, stream *sseStream)
 	// endpoint reports whether a request goes to the MCP endpoint (the
 	// server URL, or the HTTP+SSE transport's stream and message URLs),
@@ -72,8 +73,11 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			// Events named otherwise (the HTTP+SSE transport's
 			// "endpoint") are the transport's, not messages.
-			if (event == "" || event == "message") && strings.TrimSpace(data) != "" {
+			switch {
+			case (event == "" || event == "message") && strings.TrimSpace(data) != "":
 				t.deliver([]byte(data), s)
+			case hasID:
+				t.deliver(nil, s) // a cursor only, to resume from
 			}
 		}}}
 	}

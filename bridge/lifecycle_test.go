@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -63,5 +64,44 @@ func TestStartFailure(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "/nonexistent/mcp-server") {
 		t.Errorf("error %q does not name the command", err)
+	}
+}
+
+// TestLastBytesWithoutNewline: a host whose last message has no newline
+// gets it through to the server, and the server's echo of it back, byte
+// for byte, newline still absent: the relay passes on what was written
+// (PROTOCOL.md §7), and a stream's last bytes are a message too.
+func TestLastBytesWithoutNewline(t *testing.T) {
+	const msg = `{"jsonrpc":"2.0","id":1,"result":{"text":"last"}}`
+	var out bytes.Buffer
+	r := NewRelay(Command(exec.Command("cat"), 100*time.Millisecond), nil)
+	code, err := r.Run(context.Background(), strings.NewReader(msg), &out)
+	if err != nil || code != 0 {
+		t.Fatalf("got %d, %v; want 0 and no error", code, err)
+	}
+	if out.String() != msg {
+		t.Errorf("the host got %q, want %q", out.String(), msg)
+	}
+}
+
+// TestGrandchildHoldsStdout: a server that exits while a process it started
+// still holds its stdout open (a launcher whose child lingers) does not
+// keep the wrapper running: what the server wrote reaches the host, and Run
+// returns its exit code once the grace period has passed.
+func TestGrandchildHoldsStdout(t *testing.T) {
+	const msg = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"bye"}}`
+	cmd := exec.Command("sh", "-c", `sleep 3600 & echo '`+msg+`'; exit 5`)
+	hostIn, hostW := io.Pipe() // the host stays: only the server ends
+	defer hostW.Close()
+	var out bytes.Buffer
+	r := NewRelay(Command(cmd, 100*time.Millisecond), nil)
+	code, err := r.Run(context.Background(), hostIn, &out)
+	// The lingering sleep is in the server's process group.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil || code != 5 {
+		t.Fatalf("got %d, %v; want 5 and no error", code, err)
+	}
+	if out.String() != msg+"\n" {
+		t.Errorf("the host got %q, want %q", out.String(), msg+"\n")
 	}
 }

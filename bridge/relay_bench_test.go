@@ -74,3 +74,32 @@ func BenchmarkLargeRound(b *testing.B) {
 		p.serverGets()
 	}
 }
+
+// BenchmarkRouteReply is the relay's own work on the hot path, without
+// pipes: a server reply nobody waits for, and a host line that is no
+// request, each scanned and passed on.
+func BenchmarkRouteReply(b *testing.B) {
+	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	line := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}` + "\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		if !r.fromServer(line) || r.fromHost(line) == nil {
+			b.Fatal("the relay kept a line that is not its own")
+		}
+	}
+}
+
+// TestReplyPathAllocatesNothing keeps the hot path at the speed it has: a
+// reply nobody waits for is routed without a single allocation.
+func TestReplyPathAllocatesNothing(t *testing.T) {
+	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"s-1","error":{"code":-32601,"message":"no"}}`,
+	} {
+		b := []byte(line + "\n")
+		if n := testing.AllocsPerRun(100, func() { r.fromServer(b) }); n != 0 {
+			t.Errorf("routing %s allocates %v times, want 0", line, n)
+		}
+	}
+}

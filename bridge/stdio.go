@@ -189,7 +189,7 @@ func (s *stdioServer) Wait() int {
 	<-s.exited
 	<-s.stopped
 	<-s.drained
-	s.out.Close()
+	s.out.Close() // read to its end: the pipe is let go (again, after grace)
 	code := s.cmd.ProcessState.ExitCode()
 	if code < 0 {
 		// Killed by a signal: report it as a shell would.

@@ -13,6 +13,10 @@
 //   - entry.go: what an entry is (Entry, State), Read, and recognising a
 //     wrapped one.
 //   - splice.go: Wrap and Unwrap, as byte splices shared by both formats.
+//   - remote.go: remote entries (a URL the host connects to): each host's
+//     remote form, which headers are secret, and the `elicitray wrap --url`
+//     entry Wrap writes for one; members.go: an entry's members, and new
+//     ones written in the style of those around them.
 //   - restore.go: an entry's bytes from before Wrap, out of its file's
 //     backups, for the one shape Unwrap cannot tell alone (below).
 //   - backup.go: the backups' names, listing them newest first, and
@@ -43,6 +47,22 @@
 // and moves the original command token back. So comments, key order,
 // indentation and unknown keys stay as they were, a second Wrap changes
 // nothing, and Unwrap after Wrap gives back the original file byte for byte.
+//
+// Remote entries are wrapped by members: the ones that make the entry
+// remote (type, url, serverUrl, httpUrl, headers; Codex's url,
+// bearer_token_env_var, http_headers, env_http_headers) give way to
+// command, args and env (Codex: env_vars) where the first of them was, and
+// every other member (timeout, trust, disabled, comments around them)
+// stays byte for byte. What each host's form maps to, and where secrets go,
+// is in remote.go. Unwrap cannot read the removed bytes back from the
+// wrapped entry (a comment inside headers, the headers' layout, a TOML
+// sub-table, `"type": "sse"` against "http"), so it takes the entry's
+// region (its whole object, or its TOML table's lines) from the newest
+// backup whose entry, wrapped, reads byte for byte as this one does, as
+// for the empty args below; with no such backup it writes the host's remote
+// form from the flags and env, in the entry's layout, which is byte for
+// byte what the host wrote for the usual shapes (TestHostsGolden's lossy
+// says which are not) and tells an SSE endpoint by a path ending in /sse.
 //
 // One shape the wrapped bytes cannot tell: an entry with an empty
 // `"args": []` (TOML `args = []`) right after its command, which Claude Code

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -19,8 +20,9 @@ const (
 	StateWrapped State = "wrapped"
 	// StateNotWrapped: the entry runs a server command directly.
 	StateNotWrapped State = "not wrapped"
-	// StateRemote: the entry names a URL (Streamable HTTP or SSE); the host
-	// connects to it itself, so there is no command to wrap.
+	// StateRemote: the entry names a URL (Streamable HTTP or SSE) that the
+	// host connects to itself. Wrap turns it into a command entry running
+	// `elicitray wrap --url` (remote.go); Entry.Note says why when it cannot.
 	StateRemote State = "remote"
 	// StateUnsupported: the entry has neither a command elicitray can read
 	// nor a URL (a Zed extension's settings, say); Entry.Note says why.
@@ -37,10 +39,16 @@ type Entry struct {
 	// wrapped entry Command is the elicitray binary.
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
-	// URL is a remote entry's address (url, serverUrl or httpUrl).
+	// URL is a remote entry's address (url, serverUrl or httpUrl), and a
+	// wrapped remote entry's --url.
 	URL string `json:"url,omitempty"`
+	// Headers are the names of the HTTP headers a remote entry (or a
+	// wrapped one) sends, in file order. Their values are never shown:
+	// they are often secrets.
+	Headers []string `json:"headers,omitempty"`
 	// Server is the server's own command line: what follows wrap's flags in
-	// a wrapped entry, Command and Args otherwise.
+	// a wrapped entry, Command and Args otherwise; none for a wrapped remote
+	// entry, whose server is URL.
 	Server []string `json:"server,omitempty"`
 	// Name is a wrapped entry's --name ("" when it has none).
 	Name string `json:"name,omitempty"`
@@ -49,7 +57,8 @@ type Entry struct {
 	// then points the entry at the running binary).
 	Binary       string `json:"binary,omitempty"`
 	BinaryExists bool   `json:"binaryExists,omitempty"`
-	// Note says why an entry is StateUnsupported.
+	// Note says why an entry is StateUnsupported, or why a remote entry
+	// cannot be wrapped (a secret in its URL, say); "" when it can.
 	Note string `json:"note,omitempty"`
 }
 
@@ -61,8 +70,9 @@ var (
 	ErrSyntax = errors.New("syntax error")
 	// ErrUnknownServer: a key given to Wrap or Unwrap is not in the file.
 	ErrUnknownServer = errors.New("no such server")
-	// ErrRemote: a key given to Wrap names a remote entry.
-	ErrRemote = errors.New("remote server")
+	// ErrRemote: a key given to Wrap names a remote entry that cannot be
+	// wrapped (Entry.Note says why).
+	ErrRemote = errors.New("remote server that elicitray cannot wrap")
 	// ErrUnsupported: a key given to Wrap or Unwrap names an entry
 	// elicitray cannot edit (see Entry.Note).
 	ErrUnsupported = errors.New("entry cannot be edited")
@@ -128,6 +138,7 @@ func parse(data []byte, loc Location) ([]rawEntry, error) {
 	}
 	exists := map[string]bool{} // each binary looked up once, however many entries run it
 	for i := range raws {
+		raws[i].host = loc.Host
 		classify(&raws[i], exists)
 	}
 	return raws, nil
@@ -141,6 +152,10 @@ func classify(r *rawEntry, exists map[string]bool) {
 	case e.State == StateUnsupported:
 	case r.cmd == nil && e.URL != "":
 		e.State = StateRemote
+		for _, h := range r.remote.headers {
+			e.Headers = append(e.Headers, h.name)
+		}
+		e.Note = remoteBlocker(r)
 	case r.cmd == nil:
 		e.State = StateUnsupported
 		if e.Note == "" {
@@ -155,10 +170,14 @@ func classify(r *rawEntry, exists map[string]bool) {
 			exists[e.Binary] = ok
 		}
 		e.BinaryExists = ok
-		name, at := wrapFlags(e.Args)
-		e.Name = name
-		if at < len(e.Args) {
-			e.Server = e.Args[at:]
+		f := wrapFlags(e.Args)
+		e.Name = f.name
+		switch {
+		case f.url != "":
+			e.URL = f.url
+			e.Headers = f.headerNames()
+		case f.at < len(e.Args):
+			e.Server = e.Args[f.at:]
 		}
 	default:
 		e.State = StateNotWrapped
@@ -190,26 +209,86 @@ func IsElicitray(command string) bool {
 	return base == "elicitray" || strings.EqualFold(base, "elicitray.exe")
 }
 
-// wrapFlags reads `wrap [--name NAME] [--grace D] [--] COMMAND…` and returns
-// the name and the index of COMMAND in args (len(args) when there is none).
-func wrapFlags(args []string) (name string, at int) {
-	for i := 1; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--":
-			return name, i + 1
-		case a == "--name" || a == "--grace":
-			if a == "--name" && i+1 < len(args) {
-				name = args[i+1]
-			}
-			i++
-		case strings.HasPrefix(a, "--name="):
-			name = strings.TrimPrefix(a, "--name=")
-		case strings.HasPrefix(a, "-"):
-		default:
-			return name, i
+// wrapArgs is what wrapFlags reads from the args of a wrapped entry.
+type wrapArgs struct {
+	name string
+	url  string // --url: a wrapped remote entry; "" for a command
+	// headers are the --header, --header-env and --bearer-env flags, in
+	// order.
+	headers []wrapHeader
+	// at is the index of the server's COMMAND in args (len(args) when
+	// there is none).
+	at int
+}
+
+// wrapHeader is one header flag of `elicitray wrap --url`.
+type wrapHeader struct {
+	flag  string // "--header", "--header-env" or "--bearer-env"
+	value string // "Name: value", "Name=VAR" or "VAR"
+}
+
+// name returns the header's name.
+func (h wrapHeader) name() string {
+	switch h.flag {
+	case "--bearer-env":
+		return "Authorization"
+	case "--header-env":
+		n, _, _ := strings.Cut(h.value, "=")
+		return n
+	}
+	n, _, _ := strings.Cut(h.value, ":")
+	return strings.TrimSpace(n)
+}
+
+func (f wrapArgs) headerNames() []string {
+	var out []string
+	for _, h := range f.headers {
+		out = append(out, h.name())
+	}
+	return out
+}
+
+// wrapValueFlags are the flags of `elicitray wrap` that take a value.
+var wrapValueFlags = []string{"--name", "--grace", "--url", "--header", "--header-env", "--bearer-env"}
+
+// wrapFlags reads `wrap [--name NAME] [--grace D] [--url URL [--header H]…]
+// [--] COMMAND…`.
+func wrapFlags(args []string) wrapArgs {
+	var f wrapArgs
+	set := func(flag, v string) {
+		switch flag {
+		case "--name":
+			f.name = v
+		case "--url":
+			f.url = v
+		case "--header", "--header-env", "--bearer-env":
+			f.headers = append(f.headers, wrapHeader{flag, v})
 		}
 	}
-	return name, len(args)
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			f.at = i + 1
+			return f
+		}
+		if flag, v, ok := strings.Cut(a, "="); ok && slices.Contains(wrapValueFlags, flag) {
+			set(flag, v)
+			continue
+		}
+		if slices.Contains(wrapValueFlags, a) {
+			if i+1 < len(args) {
+				set(a, args[i+1])
+			}
+			i++
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			f.at = i
+			return f
+		}
+	}
+	f.at = len(args)
+	return f
 }
 
 // syntaxError is a parse error at a line and column (both from 1; 0 when

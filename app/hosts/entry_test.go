@@ -272,7 +272,7 @@ func TestHostsEditErrors(t *testing.T) {
 	}{
 		{"unknown server", jsonLoc, servers, []string{"b"}, false, ErrUnknownServer, `no such server "b" in mcp.json`},
 		{"unknown server to unwrap", jsonLoc, servers, []string{"b"}, true, ErrUnknownServer, `no such server "b"`},
-		{"remote named", jsonLoc, servers, []string{"a", "r"}, false, ErrRemote, `"r" is a remote server (https://example.com/mcp)`},
+		{"remote with a key in its URL named", jsonLoc, `{"s": {"r": {"url": "https://example.com/mcp?apiKey=k"}}}`, []string{"r"}, false, ErrRemote, `"r" is a remote server that elicitray cannot wrap (https://example.com/mcp?apiKey=k): its url may hold a secret (the apiKey parameter), and elicitray wrap would have the URL on its command line, which other users of this computer can read`},
 		{"extension named", jsonLoc, servers, []string{"z"}, false, ErrUnsupported, "a Zed extension starts this server"},
 		{"the empty key named", jsonLoc, `{"s": {"": {"command": "x"}}}`, []string{""}, false, ErrEmptyKey, `the server's name is empty: elicitray wrap --name needs a name`},
 		{"broken wrap named to unwrap", jsonLoc, `{"s": {"a": {"command": "elicitray", "args": ["wrap"]}}}`, []string{"a"}, true, ErrUnsupported, "no server command"},
@@ -314,11 +314,12 @@ func TestHostsEditErrors(t *testing.T) {
 	}
 }
 
-// TestHostsAllSkips: with no keys, remote and unsupported entries, and one
+// TestHostsAllSkips: with no keys, remote entries that cannot be wrapped,
+// unsupported entries, and one
 // whose key is empty (--name "" would call it "elicitray"), are reported
 // skipped and left as they are.
 func TestHostsAllSkips(t *testing.T) {
-	in := `{"s": {"a": {"command": "x"}, "r": {"url": "https://example.com/mcp"}, "z": {"source": "extension"}, "": {"command": "y"}}}`
+	in := `{"s": {"a": {"command": "x"}, "r": {"url": "https://u:p@example.com/mcp"}, "z": {"source": "extension"}, "": {"command": "y"}}}`
 	out, changes, err := Wrap([]byte(in), jsonLoc, nil, "/bin/elicitray")
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +328,7 @@ func TestHostsAllSkips(t *testing.T) {
 	for _, c := range changes {
 		got = append(got, c.Key+": "+string(c.Outcome)+" "+c.Note)
 	}
-	want := []string{"a: wrapped ", "r: skipped remote: https://example.com/mcp", "z: skipped a Zed extension starts this server, not a command in this file",
+	want := []string{"a: wrapped ", "r: skipped remote https://u:p@example.com/mcp: its url has a user name or password in it, and elicitray wrap would have the URL on its command line, which other users of this computer can read: move the secret into a header to wrap it", "z: skipped a Zed extension starts this server, not a command in this file",
 		": skipped its name is empty, and elicitray wrap --name needs one: name it in the file first"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("changes mismatch (-want +got):\n%s", diff)

@@ -46,28 +46,34 @@ func locs(t *testing.T, host, path string, scopes ...string) []Location {
 	return out
 }
 
-// TestHostsGolden: for each host's config, wrapping every entry gives the
-// .wrapped golden; wrapping that again changes nothing; unwrapping it gives
-// the original back byte for byte (or the .unwrapped golden, for a config
-// that had wrapped entries to begin with).
+// TestHostsGolden: for each host's config, wrapping every entry (remote
+// ones too) gives the .wrapped golden; wrapping that again changes nothing;
+// unwrapping it, with the backup wrap made, gives the original back byte
+// for byte (or the .unwrapped golden, for a config that had wrapped entries
+// to begin with), and so does unwrapping it with no backup, but for what
+// only the backup has (lossy).
 func TestHostsGolden(t *testing.T) {
 	for _, tt := range []struct {
 		file   string
 		host   string
 		scopes []string
+		// lossy: with no backup, unwrap gives its remote entries back as
+		// the host reads them but not byte for byte (a comment inside
+		// one, hand-quoted TOML keys, a [headers] sub-table).
+		lossy bool
 	}{
-		{"claude-desktop/claude_desktop_config.json", "claude-desktop", []string{"user"}},
-		{"claude-code/claude.json", "claude-code", []string{"user", "local"}},
-		{"claude-code/mcp.json", "claude-code", []string{"project"}},
-		{"vscode/mcp.json", "vscode", []string{"user"}},
-		{"cursor/mcp.json", "cursor", []string{"user"}},
-		{"cursor/moved.json", "cursor", []string{"user"}},
-		{"windsurf/mcp_config.json", "windsurf", []string{"user"}},
-		{"zed/settings.json", "zed", []string{"user"}},
-		{"codex/config.toml", "codex", []string{"user"}},
-		{"codex/inline.toml", "codex", []string{"user"}},
-		{"codex/crlf.toml", "codex", []string{"user"}},
-		{"gemini/settings.json", "gemini", []string{"user"}},
+		{"claude-desktop/claude_desktop_config.json", "claude-desktop", []string{"user"}, false},
+		{"claude-code/claude.json", "claude-code", []string{"user", "local"}, false},
+		{"claude-code/mcp.json", "claude-code", []string{"project"}, false},
+		{"vscode/mcp.json", "vscode", []string{"user"}, true},
+		{"cursor/mcp.json", "cursor", []string{"user"}, false},
+		{"cursor/moved.json", "cursor", []string{"user"}, false},
+		{"windsurf/mcp_config.json", "windsurf", []string{"user"}, false},
+		{"zed/settings.json", "zed", []string{"user"}, false},
+		{"codex/config.toml", "codex", []string{"user"}, true},
+		{"codex/inline.toml", "codex", []string{"user"}, false},
+		{"codex/crlf.toml", "codex", []string{"user"}, false},
+		{"gemini/settings.json", "gemini", []string{"user"}, false},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			path := filepath.Join(goldenDir, tt.file)
@@ -108,7 +114,11 @@ func TestHostsGolden(t *testing.T) {
 				}
 			}
 
-			back, _ := each(wrapped, unwrap)
+			// As `hosts unwrap` does it: with the backup wrap made.
+			unwrapBackup := func(data []byte, l Location) ([]byte, []Change, error) {
+				return Unwrap(data, l, nil, &UnwrapOptions{Earlier: slices.Values([][]byte{orig})})
+			}
+			back, _ := each(wrapped, unwrapBackup)
 			want := orig
 			if _, err := os.Stat(path + ".unwrapped"); err == nil || *update && bytes.Contains(orig, []byte("elicitray")) {
 				golden(t, path+".unwrapped", back)
@@ -117,8 +127,72 @@ func TestHostsGolden(t *testing.T) {
 			if diff := cmp.Diff(string(want), string(back)); diff != "" {
 				t.Errorf("unwrap after wrap mismatch (-want +got):\n%s", diff)
 			}
+
+			// With no backup left, the remote entries come back from their
+			// flags and env: the same URLs, transports and headers, each
+			// header from where it was (a value, or a variable).
+			fresh, _ := each(wrapped, unwrap)
+			if diff := cmp.Diff(string(want), string(fresh)); !tt.lossy && diff != "" {
+				t.Errorf("unwrap without a backup mismatch (-want +got):\n%s", diff)
+			}
+			for _, l := range ls {
+				if diff := cmp.Diff(remotes(t, want, l), remotes(t, fresh, l)); diff != "" {
+					t.Errorf("%s: unwrap without a backup mismatch (-want +got):\n%s", l.Scope, diff)
+				}
+			}
 		})
 	}
+}
+
+// remoteView is what a host reads from a remote entry.
+type remoteView struct {
+	State   State
+	URL     string
+	URLKey  string // which member holds the URL: url, serverUrl, httpUrl
+	Type    string
+	Headers []string // NAME: value, or NAME from $VAR
+	Other   []string // the entry's other members, as written
+}
+
+// remotes returns, by key, what a host reads from each entry of data that
+// is remote or wrapped.
+func remotes(t *testing.T, data []byte, l Location) map[string]remoteView {
+	t.Helper()
+	raws, err := parse(data, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]remoteView{}
+	for _, r := range raws {
+		if r.State != StateRemote {
+			continue
+		}
+		v := remoteView{State: r.State, URL: r.URL, Type: r.remote.typ}
+		for _, h := range r.remote.headers {
+			switch {
+			case h.bearer:
+				v.Headers = append(v.Headers, "Authorization: Bearer $"+h.envVar)
+			case h.envVar != "":
+				v.Headers = append(v.Headers, h.name+" from $"+h.envVar)
+			default:
+				v.Headers = append(v.Headers, h.name+": "+h.value)
+			}
+		}
+		keys := jsonRemoteKeys
+		if r.toml {
+			keys = tomlRemoteKeys
+		}
+		for _, m := range r.members {
+			switch {
+			case m.key == "url" || m.key == "serverUrl" || m.key == "httpUrl":
+				v.URLKey = m.key
+			case !slices.Contains(keys, m.key):
+				v.Other = append(v.Other, string(data[m.start:m.end]))
+			}
+		}
+		out[r.Key] = v
+	}
+	return out
 }
 
 // golden compares got with the file at path, or writes it with -update.

@@ -39,6 +39,8 @@ func (jsoncSyntax) quote(s string) string {
 	return e.String()
 }
 
+func (j jsoncSyntax) keyText(s string) string { return j.quote(s) }
+
 // hiddenRune reports whether r is a C1 control or a bidirectional
 // formatting character, which a string token Wrap writes (a key passed as
 // --name) holds as an escape, so that the config does not read reordered
@@ -222,12 +224,12 @@ func jsonEntry(data []byte, key string, v *hujson.Value) rawEntry {
 		r.State, r.Note = StateUnsupported, "it is not an object"
 		return r
 	}
-	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
-		if m := member(obj, k); m != nil && m.Value.Value.Kind() == '"' {
-			r.URL = unquote(m.Value.Value.(hujson.Literal))
-			break
-		}
+	r.region = [2]int{v.StartOffset, v.EndOffset}
+	r.members = jsonMembers(obj)
+	if rm, note := jsonRemote(data, obj); rm.url != "" {
+		r.remote, r.remoteNote, r.URL = rm, note, rm.url
 	}
+	r.env, r.envOrder = jsonEnv(data, obj)
 	holder := obj // the object holding command (or path) and args
 	cm := member(obj, "command")
 	if cm != nil {
@@ -295,4 +297,94 @@ func memberIndent(data []byte, offset int) string {
 		return nl + ind
 	}
 	return " "
+}
+
+// jsonMembers returns the members of an entry's object.
+func jsonMembers(obj *hujson.Object) []entryMember {
+	ms := make([]entryMember, len(obj.Members))
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		ms[i] = entryMember{
+			key:    memberName(m),
+			start:  m.Name.StartOffset,
+			keyEnd: m.Name.EndOffset,
+			end:    m.Value.EndOffset,
+			val:    token{start: m.Value.StartOffset, end: m.Value.EndOffset},
+		}
+		if lit, ok := m.Value.Value.(hujson.Literal); ok && lit.Kind() == '"' {
+			ms[i].val.value = unquote(lit)
+		}
+		ms[i].del = [2]int{ms[i].start, ms[i].end}
+		if i > 0 {
+			ms[i].del[0] = obj.Members[i-1].Value.EndOffset
+		}
+	}
+	return ms
+}
+
+// jsonRemote reads a remote entry's URL, type and headers, and says why
+// they cannot be wrapped when they cannot.
+func jsonRemote(data []byte, obj *hujson.Object) (*remote, string) {
+	rm := &remote{}
+	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
+		if m := member(obj, k); m != nil && m.Value.Value.Kind() == '"' {
+			rm.url = unquote(m.Value.Value.(hujson.Literal))
+			break
+		}
+	}
+	if m := member(obj, "type"); m != nil && m.Value.Value.Kind() == '"' {
+		rm.typ = unquote(m.Value.Value.(hujson.Literal))
+	}
+	m := member(obj, "headers")
+	if m == nil {
+		return rm, ""
+	}
+	hs, ok := m.Value.Value.(*hujson.Object)
+	if !ok {
+		if m.Value.Value.Kind() == 'n' {
+			return rm, ""
+		}
+		return rm, "its headers is not an object"
+	}
+	for i := range hs.Members {
+		h := &hs.Members[i]
+		lit, ok := h.Value.Value.(hujson.Literal)
+		if !ok || lit.Kind() != '"' {
+			return rm, "its headers are not all strings"
+		}
+		rm.headers = append(rm.headers, header{
+			name:  memberName(h),
+			value: unquote(lit),
+			tok:   string(data[h.Value.StartOffset:h.Value.EndOffset]),
+		})
+	}
+	return rm, ""
+}
+
+// jsonEnv reads an entry's env map: the string value of each variable, by
+// name, and the names in file order.
+func jsonEnv(data []byte, obj *hujson.Object) (map[string]envVal, []string) {
+	m := member(obj, "env")
+	if m == nil {
+		return nil, nil
+	}
+	env, ok := m.Value.Value.(*hujson.Object)
+	if !ok {
+		return nil, nil
+	}
+	vals := make(map[string]envVal, len(env.Members))
+	var order []string
+	for i := range env.Members {
+		e := &env.Members[i]
+		v := envVal{raw: string(data[e.Value.StartOffset:e.Value.EndOffset])}
+		if lit, ok := e.Value.Value.(hujson.Literal); ok && lit.Kind() == '"' {
+			v.value = unquote(lit)
+		}
+		name := memberName(e)
+		if _, dup := vals[name]; !dup {
+			order = append(order, name)
+		}
+		vals[name] = v
+	}
+	return vals, order
 }

@@ -112,3 +112,26 @@ func applyWithin(data []byte, lo, hi int, splices []splice) (string, bool) {
 	}
 	return string(apply(data[lo:hi], local)), true
 }
+
+// remoteRegion returns what the bytes of the wrapped remote entry r's
+// region were before Wrap: those of the newest earlier version whose entry
+// of the same key is remote and, wrapped with r's binary, reads byte for
+// byte as r does now. False when no version has such an entry.
+func (o *originals) remoteRegion(syn syntax, data []byte, r *rawEntry) (string, bool) {
+	now := string(data[r.region[0]:r.region[1]])
+	for i := 0; i < len(o.versions) || o.read(); i++ {
+		v := o.versions[i]
+		was := v.byKey[r.Key]
+		if was == nil || was.State != StateRemote || was.Note != "" {
+			continue
+		}
+		s, _, err := wrapRemote(syn, v.data, was, r.Command)
+		if err != nil {
+			continue
+		}
+		if wrapped, ok := applyWithin(v.data, was.region[0], was.region[1], s); ok && wrapped == now {
+			return string(v.data[was.region[0]:was.region[1]]), true
+		}
+	}
+	return "", false
+}

@@ -24,8 +24,8 @@ const (
 	Repointed  Outcome = "repointed"
 	Unwrapped  Outcome = "unwrapped"
 	NotWrapped Outcome = "not wrapped" // Unwrap: nothing to take out
-	// Skipped: a remote or unsupported entry, left as it is (Change.Note
-	// says why).
+	// Skipped: an unsupported entry, or a remote one that cannot be
+	// wrapped, left as it is (Change.Note says why).
 	Skipped Outcome = "skipped"
 )
 
@@ -33,22 +33,29 @@ const (
 type Change struct {
 	Key     string
 	Outcome Outcome
-	Note    string // for Skipped: the reason, a phrase ("remote: https://…")
-	Entry   Entry  // the entry as it reads after the change
+	// Note is, for Skipped, the reason, a phrase ("remote https://…: its
+	// url may hold a secret…"); for a remote entry Wrapped, its URL and
+	// where each header's value went ("remote https://…; Authorization
+	// from ${TOKEN}, through the entry's env").
+	Note  string
+	Entry Entry // the entry as it reads after the change
 }
 
 // Wrap returns data (the contents of the file at loc) with the entries named
-// by keys rewritten to run `bin wrap --name KEY -- ORIGINAL_COMMAND ARGS…`;
-// bin should be an absolute path, and its base name must be elicitray
-// (ErrBinaryName otherwise). With no keys, every entry that has a
-// command is wrapped, and remote and unsupported ones are Skipped. An entry
-// already wrapped is left alone, unless its binary no longer exists: then it
-// is pointed at bin (Repointed). Every other byte of data stays as it was.
+// by keys rewritten to run `bin wrap --name KEY -- ORIGINAL_COMMAND ARGS…`,
+// and remote ones `bin wrap --name KEY --url URL [header flags]` in the
+// host's command form (remote.go; Change.Note says where each header
+// went); bin should be an absolute path, and its base name must be
+// elicitray (ErrBinaryName otherwise). With no keys, every entry is
+// wrapped, and unsupported ones and remote ones that cannot be (Entry.Note)
+// are Skipped. An entry already wrapped is left alone, unless its binary no
+// longer exists: then it is pointed at bin (Repointed). Every other byte of
+// data stays as it was.
 //
-// Naming a key that is not there, a remote entry, an unsupported one or the
-// empty key is an error (ErrUnknownServer, ErrRemote, ErrUnsupported,
-// ErrEmptyKey) and nothing changes; with no keys, an entry whose key is
-// empty is Skipped.
+// Naming a key that is not there, a remote entry that cannot be wrapped, an
+// unsupported one or the empty key is an error (ErrUnknownServer,
+// ErrRemote, ErrUnsupported, ErrEmptyKey) and nothing changes; with no
+// keys, an entry whose key is empty is Skipped.
 func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Change, error) {
 	if !IsElicitray(bin) {
 		return nil, nil, fmt.Errorf("%w: %s (entries it wrapped would not be recognised as wrapped: install it as elicitray, or run it through a link named elicitray, such as ~/.local/bin/elicitray)", ErrBinaryName, bin)
@@ -59,13 +66,16 @@ func Wrap(data []byte, loc Location, keys []string, bin string) ([]byte, []Chang
 }
 
 // Unwrap returns data with the entries named by keys (every entry when keys
-// is empty) running their server command directly again, undoing Wrap byte
-// for byte. Entries that are not wrapped are reported NotWrapped and left
-// alone. A key that is not there is ErrUnknownServer.
+// is empty) running their server command directly again, or connecting to
+// their URL again, undoing Wrap byte for byte. Entries that are not wrapped
+// are reported NotWrapped and left alone. A key that is not there is
+// ErrUnknownServer.
 //
-// The one shape Unwrap cannot read back alone is an args member exactly as
-// Wrap adds one: it is taken out, unless one of opts.Earlier shows the
-// entry had an empty args there before (see UnwrapOptions).
+// Two shapes Unwrap cannot read back alone, and takes from opts.Earlier
+// (see UnwrapOptions): an args member exactly as Wrap adds one (with no
+// backup showing an empty args there, it is taken out), and a wrapped
+// remote entry (with no backup showing it, its remote form is written
+// from its flags and env, in the host's form and the entry's style).
 func Unwrap(data []byte, loc Location, keys []string, opts *UnwrapOptions) ([]byte, []Change, error) {
 	orig := newOriginals(loc, opts)
 	defer orig.close()
@@ -90,6 +100,27 @@ type rawEntry struct {
 	sep     string
 	// argsStart is the offset of the args member's key (when args != nil).
 	argsStart int
+
+	// What remote entries are wrapped and unwrapped with (remote.go):
+	host    string        // Location.Host, whose remote form the entry has
+	toml    bool          // the entry is TOML
+	inline  bool          // TOML: the entry is an inline table
+	members []entryMember // the entry's own members, in file order
+	// region is the entry's bytes: the JSON object, the TOML inline table,
+	// or a TOML table's lines, from its first member to the next table
+	// header after its last (its sub-tables with it).
+	region [2]int
+	// remote is a remote entry's URL, type and headers; remoteNote why
+	// they cannot be read ("" when they can).
+	remote     *remote
+	remoteNote string
+	// pieces are TOML lines that belong to the remote form beyond its
+	// members: [mcp_servers.x.http_headers] sub-tables and their keys, and
+	// dotted http_headers.NAME keys.
+	pieces [][2]int
+	// env is the entry's env map by name, envOrder its names in file order.
+	env      map[string]envVal
+	envOrder []string
 }
 
 type token struct {
@@ -116,6 +147,9 @@ type syntax interface {
 	entries(data []byte, servers []string) ([]rawEntry, error)
 	// quote returns s as a string token of the format.
 	quote(s string) string
+	// keyText returns s as a key of the format: quoted in JSON, bare in
+	// TOML where it can be.
+	keyText(s string) string
 }
 
 var (
@@ -193,16 +227,16 @@ func sameOutcome(c Change, got Entry) bool {
 	want := c.Entry
 	switch c.Outcome {
 	case Wrapped, Repointed, AlreadyWrapped:
-		return got.State == StateWrapped && got.Binary == want.Binary && slices.Equal(got.Server, want.Server)
+		return got.State == StateWrapped && got.Binary == want.Binary && slices.Equal(got.Server, want.Server) && got.URL == want.URL
 	case Unwrapped:
-		return got.State == StateNotWrapped && slices.Equal(got.Server, want.Server)
+		return got.State == want.State && slices.Equal(got.Server, want.Server) && got.URL == want.URL
 	}
 	return got.State == want.State
 }
 
 func skipNote(e Entry) string {
 	if e.State == StateRemote {
-		return "remote: " + e.URL
+		return "remote " + e.URL + ": " + e.Note
 	}
 	return e.Note
 }
@@ -212,7 +246,7 @@ func wrapEntry(syn syntax, data []byte, r *rawEntry, bin string) ([]splice, Chan
 	e := r.Entry
 	switch e.State {
 	case StateRemote:
-		return nil, Change{}, fmt.Errorf("%q is a %w (%s): elicitray wraps servers the host starts as a command, so it leaves this one as it is", e.Key, ErrRemote, e.URL)
+		return wrapRemote(syn, data, r, bin)
 	case StateUnsupported:
 		return nil, Change{}, fmt.Errorf("%q: %w: %s", e.Key, ErrUnsupported, e.Note)
 	case StateWrapped:
@@ -275,7 +309,10 @@ func unwrapEntry(syn syntax, data []byte, r *rawEntry, orig *originals) ([]splic
 	if e.State != StateWrapped {
 		return nil, Change{Key: e.Key, Outcome: NotWrapped, Entry: e}, nil
 	}
-	_, at := wrapFlags(e.Args)
+	if r.remoteWrapped() {
+		return unwrapRemote(syn, data, r, orig)
+	}
+	at := wrapFlags(e.Args).at
 	if at >= len(e.Args) {
 		return nil, Change{}, fmt.Errorf("%q: %w: its `elicitray wrap` has no server command after it", e.Key, ErrUnsupported)
 	}
@@ -297,6 +334,11 @@ func unwrapEntry(syn syntax, data []byte, r *rawEntry, orig *originals) ([]splic
 		s = append(s, splice{el[0].start, el[at].end, ""})
 	}
 	return s, change, nil
+}
+
+// remoteWrapped reports whether r is a wrapped remote entry (`wrap --url`).
+func (r *rawEntry) remoteWrapped() bool {
+	return r.State == StateWrapped && wrapFlags(r.Args).url != ""
 }
 
 // addedArgs reports whether the entry's args member sits exactly where and

@@ -48,6 +48,16 @@ func (tomlSyntax) quote(s string) string {
 	return b.String()
 }
 
+// keyText returns s as a bare key where TOML allows one, else quoted.
+func (t tomlSyntax) keyText(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) {
+		return s
+	}
+	return t.quote(s)
+}
+
 // tomlWalk collects the entries of one file as the parser goes: the parser
 // reuses its nodes from one top-level expression to the next, so positions
 // are copied out at once.
@@ -56,6 +66,7 @@ type tomlWalk struct {
 	servers []string
 	byKey   map[string]*rawEntry
 	order   []string
+	headers []int // where each table header's line starts, in file order
 }
 
 func (tomlSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
@@ -74,7 +85,7 @@ func (tomlSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
 		case unstable.Table, unstable.ArrayTable:
 			err = defs.header(n, data)
 			table = keyParts(n.Key())
-			w.seen(table)
+			w.header(n, table)
 		case unstable.KeyValue:
 			err = defs.keyValue(n, data)
 			w.keyValue(n, table, false)
@@ -94,9 +105,59 @@ func (tomlSyntax) entries(data []byte, servers []string) ([]rawEntry, error) {
 	}
 	out := make([]rawEntry, 0, len(w.order))
 	for _, k := range w.order {
-		out = append(out, *w.byKey[k])
+		r := w.byKey[k]
+		if !r.inline {
+			r.region = w.tableRegion(r)
+		}
+		out = append(out, *r)
 	}
 	return out, nil
+}
+
+// header notes a table header: where its line starts, the entry it
+// belongs to, and, for an entry's [mcp_servers.x.http_headers] or
+// env_http_headers sub-table, the header's line as a piece of its remote
+// form.
+func (w *tomlWalk) header(n *unstable.Node, path []string) {
+	it := n.Key()
+	if !it.Next() {
+		return
+	}
+	first := int(it.Node().Raw.Offset)
+	start := bytes.LastIndexByte(w.data[:first], '\n') + 1
+	w.headers = append(w.headers, start)
+	r := w.seen(path)
+	if r != nil && len(path) == len(w.servers)+2 {
+		if sub := path[len(path)-1]; sub == "http_headers" || sub == "env_http_headers" {
+			piece := lineSpan(w.data, start, first)
+			// The blank line that set the sub-table apart goes with it.
+			if before := bytes.LastIndexByte(w.data[:max(start-1, 0)], '\n') + 1; start > 0 && isSpace(w.data[before:start]) {
+				piece[0] = before
+			}
+			r.pieces = append(r.pieces, piece)
+		}
+	}
+}
+
+// tableRegion is the region of an entry written as a table or dotted keys:
+// from the line of its first member or piece to the next table header after
+// its last, or the end of the file.
+func (w *tomlWalk) tableRegion(r *rawEntry) [2]int {
+	lo, hi := len(w.data), 0
+	for _, m := range r.members {
+		lo, hi = min(lo, m.del[0]), max(hi, m.del[1])
+	}
+	for _, p := range r.pieces {
+		lo, hi = min(lo, p[0]), max(hi, p[1])
+	}
+	if hi == 0 {
+		return [2]int{}
+	}
+	i, _ := slices.BinarySearch(w.headers, hi)
+	if i < len(w.headers) {
+		return [2]int{lo, w.headers[i]}
+	}
+	return [2]int{lo, len(w.data)}
 }
 
 func keyParts(it unstable.Iterator) []string {
@@ -116,7 +177,7 @@ func (w *tomlWalk) seen(path []string) *rawEntry {
 	key := path[len(w.servers)]
 	r := w.byKey[key]
 	if r == nil {
-		r = &rawEntry{Entry: Entry{Key: key}}
+		r = &rawEntry{Entry: Entry{Key: key}, toml: true}
 		w.byKey[key] = r
 		w.order = append(w.order, key)
 	}
@@ -134,22 +195,6 @@ func (w *tomlWalk) keyValue(n *unstable.Node, prefix []string, inline bool) {
 	}
 	path := slices.Concat(prefix, parts)
 	v := n.Value()
-	if v.Kind == unstable.InlineTable {
-		w.seen(path)
-		for it := v.Children(); it.Next(); {
-			if c := it.Node(); c.Kind == unstable.KeyValue {
-				w.keyValue(c, path, true)
-			}
-		}
-		return
-	}
-	r := w.seen(path)
-	if r != nil && len(path) == len(w.servers)+1 {
-		r.State, r.Note = StateUnsupported, "it is not a table"
-	}
-	if r == nil || len(path) != len(w.servers)+2 {
-		return
-	}
 	kvStart := int(n.Raw.Offset)
 	kvEnd := int(n.Raw.Offset + n.Raw.Length)
 	keyEnd := int(last.Raw.Offset + last.Raw.Length)
@@ -160,6 +205,48 @@ func (w *tomlWalk) keyValue(n *unstable.Node, prefix []string, inline bool) {
 	valStart++
 	for valStart < kvEnd && (w.data[valStart] == ' ' || w.data[valStart] == '\t') {
 		valStart++
+	}
+	r := w.seen(path)
+	depth := len(path) - len(w.servers) // 1: the entry, 2: its member, 3: inside that
+	if r != nil && depth == 2 {
+		m := entryMember{key: path[len(path)-1], start: kvStart, keyEnd: keyEnd, end: kvEnd, val: token{start: valStart, end: kvEnd}}
+		if v.Kind == unstable.String {
+			m.val.value = string(v.Data)
+		}
+		if inline {
+			m.del = [2]int{kvStart, kvEnd}
+			if k := len(r.members); k > 0 {
+				m.del[0] = r.members[k-1].end
+			}
+		} else {
+			m.prefix = string(w.data[kvStart:last.Raw.Offset])
+			m.del = lineSpan(w.data, kvStart, kvEnd)
+		}
+		r.members = append(r.members, m)
+	}
+	if v.Kind == unstable.InlineTable {
+		if r != nil && depth == 1 {
+			r.inline, r.region = true, [2]int{valStart, kvEnd}
+		}
+		for it := v.Children(); it.Next(); {
+			if c := it.Node(); c.Kind == unstable.KeyValue {
+				w.keyValue(c, path, true)
+			}
+		}
+		return
+	}
+	if r != nil && depth == 1 {
+		r.State, r.Note = StateUnsupported, "it is not a table"
+	}
+	if r == nil {
+		return
+	}
+	if depth == 3 {
+		w.inside(r, path, v, w.data[valStart:kvEnd], !inline, lineSpan(w.data, kvStart, kvEnd))
+		return
+	}
+	if depth != 2 {
+		return
 	}
 	switch path[len(path)-1] {
 	case "command":
@@ -209,6 +296,57 @@ func (w *tomlWalk) keyValue(n *unstable.Node, prefix []string, inline bool) {
 	case "url":
 		if v.Kind == unstable.String {
 			r.URL = string(v.Data)
+			r.remoteOf().url = r.URL
 		}
+	case "bearer_token_env_var":
+		if v.Kind != unstable.String {
+			r.remoteNote = "its bearer_token_env_var is not a string"
+			return
+		}
+		rm := r.remoteOf()
+		rm.headers = append(rm.headers, header{name: "Authorization", envVar: string(v.Data), bearer: true})
+	}
+}
+
+func (r *rawEntry) remoteOf() *remote {
+	if r.remote == nil {
+		r.remote = &remote{}
+	}
+	return r.remote
+}
+
+// inside handles a key two levels into an entry (path ends in TABLE.NAME):
+// a header of http_headers or env_http_headers, or a variable of env.
+// piece says whether its line is its own (a sub-table's key, or dotted
+// http_headers.NAME), to be cut with the remote form.
+func (w *tomlWalk) inside(r *rawEntry, path []string, v *unstable.Node, tok []byte, piece bool, line [2]int) {
+	table, name := path[len(path)-2], path[len(path)-1]
+	switch table {
+	case "http_headers", "env_http_headers":
+		if piece {
+			r.pieces = append(r.pieces, line)
+		}
+		if v.Kind != unstable.String {
+			r.remoteNote = "its " + table + " are not all strings"
+			return
+		}
+		rm := r.remoteOf()
+		if table == "http_headers" {
+			rm.headers = append(rm.headers, header{name: name, value: string(v.Data), tok: string(tok)})
+		} else {
+			rm.headers = append(rm.headers, header{name: name, envVar: string(v.Data)})
+		}
+	case "env":
+		if r.env == nil {
+			r.env = map[string]envVal{}
+		}
+		if _, dup := r.env[name]; !dup {
+			r.envOrder = append(r.envOrder, name)
+		}
+		ev := envVal{raw: string(tok)}
+		if v.Kind == unstable.String {
+			ev.value = string(v.Data)
+		}
+		r.env[name] = ev
 	}
 }
