@@ -16,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitray/elicitray/bridge/httpfault"
 )
 
 // Remote servers through `elicitray wrap --url` (issue 11): the host talks
@@ -227,3 +229,31 @@ func TestEndToEndHTTPServerRestarts(t *testing.T) {
 	}
 }
 
+
+// TestEndToEndHTTPStreamResumed: the stream answering a tool call breaks
+// off right after the server's elicitation/create, as a dropped connection
+// would. The window still comes, the answer still reaches the server, and
+// the wrapper resumes the stream with Last-Event-ID, on which the server's
+// event store replays the tool's result.
+func TestEndToEndHTTPStreamResumed(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return interopGoSDKServer() },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	ts := httptest.NewServer(httpfault.CutFirstCall(h))
+	t.Cleanup(ts.Close)
+	d := newDesktop(t)
+	cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "flaky", "--url", ts.URL})
+	call := d.callWith(cs, "push", map[string]any{"cell": "resumed"})
+	win, _ := d.window()
+	d.typeInto(win, "Ada")
+	d.answer(win, "Return")
+	var got interopEcho
+	if err := json.Unmarshal([]byte(d.result(call)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Action != "accept" || got.Content["name"] != "Ada" {
+		t.Errorf("the server received %+v, want the accept with name Ada", got)
+	}
+	if log := d.wrapperLog(); !strings.Contains(log, "broke off; resuming it from event") {
+		t.Errorf("the wrapper's log does not say the stream was resumed:\n%s", log)
+	}
+}
