@@ -12,7 +12,7 @@ BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet demo screenshots bench bench-history bench-ui clean
+.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet conformance demo screenshots bench bench-history bench-ui clean
 
 all: build
 
@@ -37,8 +37,8 @@ apt-install:
 
 # The test peers, pinned by the lockfile: the reference server the end-to-end
 # tests wrap, the TypeScript SDK that testdata/npm/tshost.mjs hosts with, the
-# MCP Inspector, and Node 22 for the Inspector (it needs Node >= 22.19; the rest
-# runs on the system's Node >= 20). package.json allows the install script of
+# MCP Inspector, the official conformance suite, and Node 22 for the Inspector
+# and the suite (they need Node >= 22; the rest runs on the system's Node >= 20). package.json allows the install script of
 # "node" alone (it fetches the platform's binary, also an npm package), and holds
 # vite, a dependency of the Inspector's web UI, at 8.3.8: 8.4 adds an optional
 # dependency the registry does not serve, and npm ci then calls the lockfile stale.
@@ -55,6 +55,18 @@ vet: deps-build
 # desktop is needed and no bus outlives the run.
 test: deps vet
 	$(XVFB) dbus-run-session -- $(GO) test -count=1 -timeout 20m ./...
+
+# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned
+# in testdata/npm, run on the pinned Node 22): every client scenario, with
+# `elicitray conformance-host` as the client command (an mcp-go host whose
+# server is `elicitray wrap --url`), in a private ELICITRAY_HOME whose config
+# gives the server the rule accept-defaults-or-cancel; then the results table
+# (the README's). `make test` runs the two elicitation scenarios, which must pass.
+conformance: deps
+	@mkdir -p bin
+	ELICITRAY_CONFORMANCE=all ELICITRAY_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance.md ELICITRAY_CONFORMANCE_RESULTS=$(CURDIR)/bin/conformance \
+	  $(XVFB) dbus-run-session -- $(GO) test -count=1 -timeout 60m -run '^TestConformance$$' ./app/
+	@cat bin/conformance.md
 
 # Start the hub and let the built-in host call the built-in demo server's
 # tools through `elicitray wrap`, in both protocol eras: every tool at

@@ -26,7 +26,7 @@ import (
 //	max_records = 100000
 //
 //	[servers.github]       # the name given to `elicitray wrap --name`
-//	rule = "ask"           # ask | decline | cancel | accept-defaults
+//	rule = "ask"           # ask | decline | cancel | accept-defaults | accept-defaults-or-cancel
 //	timeout = "2m"
 //	burst = 1
 //	every = "30s"
@@ -70,7 +70,8 @@ type Rate struct {
 // ServerConfig is one server's settings; zero fields take the defaults.
 type ServerConfig struct {
 	// Rule is what happens to the server's prompts: RuleAsk (default),
-	// RuleDecline, RuleCancel or RuleAcceptDefaults.
+	// RuleDecline, RuleCancel, RuleAcceptDefaults or
+	// RuleAcceptDefaultsOrCancel.
 	Rule    string   `toml:"rule,omitempty"`
 	Timeout Duration `toml:"timeout,omitempty"`
 	Burst   int      `toml:"burst,omitempty,omitzero"`
@@ -89,9 +90,16 @@ const (
 	// required field has one; otherwise it asks. URL prompts are always
 	// asked: a link is never opened by a rule.
 	RuleAcceptDefaults = "accept-defaults"
+	// RuleAcceptDefaultsOrCancel is for unattended runs (a CI agent, a
+	// test suite): no window ever opens. A form whose every required field
+	// has a default (and at least one field has one) is accepted with its
+	// defaults, as with RuleAcceptDefaults; every other prompt, and every
+	// link, is answered cancel at once. History records both as decided by
+	// "rule", with the reason.
+	RuleAcceptDefaultsOrCancel = "accept-defaults-or-cancel"
 )
 
-var rules = []string{RuleAsk, RuleDecline, RuleCancel, RuleAcceptDefaults}
+var rules = []string{RuleAsk, RuleDecline, RuleCancel, RuleAcceptDefaults, RuleAcceptDefaultsOrCancel}
 
 // Defaults when the config says nothing.
 const (

@@ -101,7 +101,7 @@ keep = "1y"
 		`mistake: line 5: rate: burst must be 1 or more, not -2`,
 		`mistake: line 6: rate: every must be a duration in quotes, like "10m" or "90s", not 3`,
 		`warning: line 8: "server.github"` + unknown,
-		`mistake: line 12: servers.github: rule "maybe" is not one of ask, decline, cancel, accept-defaults`,
+		`mistake: line 12: servers.github: rule "maybe" is not one of ask, decline, cancel, accept-defaults, accept-defaults-or-cancel`,
 		`mistake: line 14: servers.github: burst must be a whole number, not 1.5`,
 		`warning: line 15: "servers.github.colour"` + unknown,
 		`mistake: line 18: servers.jira: every cannot be negative: "-1s"`,
@@ -183,7 +183,7 @@ func TestCheckConfigQuotedServerNames(t *testing.T) {
 		got = append(got, p.String())
 	}
 	want := []string{
-		`line 2: servers."acme.tools": rule "never" is not one of ask, decline, cancel, accept-defaults`,
+		`line 2: servers."acme.tools": rule "never" is not one of ask, decline, cancel, accept-defaults, accept-defaults-or-cancel`,
 		`line 3: "servers."acme.tools".colour" is not a setting elicitray knows; it is ignored (see the README's Configuration)`,
 	}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {

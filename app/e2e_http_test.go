@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitray/elicitray/bridge/httpfault"
 )
 
 // Remote servers through `elicitray wrap --url` (issue 11): the host talks
@@ -227,3 +230,66 @@ func TestEndToEndHTTPServerRestarts(t *testing.T) {
 	}
 }
 
+// TestEndToEndHTTPStreamResumed: the stream answering a tool call breaks
+// off right after the server's elicitation/create, as a dropped connection
+// would. The window still comes, the answer still reaches the server, and
+// the wrapper resumes the stream with Last-Event-ID, on which the server's
+// event store replays the tool's result.
+func TestEndToEndHTTPStreamResumed(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return interopGoSDKServer() },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	ts := httptest.NewServer(httpfault.CutFirstCall(h))
+	t.Cleanup(ts.Close)
+	d := newDesktop(t)
+	cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "flaky", "--url", ts.URL})
+	call := d.callWith(cs, "push", map[string]any{"cell": "resumed"})
+	win, _ := d.window()
+	d.typeInto(win, "Ada")
+	d.answer(win, "Return")
+	var got interopEcho
+	if err := json.Unmarshal([]byte(d.result(call)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Action != "accept" || got.Content["name"] != "Ada" {
+		t.Errorf("the server received %+v, want the accept with name Ada", got)
+	}
+	if log := d.wrapperLog(); !strings.Contains(log, "broke off; resuming it from event") {
+		t.Errorf("the wrapper's log does not say the stream was resumed:\n%s", log)
+	}
+}
+
+// TestEndToEndHTTPHostCancels: the host gives up on a tool call while its
+// window is open, over HTTP at both eras. The window closes, the history
+// says the host cancelled, and the wrapper goes on serving the host.
+func TestEndToEndHTTPHostCancels(t *testing.T) {
+	servers := sdkHTTPServers(t)
+	for _, version := range []string{"2025-11-25", modernVersion} {
+		t.Run(version, func(t *testing.T) {
+			url := servers["gosdk"]
+			if u, ok := servers["gosdk/"+version]; ok {
+				url = u
+			}
+			d := newDesktop(t)
+			cs := d.connectWrap(nil, version, []string{"--name", "cancelled", "--url", url})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "form", Arguments: map[string]any{"cell": "c" + version}})
+				done <- err
+			}()
+			win, _ := d.window()
+			cancel()
+			if err := <-done; err == nil {
+				t.Error("the cancelled call returned a result")
+			}
+			d.closed(win)
+			recs := d.history()
+			if len(recs) != 1 || recs[0].Action != "cancel" || recs[0].DecidedBy != "host-cancelled" {
+				t.Errorf("history = %+v, want one cancel decided by host-cancelled", recs)
+			}
+			if _, err := cs.ListTools(t.Context(), nil); err != nil {
+				t.Errorf("after the cancel the wrapper no longer serves the host: %v", err)
+			}
+		})
+	}
+}

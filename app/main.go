@@ -179,6 +179,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	root.CompletionOptions.DisableDefaultCmd = true
 
 	root.AddCommand(newPolicyCmds(ctx, stdout, stderr)...)
+	root.AddCommand(newConformanceHostCmd(ctx, stdout, stderr))
 	root.AddCommand(
 		newWrapCmd(ctx, stdin, stdout, stderr),
 		&cobra.Command{

@@ -54,7 +54,8 @@ type ServerState struct {
 	Name       string
 	MutedUntil time.Time // zero when not muted
 	// Rule is the rule in force for the server's prompts (RuleAsk,
-	// RuleDecline, RuleCancel, RuleAcceptDefaults): its own, else ask.
+	// RuleDecline, RuleCancel, RuleAcceptDefaults,
+	// RuleAcceptDefaultsOrCancel): its own, else ask.
 	Rule string `json:",omitempty"`
 }
 
@@ -219,10 +220,18 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 		return &bridge.Result{Action: bridge.ActionDecline, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is decline"}
 	case RuleCancel:
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
-	case RuleAcceptDefaults:
-		if content, ok := defaultsOnly(it.prompt.Form); ok {
+	case RuleAcceptDefaults, RuleAcceptDefaultsOrCancel:
+		content, whyNot := defaultsOnly(it.prompt.Form)
+		if whyNot == "" {
 			return &bridge.Result{Action: bridge.ActionAccept, Content: content, DecidedBy: bridge.DecidedByRule,
-				Reason: "the rule for " + req.Server + " accepts forms whose required fields all have defaults"}
+				Reason: "the rule for " + req.Server + " is " + pol.Rule + ", and the form's required fields all have defaults: they were sent"}
+		}
+		if pol.Rule == RuleAcceptDefaultsOrCancel {
+			// Unattended: nobody is there to ask, so what the defaults
+			// cannot answer is cancel, never a window that waits for the
+			// timeout (DESIGN.md: no fabricated decline or accept).
+			return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule,
+				Reason: "the rule for " + req.Server + " is " + pol.Rule + ", and " + whyNot}
 		}
 	}
 	if !h.allow(req.Server, pol, now) {
@@ -233,29 +242,32 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 }
 
 // defaultsOnly returns the content a form's defaults make, when every
-// required field has a default and together they pass the form's checks.
-// URL prompts (no form) never qualify: a rule never opens a link.
-func defaultsOnly(form *elicit.Form) (map[string]any, bool) {
+// required field has a default and together they pass the form's checks;
+// otherwise it says why not, as the end of a sentence for the history
+// ("a link is never opened by a rule"). URL prompts (no form) never
+// qualify: a rule never opens a link (PROTOCOL.md §6: open only after
+// explicit consent).
+func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 	if form == nil {
-		return nil, false
+		return nil, "a link is never opened by a rule"
 	}
 	// A form with nothing to fill in ("Delete the production database?"),
 	// or none of whose fields has a default, is a question for a person.
 	withDefault := false
 	for _, f := range form.Fields {
 		if f.Required && f.Default == nil {
-			return nil, false
+			return nil, fmt.Sprintf("the required field %q has no default", f.Name)
 		}
 		withDefault = withDefault || f.Default != nil
 	}
 	if !withDefault {
-		return nil, false
+		return nil, "no field of the form has a default: a confirmation is for a person"
 	}
 	content, err := form.Content(form.Defaults())
 	if err != nil {
-		return nil, false
+		return nil, fmt.Sprintf("the form's defaults do not pass its own checks (%v)", err)
 	}
-	return content, true
+	return content, ""
 }
 
 // allow takes one token from server's limiter; on refusal it counts the

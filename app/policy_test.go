@@ -296,7 +296,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[servers.jira]\nrule = \"maybe\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), `servers.jira: rule "maybe" is not one of ask, decline, cancel, accept-defaults`) {
+	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), `servers.jira: rule "maybe" is not one of ask, decline, cancel, accept-defaults, accept-defaults-or-cancel`) {
 		t.Errorf("bad rule: %v", err)
 	}
 }

@@ -386,6 +386,12 @@ func (s *httpServer) Write(msg []byte, _ bool) error {
 		return nil
 	case env.isNotification() && env.Method == "notifications/cancelled":
 		s.cancelled(env.Params)
+		s.mu.Lock()
+		modern := mcp.IsModernProtocol(s.version)
+		s.mu.Unlock()
+		if modern {
+			return nil // closing the request's stream was the cancellation
+		}
 		return s.post(s.ctx, msg, env.Method)
 	default:
 		return s.post(s.ctx, msg, env.Method)
@@ -551,7 +557,9 @@ func requestID(raw json.RawMessage) mcp.RequestId {
 // from the server, in a sentence (PROTOCOL.md §8: -32603).
 func (s *httpServer) answerError(id json.RawMessage, err error) {
 	msg := fmt.Sprintf("elicitray could not get an answer from %s: %v", s.opts.URL, netSentence(err))
-	s.log("%s", msg)
+	if !errors.Is(err, ErrSessionLost) { // loseSession said it once
+		s.log("%s", msg)
+	}
 	line := append(encodeError(id, codeInternalError, msg), '\n')
 	select {
 	case s.out <- line:

@@ -1,11 +1,9 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitray/elicitray/bridge/httpfault"
 )
 
 // pushServer is go-sdk's server with one tool, "push", that asks a legacy
@@ -158,62 +158,6 @@ func TestSSEParser(t *testing.T) {
 	}
 }
 
-// cutFirstCall is a proxy in front of h that breaks off the SSE response
-// of the first tools/call after its first event, as a dropped connection
-// would: the client has the event (and its id) and nothing more.
-func cutFirstCall(h http.Handler) http.Handler {
-	var cut atomic.Bool
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if r.Method != http.MethodPost || !bytes.Contains(body, []byte(`"tools/call"`)) || cut.Swap(true) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		rec := &firstEvent{header: http.Header{}, got: make(chan struct{})}
-		ctx, stop := context.WithCancel(r.Context())
-		go h.ServeHTTP(rec, r.WithContext(ctx))
-		<-rec.got
-		for k, v := range rec.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.status)
-		w.Write(rec.buf.Bytes())
-		w.(http.Flusher).Flush()
-		stop() // the server sees its client gone
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err == nil {
-			conn.Close()
-		}
-	})
-}
-
-// firstEvent records a response until its first complete SSE event.
-type firstEvent struct {
-	header http.Header
-	status int
-	buf    bytes.Buffer
-	got    chan struct{}
-	done   bool
-}
-
-func (f *firstEvent) Header() http.Header  { return f.header }
-func (f *firstEvent) WriteHeader(code int) { f.status = code }
-func (f *firstEvent) Flush()               {}
-func (f *firstEvent) Write(p []byte) (int, error) {
-	if f.status == 0 {
-		f.status = http.StatusOK
-	}
-	if !f.done {
-		f.buf.Write(p)
-		if bytes.Contains(f.buf.Bytes(), []byte("\n\n")) {
-			f.done = true
-			close(f.got)
-		}
-	}
-	return len(p), nil
-}
-
 // TestHTTPStreamResumed: the stream answering a tool call breaks off after
 // the server's elicitation/create; the relay answers the elicitation, and
 // resumes the stream with Last-Event-ID, on which the server's event store
@@ -221,7 +165,7 @@ func (f *firstEvent) Write(p []byte) (int, error) {
 func TestHTTPStreamResumed(t *testing.T) {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() },
 		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
-	ts := httptest.NewServer(cutFirstCall(h))
+	ts := httptest.NewServer(httpfault.CutFirstCall(h))
 	t.Cleanup(ts.Close)
 	conn, _, next := startHTTP(t, ts.URL)
 	write(t, conn, initLegacy)
@@ -237,5 +181,54 @@ func TestHTTPStreamResumed(t *testing.T) {
 	res := next()
 	if !strings.Contains(res, `"id":9`) || !strings.Contains(res, `accept {\"n\":5}`) {
 		t.Fatalf("tool result after the resume = %s", res)
+	}
+}
+
+// TestHTTPSessionHeadersAndDelete: after initialize every request carries
+// the session the server gave and the agreed protocol version; the GET
+// stream for the server's own messages is opened; and when the host goes
+// the session ends with a DELETE (PROTOCOL.md §11).
+func TestHTTPSessionHeadersAndDelete(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil)
+	type seen struct{ method, session, version string }
+	got := make(chan seen, 64)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.Method, r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version")}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	conn, srv, next := startHTTP(t, ts.URL)
+	write(t, conn, initLegacy)
+	next()
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	next()
+	var all []seen
+	for len(all) == 0 || all[len(all)-1].method != http.MethodGet {
+		all = append(all, <-got) // until mcp-go has opened the GET stream
+	}
+	conn.CloseWrite()
+	srv.Wait()
+	close(got)
+	for s := range got {
+		all = append(all, s)
+	}
+	var methods []string
+	session := ""
+	for _, s := range all {
+		methods = append(methods, s.method)
+		if len(methods) == 1 {
+			continue // initialize: no session yet
+		}
+		if session == "" {
+			session = s.session
+		}
+		if s.session == "" || s.session != session || s.version != "2025-11-25" {
+			t.Errorf("%s sent session %q version %q, want the session (%q) and 2025-11-25", s.method, s.session, s.version, session)
+		}
+	}
+	joined := strings.Join(methods, " ")
+	if !strings.Contains(joined, "GET") || !strings.HasSuffix(joined, "DELETE") {
+		t.Errorf("requests %s: want the GET stream opened and a DELETE last", joined)
 	}
 }

@@ -27,7 +27,9 @@ type ServerPolicy struct {
 	// Rule is what happens to the server's prompts: "ask" (show them; ""
 	// means the same), "decline" or "cancel" (answered so at once, without
 	// a window), "accept-defaults" (a form whose every required field has a
-	// default is accepted with the defaults; others are asked). The
+	// default is accepted with the defaults; others are asked),
+	// "accept-defaults-or-cancel" (the same, but what the defaults cannot
+	// answer, links included, is answered cancel: never a window). The
 	// settings window does not edit the defaults' Rule: it is saved as given.
 	Rule string
 	// Burst is how many prompts may come at once before the rate limit
@@ -63,6 +65,8 @@ const (
 	ruleDecline        = "decline"
 	ruleCancel         = "cancel"
 	ruleAcceptDefaults = "accept-defaults"
+	// ruleAcceptDefaultsOrCancel is for unattended runs: no window ever.
+	ruleAcceptDefaultsOrCancel = "accept-defaults-or-cancel"
 )
 
 // ruleChoices are the rules the window offers, in order: the value saved,
@@ -73,6 +77,8 @@ var ruleChoices = []struct{ value, label, help string }{
 	{ruleCancel, "Always cancel", "Every prompt is answered cancel at once, without a window."},
 	{ruleAcceptDefaults, "Accept when every required field has a default",
 		"Such a form is accepted with its defaults, without a window; other prompts, and every link, are asked."},
+	{ruleAcceptDefaultsOrCancel, "Never ask: accept defaults, else cancel",
+		"For unattended runs (CI agents, test suites): such a form is accepted with its defaults; every other prompt, and every link, is answered cancel. No window opens."},
 }
 
 // settingsSize is the window's size: wide enough for the longest rule's

@@ -79,7 +79,16 @@
 // never retries an input_required result, or one that answers a legacy push
 // with a JSON-RPC error instead of an ElicitResult) leaves no line.
 //
+// # The conformance host
+//
+// [Conformance] (conformance.go) is the client command `make conformance`
+// gives the official MCP conformance suite: `elicitray conformance-host URL`
+// hosts `elicitray wrap --url URL` and does what the scenario named in the
+// suite's environment needs, at the protocol version it names. Like [Host]
+// it declares and answers no elicitation, so what the suite checks is
+// elicitray's answer.
+//
 // Goroutines: none of its own. mcp-go runs a reader, workers for tool calls
-// and one per request; [Server] and [Host] return when their peer hangs up
-// or their context is done.
+// and one per request; [Server], [Host] and [Conformance] return when their
+// peer hangs up or their context is done.
 package demo
