@@ -17,7 +17,9 @@ import (
 // metadata named in the 401 or at either well-known URL, authorization
 // server metadata at each RFC 8414 and OpenID location), dynamic
 // registration, PKCE, the resource parameter, scope selection and each
-// token endpoint authentication method. What elicitray does not do yet is
+// token endpoint authentication method; at 2026-07-28 also the iss of the
+// authorization response (RFC 9207), a moved authorization server, offline
+// access and a mismatched resource. What elicitray does not do yet is
 // listed in testdata/conformance-auth-baseline.yml.
 func TestConformanceAuth(t *testing.T) {
 	const npm = "../../testdata/npm/node_modules"
@@ -32,14 +34,33 @@ func TestConformanceAuth(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "./oauthtest/confclient").CombinedOutput(); err != nil {
 		t.Fatalf("building confclient: %v\n%s", err, out)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, suite, "client", "--command", bin, "--suite", "auth",
-		"--spec-version", "2025-11-25", "--expected-failures", "testdata/conformance-auth-baseline.yml",
-		"-o", t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the conformance suite's auth scenarios failed (%v):\n%s", err, tail(out, 6000))
+	run := func(t *testing.T, args ...string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+		defer cancel()
+		args = append([]string{suite, "client", "--command", bin, "--expected-failures",
+			"testdata/conformance-auth-baseline.yml", "-o", t.TempDir()}, args...)
+		out, err := exec.CommandContext(ctx, node, args...).CombinedOutput()
+		if err != nil {
+			t.Errorf("the conformance suite failed (%v):\n%s", err, tail(out, 6000))
+		}
+	}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run("suite auth at "+version, func(t *testing.T) {
+			run(t, "--suite", "auth", "--spec-version", version)
+		})
+	}
+	// Required at 2026-07-28 (the suite's requirements/2026-07-28.yaml)
+	// and not in its auth suite.
+	for _, scenario := range []string{
+		"auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",
+		"auth/authorization-server-migration", "auth/iss-supported", "auth/iss-not-advertised",
+		"auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
+		"auth/iss-normalized", "auth/metadata-issuer-mismatch",
+	} {
+		t.Run(scenario, func(t *testing.T) {
+			run(t, "--scenario", scenario, "--spec-version", "2026-07-28")
+		})
 	}
 }
 

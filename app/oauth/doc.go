@@ -99,10 +99,22 @@
 //     reports only that authorization is required; Authorize refreshes
 //     itself to learn why, forgets the token on invalid_grant and says so
 //     on the log before asking the user again (ErrRefreshRefused).
-//   - Persistence: TokenStore stores only the token; the registration
-//     (ClientID, ClientSecret, auth method) lives in the handler's memory.
-//     Authorize saves it in the token file after RegisterClient, and Config
-//     passes it back to the next run.
+//   - Registration: RegisterClient sends no application_type, which MCP
+//     authorization (2026-07-28, SEP-837) asks native clients to send as
+//     "native", and keeps the result in the handler's memory only
+//     (TokenStore stores only the token). Authorize registers itself
+//     (register.go), saves the registration in the token file, and runs
+//     the flow on a handler made with it; Config gives it to later runs.
+//   - The authorization response's iss (RFC 9207; 2026-07-28, SEP-2468):
+//     the handler checks only state. Authorize refuses a response whose iss
+//     is not, byte for byte, the issuer the flow went to, and one without
+//     iss from a server whose metadata says it sends it (a field mcp-go's
+//     AuthServerMetadata lacks: metadataTap reads it as the handler
+//     fetches the metadata).
+//   - A moved authorization server (2026-07-28, SEP-2352): a stored client
+//     would be sent to whatever server the metadata now names. Authorize
+//     compares the issuer with the one recorded, and registers anew at a
+//     new one without showing it the old client id or tokens.
 //   - The authorization flow itself: the handler builds the URL and
 //     exchanges the code, but has no redirect listener and no browser;
 //     Authorize adds both, and the consent before the browser opens.

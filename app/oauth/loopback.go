@@ -31,7 +31,11 @@ type callback struct {
 // called once.
 type authResponse struct {
 	code, state, err string
-	done             func(ok bool, msg string)
+	// iss is the authorization response's iss parameter (RFC 9207), and
+	// hasIss whether there was one.
+	iss    string
+	hasIss bool
+	done   func(ok bool, msg string)
 }
 
 // listenLoopback listens at redirect's host and port, 127.0.0.1 only, for
@@ -64,7 +68,7 @@ func (cb *callback) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This is not the sign-in elicitray is waiting for.", http.StatusBadRequest)
 		return
 	}
-	resp := &authResponse{code: q.Get("code"), state: q.Get("state")}
+	resp := &authResponse{code: q.Get("code"), state: q.Get("state"), iss: q.Get("iss"), hasIss: q.Has("iss")}
 	if e := q.Get("error"); e != "" {
 		resp.err = e
 		if d := q.Get("error_description"); d != "" {

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,12 +76,61 @@ type Server struct {
 	// redirect is the loopback redirect URI: the registered one, else one
 	// on a port free when New ran, registered at the first Authorize.
 	redirect string
-	// mu guards running, the Authorize flow in progress, if any, and
+	// mu guards running, the Authorize flow in progress, if any;
 	// refresher, the handler GetToken refreshes with (its metadata
-	// discovered once), made for the client id it holds.
+	// discovered once), made for the client id it holds; and issSent, the
+	// issuers whose metadata says they send iss (metadataTap).
 	mu        sync.Mutex
 	running   *flowRun
 	refresher *transport.OAuthHandler
+	issSent   map[string]bool
+}
+
+// sendsIss reports whether the metadata of the authorization server issuer
+// said authorization_response_iss_parameter_supported (RFC 9207 §3), a
+// field mcp-go's AuthServerMetadata does not have.
+func (s *Server) sendsIss(issuer string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.issSent[issuer]
+}
+
+// metadataTap notes, from the authorization server metadata mcp-go's
+// handler reads through it, whether the server sends iss.
+type metadataTap struct {
+	base http.RoundTripper
+	s    *Server
+}
+
+func (m *metadataTap) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := m.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !strings.Contains(req.URL.Path, "/.well-known/") {
+		return resp, err
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if rerr != nil {
+		return resp, nil
+	}
+	var md struct {
+		Issuer                string `json:"issuer"`
+		AuthorizationEndpoint string `json:"authorization_endpoint"`
+		IssSupported          bool   `json:"authorization_response_iss_parameter_supported"`
+	}
+	if json.Unmarshal(body, &md) == nil && md.Issuer != "" && md.AuthorizationEndpoint != "" {
+		m.s.mu.Lock()
+		if m.s.issSent == nil {
+			m.s.issSent = map[string]bool{}
+		}
+		m.s.issSent[md.Issuer] = md.IssSupported
+		m.s.mu.Unlock()
+	}
+	return resp, nil
 }
 
 // handler is an OAuth handler of the server's with cfg. Its base URL, from
@@ -89,6 +139,12 @@ type Server struct {
 // metadata is at the origin's well-known URL only (RFC 9728 §3.1), which
 // mcp-go does not look at.
 func (s *Server) handler(cfg transport.OAuthConfig) *transport.OAuthHandler {
+	client := &http.Client{Timeout: 30 * time.Second}
+	if cfg.HTTPClient != nil {
+		*client = *cfg.HTTPClient
+	}
+	client.Transport = &metadataTap{base: client.Transport, s: s}
+	cfg.HTTPClient = client
 	h := transport.NewOAuthHandler(cfg)
 	base := s.opts.URL
 	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.MetadataAtRoot && rec.ResourceMetadata == "" {
@@ -279,6 +335,22 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 		cfg.Scopes = meta.scopes
 	}
 	h := s.handler(cfg)
+	// A server that moved to another authorization server (its metadata
+	// names a new one) gets a new registration there: a client id and
+	// tokens are the old server's, and are not shown to the new one
+	// (MCP authorization 2026-07-28, SEP-2352).
+	if md, derr := h.GetServerMetadata(ctx); derr == nil {
+		if rec, _ := Load(s.opts.Dir, s.opts.Name); rec != nil && rec.URL == s.opts.URL && rec.AuthServer != "" && rec.AuthServer != md.Issuer && rec.Client.ClientID != "" {
+			s.opts.Logf("%s: its authorization server is now %s (it was %s); registering there and asking you to sign in", s.opts.Name, md.Issuer, rec.AuthServer)
+			if err := s.update(func(rec *Record) { rec.Client, rec.Token = Registration{RedirectURI: rec.Client.RedirectURI}, nil }); err != nil {
+				return err
+			}
+			scopes := cfg.Scopes
+			cfg = *s.Config()
+			cfg.Scopes = scopes
+			h = s.handler(cfg)
+		}
+	}
 	err = s.refresh(ctx, h)
 	if err == nil {
 		return nil
@@ -293,7 +365,7 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 	case !errors.Is(err, transport.ErrNoToken):
 		return err
 	}
-	return s.signIn(ctx, h, cfg.RedirectURI, reregister)
+	return s.signIn(ctx, h, cfg, reregister)
 }
 
 // probe sends the server one request without a token and returns its 401
@@ -484,9 +556,10 @@ func (s *Server) refresh(ctx context.Context, h *transport.OAuthHandler) error {
 }
 
 // signIn runs the authorization code flow with PKCE (PROTOCOL.md §12) on
-// h, whose redirect URI is redirect, registering the client first when
-// none is known or reregister is set.
-func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, redirect string, reregister bool) error {
+// h, made with cfg, registering the client first when none is known or
+// reregister is set.
+func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg transport.OAuthConfig, reregister bool) error {
+	redirect := cfg.RedirectURI
 	name := s.opts.Name
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil {
@@ -502,19 +575,20 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, redirect
 		if md.RegistrationEndpoint == "" {
 			return fmt.Errorf("the authorization server of %s (%s) offers no dynamic client registration, and elicitray has no client id for it", name, md.Issuer)
 		}
-		if err := h.RegisterClient(ctx, "elicitray ("+name+")"); err != nil {
+		reg, err := s.register(ctx, md, redirect, cfg.Scopes)
+		if err != nil {
 			return fmt.Errorf("registering elicitray with the authorization server of %s: %w", name, err)
 		}
-		rec := &Record{Name: name, URL: s.opts.URL}
-		if old, err := Load(s.opts.Dir, name); err == nil && old != nil && old.URL == s.opts.URL {
-			rec = old
-		}
-		rec.AuthServer = md.Issuer
-		rec.Client = Registration{ClientID: h.GetClientID(), ClientSecret: h.GetClientSecret(),
-			AuthMethod: h.GetTokenEndpointAuthMethod(), RedirectURI: redirect}
-		rec.Token = nil
-		if err := Save(s.opts.Dir, rec); err != nil {
+		if err := s.update(func(rec *Record) {
+			rec.AuthServer, rec.Client, rec.Token = md.Issuer, reg, nil
+		}); err != nil {
 			return err
+		}
+		// The flow goes on with a handler that has the new client.
+		cfg.ClientID, cfg.ClientSecret, cfg.TokenEndpointAuthMethod = reg.ClientID, reg.ClientSecret, reg.AuthMethod
+		h = s.handler(cfg)
+		if md, err = h.GetServerMetadata(ctx); err != nil {
+			return fmt.Errorf("discovering the authorization server of %s: %w", name, err)
 		}
 	}
 
@@ -550,6 +624,18 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, redirect
 			return fmt.Errorf("the browser did not come back from signing in to %s within %v", name, s.opts.Wait)
 		}
 		return err
+	}
+	// RFC 9207 (MCP authorization 2026-07-28, SEP-2468): a response whose
+	// iss is not the issuer this flow began with, byte for byte, is
+	// another server's (a mix-up attack); so is one without iss from a
+	// server that says it sends it. mcp-go does not look.
+	if resp.hasIss && resp.iss != md.Issuer {
+		resp.done(false, "This answer names another authorization server; elicitray did not use it.")
+		return fmt.Errorf("the sign-in answer for %s names the authorization server %q, not %q, which the sign-in went to; it was not used", name, resp.iss, md.Issuer)
+	}
+	if !resp.hasIss && s.sendsIss(md.Issuer) {
+		resp.done(false, "This answer does not name its authorization server; elicitray did not use it.")
+		return fmt.Errorf("the sign-in answer for %s does not name its authorization server (iss), which %s says it does; it was not used", name, md.Issuer)
 	}
 	if resp.err != "" {
 		resp.done(false, "The authorization server said: "+resp.err)

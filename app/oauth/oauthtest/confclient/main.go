@@ -97,14 +97,28 @@ func run(serverURL string) error {
 	if version == "" {
 		version = "2025-11-25"
 	}
-	if _, err := call("initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "elicitray-conformance", "version": "1.0.0"}}); err != nil {
-		return err
+	// 2026-07-28 has no initialize: each request carries the version and
+	// the client's capabilities in _meta (PROTOCOL.md §3).
+	modern := version >= "2026"
+	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": version,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "elicitray-conformance", "version": "1.0.0"}}
+	params := func(p map[string]any) map[string]any {
+		if modern {
+			p["_meta"] = meta
+		}
+		return p
 	}
-	if err := conn.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"), true); err != nil {
-		return err
+	if !modern {
+		if _, err := call("initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "elicitray-conformance", "version": "1.0.0"}}); err != nil {
+			return err
+		}
+		if err := conn.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"), true); err != nil {
+			return err
+		}
 	}
-	res, err := call("tools/list", map[string]any{})
+	res, err := call("tools/list", params(map[string]any{}))
 	if err != nil {
 		return err
 	}
@@ -115,7 +129,7 @@ func run(serverURL string) error {
 	}
 	_ = json.Unmarshal(res, &tools)
 	for _, t := range tools.Tools {
-		if _, err := call("tools/call", map[string]any{"name": t.Name, "arguments": map[string]any{}}); err != nil {
+		if _, err := call("tools/call", params(map[string]any{"name": t.Name, "arguments": map[string]any{}})); err != nil {
 			return err
 		}
 	}
