@@ -83,7 +83,7 @@ func TestAuthRefusesPlantedDirectory(t *testing.T) {
 		!strings.Contains(e.String(), "the token directory "+filepath.Join(home, "auth")+" is a symbolic link") {
 		t.Errorf("auth list with a planted directory: exit %d, stderr %q", code, e.String())
 	}
-	if _, err := newRemoteOAuth(DefaultPaths(), "remote", "https://example.com/mcp", nil, nil); err == nil ||
+	if _, err := newRemoteOAuth(DefaultPaths(), "remote", "https://example.com/mcp", oauth.Registration{}, nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a wrapper took the planted token directory: %v", err)
 	}

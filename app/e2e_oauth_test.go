@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -73,7 +75,7 @@ func (d *desktop) startHubHere() {
 func (d *desktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-chan string {
 	out := make(chan string, 1)
 	hc := &hubClient{paths: d.paths, wrapper: true, log: log}
-	srv, err := newRemoteOAuth(d.paths, "remote", rs.URL, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
+	srv, err := newRemoteOAuth(d.paths, "remote", rs.URL, oauth.Registration{}, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
 	if err != nil {
 		d.t.Fatal(err)
 	}
@@ -231,7 +233,7 @@ type wrapURL struct {
 
 // connectURL starts `elicitray wrap --name name --url u` as the official Go
 // SDK's host would, and connects in the background.
-func (d *desktop) connectURL(name, u string) *wrapURL {
+func (d *desktop) connectURL(name, u string, extra ...string) *wrapURL {
 	d.t.Helper()
 	w := &wrapURL{d: d, done: make(chan struct{}), logPath: filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")}
 	logf, err := os.Create(w.logPath)
@@ -239,7 +241,7 @@ func (d *desktop) connectURL(name, u string) *wrapURL {
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, w.logPath)
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", name, "--url", u)
+	cmd := exec.Command(elicitrayBin, append([]string{"wrap", "--name", name, "--url", u}, extra...)...)
 	cmd.Env = d.env
 	cmd.Stderr = logf
 	host := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, nil)
@@ -389,4 +391,61 @@ func TestWrapURLSignIn(t *testing.T) {
 			t.Errorf("the access token is still good after logout")
 		}
 	})
+}
+
+// An authorization server without dynamic registration: the user gives the
+// client they registered there with --client-id, its secret in the
+// environment variable --client-secret-env names; elicitray signs in as
+// that client (HTTP Basic at the token endpoint), registers nothing, and
+// never writes the secret to its log or the token file.
+func TestWrapURLPreRegistered(t *testing.T) {
+	browserStandIn(t)
+	d := newDesktop(t)
+	d.startHubHere()
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{NoRegistration: true})
+	rs := oauthtest.NewResourceServer(t, as)
+	const secret = "s3cret-of-the-registered-client"
+	if err := as.AddClient("elicitray-desktop", secret); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REMOTE_CLIENT_SECRET", secret)
+
+	w := d.connectURL("remote", rs.URL, "--client-id", "elicitray-desktop", "--client-secret-env", "REMOTE_CLIENT_SECRET")
+	d.openSignIn()
+	if got := w.whoami(); got != "signed in" {
+		t.Errorf("whoami through the wrapper: %q", got)
+	}
+	want := []string{"authorize", "token:authorization_code"}
+	if diff := cmp.Diff(want, as.Seen()); diff != "" {
+		t.Errorf("authorization server requests mismatch (-want +got):\n%s", diff)
+	}
+	if q := as.Authorizations()[0]; q.Get("client_id") != "elicitray-desktop" {
+		t.Errorf("signed in as client %q", q.Get("client_id"))
+	}
+	if strings.Contains(w.log(), secret) {
+		t.Errorf("the wrapper's log holds the client secret")
+	}
+	if b, err := os.ReadFile(filepath.Join(d.paths.Auth, "remote.json")); err != nil || strings.Contains(string(b), secret) {
+		t.Errorf("the token file holds the client secret (or is missing: %v)", err)
+	}
+
+	// The next run signs in with the stored token; no window.
+	if got := d.connectURL("remote", rs.URL, "--client-id", "elicitray-desktop", "--client-secret-env", "REMOTE_CLIENT_SECRET").whoami(); got != "signed in" {
+		t.Errorf("whoami in the second run: %q", got)
+	}
+}
+
+// Without a client id for an authorization server that has no dynamic
+// registration, the host's request gets a sentence saying what to give.
+func TestWrapURLNeedsClientID(t *testing.T) {
+	browserStandIn(t)
+	d := newDesktop(t)
+	d.startHubHere()
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{NoRegistration: true})
+	rs := oauthtest.NewResourceServer(t, as)
+	w := d.connectURL("remote", rs.URL)
+	<-w.done
+	if w.err == nil || !strings.Contains(w.err.Error(), "offers no dynamic client registration: register a client there and give its id with --client-id") {
+		t.Errorf("initialize: %v, want the sentence saying to give --client-id", w.err)
+	}
 }

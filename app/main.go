@@ -292,7 +292,11 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				// A server that answers 401 gets the sign-in, asked of
 				// the hub like a URL-mode link (PROTOCOL.md §12).
 				s, err := remote.server(grace, stderr, func(o *bridge.HTTPOptions) error {
-					return withRemoteOAuth(o, DefaultPaths(), name, client, func(format string, args ...any) {
+					pre, err := remote.preRegistered(os.Getenv)
+					if err != nil {
+						return err
+					}
+					return withRemoteOAuth(o, DefaultPaths(), name, pre, client, func(format string, args ...any) {
 						fmt.Fprintf(stderr, "elicitray: "+format+"\n", args...)
 					})
 				})

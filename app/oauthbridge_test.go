@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/app/oauth/oauthtest"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -48,7 +49,7 @@ func remoteSession(t *testing.T, p Paths, url string, approver bridge.Approver, 
 	defer cancel()
 	logf := func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) }
 	o := bridge.HTTPOptions{URL: url}
-	if err := withRemoteOAuth(&o, p, "remote", approver, logf); err != nil {
+	if err := withRemoteOAuth(&o, p, "remote", oauth.Registration{}, approver, logf); err != nil {
 		t.Fatal(err)
 	}
 	srv := bridge.HTTP(o)

@@ -23,11 +23,27 @@ import (
 // serverURL, its tokens kept in p.Auth (made private here: 0700, not a
 // link, the user's own), asking the user through approver (the wrapper's
 // hub client). logf writes to the host's log.
-func newRemoteOAuth(p Paths, name, serverURL string, approver bridge.Approver, logf func(format string, args ...any)) (*oauth.Server, error) {
+func newRemoteOAuth(p Paths, name, serverURL string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) (*oauth.Server, error) {
 	if err := makePrivateDir("the token directory", p.Auth); err != nil {
 		return nil, err
 	}
-	return oauth.New(oauth.Options{Name: name, URL: serverURL, Dir: p.Auth, Consent: signInConsent(name, approver), Logf: logf})
+	return oauth.New(oauth.Options{Name: name, URL: serverURL, Dir: p.Auth, Consent: signInConsent(name, approver), Logf: logf, Client: pre})
+}
+
+// preRegistered is the client given with --client-id, its secret read from
+// the environment variable --client-secret-env names (never from a flag's
+// value, which a host config would hold in clear).
+func (f *remoteFlags) preRegistered(getenv func(string) string) (oauth.Registration, error) {
+	if f.clientID == "" {
+		return oauth.Registration{}, nil
+	}
+	reg := oauth.Registration{ClientID: f.clientID}
+	if f.clientSecretEnv != "" {
+		if reg.ClientSecret = getenv(f.clientSecretEnv); reg.ClientSecret == "" {
+			return reg, usageError{fmt.Errorf("--client-secret-env: the environment variable %s is not set or empty (hosts pass a server only the variables its config lists under \"env\")", f.clientSecretEnv)}
+		}
+	}
+	return reg, nil
 }
 
 // withRemoteOAuth turns on MCP authorization for the remote server of o
@@ -37,11 +53,14 @@ func newRemoteOAuth(p Paths, name, serverURL string, approver bridge.Approver, l
 // (--header) it does nothing: that token is the one sent. o.Client's
 // transport gets the stored token added where mcp-go leaves it out (the
 // DELETE that ends the session; oauth.Server.RoundTripper).
-func withRemoteOAuth(o *bridge.HTTPOptions, p Paths, name string, approver bridge.Approver, logf func(format string, args ...any)) error {
+//
+// pre is a client registered beforehand (--client-id); zero, elicitray
+// registers itself where the authorization server allows it.
+func withRemoteOAuth(o *bridge.HTTPOptions, p Paths, name string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) error {
 	if o.Header.Get("Authorization") != "" {
 		return nil
 	}
-	srv, err := newRemoteOAuth(p, name, o.URL, approver, logf)
+	srv, err := newRemoteOAuth(p, name, o.URL, pre, approver, logf)
 	if err != nil {
 		return err
 	}

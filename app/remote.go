@@ -24,6 +24,11 @@ type remoteFlags struct {
 	headers   []string
 	headerEnv []string
 	bearerEnv string
+	// clientID and clientSecretEnv name a client registered beforehand
+	// with the server's authorization server, for sign-in where the
+	// authorization server has no dynamic registration (oauthconsent.go).
+	clientID        string
+	clientSecretEnv string
 }
 
 func (f *remoteFlags) register(fs *pflag.FlagSet) {
@@ -31,11 +36,13 @@ func (f *remoteFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.headers, "header", nil, "with --url: send this header with every request, as 'Name: value' (repeatable)")
 	fs.StringArrayVar(&f.headerEnv, "header-env", nil, "with --url: send header Name with the value of environment variable VAR, as Name=VAR (repeatable), so that a token need not sit in a config file")
 	fs.StringVar(&f.bearerEnv, "bearer-env", "", "with --url: send 'Authorization: Bearer' and the value of this environment variable")
+	fs.StringVar(&f.clientID, "client-id", "", "with --url: sign in as this client, registered beforehand with the server's authorization server (when it has no dynamic registration)")
+	fs.StringVar(&f.clientSecretEnv, "client-secret-env", "", "with --client-id: the client's secret is the value of this environment variable")
 }
 
 // remote reports whether --url (or one of its companions) was given.
 func (f *remoteFlags) remote() bool {
-	return f.url != "" || len(f.headers) > 0 || len(f.headerEnv) > 0 || f.bearerEnv != ""
+	return f.url != "" || len(f.headers) > 0 || len(f.headerEnv) > 0 || f.bearerEnv != "" || f.clientID != "" || f.clientSecretEnv != ""
 }
 
 // check validates the flags against the arguments after --: a remote
@@ -43,7 +50,9 @@ func (f *remoteFlags) remote() bool {
 func (f *remoteFlags) check(args []string) error {
 	switch {
 	case f.url == "" && f.remote():
-		return usageError{errors.New("--header, --header-env and --bearer-env go with --url")}
+		return usageError{errors.New("--header, --header-env, --bearer-env, --client-id and --client-secret-env go with --url")}
+	case f.clientSecretEnv != "" && f.clientID == "":
+		return usageError{errors.New("--client-secret-env goes with --client-id")}
 	case f.url != "" && len(args) > 0:
 		return usageError{fmt.Errorf("give either --url or a server command after --, not both (got --url %s and %q)", f.url, strings.Join(args, " "))}
 	case f.url == "" && len(args) == 0:

@@ -139,9 +139,9 @@
 //
 // Not done here: step-up on
 // 403 insufficient_scope (the transport reports a 403 as an error, not as
-// authorization required); client ID metadata documents (2025-11-25);
-// pre-registered clients for authorization servers without dynamic
-// registration; and the OS keyring.
+// authorization required); client ID metadata documents (2025-11-25); and
+// the OS keyring. Authorization servers without dynamic registration take
+// a client registered beforehand (Options.Client: wrap --client-id).
 //
 // Goroutines: Authorize runs its flow on a goroutine of its own, bounded
 // by twice Options.Wait, and serves the loopback redirect on another while

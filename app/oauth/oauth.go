@@ -65,6 +65,11 @@ type Options struct {
 	// Wait bounds how long Authorize waits for the browser to come back to
 	// the loopback redirect after consent; zero is 10 minutes.
 	Wait time.Duration
+	// Client is a client registered with the authorization server
+	// beforehand (its ClientID, and ClientSecret and AuthMethod if it has
+	// them; RedirectURI unused), for authorization servers without dynamic
+	// registration. Zero: elicitray registers itself (RFC 7591).
+	Client Registration
 }
 
 // Server is the OAuth client of one MCP server: the transport.OAuthConfig
@@ -235,7 +240,12 @@ func (s *Server) Config() *transport.OAuthConfig {
 		PKCEEnabled: true,
 		HTTPClient:  s.opts.HTTPClient,
 	}
-	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Client.ClientID != "" {
+	if pre := s.opts.Client; pre.ClientID != "" {
+		cfg.ClientID, cfg.ClientSecret, cfg.TokenEndpointAuthMethod = pre.ClientID, pre.ClientSecret, pre.AuthMethod
+		if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Client.RedirectURI != "" {
+			cfg.RedirectURI = rec.Client.RedirectURI
+		}
+	} else if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Client.ClientID != "" {
 		// The registration as stored now: another wrapper of the server
 		// may have registered since New, with a port of its own.
 		cfg.ClientID = rec.Client.ClientID
@@ -340,7 +350,7 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 	// tokens are the old server's, and are not shown to the new one
 	// (MCP authorization 2026-07-28, SEP-2352).
 	if md, derr := h.GetServerMetadata(ctx); derr == nil {
-		if rec, _ := Load(s.opts.Dir, s.opts.Name); rec != nil && rec.URL == s.opts.URL && rec.AuthServer != "" && rec.AuthServer != md.Issuer && rec.Client.ClientID != "" {
+		if rec, _ := Load(s.opts.Dir, s.opts.Name); s.opts.Client.ClientID == "" && rec != nil && rec.URL == s.opts.URL && rec.AuthServer != "" && rec.AuthServer != md.Issuer && rec.Client.ClientID != "" {
 			s.opts.Logf("%s: its authorization server is now %s (it was %s); registering there and asking you to sign in", s.opts.Name, md.Issuer, rec.AuthServer)
 			if err := s.update(func(rec *Record) { rec.Client, rec.Token = Registration{RedirectURI: rec.Client.RedirectURI}, nil }); err != nil {
 				return err
@@ -571,9 +581,18 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return fmt.Errorf("the authorization server of %s (%s) does not offer PKCE with S256, which MCP authorization requires; elicitray does not sign in there", name, md.Issuer)
 	}
-	if h.GetClientID() == "" || reregister {
+	if pre := s.opts.Client; pre.ClientID != "" {
+		if reregister {
+			return fmt.Errorf("the authorization server of %s (%s) does not know the client id %s given with --client-id", name, md.Issuer, pre.ClientID)
+		}
+		// The port is kept, as for a registration of elicitray's own: the
+		// client's redirect URI may have been registered with it.
+		if err := s.update(func(rec *Record) { rec.AuthServer, rec.Client.RedirectURI = md.Issuer, redirect }); err != nil {
+			return err
+		}
+	} else if h.GetClientID() == "" || reregister {
 		if md.RegistrationEndpoint == "" {
-			return fmt.Errorf("the authorization server of %s (%s) offers no dynamic client registration, and elicitray has no client id for it", name, md.Issuer)
+			return fmt.Errorf("the authorization server of %s (%s) offers no dynamic client registration: register a client there and give its id with --client-id (and its secret with --client-secret-env)", name, md.Issuer)
 		}
 		reg, err := s.register(ctx, md, redirect, cfg.Scopes)
 		if err != nil {

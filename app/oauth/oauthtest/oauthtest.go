@@ -32,6 +32,7 @@ import (
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/handler/oauth2"
 	"github.com/ory/fosite/storage"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // AuthServer is a running authorization server.
@@ -41,7 +42,9 @@ type AuthServer struct {
 	srv      *httptest.Server
 	provider fosite.OAuth2Provider
 	strategy *oauth2.HMACSHAStrategy
-	store    *clientStore
+	// noRegistration: no registration endpoint (Options.NoRegistration).
+	noRegistration bool
+	store          *clientStore
 
 	mu sync.Mutex
 	// Seen are the requests it answered, in order: "register",
@@ -75,6 +78,9 @@ func (s *clientStore) GetClient(_ context.Context, id string) (fosite.Client, er
 // defaults (an hour for access tokens).
 type Options struct {
 	AccessTokenLifespan time.Duration
+	// NoRegistration leaves dynamic client registration out: clients are
+	// registered beforehand (AddClient).
+	NoRegistration bool
 }
 
 // NewAuthServer starts an authorization server; it stops when the test ends.
@@ -99,7 +105,10 @@ func NewAuthServer(t interface {
 		compose.OAuth2TokenIntrospectionFactory)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", as.metadata)
-	mux.HandleFunc("POST /register", as.register)
+	if !opts.NoRegistration {
+		mux.HandleFunc("POST /register", as.register)
+	}
+	as.noRegistration = opts.NoRegistration
 	mux.HandleFunc("GET /authorize", as.authorize)
 	mux.HandleFunc("POST /token", as.token)
 	mux.HandleFunc("POST /revoke", as.revoke)
@@ -153,7 +162,7 @@ func (as *AuthServer) Clients() int {
 
 // metadata is RFC 8414 authorization server metadata.
 func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	md := map[string]any{
 		"issuer":                                as.URL,
 		"authorization_endpoint":                as.URL + "/authorize",
 		"token_endpoint":                        as.URL + "/token",
@@ -162,8 +171,34 @@ func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"none"},
-	})
+		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic"},
+	}
+	if as.noRegistration {
+		delete(md, "registration_endpoint")
+	}
+	writeJSON(w, http.StatusOK, md)
+}
+
+// AddClient registers a confidential client beforehand, as an
+// administrator does at an authorization server without dynamic
+// registration: it authenticates with HTTP Basic, and its redirect URI is
+// the loopback one on any port (RFC 8252 §7.3).
+func (as *AuthServer) AddClient(id, secret string) error {
+	hash, err := bcrypt.GenerateFromPassword([]byte(secret), bcrypt.MinCost)
+	if err != nil {
+		return err
+	}
+	c := &fosite.DefaultClient{
+		ID:            id,
+		Secret:        hash,
+		RedirectURIs:  []string{"http://127.0.0.1/callback"},
+		GrantTypes:    []string{"authorization_code", "refresh_token"},
+		ResponseTypes: []string{"code"},
+	}
+	as.store.mu.Lock()
+	as.store.clients[id] = c
+	as.store.mu.Unlock()
+	return nil
 }
 
 // register is RFC 7591 dynamic client registration of public clients.

@@ -51,7 +51,16 @@ func run(serverURL string) error {
 			logf("browser: %.200s", p)
 		}
 	}()
-	srv, err := oauth.New(oauth.Options{Name: "conformance", URL: serverURL, Dir: dir, Consent: oauthtest.Agree(pages), Logf: logf})
+	// A scenario with a client registered beforehand gives its
+	// credentials in the context, as a user gives them to wrap with
+	// --client-id and --client-secret-env.
+	var scenario struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	_ = json.Unmarshal([]byte(os.Getenv("MCP_CONFORMANCE_CONTEXT")), &scenario)
+	srv, err := oauth.New(oauth.Options{Name: "conformance", URL: serverURL, Dir: dir, Consent: oauthtest.Agree(pages), Logf: logf,
+		Client: oauth.Registration{ClientID: scenario.ClientID, ClientSecret: scenario.ClientSecret}})
 	if err != nil {
 		return err
 	}
