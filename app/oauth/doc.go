@@ -132,15 +132,18 @@
 //     it). Authorize runs one flow at a time, which callers share, on a
 //     context of its own: a request that ends returns at once, and the
 //     host's next request joins the flow or finds its token.
+//   - Step-up (403 insufficient_scope, PROTOCOL.md §12): the transport
+//     reports a 403 as a plain error. RoundTripper hands it on as a 401
+//     with the same challenge and notes its scopes; Authorize then signs in
+//     again for those and the ones granted (registering again with them,
+//     for a client of its own), where a refresh could not widen the grant.
 //   - Session end: the transport's DELETE that ends a session carries no
 //     Authorization header, so a protected server refuses it (401) and the
 //     session lingers. RoundTripper adds the stored bearer token to
 //     requests to the server that lack one.
 //
-// Not done here: step-up on
-// 403 insufficient_scope (the transport reports a 403 as an error, not as
-// authorization required); client ID metadata documents (2025-11-25); and
-// the OS keyring. Authorization servers without dynamic registration take
+// Not done here: client ID metadata documents (2025-11-25; elicitray
+// cannot publish one) and the OS keyring. Authorization servers without dynamic registration take
 // a client registered beforehand (Options.Client: wrap --client-id).
 //
 // Goroutines: Authorize runs its flow on a goroutine of its own, bounded

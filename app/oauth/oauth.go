@@ -89,6 +89,9 @@ type Server struct {
 	running   *flowRun
 	refresher *transport.OAuthHandler
 	issSent   map[string]bool
+	// stepUp are the scopes a 403 insufficient_scope named, until
+	// Authorize asks for them (RoundTripper).
+	stepUp []string
 }
 
 // sendsIss reports whether the metadata of the authorization server issuer
@@ -344,6 +347,17 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 	if cfg.Scopes == nil {
 		cfg.Scopes = meta.scopes
 	}
+	stepUp := s.takeStepUp()
+	if stepUp != nil {
+		// The scopes already granted, and those the request needs: a
+		// refresh cannot widen a grant, so this is a new sign-in.
+		if rec, _ := Load(s.opts.Dir, s.opts.Name); rec != nil && rec.Token != nil {
+			cfg.Scopes = append(strings.Fields(rec.Token.Scope), cfg.Scopes...)
+		}
+		cfg.Scopes = append(cfg.Scopes, stepUp...)
+		slices.Sort(cfg.Scopes)
+		cfg.Scopes = slices.Compact(cfg.Scopes)
+	}
 	h := s.handler(cfg)
 	// A server that moved to another authorization server (its metadata
 	// names a new one) gets a new registration there: a client id and
@@ -361,11 +375,16 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 			h = s.handler(cfg)
 		}
 	}
+	reregister := false
+	if stepUp != nil {
+		// A client registered by elicitray registers again with the wider
+		// scopes, which an authorization server may hold it to.
+		return s.signIn(ctx, h, cfg, s.opts.Client.ClientID == "")
+	}
 	err = s.refresh(ctx, h)
 	if err == nil {
 		return nil
 	}
-	reregister := false
 	switch {
 	case errors.Is(err, ErrRefreshRefused):
 		s.opts.Logf("%s: %v; asking you to sign in again", s.opts.Name, err)
@@ -688,31 +707,67 @@ func hostOf(raw string) string {
 	return raw
 }
 
-// RoundTripper returns base (nil: http.DefaultTransport) adding the stored
-// bearer token to requests for the server's origin that carry no
-// Authorization header. mcp-go's transport sends the DELETE that ends a
-// session without one, which a protected server refuses; give the
-// transport an HTTP client with this round tripper
-// (transport.WithHTTPBasicClient). Tokens go in the header only, never in
-// the URL (PROTOCOL.md §12), and only to the server they were issued for.
+// RoundTripper returns base (nil: http.DefaultTransport) wrapped for
+// requests to the server's origin; give the transport an HTTP client with
+// it (transport.WithHTTPBasicClient, bridge.HTTPOptions.Client). It does
+// two things mcp-go's transport leaves out:
+//
+//   - A request without an Authorization header gets the stored bearer
+//     token: mcp-go sends the DELETE that ends a session without one,
+//     which a protected server refuses. Tokens go in the header only,
+//     never in the URL (PROTOCOL.md §12), and only to the server they were
+//     issued for.
+//   - A 403 with error="insufficient_scope" (RFC 6750 §3.1: the token
+//     lacks scopes the request needs) is handed to the transport as a 401
+//     with the same challenge, so that it reports authorization required
+//     and Authorize runs; the scopes the challenge names are noted, and
+//     Authorize asks for them with those already granted (step-up,
+//     PROTOCOL.md §12). mcp-go reports a 403 as a plain error.
 func (s *Server) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
 	origin, _ := url.Parse(s.opts.URL)
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		if req.Header.Get("Authorization") != "" || origin == nil ||
-			req.URL.Scheme != origin.Scheme || req.URL.Host != origin.Host {
+		if origin == nil || req.URL.Scheme != origin.Scheme || req.URL.Host != origin.Host {
 			return base.RoundTrip(req)
 		}
-		rec, err := Load(s.opts.Dir, s.opts.Name)
-		if err != nil || rec == nil || rec.URL != s.opts.URL || rec.Token == nil || rec.Token.AccessToken == "" {
-			return base.RoundTrip(req)
+		if req.Header.Get("Authorization") == "" {
+			if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Token != nil && rec.Token.AccessToken != "" {
+				req = req.Clone(req.Context())
+				req.Header.Set("Authorization", "Bearer "+rec.Token.AccessToken)
+			}
 		}
-		req = req.Clone(req.Context())
-		req.Header.Set("Authorization", "Bearer "+rec.Token.AccessToken)
-		return base.RoundTrip(req)
+		resp, err := base.RoundTrip(req)
+		if err != nil || resp.StatusCode != http.StatusForbidden {
+			return resp, err
+		}
+		for _, v := range resp.Header.Values("WWW-Authenticate") {
+			if !insufficientScope.MatchString(v) {
+				continue
+			}
+			scopes := challengeScopes(resp)
+			s.mu.Lock()
+			s.stepUp = scopes
+			s.mu.Unlock()
+			s.opts.Logf("%s: the server needs more of your permission (scope %q) for this request; asking you to sign in again", s.opts.Name, strings.Join(scopes, " "))
+			resp.StatusCode, resp.Status = http.StatusUnauthorized, "401 Unauthorized"
+			break
+		}
+		return resp, nil
 	})
+}
+
+// insufficientScope is a challenge's error="insufficient_scope".
+var insufficientScope = regexp.MustCompile(`(?i)(?:^|[\s,])error\s*=\s*"?insufficient_scope"?`)
+
+// takeStepUp returns and forgets the scopes a 403 asked for, if any.
+func (s *Server) takeStepUp() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	scopes := s.stepUp
+	s.stepUp = nil
+	return scopes
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -675,3 +675,27 @@ func TestTwoWrappersRefreshOnce(t *testing.T) {
 		t.Errorf("the refreshed token is not valid")
 	}
 }
+
+// A tool that needs more than the token was granted: the server answers
+// 403 insufficient_scope, elicitray asks the user to sign in again for the
+// scopes granted and those the tool needs, and the call goes through.
+func TestStepUp(t *testing.T) {
+	w := newWorld(t)
+	w.rs = oauthtest.NewResourceServer(t, w.as, oauthtest.ResourceOptions{Scopes: []string{"mcp:read"}, ToolScopes: []string{"mcp:write"}})
+	got, err := w.run(t)
+	if err != nil || got != "signed in" {
+		t.Fatalf("the tools/call that needed more scopes: %q, %v\nlog:\n%s", got, err, w.log)
+	}
+	<-w.user.pages
+	<-w.user.pages
+	auths := w.as.Authorizations()
+	if len(auths) != 2 || auths[0].Get("scope") != "mcp:read" || auths[1].Get("scope") != "mcp:read mcp:write" {
+		t.Errorf("want a sign-in for mcp:read, then one for mcp:read mcp:write; got %v", auths)
+	}
+	if len(w.user.consents()) != 2 || !strings.Contains(w.log.String(), `remote: the server needs more of your permission (scope "mcp:read mcp:write")`) {
+		t.Errorf("%d consents; the log does not say why the user was asked again:\n%s", len(w.user.consents()), w.log)
+	}
+	if tok := w.record(t).Token; tok == nil || tok.Scope != "mcp:read mcp:write" {
+		t.Errorf("the stored token: %+v", tok)
+	}
+}

@@ -14,11 +14,13 @@
 package oauthtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -337,6 +339,10 @@ type ResourceOptions struct {
 	// ScopesInMetadataOnly, when only its metadata's scopes_supported does.
 	Scopes               []string
 	ScopesInMetadataOnly bool
+	// ToolScopes, when set, are the scopes tools/call needs besides
+	// Scopes: a token without them gets 403 insufficient_scope naming all
+	// it needs (RFC 6750 §3.1), the case for step-up authorization.
+	ToolScopes []string
 }
 
 // ResourceServer is a running protected MCP server.
@@ -423,6 +429,13 @@ func (rs *ResourceServer) guard(next http.Handler) http.Handler {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_token"})
 			return
 		}
+		if len(rs.opts.ToolScopes) > 0 && rs.isToolCall(r) && !rs.as.Valid(r.Context(), tok, append(rs.opts.Scopes, rs.opts.ToolScopes...)...) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+
+				strings.Join(append(append([]string(nil), rs.opts.Scopes...), rs.opts.ToolScopes...), " ")+
+				`", resource_metadata="`+rs.srv.URL+rs.metadataPath+`"`)
+			writeJSON(w, http.StatusForbidden, map[string]string{"error": "insufficient_scope"})
+			return
+		}
 		rs.mu.Lock()
 		if len(rs.tokens) == 0 || rs.tokens[len(rs.tokens)-1] != tok {
 			rs.tokens = append(rs.tokens, tok)
@@ -430,6 +443,20 @@ func (rs *ResourceServer) guard(next http.Handler) http.Handler {
 		rs.mu.Unlock()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isToolCall reports whether r posts a tools/call, leaving its body to be
+// read again.
+func (rs *ResourceServer) isToolCall(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return err == nil && json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call"
 }
 
 // Refused returns how many requests with a bearer token were answered 401.
