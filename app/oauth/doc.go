@@ -137,6 +137,13 @@
 //     with the same challenge and notes its scopes; Authorize then signs in
 //     again for those and the ones granted (registering again with them,
 //     for a client of its own), where a refresh could not widen the grant.
+//   - Servers that need no authorization: with OAuth configured and no
+//     token stored, the handler sends nothing and reports authorization
+//     required, so such a server would never be reached, and every
+//     wrapper of a remote server would run the flow. Until a token is
+//     stored the token store hands out a stand-in (anonymousToken) that
+//     RoundTripper takes off again: the request goes without a token, and
+//     only a real 401 starts the sign-in.
 //   - Session end: the transport's DELETE that ends a session carries no
 //     Authorization header, so a protected server refuses it (401) and the
 //     session lingers. RoundTripper adds the stored bearer token to

@@ -195,7 +195,7 @@ func New(opts Options) (*Server, error) {
 		opts.Wait = 10 * time.Minute
 	}
 	s := &Server{opts: opts}
-	s.store = &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now, refresh: s.refreshStored, logf: opts.Logf}
+	s.store = &tokenStore{dir: opts.Dir, name: opts.Name, url: opts.URL, now: time.Now, refresh: s.refreshStored, logf: opts.Logf, anonymous: true}
 	rec, err := Load(opts.Dir, opts.Name)
 	if err != nil {
 		return nil, err
@@ -235,7 +235,10 @@ func freePort() (int, error) {
 
 // Config returns the configuration for transport.WithHTTPOAuth: the
 // server's token store, the loopback redirect, PKCE, and the registered
-// client when there is one.
+// client when there is one. The transport's HTTP client must go through
+// RoundTripper: until a token is stored, the store hands mcp-go a
+// stand-in (so that a server that needs no authorization is reached at
+// all), which RoundTripper removes.
 func (s *Server) Config() *transport.OAuthConfig {
 	cfg := &transport.OAuthConfig{
 		RedirectURI: s.redirect,
@@ -731,6 +734,10 @@ func (s *Server) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if origin == nil || req.URL.Scheme != origin.Scheme || req.URL.Host != origin.Host {
 			return base.RoundTrip(req)
+		}
+		if req.Header.Get("Authorization") == "Bearer "+anonymousToken {
+			req = req.Clone(req.Context())
+			req.Header.Del("Authorization")
 		}
 		if req.Header.Get("Authorization") == "" {
 			if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Token != nil && rec.Token.AccessToken != "" {

@@ -250,10 +250,11 @@ func TestFirstSignInThenReuse(t *testing.T) {
 	if n := len(w.rs.Tokens()); n != 1 {
 		t.Errorf("the MCP server saw %d access tokens, want the one", n)
 	}
-	// One request went without a token, the probe for the server's
-	// WWW-Authenticate (with none stored mcp-go sends nothing); the DELETEs
-	// that ended both sessions carried it (RoundTripper).
-	if diff := cmp.Diff([]string{"POST"}, w.rs.Anonymous()); diff != "" {
+	// Two requests went without a token: the first initialize (until one
+	// is stored, the server is asked without) and the probe for the
+	// server's WWW-Authenticate; the DELETEs that ended both sessions
+	// carried it (RoundTripper).
+	if diff := cmp.Diff([]string{"POST", "POST"}, w.rs.Anonymous()); diff != "" {
 		t.Errorf("requests without a bearer token mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -697,5 +698,25 @@ func TestStepUp(t *testing.T) {
 	}
 	if tok := w.record(t).Token; tok == nil || tok.Scope != "mcp:read mcp:write" {
 		t.Errorf("the stored token: %+v", tok)
+	}
+}
+
+// A server that needs no authorization is reached with OAuth configured:
+// no sign-in, no request to any authorization server, no token file.
+func TestServerWithoutAuthorization(t *testing.T) {
+	w := newWorld(t)
+	w.rs = oauthtest.NewResourceServer(t, w.as, oauthtest.ResourceOptions{Open: true})
+	got, err := w.run(t)
+	if err != nil || got != "signed in" {
+		t.Fatalf("a run against a server without authorization: %q, %v\nlog:\n%s", got, err, w.log)
+	}
+	if len(w.user.consents()) != 0 || len(w.as.Seen()) != 0 {
+		t.Errorf("the user was asked (%d) or the authorization server visited (%v)", len(w.user.consents()), w.as.Seen())
+	}
+	if n := len(w.rs.Anonymous()); n == 0 {
+		t.Errorf("the open server saw no request without a token")
+	}
+	if _, err := os.Lstat(filepath.Join(w.dir, name+".json")); !os.IsNotExist(err) {
+		t.Errorf("a token file was written for a server without authorization (%v)", err)
 	}
 }

@@ -256,7 +256,19 @@ type tokenStore struct {
 	refresh func(ctx context.Context, refreshToken string) error
 	// logf says a failed refresh on the log.
 	logf func(format string, args ...any)
+	// anonymous: with no token stored, GetToken returns anonymousToken, so
+	// that mcp-go sends requests at all (Server.RoundTripper removes it).
+	anonymous bool
 }
+
+// anonymousToken stands for "no token" on its way from the token store to
+// RoundTripper, which sends the request without an Authorization header.
+// mcp-go's handler sends no request when the store has no token, so that a
+// server that needs no authorization would never be reached; with this,
+// the first request goes without a token, and a 401 starts the sign-in,
+// with the server's own challenge. It is no secret and means nothing to
+// any server.
+const anonymousToken = "elicitray-no-token-yet"
 
 var _ transport.TokenStore = (*tokenStore)(nil)
 
@@ -282,6 +294,11 @@ func (s *tokenStore) GetToken(ctx context.Context) (*transport.Token, error) {
 		return nil, err
 	}
 	tok, err := s.stored()
+	if errors.Is(err, transport.ErrNoToken) && s.anonymous {
+		// mcp-go sends nothing without a token; this one is taken off
+		// again by RoundTripper, and the request goes without.
+		return &transport.Token{AccessToken: anonymousToken, TokenType: "Bearer"}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

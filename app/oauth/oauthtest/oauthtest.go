@@ -343,6 +343,10 @@ type ResourceOptions struct {
 	// Scopes: a token without them gets 403 insufficient_scope naming all
 	// it needs (RFC 6750 §3.1), the case for step-up authorization.
 	ToolScopes []string
+	// Open lets every request through, token or not: a server that needs
+	// no authorization. Requests without a token are still counted
+	// (Anonymous).
+	Open bool
 }
 
 // ResourceServer is a running protected MCP server.
@@ -413,6 +417,15 @@ func (rs *ResourceServer) metadata(w http.ResponseWriter, r *http.Request) {
 func (rs *ResourceServer) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if rs.opts.Open {
+			if !ok {
+				rs.mu.Lock()
+				rs.anonymous = append(rs.anonymous, r.Method)
+				rs.mu.Unlock()
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
 		if !ok || !rs.as.Valid(r.Context(), tok, rs.opts.Scopes...) {
 			rs.mu.Lock()
 			if ok {
@@ -467,7 +480,8 @@ func (rs *ResourceServer) Refused() int {
 }
 
 // Anonymous returns the methods of the requests that came without a
-// bearer token (and were answered 401), in order.
+// bearer token (and were answered 401, unless the server is Open), in
+// order.
 func (rs *ResourceServer) Anonymous() []string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
