@@ -19,6 +19,13 @@
 // the user agrees); the loopback redirect (RFC 8252 §7.3, 127.0.0.1 on a
 // port of its own); and the code exchange.
 //
+// Files: oauth.go (Server, Config, Authorize and its flow), discovery.go
+// (the probe, protected resource and authorization server metadata,
+// scopes), signin.go (the authorization code flow), register.go (dynamic
+// registration), loopback.go (the redirect listener), roundtrip.go (what
+// requests to the server get on the way), store.go (the token file, its
+// lock, the TokenStore), revoke.go (logout's revocation).
+//
 // # What is stored, and where
 //
 // One JSON file per server, NAME.json, in a directory the caller has
