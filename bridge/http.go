@@ -90,6 +90,9 @@ type httpServer struct {
 	// version is the protocol version in effect: the initialize reply's,
 	// or a modern request's (PROTOCOL.md §2), sent as MCP-Protocol-Version.
 	version string
+	// params mirrors tool arguments into headers (SEP-2243); it has a
+	// lock of its own.
+	params paramHeaders
 	// initKey is the id key of the host's initialize while it is in
 	// flight: its result names the agreed version.
 	initKey string
@@ -109,6 +112,7 @@ type httpServer struct {
 // httpRequest is a request the host (or the relay) sent the server.
 type httpRequest struct {
 	id       json.RawMessage
+	method   string
 	cancel   context.CancelFunc
 	answered bool
 	// stream is the SSE response stream it is answered on, once one
@@ -261,7 +265,14 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 			r.answered = true
 		}
 		initialize := key == s.initKey
+		listing := r != nil && r.method == "tools/list" && mcp.IsModernProtocol(s.version)
 		s.mu.Unlock()
+		if listing {
+			var dropped []string
+			if msg, dropped = s.params.listed(msg, env.Result); len(dropped) > 0 {
+				s.log("left out of the tools the server listed, as a Streamable HTTP client must (SEP-2243), for invalid x-mcp-header annotations: %s", strings.Join(dropped, "; "))
+			}
+		}
 		// An answer to nothing asked (a stray reply) goes on: the relay
 		// or the host judges it.
 		if v := protocolVersionOf(env.Result); initialize && v != "" {
@@ -403,7 +414,7 @@ func (s *httpServer) Write(msg []byte, _ bool) error {
 func (s *httpServer) send(env envelope, msg []byte) {
 	key, _ := idKey(env.ID)
 	ctx, cancel := context.WithCancel(s.ctx)
-	r := &httpRequest{id: append(json.RawMessage(nil), env.ID...), cancel: cancel}
+	r := &httpRequest{id: append(json.RawMessage(nil), env.ID...), method: env.Method, cancel: cancel}
 	s.mu.Lock()
 	s.inflight[key] = r
 	if env.Method == "initialize" {
@@ -424,6 +435,11 @@ func (s *httpServer) send(env envelope, msg []byte) {
 	}
 	for k, v := range mcp.StandardHeaders(version, mcp.MCPMethod(env.Method), env.Params) {
 		req.Header.Set(k, v)
+	}
+	if env.Method == "tools/call" && mcp.IsModernProtocol(version) {
+		for k, v := range s.params.headers(env.Params) {
+			req.Header.Set(k, v)
+		}
 	}
 	go func() {
 		defer s.wg.Done()

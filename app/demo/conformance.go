@@ -152,13 +152,15 @@ func Conformance(ctx context.Context, opts ConformanceOptions, out io.Writer) (e
 		}
 	case opts.Scenario == "json-schema-2020-12-preservation":
 		// The scenario's echo tool takes the other tool's inputSchema
-		// back, to see what the host kept of it.
-		for _, tool := range tools.Tools {
-			if tool.Name != schemaEcho {
-				call(schemaEcho, map[string]any{"schema": tool.InputSchema})
-				break
-			}
+		// back, to see what the host kept of it. mcp-go's Tool keeps only
+		// the members it knows ($schema, $defs go), so the schema is
+		// taken from the raw tools/list result, as the server wrote it.
+		schema, err := rawInputSchema(ctx, t)
+		if err != nil {
+			errs = append(errs, err)
+			break
 		}
+		call(schemaEcho, map[string]any{"schema": schema})
 	default:
 		for _, tool := range tools.Tools {
 			call(tool.Name, exampleArguments(tool.InputSchema))
@@ -201,6 +203,35 @@ func Conformance(ctx context.Context, opts ConformanceOptions, out io.Writer) (e
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// rawInputSchema lists the tools once more, through the transport itself
+// (under an id of its own, a string, which mcp-go's numbered ids never
+// are), and returns the inputSchema of the first tool other than
+// schemaEcho, byte for byte.
+func rawInputSchema(ctx context.Context, t transport.Interface) (json.RawMessage, error) {
+	res, err := t.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("raw-tools-list"), Method: "tools/list"})
+	if err != nil {
+		return nil, fmt.Errorf("listing tools raw: %w", err)
+	}
+	if res.Error != nil {
+		return nil, fmt.Errorf("listing tools raw: %s", res.Error.Message)
+	}
+	var list struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(res.Result, &list); err != nil {
+		return nil, fmt.Errorf("listing tools raw: %w", err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name != schemaEcho {
+			return tool.InputSchema, nil
+		}
+	}
+	return nil, errors.New("the server lists no tool besides " + schemaEcho)
 }
 
 // schemaEcho is the tool of json-schema-2020-12-preservation that takes
