@@ -50,7 +50,7 @@ func (f *remoteFlags) remote() bool {
 func (f *remoteFlags) check(args []string) error {
 	switch {
 	case f.url == "" && f.remote():
-		return usageError{errors.New("--header, --header-env, --bearer-env, --client-id and --client-secret-env go with --url")}
+		return usageError{errors.New("--header, --header-env and --bearer-env go with --url, as do --client-id and --client-secret-env")}
 	case f.clientSecretEnv != "" && f.clientID == "":
 		return usageError{errors.New("--client-secret-env goes with --client-id")}
 	case f.url != "" && len(args) > 0:
