@@ -73,7 +73,7 @@ func remoteURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("--url %q is not an http:// or https:// address of an MCP endpoint (e.g. https://example.com/mcp)", raw)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("--url %q carries a user name or password; give credentials with --header or --bearer-env instead, so they are not sent in the address", raw)
+		return nil, fmt.Errorf("--url %q carries a user name or password; give credentials with --header or --bearer-env instead, so they are not sent in the address", u.Redacted())
 	}
 	return u, nil
 }
@@ -104,7 +104,7 @@ func (f *remoteFlags) header(getenv func(string) string) (http.Header, error) {
 	fromEnv := func(flag, variable string) (string, error) {
 		v := getenv(variable)
 		if v == "" {
-			return "", runErr(fmt.Errorf("%s: the environment variable %s is not set or empty (hosts pass a server only the variables its config lists under \"env\")", flag, variable))
+			return "", runErr(fmt.Errorf("%s: the environment variable %s is not set or empty here (hosts pass a server only the variables its entry lists under \"env\", and expand them from their own environment: check both)", flag, variable))
 		}
 		return v, nil
 	}
@@ -146,8 +146,21 @@ func (f *remoteFlags) server(grace time.Duration, log io.Writer, signIn func(*br
 	if err != nil {
 		return nil, err
 	}
-	if u.Scheme == "http" && h.Get("Authorization") != "" && !loopback(u.Hostname()) {
-		fmt.Fprintf(log, "elicitray: warning: the Authorization header goes to %s over plain http, readable by anyone on the way; use https\n", u.Host)
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		// Any header that came from the environment is most likely a
+		// secret, as is Authorization.
+		var secret []string
+		if h.Get("Authorization") != "" {
+			secret = append(secret, "Authorization")
+		}
+		for _, he := range f.headerEnv {
+			if name, _, _ := strings.Cut(he, "="); !strings.EqualFold(strings.TrimSpace(name), "Authorization") {
+				secret = append(secret, strings.TrimSpace(name))
+			}
+		}
+		if len(secret) > 0 {
+			fmt.Fprintf(log, "elicitray: warning: the %s header goes to %s over plain http, readable by anyone on the way; use https\n", strings.Join(secret, " and "), u.Host)
+		}
 	}
 	o := bridge.HTTPOptions{URL: u.String(), Header: h, Grace: grace}
 	if signIn != nil {
