@@ -203,7 +203,7 @@ func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m wireMsg, cancel *
 func cancelResult(cause error) *bridge.Result {
 	res := &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the wrapper stopped"}
 	switch {
-	case errors.Is(cause, bridge.ErrServerCancelled):
+	case errors.Is(cause, bridge.ErrServerCancelled), errors.Is(cause, bridge.ErrCallEnded):
 		res.DecidedBy = bridge.DecidedByServerCancelled
 	case errors.Is(cause, bridge.ErrHostCancelled):
 		res.DecidedBy = bridge.DecidedByHostCancelled

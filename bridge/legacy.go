@@ -121,15 +121,16 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			// PROTOCOL.md §7: the server cancelled its request: the window
 			// is closed and no response is written.
 			return
-		case hostCancelled, errors.Is(cause, ErrElicitationComplete):
+		case hostCancelled, errors.Is(cause, ErrElicitationComplete), errors.Is(cause, ErrCallEnded):
 			// The host gave up on the call (PROTOCOL.md §7), or the server
-			// finished the URL flow without this window: nobody chose, and
+			// finished the URL flow without this window, or the call is
+			// over (ErrCallEnded): nobody chose, and
 			// the server still awaits an answer, which is cancel
 			// (PROTOCOL.md §5). The host's notice went to the server first
 			// (Relay.fromHost), so it knows why. History keeps this cancel,
 			// even where a person answered at that very moment.
 			by := DecidedByHostCancelled
-			if !hostCancelled {
+			if !hostCancelled { // the server's doing
 				by = DecidedByServerCancelled
 			}
 			l.reply(encodeResult(id, l.d.overrule(req, by, cause.Error())))
@@ -169,6 +170,18 @@ func (l *legacy) hostCancelled(keys []string) {
 	for _, p := range l.pending {
 		if slices.Contains(keys, p.call) {
 			p.cancel(ErrHostCancelled)
+		}
+	}
+}
+
+// callEnded closes the prompts of the tools/call with id key, whose reply
+// has come (ErrCallEnded); their server requests are answered cancel.
+func (l *legacy) callEnded(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.pending {
+		if p.call == key {
+			p.cancel(ErrCallEnded)
 		}
 	}
 }

@@ -70,6 +70,12 @@ var (
 	// (unless the server withdrew it first): a server that does not cancel
 	// its own request would otherwise wait for an answer forever.
 	ErrHostCancelled = errors.New("the host cancelled the tool call")
+	// ErrCallEnded: the tool call a legacy elicitation belongs to got its
+	// reply (or, from a remote server, an error saying it could not be
+	// reached) while the prompt was open. An answer would go to a call
+	// that is over, so the window closes and the server is answered
+	// cancel; history says why.
+	ErrCallEnded = errors.New("the tool call ended before the answer")
 	// ErrElicitationComplete: the server sent notifications/elicitation/
 	// complete for a URL elicitation whose window was still open
 	// (PROTOCOL.md §6). The server is answered cancel.
@@ -297,6 +303,7 @@ func (r *Relay) fromServer(line []byte) bool {
 		if key, ok := idKey(env.ID); ok {
 			if !r.session.fromServer(key, env.Result) {
 				r.calls.end(key)
+				r.legacy.callEnded(key)
 			}
 			return r.loop.fromServer(key, &env, line)
 		}
