@@ -3,18 +3,22 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -114,6 +118,18 @@ type httpRequest struct {
 	// stream is the SSE response stream it is answered on, once one
 	// opened, for resuming it (PROTOCOL.md §11).
 	stream *sseStream
+	// reply is what the server answered its POST with, as the tap saw it:
+	// what the host is told when no answer came of it.
+	reply *httpReply
+}
+
+// httpReply is the HTTP response to a host request's POST.
+type httpReply struct {
+	status      int
+	contentType string
+	retryAfter  string
+	// body is the start of a refusal's body (a status other than 200).
+	body []byte
 }
 
 func (s *httpServer) Start(ctx context.Context, log func(format string, args ...any)) (Conn, error) {
@@ -150,8 +166,50 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint}
+	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply}
+	follow := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		// The headers given with --header (a token, an API key) are for
+		// the server named by --url. net/http drops only Authorization
+		// and cookies on the way to another host, and keeps them for
+		// another port of the same one; elicitray follows a redirect
+		// only within the origin the user named.
+		if !sameOrigin(req.URL, s.endpoint) {
+			return fmt.Errorf("the server redirected elicitray to %s, another site than --url names; elicitray does not follow it with your headers (if the server has moved, give the new address with --url)", redactURL(req.URL))
+		}
+		if follow != nil {
+			return follow(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("the server redirected elicitray 10 times in a row")
+		}
+		return nil
+	}
 	return &c
+}
+
+// sameOrigin reports whether a and b have one scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
+}
+
+// redactURL is u without its query and user info, which may carry
+// credentials, for the log.
+func redactURL(u *url.URL) string {
+	r := *u
+	r.User, r.RawQuery, r.Fragment = nil, "", ""
+	return r.String()
+}
+
+// sawReply records the response the tap saw to a host request's POST.
+func (s *httpServer) sawReply(key string, resp *http.Response, body []byte) {
+	rep := &httpReply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"),
+		retryAfter: resp.Header.Get("Retry-After"), body: body}
+	s.mu.Lock()
+	if r := s.inflight[key]; r != nil {
+		r.reply = rep
+	}
+	s.mu.Unlock()
 }
 
 // isEndpoint reports whether req goes to the MCP endpoint: the server URL,
@@ -161,7 +219,9 @@ func (s *httpServer) isEndpoint(req *http.Request) bool {
 	if u.Scheme != s.endpoint.Scheme || u.Host != s.endpoint.Host {
 		return false
 	}
-	if u.Path == s.endpoint.Path {
+	if u.Path == s.endpoint.Path || req.Response != nil {
+		// The endpoint, or where it redirected to (same origin only,
+		// client): e.g. /mcp to /mcp/.
 		return true
 	}
 	s.mu.Lock()
@@ -248,6 +308,27 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 		s.noteStream(stream)
 		return
 	}
+	// The host reads one JSON-RPC message per line (PROTOCOL.md §7).
+	// Over HTTP a message may span lines (an event's data lines, a
+	// pretty-printed body); outside strings, where alone valid JSON has
+	// line breaks, they are whitespace, and become spaces. What is not
+	// JSON at all never reaches the host's stdout: the host is told of
+	// the request it should have answered instead.
+	if !json.Valid(msg) {
+		s.log("%s sent something that is not JSON (%s); it does not go to the host", s.opts.URL, preview(msg))
+		if stream != nil {
+			s.noteStream(stream)
+		}
+		return
+	}
+	if bytes.ContainsAny(msg, "\r\n") {
+		msg = bytes.Map(func(r rune) rune {
+			if r == '\r' || r == '\n' {
+				return ' '
+			}
+			return r
+		}, msg)
+	}
 	env, err := scanEnvelope(msg)
 	if err == nil && env.isResponse() {
 		key, _ := idKey(env.ID)
@@ -278,6 +359,14 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 	case s.out <- line:
 	case <-s.done:
 	}
+}
+
+// preview is the start of b for a log line: at most 60 bytes, quoted.
+func preview(b []byte) string {
+	if len(b) > 60 {
+		return fmt.Sprintf("%q…", b[:60])
+	}
+	return fmt.Sprintf("%q", b)
 }
 
 // noteStream records the SSE stream a request is answered on (its POST's,
@@ -444,16 +533,29 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		}
 		s.mu.Lock()
 		delete(s.inflight, key)
-		answered := r.answered
+		answered, reply := r.answered, r.reply
 		s.mu.Unlock()
-		if err == nil || answered || ctx.Err() != nil {
+		if answered || ctx.Err() != nil {
 			// Answered through the tap, or cancelled by the host (no
 			// answer is due, PROTOCOL.md §7), or shut down.
 			return
 		}
-		if errors.Is(err, transport.ErrSessionTerminated) {
+		switch {
+		case errors.Is(err, transport.ErrSessionTerminated):
 			s.loseSession()
 			err = ErrSessionLost
+		case errors.Is(err, errUnauthorized), errors.As(err, new(*url.Error)):
+			// Said by netSentence: the connection, TLS, a redirect
+			// refused.
+		default:
+			// mcp-go returns no error for a reply with another id, or
+			// for any JSON object under an error status; the host must
+			// still get one answer for its id.
+			if why := reply.sentence(s.endpoint); why != nil {
+				err = why
+			} else if err == nil {
+				err = errors.New("the server's reply answered another request than this one")
+			}
 		}
 		s.answerError(r.id, err)
 	}()
@@ -541,6 +643,59 @@ func (s *httpServer) roundTrip(ctx context.Context, req transport.JSONRPCRequest
 	}
 }
 
+// sentence says why a reply answered nothing, or nil when its status and
+// content type were as they should be (the fault lay elsewhere).
+func (r *httpReply) sentence(endpoint *url.URL) error {
+	if r == nil {
+		return nil
+	}
+	media, _, _ := mime.ParseMediaType(r.contentType)
+	switch {
+	case r.status == http.StatusOK && media == "text/event-stream":
+		return errors.New("the server's event stream ended before it answered")
+	case r.status == http.StatusOK && media == "application/json":
+		return errors.New("the server's reply is not a JSON-RPC answer to this request")
+	case r.status == http.StatusOK:
+		return fmt.Errorf("the server answered with %s, not JSON or an event stream (is %s its MCP endpoint?)", orNothing(media), redactURL(endpoint))
+	}
+	msg := fmt.Sprintf("the server answered %d %s", r.status, http.StatusText(r.status))
+	if r.retryAfter != "" && (r.status == http.StatusTooManyRequests || r.status == http.StatusServiceUnavailable) {
+		if secs, err := strconv.Atoi(strings.TrimSpace(r.retryAfter)); err == nil {
+			msg += fmt.Sprintf(" and asks to wait %d seconds before trying again", secs)
+		} else {
+			msg += fmt.Sprintf(" and asks to wait until %s before trying again", r.retryAfter)
+		}
+	}
+	if text := bodyText(media, r.body); text != "" {
+		msg += ": " + text
+	}
+	return errors.New(msg)
+}
+
+// bodyText is the first line of a plain-text or JSON refusal's body, at most
+// 200 characters; nothing for an HTML page or binary.
+func bodyText(media string, body []byte) string {
+	if media != "text/plain" && media != "application/json" {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+	line = strings.TrimSpace(line)
+	if !utf8.ValidString(line) {
+		return ""
+	}
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200]) + "…"
+	}
+	return line
+}
+
+func orNothing(media string) string {
+	if media == "" {
+		return "no content type"
+	}
+	return media
+}
+
 var errUnauthorized = errors.New("the server answered 401: it needs authorization (give a token with --header or --bearer-env, or sign in when elicitray asks)")
 
 // requestID is a JSON-RPC id as mcp-go's RequestId, spelt as the host spelt
@@ -584,11 +739,34 @@ func netSentence(err error) error {
 	case errors.Is(ue.Err, syscall.ECONNRESET):
 		return errors.New("the connection was reset")
 	}
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(ue.Err, &unknown):
+		return errors.New("its TLS certificate is not signed by an authority this machine trusts (a self-signed certificate?); add its CA to the system's certificates, or point SSL_CERT_FILE at it in the server's env")
+	case errors.As(ue.Err, &hostname):
+		return fmt.Errorf("its TLS certificate is for %s, not for %s", certNames(hostname.Certificate), hostname.Host)
+	case errors.As(ue.Err, &invalid):
+		return fmt.Errorf("its TLS certificate is not valid: %v", invalid.Error())
+	}
 	var op *net.OpError
 	if errors.As(ue.Err, &op) {
 		return op.Err
 	}
 	return ue.Err
+}
+
+// certNames lists the names a certificate is for.
+func certNames(c *x509.Certificate) string {
+	names := c.DNSNames
+	for _, ip := range c.IPAddresses {
+		names = append(names, ip.String())
+	}
+	if len(names) == 0 {
+		return c.Subject.CommonName
+	}
+	return strings.Join(names, ", ")
 }
 
 // cancelled ends the POST of a request the host cancelled: on 2026-07-28

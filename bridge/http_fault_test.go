@@ -1,0 +1,281 @@
+package bridge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Faults of remote servers: what a server answers that it should not, and
+// what the host then gets. Each hostile server here is a plain net/http
+// handler, for what real servers won't do.
+
+// hostMessage is a message the server received: its id and method.
+type hostMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// hostile is a Streamable HTTP server that answers initialize and takes
+// notifications as a server should, and every other request with call.
+func hostile(t *testing.T, call func(w http.ResponseWriter, r *http.Request, m hostMessage)) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed) // no GET stream, no DELETE
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var m hostMessage
+		_ = json.Unmarshal(body, &m)
+		switch {
+		case m.Method == "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Mcp-Session-Id", "hostile-1")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"hostile","version":"1"}}}`, m.ID)
+		case m.ID == nil:
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			call(w, r, m)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// afterInitialize connects to url, initializes, sends request, and returns
+// every message the host got after the initialize reply, once the host has
+// gone and the connection ended: requests in flight finish first (Grace),
+// so each has had its answer by then.
+func afterInitialize(t *testing.T, url string, requests ...string) []string {
+	t.Helper()
+	conn, _, next := startHTTP(t, url)
+	write(t, conn, initLegacy)
+	if got := next(); !strings.Contains(got, `"id":1`) {
+		t.Fatalf("initialize reply = %s", got)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, r := range requests {
+		write(t, conn, r)
+	}
+	return drain(t, conn)
+}
+
+// drain ends the host's side of conn and reads what is left.
+func drain(t *testing.T, conn Conn) []string {
+	t.Helper()
+	if err := conn.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		line, err := conn.Read()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("the connection ended with %v", err)
+			}
+			return got
+		}
+		got = append(got, string(line))
+	}
+}
+
+// answersFor is the messages among got that answer id (a JSON id).
+func answersFor(t *testing.T, got []string, id string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range got {
+		env, err := scanEnvelope([]byte(line))
+		if err == nil && env.isResponse() && string(env.ID) == id {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+const listTools = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+
+// TestHTTPEveryRequestAnswered: whatever the server does with a request's
+// POST, the host gets exactly one answer for its id, saying in a sentence
+// what went wrong; a JSON-RPC error the server sent for the request is
+// that answer, as the server wrote it. (mcp-go takes a reply with another
+// id, or any JSON object under an error status, for an answer, and the
+// host used to wait for ever.)
+func TestHTTPEveryRequestAnswered(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		serve func(w http.ResponseWriter, m hostMessage)
+		want  string
+	}{
+		{"another id in JSON", func(w http.ResponseWriter, m hostMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":99,"result":{}}`)
+		}, "not a JSON-RPC answer to this request"},
+		{"another id on a stream", func(w http.ResponseWriter, m hostMessage) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}\n\n")
+		}, "event stream ended before it answered"},
+		{"a stream without the answer", func(w http.ResponseWriter, m hostMessage) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, ": nothing to say\n\nevent: message\n\n")
+		}, "event stream ended before it answered"},
+		{"500 with a JSON body", func(w http.ResponseWriter, m hostMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"detail":"database down"}`)
+		}, `the server answered 500 Internal Server Error: {\"detail\":\"database down\"}`},
+		{"500 with text", func(w http.ResponseWriter, m hostMessage) {
+			http.Error(w, "internal trouble", http.StatusInternalServerError)
+		}, "the server answered 500 Internal Server Error: internal trouble\"}"},
+		{"429 with Retry-After", func(w http.ResponseWriter, m hostMessage) {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}, "429 Too Many Requests and asks to wait 30 seconds before trying again: slow down"},
+		{"200 with HTML", func(w http.ResponseWriter, m hostMessage) {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<html><body>Welcome!</body></html>")
+		}, "answered with text/html, not JSON or an event stream (is http://127.0.0.1"},
+		{"400 with the request's JSON-RPC error", func(w http.ResponseWriter, m hostMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"no such cursor"}}`, m.ID)
+		}, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no such cursor"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := hostile(t, func(w http.ResponseWriter, _ *http.Request, m hostMessage) { c.serve(w, m) })
+			got := afterInitialize(t, url, listTools)
+			answers := answersFor(t, got, "2")
+			if len(answers) != 1 || !strings.Contains(answers[0], c.want) {
+				t.Fatalf("answers for id 2: %q, want one containing %q (all: %q)", answers, c.want, got)
+			}
+		})
+	}
+}
+
+// TestHTTPMessagesOnOneLine: a message that spans lines on the wire (an SSE
+// event's data lines, with CRLF or CR line ends, or a pretty-printed JSON
+// body) reaches the host as one line, as the host's framing needs
+// (PROTOCOL.md §7); and what is not JSON at all never reaches it.
+func TestHTTPMessagesOnOneLine(t *testing.T) {
+	url := hostile(t, func(w http.ResponseWriter, _ *http.Request, m hostMessage) {
+		switch string(m.ID) {
+		case "2":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\r\ndata: \"params\":{\"level\":\"info\",\"data\":\"a\"}}\r\n\r\n"+
+				"data: {\"jsonrpc\":\"2.0\",\rdata: \"id\":%s,\"result\":{\"tools\":[]}}\r\r", m.ID)
+		case "3":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": %s,\n  \"result\": {}\n}\n", m.ID)
+		case "4":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "Service temporarily unavailable\nplease retry")
+		}
+	})
+	got := afterInitialize(t, url, listTools,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	out := strings.Join(got, "")
+	for _, line := range strings.SplitAfter(strings.TrimSuffix(out, "\n"), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("the host got a line that is not a JSON message: %q", line)
+		}
+	}
+	for _, id := range []string{"2", "3", "4"} {
+		if n := len(answersFor(t, got, id)); n != 1 {
+			t.Errorf("id %s answered %d times: %q", id, n, got)
+		}
+	}
+	if a := answersFor(t, got, "4"); len(a) == 1 && !strings.Contains(a[0], "not a JSON-RPC answer") {
+		t.Errorf("the host was not told the server's reply was no answer: %s", a[0])
+	}
+}
+
+// TestHTTPRedirectToAnotherSite: a server that redirects to another origin
+// does not get the user's headers sent there (net/http keeps them for
+// another port of the same host, and keeps any header but Authorization
+// for another host); the host is told why, in a sentence.
+func TestHTTPRedirectToAnotherSite(t *testing.T) {
+	var mu sync.Mutex
+	var leaked []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		http.Error(w, "gotcha", http.StatusTeapot)
+	}))
+	t.Cleanup(other.Close)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp?stolen=1", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(ts.Close)
+	srv := HTTP(HTTPOptions{URL: ts.URL, Header: http.Header{"Authorization": {"Bearer s3cret"}, "X-Api-Key": {"k3y"}}})
+	conn, err := srv.Start(t.Context(), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, conn, initLegacy)
+	got := drain(t, conn)
+	srv.Wait()
+	if len(leaked) > 0 {
+		t.Errorf("the other site was sent %q", leaked)
+	}
+	a := answersFor(t, got, "1")
+	if len(a) != 1 || !strings.Contains(a[0], "redirected elicitray to "+other.URL+"/mcp, another site") {
+		t.Errorf("answers for the initialize: %q", a)
+	}
+}
+
+// TestHTTPRedirectWithinSite: a redirect within the server's own origin
+// (/mcp to /mcp/, as many web frameworks do) is followed, and the messages
+// on the redirected responses reach the relay: a tool call with an
+// elicitation round-trips.
+func TestHTTPRedirectWithinSite(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp/", h)
+	mux.Handle("/mcp", http.RedirectHandler("/mcp/", http.StatusPermanentRedirect))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	conn, _, next := startHTTP(t, ts.URL+"/mcp")
+	write(t, conn, initLegacy)
+	if got := next(); !strings.Contains(got, `"http-push"`) {
+		t.Fatalf("initialize reply = %s", got)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"push","arguments":{}}}`)
+	ask := next()
+	env, err := scanEnvelope([]byte(ask))
+	if err != nil || env.Method != "elicitation/create" {
+		t.Fatalf("want the server's elicitation/create, got %s", ask)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","id":`+string(env.ID)+`,"result":{"action":"decline"}}`)
+	if res := next(); !strings.Contains(res, `"id":5`) || !strings.Contains(res, "decline") {
+		t.Fatalf("tool result = %s", res)
+	}
+}
+
+// TestHTTPUntrustedCertificateSaid: a server with a self-signed certificate
+// gets the host a sentence saying so and what to do, not Go's error chain.
+func TestHTTPUntrustedCertificateSaid(t *testing.T) {
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.Config.ErrorLog = quietLog()
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	conn, _, next := startHTTP(t, ts.URL)
+	write(t, conn, initLegacy)
+	got := next()
+	if !strings.Contains(got, `"id":1`) || !strings.Contains(got, "self-signed certificate?") || strings.Contains(got, "x509") {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
