@@ -166,7 +166,7 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply}
+	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession}
 	follow := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		// The headers given with --header (a token, an API key) are for
@@ -186,6 +186,59 @@ func (s *httpServer) client() *http.Client {
 		return nil
 	}
 	return &c
+}
+
+// endSession sends mcp-go's DELETE that ends the session (PROTOCOL.md
+// §11) with what mcp-go leaves out of it: the user's headers and the
+// authorization, without which a server that wants a token refuses it and
+// keeps the session. The wait for its answer is bounded by Grace, as a
+// child process's exit is: the host is gone and waits for the wrapper.
+func (s *httpServer) endSession(req *http.Request, base http.RoundTripper) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), s.opts.Grace)
+	req = req.Clone(ctx)
+	for k, v := range s.opts.Header {
+		if req.Header.Get(k) == "" {
+			req.Header[k] = v
+		}
+	}
+	if s.opts.OAuth != nil && req.Header.Get("Authorization") == "" {
+		s.mu.Lock()
+		t := s.t
+		s.mu.Unlock()
+		if h := oauthHandlerOf(t); h != nil {
+			if auth, err := h.GetAuthorizationHeader(ctx); err == nil {
+				req.Header.Set("Authorization", auth)
+			}
+		}
+	}
+	resp, err := base.RoundTrip(req)
+	if err != nil {
+		cancel()
+		why := netSentence(&url.Error{Op: "Delete", URL: s.opts.URL, Err: err})
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = fmt.Errorf("it did not answer within %v, and the session may live on there until it expires", s.opts.Grace)
+		}
+		s.log("%s did not end the session: %v", s.opts.URL, why)
+		return nil, err
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed {
+		// 405: the server does not let clients end sessions (it may).
+		s.log("%s answered %s to ending the session", s.opts.URL, resp.Status)
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelBody ends a request's context when its body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // sameOrigin reports whether a and b have one scheme, host and port.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -279,3 +280,82 @@ func TestHTTPUntrustedCertificateSaid(t *testing.T) {
 
 func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
 
+// TestHTTPSessionEndedWithToken: the DELETE that ends the session when the
+// host goes carries the user's headers like every other request, so that a
+// server that wants a token ends the session instead of refusing with 401
+// (mcp-go sends it with the session id alone).
+func TestHTTPSessionEndedWithToken(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil)
+	deleted := make(chan string, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		if r.Method == http.MethodDelete {
+			deleted <- auth
+		}
+		if auth != "Bearer s3cret" {
+			http.Error(w, "who are you?", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	srv := HTTP(HTTPOptions{URL: ts.URL, Header: http.Header{"Authorization": {"Bearer s3cret"}}})
+	conn, err := srv.Start(t.Context(), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, conn, initLegacy)
+	if got, _ := conn.Read(); !strings.Contains(string(got), `"http-push"`) {
+		t.Fatalf("initialize reply = %s", got)
+	}
+	drain(t, conn)
+	srv.Wait()
+	select {
+	case auth := <-deleted:
+		if auth != "Bearer s3cret" {
+			t.Errorf("the DELETE carried Authorization %q", auth)
+		}
+	default:
+		t.Error("the session was not ended with a DELETE")
+	}
+}
+
+// TestHTTPSessionEndUnanswered: a server that never answers the DELETE
+// does not keep the wrapper from ending: the wait is bounded by Grace, as a
+// child's exit is.
+func TestHTTPSessionEndUnanswered(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil)
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(release) })
+	var logged strings.Builder
+	var mu sync.Mutex
+	srv := HTTP(HTTPOptions{URL: ts.URL, Grace: 10 * time.Millisecond})
+	conn, err := srv.Start(t.Context(), func(format string, args ...any) {
+		mu.Lock()
+		fmt.Fprintf(&logged, format+"\n", args...)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, conn, initLegacy)
+	conn.Read()
+	drain(t, conn)
+	srv.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logged.String(), "did not end the session") {
+		t.Errorf("the log does not say the session may live on:\n%s", logged.String())
+	}
+}

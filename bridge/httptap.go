@@ -43,6 +43,9 @@ type tapTransport struct {
 	// (key), its status and headers and, when it was not 200, the start of
 	// its body: what the relay tells the host when no answer came of it.
 	reply func(key string, resp *http.Response, body []byte)
+	// ending sends the DELETE that ends the session in the tap's stead,
+	// when set: mcp-go sends it without the user's headers.
+	ending func(req *http.Request, base http.RoundTripper) (*http.Response, error)
 }
 
 // maxErrorBody bounds how much of a refusal's body is read: enough for a
@@ -54,6 +57,9 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if key != "" {
 		req = req.Clone(req.Context())
 		req.Header.Del(headerRequestKey)
+	}
+	if req.Method == http.MethodDelete && t.ending != nil && t.endpoint(req) {
+		return t.ending(req, t.base)
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || !t.endpoint(req) {
