@@ -345,6 +345,16 @@ func (s *httpServer) fallBack(ctx context.Context) (transport.Interface, error) 
 		return nil, err
 	}
 	t.SetNotificationHandler(func(mcp.JSONRPCNotification) {})
+	// Under HTTP+SSE the stream is the session: the answers to the
+	// requests in flight would have come on it, and the server forgets
+	// the session once it is gone (mcp-go does not reconnect).
+	t.SetConnectionLostHandler(func(err error) {
+		if s.ctx.Err() != nil {
+			return // shut down
+		}
+		s.log("%s: the HTTP+SSE stream, on which the session lives, broke off", s.opts.URL)
+		s.loseSession()
+	})
 	if err := t.Start(s.ctx); err != nil {
 		return nil, fmt.Errorf("the server refused Streamable HTTP, and its HTTP+SSE stream failed: %w", err)
 	}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	mcpgomcp "github.com/mark3labs/mcp-go/mcp"
+	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -357,5 +360,39 @@ func TestHTTPSessionEndUnanswered(t *testing.T) {
 	defer mu.Unlock()
 	if !strings.Contains(logged.String(), "did not end the session") {
 		t.Errorf("the log does not say the session may live on:\n%s", logged.String())
+	}
+}
+
+// TestHTTPLegacyStreamDropped: under HTTP+SSE the stream is the session;
+// when it breaks off, the request in flight, whose answer would have come
+// on it, gets an error saying the session is lost, and the connection ends
+// (the wrapper exits, so that the host starts it again) instead of waiting
+// for ever on a session the server has forgotten.
+func TestHTTPLegacyStreamDropped(t *testing.T) {
+	s := mcpgoserver.NewMCPServer("sse-one", "1")
+	started := make(chan struct{})
+	s.AddTool(mcpgomcp.NewTool("wait"), func(ctx context.Context, _ mcpgomcp.CallToolRequest) (*mcpgomcp.CallToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = mcpgoserver.NewSSEServer(s, mcpgoserver.WithBaseURL("http://"+ts.Listener.Addr().String()))
+	ts.Start()
+	t.Cleanup(ts.Close)
+	conn, _, next := startHTTP(t, ts.URL+"/sse")
+	write(t, conn, initLegacy)
+	if got := next(); !strings.Contains(got, `"sse-one"`) {
+		t.Fatalf("initialize reply = %s", got)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	<-started
+	ts.CloseClientConnections()
+	if got := next(); !strings.Contains(got, `"id":2`) || !strings.Contains(got, "no longer knows this session") {
+		t.Fatalf("the call in flight was answered %s, want an error naming the lost session", got)
+	}
+	if _, err := conn.Read(); !errors.Is(err, ErrSessionLost) {
+		t.Errorf("the connection ended with %v, want ErrSessionLost", err)
 	}
 }
