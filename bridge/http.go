@@ -878,7 +878,11 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 	}
 	resp, err := s.client().Do(req)
 	if err != nil {
-		return fmt.Errorf("posting to %s: %w", s.opts.URL, err)
+		return fmt.Errorf("sending the server a %s: %w", describe(msg, method), netSentence(err))
+	}
+	var body []byte
+	if resp.StatusCode >= 300 {
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
@@ -887,9 +891,40 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 		s.loseSession()
 		return ErrSessionLost
 	case resp.StatusCode >= 300:
-		return fmt.Errorf("%s answered %s to a %s", s.opts.URL, resp.Status, describe(method))
+		// Over stdio the server's answer to a line it cannot take (a
+		// parse error, a batch it does not do) reaches the host; over
+		// HTTP it is the refusal's body, which the tap does not read.
+		if msg := bytes.TrimSpace(body); len(msg) > 0 {
+			if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
+				s.fromServer(msg, nil)
+				return nil
+			}
+		}
+		why := (&httpReply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"),
+			retryAfter: resp.Header.Get("Retry-After"), body: body}).sentence(s.endpoint)
+		// The requests of a batch wait for answers that will not come.
+		for _, id := range batchIDs(msg) {
+			s.answerError(id, fmt.Errorf("the server refused the batch it came in: %w", why))
+		}
+		return fmt.Errorf("sending the server a %s: %w", describe(msg, method), why)
 	}
 	return nil
+}
+
+// batchIDs are the ids of the requests in a JSON-RPC batch (an array of
+// messages, which 2025-03-26 allowed), or none for any other line.
+func batchIDs(line []byte) []json.RawMessage {
+	var batch []json.RawMessage
+	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &batch) != nil {
+		return nil
+	}
+	var ids []json.RawMessage
+	for _, m := range batch {
+		if env, err := scanEnvelope(m); err == nil && env.isRequest() {
+			ids = append(ids, env.ID)
+		}
+	}
+	return ids
 }
 
 // setHeaders sets on a request of elicitray's own the headers mcp-go would
@@ -913,11 +948,17 @@ func (s *httpServer) setHeaders(ctx context.Context, req *http.Request, t transp
 	}
 }
 
-func describe(method string) string {
-	if method == "" {
+// describe names a message the host (or the relay) sent, for the log.
+func describe(msg []byte, method string) string {
+	switch env, err := scanEnvelope(msg); {
+	case method != "":
+		return method
+	case batchIDs(msg) != nil:
+		return "batch"
+	case err == nil && env.isResponse():
 		return "response"
 	}
-	return method
+	return "message that is not JSON-RPC"
 }
 
 func oauthHandlerOf(t transport.Interface) *transport.OAuthHandler {

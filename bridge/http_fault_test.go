@@ -396,3 +396,63 @@ func TestHTTPLegacyStreamDropped(t *testing.T) {
 		t.Errorf("the connection ended with %v, want ErrSessionLost", err)
 	}
 }
+
+// TestHTTPRefusedHostLines: a line of the host's the server will not take
+// — not JSON, or a batch (2025-03-26 allowed them; go-sdk and mcp-go
+// refuse them with 400) — gets the host what it would over stdio: the
+// server's JSON-RPC error when its refusal carries one (mcp-go's), and for
+// each request of a batch an answer saying it was refused (go-sdk's plain
+// text), instead of silence while the host waits.
+func TestHTTPRefusedHostLines(t *testing.T) {
+	gosdk := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil))
+	t.Cleanup(gosdk.Close)
+	mcpgo := httptest.NewServer(mcpgoserver.NewStreamableHTTPServer(mcpgoserver.NewMCPServer("mcpgo", "1")))
+	t.Cleanup(mcpgo.Close)
+	for _, c := range []struct{ name, url string }{{"gosdk", gosdk.URL}, {"mcpgo", mcpgo.URL + "/mcp"}} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, _, next := startHTTP(t, c.url)
+			write(t, conn, initLegacy)
+			next()
+			write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			var errs []string
+			for _, line := range []string{`{"jsonrpc":"2.0",`, `[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`} {
+				if err := conn.Write([]byte(line+"\n"), true); err != nil {
+					errs = append(errs, err.Error())
+				}
+			}
+			got := drain(t, conn)
+			for _, e := range errs {
+				if strings.Contains(e, `Post "`) || !strings.Contains(e, "the server answered 400 Bad Request") {
+					t.Errorf("the log would say %q", e)
+				}
+			}
+			if c.name == "mcpgo" {
+				// mcp-go takes the batch for a line that is not JSON.
+				if n := len(answersFor(t, got, "null")); n != 2 || len(errs) != 0 {
+					t.Errorf("mcp-go's two parse errors did not reach the host: %q", got)
+				}
+				return
+			}
+			for _, id := range []string{"5", "6"} {
+				if a := answersFor(t, got, id); len(a) != 1 || !strings.Contains(a[0], "batching is not supported") {
+					t.Errorf("batch request %s answered %q (all: %q)", id, a, got)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPAnswerUndelivered: when the relay's answer to the server (an
+// elicitation's result) cannot be sent, the log says so in a sentence,
+// not in net/http's chain ("Post \"…\": dial tcp …: connect: …").
+func TestHTTPAnswerUndelivered(t *testing.T) {
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return pushServer() }, nil))
+	conn, _, next := startHTTP(t, ts.URL)
+	write(t, conn, initLegacy)
+	next()
+	ts.Close() // the server goes away
+	err := conn.Write([]byte(`{"jsonrpc":"2.0","id":"e1","result":{"action":"decline"}}`+"\n"), true)
+	if err == nil || err.Error() != "sending the server a response: nothing is listening there (connection refused)" {
+		t.Errorf("Write = %v", err)
+	}
+}
