@@ -105,6 +105,9 @@ type httpServer struct {
 	lost    error
 	wg      sync.WaitGroup
 
+	// postLimit, when set, replaces postTimeout (tests).
+	postLimit time.Duration
+
 	done     chan struct{}
 	doneOnce sync.Once
 	exitCode int
@@ -853,6 +856,16 @@ func (s *httpServer) cancelled(params json.RawMessage) {
 // headers it would send are set here: the session, the protocol version,
 // the user's headers and the authorization.
 func (s *httpServer) post(ctx context.Context, msg []byte, method string) error {
+	// The host's messages go out one after another (the order matters:
+	// notifications/initialized before the next request), so a server
+	// that never answers a POST that needs no more than a 202 would hold
+	// up all of them, cancellations too.
+	limit := s.postLimit
+	if limit == 0 {
+		limit = postTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	s.mu.Lock()
 	t, version, sse := s.t, s.version, s.sse
 	s.mu.Unlock()
@@ -878,7 +891,11 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 	}
 	resp, err := s.client().Do(req)
 	if err != nil {
-		return fmt.Errorf("sending the server a %s: %w", describe(msg, method), netSentence(err))
+		why := netSentence(err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = fmt.Errorf("it did not take it within %v (it should answer 202 Accepted at once)", limit)
+		}
+		return fmt.Errorf("sending the server a %s: %w", describe(msg, method), why)
 	}
 	var body []byte
 	if resp.StatusCode >= 300 {
@@ -910,6 +927,9 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 	}
 	return nil
 }
+
+// postTimeout bounds a POST of a notification or a response.
+const postTimeout = 10 * time.Second
 
 // batchIDs are the ids of the requests in a JSON-RPC batch (an array of
 // messages, which 2025-03-26 allowed), or none for any other line.

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -455,4 +456,62 @@ func TestHTTPAnswerUndelivered(t *testing.T) {
 	if err == nil || err.Error() != "sending the server a response: nothing is listening there (connection refused)" {
 		t.Errorf("Write = %v", err)
 	}
+}
+
+// TestHTTPNotificationNeverAccepted: a server that never answers the POST
+// of a notification does not hold up the host's next messages for ever:
+// the POST gives up, saying why, and the next request goes out.
+func TestHTTPNotificationNeverAccepted(t *testing.T) {
+	release := make(chan struct{})
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request, m hostMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	})
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"notifications/initialized"`)) {
+			select { // never accepted
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		proxyTo(t, url, w, r, body)
+	}))
+	t.Cleanup(front.Close)
+	t.Cleanup(func() { close(release) })
+	srv := HTTP(HTTPOptions{URL: front.URL})
+	srv.(*httpServer).postLimit = time.Millisecond
+	conn, err := srv.Start(t.Context(), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseWrite(); srv.Wait() })
+	write(t, conn, initLegacy)
+	conn.Read()
+	err = conn.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"), true)
+	if err == nil || !strings.Contains(err.Error(), "sending the server a notifications/initialized: it did not take it within") {
+		t.Errorf("Write = %v", err)
+	}
+	write(t, conn, listTools)
+	if got, _ := conn.Read(); !strings.Contains(string(got), `"id":2`) {
+		t.Errorf("the next request was answered %s", got)
+	}
+}
+
+// proxyTo passes r (its body read) on to url and its answer back.
+func proxyTo(t *testing.T, url string, w http.ResponseWriter, r *http.Request, body []byte) {
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, url, bytes.NewReader(body))
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
 }
