@@ -1043,6 +1043,7 @@ func (s *httpServer) CloseWrite() error {
 // finish ends the session and the connection, once.
 func (s *httpServer) finish() {
 	s.doneOnce.Do(func() {
+		s.cancelInFlight()
 		s.stop()
 		s.mu.Lock()
 		t := s.t
@@ -1050,6 +1051,38 @@ func (s *httpServer) finish() {
 		_ = t.Close()
 		close(s.done)
 	})
+}
+
+// cancelInFlight tells the server, before the session ends, of each
+// request of a host that has gone and is still unanswered (PROTOCOL.md §7).
+// A child process is stopped for that; a remote server would go on with
+// the work, and go-sdk holds the DELETE until its handlers return. On
+// 2026-07-28, closing the requests' streams (stop) is the cancellation.
+func (s *httpServer) cancelInFlight() {
+	s.mu.Lock()
+	modern, lost := mcp.IsModernProtocol(s.version), s.lost
+	var ids []json.RawMessage
+	for _, r := range s.inflight {
+		if !r.answered {
+			ids = append(ids, r.id)
+		}
+	}
+	s.mu.Unlock()
+	if modern || lost != nil || len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.Grace)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			msg := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) + `,"reason":"the host has gone"}}`
+			if err := s.post(ctx, []byte(msg), "notifications/cancelled"); err != nil {
+				s.log("%v", err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (s *httpServer) Wait() int {

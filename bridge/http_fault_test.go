@@ -515,3 +515,53 @@ func proxyTo(t *testing.T, url string, w http.ResponseWriter, r *http.Request, b
 	w.WriteHeader(resp.StatusCode)
 	io.Copy(w, resp.Body)
 }
+
+// TestHTTPHostGoneCancelsCalls: when the host goes with a tool call still
+// running, the server is told to cancel it before the session ends (a
+// child process would be stopped; a remote server would go on working),
+// and then the session ends: go-sdk answers the DELETE once its handlers
+// have returned.
+func TestHTTPHostGoneCancelsCalls(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	started, cancelled, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		close(started)
+		select {
+		case <-ctx.Done():
+			close(cancelled)
+		case <-release:
+		}
+		return nil, nil, ctx.Err()
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(release) }) // before ts.Close
+	var mu sync.Mutex
+	var logged strings.Builder
+	srv := HTTP(HTTPOptions{URL: ts.URL})
+	conn, err := srv.Start(t.Context(), func(format string, args ...any) {
+		mu.Lock()
+		fmt.Fprintf(&logged, format+"\n", args...)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, conn, initLegacy)
+	conn.Read()
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	<-started
+	drain(t, conn)
+	srv.Wait()
+	select {
+	case <-cancelled:
+	default:
+		t.Error("the server's tool call was not cancelled when the host went")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(logged.String(), "did not end the session") {
+		t.Errorf("the session did not end:\n%s", logged.String())
+	}
+}
