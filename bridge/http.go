@@ -271,18 +271,32 @@ func (s *httpServer) sawReply(key string, resp *http.Response, body []byte) {
 // isEndpoint reports whether req goes to the MCP endpoint: the server URL,
 // or under HTTP+SSE the message URL the server named (same origin).
 func (s *httpServer) isEndpoint(req *http.Request) bool {
-	u := req.URL
-	if u.Scheme != s.endpoint.Scheme || u.Host != s.endpoint.Host {
+	// A redirect (same origin only, client) goes where the request it
+	// follows went: /mcp to /mcp/ is the endpoint, a metadata document
+	// that moved is not.
+	first := req
+	for first.Response != nil && first.Response.Request != nil {
+		first = first.Response.Request
+	}
+	u := first.URL
+	if !sameOrigin(u, s.endpoint) || !sameOrigin(req.URL, s.endpoint) {
 		return false
 	}
-	if u.Path == s.endpoint.Path || req.Response != nil {
-		// The endpoint, or where it redirected to (same origin only,
-		// client): e.g. /mcp to /mcp/.
+	if u.Path == s.endpoint.Path {
 		return true
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sse // the message endpoint's replies are 202s; its stream is the GET
+	t, sse := s.t, s.sse
+	s.mu.Unlock()
+	if st, ok := t.(*transport.SSE); ok && sse {
+		// The message endpoint the server named: its replies are 202s,
+		// but a refusal's body may be an answer. Authorization metadata
+		// and tokens on the same origin are not messages.
+		if ep := st.GetEndpoint(); ep != nil {
+			return u.Path == ep.Path
+		}
+	}
+	return false
 }
 
 func (s *httpServer) headerMap() map[string]string {

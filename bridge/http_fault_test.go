@@ -10,6 +10,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -563,5 +564,48 @@ func TestHTTPHostGoneCancelsCalls(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Contains(logged.String(), "did not end the session") {
 		t.Errorf("the session did not end:\n%s", logged.String())
+	}
+}
+
+// TestHTTPOnlyEndpointTapped: the tap reads messages only off the MCP
+// endpoint (and, under HTTP+SSE, the message endpoint the server named),
+// and off redirects of requests to them; authorization metadata or a token
+// on the same origin, redirected or not, is not a message for the host.
+func TestHTTPOnlyEndpointTapped(t *testing.T) {
+	s := mcpgoserver.NewMCPServer("sse-one", "1")
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = mcpgoserver.NewSSEServer(s, mcpgoserver.WithBaseURL("http://"+ts.Listener.Addr().String()))
+	ts.Start()
+	t.Cleanup(ts.Close)
+	conn, srv, next := startHTTP(t, ts.URL+"/sse")
+	write(t, conn, initLegacy)
+	next() // fell back to HTTP+SSE: the message endpoint is known
+	h := srv.(*httpServer)
+	get := func(path, from string) *http.Request {
+		req := httptest.NewRequest(http.MethodGet, ts.URL+path, nil)
+		if from != "" { // redirected from there
+			req.Response = &http.Response{Request: httptest.NewRequest(http.MethodGet, ts.URL+from, nil)}
+		}
+		return req
+	}
+	msgPath := h.t.(interface{ GetEndpoint() *url.URL }).GetEndpoint().Path
+	for _, c := range []struct {
+		req  *http.Request
+		want bool
+	}{
+		{get("/sse", ""), true},
+		{get(msgPath, ""), true},
+		{get("/sse/", "/sse"), true},
+		{get("/.well-known/oauth-protected-resource", ""), false},
+		{get("/token", ""), false},
+		{get("/.well-known/oauth-authorization-server/", "/.well-known/oauth-authorization-server"), false},
+	} {
+		if got := h.isEndpoint(c.req); got != c.want {
+			from := ""
+			if c.req.Response != nil {
+				from = " (redirected from " + c.req.Response.Request.URL.Path + ")"
+			}
+			t.Errorf("isEndpoint(%s%s) = %v, want %v", c.req.URL.Path, from, got, c.want)
+		}
 	}
 }
