@@ -100,6 +100,9 @@ type httpServer struct {
 	// inflight maps the id keys of requests sent to the server and not yet
 	// answered to their state.
 	inflight map[string]*httpRequest
+	// asking maps the id keys of the server's requests that came on a
+	// host request's stream, and are not answered yet, to that request's.
+	asking map[string]string
 	// closing is set by CloseWrite; lost by a lost session (ErrSessionLost).
 	closing bool
 	lost    error
@@ -124,6 +127,9 @@ type httpRequest struct {
 	// reply is what the server answered its POST with, as the tap saw it:
 	// what the host is told when no answer came of it.
 	reply *httpReply
+	// asked are the ids of the server's requests (elicitation/create) that
+	// came on its stream, and so belong to it (PROTOCOL.md §11).
+	asked []json.RawMessage
 }
 
 // httpReply is the HTTP response to a host request's POST.
@@ -144,6 +150,7 @@ func (s *httpServer) Start(ctx context.Context, log func(format string, args ...
 	s.ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	s.out = make(chan []byte, 64)
 	s.inflight = map[string]*httpRequest{}
+	s.asking = map[string]string{}
 	t, err := s.streamable()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStart, err)
@@ -410,6 +417,26 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 		}, msg)
 	}
 	env, err := scanEnvelope(msg)
+	if err == nil && env.isRequest() && stream != nil && stream.key != "" {
+		if sk, ok := idKey(env.ID); ok {
+			s.mu.Lock()
+			if r := s.inflight[stream.key]; r != nil && !r.answered {
+				r.asked = append(r.asked, append(json.RawMessage(nil), env.ID...))
+				s.asking[sk] = stream.key
+			}
+			s.mu.Unlock()
+		}
+	}
+	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
+		if k, ok := cancelledID(env.Params); ok {
+			s.mu.Lock()
+			delete(s.asking, k) // withdrawn by the server itself
+			s.mu.Unlock()
+		}
+	}
+	// moot are the server's requests still unanswered when the request
+	// whose stream they came on has its answer: see withdraw.
+	var moot []json.RawMessage
 	if err == nil && env.isResponse() {
 		key, _ := idKey(env.ID)
 		s.mu.Lock()
@@ -420,6 +447,12 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 				return // a replay after a resume: the host has it
 			}
 			r.answered = true
+			for _, id := range r.asked {
+				if k, _ := idKey(id); s.asking[k] == key {
+					delete(s.asking, k)
+					moot = append(moot, id)
+				}
+			}
 		}
 		initialize := key == s.initKey
 		s.mu.Unlock()
@@ -438,6 +471,26 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 	select {
 	case s.out <- line:
 	case <-s.done:
+	}
+	s.withdraw(moot)
+}
+
+// withdraw hands the relay a notifications/cancelled for each server
+// request whose own request has been answered while it was still open.
+// A server request on a request's stream belongs to that request
+// (PROTOCOL.md §11); once it is answered nobody waits for the answer. A
+// server that gives up on its elicitation says so, but go-sdk sends that
+// notice from a goroutine after the tool returns, when the stream has
+// closed, and it is lost: the prompt stayed open for a call long over.
+func (s *httpServer) withdraw(ids []json.RawMessage) {
+	for _, id := range ids {
+		line := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) +
+			`,"reason":"the request it was part of has been answered"}}` + "\n")
+		select {
+		case s.out <- line:
+		case <-s.done:
+			return
+		}
 	}
 }
 
@@ -539,6 +592,11 @@ func (s *httpServer) Write(msg []byte, _ bool) error {
 			s.answerError(env.ID, err)
 		}
 		return nil
+	}
+	if env.isResponse() {
+		if k, ok := idKey(env.ID); ok {
+			delete(s.asking, k)
+		}
 	}
 	s.mu.Unlock()
 	switch {
