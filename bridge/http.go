@@ -3,18 +3,22 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -99,10 +103,16 @@ type httpServer struct {
 	// inflight maps the id keys of requests sent to the server and not yet
 	// answered to their state.
 	inflight map[string]*httpRequest
+	// asking maps the id keys of the server's requests that came on a
+	// host request's stream, and are not answered yet, to that request's.
+	asking map[string]string
 	// closing is set by CloseWrite; lost by a lost session (ErrSessionLost).
 	closing bool
 	lost    error
 	wg      sync.WaitGroup
+
+	// postLimit, when set, replaces postTimeout (tests).
+	postLimit time.Duration
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -118,6 +128,21 @@ type httpRequest struct {
 	// stream is the SSE response stream it is answered on, once one
 	// opened, for resuming it (PROTOCOL.md §11).
 	stream *sseStream
+	// reply is what the server answered its POST with, as the tap saw it:
+	// what the host is told when no answer came of it.
+	reply *httpReply
+	// asked are the ids of the server's requests (elicitation/create) that
+	// came on its stream, and so belong to it (PROTOCOL.md §11).
+	asked []json.RawMessage
+}
+
+// httpReply is the HTTP response to a host request's POST.
+type httpReply struct {
+	status      int
+	contentType string
+	retryAfter  string
+	// body is the start of a refusal's body (a status other than 200).
+	body []byte
 }
 
 func (s *httpServer) Start(ctx context.Context, log func(format string, args ...any)) (Conn, error) {
@@ -129,6 +154,7 @@ func (s *httpServer) Start(ctx context.Context, log func(format string, args ...
 	s.ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	s.out = make(chan []byte, 64)
 	s.inflight = map[string]*httpRequest{}
+	s.asking = map[string]string{}
 	t, err := s.streamable()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStart, err)
@@ -154,23 +180,134 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint}
+	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession}
+	follow := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		// The headers given with --header (a token, an API key) are for
+		// the server named by --url. net/http drops only Authorization
+		// and cookies on the way to another host, and keeps them for
+		// another port of the same one; elicitray follows a redirect
+		// only within the origin the user named.
+		if !sameOrigin(req.URL, s.endpoint) {
+			return fmt.Errorf("the server redirected elicitray to %s, another site than --url names; elicitray does not follow it with your headers (if the server has moved, give the new address with --url)", redactURL(req.URL))
+		}
+		if follow != nil {
+			return follow(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("the server redirected elicitray 10 times in a row")
+		}
+		return nil
+	}
 	return &c
+}
+
+// endSession sends mcp-go's DELETE that ends the session (PROTOCOL.md
+// §11) with what mcp-go leaves out of it: the user's headers and the
+// authorization, without which a server that wants a token refuses it and
+// keeps the session. The wait for its answer is bounded by Grace, as a
+// child process's exit is: the host is gone and waits for the wrapper.
+func (s *httpServer) endSession(req *http.Request, base http.RoundTripper) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), s.opts.Grace)
+	req = req.Clone(ctx)
+	for k, v := range s.opts.Header {
+		if req.Header.Get(k) == "" {
+			req.Header[k] = v
+		}
+	}
+	if s.opts.OAuth != nil && req.Header.Get("Authorization") == "" {
+		s.mu.Lock()
+		t := s.t
+		s.mu.Unlock()
+		if h := oauthHandlerOf(t); h != nil {
+			if auth, err := h.GetAuthorizationHeader(ctx); err == nil {
+				req.Header.Set("Authorization", auth)
+			}
+		}
+	}
+	resp, err := base.RoundTrip(req)
+	if err != nil {
+		cancel()
+		why := netSentence(&url.Error{Op: "Delete", URL: s.opts.URL, Err: err})
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = fmt.Errorf("it did not answer within %v, and the session may live on there until it expires", s.opts.Grace)
+		}
+		s.log("%s did not end the session: %v", s.opts.URL, why)
+		return nil, err
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed {
+		// 405: the server does not let clients end sessions (it may).
+		s.log("%s answered %s to ending the session", s.opts.URL, resp.Status)
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelBody ends a request's context when its body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// sameOrigin reports whether a and b have one scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
+}
+
+// redactURL is u without its query and user info, which may carry
+// credentials, for the log.
+func redactURL(u *url.URL) string {
+	r := *u
+	r.User, r.RawQuery, r.Fragment = nil, "", ""
+	return r.String()
+}
+
+// sawReply records the response the tap saw to a host request's POST.
+func (s *httpServer) sawReply(key string, resp *http.Response, body []byte) {
+	rep := &httpReply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"),
+		retryAfter: resp.Header.Get("Retry-After"), body: body}
+	s.mu.Lock()
+	if r := s.inflight[key]; r != nil {
+		r.reply = rep
+	}
+	s.mu.Unlock()
 }
 
 // isEndpoint reports whether req goes to the MCP endpoint: the server URL,
 // or under HTTP+SSE the message URL the server named (same origin).
 func (s *httpServer) isEndpoint(req *http.Request) bool {
-	u := req.URL
-	if u.Scheme != s.endpoint.Scheme || u.Host != s.endpoint.Host {
+	// A redirect (same origin only, client) goes where the request it
+	// follows went: /mcp to /mcp/ is the endpoint, a metadata document
+	// that moved is not.
+	first := req
+	for first.Response != nil && first.Response.Request != nil {
+		first = first.Response.Request
+	}
+	u := first.URL
+	if !sameOrigin(u, s.endpoint) || !sameOrigin(req.URL, s.endpoint) {
 		return false
 	}
 	if u.Path == s.endpoint.Path {
 		return true
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sse // the message endpoint's replies are 202s; its stream is the GET
+	t, sse := s.t, s.sse
+	s.mu.Unlock()
+	if st, ok := t.(*transport.SSE); ok && sse {
+		// The message endpoint the server named: its replies are 202s,
+		// but a refusal's body may be an answer. Authorization metadata
+		// and tokens on the same origin are not messages.
+		if ep := st.GetEndpoint(); ep != nil {
+			return u.Path == ep.Path
+		}
+	}
+	return false
 }
 
 func (s *httpServer) headerMap() map[string]string {
@@ -236,6 +373,16 @@ func (s *httpServer) fallBack(ctx context.Context) (transport.Interface, error) 
 		return nil, err
 	}
 	t.SetNotificationHandler(func(mcp.JSONRPCNotification) {})
+	// Under HTTP+SSE the stream is the session: the answers to the
+	// requests in flight would have come on it, and the server forgets
+	// the session once it is gone (mcp-go does not reconnect).
+	t.SetConnectionLostHandler(func(err error) {
+		if s.ctx.Err() != nil {
+			return // shut down
+		}
+		s.log("%s: the HTTP+SSE stream, on which the session lives, broke off", s.opts.URL)
+		s.loseSession()
+	})
 	if err := t.Start(s.ctx); err != nil {
 		return nil, fmt.Errorf("the server refused Streamable HTTP, and its HTTP+SSE stream failed: %w", err)
 	}
@@ -252,7 +399,48 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 		s.noteStream(stream)
 		return
 	}
+	// The host reads one JSON-RPC message per line (PROTOCOL.md §7).
+	// Over HTTP a message may span lines (an event's data lines, a
+	// pretty-printed body); outside strings, where alone valid JSON has
+	// line breaks, they are whitespace, and become spaces. What is not
+	// JSON at all never reaches the host's stdout: the host is told of
+	// the request it should have answered instead.
+	if !json.Valid(msg) {
+		s.log("%s sent something that is not JSON (%s); it does not go to the host", s.opts.URL, preview(msg))
+		if stream != nil {
+			s.noteStream(stream)
+		}
+		return
+	}
+	if bytes.ContainsAny(msg, "\r\n") {
+		msg = bytes.Map(func(r rune) rune {
+			if r == '\r' || r == '\n' {
+				return ' '
+			}
+			return r
+		}, msg)
+	}
 	env, err := scanEnvelope(msg)
+	if err == nil && env.isRequest() && stream != nil && stream.key != "" {
+		if sk, ok := idKey(env.ID); ok {
+			s.mu.Lock()
+			if r := s.inflight[stream.key]; r != nil && !r.answered {
+				r.asked = append(r.asked, append(json.RawMessage(nil), env.ID...))
+				s.asking[sk] = stream.key
+			}
+			s.mu.Unlock()
+		}
+	}
+	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
+		if k, ok := cancelledID(env.Params); ok {
+			s.mu.Lock()
+			delete(s.asking, k) // withdrawn by the server itself
+			s.mu.Unlock()
+		}
+	}
+	// moot are the server's requests still unanswered when the request
+	// whose stream they came on has its answer: see withdraw.
+	var moot []json.RawMessage
 	if err == nil && env.isResponse() {
 		key, _ := idKey(env.ID)
 		s.mu.Lock()
@@ -263,6 +451,12 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 				return // a replay after a resume: the host has it
 			}
 			r.answered = true
+			for _, id := range r.asked {
+				if k, _ := idKey(id); s.asking[k] == key {
+					delete(s.asking, k)
+					moot = append(moot, id)
+				}
+			}
 		}
 		initialize := key == s.initKey
 		listing := r != nil && r.method == "tools/list" && mcp.IsModernProtocol(s.version)
@@ -289,6 +483,34 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 	case s.out <- line:
 	case <-s.done:
 	}
+	s.withdraw(moot)
+}
+
+// withdraw hands the relay a notifications/cancelled for each server
+// request whose own request has been answered while it was still open.
+// A server request on a request's stream belongs to that request
+// (PROTOCOL.md §11); once it is answered nobody waits for the answer. A
+// server that gives up on its elicitation says so, but go-sdk sends that
+// notice from a goroutine after the tool returns, when the stream has
+// closed, and it is lost: the prompt stayed open for a call long over.
+func (s *httpServer) withdraw(ids []json.RawMessage) {
+	for _, id := range ids {
+		line := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) +
+			`,"reason":"the request it was part of has been answered"}}` + "\n")
+		select {
+		case s.out <- line:
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// preview is the start of b for a log line: at most 60 bytes, quoted.
+func preview(b []byte) string {
+	if len(b) > 60 {
+		return fmt.Sprintf("%q…", b[:60])
+	}
+	return fmt.Sprintf("%q", b)
 }
 
 // noteStream records the SSE stream a request is answered on (its POST's,
@@ -382,6 +604,11 @@ func (s *httpServer) Write(msg []byte, _ bool) error {
 		}
 		return nil
 	}
+	if env.isResponse() {
+		if k, ok := idKey(env.ID); ok {
+			delete(s.asking, k)
+		}
+	}
 	s.mu.Unlock()
 	switch {
 	case env.isRequest():
@@ -460,16 +687,29 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		}
 		s.mu.Lock()
 		delete(s.inflight, key)
-		answered := r.answered
+		answered, reply := r.answered, r.reply
 		s.mu.Unlock()
-		if err == nil || answered || ctx.Err() != nil {
+		if answered || ctx.Err() != nil {
 			// Answered through the tap, or cancelled by the host (no
 			// answer is due, PROTOCOL.md §7), or shut down.
 			return
 		}
-		if errors.Is(err, transport.ErrSessionTerminated) {
+		switch {
+		case errors.Is(err, transport.ErrSessionTerminated):
 			s.loseSession()
 			err = ErrSessionLost
+		case errors.Is(err, errUnauthorized), errors.As(err, new(*url.Error)):
+			// Said by netSentence: the connection, TLS, a redirect
+			// refused.
+		default:
+			// mcp-go returns no error for a reply with another id, or
+			// for any JSON object under an error status; the host must
+			// still get one answer for its id.
+			if why := reply.sentence(s.endpoint); why != nil {
+				err = why
+			} else if err == nil {
+				err = errors.New("the server's reply answered another request than this one")
+			}
 		}
 		s.answerError(r.id, err)
 	}()
@@ -557,6 +797,59 @@ func (s *httpServer) roundTrip(ctx context.Context, req transport.JSONRPCRequest
 	}
 }
 
+// sentence says why a reply answered nothing, or nil when its status and
+// content type were as they should be (the fault lay elsewhere).
+func (r *httpReply) sentence(endpoint *url.URL) error {
+	if r == nil {
+		return nil
+	}
+	media, _, _ := mime.ParseMediaType(r.contentType)
+	switch {
+	case r.status == http.StatusOK && media == "text/event-stream":
+		return errors.New("the server's event stream ended before it answered")
+	case r.status == http.StatusOK && media == "application/json":
+		return errors.New("the server's reply is not a JSON-RPC answer to this request")
+	case r.status == http.StatusOK:
+		return fmt.Errorf("the server answered with %s, not JSON or an event stream (is %s its MCP endpoint?)", orNothing(media), redactURL(endpoint))
+	}
+	msg := fmt.Sprintf("the server answered %d %s", r.status, http.StatusText(r.status))
+	if r.retryAfter != "" && (r.status == http.StatusTooManyRequests || r.status == http.StatusServiceUnavailable) {
+		if secs, err := strconv.Atoi(strings.TrimSpace(r.retryAfter)); err == nil {
+			msg += fmt.Sprintf(" and asks to wait %d seconds before trying again", secs)
+		} else {
+			msg += fmt.Sprintf(" and asks to wait until %s before trying again", r.retryAfter)
+		}
+	}
+	if text := bodyText(media, r.body); text != "" {
+		msg += ": " + text
+	}
+	return errors.New(msg)
+}
+
+// bodyText is the first line of a plain-text or JSON refusal's body, at most
+// 200 characters; nothing for an HTML page or binary.
+func bodyText(media string, body []byte) string {
+	if media != "text/plain" && media != "application/json" {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+	line = strings.TrimSpace(line)
+	if !utf8.ValidString(line) {
+		return ""
+	}
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200]) + "…"
+	}
+	return line
+}
+
+func orNothing(media string) string {
+	if media == "" {
+		return "no content type"
+	}
+	return media
+}
+
 var errUnauthorized = errors.New("the server answered 401: it needs authorization (give a token with --header or --bearer-env, or sign in when elicitray asks)")
 
 // requestID is a JSON-RPC id as mcp-go's RequestId, spelt as the host spelt
@@ -600,11 +893,34 @@ func netSentence(err error) error {
 	case errors.Is(ue.Err, syscall.ECONNRESET):
 		return errors.New("the connection was reset")
 	}
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(ue.Err, &unknown):
+		return errors.New("its TLS certificate is not signed by an authority this machine trusts (a self-signed certificate?); add its CA to the system's certificates, or point SSL_CERT_FILE at it in the server's env")
+	case errors.As(ue.Err, &hostname):
+		return fmt.Errorf("its TLS certificate is for %s, not for %s", certNames(hostname.Certificate), hostname.Host)
+	case errors.As(ue.Err, &invalid):
+		return fmt.Errorf("its TLS certificate is not valid: %v", invalid.Error())
+	}
 	var op *net.OpError
 	if errors.As(ue.Err, &op) {
 		return op.Err
 	}
 	return ue.Err
+}
+
+// certNames lists the names a certificate is for.
+func certNames(c *x509.Certificate) string {
+	names := c.DNSNames
+	for _, ip := range c.IPAddresses {
+		names = append(names, ip.String())
+	}
+	if len(names) == 0 {
+		return c.Subject.CommonName
+	}
+	return strings.Join(names, ", ")
 }
 
 // cancelled ends the POST of a request the host cancelled: on 2026-07-28
@@ -628,6 +944,16 @@ func (s *httpServer) cancelled(params json.RawMessage) {
 // headers it would send are set here: the session, the protocol version,
 // the user's headers and the authorization.
 func (s *httpServer) post(ctx context.Context, msg []byte, method string) error {
+	// The host's messages go out one after another (the order matters:
+	// notifications/initialized before the next request), so a server
+	// that never answers a POST that needs no more than a 202 would hold
+	// up all of them, cancellations too.
+	limit := s.postLimit
+	if limit == 0 {
+		limit = postTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	s.mu.Lock()
 	t, version, sse := s.t, s.version, s.sse
 	s.mu.Unlock()
@@ -653,7 +979,15 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 	}
 	resp, err := s.client().Do(req)
 	if err != nil {
-		return fmt.Errorf("posting to %s: %w", s.opts.URL, err)
+		why := netSentence(err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = fmt.Errorf("it did not take it within %v (it should answer 202 Accepted at once)", limit)
+		}
+		return fmt.Errorf("sending the server a %s: %w", describe(msg, method), why)
+	}
+	var body []byte
+	if resp.StatusCode >= 300 {
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
@@ -662,9 +996,43 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 		s.loseSession()
 		return ErrSessionLost
 	case resp.StatusCode >= 300:
-		return fmt.Errorf("%s answered %s to a %s", s.opts.URL, resp.Status, describe(method))
+		// Over stdio the server's answer to a line it cannot take (a
+		// parse error, a batch it does not do) reaches the host; over
+		// HTTP it is the refusal's body, which the tap does not read.
+		if msg := bytes.TrimSpace(body); len(msg) > 0 {
+			if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
+				s.fromServer(msg, nil)
+				return nil
+			}
+		}
+		why := (&httpReply{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"),
+			retryAfter: resp.Header.Get("Retry-After"), body: body}).sentence(s.endpoint)
+		// The requests of a batch wait for answers that will not come.
+		for _, id := range batchIDs(msg) {
+			s.answerError(id, fmt.Errorf("the server refused the batch it came in: %w", why))
+		}
+		return fmt.Errorf("sending the server a %s: %w", describe(msg, method), why)
 	}
 	return nil
+}
+
+// postTimeout bounds a POST of a notification or a response.
+const postTimeout = 10 * time.Second
+
+// batchIDs are the ids of the requests in a JSON-RPC batch (an array of
+// messages, which 2025-03-26 allowed), or none for any other line.
+func batchIDs(line []byte) []json.RawMessage {
+	var batch []json.RawMessage
+	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &batch) != nil {
+		return nil
+	}
+	var ids []json.RawMessage
+	for _, m := range batch {
+		if env, err := scanEnvelope(m); err == nil && env.isRequest() {
+			ids = append(ids, env.ID)
+		}
+	}
+	return ids
 }
 
 // setHeaders sets on a request of elicitray's own the headers mcp-go would
@@ -688,11 +1056,17 @@ func (s *httpServer) setHeaders(ctx context.Context, req *http.Request, t transp
 	}
 }
 
-func describe(method string) string {
-	if method == "" {
+// describe names a message the host (or the relay) sent, for the log.
+func describe(msg []byte, method string) string {
+	switch env, err := scanEnvelope(msg); {
+	case method != "":
+		return method
+	case batchIDs(msg) != nil:
+		return "batch"
+	case err == nil && env.isResponse():
 		return "response"
 	}
-	return method
+	return "message that is not JSON-RPC"
 }
 
 func oauthHandlerOf(t transport.Interface) *transport.OAuthHandler {
@@ -757,6 +1131,7 @@ func (s *httpServer) CloseWrite() error {
 // finish ends the session and the connection, once.
 func (s *httpServer) finish() {
 	s.doneOnce.Do(func() {
+		s.cancelInFlight()
 		s.stop()
 		s.mu.Lock()
 		t := s.t
@@ -764,6 +1139,38 @@ func (s *httpServer) finish() {
 		_ = t.Close()
 		close(s.done)
 	})
+}
+
+// cancelInFlight tells the server, before the session ends, of each
+// request of a host that has gone and is still unanswered (PROTOCOL.md §7).
+// A child process is stopped for that; a remote server would go on with
+// the work, and go-sdk holds the DELETE until its handlers return. On
+// 2026-07-28, closing the requests' streams (stop) is the cancellation.
+func (s *httpServer) cancelInFlight() {
+	s.mu.Lock()
+	modern, lost := mcp.IsModernProtocol(s.version), s.lost
+	var ids []json.RawMessage
+	for _, r := range s.inflight {
+		if !r.answered {
+			ids = append(ids, r.id)
+		}
+	}
+	s.mu.Unlock()
+	if modern || lost != nil || len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.Grace)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			msg := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) + `,"reason":"the host has gone"}}`
+			if err := s.post(ctx, []byte(msg), "notifications/cancelled"); err != nil {
+				s.log("%v", err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (s *httpServer) Wait() int {

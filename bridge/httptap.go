@@ -39,7 +39,18 @@ type tapTransport struct {
 	// whose bodies carry messages; other requests (authorization metadata,
 	// tokens) pass untapped.
 	endpoint func(req *http.Request) bool
+	// reply receives, for each response to a POST carrying a host request
+	// (key), its status and headers and, when it was not 200, the start of
+	// its body: what the relay tells the host when no answer came of it.
+	reply func(key string, resp *http.Response, body []byte)
+	// ending sends the DELETE that ends the session in the tap's stead,
+	// when set: mcp-go sends it without the user's headers.
+	ending func(req *http.Request, base http.RoundTripper) (*http.Response, error)
 }
+
+// maxErrorBody bounds how much of a refusal's body is read: enough for a
+// JSON-RPC error or a sentence, not a whole error page.
+const maxErrorBody = 64 << 10
 
 func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := req.Header.Get(headerRequestKey)
@@ -47,9 +58,21 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.Clone(req.Context())
 		req.Header.Del(headerRequestKey)
 	}
+	if req.Method == http.MethodDelete && t.ending != nil && t.endpoint(req) {
+		return t.ending(req, t.base)
+	}
 	resp, err := t.base.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusOK || !t.endpoint(req) {
+	if err != nil || !t.endpoint(req) {
 		return resp, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		if key != "" && resp.StatusCode != http.StatusAccepted && t.reply != nil {
+			t.refused(key, resp)
+		}
+		return resp, nil
+	}
+	if key != "" && t.reply != nil {
+		t.reply(key, resp, nil)
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch media {
@@ -82,6 +105,26 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}}}
 	}
 	return resp, nil
+}
+
+// refused handles a host request's POST that the server answered with an
+// error status. Its body may be the JSON-RPC error for the request (a 400
+// with -32602, say): then that is the answer, and reaches the host as the
+// server wrote it. mcp-go would take any JSON object there for an answer
+// and return none, so the relay must know what the refusal said.
+func (t *tapTransport) refused(key string, resp *http.Response) {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if msg := bytes.TrimSpace(body); len(msg) > 0 {
+		if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
+			if k, ok := idKey(env.ID); ok && k == key {
+				t.deliver(msg, nil)
+			}
+		}
+	}
+	t.reply(key, resp, body)
 }
 
 // sseStream is one SSE response the tap reads: the method of the request

@@ -1,0 +1,83 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpRelay runs the relay between a host (pipes) and the remote server at
+// url, with approver deciding.
+func httpRelay(t *testing.T, url string, approver Approver) (send func(string), get func() string) {
+	t.Helper()
+	hostR, hostW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := NewRelay(HTTP(HTTPOptions{URL: url}), &Options{Server: "remote", Approver: approver, Log: &syncBuffer{}})
+	done := make(chan struct{})
+	go func() {
+		r.Run(context.Background(), hostR, outW)
+		outW.Close()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		hostW.Close()
+		go io.Copy(io.Discard, outR) // what the host is sent while the relay ends
+		<-done
+	})
+	out := bufio.NewReader(outR)
+	send = func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(hostW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get = func() string { t.Helper(); return readLine(t, out, "host") }
+	return send, get
+}
+
+// TestHTTPServerGivesUpOnItsElicitation: a go-sdk tool that gives up on its
+// elicitation and returns: go-sdk's notifications/cancelled goes out after
+// the tool's stream has closed, and is lost. The elicitation belonged to
+// the call (it came on the call's stream), so once the call is answered
+// its prompt closes all the same, and nothing is answered for it.
+func TestHTTPServerGivesUpOnItsElicitation(t *testing.T) {
+	asked := make(chan context.CancelFunc, 1)
+	s := mcp.NewServer(&mcp.Implementation{Name: "gives-up", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		ectx, cancel := context.WithCancel(ctx)
+		asked <- cancel
+		_, err := req.Session.Elicit(ectx, &mcp.ElicitParams{Message: "Name?", RequestedSchema: json.RawMessage(
+			`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "gave up: " + err.Error()}}}, nil, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	closed := make(chan struct{})
+	approver := ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		(<-asked)() // the server gives up while the prompt is open
+		<-ctx.Done()
+		close(closed)
+		return &Result{Action: "accept", Content: map[string]any{"name": "too late"}}, nil
+	})
+	send, get := httpRelay(t, ts.URL, approver)
+	send(initLegacy)
+	get()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	if res := get(); !strings.Contains(res, `"id":3`) || !strings.Contains(res, "gave up: context canceled") {
+		t.Fatalf("tool result = %s", res)
+	}
+	<-closed
+	// The host hears of nothing more: its next request's answer is next.
+	send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if got := get(); !strings.Contains(got, `"id":4`) {
+		t.Errorf("the host got %s, want the ping's answer", got)
+	}
+}
