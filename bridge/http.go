@@ -892,6 +892,8 @@ func netSentence(err error) error {
 		return errors.New("nothing is listening there (connection refused)")
 	case errors.Is(ue.Err, syscall.ECONNRESET):
 		return errors.New("the connection was reset")
+	case errors.Is(ue.Err, io.EOF), errors.Is(ue.Err, io.ErrUnexpectedEOF):
+		return errors.New("the server closed the connection without answering")
 	}
 	var unknown x509.UnknownAuthorityError
 	var hostname x509.HostnameError
