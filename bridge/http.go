@@ -98,8 +98,12 @@ type httpServer struct {
 	// lock of its own.
 	params paramHeaders
 	// initKey is the id key of the host's initialize while it is in
-	// flight: its result names the agreed version.
-	initKey string
+	// flight: its result names the agreed version. initDone is closed once
+	// that result has been read (or the initialize failed): mcp-go opens
+	// the GET stream as soon as the reply's headers are in, and the stream
+	// must still carry the version (prepare waits for it).
+	initKey  string
+	initDone chan struct{}
 	// inflight maps the id keys of requests sent to the server and not yet
 	// answered to their state.
 	inflight map[string]*httpRequest
@@ -180,7 +184,7 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession}
+	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
 	follow := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		// The headers given with --header (a token, an API key) are for
@@ -472,6 +476,9 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 		if v := protocolVersionOf(env.Result); initialize && v != "" {
 			s.setVersion(v)
 		}
+		if initialize {
+			s.initialized()
+		}
 	}
 	if stream != nil {
 		s.noteStream(stream)
@@ -528,6 +535,51 @@ func (s *httpServer) noteStream(st *sseStream) {
 // headerRequestKey is never sent: it names, in the request mcp-go hands
 // the tap, which host request a POST carries. The tap removes it.
 const headerRequestKey = "X-Elicitray-Request"
+
+// initialized closes initDone, once.
+func (s *httpServer) initialized() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initDone != nil {
+		select {
+		case <-s.initDone:
+		default:
+			close(s.initDone)
+		}
+	}
+}
+
+// prepare gives a GET of mcp-go's that went out before the initialize
+// result was read the protocol version all requests after initialize carry
+// (PROTOCOL.md §11), waiting for that result if it must.
+func (s *httpServer) prepare(req *http.Request) *http.Request {
+	if req.Method != http.MethodGet || req.Header.Get(transport.HeaderKeyProtocolVersion) != "" {
+		return req
+	}
+	s.mu.Lock()
+	done := s.initDone
+	if s.sse {
+		// HTTP+SSE opens its stream before initialize can be sent.
+		done = nil
+	}
+	s.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-req.Context().Done():
+			return req
+		}
+	}
+	s.mu.Lock()
+	version := s.version
+	s.mu.Unlock()
+	if version == "" || mcp.IsModernProtocol(version) {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set(transport.HeaderKeyProtocolVersion, version)
+	return req
+}
 
 // protocolVersionOf is the protocolVersion of an initialize result, or "".
 func protocolVersionOf(result json.RawMessage) string {
@@ -646,6 +698,7 @@ func (s *httpServer) send(env envelope, msg []byte) {
 	s.inflight[key] = r
 	if env.Method == "initialize" {
 		s.initKey = key
+		s.initDone = make(chan struct{})
 	}
 	s.wg.Add(1)
 	version := s.version
@@ -671,6 +724,9 @@ func (s *httpServer) send(env envelope, msg []byte) {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
+		if env.Method == "initialize" {
+			defer s.initialized() // answered or failed: the GET waits no more
+		}
 		err := s.roundTrip(ctx, req)
 		// A stream that broke off before the answer is resumed from its
 		// last event (PROTOCOL.md §11); mcp-go resumes only a stream the

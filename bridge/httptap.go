@@ -46,6 +46,9 @@ type tapTransport struct {
 	// ending sends the DELETE that ends the session in the tap's stead,
 	// when set: mcp-go sends it without the user's headers.
 	ending func(req *http.Request, base http.RoundTripper) (*http.Response, error)
+	// prepare, when set, may complete a request to the MCP endpoint before
+	// it goes out (headers mcp-go could not know yet).
+	prepare func(req *http.Request) *http.Request
 }
 
 // maxErrorBody bounds how much of a refusal's body is read: enough for a
@@ -60,6 +63,9 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if req.Method == http.MethodDelete && t.ending != nil && t.endpoint(req) {
 		return t.ending(req, t.base)
+	}
+	if t.prepare != nil && t.endpoint(req) {
+		req = t.prepare(req)
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || !t.endpoint(req) {
