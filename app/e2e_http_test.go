@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -30,13 +31,21 @@ import (
 // once the server says it listens.
 func everythingHTTP(t *testing.T, mode string) string {
 	t.Helper()
-	server := everythingServer(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
+	url, _ := everythingHTTPOn(t, mode, port)
+	return url
+}
+
+// everythingHTTPOn is everythingHTTP on port; stop kills the server (as a
+// crash would) and waits for it to be gone.
+func everythingHTTPOn(t *testing.T, mode string, port int) (url string, stop func()) {
+	t.Helper()
+	server := everythingServer(t)
 	cmd := exec.Command(nodeBin(t), server, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	stderr, err := cmd.StderrPipe()
@@ -46,20 +55,20 @@ func everythingHTTP(t *testing.T, mode string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var once sync.Once
+	stop = func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
+	t.Cleanup(stop)
 	ready := make(chan struct{})
-	var said strings.Builder
 	go func() {
 		sc := bufio.NewScanner(stderr)
-		once := false
+		said := false
 		for sc.Scan() {
-			said.WriteString(sc.Text() + "\n")
-			if !once && strings.Contains(sc.Text(), fmt.Sprint(port)) {
-				once = true
+			if !said && strings.Contains(sc.Text(), fmt.Sprint(port)) {
+				said = true
 				close(ready)
 			}
 		}
-		if !once {
+		if !said {
 			close(ready)
 		}
 	}()
@@ -68,7 +77,7 @@ func everythingHTTP(t *testing.T, mode string) string {
 	if mode == "sse" {
 		path = "/sse"
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d%s", port, path)
+	return fmt.Sprintf("http://127.0.0.1:%d%s", port, path), stop
 }
 
 // nodeBin is the node that runs server-everything: PATH's.
@@ -291,5 +300,34 @@ func TestEndToEndHTTPHostCancels(t *testing.T) {
 				t.Errorf("after the cancel the wrapper no longer serves the host: %v", err)
 			}
 		})
+	}
+}
+
+// TestEndToEndHTTPEverythingRestarts: server-everything (the TypeScript
+// SDK, which answers a session it does not know with 400, not 404) is
+// restarted under a wrapper; the next call gets the sentence about the
+// lost session, and the wrapper exits so that the host can start it again.
+func TestEndToEndHTTPEverythingRestarts(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	url, stop := everythingHTTPOn(t, "streamableHttp", port)
+	d := newDesktop(t)
+	cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "restarts", "--url", url})
+	if got := d.result(d.callWith(cs, "echo", map[string]any{"message": "before"})); got != "Echo: before" {
+		t.Fatalf("echo said %q", got)
+	}
+	stop()
+	everythingHTTPOn(t, "streamableHttp", port)
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "after"}})
+	if err == nil || !strings.Contains(err.Error(), "no longer knows this session") {
+		t.Fatalf("call after the restart: %v, want an error naming the lost session%s", err, d.diagnostics())
+	}
+	cs.Wait() // the wrapper exits: the session ends
+	if log := d.wrapperLog(); !strings.Contains(log, "restart the server in your host") {
+		t.Errorf("the wrapper's log does not tell the user what to do:\n%s", log)
 	}
 }

@@ -751,7 +751,7 @@ func (s *httpServer) send(env envelope, msg []byte) {
 			return
 		}
 		switch {
-		case errors.Is(err, transport.ErrSessionTerminated):
+		case errors.Is(err, transport.ErrSessionTerminated), s.sessionRefused(reply):
 			s.loseSession()
 			err = ErrSessionLost
 		case errors.Is(err, errUnauthorized), errors.As(err, new(*url.Error)):
@@ -769,6 +769,24 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		}
 		s.answerError(r.id, err)
 	}()
+}
+
+// sessionRefused reports whether a reply is a server's way of saying it no
+// longer knows the session: PROTOCOL.md §11 says 404, but servers on the
+// TypeScript SDK (server-everything among them) answer a session they do
+// not know with 400 "Bad Request: No valid session ID provided", which is
+// what a restarted one says.
+func (s *httpServer) sessionRefused(reply *httpReply) bool {
+	if reply == nil || reply.status != http.StatusBadRequest {
+		return false
+	}
+	s.mu.Lock()
+	t, version := s.t, s.version
+	s.mu.Unlock()
+	if t.GetSessionId() == "" || mcp.IsModernProtocol(version) {
+		return false
+	}
+	return bytes.Contains(bytes.ToLower(reply.body), []byte("session"))
 }
 
 // maxResumes bounds how often one request's stream is resumed.
