@@ -41,6 +41,17 @@
 //	stdio.go     the child process: its process group, stdout pipe, line
 //	             framing (no line cap, BOM dropping), shutdown (stdin closed,
 //	             SIGTERM, SIGKILL after grace), exit code
+//	http.go      a remote server (HTTP): Streamable HTTP over mcp-go's
+//	             transport, HTTP+SSE when the server has only that; the
+//	             Server, its state and the Conn it is
+//	httptap.go   the round tripper under mcp-go that reads every message off
+//	             the wire byte for byte (mcp-go decodes them, and drops or
+//	             times out server requests), and the SSE parser
+//	httpsend.go  requests sent and answered, notifications and responses
+//	             posted, a broken-off stream resumed (Last-Event-ID)
+//	httpsession.go, httperrors.go, httpheaders.go
+//	             the session lost or ended (DELETE); refusals said in
+//	             sentences; SEP-2243 headers and tools left out
 //	session.go   serverInfo, the agreed version, the host's elicitation
 //	             capability; initialize and _meta injection
 //	calls.go     the tools/calls in flight: which one a legacy prompt names
@@ -69,7 +80,8 @@
 // Run owns them all. One reads the host, one reads the server, one tells
 // the server when the host is gone; a child process has one waiting for it,
 // one shutting it down and one cutting its stdout off after grace when a
-// grandchild holds it. Each pending elicitation and each running
+// grandchild holds it; a remote server has one per request in flight (and
+// mcp-go's own for its streams). Each pending elicitation and each running
 // input_required loop has its own, so the relay keeps flowing while a
 // person thinks. Everything stops when the server is gone; Run returns its
 // exit code.
