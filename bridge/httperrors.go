@@ -71,6 +71,10 @@ func orNothing(media string) string {
 	return media
 }
 
+// errAuthorization wraps why the sign-in a 401 started failed: that, not
+// the 401 itself, is what the host is told.
+var errAuthorization = errors.New("authorization failed")
+
 var errUnauthorized = errors.New("the server answered 401: it needs authorization (give a token with --header or --bearer-env, or sign in when elicitray asks)")
 
 // netSentence is err said for people: a failed connection by its cause

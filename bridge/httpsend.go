@@ -221,7 +221,7 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		case errors.Is(err, transport.ErrSessionTerminated), s.sessionRefused(reply):
 			s.loseSession()
 			err = ErrSessionLost
-		case errors.Is(err, errUnauthorized), errors.As(err, new(*url.Error)):
+		case errors.Is(err, errUnauthorized), errors.Is(err, errAuthorization), errors.As(err, new(*url.Error)):
 			// Said by netSentence: the connection, TLS, a redirect
 			// refused.
 		default:
@@ -326,7 +326,7 @@ func (s *httpServer) roundTrip(ctx context.Context, req transport.JSONRPCRequest
 		if errors.As(err, &oauthErr) && s.opts.Authorize != nil && !authorized {
 			authorized = true
 			if aerr := s.opts.Authorize(ctx, oauthErr.Handler); aerr != nil {
-				return fmt.Errorf("authorization failed: %w", aerr)
+				return fmt.Errorf("%w: %w", errAuthorization, aerr)
 			}
 			continue
 		}
