@@ -42,6 +42,24 @@ func browserStandIn(t *testing.T) (dir string) {
 	return dir
 }
 
+// browserPage is the last page the browser stand-in in dir showed, once
+// it has shown one: the sign-in ends when the redirect reaches the
+// loopback, a moment before curl has written the page it got back.
+func browserPage(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "page")
+	deadline := time.Now().Add(desktopWait)
+	for {
+		if page, err := os.ReadFile(path); err == nil && len(page) > 0 {
+			return string(page)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the browser showed no page within %v", desktopWait)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
 // startHubHere starts a hub with the test's environment (its PATH holds
 // the browser stand-in) and waits until it answers.
 func (d *desktop) startHubHere() {
@@ -183,7 +201,7 @@ func TestSignInThroughHub(t *testing.T) {
 		if u.Query().Get("resource") != rs.URL || u.Query().Get("code_challenge_method") != "S256" {
 			t.Errorf("the authorization URL lacks the resource or PKCE: %s", links[0])
 		}
-		if page, _ := os.ReadFile(filepath.Join(browser, "page")); !strings.Contains(string(page), "Signed in") {
+		if page := browserPage(t, browser); !strings.Contains(page, "Signed in") {
 			t.Errorf("the browser's last page: %q", page)
 		}
 		rec := d.history()[0]
