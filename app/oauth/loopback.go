@@ -22,8 +22,10 @@ type callback struct {
 	// response without it is not the one waited for (another page in the
 	// browser, RFC 6749 §10.12) and is turned away without ending the wait.
 	state string
-	got   chan *authResponse
-	once  sync.Once
+	// port is the port it listens on (the system's choice for port 0).
+	port int
+	got  chan *authResponse
+	once sync.Once
 }
 
 // authResponse is the authorization response (RFC 6749 §4.1.2): a code and
@@ -49,7 +51,7 @@ func listenLoopback(redirect, state string) (*callback, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening for the sign-in redirect at %s: %w", u.Host, err)
 	}
-	cb := &callback{path: u.Path, state: state, got: make(chan *authResponse)}
+	cb := &callback{path: u.Path, state: state, port: l.Addr().(*net.TCPAddr).Port, got: make(chan *authResponse)}
 	cb.srv = &http.Server{Handler: http.HandlerFunc(cb.serve), ReadHeaderTimeout: 10 * time.Second}
 	go cb.srv.Serve(l)
 	return cb, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -452,5 +453,42 @@ func TestRefreshInTheFirstSession(t *testing.T) {
 	want := []string{"register", "authorize", "token:authorization_code", "token:refresh_token"}
 	if diff := cmp.Diff(want, w.as.Seen()); diff != "" {
 		t.Errorf("authorization server requests mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRedirectPortTaken: another program listens on the port the stored
+// registration's redirect names. The sign-in does not fail: it listens on a
+// port of the system's choosing, registers again naming it, says so, and
+// the user signs in.
+func TestRedirectPortTaken(t *testing.T) {
+	w := newWorld(t)
+	w.signedIn(t)
+	rec := w.record(t)
+	u, err := url.Parse(rec.Client.RedirectURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	squatter, err := net.Listen("tcp", u.Host)
+	if err != nil {
+		t.Fatalf("taking the redirect's port: %v", err)
+	}
+	defer squatter.Close()
+	rec.Token = nil // signed out: the next run must sign in
+	if err := oauth.Save(w.dir, rec); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := w.run(t)
+	if err != nil || got != "signed in" {
+		t.Fatalf("run with the port taken: %q, %v\nlog:\n%s", got, err, w.log)
+	}
+	<-w.user.pages
+	after := w.record(t)
+	if after.Client.RedirectURI == rec.Client.RedirectURI || after.Client.ClientID == rec.Client.ClientID {
+		t.Errorf("want a new registration on another port; redirect %s → %s, client %s → %s",
+			rec.Client.RedirectURI, after.Client.RedirectURI, rec.Client.ClientID, after.Client.ClientID)
+	}
+	if !strings.Contains(w.log.String(), "was taken; elicitray registers again with port") {
+		t.Errorf("the log does not say why it registered again:\n%s", w.log)
 	}
 }

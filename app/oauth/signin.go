@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"syscall"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 )
@@ -26,7 +27,29 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return fmt.Errorf("the authorization server of %s (%s) does not offer PKCE with S256, which MCP authorization requires; elicitray does not sign in there", name, md.Issuer)
 	}
-	if pre := s.opts.Client; pre.ClientID != "" {
+	state, err := transport.GenerateState()
+	if err != nil {
+		return err
+	}
+	// The listener is up before the browser is sent (RFC 8252 §7.3), on
+	// the registered port, and before a registration, which names it.
+	pre := s.opts.Client
+	cb, err := listenLoopback(redirect, state)
+	if errors.Is(err, syscall.EADDRINUSE) && pre.ClientID == "" && md.RegistrationEndpoint != "" {
+		// Another program took the port since it was chosen: a port of
+		// the system's choosing now, and a registration that names it.
+		cb, err = listenLoopback(redirectURI(0), state)
+		if err == nil {
+			s.opts.Logf("%s: the sign-in redirect's port %s was taken; elicitray registers again with port %d", name, portOf(redirect), cb.port)
+			redirect, reregister = redirectURI(cb.port), true
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w; if another program keeps it, `elicitray auth logout %s` registers anew on another port", name, err, name)
+	}
+	defer cb.close()
+
+	if pre.ClientID != "" {
 		if reregister {
 			return fmt.Errorf("the authorization server of %s (%s) does not know the client id %s given with --client-id", name, md.Issuer, pre.ClientID)
 		}
@@ -50,6 +73,7 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 		}
 		// The flow goes on with a handler that has the new client.
 		cfg.ClientID, cfg.ClientSecret, cfg.TokenEndpointAuthMethod = reg.ClientID, reg.ClientSecret, reg.AuthMethod
+		cfg.RedirectURI = redirect
 		h = s.handler(cfg)
 		if md, err = h.GetServerMetadata(ctx); err != nil {
 			return fmt.Errorf("discovering the authorization server of %s: %w", name, err)
@@ -60,17 +84,6 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	if err != nil {
 		return err
 	}
-	state, err := transport.GenerateState()
-	if err != nil {
-		return err
-	}
-	// The listener is up before the browser is sent (RFC 8252 §7.3), on
-	// the registered port.
-	cb, err := listenLoopback(redirect, state)
-	if err != nil {
-		return fmt.Errorf("%s: %w; if another program keeps it, `elicitray auth logout %s` registers anew on another port", name, err, name)
-	}
-	defer cb.close()
 	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
 	if err != nil {
 		return fmt.Errorf("building the authorization URL of %s: %w", name, err)
@@ -112,6 +125,14 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	resp.done(true, "")
 	s.opts.Logf("%s: signed in", name)
 	return s.noteServer(md)
+}
+
+// portOf is the port of a redirect URI, for a log line.
+func portOf(redirect string) string {
+	if u, err := url.Parse(redirect); err == nil {
+		return u.Port()
+	}
+	return redirect
 }
 
 // noteServer records the authorization server's issuer (for `elicitray
