@@ -69,9 +69,11 @@ var ErrSessionLost = errors.New("the server no longer knows this session (it res
 type httpServer struct {
 	opts     HTTPOptions
 	endpoint *url.URL
-	log      func(format string, args ...any)
-	ctx      context.Context
-	stop     context.CancelFunc
+	// http is the tapped client every request goes through (client).
+	http *http.Client
+	log  func(format string, args ...any)
+	ctx  context.Context
+	stop context.CancelFunc
 
 	// out queues the server's messages for Read; closed once done is.
 	out chan []byte
@@ -149,6 +151,7 @@ func (s *httpServer) Start(ctx context.Context, log func(format string, args ...
 		return nil, fmt.Errorf("%w: %q is not an http or https URL", ErrStart, s.opts.URL)
 	}
 	s.endpoint, s.log = u, log
+	s.http = s.client()
 	s.ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	s.out = make(chan []byte, 64)
 	s.inflight = map[string]*httpRequest{}
@@ -168,7 +171,8 @@ func (s *httpServer) Start(ctx context.Context, log func(format string, args ...
 	return s, nil
 }
 
-// client is the HTTP client mcp-go runs over, its transport tapped.
+// client makes the HTTP client mcp-go (and elicitray's own requests) run
+// over, its transport tapped; Start makes it once (s.http).
 func (s *httpServer) client() *http.Client {
 	var c http.Client
 	if s.opts.Client != nil {
@@ -271,7 +275,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // listening on the GET stream for server requests (PROTOCOL.md §11).
 func (s *httpServer) streamable() (transport.Interface, error) {
 	opts := []transport.StreamableHTTPCOption{
-		transport.WithHTTPBasicClient(s.client()),
+		transport.WithHTTPBasicClient(s.http),
 		transport.WithHTTPHeaders(s.headerMap()),
 		transport.WithContinuousListening(),
 		transport.WithHTTPLogger(quiet()),
@@ -304,7 +308,7 @@ func (s *httpServer) fallBack(ctx context.Context) (transport.Interface, error) 
 	s.mu.Unlock()
 	_ = old.Close()
 	opts := []transport.ClientOption{
-		transport.WithHTTPClient(s.client()),
+		transport.WithHTTPClient(s.http),
 		transport.WithHeaders(s.headerMap()),
 		transport.WithSSELogger(quiet()),
 		// A tool call may wait for a person: the host keeps its own clock.

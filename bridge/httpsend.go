@@ -275,7 +275,7 @@ func (s *httpServer) resume(ctx context.Context, key string, r *httpRequest, las
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Last-Event-ID", last)
 	req.Header.Set(headerRequestKey, key)
-	resp, err := s.client().Do(req)
+	resp, err := s.http.Do(req)
 	if err != nil {
 		return err
 	}
@@ -416,7 +416,7 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 			req.Header.Set(k, v)
 		}
 	}
-	resp, err := s.client().Do(req)
+	resp, err := s.http.Do(req)
 	if err != nil {
 		why := netSentence(err)
 		if errors.Is(err, context.DeadlineExceeded) {

@@ -195,22 +195,23 @@ func (s *Server) Config() *transport.OAuthConfig {
 		PKCEEnabled: true,
 		HTTPClient:  s.opts.HTTPClient,
 	}
+	// The record as stored now, read once: another wrapper of the server
+	// may have registered since New, with a port of its own.
+	rec, err := Load(s.opts.Dir, s.opts.Name)
+	if err != nil || (rec != nil && rec.URL != s.opts.URL) {
+		rec = nil
+	}
 	if pre := s.opts.Client; pre.ClientID != "" {
 		cfg.ClientID, cfg.ClientSecret, cfg.TokenEndpointAuthMethod = pre.ClientID, pre.ClientSecret, pre.AuthMethod
-		if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Client.RedirectURI != "" {
-			cfg.RedirectURI = rec.Client.RedirectURI
-		}
-	} else if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.Client.ClientID != "" {
-		// The registration as stored now: another wrapper of the server
-		// may have registered since New, with a port of its own.
+	} else if rec != nil && rec.Client.ClientID != "" {
 		cfg.ClientID = rec.Client.ClientID
 		cfg.ClientSecret = rec.Client.ClientSecret
 		cfg.TokenEndpointAuthMethod = rec.Client.AuthMethod
-		if rec.Client.RedirectURI != "" {
+	}
+	if rec != nil {
+		if rec.Client.RedirectURI != "" && (s.opts.Client.ClientID != "" || rec.Client.ClientID != "") {
 			cfg.RedirectURI = rec.Client.RedirectURI
 		}
-	}
-	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL {
 		// Where the server said its metadata is (its 401), for discovery
 		// before any 401 of this run.
 		cfg.ProtectedResourceMetadataURL = rec.ResourceMetadata
