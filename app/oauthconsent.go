@@ -39,9 +39,11 @@ func (f *remoteFlags) preRegistered(getenv func(string) string) (oauth.Registrat
 	}
 	reg := oauth.Registration{ClientID: f.clientID}
 	if f.clientSecretEnv != "" {
-		if reg.ClientSecret = getenv(f.clientSecretEnv); reg.ClientSecret == "" {
-			return reg, usageError{fmt.Errorf("--client-secret-env: the environment variable %s is not set or empty (hosts pass a server only the variables its config lists under \"env\")", f.clientSecretEnv)}
+		secret, err := envValue(getenv, "--client-secret-env", f.clientSecretEnv)
+		if err != nil {
+			return reg, err
 		}
+		reg.ClientSecret = secret
 	}
 	return reg, nil
 }

@@ -101,13 +101,7 @@ func (f *remoteFlags) header(getenv func(string) string) (http.Header, error) {
 			return nil, err
 		}
 	}
-	fromEnv := func(flag, variable string) (string, error) {
-		v := getenv(variable)
-		if v == "" {
-			return "", runErr(fmt.Errorf("%s: the environment variable %s is not set or empty here (hosts pass a server only the variables its entry lists under \"env\", and expand them from their own environment: check both)", flag, variable))
-		}
-		return v, nil
-	}
+	fromEnv := func(flag, variable string) (string, error) { return envValue(getenv, flag, variable) }
 	for _, he := range f.headerEnv {
 		name, variable, ok := strings.Cut(he, "=")
 		if !ok || variable == "" {
@@ -131,6 +125,17 @@ func (f *remoteFlags) header(getenv func(string) string) (http.Header, error) {
 		}
 	}
 	return h, nil
+}
+
+// envValue is the value of the environment variable a flag names (a
+// token's, a secret's), or the error saying it is missing, which never
+// holds a value.
+func envValue(getenv func(string) string, flag, variable string) (string, error) {
+	v := getenv(variable)
+	if v == "" {
+		return "", runErr(fmt.Errorf("%s: the environment variable %s is not set or empty here (hosts pass a server only the variables its entry lists under \"env\", and expand them from their own environment: check both)", flag, variable))
+	}
+	return v, nil
 }
 
 // server is the bridge.Server for the flags. A token sent in the clear to
