@@ -58,18 +58,19 @@ func (c *calls) inFlight() (tool, key string) {
 }
 
 // end forgets the tools/call with id key, if in flight: its reply came, or
-// the host cancelled it.
-func (c *calls) end(key string) {
+// the host cancelled it. It reports whether key was a call in flight.
+func (c *calls) end(key string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.tools[key]; !ok {
-		return
+		return false
 	}
 	delete(c.tools, key)
 	c.lastTool, c.lastCall = "", ""
 	for k, name := range c.tools {
 		c.lastTool, c.lastCall = name, k
 	}
+	return true
 }
 
 // callName is what a prompt names as the call in flight.

@@ -302,8 +302,9 @@ func (r *Relay) fromServer(line []byte) bool {
 		}
 		if key, ok := idKey(env.ID); ok {
 			if !r.session.fromServer(key, env.Result) {
-				r.calls.end(key)
-				r.legacy.callEnded(key)
+				if r.calls.end(key) {
+					r.legacy.callEnded(key)
+				}
 			}
 			return r.loop.fromServer(key, &env, line)
 		}
