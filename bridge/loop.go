@@ -119,6 +119,22 @@ func (l *loop) any() bool {
 	return len(l.loops) > 0 || len(l.retries) > 0
 }
 
+// follows reports whether the host call with id key is one the loop may
+// have to finish: its reply is the loop's to read.
+func (l *loop) follows(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.loops[key] != nil || l.retries[key] != nil
+}
+
+// anyOwned reports whether the relay ever sent a retry: until it has, no
+// reply can carry an id of its own (mayOwn).
+func (l *loop) anyOwned() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.retrySeq > 0
+}
+
 // mayOwn reports whether the JSON-RPC id raw may be one of the relay's
 // retries, so that a late reply to one is kept from the host.
 func (l *loop) mayOwn(raw []byte) bool { return hasStringPrefix(raw, l.prefix) }
