@@ -44,8 +44,8 @@ func waitRun(t *testing.T, done <-chan runResult, what string) runResult {
 	case <-hangGuard(t):
 		buf := make([]byte, 1<<20)
 		n := runtime.Stack(buf, true)
-		t.Fatalf("%s: the relay never returned; goroutines:\n%s", what, buf[:n])
-		return runResult{}
+		t.Errorf("%s: the relay never returned; goroutines:\n%s", what, buf[:n])
+		panic("the relay hangs")
 	}
 }
 
@@ -388,5 +388,312 @@ func TestBreakFramerInputClosedAfterTee(t *testing.T) {
 	case <-hangGuard(t):
 		buf := make([]byte, 1<<16)
 		t.Fatalf("the pump never returned after its input was closed:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// breakPeer is startPeer's setup (relay_test.go) with the Relay and the
+// server's command at hand: the test writes the server's stdout (fd 4)
+// and reads its stdin (fd 3).
+type breakPeer struct {
+	*peer
+	r   *Relay
+	cmd *exec.Cmd
+}
+
+func startBreakPeer(t *testing.T, opts func(r **Relay) *Options) *breakPeer {
+	t.Helper()
+	recvR, recvW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sendR, sendW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "cat <&4 & exec cat >&3")
+	cmd.ExtraFiles = []*os.File{recvW, sendR}
+	p := &peer{t: t, stderr: &syncBuffer{}, done: make(chan runResult, 1)}
+	bp := &breakPeer{peer: p, cmd: cmd}
+	o := &Options{}
+	if opts != nil {
+		o = opts(&bp.r)
+	}
+	if o.Log == nil {
+		o.Log = p.stderr
+	}
+	hostR, hostW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.host, p.toHost = hostW, bufio.NewReaderSize(outR, 1<<20)
+	p.gotSrv, p.server = bufio.NewReaderSize(recvR, 1<<20), sendW
+	bp.r = NewRelay(Command(cmd, 200*time.Millisecond), o)
+	go func() {
+		code, err := bp.r.Run(context.Background(), hostR, outW)
+		outW.Close()
+		p.done <- runResult{code, err}
+	}()
+	t.Cleanup(func() {
+		hostW.Close()
+		sendW.Close()
+		<-p.done
+		for _, f := range []*os.File{recvR, recvW, sendR, hostR, outR} {
+			f.Close()
+		}
+	})
+	return bp
+}
+
+// waitLater waits until a line waits in lw.later: written while a long
+// line streams, it must follow the line.
+func waitLater(t *testing.T, lw *lineWriter) {
+	t.Helper()
+	guard := hangGuard(t)
+	for {
+		lw.mu.Lock()
+		n := len(lw.later)
+		lw.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		select {
+		case <-guard:
+			t.Fatal("the answer never waited for the long line to end")
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+const cancelAnswer = `{"jsonrpc":"2.0","id":"e1","result":{"action":"cancel"}}`
+
+// answerAtOnce is an Approver that answers cancel at once and hands over
+// the relay's writer to the server, which only exists once Run started.
+func answerAtOnce(r **Relay, toServer chan<- *lineWriter) *Options {
+	return &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		toServer <- (*r).w.server.(*lineConn).w
+		return &Result{Action: ActionCancel}, nil
+	})}
+}
+
+const elicitE1 = `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`
+
+// TestBreakAnswerWhileLineStreams: the host streams a 64 MiB notification
+// to the server; in the middle of it the server asks, and the Approver
+// answers at once. The answer must reach the server after the line, as a
+// line of its own, and the line must arrive whole.
+func TestBreakAnswerWhileLineStreams(t *testing.T) {
+	toServer := make(chan *lineWriter, 1)
+	p := startBreakPeer(t, func(r **Relay) *Options { return answerAtOnce(r, toServer) })
+	head := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`
+	body := bytes.Repeat([]byte("A"), 64<<20)
+	tail := `"}}` + "\n"
+	wrote := make(chan error, 1)
+	resume := make(chan struct{})
+	go func() {
+		if _, err := io.WriteString(p.host, head); err != nil {
+			wrote <- err
+			return
+		}
+		if _, err := p.host.Write(body[:3<<20]); err != nil {
+			wrote <- err
+			return
+		}
+		<-resume
+		for rest := body[3<<20:]; len(rest) > 0; rest = rest[min(len(rest), 1<<20):] {
+			if _, err := p.host.Write(rest[:min(len(rest), 1<<20)]); err != nil {
+				wrote <- err
+				return
+			}
+		}
+		_, err := io.WriteString(p.host, tail)
+		wrote <- err
+	}()
+	// The line is streaming: its first 2 MiB reached the server.
+	first := make([]byte, 2<<20)
+	if _, err := io.ReadFull(p.gotSrv, first); err != nil {
+		t.Fatal(err)
+	}
+	p.serverSends(elicitE1)
+	waitLater(t, <-toServer)
+	close(resume)
+	rest, err := p.gotSrv.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := append(first, rest...)
+	if want := head + string(body) + tail; string(line) != want {
+		at := firstDiff(line, []byte(want))
+		t.Fatalf("the server got a %d-byte line, want %d; first difference at %d: %.100q", len(line), len(want), at, line[at:min(len(line), at+100)])
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	jsonEq(t, cancelAnswer, p.serverGets())
+}
+
+// TestBreakAnswerWhileLineCut: as TestBreakAnswerWhileLineStreams, but
+// the host goes away in the middle of its long line. The answer that
+// waited must still reach the server as a line of its own, not glued to
+// the cut line's last bytes, where no parser finds it.
+func TestBreakAnswerWhileLineCut(t *testing.T) {
+	toServer := make(chan *lineWriter, 1)
+	p := startBreakPeer(t, func(r **Relay) *Options { return answerAtOnce(r, toServer) })
+	head := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`
+	go func() {
+		_, _ = io.WriteString(p.host, head)
+		_, _ = p.host.Write(bytes.Repeat([]byte("A"), 3<<20))
+	}()
+	first := make([]byte, 2<<20)
+	if _, err := io.ReadFull(p.gotSrv, first); err != nil {
+		t.Fatal(err)
+	}
+	p.serverSends(elicitE1)
+	waitLater(t, <-toServer)
+	p.host.Close()
+	// The cut line reaches the server as far as the host sent it; the
+	// answer must follow on a line of its own.
+	cut, err := p.gotSrv.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(cut, `"id":"e1"`) {
+		t.Fatalf("the answer was glued to the cut line: the server got %d bytes ending %q", len(first)+len(cut), cut[max(0, len(cut)-120):])
+	}
+	jsonEq(t, cancelAnswer, p.serverGets())
+}
+
+// TestBreakTSReplyClosesLegacyPrompt: a 20 MiB reply to the tools/call in
+// flight, spelt as the TypeScript SDK writes it ("result" first, "id"
+// last), must end the call: the legacy prompt open for it closes
+// (ErrCallEnded) and the server is answered cancel, and the host gets the
+// reply byte for byte.
+func TestBreakTSReplyClosesLegacyPrompt(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	causes := make(chan error, 1)
+	p := startBreakPeer(t, func(**Relay) *Options {
+		return &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+			asked <- struct{}{}
+			<-ctx.Done()
+			causes <- context.Cause(ctx)
+			return nil, context.Cause(ctx)
+		})}
+	})
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	p.serverGets()
+	p.serverSends(elicitE1)
+	<-asked
+	reply := `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("R", 20<<20) + `"}]},"jsonrpc":"2.0","id":1}`
+	go p.serverSends(reply)
+	if got := p.hostGets(); got != reply {
+		t.Fatalf("the host got %d bytes, not the %d-byte reply", len(got), len(reply))
+	}
+	if err := <-causes; !errors.Is(err, ErrCallEnded) {
+		t.Fatalf("the prompt ended with %v, want ErrCallEnded", err)
+	}
+	jsonEq(t, cancelAnswer, p.serverGets())
+}
+
+// TestBreakServerKilledMidLine: the server is killed (SIGKILL) in the
+// middle of a 64 MiB line, streamed (a reply nobody waits for) or gathered
+// (a reply to the tools/call in flight). The relay must return the
+// shell's 137, and the host must have got nothing but a prefix of what
+// the server wrote.
+func TestBreakServerKilledMidLine(t *testing.T) {
+	for _, inFlight := range []bool{false, true} {
+		t.Run(fmt.Sprintf("call in flight=%v", inFlight), func(t *testing.T) {
+			p := startBreakPeer(t, nil)
+			line := `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("K", 64<<20) + `"}]},"jsonrpc":"2.0","id":1}` + "\n"
+			if inFlight {
+				p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{}}}`)
+				p.serverGets()
+			}
+			sent := make(chan struct{})
+			go func() {
+				defer close(sent)
+				_, _ = io.WriteString(p.server, line[:20<<20])
+			}()
+			// The host reads all along, as a host does.
+			headIn := make(chan struct{})
+			hostGot := make(chan []byte, 1)
+			go func() {
+				var got []byte
+				buf := make([]byte, 1<<20)
+				for {
+					n, err := p.toHost.Read(buf)
+					if len(got) < 4<<20 && len(got)+n >= 4<<20 {
+						close(headIn)
+					}
+					got = append(got, buf[:n]...)
+					if err != nil {
+						hostGot <- got
+						return
+					}
+				}
+			}()
+			if inFlight {
+				<-sent // gathered: the host gets nothing before the end
+			} else {
+				<-headIn // streaming: the host has the first bytes
+			}
+			if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			res := waitRun(t, p.done, "the server killed in a line")
+			p.done <- res // for the cleanup
+			if res.code != 137 {
+				t.Errorf("Run returned %d, %v; want 137", res.code, res.err)
+			}
+			p.host.Close() // the host's pump ends; the host's output ends with Run
+			got := <-hostGot
+			if !strings.HasPrefix(line, string(got)) || len(got) >= len(line) {
+				t.Errorf("the host got %d bytes that are not a cut prefix of the server's line (first difference at %d)", len(got), firstDiff(got, []byte(line)))
+			}
+		})
+	}
+}
+
+// fdCount is how many files this process has open.
+func fdCount(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc here")
+	}
+	return len(ents)
+}
+
+// TestBreakNoLeaks: a relay that ran to its end over pipes (tee, splice,
+// the private pipe, /dev/null) and over sockets leaves no file open and
+// no goroutine running.
+func TestBreakNoLeaks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	in, want := streamOf(rng, 200, []int{0, 100, 70_000, frameBuf + 3, 3 << 20}, true)
+	// One run first: what the runtime and exec start once stays.
+	relayCat(t, false, in, rng)
+	fds, gs := fdCount(t), runtime.NumGoroutine()
+	for _, sockets := range []bool{false, true, false} {
+		got, res := relayCat(t, sockets, in, rng)
+		if res.code != 0 || !bytes.Equal(got, want) {
+			t.Fatalf("sockets=%v: run failed: %d, %v, %d bytes of %d", sockets, res.code, res.err, len(got), len(want))
+		}
+	}
+	if n := fdCount(t); n != fds {
+		t.Errorf("%d files open after the relays, %d before", n, fds)
+	}
+	guard := hangGuard(t)
+	for runtime.NumGoroutine() > gs {
+		select {
+		case <-guard:
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines after the relays, %d before:\n%s", runtime.NumGoroutine(), gs, buf[:runtime.Stack(buf, true)])
+		default:
+			runtime.Gosched()
+		}
 	}
 }
