@@ -272,6 +272,9 @@ func (f *framer) emit(out *lineWriter, to int) error {
 		}
 		f.cons = to
 	}
+	if to > from {
+		out.cut = f.buf[to-1] != '\n'
+	}
 	return err
 }
 
@@ -455,6 +458,12 @@ type lineWriter struct {
 	// written meanwhile wait in later, to follow it.
 	streaming bool
 	later     []byte
+	// cut is set when what went out last ends inside a line: a peer
+	// left in the middle of one (its last bytes are relayed as they
+	// are). The next line then starts on a line of its own, so that a
+	// prompt's answer is not glued to the cut line, where no parser
+	// finds it.
+	cut bool
 	// file is raw when it is a file (a pipe, a socket): the framer of the
 	// other direction may splice into it.
 	file *os.File
@@ -475,9 +484,13 @@ func (lw *lineWriter) write(line []byte, flush bool) error {
 		lw.later = append(lw.later, line...)
 		return nil
 	}
+	if err := lw.endCut(); err != nil {
+		return err
+	}
 	if _, err := lw.w.Write(line); err != nil {
 		return err
 	}
+	lw.cut = len(line) > 0 && line[len(line)-1] != '\n'
 	if flush {
 		return lw.w.Flush()
 	}
@@ -490,10 +503,22 @@ func (lw *lineWriter) endStream() {
 	defer lw.mu.Unlock()
 	lw.streaming = false
 	if len(lw.later) > 0 {
-		_, _ = lw.w.Write(lw.later)
-		_ = lw.w.Flush()
+		if lw.endCut() == nil {
+			_, _ = lw.w.Write(lw.later)
+			_ = lw.w.Flush()
+		}
+		lw.cut = lw.later[len(lw.later)-1] != '\n'
 		lw.later = nil
 	}
+}
+
+// endCut ends a cut line (see cut) before the next one; lw.mu is held.
+func (lw *lineWriter) endCut() error {
+	if !lw.cut {
+		return nil
+	}
+	lw.cut = false
+	return lw.w.WriteByte('\n')
 }
 
 func (lw *lineWriter) flush() {
