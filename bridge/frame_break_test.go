@@ -697,3 +697,130 @@ func TestBreakNoLeaks(t *testing.T) {
 		}
 	}
 }
+
+// serverFile writes a stream for a server to send (`cat FILE`): small
+// lines, a 64 MiB line, more small lines.
+func serverFile(t *testing.T) (string, []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	for i := range 3000 {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"%d %s"}}`+"\n", i, strings.Repeat("n", i%700))
+	}
+	b.WriteString(`{"jsonrpc":"2.0","id":9,"result":{"text":"` + strings.Repeat("L", 64<<20) + `"}}` + "\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i)
+	}
+	path := t.TempDir() + "/stream.jsonl"
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, b.Bytes()
+}
+
+// TestBreakHostClosesReadSide: the host closes its end of the relay's
+// stdout in the middle of the server's stream (a host that crashed, or
+// stopped reading). The server must not block on a full pipe: it writes
+// all it has and exits, and Run returns the server's code.
+func TestBreakHostClosesReadSide(t *testing.T) {
+	path, _ := serverFile(t)
+	for _, sockets := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) {
+			e := newHostEnds(t, sockets)
+			defer e.hostW.Close()
+			log := &syncBuffer{}
+			r := NewRelay(Command(exec.Command("sh", "-c", `cat "$0"; exit 4`, path), 0), &Options{Log: log})
+			done := make(chan runResult, 1)
+			go func() {
+				code, err := r.Run(context.Background(), e.relayIn, e.relayOut)
+				e.relayOut.Close()
+				done <- runResult{code, err}
+			}()
+			head := make([]byte, 2<<20)
+			if _, err := io.ReadFull(e.hostR, head); err != nil {
+				t.Fatal(err)
+			}
+			e.hostR.Close()
+			res := waitRun(t, done, "the host closed its read side")
+			if res.code != 4 {
+				t.Errorf("Run returned %d, %v; want the server's 4", res.code, res.err)
+			}
+			if !strings.Contains(log.String(), "writing to the host") {
+				t.Errorf("the log does not say the host went away: %q", log.String())
+			}
+			e.relayIn.Close()
+		})
+	}
+}
+
+// TestBreakSlowHost: a host that reads in small pieces, slower than the
+// server writes, still gets every byte in order.
+func TestBreakSlowHost(t *testing.T) {
+	path, want := serverFile(t)
+	for _, sockets := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) {
+			e := newHostEnds(t, sockets)
+			defer e.hostW.Close()
+			r := NewRelay(Command(exec.Command("sh", "-c", `cat "$0"`, path), 0), &Options{Log: &syncBuffer{}})
+			done := make(chan runResult, 1)
+			go func() {
+				code, err := r.Run(context.Background(), e.relayIn, e.relayOut)
+				e.relayOut.Close()
+				done <- runResult{code, err}
+			}()
+			var got bytes.Buffer
+			buf := make([]byte, 4093)
+			for {
+				n, err := e.hostR.Read(buf)
+				got.Write(buf[:n])
+				if err != nil {
+					break
+				}
+			}
+			if res := waitRun(t, done, "a slow host"); res.code != 0 {
+				t.Errorf("Run returned %d, %v", res.code, res.err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("the host got %d bytes, want %d; first difference at %d", got.Len(), len(want), firstDiff(got.Bytes(), want))
+			}
+			e.relayIn.Close()
+			e.hostR.Close()
+		})
+	}
+}
+
+// TestBreakStopWhileServerStalls: the host sends a 4 MiB message to a
+// server that does not read its stdin, and the wrapper is told to stop
+// (SIGTERM: Run's ctx ends) while the relay waits on the full pipe. The
+// server must still be shut down its way (stdin closed, then SIGTERM
+// after grace, PROTOCOL.md §7) and Run return.
+func TestBreakStopWhileServerStalls(t *testing.T) {
+	for _, size := range []int{4 << 20, 200_000} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			e := newHostEnds(t, false)
+			defer e.hostW.Close()
+			defer e.hostR.Close()
+			cmd := exec.Command("sh", "-c", `echo '{"jsonrpc":"2.0","method":"notifications/message","params":{}}'; exec sleep 3600`)
+			r := NewRelay(Command(cmd, 50*time.Millisecond), &Options{Log: &syncBuffer{}})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan runResult, 1)
+			go func() {
+				code, err := r.Run(ctx, e.relayIn, e.relayOut)
+				e.relayOut.Close()
+				done <- runResult{code, err}
+			}()
+			go func() {
+				_, _ = io.WriteString(e.hostW, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+strings.Repeat("S", size)+`"}}`+"\n")
+			}()
+			// The server started (its first line is here); the host's
+			// message fills its stdin.
+			readLine(t, bufio.NewReader(e.hostR), "host")
+			cancel()
+			res := waitRun(t, done, "stopping while the server does not read")
+			if res.code != 128+int(syscall.SIGTERM) {
+				t.Errorf("Run returned %d, %v; want 143 (SIGTERM after grace)", res.code, res.err)
+			}
+			e.relayIn.Close()
+		})
+	}
+}
