@@ -145,7 +145,10 @@ func (p *pipeIn) tee(dst []byte) (int, error) {
 }
 
 // splice moves the next n bytes of the input, which are there (they were
-// teed), to the output, and returns how many it moved.
+// teed), to the output, and returns how many it moved. While the output is
+// full it waits through Go's poller, not poll(2): closing the output (the
+// server's stdin at shutdown, stdio.go) then ends the wait, where a raw
+// poll would hold the file open, and its Close, forever.
 func (p *pipeIn) splice(n int) (int, error) {
 	if p == nil {
 		return 0, errNoSplice
@@ -153,11 +156,27 @@ func (p *pipeIn) splice(n int) (int, error) {
 	var moved int
 	var err error
 	cerr := p.in.Control(func(ifd uintptr) {
-		cerr := p.out.Control(func(ofd uintptr) {
-			moved, err = spliceAll(int(ifd), int(ofd), n, unix.SPLICE_F_MOVE)
+		werr := p.out.Write(func(ofd uintptr) bool {
+			for moved < n {
+				k, serr := unix.Splice(int(ifd), nil, int(ofd), nil, n-moved, unix.SPLICE_F_MOVE)
+				switch {
+				case serr == unix.EINTR:
+					continue
+				case serr == unix.EAGAIN:
+					return false // the output is full: wait until it has room
+				case serr != nil:
+					err = os.NewSyscallError("splice", serr)
+					return true
+				case k == 0:
+					err = io.ErrUnexpectedEOF
+					return true
+				}
+				moved += int(k)
+			}
+			return true
 		})
 		if err == nil {
-			err = cerr
+			err = werr
 		}
 	})
 	if err == nil {

@@ -148,7 +148,20 @@ func (s *stdioServer) Start(_ context.Context, log func(format string, args ...a
 func (s *stdioServer) closeWrite() error {
 	var err error
 	s.closeOnce.Do(func() {
-		s.conn.flush()
+		// What waits for the server goes first; but a server that does
+		// not read its stdin must not keep it open (a write to it would
+		// wait forever, and the server would never be signalled): after
+		// grace its stdin is closed anyway, which ends the write.
+		flushed := make(chan struct{})
+		go func() {
+			defer close(flushed)
+			s.conn.flush()
+		}()
+		select {
+		case <-flushed:
+		case <-s.exited:
+		case <-time.After(s.grace):
+		}
 		// The child's exit closes its stdin too (exec.Cmd.Wait): then
 		// there is nothing left to close.
 		if err = s.stdin.Close(); errors.Is(err, os.ErrClosed) {
