@@ -20,6 +20,12 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	// A host that stops reading its end of stdout must not kill the
+	// wrapper with SIGPIPE (Go's default for a write to a closed fd 1):
+	// writes then fail, the relay keeps reading the server so that it
+	// never blocks, and the wrapper exits with the server's code. Notify,
+	// not Ignore: an ignored SIGPIPE would be inherited by the server.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code := app.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
