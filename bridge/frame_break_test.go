@@ -824,3 +824,63 @@ func TestBreakStopWhileServerStalls(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakMRTRBigCall: a 2026-07-28 tools/call with 5 MiB of arguments,
+// written by the host in one burst between two long notifications (so it
+// sits in the middle of spliced and streamed runs), must be gathered,
+// passed on with the capability merged, and kept: when the server answers
+// input_required (itself between two long notifications), the relay's
+// retry carries the same 5 MiB of arguments, and the host gets the final
+// result under its own id.
+func TestBreakMRTRBigCall(t *testing.T) {
+	s := newScripted()
+	s.answer <- &Result{Action: ActionAccept, Content: map[string]any{"name": "widgets"}}
+	p := startBreakPeer(t, func(**Relay) *Options { return &Options{Server: "big", Approver: s} })
+	blob := strings.Repeat("0123456789abcdef", 5<<16) // 5 MiB
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"upload","arguments":{"blob":"` + blob + `"},` + modernMeta + `}}`
+	note := func(c string, n int) string {
+		return `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat(c, n) + `"}}`
+	}
+	go p.hostSends(note("h", 3<<20) + "\n" + call + "\n" + note("i", 2<<20))
+	if got := p.serverGets(); got != note("h", 3<<20) {
+		t.Fatalf("the server got %d bytes, not the first notification", len(got))
+	}
+	var sent struct {
+		Params struct {
+			Arguments struct{ Blob string } `json:"arguments"`
+			Meta      map[string]any        `json:"_meta"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(p.serverGets()), &sent); err != nil || sent.Params.Arguments.Blob != blob {
+		t.Fatalf("the server's tools/call lost its arguments (%d bytes of %d): %v", len(sent.Params.Arguments.Blob), len(blob), err)
+	}
+	if got := p.serverGets(); got != note("i", 2<<20) {
+		t.Fatalf("the server got %d bytes, not the second notification", len(got))
+	}
+	go p.serverSends(note("s", 2<<20) + "\n" + `{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_required","inputRequests":{"repo":{"method":"elicitation/create","params":{"mode":"form","message":"Name?","requestedSchema":` + nameSchema + `}}},"requestState":"st"}}` + "\n" + note("t", 3<<20))
+	if got := p.hostGets(); got != note("s", 2<<20) {
+		t.Fatalf("the host got %d bytes, not the server's first notification", len(got))
+	}
+	if got := p.hostGets(); got != note("t", 3<<20) {
+		t.Fatalf("the host got %.100q, not the server's second notification (the input_required reply must stay with the relay)", got)
+	}
+	<-s.asked
+	var retry struct {
+		ID     string `json:"id"`
+		Params struct {
+			Arguments      struct{ Blob string } `json:"arguments"`
+			InputResponses map[string]any        `json:"inputResponses"`
+			RequestState   string                `json:"requestState"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(p.serverGets()), &retry); err != nil {
+		t.Fatal(err)
+	}
+	if retry.Params.Arguments.Blob != blob || retry.Params.RequestState != "st" || retry.Params.InputResponses["repo"] == nil {
+		t.Fatalf("the retry lost the call: %d bytes of arguments of %d, requestState %q, inputResponses %v", len(retry.Params.Arguments.Blob), len(blob), retry.Params.RequestState, retry.Params.InputResponses)
+	}
+	p.serverSends(`{"jsonrpc":"2.0","id":` + mustJSON(retry.ID) + `,"result":{"resultType":"complete","content":[]}}`)
+	if got, want := p.hostGets(), `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[]}}`; got != want {
+		t.Fatalf("host got %q, want %q", got, want)
+	}
+}
