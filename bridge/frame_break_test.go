@@ -104,6 +104,11 @@ func TestBreakMixedMembersServer(t *testing.T) {
 	for _, tt := range []struct{ name, line string }{
 		{"method repeated", `{"jsonrpc":"2.0","method":"notifications/message","id":"m1","method":"elicitation/create",` + params + `}`},
 		{"result before method", `{"jsonrpc":"2.0","result":{},"id":"m2","method":"elicitation/create",` + params + `}`},
+		// These the fast path sends to the full path, which stops them.
+		{"escaped method name", `{"jsonrpc":"2.0","id":"m3","method":"elicitation\/create",` + params + `}`},
+		{"escaped key", `{"jsonrpc":"2.0","id":"m4","m\u0065thod":"elicitation/create",` + params + `}`},
+		{"byte order mark, 2 MiB", "\xEF\xBB\xBF" + `{"jsonrpc":"2.0","id":"m5","method":"elicitation/create","params":{"message":"` + strings.Repeat("w", 2<<20) + `","requestedSchema":{"type":"object","properties":{}}}}`},
+		{"params first, 2 MiB", `{"params":{"message":"` + strings.Repeat("w", 2<<20) + `","requestedSchema":{"type":"object","properties":{}}},"jsonrpc":"2.0","id":"m6","method":"elicitation/create"}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startPeer(t, nil)
@@ -111,13 +116,13 @@ func TestBreakMixedMembersServer(t *testing.T) {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 			}
-			if err := json.Unmarshal([]byte(tt.line), &peerView); err != nil || peerView.Method != "elicitation/create" {
+			if err := json.Unmarshal(bytes.TrimPrefix([]byte(tt.line), bom), &peerView); err != nil || peerView.Method != "elicitation/create" {
 				t.Fatalf("test line: encoding/json reads method %q (%v)", peerView.Method, err)
 			}
 			p.serverSends(tt.line)
 			p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
 			got := p.hostGets()
-			if strings.Contains(got, "elicitation/create") {
+			if !strings.Contains(got, `"after"`) {
 				t.Fatalf("the host got a line a JSON parser reads as the server's elicitation/create %s: %s", peerView.ID, got)
 			}
 		})
