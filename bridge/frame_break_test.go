@@ -889,3 +889,35 @@ func TestBreakMRTRBigCall(t *testing.T) {
 		t.Fatalf("host got %q, want %q", got, want)
 	}
 }
+
+// TestBreakGrandchildHoldsStdoutPipes: the server writes a burst with a
+// 64 MiB line and exits while a process it started keeps its stdout open
+// and writes nothing. Over OS pipes (the splice path), the host gets every
+// byte the server wrote, and Run returns the server's code after grace.
+func TestBreakGrandchildHoldsStdoutPipes(t *testing.T) {
+	path, want := serverFile(t)
+	e := newHostEnds(t, false)
+	defer e.hostW.Close()
+	cmd := exec.Command("sh", "-c", `sleep 3600 & cat "$0"; exit 5`, path)
+	r := NewRelay(Command(cmd, 100*time.Millisecond), &Options{Log: &syncBuffer{}})
+	done := make(chan runResult, 1)
+	go func() {
+		code, err := r.Run(context.Background(), e.relayIn, e.relayOut)
+		e.relayOut.Close()
+		done <- runResult{code, err}
+	}()
+	got, err := io.ReadAll(e.hostR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := waitRun(t, done, "a grandchild holds the server's stdout")
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if res.code != 5 {
+		t.Errorf("Run returned %d, %v; want the server's 5", res.code, res.err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the host got %d bytes, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+	e.relayIn.Close()
+	e.hostR.Close()
+}
