@@ -41,6 +41,7 @@ type stdioServer struct {
 
 	// Set by Start, then only read.
 	log    func(format string, args ...any)
+	ctx    context.Context // the relay's: done when the wrapper is told to stop
 	stdin  io.Closer
 	out    *os.File      // the read end of the child's stdout
 	conn   *lineConn     // over stdin and out
@@ -74,8 +75,8 @@ func (s *stdioServer) fail(code int, err error) (Conn, error) {
 }
 
 // Start starts the child process with its stdin and stdout as the Conn.
-func (s *stdioServer) Start(_ context.Context, log func(format string, args ...any)) (Conn, error) {
-	s.log = log
+func (s *stdioServer) Start(ctx context.Context, log func(format string, args ...any)) (Conn, error) {
+	s.log, s.ctx = log, ctx
 	// os.Pipes instead of StdinPipe and StdoutPipe let Wait run while reads
 	// go on, let the relay stop reading when a grandchild keeps the pipe
 	// open, and give the relay the files it splices between (frame.go).
@@ -148,10 +149,12 @@ func (s *stdioServer) Start(_ context.Context, log func(format string, args ...a
 func (s *stdioServer) closeWrite() error {
 	var err error
 	s.closeOnce.Do(func() {
-		// What waits for the server goes first; but a server that does
-		// not read its stdin must not keep it open (a write to it would
-		// wait forever, and the server would never be signalled): after
-		// grace its stdin is closed anyway, which ends the write.
+		// What waits for the server goes first, however long the server
+		// takes to read it (a host's last request to a server still
+		// starting). But once the wrapper is told to stop, a server that
+		// does not read its stdin must not keep it open: a write to it
+		// would wait forever, and the server would never be signalled.
+		// After grace its stdin is closed anyway, which ends the write.
 		flushed := make(chan struct{})
 		go func() {
 			defer close(flushed)
@@ -160,7 +163,12 @@ func (s *stdioServer) closeWrite() error {
 		select {
 		case <-flushed:
 		case <-s.exited:
-		case <-time.After(s.grace):
+		case <-s.ctx.Done():
+			select {
+			case <-flushed:
+			case <-s.exited:
+			case <-time.After(s.grace):
+			}
 		}
 		// The child's exit closes its stdin too (exec.Cmd.Wait): then
 		// there is nothing left to close.
