@@ -921,3 +921,40 @@ func TestBreakGrandchildHoldsStdoutPipes(t *testing.T) {
 	e.relayIn.Close()
 	e.hostR.Close()
 }
+
+// TestBreakServerExitsMidHostLine: the server reads 2 MB of a 64 MiB line
+// the host is streaming to it, and exits. The host must not block on its
+// writes (the relay reads the rest of the line and drops it, as the server
+// is gone), and Run returns the server's code.
+func TestBreakServerExitsMidHostLine(t *testing.T) {
+	e := newHostEnds(t, false)
+	defer e.hostR.Close()
+	cmd := exec.Command("sh", "-c", `head -c 2000000 >/dev/null; exit 6`)
+	r := NewRelay(Command(cmd, 100*time.Millisecond), &Options{Log: &syncBuffer{}})
+	done := make(chan runResult, 1)
+	go func() {
+		code, err := r.Run(context.Background(), e.relayIn, e.relayOut)
+		e.relayOut.Close()
+		done <- runResult{code, err}
+	}()
+	wrote := make(chan error, 1)
+	go func() {
+		line := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("H", 64<<20) + `"}}` + "\n"
+		_, err := io.WriteString(e.hostW, line+`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`+"\n")
+		wrote <- err
+	}()
+	res := waitRun(t, done, "the server exited in the middle of the host's line")
+	if res.code != 6 {
+		t.Errorf("Run returned %d, %v; want the server's 6", res.code, res.err)
+	}
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Errorf("the host's write failed: %v", err)
+		}
+	case <-hangGuard(t):
+		t.Fatal("the host's write of its long line never finished: the relay stopped reading it")
+	}
+	e.hostW.Close()
+	e.relayIn.Close()
+}
