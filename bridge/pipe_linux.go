@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,6 +27,9 @@ type pipeIn struct {
 	// splicing is cleared when the output refused a splice: then plain
 	// reads and writes carry everything.
 	splicing bool
+	// pollable is set when Go's poller watches the output (it was
+	// non-blocking when opened): splice then waits for room through it.
+	pollable bool
 }
 
 // teeMin is how much must wait in the input for tee to be worth its three
@@ -67,7 +71,9 @@ func newPipeIn(in, out *os.File) *pipeIn {
 		unix.Close(p[1])
 		return nil
 	}
-	return &pipeIn{in: rin, out: rout, scratchR: p[0], scratchW: p[1], devnull: devnull, splicing: true}
+	// A file Go's poller watches takes deadlines; one it does not says so.
+	pollable := out.SetWriteDeadline(time.Time{}) == nil
+	return &pipeIn{in: rin, out: rout, scratchR: p[0], scratchW: p[1], devnull: devnull, splicing: true, pollable: pollable}
 }
 
 // growPipe asks the kernel for a pipe of frameBuf bytes (64 KiB is the
@@ -155,6 +161,22 @@ func (p *pipeIn) splice(n int) (int, error) {
 	}
 	var moved int
 	var err error
+	if !p.pollable {
+		// A blocking output: splice blocks as a write would, and poll(2)
+		// covers an output made non-blocking behind Go's back.
+		cerr := p.in.Control(func(ifd uintptr) {
+			cerr := p.out.Control(func(ofd uintptr) {
+				moved, err = spliceAll(int(ifd), int(ofd), n, unix.SPLICE_F_MOVE)
+			})
+			if err == nil {
+				err = cerr
+			}
+		})
+		if err == nil {
+			err = cerr
+		}
+		return moved, err
+	}
 	cerr := p.in.Control(func(ifd uintptr) {
 		werr := p.out.Write(func(ofd uintptr) bool {
 			for moved < n {
