@@ -24,6 +24,8 @@ type topMembers struct {
 	// complete is false when b is only a message's head: a value that
 	// reaches its end may go on.
 	complete bool
+	// end is set when key met the object's closing brace.
+	end bool
 }
 
 // object returns the topMembers of the object b starts with; ok is false when
@@ -46,6 +48,10 @@ func object(b []byte, complete bool) (m topMembers, ok, pass bool) {
 func (m *topMembers) key() (key []byte, ok bool) {
 	i := skipSpace(m.b, m.i)
 	if i >= len(m.b) {
+		return nil, false
+	}
+	if m.b[i] == '}' {
+		m.end = true
 		return nil, false
 	}
 	if !m.first {
