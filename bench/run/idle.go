@@ -27,8 +27,8 @@ type usage struct {
 	switches int64
 }
 
-// watch samples the processes pids(…) names at the start and at the end of
-// for, and sums what each did in between; a process that started meanwhile
+// watch samples the processes each of pids and others names at the start
+// and at the end of d, and sums what each did in between; a process that started meanwhile
 // counts from zero, one that ended is left out.
 func watch(pids func() []int, d time.Duration, others ...func() []int) []usage {
 	all := append([]func() []int{pids}, others...)
@@ -110,13 +110,26 @@ func idleRows(b bins, o options, d *desk) []row {
 	if len(catPIDs()) == 0 {
 		return []row{failed("idle wrapper", fmt.Errorf("the wrapper started no cat (%s)", tail(stderr.String())))}
 	}
-	u := watch(func() []int { return tree(hub) }, o.idleFor,
+	// The hub's processes: the hub, whatever it started (a window process,
+	// say), and any other process of this home's that no wrapper started,
+	// however detached.
+	hubPIDs := func() []int {
+		pids := tree(hub)
+		wrappers := append(tree(d.peer.cmd.Process.Pid), tree(wrapPID)...)
+		for _, pid := range marked("ELICITRAY_HOME=" + d.home) {
+			if !slices.Contains(wrappers, pid) && !slices.Contains(pids, pid) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	u := watch(hubPIDs, o.idleFor,
 		func() []int { return []int{wrapPID} }, catPIDs)
 	hubU, wrapU, catU := u[0], u[1], u[2]
 	span := fmt.Sprintf("over %v, %d process(es)", o.idleFor, len(hubU.pids))
 	return []row{
 		{
-			measure:   "idle hub after one prompt, no window: wake-ups",
+			measure:   "idle hub after its prompts, no window open: wake-ups",
 			baseline:  "—",
 			elicitray: fmt.Sprintf("%.1f /s (%.2f %% of a core)", hubU.wakeups, 100*hubU.cpu),
 			ratio:     span,

@@ -14,6 +14,8 @@
 // (history.go). A measure that fails says why in its row and the others
 // still run. The window and idle measures need an X server: `make bench`
 // runs this under Xvfb with a private session bus, like `make test`.
+// ELICITRAY_BENCH_DEBUG=1 prints every X map event and prompt time on
+// stderr.
 package main
 
 import (
@@ -46,7 +48,7 @@ func oneLine(s string) string {
 
 // bins are the programs a run measures, built once.
 type bins struct {
-	dir                                   string
+	dir                                 string
 	elicitray, gen, sink, relay, server string
 }
 
@@ -102,21 +104,25 @@ func main() {
 		}
 		rows = append(rows, rs...)
 	}
-	if run("throughput") {
-		add(throughput(b, o)...)
+	measure := func(name string, on bool, f func() []row) {
+		if !on {
+			return
+		}
+		// One measure's crash is its row, and the others still run.
+		defer func() {
+			if p := recover(); p != nil {
+				add(failed(name, fmt.Errorf("the harness crashed: %v", p)))
+			}
+		}()
+		add(f()...)
 	}
-	if run("rss") {
-		add(peakRSS(b)...)
-	}
-	if run("roundtrip") {
-		add(roundTrip(b, o)...)
-	}
-	if run("window") || run("idle") {
-		add(windowAndIdle(b, o, run("window"), run("idle"))...)
-	}
-	if run("history") {
-		add(historyBench(root)...)
-	}
+	measure("throughput", run("throughput"), func() []row { return throughput(b, o) })
+	measure("rss", run("rss"), func() []row { return peakRSS(b) })
+	measure("roundtrip", run("roundtrip"), func() []row { return roundTrip(b, o) })
+	measure("window and idle", run("window") || run("idle"), func() []row {
+		return windowAndIdle(b, o, run("window"), run("idle"))
+	})
+	measure("history", run("history"), func() []row { return historyBench(root) })
 
 	m := describeMachine(root)
 	m.took = time.Since(started).Round(time.Second)

@@ -84,7 +84,7 @@ func throughputOf(b bins, o options, s stream) (row, error) {
 	return row{
 		baseline:  fmt.Sprintf("%.0f MB/s", median(plainMBs)),
 		elicitray: fmt.Sprintf("%.0f MB/s", median(wrapMBs)),
-		ratio:     fmt.Sprintf("%.2f× (%.2f–%.2f, %d pairs of %s)", ratio, slices.Min(ratios), slices.Max(ratios), len(ratios), sizeOf(total)),
+		ratio:     fmt.Sprintf("%.2f× (%.2f–%.2f over %d pairs, %s a run)", ratio, slices.Min(ratios), slices.Max(ratios), len(ratios), sizeOf(total)),
 		target:    fmt.Sprintf("≥ %.1f×: %s", s.target, yes(ratio >= s.target)),
 	}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -100,14 +101,23 @@ func (d *desk) ask(x *xwatch) (toWindow, toAnswer time.Duration, err error) {
 	if action != "cancel" {
 		return 0, 0, fmt.Errorf("Escape answered %q, want cancel", action)
 	}
-	// The press that answered is the last before the server read the answer.
-	press := presses[0]
-	for _, p := range presses {
-		if p.UnixNano() <= answered {
-			press = p
+	if os.Getenv("ELICITRAY_BENCH_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "bench: sent %s mapped %s\n", time.Unix(0, sent).Format("15:04:05.000000"), mapped.Format("15:04:05.000000"))
+	}
+	// The press that answered is the last that started before the server
+	// read the answer; it is timed from when xdotool had sent the key (from
+	// its start, should the answer come sooner).
+	p := presses[0]
+	for _, q := range presses {
+		if q.start.UnixNano() <= answered {
+			p = q
 		}
 	}
-	return time.Duration(mapped.UnixNano() - sent), time.Duration(answered - press.UnixNano()), nil
+	toAnswer = time.Duration(answered - p.end.UnixNano())
+	if toAnswer < 0 {
+		toAnswer = time.Duration(answered - p.start.UnixNano())
+	}
+	return time.Duration(mapped.UnixNano() - sent), toAnswer, nil
 }
 
 // hubPID is the hub's pid: the one its lock file names (app.LockHub), else
@@ -186,6 +196,12 @@ func waitExit(pid int, wait time.Duration) bool {
 // hub, after its prompts, is then watched idle (idle.go).
 func windowAndIdle(b bins, o options, window, idle bool) []row {
 	x, err := watchX()
+	if err == nil {
+		if _, lerr := exec.LookPath("xdotool"); lerr != nil {
+			x.close()
+			err = fmt.Errorf("xdotool, which presses Escape in the prompts, is missing (Debian package xdotool): %w", lerr)
+		}
+	}
 	if err != nil {
 		var rows []row
 		if window {
@@ -241,7 +257,7 @@ func windowAndIdle(b bins, o options, window, idle bool) []row {
 	}{
 		{"window mapped after elicitation/create, cold (no hub)", cold, 300},
 		{"window mapped after elicitation/create, warm (second prompt)", warm, 50},
-		{"Escape → server reads cancel", answer, 0},
+		{"Escape (xdotool's key sent) → server reads cancel", answer, 0},
 	} {
 		med, lo, hi := ms(m.ds)
 		r := row{

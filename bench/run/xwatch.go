@@ -109,6 +109,9 @@ func (x *xwatch) prompt(wait time.Duration, ended <-chan struct{}) (xproto.Windo
 			if !ok {
 				return 0, time.Time{}, errors.New("the X connection closed")
 			}
+			if os.Getenv("ELICITRAY_BENCH_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "bench: X: %s mapped=%v win=%d %q\n", ev.at.Format("15:04:05.000000"), ev.mapped, ev.win, x.name(ev.win))
+			}
 			if ev.mapped && strings.HasPrefix(x.name(ev.win), "elicitray") {
 				return ev.win, ev.at, nil
 			}
@@ -126,16 +129,21 @@ func (x *xwatch) prompt(wait time.Duration, ended <-chan struct{}) (xproto.Windo
 // must not answer it"), and nothing on the screen says when that ends.
 const pressAgain = 250 * time.Millisecond
 
+// press is one run of xdotool: started at start, the key sent by end.
+type press struct{ start, end time.Time }
+
 // dismiss presses Escape in win (xdotool, sent to the window) until the X
-// server says it is gone, and returns the times of the presses.
-func (x *xwatch) dismiss(win xproto.Window, wait time.Duration) ([]time.Time, error) {
+// server says it is gone, and returns the presses.
+func (x *xwatch) dismiss(win xproto.Window, wait time.Duration) ([]press, error) {
 	deadline := time.After(wait)
-	var presses []time.Time
+	var presses []press
 	for {
-		presses = append(presses, time.Now())
+		p := press{start: time.Now()}
 		// The window may go between the key's press and release: an error
 		// from xdotool then is no failure; the UnmapNotify decides.
 		_ = exec.Command("xdotool", "key", "--window", fmt.Sprint(uint32(win)), "Escape").Run()
+		p.end = time.Now()
+		presses = append(presses, p)
 		again := time.After(pressAgain)
 	waiting:
 		for {
