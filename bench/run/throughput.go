@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -58,7 +59,7 @@ func throughputOf(b bins, o options, s stream) (row, error) {
 	env := hostEnv(home)
 
 	total := s.first
-	took, err := pipeline(b, plain, env, s, total)
+	took, _, err := pipeline(b, plain, env, s, total)
 	if err != nil {
 		return row{}, fmt.Errorf("cat alone: %w", err)
 	}
@@ -66,17 +67,18 @@ func throughputOf(b bins, o options, s stream) (row, error) {
 		lines := int64(float64(total)*o.minRun.Seconds()/took.Seconds())/int64(s.size) + 1
 		total = lines * int64(s.size)
 	}
-	var ratios, plainMBs, wrapMBs []float64
+	var ratios, cpus, plainMBs, wrapMBs []float64
 	for range o.pairs {
-		tp, err := pipeline(b, plain, env, s, total)
+		tp, cp, err := pipeline(b, plain, env, s, total)
 		if err != nil {
 			return row{}, fmt.Errorf("cat alone: %w", err)
 		}
-		tw, err := pipeline(b, wrapped, env, s, total)
+		tw, cw, err := pipeline(b, wrapped, env, s, total)
 		if err != nil {
 			return row{}, fmt.Errorf("elicitray wrap -- cat: %w", err)
 		}
 		ratios = append(ratios, tp.Seconds()/tw.Seconds())
+		cpus = append(cpus, cw.Seconds()/cp.Seconds())
 		plainMBs = append(plainMBs, float64(total)/tp.Seconds()/1e6)
 		wrapMBs = append(wrapMBs, float64(total)/tw.Seconds()/1e6)
 	}
@@ -84,21 +86,30 @@ func throughputOf(b bins, o options, s stream) (row, error) {
 	return row{
 		baseline:  fmt.Sprintf("%.0f MB/s", median(plainMBs)),
 		elicitray: fmt.Sprintf("%.0f MB/s", median(wrapMBs)),
-		ratio:     fmt.Sprintf("%.2f× (%.2f–%.2f over %d pairs, %s a run)", ratio, slices.Min(ratios), slices.Max(ratios), len(ratios), sizeOf(total)),
-		target:    fmt.Sprintf("≥ %.1f×: %s", s.target, yes(ratio >= s.target)),
+		ratio: fmt.Sprintf("%.2f× (%.2f–%.2f over %d pairs, %s a run); CPU %.1f× cat's",
+			ratio, slices.Min(ratios), slices.Max(ratios), len(ratios), sizeOf(total), median(cpus)),
+		target: fmt.Sprintf("≥ %.1f×: %s", s.target, yes(ratio >= s.target)),
 	}, nil
 }
 
 // pipeline runs gen | mid | sink once, with OS pipes between the three
-// processes, and returns the time from sink's first byte to its end. The
-// bytes and CRC sink read must be those gen wrote.
-func pipeline(b bins, mid, env []string, s stream, total int64) (time.Duration, error) {
+// processes, and returns the time from sink's first byte to its end and the
+// CPU time mid used (user and system, its waited-for children's included:
+// the wrapper's cat). The bytes and CRC sink read must be those gen wrote.
+func pipeline(b bins, mid, env []string, s stream, total int64) (time.Duration, time.Duration, error) {
 	genCmd := exec.Command(b.gen, "-kind", s.kind, "-size", strconv.Itoa(s.size), "-bytes", strconv.FormatInt(total, 10))
 	midCmd := exec.Command(mid[0], mid[1:]...)
 	midCmd.Env = env
 	sinkCmd := exec.Command(b.sink)
 	took, err := runPipeline(genCmd, midCmd, sinkCmd)
-	return took, err
+	if err != nil {
+		return 0, 0, err
+	}
+	var cpu time.Duration
+	if ru, ok := midCmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+	}
+	return took, max(cpu, time.Microsecond), nil
 }
 
 // runPipeline starts gen | mid | sink on OS pipes and waits for all three;
