@@ -43,8 +43,11 @@ func describeMachine(root string) machine {
 	if m.commit == "" {
 		m.commit = "unknown"
 	} else {
+		if br := git("rev-parse", "--abbrev-ref", "HEAD"); br != "" && br != "HEAD" {
+			m.commit += " on " + br
+		}
 		if s := git("log", "-1", "--format=%s"); s != "" {
-			m.commit += " (" + s + ")"
+			m.commit += ", “" + s + "”"
 		}
 		if git("status", "--porcelain", "--untracked-files=no") != "" {
 			m.commit += ", with uncommitted changes"
