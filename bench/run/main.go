@@ -89,7 +89,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	started := time.Now()
+	started, loadBefore := time.Now(), loadAverage()
 	b, err := build(root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -126,6 +126,7 @@ func main() {
 
 	m := describeMachine(root)
 	m.took = time.Since(started).Round(time.Second)
+	m.loadBefore, m.loadAfter = loadBefore, loadAverage()
 	table := render(rows, m)
 	fmt.Print(table)
 	if *readme != "" {

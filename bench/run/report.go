@@ -15,6 +15,7 @@ type machine struct {
 	cpu, kernel, goVersion, commit, date string
 	cores                                int
 	took                                 time.Duration
+	loadBefore, loadAfter                string // /proc/loadavg's 1-minute average
 }
 
 func describeMachine(root string) machine {
@@ -56,6 +57,16 @@ func describeMachine(root string) machine {
 	return m
 }
 
+// loadAverage is the machine's load over the last minute: other work
+// running meanwhile moves every number.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
+}
+
 // render is the table in markdown, the machine under it.
 func render(rows []row, m machine) string {
 	var b bytes.Buffer
@@ -63,8 +74,8 @@ func render(rows []row, m machine) string {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", oneLine(r.measure), oneLine(r.baseline), oneLine(r.elicitray), oneLine(r.ratio), oneLine(r.target))
 	}
-	fmt.Fprintf(&b, "\nMeasured %s on %s (%d cores), %s, %s; commit %s; the run took %v.\n",
-		m.date, m.cpu, m.cores, m.kernel, m.goVersion, m.commit, m.took)
+	fmt.Fprintf(&b, "\nMeasured %s on %s (%d cores), %s, %s; commit %s; the run took %v; load average %s at its start, %s at its end.\n",
+		m.date, m.cpu, m.cores, m.kernel, m.goVersion, m.commit, m.took, m.loadBefore, m.loadAfter)
 	return b.String()
 }
 
