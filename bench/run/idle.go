@@ -3,11 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 )
+
+// readFile is path's text, or "" when it cannot be read.
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
 
 // execIn is name args… with environment env.
 func execIn(env []string, name string, args ...string) *exec.Cmd {
@@ -92,8 +99,13 @@ func idleRows(b bins, o options, d *desk) []row {
 		return []row{failed("idle", err)}
 	}
 	wrap.Stdout = io.Discard
-	var stderr strings.Builder
-	wrap.Stderr = &stderr
+	logPath := filepath.Join(d.home, "idle-wrapper.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return []row{failed("idle", err)}
+	}
+	defer log.Close()
+	wrap.Stderr = log
 	if err := wrap.Start(); err != nil {
 		return []row{failed("idle", err)}
 	}
@@ -108,7 +120,7 @@ func idleRows(b bins, o options, d *desk) []row {
 		return t[1:]
 	}
 	if len(catPIDs()) == 0 {
-		return []row{failed("idle wrapper", fmt.Errorf("the wrapper started no cat (%s)", tail(stderr.String())))}
+		return []row{failed("idle wrapper", fmt.Errorf("the wrapper started no cat (%s)", tail(readFile(logPath))))}
 	}
 	// The hub's processes: the hub, whatever it started (a window process,
 	// say), and any other process of this home's that no wrapper started,

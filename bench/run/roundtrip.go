@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -108,16 +109,23 @@ func roundTrip(b bins, o options) []row {
 		{name: "relay", argv: []string{b.relay, "--", b.server}},
 		{name: "wrap", argv: []string{b.elicitray, "wrap", "--name", "bench", "--", b.server}},
 	}
-	var stderr bytes.Buffer
+	// One file for the three processes' stderr: writes to a file need no
+	// lock between them.
+	logPath := filepath.Join(home, "stderr.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return []row{failed("round trip", err)}
+	}
+	defer log.Close()
 	for _, c := range configs {
-		p, err := startPeer(c.argv, env, &stderr)
+		p, err := startPeer(c.argv, env, log)
 		if err != nil {
 			for _, c := range configs {
 				if c.peer != nil {
 					c.peer.close()
 				}
 			}
-			return []row{failed("round trip", fmt.Errorf("%s: %w (%s)", c.name, err, tail(stderr.String())))}
+			return []row{failed("round trip", fmt.Errorf("%s: %w (%s)", c.name, err, tail(readFile(logPath))))}
 		}
 		c.peer, c.got = p, map[string][]time.Duration{}
 	}
@@ -136,7 +144,7 @@ func roundTrip(b bins, o options) []row {
 				for range o.rtPerRound {
 					start := time.Now()
 					if _, err := c.peer.request(m.req); err != nil {
-						return []row{failed("round trip", fmt.Errorf("%s, %s: %w (%s)", c.name, m.name, err, tail(stderr.String())))}
+						return []row{failed("round trip", fmt.Errorf("%s, %s: %w (%s)", c.name, m.name, err, tail(readFile(logPath))))}
 					}
 					if round > 0 {
 						c.got[m.name] = append(c.got[m.name], time.Since(start))
