@@ -3,7 +3,7 @@
 // (baseline, elicitray, their ratio, the target and whether it is met) and
 // written into bench/README.md with the machine it ran on.
 //
-//	go run ./bench/run [-readme bench/README.md] [-only throughput,rss,roundtrip,window,idle,history]
+//	go run ./bench/run [-readme bench/README.md] [-only throughput,rss,roundtrip,window,idle,history] [-elicitray BINARY]
 //
 // It builds elicitray and its helpers (bench/gen, bench/sink, bench/relay,
 // bench/server) once into a temporary directory, then measures, in order:
@@ -65,6 +65,7 @@ type options struct {
 
 func main() {
 	readme := flag.String("readme", "", "write the table and the machine into this markdown file, between its table markers")
+	prebuilt := flag.String("elicitray", "", "measure this elicitray binary instead of building the checkout's (e.g. another branch's build)")
 	only := flag.String("only", "", "comma-separated measures to run (throughput, rss, roundtrip, window, idle, history); empty: all")
 	var o options
 	flag.IntVar(&o.pairs, "pairs", 5, "interleaved plain/wrapped pairs per throughput kind")
@@ -90,7 +91,7 @@ func main() {
 		os.Exit(1)
 	}
 	started, loadBefore := time.Now(), loadAverage()
-	b, err := build(root)
+	b, err := build(root, *prebuilt)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -127,6 +128,9 @@ func main() {
 	m := describeMachine(root)
 	m.took = time.Since(started).Round(time.Second)
 	m.loadBefore, m.loadAfter = loadBefore, loadAverage()
+	if *prebuilt != "" {
+		m.commit = "the harness at " + m.commit + "; elicitray given as " + b.elicitray
+	}
 	table := render(rows, m)
 	fmt.Print(table)
 	if *readme != "" {
@@ -151,8 +155,9 @@ func repoRoot() (string, error) {
 	return filepath.Dir(mod), nil
 }
 
-// build compiles elicitray and the helpers into a new temporary directory.
-func build(root string) (bins, error) {
+// build compiles elicitray (unless prebuilt names a binary to measure) and
+// the helpers into a new temporary directory.
+func build(root, prebuilt string) (bins, error) {
 	dir, err := os.MkdirTemp("", "elicitray-bench-")
 	if err != nil {
 		return bins{}, err
@@ -165,10 +170,14 @@ func build(root string) (bins, error) {
 		relay:     filepath.Join(dir, "relay"),
 		server:    filepath.Join(dir, "server"),
 	}
-	for _, args := range [][]string{
-		{"build", "-o", b.elicitray, "."},
-		{"build", "-o", dir + "/", "./bench/gen", "./bench/sink", "./bench/relay", "./bench/server"},
-	} {
+	builds := [][]string{{"build", "-o", dir + "/", "./bench/gen", "./bench/sink", "./bench/relay", "./bench/server"}}
+	if prebuilt == "" {
+		builds = append(builds, []string{"build", "-o", b.elicitray, "."})
+	} else if b.elicitray, err = filepath.Abs(prebuilt); err != nil {
+		os.RemoveAll(dir)
+		return bins{}, err
+	}
+	for _, args := range builds {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
