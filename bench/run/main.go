@@ -129,7 +129,7 @@ func main() {
 	m.took = time.Since(started).Round(time.Second)
 	m.loadBefore, m.loadAfter = loadBefore, loadAverage()
 	if *prebuilt != "" {
-		m.commit = "the harness at " + m.commit + "; elicitray given as " + b.elicitray
+		m.commit = "the harness at " + m.commit + "; elicitray given as " + b.elicitray + ", not built"
 	}
 	table := render(rows, m)
 	fmt.Print(table)

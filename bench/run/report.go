@@ -42,8 +42,9 @@ func describeMachine(root string) machine {
 	}
 	m.commit = git("rev-parse", "--short=12", "HEAD")
 	if m.commit == "" {
-		m.commit = "unknown"
+		m.commit = "commit unknown"
 	} else {
+		m.commit = "commit " + m.commit
 		if br := git("rev-parse", "--abbrev-ref", "HEAD"); br != "" && br != "HEAD" {
 			m.commit += " on " + br
 		}
@@ -74,7 +75,7 @@ func render(rows []row, m machine) string {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", oneLine(r.measure), oneLine(r.baseline), oneLine(r.elicitray), oneLine(r.ratio), oneLine(r.target))
 	}
-	fmt.Fprintf(&b, "\nMeasured %s on %s (%d cores), %s, %s; commit %s; the run took %v; load average %s at its start, %s at its end.\n",
+	fmt.Fprintf(&b, "\nMeasured %s on %s (%d cores), %s, %s; %s; the run took %v; load average %s at its start, %s at its end.\n",
 		m.date, m.cpu, m.cores, m.kernel, m.goVersion, m.commit, m.took, m.loadBefore, m.loadAfter)
 	return b.String()
 }
