@@ -280,3 +280,36 @@ func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
 		t.Fatalf("what passed differs: got %d bytes, want %d; first difference at %d", got.Len(), want.Len(), firstDiff(got.Bytes(), want.Bytes()))
 	}
 }
+
+// TestPassingLinesAllocateNothing keeps the portable path at its speed:
+// relaying 10,000 passing lines allocates what one line does (the
+// framer's own buffers), and routing a reply or a notification from its
+// first members allocates nothing.
+func TestPassingLinesAllocateNothing(t *testing.T) {
+	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"result":{"content":[]},"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
+		`not json`,
+	} {
+		b := []byte(line + "\n")
+		if n := testing.AllocsPerRun(100, func() { r.serverRoute(b, true); r.hostRoute(b, true) }); n != 0 {
+			t.Errorf("routing %s allocates %v times, want 0", line, n)
+		}
+	}
+	stream := func(n int) []byte {
+		return bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+strings.Repeat("x", 900)+`"}}`+"\n"), n)
+	}
+	relay := func(data []byte) func() {
+		return func() {
+			f := newFramer(bytes.NewReader(data))
+			w := newLineWriter(io.Discard)
+			_ = f.pump(w, r.serverRoute, func(string) {}, func([]byte, bool) { t.Error("a passing line took the full path") }, func(error) {})
+		}
+	}
+	one, many := testing.AllocsPerRun(5, relay(stream(1))), testing.AllocsPerRun(5, relay(stream(10_000)))
+	if many > one {
+		t.Errorf("relaying 10,000 lines allocates %v times, one line %v: lines allocate", many, one)
+	}
+}

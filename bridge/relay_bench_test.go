@@ -129,3 +129,25 @@ func BenchmarkRouteToolCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRoundTrip is one request and its reply through Run over OS
+// pipes, `cat` as the server echoing the request back as its own reply
+// (a request line passes the host side, and its echo is read by the
+// server side as a message of the same id): a ping and a tools/call.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, tt := range []struct{ name, req, reply string }{
+		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"tools-call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			p := startPeer(b, nil)
+			b.ResetTimer()
+			for b.Loop() {
+				p.hostSends(tt.req)
+				p.serverGets()
+				p.serverSends(tt.reply)
+				p.hostGets()
+			}
+		})
+	}
+}
