@@ -111,7 +111,7 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 		return routeOf(pass), ""
 	}
 	var id []byte
-	reply := false
+	reply, result := false, false
 	for {
 		k, ok := m.key()
 		if !ok {
@@ -133,8 +133,9 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			return vPass, ""
 		case "result", "error":
+			result = string(k) == "result"
 			if id != nil {
-				return r.replyRoute(id)
+				return r.replyRoute(id, result)
 			}
 			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() {
 				// Nobody waits for any reply (the hot path): its id
@@ -143,6 +144,12 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			reply = true
 			if _, ok := m.value(); !ok {
+				if !complete && result && !r.session.awaitsInit() && !r.loop.anyOwned() && r.loop.onlyLegacy() {
+					// A long result, "id" after it, while only legacy
+					// calls wait: whoever's it is, it is final, and
+					// passes.
+					return vEndAfter, ""
+				}
 				return vFull, ""
 			}
 		case "id":
@@ -152,7 +159,7 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			id = v
 			if reply {
-				return r.replyRoute(id)
+				return r.replyRoute(id, result)
 			}
 		default:
 			if _, ok := m.value(); !ok {
@@ -162,8 +169,9 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 	}
 }
 
-// replyRoute decides a server reply with the given id.
-func (r *Relay) replyRoute(id []byte) (route, string) {
+// replyRoute decides a server reply with the given id; result says it is
+// a result, not an error.
+func (r *Relay) replyRoute(id []byte, result bool) (route, string) {
 	if r.loop.mayOwn(id) || r.session.awaitsInit() {
 		return vFull, ""
 	}
@@ -171,18 +179,20 @@ func (r *Relay) replyRoute(id []byte) (route, string) {
 		return vPass, ""
 	}
 	key, ok := idKey(id)
-	if !ok || r.loop.follows(key) {
+	if !ok || (r.loop.follows(key) && !(result && r.loop.finalResult(key))) {
 		return vFull, ""
 	}
 	return vEnd, key
 }
 
-// callReplied ends the tool call with id key (a vEnd): its legacy prompts
-// close (legacy.callEnded).
+// callReplied ends the call with id key (a vEnd, a vEndAfter): the loop
+// forgets it, and the legacy prompts of a tools/call close
+// (legacy.callEnded), as fromServer does for a reply it reads whole.
 func (r *Relay) callReplied(key string) {
 	if r.calls.end(key) {
 		r.legacy.callEnded(key)
 	}
+	r.loop.finish(key)
 }
 
 // hostRoute decides a host line from its first topMembers (the full path is
