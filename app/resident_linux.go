@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // dropStartupPages lets go of the pages of the program's own code and
@@ -36,6 +37,10 @@ func dropStartupPages() {
 	}
 	drop()
 	drop() // a range mapped 2 MB at a time is split by the first pass
+	// Starting the server and the relay's goroutines (their stacks grow,
+	// walking the runtime's tables) brings pages back: once more when the
+	// relay has settled.
+	time.AfterFunc(3*time.Second, drop)
 	// Each collection walks every goroutine's stack and reads the
 	// runtime's tables for each frame, scattered over 8 MB: they come
 	// back, 64 kB around each read. They go again after each collection,
