@@ -187,6 +187,10 @@ func (f *framer) next() ([]byte, error) {
 // in f.err.
 func (f *framer) fill() (full bool) {
 	if f.err != nil {
+		// Reading has ended (the pipe may be closed: stdio.go lets it go
+		// after grace). Teed bytes still in buf are relayed from there,
+		// as if read: the pipe is not touched again.
+		f.cons = f.end
 		return false
 	}
 	if f.cons < f.end {
@@ -263,9 +267,12 @@ func (f *framer) emit(out *lineWriter, to int) error {
 			// The output takes no splice (or failed in the middle): the
 			// bytes are here too. They leave the pipe and are written.
 			f.pipe.noSplice()
-			if derr := f.pipe.drop(to - read - moved); derr == nil {
-				_, err = out.raw.Write(f.buf[read+moved : to])
+			if derr := f.pipe.drop(to - read - moved); derr != nil && f.err == nil {
+				// The input is gone too (closed after grace): those
+				// bytes can come from nowhere else, and reading ends.
+				f.err = derr
 			}
+			_, err = out.raw.Write(f.buf[read+moved : to])
 		}
 		f.cons = to
 	}
