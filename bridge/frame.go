@@ -70,6 +70,10 @@ const (
 	// vEnd: like vPass, after the call whose reply it is ends (route
 	// returns the call's id key).
 	vEnd
+	// vEndAfter: a long reply that passes whatever its id, written with
+	// "result" before "id" (the TypeScript SDK's order): it streams on,
+	// and the id found after the result ends the call once it is out.
+	vEndAfter
 )
 
 // framer cuts one direction of a stdio stream into messages (PROTOCOL.md
@@ -418,7 +422,16 @@ func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (rou
 		if v == vEnd {
 			ended(key)
 		}
-		note(f.stream(out))
+		var tail *replyTail
+		if v == vEndAfter {
+			tail = newReplyTail(head)
+		}
+		note(f.stream(out, tail))
+		if tail != nil {
+			if key, ok := tail.key(); ok {
+				ended(key)
+			}
+		}
 	}
 }
 
@@ -426,12 +439,15 @@ func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (rou
 // by piece until its newline. Meanwhile what other goroutines write to out
 // (a prompt's answer) waits in out, and follows the line: it must not land
 // inside it, nor wait on the peer that is still sending the line.
-func (f *framer) stream(out *lineWriter) error {
+func (f *framer) stream(out *lineWriter, tail *replyTail) error {
 	out.mu.Lock()
 	out.streaming = true
 	out.mu.Unlock()
 	defer out.endStream()
-	for {
+	for first := true; ; first = false {
+		if tail != nil && !first {
+			tail.feed(f.buf[f.start:f.end])
+		}
 		if i := bytes.IndexByte(f.buf[f.scan:f.end], '\n'); i >= 0 {
 			return f.emit(out, f.scan+i+1)
 		}
@@ -531,3 +547,133 @@ func (lw *lineWriter) flush() {
 
 // errNoSplice is what pipeIn's methods return where there is no pipe.
 var errNoSplice = errors.New("no pipe to splice from")
+
+// replyTail follows a long reply as it streams, to find its "id" after a
+// "result" (or "error") too long to hold: it skips the value in pieces,
+// counting brackets outside strings, then keeps the few members after it
+// until the line ends.
+type replyTail struct {
+	depth   int  // brackets open in the value
+	inStr   bool // inside a string of the value
+	slashes int  // backslashes ending the last piece, inside a string
+	ended   bool // the value is over; after holds what follows it
+	after   []byte
+	// failed: the tail ran past its bound, or the head made no sense.
+	failed bool
+}
+
+// afterMax bounds what replyTail keeps after the value: the members a
+// reply has besides its result are a few bytes.
+const afterMax = 64 << 10
+
+// newReplyTail starts following the reply whose head is head, from the
+// value of its "result" or "error" member.
+func newReplyTail(head []byte) *replyTail {
+	t := &replyTail{}
+	m, ok, _ := object(head, false)
+	if !ok {
+		t.failed = true
+		return t
+	}
+	for {
+		k, ok := m.key()
+		if !ok {
+			t.failed = true
+			return t
+		}
+		if string(k) == "result" || string(k) == "error" {
+			t.feed(head[m.i:])
+			return t
+		}
+		if _, ok := m.value(); !ok {
+			t.failed = true
+			return t
+		}
+	}
+}
+
+// feed follows the next piece of the line.
+func (t *replyTail) feed(b []byte) {
+	if t.failed {
+		return
+	}
+	if t.ended {
+		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+			b = b[:nl]
+		}
+		if len(t.after)+len(b) > afterMax {
+			t.failed = true
+			return
+		}
+		t.after = append(t.after, b...)
+		return
+	}
+	i := 0
+	for i < len(b) {
+		if t.inStr {
+			q := bytes.IndexByte(b[i:], '"')
+			if q < 0 {
+				n := trailingSlashes(b[i:])
+				if n == len(b)-i {
+					t.slashes += n
+				} else {
+					t.slashes = n
+				}
+				return
+			}
+			q += i
+			n := trailingSlashes(b[i:q])
+			if n == q-i {
+				n += t.slashes // the run began in the last piece
+			}
+			t.slashes = 0
+			i = q + 1
+			if n%2 == 0 {
+				t.inStr = false
+			}
+			continue
+		}
+		switch b[i] {
+		case '"':
+			t.inStr, t.slashes = true, 0
+		case '{', '[':
+			t.depth++
+		case '}', ']':
+			t.depth--
+			if t.depth == 0 {
+				t.ended = true
+				t.feed(b[i+1:])
+				return
+			}
+		case '\n':
+			t.failed = true // the line ended inside the value
+			return
+		}
+		i++
+	}
+}
+
+func trailingSlashes(b []byte) int {
+	n := 0
+	for k := len(b) - 1; k >= 0 && b[k] == '\\'; k-- {
+		n++
+	}
+	return n
+}
+
+// key returns the id key of the reply, once the line is out.
+func (t *replyTail) key() (string, bool) {
+	if t.failed || !t.ended {
+		return "", false
+	}
+	rest := bytes.TrimLeft(t.after, " \t\r")
+	if len(rest) == 0 || rest[0] != ',' {
+		return "", false
+	}
+	obj := append([]byte("{"), rest[1:]...)
+	id, ok := getMember(obj, "id")
+	if !ok {
+		return "", false
+	}
+	return idKey(id)
+}

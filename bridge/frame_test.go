@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -278,5 +279,103 @@ func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {
 		t.Fatalf("what passed differs: got %d bytes, want %d; first difference at %d", got.Len(), want.Len(), firstDiff(got.Bytes(), want.Bytes()))
+	}
+}
+
+// TestPassingLinesAllocateNothing keeps the portable path at its speed:
+// relaying 10,000 passing lines allocates what one line does (the
+// framer's own buffers), and routing a reply or a notification from its
+// first members allocates nothing.
+func TestPassingLinesAllocateNothing(t *testing.T) {
+	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"result":{"content":[]},"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
+		`not json`,
+	} {
+		b := []byte(line + "\n")
+		if n := testing.AllocsPerRun(100, func() { r.serverRoute(b, true); r.hostRoute(b, true) }); n != 0 {
+			t.Errorf("routing %s allocates %v times, want 0", line, n)
+		}
+	}
+	stream := func(n int) []byte {
+		return bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+strings.Repeat("x", 900)+`"}}`+"\n"), n)
+	}
+	relay := func(data []byte) func() {
+		return func() {
+			f := newFramer(bytes.NewReader(data))
+			w := newLineWriter(io.Discard)
+			_ = f.pump(w, r.serverRoute, func(string) {}, func([]byte, bool) { t.Error("a passing line took the full path") }, func(error) {})
+		}
+	}
+	one, many := testing.AllocsPerRun(5, relay(stream(1))), testing.AllocsPerRun(5, relay(stream(10_000)))
+	if many > one {
+		t.Errorf("relaying 10,000 lines allocates %v times, one line %v: lines allocate", many, one)
+	}
+}
+
+// TestLongReplyIDLastClosesPrompt: a reply of 3 MiB to the tools/call in
+// flight, written as the TypeScript SDK writes it ("result" first, "id"
+// last), streams to the host byte for byte, and, once it is out, ends the
+// call: the legacy prompt of that call closes (ErrCallEnded) and the
+// server is answered cancel.
+func TestLongReplyIDLastClosesPrompt(t *testing.T) {
+	asked := make(chan struct{})
+	cause := make(chan error, 1)
+	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		close(asked)
+		<-ctx.Done()
+		cause <- context.Cause(ctx)
+		return &Result{Action: ActionAccept}, nil
+	})})
+	p.hostSends(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"render","arguments":{}}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"go on?","requestedSchema":{"type":"object","properties":{}}}}`)
+	<-asked
+	text := strings.Repeat(`ab\"c\\`, 3<<20/6)
+	reply := `{"result":{"content":[{"type":"text","text":"` + text + `"}]},"jsonrpc":"2.0","id":9}`
+	go p.serverSends(reply)
+	if got := p.hostGets(); got != reply {
+		t.Fatalf("the host got %d bytes, want the %d the server sent (first difference at %d)", len(got), len(reply), firstDiff([]byte(got), []byte(reply)))
+	}
+	if err := <-cause; !errors.Is(err, ErrCallEnded) {
+		t.Errorf("the prompt ended with %v, want ErrCallEnded", err)
+	}
+	jsonEq(t, `{"jsonrpc":"2.0","id":"s1","result":{"action":"cancel"}}`, p.serverGets())
+}
+
+// TestServerRouteFromHead: what the relay decides from a message's first
+// bytes, with and without calls in flight. A reply to a call the relay
+// follows streams on only when it is surely final: a result of a legacy
+// call (only a 2026-07-28 result asks for input, PROTOCOL.md §1).
+func TestServerRouteFromHead(t *testing.T) {
+	head := func(s string) []byte { return []byte(s + strings.Repeat("x", 100)) }
+	for _, tt := range []struct {
+		name  string
+		calls []string // host requests first
+		head  []byte
+		want  route
+	}{
+		{"nobody waits", nil, head(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"`), vPass},
+		{"nobody waits, id last", nil, head(`{"result":{"content":[{"text":"`), vPass},
+		{"a notification", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`), vPass},
+		{"an elicitation", nil, head(`{"jsonrpc":"2.0","id":"s","method":"elicitation/create","params":{"message":"`), vFull},
+		{"legacy call's result", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"text":"`), vEnd},
+		{"legacy call's result, id last", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"result":{"content":[{"text":"`), vEndAfter},
+		{"legacy call's error", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"jsonrpc":"2.0","id":9,"error":{"code":-32042,"message":"`), vFull},
+		{"modern call's result", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`}, head(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"text":"`), vFull},
+		{"modern call's result, id last", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`}, head(`{"result":{"content":[{"text":"`), vFull},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRelay(Command(exec.Command("cat"), 0), nil)
+			r.w.ctx = context.Background()
+			for _, c := range tt.calls {
+				r.fromHost([]byte(c + "\n"))
+			}
+			if got, _ := r.serverRoute(tt.head, false); got != tt.want {
+				t.Errorf("route %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

@@ -24,6 +24,8 @@ type topMembers struct {
 	// complete is false when b is only a message's head: a value that
 	// reaches its end may go on.
 	complete bool
+	// end is set when key met the object's closing brace.
+	end bool
 }
 
 // object returns the topMembers of the object b starts with; ok is false when
@@ -46,6 +48,10 @@ func object(b []byte, complete bool) (m topMembers, ok, pass bool) {
 func (m *topMembers) key() (key []byte, ok bool) {
 	i := skipSpace(m.b, m.i)
 	if i >= len(m.b) {
+		return nil, false
+	}
+	if m.b[i] == '}' {
+		m.end = true
 		return nil, false
 	}
 	if !m.first {
@@ -105,7 +111,7 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 		return routeOf(pass), ""
 	}
 	var id []byte
-	reply := false
+	reply, result := false, false
 	for {
 		k, ok := m.key()
 		if !ok {
@@ -127,8 +133,9 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			return vPass, ""
 		case "result", "error":
+			result = string(k) == "result"
 			if id != nil {
-				return r.replyRoute(id)
+				return r.replyRoute(id, result)
 			}
 			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() {
 				// Nobody waits for any reply (the hot path): its id
@@ -137,6 +144,12 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			reply = true
 			if _, ok := m.value(); !ok {
+				if !complete && result && !r.session.awaitsInit() && !r.loop.anyOwned() && r.loop.onlyLegacy() {
+					// A long result, "id" after it, while only legacy
+					// calls wait: whoever's it is, it is final, and
+					// passes.
+					return vEndAfter, ""
+				}
 				return vFull, ""
 			}
 		case "id":
@@ -146,7 +159,7 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			id = v
 			if reply {
-				return r.replyRoute(id)
+				return r.replyRoute(id, result)
 			}
 		default:
 			if _, ok := m.value(); !ok {
@@ -156,8 +169,9 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 	}
 }
 
-// replyRoute decides a server reply with the given id.
-func (r *Relay) replyRoute(id []byte) (route, string) {
+// replyRoute decides a server reply with the given id; result says it is
+// a result, not an error.
+func (r *Relay) replyRoute(id []byte, result bool) (route, string) {
 	if r.loop.mayOwn(id) || r.session.awaitsInit() {
 		return vFull, ""
 	}
@@ -165,18 +179,20 @@ func (r *Relay) replyRoute(id []byte) (route, string) {
 		return vPass, ""
 	}
 	key, ok := idKey(id)
-	if !ok || r.loop.follows(key) {
+	if !ok || (r.loop.follows(key) && !(result && r.loop.finalResult(key))) {
 		return vFull, ""
 	}
 	return vEnd, key
 }
 
-// callReplied ends the tool call with id key (a vEnd): its legacy prompts
-// close (legacy.callEnded).
+// callReplied ends the call with id key (a vEnd, a vEndAfter): the loop
+// forgets it, and the legacy prompts of a tools/call close
+// (legacy.callEnded), as fromServer does for a reply it reads whole.
 func (r *Relay) callReplied(key string) {
 	if r.calls.end(key) {
 		r.legacy.callEnded(key)
 	}
+	r.loop.finish(key)
 }
 
 // hostRoute decides a host line from its first topMembers (the full path is
