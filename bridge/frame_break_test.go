@@ -958,3 +958,37 @@ func TestBreakServerExitsMidHostLine(t *testing.T) {
 	e.hostW.Close()
 	e.relayIn.Close()
 }
+
+// TestBreakInputRequiredToLegacyCall: a server that answers a legacy
+// tools/call (no protocolVersion in its _meta) with input_required, short
+// and as a long TypeScript-style reply ("result" first, more than a read
+// buffer). The full path runs the loop for any call's input_required
+// (loop.fromServer: the era is told by the reply, PROTOCOL.md §2: "a
+// result carrying resultType → modern server"); the fast path must not
+// pass it to the host instead, which asked nothing of the kind and cannot
+// answer it.
+func TestBreakInputRequiredToLegacyCall(t *testing.T) {
+	for _, long := range []bool{false, true} {
+		t.Run(fmt.Sprintf("long=%v", long), func(t *testing.T) {
+			s := newScripted()
+			p := startBreakPeer(t, func(**Relay) *Options { return &Options{Server: "srv", Approver: s} })
+			p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"deploy","arguments":{}}}`)
+			p.serverGets()
+			pad := ""
+			if long {
+				pad = `,"note":"` + strings.Repeat("p", 2<<20) + `"`
+			}
+			go p.serverSends(`{"result":{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"mode":"form","message":"Deploy?","requestedSchema":{"type":"object","properties":{}}}}}` + pad + `},"jsonrpc":"2.0","id":7}` + "\n" +
+				`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"marker"}}`)
+			if got := p.hostGets(); !strings.Contains(got, `"marker"`) {
+				t.Fatalf("the host got %.120q before the marker: the input_required reply passed", got)
+			}
+			select {
+			case <-s.asked:
+				s.answer <- &Result{Action: ActionCancel}
+			case <-hangGuard(t):
+				t.Fatal("the relay never asked: the input_required reply was not read")
+			}
+		})
+	}
+}
