@@ -135,7 +135,7 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 		case "result", "error":
 			result = string(k) == "result"
 			if id != nil {
-				return r.replyRoute(id, result)
+				return r.replyRoute(id, result && !asksInput(b))
 			}
 			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() {
 				// Nobody waits for any reply (the hot path): its id
@@ -144,7 +144,7 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			reply = true
 			if _, ok := m.value(); !ok {
-				if !complete && result && !r.session.awaitsInit() && !r.loop.anyOwned() && r.loop.onlyLegacy() {
+				if !complete && result && !asksInput(b) && !r.session.awaitsInit() && !r.loop.anyOwned() && r.loop.onlyLegacy() {
 					// A long result, "id" after it, while only legacy
 					// calls wait: whoever's it is, it is final, and
 					// passes.
@@ -159,7 +159,7 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 			}
 			id = v
 			if reply {
-				return r.replyRoute(id, result)
+				return r.replyRoute(id, result && !asksInput(b))
 			}
 		default:
 			if _, ok := m.value(); !ok {
@@ -231,6 +231,13 @@ func (r *Relay) hostRoute(b []byte, complete bool) (route, string) {
 		}
 	}
 }
+
+// asksInput reports whether a reply (or its head) may be an
+// input_required result: it names a resultType. A legacy call is answered
+// so by a modern server too (PROTOCOL.md §2: a result carrying resultType
+// is a modern server's), and the loop must read that reply, not the host;
+// a final result that merely mentions the word takes the full path too.
+func asksInput(b []byte) bool { return bytes.Contains(b, []byte(`"resultType"`)) }
 
 func routeOf(pass bool) route {
 	if pass {
