@@ -992,3 +992,64 @@ func TestBreakInputRequiredToLegacyCall(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakLongReplyTailEndsCall: long replies to a legacy tools/call in
+// flight, "result" first and "id" last as the TypeScript SDK writes them,
+// whose result is full of what a bracket counter trips on (escaped quotes
+// and backslashes, brackets inside strings, nested arrays) and arrives in
+// random write splits, so that escapes straddle the read pieces. Each must
+// reach the host byte for byte and end its call: the legacy prompt open
+// for it closes (ErrCallEnded).
+func TestBreakLongReplyTailEndsCall(t *testing.T) {
+	for seed := range 4 {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 21))
+			asked := make(chan struct{}, 1)
+			causes := make(chan error, 1)
+			p := startBreakPeer(t, func(**Relay) *Options {
+				return &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+					asked <- struct{}{}
+					<-ctx.Done()
+					causes <- context.Cause(ctx)
+					return nil, context.Cause(ctx)
+				})}
+			})
+			p.initialize()
+			p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+			p.serverGets()
+			p.serverSends(elicitE1)
+			<-asked
+			alphabet := []string{"a", `\`, `\\`, `"`, `{`, `}`, `[`, `]`, `\"`, "é", "\n"}
+			var text strings.Builder
+			for text.Len() < 3<<20+rng.IntN(1<<20) {
+				text.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			enc, err := json.Marshal(text.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply := `{"result":{"content":[{"type":"text","text":` + string(enc) + `},[[],{"a":[{}]}]],"structuredContent":{"x":"}]\\\\"}} , "jsonrpc" : "2.0" , "id" : 1 }`
+			go func() {
+				data := []byte(reply + "\n")
+				for len(data) > 0 {
+					n := min(len(data), 1+rng.IntN(300_000))
+					if _, err := p.server.Write(data[:n]); err != nil {
+						return
+					}
+					data = data[n:]
+				}
+			}()
+			if got := p.hostGets(); got != reply {
+				t.Fatalf("the host got %d bytes, not the %d-byte reply (first difference at %d)", len(got), len(reply), firstDiff([]byte(got), []byte(reply)))
+			}
+			select {
+			case err := <-causes:
+				if !errors.Is(err, ErrCallEnded) {
+					t.Fatalf("the prompt ended with %v, want ErrCallEnded", err)
+				}
+			case <-hangGuard(t):
+				t.Fatal("the prompt stayed open after the call's reply went out")
+			}
+		})
+	}
+}
