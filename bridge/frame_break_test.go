@@ -1053,3 +1053,43 @@ func TestBreakLongReplyTailEndsCall(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakRandomServerStreams: random streams the server writes (`cat
+// FILE`), with byte order marks before short and >1 MiB lines, CRLF,
+// non-JSON lines and no final newline, reach a host on pipes and on
+// sockets byte for byte, less the marks.
+func TestBreakRandomServerStreams(t *testing.T) {
+	sizes := []int{0, 1, 3, 100, 4095, 8191, 8192, 8193, 65536, 300_000, frameBuf - 1, frameBuf, frameBuf + 1, 3*frameBuf + 1}
+	for seed, sockets := range []bool{false, true, false, true} {
+		t.Run(fmt.Sprintf("%d/sockets=%v", seed, sockets), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 77))
+			in, want := streamOf(rng, 150, sizes, seed%2 == 0)
+			path := t.TempDir() + "/stream"
+			if err := os.WriteFile(path, in, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			e := newHostEnds(t, sockets)
+			defer e.hostW.Close()
+			r := NewRelay(Command(exec.Command("cat", path), 0), &Options{Log: &syncBuffer{}})
+			done := make(chan runResult, 1)
+			go func() {
+				code, err := r.Run(context.Background(), e.relayIn, e.relayOut)
+				e.relayOut.Close()
+				done <- runResult{code, err}
+			}()
+			got, err := io.ReadAll(e.hostR)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := waitRun(t, done, "a server's random stream"); res.code != 0 {
+				t.Errorf("Run returned %d, %v", res.code, res.err)
+			}
+			if !bytes.Equal(got, want) {
+				at := firstDiff(got, want)
+				t.Fatalf("the host got %d bytes, want %d; first difference at %d: got %.80q, want %.80q", len(got), len(want), at, got[at:min(len(got), at+80)], want[at:min(len(want), at+80)])
+			}
+			e.relayIn.Close()
+			e.hostR.Close()
+		})
+	}
+}
