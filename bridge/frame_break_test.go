@@ -1093,3 +1093,33 @@ func TestBreakRandomServerStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakNoLeaksServerFirst: the server exits while the host keeps its
+// stdin open (a host that outlives the server): once Run has returned, the
+// relay holds no file of its own (the fast path's private pipe and
+// /dev/null) while the host's input stays open.
+func TestBreakNoLeaksServerFirst(t *testing.T) {
+	run := func() {
+		e := newHostEnds(t, false)
+		defer e.hostR.Close()
+		r := NewRelay(Command(exec.Command("sh", "-c", "exit 0"), 0), &Options{Log: &syncBuffer{}})
+		done := make(chan runResult, 1)
+		go func() {
+			code, err := r.Run(context.Background(), e.relayIn, e.relayOut)
+			done <- runResult{code, err}
+		}()
+		waitRun(t, done, "the server exits first")
+		e.relayOut.Close()
+		// Counted while the host's input is still open.
+		t.Cleanup(func() { e.hostW.Close(); e.relayIn.Close() })
+	}
+	run()
+	fds := fdCount(t)
+	for range 3 {
+		run()
+	}
+	// Each run leaves the host's input (two pipe ends) open until cleanup.
+	if n := fdCount(t) - 2*3; n != fds {
+		t.Errorf("%d files open besides the hosts' after three relays, %d before: the relay keeps %d per run", n, fds, (n-fds)/3)
+	}
+}
