@@ -5,6 +5,7 @@ package bridge
 import (
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -30,6 +31,11 @@ type pipeIn struct {
 	// pollable is set when Go's poller watches the output (it was
 	// non-blocking when opened): splice then waits for room through it.
 	pollable bool
+	// mu guards closed, and the private pipe and /dev/null while in use:
+	// Run lets them go when it returns, while the host's pump may still
+	// wait on a host that outlives the server.
+	mu     sync.Mutex
+	closed bool
 }
 
 // teeMin is how much must wait in the input for tee to be worth its three
@@ -112,6 +118,11 @@ func fileType(f *os.File) uint32 {
 func (p *pipeIn) tee(dst []byte) (int, error) {
 	if p == nil || !p.splicing {
 		return 0, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return 0, nil // plain reads from here on
 	}
 	var n int
 	var err error
@@ -214,6 +225,11 @@ func (p *pipeIn) drop(n int) error {
 	if p == nil {
 		return errNoSplice
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errNoSplice
+	}
 	var err error
 	cerr := p.in.Control(func(fd uintptr) {
 		_, err = spliceAll(int(fd), p.devnull, n, 0)
@@ -271,6 +287,12 @@ func (p *pipeIn) close() {
 	if p == nil {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
 	unix.Close(p.scratchR)
 	unix.Close(p.scratchW)
 	unix.Close(p.devnull)

@@ -187,6 +187,9 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	close(gone)
 	<-closerDone
 	<-serverDone
+	// The host's pump may wait on for a host that outlives the server; the
+	// fast path's files go now (reads carry on without them).
+	host.r.pipe.close()
 	stop(ErrRelayStopped)
 	host.flush()
 	return code, nil
