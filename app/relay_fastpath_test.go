@@ -48,10 +48,12 @@ func fastPathStream(t *testing.T) (string, []byte) {
 // host's.
 func socketStdio(t *testing.T, name string) (wrapper, host *os.File) {
 	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	syscall.CloseOnExec(fds[0])
+	syscall.CloseOnExec(fds[1])
 	return os.NewFile(uintptr(fds[0]), name+"-wrapper"), os.NewFile(uintptr(fds[1]), name+"-host")
 }
 

@@ -235,10 +235,12 @@ func newHostEnds(t *testing.T, sockets bool) hostEnds {
 		return e
 	}
 	pair := func(name string) (*os.File, *os.File) {
-		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
 		return os.NewFile(uintptr(fds[0]), name+"-relay"), os.NewFile(uintptr(fds[1]), name+"-host")
 	}
 	e.relayIn, e.hostW = pair("stdin")
