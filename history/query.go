@@ -233,6 +233,26 @@ func (w *walker) next() ([]byte, []byte) {
 	return w.within(w.c.Prev())
 }
 
+// pass moves the cursor to the last key of the block from lo to hi (hi
+// excluded) in the walk's direction, so that next leaves the block. The
+// walk is at a key of the block.
+func (w *walker) pass(lo, hi []byte) {
+	switch {
+	case !w.forward:
+		// The oldest key of the block: Seek finds it, as the walk is at
+		// one at or after lo.
+		w.c.Seek(lo)
+	case hi == nil:
+		w.c.Last()
+	default:
+		if k, _ := w.c.Seek(hi); k == nil {
+			w.c.Last()
+		} else {
+			w.c.Prev()
+		}
+	}
+}
+
 func (w *walker) within(k, v []byte) ([]byte, []byte) {
 	if k == nil || (w.sp.lo != nil && bytes.Compare(k, w.sp.lo) < 0) ||
 		(w.sp.hi != nil && bytes.Compare(k, w.sp.hi) >= 0) {
@@ -247,6 +267,7 @@ type scanResult struct {
 	last    []byte   // key of the last record examined, a copy; nil for none
 	more    bool     // the span has keys past last
 	span    span     // the keys scanned, with Before and After resolved
+	parsed  int      // how many records were read, not skipped by a search block
 }
 
 // scan returns up to q.Limit records that q selects, examining at most
@@ -273,6 +294,8 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 	rd := newReader(tx)
 	w := walker{c: index.Cursor(), sp: sp, forward: forward}
 
+	filter := q.textFilter(tx)
+
 	var res scanResult
 	var rr rawRecord
 	scanned := 0
@@ -283,6 +306,19 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		}
 		scanned++
 		res.last = k
+		if filter != nil {
+			if skip, lo, hi := filter.skip(k); skip {
+				// No record of this block matches. Under a ScanLimit each
+				// key still counts as examined, so that Page.Next is where
+				// the limit stopped; without one the walk jumps past the
+				// block (res.last matters then only at a match).
+				if q.ScanLimit <= 0 {
+					w.pass(lo, hi)
+				}
+				continue
+			}
+		}
+		res.parsed++
 		if viaIndex {
 			if v = records.Get(k); v == nil {
 				return scanResult{}, fmt.Errorf("%w: index of server %q names a missing record", errDamaged, q.Server)
@@ -330,6 +366,7 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 	}
 	records := tx.Bucket(bucketRecords)
 	match := q.matcher()
+	filter := q.textFilter(tx)
 	w := walker{c: index.Cursor(), sp: sp}
 	var rr rawRecord
 	n := 0
@@ -337,6 +374,12 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		if !filtered {
 			n++
 			continue
+		}
+		if filter != nil {
+			if skip, lo, hi := filter.skip(k); skip {
+				w.pass(lo, hi)
+				continue
+			}
 		}
 		if q.Server != "" {
 			v = records.Get(k)
@@ -349,6 +392,15 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// textFilter returns the search blocks' filter for q.Text, or nil when it
+// cannot narrow the search (no text, or text shorter than a trigram).
+func (q Query) textFilter(tx *bolt.Tx) *textFilter {
+	if q.Text == "" {
+		return nil
+	}
+	return newTextFilter(tx, strings.ToLower(q.Text))
 }
 
 // matcher returns a test for the fields of q that keys cannot answer.
