@@ -158,11 +158,12 @@ func indexText(tx *bolt.Tx, k []byte, rr *rawRecord) error {
 			}
 		}
 		start = k
-	case start == nil, next == nil && n >= blockRecords:
+	case start == nil, next == nil && n >= blockRecords && isNewest(tx, k):
 		start = k
 	default:
 		// A record with an old time joins the block of its time, full or
-		// not: blocks stay in key order.
+		// not: a block starting at k would take the records after k from
+		// the block whose filter has their trigrams.
 		block = bytes.Clone(v)
 		start = bytes.Clone(start)
 	}
@@ -173,6 +174,12 @@ func indexText(tx *bolt.Tx, k []byte, rr *rawRecord) error {
 	binary.BigEndian.PutUint32(block, uint32(n+1))
 	searchFields(rr, func(f []byte) { addTrigrams(block[blockHeadLen:], f) })
 	return search.Put(start, block)
+}
+
+// isNewest reports whether k is the last key of the records bucket.
+func isNewest(tx *bolt.Tx, k []byte) bool {
+	last, _ := tx.Bucket(bucketRecords).Cursor().Last()
+	return bytes.Equal(last, k)
 }
 
 // staleBlocks are the keys of the blocks a transaction took records from:
