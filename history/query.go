@@ -290,7 +290,7 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 	sp = sp.intersect(within)
 	records := tx.Bucket(bucketRecords)
 	viaIndex := q.Server != ""
-	match := q.matcher()
+	match, text := q.matcher(), q.textMatcher()
 	rd := newReader(tx)
 	w := walker{c: index.Cursor(), sp: sp, forward: forward}
 
@@ -322,6 +322,14 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		if viaIndex {
 			if v = records.Get(k); v == nil {
 				return scanResult{}, fmt.Errorf("%w: index of server %q names a missing record", errDamaged, q.Server)
+			}
+		}
+		if text != nil {
+			if err := rr.parseHead(v); err != nil {
+				return scanResult{}, fmt.Errorf("record %d: %w", keyID(k), err)
+			}
+			if !text(&rr) {
+				continue
 			}
 		}
 		if err := rr.parse(v); err != nil {
@@ -365,7 +373,7 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		return 0, err
 	}
 	records := tx.Bucket(bucketRecords)
-	match := q.matcher()
+	match, text := q.matcher(), q.textMatcher()
 	filter := q.textFilter(tx)
 	w := walker{c: index.Cursor(), sp: sp}
 	var rr rawRecord
@@ -383,6 +391,14 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		}
 		if q.Server != "" {
 			v = records.Get(k)
+		}
+		if text != nil {
+			if err := rr.parseHead(v); err != nil {
+				return 0, fmt.Errorf("record %d: %w", keyID(k), err)
+			}
+			if !text(&rr) {
+				continue
+			}
 		}
 		if err := rr.parse(v); err != nil {
 			return 0, fmt.Errorf("record %d: %w", keyID(k), err)
@@ -405,7 +421,7 @@ func (q Query) textFilter(tx *bolt.Tx) *textFilter {
 
 // matcher returns a test for the fields of q that keys cannot answer.
 func (q Query) matcher() func(*rawRecord) bool {
-	text := strings.ToLower(q.Text)
+	text := newFoldedText(strings.ToLower(q.Text))
 	return func(rr *rawRecord) bool {
 		if q.Action != "" && string(rr.action) != q.Action {
 			return false
@@ -413,42 +429,90 @@ func (q Query) matcher() func(*rawRecord) bool {
 		if q.DecidedBy != "" && string(rr.decidedBy) != q.DecidedBy {
 			return false
 		}
-		if text == "" {
+		if text.lower == "" {
 			return true
 		}
-		for _, field := range [][]byte{rr.message, rr.server, rr.tool, rr.infoName} {
-			if containsFold(field, text) {
-				return true
-			}
-		}
-		return false
+		return text.in(rr.message) || text.in(rr.server) || text.in(rr.tool) || text.in(rr.infoName)
+	}
+}
+
+// textMatcher returns a test of q.Text alone, which needs only the fields
+// rawRecord.parseHead reads, so that a search parses whole only the
+// records whose text matches; nil when q has no text.
+func (q Query) textMatcher() func(*rawRecord) bool {
+	if q.Text == "" {
+		return nil
+	}
+	text := newFoldedText(strings.ToLower(q.Text))
+	return func(rr *rawRecord) bool {
+		return text.in(rr.message) || text.in(rr.server) || text.in(rr.tool) || text.in(rr.infoName)
 	}
 }
 
 // containsFold reports whether strings.ToLower(string(s)) contains lower,
-// which is in lower case already and not empty. For ASCII s it compares in
-// place, without the copy ToLower makes: a search over a large history reads
-// every message.
+// which is in lower case already and not empty.
 func containsFold(s []byte, lower string) bool {
+	return newFoldedText(lower).in(s)
+}
+
+// foldedText is a search's text in lower case, with the byte of it that
+// ASCII text holds least often, which the search looks for first.
+type foldedText struct {
+	lower        string
+	at           int  // the index in lower of the rarest byte
+	rare, rareUp byte // that byte, and its upper case for a letter
+}
+
+// commonBytes are the bytes of ASCII text from the most common on, roughly
+// as English and identifiers have them; bytes not here are rarer still.
+const commonBytes = " etaoinsrhldcumfpgwybvk-_.,0123456789/:x'jqz?!\"#@"
+
+// newFoldedText prepares a search for lower.
+func newFoldedText(lower string) foldedText {
+	t := foldedText{lower: lower}
+	rank := len(commonBytes)
+	for i := range len(lower) {
+		c := lower[i]
+		r := strings.IndexByte(commonBytes, c)
+		if r < 0 {
+			r = len(commonBytes)
+		}
+		if i == 0 || r > rank {
+			t.at, rank = i, r
+		}
+	}
+	if lower != "" {
+		t.rare, t.rareUp = lower[t.at], lower[t.at]
+		if 'a' <= t.rare && t.rare <= 'z' {
+			t.rareUp -= 'a' - 'A'
+		}
+	}
+	return t
+}
+
+// in reports whether strings.ToLower(string(s)) contains t, which is not
+// empty. For ASCII s it compares in place, without the copy ToLower makes,
+// and finds the places a match can start by its rarest byte with
+// IndexByte, which is much faster than a loop: a search over a large
+// history reads every message.
+func (t foldedText) in(s []byte) bool {
 	if !isASCII(s) {
-		return strings.Contains(strings.ToLower(string(s)), lower)
+		return strings.Contains(strings.ToLower(string(s)), t.lower)
 	}
-	n := len(lower)
-	end := len(s) - n + 1 // matches start before end
-	first, firstUpper := lower[0], lower[0]
-	if 'a' <= first && first <= 'z' {
-		firstUpper -= 'a' - 'A'
+	n := len(t.lower)
+	if len(s) < n {
+		return false
 	}
-	for i := 0; i < end; i++ {
-		// The next place that can start a match, found with IndexByte,
-		// which is much faster than a loop.
+	// The rarest byte of a match lies from t.at to end.
+	end := len(s) - n + 1 + t.at
+	for i := t.at; i < end; i++ {
 		window := s[i:end]
-		j := bytes.IndexByte(window, first)
-		if firstUpper != first {
+		j := bytes.IndexByte(window, t.rare)
+		if t.rareUp != t.rare {
 			if j >= 0 {
 				window = window[:j]
 			}
-			if k := bytes.IndexByte(window, firstUpper); k >= 0 {
+			if k := bytes.IndexByte(window, t.rareUp); k >= 0 {
 				j = k
 			}
 		}
@@ -456,7 +520,7 @@ func containsFold(s []byte, lower string) bool {
 			return false
 		}
 		i += j
-		if equalLowerASCII(s[i+1:i+n], lower[1:]) {
+		if equalLowerASCII(s[i-t.at:i-t.at+n], t.lower) {
 			return true
 		}
 	}
