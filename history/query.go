@@ -35,9 +35,10 @@ type Query struct {
 	// ranges do not share records. Zero means no upper bound.
 	Until time.Time
 	// Text selects records whose message, server, tool or serverInfo name
-	// contains it, ignoring case. Empty means all. No index serves it: a
-	// search reads records until it has Limit matches, all of them when
-	// fewer match; ScanLimit bounds that.
+	// contains it, ignoring case (strings.ToLower of both). Empty means
+	// all. A search reads records until it has Limit matches, all of them
+	// when fewer match, except those of blocks whose filter rules the text
+	// out (doc.go, "Searching"); ScanLimit bounds that.
 	Text string
 	// Limit is the most records List returns. Zero or negative means
 	// DefaultLimit.

@@ -147,7 +147,10 @@ func indexText(tx *bolt.Tx, k []byte, rr *rawRecord) error {
 	var block []byte
 	switch n, ok := blockCount(v); {
 	case start != nil && !ok:
-		return fmt.Errorf("%w: search block %x", errDamaged, start)
+		// A block that is not one is computed again, with the record, which
+		// is stored already: the blocks are made from the records, and a
+		// damaged one must not stop the hub keeping decisions.
+		return refreshBlocks(tx, staleBlocks{string(start): {}})
 	case start == nil && next != nil:
 		// k is older than every block: the first block moves down to k when
 		// it has room, else k starts a block of its own.
@@ -186,27 +189,15 @@ func isNewest(tx *bolt.Tx, k []byte) bool {
 // refreshBlocks computes their filters anew before it commits.
 type staleBlocks map[string]struct{}
 
-// unindexText takes the record with key k out of the count of its block and
-// notes the block in stale; a block left with no records goes at once.
-func unindexText(tx *bolt.Tx, k []byte, stale staleBlocks) error {
-	search := tx.Bucket(bucketSearch)
-	start, v := blockOf(search.Cursor(), k)
-	if start == nil {
-		return fmt.Errorf("%w: record %d is in no search block", errDamaged, keyID(k))
+// unindexText notes in stale the block that held the record with key k,
+// which is deleted already. refreshBlocks then counts the block's records
+// and computes its filter again, or drops it when it has none left: a count
+// is not trusted to say a block is empty, since dropping a block that is
+// not would leave its records in no block's filter.
+func unindexText(tx *bolt.Tx, k []byte, stale staleBlocks) {
+	if start, _ := blockOf(tx.Bucket(bucketSearch).Cursor(), k); start != nil {
+		stale[string(start)] = struct{}{}
 	}
-	n, ok := blockCount(v)
-	if !ok || n < 1 {
-		return fmt.Errorf("%w: search block %x", errDamaged, start)
-	}
-	start = bytes.Clone(start)
-	if n == 1 {
-		delete(stale, string(start))
-		return search.Delete(start)
-	}
-	block := bytes.Clone(v)
-	binary.BigEndian.PutUint32(block, uint32(n-1))
-	stale[string(start)] = struct{}{}
-	return search.Put(start, block)
 }
 
 // blockOf returns the key and value of the block that holds key k: the last

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -328,4 +329,43 @@ func TestOpenUpgradesVersion3Fixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("changed after the upgrade", func(t *testing.T) { assertSearchesAgree(t, s, texts) })
+}
+
+func TestSearchSurvivesDamagedBlocks(t *testing.T) {
+	lower(t, &blockRecords, 8)
+	s := openStore(t, &Options{Now: scriptedClock(t0)})
+	for i := range 40 {
+		mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: "jira", Mode: "form",
+			Message: fmt.Sprintf("Assign ticket %d to the sprint?", i), Action: "accept", DecidedBy: "user"})
+	}
+	// Every block's value cut short, as a damaged page might leave it.
+	if err := s.update(func(tx *bolt.Tx) error {
+		search := tx.Bucket(bucketSearch)
+		var keys [][]byte
+		c := search.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			keys = append(keys, bytes.Clone(k))
+		}
+		for _, k := range keys {
+			if err := search.Put(k, []byte{1}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"TICKET 3", "ticket 39", "sprint", "jira", "no such words"}
+	t.Run("damaged", func(t *testing.T) { assertSearchesAgree(t, s, texts) })
+
+	// Adds and deletes go on, and compute the blocks they touch again.
+	mustAdd(t, s, Record{Time: t0.Add(time.Hour), Server: "jira", Mode: "form", Message: "Close ticket 40?", Action: "decline", DecidedBy: "user"})
+	mustAdd(t, s, Record{Time: t0.Add(90 * time.Second), Server: "jira", Mode: "form", Message: "Reopen ticket 1?", Action: "decline", DecidedBy: "user"})
+	for _, id := range []uint64{5, 20, 33} {
+		if err := s.Delete(id); err != nil {
+			t.Fatalf("Delete(%d) with damaged search blocks: %v", id, err)
+		}
+	}
+	texts = append(texts, "close", "reopen")
+	t.Run("changed", func(t *testing.T) { assertSearchesAgree(t, s, texts) })
 }

@@ -485,9 +485,7 @@ func remove(tx *bolt.Tx, k []byte, stale staleBlocks) error {
 	if err := records.Delete(k); err != nil {
 		return err
 	}
-	if err := unindexText(tx, k, stale); err != nil {
-		return err
-	}
+	unindexText(tx, k, stale)
 	if err := tx.Bucket(bucketIDs).Delete(idKey(keyID(k))); err != nil {
 		return err
 	}
