@@ -202,6 +202,10 @@ type walker struct {
 	c       *bolt.Cursor
 	sp      span
 	forward bool
+	// jumped says that skipBlocks moved the cursor, and jk and jv are what
+	// next returns.
+	jumped bool
+	jk, jv []byte
 }
 
 // first returns the first key and value within the span, or nil.
@@ -228,29 +232,39 @@ func (w *walker) first() ([]byte, []byte) {
 
 // next returns the next key and value within the span, or nil.
 func (w *walker) next() ([]byte, []byte) {
+	if w.jumped {
+		w.jumped = false
+		return w.jk, w.jv
+	}
 	if w.forward {
 		return w.within(w.c.Next())
 	}
 	return w.within(w.c.Prev())
 }
 
-// pass moves the cursor to the last key of the block from lo to hi (hi
-// excluded) in the walk's direction, so that next leaves the block. The
-// walk is at a key of the block.
-func (w *walker) pass(lo, hi []byte) {
-	switch {
-	case !w.forward:
-		// The oldest key of the block: Seek finds it, as the walk is at
-		// one at or after lo.
-		w.c.Seek(lo)
-	case hi == nil:
-		w.c.Last()
-	default:
-		if k, _ := w.c.Seek(hi); k == nil {
-			w.c.Last()
-		} else {
-			w.c.Prev()
+// skipBlocks moves the walk past the block of f it is in, whose filter
+// rules the query out, and past every block after it in the walk's
+// direction that f rules out too, reading the filters only: the next call
+// of next returns the first key of a block f does not rule out, or nil at
+// the end of the span.
+func (w *walker) skipBlocks(f *textFilter) {
+	w.jumped = true
+	w.jk, w.jv = nil, nil
+	if w.forward {
+		if lo, ok := f.nextPass(w.sp.hi); ok {
+			w.jk, w.jv = w.within(w.c.Seek(lo))
 		}
+		return
+	}
+	hi, ok := f.prevPass(w.sp.lo)
+	if !ok {
+		return
+	}
+	// The newest key before hi.
+	if k, _ := w.c.Seek(hi); k == nil {
+		w.jk, w.jv = w.within(w.c.Last())
+	} else {
+		w.jk, w.jv = w.within(w.c.Prev())
 	}
 }
 
@@ -308,13 +322,13 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		scanned++
 		res.last = k
 		if filter != nil {
-			if skip, lo, hi := filter.skip(k); skip {
+			if filter.skip(k) {
 				// No record of this block matches. Under a ScanLimit each
 				// key still counts as examined, so that Page.Next is where
 				// the limit stopped; without one the walk jumps past the
-				// block (res.last matters then only at a match).
+				// blocks ruled out (res.last matters then only at a match).
 				if q.ScanLimit <= 0 {
-					w.pass(lo, hi)
+					w.skipBlocks(filter)
 				}
 				continue
 			}
@@ -385,8 +399,8 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 			continue
 		}
 		if filter != nil {
-			if skip, lo, hi := filter.skip(k); skip {
-				w.pass(lo, hi)
+			if filter.skip(k) {
+				w.skipBlocks(filter)
 				continue
 			}
 		}

@@ -317,13 +317,75 @@ func newTextFilter(tx *bolt.Tx, lower string) *textFilter {
 	return &textFilter{c: tx.Bucket(bucketSearch).Cursor(), bits: bits}
 }
 
-// skip reports whether the block holding k has no match, and the keys of
-// that block, lo included and hi excluded.
-func (f *textFilter) skip(k []byte) (skip bool, lo, hi []byte) {
+// skip reports whether the block holding k has no match.
+func (f *textFilter) skip(k []byte) bool {
 	if !f.known || (f.lo != nil && bytes.Compare(k, f.lo) < 0) || (f.hi != nil && bytes.Compare(k, f.hi) >= 0) {
 		f.locate(k)
 	}
-	return !f.pass, f.lo, f.hi
+	return !f.pass
+}
+
+// passes reports whether a block's value can hold a match: a block that is
+// not one rules nothing out.
+func (f *textFilter) passes(v []byte) bool {
+	if len(v) != blockLen {
+		return true
+	}
+	filter := v[blockHeadLen:]
+	for _, b := range f.bits {
+		if filter[b>>3]&(1<<(b&7)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// prevPass finds, from the block skip last ruled out toward the oldest, the
+// first block that can hold a match, and returns the end of its keys (the
+// key of the block after it; hi excluded). The keys before the first block
+// are in none and pass. It returns false when every block before stop, the
+// lower end of the search's keys (nil for none), is ruled out.
+func (f *textFilter) prevPass(stop []byte) (hi []byte, ok bool) {
+	hi = f.lo
+	f.c.Seek(hi)
+	for {
+		if stop != nil && bytes.Compare(hi, stop) <= 0 {
+			return nil, false
+		}
+		k, v := f.c.Prev()
+		if k == nil {
+			f.known, f.lo, f.hi, f.pass = true, nil, hi, true
+			return hi, true
+		}
+		if f.passes(v) {
+			f.known, f.lo, f.hi, f.pass = true, k, hi, true
+			return hi, true
+		}
+		hi = k
+	}
+}
+
+// nextPass finds, from the block skip last ruled out toward the newest,
+// the first block that can hold a match, and returns its key. It returns
+// false when every block before stop, the upper end of the search's keys
+// (nil for none), is ruled out.
+func (f *textFilter) nextPass(stop []byte) (lo []byte, ok bool) {
+	if f.hi == nil {
+		return nil, false
+	}
+	k, v := f.c.Seek(f.hi)
+	for k != nil {
+		if stop != nil && bytes.Compare(k, stop) >= 0 {
+			return nil, false
+		}
+		next, nextV := f.c.Next()
+		if f.passes(v) {
+			f.known, f.lo, f.hi, f.pass = true, k, next, true
+			return k, true
+		}
+		k, v = next, nextV
+	}
+	return nil, false
 }
 
 // locate reads the block that holds k.
@@ -341,17 +403,6 @@ func (f *textFilter) locate(k []byte) {
 			f.lo, v = f.c.Prev()
 		}
 	}
-	// A key before every block, or a block that is not one, rules nothing
-	// out.
-	f.pass = true
-	if f.lo == nil || len(v) != blockLen {
-		return
-	}
-	filter := v[blockHeadLen:]
-	for _, b := range f.bits {
-		if filter[b>>3]&(1<<(b&7)) == 0 {
-			f.pass = false
-			return
-		}
-	}
+	// A key before every block rules nothing out.
+	f.pass = f.lo == nil || f.passes(v)
 }

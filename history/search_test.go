@@ -148,8 +148,37 @@ func assertSearchesAgree(t *testing.T, s *Store, texts []string) {
 			}
 		}
 
+		// A window of time: the search starts and ends inside blocks.
+		newer, older := all[len(all)/5], all[len(all)*2/3]
+		var window []Record
+		for _, r := range all {
+			if !r.Time.Before(older.Time) && r.Time.Before(newer.Time) {
+				window = append(window, r)
+			}
+		}
+		q := Query{Text: text, Since: older.Time, Until: newer.Time, Limit: 1 << 30}
+		if got, want := ids(mustList(t, s, q)), plainSearch(window, text); !slices.Equal(got, want) {
+			t.Fatalf("List(%+v) mismatch (-want +got):\n%s", q, cmp.Diff(want, got))
+		}
+		if n, err := s.CountQuery(q); err != nil || n != len(plainSearch(window, text)) {
+			t.Fatalf("CountQuery(%+v) = %d, %v; want %d", q, n, err, len(plainSearch(window, text)))
+		}
+
+		for _, scanLimit := range []int{0, 11} {
+			assertPagingAgrees(t, s, text, scanLimit, oldest.ID, want)
+		}
+	}
+}
+
+// assertPagingAgrees checks that paging down (Before) and up (After, from
+// the oldest record) through a search for text, 5 records a page and
+// examining at most scanLimit records a call, finds want, the IDs of the
+// records of a plain scan.
+func assertPagingAgrees(t *testing.T, s *Store, text string, scanLimit int, oldest uint64, want []uint64) {
+	t.Helper()
+	{
 		var down []uint64
-		for q := (Query{Text: text, Limit: 5, ScanLimit: 11}); ; {
+		for q := (Query{Text: text, Limit: 5, ScanLimit: scanLimit}); ; {
 			p, err := s.ListPage(q)
 			if err != nil {
 				t.Fatal(err)
@@ -161,10 +190,10 @@ func assertSearchesAgree(t *testing.T, s *Store, texts []string) {
 			q.Before = p.Next
 		}
 		if !slices.Equal(down, want) {
-			t.Fatalf("paging down through Text %q mismatch (-want +got):\n%s", text, cmp.Diff(want, down))
+			t.Fatalf("paging down through Text %q (ScanLimit %d) mismatch (-want +got):\n%s", text, scanLimit, cmp.Diff(want, down))
 		}
 		var up []uint64
-		for q := (Query{Text: text, Limit: 5, ScanLimit: 11, After: oldest.ID}); ; {
+		for q := (Query{Text: text, Limit: 5, ScanLimit: scanLimit, After: oldest}); ; {
 			p, err := s.ListPage(q)
 			if err != nil {
 				t.Fatal(err)
@@ -175,11 +204,11 @@ func assertSearchesAgree(t *testing.T, s *Store, texts []string) {
 			}
 			q.After = p.Next
 		}
-		if len(want) > 0 && want[len(want)-1] == oldest.ID {
-			up = append(up, oldest.ID)
+		if len(want) > 0 && want[len(want)-1] == oldest {
+			up = append(up, oldest)
 		}
 		if !slices.Equal(up, want) {
-			t.Fatalf("paging up through Text %q mismatch (-want +got):\n%s", text, cmp.Diff(want, up))
+			t.Fatalf("paging up through Text %q (ScanLimit %d) mismatch (-want +got):\n%s", text, scanLimit, cmp.Diff(want, up))
 		}
 	}
 }
