@@ -30,8 +30,9 @@ var searchSecrets = []string{"hunter2", "s3cr3t-token", "passphrase", "oauthstat
 
 // searchRecords returns n random records for comparing searches with a plain
 // scan: messages of searchWords, servers and tools with non-ASCII names,
-// searchSecrets in the fields a search ignores, times over a day and not
-// in ID order, and a Key on every third record.
+// searchSecrets in the fields a search ignores, times half a minute apart
+// and one in ten earlier (so not in ID order), and a Key on every third
+// record.
 func searchRecords(n int, seed uint64) []Record {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	servers := []string{"github", "jira", "deploy", "Deploy", "", "Ünïcode-srv", "İzmir"}
@@ -45,7 +46,7 @@ func searchRecords(n int, seed uint64) []Record {
 			msg = append(msg, searchWords[rng.IntN(len(searchWords))])
 		}
 		r := Record{
-			Time:       base.Add(time.Duration(rng.IntN(86400)) * time.Second),
+			Time:       base.Add(time.Duration(i*30+rng.IntN(40)) * time.Second),
 			Server:     servers[rng.IntN(len(servers))],
 			ServerInfo: ServerInfo{Name: infos[rng.IntN(len(infos))], Title: "titleword", Version: "9.9.9-beta"},
 			Tool:       tools[rng.IntN(len(tools))],
@@ -65,6 +66,10 @@ func searchRecords(n int, seed uint64) []Record {
 		}
 		if i%3 == 0 {
 			r.Key = fmt.Sprintf("req-%d-%d", seed, i)
+		}
+		if rng.IntN(10) == 0 {
+			// Written late, as a spooled record is: into an older block.
+			r.Time = base.Add(time.Duration(rng.IntN(i*30+1)) * time.Second)
 		}
 		rs = append(rs, r)
 	}
@@ -162,6 +167,18 @@ func assertSearchesAgree(t *testing.T, s *Store, texts []string) {
 		}
 		if n, err := s.CountQuery(q); err != nil || n != len(plainSearch(window, text)) {
 			t.Fatalf("CountQuery(%+v) = %d, %v; want %d", q, n, err, len(plainSearch(window, text)))
+		}
+
+		// The same window walked oldest first: after a record, until a time.
+		var after []Record
+		for _, r := range window {
+			if r.Time.After(older.Time) || r.Time.Equal(older.Time) && r.ID > older.ID {
+				after = append(after, r)
+			}
+		}
+		q = Query{Text: text, After: older.ID, Until: newer.Time, Limit: 1 << 30}
+		if got, want := ids(mustList(t, s, q)), plainSearch(after, text); !slices.Equal(got, want) {
+			t.Fatalf("List(%+v) mismatch (-want +got):\n%s", q, cmp.Diff(want, got))
 		}
 
 		for _, scanLimit := range []int{0, 11} {
