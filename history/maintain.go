@@ -106,8 +106,8 @@ func pruneStep(tx *bolt.Tx, before uint64, keep int) (int, error) {
 			return 0, err
 		}
 	}
-	// The oldest blocks empty and go; only the block the batch ended in
-	// keeps records, and its filter is computed once for the batch.
+	// The oldest blocks empty and go; the block the batch ended in keeps
+	// records, and its filter is computed once for the batch.
 	return len(keys), refreshBlocks(tx, stale)
 }
 

@@ -302,11 +302,9 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 	sp = sp.intersect(within)
 	records := tx.Bucket(bucketRecords)
 	viaIndex := q.Server != ""
-	match, text := q.matcher(), q.textMatcher()
+	match, text, filter := q.matcher(), q.textMatcher(), q.textFilter(tx)
 	rd := newReader(tx)
 	w := walker{c: index.Cursor(), sp: sp, forward: forward}
-
-	filter := q.textFilter(tx)
 
 	var res scanResult
 	var rr rawRecord
@@ -385,8 +383,7 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		return 0, err
 	}
 	records := tx.Bucket(bucketRecords)
-	match, text := q.matcher(), q.textMatcher()
-	filter := q.textFilter(tx)
+	match, text, filter := q.matcher(), q.textMatcher(), q.textFilter(tx)
 	w := walker{c: index.Cursor(), sp: sp}
 	var rr rawRecord
 	n := 0
