@@ -135,9 +135,10 @@
 // (content, URL, reason) leave nothing in the filters.
 //
 // Add sets the bits of its record in the block of its key, and starts a new
-// block when the newest block is full and the record is the newest; a
-// record with an older time joins the block of its time, which may grow past
-// 128. Delete and Prune compute the filters of the blocks they took records
+// block when that block is full and the record is its newest; a record
+// with an older time (a spool taken in late, a clock set back) joins the
+// block of its time, and a block that grows to 256 records is split in
+// two. Delete and Prune compute the filters of the blocks they took records
 // from again from the records left, before their transaction commits, so
 // that a deleted record's text leaves no trace in them, and drop a block
 // left empty; Clear empties the bucket with the others.

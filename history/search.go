@@ -26,7 +26,8 @@ import (
 //
 // A set bit may also come from a trigram no record has (two trigrams share
 // it); a filter never lacks a trigram a record has, so skipping loses no
-// match. Add sets the bits of its record; Delete and Prune compute the
+// match. Add sets the bits of its record (and halves a block that old
+// records made twice the size); Delete and Prune compute the
 // filters of the blocks they took records from anew, so that a deleted
 // record leaves nothing of its text behind, and drop a block with no
 // records left.
@@ -161,12 +162,15 @@ func indexText(tx *bolt.Tx, k []byte, rr *rawRecord) error {
 			}
 		}
 		start = k
-	case start == nil, next == nil && n >= blockRecords && isNewest(tx, k):
+	case start == nil, n >= blockRecords && lastBefore(tx, k, next):
+		// A full block ends at k: the newest record, or one after which
+		// the next block starts (a clock set back adds its records there).
 		start = k
 	default:
 		// A record with an old time joins the block of its time, full or
-		// not: a block starting at k would take the records after k from
-		// the block whose filter has their trigrams.
+		// not (splitBlock halves it at twice the size): a block starting at
+		// k would take the records after k from the block whose filter has
+		// their trigrams.
 		block = bytes.Clone(v)
 		start = bytes.Clone(start)
 	}
@@ -174,15 +178,45 @@ func indexText(tx *bolt.Tx, k []byte, rr *rawRecord) error {
 		block = newBlock(0)
 	}
 	n, _ := blockCount(block)
-	binary.BigEndian.PutUint32(block, uint32(n+1))
+	n++
+	binary.BigEndian.PutUint32(block, uint32(n))
 	searchFields(rr, func(f []byte) { addTrigrams(block[blockHeadLen:], f) })
-	return search.Put(start, block)
+	if err := search.Put(start, block); err != nil {
+		return err
+	}
+	if n >= 2*blockRecords {
+		return splitBlock(tx, start, n)
+	}
+	return nil
 }
 
-// isNewest reports whether k is the last key of the records bucket.
-func isNewest(tx *bolt.Tx, k []byte) bool {
-	last, _ := tx.Bucket(bucketRecords).Cursor().Last()
-	return bytes.Equal(last, k)
+// splitBlock makes two blocks of the block with key start and n records,
+// which records with old times have made twice the size of a block (a
+// spool taken in late, a clock set back): a block that grew on would be
+// read whole for any query its many records have the trigrams of.
+func splitBlock(tx *bolt.Tx, start []byte, n int) error {
+	c := tx.Bucket(bucketRecords).Cursor()
+	mid, _ := c.Seek(start)
+	for range n / 2 {
+		mid, _ = c.Next()
+	}
+	if mid == nil {
+		return nil
+	}
+	mid = bytes.Clone(mid)
+	if err := tx.Bucket(bucketSearch).Put(mid, newBlock(0)); err != nil {
+		return err
+	}
+	return refreshBlocks(tx, staleBlocks{string(start): {}, string(mid): {}})
+}
+
+// lastBefore reports whether no record lies after key k and before the
+// block key next (nil for no block after k).
+func lastBefore(tx *bolt.Tx, k, next []byte) bool {
+	c := tx.Bucket(bucketRecords).Cursor()
+	c.Seek(k)
+	after, _ := c.Next()
+	return after == nil || next != nil && bytes.Compare(after, next) >= 0
 }
 
 // staleBlocks are the keys of the blocks a transaction took records from:

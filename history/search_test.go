@@ -415,3 +415,24 @@ func TestSearchSurvivesDamagedBlocks(t *testing.T) {
 	texts = append(texts, "close", "reopen")
 	t.Run("changed", func(t *testing.T) { assertSearchesAgree(t, s, texts) })
 }
+
+func TestSearchAfterTheClockWentBack(t *testing.T) {
+	lower(t, &blockRecords, 8)
+	s := openStore(t, nil)
+	for i := range 40 {
+		mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: "jira", Mode: "form",
+			Message: fmt.Sprintf("Assign ticket %d?", i), Action: "accept", DecidedBy: "user"})
+	}
+	// The clock goes back half an hour: the records from now on fall
+	// between two records of one block.
+	for i := range 100 {
+		mustAdd(t, s, Record{Time: t0.Add(10*time.Minute + 30*time.Second + time.Duration(i)*time.Millisecond), Server: "jira",
+			Mode: "form", Message: fmt.Sprintf("Close issue %d?", i), Action: "decline", DecidedBy: "user"})
+	}
+	assertSearchesAgree(t, s, []string{"ticket 3", "ISSUE 3", "issue 99", "close", "no such words"})
+	// That block was split as it grew, so that a search rules its records
+	// out a few at a time rather than reading them all for any query.
+	if n := recordsRead(t, s, "issue 17?"); n > 2*blockRecords {
+		t.Errorf("a search for one record read %d records, want at most %d: the records written after the clock went back share one block", n, 2*blockRecords)
+	}
+}
