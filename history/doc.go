@@ -145,7 +145,7 @@
 //
 // At a million records (`make bench-history`, 2 cores) a search for a word
 // in no message reads about 7,800 filters and no record: 1 to 3 ms instead
-// of 0.55 s; one for a word in 0.1% of the messages takes 13 to 16 ms
+// of 0.55 s; one for a word in 0.1% of the messages takes 8 to 16 ms
 // instead of 60 ms. The blocks take 11 bytes per record, Add spends about
 // 3 µs more on a record (nothing next to its wait for the disk), and
 // opening a version 3 file builds them once in about a second. The filters
