@@ -582,15 +582,15 @@ type lineTail struct {
 type tailState uint8
 
 const (
-	tsStart     tailState = iota // before '{'
-	tsKeyOrEnd                   // after '{': a key or '}'
-	tsKey                        // after ',': a key
-	tsInKey                      // inside a key
-	tsColon                      // after a key
-	tsValueNext                  // after ':', before the value
-	tsValue                      // inside a value
-	tsCommaOrEnd                 // after a value
-	tsDone                       // after the closing '}'
+	tsStart      tailState = iota // before '{'
+	tsKeyOrEnd                    // after '{': a key or '}'
+	tsKey                         // after ',': a key
+	tsInKey                       // inside a key
+	tsColon                       // after a key
+	tsValueNext                   // after ':', before the value
+	tsValue                       // inside a value
+	tsCommaOrEnd                  // after a value
+	tsDone                        // after the closing '}'
 )
 
 // keyMax bounds a key kept to be compared; longer keys are none of the
