@@ -3,6 +3,7 @@ package app
 import (
 	"debug/elf"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -25,7 +26,12 @@ import (
 // before making it read-only (PT_GNU_RELRO), whose pages differ from the
 // file. Position-independent builds are left alone: their load address
 // would have to be found first.
-func dropStartupPages() {
+func dropStartupPages() { dropOnce.Do(dropPages) }
+
+// dropOnce: one wrapper per process, but tests run several in one.
+var dropOnce sync.Once
+
+func dropPages() {
 	ranges := readOnlyRanges()
 	if len(ranges) == 0 {
 		return

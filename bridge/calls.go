@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 )
 
 // loopMethods are the host requests whose results may ask for input
@@ -20,6 +21,9 @@ type calls struct {
 	// lastTool and lastCall are the tool and id key of the most recent
 	// tools/call in flight.
 	lastTool, lastCall string
+	// open is len(tools), stored under mu at each change: every reply
+	// asks (any), without the lock.
+	open atomic.Int32
 }
 
 // note notes a request of a loop method (the host's, or a retry); only a tools/call names
@@ -31,16 +35,13 @@ func (c *calls) note(key, method string, params json.RawMessage) {
 	name := stringMember(params, "name")
 	c.mu.Lock()
 	c.tools[key] = name
+	c.open.Store(int32(len(c.tools)))
 	c.lastTool, c.lastCall = name, key
 	c.mu.Unlock()
 }
 
 // any reports whether some tools/call is in flight.
-func (c *calls) any() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.tools) > 0
-}
+func (c *calls) any() bool { return c.open.Load() > 0 }
 
 // inFlight returns the tool and id key of the tools/call in flight when
 // there is exactly one, or "" and "": with several, which one asks is not
@@ -63,6 +64,7 @@ func (c *calls) end(key string) bool {
 		return false
 	}
 	delete(c.tools, key)
+	c.open.Store(int32(len(c.tools)))
 	c.lastTool, c.lastCall = "", ""
 	for k, name := range c.tools {
 		c.lastTool, c.lastCall = name, k

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -347,8 +348,9 @@ func (f *framer) gather() []byte {
 // message route gave vFull, whole, with more telling whether more of the
 // stream is already read (its writes then need no flush). A failed write
 // to out is told to failed, once, and reading goes on: the peer still
-// writing must not block on a full pipe because the other one left.
-func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (route, string), ended func(key string), handle func(line []byte, more bool), failed func(error)) error {
+// writing must not block on a full pipe because the other one left. cut is
+// told of a long line cut off (stream).
+func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (route, string), ended func(key string), handle func(line []byte, more bool), failed func(error), cut func()) error {
 	var werr error
 	note := func(err error) {
 		if err != nil && werr == nil {
@@ -422,13 +424,9 @@ func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (rou
 		if v == vEnd {
 			ended(key)
 		}
-		var tail *replyTail
-		if v == vEndAfter {
-			tail = newReplyTail(head)
-		}
-		note(f.stream(out, tail))
-		if tail != nil {
-			if key, ok := tail.key(); ok {
+		tail := &lineTail{}
+		if f.stream(out, tail, note, cut) && v == vEndAfter {
+			if key, ok := tail.idKey(); ok {
 				ended(key)
 			}
 		}
@@ -436,29 +434,47 @@ func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (rou
 }
 
 // stream relays a line longer than the buffer, whose head is in it, piece
-// by piece until its newline. Meanwhile what other goroutines write to out
-// (a prompt's answer) waits in out, and follows the line: it must not land
-// inside it, nor wait on the peer that is still sending the line.
-func (f *framer) stream(out *lineWriter, tail *replyTail) error {
+// by piece until its newline, each piece followed by tail first; it
+// reports whether the whole line went out. A "method" member tail finds
+// after the line's deciding one ends the line there: the rest is dropped,
+// the host or server gets a newline after the fragment (which no peer
+// reads as a message), and cut is told. Meanwhile what other goroutines
+// write to out (a prompt's answer) waits in out, and follows the line: it
+// must not land inside it, nor wait on the peer that is still sending it.
+func (f *framer) stream(out *lineWriter, tail *lineTail, note func(error), cut func()) bool {
 	out.mu.Lock()
 	out.streaming = true
 	out.mu.Unlock()
 	defer out.endStream()
-	for first := true; ; first = false {
-		if tail != nil && !first {
-			tail.feed(f.buf[f.start:f.end])
-		}
+	for {
+		lim, done := f.end, false
 		if i := bytes.IndexByte(f.buf[f.scan:f.end], '\n'); i >= 0 {
-			return f.emit(out, f.scan+i+1)
+			lim, done = f.scan+i+1, true
 		}
-		if err := f.emit(out, f.end); err != nil {
+		c, hold := tail.feed(f.buf[f.start:lim])
+		if c >= 0 {
+			note(f.emit(out, f.start+c))
+			f.dropLine()
+			note(out.writeRaw([]byte("\n")))
+			cut()
+			return false
+		}
+		to := lim
+		if hold >= 0 && !done {
+			to = f.start + hold
+		}
+		if err := f.emit(out, to); err != nil {
 			// The output is gone: the rest of the line is read and
 			// dropped, so that the writer does not block.
+			note(err)
 			f.dropLine()
-			return err
+			return false
+		}
+		if done {
+			return true
 		}
 		if f.err != nil {
-			return nil // the stream ended inside the line: pump returns
+			return false // the stream ended inside the line: pump returns
 		}
 		f.fill()
 	}
@@ -513,6 +529,17 @@ func (lw *lineWriter) write(line []byte, flush bool) error {
 	return nil
 }
 
+// writeRaw writes b to the stream at once, ahead of lines waiting.
+func (lw *lineWriter) writeRaw(b []byte) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if err := lw.w.Flush(); err != nil {
+		return err
+	}
+	_, err := lw.raw.Write(b)
+	return err
+}
+
 // endStream ends a framer's stream: the lines that waited go out.
 func (lw *lineWriter) endStream() {
 	lw.mu.Lock()
@@ -548,66 +575,167 @@ func (lw *lineWriter) flush() {
 // errNoSplice is what pipeIn's methods return where there is no pipe.
 var errNoSplice = errors.New("no pipe to splice from")
 
-// replyTail follows a long reply as it streams, to find its "id" after a
-// "result" (or "error") too long to hold: it skips the value in pieces,
-// counting brackets outside strings, then keeps the few members after it
-// until the line ends.
-type replyTail struct {
-	depth   int  // brackets open in the value
-	inStr   bool // inside a string of the value
-	slashes int  // backslashes ending the last piece, inside a string
-	ended   bool // the value is over; after holds what follows it
-	after   []byte
-	// failed: the tail ran past its bound, or the head made no sense.
-	failed bool
+// lineTail follows the top-level members of a line too long to hold, as
+// it streams (quick.go decided it from its head), for two things: a
+// "method" member after a "result", "error" or another "method" (peers
+// keep the last of repeated members and read a method as a request, so
+// such a line is cut off rather than relayed: a server must not slip an
+// elicitation/create past the relay), and the "id" of a reply that has it
+// after its result (vEndAfter). Strings are skipped with IndexByte, so the
+// big values in such lines cost little.
+type lineTail struct {
+	state tailState
+	// A value being skipped: brackets open, inside a string, backslashes
+	// ending the last piece inside a string, a number or literal.
+	depth   int
+	inStr   bool
+	slashes int
+	scalar  bool
+	// key is the key being read, and whether it has escapes.
+	key    []byte
+	keyEsc bool
+	// What the members so far say.
+	methods int
+	replied bool
+	// capture is set while the value of "id" is read into id.
+	capture bool
+	id      []byte
+	// broken: not JSON this can follow; it stops (no cut, no id).
+	broken bool
 }
 
-// afterMax bounds what replyTail keeps after the value: the members a
-// reply has besides its result are a few bytes.
-const afterMax = 64 << 10
+type tailState uint8
 
-// newReplyTail starts following the reply whose head is head, from the
-// value of its "result" or "error" member.
-func newReplyTail(head []byte) *replyTail {
-	t := &replyTail{}
-	m, ok, _ := object(head, false)
-	if !ok {
-		t.failed = true
-		return t
+const (
+	tsStart      tailState = iota // before '{'
+	tsKeyOrEnd                    // after '{': a key or '}'
+	tsKey                         // after ',': a key
+	tsInKey                       // inside a key
+	tsColon                       // after a key
+	tsValueNext                   // after ':', before the value
+	tsValue                       // inside a value
+	tsCommaOrEnd                  // after a value
+	tsDone                        // after the closing '}'
+)
+
+// keyMax bounds a key kept to be compared; longer keys are none of the
+// ones looked for.
+const keyMax = 64
+
+// feed follows the next piece of the line (up to its newline, if it is
+// there). cut is the offset in b of a "method" key that must not be
+// relayed, or -1; hold is the offset of a key that b ends inside, which
+// must wait for the next piece (and is fed again at its start), or -1.
+func (t *lineTail) feed(b []byte) (cut, hold int) {
+	keyStart := -1
+	i := 0
+	for i < len(b) && !t.broken && t.state != tsDone {
+		c := b[i]
+		switch t.state {
+		case tsStart:
+			if c == '{' {
+				t.state = tsKeyOrEnd
+			} else if !isSpace(c) {
+				t.broken = true
+			}
+			i++
+		case tsKeyOrEnd, tsKey:
+			switch {
+			case isSpace(c):
+			case c == '}' && t.state == tsKeyOrEnd:
+				t.state = tsDone
+			case c == '"':
+				t.state, t.key, t.keyEsc, keyStart = tsInKey, t.key[:0], false, i
+			default:
+				t.broken = true
+			}
+			i++
+		case tsInKey:
+			q := bytes.IndexByte(b[i:], '"')
+			if q < 0 {
+				// The piece ends inside the key: it waits, whole.
+				t.state = tsKey
+				if keyStart < 0 {
+					t.broken = true // longer than a piece: not a key to follow
+					return -1, -1
+				}
+				return -1, keyStart
+			}
+			part := b[i : i+q]
+			if n := trailingSlashes(part); n%2 == 1 {
+				t.keyEsc = true
+				t.key = appendKey(t.key, b[i:i+q+1])
+				i += q + 1
+				continue
+			}
+			if bytes.IndexByte(part, '\\') >= 0 {
+				t.keyEsc = true
+			}
+			t.key = appendKey(t.key, part)
+			i += q + 1
+			t.state = tsColon
+			if t.isKey("method") {
+				if t.methods > 0 || t.replied {
+					return keyStart, -1
+				}
+				t.methods++
+			}
+			if t.isKey("result") || t.isKey("error") {
+				t.replied = true
+			}
+			t.capture = t.isKey("id")
+			if t.capture {
+				t.id = t.id[:0]
+			}
+		case tsColon:
+			if c == ':' {
+				t.state = tsValueNext
+			} else if !isSpace(c) {
+				t.broken = true
+			}
+			i++
+		case tsValueNext:
+			if isSpace(c) {
+				i++
+				continue
+			}
+			t.state, t.depth, t.inStr, t.slashes, t.scalar = tsValue, 0, false, 0, false
+			switch c {
+			case '"':
+				t.inStr = true
+			case '{', '[':
+				t.depth = 1
+			default:
+				t.scalar = true
+			}
+			t.take(b[i : i+1])
+			i++
+			if t.scalar {
+				continue
+			}
+		case tsValue:
+			n := t.skip(b[i:])
+			t.take(b[i : i+n])
+			i += n
+		case tsCommaOrEnd:
+			switch {
+			case isSpace(c):
+			case c == ',':
+				t.state = tsKey
+			case c == '}':
+				t.state = tsDone
+			default:
+				t.broken = true
+			}
+			i++
+		}
 	}
-	for {
-		k, ok := m.key()
-		if !ok {
-			t.failed = true
-			return t
-		}
-		if string(k) == "result" || string(k) == "error" {
-			t.feed(head[m.i:])
-			return t
-		}
-		if _, ok := m.value(); !ok {
-			t.failed = true
-			return t
-		}
-	}
+	return -1, -1
 }
 
-// feed follows the next piece of the line.
-func (t *replyTail) feed(b []byte) {
-	if t.failed {
-		return
-	}
-	if t.ended {
-		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
-			b = b[:nl]
-		}
-		if len(t.after)+len(b) > afterMax {
-			t.failed = true
-			return
-		}
-		t.after = append(t.after, b...)
-		return
-	}
+// skip advances through the value being read, and returns how much of b
+// it took; at the value's end the state moves on.
+func (t *lineTail) skip(b []byte) int {
 	i := 0
 	for i < len(b) {
 		if t.inStr {
@@ -619,7 +747,7 @@ func (t *replyTail) feed(b []byte) {
 				} else {
 					t.slashes = n
 				}
-				return
+				return len(b)
 			}
 			q += i
 			n := trailingSlashes(b[i:q])
@@ -630,10 +758,23 @@ func (t *replyTail) feed(b []byte) {
 			i = q + 1
 			if n%2 == 0 {
 				t.inStr = false
+				if t.depth == 0 {
+					t.state = tsCommaOrEnd
+					return i
+				}
 			}
 			continue
 		}
-		switch b[i] {
+		c := b[i]
+		if t.scalar {
+			if c == ',' || c == '}' || c == ']' || isSpace(c) {
+				t.state = tsCommaOrEnd
+				return i
+			}
+			i++
+			continue
+		}
+		switch c {
 		case '"':
 			t.inStr, t.slashes = true, 0
 		case '{', '[':
@@ -641,17 +782,46 @@ func (t *replyTail) feed(b []byte) {
 		case '}', ']':
 			t.depth--
 			if t.depth == 0 {
-				t.ended = true
-				t.feed(b[i+1:])
-				return
+				t.state = tsCommaOrEnd
+				return i + 1
 			}
 		case '\n':
-			t.failed = true // the line ended inside the value
-			return
+			t.broken = true // the line ended inside the value
+			return i
 		}
 		i++
 	}
+	return i
 }
+
+// take keeps b when it is part of the "id" value.
+func (t *lineTail) take(b []byte) {
+	if t.capture {
+		if len(t.id)+len(b) > keyMax {
+			t.capture, t.id = false, nil
+			return
+		}
+		t.id = append(t.id, b...)
+	}
+}
+
+func appendKey(key, b []byte) []byte {
+	if len(key)+len(b) > keyMax {
+		return key[:0:0] // too long to be a key looked for
+	}
+	return append(key, b...)
+}
+
+// isKey reports whether the key just read is name, escapes decoded.
+func (t *lineTail) isKey(name string) bool {
+	if !t.keyEsc {
+		return string(t.key) == name
+	}
+	var k string
+	return json.Unmarshal(append(append([]byte{'"'}, t.key...), '"'), &k) == nil && k == name
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 func trailingSlashes(b []byte) int {
 	n := 0
@@ -661,19 +831,10 @@ func trailingSlashes(b []byte) int {
 	return n
 }
 
-// key returns the id key of the reply, once the line is out.
-func (t *replyTail) key() (string, bool) {
-	if t.failed || !t.ended {
+// key returns the id key of the line, once it is out.
+func (t *lineTail) idKey() (string, bool) {
+	if t.broken || len(t.id) == 0 {
 		return "", false
 	}
-	rest := bytes.TrimLeft(t.after, " \t\r")
-	if len(rest) == 0 || rest[0] != ',' {
-		return "", false
-	}
-	obj := append([]byte("{"), rest[1:]...)
-	id, ok := getMember(obj, "id")
-	if !ok {
-		return "", false
-	}
-	return idKey(id)
+	return idKey(bytes.TrimSpace(t.id))
 }

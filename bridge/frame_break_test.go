@@ -384,7 +384,7 @@ func TestBreakFramerInputClosedAfterTee(t *testing.T) {
 				inR.Close()
 			}
 			return vPass, ""
-		}, func(string) {}, func([]byte, bool) {}, func(error) {})
+		}, func(string) {}, func([]byte, bool) {}, func(error) {}, func() {})
 		done <- err
 	}()
 	select {

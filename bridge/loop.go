@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,7 +57,16 @@ type loop struct {
 	retries map[string]*hostCall
 	// retrySeq numbers the retries.
 	retrySeq uint64
+
+	// waiting is len(loops)+len(retries), and owned whether retrySeq is
+	// not 0, stored under mu at each change: every reply asks (any,
+	// anyOwned), and a lock per reply costs more than the reply.
+	waiting atomic.Int32
+	owned   atomic.Bool
 }
+
+// count stores how many calls and retries wait (waiting); mu is held.
+func (l *loop) count() { l.waiting.Store(int32(len(l.loops) + len(l.retries))) }
 
 // hostCall is a host request whose reply the relay may have to finish: a
 // tools/call, prompts/get or resources/read, in either era.
@@ -108,16 +118,13 @@ func (l *loop) fromHost(key string, env *envelope, line []byte, version string, 
 		old.cancel(nil) // a reused id: the newer request wins
 	}
 	l.loops[key] = hc
+	l.count()
 	l.mu.Unlock()
 	return line
 }
 
 // any reports whether some host call or retry awaits its reply.
-func (l *loop) any() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.loops) > 0 || len(l.retries) > 0
-}
+func (l *loop) any() bool { return l.waiting.Load() > 0 }
 
 // follows reports whether the host call with id key is one the loop may
 // have to finish: its reply is the loop's to read.
@@ -160,6 +167,7 @@ func (l *loop) finish(key string) {
 	l.mu.Lock()
 	hc := l.loops[key]
 	delete(l.loops, key)
+	l.count()
 	l.mu.Unlock()
 	if hc != nil {
 		hc.cancel(nil)
@@ -168,11 +176,7 @@ func (l *loop) finish(key string) {
 
 // anyOwned reports whether the relay ever sent a retry: until it has, no
 // reply can carry an id of its own (mayOwn).
-func (l *loop) anyOwned() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.retrySeq > 0
-}
+func (l *loop) anyOwned() bool { return l.owned.Load() }
 
 // mayOwn reports whether the JSON-RPC id raw may be one of the relay's
 // retries, so that a late reply to one is kept from the host.
@@ -215,6 +219,7 @@ func (l *loop) fromServer(key string, env *envelope, line []byte) bool {
 		l.mu.Lock()
 		hc := l.retries[key]
 		delete(l.retries, key)
+		l.count()
 		l.mu.Unlock()
 		if hc != nil {
 			hc.replies <- append([]byte(nil), line...)
@@ -230,11 +235,13 @@ func (l *loop) fromServer(key string, env *envelope, line []byte) bool {
 	kind := classify(env)
 	if kind == replyFinal {
 		delete(l.loops, key)
+		l.count()
 		hc.cancel(nil)
 		return true
 	}
 	if hc.cancelled {
 		delete(l.loops, key)
+		l.count()
 		return false // the host gave up on it: start no windows
 	}
 	if hc.running {
@@ -368,6 +375,7 @@ func (l *loop) retry(hc *hostCall, responses []inputResponse, state json.RawMess
 func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
 	l.mu.Lock()
 	l.retrySeq++
+	l.owned.Store(true)
 	id := strconv.Quote(l.prefix + strconv.FormatUint(l.retrySeq, 10))
 	l.mu.Unlock()
 	key, _ := idKey(json.RawMessage(id))
@@ -383,6 +391,7 @@ func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
 		return nil, nil
 	}
 	l.retries[key] = hc
+	l.count()
 	l.mu.Unlock()
 	// A legacy push during the retry names the call (and closes with it).
 	params, _ := getMember(line, "params")
@@ -396,6 +405,7 @@ func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
 		l.mu.Lock()
 		_, inFlight := l.retries[key]
 		delete(l.retries, key)
+		l.count()
 		l.mu.Unlock()
 		if inFlight {
 			// PROTOCOL.md §7: cancel the relay's in-flight retry too.
@@ -437,6 +447,7 @@ func (l *loop) end(hc *hostCall) {
 	for k, v := range l.loops {
 		if v == hc {
 			delete(l.loops, k)
+			l.count()
 		}
 	}
 	hc.cancel(nil)

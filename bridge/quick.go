@@ -2,21 +2,25 @@ package bridge
 
 import "bytes"
 
-// Routing from a message's first topMembers (framer.pump). Nearly every line
+// Routing from a message's first members (framer.pump). Nearly every line
 // is one the relay passes untouched, and what decides it comes first in the
 // messages SDKs write: "method" of a request or notification, "id" and
-// "result" of a reply. These functions read topMembers only until the message
+// "result" of a reply. These functions read members only until the message
 // is decided, without decoding or allocating, so that the rest of a 1 kB
 // notification or a 64 MiB result is not scanned twice; whatever they
 // cannot decide goes to the full path (fromHost, fromServer), which reads
 // the whole message.
 //
-// The first member that decides a message decides it: a line whose topMembers
-// mix "method" with "result" or "error", or repeat one of them, is not a
-// JSON-RPC message (PROTOCOL.md §7), and is relayed as its first deciding
-// member makes it.
+// A message the first members would pass goes to the full path when
+// "method" is spelt anywhere after them: peers keep the last of repeated
+// members, and read a line with a method as a request, so a line that
+// mixes "result" with "method", or repeats "method", must be judged as the
+// full path judges it (scanEnvelope: the last member wins), or a server
+// could slip an elicitation/create past the relay to the host, or a host a
+// cancel past it to the server. A quoted "method" inside a string is
+// escaped (\"method\") and does not count.
 
-// topMembers walks the top-level topMembers of the JSON object at the start of b.
+// topMembers walks the top-level members of the JSON object at the start of b.
 type topMembers struct {
 	b     []byte
 	i     int
@@ -28,7 +32,7 @@ type topMembers struct {
 	end bool
 }
 
-// object returns the topMembers of the object b starts with; ok is false when
+// object returns the members of the object b starts with; ok is false when
 // b (after white space) does not start with '{'. pass is true for a line
 // that is no object at all: the relay passes it, and the peer answers it.
 func object(b []byte, complete bool) (m topMembers, ok, pass bool) {
@@ -101,46 +105,62 @@ func plainString(v []byte) ([]byte, bool) {
 	return v[1 : len(v)-1], true
 }
 
-// serverRoute decides a server line from its first topMembers (the full path
+// serverRoute decides a server line from its first members (the full path
 // is fromServer). Requests and notifications pass unless their method is
 // one the relay answers or follows; a reply passes unless a feature waits
 // for it, and ends its tool call (vEnd) when one was in flight.
 func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
+	v, key, rest := r.serverMembers(b, complete)
+	if v != vFull && bytes.Contains(b[rest:], methodKey) {
+		return vFull, ""
+	}
+	return v, key
+}
+
+// methodKey is the member that, spelt after a deciding one, sends a line
+// to the full path.
+var methodKey = []byte(`"method"`)
+
+// serverMembers is serverRoute before the check for a later "method"; rest
+// is where the bytes it did not read begin.
+func (r *Relay) serverMembers(b []byte, complete bool) (v route, key string, rest int) {
 	m, ok, pass := object(b, complete)
 	if !ok {
-		return routeOf(pass), ""
+		return routeOf(pass), "", len(b)
 	}
+	defer func() { rest = m.i }()
 	var id []byte
 	reply, result := false, false
 	for {
 		k, ok := m.key()
 		if !ok {
-			return vFull, ""
+			return vFull, "", 0
 		}
 		switch string(k) {
 		case "method":
 			v, ok := m.value()
 			if !ok {
-				return vFull, ""
+				return vFull, "", 0
 			}
 			name, ok := plainString(v)
 			if !ok {
-				return vFull, ""
+				return vFull, "", 0
 			}
 			switch string(name) {
 			case "elicitation/create", "notifications/elicitation/complete", "notifications/cancelled":
-				return vFull, ""
+				return vFull, "", 0
 			}
-			return vPass, ""
+			return vPass, "", 0
 		case "result", "error":
 			result = string(k) == "result"
 			if id != nil {
-				return r.replyRoute(id, result && !asksInput(b))
+				v, key = r.replyRoute(id, result && !asksInput(b))
+				return v, key, 0
 			}
 			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() {
 				// Nobody waits for any reply (the hot path): its id
 				// does not matter.
-				return vPass, ""
+				return vPass, "", 0
 			}
 			reply = true
 			if _, ok := m.value(); !ok {
@@ -148,22 +168,23 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 					// A long result, "id" after it, while only legacy
 					// calls wait: whoever's it is, it is final, and
 					// passes.
-					return vEndAfter, ""
+					return vEndAfter, "", 0
 				}
-				return vFull, ""
+				return vFull, "", 0
 			}
 		case "id":
-			v, ok := m.value()
+			raw, ok := m.value()
 			if !ok {
-				return vFull, ""
+				return vFull, "", 0
 			}
-			id = v
+			id = raw
 			if reply {
-				return r.replyRoute(id, result && !asksInput(b))
+				v, key = r.replyRoute(id, result && !asksInput(b))
+				return v, key, 0
 			}
 		default:
 			if _, ok := m.value(); !ok {
-				return vFull, ""
+				return vFull, "", 0
 			}
 		}
 	}
@@ -195,38 +216,48 @@ func (r *Relay) callReplied(key string) {
 	r.loop.finish(key)
 }
 
-// hostRoute decides a host line from its first topMembers (the full path is
+// hostRoute decides a host line from its first members (the full path is
 // fromHost): replies and notifications pass, except notifications/cancelled;
 // requests, which the relay may edit or follow, take the full path.
 func (r *Relay) hostRoute(b []byte, complete bool) (route, string) {
+	v, rest := hostMembers(b, complete)
+	if v != vFull && bytes.Contains(b[rest:], methodKey) {
+		return vFull, ""
+	}
+	return v, ""
+}
+
+// hostMembers is hostRoute before the check for a later "method".
+func hostMembers(b []byte, complete bool) (v route, rest int) {
 	m, ok, pass := object(b, complete)
 	if !ok {
-		return routeOf(pass), ""
+		return routeOf(pass), len(b)
 	}
+	defer func() { rest = m.i }()
 	for {
 		k, ok := m.key()
 		if !ok {
-			return vFull, ""
+			return vFull, 0
 		}
 		switch string(k) {
 		case "method":
 			v, ok := m.value()
 			if !ok {
-				return vFull, ""
+				return vFull, 0
 			}
 			name, ok := plainString(v)
 			if !ok || string(name) == "notifications/cancelled" || !bytes.HasPrefix(name, []byte("notifications/")) {
 				// A request, or the cancel the relay spreads: the full
 				// path. (MCP names notifications "notifications/…";
 				// one sent with an id would be a request nobody answers.)
-				return vFull, ""
+				return vFull, 0
 			}
-			return vPass, ""
+			return vPass, 0
 		case "result", "error":
-			return vPass, ""
+			return vPass, 0
 		default:
 			if _, ok := m.value(); !ok {
-				return vFull, ""
+				return vFull, 0
 			}
 		}
 	}

@@ -202,6 +202,8 @@ func (r *Relay) pumpHost() {
 		defer host.r.pipe.close()
 		err := host.r.pump(sc.w, r.hostRoute, func(string) {}, r.handleHost, func(err error) {
 			r.w.log.printf("writing to the server: %v", err)
+		}, func() {
+			r.w.log.printf("the host sent a message longer than 1 MiB with a second \"method\", or one after its result: the server would read it as a request or notification elicitray did not see, so it was cut off there and its rest not passed on")
 		})
 		if !errors.Is(err, io.EOF) {
 			r.w.log.printf("reading from the host: %v", err)
@@ -240,6 +242,8 @@ func (r *Relay) pumpServer() {
 		defer sc.r.pipe.close()
 		_ = sc.r.pump(host.w, r.serverRoute, r.callReplied, r.handleServer, func(err error) {
 			r.w.log.printf("writing to the host: %v", err)
+		}, func() {
+			r.w.log.printf("%s: the server sent a message longer than 1 MiB with a second \"method\", or one after its result: the host would read it as a request elicitray did not see (an elicitation must not pass it), so it was cut off there and its rest not passed on", r.opts.Server)
 		})
 		sc.ended()
 		host.flush()

@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 )
 
 // Keys of the request _meta of 2026-07-28 (PROTOCOL.md §2, §3).
@@ -36,6 +37,9 @@ type session struct {
 	// hostElicitation is the elicitation capability the host declared in
 	// its initialize (before the relay added its own), or nil.
 	hostElicitation json.RawMessage
+	// initWaits is initID != "", stored under mu at each change: every
+	// reply asks (awaitsInit), without the lock.
+	initWaits atomic.Bool
 }
 
 // fromHost adds the elicitation capability to a host request that
@@ -64,6 +68,7 @@ func (s *session) fromHost(env *envelope, line []byte) (out []byte, version stri
 	el, _ := getMember(caps, "elicitation")
 	s.mu.Lock()
 	s.initID = key
+	s.initWaits.Store(key != "")
 	s.hostElicitation = append(json.RawMessage(nil), el...)
 	s.mu.Unlock()
 	edited, err := injectInitialize(line)
@@ -75,11 +80,7 @@ func (s *session) fromHost(env *envelope, line []byte) (out []byte, version stri
 }
 
 // awaitsInit reports whether the host's initialize still awaits its reply.
-func (s *session) awaitsInit() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.initID != ""
-}
+func (s *session) awaitsInit() bool { return s.initWaits.Load() }
 
 // fromServer takes serverInfo and the agreed protocol version from the
 // reply to the host's initialize; it reports whether the reply with id key
@@ -91,6 +92,7 @@ func (s *session) fromServer(key string, result json.RawMessage) bool {
 		return false
 	}
 	s.initID = ""
+	s.initWaits.Store(false)
 	var init struct {
 		ProtocolVersion string     `json:"protocolVersion"`
 		ServerInfo      ServerInfo `json:"serverInfo"`

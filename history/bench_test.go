@@ -270,6 +270,17 @@ func BenchmarkTextSearchNoMatch(b *testing.B) {
 	timeRuns(b, 3, func() int { return len(mustListB(b, s, Query{Text: "no such words", Limit: benchPageSize})) })
 }
 
+// BenchmarkTextSearchNoMatchPhrase looks for seven words of the messages
+// in an order no message has them: every block has all the trigrams of the
+// words and of the spaces between them, so no filter rules one out and the
+// search reads every record. It is what a search for common words costs.
+func BenchmarkTextSearchNoMatchPhrase(b *testing.B) {
+	s := benchHistory(b)
+	timeRuns(b, 3, func() int {
+		return len(mustListB(b, s, Query{Text: "deploy the staging build to production database", Limit: benchPageSize}))
+	})
+}
+
 // BenchmarkTextSearchScanLimit is the worst case bounded as a window would
 // bound it: 100,000 records per call, continuing from Page.Next.
 func BenchmarkTextSearchScanLimit(b *testing.B) {
@@ -325,6 +336,33 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*adds)/time.Since(start).Seconds(), "records/s")
+}
+
+// BenchmarkUpgradeSearch opens the history as a version 3 file, which has
+// no search blocks: the one Open that builds them, once per file.
+func BenchmarkUpgradeSearch(b *testing.B) {
+	s := benchHistory(b)
+	for range b.N {
+		if err := s.update(func(tx *bolt.Tx) error {
+			if err := tx.DeleteBucket(bucketSearch); err != nil {
+				return err
+			}
+			return writeVersion(tx, 3)
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		var err error
+		if benchStore, err = Open(benchPath, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/open")
+		s = benchStore
+	}
+	b.ReportMetric(float64(fileSize(b, benchPath))/float64(benchN), "bytes/record")
 }
 
 // BenchmarkPrune deletes the oldest 1% of the history, as a daily

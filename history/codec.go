@@ -53,21 +53,10 @@ var errBadValue = errors.New("history file is damaged: unreadable record")
 
 // parse takes a version 2 value apart into rr.
 func (rr *rawRecord) parse(v []byte) error {
-	if len(v) == 0 || v[0] != valueV2 && v[0] != valueV3 {
-		return errBadValue
+	d, err := rr.head(v)
+	if err != nil {
+		return err
 	}
-	d := decoder{b: v[1:]}
-	rr.zone = int(d.varint())
-	// One call per field rather than a loop over pointers to them: a search
-	// parses every record, and this (with bytes' one-byte lengths) takes
-	// half the time.
-	rr.server = d.bytes()
-	rr.infoName = d.bytes()
-	rr.infoTitle = d.bytes()
-	rr.infoVersion = d.bytes()
-	rr.tool = d.bytes()
-	rr.mode = d.bytes()
-	rr.message = d.bytes()
 	rr.url = d.bytes()
 	rr.action = d.bytes()
 	rr.decidedBy = d.bytes()
@@ -94,6 +83,38 @@ func (rr *rawRecord) parse(v []byte) error {
 		return errBadValue
 	}
 	return nil
+}
+
+// parseHead takes apart the fields of a version 2 value up to its
+// message, which hold every field a search reads (searchFields), into rr:
+// a search parses the rest of the records that match only.
+func (rr *rawRecord) parseHead(v []byte) error {
+	_, err := rr.head(v)
+	return err
+}
+
+// head parses the fields of v up to the message and returns the decoder
+// at the field after it.
+func (rr *rawRecord) head(v []byte) (decoder, error) {
+	if len(v) == 0 || v[0] != valueV2 && v[0] != valueV3 {
+		return decoder{}, errBadValue
+	}
+	d := decoder{b: v[1:]}
+	rr.zone = int(d.varint())
+	// One call per field rather than a loop over pointers to them: a search
+	// parses every record, and this (with bytes' one-byte lengths) takes
+	// half the time.
+	rr.server = d.bytes()
+	rr.infoName = d.bytes()
+	rr.infoTitle = d.bytes()
+	rr.infoVersion = d.bytes()
+	rr.tool = d.bytes()
+	rr.mode = d.bytes()
+	rr.message = d.bytes()
+	if d.bad {
+		return decoder{}, errBadValue
+	}
+	return d, nil
 }
 
 // decoder reads the parts of a version 2 value; a read past the end sets

@@ -74,7 +74,7 @@ func Inspect(path string, timeout time.Duration) (info Info, err error) {
 			return nil
 		}
 		for _, name := range dataBuckets {
-			if v < 3 && bytes.Equal(name, bucketRequests) {
+			if v < 3 && bytes.Equal(name, bucketRequests) || v < 4 && bytes.Equal(name, bucketSearch) {
 				continue // Open adds it
 			}
 			if tx.Bucket(name) == nil {

@@ -100,12 +100,15 @@ func pruneStep(tx *bolt.Tx, before uint64, keep int) (int, error) {
 		}
 		keys = append(keys, bytes.Clone(k))
 	}
+	stale := staleBlocks{}
 	for _, k := range keys {
-		if err := remove(tx, k); err != nil {
+		if err := remove(tx, k, stale); err != nil {
 			return 0, err
 		}
 	}
-	return len(keys), nil
+	// The oldest blocks empty and go; the block the batch ended in keeps
+	// records, and its filter is computed once for the batch.
+	return len(keys), refreshBlocks(tx, stale)
 }
 
 // Compact rewrites the file without its free pages: after many records were

@@ -134,6 +134,8 @@ func TestOpenUpgradesVersion1Fixture(t *testing.T) {
 			t.Errorf("CountQuery(server %s) = %d, %v; want %d", server, n, err, len(wantIDs))
 		}
 	}
+	// Searches find in the upgraded records what a plain scan finds.
+	assertSearchesAgree(t, s, searchTexts(want, 40, 4))
 	if got := mustAdd(t, s, Record{Server: "github"}); got.ID != 41 {
 		t.Errorf("first record after the upgrade has ID %d, want 41", got.ID)
 	}
@@ -348,14 +350,31 @@ func TestOpenUpgradesLargeVersion1File(t *testing.T) {
 }
 
 func TestOpenResumesInterruptedUpgrade(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// olderCode makes the file what a version 3 elicitray leaves: no
+		// search blocks, so that Open builds them from records of both
+		// versions.
+		olderCode bool
+	}{
+		{"interrupted by this version", false},
+		{"interrupted by version 3", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testResumeUpgrade(t, tt.olderCode) })
+	}
+}
+
+func testResumeUpgrade(t *testing.T, olderCode bool) {
 	lower(t, &upgradeBatch, 100)
+	lower(t, &blockRecords, 16)
 	n := upgradeBatch + 10
 	path := filepath.Join(t.TempDir(), "history.db")
 	rs := v1Records(n)
 	writeV1(t, path, rs)
 
-	// An Open that stopped after the first step: version 2 is written, the
-	// first upgradeBatch records are rewritten, the rest are not.
+	// An Open that stopped after the first step: the new version is
+	// written, the first upgradeBatch records are rewritten, the rest are
+	// not.
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -365,6 +384,16 @@ func TestOpenResumesInterruptedUpgrade(t *testing.T) {
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { _, err := upgradeV1Step(tx); return err }); err != nil {
 		t.Fatal(err)
+	}
+	if olderCode {
+		if err := db.Update(func(tx *bolt.Tx) error {
+			if err := tx.DeleteBucket(bucketSearch); err != nil {
+				return err
+			}
+			return writeVersion(tx, 3)
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
@@ -391,6 +420,8 @@ func TestOpenResumesInterruptedUpgrade(t *testing.T) {
 	}
 	assertVersion(t, s, schemaVersion)
 	assertSchemasShared(t, s)
+	// Records rewritten before and after the interruption are found alike.
+	assertSearchesAgree(t, s, []string{"QUESTION 7", "question 103 <b>", "<B>?</b>", "server-3", "SRV", "tool", "no such words"})
 }
 
 // lower sets *v to n for the rest of the test: batch sizes, so that tests

@@ -2,12 +2,9 @@ package history
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -35,9 +32,10 @@ type Query struct {
 	// ranges do not share records. Zero means no upper bound.
 	Until time.Time
 	// Text selects records whose message, server, tool or serverInfo name
-	// contains it, ignoring case. Empty means all. No index serves it: a
-	// search reads records until it has Limit matches, all of them when
-	// fewer match; ScanLimit bounds that.
+	// contains it, ignoring case (strings.ToLower of both). Empty means
+	// all. A search reads records until it has Limit matches, all of them
+	// when fewer match, except those of blocks whose filter rules the text
+	// out (doc.go, "Searching"); ScanLimit bounds that.
 	Text string
 	// Limit is the most records List returns. Zero or negative means
 	// DefaultLimit.
@@ -201,6 +199,10 @@ type walker struct {
 	c       *bolt.Cursor
 	sp      span
 	forward bool
+	// jumped says that skipBlocks moved the cursor, and jk and jv are what
+	// next returns.
+	jumped bool
+	jk, jv []byte
 }
 
 // first returns the first key and value within the span, or nil.
@@ -227,10 +229,40 @@ func (w *walker) first() ([]byte, []byte) {
 
 // next returns the next key and value within the span, or nil.
 func (w *walker) next() ([]byte, []byte) {
+	if w.jumped {
+		w.jumped = false
+		return w.jk, w.jv
+	}
 	if w.forward {
 		return w.within(w.c.Next())
 	}
 	return w.within(w.c.Prev())
+}
+
+// skipBlocks moves the walk past the block of f it is in, whose filter
+// rules the query out, and past every block after it in the walk's
+// direction that f rules out too, reading the filters only: the next call
+// of next returns the first key of a block f does not rule out, or nil at
+// the end of the span.
+func (w *walker) skipBlocks(f *textFilter) {
+	w.jumped = true
+	w.jk, w.jv = nil, nil
+	if w.forward {
+		if lo, ok := f.nextPass(w.sp.hi); ok {
+			w.jk, w.jv = w.within(w.c.Seek(lo))
+		}
+		return
+	}
+	hi, ok := f.prevPass(w.sp.lo)
+	if !ok {
+		return
+	}
+	// The newest key before hi.
+	if k, _ := w.c.Seek(hi); k == nil {
+		w.jk, w.jv = w.within(w.c.Last())
+	} else {
+		w.jk, w.jv = w.within(w.c.Prev())
+	}
 }
 
 func (w *walker) within(k, v []byte) ([]byte, []byte) {
@@ -247,6 +279,7 @@ type scanResult struct {
 	last    []byte   // key of the last record examined, a copy; nil for none
 	more    bool     // the span has keys past last
 	span    span     // the keys scanned, with Before and After resolved
+	parsed  int      // how many records were read, not skipped by a search block
 }
 
 // scan returns up to q.Limit records that q selects, examining at most
@@ -269,7 +302,7 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 	sp = sp.intersect(within)
 	records := tx.Bucket(bucketRecords)
 	viaIndex := q.Server != ""
-	match := q.matcher()
+	match, text, filter := q.matcher(), q.textMatcher(), q.textFilter(tx)
 	rd := newReader(tx)
 	w := walker{c: index.Cursor(), sp: sp, forward: forward}
 
@@ -283,9 +316,30 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		}
 		scanned++
 		res.last = k
+		if filter != nil {
+			if filter.skip(k) {
+				// No record of this block matches. Under a ScanLimit each
+				// key still counts as examined, so that Page.Next is where
+				// the limit stopped; without one the walk jumps past the
+				// blocks ruled out (res.last matters then only at a match).
+				if q.ScanLimit <= 0 {
+					w.skipBlocks(filter)
+				}
+				continue
+			}
+		}
+		res.parsed++
 		if viaIndex {
 			if v = records.Get(k); v == nil {
 				return scanResult{}, fmt.Errorf("%w: index of server %q names a missing record", errDamaged, q.Server)
+			}
+		}
+		if text != nil {
+			if err := rr.parseHead(v); err != nil {
+				return scanResult{}, fmt.Errorf("record %d: %w", keyID(k), err)
+			}
+			if !text(&rr) {
+				continue
 			}
 		}
 		if err := rr.parse(v); err != nil {
@@ -329,7 +383,7 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		return 0, err
 	}
 	records := tx.Bucket(bucketRecords)
-	match := q.matcher()
+	match, text, filter := q.matcher(), q.textMatcher(), q.textFilter(tx)
 	w := walker{c: index.Cursor(), sp: sp}
 	var rr rawRecord
 	n := 0
@@ -338,8 +392,22 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 			n++
 			continue
 		}
+		if filter != nil {
+			if filter.skip(k) {
+				w.skipBlocks(filter)
+				continue
+			}
+		}
 		if q.Server != "" {
 			v = records.Get(k)
+		}
+		if text != nil {
+			if err := rr.parseHead(v); err != nil {
+				return 0, fmt.Errorf("record %d: %w", keyID(k), err)
+			}
+			if !text(&rr) {
+				continue
+			}
 		}
 		if err := rr.parse(v); err != nil {
 			return 0, fmt.Errorf("record %d: %w", keyID(k), err)
@@ -349,94 +417,4 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// matcher returns a test for the fields of q that keys cannot answer.
-func (q Query) matcher() func(*rawRecord) bool {
-	text := strings.ToLower(q.Text)
-	return func(rr *rawRecord) bool {
-		if q.Action != "" && string(rr.action) != q.Action {
-			return false
-		}
-		if q.DecidedBy != "" && string(rr.decidedBy) != q.DecidedBy {
-			return false
-		}
-		if text == "" {
-			return true
-		}
-		for _, field := range [][]byte{rr.message, rr.server, rr.tool, rr.infoName} {
-			if containsFold(field, text) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-// containsFold reports whether strings.ToLower(string(s)) contains lower,
-// which is in lower case already and not empty. For ASCII s it compares in
-// place, without the copy ToLower makes: a search over a large history reads
-// every message.
-func containsFold(s []byte, lower string) bool {
-	if !isASCII(s) {
-		return strings.Contains(strings.ToLower(string(s)), lower)
-	}
-	n := len(lower)
-	end := len(s) - n + 1 // matches start before end
-	first, firstUpper := lower[0], lower[0]
-	if 'a' <= first && first <= 'z' {
-		firstUpper -= 'a' - 'A'
-	}
-	for i := 0; i < end; i++ {
-		// The next place that can start a match, found with IndexByte,
-		// which is much faster than a loop.
-		window := s[i:end]
-		j := bytes.IndexByte(window, first)
-		if firstUpper != first {
-			if j >= 0 {
-				window = window[:j]
-			}
-			if k := bytes.IndexByte(window, firstUpper); k >= 0 {
-				j = k
-			}
-		}
-		if j < 0 {
-			return false
-		}
-		i += j
-		if equalLowerASCII(s[i+1:i+n], lower[1:]) {
-			return true
-		}
-	}
-	return false
-}
-
-// isASCII reports whether s holds ASCII only, eight bytes at a time.
-func isASCII(s []byte) bool {
-	for len(s) >= 8 {
-		if binary.LittleEndian.Uint64(s)&0x8080808080808080 != 0 {
-			return false
-		}
-		s = s[8:]
-	}
-	for _, c := range s {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// equalLowerASCII reports whether ASCII s in lower case equals lower.
-func equalLowerASCII(s []byte, lower string) bool {
-	for i := range len(lower) {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the version of the file layout described in doc.go that
 // this package reads and writes.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // Bucket names, and keys of the meta bucket.
 var (
@@ -22,10 +22,11 @@ var (
 	bucketSchemas    = []byte("schemas")
 	bucketSchemaRefs = []byte("schemarefs")
 	bucketRequests   = []byte("requests")
+	bucketSearch     = []byte("search")
 
 	// dataBuckets are the buckets that hold records and their indexes:
 	// Clear empties them.
-	dataBuckets = [][]byte{bucketRecords, bucketIDs, bucketServers, bucketSchemas, bucketSchemaRefs, bucketRequests}
+	dataBuckets = [][]byte{bucketRecords, bucketIDs, bucketServers, bucketSchemas, bucketSchemaRefs, bucketRequests, bucketSearch}
 
 	keyVersion = []byte("version")
 	// keyUpgrading marks a file whose records are being rewritten from
@@ -172,6 +173,17 @@ func migrate(tx *bolt.Tx, from int) error {
 		// finds a record by Record.Key. Older records have no key.
 		if _, err := tx.CreateBucketIfNotExists(bucketRequests); err != nil {
 			return fmt.Errorf("creating bucket %q: %w", bucketRequests, err)
+		}
+	}
+	if from < 4 {
+		// Version 4 keeps a filter of the searched text per block of
+		// records (doc.go, "Searching"), built now from every record; those
+		// of an upgrade from version 1 keep their text when rewritten.
+		if _, err := tx.CreateBucketIfNotExists(bucketSearch); err != nil {
+			return fmt.Errorf("creating bucket %q: %w", bucketSearch, err)
+		}
+		if err := buildSearch(tx); err != nil {
+			return fmt.Errorf("indexing the records for search: %w", err)
 		}
 	}
 	return nil

@@ -266,7 +266,11 @@ func (s *Store) Delete(id uint64) error {
 		if k == nil {
 			return ErrNotFound
 		}
-		return remove(tx, bytes.Clone(k))
+		stale := staleBlocks{}
+		if err := remove(tx, bytes.Clone(k), stale); err != nil {
+			return err
+		}
+		return refreshBlocks(tx, stale)
 	})
 	if err != nil {
 		return fmt.Errorf("deleting history record %d: %w", id, err)
@@ -365,6 +369,9 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 	if err := rr.parse(v); err != nil {
 		return Record{}, err
 	}
+	if err := indexText(tx, k, &rr); err != nil {
+		return Record{}, fmt.Errorf("indexing record %d for search: %w", id, err)
+	}
 	return newReader(tx).record(k, &rr)
 }
 
@@ -451,8 +458,10 @@ func get(tx *bolt.Tx, id uint64) (Record, error) {
 
 // remove deletes the record with key k, its index entries and its counts,
 // the server's index when it becomes empty and the record's schema when no
-// other record refers to it. k must not point into bbolt's memory.
-func remove(tx *bolt.Tx, k []byte) error {
+// other record refers to it. It notes the record's search block in stale,
+// whose filters the caller computes anew with refreshBlocks before the
+// transaction ends. k must not point into bbolt's memory.
+func remove(tx *bolt.Tx, k []byte, stale staleBlocks) error {
 	records := tx.Bucket(bucketRecords)
 	v := records.Get(k)
 	if v == nil {
@@ -476,6 +485,7 @@ func remove(tx *bolt.Tx, k []byte) error {
 	if err := records.Delete(k); err != nil {
 		return err
 	}
+	unindexText(tx, k, stale)
 	if err := tx.Bucket(bucketIDs).Delete(idKey(keyID(k))); err != nil {
 		return err
 	}

@@ -1,0 +1,162 @@
+package history
+
+// The text match of a search (Query.Text): a record matches when the lower
+// case of its message, server, tool or serverInfo name contains the query's
+// lower case. The search blocks (search.go) rule out the records that
+// cannot match before these tests run.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// textFilter returns the search blocks' filter for q.Text, or nil when it
+// cannot narrow the search (no text, or text shorter than a trigram).
+func (q Query) textFilter(tx *bolt.Tx) *textFilter {
+	if q.Text == "" {
+		return nil
+	}
+	return newTextFilter(tx, strings.ToLower(q.Text))
+}
+
+// matcher returns a test for the fields of q that keys cannot answer.
+func (q Query) matcher() func(*rawRecord) bool {
+	text := newFoldedText(strings.ToLower(q.Text))
+	return func(rr *rawRecord) bool {
+		if q.Action != "" && string(rr.action) != q.Action {
+			return false
+		}
+		if q.DecidedBy != "" && string(rr.decidedBy) != q.DecidedBy {
+			return false
+		}
+		if text.lower == "" {
+			return true
+		}
+		return text.in(rr.message) || text.in(rr.server) || text.in(rr.tool) || text.in(rr.infoName)
+	}
+}
+
+// textMatcher returns a test of q.Text alone, which needs only the fields
+// rawRecord.parseHead reads, so that a search parses whole only the
+// records whose text matches; nil when q has no text.
+func (q Query) textMatcher() func(*rawRecord) bool {
+	if q.Text == "" {
+		return nil
+	}
+	text := newFoldedText(strings.ToLower(q.Text))
+	return func(rr *rawRecord) bool {
+		return text.in(rr.message) || text.in(rr.server) || text.in(rr.tool) || text.in(rr.infoName)
+	}
+}
+
+// containsFold reports whether strings.ToLower(string(s)) contains lower,
+// which is in lower case already and not empty.
+func containsFold(s []byte, lower string) bool {
+	return newFoldedText(lower).in(s)
+}
+
+// foldedText is a search's text in lower case, with the byte of it that
+// ASCII text holds least often, which the search looks for first.
+type foldedText struct {
+	lower        string
+	at           int  // the index in lower of the rarest byte
+	rare, rareUp byte // that byte, and its upper case for a letter
+}
+
+// commonBytes are the bytes of ASCII text from the most common on, roughly
+// as English and identifiers have them; bytes not here are rarer still.
+const commonBytes = " etaoinsrhldcumfpgwybvk-_.,0123456789/:x'jqz?!\"#@"
+
+// newFoldedText prepares a search for lower.
+func newFoldedText(lower string) foldedText {
+	t := foldedText{lower: lower}
+	rank := len(commonBytes)
+	for i := range len(lower) {
+		c := lower[i]
+		r := strings.IndexByte(commonBytes, c)
+		if r < 0 {
+			r = len(commonBytes)
+		}
+		if i == 0 || r > rank {
+			t.at, rank = i, r
+		}
+	}
+	if lower != "" {
+		t.rare, t.rareUp = lower[t.at], lower[t.at]
+		if 'a' <= t.rare && t.rare <= 'z' {
+			t.rareUp -= 'a' - 'A'
+		}
+	}
+	return t
+}
+
+// in reports whether strings.ToLower(string(s)) contains t, which is not
+// empty. For ASCII s it compares in place, without the copy ToLower makes,
+// and finds the places a match can start by its rarest byte with
+// IndexByte, which is much faster than a loop: a search over a large
+// history reads every message.
+func (t foldedText) in(s []byte) bool {
+	if !isASCII(s) {
+		return strings.Contains(strings.ToLower(string(s)), t.lower)
+	}
+	n := len(t.lower)
+	if len(s) < n {
+		return false
+	}
+	// The rarest byte of a match lies from t.at to end.
+	end := len(s) - n + 1 + t.at
+	for i := t.at; i < end; i++ {
+		window := s[i:end]
+		j := bytes.IndexByte(window, t.rare)
+		if t.rareUp != t.rare {
+			if j >= 0 {
+				window = window[:j]
+			}
+			if k := bytes.IndexByte(window, t.rareUp); k >= 0 {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if equalLowerASCII(s[i-t.at:i-t.at+n], t.lower) {
+			return true
+		}
+	}
+	return false
+}
+
+// isASCII reports whether s holds ASCII only, eight bytes at a time.
+func isASCII(s []byte) bool {
+	for len(s) >= 8 {
+		if binary.LittleEndian.Uint64(s)&0x8080808080808080 != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// equalLowerASCII reports whether ASCII s in lower case equals lower.
+func equalLowerASCII(s []byte, lower string) bool {
+	for i := range len(lower) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
