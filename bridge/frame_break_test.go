@@ -1125,3 +1125,99 @@ func TestBreakNoLeaksServerFirst(t *testing.T) {
 		t.Errorf("%d files open besides the hosts' after three relays, %d before: the relay keeps %d per run", n, fds, (n-fds)/3)
 	}
 }
+
+// nestedMethods makes a long JSON value full of what a member follower
+// (lineTail) must not take for a top-level "method": "method" keys in
+// nested objects, the word in strings with escaped quotes around it,
+// escapes and brackets inside strings.
+func nestedMethods(rng *rand.Rand, size int) string {
+	var b strings.Builder
+	b.WriteString(`{"content":[`)
+	for b.Len() < size {
+		switch rng.IntN(5) {
+		case 0:
+			b.WriteString(`{"method":"elicitation/create","id":1,"params":{"method":"x"}},`)
+		case 1:
+			s, _ := json.Marshal(`"method":"elicitation/create"` + strings.Repeat(`\"}{][`, rng.IntN(50)))
+			b.Write(s)
+			b.WriteByte(',')
+		case 2:
+			b.WriteString(`[[{"method":[]}],"\\",{"a":{"method":"notifications/cancelled"}}],`)
+		case 3:
+			b.WriteString(`{"text":"` + strings.Repeat("x", rng.IntN(200_000)) + `"},`)
+		case 4:
+			b.WriteString(`12.5e3,true,null,"method",`)
+		}
+	}
+	b.WriteString(`{}]}`)
+	return b.String()
+}
+
+// writeSplit writes data to w in random pieces.
+func writeSplit(w io.Writer, data []byte, rng *rand.Rand) {
+	for len(data) > 0 {
+		n := min(len(data), 1+rng.IntN(400_000))
+		if _, err := w.Write(data[:n]); err != nil {
+			return
+		}
+		data = data[n:]
+	}
+}
+
+// TestBreakStreamedNestedMethods: long lines (past the read buffer, so
+// they stream and their members are followed as they go) whose values
+// hold "method" keys and words at every depth but the top: a reply to a
+// call in flight and a notification from the server, a notification from
+// the host, in random write splits. Each must arrive whole, byte for byte:
+// cutting one off loses a user's tool result.
+func TestBreakStreamedNestedMethods(t *testing.T) {
+	for seed := range 3 {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 31))
+			var wrng = rand.New(rand.NewPCG(uint64(seed), 32))
+			p := startBreakPeer(t, nil)
+			p.initialize()
+			p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{}}}`)
+			p.serverGets()
+			for _, line := range []string{
+				`{"result":` + nestedMethods(rng, 3<<20) + `,"jsonrpc":"2.0","id":1}`,
+				`{"jsonrpc":"2.0","method":"notifications/message","params":` + nestedMethods(rng, 3<<20) + `}`,
+				`{"jsonrpc":"2.0","id":2,"result":` + nestedMethods(rng, 2<<20) + `}`,
+			} {
+				go writeSplit(p.server, []byte(line+"\n"), wrng)
+				if got := p.hostGets(); got != line {
+					t.Fatalf("the host got %d bytes of a %d-byte line (first difference at %d): %.80q", len(got), len(line), firstDiff([]byte(got), []byte(line)), got[max(0, firstDiff([]byte(got), []byte(line))-40):min(len(got), firstDiff([]byte(got), []byte(line))+40)])
+				}
+			}
+			line := `{"jsonrpc":"2.0","method":"notifications/message","params":` + nestedMethods(rng, 3<<20) + `}`
+			go writeSplit(p.host, []byte(line+"\n"), wrng)
+			if got := p.serverGets(); got != line {
+				t.Fatalf("the server got %d bytes of the host's %d-byte line (first difference at %d)", len(got), len(line), firstDiff([]byte(got), []byte(line)))
+			}
+		})
+	}
+}
+
+// TestBreakStreamedEscapedMethodKey: a long server notification whose
+// last member is "method" spelt with an escape ("m\u0065thod"), which
+// every peer decodes as "method" and keeps (last of repeated members): the
+// host must not get a line it reads as the server's elicitation/create.
+func TestBreakStreamedEscapedMethodKey(t *testing.T) {
+	p := startBreakPeer(t, nil)
+	line := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("e", 2<<20) + `"},"id":"x1","m\u0065thod":"elicitation/create"}`
+	var peerView struct{ Method string }
+	if err := json.Unmarshal([]byte(line), &peerView); err != nil || peerView.Method != "elicitation/create" {
+		t.Fatalf("test line: encoding/json reads %q (%v)", peerView.Method, err)
+	}
+	go p.serverSends(line + "\n" + `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
+	for {
+		got := p.hostGets()
+		var v struct{ Method string }
+		if json.Unmarshal([]byte(got), &v) == nil && v.Method == "elicitation/create" {
+			t.Fatalf("the host got a %d-byte line a JSON parser reads as the server's elicitation/create", len(got))
+		}
+		if strings.Contains(got, `"after"`) {
+			return
+		}
+	}
+}
