@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // hangGuard is how long a test waits for something that must happen
@@ -1218,6 +1220,75 @@ func TestBreakStreamedEscapedMethodKey(t *testing.T) {
 		}
 		if strings.Contains(got, `"after"`) {
 			return
+		}
+	}
+}
+
+// TestBreakCutMethodAtPieceBoundary: the second top-level "method" of a
+// long server line, placed so that the first read piece (exactly the
+// buffer: the pipe holds that much when the framer starts) ends at every
+// offset around and inside it. Wherever the piece ends, the line either
+// goes to the full path whole (which reads the last member, as peers do,
+// and keeps the elicitation from the host) or is cut before that member:
+// nothing relayed spells it.
+func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
+	const member = `,"method":"elicitation/create","id":"x"}`
+	for _, splice := range []bool{true, false} {
+		for k := -3; k < len(member)+2; k++ {
+			t.Run(fmt.Sprintf("splice=%v/%d", splice, k), func(t *testing.T) {
+				head := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`
+				// The piece ends k bytes into member.
+				pad := frameBuf - k - len(head) - len(`"}`)
+				line := head + strings.Repeat("d", pad) + `"}` + member + "\n"
+				inR, inW, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				outR, outW, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer inR.Close()
+				defer outR.Close()
+				growPipe(inW)
+				if n, err := unix.FcntlInt(inW.Fd(), unix.F_GETPIPE_SZ, 0); err != nil || n != frameBuf {
+					t.Skipf("no %d-byte pipe here (%d, %v)", frameBuf, n, err)
+				}
+				if _, err := inW.Write([]byte(line[:frameBuf])); err != nil {
+					t.Fatal(err)
+				}
+				go func() {
+					_, _ = inW.Write([]byte(line[frameBuf:]))
+					inW.Close()
+				}()
+				r := NewRelay(Command(exec.Command("true"), 0), nil)
+				f := newFramer(inR)
+				w := newLineWriter(outW)
+				if splice {
+					f.pipe = newPipeIn(inR, outW)
+				}
+				cuts, full := 0, 0
+				go func() {
+					defer outW.Close()
+					defer f.pipe.close()
+					_ = f.pump(w, r.serverRoute, func(string) {}, func(l []byte, more bool) { full++ }, func(error) {}, func() { cuts++ })
+					w.flush()
+				}()
+				got, err := io.ReadAll(outR)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var v struct{ Method string }
+				if json.Unmarshal(got, &v) == nil && v.Method == "elicitation/create" {
+					t.Fatalf("the line went out whole (%d bytes): a peer reads it as elicitation/create", len(got))
+				}
+				if bytes.Contains(got, []byte(`"method":"elicitation/create"`)) {
+					t.Fatalf("the cut line still spells the second method: ends %q", got[max(0, len(got)-60):])
+				}
+				if cuts+full != 1 {
+					t.Errorf("cut told %d times and the full path given %d lines, want one of them once", cuts, full)
+				}
+			})
 		}
 	}
 }
