@@ -730,6 +730,16 @@ func (t *lineTail) feed(b []byte) (cut, hold int) {
 			i++
 		}
 	}
+	if t.state == tsInKey && !t.broken {
+		// The piece ended just after a key's opening quote: that key
+		// waits for the next piece, whole, as one the piece ends inside.
+		t.state = tsKey
+		if keyStart < 0 {
+			t.broken = true
+			return -1, -1
+		}
+		return -1, keyStart
+	}
 	return -1, -1
 }
 
