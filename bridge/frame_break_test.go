@@ -1292,3 +1292,52 @@ func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakLongTopLevelKey: a long line whose top-level key, after the
+// deciding "method", is longer than the read buffer. The relay must relay
+// it (or cut it) and go on, not wait for a key to fit a buffer it never
+// will.
+func TestBreakLongTopLevelKey(t *testing.T) {
+	for _, size := range []int{frameBuf / 2, frameBuf + 10, 3 * frameBuf} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			p := startBreakPeer(t, nil)
+			line := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("v", frameBuf) + `"},"` + strings.Repeat("k", size) + `":1}`
+			got := make(chan string, 1)
+			go func() {
+				p.serverSends(line + "\n" + `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
+			}()
+			go func() {
+				l, _ := p.toHost.ReadString('\n')
+				got <- l
+			}()
+			select {
+			case l := <-got:
+				if strings.TrimSuffix(l, "\n") != line {
+					t.Fatalf("the host got %d bytes of the %d-byte line", len(l), len(line))
+				}
+			case <-hangGuard(t):
+				buf := make([]byte, 1<<16)
+				t.Fatalf("the relay never passed a line with a %d-byte key:\n%s", size, buf[:runtime.Stack(buf, true)])
+			}
+		})
+	}
+}
+
+// TestBreakMethodAfterLongKey: a second "method" after a top-level key
+// longer than the read buffer is still found: the host gets no line it
+// reads as the server's elicitation/create.
+func TestBreakMethodAfterLongKey(t *testing.T) {
+	p := startBreakPeer(t, nil)
+	line := `{"jsonrpc":"2.0","method":"notifications/message","params":{},"` + strings.Repeat("k", 2*frameBuf) + `method":1,"method":"elicitation/create","id":"z","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`
+	go p.serverSends(line + "\n" + `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
+	for {
+		got := readLine(t, p.toHost, "host")
+		var v struct{ Method string }
+		if json.Unmarshal([]byte(got), &v) == nil && v.Method == "elicitation/create" {
+			t.Fatalf("the host got a %d-byte line a JSON parser reads as the server's elicitation/create", len(got))
+		}
+		if strings.Contains(got, `"after"`) {
+			return
+		}
+	}
+}
