@@ -462,6 +462,14 @@ func (f *framer) stream(out *lineWriter, tail *lineTail, note func(error), cut f
 		to := lim
 		if hold >= 0 && !done {
 			to = f.start + hold
+			if to == f.start && f.end-f.start == len(f.buf) {
+				// The held key fills the buffer: it can never wait
+				// whole for the next piece. It is skipped, and the
+				// piece goes out.
+				tail.skipKey()
+				tail.feed(f.buf[f.start+1 : lim])
+				to = lim
+			}
 		}
 		if err := f.emit(out, to); err != nil {
 			// The output is gone: the rest of the line is read and
@@ -616,6 +624,7 @@ const (
 	tsValue                       // inside a value
 	tsCommaOrEnd                  // after a value
 	tsDone                        // after the closing '}'
+	tsSkipKey                     // inside a key longer than a piece: skipped as a string
 )
 
 // keyMax bounds a key kept to be compared; longer keys are none of the
@@ -650,6 +659,11 @@ func (t *lineTail) feed(b []byte) (cut, hold int) {
 				t.broken = true
 			}
 			i++
+		case tsSkipKey:
+			i += t.skip(b[i:])
+			if t.state == tsCommaOrEnd {
+				t.state = tsColon // the key is over: none of the ones followed
+			}
 		case tsInKey:
 			q := bytes.IndexByte(b[i:], '"')
 			if q < 0 {
@@ -741,6 +755,13 @@ func (t *lineTail) feed(b []byte) (cut, hold int) {
 		return -1, keyStart
 	}
 	return -1, -1
+}
+
+// skipKey follows a key that fills a whole piece, from after its opening
+// quote: it cannot wait for the next piece, and no key that long is one
+// of those followed, so the rest of it is skipped as a string.
+func (t *lineTail) skipKey() {
+	t.state, t.inStr, t.slashes, t.depth, t.scalar = tsSkipKey, true, 0, 0, false
 }
 
 // skip advances through the value being read, and returns how much of b
