@@ -1268,7 +1268,9 @@ func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
 					f.pipe = newPipeIn(inR, outW)
 				}
 				cuts, full := 0, 0
+				finished := make(chan struct{})
 				go func() {
+					defer close(finished)
 					defer outW.Close()
 					defer f.pipe.close()
 					_ = f.pump(w, r.serverRoute, func(string) {}, func(l []byte, more bool) { full++ }, func(error) {}, func() { cuts++ })
@@ -1278,6 +1280,7 @@ func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				<-finished
 				var v struct{ Method string }
 				if json.Unmarshal(got, &v) == nil && v.Method == "elicitation/create" {
 					t.Fatalf("the line went out whole (%d bytes): a peer reads it as elicitation/create", len(got))
