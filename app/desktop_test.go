@@ -273,15 +273,36 @@ func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win st
 }
 
 // visibleWindows lists the mapped windows whose title starts with
-// "elicitray", of the process pid when pid is not empty.
+// "elicitray", of the hub pid and its window process (`elicitray ui`, a
+// child of the hub's) when pid is not empty.
 func visibleWindows(pid string) []string {
-	args := []string{"search", "--onlyvisible"}
-	if pid != "" {
-		args = append(args, "--pid", pid)
+	if pid == "" {
+		return searchWindows(nil)
 	}
+	var ids []string
+	for _, p := range append([]string{pid}, childPIDs(pid)...) {
+		ids = append(ids, searchWindows([]string{"--pid", p})...)
+	}
+	return ids
+}
+
+// searchWindows is xdotool's search for mapped windows named elicitray….
+func searchWindows(args []string) []string {
+	args = append([]string{"search", "--onlyvisible"}, args...)
 	// search exits 1 when it finds nothing: that is an empty list.
 	out, _ := exec.Command("xdotool", append(args, "--name", "^elicitray")...).Output()
 	return strings.Fields(string(out))
+}
+
+// childPIDs lists the children of process pid (every thread's).
+func childPIDs(pid string) []string {
+	tasks, _ := filepath.Glob("/proc/" + pid + "/task/*/children")
+	var kids []string
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		kids = append(kids, strings.Fields(string(b))...)
+	}
+	return kids
 }
 
 // title is the title of window win.
