@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -279,9 +280,14 @@ func visibleWindows(pid string) []string {
 	if pid == "" {
 		return searchWindows(nil)
 	}
+	// A window found under either PID is counted once.
 	var ids []string
 	for _, p := range append([]string{pid}, childPIDs(pid)...) {
-		ids = append(ids, searchWindows([]string{"--pid", p})...)
+		for _, id := range searchWindows([]string{"--pid", p}) {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
 	}
 	return ids
 }
