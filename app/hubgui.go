@@ -54,7 +54,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(err)
 	}
-	defer releaseDisplay() // once Fyne holds a connection of its own
+	defer releaseDisplay() // held for the hub's life (below)
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
 	var notices []string
@@ -89,11 +89,13 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
 		notices = append(notices, storageNotice(st))
 	}
-	// The display was opened once to check it (prepareDesktop): a hub that
+	// The display was opened to check it (prepareDesktop): a hub that
 	// cannot reach it fails before it takes the socket, so that no wrapper
 	// hands it a prompt. The hub itself draws nothing: its windows are the
-	// window process's (winproc.go), started when one is wanted.
-	releaseDisplay()
+	// window process's (winproc.go), started when one is wanted. It keeps
+	// that connection, idle, for its life: an X server resets when its last
+	// client leaves and refuses connections meanwhile, and the window
+	// process that ended may have been the last.
 	exe, err := os.Executable()
 	if err != nil {
 		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
