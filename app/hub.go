@@ -93,6 +93,15 @@ type Hub struct {
 	policy  policyState
 	// cfgStamp is the config file's size and time when Config was read.
 	cfgStamp configStamp
+	// handling counts the requests being handled (Handled waits for them).
+	handling sync.WaitGroup
+}
+
+// Handled waits until no request is being handled: a hub that stops after
+// Serve returned first sends the replies it owes (`elicitray quit`'s, say).
+// Connections stay open meanwhile; only what they asked is waited for.
+func (h *Hub) Handled() {
+	h.handling.Wait()
 }
 
 // item is one queued prompt.
@@ -165,7 +174,9 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 			if jerr := decodeWire(line, &m); jerr != nil {
 				cs.send(wireMsg{Error: "not a hub message: " + jerr.Error()})
 			} else {
+				h.handling.Add(1)
 				h.handle(cs, &m)
+				h.handling.Done()
 			}
 		}
 		if err != nil {

@@ -190,6 +190,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	}
 	stop()
 	<-served
+	hub.Handled()
 	win.Close()
 	tray.Close()
 	fmt.Fprintln(stderr, "elicitray hub: stopped")
