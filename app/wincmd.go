@@ -113,8 +113,12 @@ func (s *winSide) read() {
 		delete(s.calls, id)
 	}
 	s.mu.Unlock()
-	// The driver's Quit, not the app's: see runHub's note on quitting
-	// with windows on screen (issue 10).
+	// The driver's Quit, not a.Quit, which first closes every window:
+	// Fyne 2.7.1 may then hand a pointer event to a window marked closing
+	// and, when the cursor changes over it, call through its nil view (a
+	// panic in processMouseMoved). The driver's Quit, which Fyne itself
+	// calls on SIGTERM, ends the loop with the windows as they are, and
+	// glfw then destroys them (issue 10: a clean quit).
 	fyne.Do(func() { s.app.Driver().Quit() })
 }
 
