@@ -114,6 +114,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	hub := &Hub{Config: cfg, ConfigPath: p.Config, Log: stderr}
 	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
 	hub.Prompter = win
+	win.prestart()
 	hub.SetJournal(journal)
 	hub.ConfigRead()
 	hub.Recorded = win.changed

@@ -45,6 +45,10 @@ func runWindows(stderr io.Writer) error {
 	s.prompter = &guiPrompter{app: a, open: s.openURL}
 	s.history = &winHistorySource{s: s}
 	go s.read()
+	// A process the hub started ahead of any window (windows.prestart)
+	// says so at once, so that its linger starts: nothing was sent yet.
+	// fyne.Do keeps order: a show read before this counts first.
+	fyne.Do(s.idleCheck)
 	a.Run()
 	fc.Close()
 	return nil

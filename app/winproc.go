@@ -120,6 +120,19 @@ func (w *windows) Show(p *Prompt, answer func(bridge.Result)) func() {
 	}
 }
 
+// prestart starts the window process now, with no window: a hub is most
+// often started by a wrapper with a prompt to ask (hubClient connects on
+// the first), and the window process's start (its program, Fyne, the
+// display) then overlaps the hub's own and the wrapper's connecting. With
+// nothing to show it goes after the linger, as after its last window.
+func (w *windows) prestart() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.procLocked(); err != nil {
+		w.logf("%v", err)
+	}
+}
+
 // setWaiting tells the window on screen how many prompts wait behind it.
 // It starts no process.
 func (w *windows) setWaiting(n int) {
