@@ -329,6 +329,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				Overruled: client.Overruled,
 				Log:       stderr,
 			})
+			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
 			client.close()
 			if err != nil {

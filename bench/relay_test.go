@@ -1,6 +1,10 @@
-// Package bench measures elicitray's relay against a plain pipe, in one run:
+// Package bench measures elicitray's relay against a plain pipe, in one run,
+// with the pipeline's ends in the test process:
 //
-//	make bench   # go test -run '^$' -bench . ./bench/
+//	go test -run '^$' -bench . ./bench/
+//
+// `make bench` measures the whole processes instead (bench/run, with
+// bench/gen and bench/sink at the ends), and much else; see bench/README.md.
 //
 // Each benchmark starts its pipeline once, outside the timer: `cat` alone
 // (the plain pipe) or `elicitray wrap -- cat` (the real binary, relaying both

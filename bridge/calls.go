@@ -28,13 +28,10 @@ func (c *calls) note(key, method string, params json.RawMessage) {
 	if method != "tools/call" {
 		return
 	}
-	var p struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(params, &p)
+	name := stringMember(params, "name")
 	c.mu.Lock()
-	c.tools[key] = p.Name
-	c.lastTool, c.lastCall = p.Name, key
+	c.tools[key] = name
+	c.lastTool, c.lastCall = name, key
 	c.mu.Unlock()
 }
 
@@ -75,18 +72,13 @@ func (c *calls) end(key string) bool {
 
 // callName is what a prompt names as the call in flight.
 func callName(method string, params []byte) string {
-	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
-	}
-	_ = json.Unmarshal(params, &p)
 	switch method {
 	case "prompts/get":
-		return "prompt " + p.Name
+		return "prompt " + stringMember(params, "name")
 	case "resources/read":
-		return "resource " + p.URI
+		return "resource " + stringMember(params, "uri")
 	}
-	return p.Name
+	return stringMember(params, "name")
 }
 
 // cancelledID is the requestId of a notifications/cancelled, as an id key.

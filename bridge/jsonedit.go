@@ -71,6 +71,27 @@ func members(obj []byte) ([]member, error) {
 // getMember returns the raw value of key in obj, if obj is an object that
 // has it.
 func getMember(obj []byte, key string) (json.RawMessage, bool) {
+	// Keys spelt without escapes, nearly all, are compared as they are,
+	// without decoding or allocating; an object whose keys need decoding
+	// takes members.
+	if m, ok, _ := object(obj, true); ok {
+		for {
+			k, ok := m.key()
+			if !ok {
+				break
+			}
+			v, ok := m.value()
+			if !ok {
+				break
+			}
+			if string(k) == key {
+				return v, true
+			}
+		}
+		if m.end {
+			return nil, false
+		}
+	}
 	ms, err := members(obj)
 	if err != nil {
 		return nil, false
@@ -204,4 +225,19 @@ func canonicalJSON(raw []byte) string {
 		return "r" + string(raw)
 	}
 	return "c" + buf.String()
+}
+
+// stringMember returns the string value of key in obj, or "" when obj has
+// no such string.
+func stringMember(obj []byte, key string) string {
+	raw, ok := getMember(obj, key)
+	if !ok {
+		return ""
+	}
+	if s, ok := plainString(raw); ok {
+		return string(s)
+	}
+	var v string
+	_ = json.Unmarshal(raw, &v)
+	return v
 }

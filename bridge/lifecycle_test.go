@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -91,17 +92,32 @@ func TestLastBytesWithoutNewline(t *testing.T) {
 func TestGrandchildHoldsStdout(t *testing.T) {
 	const msg = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"bye"}}`
 	cmd := exec.Command("sh", "-c", `sleep 3600 & echo '`+msg+`'; exit 5`)
-	hostIn, hostW := io.Pipe() // the host stays: only the server ends
+	// OS pipes both ways, as a host gives them; the host stays: only the
+	// server ends.
+	hostIn, hostW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer hostW.Close()
-	var out bytes.Buffer
+	defer hostIn.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(outR)
+		got <- b
+	}()
 	r := NewRelay(Command(cmd, 100*time.Millisecond), nil)
-	code, err := r.Run(context.Background(), hostIn, &out)
+	code, err := r.Run(context.Background(), hostIn, outW)
+	outW.Close()
 	// The lingering sleep is in the server's process group.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if err != nil || code != 5 {
 		t.Fatalf("got %d, %v; want 5 and no error", code, err)
 	}
-	if out.String() != msg+"\n" {
-		t.Errorf("the host got %q, want %q", out.String(), msg+"\n")
+	if out := <-got; string(out) != msg+"\n" {
+		t.Errorf("the host got %q, want %q", out, msg+"\n")
 	}
 }

@@ -119,6 +119,61 @@ func (l *loop) any() bool {
 	return len(l.loops) > 0 || len(l.retries) > 0
 }
 
+// follows reports whether the host call with id key is one the loop may
+// have to finish: its reply is the loop's to read.
+func (l *loop) follows(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.loops[key] != nil || l.retries[key] != nil
+}
+
+// finalResult reports whether a result (not an error) with id key is
+// surely the final reply of the call the loop follows under key: a legacy
+// call's, since only a 2026-07-28 result asks for input (PROTOCOL.md §1),
+// and a -32042 is an error. Such a reply can pass without being read.
+func (l *loop) finalResult(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	hc := l.loops[key]
+	return hc != nil && hc.version == "" && !l.owns(key)
+}
+
+// onlyLegacy reports whether every call the loop follows is a legacy one
+// and no retry is in flight: then any result is a final reply.
+func (l *loop) onlyLegacy() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.retries) > 0 {
+		return false
+	}
+	for _, hc := range l.loops {
+		if hc.version != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// finish forgets the call with id key, whose final reply passed without
+// going through fromServer (finalResult, onlyLegacy).
+func (l *loop) finish(key string) {
+	l.mu.Lock()
+	hc := l.loops[key]
+	delete(l.loops, key)
+	l.mu.Unlock()
+	if hc != nil {
+		hc.cancel(nil)
+	}
+}
+
+// anyOwned reports whether the relay ever sent a retry: until it has, no
+// reply can carry an id of its own (mayOwn).
+func (l *loop) anyOwned() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.retrySeq > 0
+}
+
 // mayOwn reports whether the JSON-RPC id raw may be one of the relay's
 // retries, so that a late reply to one is kept from the host.
 func (l *loop) mayOwn(raw []byte) bool { return hasStringPrefix(raw, l.prefix) }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 )
 
@@ -144,6 +145,16 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	host.r.onBOM = func() {
 		r.w.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
 	}
+	hin, _ := hostIn.(*os.File)
+	if sc, ok := server.(*lineConn); ok {
+		// Both sides are streams of lines: each direction runs the
+		// framer's pump, spliced where the kernel can (frame.go).
+		host.r.pipe = newPipeIn(hin, sc.w.file)
+		sc.r.pipe = newPipeIn(sc.r.file(), host.w.file)
+	} else {
+		growPipe(hin)
+		growPipe(host.w.file)
+	}
 	r.w.ctx, r.w.host, r.w.server = ctx, host, server
 
 	hostDone := make(chan struct{})
@@ -184,6 +195,16 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 // pumpHost relays host → server until the host's stdin ends.
 func (r *Relay) pumpHost() {
 	host, server := r.w.host, r.w.server
+	if sc, ok := server.(*lineConn); ok {
+		defer host.r.pipe.close()
+		err := host.r.pump(sc.w, r.hostRoute, func(string) {}, r.handleHost, func(err error) {
+			r.w.log.printf("writing to the server: %v", err)
+		})
+		if !errors.Is(err, io.EOF) {
+			r.w.log.printf("reading from the host: %v", err)
+		}
+		return
+	}
 	for {
 		line, err := host.Read()
 		if err != nil {
@@ -200,9 +221,27 @@ func (r *Relay) pumpHost() {
 	}
 }
 
+// handleHost sends the server what the full path makes of a host line.
+func (r *Relay) handleHost(line []byte, more bool) {
+	if out := r.fromHost(line); out != nil {
+		if werr := r.w.server.Write(out, !more); werr != nil {
+			r.w.log.printf("writing to the server: %v", werr)
+		}
+	}
+}
+
 // pumpServer relays server → host until the server's messages end.
 func (r *Relay) pumpServer() {
 	host, server := r.w.host, r.w.server
+	if sc, ok := server.(*lineConn); ok {
+		defer sc.r.pipe.close()
+		_ = sc.r.pump(host.w, r.serverRoute, r.callReplied, r.handleServer, func(err error) {
+			r.w.log.printf("writing to the host: %v", err)
+		})
+		sc.ended()
+		host.flush()
+		return
+	}
 	for {
 		line, err := server.Read()
 		if err != nil {
@@ -218,6 +257,19 @@ func (r *Relay) pumpServer() {
 			// must not wait for the server's next message.
 			host.flush()
 		}
+	}
+}
+
+// handleServer sends the host a server line the full path passes on.
+func (r *Relay) handleServer(line []byte, more bool) {
+	if r.fromServer(line) {
+		if werr := r.w.host.Write(line, !more); werr != nil {
+			r.w.log.printf("writing to the host: %v", werr)
+		}
+	} else if !more {
+		// An intercepted line ends the burst: what came before it
+		// must not wait for the server's next message.
+		r.w.host.flush()
 	}
 }
 

@@ -103,3 +103,51 @@ func TestReplyPathAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRouteToolCall is the relay's own work for one tools/call and
+// its reply, without pipes: the round trip's share of the relay.
+func BenchmarkRouteToolCall(b *testing.B) {
+	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	r.w.ctx = context.Background()
+	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}` + "\n")
+	reply := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}` + "\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, _ := r.hostRoute(req, true); v != vFull {
+			b.Fatal("a tools/call passed untouched")
+		}
+		if r.fromHost(req) == nil {
+			b.Fatal("the relay kept the call")
+		}
+		switch v, key := r.serverRoute(reply, true); v {
+		case vFull:
+			if !r.fromServer(reply) {
+				b.Fatal("the relay kept the reply")
+			}
+		case vEnd:
+			r.callReplied(key)
+		}
+	}
+}
+
+// BenchmarkRoundTrip is one request and its reply through Run over OS
+// pipes, `cat` as the server echoing the request back as its own reply
+// (a request line passes the host side, and its echo is read by the
+// server side as a message of the same id): a ping and a tools/call.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, tt := range []struct{ name, req, reply string }{
+		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"tools-call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			p := startPeer(b, nil)
+			b.ResetTimer()
+			for b.Loop() {
+				p.hostSends(tt.req)
+				p.serverGets()
+				p.serverSends(tt.reply)
+				p.hostGets()
+			}
+		})
+	}
+}

@@ -72,8 +72,16 @@ func startPeer(t testing.TB, opts *Options) *peer {
 	if opts.Log == nil {
 		opts.Log = p.stderr
 	}
-	hostR, hostW := io.Pipe()
-	outR, outW := io.Pipe()
+	// OS pipes, as a host gives them: the relay's fast path (tee and
+	// splice on Linux) is the one these tests run.
+	hostR, hostW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.host, p.toHost = hostW, bufio.NewReader(outR)
 	p.gotSrv, p.server = bufio.NewReader(recvR), sendW
 	r := NewRelay(Command(cmd, 200*time.Millisecond), opts)
@@ -86,7 +94,7 @@ func startPeer(t testing.TB, opts *Options) *peer {
 		hostW.Close()
 		sendW.Close()
 		<-p.done
-		for _, f := range []*os.File{recvR, recvW, sendR} {
+		for _, f := range []*os.File{recvR, recvW, sendR, hostR, outR} {
 			f.Close()
 		}
 	})

@@ -60,6 +60,10 @@ func scanEnvelope(line []byte) (envelope, error) {
 		case "id":
 			env.ID = value
 		case "method":
+			if m, ok := plainString(value); ok {
+				env.Method = string(m)
+				break
+			}
 			var m string
 			if json.Unmarshal(value, &m) != nil {
 				return env, errNotObject

@@ -161,15 +161,7 @@ func modernVersion(params []byte) string {
 	if !ok {
 		return ""
 	}
-	raw, ok := getMember(meta, metaProtocolVersion)
-	if !ok {
-		return ""
-	}
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
-		return ""
-	}
-	return v
+	return stringMember(meta, metaProtocolVersion)
 }
 
 // injectMeta returns a modern request with elicitation (form and url)

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -77,16 +76,21 @@ func (s *stdioServer) fail(code int, err error) (Conn, error) {
 // Start starts the child process with its stdin and stdout as the Conn.
 func (s *stdioServer) Start(_ context.Context, log func(format string, args ...any)) (Conn, error) {
 	s.log = log
-	stdin, err := s.cmd.StdinPipe()
+	// os.Pipes instead of StdinPipe and StdoutPipe let Wait run while reads
+	// go on, let the relay stop reading when a grandchild keeps the pipe
+	// open, and give the relay the files it splices between (frame.go).
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return s.fail(1, fmt.Errorf("%w: %v", ErrStart, err))
 	}
-	// An os.Pipe instead of StdoutPipe lets Wait run while reads go on, and
-	// lets the relay stop reading when a grandchild keeps the pipe open.
 	outR, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		inW.Close()
 		return s.fail(1, fmt.Errorf("%w: %v", ErrStart, err))
 	}
+	stdin := inW
+	s.cmd.Stdin = inR
 	s.cmd.Stdout = outW
 	if s.cmd.Stderr == nil {
 		s.cmd.Stderr = os.Stderr
@@ -96,10 +100,12 @@ func (s *stdioServer) Start(_ context.Context, log func(format string, args ...a
 	}
 	s.cmd.SysProcAttr.Setpgid = true
 	if err := s.cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			f.Close()
+		}
 		return s.fail(127, fmt.Errorf("%w: %q: %w", ErrStart, s.cmd.Path, err))
 	}
+	inR.Close()
 	outW.Close()
 
 	s.stdin, s.out = stdin, outR
@@ -187,6 +193,7 @@ func (s *stdioServer) Wait() int {
 		return s.failCode
 	}
 	<-s.exited
+	_ = s.closeWrite() // nobody reads the server's stdin any more
 	<-s.stopped
 	<-s.drained
 	s.out.Close() // read to its end: the pipe is let go (again, after grace)
@@ -199,149 +206,4 @@ func (s *stdioServer) Wait() int {
 		return 1
 	}
 	return code
-}
-
-// lineConn is a stream of newline-terminated messages over a reader and a
-// writer: the child's stdio, and the host's (PROTOCOL.md §7).
-type lineConn struct {
-	r *lineReader
-	w *lineWriter
-	// closeW, when set, is what CloseWrite does.
-	closeW func() error
-	// onEnd, when set, is called once when Read reaches the end.
-	onEnd func()
-	// end is the error that ended the stream after a last line without
-	// a newline, returned by the next Read.
-	end error
-}
-
-func newLineConn(r io.Reader, w io.Writer) *lineConn {
-	return &lineConn{r: newLineReader(r), w: newLineWriter(w)}
-}
-
-// Read returns the next line; see Conn. Only one goroutine reads.
-func (c *lineConn) Read() ([]byte, error) {
-	if c.end != nil {
-		return nil, c.ended(c.end)
-	}
-	line, err := c.r.next()
-	if err != nil {
-		if len(line) > 0 {
-			c.end = err // the stream's last bytes: a message of their own
-			return line, nil
-		}
-		return nil, c.ended(err)
-	}
-	return line, nil
-}
-
-func (c *lineConn) ended(err error) error {
-	if c.onEnd != nil {
-		c.onEnd()
-		c.onEnd = nil
-	}
-	return err
-}
-
-// Buffered reports whether another message is already waiting.
-func (c *lineConn) Buffered() bool { return c.r.br.Buffered() > 0 }
-
-// Write writes msg, flushing when flush is set; see Conn.
-func (c *lineConn) Write(msg []byte, flush bool) error { return c.w.write(msg, flush) }
-
-// CloseWrite ends the writing side; see Conn.
-func (c *lineConn) CloseWrite() error {
-	if c.closeW == nil {
-		c.flush()
-		return nil
-	}
-	return c.closeW()
-}
-
-func (c *lineConn) flush() { c.w.flush() }
-
-// lineReader reads newline-terminated messages of any length (PROTOCOL.md
-// §7: never a fixed line cap). A line that fits the read buffer is returned
-// in place; a longer one is gathered in a buffer kept for the next long line.
-// The slice next returns is valid until the next call.
-//
-// A UTF-8 byte order mark (EF BB BF) at the start of a line is dropped:
-// the relay would not recognise the message behind it, and the peer it is
-// relayed to would most likely choke on it. JSON-RPC text is UTF-8 JSON
-// (PROTOCOL.md §7), and RFC 8259 §8.1 says a BOM must not be sent and may
-// be ignored by a parser, so the line goes on as the message it carries.
-type lineReader struct {
-	br   *bufio.Reader
-	long []byte
-	// onBOM, when set, is called the first time a line starts with a BOM.
-	onBOM func()
-}
-
-// keepLong is the largest gathering buffer kept between lines; a larger one
-// goes back to the garbage collector after its line.
-const keepLong = 32 << 20
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
-}
-
-func (lr *lineReader) next() ([]byte, error) {
-	line, err := lr.read()
-	if len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-		line = line[3:]
-		if lr.onBOM != nil {
-			lr.onBOM()
-			lr.onBOM = nil
-		}
-	}
-	return line, err
-}
-
-func (lr *lineReader) read() ([]byte, error) {
-	line, err := lr.br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, err
-	}
-	if cap(lr.long) > keepLong {
-		lr.long = nil
-	}
-	lr.long = append(lr.long[:0], line...)
-	for {
-		line, err = lr.br.ReadSlice('\n')
-		lr.long = append(lr.long, line...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return lr.long, err
-		}
-	}
-}
-
-// lineWriter serialises whole lines from several goroutines onto one
-// stream, so that a prompt's answer never splits a relayed message.
-type lineWriter struct {
-	mu sync.Mutex // guards w
-	w  *bufio.Writer
-}
-
-func newLineWriter(w io.Writer) *lineWriter {
-	return &lineWriter{w: bufio.NewWriterSize(w, 64<<10)}
-}
-
-// write appends line (which ends in a newline, or is the stream's last
-// bytes) and flushes when flush is set.
-func (lw *lineWriter) write(line []byte, flush bool) error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if _, err := lw.w.Write(line); err != nil {
-		return err
-	}
-	if flush {
-		return lw.w.Flush()
-	}
-	return nil
-}
-
-func (lw *lineWriter) flush() {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	_ = lw.w.Flush()
 }

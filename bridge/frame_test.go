@@ -1,0 +1,381 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// streamLines makes a random stream of lines: JSON replies and
+// notifications that pass, lines of no JSON at all, empty lines, lines
+// from 0 B to past several read buffers, and marked lines ("{\"x\":…")
+// that the test's route sends to the full path.
+func streamLines(rng *rand.Rand, n int, big int) [][]byte {
+	var lines [][]byte
+	sizes := []int{0, 1, 2, 40, 1000, 4096, 65535, 65536, 200_000, frameBuf - 1, frameBuf, frameBuf + 1, 3*frameBuf + 17}
+	for i := range n {
+		size := sizes[rng.IntN(len(sizes))]
+		if big > 0 && i == n/2 {
+			size = big
+		}
+		var head string
+		switch rng.IntN(5) {
+		case 0:
+			head = `{"jsonrpc":"2.0","id":1,"result":{"text":"`
+		case 1:
+			head = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`
+		case 2:
+			head = `not json at all `
+		case 3:
+			head = `{"x":"` // the full path's
+		case 4:
+			head = ""
+		}
+		body := make([]byte, max(size-len(head), 0))
+		for j := range body {
+			body[j] = 'a' + byte(rng.IntN(26))
+		}
+		if len(body) > 10 {
+			body[len(body)/2] = '"' // a quote inside a long line
+		}
+		lines = append(lines, append([]byte(head), body...))
+	}
+	return lines
+}
+
+// testRoute passes every line but the marked ones.
+func testRoute(b []byte, complete bool) (route, string) {
+	if bytes.HasPrefix(b, []byte(`{"x":`)) {
+		return vFull, ""
+	}
+	return vPass, ""
+}
+
+// handled is what the test's full path writes for a marked line.
+func handled(line []byte) []byte {
+	return fmt.Appendf(nil, "handled %d %x\n", len(line), crc(line))
+}
+
+func crc(b []byte) uint32 {
+	var h uint32 = 2166136261
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// TestFramerRelaysStreamsExactly relays random streams through a framer
+// between OS pipes, written in random splits, with and without the
+// tee/splice path: every passing line comes out byte for byte and in
+// order, every marked line is handled whole, in its place, and a last
+// line without a newline is kept.
+func TestFramerRelaysStreamsExactly(t *testing.T) {
+	for seed := range 6 {
+		for _, splice := range []bool{true, false} {
+			t.Run(fmt.Sprintf("seed%d/splice=%v", seed, splice), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(seed), 7))
+				lines := streamLines(rng, 60, 0)
+				lastNewline := seed%2 == 0
+				var in, want bytes.Buffer
+				for i, l := range lines {
+					in.Write(l)
+					if i < len(lines)-1 || lastNewline {
+						in.WriteByte('\n')
+					}
+					full := append(append([]byte(nil), l...), '\n')
+					if i == len(lines)-1 && !lastNewline {
+						full = full[:len(full)-1]
+					}
+					if bytes.HasPrefix(l, []byte(`{"x":`)) {
+						want.Write(handled(full))
+					} else {
+						want.Write(full)
+					}
+				}
+				got := relayThroughFramer(t, in.Bytes(), rng, splice)
+				if !bytes.Equal(got, want.Bytes()) {
+					t.Fatalf("output differs from the input: got %d bytes, want %d; first difference at %d", len(got), want.Len(), firstDiff(got, want.Bytes()))
+				}
+			})
+		}
+	}
+}
+
+// TestFramerStreams64MiBLine passes a 64 MiB line between smaller ones,
+// through the splice path: it comes out whole, and the lines around it too.
+func TestFramerStreams64MiBLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var in bytes.Buffer
+	for _, l := range [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(`{"jsonrpc":"2.0","id":2,"result":{"data":"` + strings.Repeat("z", 64<<20) + `"}}`), []byte(`tail`)} {
+		in.Write(l)
+		in.WriteByte('\n')
+	}
+	got := relayThroughFramer(t, in.Bytes(), rng, true)
+	if !bytes.Equal(got, in.Bytes()) {
+		t.Fatalf("the 64 MiB line did not come out as it went in: got %d bytes, want %d; first difference at %d", len(got), in.Len(), firstDiff(got, in.Bytes()))
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// relayThroughFramer writes data into an OS pipe in random pieces, runs a
+// framer from it to another OS pipe and returns what came out.
+func relayThroughFramer(t *testing.T, data []byte, rng *rand.Rand, splice bool) []byte {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	defer outR.Close()
+	var splits []int
+	for rest := len(data); rest > 0; {
+		n := min(rest, []int{1, 7, 512, 4096, 70_000, 300_000, 2 << 20}[rng.IntN(7)])
+		splits = append(splits, n)
+		rest -= n
+	}
+	go func() {
+		defer inW.Close()
+		off := 0
+		for _, n := range splits {
+			if _, err := inW.Write(data[off : off+n]); err != nil {
+				return
+			}
+			off += n
+		}
+	}()
+	f := newFramer(inR)
+	w := newLineWriter(outW)
+	if splice {
+		f.pipe = newPipeIn(inR, outW)
+		if f.pipe == nil && isLinux {
+			t.Fatal("no splice path between two pipes on Linux")
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer outW.Close()
+		defer f.pipe.close()
+		err := f.pump(w, testRoute, func(string) {}, func(line []byte, more bool) {
+			if err := w.write(handled(line), !more); err != nil {
+				t.Error(err)
+			}
+		}, func(err error) { t.Error(err) })
+		w.flush()
+		done <- err
+	}()
+	got, err := io.ReadAll(outR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != io.EOF {
+		t.Errorf("pump ended with %v, want EOF", err)
+	}
+	return got
+}
+
+// TestRelayPassesRandomStreamsBothWays relays random streams through the
+// real relay and `cat` as the server, over OS pipes as a host gives them:
+// replies, notifications and text pass both ways byte for byte, among
+// requests that take the full path (ping, a host's notifications/
+// cancelled), and elicitation/create requests (which the host sends, so
+// that cat returns them as the server's) are answered by the relay in the
+// middle of the spliced runs: the host gets each one's cancel answer back
+// and never the request.
+func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var in, want bytes.Buffer
+	elicitations := 0
+	for i, l := range streamLines(rng, 80, 0) {
+		if bytes.HasPrefix(l, []byte(`{"x":`)) {
+			switch i % 3 {
+			case 0:
+				l = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
+			case 1:
+				l = []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nobody"}}`)
+			case 2:
+				l = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"e%d","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`, i)
+				in.Write(l)
+				in.WriteByte('\n')
+				elicitations++
+				continue
+			}
+		}
+		in.Write(l)
+		in.WriteByte('\n')
+		want.Write(l)
+		want.WriteByte('\n')
+	}
+	hostR, hostW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hostR.Close()
+	defer outR.Close()
+	r := NewRelay(Command(exec.Command("cat"), 0), &Options{Log: &syncBuffer{}})
+	done := make(chan int, 1)
+	go func() {
+		code, _ := r.Run(context.Background(), hostR, outW)
+		outW.Close()
+		done <- code
+	}()
+	go func() {
+		data := in.Bytes()
+		for len(data) > 0 {
+			n := min(len(data), 1+rng.IntN(3<<20))
+			if _, err := hostW.Write(data[:n]); err != nil {
+				break
+			}
+			data = data[n:]
+		}
+		// The host stays until the answers are back: closing its input
+		// ends the relay.
+	}()
+	var got bytes.Buffer
+	br := bufio.NewReaderSize(outR, 1<<20)
+	answers := 0
+	for got.Len() < want.Len() || answers < elicitations {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("the host's output ended after %d of %d bytes and %d of %d answers: %v", got.Len(), want.Len(), answers, elicitations, err)
+		}
+		if bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":"e`)) && bytes.Contains(line, []byte(`"action":"cancel"`)) {
+			answers++
+			continue
+		}
+		got.Write(line)
+		if !bytes.HasPrefix(want.Bytes()[got.Len()-len(line):], line) {
+			off := got.Len() - len(line)
+			wl, _, _ := bytes.Cut(want.Bytes()[off:], []byte("\n"))
+			t.Fatalf("the host got a line it should not have, or out of order (%d bytes in, %d bytes, want %d, differing at %d): %.200q", off, len(line), len(wl)+1, firstDiff(line, want.Bytes()[off:]), line)
+		}
+	}
+	hostW.Close()
+	if code := <-done; code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("what passed differs: got %d bytes, want %d; first difference at %d", got.Len(), want.Len(), firstDiff(got.Bytes(), want.Bytes()))
+	}
+}
+
+// TestPassingLinesAllocateNothing keeps the portable path at its speed:
+// relaying 10,000 passing lines allocates what one line does (the
+// framer's own buffers), and routing a reply or a notification from its
+// first members allocates nothing.
+func TestPassingLinesAllocateNothing(t *testing.T) {
+	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"result":{"content":[]},"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
+		`not json`,
+	} {
+		b := []byte(line + "\n")
+		if n := testing.AllocsPerRun(100, func() { r.serverRoute(b, true); r.hostRoute(b, true) }); n != 0 {
+			t.Errorf("routing %s allocates %v times, want 0", line, n)
+		}
+	}
+	stream := func(n int) []byte {
+		return bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+strings.Repeat("x", 900)+`"}}`+"\n"), n)
+	}
+	relay := func(data []byte) func() {
+		return func() {
+			f := newFramer(bytes.NewReader(data))
+			w := newLineWriter(io.Discard)
+			_ = f.pump(w, r.serverRoute, func(string) {}, func([]byte, bool) { t.Error("a passing line took the full path") }, func(error) {})
+		}
+	}
+	one, many := testing.AllocsPerRun(5, relay(stream(1))), testing.AllocsPerRun(5, relay(stream(10_000)))
+	if many > one {
+		t.Errorf("relaying 10,000 lines allocates %v times, one line %v: lines allocate", many, one)
+	}
+}
+
+// TestLongReplyIDLastClosesPrompt: a reply of 3 MiB to the tools/call in
+// flight, written as the TypeScript SDK writes it ("result" first, "id"
+// last), streams to the host byte for byte, and, once it is out, ends the
+// call: the legacy prompt of that call closes (ErrCallEnded) and the
+// server is answered cancel.
+func TestLongReplyIDLastClosesPrompt(t *testing.T) {
+	asked := make(chan struct{})
+	cause := make(chan error, 1)
+	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		close(asked)
+		<-ctx.Done()
+		cause <- context.Cause(ctx)
+		return &Result{Action: ActionAccept}, nil
+	})})
+	p.hostSends(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"render","arguments":{}}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"go on?","requestedSchema":{"type":"object","properties":{}}}}`)
+	<-asked
+	text := strings.Repeat(`ab\"c\\`, 3<<20/6)
+	reply := `{"result":{"content":[{"type":"text","text":"` + text + `"}]},"jsonrpc":"2.0","id":9}`
+	go p.serverSends(reply)
+	if got := p.hostGets(); got != reply {
+		t.Fatalf("the host got %d bytes, want the %d the server sent (first difference at %d)", len(got), len(reply), firstDiff([]byte(got), []byte(reply)))
+	}
+	if err := <-cause; !errors.Is(err, ErrCallEnded) {
+		t.Errorf("the prompt ended with %v, want ErrCallEnded", err)
+	}
+	jsonEq(t, `{"jsonrpc":"2.0","id":"s1","result":{"action":"cancel"}}`, p.serverGets())
+}
+
+// TestServerRouteFromHead: what the relay decides from a message's first
+// bytes, with and without calls in flight. A reply to a call the relay
+// follows streams on only when it is surely final: a result of a legacy
+// call (only a 2026-07-28 result asks for input, PROTOCOL.md §1).
+func TestServerRouteFromHead(t *testing.T) {
+	head := func(s string) []byte { return []byte(s + strings.Repeat("x", 100)) }
+	for _, tt := range []struct {
+		name  string
+		calls []string // host requests first
+		head  []byte
+		want  route
+	}{
+		{"nobody waits", nil, head(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"`), vPass},
+		{"nobody waits, id last", nil, head(`{"result":{"content":[{"text":"`), vPass},
+		{"a notification", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`), vPass},
+		{"an elicitation", nil, head(`{"jsonrpc":"2.0","id":"s","method":"elicitation/create","params":{"message":"`), vFull},
+		{"legacy call's result", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"text":"`), vEnd},
+		{"legacy call's result, id last", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"result":{"content":[{"text":"`), vEndAfter},
+		{"legacy call's error", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t"}}`}, head(`{"jsonrpc":"2.0","id":9,"error":{"code":-32042,"message":"`), vFull},
+		{"modern call's result", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`}, head(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"text":"`), vFull},
+		{"modern call's result, id last", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`}, head(`{"result":{"content":[{"text":"`), vFull},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRelay(Command(exec.Command("cat"), 0), nil)
+			r.w.ctx = context.Background()
+			for _, c := range tt.calls {
+				r.fromHost([]byte(c + "\n"))
+			}
+			if got, _ := r.serverRoute(tt.head, false); got != tt.want {
+				t.Errorf("route %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

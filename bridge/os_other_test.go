@@ -1,0 +1,5 @@
+//go:build !linux
+
+package bridge
+
+const isLinux = false

@@ -1,0 +1,236 @@
+//go:build linux
+
+package bridge
+
+import (
+	"io"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// pipeIn is a framer's Linux fast path, for an input that is a pipe and an
+// output that takes splice (a pipe or a socket). tee(2) duplicates what
+// waits in the input into a private pipe, from which the framer reads it
+// to find lines and route them; the lines that pass are then moved from
+// the input to the output by splice(2), inside the kernel, and the ones
+// the relay handles itself are spliced to /dev/null. A byte is copied
+// once into the process instead of in and out again.
+type pipeIn struct {
+	in, out syscall.RawConn
+	// scratchR and scratchW are the private pipe tee fills; it is empty
+	// between calls.
+	scratchR, scratchW int
+	devnull            int
+	// splicing is cleared when the output refused a splice: then plain
+	// reads and writes carry everything.
+	splicing bool
+}
+
+// teeMin is how much must wait in the input for tee to be worth its three
+// system calls (tee, read, splice) against a read and a write (a copy of
+// 8 kB costs about what a system call does): a lone
+// message, the round trip's case, takes the plain read.
+const teeMin = 8 << 10
+
+// newPipeIn returns the fast path from in to out, or nil when in is no
+// pipe or out cannot be spliced to. It also asks for frameBuf-sized pipes,
+// so that bursts move in few system calls.
+func newPipeIn(in, out *os.File) *pipeIn {
+	if in == nil || out == nil {
+		return nil
+	}
+	growPipe(in)
+	growPipe(out)
+	if fileType(in) != unix.S_IFIFO {
+		return nil
+	}
+	if t := fileType(out); t != unix.S_IFIFO && t != unix.S_IFSOCK {
+		return nil
+	}
+	rin, err := in.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	rout, err := out.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil
+	}
+	_, _ = unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, frameBuf)
+	devnull, err := unix.Open(os.DevNull, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil
+	}
+	return &pipeIn{in: rin, out: rout, scratchR: p[0], scratchW: p[1], devnull: devnull, splicing: true}
+}
+
+// growPipe asks the kernel for a pipe of frameBuf bytes (64 KiB is the
+// default). It may refuse (fs.pipe-max-size, or the user's pipe pages
+// used up): the pipe then stays as it is.
+func growPipe(f *os.File) {
+	if f == nil || fileType(f) != unix.S_IFIFO {
+		return
+	}
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil && n < frameBuf {
+				_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, frameBuf)
+			}
+		})
+	}
+}
+
+func fileType(f *os.File) uint32 {
+	var st unix.Stat_t
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	var serr error = io.EOF
+	_ = rc.Control(func(fd uintptr) { serr = unix.Fstat(int(fd), &st) })
+	if serr != nil {
+		return 0
+	}
+	return st.Mode & unix.S_IFMT
+}
+
+// tee copies what waits in the input into dst, leaving it in the input,
+// and returns how much; 0 when less than teeMin waits (or tee is off).
+func (p *pipeIn) tee(dst []byte) (int, error) {
+	if p == nil || !p.splicing {
+		return 0, nil
+	}
+	var n int
+	var err error
+	cerr := p.in.Control(func(fd uintptr) {
+		avail, ierr := unix.IoctlGetInt(int(fd), unix.TIOCINQ)
+		if ierr != nil || avail < teeMin {
+			return
+		}
+		for {
+			var k int64
+			k, err = unix.Tee(int(fd), p.scratchW, min(avail, len(dst)), unix.SPLICE_F_NONBLOCK)
+			if err == unix.EINTR {
+				continue
+			}
+			n = int(k)
+			return
+		}
+	})
+	if cerr != nil {
+		return 0, cerr
+	}
+	if err != nil {
+		// Not teeable after all: reads take over.
+		p.splicing = false
+		return 0, nil
+	}
+	for got := 0; got < n; {
+		k, rerr := unix.Read(p.scratchR, dst[got:n])
+		if rerr == unix.EINTR {
+			continue
+		}
+		if rerr != nil || k <= 0 {
+			return 0, os.NewSyscallError("read", rerr)
+		}
+		got += k
+	}
+	return n, nil
+}
+
+// splice moves the next n bytes of the input, which are there (they were
+// teed), to the output, and returns how many it moved.
+func (p *pipeIn) splice(n int) (int, error) {
+	if p == nil {
+		return 0, errNoSplice
+	}
+	var moved int
+	var err error
+	cerr := p.in.Control(func(ifd uintptr) {
+		cerr := p.out.Control(func(ofd uintptr) {
+			moved, err = spliceAll(int(ifd), int(ofd), n, unix.SPLICE_F_MOVE)
+		})
+		if err == nil {
+			err = cerr
+		}
+	})
+	if err == nil {
+		err = cerr
+	}
+	return moved, err
+}
+
+// drop takes the next n bytes out of the input without relaying them: the
+// relay has them already.
+func (p *pipeIn) drop(n int) error {
+	if p == nil {
+		return errNoSplice
+	}
+	var err error
+	cerr := p.in.Control(func(fd uintptr) {
+		_, err = spliceAll(int(fd), p.devnull, n, 0)
+	})
+	if err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// spliceAll splices n bytes from in to out, waiting (poll) while out is
+// full: a non-blocking end makes splice say EAGAIN instead of waiting.
+func spliceAll(in, out, n, flags int) (int, error) {
+	moved := 0
+	for moved < n {
+		k, err := unix.Splice(in, nil, out, nil, n-moved, flags)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			if perr := waitFD(out, unix.POLLOUT); perr != nil {
+				return moved, perr
+			}
+			continue
+		case err != nil:
+			return moved, os.NewSyscallError("splice", err)
+		case k == 0:
+			return moved, io.ErrUnexpectedEOF
+		}
+		moved += int(k)
+	}
+	return moved, nil
+}
+
+// waitFD waits until fd is ready for events, or has failed (the peer
+// left: the next call says how).
+func waitFD(fd int, events int16) error {
+	for {
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: events}}, -1)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// noSplice turns the fast path off: the output took no splice.
+func (p *pipeIn) noSplice() {
+	if p != nil {
+		p.splicing = false
+	}
+}
+
+// close releases the private pipe and /dev/null.
+func (p *pipeIn) close() {
+	if p == nil {
+		return
+	}
+	unix.Close(p.scratchR)
+	unix.Close(p.scratchW)
+	unix.Close(p.devnull)
+}

@@ -1,0 +1,19 @@
+//go:build !linux
+
+package bridge
+
+import "os"
+
+// pipeIn is the Linux fast path (pipe_linux.go); elsewhere the framer
+// reads and writes.
+type pipeIn struct{}
+
+func newPipeIn(in, out *os.File) *pipeIn { return nil }
+
+func growPipe(*os.File) {}
+
+func (p *pipeIn) tee([]byte) (int, error) { return 0, nil }
+func (p *pipeIn) splice(int) (int, error) { return 0, errNoSplice }
+func (p *pipeIn) drop(int) error          { return errNoSplice }
+func (p *pipeIn) noSplice()               {}
+func (p *pipeIn) close()                  {}
