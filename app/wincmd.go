@@ -44,6 +44,9 @@ func runWindows(stderr io.Writer) error {
 		calls: map[uint64]*winCall{}, prompts: map[uint64]func(){}}
 	s.prompter = &guiPrompter{app: a, open: s.openURL}
 	s.history = &winHistorySource{s: s}
+	// Prompts come one after another here: each next one reuses the last
+	// one's window, tens of milliseconds sooner on screen.
+	ui.KeepPromptWindows(a)
 	go s.read()
 	// A process the hub started ahead of any window (windows.prestart)
 	// says so at once, so that its linger starts: nothing was sent yet.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,6 +85,7 @@ type Answer struct {
 // URL prompt (ShowURLPrompt).
 type PromptWindow struct {
 	win  fyne.Window
+	app  fyne.App
 	base *promptBase
 	// Exactly one of these is set.
 	view    *promptView
@@ -111,8 +113,13 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 // keys to it and dismiss to its close button, shows it, calls focus to give
 // the keyboard focus and arms the key guard.
 func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), content fyne.CanvasObject, size fyne.Size, focus func()) *PromptWindow {
-	win := a.NewWindow(title)
-	pw := &PromptWindow{win: win, base: b}
+	win := spare.take(a)
+	if win != nil {
+		win.SetTitle(title)
+	} else {
+		win = a.NewWindow(title)
+	}
+	pw := &PromptWindow{win: win, app: a, base: b}
 	b.closeWindow = pw.closeWindow
 	win.SetContent(content)
 	b.attach(win.Canvas())
@@ -148,7 +155,69 @@ func (w *PromptWindow) closeWindow() {
 	}
 	win := w.win
 	w.win = nil
+	if spare.keep(w.app, win) {
+		return
+	}
 	win.Close()
+}
+
+// KeepPromptWindows makes a keep up to two closed prompt windows, hidden,
+// to be later prompts' windows: a window made anew costs a GL context and
+// its first frame (some 60 ms with Mesa's llvmpipe, most of a window's time
+// on screen), one shown again a few milliseconds. The window closed last
+// is never the next one's: each prompt comes in another X window than the
+// one just answered, as without keeping, so that whoever waits for that
+// one to go sees it go. For a process whose prompt windows come one after
+// another (the hub's window process), where hidden windows are gone when
+// the process goes; on the Fyne goroutine. A kept window holds nothing of
+// its prompt: its content is emptied as it hides.
+func KeepPromptWindows(a fyne.App) {
+	spare.app = a
+}
+
+// spare holds the hidden prompt windows KeepPromptWindows keeps; on the
+// Fyne goroutine only.
+var spare spareWindows
+
+// keptWindows is how many hidden prompt windows are kept at most: the one
+// closed last and one to use.
+const keptWindows = 2
+
+type spareWindows struct {
+	app  fyne.App // the app that keeps them, or nil
+	wins []fyne.Window
+	last fyne.Window // closed last: not the next prompt's
+}
+
+// take returns a kept window of a other than the one closed last, and
+// forgets it; nil when there is none.
+func (s *spareWindows) take(a fyne.App) fyne.Window {
+	if s.app == nil || s.app != a {
+		return nil
+	}
+	for i, w := range s.wins {
+		if w != s.last {
+			s.wins = slices.Delete(s.wins, i, i+1)
+			return w
+		}
+	}
+	return nil
+}
+
+// keep hides win, a closing prompt window of a, and keeps it when a keeps
+// windows and has room; it reports whether it did.
+func (s *spareWindows) keep(a fyne.App, win fyne.Window) bool {
+	if s.app == nil || s.app != a || len(s.wins) >= keptWindows {
+		return false
+	}
+	win.Hide()
+	// Its fields (a secret typed, say) do not outlive the prompt, and its
+	// close button answers nothing.
+	win.SetContent(widget.NewLabel(""))
+	win.SetCloseIntercept(func() {})
+	s.wins = append(s.wins, win)
+	s.last = win
+	return true
 }
 
 // promptTitle is the window title naming the asking server.

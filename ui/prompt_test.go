@@ -911,3 +911,54 @@ func TestHelpTextSaysDefaultLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptPromptWindows: with KeepPromptWindows, a closed prompt's window
+// hides, emptied, and serves a later prompt, titled for it, but never the
+// prompt right after it: that one gets another window. Answers go to the
+// prompt on screen only, and an old prompt's Close no longer touches its
+// window.
+func TestKeptPromptWindows(t *testing.T) {
+	a := test.NewTempApp(t)
+	KeepPromptWindows(a)
+	t.Cleanup(func() { spare = spareWindows{} })
+	_, form := loadCase(t, "bool-false-default.json")
+	var answers []string
+	show := func(server string) *PromptWindow {
+		return ShowPrompt(a, &Prompt{Server: server, Message: server + "?", Form: form}, func(an Answer) {
+			answers = append(answers, server+":"+an.Action)
+		})
+	}
+	p1 := show("db")
+	w1 := p1.win
+	p1.view.onDecline()
+	if contains(visibleTexts(w1.Content()), "db?") {
+		t.Errorf("the kept window still shows the answered prompt: %v", visibleTexts(w1.Content()))
+	}
+	p2 := show("web")
+	if p2.win == w1 {
+		t.Fatalf("the prompt right after the first got its window, want another")
+	}
+	w2 := p2.win
+	p2.view.onCancel()
+	p3 := show("git")
+	if p3.win != w1 {
+		t.Fatalf("the third prompt got a new window, want the first one's, kept")
+	}
+	if title := w1.Title(); title != "elicitray — git asks" {
+		t.Errorf("the kept window is titled %q for the third prompt", title)
+	}
+	if !contains(visibleTexts(w1.Content()), "git?") {
+		t.Errorf("the kept window shows %v, want the third prompt's message", visibleTexts(w1.Content()))
+	}
+	p1.Close() // late: the first prompt is over
+	if !contains(visibleTexts(w1.Content()), "git?") {
+		t.Fatalf("the first prompt's Close emptied the window the third prompt is in")
+	}
+	p3.view.onCancel()
+	if p4 := show("ci"); p4.win != w2 {
+		t.Errorf("the fourth prompt did not get the second one's kept window")
+	}
+	if diff := cmp.Diff([]string{"db:decline", "web:cancel", "git:cancel"}, answers); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
