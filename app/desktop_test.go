@@ -12,10 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/history"
@@ -90,6 +93,66 @@ type desktop struct {
 	// hostEnv is the environment of the host programs the test runs (which
 	// start wrappers themselves); nil is the test's own.
 	hostEnv []string
+	// unmaps tells a window found (window) from the same X window shown
+	// again for a later prompt: the window process reuses hidden windows.
+	unmaps *unmapWatch
+}
+
+// unmapWatch counts the X server's unmaps of top-level windows, to tell
+// whether a window was unmapped since it was found.
+type unmapWatch struct {
+	mu     sync.Mutex
+	conn   *xgb.Conn
+	counts map[string]int // by window id, as xdotool prints it
+	marks  map[string]int // counts[id] when window found id
+}
+
+// newUnmapWatch watches the root window's children on DISPLAY.
+func newUnmapWatch(t *testing.T) *unmapWatch {
+	t.Helper()
+	conn, err := xgb.NewConn()
+	if err != nil {
+		t.Fatalf("connecting to the X server: %v", err)
+	}
+	t.Cleanup(conn.Close)
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	if err := xproto.ChangeWindowAttributesChecked(conn, root, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskSubstructureNotify}).Check(); err != nil {
+		t.Fatalf("watching the root window: %v", err)
+	}
+	return &unmapWatch{conn: conn, counts: map[string]int{}, marks: map[string]int{}}
+}
+
+// sync counts every unmap the X server made before now: a round trip, then
+// the events queued before its reply.
+func (u *unmapWatch) sync() {
+	_, _ = xproto.GetInputFocus(u.conn).Reply()
+	for {
+		ev, err := u.conn.PollForEvent()
+		if ev == nil && err == nil {
+			return
+		}
+		if um, ok := ev.(xproto.UnmapNotifyEvent); ok {
+			u.counts[strconv.FormatUint(uint64(um.Window), 10)]++
+		}
+	}
+}
+
+// mark notes that window win was found on the screen now.
+func (u *unmapWatch) mark(win string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sync()
+	u.marks[win] = u.counts[win]
+}
+
+// unmappedSince reports whether win was unmapped since it was marked.
+func (u *unmapWatch) unmappedSince(win string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sync()
+	m, ok := u.marks[win]
+	return ok && u.counts[win] > m
 }
 
 // newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub
@@ -102,7 +165,7 @@ func newDesktop(t *testing.T) *desktop {
 			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
 		}
 	}
-	d := &desktop{t: t, home: testHome(t)}
+	d := &desktop{t: t, home: testHome(t), unmaps: newUnmapWatch(t)}
 	d.paths = DefaultPaths()
 	d.mark = "ELICITRAY_HOME=" + d.home
 	t.Cleanup(d.stop)
@@ -261,6 +324,7 @@ func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win st
 		}
 		if pid := d.hubPID(); pid > 0 {
 			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+				d.unmaps.mark(ids[0])
 				return ids[0], pid
 			} else if len(ids) > 1 {
 				d.t.Fatalf("hub %d shows %d prompt windows at once, want one at a time%s", pid, len(ids), d.diagnostics())
@@ -371,8 +435,13 @@ func (d *desktop) answer(win, key string) int {
 	}
 }
 
-// visible reports whether window win is on the screen.
+// visible reports whether window win is on the screen, still showing what
+// it showed when window found it.
 func (d *desktop) visible(win string) bool {
+	// Shown again since window found it, it shows a later prompt.
+	if d.unmaps.unmappedSince(win) {
+		return false
+	}
 	for _, id := range visibleWindows("") {
 		if id == win {
 			return true

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -161,53 +160,42 @@ func (w *PromptWindow) closeWindow() {
 	win.Close()
 }
 
-// KeepPromptWindows makes a keep up to two closed prompt windows, hidden,
-// to be later prompts' windows: a window made anew costs a GL context and
+// KeepPromptWindows makes a keep its last closed prompt window, hidden, to
+// be the next prompt's window: a window made anew costs a GL context and
 // its first frame (some 60 ms with Mesa's llvmpipe, most of a window's time
-// on screen), one shown again a few milliseconds. The window closed last
-// is never the next one's: each prompt comes in another X window than the
-// one just answered, as without keeping, so that whoever waits for that
-// one to go sees it go. For a process whose prompt windows come one after
-// another (the hub's window process), where hidden windows are gone when
-// the process goes; on the Fyne goroutine. A kept window holds nothing of
-// its prompt: its content is emptied as it hides.
+// on screen), one shown again a few milliseconds. For a process whose
+// prompt windows come one after another (the hub's window process), where
+// the hidden window is gone when the process goes; on the Fyne goroutine.
+// A kept window holds nothing of its prompt: its content is emptied as it
+// hides, and it is unmapped and mapped again for the next prompt, as a new
+// window would be.
 func KeepPromptWindows(a fyne.App) {
 	spare.app = a
 }
 
-// spare holds the hidden prompt windows KeepPromptWindows keeps; on the
-// Fyne goroutine only.
-var spare spareWindows
+// spare is the hidden prompt window KeepPromptWindows keeps; on the Fyne
+// goroutine only.
+var spare spareWindow
 
-// keptWindows is how many hidden prompt windows are kept at most: the one
-// closed last and one to use.
-const keptWindows = 2
-
-type spareWindows struct {
-	app  fyne.App // the app that keeps them, or nil
-	wins []fyne.Window
-	last fyne.Window // closed last: not the next prompt's
+type spareWindow struct {
+	app fyne.App // the app that keeps one, or nil
+	win fyne.Window
 }
 
-// take returns a kept window of a other than the one closed last, and
-// forgets it; nil when there is none.
-func (s *spareWindows) take(a fyne.App) fyne.Window {
-	if s.app == nil || s.app != a {
+// take returns the kept window of a and forgets it; nil when there is none.
+func (s *spareWindow) take(a fyne.App) fyne.Window {
+	if s.app == nil || s.app != a || s.win == nil {
 		return nil
 	}
-	for i, w := range s.wins {
-		if w != s.last {
-			s.wins = slices.Delete(s.wins, i, i+1)
-			return w
-		}
-	}
-	return nil
+	win := s.win
+	s.win = nil
+	return win
 }
 
 // keep hides win, a closing prompt window of a, and keeps it when a keeps
-// windows and has room; it reports whether it did.
-func (s *spareWindows) keep(a fyne.App, win fyne.Window) bool {
-	if s.app == nil || s.app != a || len(s.wins) >= keptWindows {
+// one and none is kept; it reports whether it did.
+func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
+	if s.app == nil || s.app != a || s.win != nil {
 		return false
 	}
 	win.Hide()
@@ -215,8 +203,7 @@ func (s *spareWindows) keep(a fyne.App, win fyne.Window) bool {
 	// close button answers nothing.
 	win.SetContent(widget.NewLabel(""))
 	win.SetCloseIntercept(func() {})
-	s.wins = append(s.wins, win)
-	s.last = win
+	s.win = win
 	return true
 }
 
