@@ -138,8 +138,12 @@ func (u *unmapWatch) sync() {
 	}
 }
 
-// mark notes that window win was found on the screen now.
+// mark notes that window win was found on the screen now. A nil watch
+// notes nothing.
 func (u *unmapWatch) mark(win string) {
+	if u == nil {
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.sync()
@@ -148,6 +152,9 @@ func (u *unmapWatch) mark(win string) {
 
 // unmappedSince reports whether win was unmapped since it was marked.
 func (u *unmapWatch) unmappedSince(win string) bool {
+	if u == nil {
+		return false
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.sync()
