@@ -110,17 +110,33 @@ type unmapWatch struct {
 // newUnmapWatch watches the root window's children on DISPLAY.
 func newUnmapWatch(t *testing.T) *unmapWatch {
 	t.Helper()
-	conn, err := xgb.NewConn()
-	if err != nil {
-		t.Fatalf("connecting to the X server: %v", err)
+	return &unmapWatch{conn: watchRoot(t), counts: map[string]int{}, marks: map[string]int{}}
+}
+
+// watchRoot connects to the X server on DISPLAY and asks for the events of
+// the root window's children (maps, unmaps). An X server whose last client
+// left (the previous test's) resets and refuses connections meanwhile:
+// those are tried again.
+func watchRoot(t *testing.T) *xgb.Conn {
+	t.Helper()
+	deadline := time.Now().Add(desktopWait)
+	for {
+		conn, err := xgb.NewConn()
+		if err == nil {
+			root := xproto.Setup(conn).DefaultScreen(conn).Root
+			err = xproto.ChangeWindowAttributesChecked(conn, root, xproto.CwEventMask,
+				[]uint32{xproto.EventMaskSubstructureNotify}).Check()
+			if err == nil {
+				t.Cleanup(conn.Close)
+				return conn
+			}
+			conn.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watching the X server's windows: %v", err)
+		}
+		time.Sleep(pollEvery)
 	}
-	t.Cleanup(conn.Close)
-	root := xproto.Setup(conn).DefaultScreen(conn).Root
-	if err := xproto.ChangeWindowAttributesChecked(conn, root, xproto.CwEventMask,
-		[]uint32{xproto.EventMaskSubstructureNotify}).Check(); err != nil {
-		t.Fatalf("watching the root window: %v", err)
-	}
-	return &unmapWatch{conn: conn, counts: map[string]int{}, marks: map[string]int{}}
 }
 
 // sync counts every unmap the X server made before now: a round trip, then

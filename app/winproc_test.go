@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -283,16 +282,7 @@ type mapWatch struct{ mapped chan time.Time }
 // DISPLAY.
 func watchMaps(t *testing.T) *mapWatch {
 	t.Helper()
-	conn, err := xgb.NewConn()
-	if err != nil {
-		t.Fatalf("connecting to the X server: %v", err)
-	}
-	t.Cleanup(conn.Close)
-	root := xproto.Setup(conn).DefaultScreen(conn).Root
-	if err := xproto.ChangeWindowAttributesChecked(conn, root, xproto.CwEventMask,
-		[]uint32{xproto.EventMaskSubstructureNotify}).Check(); err != nil {
-		t.Fatalf("watching the root window: %v", err)
-	}
+	conn := watchRoot(t)
 	w := &mapWatch{mapped: make(chan time.Time, 64)}
 	go func() {
 		for {
