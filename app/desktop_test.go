@@ -9,12 +9,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/history"
@@ -89,6 +93,89 @@ type desktop struct {
 	// hostEnv is the environment of the host programs the test runs (which
 	// start wrappers themselves); nil is the test's own.
 	hostEnv []string
+	// unmaps tells a window found (window) from the same X window shown
+	// again for a later prompt: the window process reuses hidden windows.
+	unmaps *unmapWatch
+}
+
+// unmapWatch counts the X server's unmaps of top-level windows, to tell
+// whether a window was unmapped since it was found.
+type unmapWatch struct {
+	mu     sync.Mutex
+	conn   *xgb.Conn
+	counts map[string]int // by window id, as xdotool prints it
+	marks  map[string]int // counts[id] when window found id
+}
+
+// newUnmapWatch watches the root window's children on DISPLAY.
+func newUnmapWatch(t *testing.T) *unmapWatch {
+	t.Helper()
+	return &unmapWatch{conn: watchRoot(t), counts: map[string]int{}, marks: map[string]int{}}
+}
+
+// watchRoot connects to the X server on DISPLAY and asks for the events of
+// the root window's children (maps, unmaps). An X server whose last client
+// left (the previous test's) resets and refuses connections meanwhile:
+// those are tried again.
+func watchRoot(t *testing.T) *xgb.Conn {
+	t.Helper()
+	deadline := time.Now().Add(desktopWait)
+	for {
+		conn, err := xgb.NewConn()
+		if err == nil {
+			root := xproto.Setup(conn).DefaultScreen(conn).Root
+			err = xproto.ChangeWindowAttributesChecked(conn, root, xproto.CwEventMask,
+				[]uint32{xproto.EventMaskSubstructureNotify}).Check()
+			if err == nil {
+				t.Cleanup(conn.Close)
+				return conn
+			}
+			conn.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watching the X server's windows: %v", err)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// sync counts every unmap the X server made before now: a round trip, then
+// the events queued before its reply.
+func (u *unmapWatch) sync() {
+	_, _ = xproto.GetInputFocus(u.conn).Reply()
+	for {
+		ev, err := u.conn.PollForEvent()
+		if ev == nil && err == nil {
+			return
+		}
+		if um, ok := ev.(xproto.UnmapNotifyEvent); ok {
+			u.counts[strconv.FormatUint(uint64(um.Window), 10)]++
+		}
+	}
+}
+
+// mark notes that window win was found on the screen now. A nil watch
+// notes nothing.
+func (u *unmapWatch) mark(win string) {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sync()
+	u.marks[win] = u.counts[win]
+}
+
+// unmappedSince reports whether win was unmapped since it was marked.
+func (u *unmapWatch) unmappedSince(win string) bool {
+	if u == nil {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sync()
+	m, ok := u.marks[win]
+	return ok && u.counts[win] > m
 }
 
 // newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub
@@ -101,7 +188,7 @@ func newDesktop(t *testing.T) *desktop {
 			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
 		}
 	}
-	d := &desktop{t: t, home: testHome(t)}
+	d := &desktop{t: t, home: testHome(t), unmaps: newUnmapWatch(t)}
 	d.paths = DefaultPaths()
 	d.mark = "ELICITRAY_HOME=" + d.home
 	t.Cleanup(d.stop)
@@ -260,6 +347,7 @@ func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win st
 		}
 		if pid := d.hubPID(); pid > 0 {
 			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+				d.unmaps.mark(ids[0])
 				return ids[0], pid
 			} else if len(ids) > 1 {
 				d.t.Fatalf("hub %d shows %d prompt windows at once, want one at a time%s", pid, len(ids), d.diagnostics())
@@ -273,15 +361,41 @@ func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win st
 }
 
 // visibleWindows lists the mapped windows whose title starts with
-// "elicitray", of the process pid when pid is not empty.
+// "elicitray", of the hub pid and its window process (`elicitray ui`, a
+// child of the hub's) when pid is not empty.
 func visibleWindows(pid string) []string {
-	args := []string{"search", "--onlyvisible"}
-	if pid != "" {
-		args = append(args, "--pid", pid)
+	if pid == "" {
+		return searchWindows(nil)
 	}
+	// A window found under either PID is counted once.
+	var ids []string
+	for _, p := range append([]string{pid}, childPIDs(pid)...) {
+		for _, id := range searchWindows([]string{"--pid", p}) {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// searchWindows is xdotool's search for mapped windows named elicitray….
+func searchWindows(args []string) []string {
+	args = append([]string{"search", "--onlyvisible"}, args...)
 	// search exits 1 when it finds nothing: that is an empty list.
 	out, _ := exec.Command("xdotool", append(args, "--name", "^elicitray")...).Output()
 	return strings.Fields(string(out))
+}
+
+// childPIDs lists the children of process pid (every thread's).
+func childPIDs(pid string) []string {
+	tasks, _ := filepath.Glob("/proc/" + pid + "/task/*/children")
+	var kids []string
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		kids = append(kids, strings.Fields(string(b))...)
+	}
+	return kids
 }
 
 // title is the title of window win.
@@ -344,8 +458,13 @@ func (d *desktop) answer(win, key string) int {
 	}
 }
 
-// visible reports whether window win is on the screen.
+// visible reports whether window win is on the screen, still showing what
+// it showed when window found it.
 func (d *desktop) visible(win string) bool {
+	// Shown again since window found it, it shows a later prompt.
+	if d.unmaps.unmappedSince(win) {
+		return false
+	}
 	for _, id := range visibleWindows("") {
 		if id == win {
 			return true

@@ -3,8 +3,18 @@
 // recording, and its desktop Prompter), and the wrapper's hub client, which
 // is the bridge.Approver the relay asks.
 //
-// Goroutines: the hub serves each wrapper connection on its own goroutine;
-// the Fyne event loop owns the main goroutine in `elicitray hub`, and
-// everything that touches widgets goes through fyne.Do. The wrapper's hub
-// client reads replies on one goroutine per connection.
+// Processes: `elicitray hub` runs no Fyne driver, so that a hub with no
+// window open sleeps (Fyne's GL loop polls from app.Run until the process
+// ends; issue 12). It holds the socket, the policy, the queue, history, the
+// notifications and the tray icon (fyne.io/systray over DBus); its windows
+// are drawn by a window process, the hidden `elicitray ui`, which it starts
+// when a window is wanted, speaks to over an inherited socketpair
+// (winwire.go), and lets go a little while after the last window closed.
+// The window process dies with the hub.
+//
+// Goroutines: the hub serves each wrapper connection on its own goroutine,
+// and reads its window process on one more while it runs. In `elicitray
+// ui` the Fyne event loop owns the main goroutine, and everything that
+// touches widgets goes through fyne.Do. The wrapper's hub client reads
+// replies on one goroutine per connection.
 package app

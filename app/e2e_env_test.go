@@ -38,7 +38,7 @@ func strippedDesktop(t *testing.T) *desktop {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	t.Setenv("ELICITRAY_HOME", "") // what a stripped wrapper sees
 	os.Unsetenv("ELICITRAY_HOME")
-	d := &desktop{t: t, home: home, mark: "HOME=" + home}
+	d := &desktop{t: t, home: home, mark: "HOME=" + home, unmaps: newUnmapWatch(t)}
 	for _, k := range hostEnvVars {
 		v := os.Getenv(k)
 		if k == "HOME" {

@@ -34,9 +34,11 @@ type Prompt struct {
 }
 
 // A Prompter shows prompts to a person: the desktop windows, or a scripted
-// stand-in in tests. Show must not block; it calls answer at most once, with
-// DecidedBy "user". The hub calls dismiss when the prompt ended otherwise
-// (timeout, server cancelled); dismiss must not call answer.
+// stand-in in tests. Show must not block; it calls answer at most once,
+// with DecidedBy empty (the user decided) or "error" and a Reason when the
+// prompt could not be shown or its window went away unanswered (the
+// window process crashed). The hub calls dismiss when the prompt ended
+// otherwise (timeout, server cancelled); dismiss must not call answer.
 type Prompter interface {
 	Show(p *Prompt, answer func(bridge.Result)) (dismiss func())
 }
@@ -91,6 +93,15 @@ type Hub struct {
 	policy  policyState
 	// cfgStamp is the config file's size and time when Config was read.
 	cfgStamp configStamp
+	// handling counts the requests being handled (Handled waits for them).
+	handling sync.WaitGroup
+}
+
+// Handled waits until no request is being handled: a hub that stops after
+// Serve returned first sends the replies it owes (`elicitray quit`'s, say).
+// Connections stay open meanwhile; only what they asked is waited for.
+func (h *Hub) Handled() {
+	h.handling.Wait()
 }
 
 // item is one queued prompt.
@@ -163,7 +174,9 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 			if jerr := decodeWire(line, &m); jerr != nil {
 				cs.send(wireMsg{Error: "not a hub message: " + jerr.Error()})
 			} else {
+				h.handling.Add(1)
 				h.handle(cs, &m)
+				h.handling.Done()
 			}
 		}
 		if err != nil {
@@ -389,26 +402,38 @@ func (h *Hub) savedState(reply *wireMsg) {
 // check. A request that cannot be shown is refused with an error; the
 // wrapper, which answers its server cancel then, records that (newRecord).
 func (h *Hub) prepare(req *bridge.Request) (*item, error) {
-	it := &item{prompt: Prompt{Request: req, Arrived: time.Now()}}
+	p, err := promptFor(req)
+	if err != nil {
+		return nil, err
+	}
+	it := &item{prompt: p}
 	it.prompt.Mute = func() { h.Mute(req.Server, MuteFor) }
+	return it, nil
+}
+
+// promptFor is the prompt of req, arrived now: its form parsed, or its URL
+// checked. The window process builds its prompts from the requests the
+// same way.
+func promptFor(req *bridge.Request) (Prompt, error) {
+	p := Prompt{Request: req, Arrived: time.Now()}
 	switch req.Mode {
 	case "form", "":
 		// The wrapper checks schemas first; one of another version may not.
 		form, err := elicit.Parse(req.RequestedSchema)
 		if err != nil {
-			return nil, err
+			return p, err
 		}
-		it.prompt.Form = form
+		p.Form = form
 	case "url":
 		check := elicit.CheckURL(req.URL)
 		if check.Refused != nil {
-			return nil, check.Refused
+			return p, check.Refused
 		}
-		it.prompt.URL = &check
+		p.URL = &check
 	default:
-		return nil, fmt.Errorf("%s-mode elicitations are not supported", req.Mode)
+		return p, fmt.Errorf("%s-mode elicitations are not supported", req.Mode)
 	}
-	return it, nil
+	return p, nil
 }
 
 // enqueue adds a prepared prompt to the queue, with its server's timeout
@@ -446,7 +471,9 @@ func (h *Hub) showNext() {
 	h.mu.Unlock()
 
 	dismiss := h.Prompter.Show(&it.prompt, func(res bridge.Result) {
-		res.DecidedBy = bridge.DecidedByUser
+		if res.DecidedBy != bridge.DecidedByError {
+			res.DecidedBy = bridge.DecidedByUser
+		}
 		h.finish(it, res)
 	})
 	h.mu.Lock()

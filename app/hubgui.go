@@ -54,7 +54,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(err)
 	}
-	defer releaseDisplay() // once Fyne holds a connection of its own
+	defer releaseDisplay() // held for the hub's life (below)
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
 	var notices []string
@@ -89,13 +89,16 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
 		notices = append(notices, storageNotice(st))
 	}
-	// Open the display first (Fyne does when the first window is made): a
-	// hub that cannot draw must fail before it takes the socket, so that
-	// no wrapper hands it a prompt.
-	a, err := newFyneApp()
-	releaseDisplay()
+	// The display was opened to check it (prepareDesktop): a hub that
+	// cannot reach it fails before it takes the socket, so that no wrapper
+	// hands it a prompt. The hub itself draws nothing: its windows are the
+	// window process's (winproc.go), started when one is wanted. It keeps
+	// that connection, idle, for its life: an X server resets when its last
+	// client leaves and refuses connections meanwhile, and the window
+	// process that ended may have been the last.
+	exe, err := os.Executable()
 	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
 	}
 	ln, err := ListenHub(p)
 	if err != nil {
@@ -105,67 +108,22 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	note := &notifier{addr: sessionBusAddress(), log: stderr}
 	defer note.close()
 	notify := note.Notify
-	if runtime.GOOS != "linux" {
-		notify = func(title, body string) { a.SendNotification(fyne.NewNotification(title, body)) }
-	}
-	a.Lifecycle().SetOnStarted(func() {
-		for _, n := range notices {
-			notify("elicitray", n)
-		}
-	})
 
-	hub := &Hub{Prompter: &guiPrompter{app: a}, Config: cfg, ConfigPath: p.Config, Log: stderr}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	hub := &Hub{Config: cfg, ConfigPath: p.Config, Log: stderr}
+	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
+	hub.Prompter = win
+	win.prestart()
 	hub.SetJournal(journal)
 	hub.ConfigRead()
-	// The history window, while open; new decisions appear in it live.
-	var historyMu sync.Mutex
-	var historyWin *ui.HistoryWindow
-	showHistory := func() {
-		historyMu.Lock()
-		defer historyMu.Unlock()
-		if historyWin != nil {
-			historyWin.Window().Show()
-			historyWin.Window().RequestFocus()
-			return
-		}
-		store, err := journal.Store()
-		if err != nil {
-			notify("elicitray", err.Error())
-			return
-		}
-		hw := ui.ShowHistory(a, store)
-		historyWin = hw
-		hw.Window().SetOnClosed(func() {
-			historyMu.Lock()
-			defer historyMu.Unlock()
-			if historyWin == hw {
-				historyWin = nil
-			}
-		})
-	}
-	hub.Recorded = func() {
-		historyMu.Lock()
-		hw := historyWin
-		historyMu.Unlock()
-		if hw != nil {
-			hw.Changed()
-		}
-	}
-	// quit ends Fyne's loop, on the Fyne goroutine. Not a.Quit, which first
-	// closes every window: Fyne 2.7.1 may then hand a pointer event to a
-	// window marked closing and, when the cursor changes over it, call
-	// through its nil view (a panic in processMouseMoved). A quit that
-	// catches a prompt window on its way to the screen, under the pointer,
-	// did so. The driver's Quit, which Fyne itself calls on SIGTERM, ends
-	// the loop with the windows as they are, and glfw then destroys them.
-	// Nor does it call into a window after the loop has ended, so the
-	// socket's goroutine may call it late (issue 10: a clean quit).
-	quit := func() { a.Driver().Quit() }
+	hub.Recorded = win.changed
+	quit := func() { stop() }
 	var tray *ui.Tray
 	if ui.TrayAvailable() {
-		tray = ui.SetupTray(a, ui.TrayActions{
-			History:   showHistory,
-			Settings:  func() { showSettings(a, hub, p) },
+		tray = ui.SetupTray(ui.TrayActions{
+			History:   win.showHistory,
+			Settings:  win.showSettings,
 			Quit:      quit,
 			SetPaused: func(paused bool) { go hub.SetPaused(paused) },
 			Mute:      func(server string) { go hub.Mute(server, MuteFor) },
@@ -174,32 +132,35 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	} else {
 		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
 	}
-	prompter := hub.Prompter.(*guiPrompter)
 	hub.Changed = func(n int) {
 		tray.SetPending(n)
-		prompter.setWaiting(n - 1) // behind the window on screen
+		win.setWaiting(n - 1) // behind the window on screen
 	}
 	hub.PolicyChanged = func() {
-		// Read on the Fyne goroutine, in the order changes happen: the
+		// Read on the tray's goroutine, in the order changes happen: the
 		// tray ends on the latest state.
-		fyne.Do(func() {
-			tray.SetPaused(hub.Paused())
+		tray.Sync(func() (bool, []ui.TrayServer) {
 			var servers []ui.TrayServer
 			for _, s := range hub.Servers() {
 				servers = append(servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 			}
-			tray.SetServers(servers)
+			return hub.Paused(), servers
 		})
 	}
 	hub.PolicyChanged()
 	// What waits to be saved shows in the tray, and a change of it as a
 	// notification: the user learns when decisions are not in history,
 	// and when they are again.
+	var lastMu sync.Mutex
 	var lastNotice string
 	journal.told = func(st journalState) {
-		fyne.Do(func() { tray.SetProblem(st.problem()) })
-		if n := storageNotice(st); n != lastNotice {
-			lastNotice = n
+		tray.SetProblem(st.problem())
+		lastMu.Lock()
+		n := storageNotice(st)
+		changed := n != lastNotice
+		lastNotice = n
+		lastMu.Unlock()
+		if changed {
 			notify("elicitray", n)
 		}
 	}
@@ -207,31 +168,32 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		tray.SetProblem(st.problem())
 	}
 	hub.Notify = notify
-	hub.Prompter.(*guiPrompter).userEnv = userEnv
-	hub.Quit = func() { fyne.Do(quit) }
-	hub.ShowHistory = func() { fyne.Do(showHistory) }
-	hub.ShowSettings = func() { fyne.Do(func() { showSettings(a, hub, p) }) }
+	hub.Quit = quit
+	hub.ShowHistory = win.showHistory
+	hub.ShowSettings = win.showSettings
+	for _, n := range notices {
+		notify("elicitray", n)
+	}
 
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	fyneDone := make(chan struct{}) // closed when Fyne's loop has ended
 	go hub.keepPruning(ctx)
+	served := make(chan struct{})
 	go func() {
+		defer close(served)
 		if err := hub.Serve(ctx, ln); err != nil {
 			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)
 		}
-		// The socket closed (ctx ended: a signal) or failed: the hub
-		// stops, unless it is stopping already (a.Run returned), when
-		// Fyne's loop is gone and must not be called.
-		select {
-		case <-fyneDone:
-		default:
-			fyne.Do(quit)
-		}
 	}()
 	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
-	a.Run()
-	close(fyneDone)
+	// Until Quit, a signal, or the socket failing: the hub then stops.
+	select {
+	case <-ctx.Done():
+	case <-served:
+	}
+	stop()
+	<-served
+	hub.Handled()
+	win.Close()
+	tray.Close()
 	fmt.Fprintln(stderr, "elicitray hub: stopped")
 	return nil
 }
@@ -335,11 +297,13 @@ func storageNotice(st journalState) string {
 	return "History is saving again: every decision is in it."
 }
 
-// guiPrompter shows prompts as desktop windows (package ui).
+// guiPrompter shows prompts as desktop windows (package ui), in the window
+// process (wincmd.go).
 type guiPrompter struct {
 	app fyne.App
-	// userEnv is the environment the browser starts with (prepareDesktop).
-	userEnv []string
+	// open opens a link the user agreed to: the hub's browserOpener, by a
+	// call to the hub. Nil leaves it to Fyne.
+	open func(*url.URL) error
 
 	mu      sync.Mutex
 	current *ui.PromptWindow // the window on screen, or nil
@@ -358,38 +322,6 @@ func (g *guiPrompter) setWaiting(n int) {
 }
 
 var _ Prompter = (*guiPrompter)(nil)
-
-// settingsWindow is the open Settings window, if any: one at a time.
-var settingsWindow fyne.Window
-
-// showSettings opens the Settings window on the hub's config; Save writes
-// config.toml and puts it in force at once. On the Fyne goroutine.
-func showSettings(a fyne.App, hub *Hub, p Paths) {
-	if settingsWindow != nil {
-		settingsWindow.Show()
-		settingsWindow.RequestFocus()
-		return
-	}
-	hub.mu.Lock()
-	cfg := hub.Config
-	hub.mu.Unlock()
-	servers := map[string]bool{}
-	for _, s := range hub.Servers() {
-		servers[s.Name] = true
-	}
-	settingsWindow = ui.ShowSettings(a, settingsOf(cfg, servers), func(s ui.Settings) error {
-		c := configOf(s)
-		hub.mu.Lock()
-		c.History = hub.Config.History
-		hub.mu.Unlock()
-		if err := SaveConfig(p.Config, c); err != nil {
-			return fmt.Errorf("could not write %s: %w", p.Config, err)
-		}
-		go hub.SetConfig(c)
-		return nil
-	})
-	settingsWindow.SetOnClosed(func() { settingsWindow = nil })
-}
 
 // settingsOf is what the Settings window shows for c: the defaults, every
 // server configured (with what its table sets; the rest follows the
@@ -502,24 +434,27 @@ func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 	}
 }
 
-// opener is what opens a link the user agreed to: on Linux xdg-open in the
-// user's own environment rather than the hub's (prepareDesktop); nil (other
-// systems, or no environment kept) leaves it to Fyne.
+// opener is what opens a link the user agreed to; nil leaves it to Fyne.
 func (g *guiPrompter) opener() func(*url.URL) error {
-	if runtime.GOOS != "linux" || g.userEnv == nil {
-		return nil
-	}
-	return g.openURL
+	return g.open
 }
 
-func (g *guiPrompter) openURL(u *url.URL) error {
-	cmd := exec.Command("xdg-open", u.String())
-	cmd.Env = g.userEnv
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting xdg-open: %w", err)
+// browserOpener is what opens a link the user agreed to: on Linux xdg-open
+// in the user's own environment env rather than the hub's (prepareDesktop);
+// nil (other systems, or no environment kept) leaves it to Fyne.
+func browserOpener(env []string) func(*url.URL) error {
+	if runtime.GOOS != "linux" || env == nil {
+		return nil
 	}
-	go cmd.Wait() // reaped; the browser lives on
-	return nil
+	return func(u *url.URL) error {
+		cmd := exec.Command("xdg-open", u.String())
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("starting xdg-open: %w", err)
+		}
+		go cmd.Wait() // reaped; the browser lives on
+		return nil
+	}
 }
 
 func uiPrompt(p *Prompt) *ui.Prompt {

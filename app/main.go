@@ -190,6 +190,17 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 				return runHub(ctx, DefaultPaths(), stderr)
 			},
 		},
+		&cobra.Command{
+			// The hub's window process (wincmd.go): started by the hub,
+			// with its socket as fd 3; not for people.
+			Use:    "ui",
+			Short:  "The hub's window process (started by the hub)",
+			Hidden: true,
+			Args:   cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runWindows(stderr)
+			},
+		},
 		newHistoryCmd(ctx, stdout),
 		newDoctorCmd(ctx, stdout),
 		newHostsCmd(stdout),

@@ -169,8 +169,19 @@ func TestNotificationsWithoutBus(t *testing.T) {
 	if strings.Contains(log, "Preferences load error") || strings.Contains(log, "Fyne error") {
 		t.Errorf("Fyne errors in the hub's log:\n%s", log)
 	}
-	if _, err := os.Stat(filepath.Join(home, "desktop", "config", "fyne", "io.github.elicitray")); err != nil {
-		t.Errorf("Fyne's files are not under ELICITRAY_HOME: %v", err)
+	// Fyne runs in the hub's window process, which the hub starts as it
+	// starts (windows.prestart), in the hub's environment.
+	fyneDir := filepath.Join(home, "desktop", "config", "fyne", "io.github.elicitray")
+	for {
+		_, err := os.Stat(fyneDir)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("Fyne's files are not under ELICITRAY_HOME: %v", err)
+			break
+		}
+		time.Sleep(pollEvery)
 	}
 	var outside []string
 	filepath.Walk(userHome, func(path string, info os.FileInfo, err error) error {

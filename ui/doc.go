@@ -16,8 +16,11 @@
 // each on a goroutine of its own that applies its result through fyne.Do. Every exported function and method must be called on the Fyne
 // goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting,
 // HistoryWindow.Changed and the Tray setters, which any goroutine may call; every callback ui
-// invokes (the done func of ShowPrompt and ShowURLPrompt, the TrayActions,
-// ShowSettings's save) runs on the Fyne goroutine and must return promptly.
+// invokes (the done func of ShowPrompt and ShowURLPrompt, ShowSettings's
+// save) runs on the Fyne goroutine and must return promptly. The tray is the
+// exception: it needs no Fyne driver (the hub runs none), SetupTray may be
+// called from any goroutine, and its TrayActions run on the tray's own
+// goroutine, one at a time.
 //
 // Caveats:
 //   - Everything a server sends (message, serverInfo, titles, descriptions,

@@ -84,6 +84,7 @@ type Answer struct {
 // URL prompt (ShowURLPrompt).
 type PromptWindow struct {
 	win  fyne.Window
+	app  fyne.App
 	base *promptBase
 	// Exactly one of these is set.
 	view    *promptView
@@ -111,8 +112,13 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 // keys to it and dismiss to its close button, shows it, calls focus to give
 // the keyboard focus and arms the key guard.
 func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), content fyne.CanvasObject, size fyne.Size, focus func()) *PromptWindow {
-	win := a.NewWindow(title)
-	pw := &PromptWindow{win: win, base: b}
+	win := spare.take(a)
+	if win != nil {
+		win.SetTitle(title)
+	} else {
+		win = a.NewWindow(title)
+	}
+	pw := &PromptWindow{win: win, app: a, base: b}
 	b.closeWindow = pw.closeWindow
 	win.SetContent(content)
 	b.attach(win.Canvas())
@@ -148,7 +154,57 @@ func (w *PromptWindow) closeWindow() {
 	}
 	win := w.win
 	w.win = nil
+	if spare.keep(w.app, win) {
+		return
+	}
 	win.Close()
+}
+
+// KeepPromptWindows makes a keep its last closed prompt window, hidden, to
+// be the next prompt's window: a window made anew costs a GL context and
+// its first frame (some 60 ms with Mesa's llvmpipe, most of a window's time
+// on screen), one shown again a few milliseconds. For a process whose
+// prompt windows come one after another (the hub's window process), where
+// the hidden window is gone when the process goes; on the Fyne goroutine.
+// A kept window holds nothing of its prompt: its content is emptied as it
+// hides, and it is unmapped and mapped again for the next prompt, as a new
+// window would be.
+func KeepPromptWindows(a fyne.App) {
+	spare.app = a
+}
+
+// spare is the hidden prompt window KeepPromptWindows keeps; on the Fyne
+// goroutine only.
+var spare spareWindow
+
+type spareWindow struct {
+	app fyne.App // the app that keeps one, or nil
+	win fyne.Window
+}
+
+// take returns the kept window of a and forgets it; nil when there is none.
+func (s *spareWindow) take(a fyne.App) fyne.Window {
+	if s.app == nil || s.app != a || s.win == nil {
+		return nil
+	}
+	win := s.win
+	s.win = nil
+	return win
+}
+
+// keep hides win, a closing prompt window of a, and keeps it when a keeps
+// one and none is kept; it reports whether it did.
+func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
+	if s.app == nil || s.app != a || s.win != nil {
+		return false
+	}
+	win.Hide()
+	// Its fields (a secret typed, say) do not outlive the prompt, and its
+	// close button answers nothing.
+	win.SetContent(widget.NewLabel(""))
+	win.SetCloseIntercept(func() {})
+	s.win = win
+	return true
 }
 
 // promptTitle is the window title naming the asking server.

@@ -911,3 +911,49 @@ func TestHelpTextSaysDefaultLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptPromptWindow: with KeepPromptWindows, a closed prompt's window
+// hides, emptied, and is the next prompt's window, titled for it. Answers
+// go to the prompt on screen only, and an old prompt's Close no longer
+// touches its window.
+func TestKeptPromptWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	KeepPromptWindows(a)
+	t.Cleanup(func() { spare = spareWindow{} })
+	_, form := loadCase(t, "bool-false-default.json")
+	var answers []string
+	show := func(server string) *PromptWindow {
+		return ShowPrompt(a, &Prompt{Server: server, Message: server + "?", Form: form}, func(an Answer) {
+			answers = append(answers, server+":"+an.Action)
+		})
+	}
+	p1 := show("db")
+	w1 := p1.win
+	p1.view.onDecline()
+	if contains(visibleTexts(w1.Content()), "db?") {
+		t.Errorf("the kept window still shows the answered prompt: %v", visibleTexts(w1.Content()))
+	}
+	p2 := show("web")
+	if p2.win != w1 {
+		t.Fatalf("the next prompt got a new window, want the kept one")
+	}
+	if title := w1.Title(); title != "elicitray — web asks" {
+		t.Errorf("the kept window is titled %q for the next prompt", title)
+	}
+	if !contains(visibleTexts(w1.Content()), "web?") {
+		t.Errorf("the kept window shows %v, want the next prompt's message", visibleTexts(w1.Content()))
+	}
+	p1.Close() // late: the first prompt is over
+	if !contains(visibleTexts(w1.Content()), "web?") {
+		t.Fatalf("the first prompt's Close emptied the window the next prompt is in")
+	}
+	p3 := show("git") // while web's is open: a window of its own
+	if p3.win == w1 {
+		t.Fatalf("a prompt shown while the kept window is in use got it too")
+	}
+	p2.view.onCancel()
+	p3.view.onCancel()
+	if diff := cmp.Diff([]string{"db:decline", "web:cancel", "git:cancel"}, answers); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}

@@ -7,10 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
 
 	"github.com/elicitray/elicitray/assets"
@@ -68,7 +69,7 @@ func hasBusOwner(ctx context.Context, addr, name string) bool {
 	return err == nil && has
 }
 
-// TrayActions are what the tray menu's items do. Each runs on the Fyne
+// TrayActions are what the tray menu's items do. Each runs on the tray's
 // goroutine and must return promptly; a nil one makes its item do nothing.
 type TrayActions struct {
 	// History opens (or brings forward) the history window.
@@ -101,8 +102,8 @@ type TrayServer struct {
 const muteFor = time.Hour
 
 // Tray is the tray icon's menu. Its setters may be called from any
-// goroutine: each hands its work to the Fyne goroutine with fyne.Do. A nil
-// *Tray (no tray host) accepts them and does nothing.
+// goroutine: each hands its work to the tray's goroutine. A nil *Tray (no
+// tray host) accepts them and does nothing.
 type Tray struct {
 	act TrayActions
 
@@ -112,38 +113,162 @@ type Tray struct {
 	pause   *fyne.MenuItem
 	mute    *fyne.MenuItem // its ChildMenu lists servers
 
-	// Read and written on the Fyne goroutine only (inside do).
+	// Read and written on the tray's goroutine only (inside do).
 	paused  bool
 	servers []TrayServer // sorted by name
 	expiry  *time.Timer  // refreshes the menu when the first mute ends
-	refresh func()       // shows menu changes: Menu.Refresh, or a counter in tests
-	do      func(func()) // runs on the Fyne goroutine: fyne.Do
+	refresh func()       // shows menu changes: render, or a counter in tests
+	do      func(func()) // runs on the tray's goroutine (serialQueue.do)
 	now     func() time.Time
+	stop    func() // takes the icon off the bus; nil once closed or in tests
 }
 
 // SetupTray shows the tray icon (the app icon) with a menu, top to bottom:
 // the number of prompts waiting (greyed out); "Pause all prompts" (or
 // "Resume prompts" while paused); "Mute for an hour", a submenu with one
 // item per server (a muted one shows until when, and unmutes when
-// clicked); History…; Settings…; Quit. Clicks call act's funcs on the Fyne
-// goroutine. Call it only when TrayAvailable reports true, on the Fyne
-// goroutine; it returns nil when a does not support a tray.
-func SetupTray(a fyne.App, act TrayActions) *Tray {
-	da, ok := a.(desktop.App)
-	if !ok {
-		return nil
-	}
+// clicked); History…; Settings…; Quit. Call it only when TrayAvailable
+// reports true.
+//
+// The icon is a StatusNotifierItem with a com.canonical.dbusmenu menu on
+// the session bus, made with fyne.io/systray directly: no Fyne driver runs,
+// so a hub with no window open has no GL loop polling (issue 12). Clicks
+// call act's funcs on the tray's own goroutine, one at a time in the order
+// they came, as the setters' changes are; Close takes the icon away.
+func SetupTray(act TrayActions) *Tray {
 	t := newTray(act)
-	t.refresh = t.menu.Refresh
-	da.SetSystemTrayIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
-	da.SetSystemTrayMenu(t.menu)
+	q := &serialQueue{}
+	t.do = q.do
+	t.refresh = t.render
+	systray.SetTitle("elicitray")
+	systray.SetIcon(assets.Icon)
+	start, end := systray.RunWithExternalLoop(nil, nil)
+	start()
+	t.stop = end
+	t.do(t.render)
 	return t
+}
+
+// Close takes the tray icon off the session bus. A nil *Tray does nothing.
+func (t *Tray) Close() {
+	if t == nil || t.stop == nil {
+		return
+	}
+	done := make(chan struct{})
+	// After every change queued before it: the bus sees no update after
+	// its connection closed.
+	t.do(func() {
+		t.stop()
+		t.stop = nil
+		close(done)
+	})
+	<-done
+}
+
+// render hands the menu as it is now to the tray host: systray's menu is
+// rebuilt from t.menu, each item's clicks queued to the tray's goroutine.
+// On the tray's goroutine (inside do).
+func (t *Tray) render() {
+	if t.stop == nil {
+		return // closed
+	}
+	systray.ResetMenu()
+	t.addItems(t.menu.Items, nil)
+}
+
+// addItems adds items to the tray's menu, under parent unless it is nil.
+func (t *Tray) addItems(items []*fyne.MenuItem, parent *systray.MenuItem) {
+	for _, it := range items {
+		if it.IsSeparator {
+			if parent != nil {
+				parent.AddSeparator()
+			} else {
+				systray.AddSeparator()
+			}
+			continue
+		}
+		var si *systray.MenuItem
+		if parent != nil {
+			si = parent.AddSubMenuItem(it.Label, "")
+		} else {
+			si = systray.AddMenuItem(it.Label, "")
+		}
+		if it.Disabled {
+			si.Disable()
+		}
+		if it.ChildMenu != nil {
+			t.addItems(it.ChildMenu.Items, si)
+		}
+		action := it.Action
+		// Ends when the next render removes the item (systray closes
+		// ClickedCh); it sleeps on the channel meanwhile.
+		go func() {
+			for range si.ClickedCh {
+				if action != nil {
+					t.do(action)
+				}
+			}
+		}()
+	}
+}
+
+// serialQueue runs funcs one at a time in the order they were queued, on a
+// goroutine that exists only while there is work: nothing waits, so
+// nothing wakes, while the tray is idle. do never blocks, so a func it runs
+// may queue more.
+type serialQueue struct {
+	mu      sync.Mutex
+	queue   []func()
+	running bool
+}
+
+func (q *serialQueue) do(f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.queue = append(q.queue, f)
+	if !q.running {
+		q.running = true
+		go q.run()
+	}
+}
+
+func (q *serialQueue) run() {
+	for {
+		q.mu.Lock()
+		if len(q.queue) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		f := q.queue[0]
+		q.queue[0] = nil
+		q.queue = q.queue[1:]
+		q.mu.Unlock()
+		f()
+	}
+}
+
+// Sync shows the state read returns, read on the tray's goroutine in the
+// order Sync was called: of changes made in quick succession, the menu
+// ends on the latest.
+func (t *Tray) Sync(read func() (paused bool, servers []TrayServer)) {
+	if t == nil {
+		return
+	}
+	t.do(func() {
+		paused, servers := read()
+		s := slices.Clone(servers)
+		slices.SortFunc(s, func(a, b TrayServer) int { return strings.Compare(a.Name, b.Name) })
+		t.showPaused(paused)
+		t.servers = s
+		t.showServers()
+	})
 }
 
 // newTray builds the menu; nothing shows it until SetupTray hands it to
 // the driver.
 func newTray(act TrayActions) *Tray {
-	t := &Tray{act: act, refresh: func() {}, do: fyne.Do, now: time.Now}
+	t := &Tray{act: act, refresh: func() {}, do: func(f func()) { f() }, now: time.Now}
 	t.pending = fyne.NewMenuItem(pendingText(0), nil)
 	t.pending.Disabled = true
 	t.problem = fyne.NewMenuItem("", nil)
@@ -242,7 +367,7 @@ func (t *Tray) SetServers(servers []TrayServer) {
 	})
 }
 
-// showPaused sets the pause item's text for paused; on the Fyne goroutine.
+// showPaused sets the pause item's text for paused; on the tray's goroutine.
 func (t *Tray) showPaused(paused bool) {
 	if t.paused == paused {
 		return
@@ -254,7 +379,7 @@ func (t *Tray) showPaused(paused bool) {
 
 // showServers rebuilds the mute submenu from t.servers, refreshes the menu
 // when a line changed and arms the timer for the next mute to end; on the
-// Fyne goroutine.
+// tray's goroutine.
 func (t *Tray) showServers() {
 	if t.buildMute() {
 		t.refresh()

@@ -1,0 +1,387 @@
+package app
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"sync"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
+)
+
+// winHubFD is the file descriptor the window process finds its socket to
+// the hub on (the first of exec.Cmd.ExtraFiles).
+const winHubFD = 3
+
+// runWindows is the window process (`elicitray ui`, started by the hub
+// only): it shows the windows the hub sends until the hub ends its socket,
+// then stops. Every answer, history call and Settings save goes to the hub.
+func runWindows(stderr io.Writer) error {
+	f := os.NewFile(winHubFD, "hub")
+	if f == nil {
+		return errors.New("elicitray ui is started by the hub only")
+	}
+	fc, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("elicitray ui is started by the hub only (no socket to it on fd %d: %w)", winHubFD, err)
+	}
+	a, err := newFyneApp()
+	if err != nil {
+		fc.Close()
+		return err
+	}
+	s := &winSide{app: a, conn: fc, enc: json.NewEncoder(fc), log: stderr,
+		calls: map[uint64]*winCall{}, prompts: map[uint64]func(){}}
+	s.prompter = &guiPrompter{app: a, open: s.openURL}
+	s.history = &winHistorySource{s: s}
+	// Prompts come one after another here: each next one reuses the last
+	// one's window, tens of milliseconds sooner on screen.
+	ui.KeepPromptWindows(a)
+	go s.read()
+	// A process the hub started ahead of any window (windows.prestart)
+	// says so at once, so that its linger starts: nothing was sent yet.
+	// fyne.Do keeps order: a show read before this counts first.
+	fyne.Do(s.idleCheck)
+	a.Run()
+	fc.Close()
+	return nil
+}
+
+// winSide is the window process's end of its socket to the hub.
+type winSide struct {
+	app      fyne.App
+	conn     net.Conn
+	log      io.Writer
+	prompter *guiPrompter
+	history  *winHistorySource
+
+	wmu sync.Mutex // one line at a time
+	enc *json.Encoder
+
+	mu      sync.Mutex
+	calls   map[uint64]*winCall // waiting for their reply
+	nextID  uint64
+	gone    bool              // the hub ended the socket
+	prompts map[uint64]func() // on screen: their dismiss
+
+	// On the Fyne goroutine only:
+	seq         uint64 // window-opening messages handled
+	open        int    // windows open
+	historyWin  *ui.HistoryWindow
+	settingsWin fyne.Window
+}
+
+// winCall is one call waiting for the hub's reply; data receives an
+// export's chunks.
+type winCall struct {
+	reply chan winMsg
+	data  io.Writer
+	werr  error
+}
+
+func (s *winSide) send(m winMsg) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_ = s.enc.Encode(m)
+}
+
+// read handles what the hub sends until it ends the socket; then the
+// process stops.
+func (s *winSide) read() {
+	br := bufio.NewReaderSize(s.conn, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var m winMsg
+			if derr := decodeWin(line, &m); derr != nil {
+				fmt.Fprintf(s.log, "elicitray ui: the hub said something unreadable: %v\n", derr)
+			} else {
+				s.handle(&m)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.gone = true
+	for id, c := range s.calls {
+		close(c.reply)
+		delete(s.calls, id)
+	}
+	s.mu.Unlock()
+	// The driver's Quit, not a.Quit, which first closes every window:
+	// Fyne 2.7.1 may then hand a pointer event to a window marked closing
+	// and, when the cursor changes over it, call through its nil view (a
+	// panic in processMouseMoved). The driver's Quit, which Fyne itself
+	// calls on SIGTERM, ends the loop with the windows as they are, and
+	// glfw then destroys them (issue 10: a clean quit).
+	fyne.Do(func() { s.app.Driver().Quit() })
+}
+
+func (s *winSide) handle(m *winMsg) {
+	switch m.Op {
+	case winShow:
+		s.show(m)
+	case winDismiss:
+		s.mu.Lock()
+		dismiss, open := s.prompts[m.ID]
+		delete(s.prompts, m.ID)
+		s.mu.Unlock()
+		if !open {
+			return // answered meanwhile
+		}
+		if dismiss != nil {
+			dismiss()
+		}
+		fyne.Do(s.closedOne)
+	case winWaiting:
+		s.prompter.setWaiting(m.Waiting)
+	case winHistory:
+		fyne.Do(func() {
+			s.seq++
+			s.showHistory()
+		})
+	case winSettings:
+		fyne.Do(func() {
+			s.seq++
+			if m.Settings != nil {
+				s.showSettings(*m.Settings)
+			}
+			s.idleCheck()
+		})
+	case winChanged:
+		fyne.Do(func() {
+			if s.historyWin != nil {
+				s.historyWin.Changed()
+			}
+		})
+	case winReply, winData:
+		s.mu.Lock()
+		c := s.calls[m.ID]
+		if c != nil && m.Op == winReply {
+			delete(s.calls, m.ID)
+		}
+		s.mu.Unlock()
+		switch {
+		case c == nil:
+		case m.Op == winData:
+			if c.werr == nil {
+				_, c.werr = c.data.Write(m.Data)
+			}
+		default:
+			c.reply <- *m
+		}
+	default:
+		fmt.Fprintf(s.log, "elicitray ui: unknown operation %q from the hub\n", m.Op)
+	}
+}
+
+// show opens a prompt's window. The window counts as open from here, on
+// the Fyne goroutine, before guiPrompter's own fyne.Do makes it: fyne.Do
+// keeps order. show and dismiss run on the reader's goroutine, one after
+// the other; only an answer may come meanwhile.
+func (s *winSide) show(m *winMsg) {
+	id := m.ID
+	fyne.Do(func() {
+		s.seq++
+		s.open++
+	})
+	s.mu.Lock()
+	s.prompts[id] = nil // on its way; its dismiss once Show returned it
+	s.mu.Unlock()
+	if m.Request == nil {
+		s.answer(id, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the hub sent a prompt without its request"}, false)
+		return
+	}
+	p, err := promptFor(m.Request)
+	if err != nil {
+		s.answer(id, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the prompt window could not show it: " + err.Error()}, false)
+		return
+	}
+	p.Deadline = m.Deadline
+	var muteMu sync.Mutex
+	mute := false
+	p.Mute = func() {
+		muteMu.Lock()
+		mute = true
+		muteMu.Unlock()
+	}
+	s.prompter.setWaiting(m.Waiting)
+	// guiPrompter calls Mute before answer, on one goroutine.
+	dismiss := s.prompter.Show(&p, func(res bridge.Result) {
+		muteMu.Lock()
+		muted := mute
+		muteMu.Unlock()
+		s.answer(id, res, muted)
+	})
+	s.mu.Lock()
+	if _, open := s.prompts[id]; open {
+		s.prompts[id] = dismiss
+	}
+	s.mu.Unlock()
+}
+
+// answer sends the answer of prompt id and counts its window closed,
+// unless the hub dismissed it first (the hub decided then).
+func (s *winSide) answer(id uint64, res bridge.Result, muteHour bool) {
+	s.mu.Lock()
+	_, open := s.prompts[id]
+	delete(s.prompts, id)
+	s.mu.Unlock()
+	if !open {
+		return
+	}
+	s.send(winMsg{Op: winAnswer, ID: id, Result: &res, MuteHour: muteHour})
+	fyne.Do(s.closedOne)
+}
+
+// closedOne counts a window closed; on the Fyne goroutine.
+func (s *winSide) closedOne() {
+	s.open--
+	s.idleCheck()
+}
+
+// idleCheck tells the hub when no window is open, naming the last
+// window-opening message handled: the hub lets the process go after the
+// linger unless it sent another since. On the Fyne goroutine.
+func (s *winSide) idleCheck() {
+	if s.open <= 0 {
+		s.open = 0
+		seq := s.seq
+		go s.send(winMsg{Op: winIdle, Seq: seq})
+	}
+}
+
+// showHistory opens the history window, or brings it forward; on the Fyne
+// goroutine.
+func (s *winSide) showHistory() {
+	if s.historyWin != nil {
+		s.historyWin.Window().Show()
+		s.historyWin.Window().RequestFocus()
+		return
+	}
+	hw := ui.ShowHistory(s.app, s.history)
+	s.historyWin = hw
+	s.open++
+	hw.Window().SetOnClosed(func() {
+		if s.historyWin == hw {
+			s.historyWin = nil
+		}
+		s.closedOne()
+	})
+}
+
+// showSettings opens the Settings window on st, or brings it forward; on
+// the Fyne goroutine. Save goes to the hub, which writes config.toml.
+func (s *winSide) showSettings(st ui.Settings) {
+	if s.settingsWin != nil {
+		s.settingsWin.Show()
+		s.settingsWin.RequestFocus()
+		return
+	}
+	win := ui.ShowSettings(s.app, st, func(saved ui.Settings) error {
+		_, err := s.call(winMsg{Op: winSaveSettings, Settings: &saved}, nil)
+		return err
+	})
+	s.settingsWin = win
+	s.open++
+	win.SetOnClosed(func() {
+		if s.settingsWin == win {
+			s.settingsWin = nil
+		}
+		s.closedOne()
+	})
+}
+
+// call sends m as a call to the hub and waits for its reply; data, when
+// set, receives an export's chunks.
+func (s *winSide) call(m winMsg, data io.Writer) (winMsg, error) {
+	c := &winCall{reply: make(chan winMsg, 1), data: data}
+	s.mu.Lock()
+	if s.gone {
+		s.mu.Unlock()
+		return winMsg{}, errHubGone
+	}
+	s.nextID++
+	m.ID = s.nextID
+	s.calls[m.ID] = c
+	s.mu.Unlock()
+	s.send(m)
+	r, ok := <-c.reply
+	if !ok {
+		return winMsg{}, errHubGone
+	}
+	if err := winError(r); err != nil {
+		return r, err
+	}
+	return r, c.werr
+}
+
+// errHubGone is a call's error once the hub ended the socket.
+var errHubGone = errors.New("the hub stopped")
+
+// openURL asks the hub to open u in the user's browser (it knows the
+// user's environment: prepareDesktop).
+func (s *winSide) openURL(u *url.URL) error {
+	_, err := s.call(winMsg{Op: winOpen, URL: u.String()}, nil)
+	return err
+}
+
+// winHistorySource is the history window's HistorySource in the window process:
+// every read and change is a call to the hub, which holds history.db.
+type winHistorySource struct{ s *winSide }
+
+var _ ui.HistorySource = (*winHistorySource)(nil)
+
+func (h *winHistorySource) List(q history.Query) ([]history.Record, error) {
+	r, err := h.s.call(winMsg{Op: winList, Query: &q}, nil)
+	return r.Records, err
+}
+
+func (h *winHistorySource) Get(id uint64) (history.Record, error) {
+	r, err := h.s.call(winMsg{Op: winGet, RecordID: id}, nil)
+	if err != nil {
+		return history.Record{}, err
+	}
+	if len(r.Records) != 1 {
+		return history.Record{}, fmt.Errorf("the hub sent %d records for one", len(r.Records))
+	}
+	return r.Records[0], nil
+}
+
+func (h *winHistorySource) CountQuery(q history.Query) (int, error) {
+	r, err := h.s.call(winMsg{Op: winCount, Query: &q}, nil)
+	return r.Count, err
+}
+
+func (h *winHistorySource) Delete(id uint64) error {
+	_, err := h.s.call(winMsg{Op: winDelete, RecordID: id}, nil)
+	return err
+}
+
+func (h *winHistorySource) Clear() error {
+	_, err := h.s.call(winMsg{Op: winClear}, nil)
+	return err
+}
+
+func (h *winHistorySource) Export(w io.Writer, format string, q history.Query) (int, error) {
+	r, err := h.s.call(winMsg{Op: winExport, Format: format, Query: &q}, w)
+	return r.Count, err
+}
+
+// Servers names the servers with records, for the server filter.
+func (h *winHistorySource) Servers() ([]string, error) {
+	r, err := h.s.call(winMsg{Op: winServers}, nil)
+	return r.Servers, err
+}

@@ -1,0 +1,478 @@
+package app
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
+)
+
+// defaultLinger is how long the window process stays after its last window
+// closed: a burst of prompts finds it running (a window in tens of
+// milliseconds rather than the hundred or two a new process takes), and a
+// hub left alone is back to no GL, no polling, within seconds.
+const defaultLinger = 10 * time.Second
+
+// lingerEnv, when set to a Go duration ("2s", "0s"), replaces defaultLinger:
+// for tests and benchmarks that wait for the window process to go.
+const lingerEnv = "ELICITRAY_WINDOW_LINGER"
+
+// windowStopWait bounds how long a stopping hub waits for its window
+// process to end after telling it to; then it is killed.
+const windowStopWait = 3 * time.Second
+
+// windows is the hub's side of the window process (winwire.go): the
+// desktop Prompter, and what opens the history and Settings windows. It
+// starts the process when a window is wanted and none runs, and lets it go
+// once it has had no window for the linger. A process that ends with a
+// prompt on screen (a crash, a kill) answers that prompt cancel, with a
+// sentence in history saying so; the next prompt starts a new one.
+type windows struct {
+	hub   *Hub
+	paths Paths
+	// exe is the program run as `exe ui`: this binary.
+	exe string
+	// log receives the hub's sentences and the window process's stderr.
+	log io.Writer
+	// linger: see defaultLinger.
+	linger time.Duration
+	// open opens a link the user agreed to (guiPrompter.openURL, in the
+	// user's own environment).
+	open func(*url.URL) error
+
+	mu      sync.Mutex
+	cur     *winProc // the process windows go to, or nil
+	procs   map[*winProc]bool
+	nextID  uint64
+	waiting int
+	closed  bool
+}
+
+// winProc is one window process.
+type winProc struct {
+	cmd  *exec.Cmd
+	conn *net.UnixConn
+	wmu  sync.Mutex // one line at a time
+	enc  *json.Encoder
+	// Under windows.mu:
+	seq      uint64            // window-opening messages sent
+	prompts  map[uint64]*shown // on its screen, by id
+	linger   *time.Timer
+	retiring bool          // let go: its end is no crash
+	exited   chan struct{} // closed once it exited and was reaped
+}
+
+// shown is a prompt a window process shows.
+type shown struct {
+	p      *Prompt
+	answer func(bridge.Result)
+}
+
+var _ Prompter = (*windows)(nil)
+
+// lingerFrom is the linger lingerEnv sets, else defaultLinger.
+func lingerFrom(getenv func(string) string) time.Duration {
+	if d, err := time.ParseDuration(getenv(lingerEnv)); err == nil && d >= 0 {
+		return d
+	}
+	return defaultLinger
+}
+
+func (w *windows) logf(format string, args ...any) {
+	fmt.Fprintf(w.log, "elicitray hub: "+format+"\n", args...)
+}
+
+// Show sends p to the window process, starting one if none runs.
+func (w *windows) Show(p *Prompt, answer func(bridge.Result)) func() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	proc, err := w.procLocked()
+	if err != nil {
+		go answer(bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError,
+			Reason: fmt.Sprintf("the prompt window could not be opened: %v", err)})
+		return func() {}
+	}
+	w.nextID++
+	id := w.nextID
+	proc.prompts[id] = &shown{p: p, answer: answer}
+	proc.opening()
+	proc.send(winMsg{Op: winShow, ID: id, Request: p.Request, Deadline: p.Deadline, Waiting: w.waiting})
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if _, ok := proc.prompts[id]; ok {
+			delete(proc.prompts, id)
+			proc.send(winMsg{Op: winDismiss, ID: id})
+		}
+	}
+}
+
+// prestart starts the window process now, with no window: a hub is most
+// often started by a wrapper with a prompt to ask (hubClient connects on
+// the first), and the window process's start (its program, Fyne, the
+// display) then overlaps the hub's own and the wrapper's connecting. With
+// nothing to show it goes after the linger, as after its last window.
+func (w *windows) prestart() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.procLocked(); err != nil {
+		w.logf("%v", err)
+	}
+}
+
+// setWaiting tells the window on screen how many prompts wait behind it.
+// It starts no process.
+func (w *windows) setWaiting(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waiting = max(n, 0)
+	if w.cur != nil {
+		w.cur.send(winMsg{Op: winWaiting, Waiting: w.waiting})
+	}
+}
+
+// showHistory opens the history window (or brings it forward).
+func (w *windows) showHistory() {
+	if _, err := w.hub.records().Store(); err != nil {
+		if w.hub.Notify != nil {
+			w.hub.Notify("elicitray", err.Error())
+		}
+		return
+	}
+	w.openWindow(winMsg{Op: winHistory})
+}
+
+// showSettings opens the Settings window on the config in force (or
+// brings it forward).
+func (w *windows) showSettings() {
+	h := w.hub
+	h.mu.Lock()
+	cfg := h.Config
+	h.mu.Unlock()
+	servers := map[string]bool{}
+	for _, s := range h.Servers() {
+		servers[s.Name] = true
+	}
+	s := settingsOf(cfg, servers)
+	w.openWindow(winMsg{Op: winSettings, Settings: &s})
+}
+
+// openWindow sends m, a window-opening message, starting a process if none
+// runs.
+func (w *windows) openWindow(m winMsg) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	proc, err := w.procLocked()
+	if err != nil {
+		w.logf("%v", err)
+		if w.hub.Notify != nil {
+			w.hub.Notify("elicitray", "The window could not be opened: "+err.Error())
+		}
+		return
+	}
+	proc.opening()
+	proc.send(m)
+}
+
+// changed tells an open history window that history changed.
+func (w *windows) changed() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cur != nil {
+		w.cur.send(winMsg{Op: winChanged})
+	}
+}
+
+// opening counts a window-opening message about to be sent; a linger
+// armed meanwhile no longer applies. windows.mu is held.
+func (p *winProc) opening() {
+	p.seq++
+	if p.linger != nil {
+		p.linger.Stop()
+		p.linger = nil
+	}
+}
+
+func (p *winProc) send(m winMsg) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	// A process gone is found by the reader (EOF), which answers its
+	// prompts: the error here adds nothing.
+	_ = p.enc.Encode(m)
+}
+
+// procLocked returns the window process, started now when none runs.
+// windows.mu is held.
+func (w *windows) procLocked() (*winProc, error) {
+	if w.closed {
+		return nil, errors.New("the hub is stopping")
+	}
+	if w.cur != nil {
+		return w.cur, nil
+	}
+	p, err := w.start()
+	if err != nil {
+		return nil, err
+	}
+	w.cur = p
+	if w.procs == nil {
+		w.procs = map[*winProc]bool{}
+	}
+	w.procs[p] = true
+	return p, nil
+}
+
+// start runs `elicitray ui` with its end of a new socketpair as fd 3.
+func (w *windows) start() (*winProc, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("making the window process's socket: %w", err)
+	}
+	ours := os.NewFile(uintptr(fds[0]), "window process")
+	theirs := os.NewFile(uintptr(fds[1]), "hub")
+	defer theirs.Close()
+	fc, err := net.FileConn(ours)
+	ours.Close() // FileConn holds a copy
+	if err != nil {
+		theirs.Close()
+		return nil, fmt.Errorf("making the window process's socket: %w", err)
+	}
+	conn := fc.(*net.UnixConn)
+	cmd := exec.Command(w.exe, "ui")
+	cmd.ExtraFiles = []*os.File{theirs} // fd 3
+	cmd.Stderr = w.log
+	cmd.SysProcAttr = windowProcAttr()
+	if err := cmd.Start(); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("starting the window process: %w", err)
+	}
+	p := &winProc{cmd: cmd, conn: conn, enc: json.NewEncoder(conn), prompts: map[uint64]*shown{}, exited: make(chan struct{})}
+	go w.read(p)
+	return p, nil
+}
+
+// read serves what p says until it goes, then reaps it and answers what it
+// left on screen.
+func (w *windows) read(p *winProc) {
+	br := bufio.NewReaderSize(p.conn, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var m winMsg
+			if derr := decodeWin(line, &m); derr != nil {
+				w.logf("the window process said something unreadable: %v", derr)
+			} else {
+				w.handle(p, &m)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	p.conn.Close()
+	werr := p.cmd.Wait()
+	w.mu.Lock()
+	if w.cur == p {
+		w.cur = nil
+	}
+	delete(w.procs, p)
+	if p.linger != nil {
+		p.linger.Stop()
+	}
+	left := p.prompts
+	p.prompts = nil
+	crashed, closing := !p.retiring, w.closed
+	w.mu.Unlock()
+	close(p.exited)
+	if !crashed || closing {
+		return
+	}
+	why := "it exited"
+	if werr != nil {
+		why = werr.Error()
+	}
+	w.logf("the window process (pid %d) ended (%s) with %d prompt(s) on screen; the next window starts a new one", p.cmd.Process.Pid, why, len(left))
+	for _, s := range left {
+		s.answer(bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError,
+			Reason: fmt.Sprintf("the prompt window closed before anyone answered: its process ended (%s)", why)})
+	}
+}
+
+// handle serves one message of p's.
+func (w *windows) handle(p *winProc, m *winMsg) {
+	switch m.Op {
+	case winAnswer:
+		w.mu.Lock()
+		s := p.prompts[m.ID]
+		delete(p.prompts, m.ID)
+		w.mu.Unlock()
+		if s == nil {
+			return // dismissed meanwhile: the hub decided first
+		}
+		res := bridge.Result{Action: bridge.ActionCancel}
+		if m.Result != nil {
+			res = *m.Result
+		}
+		go func() {
+			if m.MuteHour && s.p.Mute != nil {
+				s.p.Mute() // first: the prompts behind it are answered too
+			}
+			s.answer(res)
+		}()
+	case winIdle:
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.cur != p || m.Seq != p.seq || len(p.prompts) > 0 {
+			return // a window is on its way there
+		}
+		seq := p.seq
+		if p.linger != nil {
+			p.linger.Stop()
+		}
+		p.linger = time.AfterFunc(w.linger, func() { w.retire(p, seq) })
+	default:
+		go w.serveCall(p, m)
+	}
+}
+
+// retire lets p go when it still has had no window since its idle at seq:
+// it reads the end of its input and exits.
+func (w *windows) retire(p *winProc, seq uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cur != p || p.seq != seq || len(p.prompts) > 0 {
+		return
+	}
+	p.retiring = true
+	p.linger = nil
+	w.cur = nil
+	_ = p.conn.CloseWrite()
+}
+
+// serveCall answers one call of the window process: history, Settings'
+// save, opening a link.
+func (w *windows) serveCall(p *winProc, m *winMsg) {
+	reply := winMsg{Op: winReply, ID: m.ID}
+	err := w.call(p, m, &reply)
+	if err != nil {
+		reply.Error = err.Error()
+		reply.NotFound = errors.Is(err, history.ErrNotFound)
+	}
+	p.send(reply)
+}
+
+func (w *windows) call(p *winProc, m *winMsg, reply *winMsg) error {
+	switch m.Op {
+	case winSaveSettings:
+		if m.Settings == nil {
+			return errors.New("no settings to save")
+		}
+		return w.saveSettings(*m.Settings)
+	case winOpen:
+		u, err := url.Parse(m.URL)
+		if err != nil {
+			return fmt.Errorf("not a link: %w", err)
+		}
+		if w.open == nil {
+			return errors.New("this hub cannot open links")
+		}
+		return w.open(u)
+	}
+	st, err := w.hub.records().Store()
+	if err != nil {
+		return err
+	}
+	q := history.Query{}
+	if m.Query != nil {
+		q = *m.Query
+	}
+	switch m.Op {
+	case winList:
+		reply.Records, err = st.List(q)
+	case winGet:
+		var rec history.Record
+		rec, err = st.Get(m.RecordID)
+		reply.Records = []history.Record{rec}
+	case winCount:
+		reply.Count, err = st.CountQuery(q)
+	case winDelete:
+		err = st.Delete(m.RecordID)
+	case winClear:
+		err = st.Clear()
+	case winServers:
+		reply.Servers, err = st.Servers()
+	case winExport:
+		bw := bufio.NewWriterSize(winExportWriter{p: p, id: m.ID}, 256<<10)
+		reply.Count, err = st.Export(bw, m.Format, q)
+		if err == nil {
+			err = bw.Flush()
+		}
+	default:
+		err = fmt.Errorf("unknown operation %q", m.Op)
+	}
+	return err
+}
+
+// winExportWriter sends what Store.Export writes as data messages of call id.
+type winExportWriter struct {
+	p  *winProc
+	id uint64
+}
+
+func (x winExportWriter) Write(b []byte) (int, error) {
+	x.p.send(winMsg{Op: winData, ID: x.id, Data: b})
+	return len(b), nil
+}
+
+// saveSettings writes what the Settings window saved to config.toml and
+// puts it in force at once; [history], which the window does not show,
+// stays as it was.
+func (w *windows) saveSettings(s ui.Settings) error {
+	h := w.hub
+	c := configOf(s)
+	h.mu.Lock()
+	c.History = h.Config.History
+	h.mu.Unlock()
+	if err := SaveConfig(w.paths.Config, c); err != nil {
+		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
+	}
+	go h.SetConfig(c)
+	return nil
+}
+
+// Close lets every window process go and waits until each has exited; one
+// that does not within windowStopWait is killed. Nothing starts another.
+func (w *windows) Close() {
+	w.mu.Lock()
+	w.closed = true
+	w.cur = nil
+	var procs []*winProc
+	for p := range w.procs {
+		p.retiring = true
+		_ = p.conn.CloseWrite()
+		procs = append(procs, p)
+	}
+	w.mu.Unlock()
+	for _, p := range procs {
+		select {
+		case <-p.exited:
+		case <-time.After(windowStopWait):
+			w.logf("the window process (pid %d) did not stop within %v; killing it", p.cmd.Process.Pid, windowStopWait)
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
+)
+
+// The hub draws no windows itself: Fyne's GL loop polls sixty times a
+// second from app.Run until the process ends, windows or not, and keeps
+// the GL driver's memory after the last window closed (issue 12). The
+// windows live in a window process, `elicitray ui` (hidden), that the hub
+// starts when a window is wanted and that exits a little while after the
+// last one closed. The two speak winMsg, one JSON object per line, over a
+// socketpair the window process inherits as file descriptor 3: no path
+// another process could open. The hub alone holds the history, the config
+// and the policy; the window process asks for what it shows.
+//
+// hub → window process:
+//
+//	{"op":"show","id":1,"request":{…},"deadline":"…","waiting":2}   a prompt
+//	{"op":"dismiss","id":1}            the prompt ended otherwise (timeout, server cancelled)
+//	{"op":"waiting","count":3}         prompts queued behind the one on screen
+//	{"op":"history"}                   open (or bring forward) the history window
+//	{"op":"settings","settings":{…}}   open (or bring forward) Settings on these values
+//	{"op":"changed"}                   history changed: the history window reloads
+//	{"op":"reply","id":7,…}            the answer to the window process's call 7
+//	{"op":"data","id":7,"data":"…"}    a chunk of export 7, before its reply
+//
+// window process → hub:
+//
+//	{"op":"answer","id":1,"result":{"action":…,"content":…},"muteHour":true}
+//	{"op":"idle","seq":5}   no window open, having read every window-opening message up to the 5th
+//	{"op":"list"|"get"|"count"|"delete"|"clear"|"export"|"servers","id":7,…}   history calls
+//	{"op":"save-settings","id":8,"settings":{…}}   Settings' Save
+//	{"op":"open","id":9,"url":"https://…"}         open a link the user agreed to
+//
+// Window-opening messages (show, history, settings) are numbered from 1 in
+// the order sent (seq, implicit); idle names the last one read, so that
+// the hub, which alone decides when the window process goes, never lets
+// it go with a window on its way.
+type winMsg struct {
+	Op       string          `json:"op"`
+	ID       uint64          `json:"id,omitempty"`
+	Seq      uint64          `json:"seq,omitempty"`
+	Request  *bridge.Request `json:"request,omitempty"`
+	Deadline time.Time       `json:"deadline,omitzero"`
+	Waiting  int             `json:"waiting,omitempty"`
+	Result   *bridge.Result  `json:"result,omitempty"`
+	MuteHour bool            `json:"muteHour,omitempty"`
+	Settings *ui.Settings    `json:"settings,omitempty"`
+
+	Query    *history.Query   `json:"query,omitempty"`
+	RecordID uint64           `json:"recordId,omitempty"`
+	Records  []history.Record `json:"records,omitempty"`
+	Count    int              `json:"count,omitempty"`
+	Servers  []string         `json:"servers,omitempty"`
+	Format   string           `json:"format,omitempty"`
+	Data     []byte           `json:"data,omitempty"`
+	URL      string           `json:"url,omitempty"`
+	Error    string           `json:"error,omitempty"`
+	// NotFound marks an Error that is history.ErrNotFound: the history
+	// window tells a record deleted meanwhile from a failure.
+	NotFound bool `json:"notFound,omitempty"`
+}
+
+// Window process protocol operations.
+const (
+	winShow         = "show"
+	winDismiss      = "dismiss"
+	winWaiting      = "waiting"
+	winHistory      = "history"
+	winSettings     = "settings"
+	winChanged      = "changed"
+	winReply        = "reply"
+	winData         = "data"
+	winAnswer       = "answer"
+	winIdle         = "idle"
+	winList         = "list"
+	winGet          = "get"
+	winCount        = "count"
+	winDelete       = "delete"
+	winClear        = "clear"
+	winExport       = "export"
+	winServers      = "servers"
+	winSaveSettings = "save-settings"
+	winOpen         = "open"
+)
+
+// opensWindow reports whether a message of op opens a window (and so
+// counts in seq).
+func opensWindow(op string) bool {
+	return op == winShow || op == winHistory || op == winSettings
+}
+
+// decodeWin reads one line of the window protocol. Numbers stay
+// json.Number, as on the hub's socket (decodeWire): an answer's content
+// reaches the server with the digits the window showed.
+func decodeWin(line []byte, m *winMsg) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(m); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
+// winError is the error a reply carries, nil when it carries none.
+func winError(m winMsg) error {
+	switch {
+	case m.Error == "":
+		return nil
+	case m.NotFound:
+		return notFoundError(m.Error)
+	}
+	return errors.New(m.Error)
+}
+
+// notFoundError is a sentence that is history.ErrNotFound to errors.Is.
+type notFoundError string
+
+func (e notFoundError) Error() string { return string(e) }
+func (e notFoundError) Unwrap() error { return history.ErrNotFound }
