@@ -74,7 +74,7 @@ func main() {
 	flag.IntVar(&o.rtPerRound, "rt-requests", 500, "round-trip requests per config, method and round")
 	flag.IntVar(&o.windowRuns, "window-runs", 5, "window latency runs (each: a cold prompt, then a warm one)")
 	flag.DurationVar(&o.idleFor, "idle", 10*time.Second, "how long the idle hub and wrapper are watched")
-	flag.DurationVar(&o.settle, "settle", 2*time.Second, "how long after its last prompt the hub is left before the idle window")
+	flag.DurationVar(&o.settle, "settle", 17*time.Second, "how long after its last prompt the hub is left before the idle window: past the window process's 10 s linger and the few seconds after it in which Go returns its memory")
 	flag.Parse()
 
 	want := map[string]bool{}
