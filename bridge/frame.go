@@ -59,7 +59,7 @@ func (c *lineConn) CloseWrite() error {
 func (c *lineConn) flush() { c.w.flush() }
 
 // A route is what the relay does with a message, decided from its first
-// bytes by a direction's route function (quick.go).
+// bytes by serverRoute or hostRoute (quick.go).
 type route uint8
 
 const (
