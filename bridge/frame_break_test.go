@@ -21,8 +21,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // hangGuard is how long a test waits for something that must happen
@@ -1251,7 +1249,7 @@ func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
 				defer inR.Close()
 				defer outR.Close()
 				growPipe(inW)
-				if n, err := unix.FcntlInt(inW.Fd(), unix.F_GETPIPE_SZ, 0); err != nil || n != frameBuf {
+				if n, err := pipeSize(inW); err != nil || n != frameBuf {
 					t.Skipf("no %d-byte pipe here (%d, %v)", frameBuf, n, err)
 				}
 				if _, err := inW.Write([]byte(line[:frameBuf])); err != nil {
