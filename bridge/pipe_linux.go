@@ -227,17 +227,43 @@ func (p *pipeIn) drop(n int) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return errNoSplice
-	}
 	var err error
 	cerr := p.in.Control(func(fd uintptr) {
+		if p.closed {
+			// /dev/null went with Run: the bytes, which are there
+			// (teed), are read and dropped.
+			err = readAway(int(fd), n)
+			return
+		}
 		_, err = spliceAll(int(fd), p.devnull, n, 0)
 	})
 	if err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// readAway reads n bytes that wait in fd and drops them.
+func readAway(fd, n int) error {
+	var trash [64 << 10]byte
+	for n > 0 {
+		k, err := unix.Read(fd, trash[:min(n, len(trash))])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			if perr := waitFD(fd, unix.POLLIN); perr != nil {
+				return perr
+			}
+			continue
+		case err != nil:
+			return os.NewSyscallError("read", err)
+		case k == 0:
+			return io.ErrUnexpectedEOF
+		}
+		n -= k
+	}
+	return nil
 }
 
 // spliceAll splices n bytes from in to out, waiting (poll) while out is
