@@ -229,7 +229,7 @@ func TestEndToEndHTTPServerRestarts(t *testing.T) {
 	restart()
 	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "push", Arguments: map[string]any{"cell": "x"}})
 	if err == nil || !strings.Contains(err.Error(), "no longer knows this session") {
-		t.Fatalf("call after the restart: %v, want an error naming the lost session", err)
+		t.Fatalf("call after the restart: %v, want an error naming the lost session; the wrapper's log:\n%s", err, d.wrapperLog())
 	}
 	if err := cs.Wait(); err == nil {
 		t.Log("session ended")

@@ -219,8 +219,14 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		}
 		switch {
 		case errors.Is(err, transport.ErrSessionTerminated), s.sessionRefused(reply):
+			// This request left inflight above, so loseSession does not
+			// answer it: it is answered first, while Read still takes
+			// answers (loseSession ends the session, and an answer after
+			// that may be dropped: the host's call would see the wrapper
+			// end without one).
+			s.answerError(r.id, ErrSessionLost)
 			s.loseSession()
-			err = ErrSessionLost
+			return
 		case errors.Is(err, errUnauthorized), errors.Is(err, errAuthorization), errors.As(err, new(*url.Error)):
 			// Said by netSentence: the connection, TLS, a redirect
 			// refused.
