@@ -154,7 +154,7 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, key string, res
 		case "result", "error":
 			result = string(k) == "result"
 			if id != nil {
-				v, key = r.replyRoute(id, result && !asksInput(b))
+				v, key = r.replyRoute(id, result, b)
 				return v, key, 0
 			}
 			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() {
@@ -179,7 +179,7 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, key string, res
 			}
 			id = raw
 			if reply {
-				v, key = r.replyRoute(id, result && !asksInput(b))
+				v, key = r.replyRoute(id, result, b)
 				return v, key, 0
 			}
 		default:
@@ -190,9 +190,11 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, key string, res
 	}
 }
 
-// replyRoute decides a server reply with the given id; result says it is
-// a result, not an error.
-func (r *Relay) replyRoute(id []byte, result bool) (route, string) {
+// replyRoute decides a server reply with the given id, b being its line
+// (or head); result says it is a result, not an error. Only a reply to a
+// call the loop follows is searched for a resultType (asksInput): the hot
+// path, a reply nobody waits for, is not scanned again.
+func (r *Relay) replyRoute(id []byte, result bool, b []byte) (route, string) {
 	if r.loop.mayOwn(id) || r.session.awaitsInit() {
 		return vFull, ""
 	}
@@ -200,7 +202,7 @@ func (r *Relay) replyRoute(id []byte, result bool) (route, string) {
 		return vPass, ""
 	}
 	key, ok := idKey(id)
-	if !ok || (r.loop.follows(key) && !(result && r.loop.finalResult(key))) {
+	if !ok || (r.loop.follows(key) && !(result && r.loop.finalResult(key) && !asksInput(b))) {
 		return vFull, ""
 	}
 	return vEnd, key
