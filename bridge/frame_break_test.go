@@ -1249,8 +1249,8 @@ func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
 				defer inR.Close()
 				defer outR.Close()
 				growPipe(inW)
-				if n, err := pipeSize(inW); err != nil || n != frameBuf {
-					t.Skipf("no %d-byte pipe here (%d, %v)", frameBuf, n, err)
+				if n := pipeSize(inW); n != frameBuf {
+					t.Skipf("no %d-byte pipe here (%d)", frameBuf, n)
 				}
 				if _, err := inW.Write([]byte(line[:frameBuf])); err != nil {
 					t.Fatal(err)

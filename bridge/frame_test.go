@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -168,7 +169,7 @@ func relayThroughFramer(t *testing.T, data []byte, rng *rand.Rand, splice bool) 
 	w := newLineWriter(outW)
 	if splice {
 		f.pipe = newPipeIn(inR, outW)
-		if f.pipe == nil && isLinux {
+		if f.pipe == nil && runtime.GOOS == "linux" {
 			t.Fatal("no splice path between two pipes on Linux")
 		}
 	}
@@ -426,5 +427,28 @@ func TestLongLineMixedMembersCut(t *testing.T) {
 				t.Errorf("the log does not say the line was cut off: %q", p.stderr.String())
 			}
 		})
+	}
+}
+
+// TestPipesGrow: the relay asks for 1 MiB pipes, so that a burst of the
+// host's moves in few system calls; where the kernel refuses (a user's
+// pipe pages used up) the pipe stays as it was, and relaying still works.
+func TestPipesGrow(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pipe sizes are Linux's (F_SETPIPE_SZ)")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	before := pipeSize(w)
+	growPipe(w)
+	if before <= 0 {
+		t.Fatal("an os.Pipe is not seen as a pipe")
+	}
+	if got := pipeSize(r); got != frameBuf && got != before {
+		t.Fatalf("the pipe holds %d bytes after growing, want %d (or its %d when refused)", got, frameBuf, before)
 	}
 }

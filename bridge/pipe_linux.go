@@ -87,16 +87,24 @@ func newPipeIn(in, out *os.File) *pipeIn {
 // default). It may refuse (fs.pipe-max-size, or the user's pipe pages
 // used up): the pipe then stays as it is.
 func growPipe(f *os.File) {
+	if n := pipeSize(f); n > 0 && n < frameBuf {
+		if rc, err := f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, frameBuf) })
+		}
+	}
+}
+
+// pipeSize returns the capacity of the pipe f is an end of, or 0 when f is
+// no pipe.
+func pipeSize(f *os.File) int {
 	if f == nil || fileType(f) != unix.S_IFIFO {
-		return
+		return 0
 	}
+	n := 0
 	if rc, err := f.SyscallConn(); err == nil {
-		_ = rc.Control(func(fd uintptr) {
-			if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil && n < frameBuf {
-				_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, frameBuf)
-			}
-		})
+		_ = rc.Control(func(fd uintptr) { n, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) })
 	}
+	return max(n, 0)
 }
 
 func fileType(f *os.File) uint32 {

@@ -12,6 +12,8 @@ func newPipeIn(in, out *os.File) *pipeIn { return nil }
 
 func growPipe(*os.File) {}
 
+func pipeSize(*os.File) int { return 0 }
+
 func (p *pipeIn) tee([]byte) (int, error) { return 0, nil }
 func (p *pipeIn) splice(int) (int, error) { return 0, errNoSplice }
 func (p *pipeIn) drop(int) error          { return errNoSplice }
