@@ -1,10 +1,7 @@
 package app
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -102,17 +99,7 @@ func opensWindow(op string) bool {
 // decodeWin reads one line of the window protocol. Numbers stay
 // json.Number, as on the hub's socket (decodeWire): an answer's content
 // reaches the server with the digits the window showed.
-func decodeWin(line []byte, m *winMsg) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	if err := dec.Decode(m); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("more than one JSON value on the line")
-	}
-	return nil
-}
+func decodeWin(line []byte, m *winMsg) error { return decodeLine(line, m) }
 
 // winError is the error a reply carries, nil when it carries none.
 func winError(m winMsg) error {

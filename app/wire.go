@@ -79,10 +79,14 @@ type wireMsg struct {
 // stay json.Number: decoded into float64 they lose digits beyond about 16,
 // and the wrapper would send the server another number than the window
 // showed (issue 10; PROTOCOL.md §5: numbers stay JSON numbers).
-func decodeWire(line []byte, m *wireMsg) error {
+func decodeWire(line []byte, m *wireMsg) error { return decodeLine(line, m) }
+
+// decodeLine decodes the one JSON value of a protocol line into v, numbers
+// as json.Number (decodeWire says why); anything after it is an error.
+func decodeLine(line []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
-	if err := dec.Decode(m); err != nil {
+	if err := dec.Decode(v); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
