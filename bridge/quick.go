@@ -111,15 +111,11 @@ func plainString(v []byte) ([]byte, bool) {
 // for it, and ends its tool call (vEnd) when one was in flight.
 func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 	v, key, rest := r.serverMembers(b, complete)
-	if v != vFull && bytes.Contains(b[rest:], methodKey) {
+	if v != vFull && hasMethodKey(b[rest:]) {
 		return vFull, ""
 	}
 	return v, key
 }
-
-// methodKey is the member that, spelt after a deciding one, sends a line
-// to the full path.
-var methodKey = []byte(`"method"`)
 
 // serverMembers is serverRoute before the check for a later "method"; rest
 // is where the bytes it did not read begin.
@@ -223,7 +219,7 @@ func (r *Relay) callReplied(key string) {
 // requests, which the relay may edit or follow, take the full path.
 func (r *Relay) hostRoute(b []byte, complete bool) (route, string) {
 	v, rest := hostMembers(b, complete)
-	if v != vFull && bytes.Contains(b[rest:], methodKey) {
+	if v != vFull && hasMethodKey(b[rest:]) {
 		return vFull, ""
 	}
 	return v, ""

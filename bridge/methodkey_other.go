@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package bridge
+
+// methodCandidate finds no candidate where there is no vector search:
+// hasMethodKey leaves the whole of b to bytes.Contains.
+func methodCandidate(b []byte) int { return -1 }
+
+func candidateEnd(n int) int { return 0 }

@@ -1,0 +1,72 @@
+package bridge
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// A "method" that hasMethodKey missed would let a line that mixes a result
+// with a method pass the relay unread (quick.go), so it must agree with
+// bytes.Contains on every length and position, near misses included.
+func TestHasMethodKeyAgrees(t *testing.T) {
+	filler := []byte(strings.Repeat(`{"id":1,"m":"d","method_":"xmethod"}`, 4))
+	for n := 0; n <= len(filler); n++ {
+		for p := 0; p+len(methodKey) <= n; p++ {
+			b := append([]byte(nil), filler[:n]...)
+			copy(b[p:], methodKey)
+			if !hasMethodKey(b) {
+				t.Fatalf("hasMethodKey misses %q at %d in %q", methodKey, p, b)
+			}
+			for k := range len(methodKey) {
+				near := append([]byte(nil), b...)
+				near[p+k] ^= 0x20 // "Method", "mEthod", `"method` + "\x02"…
+				if got, want := hasMethodKey(near), bytes.Contains(near, methodKey); got != want {
+					t.Fatalf("hasMethodKey(%q) = %v, bytes.Contains %v", near, got, want)
+				}
+			}
+		}
+		if got, want := hasMethodKey(filler[:n]), bytes.Contains(filler[:n], methodKey); got != want {
+			t.Fatalf("hasMethodKey(%q) = %v, bytes.Contains %v", filler[:n], got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte(`"methodx:,{}`)
+	for range 20000 {
+		b := make([]byte, rng.IntN(200))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		if got, want := hasMethodKey(b), bytes.Contains(b, methodKey); got != want {
+			t.Fatalf("hasMethodKey(%q) = %v, bytes.Contains %v", b, got, want)
+		}
+	}
+}
+
+// The relay's second look at a passing 1 kB line, against bytes.Contains:
+// a text result (few quotes) and structured content (a quote every few
+// bytes).
+func BenchmarkHasMethodKey(b *testing.B) {
+	text := `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 27) + `"}]}}`
+	dense := `,"result":{"structuredContent":{"items":[` + strings.Repeat(`{"id":12,"name":"ab","ok":true},`, 30) + `{}]}}`
+	for _, c := range []struct{ name, line string }{{"text", text}, {"structured", dense}} {
+		line := []byte(c.line)
+		b.Run(c.name+"/hasMethodKey", func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if hasMethodKey(line) {
+					b.Fatal("found a method in a result")
+				}
+			}
+		})
+		b.Run(c.name+"/bytes.Contains", func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if bytes.Contains(line, methodKey) {
+					b.Fatal("found a method in a result")
+				}
+			}
+		})
+	}
+}
