@@ -120,6 +120,11 @@ type framer struct {
 	err error
 	// pipe, when set, tees from r and splices to the output (Linux).
 	pipe *pipeIn
+	// quiet is set after a read that took less than teeMin: the peer
+	// sends a message at a time, and the next fill reads without asking
+	// the pipe how much waits (a system call a round trip would pay
+	// twice). A read that takes teeMin or more starts teeing again.
+	quiet bool
 	// onBOM, when set, is called the first time a line starts with a BOM.
 	onBOM func()
 }
@@ -129,6 +134,12 @@ type framer struct {
 // also the pipe size the relay asks the kernel for (pipe_linux.go): a
 // write of the host's that fits goes through in one piece.
 const frameBuf = 1 << 20
+
+// teeMin is how much must wait in the input for tee to be worth its three
+// system calls (tee, read, splice) against a read and a write (a copy of
+// 8 kB costs about what a system call does): a lone message, the round
+// trip's case, takes the plain read (pipe_linux.go).
+const teeMin = 8 << 10
 
 func newFramer(r io.Reader) *framer {
 	return &framer{r: r, buf: make([]byte, frameBuf)}
@@ -212,7 +223,7 @@ func (f *framer) fill() (full bool) {
 	if f.end == len(f.buf) {
 		return true
 	}
-	if f.pipe != nil {
+	if f.pipe != nil && !f.quiet {
 		n, err := f.pipe.tee(f.buf[f.end:])
 		if err != nil {
 			f.err = err
@@ -227,6 +238,7 @@ func (f *framer) fill() (full bool) {
 	n, err := f.r.Read(f.buf[f.end:])
 	f.end += n
 	f.cons = f.end
+	f.quiet = n < teeMin
 	if err != nil {
 		f.err = err
 	}

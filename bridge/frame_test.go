@@ -452,3 +452,60 @@ func TestPipesGrow(t *testing.T) {
 		t.Fatalf("the pipe holds %d bytes after growing, want %d (or its %d when refused)", got, frameBuf, before)
 	}
 }
+
+// TestQuietPeerReadsBurstTees: a peer that sends a message at a time is
+// read without asking the pipe how much waits first (a system call on
+// every round trip), and a burst after it moves by tee and splice again
+// from the read after the one that found it.
+func TestQuietPeerReadsBurstTees(t *testing.T) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	defer inW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	f := newFramer(inR)
+	f.pipe = newPipeIn(inR, outW)
+	if f.pipe == nil {
+		t.Skip("no splice path here")
+	}
+	defer f.pipe.close()
+	burst := bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"burst"}}`+"\n"), 2000)
+	if pipeSize(inW) < len(burst) {
+		t.Skip("the kernel refused a pipe that holds a burst (the user's pipe pages are used up)")
+	}
+	for _, step := range []struct {
+		write string
+		teed  bool // the fill leaves its bytes in the pipe, to be spliced
+		quiet bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", false, true},
+		{string(burst), false, false}, // found by a plain read
+		{string(burst), true, false},  // teed
+		{`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n", false, true},
+	} {
+		if _, err := inW.WriteString(step.write); err != nil {
+			t.Fatal(err)
+		}
+		f.fill()
+		if f.err != nil {
+			t.Fatal(f.err)
+		}
+		if got := f.end - f.start; got != len(step.write) {
+			t.Fatalf("a fill after a write of %d bytes holds %d", len(step.write), got)
+		}
+		if teed := f.cons < f.end; teed != step.teed || f.quiet != step.quiet {
+			t.Fatalf("after %d bytes: teed %v, quiet %v; want %v, %v", len(step.write), teed, f.quiet, step.teed, step.quiet)
+		}
+		f.take(f.end) // as the relay handling the lines itself would
+		if f.cons != f.end {
+			t.Fatal("taking the lines left teed bytes in the pipe")
+		}
+	}
+}

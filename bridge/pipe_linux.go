@@ -38,12 +38,6 @@ type pipeIn struct {
 	closed bool
 }
 
-// teeMin is how much must wait in the input for tee to be worth its three
-// system calls (tee, read, splice) against a read and a write (a copy of
-// 8 kB costs about what a system call does): a lone
-// message, the round trip's case, takes the plain read.
-const teeMin = 8 << 10
-
 // newPipeIn returns the fast path from in to out, or nil when in is no
 // pipe or out cannot be spliced to. It also asks for frameBuf-sized pipes,
 // so that bursts move in few system calls.

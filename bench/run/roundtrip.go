@@ -87,9 +87,9 @@ func (p *mcpPeer) close() error {
 // roundTrip measures what the wrapper adds to one request's round trip: a
 // host sends ping, or a small tools/call, one at a time and waits for the
 // reply, to the bench server directly, through the bare relay, and through
-// elicitray wrap. The three sessions run side by side and take turns, a
-// block of requests each, so a change in the machine's load meets all three;
-// the first round is a warm-up. Added = the percentile through X minus the
+// elicitray wrap. The three sessions run side by side and take turns, one
+// request each, so a change in the machine's load meets all three; the
+// first round is a warm-up. Added = the percentile through X minus the
 // same percentile direct. Issue 12's target: elicitray's added p50 within
 // 10 µs of the bare relay's.
 func roundTrip(b bins, o options) []row {
@@ -138,10 +138,15 @@ func roundTrip(b bins, o options) []row {
 		{"ping", `"ping"`},
 		{"tools/call", `"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}`},
 	}
+	// The three take turns request by request, each turn starting with the
+	// next of them, so that the machine's load (other processes, the
+	// harness's own garbage collection) falls on the three alike and none
+	// always follows the same one.
 	for round := 0; round <= o.rtRounds; round++ {
-		for _, c := range configs {
+		for i := range o.rtPerRound {
 			for _, m := range methods {
-				for range o.rtPerRound {
+				for k := range configs {
+					c := configs[(i+k)%len(configs)]
 					start := time.Now()
 					if _, err := c.peer.request(m.req); err != nil {
 						return []row{failed("round trip", fmt.Errorf("%s, %s: %w (%s)", c.name, m.name, err, tail(readFile(logPath))))}
