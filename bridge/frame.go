@@ -120,10 +120,11 @@ type framer struct {
 	err error
 	// pipe, when set, tees from r and splices to the output (Linux).
 	pipe *pipeIn
-	// quiet is set after a read that took less than teeMin: the peer
-	// sends a message at a time, and the next fill reads without asking
-	// the pipe how much waits (a system call a round trip would pay
-	// twice). A read that takes teeMin or more starts teeing again.
+	// quiet is set after a read (or tee) that took less than teeMin: the
+	// peer sends a message at a time, and the next fill reads it plainly,
+	// a read and a write instead of tee, read and splice. A read that takes
+	// teeMin or more starts teeing again: a burst after the wait is teed
+	// whole, where a plain read would take up to the buffer's size of it.
 	quiet bool
 	// onBOM, when set, is called the first time a line starts with a BOM.
 	onBOM func()
@@ -135,10 +136,10 @@ type framer struct {
 // write of the host's that fits goes through in one piece.
 const frameBuf = 1 << 20
 
-// teeMin is how much must wait in the input for tee to be worth its three
+// teeMin is how much a fill must find for tee to be worth its three
 // system calls (tee, read, splice) against a read and a write (a copy of
-// 8 kB costs about what a system call does): a lone message, the round
-// trip's case, takes the plain read (pipe_linux.go).
+// 8 kB costs about what a system call does): after less, a lone message,
+// the round trip's case, the next fill reads plainly (framer.quiet).
 const teeMin = 8 << 10
 
 func newFramer(r io.Reader) *framer {
@@ -231,9 +232,10 @@ func (f *framer) fill() (full bool) {
 		}
 		if n > 0 {
 			f.end += n // cons stays: these bytes are still in the pipe
+			f.quiet = n < teeMin
 			return false
 		}
-		// Little is waiting: a plain read takes it (and waits for it).
+		// The input ended, or cannot be teed: a read says which.
 	}
 	n, err := f.r.Read(f.buf[f.end:])
 	f.end += n

@@ -454,9 +454,9 @@ func TestPipesGrow(t *testing.T) {
 }
 
 // TestQuietPeerReadsBurstTees: a peer that sends a message at a time is
-// read without asking the pipe how much waits first (a system call on
-// every round trip), and a burst after it moves by tee and splice again
-// from the read after the one that found it.
+// read plainly (a read and a write, not tee, read and splice: a round trip
+// pays them twice), and a burst after it moves by tee and splice again from
+// the fill after the one that found it.
 func TestQuietPeerReadsBurstTees(t *testing.T) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -485,10 +485,12 @@ func TestQuietPeerReadsBurstTees(t *testing.T) {
 		teed  bool // the fill leaves its bytes in the pipe, to be spliced
 		quiet bool
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", false, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", true, true}, // a lone message: the next is read
+		{`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n", false, true},
 		{string(burst), false, false}, // found by a plain read
 		{string(burst), true, false},  // teed
-		{`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n", false, true},
+		{`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n", true, true},
+		{`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n", false, true},
 	} {
 		if _, err := inW.WriteString(step.write); err != nil {
 			t.Fatal(err)

@@ -30,7 +30,8 @@ type pipeIn struct {
 	splicing bool
 	// pollable is set when Go's poller watches the output (it was
 	// non-blocking when opened): splice then waits for room through it.
-	pollable bool
+	// inPollable is the same for the input: tee waits for bytes through it.
+	pollable, inPollable bool
 	// mu guards closed, and the private pipe and /dev/null while in use:
 	// Run lets them go when it returns, while the host's pump may still
 	// wait on a host that outlives the server.
@@ -74,7 +75,8 @@ func newPipeIn(in, out *os.File) *pipeIn {
 	}
 	// A file Go's poller watches takes deadlines; one it does not says so.
 	pollable := out.SetWriteDeadline(time.Time{}) == nil
-	return &pipeIn{in: rin, out: rout, scratchR: p[0], scratchW: p[1], devnull: devnull, splicing: true, pollable: pollable}
+	inPollable := in.SetReadDeadline(time.Time{}) == nil
+	return &pipeIn{in: rin, out: rout, scratchR: p[0], scratchW: p[1], devnull: devnull, splicing: true, pollable: pollable, inPollable: inPollable}
 }
 
 // growPipe asks the kernel for a pipe of frameBuf bytes (64 KiB is the
@@ -115,40 +117,60 @@ func fileType(f *os.File) uint32 {
 	return st.Mode & unix.S_IFMT
 }
 
-// tee copies what waits in the input into dst, leaving it in the input,
-// and returns how much; 0 when less than teeMin waits (or tee is off).
+// tee waits until bytes wait in the input, or it has ended, and copies
+// what waits into dst, leaving it in the input; it returns how much: 0
+// when the input has ended or tee is off, and the caller then reads. The
+// wait is a read's (Go's poller, or poll(2) for a blocking input), without
+// mu, so that close does not wait on a quiet peer.
 func (p *pipeIn) tee(dst []byte) (int, error) {
 	if p == nil || !p.splicing {
 		return 0, nil
 	}
+	var n int
+	var terr error
+	// once tees what waits now; it reports false when nothing does.
+	once := func(fd uintptr) bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.closed {
+			return true // plain reads from here on
+		}
+		for {
+			k, err := unix.Tee(int(fd), p.scratchW, len(dst), unix.SPLICE_F_NONBLOCK)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err == unix.EAGAIN:
+				return false
+			case err != nil:
+				// Not teeable after all: reads take over.
+				p.splicing = false
+				return true
+			}
+			n = int(k) // 0: the writers are gone, and a read says so
+			return true
+		}
+	}
+	var cerr error
+	if p.inPollable {
+		cerr = p.in.Read(once)
+	} else {
+		cerr = p.in.Control(func(fd uintptr) {
+			for !once(fd) {
+				if terr = waitFD(int(fd), unix.POLLIN); terr != nil {
+					return
+				}
+			}
+		})
+	}
+	if cerr != nil || terr != nil || n == 0 {
+		return 0, nil // the read that follows tells what happened
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return 0, nil // plain reads from here on
-	}
-	var n int
-	var err error
-	cerr := p.in.Control(func(fd uintptr) {
-		avail, ierr := unix.IoctlGetInt(int(fd), unix.TIOCINQ)
-		if ierr != nil || avail < teeMin {
-			return
-		}
-		for {
-			var k int64
-			k, err = unix.Tee(int(fd), p.scratchW, min(avail, len(dst)), unix.SPLICE_F_NONBLOCK)
-			if err == unix.EINTR {
-				continue
-			}
-			n = int(k)
-			return
-		}
-	})
-	if cerr != nil {
-		return 0, cerr
-	}
-	if err != nil {
-		// Not teeable after all: reads take over.
-		p.splicing = false
+		// The private pipe went with Run: the bytes, still in the
+		// input, are read by the caller as if never teed.
 		return 0, nil
 	}
 	for got := 0; got < n; {
