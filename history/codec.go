@@ -21,12 +21,12 @@ const valueV2 = 0x02
 // Record.Source (schema version 3).
 const valueV3 = 0x03
 
-// valueV4 values are version 3 values whose Mode, Action and DecidedBy are
+// valueV4 values are valueV3 values whose Mode, Action and DecidedBy are
 // words (schema version 5): nearly every record has one of a few texts
 // there, and a byte for each saves 15 bytes of a record of 300.
 const valueV4 = 0x04
 
-// words are the texts a word of a version 4 value names by a number: the
+// words are the texts a word of a valueV4 value names by a number: the
 // text of number n is words[n-1]; number 0 (wordText) is followed by a text
 // of any other value, as any field is. The numbers are part of the file
 // format: a new word goes at the end, and none is ever removed or moved.
@@ -51,10 +51,10 @@ const (
 // first bytes of its SHA-256.
 const schemaRefLen = 8
 
-// rawRecord is a binary value (versions 2 to 4) taken apart without
-// copying: its byte slices point into the value, so they are valid only as
-// long as the value is (in bbolt, until the transaction ends). Queries match on it and turn
-// only the records they keep into Records.
+// rawRecord is a binary value (0x02 to 0x04) taken apart without copying:
+// its byte slices point into the value, so they are valid only as long as
+// the value is (in bbolt, until the transaction ends). Queries match on it
+// and turn only the records they keep into Records.
 type rawRecord struct {
 	zone                                  int // seconds east of UTC
 	server, infoName, infoTitle           []byte
@@ -70,7 +70,7 @@ type rawRecord struct {
 // errBadValue is wrapped by parse for a value it cannot take apart.
 var errBadValue = errors.New("history file is damaged: unreadable record")
 
-// parse takes a binary value (versions 2 to 4) apart into rr.
+// parse takes a binary value (0x02 to 0x04) apart into rr.
 func (rr *rawRecord) parse(v []byte) error {
 	d, err := rr.head(v)
 	if err != nil {
@@ -233,7 +233,7 @@ func appendWord(v []byte, s string) []byte {
 	return append(v, s...)
 }
 
-// encode returns the version 4 value of r, whose Time and ID are in its key.
+// encode returns the valueV4 value of r, whose Time and ID are in its key.
 // schemas stores r.RequestedSchema once for every record that carries the
 // same bytes (see putSchema); nil stores it inline, for tests. The schema is
 // kept as sent: json.Marshal would compact it and escape HTML characters,
