@@ -21,7 +21,26 @@ const valueV2 = 0x02
 // Record.Source (schema version 3).
 const valueV3 = 0x03
 
-// How a version 2 value holds the requestedSchema.
+// valueV4 values are valueV3 values whose Mode, Action and DecidedBy are
+// words (schema version 5): nearly every record has one of a few texts
+// there, and a byte for each saves 15 bytes of a record of 300.
+const valueV4 = 0x04
+
+// words are the texts a word of a valueV4 value names by a number: the
+// text of number n is words[n-1]; number 0 (wordText) is followed by a text
+// of any other value, as any field is. The numbers are part of the file
+// format: a new word goes at the end, and none is ever removed or moved.
+var words = [...][]byte{
+	[]byte("form"), []byte("url"), // Mode
+	[]byte("accept"), []byte("decline"), []byte("cancel"), []byte("error"), // Action
+	[]byte("user"), []byte("timeout"), []byte("server-cancelled"), // DecidedBy, and "error"
+}
+
+// wordText is the number of a word that is not one of words: its text
+// follows.
+const wordText = 0
+
+// How a binary value holds the requestedSchema.
 const (
 	schemaNone   = 0 // no schema
 	schemaRef    = 1 // schemaRefLen bytes: the key of the schema in the schemas bucket
@@ -32,10 +51,10 @@ const (
 // first bytes of its SHA-256.
 const schemaRefLen = 8
 
-// rawRecord is a version 2 value taken apart without copying: its byte
-// slices point into the value, so they are valid only as long as the value
-// is (in bbolt, until the transaction ends). Queries match on it and turn
-// only the records they keep into Records.
+// rawRecord is a binary value (0x02 to 0x04) taken apart without copying:
+// its byte slices point into the value, so they are valid only as long as
+// the value is (in bbolt, until the transaction ends). Queries match on it
+// and turn only the records they keep into Records.
 type rawRecord struct {
 	zone                                  int // seconds east of UTC
 	server, infoName, infoTitle           []byte
@@ -51,15 +70,20 @@ type rawRecord struct {
 // errBadValue is wrapped by parse for a value it cannot take apart.
 var errBadValue = errors.New("history file is damaged: unreadable record")
 
-// parse takes a version 2 value apart into rr.
+// parse takes a binary value (0x02 to 0x04) apart into rr.
 func (rr *rawRecord) parse(v []byte) error {
 	d, err := rr.head(v)
 	if err != nil {
 		return err
 	}
 	rr.url = d.bytes()
-	rr.action = d.bytes()
-	rr.decidedBy = d.bytes()
+	if v[0] == valueV4 {
+		rr.action = d.word()
+		rr.decidedBy = d.word()
+	} else {
+		rr.action = d.bytes()
+		rr.decidedBy = d.bytes()
+	}
 	rr.reason = d.bytes()
 	rr.elapsed = d.varint()
 	rr.schemaKind = d.byte()
@@ -75,7 +99,7 @@ func (rr *rawRecord) parse(v []byte) error {
 	}
 	rr.content = d.bytes()
 	rr.key, rr.source = nil, nil
-	if v[0] == valueV3 {
+	if v[0] != valueV2 {
 		rr.key = d.bytes()
 		rr.source = d.bytes()
 	}
@@ -85,7 +109,7 @@ func (rr *rawRecord) parse(v []byte) error {
 	return nil
 }
 
-// parseHead takes apart the fields of a version 2 value up to its
+// parseHead takes apart the fields of a binary value up to its
 // message, which hold every field a search reads (searchFields), into rr:
 // a search parses the rest of the records that match only.
 func (rr *rawRecord) parseHead(v []byte) error {
@@ -96,7 +120,7 @@ func (rr *rawRecord) parseHead(v []byte) error {
 // head parses the fields of v up to the message and returns the decoder
 // at the field after it.
 func (rr *rawRecord) head(v []byte) (decoder, error) {
-	if len(v) == 0 || v[0] != valueV2 && v[0] != valueV3 {
+	if len(v) == 0 || v[0] < valueV2 || v[0] > valueV4 {
 		return decoder{}, errBadValue
 	}
 	d := decoder{b: v[1:]}
@@ -109,7 +133,11 @@ func (rr *rawRecord) head(v []byte) (decoder, error) {
 	rr.infoTitle = d.bytes()
 	rr.infoVersion = d.bytes()
 	rr.tool = d.bytes()
-	rr.mode = d.bytes()
+	if v[0] == valueV4 {
+		rr.mode = d.word()
+	} else {
+		rr.mode = d.bytes()
+	}
 	rr.message = d.bytes()
 	if d.bad {
 		return decoder{}, errBadValue
@@ -117,7 +145,7 @@ func (rr *rawRecord) head(v []byte) (decoder, error) {
 	return d, nil
 }
 
-// decoder reads the parts of a version 2 value; a read past the end sets
+// decoder reads the parts of a binary value; a read past the end sets
 // bad and returns zero values.
 type decoder struct {
 	b   []byte
@@ -154,6 +182,22 @@ func (d *decoder) fixed(n int) []byte {
 	return out
 }
 
+// word reads a word (see words): its number, and the text that follows
+// number wordText. A word's text is shared, and must not be changed.
+func (d *decoder) word() []byte {
+	n := d.byte()
+	switch {
+	case d.bad:
+		return nil
+	case n == wordText:
+		return d.bytes()
+	case int(n) <= len(words):
+		return words[n-1]
+	}
+	d.bad = true
+	return nil
+}
+
 func (d *decoder) bytes() []byte {
 	var n uint64
 	var w int
@@ -177,7 +221,19 @@ func (d *decoder) bytes() []byte {
 	return out
 }
 
-// encode returns the version 3 value of r, whose Time and ID are in its key.
+// appendWord appends s to v as a word (see words).
+func appendWord(v []byte, s string) []byte {
+	for i, w := range words {
+		if string(w) == s {
+			return append(v, byte(i+1))
+		}
+	}
+	v = append(v, wordText)
+	v = binary.AppendUvarint(v, uint64(len(s)))
+	return append(v, s...)
+}
+
+// encode returns the valueV4 value of r, whose Time and ID are in its key.
 // schemas stores r.RequestedSchema once for every record that carries the
 // same bytes (see putSchema); nil stores it inline, for tests. The schema is
 // kept as sent: json.Marshal would compact it and escape HTML characters,
@@ -196,13 +252,21 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 	}
 	_, zone := r.Time.Zone()
 	v := make([]byte, 0, 64+len(r.Message)+len(content))
-	v = append(v, valueV3)
+	v = append(v, valueV4)
 	v = binary.AppendVarint(v, int64(zone))
-	for _, s := range []string{r.Server, r.ServerInfo.Name, r.ServerInfo.Title, r.ServerInfo.Version,
-		r.Tool, r.Mode, r.Message, r.URL, r.Action, r.DecidedBy, r.Reason} {
+	text := func(s string) {
 		v = binary.AppendUvarint(v, uint64(len(s)))
 		v = append(v, s...)
 	}
+	for _, s := range []string{r.Server, r.ServerInfo.Name, r.ServerInfo.Title, r.ServerInfo.Version, r.Tool} {
+		text(s)
+	}
+	v = appendWord(v, r.Mode)
+	text(r.Message)
+	text(r.URL)
+	v = appendWord(v, r.Action)
+	v = appendWord(v, r.DecidedBy)
+	text(r.Reason)
 	v = binary.AppendVarint(v, int64(r.Elapsed))
 	switch {
 	case len(schema) == 0:
@@ -229,10 +293,8 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 	}
 	v = binary.AppendUvarint(v, uint64(len(content)))
 	v = append(v, content...)
-	for _, s := range []string{r.Key, r.Source} {
-		v = binary.AppendUvarint(v, uint64(len(s)))
-		v = append(v, s...)
-	}
+	text(r.Key)
+	text(r.Source)
 	return v, nil
 }
 

@@ -8,12 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// FuzzRecordValue checks that any record comes back from its version 2
-// value as it went in, and that parse takes any bytes without panicking.
+// FuzzRecordValue checks that any record comes back from its value as it
+// went in, whether its Mode, Action and DecidedBy are words or other text,
+// and that parse takes any bytes without panicking.
 func FuzzRecordValue(f *testing.F) {
 	f.Add("github", "github-mcp", "Deploy <prod>?\n\u202e", "accept", int64(4123456789), 3600, []byte{valueV2, 0})
 	f.Add("", "", "", "", int64(-1), -12600, []byte(`{"id":1}`))
 	f.Add("ünï", "x", string(make([]byte, 300)), "cancel", int64(0), 0, []byte{valueV2, 0xff, 0xff, 0xff})
+	f.Add("jira", "", "Close?", "server-cancelled", int64(2), 0, []byte{valueV4, 0, 0, 0, 0, 0, 0, byte(len(words) + 1)})
+	f.Add("jira", "", "Close?", "cancelled", int64(3), 60, []byte{valueV4, 0, 0, 0, 0, 0, 0, wordText, 0x80})
 	f.Fuzz(func(t *testing.T, server, name, message, action string, elapsed int64, zone int, raw []byte) {
 		var rr rawRecord
 		_ = rr.parse(raw) // must not panic
@@ -25,7 +28,7 @@ func FuzzRecordValue(f *testing.F) {
 			Server:     server,
 			ServerInfo: ServerInfo{Name: name, Title: name + "!", Version: "1"},
 			Tool:       name,
-			Mode:       "form",
+			Mode:       action,
 			Message:    message,
 			URL:        message,
 			Action:     action,

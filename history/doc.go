@@ -23,15 +23,16 @@
 // free pages that new records reuse; Compact gives them back to the file
 // system.
 //
-// # Buckets and keys (schema version 4)
+// # Buckets and keys (schema version 5)
 //
 // All integers in keys are big-endian, so that bbolt's byte order is numeric
 // order.
 //
-//	meta        "version" → the schema version as decimal ASCII ("4")
+//	meta        "version" → the schema version as decimal ASCII ("5")
 //	records     key (16 bytes) → record value (below)
 //	            sequence: the last ID given
-//	ids         ID (8 bytes) → key (16 bytes)
+//	ids         ID (8 bytes) → the record's time (8 bytes), the first
+//	            half of its key, which the ID completes
 //	            sequence: the number of records
 //	servers     one nested bucket per Record.Server:
 //	              key (16 bytes) → empty value
@@ -39,7 +40,7 @@
 //	schemas     reference (8 bytes) → a requestedSchema as sent
 //	schemarefs  reference (8 bytes) → the number of records that refer to
 //	            it (8 bytes); at zero the schema and its count go
-//	requests    Record.Key → key (16 bytes): one record per elicitation
+//	requests    Record.Key → ID (8 bytes): one record per elicitation
 //	search      key (16 bytes) → a block: the number of its records
 //	            (4 bytes), a filter of their text (1,280 bytes); see
 //	            "Searching"
@@ -50,7 +51,9 @@
 // record by ID for Get, Delete and paging; the per-server buckets index the
 // keys of one server's records so that a query for one server does not read
 // the others. IDs come from the records bucket's sequence and start at 1;
-// they are never reused, even after Delete or Clear.
+// they are never reused, even after Delete or Clear. Files of version 4
+// and older hold the whole key (16 bytes) as the value in the ids and the
+// requests buckets; both lengths are read.
 //
 // # Counts
 //
@@ -71,27 +74,39 @@
 // keeps its schema inline. A record's value is binary, since JSON would
 // repeat the field names in every record and take longer to read:
 //
-//	0x03                       the encoding (0x02 values, of schema
-//	                           version 2, end before Key; version 1 values
-//	                           are JSON and start with '{')
+//	0x04                       the encoding (below for older ones)
 //	varint                     seconds east of UTC of Record.Time's zone
-//	11 × (uvarint n, n bytes)  Server, ServerInfo.Name, .Title, .Version,
-//	                           Tool, Mode, Message, URL, Action, DecidedBy,
-//	                           Reason
+//	5 × (uvarint n, n bytes)   Server, ServerInfo.Name, .Title, .Version,
+//	                           Tool
+//	word                       Mode
+//	2 × (uvarint n, n bytes)   Message, URL
+//	2 × word                   Action, DecidedBy
+//	uvarint n, n bytes         Reason
 //	varint                     Elapsed in nanoseconds
 //	0 | 1 ref(8) | 2 uvarint n, n bytes
 //	                           no schema | a reference | the schema inline
 //	uvarint n, n bytes         Content as JSON; n = 0 for none
-//	2 × (uvarint n, n bytes)   Key, Source (0x03 values only)
+//	2 × (uvarint n, n bytes)   Key, Source
+//
+// A word is one byte for the texts nearly every record has there: 1 to 9
+// for "form", "url", "accept", "decline", "cancel", "error", "user",
+// "timeout" and "server-cancelled" (codec.go's words, which only grow at
+// the end), or 0 followed by uvarint n and n bytes for any other text. It
+// saves 15 of a record's 300 bytes. Values of older versions are read as
+// they are: 0x03 values (schema versions 3 and 4) have each word as
+// (uvarint n, n bytes), 0x02 values (version 2) end before Key too, and
+// version 1 values are JSON and start with '{'.
 //
 // Time and ID are in the key. The zone offset gives the time back in the
 // location a version 1 file gave it when parsing it from RFC 3339: UTC for
 // offset zero, the local zone when it has that offset, else a fixed zone.
 //
 // At a million records of realistic size (messages of 50 to 300
-// characters, 5 schemas) the file takes about 466 bytes per record, 11 of
-// them the search blocks; the benchmarks in bench_test.go
-// (`make bench-history`) measure it.
+// characters, 5 schemas) the file takes about 442 bytes per record (466 in
+// version 4): 346 in the records bucket, 32 each in the ids bucket and the
+// servers' indexes, 11 in the search blocks, and up to 17 of the room
+// (16 MiB) bbolt grows the file by ahead of need. The benchmarks in
+// bench_test.go (`make bench-history`) measure it.
 //
 // # One record per elicitation
 //
@@ -106,9 +121,12 @@
 // # Schema version
 //
 // The meta bucket holds the version of the layout above; this package
-// writes version 4 (schemaVersion). Open upgrades an older file in place
+// writes version 5 (schemaVersion). Open upgrades an older file in place
 // through migrate and refuses a newer one with ErrNewerVersion rather than
-// risk damaging data it does not understand. Version 3 had no search
+// risk damaging data it does not understand. Version 4 wrote records as
+// 0x03 values and whole keys in the ids and requests buckets, all of which
+// version 5 reads: upgrading it changes the version only, and the records
+// it had keep their size. Version 3 had no search
 // blocks; upgrading it builds them from every record, in one transaction
 // (about a second and 10 MB of new pages at a million records). Version 2 had
 // no requests bucket and no keys; upgrading it adds the bucket. Version 1

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // keyLen is the length of a key in the records bucket: Unix nanoseconds then
@@ -33,6 +35,27 @@ func keyNanos(k []byte) uint64 { return binary.BigEndian.Uint64(k[:8]) }
 
 // idKey returns the ids-bucket key of a record ID.
 func idKey(id uint64) []byte { return binary.BigEndian.AppendUint64(nil, id) }
+
+// idValue returns the ids-bucket value of the record with key k: its time,
+// the first half of k, since the ids bucket's key holds the other half
+// (doc.go, "Buckets and keys").
+func idValue(k []byte) []byte { return bytes.Clone(k[:8]) }
+
+// keyOfID returns the records-bucket key of the record with the given ID,
+// or nil when no record has it. It reads the ids-bucket value of version 5,
+// the record's time, and of older versions, the whole key.
+func keyOfID(tx *bolt.Tx, id uint64) ([]byte, error) {
+	v := tx.Bucket(bucketIDs).Get(idKey(id))
+	switch {
+	case v == nil:
+		return nil, nil
+	case len(v) == 8:
+		return recordKey(binary.BigEndian.Uint64(v), id), nil
+	case len(v) == keyLen && keyID(v) == id:
+		return bytes.Clone(v), nil
+	}
+	return nil, fmt.Errorf("%w: the index entry of record %d is unreadable", errDamaged, id)
+}
 
 // timeNanos returns t as the Unix nanoseconds of a key, or an error when t
 // lies outside the range a key can hold.
@@ -70,4 +93,26 @@ func successor(k []byte) []byte {
 		}
 	}
 	return next
+}
+
+// keyOfRequest returns the records-bucket key of the record of the
+// elicitation with Record.Key key, or nil when there is none. It reads the
+// requests-bucket value of version 5, the record's ID, and of versions 3
+// and 4, the record's key.
+func keyOfRequest(tx *bolt.Tx, key string) ([]byte, error) {
+	v := tx.Bucket(bucketRequests).Get([]byte(key))
+	switch {
+	case v == nil:
+		return nil, nil
+	case len(v) == 8:
+		id := binary.BigEndian.Uint64(v)
+		k, err := keyOfID(tx, id)
+		if err == nil && k == nil {
+			err = fmt.Errorf("%w: request %q names record %d, which is missing", errDamaged, key, id)
+		}
+		return k, err
+	case len(v) == keyLen:
+		return bytes.Clone(v), nil
+	}
+	return nil, fmt.Errorf("%w: the index entry of request %q is unreadable", errDamaged, key)
 }

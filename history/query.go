@@ -150,9 +150,11 @@ func (q Query) span(tx *bolt.Tx) (span, error) {
 	if !q.Until.IsZero() {
 		sp.hi = recordKey(boundNanos(q.Until), 0)
 	}
-	ids := tx.Bucket(bucketIDs)
 	if q.After != 0 {
-		k := ids.Get(idKey(q.After))
+		k, err := keyOfID(tx, q.After)
+		if err != nil {
+			return span{}, err
+		}
 		if k == nil {
 			return span{}, fmt.Errorf("paging after record %d: %w", q.After, ErrNotFound)
 		}
@@ -161,12 +163,15 @@ func (q Query) span(tx *bolt.Tx) (span, error) {
 		}
 	}
 	if q.Before != 0 {
-		k := ids.Get(idKey(q.Before))
+		k, err := keyOfID(tx, q.Before)
+		if err != nil {
+			return span{}, err
+		}
 		if k == nil {
 			return span{}, fmt.Errorf("paging before record %d: %w", q.Before, ErrNotFound)
 		}
 		if sp.hi == nil || bytes.Compare(k, sp.hi) < 0 {
-			sp.hi = bytes.Clone(k)
+			sp.hi = k
 		}
 	}
 	return sp, nil

@@ -1,7 +1,9 @@
 package history
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,5 +130,42 @@ func TestUpgradeFromVersion2(t *testing.T) {
 	}
 	if n, _ := s.Count(); n != 2 {
 		t.Errorf("Count = %d, want 2 (the old record and one keyed one)", n)
+	}
+}
+
+// An ids or requests entry that damage cut short fails what needs it with
+// an error that names the record, and nothing else: the other records stay
+// readable, and the damaged one is not taken for absent (which would add a
+// second record of its elicitation).
+func TestDamagedIndexEntries(t *testing.T) {
+	s := openStore(t, nil)
+	a := mustAdd(t, s, Record{Time: t0, Server: "github", Mode: "form", Message: "a", Action: "accept", DecidedBy: "user", Key: "ka"})
+	b := mustAdd(t, s, Record{Time: t0.Add(time.Second), Server: "github", Mode: "form", Message: "b", Action: "decline", DecidedBy: "user", Key: "kb"})
+	c := mustAdd(t, s, Record{Time: t0.Add(2 * time.Second), Server: "github", Mode: "url", Message: "c", Action: "cancel", DecidedBy: "timeout"})
+	if err := s.update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketIDs).Put(idKey(a.ID), []byte{1, 2, 3}); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketRequests).Put([]byte("kb"), []byte{4, 5})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the index entry of record %d is unreadable", a.ID)
+	if _, err := s.Get(a.ID); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Get of the record with a damaged ids entry: %v; want an error saying %q", err, want)
+	}
+	if _, err := s.List(Query{Before: a.ID}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("paging from it: %v; want an error saying %q", err, want)
+	}
+	if _, err := s.Add(b); err == nil || !strings.Contains(err.Error(), `request "kb" is unreadable`) {
+		t.Errorf("Add of a replay whose request entry is damaged: %v; want an error naming the request", err)
+	}
+	for _, r := range []Record{b, c} {
+		if got, err := s.Get(r.ID); err != nil || !cmp.Equal(got, r) {
+			t.Errorf("Get(%d) = %+v, %v; want the record as added", r.ID, got, err)
+		}
+	}
+	if got := ids(mustList(t, s, Query{})); !cmp.Equal(got, []uint64{c.ID, b.ID, a.ID}) {
+		t.Errorf("List = %v, want every record", got)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the version of the file layout described in doc.go that
 // this package reads and writes.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // Bucket names, and keys of the meta bucket.
 var (
@@ -186,6 +186,11 @@ func migrate(tx *bolt.Tx, from int) error {
 			return fmt.Errorf("indexing the records for search: %w", err)
 		}
 	}
+	// Version 5 writes smaller values (doc.go): records with Mode, Action
+	// and DecidedBy as words, the time alone in the ids bucket, the ID in
+	// the requests bucket. It reads those of older versions as they are, so
+	// that nothing is rewritten; from version 5 on, an older elicitray,
+	// which would take the new values for damage, refuses the file.
 	return nil
 }
 

@@ -262,12 +262,15 @@ func (s *Store) Get(id uint64) (Record, error) {
 // is not given to another record.
 func (s *Store) Delete(id uint64) error {
 	err := s.update(func(tx *bolt.Tx) error {
-		k := tx.Bucket(bucketIDs).Get(idKey(id))
+		k, err := keyOfID(tx, id)
+		if err != nil {
+			return err
+		}
 		if k == nil {
 			return ErrNotFound
 		}
 		stale := staleBlocks{}
-		if err := remove(tx, bytes.Clone(k), stale); err != nil {
+		if err := remove(tx, k, stale); err != nil {
 			return err
 		}
 		return refreshBlocks(tx, stale)
@@ -305,8 +308,12 @@ func setFill(tx *bolt.Tx) {
 func put(tx *bolt.Tx, r Record, now func() time.Time) (Record, bool, error) {
 	r = validText(r)
 	if r.Key != "" {
-		if k := tx.Bucket(bucketRequests).Get([]byte(r.Key)); k != nil {
-			return amend(tx, bytes.Clone(k), r)
+		k, err := keyOfRequest(tx, r.Key)
+		if err != nil {
+			return Record{}, false, err
+		}
+		if k != nil {
+			return amend(tx, k, r)
 		}
 	}
 	stored, err := add(tx, r, now)
@@ -342,7 +349,7 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 	if err := records.Put(k, v); err != nil {
 		return Record{}, err
 	}
-	if err := tx.Bucket(bucketIDs).Put(idKey(id), k); err != nil {
+	if err := tx.Bucket(bucketIDs).Put(idKey(id), idValue(k)); err != nil {
 		return Record{}, err
 	}
 	// A record without a server name is found by queries over all records
@@ -361,7 +368,7 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 		return Record{}, err
 	}
 	if r.Key != "" {
-		if err := tx.Bucket(bucketRequests).Put([]byte(r.Key), k); err != nil {
+		if err := tx.Bucket(bucketRequests).Put([]byte(r.Key), idKey(id)); err != nil {
 			return Record{}, err
 		}
 	}
@@ -441,7 +448,10 @@ func countRecord(tx *bolt.Tx, server string, delta int) error {
 
 // get returns the record with the given ID, or ErrNotFound.
 func get(tx *bolt.Tx, id uint64) (Record, error) {
-	k := tx.Bucket(bucketIDs).Get(idKey(id))
+	k, err := keyOfID(tx, id)
+	if err != nil {
+		return Record{}, err
+	}
 	if k == nil {
 		return Record{}, ErrNotFound
 	}
