@@ -151,3 +151,28 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRouteHeads is the fast path's look at one passing 1 kB line
+// (make bench's lines), in each direction: the head's members and the
+// search of the rest for a later "method".
+func BenchmarkRouteHeads(b *testing.B) {
+	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	text := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 26)
+	for _, c := range []struct{ name, line string }{
+		{"result", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + text + `"}]}}` + "\n"},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + text + `"}}` + "\n"},
+	} {
+		line := []byte(c.line)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if v, _ := r.serverRoute(line, true); v != vPass {
+					b.Fatal("a passing server line did not pass")
+				}
+				if v, _ := r.hostRoute(line, true); v != vPass {
+					b.Fatal("a passing host line did not pass")
+				}
+			}
+		})
+	}
+}
