@@ -7,17 +7,78 @@ export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/elicitray
 # Debian packages: to build (Fyne: cgo, OpenGL, X11), and to test (windows
-# under Xvfb driven by xdotool, screenshots, a private session bus).
+# under Xvfb driven by xdotool, screenshots, a private session bus, and the
+# validators of the launcher entry and the AppStream metadata).
 BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
-TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus
+TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus desktop-file-utils appstream
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet conformance demo screenshots bench bench-history bench-ui clean
+# The version `elicitray version` prints: the latest v* tag and how far past
+# it (git describe), or 0.1.0-dev and the commit where there is no tag.
+VERSION ?= $(shell v=$$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null) && echo "$${v#v}" || \
+  echo "0.1.0-dev+$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)")
+LDFLAGS := -X github.com/elicitray/elicitray/app.Version=$(VERSION)
+
+# make install: a user install into ~/.local by default; PREFIX=/usr/local
+# (as root) for everyone, DESTDIR for staging a package. INSTALL_BIN installs
+# that binary instead of building one.
+PREFIX ?= $(HOME)/.local
+APP_ID := io.github.elicitray
+ICON_SIZES := 16 22 24 32 48 64 128 256 512
+# Every file make install puts under PREFIX, which make uninstall removes.
+INSTALLED := bin/elicitray \
+  share/applications/$(APP_ID).desktop \
+  share/metainfo/$(APP_ID).metainfo.xml \
+  share/icons/hicolor/scalable/apps/$(APP_ID).svg \
+  $(foreach s,$(ICON_SIZES),share/icons/hicolor/$(s)x$(s)/apps/$(APP_ID).png)
+# The directories install may create, deepest first: uninstall removes the
+# ones left empty.
+INSTALL_DIRS := $(sort $(foreach f,$(INSTALLED),$(dir $(f)))) share/icons/hicolor/scalable \
+  $(foreach s,$(ICON_SIZES),share/icons/hicolor/$(s)x$(s)) share/icons/hicolor share/icons share
+
+.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet conformance demo screenshots bench bench-history bench-ui install uninstall version icons clean
 
 all: build
 
 build: deps-build
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+# The binary, the launcher entry (it opens History; its Settings action the
+# Settings window), the icons and the AppStream metadata. The entry names the
+# binary by its full path: a session's PATH often lacks ~/.local/bin.
+install: $(if $(INSTALL_BIN),,build)
+	@d='$(DESTDIR)$(PREFIX)'; set -e; \
+	install -Dm755 '$(or $(INSTALL_BIN),$(BIN))' "$$d/bin/elicitray"; \
+	install -d "$$d/share/applications" "$$d/share/metainfo" "$$d/share/icons/hicolor/scalable/apps"; \
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' packaging/linux/$(APP_ID).desktop > "$$d/share/applications/$(APP_ID).desktop"; \
+	sed -e 's|@VERSION@|$(VERSION)|; s|@DATE@|'"$$(git log -1 --format=%cs 2>/dev/null || date +%F)"'|' \
+	  packaging/linux/$(APP_ID).metainfo.xml > "$$d/share/metainfo/$(APP_ID).metainfo.xml"; \
+	chmod 644 "$$d/share/applications/$(APP_ID).desktop" "$$d/share/metainfo/$(APP_ID).metainfo.xml"; \
+	install -m644 assets/icon.svg "$$d/share/icons/hicolor/scalable/apps/$(APP_ID).svg"; \
+	for s in $(ICON_SIZES); do \
+	  install -Dm644 packaging/linux/icons/$${s}x$${s}/$(APP_ID).png "$$d/share/icons/hicolor/$${s}x$${s}/apps/$(APP_ID).png"; done; \
+	if [ -z '$(DESTDIR)' ] && [ -f "$$d/share/icons/hicolor/icon-theme.cache" ]; then \
+	  gtk-update-icon-cache -q "$$d/share/icons/hicolor" 2>/dev/null || true; fi; \
+	echo "installed elicitray $(VERSION) into $$d (bin/elicitray; the launcher entry opens History)"
+
+uninstall:
+	@d='$(DESTDIR)$(PREFIX)'; \
+	for f in $(INSTALLED); do rm -f "$$d/$$f"; done; \
+	for x in $(INSTALL_DIRS); do [ -d "$$d/$$x" ] && rmdir --ignore-fail-on-non-empty "$$d/$$x"; done; \
+	if [ -z '$(DESTDIR)' ] && [ -f "$$d/share/icons/hicolor/icon-theme.cache" ]; then \
+	  gtk-update-icon-cache -q "$$d/share/icons/hicolor" 2>/dev/null || true; fi; \
+	echo "removed elicitray from $$d"
+
+# The version make stamps into the binary and the AppStream metadata.
+version:
+	@echo '$(VERSION)'
+
+# The PNG icons, from assets/icon.svg (ImageMagick); committed, so that
+# installing needs no image tools.
+icons:
+	for s in $(ICON_SIZES); do mkdir -p packaging/linux/icons/$${s}x$${s}; \
+	  convert -background none -density $$((384 * s / 256)) assets/icon.svg -resize $${s}x$${s} -strip \
+	    PNG32:packaging/linux/icons/$${s}x$${s}/$(APP_ID).png; done
 
 deps-build:
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(BUILD_PACKAGES)"
