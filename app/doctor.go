@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/autostart"
+
 	"github.com/godbus/dbus/v5"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -100,6 +102,24 @@ func (d *doctor) run(ctx context.Context) {
 	d.history()
 	d.config()
 	d.hosts()
+	d.autostart()
+}
+
+// autostart says whether the hub starts at login (app/autostart).
+func (d *doctor) autostart() {
+	t, err := autostart.Current()
+	var st autostart.State
+	if err == nil {
+		st, err = autostart.New().Status(t)
+	}
+	switch {
+	case err != nil:
+		d.add(levelNote, "Autostart", "could not read the autostart entry: %v.", err)
+	case st.On && st.Current:
+		d.add(levelOK, "Autostart", "%s", st.Sentence())
+	default:
+		d.add(levelNote, "Autostart", "%s", st.Sentence())
+	}
 }
 
 // hub asks the running hub for its status: its pid and version, or why none

@@ -182,14 +182,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	root.AddCommand(newConformanceHostCmd(ctx, stdout, stderr))
 	root.AddCommand(
 		newWrapCmd(ctx, stdin, stdout, stderr),
-		&cobra.Command{
-			Use:   "hub",
-			Short: "Run the hub: tray icon, prompt windows, history (started by wrappers when needed)",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return runHub(ctx, DefaultPaths(), stderr)
-			},
-		},
+		newHubCmd(ctx, stderr),
 		&cobra.Command{
 			// The hub's window process (wincmd.go): started by the hub,
 			// with its socket as fd 3; not for people.
@@ -202,6 +195,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			},
 		},
 		newHistoryCmd(ctx, stdout),
+		newAutostartCmd(stdout),
 		newDoctorCmd(ctx, stdout),
 		newHostsCmd(stdout),
 		newAuthCmd(ctx, stdout, stderr),
@@ -408,3 +402,24 @@ func serverName(args []string) string {
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }
+
+func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
+	var home string
+	cmd := &cobra.Command{
+		Use:   "hub",
+		Short: "Run the hub: tray icon, prompt windows, history (started by wrappers when needed)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if home != "" {
+				// An autostart entry's way to ELICITRAY_HOME, which not
+				// every OS's entry can set (autostart.go).
+				if err := os.Setenv("ELICITRAY_HOME", home); err != nil {
+					return runErr(err)
+				}
+			}
+			return runHub(ctx, DefaultPaths(), stderr)
+		},
+	}
+	cmd.Flags().StringVar(&home, "home", "", "run the hub of this `ELICITRAY_HOME` (for autostart entries)")
+	return cmd
+}
