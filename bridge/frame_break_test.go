@@ -1,3 +1,5 @@
+//go:build unix
+
 package bridge
 
 // Tests that try to break the relay's fast path (frame.go, quick.go,

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -54,6 +53,8 @@ type stdioServer struct {
 	stopped, drained chan struct{}
 	// failCode is the exit code of a Start that failed (Wait returns it).
 	failCode int
+	// group holds the server and what it starts (group_*.go).
+	group group
 }
 
 // startError is Start's error, with the code the wrapper exits with.
@@ -96,10 +97,7 @@ func (s *stdioServer) Start(ctx context.Context, log func(format string, args ..
 	if s.cmd.Stderr == nil {
 		s.cmd.Stderr = os.Stderr
 	}
-	if s.cmd.SysProcAttr == nil {
-		s.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	s.cmd.SysProcAttr.Setpgid = true
+	ownGroup(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
@@ -108,6 +106,9 @@ func (s *stdioServer) Start(ctx context.Context, log func(format string, args ..
 	}
 	inR.Close()
 	outW.Close()
+	if s.group, err = newGroup(s.cmd.Process); err != nil {
+		log("the server's processes may outlive elicitray: %v", err)
+	}
 
 	s.stdin, s.out = stdin, outR
 	s.exited, s.closed = make(chan struct{}), make(chan struct{})
@@ -181,7 +182,8 @@ func (s *stdioServer) closeWrite() error {
 }
 
 // shutdownWhenClosed waits for CloseWrite, then for the server to exit:
-// after grace it gets SIGTERM, after another grace SIGKILL (PROTOCOL.md §7).
+// after grace it is asked to stop (SIGTERM), after another grace killed
+// (SIGKILL; on Windows both end its job) (PROTOCOL.md §7).
 // It returns once the server has exited.
 func (s *stdioServer) shutdownWhenClosed() {
 	select {
@@ -189,20 +191,13 @@ func (s *stdioServer) shutdownWhenClosed() {
 		return
 	case <-s.closed:
 	}
-	pgid := -s.cmd.Process.Pid
-	for _, sig := range []struct {
-		s    syscall.Signal
-		name string
-	}{{syscall.SIGTERM, "SIGTERM"}, {syscall.SIGKILL, "SIGKILL"}} {
+	for _, kill := range []bool{false, true} {
 		select {
 		case <-s.exited:
 			return
 		case <-time.After(s.grace):
 		}
-		s.log("the server did not exit %v after its input closed; sending %s", s.grace, sig.name)
-		if err := syscall.Kill(pgid, sig.s); err != nil {
-			_ = s.cmd.Process.Signal(sig.s)
-		}
+		s.log("the server did not exit %v after its input closed; %s", s.grace, s.group.stop(s.cmd.Process, kill))
 	}
 	<-s.exited
 }
@@ -218,13 +213,6 @@ func (s *stdioServer) Wait() int {
 	<-s.stopped
 	<-s.drained
 	s.out.Close() // read to its end: the pipe is let go (again, after grace)
-	code := s.cmd.ProcessState.ExitCode()
-	if code < 0 {
-		// Killed by a signal: report it as a shell would.
-		if ws, ok := s.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return 1
-	}
-	return code
+	s.group.close()
+	return exitCode(s.cmd.ProcessState)
 }
