@@ -43,8 +43,8 @@ all: build
 build: deps-build
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
 
-# The binary, the launcher entry (it opens History; its Settings action the
-# Settings window), the icons and the AppStream metadata. The entry names the
+# The binary, the launcher entry (it opens History; its actions are the
+# tray menu's: Settings, Pause, Resume, Quit), the icons and the AppStream metadata. The entry names the
 # binary by its full path: a session's PATH often lacks ~/.local/bin.
 install: $(if $(INSTALL_BIN),,build)
 	@d='$(DESTDIR)$(PREFIX)'; set -e; \

@@ -203,6 +203,12 @@ func fyneMetadata(t *testing.T) fyneApp {
 // desktopEntry returns the keys of a launcher entry's [Desktop Entry] group.
 func desktopEntry(t *testing.T, path string) map[string]string {
 	t.Helper()
+	return desktopGroup(t, path, "[Desktop Entry]")
+}
+
+// desktopGroup returns the keys of one group of a launcher entry.
+func desktopGroup(t *testing.T, path, name string) map[string]string {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +222,7 @@ func desktopEntry(t *testing.T, path string) map[string]string {
 		switch {
 		case strings.HasPrefix(line, "["):
 			group = line
-		case group == "[Desktop Entry]" && strings.Contains(line, "="):
+		case group == name && strings.Contains(line, "="):
 			k, v, _ := strings.Cut(line, "=")
 			keys[k] = v
 		}
@@ -241,6 +247,21 @@ func checkDesktopEntry(t *testing.T, path, bin string, meta fyneApp) {
 	} {
 		if e[k] != want {
 			t.Errorf("the launcher entry's %s is %q, want %q (FyneApp.toml says the same for fyne package)", k, e[k], want)
+		}
+	}
+	// The launcher's actions are the tray menu's, each an elicitray command.
+	if got, want := e["Actions"], "Settings;Pause;Resume;Quit;"; got != want {
+		t.Errorf("the launcher entry's actions are %q, want %q", got, want)
+	}
+	for _, action := range strings.Split(strings.TrimSuffix(e["Actions"], ";"), ";") {
+		a := desktopGroup(t, path, "[Desktop Action "+action+"]")
+		args := strings.Fields(a["Exec"])
+		if a["Name"] == "" || len(args) != 2 || args[0] != `"`+bin+`"` {
+			t.Errorf("the action %s is %v: want a name and %q COMMAND", action, a, bin)
+			continue
+		}
+		if out, err := exec.Command(bin, args[1], "--help").CombinedOutput(); err != nil {
+			t.Errorf("the action %s runs `elicitray %s`, which is no command: %v\n%s", action, args[1], err, out)
 		}
 	}
 	if meta.LinuxAndBSD.ExecParams != "history window" {
