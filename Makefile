@@ -36,7 +36,7 @@ INSTALLED := bin/elicitray \
 INSTALL_DIRS := $(sort $(foreach f,$(INSTALLED),$(dir $(f)))) share/icons/hicolor/scalable \
   $(foreach s,$(ICON_SIZES),share/icons/hicolor/$(s)x$(s)) share/icons/hicolor share/icons share
 
-.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet conformance demo screenshots bench bench-history bench-ui install uninstall version icons clean
+.PHONY: all build deps deps-build deps-system deps-npm apt-install test vet conformance demo screenshots bench bench-history bench-ui install uninstall package version icons clean
 
 all: build
 
@@ -68,6 +68,31 @@ uninstall:
 	if [ -z '$(DESTDIR)' ] && [ -f "$$d/share/icons/hicolor/icon-theme.cache" ]; then \
 	  gtk-update-icon-cache -q "$$d/share/icons/hicolor" 2>/dev/null || true; fi; \
 	echo "removed elicitray from $$d"
+
+# make package: the Linux release artifacts in dist/, of this build (its
+# version stamped in): the tarball `fyne package -os linux` makes (with its
+# own Makefile to install it), and a .deb made with nfpm from what
+# `make install` stages. Both tools are pinned and run with `go run`.
+FYNE_TOOL := fyne.io/tools/cmd/fyne@v1.7.4
+NFPM_TOOL := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
+DIST := dist
+# Debian's form of VERSION: a development build sorts before its release
+# (~dev), commits after a tag after it (+N.gHASH).
+DEB_VERSION = $(shell echo '$(VERSION)' | sed -e 's/-dev/~dev/' -e 's/-/+/' -e 's/-/./g')
+package: build
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DIST))/stage PREFIX=/usr INSTALL_BIN=$(BIN)
+	@# fyne package rewrites FyneApp.toml (its build number, without the
+	@# comments): the file is put back as it was, whatever happens.
+	cp FyneApp.toml $(DIST)/FyneApp.toml.keep; \
+	$(GO) run $(FYNE_TOOL) package --os linux --exe $(abspath $(BIN)) --release; st=$$?; \
+	cp $(DIST)/FyneApp.toml.keep FyneApp.toml && rm $(DIST)/FyneApp.toml.keep; exit $$st
+	mv elicitray.tar.xz $(DIST)/elicitray-$(VERSION)-linux-$$($(GO) env GOARCH).tar.xz
+	@# nfpm reads the staged files from the directory it runs in.
+	cd $(DIST) && DEB_VERSION='$(DEB_VERSION)' DEB_ARCH=$$($(GO) env GOARCH) \
+	  $(GO) run $(NFPM_TOOL) package --config $(CURDIR)/packaging/nfpm.yaml --packager deb --target .
+	rm -rf $(DIST)/stage
+	@ls -1 $(DIST)
 
 # The version make stamps into the binary and the AppStream metadata.
 version:
@@ -178,4 +203,4 @@ bench-ui:
 	$(GO) test -run '^$$' -bench ParseTitledChoices -benchtime 20x -count 2 ./bridge/elicit/
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

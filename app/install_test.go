@@ -240,7 +240,7 @@ func checkDesktopEntry(t *testing.T, path, bin string, meta fyneApp) {
 		"Comment":     meta.LinuxAndBSD.Comment,
 		"Categories":  strings.Join(meta.LinuxAndBSD.Categories, ";") + ";",
 		"Keywords":    strings.Join(meta.LinuxAndBSD.Keywords, ";") + ";",
-		"Exec":        `"` + bin + `" ` + meta.LinuxAndBSD.ExecParams,
+		"Exec":        `"` + bin + `" ` + strings.TrimSpace(meta.LinuxAndBSD.ExecParams),
 		"TryExec":     bin,
 		"Icon":        appID,
 		"Terminal":    "false",
@@ -264,7 +264,7 @@ func checkDesktopEntry(t *testing.T, path, bin string, meta fyneApp) {
 			t.Errorf("the action %s runs `elicitray %s`, which is no command: %v\n%s", action, args[1], err, out)
 		}
 	}
-	if meta.LinuxAndBSD.ExecParams != "history window" {
+	if strings.TrimSpace(meta.LinuxAndBSD.ExecParams) != "history window" {
 		t.Errorf("the launcher entry opens %q, want the History window", meta.LinuxAndBSD.ExecParams)
 	}
 	validate, err := exec.LookPath("desktop-file-validate")
