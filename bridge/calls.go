@@ -28,11 +28,10 @@ type calls struct {
 
 // note notes a request of a loop method (the host's, or a retry); only a tools/call names
 // a tool and counts as the call in flight.
-func (c *calls) note(key, method string, params json.RawMessage) {
+func (c *calls) note(key, method, name string) {
 	if method != "tools/call" {
 		return
 	}
-	name := stringMember(params, "name")
 	c.mu.Lock()
 	c.tools[key] = name
 	c.open.Store(int32(len(c.tools)))

@@ -100,13 +100,12 @@ type hostCall struct {
 // fromHost follows a host request of a loop method, and fills in the
 // answers of a round the relay forwarded to the host. It returns the line
 // to send to the server.
-func (l *loop) fromHost(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
+func (l *loop) fromHost(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, call string) []byte {
 	line = l.forward.complete(env.Method, line)
-	params, _ := getMember(line, "params")
 	hc := &hostCall{
 		id:       append(json.RawMessage(nil), env.ID...),
 		method:   env.Method,
-		call:     callName(env.Method, params),
+		call:     call,
 		line:     append([]byte(nil), line...),
 		version:  version,
 		hostCaps: append(json.RawMessage(nil), hostCaps...),
@@ -394,8 +393,7 @@ func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
 	l.count()
 	l.mu.Unlock()
 	// A legacy push during the retry names the call (and closes with it).
-	params, _ := getMember(line, "params")
-	l.calls.note(key, hc.method, params)
+	l.calls.note(key, hc.method, hc.call)
 	l.w.toServer(withNewline(line))
 
 	select {

@@ -307,8 +307,9 @@ func (r *Relay) fromHost(line []byte) []byte {
 	// A call whose reply may ask for input (PROTOCOL.md §1, §6), and the
 	// call a legacy elicitation may belong to.
 	key, _ := idKey(env.ID)
-	r.calls.note(key, env.Method, env.Params)
-	return r.loop.fromHost(key, &env, line, version, hostCaps)
+	call := callName(env.Method, env.Params) // what prompts name the call
+	r.calls.note(key, env.Method, call)
+	return r.loop.fromHost(key, &env, line, version, hostCaps, call)
 }
 
 // hostCancelled spreads a host's notifications/cancelled for one of its
