@@ -81,11 +81,13 @@ type hostCall struct {
 	hostCaps json.RawMessage
 
 	// ctx ends when the call is finished, the host cancels it
-	// (ErrHostCancelled) or the relay stops.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	// replies receives the server's reply to the relay's retry in flight
-	// (fromServer sends, send receives). Set once, before hc is shared.
+	// (ErrHostCancelled) or the relay stops. replies receives the server's
+	// reply to the relay's retry in flight (fromServer sends, send
+	// receives). Both are made when the loop takes the call over (under
+	// loop.mu, before run starts): most calls never need them, and a
+	// tools/call's round trip should not pay for them.
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
 	replies chan []byte
 
 	// Guarded by loop.mu.
@@ -109,12 +111,10 @@ func (l *loop) fromHost(key string, env *envelope, line []byte, version string, 
 		line:     append([]byte(nil), line...),
 		version:  version,
 		hostCaps: append(json.RawMessage(nil), hostCaps...),
-		replies:  make(chan []byte, 1),
 	}
-	hc.ctx, hc.cancel = context.WithCancelCause(l.w.ctx)
 	l.mu.Lock()
 	if old := l.loops[key]; old != nil {
-		old.cancel(nil) // a reused id: the newer request wins
+		old.stop(nil) // a reused id: the newer request wins
 	}
 	l.loops[key] = hc
 	l.count()
@@ -167,9 +167,18 @@ func (l *loop) finish(key string) {
 	hc := l.loops[key]
 	delete(l.loops, key)
 	l.count()
-	l.mu.Unlock()
 	if hc != nil {
-		hc.cancel(nil)
+		hc.stop(nil)
+	}
+	l.mu.Unlock()
+}
+
+// stop ends the call's context, if the loop took the call over (before,
+// it has none: a call that ends or is cancelled then is never run); loop.mu
+// is held.
+func (hc *hostCall) stop(cause error) {
+	if hc.cancel != nil {
+		hc.cancel(cause)
 	}
 }
 
@@ -235,7 +244,7 @@ func (l *loop) fromServer(key string, env *envelope, line []byte) bool {
 	if kind == replyFinal {
 		delete(l.loops, key)
 		l.count()
-		hc.cancel(nil)
+		hc.stop(nil)
 		return true
 	}
 	if hc.cancelled {
@@ -247,6 +256,8 @@ func (l *loop) fromServer(key string, env *envelope, line []byte) bool {
 		return false // the server answered this id again: one loop per call
 	}
 	hc.running = true
+	hc.ctx, hc.cancel = context.WithCancelCause(l.w.ctx)
+	hc.replies = make(chan []byte, 1)
 	go l.run(hc, append([]byte(nil), line...))
 	return false
 }
@@ -267,7 +278,7 @@ func (l *loop) hostCancelled(key string) []string {
 	// the host's id; fromServer then drops an input_required reply.
 	if hc := l.loops[key]; hc != nil {
 		hc.cancelled = true
-		hc.cancel(ErrHostCancelled)
+		hc.stop(ErrHostCancelled)
 	}
 	l.mu.Unlock()
 	// The host gave up on the call: answers kept for its retry go too.
@@ -448,5 +459,5 @@ func (l *loop) end(hc *hostCall) {
 			l.count()
 		}
 	}
-	hc.cancel(nil)
+	hc.stop(nil)
 }
