@@ -1,7 +1,8 @@
 package bridge
 
 // methodCandidate returns the first i < candidateEnd(len(b)) at which b
-// holds `"m`, methodKey's first two bytes, or -1 when there is none;
+// holds `"m` or `"\`, the ways methodKey can begin (plainly, or with its
+// first letter escaped), or -1 when there is none;
 // i+len(methodKey) <= len(b) for every i it returns. (methodkey_amd64.s)
 //
 //go:noescape

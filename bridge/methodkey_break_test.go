@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -190,5 +191,45 @@ func TestBreakEscapedMethodKeySlips(t *testing.T) {
 				t.Fatal("the relay never asked the user about the elicitation")
 			}
 		})
+	}
+}
+
+// spellsMethod is hasMethodKey's reference: some quote of b starts a JSON
+// string that encoding/json decodes to "method".
+func spellsMethod(b []byte) bool {
+	for i := range b {
+		for j := i + len(methodKey) - 1; j < len(b) && j <= i+38; j++ {
+			var s string
+			if b[i] == '"' && b[j] == '"' && json.Unmarshal(b[i:j+1], &s) == nil && s == "method" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestBreakHasMethodKeyAgreesWithDecoder: random bytes made of the key's
+// pieces, plain and escaped (and their near misses: \u006e, \u06d, a
+// lone backslash), at random alignments: hasMethodKey finds a key exactly
+// when a JSON decoder reads one.
+func TestBreakHasMethodKeyAgreesWithDecoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{`"`, `m`, `e`, `t`, `h`, `o`, `d`, `\u006d`, `\u006D`, `\u0065`, `\u0074`, `\u0068`, `\u006f`, `\u0064`, `\u006e`, `\u06d`, `\`, `\"`, `x`, `:`, `"method"`, `"\u006dethod"`, `"metho\u0064"`}
+	buf := make([]byte, 256)
+	for range 30000 {
+		var sb strings.Builder
+		for range rng.IntN(24) {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := sb.String()
+		if len(s) > 200 {
+			s = s[:200]
+		}
+		off := rng.IntN(len(buf) - len(s) + 1)
+		b := buf[off : off+len(s)]
+		copy(b, s)
+		if got, want := hasMethodKey(b), spellsMethod(b); got != want {
+			t.Fatalf("hasMethodKey(%s) = %v, a JSON decoder reads a \"method\" key: %v", b, got, want)
+		}
 	}
 }

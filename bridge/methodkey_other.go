@@ -3,7 +3,7 @@
 package bridge
 
 // methodCandidate finds no candidate where there is no vector search:
-// hasMethodKey leaves the whole of b to bytes.Contains.
+// hasMethodKey looks at each quote of b in turn.
 func methodCandidate(b []byte) int { return -1 }
 
 func candidateEnd(n int) int { return 0 }
