@@ -550,3 +550,86 @@ func TestBreakServerKilledMidBurst(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakFillSmallPipes: the kernel may refuse the 1 MiB pipes the relay
+// asks for (fs.pipe-max-size, or the user's pipe pages used up: a pipe of
+// one page then), for the private pipe tee fills and for the input. Each
+// fill then tees a page or less: random streams, written in random
+// pieces, still come out byte for byte, with every marked line handled
+// whole in its place.
+func TestBreakFillSmallPipes(t *testing.T) {
+	ps := unix.Getpagesize()
+	for _, tt := range []struct {
+		name           string
+		scratch, input int
+	}{
+		{"private pipe of one page", ps, 0},
+		{"private pipe of 16 pages", 16 * ps, 0},
+		{"input of one page", 0, ps},
+		{"both of one page", ps, ps},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(71, uint64(tt.scratch+tt.input)))
+			var in, want bytes.Buffer
+			for _, l := range streamLines(rng, 40, 0) {
+				full := append(append([]byte(nil), l...), '\n')
+				in.Write(full)
+				if bytes.HasPrefix(l, []byte(`{"x":`)) {
+					want.Write(handled(full))
+				} else {
+					want.Write(full)
+				}
+			}
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inR.Close()
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer outR.Close()
+			f := newFramer(inR)
+			w := newLineWriter(outW)
+			f.pipe = newPipeIn(inR, outW)
+			if f.pipe == nil {
+				t.Skip("no splice path here")
+			}
+			if tt.scratch > 0 {
+				if _, err := unix.FcntlInt(uintptr(f.pipe.scratchW), unix.F_SETPIPE_SZ, tt.scratch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.input > 0 {
+				if _, err := unix.FcntlInt(inW.Fd(), unix.F_SETPIPE_SZ, tt.input); err != nil {
+					t.Fatal(err)
+				}
+			}
+			go func() {
+				defer inW.Close()
+				writeSplit(inW, in.Bytes(), rng)
+			}()
+			done := make(chan error, 1)
+			go func() {
+				defer outW.Close()
+				defer f.pipe.close()
+				err := f.pump(w, testRoute, func(string) {}, func(line []byte, more bool) {
+					_ = w.write(handled(line), !more)
+				}, func(err error) { t.Error(err) }, func() { t.Error("a line was cut off") })
+				w.flush()
+				done <- err
+			}()
+			got, err := io.ReadAll(outR)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != io.EOF {
+				t.Errorf("pump ended with %v, want EOF", err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("output differs from the input: got %d bytes, want %d; first difference at %d", len(got), want.Len(), firstDiff(got, want.Bytes()))
+			}
+		})
+	}
+}
