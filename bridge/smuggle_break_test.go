@@ -84,6 +84,10 @@ func TestKnownBypassElicitationToHost(t *testing.T) {
 		// the next one: the relay's scanner sees no single object, and
 		// passes the line as it came.
 		{"carriage return between two messages", `{"jsonrpc":"2.0","id":1,"result":{}}` + "\r" + elicit, goSDKReads},
+		// TestMalformedPeers's line with trailing garbage, which the
+		// relay passes untouched for the peer to answer: go-sdk rejects
+		// it after a space, but after "\r" it takes the elicitation.
+		{"garbage after a carriage return", elicit + "\rGARBAGE", goSDKReads},
 		// A batch (JSON-RPC 2.0; go-sdk takes one while no protocol
 		// version of 2025-06-18 or later is agreed).
 		{"batch", "[" + elicit + "]", goSDKReads},
