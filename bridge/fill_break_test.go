@@ -633,3 +633,49 @@ func TestBreakFillSmallPipes(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakRandomStreamsEveryStdin is TestBreakRandomStreams on the host
+// stdins it did not try: a blocking pipe (the poll(2) wait) and a FIFO,
+// with lines around the buffer's size and of 64 MiB, in random write
+// splits: what comes back through `cat` is the stream byte for byte, less
+// the byte order marks.
+func TestBreakRandomStreamsEveryStdin(t *testing.T) {
+	sizes := []int{0, 1, 40, 4095, 8191, 8192, 8193, 65536, 300_000, frameBuf - 1, frameBuf, frameBuf + 1, 2*frameBuf + 5}
+	for i, kind := range inputKinds[1:] {
+		for _, big := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/64MiB=%v", kind.name, big), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(81, uint64(i)))
+				in, want := streamOf(rng, 80, sizes, i == 0)
+				if big {
+					in, want = streamOf(rng, 5, []int{64 << 20, 10, 1 << 20}, true)
+				}
+				e := hostSide(t, kind, false)
+				defer e.hostR.Close()
+				growPipe(e.hostW)
+				done := runRelay(exec.Command("cat"), e)
+				splits := []int{1, 7, 512, 4096, 8192, 65536, 70_000, 1 << 20, 3 << 20}
+				go func() {
+					defer e.closeWrite()
+					for data := in; len(data) > 0; {
+						n := min(len(data), splits[rng.IntN(len(splits))])
+						if _, err := e.hostW.Write(data[:n]); err != nil {
+							return
+						}
+						data = data[n:]
+					}
+				}()
+				got, err := io.ReadAll(e.hostR)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res := waitRun(t, done, "random streams"); res.code != 0 || res.err != nil {
+					t.Errorf("Run returned %d, %v", res.code, res.err)
+				}
+				if !bytes.Equal(got, want) {
+					at := firstDiff(got, want)
+					t.Fatalf("the host got %d bytes, want %d; first difference at %d: got %.80q, want %.80q", len(got), len(want), at, got[at:min(len(got), at+80)], want[at:min(len(want), at+80)])
+				}
+			})
+		}
+	}
+}
