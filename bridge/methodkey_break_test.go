@@ -38,9 +38,10 @@ func guardedPage(t *testing.T) []byte {
 
 // TestBreakHasMethodKeyGuardPage: slices whose last byte is the last
 // readable byte of the process, of every length to 100 and from every
-// alignment, with the key (or a near miss, or `"m` alone) at every
-// position and at the very end: hasMethodKey agrees with bytes.Contains and
-// reads nothing past the slice (a fault kills the test).
+// alignment, with the key, plain or escaped (or a near miss, or `"m` or
+// `\u006` alone) at every position and at the very end: hasMethodKey
+// agrees with a JSON decoder and reads nothing past the slice (a fault
+// kills the test).
 func TestBreakHasMethodKeyGuardPage(t *testing.T) {
 	page := guardedPage(t)
 	ps := len(page)
@@ -48,15 +49,15 @@ func TestBreakHasMethodKeyGuardPage(t *testing.T) {
 	for n := 0; n <= 100; n++ {
 		b := page[ps-n:]
 		for p := -1; p < n; p++ {
-			for _, probe := range []string{`"method"`, `"metho`, `"m`, `"`, `"methoD"`} {
+			for _, probe := range []string{`"method"`, `"metho`, `"m`, `"`, `"methoD"`, `"\u006dethod"`, `"metho\u0064"`, `"\u006dethod`, `\u006`, `\u00`, `\`} {
 				for i := range b {
 					b[i] = fill[(i+n)%len(fill)]
 				}
 				if p >= 0 {
 					copy(b[p:], probe)
 				}
-				if got, want := hasMethodKey(b), bytes.Contains(b, methodKey); got != want {
-					t.Fatalf("hasMethodKey(%q) (%d bytes ending on the page's end) = %v, bytes.Contains %v", b, n, got, want)
+				if got, want := hasMethodKey(b), spellsMethod(b); got != want {
+					t.Fatalf("hasMethodKey(%q) (%d bytes ending on the page's end) = %v, a JSON decoder reads a \"method\" key: %v", b, n, got, want)
 				}
 			}
 		}
@@ -75,14 +76,26 @@ func TestBreakHasMethodKeyGuardPage(t *testing.T) {
 		if !hasMethodKey(b) {
 			t.Fatalf("hasMethodKey misses the key as the last 8 of %d bytes after `\"m` everywhere", n)
 		}
+		// `\u00` everywhere (a backslash in every step), the key
+		// escaped as the last 13 bytes.
+		for i := range b {
+			b[i] = `\u00e9`[i%6]
+		}
+		if hasMethodKey(b) {
+			t.Fatalf("hasMethodKey finds the key in %d bytes of `\\u00e9` only", n)
+		}
+		copy(b[n-13:], `"\u006dethod"`)
+		if !hasMethodKey(b) {
+			t.Fatalf("hasMethodKey misses the escaped key as the last 13 of %d bytes", n)
+		}
 	}
 }
 
 // TestBreakHasMethodKeyEveryAlignment: within a 1 MiB buffer as the framer
 // holds it, a line of every length around the 16-byte steps (16, 23, 32
 // and their neighbours), starting at every offset of a 16-byte block and
-// ending at the buffer's end, with the key starting at every position: it
-// is found, and lines without it are not reported.
+// ending at the buffer's end, with the key, plain or escaped, starting at
+// every position: it is found, and lines without it are not reported.
 func TestBreakHasMethodKeyEveryAlignment(t *testing.T) {
 	buf := make([]byte, frameBuf)
 	for _, n := range []int{7, 8, 9, 15, 16, 17, 22, 23, 24, 25, 31, 32, 33, 38, 39, 40, 47, 48, 49, 55, 56, 63, 64, 65} {
@@ -103,6 +116,26 @@ func TestBreakHasMethodKeyEveryAlignment(t *testing.T) {
 					copy(b[p:], methodKey)
 					if !hasMethodKey(b) {
 						t.Fatalf("hasMethodKey misses the key at %d of %d bytes (offset %d in the buffer): %q", p, n, start, b)
+					}
+				}
+				// An escape of a letter at every position, among
+				// escapes of others.
+				for p := 0; p+5 <= n; p++ {
+					for i := range b {
+						b[i] = `\u00e9`[i%6]
+					}
+					if escapesLetter(b) {
+						t.Fatalf("escapesLetter finds an escaped letter in %q", b)
+					}
+					copy(b[p:], `\u006`)
+					if !escapesLetter(b) {
+						t.Fatalf("escapesLetter misses \\u006 at %d of %d bytes (offset %d in the buffer): %q", p, n, start, b)
+					}
+					if p+13 <= n {
+						copy(b[p:], `"\u006dethod"`)
+						if !hasMethodKey(b) {
+							t.Fatalf("hasMethodKey misses the escaped key at %d of %d bytes (offset %d in the buffer): %q", p, n, start, b)
+						}
 					}
 				}
 			}
@@ -195,14 +228,20 @@ func TestBreakEscapedMethodKeySlips(t *testing.T) {
 }
 
 // spellsMethod is hasMethodKey's reference: some quote of b starts a JSON
-// string that encoding/json decodes to "method".
+// string that encoding/json decodes to "method". (A string that holds a
+// quote is no "method": only each quote's next one can end one.)
 func spellsMethod(b []byte) bool {
 	for i := range b {
-		for j := i + len(methodKey) - 1; j < len(b) && j <= i+38; j++ {
-			var s string
-			if b[i] == '"' && b[j] == '"' && json.Unmarshal(b[i:j+1], &s) == nil && s == "method" {
-				return true
-			}
+		if b[i] != '"' {
+			continue
+		}
+		j := bytes.IndexByte(b[i+1:], '"')
+		if j < 0 {
+			return false
+		}
+		var s string
+		if j < 38 && json.Unmarshal(b[i:i+j+2], &s) == nil && s == "method" {
+			return true
 		}
 	}
 	return false
