@@ -2,10 +2,12 @@ package bridge
 
 // methodCandidate returns the first i < candidateEnd(len(b)) at which b
 // holds `"m`, methodKey's first two bytes, or -1 when there is none;
-// i+len(methodKey) <= len(b) for every i it returns. (methodkey_amd64.s)
+// i+len(methodKey) <= len(b) for every i it returns. esc reports whether
+// the bytes it looked at (up to the 16 from the candidate's step, or up to
+// candidateEnd) hold a backslash. (methodkey_amd64.s)
 //
 //go:noescape
-func methodCandidate(b []byte) int
+func methodCandidate(b []byte) (i int, esc bool)
 
 // candidateEnd is where methodCandidate stops looking in n bytes: it reads
 // 16 positions a step, and steps only while a key starting at any of them
@@ -15,4 +17,19 @@ func candidateEnd(n int) int {
 		return 0
 	}
 	return (n - 7) / 16 * 16
+}
+
+// escapedLetter returns the first i < escapedLetterEnd(len(b)) at which b
+// holds `\u006` or `\u007`, or -1 when there is none. (methodkey_amd64.s)
+//
+//go:noescape
+func escapedLetter(b []byte) int
+
+// escapedLetterEnd is where escapedLetter stops looking in n bytes: steps
+// run while the five bytes it compares would fit.
+func escapedLetterEnd(n int) int {
+	if n < 20 {
+		return 0
+	}
+	return (n - 4) / 16 * 16
 }

@@ -45,12 +45,16 @@ func TestHasMethodKeyAgrees(t *testing.T) {
 }
 
 // The relay's second look at a passing 1 kB line, against bytes.Contains:
-// a text result (few quotes) and structured content (a quote every few
-// bytes).
+// a text result (few quotes), structured content (a quote every few
+// bytes) and text with escapes.
 func BenchmarkHasMethodKey(b *testing.B) {
 	text := `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 27) + `"}]}}`
 	dense := `,"result":{"structuredContent":{"items":[` + strings.Repeat(`{"id":12,"name":"ab","ok":true},`, 30) + `{}]}}`
-	for _, c := range []struct{ name, line string }{{"text", text}, {"structured", dense}} {
+	// Text as Python's json.dumps writes it (ensure_ascii): newlines and
+	// accented letters escaped, so the line is also searched for an
+	// escaped letter of the key.
+	escaped := `,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`caf\u00e9 cr\u00e8me\n`, 50) + `"}]}}`
+	for _, c := range []struct{ name, line string }{{"text", text}, {"structured", dense}, {"escaped", escaped}} {
 		line := []byte(c.line)
 		b.Run(c.name+"/hasMethodKey", func(b *testing.B) {
 			b.SetBytes(int64(len(line)))
