@@ -1,3 +1,5 @@
+//go:build linux
+
 package bridge
 
 // Tests that try to break the framer's fill (frame.go) and the fast path's

@@ -1,3 +1,5 @@
+//go:build unix
+
 package bridge
 
 // Tests that try to break hasMethodKey (methodkey.go, methodkey_amd64.s),
