@@ -125,23 +125,18 @@ func (l *loop) fromHost(key string, env *envelope, line []byte, version string, 
 // any reports whether some host call or retry awaits its reply.
 func (l *loop) any() bool { return l.waiting.Load() > 0 }
 
-// follows reports whether the host call with id key is one the loop may
-// have to finish: its reply is the loop's to read.
-func (l *loop) follows(key string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.loops[key] != nil || l.retries[key] != nil
-}
-
-// finalResult reports whether a result (not an error) with id key is
-// surely the final reply of the call the loop follows under key: a legacy
-// call's, since only a 2026-07-28 result asks for input (PROTOCOL.md §1),
-// and a -32042 is an error. Such a reply can pass without being read.
-func (l *loop) finalResult(key string) bool {
+// finalResult reports whether the loop follows the call with id key
+// (follows), and whether a result (not an error) with that id is surely its
+// final reply: a legacy call's, since only a 2026-07-28 result asks for
+// input (PROTOCOL.md §1), and a -32042 is an error. Such a reply can pass
+// without being read. (One look, under one lock: every reply to a
+// tools/call asks it.)
+func (l *loop) finalResult(key string) (follows, final bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	hc := l.loops[key]
-	return hc != nil && hc.version == "" && !l.owns(key)
+	follows = hc != nil || l.retries[key] != nil
+	return follows, hc != nil && hc.version == "" && !l.owns(key)
 }
 
 // onlyLegacy reports whether every call the loop follows is a legacy one

@@ -198,7 +198,10 @@ func (r *Relay) replyRoute(id []byte, result bool, b []byte) (route, string) {
 		return vPass, ""
 	}
 	key, ok := idKey(id)
-	if !ok || (r.loop.follows(key) && !(result && r.loop.finalResult(key) && !asksInput(b))) {
+	if !ok {
+		return vFull, ""
+	}
+	if follows, final := r.loop.finalResult(key); follows && !(result && final && !asksInput(b)) {
 		return vFull, ""
 	}
 	return vEnd, key
