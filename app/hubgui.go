@@ -73,6 +73,25 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)
 		notices = append(notices, w)
 	}
+	// The display was opened to check it (prepareDesktop): a hub that
+	// cannot reach it has failed by now, before it takes the socket, so
+	// that no wrapper hands it a prompt. The hub itself draws nothing: its
+	// windows are the window process's (winproc.go), started when one is
+	// wanted, and first now (windows.prestart): its start is most of a cold
+	// prompt's way to the screen, and overlaps the history's opening, the
+	// socket, the tray and the wrapper's connecting from here. The hub
+	// keeps the display connection, idle, for its life: an X server resets
+	// when its last client leaves and refuses connections meanwhile, and
+	// the window process that ended may have been the last.
+	exe, err := os.Executable()
+	if err != nil {
+		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
+	}
+	hub := &Hub{Config: cfg, ConfigPath: p.Config, Log: stderr}
+	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
+	hub.Prompter = win
+	win.prestart()
+	defer win.Close() // a hub that fails below lets it go; else done below
 	// The history before the socket. A history that cannot take records
 	// now (another process holds it, the disk is full) does not cost a
 	// prompt: the hub spools decisions and tries again (journal.go). An
@@ -89,17 +108,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
 		notices = append(notices, storageNotice(st))
 	}
-	// The display was opened to check it (prepareDesktop): a hub that
-	// cannot reach it fails before it takes the socket, so that no wrapper
-	// hands it a prompt. The hub itself draws nothing: its windows are the
-	// window process's (winproc.go), started when one is wanted. It keeps
-	// that connection, idle, for its life: an X server resets when its last
-	// client leaves and refuses connections meanwhile, and the window
-	// process that ended may have been the last.
-	exe, err := os.Executable()
-	if err != nil {
-		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
-	}
 	ln, err := ListenHub(p)
 	if err != nil {
 		return fail(err)
@@ -111,10 +119,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	hub := &Hub{Config: cfg, ConfigPath: p.Config, Log: stderr}
-	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
-	hub.Prompter = win
-	win.prestart()
 	hub.SetJournal(journal)
 	hub.ConfigRead()
 	hub.Recorded = win.changed
