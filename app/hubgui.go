@@ -40,7 +40,17 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
 		return exitCode(exitError)
 	}
-	// The lock first: of hubs started together, all but one stop here.
+	// The display first, then the lock: a hub whose display does not open
+	// stops before it holds the lock (saying so by its exit status, so that
+	// the wrapper that started it tries the next session), and so never
+	// turns away a hub started at the same time on one that opens. Of hubs
+	// started together, all but one stop at the lock.
+	userEnv, releaseDisplay, err := prepareDesktop(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
+		return exitCode(hubExitNoDisplay)
+	}
+	defer releaseDisplay() // held for the hub's life (below)
 	lock, err := LockHub(p)
 	if errors.Is(err, ErrHubRunning) {
 		fmt.Fprintf(stderr, "elicitray: %v\n", err)
@@ -50,11 +60,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		return fail(err)
 	}
 	defer lock.Close()
-	userEnv, releaseDisplay, err := prepareDesktop(ctx, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	defer releaseDisplay() // held for the hub's life (below)
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
 	var notices []string
