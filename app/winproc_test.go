@@ -158,7 +158,7 @@ func (h *winHub) noWindowProc(why string) {
 
 // TestWindowProcessOnDemand: the hub starts its window process as it
 // starts (a prompt most often comes with the wrapper that started it),
-// which goes after its linger when none comes; then none runs until a
+// which shows nothing and goes after its linger when none comes; then none runs until a
 // prompt comes; prompts in a burst share one, which goes after its linger
 // with no window open; the next prompt starts a new one. What it took to
 // map each window, from the prompt's line on the socket, is logged (the
@@ -168,6 +168,13 @@ func TestWindowProcessOnDemand(t *testing.T) {
 	maps := watchMaps(t)
 	h := startWinHub(d, "1s")
 	h.noWindowProc("with no window wanted, after the linger")
+	// It showed nothing meanwhile: what it loaded ahead of a window (the
+	// OpenGL driver, through a hidden window: ui.WarmUp) maps none.
+	select {
+	case <-maps.mapped:
+		t.Errorf("a window was mapped while no window was wanted")
+	default:
+	}
 
 	maps.drain()
 	sent := time.Now()
