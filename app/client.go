@@ -41,8 +41,11 @@ type hubClient struct {
 	// start starts a hub process in a desktop session; nil means the
 	// client never starts one (the history CLI).
 	start func(desktopSession) (*os.Process, error)
-	// session finds the desktop session to start a hub in (session.go).
-	session func(context.Context) (desktopSession, error)
+	// sessions offers the desktop sessions found to start a hub in, best
+	// first, to try until one is taken (sessionFinder.each): a hub started
+	// in one whose display does not open says so (hubExitNoDisplay), and
+	// the next is tried.
+	sessions func(ctx context.Context, try func(desktopSession) error) error
 	// log receives what the client found and did, for people (the
 	// wrapper's stderr); nil discards.
 	log io.Writer
@@ -391,17 +394,24 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, int, error) {
 	if c.start == nil {
 		return nil, 0, err
 	}
-	// No hub runs: find the desktop session to start one in, as a host
-	// that stripped the environment gives none (session.go).
-	sess, err := c.session(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrNoHub, err)
-	}
-	// A hub that fails to start is tried once more: a display can refuse a
-	// connection for a moment.
-	conn, pid, ours, err := c.startAndDial(ctx, sess)
-	if errors.Is(err, errHubFailed) {
-		conn, pid, ours, err = c.startAndDial(ctx, sess)
+	// No hub runs: start one in the user's desktop session, found as a
+	// host that stripped the environment gives none (session.go); the
+	// hub checks the session's display itself.
+	var ours bool
+	var sess desktopSession
+	err = c.sessions(ctx, func(s desktopSession) error {
+		sess = s
+		// A hub that fails to start is tried once more: a display can
+		// refuse a connection for a moment.
+		var err error
+		conn, pid, ours, err = c.startAndDial(ctx, s)
+		if errors.Is(err, errHubFailed) {
+			conn, pid, ours, err = c.startAndDial(ctx, s)
+		}
+		return err
+	})
+	if errors.Is(err, ErrNoSession) {
+		err = fmt.Errorf("%w: %w", ErrNoHub, err) // no session, or none whose display opened
 	}
 	if err == nil {
 		c.said.Do(func() {
@@ -490,6 +500,13 @@ func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ ne
 		case <-deadline.C:
 			return nil, 0, false, fmt.Errorf("%w: the hub did not open its socket within %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
 		case st := <-exited:
+			if st != nil && st.ExitCode() == hubExitNoDisplay {
+				why := hubFailure(c.paths.HubLog, logStart)
+				if why == "" {
+					why = fmt.Sprintf("the hub exited (%v)%s", st, c.silentFailure())
+				}
+				return nil, 0, false, displayFailed{errors.New(why)}
+			}
 			if st == nil || !st.Success() {
 				if why := hubFailure(c.paths.HubLog, logStart); why != "" {
 					return nil, 0, false, fmt.Errorf("%w: the hub could not start: %s", ErrNoHub, why)
@@ -522,7 +539,7 @@ func startingClient(p Paths, log io.Writer) (*hubClient, error) {
 		start: func(s desktopSession) (*os.Process, error) {
 			return startHub(runnable(exe), p, s.Env(hubEnv(os.Environ())))
 		},
-		session:   finder.find,
+		sessions:  finder.each,
 		startWait: hubStartWait,
 	}, nil
 }
@@ -587,6 +604,15 @@ func openHubLog(path string) (*os.File, error) {
 // hubFailPrefix starts the hub's last line when it cannot start; the rest
 // of the line is a sentence for the user (runHub, hubFailure).
 const hubFailPrefix = "elicitray hub: cannot start: "
+
+// hubExitNoDisplay is the exit status of a hub whose display did not open
+// (the last line of its log says why): the wrapper that started it in a
+// desktop session it found tries the next one (sessionFinder.each). The hub
+// checks its display before anything else, as `elicitray probe-display`
+// does, so that a wrapper needs no process of its own to check a session
+// before it starts a hub there: one process less on a cold prompt's way to
+// the screen (issue 12).
+const hubExitNoDisplay = 3
 
 // hubStartedLine is in the line a hub writes once it listens.
 const hubStartedLine = "elicitray hub: listening on "

@@ -128,9 +128,10 @@ func displayError(d string, err error) error {
 }
 
 // probeDisplay runs `exe probe-display` with env and reports whether a
-// process started that way could open windows: it is how a wrapper checks a
-// session it found before it starts a hub there (xgb reads XAUTHORITY from
-// the process's own environment).
+// process started that way could open windows: it is how doctor, and a hub
+// started without DISPLAY, check a session they found (xgb reads XAUTHORITY
+// from the process's own environment). A wrapper needs none: the hub it
+// starts in a session checks the display first (hubExitNoDisplay).
 func probeDisplay(ctx context.Context, exe string, env []string) error {
 	ctx, cancel := context.WithTimeout(ctx, displayTimeout+2*time.Second)
 	defer cancel()

@@ -265,7 +265,7 @@ func TestHubStartFailures(t *testing.T) {
 	t.Run("bad display, hub run directly", func(t *testing.T) {
 		testHome(t)
 		_, stderr, code := runElicitray(t, nil, []string{"DISPLAY=:97"}, "hub")
-		if code != 1 || !strings.Contains(stderr, hubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
+		if code != hubExitNoDisplay || !strings.Contains(stderr, hubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
 			t.Errorf("exit %d, stderr:\n%s", code, stderr)
 		}
 	})

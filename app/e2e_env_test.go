@@ -130,7 +130,9 @@ func (d *desktop) wrapperLog() string {
 // LOGNAME, PATH, SHELL, TERM and USER — what most hosts give — answers from a
 // real window: it reaches the hub running in the desktop session, and with
 // none running it finds the session and starts one there, also when the
-// host itself has no display (a service, a terminal over ssh).
+// host itself has no display (a service, a terminal over ssh), and when the
+// display in its own environment does not open (the hub started there says
+// so, and the next session's is taken).
 func TestStrippedEnvironment(t *testing.T) {
 	server := everythingServer(t)
 	for _, tt := range []struct {
@@ -140,11 +142,14 @@ func TestStrippedEnvironment(t *testing.T) {
 		// detached: the wrapper's parent chain has no DISPLAY (setsid -f
 		// reparents it), as under a host run as a service.
 		detached bool
+		// display is the wrapper's own DISPLAY, one no X server serves.
+		display string
 		// says is what the wrapper tells the host's log.
 		says string
 	}{
 		{name: "hub running", hub: true, says: "prompts go to your hub (pid %d) at "},
 		{name: "no hub", says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of app.test"},
+		{name: "own display does not open", display: ":97", says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of app.test"},
 		{name: "host without a display", detached: true, says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,6 +160,9 @@ func TestStrippedEnvironment(t *testing.T) {
 			// A server's token, as a host config's env passes it: it is
 			// the wrapper's, and a hub it starts must not get it.
 			d.env = append(d.env, "GITHUB_TOKEN=ghp_not_for_the_hub")
+			if tt.display != "" {
+				d.env = append(d.env, "DISPLAY="+tt.display)
+			}
 			var cs *mcp.ClientSession
 			if tt.detached {
 				// The desktop session: a process of the user's with the
@@ -190,6 +198,13 @@ func TestStrippedEnvironment(t *testing.T) {
 			t.Logf("the wrapper said:\n%s", d.wrapperLog())
 			if log := d.wrapperLog(); !strings.Contains(log, says) {
 				t.Errorf("the wrapper's log does not say %q:\n%s", says, log)
+			}
+			if tt.display != "" {
+				// The hub tried there first said why it could not start.
+				hubLog, _ := os.ReadFile(d.paths.HubLog)
+				if want := hubFailPrefix + "no X server is running at DISPLAY=" + tt.display; !strings.Contains(string(hubLog), want) {
+					t.Errorf("the hub log does not say %q:\n%s", want, hubLog)
+				}
 			}
 		})
 	}

@@ -304,8 +304,8 @@ func TestNoHubStillRecorded(t *testing.T) {
 			t.Error("a hub was started with no desktop session")
 			return nil, ErrNoDisplay
 		},
-		session: func(context.Context) (desktopSession, error) {
-			return desktopSession{}, fmt.Errorf("%w: DISPLAY is not set here", ErrNoSession)
+		sessions: func(context.Context, func(desktopSession) error) error {
+			return fmt.Errorf("%w: DISPLAY is not set here", ErrNoSession)
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "deploy?"))
 	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, ErrNoHub) {

@@ -40,7 +40,17 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
 		return exitCode(exitError)
 	}
-	// The lock first: of hubs started together, all but one stop here.
+	// The display first, then the lock: a hub whose display does not open
+	// stops before it holds the lock (saying so by its exit status, so that
+	// the wrapper that started it tries the next session), and so never
+	// turns away a hub started at the same time on one that opens. Of hubs
+	// started together, all but one stop at the lock.
+	userEnv, releaseDisplay, err := prepareDesktop(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
+		return exitCode(hubExitNoDisplay)
+	}
+	defer releaseDisplay() // held for the hub's life (below)
 	lock, err := LockHub(p)
 	if errors.Is(err, ErrHubRunning) {
 		fmt.Fprintf(stderr, "elicitray: %v\n", err)
@@ -50,11 +60,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		return fail(err)
 	}
 	defer lock.Close()
-	userEnv, releaseDisplay, err := prepareDesktop(ctx, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	defer releaseDisplay() // held for the hub's life (below)
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
 	var notices []string
@@ -73,6 +78,25 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s\n", w)
 		notices = append(notices, w)
 	}
+	// The display was opened to check it (prepareDesktop): a hub that
+	// cannot reach it has failed by now, before it takes the socket, so
+	// that no wrapper hands it a prompt. The hub itself draws nothing: its
+	// windows are the window process's (winproc.go), started when one is
+	// wanted, and first now (windows.prestart): its start is most of a cold
+	// prompt's way to the screen, and overlaps the history's opening, the
+	// socket, the tray and the wrapper's connecting from here. The hub
+	// keeps the display connection, idle, for its life: an X server resets
+	// when its last client leaves and refuses connections meanwhile, and
+	// the window process that ended may have been the last.
+	exe, err := os.Executable()
+	if err != nil {
+		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
+	}
+	hub := &Hub{Config: cfg, ConfigPath: p.Config, Log: stderr}
+	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
+	hub.Prompter = win
+	win.prestart()
+	defer win.Close() // a hub that fails below lets it go; else done below
 	// The history before the socket. A history that cannot take records
 	// now (another process holds it, the disk is full) does not cost a
 	// prompt: the hub spools decisions and tries again (journal.go). An
@@ -89,17 +113,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
 		notices = append(notices, storageNotice(st))
 	}
-	// The display was opened to check it (prepareDesktop): a hub that
-	// cannot reach it fails before it takes the socket, so that no wrapper
-	// hands it a prompt. The hub itself draws nothing: its windows are the
-	// window process's (winproc.go), started when one is wanted. It keeps
-	// that connection, idle, for its life: an X server resets when its last
-	// client leaves and refuses connections meanwhile, and the window
-	// process that ended may have been the last.
-	exe, err := os.Executable()
-	if err != nil {
-		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
-	}
 	ln, err := ListenHub(p)
 	if err != nil {
 		return fail(err)
@@ -111,10 +124,6 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	hub := &Hub{Config: cfg, ConfigPath: p.Config, Log: stderr}
-	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
-	hub.Prompter = win
-	win.prestart()
 	hub.SetJournal(journal)
 	hub.ConfigRead()
 	hub.Recorded = win.changed

@@ -224,8 +224,8 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			},
 		},
 		&cobra.Command{
-			// Run by a wrapper that found a desktop session, with that
-			// session's environment, before it starts a hub there
+			// Run by doctor, or a hub started without DISPLAY, that
+			// found a desktop session, with that session's environment
 			// (display.go).
 			Use:    "probe-display",
 			Short:  "Exit 0 when this environment's display opens",

@@ -141,25 +141,54 @@ func newSessionFinder(exe string) *sessionFinder {
 	return f
 }
 
-// find returns the first session found whose display opens. Its error
-// wraps ErrNoSession and says where it looked and why each display found
-// did not open.
+// find returns the first session found whose display opens (probe).
+// Its error wraps ErrNoSession and says where it looked and why each
+// display found did not open.
 func (f *sessionFinder) find(ctx context.Context) (desktopSession, error) {
+	var found desktopSession
+	err := f.each(ctx, func(s desktopSession) error {
+		if f.probe != nil {
+			if err := f.probe(ctx, s); err != nil {
+				return displayFailed{err}
+			}
+		}
+		found = s
+		return nil
+	})
+	return found, err
+}
+
+// displayFailed is why a session's display did not open, from a try of
+// sessionFinder.each: the next session is tried.
+type displayFailed struct{ err error }
+
+func (e displayFailed) Error() string { return e.err.Error() }
+func (e displayFailed) Unwrap() error { return e.err }
+
+// each offers the sessions found to try, in the order of the package
+// comment, until one is taken: try returns nil. A try that fails with a
+// displayFailed moves on to the next session; any other error ends the
+// search with that error. When no session was taken, the error wraps
+// ErrNoSession and says where it looked and why each display found did
+// not open. f.probe is not used: try checks the display (find probes; a
+// wrapper starts a hub there, which checks it itself).
+func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error) error {
 	var failed []string
 	for _, s := range f.candidates(ctx) {
-		if f.probe == nil {
-			return s, nil
-		}
-		err := f.probe(ctx, s)
+		err := try(s)
 		if err == nil {
-			return s, nil
+			return nil
 		}
-		failed = append(failed, fmt.Sprintf("display %s (from %s) did not open: %v", s.Display(), s.From, err))
+		var df displayFailed
+		if !errors.As(err, &df) {
+			return err
+		}
+		failed = append(failed, fmt.Sprintf("display %s (from %s) did not open: %v", s.Display(), s.From, df.err))
 	}
 	if len(failed) > 0 {
-		return desktopSession{}, fmt.Errorf("%w: %s", ErrNoSession, strings.Join(failed, "; "))
+		return fmt.Errorf("%w: %s", ErrNoSession, strings.Join(failed, "; "))
 	}
-	return desktopSession{}, fmt.Errorf("%w: DISPLAY is not set here, nor in the environment of the processes that started this one, the systemd user manager, logind or any other process of yours", ErrNoSession)
+	return fmt.Errorf("%w: DISPLAY is not set here, nor in the environment of the processes that started this one, the systemd user manager, logind or any other process of yours", ErrNoSession)
 }
 
 // candidates lists the sessions found, in the order of the package comment,

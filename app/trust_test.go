@@ -66,8 +66,8 @@ func approveRefused(t *testing.T, want string) {
 			t.Error("a hub was started in an untrusted run directory")
 			return nil, errors.New("no")
 		},
-		session: func(context.Context) (desktopSession, error) {
-			return desktopSession{Vars: map[string]string{"DISPLAY": ":0"}, From: "a test"}, nil
+		sessions: func(ctx context.Context, try func(desktopSession) error) error {
+			return try(desktopSession{Vars: map[string]string{"DISPLAY": ":0"}, From: "a test"})
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "Deploy?"))
 	if !errors.Is(err, ErrUntrusted) || !errors.Is(err, bridge.ErrNoDesktop) {

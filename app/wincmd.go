@@ -52,6 +52,11 @@ func runWindows(stderr io.Writer) error {
 	// says so at once, so that its linger starts: nothing was sent yet.
 	// fyne.Do keeps order: a show read before this counts first.
 	fyne.Do(s.idleCheck)
+	// The OpenGL driver and the fonts, most of a first window's time on
+	// its way to the screen, load now (ui.WarmUp), while the hub, the
+	// wrapper and the reader above get the first prompt here; what comes
+	// meanwhile waits for the loop.
+	ui.WarmUp(a)
 	a.Run()
 	fc.Close()
 	return nil

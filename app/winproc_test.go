@@ -158,7 +158,7 @@ func (h *winHub) noWindowProc(why string) {
 
 // TestWindowProcessOnDemand: the hub starts its window process as it
 // starts (a prompt most often comes with the wrapper that started it),
-// which goes after its linger when none comes; then none runs until a
+// which shows nothing and goes after its linger when none comes; then none runs until a
 // prompt comes; prompts in a burst share one, which goes after its linger
 // with no window open; the next prompt starts a new one. What it took to
 // map each window, from the prompt's line on the socket, is logged (the
@@ -168,6 +168,13 @@ func TestWindowProcessOnDemand(t *testing.T) {
 	maps := watchMaps(t)
 	h := startWinHub(d, "1s")
 	h.noWindowProc("with no window wanted, after the linger")
+	// It showed nothing meanwhile: what it loaded ahead of a window (the
+	// OpenGL driver, through a hidden window: ui.WarmUp) maps none.
+	select {
+	case <-maps.mapped:
+		t.Errorf("a window was mapped while no window was wanted")
+	default:
+	}
 
 	maps.drain()
 	sent := time.Now()
@@ -179,6 +186,7 @@ func TestWindowProcessOnDemand(t *testing.T) {
 	if got := d.title(win); !strings.Contains(got, "winproc") {
 		t.Errorf("the first window is titled %q, want the asking server winproc", got)
 	}
+	wantIcon(t, win)
 	d.answer(win, "Escape")
 	if r := h.reply(1); r.Action != bridge.ActionCancel || r.DecidedBy != bridge.DecidedByUser {
 		t.Errorf("Escape answered %+v, want cancel by the user", r)
@@ -200,6 +208,7 @@ func TestWindowProcessOnDemand(t *testing.T) {
 	if p := h.windowProc(); p != first {
 		t.Errorf("a prompt within the linger went to window process %s, want the lingering one, %s", p, first)
 	}
+	wantIcon(t, win) // a kept window's
 	d.answer(win, "Escape")
 	h.reply(3)
 
@@ -273,6 +282,20 @@ func TestWindowProcessDiesWithHub(t *testing.T) {
 		time.Sleep(pollEvery)
 	}
 	d.closed(win)
+}
+
+// wantIcon checks that window win (an X window id) carries elicitray's
+// icon for the taskbar: _NET_WM_ICON, 256×256 as assets/icon.png.
+func wantIcon(t *testing.T, win string) {
+	t.Helper()
+	out, err := exec.Command("xprop", "-id", win, "-notype", "32c", "_NET_WM_ICON").Output()
+	if err != nil {
+		t.Fatalf("xprop _NET_WM_ICON of %s: %v", win, err)
+	}
+	// "_NET_WM_ICON = 256, 256, …": the width and height come first.
+	if !strings.HasPrefix(strings.TrimSpace(string(out)), "_NET_WM_ICON = 256, 256, ") {
+		t.Errorf("window %s has no 256×256 icon: %.80s", win, out)
+	}
 }
 
 // mapWatch receives the X server's map events of top-level windows.

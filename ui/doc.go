@@ -12,8 +12,11 @@
 //
 // Goroutines: one per prompt window with a deadline, a one-second ticker
 // that updates its countdown through fyne.Do and ends when the window
-// closes; and the history window's reads, counts, clearing and exports,
-// each on a goroutine of its own that applies its result through fyne.Do. Every exported function and method must be called on the Fyne
+// closes; the history window's reads, counts, clearing and exports,
+// each on a goroutine of its own that applies its result through fyne.Do;
+// and WarmUp's font loading, which it waits for before it returns. WarmUp
+// is called on the main goroutine before the app's Run (it calls GLFW
+// there, as Fyne's driver does). Every exported function and method must be called on the Fyne
 // goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting,
 // HistoryWindow.Changed and the Tray setters, which any goroutine may call; every callback ui
 // invokes (the done func of ShowPrompt and ShowURLPrompt, ShowSettings's
