@@ -135,14 +135,13 @@ testdata/npm/node_modules/.package-lock.json: testdata/npm/package.json testdata
 deps: deps-system deps-npm
 
 # go vet for the three OSes: everything on Linux (cgo), and for macOS and
-# Windows every package that builds without cgo there (on macOS the tray,
-# ui/, needs cgo; app/ needs Fyne's cgo on both).
-VET_DARWIN := ./bridge/... ./history/... ./app/autostart/
-VET_WINDOWS := ./bridge/... ./history/... ./app/autostart/ ./ui/...
+# Windows every package that builds without cgo there (ui/ and app/ need
+# Fyne's and GLFW's cgo on both).
+VET_OTHER := ./bridge/... ./history/... ./app/autostart/
 vet: deps-build
 	$(GO) vet ./...
-	CGO_ENABLED=0 GOOS=darwin $(GO) vet $(VET_DARWIN)
-	CGO_ENABLED=0 GOOS=windows $(GO) vet $(VET_WINDOWS)
+	CGO_ENABLED=0 GOOS=darwin $(GO) vet $(VET_OTHER)
+	CGO_ENABLED=0 GOOS=windows $(GO) vet $(VET_OTHER)
 
 # Every test, windows included: under Xvfb with a private session bus, so no
 # desktop is needed and no bus outlives the run.
