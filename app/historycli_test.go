@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,5 +227,48 @@ func TestHistoryCLIKeepsEveryDigit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHistoryListHubGoneAtOnce: a hub that takes the connection and goes
+// away before it answers (it was stopping, or was killed as `history list`
+// came in) leaves the file: the list is read from it, not refused with "the
+// hub stopped before anyone answered".
+func TestHistoryListHubGoneAtOnce(t *testing.T) {
+	home := testHome(t)
+	p := pathsUnder(home, home, home, filepath.Join(home, "run"))
+	st, err := history.Open(p.History, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := st.Add(history.Record{Server: "gone", Message: fmt.Sprintf("asked #%d", i), Action: "accept", DecidedBy: "user"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	if err := os.MkdirAll(p.RunDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", p.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close() // the hub is gone before it answers
+		}
+	}()
+	out, stderr, code := runElicitray(t, nil, nil, "history", "list", "--json")
+	if code != 0 {
+		t.Fatalf("history list with a hub gone at once: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(out, `"asked #`); n != 3 {
+		t.Errorf("history list printed %d of the 3 decisions:\n%s", n, out)
 	}
 }

@@ -96,9 +96,11 @@ func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.
 		return r.Records, nil
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)
-	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrUntrusted):
-		// No hub listening, or none to trust: read the file ourselves, it
-		// is the user's own.
+	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrUntrusted), errors.Is(err, ErrHubGone):
+		// No hub listening, none to trust, or one that went away before
+		// it answered (it was stopping, or was killed as the call came
+		// in): read the file ourselves, it is the user's own (openDirect
+		// waits for a dying hub's lock to go).
 		st, err := s.openDirect()
 		if err != nil {
 			return nil, err

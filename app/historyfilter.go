@@ -127,14 +127,17 @@ func exportTo(ctx context.Context, src historySource, q history.Query, format, o
 // the file), else from the file itself.
 func (s historySource) export(ctx context.Context, q history.Query, format string, w io.Writer) (int, error) {
 	// Only a hub verified to be the user's own (trust.go).
-	conn, _, err := (&hubClient{paths: s.paths}).dialVerified(ctx)
-	if errors.Is(err, ErrNotRunning) || errors.Is(err, ErrUntrusted) {
+	direct := func() (int, error) {
 		st, err := s.openDirect()
 		if err != nil {
 			return 0, err
 		}
 		defer st.Close()
 		return st.Export(w, format, q)
+	}
+	conn, _, err := (&hubClient{paths: s.paths}).dialVerified(ctx)
+	if errors.Is(err, ErrNotRunning) || errors.Is(err, ErrUntrusted) {
+		return direct()
 	}
 	if err != nil {
 		return 0, err
@@ -143,12 +146,19 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
+	// A hub that goes away before it sent anything (it was stopping, or
+	// was killed as the connection came in) leaves the file to read
+	// directly: once it is gone its lock is too (openDirect waits for it).
+	wrote := false
 	if err := json.NewEncoder(conn).Encode(wireMsg{Op: opExport, ID: 1, Format: format, Query: &q}); err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrHubGone, err)
+		return direct()
 	}
 	br := bufio.NewReaderSize(conn, 1<<20)
 	for {
 		line, err := br.ReadBytes('\n')
+		if err != nil && !wrote && ctx.Err() == nil {
+			return direct()
+		}
 		if err != nil {
 			return 0, fmt.Errorf("%w during the export: %v", ErrHubGone, err)
 		}
@@ -162,6 +172,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 		case m.Done:
 			return m.Count, nil
 		}
+		wrote = true
 		if _, err := w.Write(m.Data); err != nil {
 			return 0, err
 		}
