@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/url"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -140,6 +142,11 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		})
 	} else {
 		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
+		if firstTime(filepath.Join(filepath.Dir(p.HubLog), noTrayMarker)) {
+			notices = append(notices, noTrayNotice)
+		} else {
+			fmt.Fprintln(stderr, "elicitray hub: (the desktop was told once, at the first start without a tray, where the tray's menu is instead)")
+		}
 	}
 	hub.Changed = func(n int) {
 		tray.SetPending(n)
@@ -510,4 +517,31 @@ func calledItself(info bridge.ServerInfo) string {
 		s += " " + info.Version
 	}
 	return s
+}
+
+// noTrayNotice is the notification a hub with no tray host shows once, at
+// the first start without one: where the tray's menu is instead (the
+// launcher entry's actions, packaging/linux, and the commands).
+const noTrayNotice = "This desktop shows no tray icons, so elicitray runs without one. " +
+	"Its menu is in the app launcher (elicitray opens History; right-click for Settings, Pause All Prompts, Resume, Quit) " +
+	"and in the commands elicitray status, pause, resume, settings, history window and quit."
+
+// noTrayMarker, in the hub log's directory, says noTrayNotice was shown.
+const noTrayMarker = "told-no-tray"
+
+// firstTime reports whether marker did not exist, and makes it: a file of
+// this user's, never through a link. When it cannot be made, it is the
+// first time (better said twice than never).
+func firstTime(marker string) bool {
+	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
+		return true
+	}
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	if err == nil {
+		f.Close()
+	}
+	return true
 }
