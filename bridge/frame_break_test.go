@@ -136,19 +136,10 @@ func TestBreakMixedMembersServer(t *testing.T) {
 // member wins): the relay must spread it too (close the call's prompts,
 // PROTOCOL.md §7), as the full path did.
 func TestBreakMixedMembersHost(t *testing.T) {
-	asked := make(chan struct{}, 1)
-	causes := make(chan error, 1)
-	p := startPeer(t, &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
-		asked <- struct{}{}
-		<-ctx.Done()
-		causes <- context.Cause(ctx)
-		return nil, context.Cause(ctx)
-	})})
-	p.initialize()
-	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
-	p.serverGets()
-	p.serverSends(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`)
-	<-asked
+	h := newHeldPrompts()
+	p := startPeer(t, h.options())
+	h.open(p, `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`)
+	<-h.asked
 	cancel := `{"jsonrpc":"2.0","method":"notifications/progress","method":"notifications/cancelled","params":{"requestId":1}}`
 	p.hostSends(cancel)
 	if got := p.serverGets(); got != cancel {
@@ -157,7 +148,7 @@ func TestBreakMixedMembersHost(t *testing.T) {
 	// The server's SDK saw the call cancelled; the relay must close its
 	// prompt and answer it cancel, or the server waits forever.
 	select {
-	case err := <-causes:
+	case err := <-h.causes:
 		if !errors.Is(err, ErrHostCancelled) {
 			t.Fatalf("the prompt ended with %v, want ErrHostCancelled", err)
 		}
@@ -400,9 +391,8 @@ func TestBreakFramerInputClosedAfterTee(t *testing.T) {
 	}
 }
 
-// breakPeer is startPeer's setup (relay_test.go) with the Relay and the
-// server's command at hand: the test writes the server's stdout (fd 4)
-// and reads its stdin (fd 3).
+// breakPeer is a peer (relay_test.go) with the Relay and the server's
+// command at hand (newPeer).
 type breakPeer struct {
 	*peer
 	r   *Relay
@@ -411,50 +401,8 @@ type breakPeer struct {
 
 func startBreakPeer(t *testing.T, opts func(r **Relay) *Options) *breakPeer {
 	t.Helper()
-	recvR, recvW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sendR, sendW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", "-c", "cat <&4 & exec cat >&3")
-	cmd.ExtraFiles = []*os.File{recvW, sendR}
-	p := &peer{t: t, stderr: &syncBuffer{}, done: make(chan runResult, 1)}
-	bp := &breakPeer{peer: p, cmd: cmd}
-	o := &Options{}
-	if opts != nil {
-		o = opts(&bp.r)
-	}
-	if o.Log == nil {
-		o.Log = p.stderr
-	}
-	hostR, hostW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.host, p.toHost = hostW, bufio.NewReaderSize(outR, 1<<20)
-	p.gotSrv, p.server = bufio.NewReaderSize(recvR, 1<<20), sendW
-	bp.r = NewRelay(Command(cmd, 200*time.Millisecond), o)
-	go func() {
-		code, err := bp.r.Run(context.Background(), hostR, outW)
-		outW.Close()
-		p.done <- runResult{code, err}
-	}()
-	t.Cleanup(func() {
-		hostW.Close()
-		sendW.Close()
-		<-p.done
-		for _, f := range []*os.File{recvR, recvW, sendR, hostR, outR} {
-			f.Close()
-		}
-	})
-	return bp
+	p, r, cmd := newPeer(t, opts)
+	return &breakPeer{peer: p, r: r, cmd: cmd}
 }
 
 // waitLater waits until a line waits in lw.later: written while a long
@@ -582,27 +530,16 @@ func TestBreakAnswerWhileLineCut(t *testing.T) {
 // (ErrCallEnded) and the server is answered cancel, and the host gets the
 // reply byte for byte.
 func TestBreakTSReplyClosesLegacyPrompt(t *testing.T) {
-	asked := make(chan struct{}, 1)
-	causes := make(chan error, 1)
-	p := startBreakPeer(t, func(**Relay) *Options {
-		return &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
-			asked <- struct{}{}
-			<-ctx.Done()
-			causes <- context.Cause(ctx)
-			return nil, context.Cause(ctx)
-		})}
-	})
-	p.initialize()
-	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
-	p.serverGets()
-	p.serverSends(elicitE1)
-	<-asked
+	h := newHeldPrompts()
+	p := startPeer(t, h.options())
+	h.open(p, elicitE1)
+	<-h.asked
 	reply := `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("R", 20<<20) + `"}]},"jsonrpc":"2.0","id":1}`
 	go p.serverSends(reply)
 	if got := p.hostGets(); got != reply {
 		t.Fatalf("the host got %d bytes, not the %d-byte reply", len(got), len(reply))
 	}
-	if err := <-causes; !errors.Is(err, ErrCallEnded) {
+	if err := <-h.causes; !errors.Is(err, ErrCallEnded) {
 		t.Fatalf("the prompt ended with %v, want ErrCallEnded", err)
 	}
 	jsonEq(t, cancelAnswer, p.serverGets())
@@ -1008,21 +945,10 @@ func TestBreakLongReplyTailEndsCall(t *testing.T) {
 	for seed := range 4 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(seed), 21))
-			asked := make(chan struct{}, 1)
-			causes := make(chan error, 1)
-			p := startBreakPeer(t, func(**Relay) *Options {
-				return &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
-					asked <- struct{}{}
-					<-ctx.Done()
-					causes <- context.Cause(ctx)
-					return nil, context.Cause(ctx)
-				})}
-			})
-			p.initialize()
-			p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
-			p.serverGets()
-			p.serverSends(elicitE1)
-			<-asked
+			h := newHeldPrompts()
+			p := startPeer(t, h.options())
+			h.open(p, elicitE1)
+			<-h.asked
 			alphabet := []string{"a", `\`, `\\`, `"`, `{`, `}`, `[`, `]`, `\"`, "é", "\n"}
 			var text strings.Builder
 			for text.Len() < 3<<20+rng.IntN(1<<20) {
@@ -1047,7 +973,7 @@ func TestBreakLongReplyTailEndsCall(t *testing.T) {
 				t.Fatalf("the host got %d bytes, not the %d-byte reply (first difference at %d)", len(got), len(reply), firstDiff([]byte(got), []byte(reply)))
 			}
 			select {
-			case err := <-causes:
+			case err := <-h.causes:
 				if !errors.Is(err, ErrCallEnded) {
 					t.Fatalf("the prompt ended with %v, want ErrCallEnded", err)
 				}
@@ -1343,4 +1269,34 @@ func TestBreakMethodAfterLongKey(t *testing.T) {
 			return
 		}
 	}
+}
+
+// heldPrompts is an Approver that holds each prompt open until its
+// context ends: asked says a prompt opened, causes why it closed.
+type heldPrompts struct {
+	asked  chan struct{}
+	causes chan error
+}
+
+func newHeldPrompts() *heldPrompts {
+	return &heldPrompts{asked: make(chan struct{}, 1), causes: make(chan error, 1)}
+}
+
+func (h *heldPrompts) options() *Options {
+	return &Options{Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		h.asked <- struct{}{}
+		<-ctx.Done()
+		h.causes <- context.Cause(ctx)
+		return nil, context.Cause(ctx)
+	})}
+}
+
+// open starts the session and a tools/call "ask" (id 1), whose server
+// then sends elicit: a legacy prompt the Approver holds.
+func (h *heldPrompts) open(p *peer, elicit string) {
+	p.t.Helper()
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	p.serverGets()
+	p.serverSends(elicit)
 }

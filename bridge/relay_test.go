@@ -55,6 +55,16 @@ func (s *syncBuffer) String() string {
 
 func startPeer(t testing.TB, opts *Options) *peer {
 	t.Helper()
+	p, _, _ := newPeer(t, func(**Relay) *Options { return opts })
+	return p
+}
+
+// newPeer is startPeer with the Relay and the server's command at hand
+// (the test writes the server's stdout, fd 4, and reads its stdin, fd 3);
+// opts is given where the Relay will be, for Options whose callbacks need
+// it.
+func newPeer(t testing.TB, opts func(r **Relay) *Options) (*peer, *Relay, *exec.Cmd) {
+	t.Helper()
 	recvR, recvW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -66,11 +76,16 @@ func startPeer(t testing.TB, opts *Options) *peer {
 	cmd := exec.Command("sh", "-c", "cat <&4 & exec cat >&3")
 	cmd.ExtraFiles = []*os.File{recvW, sendR}
 	p := &peer{t: t, stderr: &syncBuffer{}, done: make(chan runResult, 1)}
-	if opts == nil {
-		opts = &Options{}
+	var r *Relay
+	var o *Options
+	if opts != nil {
+		o = opts(&r)
 	}
-	if opts.Log == nil {
-		opts.Log = p.stderr
+	if o == nil {
+		o = &Options{}
+	}
+	if o.Log == nil {
+		o.Log = p.stderr
 	}
 	// OS pipes, as a host gives them: the relay's fast path (tee and
 	// splice on Linux) is the one these tests run.
@@ -82,9 +97,9 @@ func startPeer(t testing.TB, opts *Options) *peer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.host, p.toHost = hostW, bufio.NewReader(outR)
-	p.gotSrv, p.server = bufio.NewReader(recvR), sendW
-	r := NewRelay(Command(cmd, 200*time.Millisecond), opts)
+	p.host, p.toHost = hostW, bufio.NewReaderSize(outR, 1<<20)
+	p.gotSrv, p.server = bufio.NewReaderSize(recvR, 1<<20), sendW
+	r = NewRelay(Command(cmd, 200*time.Millisecond), o)
 	go func() {
 		code, err := r.Run(context.Background(), hostR, outW)
 		outW.Close()
@@ -98,7 +113,7 @@ func startPeer(t testing.TB, opts *Options) *peer {
 			f.Close()
 		}
 	})
-	return p
+	return p, r, cmd
 }
 
 func (p *peer) hostSends(line string) {
