@@ -25,15 +25,24 @@ import (
 //	keep = "8760h"
 //	max_records = 100000
 //
+//	keep_alive = "15s"     # while a prompt is open, the host hears progress this often; "0s": never
+//
 //	[servers.github]       # the name given to `elicitray wrap --name`
 //	rule = "ask"           # ask | decline | cancel | accept-defaults | accept-defaults-or-cancel
 //	timeout = "2m"
 //	burst = 1
 //	every = "30s"
+//	keep_alive = "10s"
 type Config struct {
 	// Timeout is how long a prompt waits for a person before it is answered
 	// cancel (decided by "timeout"). Zero: 10 minutes.
 	Timeout Duration `toml:"timeout,omitempty"`
+	// KeepAlive is how often the wrapper sends the host
+	// notifications/progress for a tool call's progressToken while a
+	// prompt of that call is open, so that hosts which reset their
+	// timeout on progress keep waiting (PROTOCOL.md §10). Nil:
+	// DefaultKeepAlive; zero: none.
+	KeepAlive *Duration `toml:"keep_alive,omitempty"`
 	// Rate is every server's rate limit unless its own entry says otherwise.
 	Rate Rate `toml:"rate,omitempty"`
 	// Servers holds per-server settings by configured name.
@@ -72,10 +81,11 @@ type ServerConfig struct {
 	// Rule is what happens to the server's prompts: RuleAsk (default),
 	// RuleDecline, RuleCancel, RuleAcceptDefaults or
 	// RuleAcceptDefaultsOrCancel.
-	Rule    string   `toml:"rule,omitempty"`
-	Timeout Duration `toml:"timeout,omitempty"`
-	Burst   int      `toml:"burst,omitempty,omitzero"`
-	Every   Duration `toml:"every,omitempty"`
+	Rule      string    `toml:"rule,omitempty"`
+	Timeout   Duration  `toml:"timeout,omitempty"`
+	Burst     int       `toml:"burst,omitempty,omitzero"`
+	Every     Duration  `toml:"every,omitempty"`
+	KeepAlive *Duration `toml:"keep_alive,omitempty"`
 }
 
 // Rules for a server's prompts.
@@ -106,7 +116,22 @@ const (
 	DefaultTimeout = 10 * time.Minute
 	DefaultBurst   = 5
 	DefaultEvery   = 3 * time.Second
+	// DefaultKeepAlive is well inside the 60 s hosts often wait.
+	DefaultKeepAlive = 15 * time.Second
 )
+
+// KeepAliveFor returns the keep-alive interval for the server configured
+// as name: its entry's, else the file's, else DefaultKeepAlive; zero means
+// none.
+func (c Config) KeepAliveFor(name string) time.Duration {
+	if d := c.Servers[name].KeepAlive; d != nil {
+		return d.Duration
+	}
+	if c.KeepAlive != nil {
+		return c.KeepAlive.Duration
+	}
+	return DefaultKeepAlive
+}
 
 // Policy is the settings that apply to one server: its entry over the
 // defaults over the built-in defaults.

@@ -186,6 +186,9 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 		switch k {
 		case "timeout":
 			r.duration(p, nil, k, &c.Timeout)
+		case "keep_alive":
+			c.KeepAlive = new(Duration)
+			r.duration(p, nil, k, c.KeepAlive)
 		case "rate":
 			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				r.rate(t, toml.Key{"rate"}, &c.Rate)
@@ -236,6 +239,10 @@ func (r *configReader) server(t map[string]toml.Primitive, where toml.Key, sc *S
 		"timeout": func(p toml.Primitive, k string) { r.duration(p, where, k, &sc.Timeout) },
 		"burst":   func(p toml.Primitive, k string) { r.count(p, where, k, 1, &sc.Burst) },
 		"every":   func(p toml.Primitive, k string) { r.duration(p, where, k, &sc.Every) },
+		"keep_alive": func(p toml.Primitive, k string) {
+			sc.KeepAlive = new(Duration)
+			r.duration(p, where, k, sc.KeepAlive)
+		},
 	})
 	return r.mistakes() == before
 }

@@ -321,6 +321,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				Rejected:  client.Reject,
 				NoDesktop: client.NoDesktop,
 				Overruled: client.Overruled,
+				KeepAlive: wrapperKeepAlive(name, stderr),
 				Log:       stderr,
 			})
 			dropStartupPages()
@@ -422,4 +423,17 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&home, "home", "", "run the hub of this `ELICITRAY_HOME` (for autostart entries)")
 	return cmd
+}
+
+// wrapperKeepAlive is the keep-alive interval the wrapper of the server
+// configured as name uses (Config.KeepAliveFor). A config file the wrapper
+// cannot use gives the default, said once in the host's log: the hub says
+// what is wrong with it in full.
+func wrapperKeepAlive(name string, stderr io.Writer) time.Duration {
+	cfg, err := LoadConfig(DefaultPaths().Config)
+	if err != nil {
+		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default): %v\n", name, DefaultKeepAlive, err)
+		return DefaultKeepAlive
+	}
+	return cfg.KeepAliveFor(name)
 }

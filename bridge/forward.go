@@ -13,7 +13,8 @@ import (
 // id, and runs the loop from there; the relay keeps its own answers to the
 // round's elicitations and adds them to the host's retry.
 type forwards struct {
-	w *wires
+	w    *wires
+	keep *keepAlive
 
 	mu sync.Mutex // guards rounds
 	// rounds are the forwarded rounds whose retry has not come, oldest
@@ -72,6 +73,7 @@ func (f *forwards) send(hc *hostCall, irRaw []byte, forHost []member, state json
 		state: state, answers: answers, expires: time.Now().Add(forwardedLife)})
 	f.open.Store(int32(len(f.rounds)))
 	f.mu.Unlock()
+	f.keep.end(key) // the round ends the host's call: no progress after it
 	f.w.toHost(line)
 }
 

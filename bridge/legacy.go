@@ -22,6 +22,7 @@ type legacy struct {
 	session *session
 	calls   *calls
 	url     *urlMode
+	keep    *keepAlive
 
 	mu sync.Mutex // guards pending
 	// pending maps the id keys of the server's elicitations being decided
@@ -94,7 +95,9 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 
 	line = append(json.RawMessage(nil), line...)
 	go func() {
+		closed := l.keep.prompt(call)
 		v := l.d.decide(pctx, req, form, l.session.hostDeclared(), nil)
+		closed()
 		if v.toHost {
 			// The host shows it and answers the server itself; its
 			// completion and cancel notices are the host's now.

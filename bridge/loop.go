@@ -47,6 +47,7 @@ type loop struct {
 	calls   *calls
 	url     *urlMode
 	forward *forwards
+	keep    *keepAlive
 	// prefix starts the ids of the relay's retries (see NewRelay), and
 	// ownKey their id keys ("s:" and prefix).
 	prefix, ownKey string
@@ -72,6 +73,7 @@ func (l *loop) count() { l.waiting.Store(int32(len(l.loops) + len(l.retries))) }
 // hostCall is a host request whose reply the relay may have to finish: a
 // tools/call, prompts/get or resources/read, in either era.
 type hostCall struct {
+	key     string          // the host's id, as an idKey
 	id      json.RawMessage // the host's id, as it wrote it
 	method  string
 	call    string // what the prompt names as the call in flight
@@ -111,6 +113,7 @@ func (l *loop) fromHost(key string, env *envelope, line []byte, version string, 
 	n := copy(kept, env.ID)
 	copy(kept[n:], line)
 	hc := &hostCall{
+		key:      key,
 		id:       json.RawMessage(kept[:n:n]),
 		method:   env.Method,
 		call:     call,
@@ -446,6 +449,7 @@ func (l *loop) toHost(hc *hostCall, reply []byte) {
 		l.fail(hc, codeInternalError, "the server's reply could not be read")
 		return
 	}
+	l.keep.end(hc.key) // PROTOCOL.md §10: no progress after the reply
 	l.w.toHost(withNewline(out))
 }
 
@@ -456,6 +460,7 @@ func (l *loop) fail(hc *hostCall, code int, msg string) {
 		return
 	}
 	l.w.log.printf("%s: %s: %s", l.w.serverName, hc.method, msg)
+	l.keep.end(hc.key)
 	l.w.toHost(withNewline(encodeError(hc.id, code, msg)))
 }
 

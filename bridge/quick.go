@@ -151,6 +151,10 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, replyID []byte,
 			switch string(name) {
 			case "elicitation/create", "notifications/elicitation/complete", "notifications/cancelled":
 				return vFull, nil, false, 0
+			case "notifications/progress":
+				if r.keep.any() {
+					return vFull, nil, false, 0 // keepalive.go
+				}
 			}
 			return vPass, nil, false, 0
 		case "result", "error":
@@ -165,7 +169,7 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, replyID []byte,
 			}
 			reply = true
 			if _, ok := m.value(); !ok {
-				if !complete && result && !asksInput(b) && !r.session.awaitsInit() && !r.loop.anyOwned() && r.loop.onlyLegacy() {
+				if !complete && result && !asksInput(b) && !r.session.awaitsInit() && !r.loop.anyOwned() && !r.keep.any() && r.loop.onlyLegacy() {
 					// A long result, "id" after it, while only legacy
 					// calls wait: whoever's it is, it is final, and
 					// passes.
@@ -218,6 +222,7 @@ func (r *Relay) replyRoute(id []byte, result bool, b []byte) (route, string) {
 // tools/call close (legacy.callEnded), as fromServer does for a reply it
 // reads whole.
 func (r *Relay) callReplied(key string) {
+	r.keep.end(key)
 	if r.calls.end(key) {
 		r.legacy.callEnded(key)
 	}

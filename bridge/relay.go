@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // Options configure a Relay. A nil *Options means all defaults.
@@ -36,6 +37,11 @@ type Options struct {
 	// server received. It runs on the relay's goroutines and must not block
 	// for long.
 	Overruled func(req *Request, sent Result)
+	// KeepAlive is how often the host gets notifications/progress for a
+	// call's progressToken while a prompt of that call is open, so that a
+	// host that resets its timeout on progress keeps waiting for the
+	// person (PROTOCOL.md §10; keepalive.go). Zero sends none.
+	KeepAlive time.Duration
 	// Log receives sentences for people (the host's log). Nil discards.
 	// A child's stderr goes to the command's own Stderr; see Command.
 	Log io.Writer
@@ -57,6 +63,7 @@ type Relay struct {
 	url     *urlMode
 	loop    *loop
 	forward *forwards
+	keep    *keepAlive
 }
 
 // Causes that end a prompt before anyone answered it; the Approver reads
@@ -105,9 +112,11 @@ func NewRelay(srv Server, opts *Options) *Relay {
 	r.decide = &decider{w: r.w, opts: &r.opts, session: r.session, prefix: prefix}
 	r.url = &urlMode{ids: map[string]context.CancelCauseFunc{}, waits: map[string]context.CancelCauseFunc{}, d: r.decide}
 	r.legacy = &legacy{pending: map[string]*pendingElicitation{}, w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url}
-	r.forward = &forwards{w: r.w}
+	r.keep = newKeepAlive(r.w, r.opts.KeepAlive)
+	r.legacy.keep = r.keep
+	r.forward = &forwards{w: r.w, keep: r.keep}
 	r.loop = &loop{loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, prefix: prefix, ownKey: "s:" + prefix,
-		w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url, forward: r.forward}
+		w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url, forward: r.forward, keep: r.keep}
 	return r
 }
 
@@ -309,6 +318,7 @@ func (r *Relay) fromHost(line []byte) []byte {
 	key, _ := idKey(env.ID)
 	call := callName(env.Method, env.Params) // what prompts name the call
 	r.calls.note(key, env.Method, call)
+	r.keep.noteCall(key, env.Params)
 	return r.loop.fromHost(key, &env, line, version, hostCaps, call)
 }
 
@@ -324,6 +334,7 @@ func (r *Relay) hostCancelled(params []byte) {
 	}
 	keys := r.loop.hostCancelled(key)
 	r.calls.end(key)
+	r.keep.end(key)
 	r.legacy.hostCancelled(keys)
 }
 
@@ -354,6 +365,10 @@ func (r *Relay) fromServer(line []byte) bool {
 		// PROTOCOL.md §7: a server may cancel its own elicitation/create;
 		// the host never saw that id, so the notice stops here.
 		return !r.legacy.serverCancelled(env.Params)
+	case env.isNotification() && env.Method == "notifications/progress":
+		// PROTOCOL.md §10: for a token the relay sends progress for too,
+		// keepAlive writes it, still increasing.
+		return !r.keep.fromServer(line, env.Params)
 	case env.isResponse():
 		// The hot path: most lines are replies nobody waits for. Their
 		// id key is made only when some feature may want it.
@@ -366,7 +381,13 @@ func (r *Relay) fromServer(line []byte) bool {
 					r.legacy.callEnded(key)
 				}
 			}
-			return r.loop.fromServer(key, &env, line)
+			if !r.loop.fromServer(key, &env, line) {
+				return false
+			}
+			// The host's call ends with this reply: no progress after it
+			// (PROTOCOL.md §10).
+			r.keep.end(key)
+			return true
 		}
 	}
 	return true

@@ -128,7 +128,9 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		if !ok {
 			continue
 		}
+		closed := l.keep.prompt(hc.key)
 		v := l.d.decide(hc.ctx, e.req, e.form, hostEl, noDesktop)
+		closed()
 		if hc.ctx.Err() != nil {
 			// The host cancelled: windows closed, nothing sent. The answers
 			// given earlier in this round never reach the server, which

@@ -6,7 +6,7 @@
 // It declares no elicitation of its own: only a wrapper in front of the
 // server (elicitray wrap) can make a server elicit, and answer it.
 //
-//   node tshost.mjs [--env JSON] [--wire FILE] [--timeout MS]
+//   node tshost.mjs [--env JSON] [--wire FILE] [--timeout MS] [--progress]
 //                   [--tool NAME [--arguments JSON]] -- COMMAND [ARG...]
 //
 //   --env JSON       the transport's env: an object of strings, what a host
@@ -24,6 +24,11 @@
 //                    "message":…}. Each is written (synchronously) before the
 //                    line of the call it completes is printed.
 //   --timeout MS     the SDK's request timeout (default: the SDK's, 60 s).
+//   --progress       call tools with an onprogress handler (the SDK then
+//                    sends a progressToken in _meta) and
+//                    resetTimeoutOnProgress: each notifications/progress
+//                    for the call starts its timeout again. The line of a
+//                    call then has "progress": how many came.
 //
 // Every line printed is one JSON object: "protocolVersion" (what the
 // server's initialize reply agreed) and "serverInfo"; for a call also "tool"
@@ -43,7 +48,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const usage =
-    'usage: node tshost.mjs [--env JSON] [--wire FILE] [--timeout MS] [--tool NAME [--arguments JSON]] -- COMMAND [ARG...]';
+    'usage: node tshost.mjs [--env JSON] [--wire FILE] [--timeout MS] [--progress] [--tool NAME [--arguments JSON]] -- COMMAND [ARG...]';
 
 function log(...args) {
     console.error('tshost:', ...args);
@@ -120,6 +125,7 @@ async function main() {
                 env: { type: 'string' },
                 wire: { type: 'string' },
                 timeout: { type: 'string' },
+                progress: { type: 'boolean' },
                 tool: { type: 'string' },
                 arguments: { type: 'string' }
             },
@@ -174,11 +180,19 @@ async function main() {
     }
     const session = { protocolVersion: transport.protocolVersion, serverInfo: client.getServerVersion() };
     const call = async (tool, toolArgs) => {
+        let progress = 0;
+        const callOptions = { ...options };
+        if (values.progress) {
+            callOptions.onprogress = () => {
+                progress++;
+            };
+            callOptions.resetTimeoutOnProgress = true;
+        }
         try {
-            const result = await client.callTool({ name: tool, arguments: toolArgs }, undefined, options);
-            return { ...session, tool, result };
+            const result = await client.callTool({ name: tool, arguments: toolArgs }, undefined, callOptions);
+            return { ...session, tool, result, ...(values.progress ? { progress } : {}) };
         } catch (err) {
-            return { ...session, tool, error: errorOf(err) };
+            return { ...session, tool, error: errorOf(err), ...(values.progress ? { progress } : {}) };
         }
     };
 

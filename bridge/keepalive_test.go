@@ -1,0 +1,223 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The keep-alive (keepalive.go, PROTOCOL.md §10): while a prompt of a
+// tools/call is open, the host gets notifications/progress for the call's
+// progressToken, every Options.KeepAlive, its values always increasing
+// together with the server's own; nothing for the token after the call's
+// reply.
+
+// progressOf decodes a notifications/progress line, failing on any other.
+type progressNote struct {
+	Method string `json:"method"`
+	Params struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    *float64        `json:"total"`
+		Message  string          `json:"message"`
+	} `json:"params"`
+}
+
+func progressOf(t *testing.T, line string) progressNote {
+	t.Helper()
+	var n progressNote
+	if err := json.Unmarshal([]byte(line), &n); err != nil || n.Method != "notifications/progress" {
+		t.Fatalf("host got %q, want a notifications/progress", line)
+	}
+	return n
+}
+
+// answerablePrompts is an Approver whose prompts stay open until the test
+// answers them (accept, no content), or the relay ends them.
+type answerablePrompts struct {
+	asked   chan struct{}
+	answers chan *Result
+	causes  chan error
+}
+
+func newAnswerablePrompts() *answerablePrompts {
+	return &answerablePrompts{asked: make(chan struct{}, 4), answers: make(chan *Result, 4), causes: make(chan error, 4)}
+}
+
+func (a *answerablePrompts) Approve(ctx context.Context, req *Request) (*Result, error) {
+	a.asked <- struct{}{}
+	select {
+	case r := <-a.answers:
+		return r, nil
+	case <-ctx.Done():
+		a.causes <- context.Cause(ctx)
+		return nil, context.Cause(ctx)
+	}
+}
+
+const (
+	keepAliveCall   = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{},"_meta":{"progressToken":"tok-1"}}}`
+	keepAliveElicit = `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Deploy?","requestedSchema":{"type":"object","properties":{}}}}`
+)
+
+func TestKeepAliveWhilePromptOpen(t *testing.T) {
+	prompts := newAnswerablePrompts()
+	p := startPeer(t, &Options{Approver: prompts, KeepAlive: time.Millisecond})
+	p.initialize()
+	p.hostSends(keepAliveCall)
+	if got := p.serverGets(); !strings.Contains(got, `"progressToken":"tok-1"`) {
+		t.Fatalf("server got %q, want the host's call as it was", got)
+	}
+	// The server's own progress before the prompt passes as it was.
+	own := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-1","progress":3,"total":10}}`
+	p.serverSends(own)
+	if got := p.hostGets(); got != own {
+		t.Fatalf("host got %q, want the server's progress unchanged %q", got, own)
+	}
+	p.serverSends(keepAliveElicit)
+	<-prompts.asked
+
+	last := 3.0
+	for range 3 {
+		n := progressOf(t, p.hostGets())
+		if string(n.Params.Token) != `"tok-1"` || n.Params.Message != keepAliveMessage {
+			t.Fatalf("keep-alive for token %s with message %q, want \"tok-1\" and %q", n.Params.Token, n.Params.Message, keepAliveMessage)
+		}
+		if n.Params.Progress <= last {
+			t.Fatalf("keep-alive progress %v after %v: it must increase (PROTOCOL.md §10)", n.Params.Progress, last)
+		}
+		if n.Params.Total == nil || *n.Params.Total != 10 {
+			t.Fatalf("keep-alive total %v, want the server's 10", n.Params.Total)
+		}
+		last = n.Params.Progress
+	}
+	// A server value the relay's own have passed is raised; one above
+	// them passes as the server wrote it.
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-1","progress":3.0001}}`)
+	for {
+		n := progressOf(t, p.hostGets())
+		if n.Params.Progress <= last {
+			t.Fatalf("host got progress %v after %v: the server's 3.0001 was not raised", n.Params.Progress, last)
+		}
+		last = n.Params.Progress
+		if n.Params.Message == "" { // the server's, raised
+			break
+		}
+	}
+	above := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-1","progress":7}}`
+	p.serverSends(above)
+	for {
+		got := p.hostGets()
+		if got == above {
+			break
+		}
+		if n := progressOf(t, got); n.Params.Progress <= last || n.Params.Progress >= 7 {
+			t.Fatalf("host got progress %v between %v and the server's 7", n.Params.Progress, last)
+		}
+	}
+
+	// The answer closes the prompt; the call's reply ends the token:
+	// nothing for it after the reply.
+	prompts.answers <- &Result{Action: ActionAccept, Content: map[string]any{}}
+	if got := p.serverGets(); !strings.Contains(got, `"id":"e1"`) || !strings.Contains(got, `"accept"`) {
+		t.Fatalf("server got %q, want the accept for e1", got)
+	}
+	reply := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"deployed"}]}}`
+	p.serverSends(reply)
+	for {
+		got := p.hostGets()
+		if got == reply {
+			break
+		}
+		if n := progressOf(t, got); n.Params.Progress <= 7 {
+			t.Fatalf("host got progress %v after the server's 7", n.Params.Progress)
+		}
+	}
+	// The server's own late progress is the server's to answer for: it
+	// passes as it was, and the relay adds nothing after the reply.
+	late := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-1","progress":1}}`
+	p.serverSends(late)
+	if got := p.hostGets(); got != late {
+		t.Fatalf("host got %q after the reply, want the server's late progress as it was", got)
+	}
+	p.marker()
+}
+
+// TestKeepAliveEndsWithTheCall: when the call ends while its prompt is
+// open (the host cancels it, or the server answers it), the ticks stop at
+// once: the next line the host gets after the end is the marker.
+func TestKeepAliveEndsWithTheCall(t *testing.T) {
+	for _, end := range []string{"host cancels", "server replies"} {
+		t.Run(end, func(t *testing.T) {
+			prompts := newAnswerablePrompts()
+			p, r, _ := newPeer(t, func(**Relay) *Options { return &Options{Approver: prompts, KeepAlive: time.Millisecond} })
+			p.initialize()
+			p.hostSends(keepAliveCall)
+			p.serverGets()
+			p.serverSends(keepAliveElicit)
+			<-prompts.asked
+			progressOf(t, p.hostGets()) // ticking
+			switch end {
+			case "host cancels":
+				p.hostSends(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"timeout"}}`)
+				if got := p.serverGets(); !strings.Contains(got, "notifications/cancelled") {
+					t.Fatalf("server got %q, want the host's cancel", got)
+				}
+				if cause := <-prompts.causes; cause != ErrHostCancelled {
+					t.Fatalf("the prompt ended with %v, want ErrHostCancelled", cause)
+				}
+			case "server replies":
+				reply := `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`
+				p.serverSends(reply)
+				for got := p.hostGets(); got != reply; got = p.hostGets() {
+					progressOf(t, got)
+				}
+				if cause := <-prompts.causes; cause != ErrCallEnded {
+					t.Fatalf("the prompt ended with %v, want ErrCallEnded", cause)
+				}
+			}
+			if r.keep.any() {
+				t.Fatal("the relay still follows the token after the call ended")
+			}
+			// end has returned (the prompt's cause is set after it), and
+			// waited for a tick writing meanwhile: what the host gets
+			// before the marker was written before the end. After a
+			// reply, that is nothing.
+			p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"marker"}}`)
+			for got := p.hostGets(); !strings.Contains(got, `"marker"`); got = p.hostGets() {
+				if end == "server replies" {
+					t.Fatalf("host got %q after the call's reply", got)
+				}
+				progressOf(t, got)
+			}
+		})
+	}
+}
+
+// TestKeepAliveOnlyWithAToken: a call without a progressToken, or a relay
+// with KeepAlive zero, follows nothing: the server's progress keeps the
+// fast path, and no prompt ticks.
+func TestKeepAliveOnlyWithAToken(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		every time.Duration
+		call  string
+	}{
+		{"no token", time.Millisecond, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{}}}`},
+		{"keep-alive off", 0, keepAliveCall},
+		{"token not a string or integer", time.Millisecond, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{},"_meta":{"progressToken":1.5}}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, r, _ := newPeer(t, func(**Relay) *Options { return &Options{KeepAlive: c.every} })
+			p.initialize()
+			p.hostSends(c.call)
+			p.serverGets()
+			if r.keep.any() {
+				t.Fatal("the relay follows a call it must not send progress for")
+			}
+			p.marker()
+		})
+	}
+}
