@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/platform"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/history"
@@ -200,8 +200,8 @@ func notificationServer(ctx context.Context, addr string) (string, error) {
 
 // runDir checks the directory of the hub's socket.
 func (d *doctor) runDir() {
-	if n := len(d.paths.Socket); n > maxSocketPath {
-		d.add(levelProblem, "Socket directory", "the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory).", d.paths.Socket, n, maxSocketPath)
+	if n, most := len(d.paths.Socket), platform.MaxSocketPath(); n > most {
+		d.add(levelProblem, "Socket directory", "the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory).", d.paths.Socket, n, most)
 		d.blocked = append(d.blocked, "the hub's socket path is too long")
 		return
 	}
@@ -272,7 +272,7 @@ func (d *doctor) history() {
 		info, err := history.Inspect(path, 500*time.Millisecond)
 		var unwritable error
 		if err == nil && info.Exists {
-			unwritable = unix.Access(path, unix.W_OK)
+			unwritable = platform.Writable(path)
 		}
 		switch {
 		case unwritable != nil:
@@ -317,11 +317,7 @@ func freeSpace(path string) (int64, bool) {
 	for !exists(dir) && filepath.Dir(dir) != dir {
 		dir = filepath.Dir(dir)
 	}
-	var st unix.Statfs_t
-	if unix.Statfs(dir, &st) != nil {
-		return 0, false
-	}
-	return int64(st.Bavail) * int64(st.Bsize), true
+	return platform.FreeSpace(dir)
 }
 
 // minFree is the free space below which the history cannot be kept: bbolt

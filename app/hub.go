@@ -12,8 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
@@ -603,16 +602,16 @@ func LockHub(p Paths) (*os.File, error) {
 		return nil, err
 	}
 	// O_NOFOLLOW: a link planted in place of the lock is not written through.
-	lock, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
-	if errors.Is(err, unix.ELOOP) {
+	lock, err := platform.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
+	if errors.Is(err, platform.ErrSymlink) {
 		return nil, fmt.Errorf("the hub's lock %s is a symbolic link, which elicitray does not write through (remove it if you did not make it): %w", p.Lock, ErrUntrusted)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", p.Lock, err)
 	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := platform.TryLock(lock); err != nil {
 		lock.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, platform.ErrLocked) {
 			return nil, ErrHubRunning
 		}
 		return nil, fmt.Errorf("locking %s: %w", p.Lock, err)
@@ -627,14 +626,5 @@ func LockHub(p Paths) (*os.File, error) {
 // ListenHub opens the hub's socket (0600, in the 0700 run directory). The
 // caller holds the lock: any socket file left is a dead hub's.
 func ListenHub(p Paths) (net.Listener, error) {
-	_ = os.Remove(p.Socket)
-	ln, err := net.Listen("unix", p.Socket)
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", p.Socket, err)
-	}
-	if err := os.Chmod(p.Socket, 0o600); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
+	return platform.Listen(p.Socket)
 }

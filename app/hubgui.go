@@ -16,12 +16,12 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -536,7 +536,7 @@ func firstTime(marker string) bool {
 	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
 		return true
 	}
-	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	f, err := platform.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return false
 	}

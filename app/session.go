@@ -12,10 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // Finding the user's desktop session. Hosts start wrappers with only HOME,
@@ -194,6 +195,17 @@ func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error
 // candidates lists the sessions found, in the order of the package comment,
 // one per display.
 func (f *sessionFinder) candidates(ctx context.Context) []desktopSession {
+	if platform.LoginIsDesktop {
+		// macOS and Windows: windows open wherever the user is logged in,
+		// with no display to name; this process's session is the one.
+		vars := map[string]string{}
+		for _, k := range sessionVars {
+			if v := f.getenv(k); v != "" {
+				vars[k] = v
+			}
+		}
+		return []desktopSession{{Vars: vars, From: "this login session"}}
+	}
 	var out []desktopSession
 	seen := map[string]bool{}
 	add := func(s desktopSession) {
@@ -452,7 +464,7 @@ func (f *sessionFinder) environOf(pid int) (map[string]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != f.uid {
+	if o, ok := platform.FileOwner(dir, fi); !ok || o != platform.UID(f.uid) {
 		return nil, false
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "environ"))

@@ -45,6 +45,15 @@ func DirOpenToOthers(path string, fi fs.FileInfo) string {
 	return ""
 }
 
+// FileOpenToOthers says how other users may read or change the file at
+// path, described by fi ("mode 0644, want 0600"), or "" when they may not.
+func FileOpenToOthers(path string, fi fs.FileInfo) string {
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Sprintf("mode %04o, want 0600", perm)
+	}
+	return ""
+}
+
 // WritableByOthers says how other users may change the file at path,
 // described by fi ("mode 0666"), or "" when they may not: on Unix, the
 // group or other write bit.
@@ -54,6 +63,11 @@ func WritableByOthers(path string, fi fs.FileInfo) string {
 	}
 	return ""
 }
+
+// IsPrivateDir reports whether the directory at path, described by fi, has
+// exactly the mode a private directory gets (0700): one the user cannot
+// write to is made so too.
+func IsPrivateDir(path string, fi fs.FileInfo) bool { return fi.Mode().Perm() == 0o700 }
 
 // MakePrivate closes the directory dir, the user's own, to everyone else:
 // mode 0700.

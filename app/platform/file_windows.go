@@ -109,6 +109,20 @@ func DirOpenToOthers(path string, fi fs.FileInfo) string {
 	return ""
 }
 
+// FileOpenToOthers says who other than the user, SYSTEM and the
+// Administrators may read or change the file at path, or "" when no one
+// may.
+func FileOpenToOthers(path string, fi fs.FileInfo) string {
+	aces, present, err := aclOf(path)
+	if err != nil {
+		return fmt.Sprintf("its access list cannot be read (%v)", err)
+	}
+	if others := othersAllowed(aces, present, Me().sid, accessAnyMask); len(others) > 0 {
+		return othersSentence(others, "may open it, want you alone")
+	}
+	return ""
+}
+
 // WritableByOthers says who other than the user, SYSTEM and the
 // Administrators may change the file at path, or "" when no one may.
 func WritableByOthers(path string, fi fs.FileInfo) string {
@@ -121,6 +135,10 @@ func WritableByOthers(path string, fi fs.FileInfo) string {
 	}
 	return ""
 }
+
+// IsPrivateDir reports whether the directory at path is closed to other
+// users (DirOpenToOthers says nothing).
+func IsPrivateDir(path string, fi fs.FileInfo) bool { return DirOpenToOthers(path, fi) == "" }
 
 // MakePrivate closes the directory dir, the user's own, to everyone else:
 // a protected DACL for the user and SYSTEM alone (privateSDDL), which what

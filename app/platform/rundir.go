@@ -21,6 +21,9 @@ func maxSocketPath(goos string) int {
 	return 107
 }
 
+// MaxSocketPath is the longest path the hub's socket may have here.
+func MaxSocketPath() int { return maxSocketPath(runtime.GOOS) }
+
 // RunDirs returns the directory of the hub's socket and lock for the
 // current user whose home is home, and the other directories where a hub
 // of this user may listen (see runDirFor).
