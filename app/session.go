@@ -92,11 +92,13 @@ var hubEnvVars = []string{
 	"GORACE",
 }
 
-// hubEnv is the part of env a hub started from it keeps (hubEnvVars).
+// hubEnv is the part of env a hub started from it keeps (hubEnvVars, and
+// what the system needs: platform.SystemEnv).
 func hubEnv(env []string) []string {
+	keep := append(slices.Clone(hubEnvVars), platform.SystemEnv()...)
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return !slices.Contains(hubEnvVars, k)
+		return !slices.ContainsFunc(keep, func(v string) bool { return platform.SameEnvName(k, v) })
 	})
 }
 

@@ -20,15 +20,18 @@
 //   - Windows: a user is a security identifier (SID). A private directory
 //     is one whose DACL grants access to no one but the user (and SYSTEM
 //     and the Administrators, who can take any file anyway); making one
-//     sets a protected DACL (privateSDDL). Links are refused by Lstat
-//     before the open (there is no O_NOFOLLOW; the directories are the
-//     user's own, so nobody else can swap one in between). Locks are
-//     LockFileEx. The hub's socket is AF_UNIX too (Windows 10 1803 and
-//     later), in the private directory; its peer's pid comes from
-//     SIO_AF_UNIX_GETPEERPID and its user from the process token. The hub
-//     starts detached (DETACHED_PROCESS, a new process group, out of the
-//     host's job when the job allows); the window process talks to the hub
-//     over two anonymous pipes, its stdin and stdout.
+//     sets a protected DACL (privateSDDL). There is no O_NOFOLLOW: a
+//     file is opened with FILE_FLAG_OPEN_REPARSE_POINT, which opens a link
+//     itself, and a link is refused on its handle; files are opened with
+//     FILE_SHARE_DELETE, so that a spool file can be taken in (removed)
+//     while its writer has it open, as on Unix. Locks are LockFileEx. The
+//     hub's socket is AF_UNIX too (Windows 10 1803 and later), in the
+//     private directory; its peer's pid comes from SIO_AF_UNIX_GETPEERPID
+//     and its user from the process token. The hub starts detached
+//     (DETACHED_PROCESS, a new process group, out of the host's job when
+//     the job allows); the window process talks to the hub over two
+//     anonymous pipes, its stdin and stdout. A hub started from a wrapper
+//     keeps the variables Windows needs (SystemEnv).
 //
 // github.com/gofrs/flock was considered for the locks: it locks a path it
 // opens itself and keeps the handle to itself, while the hub lock writes

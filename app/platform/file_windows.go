@@ -165,24 +165,65 @@ const ONonblock = 0
 
 // OpenFile is os.OpenFile that never follows a symbolic link (or other
 // reparse point) at name's last element: a link there is an error that
-// wraps ErrSymlink. Windows has no O_NOFOLLOW; the name is checked with
-// Lstat first, which is enough in the user's private directories, where
-// nobody else can swap a link in between.
+// wraps ErrSymlink. The link itself is opened (FILE_FLAG_OPEN_REPARSE_POINT)
+// and refused on its handle, so nothing can be swapped in between. Unlike
+// os.OpenFile, the file may be removed while open (FILE_SHARE_DELETE), as
+// on Unix: the hub takes a spool file in, and removes it, while its writer
+// still has it open.
 func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
-	if fi, err := os.Lstat(name); err == nil && fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 {
+	p, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	rw := flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR)
+	access, disposition := createArgs(openMode{
+		read: rw == os.O_RDONLY || rw == os.O_RDWR, write: rw == os.O_WRONLY || rw == os.O_RDWR,
+		appendOnly: flag&os.O_APPEND != 0, create: flag&os.O_CREATE != 0, excl: flag&os.O_EXCL != 0, trunc: flag&os.O_TRUNC != 0,
+	})
+	attrs := uint32(windows.FILE_ATTRIBUTE_NORMAL)
+	if perm&0o200 == 0 && flag&os.O_CREATE != 0 {
+		attrs = windows.FILE_ATTRIBUTE_READONLY
+	}
+	// No security attributes: the handle is not inherited (O_CLOEXEC).
+	h, err := windows.CreateFile(p, access, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
+		nil, disposition, attrs|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	var info windows.ByHandleFileInformation
+	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
+		windows.CloseHandle(h)
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if info.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+		windows.CloseHandle(h)
 		return nil, symlinkError{&fs.PathError{Op: "open", Path: name, Err: errors.New("it is a symbolic link")}}
 	}
-	return os.OpenFile(name, flag, perm)
+	return os.NewFile(uintptr(h), name), nil
+}
+
+// fileStandardInfo is FILE_STANDARD_INFO (winbase.h).
+type fileStandardInfo struct {
+	AllocationSize int64
+	EndOfFile      int64
+	NumberOfLinks  uint32
+	DeletePending  bool
+	Directory      bool
 }
 
 // Links returns the size of the open file f and how many names it has: 0
-// once it was removed.
+// once it was removed (a file removed while open is pending deletion, or
+// has no name left where the file system deletes the POSIX way).
 func Links(f *os.File) (size int64, links int, err error) {
-	var d windows.ByHandleFileInformation
-	if err := windows.GetFileInformationByHandle(windows.Handle(f.Fd()), &d); err != nil {
+	var st fileStandardInfo
+	if err := windows.GetFileInformationByHandleEx(windows.Handle(f.Fd()), windows.FileStandardInfo,
+		(*byte)(unsafe.Pointer(&st)), uint32(unsafe.Sizeof(st))); err != nil {
 		return 0, 0, err
 	}
-	return int64(d.FileSizeHigh)<<32 | int64(d.FileSizeLow), int(d.NumberOfLinks), nil
+	if st.DeletePending {
+		return st.EndOfFile, 0, nil
+	}
+	return st.EndOfFile, int(st.NumberOfLinks), nil
 }
 
 // Writable returns nil when this process may write to the file at path,

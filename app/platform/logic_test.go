@@ -132,3 +132,30 @@ func TestUserNames(t *testing.T) {
 		t.Error("a uid and a SID compare equal")
 	}
 }
+
+// TestCreateArgs: the Windows open asks CreateFile for what os.OpenFile
+// would: an appending writer cannot overwrite (but may lock: it may read),
+// O_EXCL creates only a new file, and a plain open creates nothing.
+func TestCreateArgs(t *testing.T) {
+	const appendAccess = winReadAttributes | winGenericRead | winAppendData | winWriteAttributes | winWriteEA | winStandardRightsWrit | winSynchronize
+	for _, tt := range []struct {
+		name        string
+		m           openMode
+		access      uint32
+		disposition uint32
+	}{
+		{name: "read", m: openMode{read: true}, access: winReadAttributes | winGenericRead, disposition: winOpenExisting},
+		{name: "the hub lock", m: openMode{read: true, write: true, create: true}, access: winReadAttributes | winGenericRead | winGenericWrite, disposition: winOpenAlways},
+		{name: "a new spool file", m: openMode{write: true, appendOnly: true, create: true, excl: true}, access: appendAccess, disposition: winCreateNew},
+		{name: "the hub log", m: openMode{write: true, appendOnly: true, create: true}, access: appendAccess, disposition: winOpenAlways},
+		{name: "truncate and append", m: openMode{write: true, appendOnly: true, trunc: true}, access: winReadAttributes | winGenericWrite, disposition: winTruncateExisting},
+		{name: "create or truncate", m: openMode{write: true, create: true, trunc: true}, access: winReadAttributes | winGenericWrite, disposition: winCreateAlways},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			access, disposition := createArgs(tt.m)
+			if access != tt.access || disposition != tt.disposition {
+				t.Errorf("createArgs(%+v) = %#x, %d; want %#x, %d", tt.m, access, disposition, tt.access, tt.disposition)
+			}
+		})
+	}
+}
