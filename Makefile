@@ -137,10 +137,11 @@ deps: deps-system deps-npm
 # go vet for the three OSes: everything on Linux (cgo), and for macOS and
 # Windows every package that builds without cgo there (ui/ and app/ need
 # Fyne's and GLFW's cgo on both; app/platform holds app's OS-specific
-# parts). Windows's cgo packages are vetted too, with mingw-w64
-# (cross-windows); macOS's cannot be without its SDK.
+# parts; bench/run, which reads /proc, is Linux's). Windows's cgo packages
+# are vetted too, with mingw-w64 (cross-windows); macOS's cannot be without
+# its SDK.
 VET_OTHER := ./bridge/... ./history/... ./app/autostart/ ./app/platform/ ./app/oauth/... ./app/demo/ \
-  ./app/hosts/ ./app/earlylog/
+  ./app/hosts/ ./app/earlylog/ ./bench/...
 vet: deps-build
 	$(GO) vet ./...
 	CGO_ENABLED=0 GOOS=darwin $(GO) vet $(VET_OTHER)
