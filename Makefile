@@ -156,7 +156,7 @@ WINDOWS_ENV := CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc
 cross-windows:
 	@$(MAKE) --no-print-directory apt-install PACKAGES="gcc-mingw-w64-x86-64"
 	$(WINDOWS_ENV) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN).exe .
-	$(WINDOWS_ENV) $(GO) vet . ./app/... ./ui/... ./bridge/... ./history/...
+	$(WINDOWS_ENV) $(GO) vet ./...
 
 # Every test, windows included: under Xvfb with a private session bus, so no
 # desktop is needed and no bus outlives the run.
