@@ -593,15 +593,16 @@ func Listen(p Paths) (net.Listener, *os.File, error) {
 	return ln, lock, nil
 }
 
-// LockHub claims the single-hub lock: an flock on a file in the run
-// directory, held for the process's life and holding its PID. It fails
+// LockHub claims the single-hub lock: an flock (LockFileEx on Windows:
+// platform.TryLock) on a file in the run directory, held for the process's life and holding its PID. It fails
 // with ErrHubRunning when another hub holds it, and wrapping ErrUntrusted
 // when the run directory is not a private directory of this user's.
 func LockHub(p Paths) (*os.File, error) {
 	if err := makePrivateDir("the hub's directory", p.RunDir); err != nil {
 		return nil, err
 	}
-	// O_NOFOLLOW: a link planted in place of the lock is not written through.
+	// Never through a link (platform.OpenFile: O_NOFOLLOW on Unix): a link
+	// planted in place of the lock is not written through.
 	lock, err := platform.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
 	if errors.Is(err, platform.ErrSymlink) {
 		return nil, fmt.Errorf("the hub's lock %s is a symbolic link, which elicitray does not write through (remove it if you did not make it): %w", p.Lock, ErrUntrusted)
@@ -623,7 +624,8 @@ func LockHub(p Paths) (*os.File, error) {
 	return lock, nil
 }
 
-// ListenHub opens the hub's socket (0600, in the 0700 run directory). The
+// ListenHub opens the hub's socket (0600, in the 0700 run directory; on
+// Windows the directory's access list is the user's alone). The
 // caller holds the lock: any socket file left is a dead hub's.
 func ListenHub(p Paths) (net.Listener, error) {
 	return platform.Listen(p.Socket)

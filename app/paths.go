@@ -18,7 +18,7 @@ type Paths struct {
 	History string // history.db (bbolt), 0600, owned by the hub
 	RunDir  string // 0700 directory holding the socket and the lock
 	Socket  string // the hub's unix socket
-	Lock    string // flock held by the one running hub
+	Lock    string // locked by the one running hub (platform.TryLock)
 	HubLog  string // the detached hub's stderr
 	Auth    string // 0700 directory of OAuth token files, one 0600 file per remote server (app/oauth)
 	// OtherRunDirs are where a hub of this user may also listen: the home

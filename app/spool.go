@@ -31,14 +31,15 @@ import (
 // taken twice after a crash adds nothing twice (history doc, "One record
 // per elicitation").
 //
-// Writers and the taker agree by flock on each file: a writer holds it while
+// Writers and the taker agree by a lock on each file (flock; LockFileEx on
+// Windows: platform.Lock): a writer holds it while
 // it appends and syncs one line; the taker holds it while it reads the file,
 // adds its records and unlinks it. A writer whose file was taken in (its
 // link count is zero once it holds the lock) starts a new one, so no line
 // is written to a file nobody will read.
 //
 // The directory is the user's own (0700, no symbolic link), and files are
-// opened with O_NOFOLLOW: a link planted in the directory is not written
+// opened without following links (platform.OpenFile): a link planted in the directory is not written
 // through or read (DESIGN.md, "Trust nothing on the path").
 
 // spoolSuffix ends the name of every spool file.

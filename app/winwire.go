@@ -15,7 +15,8 @@ import (
 // windows live in a window process, `elicitray ui` (hidden), that the hub
 // starts when a window is wanted and that exits a little while after the
 // last one closed. The two speak winMsg, one JSON object per line, over a
-// socketpair the window process inherits as file descriptor 3: no path
+// socketpair the window process inherits as file descriptor 3 (on Windows
+// two anonymous pipes, its stdin and stdout: platform.ChildConn): no path
 // another process could open. The hub alone holds the history, the config
 // and the policy; the window process asks for what it shows.
 //
