@@ -146,6 +146,10 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 // display finds the desktop session a wrapper would start a hub in.
 func (d *doctor) display(ctx context.Context) desktopSession {
 	sess, err := d.finder.find(ctx)
+	if err == nil && platform.LoginIsDesktop {
+		d.add(levelOK, "Display", "windows open in %s.", sess.From)
+		return sess
+	}
 	if err == nil {
 		d.add(levelOK, "Display", "%s opens (found in %s).", sess.Display(), sess.From)
 		return sess
@@ -162,6 +166,12 @@ func (d *doctor) display(ctx context.Context) desktopSession {
 // bus checks the tray host and the notification server on the session's
 // bus.
 func (d *doctor) bus(ctx context.Context, sess desktopSession) {
+	if platform.LoginIsDesktop {
+		// macOS and Windows: the tray icon and the notifications are the
+		// system's own (the menu bar, the notification area), always there.
+		d.add(levelOK, "Tray", "the system's tray (the menu bar on macOS, the notification area on Windows) shows the icon.")
+		return
+	}
 	addr := sess.Vars["DBUS_SESSION_BUS_ADDRESS"]
 	if addr == "" {
 		addr = sessionBusAddress()
