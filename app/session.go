@@ -125,13 +125,17 @@ type sessionFinder struct {
 	// probe opens a session's display, returning why it did not; nil
 	// takes every session found as working.
 	probe func(ctx context.Context, s desktopSession) error
+	// loginIsDesktop says that this process's own session is the desktop
+	// (macOS and Windows: platform.LoginIsDesktop); false looks for it.
+	loginIsDesktop bool
 }
 
 // newSessionFinder is the finder for this process, probing displays with
 // `exe probe-display`.
 func newSessionFinder(exe string) *sessionFinder {
 	uid := os.Getuid()
-	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: userRuntimeDir(uid), proc: "/proc"}
+	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: userRuntimeDir(uid), proc: "/proc",
+		loginIsDesktop: platform.LoginIsDesktop}
 	if f.runtimeDir != "" {
 		f.userBus = "unix:path=" + filepath.Join(f.runtimeDir, "bus")
 	}
@@ -197,7 +201,7 @@ func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error
 // candidates lists the sessions found, in the order of the package comment,
 // one per display.
 func (f *sessionFinder) candidates(ctx context.Context) []desktopSession {
-	if platform.LoginIsDesktop {
+	if f.loginIsDesktop {
 		// macOS and Windows: windows open wherever the user is logged in,
 		// with no display to name; this process's session is the one.
 		vars := map[string]string{}
