@@ -90,7 +90,7 @@ type menuView struct {
 	canvas fyne.Canvas
 
 	state  MenuState
-	expiry func() bool // stops the timer for the next mute's end; nil when none
+	expiry func() bool             // stops the timer for the next mute's end; nil when none
 	mutes  map[string]*closeButton // each server's Mute or Unmute button
 
 	waiting *widget.Label
