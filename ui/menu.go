@@ -37,6 +37,14 @@ type MenuWindow struct {
 // Window is the menu's window (to bring it forward, or to close it).
 func (m *MenuWindow) Window() fyne.Window { return m.win }
 
+// SetOnClosed makes f run after the window closed (any way it closes).
+func (m *MenuWindow) SetOnClosed(f func()) {
+	m.win.SetOnClosed(func() {
+		m.view.stop()
+		f()
+	})
+}
+
 // SetState shows st: the number waiting, the problem, pause and the mutes.
 func (m *MenuWindow) SetState(st MenuState) { m.view.setState(st) }
 
@@ -111,10 +119,11 @@ func newMenuView(st MenuState, act TrayActions, close func()) *menuView {
 	v.servers = container.NewVBox()
 	chosen := func(f func()) func() {
 		return func() {
-			// The window goes first, as a menu does once an item is
-			// chosen: what f opens comes up over nothing of ours.
-			v.close()
+			// f first: what it opens is on its way before this window
+			// goes, so that the hub's window process never finds itself
+			// with no window between the two.
 			call(f)
+			v.close()
 		}
 	}
 	history := newCloseButton(v.keys, "History…", theme.HistoryIcon(), chosen(act.History))
