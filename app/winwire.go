@@ -74,8 +74,8 @@ type winMsg struct {
 	Server string `json:"server,omitempty"`
 	// Yes is the answer to offer-autostart: start at login (true) or not
 	// now.
-	Yes bool `json:"yes,omitempty"`
-	Error    string           `json:"error,omitempty"`
+	Yes   bool   `json:"yes,omitempty"`
+	Error string `json:"error,omitempty"`
 	// NotFound marks an Error that is history.ErrNotFound: the history
 	// window tells a record deleted meanwhile from a failure.
 	NotFound bool `json:"notFound,omitempty"`
