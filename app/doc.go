@@ -10,10 +10,14 @@
 // are drawn by a window process, the hidden `elicitray ui`, which it starts
 // when a window is wanted, speaks to over an inherited socketpair
 // (winwire.go), and lets go a little while after the last window closed.
-// The window process dies with the hub.
+// The window process dies with the hub. Where the desktop shows no tray
+// icons, the tray's items are in `elicitray menu`, a window of the window
+// process kept in step with the hub's state (menuwin.go). The first hub of
+// an installed elicitray asks once whether to start at login (firstrun.go).
 //
 // Goroutines: the hub serves each wrapper connection on its own goroutine,
-// and reads its window process on one more while it runs. In `elicitray
+// and reads its window process on one more while it runs; a change of what
+// the menu window shows is sent on a short-lived one (windows.menuChanged). In `elicitray
 // ui` the Fyne event loop owns the main goroutine, and everything that
 // touches widgets goes through fyne.Do. The wrapper's hub client reads
 // replies on one goroutine per connection.
