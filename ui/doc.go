@@ -16,17 +16,17 @@
 // closes; the history window's reads, counts, clearing and exports,
 // each on a goroutine of its own that applies its result through fyne.Do;
 // the menu window's timer for the next mute's end, which redraws through
-// fyne.Do;
-// and WarmUp's font loading, which it waits for before it returns. WarmUp
+// fyne.Do; and WarmUp's font loading, which it waits for before it returns. WarmUp
 // is called on the main goroutine before the app's Run (it calls GLFW
 // there, as Fyne's driver does). Every exported function and method must be called on the Fyne
 // goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting,
 // HistoryWindow.Changed and the Tray setters, which any goroutine may call; every callback ui
 // invokes (the done func of ShowPrompt and ShowURLPrompt, ShowSettings's
-// save) runs on the Fyne goroutine and must return promptly. The tray is the
-// exception: it needs no Fyne driver (the hub runs none), SetupTray may be
-// called from any goroutine, and its TrayActions run on the tray's own
-// goroutine, one at a time.
+// save, ShowMenu's TrayActions, ShowAutostartOffer's answer) runs on the
+// Fyne goroutine and must return promptly. The tray is the exception: it
+// needs no Fyne driver (the hub runs none), SetupTray may be called from
+// any goroutine, and its TrayActions run on the tray's own goroutine, one
+// at a time.
 //
 // Caveats:
 //   - Everything a server sends (message, serverInfo, titles, descriptions,
