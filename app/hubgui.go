@@ -150,6 +150,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	// The menu window (menuwin.go) shows what the tray shows.
 	var waiting atomic.Int64
 	win.menu.quit = quit
+	win.menu.noTray = tray == nil
 	win.menu.state = func() ui.MenuState {
 		st := ui.MenuState{Waiting: int(waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
 		for _, s := range hub.Servers() {

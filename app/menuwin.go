@@ -27,6 +27,7 @@ const (
 	menuDoHistory  = "history"
 	menuDoSettings = "settings"
 	menuDoQuit     = "quit"
+	menuDoMenu     = "menu" // the history window's Menu…
 )
 
 // menuHub is what the hub's side of the menu window needs of the hub, set
@@ -36,6 +37,9 @@ type menuHub struct {
 	state func() ui.MenuState
 	// quit stops the hub, as the tray's Quit does.
 	quit func()
+	// noTray is set when the hub has no tray icon: the history window
+	// then offers the menu window.
+	noTray bool
 
 	// sendMu makes the state read and its sending one step: of changes in
 	// quick succession, the window ends on the latest.
@@ -100,6 +104,8 @@ func (w *windows) menuDo(m *winMsg) error {
 		w.showHistory()
 	case menuDoSettings:
 		w.showSettings()
+	case menuDoMenu:
+		w.showMenu()
 	case menuDoQuit:
 		if w.menu.quit == nil {
 			return errors.New("this hub cannot quit from its menu")
@@ -136,6 +142,15 @@ func (s *winSide) showMenu(st ui.MenuState) {
 		}
 		s.closedOne()
 	})
+}
+
+// offerMenu gives the history window Menu…, which opens the menu window:
+// with no tray, History (what the app launcher opens) leads to the tray's
+// items; on the Fyne goroutine (window process).
+func (s *winSide) offerMenu() {
+	if s.historyWin != nil {
+		s.historyWin.OfferMenu(func() { s.menuItem(menuDoMenu, "", true) })
+	}
 }
 
 // pauseItem is the menu-do item that pauses (paused) or resumes.

@@ -3,6 +3,8 @@ package app
 import (
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +131,37 @@ func (d *desktop) screenChanged(before []byte) {
 func (d *desktop) hubLog() string {
 	b, _ := os.ReadFile(d.paths.HubLog)
 	return string(b)
+}
+
+// TestHistoryOffersMenuOnDesktop: with no tray host (the test's bus has no
+// StatusNotifierWatcher), the history window, what the app launcher opens,
+// has Menu… at its bottom left, and it opens the menu window beside it.
+func TestHistoryOffersMenuOnDesktop(t *testing.T) {
+	d := newDesktop(t)
+	seedRealistic(t, d.paths.History, 5)
+	d.elicitray("history", "window")
+	hist, hubPID := d.window()
+	if got := d.title(hist); got != "elicitray — history" {
+		t.Fatalf("history window opened %q", got)
+	}
+	d.settle()
+	// Menu… is the bottom bar's first button (the window is 1240×680).
+	d.xdo("mousemove", "--window", hist, "40", "656", "click", "1")
+	want := []string{"elicitray — history", "elicitray — menu"}
+	deadline := time.Now().Add(desktopWait)
+	for {
+		var titles []string
+		for _, w := range visibleWindows(strconv.Itoa(hubPID)) {
+			titles = append(titles, d.title(w))
+		}
+		slices.Sort(titles)
+		if slices.Equal(titles, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after Menu… the screen shows %q, want the history and the menu windows%s", titles, d.diagnostics())
+		}
+		time.Sleep(pollEvery)
+	}
+	d.elicitray("quit")
 }

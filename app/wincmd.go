@@ -158,6 +158,9 @@ func (s *winSide) handle(m *winMsg) {
 		fyne.Do(func() {
 			s.seq++
 			s.showHistory()
+			if m.NoTray {
+				s.offerMenu()
+			}
 		})
 	case winSettings:
 		fyne.Do(func() {

@@ -155,7 +155,7 @@ func (w *windows) showHistory() {
 		}
 		return
 	}
-	w.openWindow(winMsg{Op: winHistory})
+	w.openWindow(winMsg{Op: winHistory, NoTray: w.menu.noTray})
 }
 
 // showSettings opens the Settings window on the config in force (or

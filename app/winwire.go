@@ -24,7 +24,7 @@ import (
 //	{"op":"show","id":1,"request":{…},"deadline":"…","waiting":2}   a prompt
 //	{"op":"dismiss","id":1}            the prompt ended otherwise (timeout, server cancelled)
 //	{"op":"waiting","count":3}         prompts queued behind the one on screen
-//	{"op":"history"}                   open (or bring forward) the history window
+//	{"op":"history","noTray":true}     open (or bring forward) the history window; with no tray, it offers Menu…
 //	{"op":"settings","settings":{…}}   open (or bring forward) Settings on these values
 //	{"op":"changed"}                   history changed: the history window reloads
 //	{"op":"menu","menu":{…}}           open (or bring forward) the menu window on this state
@@ -74,7 +74,11 @@ type winMsg struct {
 	Server string `json:"server,omitempty"`
 	// Yes is the answer to offer-autostart: start at login (true) or not
 	// now.
-	Yes   bool   `json:"yes,omitempty"`
+	Yes bool `json:"yes,omitempty"`
+	// NoTray, on history, says the hub has no tray icon: the history
+	// window offers the menu window (Menu…).
+	NoTray bool `json:"noTray,omitempty"`
+
 	Error string `json:"error,omitempty"`
 	// NotFound marks an Error that is history.ErrNotFound: the history
 	// window tells a record deleted meanwhile from a failure.

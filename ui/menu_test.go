@@ -269,3 +269,50 @@ func TestMenuWindowKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryOffersMenu: the history window shows Menu… only once offered
+// (the hub has no tray), at the bottom left, and it opens the menu.
+func TestHistoryOffersMenu(t *testing.T) {
+	a := test.NewTempApp(t)
+	hw := showHistory(a, newFakeHistory(sampleRecords()...), &historyOptions{spawn: func(f func()) { f() }})
+	t.Cleanup(hw.Window().Close)
+	menuShown := func() bool {
+		for _, b := range buttonsOf(hw.view.content) {
+			if b.Text == "Menu…" {
+				return true
+			}
+		}
+		return false
+	}
+	if menuShown() {
+		t.Fatal("the history window shows Menu… with a tray (nothing offered it)")
+	}
+	opened := 0
+	hw.OfferMenu(func() { opened++ })
+	if !menuShown() {
+		t.Fatal("OfferMenu showed no Menu… button")
+	}
+	if sz := hw.view.menuB.Size(); sz.Width < hw.view.menuB.MinSize().Width || sz.Height < hw.view.menuB.MinSize().Height {
+		t.Fatalf("Menu… is shown at %v, smaller than it needs (%v): the bar was not laid out again", sz, hw.view.menuB.MinSize())
+	}
+	test.Tap(hw.view.menuB)
+	if opened != 1 {
+		t.Errorf("Menu… opened the menu %d times, want once", opened)
+	}
+	if !isOpen(a, hw.Window()) {
+		t.Error("Menu… closed the history window")
+	}
+}
+
+// buttonsOf lists the visible elicitray buttons under o.
+func buttonsOf(o fyne.CanvasObject) []*closeButton {
+	var out []*closeButton
+	walkVisible(o, func(o fyne.CanvasObject) bool {
+		if b, ok := o.(*closeButton); ok {
+			out = append(out, b)
+			return false
+		}
+		return true
+	})
+	return out
+}
