@@ -182,6 +182,17 @@ func (v *menuView) render() {
 	v.renderServers()
 }
 
+// relayout lays the window out again after lines came, went or grew: a
+// container lays out only its own children, so the whole window, whose
+// lines the problem and the servers' rows are.
+func (v *menuView) relayout() {
+	if v.content != nil {
+		v.content.Refresh()
+	} else {
+		v.servers.Refresh()
+	}
+}
+
 // renderServers rebuilds the servers' rows. A server's button that had the
 // focus hands it to the button that replaces it: someone going down the
 // menu with Tab stays where they were.
@@ -225,7 +236,7 @@ func (v *menuView) renderServers() {
 		rows = append(rows, none)
 	}
 	v.servers.Objects = rows
-	v.servers.Refresh()
+	v.relayout()
 	if b := v.mutes[focused]; b != nil {
 		v.canvas.Focus(b)
 	}

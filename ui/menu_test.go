@@ -2,12 +2,14 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 )
@@ -315,4 +317,55 @@ func buttonsOf(o fyne.CanvasObject) []*closeButton {
 		return true
 	})
 	return out
+}
+
+// TestMenuWindowLaysOutChanges: lines that come, go or grow while the
+// window is open (a problem, servers) are laid out again: none overlaps
+// another or is squeezed below its size, and none leaves a gap.
+func TestMenuWindowLaysOutChanges(t *testing.T) {
+	busy := MenuState{Problem: "2 decisions not saved: the disk is full",
+		Servers: []TrayServer{{Name: "ci"}, {Name: "github"}, {Name: "jira"}}}
+	for _, tt := range []struct {
+		name     string
+		from, to MenuState
+	}{
+		{"lines come", MenuState{}, busy},
+		{"lines go", busy, MenuState{Servers: []TrayServer{{Name: "ci"}}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newMenuHarness(t, tt.from)
+			w := h.mw.Window()
+			w.Resize(w.Content().MinSize())
+			h.mw.SetState(tt.to)
+			// The desktop's driver keeps a window at least its content's
+			// size (the test window does not by itself).
+			w.Resize(w.Content().MinSize().Max(w.Canvas().Size()))
+			v := h.mw.view
+			var objs []fyne.CanvasObject
+			for _, o := range v.content.(*fyne.Container).Objects {
+				if o == v.servers {
+					objs = append(objs, v.servers.Objects...)
+				} else if o.Visible() {
+					objs = append(objs, o)
+				}
+			}
+			bottom := float32(0)
+			for i, o := range objs {
+				pos := o.Position()
+				if slices.Contains(v.servers.Objects, o) {
+					pos = pos.Add(v.servers.Position())
+				}
+				if o.Size().Height < o.MinSize().Height {
+					t.Errorf("line %d (%T) is %v high, less than its %v", i, o, o.Size().Height, o.MinSize().Height)
+				}
+				if pos.Y < bottom {
+					t.Errorf("line %d (%T) at y=%v overlaps the one above (down to %v)", i, o, pos.Y, bottom)
+				}
+				if gap := pos.Y - bottom; i > 0 && gap > 2*theme.Padding() {
+					t.Errorf("line %d (%T) at y=%v leaves a gap of %v under the one above", i, o, pos.Y, gap)
+				}
+				bottom = pos.Y + o.Size().Height
+			}
+		})
+	}
 }
