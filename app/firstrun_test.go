@@ -135,6 +135,7 @@ func TestAutostartOfferYes(t *testing.T) {
 	u := newInstalledDesktop(t)
 	hub := u.startHub(u.bin)
 	win := u.offer()
+	u.screenshot("autostart-offer.png")
 	if _, err := os.Lstat(u.autostart); err == nil {
 		t.Fatalf("%s exists before the offer was answered", u.autostart)
 	}

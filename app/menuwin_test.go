@@ -50,6 +50,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 	// Tab: github's Mute; Space mutes it for an hour.
 	d.xdo("key", "--window", win, "Tab", "space")
 	d.statusSays("Server", "github  rule ask, muted until ")
+	d.screenshot("menu.png")
 
 	// Tab: History…; Space opens it, and the menu goes.
 	d.xdo("key", "--window", win, "Tab", "space")

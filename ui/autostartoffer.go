@@ -53,7 +53,7 @@ func newOfferView(done func(bool), close func()) *offerView {
 	v.keys = &windowKeys{close: func() { v.answer(false) }}
 	text := widget.NewLabel("Then the hub is there before an MCP server asks anything: " +
 		"its tray icon, where the desktop shows one, and its prompt windows. " +
-		"`elicitray autostart on` or `off` changes it later.")
+		"The command elicitray autostart on, or off, changes it any time.")
 	text.Wrapping = fyne.TextWrapWord
 	v.no = newCloseButton(v.keys, "Not now", nil, func() { v.answer(false) })
 	v.yes = newCloseButton(v.keys, "Start at login", theme.ConfirmIcon(), func() { v.answer(true) })

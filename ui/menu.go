@@ -129,7 +129,6 @@ func newMenuView(st MenuState, act TrayActions, close func()) *menuView {
 	history := newCloseButton(v.keys, "History…", theme.HistoryIcon(), chosen(act.History))
 	settings := newCloseButton(v.keys, "Settings…", theme.SettingsIcon(), chosen(act.Settings))
 	quit := newCloseButton(v.keys, "Quit elicitray", theme.LogoutIcon(), chosen(act.Quit))
-	quit.Importance = widget.DangerImportance
 	for _, b := range []*closeButton{v.pause, history, settings, quit} {
 		b.Alignment = widget.ButtonAlignLeading
 	}
@@ -138,7 +137,7 @@ func newMenuView(st MenuState, act TrayActions, close func()) *menuView {
 		v.problem,
 		widget.NewSeparator(),
 		v.pause,
-		heading("Mute for an hour"),
+		widget.NewLabelWithStyle("Mute for an hour", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		v.servers,
 		widget.NewSeparator(),
 		history,
