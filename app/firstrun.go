@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 
 	"fyne.io/fyne/v2"
 	"github.com/adrg/xdg"
@@ -88,12 +87,15 @@ func rememberAnswer(marker, answer string) { _, _ = newMarker(marker, answer+"\n
 
 // newMarker makes the file marker with content, a file of this user's
 // (0600) made anew, never through a link, and reports whether it made it:
-// false with a nil error when it was there already.
+// false with a nil error when it was there already. O_CREATE|O_EXCL is
+// what keeps links out, on every system: POSIX open(2) fails with EEXIST
+// when the name is a symbolic link, whatever it points to, and Windows'
+// CREATE_NEW fails on any name that exists.
 func newMarker(marker, content string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
 		return false, err
 	}
-	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}

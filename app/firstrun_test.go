@@ -196,3 +196,50 @@ func TestAutostartOfferNotNow(t *testing.T) {
 		t.Errorf("after Not now a later start wrote the autostart entry %s", u.autostart)
 	}
 }
+
+// TestAnswerMarkerNoLinks: the offer's answer is written to a new file of
+// this user's alone, never through a link planted in its place (the link's
+// target is left as it was), and an answer there already stays.
+func TestAnswerMarkerNoLinks(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "state", autostartMarker)
+	rememberAnswer(marker, "not now")
+	rememberAnswer(marker, "yes")
+	if b, err := os.ReadFile(marker); err != nil || string(b) != "not now\n" {
+		t.Errorf("the answer file holds %q (%v), want the first answer only", b, err)
+	}
+	if fi, err := os.Stat(marker); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the answer file's mode is %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+
+	target := filepath.Join(dir, "someone-elses")
+	if err := os.WriteFile(target, []byte("theirs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(dir, "planted", autostartMarker)
+	if err := os.MkdirAll(filepath.Dir(planted), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, planted); err != nil {
+		t.Fatal(err)
+	}
+	if made, err := newMarker(planted, "yes\n"); made {
+		t.Errorf("newMarker wrote through a link (err %v)", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "theirs\n" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+	dangling := filepath.Join(dir, "dangling", autostartMarker)
+	if err := os.MkdirAll(filepath.Dir(dangling), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if made, _ := newMarker(dangling, "yes\n"); made {
+		t.Error("newMarker made a file through a dangling link")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); err == nil {
+		t.Error("a dangling link's target was created")
+	}
+}

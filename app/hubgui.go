@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/url"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -553,6 +555,15 @@ const noTrayMarker = "told-no-tray"
 // this user's, never through a link. When it cannot be made, it is the
 // first time (better said twice than never).
 func firstTime(marker string) bool {
-	made, err := newMarker(marker, "")
-	return made || err != nil
+	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
+		return true
+	}
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	if err == nil {
+		f.Close()
+	}
+	return true
 }
