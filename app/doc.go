@@ -10,14 +10,12 @@
 // are drawn by a window process, the hidden `elicitray ui`, which it starts
 // when a window is wanted, speaks to over an inherited socketpair
 // (winwire.go), and lets go a little while after the last window closed.
-// The window process dies with the hub. Where the desktop shows no tray
-// icons, the tray's items are in `elicitray menu`, a window of the window
-// process kept in step with the hub's state (menuwin.go). The first hub of
-// an installed elicitray asks once whether to start at login (firstrun.go).
+// The window process dies with the hub.
 //
 // Goroutines: the hub serves each wrapper connection on its own goroutine,
 // and reads its window process on one more while it runs; a change of what
-// the menu window shows is sent on a short-lived one (windows.menuChanged). In `elicitray
+// the menu window shows (the tray's items without a tray, menuwin.go) is
+// sent on a short-lived one. In `elicitray
 // ui` the Fyne event loop owns the main goroutine, and everything that
 // touches widgets goes through fyne.Do. The wrapper's hub client reads
 // replies on one goroutine per connection.

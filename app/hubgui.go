@@ -16,7 +16,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -150,18 +149,17 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		}
 	}
 	// The menu window (menuwin.go) shows what the tray shows.
-	var waiting atomic.Int64
 	win.menu.quit = quit
 	win.menu.noTray = tray == nil
 	win.menu.state = func() ui.MenuState {
-		st := ui.MenuState{Waiting: int(waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
+		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
 		for _, s := range hub.Servers() {
 			st.Servers = append(st.Servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 		}
 		return st
 	}
 	hub.Changed = func(n int) {
-		waiting.Store(int64(n))
+		win.menu.waiting.Store(int64(n))
 		tray.SetPending(n)
 		win.setWaiting(n - 1) // behind the window on screen
 		win.menuChanged()

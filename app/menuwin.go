@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 
@@ -40,6 +41,9 @@ type menuHub struct {
 	// noTray is set when the hub has no tray icon: the history window
 	// then offers the menu window.
 	noTray bool
+	// waiting is the number of prompts waiting, as the hub's Changed
+	// last said.
+	waiting atomic.Int64
 
 	// sendMu makes the state read and its sending one step: of changes in
 	// quick succession, the window ends on the latest.
