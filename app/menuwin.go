@@ -53,8 +53,12 @@ type menuHub struct {
 }
 
 // showMenu opens the menu window on the hub's state now (or brings it
-// forward).
+// forward). The state is read and sent in one step with menuChanged's: a
+// change meanwhile, which finds no window process yet to send to, is sent
+// after, to the process this starts.
 func (w *windows) showMenu() {
+	w.menu.sendMu.Lock()
+	defer w.menu.sendMu.Unlock()
 	st := ui.MenuState{}
 	if w.menu.state != nil {
 		st = w.menu.state()
