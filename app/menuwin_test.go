@@ -168,3 +168,16 @@ func TestHistoryOffersMenuOnDesktop(t *testing.T) {
 	}
 	d.elicitray("quit")
 }
+
+// TestDoctorNamesTheMenu: on a session bus with no tray host, doctor's
+// Tray line names `elicitray menu`, where the tray's menu is instead.
+func TestDoctorNamesTheMenu(t *testing.T) {
+	testHome(t)
+	runtimeDir := t.TempDir()
+	sessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
+	out, _, _ := runElicitray(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}, "doctor")
+	l := line(out, "Tray")
+	if !strings.Contains(l, "no tray host") || !strings.Contains(l, "`elicitray menu` opens its menu in a window") {
+		t.Errorf("doctor's Tray line on a bus without a tray host: %q\n%s", l, out)
+	}
+}
