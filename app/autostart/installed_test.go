@@ -9,13 +9,15 @@ import (
 
 // TestInstalled: a binary is installed when a launcher entry of
 // elicitray's in the data directories names it (make install's, in
-// ~/.local/share or /usr/share); the same program run from its build
-// directory is not, nor is one whose entry is a link someone put there.
+// ~/.local/share or /usr/share, by TryExec; fyne package's, by Exec, a bare
+// name found in PATH); the same program run from its build directory is
+// not, nor is one whose entry is a link someone put there.
 func TestInstalled(t *testing.T) {
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "prefix", "bin", "elicitray")
 	build := filepath.Join(tmp, "build", "elicitray")
-	for _, f := range []string{bin, build} {
+	spaced := filepath.Join(tmp, "my apps", "bin", "elicitray")
+	for _, f := range []string{bin, build, spaced} {
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -23,6 +25,7 @@ func TestInstalled(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	t.Setenv("PATH", filepath.Dir(bin)) // where a bare Exec name is found
 	linkToBin := filepath.Join(tmp, "elicitray-link")
 	if err := os.Symlink(bin, linkToBin); err != nil {
 		t.Fatal(err)
@@ -45,7 +48,11 @@ func TestInstalled(t *testing.T) {
 		{"run through a link to the installed one", linkToBin, map[string]string{"home": entryFor(bin)}, "home"},
 		{"an entry that names a link to it", bin, map[string]string{"home": entryFor(linkToBin)}, "home"},
 		{"an entry that is a link", bin, map[string]string{"home": "link:" + entryFor(bin)}, ""},
-		{"an entry without TryExec", bin, map[string]string{"home": "[Desktop Entry]\nExec=" + bin + "\n"}, ""},
+		{"an entry without TryExec names it in Exec", bin, map[string]string{"home": "[Desktop Entry]\nExec=" + bin + " history window\n"}, "home"},
+		{"Exec quoted, with a space", spaced, map[string]string{"home": "[Desktop Entry]\nExec=\"" + spaced + "\" history window\n"}, "home"},
+		{"Exec a bare name found in PATH (fyne package's)", bin, map[string]string{"home": "[Desktop Entry]\nExec=elicitray history window\n"}, "home"},
+		{"Exec a bare name, PATH finding another", build, map[string]string{"home": "[Desktop Entry]\nExec=elicitray history window\n"}, ""},
+		{"neither TryExec nor Exec", bin, map[string]string{"home": "[Desktop Entry]\nName=elicitray\n"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
