@@ -14,7 +14,9 @@
 // The window process dies with the hub.
 //
 // Goroutines: the hub serves each wrapper connection on its own goroutine,
-// and reads its window process on one more while it runs. In `elicitray
+// and reads its window process on one more while it runs; a change of what
+// the menu window shows (the tray's items without a tray, menuwin.go) is
+// sent on a short-lived one. In `elicitray
 // ui` the Fyne event loop owns the main goroutine, and everything that
 // touches widgets goes through fyne.Do. The wrapper's hub client reads
 // replies on one goroutine per connection.

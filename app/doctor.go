@@ -177,14 +177,14 @@ func (d *doctor) bus(ctx context.Context, sess desktopSession) {
 		addr = sessionBusAddress()
 	}
 	if addr == "" {
-		d.add(levelNote, "Tray", "this session has no D-Bus session bus, so no tray icon: `elicitray history window`, `settings`, `pause`, `status` and `quit` do what its menu does.")
+		d.add(levelNote, "Tray", "this session has no D-Bus session bus, so no tray icon: `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do.")
 		d.add(levelNote, "Notifications", "no session bus, so no desktop notifications: notices go to %s only.", d.paths.HubLog)
 		return
 	}
 	if ui.TrayHostOn(addr) {
 		d.add(levelOK, "Tray", "a tray host (StatusNotifierWatcher) runs on the session bus.")
 	} else {
-		d.add(levelNote, "Tray", "no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray history window`, `settings`, `pause`, `status` and `quit` do what its menu does.")
+		d.add(levelNote, "Tray", "no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do.")
 	}
 	if name, err := notificationServer(ctx, addr); err == nil {
 		d.add(levelOK, "Notifications", "%s shows desktop notifications.", name)

@@ -76,10 +76,10 @@ type Hub struct {
 	// Changed, when set, is called after the queue changed, with the number
 	// of prompts waiting (the one shown included). It must not block.
 	Changed func(waiting int)
-	// Quit and ShowHistory, when set, serve `elicitray quit` and
-	// `elicitray history window`: a way to both without a tray. They must
-	// not block.
-	Quit, ShowHistory, ShowSettings func()
+	// Quit, ShowHistory, ShowSettings and ShowMenu, when set, serve
+	// `elicitray quit`, `history window`, `settings` and `menu`: the tray's
+	// items without a tray. They must not block.
+	Quit, ShowHistory, ShowSettings, ShowMenu func()
 
 	// jr keeps decisions (journal.go): set once, by SetJournal or on first
 	// use from Store.
@@ -329,7 +329,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		reply := wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version}
 		h.savedState(&reply)
 		cs.send(reply)
-	case opQuit, opWindow, opSettings:
+	case opQuit, opWindow, opSettings, opMenu:
 		if m.Op == opWindow && h.historyFor(cs, m.ID) == nil {
 			return
 		}
@@ -339,6 +339,8 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			f = h.ShowHistory
 		case opSettings:
 			f = h.ShowSettings
+		case opMenu:
+			f = h.ShowMenu
 		}
 		if f == nil {
 			cs.send(wireMsg{ID: m.ID, Error: "this hub has no windows"})

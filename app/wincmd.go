@@ -74,6 +74,8 @@ type winSide struct {
 	open        int    // windows open
 	historyWin  *ui.HistoryWindow
 	settingsWin fyne.Window
+	menuWin     *ui.MenuWindow
+	offerWin    fyne.Window
 }
 
 // winCall is one call waiting for the hub's reply; data receives an
@@ -146,6 +148,9 @@ func (s *winSide) handle(m *winMsg) {
 		fyne.Do(func() {
 			s.seq++
 			s.showHistory()
+			if m.NoTray {
+				s.offerMenu()
+			}
 		})
 	case winSettings:
 		fyne.Do(func() {
@@ -154,6 +159,23 @@ func (s *winSide) handle(m *winMsg) {
 				s.showSettings(*m.Settings)
 			}
 			s.idleCheck()
+		})
+	case winMenu:
+		fyne.Do(func() {
+			s.seq++
+			if m.Menu != nil {
+				s.showMenu(*m.Menu)
+			}
+			s.idleCheck()
+		})
+	case winMenuState:
+		if m.Menu != nil {
+			s.menuState(*m.Menu)
+		}
+	case winOffer:
+		fyne.Do(func() {
+			s.seq++
+			s.showOffer()
 		})
 	case winChanged:
 		fyne.Do(func() {

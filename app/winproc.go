@@ -50,6 +50,9 @@ type windows struct {
 	// user's own environment).
 	open func(*url.URL) error
 
+	// menu is what the menu window needs of the hub (menuwin.go).
+	menu menuHub
+
 	mu      sync.Mutex
 	cur     *winProc // the process windows go to, or nil
 	procs   map[*winProc]bool
@@ -149,7 +152,7 @@ func (w *windows) showHistory() {
 		}
 		return
 	}
-	w.openWindow(winMsg{Op: winHistory})
+	w.openWindow(winMsg{Op: winHistory, NoTray: w.menu.noTray})
 }
 
 // showSettings opens the Settings window on the config in force (or
@@ -370,6 +373,10 @@ func (w *windows) call(p *winProc, m *winMsg, reply *winMsg) error {
 			return errors.New("no settings to save")
 		}
 		return w.saveSettings(*m.Settings)
+	case winMenuDo:
+		return w.menuDo(m)
+	case winOfferAnswer:
+		return w.autostartAnswer(m.Yes)
 	case winOpen:
 		u, err := url.Parse(m.URL)
 		if err != nil {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +19,9 @@ type forwards struct {
 	// rounds are the forwarded rounds whose retry has not come, oldest
 	// first.
 	rounds []*forwardedRound
+	// open is len(rounds), stored under mu at each change: every host
+	// call asks (complete), and nearly always none is open.
+	open atomic.Int32
 }
 
 // forwardedRound is one round handed to the host.
@@ -66,6 +70,7 @@ func (f *forwards) send(hc *hostCall, irRaw []byte, forHost []member, state json
 	f.mu.Lock()
 	f.rounds = append(f.rounds, &forwardedRound{hostKey: key, method: hc.method, params: callParams(hc.line),
 		state: state, answers: answers, expires: time.Now().Add(forwardedLife)})
+	f.open.Store(int32(len(f.rounds)))
 	f.mu.Unlock()
 	f.w.toHost(line)
 }
@@ -73,10 +78,7 @@ func (f *forwards) send(hc *hostCall, irRaw []byte, forHost []member, state json
 // complete adds the relay's elicitation answers to a host's retry of a
 // round it forwarded; other lines pass unchanged.
 func (f *forwards) complete(method string, line []byte) []byte {
-	f.mu.Lock()
-	n := len(f.rounds)
-	f.mu.Unlock()
-	if n == 0 {
+	if f.open.Load() == 0 {
 		return line
 	}
 	params, _ := getMember(line, "params")
@@ -101,6 +103,7 @@ func (f *forwards) complete(method string, line []byte) []byte {
 		}
 	}
 	f.rounds = kept
+	f.open.Store(int32(len(f.rounds)))
 	f.mu.Unlock()
 	if fr == nil {
 		return line
@@ -136,4 +139,5 @@ func (f *forwards) drop(key string) {
 		}
 	}
 	f.rounds = kept
+	f.open.Store(int32(len(f.rounds)))
 }

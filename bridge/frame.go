@@ -407,7 +407,11 @@ func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (rou
 			// own, relayed as it is.
 			if f.start < f.end {
 				line := f.buf[f.start:f.end]
-				if v, key := decide(line, true); v != vFull && !bytes.HasPrefix(line, bom) {
+				v, key := vFull, ""
+				if !bytes.HasPrefix(line, bom) {
+					v, key = decide(line, true)
+				}
+				if v != vFull {
 					if v == vEnd {
 						ended(key)
 					}

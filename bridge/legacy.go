@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // legacy answers the server's elicitation/create requests (PROTOCOL.md §1:
@@ -26,6 +27,9 @@ type legacy struct {
 	// pending maps the id keys of the server's elicitations being decided
 	// to their prompts.
 	pending map[string]*pendingElicitation
+	// open is len(pending), stored under mu at each change: the end of
+	// every tool call asks (callEnded), and nearly always none is pending.
+	open atomic.Int32
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
@@ -80,6 +84,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		return
 	}
 	l.pending[key] = pe
+	l.open.Store(int32(len(l.pending)))
 	l.mu.Unlock()
 	if req.Mode == "url" && req.ElicitationID != "" {
 		// Its completion notice is the relay's, and closes the window.
@@ -96,6 +101,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			l.mu.Lock()
 			if l.pending[key] == pe {
 				delete(l.pending, key)
+				l.open.Store(int32(len(l.pending)))
 			}
 			l.mu.Unlock()
 			l.url.release(pe.elicitationID)
@@ -113,6 +119,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		// that notice is recognised and kept from the host.
 		if !withdrawn && !hostCancelled {
 			delete(l.pending, key)
+			l.open.Store(int32(len(l.pending)))
 		}
 		l.mu.Unlock()
 		l.url.answered(pe.elicitationID)
@@ -154,6 +161,7 @@ func (l *legacy) serverCancelled(params json.RawMessage) bool {
 	l.mu.Lock()
 	p, ok := l.pending[key]
 	delete(l.pending, key)
+	l.open.Store(int32(len(l.pending)))
 	l.mu.Unlock()
 	if ok {
 		p.cancel(ErrServerCancelled)
@@ -177,6 +185,9 @@ func (l *legacy) hostCancelled(keys []string) {
 // callEnded closes the prompts of the tools/call with id key, whose reply
 // has come (ErrCallEnded); their server requests are answered cancel.
 func (l *legacy) callEnded(key string) {
+	if l.open.Load() == 0 {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, p := range l.pending {

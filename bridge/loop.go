@@ -47,8 +47,9 @@ type loop struct {
 	calls   *calls
 	url     *urlMode
 	forward *forwards
-	// prefix starts the ids of the relay's retries (see NewRelay).
-	prefix string
+	// prefix starts the ids of the relay's retries (see NewRelay), and
+	// ownKey their id keys ("s:" and prefix).
+	prefix, ownKey string
 
 	mu sync.Mutex // guards the fields below and hostCall.running, .cancelled
 	// loops maps the id keys of host calls the relay may have to finish.
@@ -104,11 +105,16 @@ type hostCall struct {
 // to send to the server.
 func (l *loop) fromHost(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, call string) []byte {
 	line = l.forward.complete(env.Method, line)
+	// The id and the line, copied into one allocation: every tools/call
+	// comes here.
+	kept := make([]byte, len(env.ID)+len(line))
+	n := copy(kept, env.ID)
+	copy(kept[n:], line)
 	hc := &hostCall{
-		id:       append(json.RawMessage(nil), env.ID...),
+		id:       json.RawMessage(kept[:n:n]),
 		method:   env.Method,
 		call:     call,
-		line:     append([]byte(nil), line...),
+		line:     kept[n:],
 		version:  version,
 		hostCaps: append(json.RawMessage(nil), hostCaps...),
 	}
@@ -125,18 +131,24 @@ func (l *loop) fromHost(key string, env *envelope, line []byte, version string, 
 // any reports whether some host call or retry awaits its reply.
 func (l *loop) any() bool { return l.waiting.Load() > 0 }
 
-// finalResult reports whether the loop follows the call with id key
-// (follows), and whether a result (not an error) with that id is surely its
-// final reply: a legacy call's, since only a 2026-07-28 result asks for
-// input (PROTOCOL.md §1), and a -32042 is an error. Such a reply can pass
-// without being read. (One look, under one lock: every reply to a
-// tools/call asks it.)
-func (l *loop) finalResult(key string) (follows, final bool) {
+// endFinal reports whether the loop follows the call with id key
+// (follows), and ends the call (ended) when the reply at hand is surely its
+// final one: plain (a result naming no resultType) to a legacy call, since
+// only a 2026-07-28 result asks for input (PROTOCOL.md §1), and a -32042 is
+// an error. Such a reply can pass without being read. (One look, under one
+// lock: every reply to a tools/call comes here.)
+func (l *loop) endFinal(key string, plain bool) (follows, ended bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	hc := l.loops[key]
 	follows = hc != nil || l.retries[key] != nil
-	return follows, hc != nil && hc.version == "" && !l.owns(key)
+	if !plain || hc == nil || hc.version != "" || l.owns(key) {
+		return follows, false
+	}
+	delete(l.loops, key)
+	l.count()
+	hc.stop(nil)
+	return true, true
 }
 
 // onlyLegacy reports whether every call the loop follows is a legacy one
@@ -156,8 +168,11 @@ func (l *loop) onlyLegacy() bool {
 }
 
 // finish forgets the call with id key, whose final reply passed without
-// going through fromServer (finalResult, onlyLegacy).
+// going through fromServer (onlyLegacy; endFinal has ended the rest).
 func (l *loop) finish(key string) {
+	if l.waiting.Load() == 0 {
+		return
+	}
 	l.mu.Lock()
 	hc := l.loops[key]
 	delete(l.loops, key)
@@ -186,7 +201,7 @@ func (l *loop) anyOwned() bool { return l.owned.Load() }
 func (l *loop) mayOwn(raw []byte) bool { return hasStringPrefix(raw, l.prefix) }
 
 // owns reports whether key (an idKey) names one of the relay's retries.
-func (l *loop) owns(key string) bool { return strings.HasPrefix(key, "s:"+l.prefix) }
+func (l *loop) owns(key string) bool { return strings.HasPrefix(key, l.ownKey) }
 
 // replyKind sorts a server's reply to a host call.
 type replyKind int

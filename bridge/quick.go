@@ -110,53 +110,58 @@ func plainString(v []byte) ([]byte, bool) {
 // one the relay answers or follows; a reply passes unless a feature waits
 // for it, and ends its tool call (vEnd) when one was in flight.
 func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
-	v, key, rest := r.serverMembers(b, complete)
-	if v != vFull && hasMethodKey(b[rest:]) {
+	v, id, result, rest := r.serverMembers(b, complete)
+	if v == vFull || hasMethodKey(b[rest:]) {
 		return vFull, ""
 	}
-	return v, key
+	if id != nil {
+		// Only now, the line known to be a reply and nothing else: a
+		// reply that ends its call ends it here (replyRoute).
+		return r.replyRoute(id, result, b)
+	}
+	return v, ""
 }
 
 // serverMembers is serverRoute before the check for a later "method"; rest
-// is where the bytes it did not read begin.
-func (r *Relay) serverMembers(b []byte, complete bool) (v route, key string, rest int) {
+// is where the bytes it did not read begin. A reply someone may wait for is
+// returned by its id, and whether it is a result, for replyRoute.
+func (r *Relay) serverMembers(b []byte, complete bool) (v route, replyID []byte, result bool, rest int) {
 	m, ok, pass := object(b, complete)
 	if !ok {
-		return routeOf(pass), "", len(b)
+		return routeOf(pass), nil, false, len(b)
 	}
 	defer func() { rest = m.i }()
 	var id []byte
-	reply, result := false, false
+	reply := false
 	for {
 		k, ok := m.key()
 		if !ok {
-			return vFull, "", 0
+			return vFull, nil, false, 0
 		}
 		switch string(k) {
 		case "method":
 			v, ok := m.value()
 			if !ok {
-				return vFull, "", 0
+				return vFull, nil, false, 0
 			}
 			name, ok := plainString(v)
 			if !ok {
-				return vFull, "", 0
+				return vFull, nil, false, 0
 			}
 			switch string(name) {
 			case "elicitation/create", "notifications/elicitation/complete", "notifications/cancelled":
-				return vFull, "", 0
+				return vFull, nil, false, 0
 			}
-			return vPass, "", 0
+			return vPass, nil, false, 0
 		case "result", "error":
 			result = string(k) == "result"
 			if id != nil {
-				v, key = r.replyRoute(id, result, b)
-				return v, key, 0
+				return vEnd, id, result, 0
 			}
 			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() {
 				// Nobody waits for any reply (the hot path): its id
 				// does not matter.
-				return vPass, "", 0
+				return vPass, nil, false, 0
 			}
 			reply = true
 			if _, ok := m.value(); !ok {
@@ -164,31 +169,32 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, key string, res
 					// A long result, "id" after it, while only legacy
 					// calls wait: whoever's it is, it is final, and
 					// passes.
-					return vEndAfter, "", 0
+					return vEndAfter, nil, false, 0
 				}
-				return vFull, "", 0
+				return vFull, nil, false, 0
 			}
 		case "id":
 			raw, ok := m.value()
 			if !ok {
-				return vFull, "", 0
+				return vFull, nil, false, 0
 			}
 			id = raw
 			if reply {
-				v, key = r.replyRoute(id, result, b)
-				return v, key, 0
+				return vEnd, id, result, 0
 			}
 		default:
 			if _, ok := m.value(); !ok {
-				return vFull, "", 0
+				return vFull, nil, false, 0
 			}
 		}
 	}
 }
 
 // replyRoute decides a server reply with the given id, b being its line
-// (or head); result says it is a result, not an error. Only a reply to a
-// call the loop follows is searched for a resultType (asksInput): the hot
+// (or head); result says it is a result, not an error. A reply that ends
+// its call (vEnd) ends it in the loop here, under the lock that looked it
+// up (endFinal); callReplied ends the rest. Only a reply while the loop
+// follows some call is searched for a resultType (asksInput): the hot
 // path, a reply nobody waits for, is not scanned again.
 func (r *Relay) replyRoute(id []byte, result bool, b []byte) (route, string) {
 	if r.loop.mayOwn(id) || r.session.awaitsInit() {
@@ -201,15 +207,16 @@ func (r *Relay) replyRoute(id []byte, result bool, b []byte) (route, string) {
 	if !ok {
 		return vFull, ""
 	}
-	if follows, final := r.loop.finalResult(key); follows && !(result && final && !asksInput(b)) {
+	if follows, ended := r.loop.endFinal(key, result && (!r.loop.any() || !asksInput(b))); follows && !ended {
 		return vFull, ""
 	}
 	return vEnd, key
 }
 
 // callReplied ends the call with id key (a vEnd, a vEndAfter): the loop
-// forgets it, and the legacy prompts of a tools/call close
-// (legacy.callEnded), as fromServer does for a reply it reads whole.
+// forgets it (for a vEnd, replyRoute has), and the legacy prompts of a
+// tools/call close (legacy.callEnded), as fromServer does for a reply it
+// reads whole.
 func (r *Relay) callReplied(key string) {
 	if r.calls.end(key) {
 		r.legacy.callEnded(key)

@@ -106,7 +106,7 @@ func NewRelay(srv Server, opts *Options) *Relay {
 	r.url = &urlMode{ids: map[string]context.CancelCauseFunc{}, waits: map[string]context.CancelCauseFunc{}, d: r.decide}
 	r.legacy = &legacy{pending: map[string]*pendingElicitation{}, w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url}
 	r.forward = &forwards{w: r.w}
-	r.loop = &loop{loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, prefix: prefix,
+	r.loop = &loop{loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, prefix: prefix, ownKey: "s:" + prefix,
 		w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url, forward: r.forward}
 	return r
 }
