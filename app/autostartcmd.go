@@ -35,10 +35,11 @@ func newAutostartCmd(stdout io.Writer) *cobra.Command {
 			a := autostart.New()
 			switch args[0] {
 			case "on":
-				if err := a.Enable(t); err != nil {
-					return runErr(fmt.Errorf("turning autostart on: %w", err))
+				said, err := autostartOn()
+				if err != nil {
+					return runErr(err)
 				}
-				fmt.Fprintf(stdout, "autostart on: %s starts %s hub when you log in.\n", a.Where(), t.Exe)
+				fmt.Fprintln(stdout, said)
 			case "off":
 				removed, err := a.Disable()
 				if err != nil {
@@ -60,4 +61,19 @@ func newAutostartCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	return cmd
+}
+
+// autostartOn makes the desktop start this binary's hub at login, as
+// `elicitray autostart on` does (and the first-run offer's Start at login),
+// and says so in a sentence.
+func autostartOn() (string, error) {
+	t, err := autostart.Current()
+	if err != nil {
+		return "", err
+	}
+	a := autostart.New()
+	if err := a.Enable(t); err != nil {
+		return "", fmt.Errorf("turning autostart on: %w", err)
+	}
+	return fmt.Sprintf("autostart on: %s starts %s hub when you log in.", a.Where(), t.Exe), nil
 }

@@ -15,9 +15,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 )
@@ -568,8 +568,7 @@ func startHub(exe string, p Paths, env []string) (*os.Process, error) {
 	cmd := exec.Command(exe, "hub")
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := platform.StartDetached(cmd); err != nil {
 		return nil, fmt.Errorf("starting %s hub: %w", exe, err)
 	}
 	return cmd.Process, nil
@@ -581,16 +580,11 @@ func startHub(exe string, p Paths, env []string) (*os.Process, error) {
 // anew when the directory allows; else the hub starts with no log.
 func openHubLog(path string) (*os.File, error) {
 	for range 2 {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+		f, err := platform.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, err
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) == os.Getuid() {
+		if o, ok := platform.OwnerOf(f); !ok || o.IsMe() {
 			return f, nil
 		}
 		f.Close()

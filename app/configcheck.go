@@ -9,12 +9,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/elicitray/elicitray/app/hosts"
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // Reading config.toml a key at a time. toml.Decode into Config stops at
@@ -448,14 +448,12 @@ func readConfigFile(path string) ([]byte, error) {
 // user's own or root's, and not writable by group or others. A missing
 // file is the default config.
 func checkConfigOwner(path string) error {
-	me := os.Getuid()
-	owned := func(fi fs.FileInfo) (int, bool) {
-		st, ok := fi.Sys().(*syscall.Stat_t)
+	owned := func(fi fs.FileInfo) (platform.User, bool) {
+		o, ok := platform.FileOwner(path, fi)
 		if !ok {
-			return 0, true
+			return o, true
 		}
-		uid := int(st.Uid)
-		return uid, uid == me || uid == 0
+		return o, o.IsMe() || o.IsAdmin()
 	}
 	li, err := os.Lstat(path)
 	if err != nil {
@@ -463,7 +461,7 @@ func checkConfigOwner(path string) error {
 	}
 	if li.Mode()&fs.ModeSymlink != 0 {
 		if uid, ok := owned(li); !ok {
-			return fmt.Errorf("%s is a symbolic link of %s, not yours; elicitray does not take its rules from it: %w", path, userName(uid), ErrUntrusted)
+			return fmt.Errorf("%s is a symbolic link of %s, not yours; elicitray does not take its rules from it: %w", path, uid, ErrUntrusted)
 		}
 	}
 	fi, err := os.Stat(path)
@@ -471,10 +469,10 @@ func checkConfigOwner(path string) error {
 		return nil
 	}
 	if uid, ok := owned(fi); !ok {
-		return fmt.Errorf("%s belongs to %s, not to you; elicitray does not take its rules from a file another user wrote: %w", path, userName(uid), ErrUntrusted)
+		return fmt.Errorf("%s belongs to %s, not to you; elicitray does not take its rules from a file another user wrote: %w", path, uid, ErrUntrusted)
 	}
-	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s can be changed by other users (mode %04o); elicitray does not take its rules from it until it is 0600 or 0644: %w", path, fi.Mode().Perm(), ErrUntrusted)
+	if why := platform.WritableByOthers(path, fi); fi.Mode().IsRegular() && why != "" {
+		return fmt.Errorf("%s can be changed by other users (%s); elicitray does not take its rules from it until it is 0600 or 0644: %w", path, why, ErrUntrusted)
 	}
 	return nil
 }

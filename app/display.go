@@ -12,11 +12,12 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // Opening the display. Fyne opens it when the hub makes its first window,
@@ -111,7 +112,7 @@ func displayError(d string, err error) error {
 	msg := strings.TrimSpace(err.Error())
 	err = errors.New(msg) // the server's reason may end in a newline
 	switch {
-	case errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) ||
+	case platform.IsNoListener(err) ||
 		strings.Contains(msg, "no such file") || strings.Contains(msg, "connection refused"):
 		return fmt.Errorf("no X server is running at DISPLAY=%s (%v)", d, err)
 	case strings.Contains(msg, "authoriz") || strings.Contains(msg, "authent") || strings.Contains(msg, "auth protocol"):

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/platform"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/history"
@@ -146,6 +146,10 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 // display finds the desktop session a wrapper would start a hub in.
 func (d *doctor) display(ctx context.Context) desktopSession {
 	sess, err := d.finder.find(ctx)
+	if err == nil && platform.LoginIsDesktop {
+		d.add(levelOK, "Display", "windows open in %s.", sess.From)
+		return sess
+	}
 	if err == nil {
 		d.add(levelOK, "Display", "%s opens (found in %s).", sess.Display(), sess.From)
 		return sess
@@ -162,19 +166,25 @@ func (d *doctor) display(ctx context.Context) desktopSession {
 // bus checks the tray host and the notification server on the session's
 // bus.
 func (d *doctor) bus(ctx context.Context, sess desktopSession) {
+	if platform.LoginIsDesktop {
+		// macOS and Windows: the tray icon and the notifications are the
+		// system's own (the menu bar, the notification area), always there.
+		d.add(levelOK, "Tray", "the system's tray (the menu bar on macOS, the notification area on Windows) shows the icon.")
+		return
+	}
 	addr := sess.Vars["DBUS_SESSION_BUS_ADDRESS"]
 	if addr == "" {
 		addr = sessionBusAddress()
 	}
 	if addr == "" {
-		d.add(levelNote, "Tray", "this session has no D-Bus session bus, so no tray icon: `elicitray history window`, `settings`, `pause`, `status` and `quit` do what its menu does.")
+		d.add(levelNote, "Tray", "this session has no D-Bus session bus, so no tray icon: `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do.")
 		d.add(levelNote, "Notifications", "no session bus, so no desktop notifications: notices go to %s only.", d.paths.HubLog)
 		return
 	}
 	if ui.TrayHostOn(addr) {
 		d.add(levelOK, "Tray", "a tray host (StatusNotifierWatcher) runs on the session bus.")
 	} else {
-		d.add(levelNote, "Tray", "no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray history window`, `settings`, `pause`, `status` and `quit` do what its menu does.")
+		d.add(levelNote, "Tray", "no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do.")
 	}
 	if name, err := notificationServer(ctx, addr); err == nil {
 		d.add(levelOK, "Notifications", "%s shows desktop notifications.", name)
@@ -200,8 +210,8 @@ func notificationServer(ctx context.Context, addr string) (string, error) {
 
 // runDir checks the directory of the hub's socket.
 func (d *doctor) runDir() {
-	if n := len(d.paths.Socket); n > maxSocketPath {
-		d.add(levelProblem, "Socket directory", "the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory).", d.paths.Socket, n, maxSocketPath)
+	if n, most := len(d.paths.Socket), platform.MaxSocketPath(); n > most {
+		d.add(levelProblem, "Socket directory", "the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory).", d.paths.Socket, n, most)
 		d.blocked = append(d.blocked, "the hub's socket path is too long")
 		return
 	}
@@ -272,7 +282,7 @@ func (d *doctor) history() {
 		info, err := history.Inspect(path, 500*time.Millisecond)
 		var unwritable error
 		if err == nil && info.Exists {
-			unwritable = unix.Access(path, unix.W_OK)
+			unwritable = platform.Writable(path)
 		}
 		switch {
 		case unwritable != nil:
@@ -317,11 +327,7 @@ func freeSpace(path string) (int64, bool) {
 	for !exists(dir) && filepath.Dir(dir) != dir {
 		dir = filepath.Dir(dir)
 	}
-	var st unix.Statfs_t
-	if unix.Statfs(dir, &st) != nil {
-		return 0, false
-	}
-	return int64(st.Bavail) * int64(st.Bsize), true
+	return platform.FreeSpace(dir)
 }
 
 // minFree is the free space below which the history cannot be kept: bbolt

@@ -12,8 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
@@ -77,10 +76,10 @@ type Hub struct {
 	// Changed, when set, is called after the queue changed, with the number
 	// of prompts waiting (the one shown included). It must not block.
 	Changed func(waiting int)
-	// Quit and ShowHistory, when set, serve `elicitray quit` and
-	// `elicitray history window`: a way to both without a tray. They must
-	// not block.
-	Quit, ShowHistory, ShowSettings func()
+	// Quit, ShowHistory, ShowSettings and ShowMenu, when set, serve
+	// `elicitray quit`, `history window`, `settings` and `menu`: the tray's
+	// items without a tray. They must not block.
+	Quit, ShowHistory, ShowSettings, ShowMenu func()
 
 	// jr keeps decisions (journal.go): set once, by SetJournal or on first
 	// use from Store.
@@ -330,7 +329,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		reply := wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version}
 		h.savedState(&reply)
 		cs.send(reply)
-	case opQuit, opWindow, opSettings:
+	case opQuit, opWindow, opSettings, opMenu:
 		if m.Op == opWindow && h.historyFor(cs, m.ID) == nil {
 			return
 		}
@@ -340,6 +339,8 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			f = h.ShowHistory
 		case opSettings:
 			f = h.ShowSettings
+		case opMenu:
+			f = h.ShowMenu
 		}
 		if f == nil {
 			cs.send(wireMsg{ID: m.ID, Error: "this hub has no windows"})
@@ -594,25 +595,26 @@ func Listen(p Paths) (net.Listener, *os.File, error) {
 	return ln, lock, nil
 }
 
-// LockHub claims the single-hub lock: an flock on a file in the run
-// directory, held for the process's life and holding its PID. It fails
+// LockHub claims the single-hub lock: an flock (LockFileEx on Windows:
+// platform.TryLock) on a file in the run directory, held for the process's life and holding its PID. It fails
 // with ErrHubRunning when another hub holds it, and wrapping ErrUntrusted
 // when the run directory is not a private directory of this user's.
 func LockHub(p Paths) (*os.File, error) {
 	if err := makePrivateDir("the hub's directory", p.RunDir); err != nil {
 		return nil, err
 	}
-	// O_NOFOLLOW: a link planted in place of the lock is not written through.
-	lock, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
-	if errors.Is(err, unix.ELOOP) {
+	// Never through a link (platform.OpenFile: O_NOFOLLOW on Unix): a link
+	// planted in place of the lock is not written through.
+	lock, err := platform.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
+	if errors.Is(err, platform.ErrSymlink) {
 		return nil, fmt.Errorf("the hub's lock %s is a symbolic link, which elicitray does not write through (remove it if you did not make it): %w", p.Lock, ErrUntrusted)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", p.Lock, err)
 	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := platform.TryLock(lock); err != nil {
 		lock.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, platform.ErrLocked) {
 			return nil, ErrHubRunning
 		}
 		return nil, fmt.Errorf("locking %s: %w", p.Lock, err)
@@ -624,17 +626,9 @@ func LockHub(p Paths) (*os.File, error) {
 	return lock, nil
 }
 
-// ListenHub opens the hub's socket (0600, in the 0700 run directory). The
+// ListenHub opens the hub's socket (0600, in the 0700 run directory; on
+// Windows the directory's access list is the user's alone). The
 // caller holds the lock: any socket file left is a dead hub's.
 func ListenHub(p Paths) (net.Listener, error) {
-	_ = os.Remove(p.Socket)
-	ln, err := net.Listen("unix", p.Socket)
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", p.Socket, err)
-	}
-	if err := os.Chmod(p.Socket, 0o600); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
+	return platform.Listen(p.Socket)
 }

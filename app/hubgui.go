@@ -16,12 +16,12 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -148,9 +148,21 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 			fmt.Fprintln(stderr, "elicitray hub: (the desktop was told once, at the first start without a tray, where the tray's menu is instead)")
 		}
 	}
+	// The menu window (menuwin.go) shows what the tray shows.
+	win.menu.quit = quit
+	win.menu.noTray = tray == nil
+	win.menu.state = func() ui.MenuState {
+		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
+		for _, s := range hub.Servers() {
+			st.Servers = append(st.Servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
+		}
+		return st
+	}
 	hub.Changed = func(n int) {
+		win.menu.waiting.Store(int64(n))
 		tray.SetPending(n)
 		win.setWaiting(n - 1) // behind the window on screen
+		win.menuChanged()
 	}
 	hub.PolicyChanged = func() {
 		// Read on the tray's goroutine, in the order changes happen: the
@@ -162,6 +174,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 			}
 			return hub.Paused(), servers
 		})
+		win.menuChanged()
 	}
 	hub.PolicyChanged()
 	// What waits to be saved shows in the tray, and a change of it as a
@@ -171,6 +184,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	var lastNotice string
 	journal.told = func(st journalState) {
 		tray.SetProblem(st.problem())
+		win.menuChanged()
 		lastMu.Lock()
 		n := storageNotice(st)
 		changed := n != lastNotice
@@ -187,8 +201,13 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	hub.Quit = quit
 	hub.ShowHistory = win.showHistory
 	hub.ShowSettings = win.showSettings
+	hub.ShowMenu = win.showMenu
 	for _, n := range notices {
 		notify("elicitray", n)
+	}
+	// Before the socket serves: a window a command opens comes after it.
+	if autostartOfferDue(p, stderr) {
+		win.openWindow(winMsg{Op: winOffer})
 	}
 
 	go hub.keepPruning(ctx)
@@ -523,7 +542,8 @@ func calledItself(info bridge.ServerInfo) string {
 // the first start without one: where the tray's menu is instead (the
 // launcher entry's actions, packaging/linux, and the commands).
 const noTrayNotice = "This desktop shows no tray icons, so elicitray runs without one. " +
-	"Its menu is in the app launcher (elicitray opens History; right-click for Settings, Pause All Prompts, Resume, Quit) " +
+	"Its menu is in the app launcher (elicitray opens History; right-click for Open Menu, Settings, Pause All Prompts, Resume, Quit), " +
+	"in `elicitray menu`, a small window with the tray's items, " +
 	"and in the commands elicitray status, pause, resume, settings, history window and quit."
 
 // noTrayMarker, in the hub log's directory, says noTrayNotice was shown.
@@ -536,7 +556,7 @@ func firstTime(marker string) bool {
 	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
 		return true
 	}
-	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	f, err := platform.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return false
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package app
 
 import (
@@ -249,8 +251,9 @@ func checkDesktopEntry(t *testing.T, path, bin string, meta fyneApp) {
 			t.Errorf("the launcher entry's %s is %q, want %q (FyneApp.toml says the same for fyne package)", k, e[k], want)
 		}
 	}
-	// The launcher's actions are the tray menu's, each an elicitray command.
-	if got, want := e["Actions"], "Settings;Pause;Resume;Quit;"; got != want {
+	// The launcher's actions are the tray menu's, each an elicitray command;
+	// the first opens that menu in a window, for desktops without a tray.
+	if got, want := e["Actions"], "Menu;Settings;Pause;Resume;Quit;"; got != want {
 		t.Errorf("the launcher entry's actions are %q, want %q", got, want)
 	}
 	for _, action := range strings.Split(strings.TrimSuffix(e["Actions"], ";"), ";") {
@@ -263,6 +266,9 @@ func checkDesktopEntry(t *testing.T, path, bin string, meta fyneApp) {
 		if out, err := exec.Command(bin, args[1], "--help").CombinedOutput(); err != nil {
 			t.Errorf("the action %s runs `elicitray %s`, which is no command: %v\n%s", action, args[1], err, out)
 		}
+	}
+	if a := desktopGroup(t, path, "[Desktop Action Menu]"); a["Name"] != "Open Menu" || a["Exec"] != `"`+bin+`" menu` {
+		t.Errorf("the launcher's Menu action is %v, want Open Menu running %q menu", a, bin)
 	}
 	if strings.TrimSpace(meta.LinuxAndBSD.ExecParams) != "history window" {
 		t.Errorf("the launcher entry opens %q, want the History window", meta.LinuxAndBSD.ExecParams)

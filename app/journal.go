@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 )
@@ -363,11 +363,11 @@ func storageSentence(err error) string {
 	switch {
 	case err == nil:
 		return ""
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+	case platform.IsNoSpace(err):
 		return "the disk is full"
-	case errors.Is(err, syscall.EROFS):
+	case platform.IsReadOnly(err):
 		return "the file system is read-only"
-	case errors.Is(err, syscall.EIO):
+	case platform.IsIOError(err):
 		return "the disk reported an I/O error"
 	}
 	return err.Error()

@@ -1,3 +1,5 @@
+//go:build linux
+
 package app
 
 import (
@@ -210,7 +212,7 @@ func (f *fakeNotifications) find(t *testing.T, text string) []string {
 
 // TestNoTrayToldOnce (issue 13): a hub on a desktop with no tray host says
 // so in a notification the first time, naming where the tray's menu is
-// instead (the launcher's actions, the commands); later starts say it only
+// instead (the launcher's actions, the menu window, the commands); later starts say it only
 // in the log.
 func TestNoTrayToldOnce(t *testing.T) {
 	needDisplay(t)
@@ -229,7 +231,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 		log, _ := os.ReadFile(DefaultPaths().HubLog)
 		t.Fatalf("the first hub without a tray sent no notification saying so; hub log:\n%s", log)
 	}
-	for _, want := range []string{"launcher", "Settings", "Pause All Prompts", "elicitray status"} {
+	for _, want := range []string{"launcher", "Open Menu", "elicitray menu", "Settings", "Pause All Prompts", "elicitray status"} {
 		if !strings.Contains(n[1], want) {
 			t.Errorf("the notification %q does not name %q", n[1], want)
 		}

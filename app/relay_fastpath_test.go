@@ -1,3 +1,5 @@
+//go:build linux
+
 package app
 
 // The relay's fast path (bridge/frame.go, bridge/pipe_linux.go) in the

@@ -12,10 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // Finding the user's desktop session. Hosts start wrappers with only HOME,
@@ -91,11 +92,13 @@ var hubEnvVars = []string{
 	"GORACE",
 }
 
-// hubEnv is the part of env a hub started from it keeps (hubEnvVars).
+// hubEnv is the part of env a hub started from it keeps (hubEnvVars, and
+// what the system needs: platform.SystemEnv).
 func hubEnv(env []string) []string {
+	keep := append(slices.Clone(hubEnvVars), platform.SystemEnv()...)
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return !slices.Contains(hubEnvVars, k)
+		return !slices.ContainsFunc(keep, func(v string) bool { return platform.SameEnvName(k, v) })
 	})
 }
 
@@ -122,13 +125,17 @@ type sessionFinder struct {
 	// probe opens a session's display, returning why it did not; nil
 	// takes every session found as working.
 	probe func(ctx context.Context, s desktopSession) error
+	// loginIsDesktop says that this process's own session is the desktop
+	// (macOS and Windows: platform.LoginIsDesktop); false looks for it.
+	loginIsDesktop bool
 }
 
 // newSessionFinder is the finder for this process, probing displays with
 // `exe probe-display`.
 func newSessionFinder(exe string) *sessionFinder {
 	uid := os.Getuid()
-	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: userRuntimeDir(uid), proc: "/proc"}
+	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: userRuntimeDir(uid), proc: "/proc",
+		loginIsDesktop: platform.LoginIsDesktop}
 	if f.runtimeDir != "" {
 		f.userBus = "unix:path=" + filepath.Join(f.runtimeDir, "bus")
 	}
@@ -194,6 +201,17 @@ func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error
 // candidates lists the sessions found, in the order of the package comment,
 // one per display.
 func (f *sessionFinder) candidates(ctx context.Context) []desktopSession {
+	if f.loginIsDesktop {
+		// macOS and Windows: windows open wherever the user is logged in,
+		// with no display to name; this process's session is the one.
+		vars := map[string]string{}
+		for _, k := range sessionVars {
+			if v := f.getenv(k); v != "" {
+				vars[k] = v
+			}
+		}
+		return []desktopSession{{Vars: vars, From: "this login session"}}
+	}
 	var out []desktopSession
 	seen := map[string]bool{}
 	add := func(s desktopSession) {
@@ -452,7 +470,7 @@ func (f *sessionFinder) environOf(pid int) (map[string]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != f.uid {
+	if o, ok := platform.FileOwner(dir, fi); !ok || o != platform.UID(f.uid) {
 		return nil, false
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "environ"))

@@ -1,3 +1,5 @@
+//go:build linux
+
 package app
 
 import (
@@ -140,5 +142,26 @@ func TestSessionEnv(t *testing.T) {
 	want := []string{"HOME=/home/u", "PATH=/usr/bin", "ELICITRAY_HOME=/tmp/e", "DISPLAY=:0", "XAUTHORITY=/run/user/1000/gdm/Xauthority"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("environment mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSessionOfTheLogin: on macOS and Windows, where windows open wherever
+// the user is logged in, the wrapper's own session is the one a hub starts
+// in, with no DISPLAY to find: a wrapper there starts a hub instead of
+// saying no desktop session was found.
+func TestSessionOfTheLogin(t *testing.T) {
+	env := map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config", "PATH": "/usr/bin"}
+	f := &sessionFinder{uid: os.Getuid(), pid: 1, getenv: func(k string) string { return env[k] }, loginIsDesktop: true}
+	var tried []desktopSession
+	err := f.each(t.Context(), func(s desktopSession) error {
+		tried = append(tried, s)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("each: %v, want the login session taken", err)
+	}
+	want := []desktopSession{{Vars: map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config"}, From: "this login session"}}
+	if diff := cmp.Diff(want, tried); diff != "" {
+		t.Errorf("sessions tried mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -15,10 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -33,14 +31,15 @@ import (
 // taken twice after a crash adds nothing twice (history doc, "One record
 // per elicitation").
 //
-// Writers and the taker agree by flock on each file: a writer holds it while
+// Writers and the taker agree by a lock on each file (flock; LockFileEx on
+// Windows: platform.Lock): a writer holds it while
 // it appends and syncs one line; the taker holds it while it reads the file,
 // adds its records and unlinks it. A writer whose file was taken in (its
 // link count is zero once it holds the lock) starts a new one, so no line
 // is written to a file nobody will read.
 //
 // The directory is the user's own (0700, no symbolic link), and files are
-// opened with O_NOFOLLOW: a link planted in the directory is not written
+// opened without following links (platform.OpenFile): a link planted in the directory is not written
 // through or read (DESIGN.md, "Trust nothing on the path").
 
 // spoolSuffix ends the name of every spool file.
@@ -89,13 +88,12 @@ func (s *spool) add(rec history.Record) error {
 			}
 			s.f = f
 		}
-		fd := int(s.f.Fd())
-		if err := unix.Flock(fd, unix.LOCK_EX); err != nil {
+		if err := platform.Lock(s.f); err != nil {
 			return fmt.Errorf("locking the spool file: %w", err)
 		}
 		size, taken, err := fileState(s.f)
 		if err != nil || taken {
-			unix.Flock(fd, unix.LOCK_UN)
+			_ = platform.Unlock(s.f)
 			if err != nil {
 				return fmt.Errorf("spool file: %w", err)
 			}
@@ -105,7 +103,7 @@ func (s *spool) add(rec history.Record) error {
 			continue
 		}
 		err = writeSynced(s.f, line, size)
-		unix.Flock(fd, unix.LOCK_UN)
+		_ = platform.Unlock(s.f)
 		return err
 	}
 	return errors.New("spooling a record: the spool file keeps being taken in")
@@ -114,11 +112,11 @@ func (s *spool) add(rec history.Record) error {
 // fileState returns the size of the open file f and whether it was taken
 // in: unlinked by takeSpoolFile, its records in history.
 func fileState(f *os.File) (size int64, taken bool, err error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	size, links, err := platform.Links(f)
+	if err != nil {
 		return 0, false, err
 	}
-	return st.Size, st.Nlink == 0, nil
+	return size, links == 0, nil
 }
 
 // writeSynced appends line to f, whose size is size, and syncs it; on an
@@ -143,14 +141,14 @@ func (s *spool) create() (*os.File, error) {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s%s", s.role, os.Getpid(), hex.EncodeToString(b[:]), spoolSuffix))
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	f, err := platform.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating a spool file: %w", err)
 	}
 	if s.reserve > 0 {
 		// Best effort: a file system without fallocate, or a full one,
 		// simply reserves nothing.
-		_ = unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, s.reserve)
+		platform.Reserve(f, s.reserve)
 	}
 	// The new name must survive a crash too.
 	if d, err := os.Open(s.dir); err == nil {
@@ -203,28 +201,29 @@ func checkHistoryPath(path string) error {
 	if err != nil {
 		return nil
 	}
-	if uid, theirs := othersFile(fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symbolic link owned by uid %d, not you; elicitray does not write through it: %w", path, uid, ErrUntrusted)
+	if who, theirs := othersFile(path, fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link owned by %s, not you; elicitray does not write through it: %w", path, who.ID(), ErrUntrusted)
 	} else if theirs {
-		return fmt.Errorf("%s belongs to uid %d, not you; elicitray does not keep your decisions in another user's file: %w", path, uid, ErrUntrusted)
+		return fmt.Errorf("%s belongs to %s, not you; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), ErrUntrusted)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if ti, err := os.Stat(path); err == nil {
-			if uid, theirs := othersFile(ti); theirs {
-				return fmt.Errorf("%s links to a file of uid %d, not yours; elicitray does not keep your decisions in another user's file: %w", path, uid, ErrUntrusted)
+			if who, theirs := othersFile(path, ti); theirs {
+				return fmt.Errorf("%s links to a file of %s, not yours; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), ErrUntrusted)
 			}
 		}
 	}
 	return nil
 }
 
-// othersFile returns the owner of fi and whether it is not this user.
-func othersFile(fi fs.FileInfo) (uid int, theirs bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+// othersFile returns the owner of the file at path that fi describes, and
+// whether it is not this user.
+func othersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) {
+	o, ok := platform.FileOwner(path, fi)
 	if !ok {
-		return 0, false
+		return platform.User{}, false
 	}
-	return int(st.Uid), int(st.Uid) != os.Getuid()
+	return o, !o.IsMe()
 }
 
 // spoolFiles returns the paths of the spool files in dir, none when dir is
@@ -298,7 +297,7 @@ func emptyOfLiveProcess(path string) bool {
 	if err != nil || pid <= 0 {
 		return false
 	}
-	return unix.Kill(pid, 0) == nil || errors.Is(unix.Kill(pid, 0), unix.EPERM)
+	return platform.Alive(pid)
 }
 
 // checkSpoolDir refuses a spool directory that is a link or someone else's;
@@ -314,7 +313,7 @@ func checkSpoolDir(dir string) error {
 // holding its lock throughout.
 func takeSpoolFile(path string, st *history.Store) (spoolTaken, error) {
 	var got spoolTaken
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return got, nil // taken by another hub a moment ago
 	}
@@ -326,10 +325,10 @@ func takeSpoolFile(path string, st *history.Store) (spoolTaken, error) {
 	if err != nil {
 		return got, err
 	}
-	if _, theirs := othersFile(fi); !fi.Mode().IsRegular() || theirs {
+	if _, theirs := othersFile(path, fi); !fi.Mode().IsRegular() || theirs {
 		return got, fmt.Errorf("%s is not a spool file of yours; it is left alone", path)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := platform.Lock(f); err != nil {
 		return got, fmt.Errorf("locking the spool file %s: %w", path, err)
 	}
 	if _, taken, err := fileState(f); err == nil && taken {
@@ -384,7 +383,7 @@ func countSpool(dir string) int {
 	n := 0
 	buf := make([]byte, 32<<10)
 	for _, path := range files {
-		f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 		if err != nil {
 			continue
 		}

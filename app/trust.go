@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/user"
-	"strconv"
-	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // The wrapper talks only to a hub it has verified is the user's own, and the
@@ -44,11 +41,11 @@ func checkPrivateDir(what, dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s %s is not a directory: %w", what, dir, ErrUntrusted)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s %s belongs to %s, not to you (%s): %w", what, dir, userName(int(st.Uid)), userName(os.Getuid()), ErrUntrusted)
+	if o, ok := platform.FileOwner(dir, fi); ok && !o.IsMe() {
+		return fmt.Errorf("%s %s belongs to %s, not to you (%s): %w", what, dir, o, platform.Me(), ErrUntrusted)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("%s %s is open to other users (mode %04o, want 0700): %w", what, dir, perm, ErrUntrusted)
+	if why := platform.DirOpenToOthers(dir, fi); why != "" {
+		return fmt.Errorf("%s %s is open to other users (%s): %w", what, dir, why, ErrUntrusted)
 	}
 	return nil
 }
@@ -68,47 +65,33 @@ func makePrivateDir(what, dir string) error {
 	if err != nil {
 		return err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.IsDir() && int(st.Uid) == os.Getuid() && fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
+	if o, ok := platform.FileOwner(dir, fi); ok && fi.IsDir() && o.IsMe() && !platform.IsPrivateDir(dir, fi) {
+		if err := platform.MakePrivate(dir); err != nil {
 			return err
 		}
 	}
 	return checkPrivateDir(what, dir)
 }
 
-// peerCred returns the uid and pid of the process at the other end of a
-// unix socket connection (SO_PEERCRED).
-func peerCred(conn net.Conn) (uid, pid int, err error) {
+// peerCred returns the user and pid of the process at the other end of a
+// local socket connection (platform.PeerCred: SO_PEERCRED on Linux).
+func peerCred(conn net.Conn) (platform.User, int, error) {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
-		return 0, 0, fmt.Errorf("not a unix socket connection: %T", conn)
+		return platform.User{}, 0, fmt.Errorf("not a unix socket connection: %T", conn)
 	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return 0, 0, err
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, 0, err
-	}
-	if cerr != nil {
-		return 0, 0, cerr
-	}
-	return int(cred.Uid), int(cred.Pid), nil
+	return platform.PeerCred(uc)
 }
 
 // checkHubPeer verifies that the process listening at the socket conn
 // reached runs as this user, and returns its pid.
 func checkHubPeer(conn net.Conn) (pid int, err error) {
-	uid, pid, err := peerCred(conn)
+	who, pid, err := peerCred(conn)
 	if err != nil {
 		return 0, fmt.Errorf("could not tell who listens at the hub's socket: %v: %w", err, ErrUntrusted)
 	}
-	if uid != os.Getuid() {
-		return 0, fmt.Errorf("the process listening at the hub's socket (pid %d) runs as %s, not as you (%s): %w", pid, userName(uid), userName(os.Getuid()), ErrUntrusted)
+	if !who.IsMe() {
+		return 0, fmt.Errorf("the process listening at the hub's socket (pid %d) runs as %s, not as you (%s): %w", pid, who, platform.Me(), ErrUntrusted)
 	}
 	return pid, nil
 }
@@ -119,21 +102,16 @@ func checkPeer(conn net.Conn) error {
 	if _, ok := conn.(*net.UnixConn); !ok {
 		return nil
 	}
-	uid, _, err := peerCred(conn)
+	who, _, err := peerCred(conn)
 	if err != nil {
 		return err
 	}
-	if uid != os.Getuid() {
-		return fmt.Errorf("peer runs as uid %d, not %d", uid, os.Getuid())
+	if !who.IsMe() {
+		return fmt.Errorf("peer runs as %s, not %s", who.ID(), platform.Me().ID())
 	}
 	return nil
 }
 
-// userName names a user for a sentence: "alice (uid 1000)", or "uid 1000"
-// when the password database does not know it.
-func userName(uid int) string {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
-		return fmt.Sprintf("%s (uid %d)", u.Username, uid)
-	}
-	return fmt.Sprintf("uid %d", uid)
-}
+// userName names the user uid for a sentence: "alice (uid 1000)", or "uid
+// 1000" when the password database does not know it.
+func userName(uid int) string { return platform.UID(uid).String() }

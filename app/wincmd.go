@@ -6,34 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
-	"os"
 	"sync"
 
 	"fyne.io/fyne/v2"
 
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 )
 
-// winHubFD is the file descriptor the window process finds its socket to
-// the hub on (the first of exec.Cmd.ExtraFiles).
-const winHubFD = 3
-
 // runWindows is the window process (`elicitray ui`, started by the hub
 // only): it shows the windows the hub sends until the hub ends its socket,
 // then stops. Every answer, history call and Settings save goes to the hub.
 func runWindows(stderr io.Writer) error {
-	f := os.NewFile(winHubFD, "hub")
-	if f == nil {
-		return errors.New("elicitray ui is started by the hub only")
-	}
-	fc, err := net.FileConn(f)
-	f.Close()
+	fc, err := platform.ParentConn()
 	if err != nil {
-		return fmt.Errorf("elicitray ui is started by the hub only (no socket to it on fd %d: %w)", winHubFD, err)
+		return fmt.Errorf("elicitray ui is started by the hub only (no connection to it: %w)", err)
 	}
 	a, err := newFyneApp()
 	if err != nil {
@@ -65,7 +55,7 @@ func runWindows(stderr io.Writer) error {
 // winSide is the window process's end of its socket to the hub.
 type winSide struct {
 	app      fyne.App
-	conn     net.Conn
+	conn     platform.Conn
 	log      io.Writer
 	prompter *guiPrompter
 	history  *winHistorySource
@@ -84,6 +74,8 @@ type winSide struct {
 	open        int    // windows open
 	historyWin  *ui.HistoryWindow
 	settingsWin fyne.Window
+	menuWin     *ui.MenuWindow
+	offerWin    fyne.Window
 }
 
 // winCall is one call waiting for the hub's reply; data receives an
@@ -156,6 +148,9 @@ func (s *winSide) handle(m *winMsg) {
 		fyne.Do(func() {
 			s.seq++
 			s.showHistory()
+			if m.NoTray {
+				s.offerMenu()
+			}
 		})
 	case winSettings:
 		fyne.Do(func() {
@@ -164,6 +159,23 @@ func (s *winSide) handle(m *winMsg) {
 				s.showSettings(*m.Settings)
 			}
 			s.idleCheck()
+		})
+	case winMenu:
+		fyne.Do(func() {
+			s.seq++
+			if m.Menu != nil {
+				s.showMenu(*m.Menu)
+			}
+			s.idleCheck()
+		})
+	case winMenuState:
+		if m.Menu != nil {
+			s.menuState(*m.Menu)
+		}
+	case winOffer:
+		fyne.Do(func() {
+			s.seq++
+			s.showOffer()
 		})
 	case winChanged:
 		fyne.Do(func() {

@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
-	"os"
 	"os/exec"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
@@ -53,6 +50,9 @@ type windows struct {
 	// user's own environment).
 	open func(*url.URL) error
 
+	// menu is what the menu window needs of the hub (menuwin.go).
+	menu menuHub
+
 	mu      sync.Mutex
 	cur     *winProc // the process windows go to, or nil
 	procs   map[*winProc]bool
@@ -64,7 +64,7 @@ type windows struct {
 // winProc is one window process.
 type winProc struct {
 	cmd  *exec.Cmd
-	conn *net.UnixConn
+	conn platform.Conn
 	wmu  sync.Mutex // one line at a time
 	enc  *json.Encoder
 	// Under windows.mu:
@@ -152,7 +152,7 @@ func (w *windows) showHistory() {
 		}
 		return
 	}
-	w.openWindow(winMsg{Op: winHistory})
+	w.openWindow(winMsg{Op: winHistory, NoTray: w.menu.noTray})
 }
 
 // showSettings opens the Settings window on the config in force (or
@@ -235,24 +235,16 @@ func (w *windows) procLocked() (*winProc, error) {
 	return p, nil
 }
 
-// start runs `elicitray ui` with its end of a new socketpair as fd 3.
+// start runs `elicitray ui` with its end of a new connection to the hub
+// (platform.ChildConn: a socketpair as fd 3 on Unix, its stdin and stdout
+// on Windows).
 func (w *windows) start() (*winProc, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("making the window process's socket: %w", err)
-	}
-	ours := os.NewFile(uintptr(fds[0]), "window process")
-	theirs := os.NewFile(uintptr(fds[1]), "hub")
-	defer theirs.Close()
-	fc, err := net.FileConn(ours)
-	ours.Close() // FileConn holds a copy
-	if err != nil {
-		theirs.Close()
-		return nil, fmt.Errorf("making the window process's socket: %w", err)
-	}
-	conn := fc.(*net.UnixConn)
 	cmd := exec.Command(w.exe, "ui")
-	cmd.ExtraFiles = []*os.File{theirs} // fd 3
+	conn, started, err := platform.ChildConn(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("making the window process's socket: %w", err)
+	}
+	defer started()
 	cmd.Stderr = w.log
 	cmd.SysProcAttr = windowProcAttr()
 	if err := cmd.Start(); err != nil {
@@ -381,6 +373,10 @@ func (w *windows) call(p *winProc, m *winMsg, reply *winMsg) error {
 			return errors.New("no settings to save")
 		}
 		return w.saveSettings(*m.Settings)
+	case winMenuDo:
+		return w.menuDo(m)
+	case winOfferAnswer:
+		return w.autostartAnswer(m.Yes)
 	case winOpen:
 		u, err := url.Parse(m.URL)
 		if err != nil {

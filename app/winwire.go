@@ -15,7 +15,8 @@ import (
 // windows live in a window process, `elicitray ui` (hidden), that the hub
 // starts when a window is wanted and that exits a little while after the
 // last one closed. The two speak winMsg, one JSON object per line, over a
-// socketpair the window process inherits as file descriptor 3: no path
+// socketpair the window process inherits as file descriptor 3 (on Windows
+// two anonymous pipes, its stdin and stdout: platform.ChildConn): no path
 // another process could open. The hub alone holds the history, the config
 // and the policy; the window process asks for what it shows.
 //
@@ -24,9 +25,12 @@ import (
 //	{"op":"show","id":1,"request":{…},"deadline":"…","waiting":2}   a prompt
 //	{"op":"dismiss","id":1}            the prompt ended otherwise (timeout, server cancelled)
 //	{"op":"waiting","count":3}         prompts queued behind the one on screen
-//	{"op":"history"}                   open (or bring forward) the history window
+//	{"op":"history","noTray":true}     open (or bring forward) the history window; with no tray, it offers Menu…
 //	{"op":"settings","settings":{…}}   open (or bring forward) Settings on these values
 //	{"op":"changed"}                   history changed: the history window reloads
+//	{"op":"menu","menu":{…}}           open (or bring forward) the menu window on this state
+//	{"op":"menu-state","menu":{…}}     the hub's state changed: an open menu window shows it
+//	{"op":"offer-autostart"}           ask once whether to start at login (firstrun.go)
 //	{"op":"reply","id":7,…}            the answer to the window process's call 7
 //	{"op":"data","id":7,"data":"…"}    a chunk of export 7, before its reply
 //
@@ -37,8 +41,10 @@ import (
 //	{"op":"list"|"get"|"count"|"delete"|"clear"|"export"|"servers","id":7,…}   history calls
 //	{"op":"save-settings","id":8,"settings":{…}}   Settings' Save
 //	{"op":"open","id":9,"url":"https://…"}         open a link the user agreed to
+//	{"op":"menu-do","id":10,"do":"mute","server":"github"}   a menu window's item: pause, resume, mute, unmute, history, settings, quit
+//	{"op":"autostart-answer","id":11,"yes":true}   the answer to offer-autostart
 //
-// Window-opening messages (show, history, settings) are numbered from 1 in
+// Window-opening messages (show, history, settings, menu, offer-autostart) are numbered from 1 in
 // the order sent (seq, implicit); idle names the last one read, so that
 // the hub, which alone decides when the window process goes, never lets
 // it go with a window on its way.
@@ -61,7 +67,20 @@ type winMsg struct {
 	Format   string           `json:"format,omitempty"`
 	Data     []byte           `json:"data,omitempty"`
 	URL      string           `json:"url,omitempty"`
-	Error    string           `json:"error,omitempty"`
+	// Menu is the menu window's state (menu, menu-state).
+	Menu *ui.MenuState `json:"menu,omitempty"`
+	// Do is the menu item chosen (menu-do), one of the menuDo… values;
+	// Server names the server of mute and unmute.
+	Do     string `json:"do,omitempty"`
+	Server string `json:"server,omitempty"`
+	// Yes is the answer to offer-autostart: start at login (true) or not
+	// now.
+	Yes bool `json:"yes,omitempty"`
+	// NoTray, on history, says the hub has no tray icon: the history
+	// window offers the menu window (Menu…).
+	NoTray bool `json:"noTray,omitempty"`
+
+	Error string `json:"error,omitempty"`
 	// NotFound marks an Error that is history.ErrNotFound: the history
 	// window tells a record deleted meanwhile from a failure.
 	NotFound bool `json:"notFound,omitempty"`
@@ -88,12 +107,17 @@ const (
 	winServers      = "servers"
 	winSaveSettings = "save-settings"
 	winOpen         = "open"
+	winMenu         = "menu"
+	winMenuState    = "menu-state"
+	winMenuDo       = "menu-do"
+	winOffer        = "offer-autostart"
+	winOfferAnswer  = "autostart-answer"
 )
 
 // opensWindow reports whether a message of op opens a window (and so
 // counts in seq).
 func opensWindow(op string) bool {
-	return op == winShow || op == winHistory || op == winSettings
+	return op == winShow || op == winHistory || op == winSettings || op == winMenu || op == winOffer
 }
 
 // decodeWin reads one line of the window protocol. Numbers stay

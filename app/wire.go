@@ -111,4 +111,5 @@ const (
 	opUnmute   = "unmute"       // lift a mute
 	opStatus   = "status"       // paused, muted servers, prompts waiting
 	opSettings = "settings"     // open the Settings window
+	opMenu     = "menu"         // open the menu window (menuwin.go)
 )

@@ -1,10 +1,11 @@
 // Package ui is elicitray's desktop surface, built with Fyne: the prompt
 // windows that answer a form-mode elicitation (PROTOCOL.md §4–§6) and a
-// URL-mode one (§6), the tray icon with its menu, the settings window and
-// the history browser.
+// URL-mode one (§6), the tray icon with its menu, the same menu as a small
+// window for desktops without a tray, the settings window, the history
+// browser, and the installed app's one-time "start at login?" offer.
 //
 // Each surface lives in its own file (prompt.go, urlprompt.go, tray.go,
-// settings.go, history.go) as an unexported struct holding its widgets, a build method
+// menu.go, settings.go, history.go, autostartoffer.go) as an unexported struct holding its widgets, a build method
 // and onXxx handlers; the exported functions only create a window around
 // it. The elicitation model (fields, defaults, parsing, validation, the
 // ElicitResult content, what a URL opens and what to warn about) comes from
@@ -14,16 +15,18 @@
 // that updates its countdown through fyne.Do and ends when the window
 // closes; the history window's reads, counts, clearing and exports,
 // each on a goroutine of its own that applies its result through fyne.Do;
-// and WarmUp's font loading, which it waits for before it returns. WarmUp
+// the menu window's timer for the next mute's end, which redraws through
+// fyne.Do; and WarmUp's font loading, which it waits for before it returns. WarmUp
 // is called on the main goroutine before the app's Run (it calls GLFW
 // there, as Fyne's driver does). Every exported function and method must be called on the Fyne
 // goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting,
 // HistoryWindow.Changed and the Tray setters, which any goroutine may call; every callback ui
 // invokes (the done func of ShowPrompt and ShowURLPrompt, ShowSettings's
-// save) runs on the Fyne goroutine and must return promptly. The tray is the
-// exception: it needs no Fyne driver (the hub runs none), SetupTray may be
-// called from any goroutine, and its TrayActions run on the tray's own
-// goroutine, one at a time.
+// save, ShowMenu's TrayActions, ShowAutostartOffer's answer) runs on the
+// Fyne goroutine and must return promptly. The tray is the exception: it
+// needs no Fyne driver (the hub runs none), SetupTray may be called from
+// any goroutine, and its TrayActions run on the tray's own goroutine, one
+// at a time.
 //
 // Caveats:
 //   - Everything a server sends (message, serverInfo, titles, descriptions,

@@ -96,6 +96,16 @@ func showHistory(a fyne.App, src HistorySource, opts *historyOptions) *HistoryWi
 // Window returns the window, to show, focus or close it.
 func (w *HistoryWindow) Window() fyne.Window { return w.win }
 
+// OfferMenu adds Menu… to the window's bottom left, which calls open: on
+// a desktop with no tray icon, the way from History (what the app
+// launcher opens) to the tray's items (ShowMenu). Called again, it
+// replaces open.
+func (w *HistoryWindow) OfferMenu(open func()) {
+	w.view.menuB.OnTapped = open
+	w.view.menuB.Show()
+	w.view.bottom.Refresh() // laid out again, with the button's room
+}
+
 // Changed tells the window that decisions were added or deleted elsewhere.
 // Any goroutine may call it. New decisions the filters select appear on
 // top; the selection and the rows in view stay where they are when
@@ -252,6 +262,8 @@ type historyView struct {
 	exportB     *closeButton
 	deleteB     *closeButton
 	clearB      *closeButton
+	menuB       *closeButton    // Menu…, shown by OfferMenu
+	bottom      *fyne.Container // the bar menuB, the status and the buttons are in
 	// keys close the window on Escape and Ctrl+W; its close is set by
 	// showHistory (a no-op on a test canvas until a test sets it).
 	keys    *windowKeys
@@ -293,7 +305,9 @@ func (v *historyView) build() fyne.CanvasObject {
 	v.clearB.Disable()
 	v.exportB.Disable()
 	buttons := container.NewHBox(v.exportB, v.deleteB, v.clearB)
-	bottom := container.NewBorder(nil, nil, nil, buttons, v.status)
+	v.menuB = newCloseButton(v.keys, "Menu…", theme.MenuIcon(), nil)
+	v.menuB.Hide()
+	v.bottom = container.NewBorder(nil, nil, v.menuB, buttons, v.status)
 
 	v.detail = newHistoryDetail()
 	// Columns dragged wider than the table scroll sideways, header and
@@ -301,7 +315,7 @@ func (v *historyView) build() fyne.CanvasObject {
 	v.tableScroll = container.NewHScroll(container.NewBorder(v.header.box, nil, nil, nil, v.list))
 	split := container.NewHSplit(v.tableScroll, v.detail.content)
 	split.Offset = 0.7
-	root := container.NewBorder(v.filters.content, bottom, nil, nil, split)
+	root := container.NewBorder(v.filters.content, v.bottom, nil, nil, split)
 	v.filters.relayout = root.Refresh
 	return root
 }

@@ -69,8 +69,10 @@ func hasBusOwner(ctx context.Context, addr, name string) bool {
 	return err == nil && has
 }
 
-// TrayActions are what the tray menu's items do. Each runs on the tray's
-// goroutine and must return promptly; a nil one makes its item do nothing.
+// TrayActions are what the tray menu's items do, in the tray and in the
+// menu window (ShowMenu). Each runs on the tray's goroutine, or the Fyne
+// goroutine in the menu window, and must return promptly; a nil one makes
+// its item do nothing.
 type TrayActions struct {
 	// History opens (or brings forward) the history window.
 	History func()

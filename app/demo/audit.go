@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // An outcome is how one request_change call ended. Every call that gets an
@@ -98,8 +98,8 @@ func (a *auditLog) append(e auditEntry) error {
 	if err := os.MkdirAll(filepath.Dir(a.path), 0o700); err != nil {
 		return fmt.Errorf("making the audit log's directory: %w", err)
 	}
-	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
-	if errors.Is(err, syscall.ELOOP) {
+	f, err := platform.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|platform.ONonblock, 0o600)
+	if errors.Is(err, platform.ErrSymlink) {
 		return fmt.Errorf("opening the audit log %s: it is a symbolic link, which elicitray does not write through; remove it or choose another file with --audit", a.path)
 	}
 	if errors.Is(err, syscall.ENXIO) {
@@ -132,8 +132,7 @@ func checkPrivateFile(f *os.File) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("is not a regular file (%s); choose another file with --audit", fi.Mode().Type())
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) != os.Getuid() {
+	if o, ok := platform.OwnerOf(f); !ok || !o.IsMe() {
 		return errors.New("belongs to another user; choose another file with --audit")
 	}
 	if fi.Mode().Perm()&0o077 != 0 {

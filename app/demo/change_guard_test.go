@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -212,9 +211,7 @@ func TestChangeAuditLogIsNotWrittenThroughAPlant(t *testing.T) {
 		{
 			name: "FIFO",
 			plant: func(t *testing.T, audit string) {
-				if err := syscall.Mkfifo(audit, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				mkfifo(t, audit)
 			},
 			want: "is not a regular file",
 		},

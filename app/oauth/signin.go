@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"syscall"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // signIn runs the authorization code flow with PKCE (PROTOCOL.md §12) on
@@ -35,7 +36,7 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	// the registered port, and before a registration, which names it.
 	pre := s.opts.Client
 	cb, err := listenLoopback(redirect, state)
-	if errors.Is(err, syscall.EADDRINUSE) && pre.ClientID == "" && md.RegistrationEndpoint != "" {
+	if platform.IsAddrInUse(err) && pre.ClientID == "" && md.RegistrationEndpoint != "" {
 		// Another program took the port since it was chosen: a port of
 		// the system's choosing now, and a registration that names it.
 		cb, err = listenLoopback(redirectURI(0), state)

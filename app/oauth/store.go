@@ -15,11 +15,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"golang.org/x/sys/unix"
+
+	"github.com/elicitray/elicitray/app/platform"
 )
 
 // ErrUntrusted marks a token file elicitray refuses to read or write: a
@@ -105,11 +105,11 @@ func Load(dir, name string) (*Record, error) {
 // (O_NOFOLLOW), and checks on the open file that it is a regular file of
 // this user's, mode 0600. A missing file is (nil, nil).
 func readRecord(path string) (*Record, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if errors.Is(err, syscall.ELOOP) {
+	if errors.Is(err, platform.ErrSymlink) {
 		target, _ := os.Readlink(path)
 		return nil, fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w", path, target, ErrUntrusted)
 	}
@@ -149,11 +149,11 @@ func checkFile(path string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("the token file %s is not a regular file: %w", path, ErrUntrusted)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("the token file %s belongs to uid %d, not to you (uid %d): %w", path, st.Uid, os.Getuid(), ErrUntrusted)
+	if o, ok := platform.FileOwner(path, fi); ok && !o.IsMe() {
+		return fmt.Errorf("the token file %s belongs to %s, not to you (%s): %w", path, o.ID(), platform.Me().ID(), ErrUntrusted)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("the token file %s is open to other users (mode %04o, want 0600): %w", path, perm, ErrUntrusted)
+	if why := platform.FileOpenToOthers(path, fi); why != "" {
+		return fmt.Errorf("the token file %s is open to other users (%s): %w", path, why, ErrUntrusted)
 	}
 	return nil
 }
@@ -179,7 +179,7 @@ func Save(dir string, rec *Record) error {
 	suffix := make([]byte, 6)
 	_, _ = rand.Read(suffix)
 	tmp := path + ".new-" + hex.EncodeToString(suffix)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	f, err := platform.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("writing the token file: %w", err)
 	}
@@ -391,8 +391,8 @@ func (s *tokenStore) clearToken() error {
 // process that held it, however that process ends.
 func lockServer(dir, name string) (unlock func(), err error) {
 	path := strings.TrimSuffix(fileName(dir, name), ".json") + ".lock"
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if errors.Is(err, syscall.ELOOP) {
+	f, err := platform.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if errors.Is(err, platform.ErrSymlink) {
 		return nil, fmt.Errorf("the lock file %s is a symbolic link, not a file of your own: %w", path, ErrUntrusted)
 	}
 	if err != nil {
@@ -405,7 +405,7 @@ func lockServer(dir, name string) (unlock func(), err error) {
 		}
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := platform.Lock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("taking the sign-in lock %s: %w", path, err)
 	}

@@ -1,7 +1,11 @@
+//go:build linux
+
 // Command run is `make bench`: every measure of issue 12 in one run, through
 // the built binary and its command line only, printed as one markdown table
 // (baseline, elicitray, their ratio, the target and whether it is met) and
-// written into bench/README.md with the machine it ran on.
+// written into bench/README.md with the machine it ran on. It runs on
+// Linux only (procfs, pidfd, rusage, Xvfb): every file says so in its
+// build constraint.
 //
 //	go run ./bench/run [-readme bench/README.md] [-only throughput,rss,roundtrip,window,idle,history] [-elicitray BINARY]
 //

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"fyne.io/fyne/v2"
+	"github.com/adrg/xdg"
+
+	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/ui"
+)
+
+// The first-run autostart offer (issue 13: "The installed app offers it on
+// first run"). The first hub of an installed elicitray asks, in a small
+// window, whether to start at login; Start at login runs what
+// `elicitray autostart on` runs. The answer is kept in autostartMarker, and
+// the offer never comes again. A binary that is not installed (tests,
+// `make demo`, a copy in the build directory) is never asked: it is not
+// what a login should start.
+
+// autostartMarker, in the hub log's directory, holds the answer to the
+// first-run offer ("yes", "not now"), or says autostart was on already.
+const autostartMarker = "asked-autostart"
+
+// autostartOfferDue reports whether this hub asks whether to start at
+// login: elicitray is installed (autostart.Installed: a launcher entry in
+// the XDG data directories names this binary), the offer was never
+// answered, and autostart is not on already (then it is noted as answered).
+// It says in the log why it asks.
+func autostartOfferDue(p Paths, log io.Writer) bool {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return false // no XDG launcher entry tells an installed app there
+	}
+	marker := filepath.Join(filepath.Dir(p.HubLog), autostartMarker)
+	if _, err := os.Lstat(marker); !errors.Is(err, fs.ErrNotExist) {
+		return false // answered (or unreadable: better never than twice)
+	}
+	t, err := autostart.Current()
+	if err != nil {
+		return false
+	}
+	entry, ok := autostart.Installed(t.Exe, append([]string{xdg.DataHome}, xdg.DataDirs...))
+	if !ok {
+		return false
+	}
+	if st, err := autostart.New().Status(t); err == nil && st.On {
+		rememberAnswer(marker, "autostart was on already")
+		return false
+	}
+	fmt.Fprintf(log, "elicitray hub: the first start of the elicitray that %s names: asking whether to start it at login (`elicitray autostart on` does the same)\n", entry)
+	return true
+}
+
+// autostartAnswer serves the offer's answer: yes turns autostart on as
+// `elicitray autostart on` does. Either way the answer is kept and the
+// offer does not come again; autostart that could not be turned on is
+// said in a notification, with the command that tries again.
+func (w *windows) autostartAnswer(yes bool) error {
+	marker := filepath.Join(filepath.Dir(w.paths.HubLog), autostartMarker)
+	if !yes {
+		rememberAnswer(marker, "not now")
+		w.logf("autostart: not now (asked once; `elicitray autostart on` turns it on)")
+		return nil
+	}
+	rememberAnswer(marker, "yes")
+	said, err := autostartOn()
+	if err != nil {
+		w.logf("%v", err)
+		if w.hub.Notify != nil {
+			w.hub.Notify("elicitray", "elicitray could not start itself at login: "+err.Error()+". `elicitray autostart on` tries again.")
+		}
+		return err
+	}
+	w.logf("%s", said)
+	return nil
+}
+
+// rememberAnswer writes the offer's answer to marker (newMarker); one
+// there already stays.
+func rememberAnswer(marker, answer string) { _, _ = newMarker(marker, answer+"\n") }
+
+// newMarker makes the file marker with content, a file of this user's
+// (0600) made anew, never through a link, and reports whether it made it:
+// false with a nil error when it was there already. O_CREATE|O_EXCL is
+// what keeps links out, on every system: POSIX open(2) fails with EEXIST
+// when the name is a symbolic link, whatever it points to, and Windows'
+// CREATE_NEW fails on any name that exists.
+func newMarker(marker, content string) (bool, error) {
+	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
+		return false, err
+	}
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, werr := f.WriteString(content)
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	return true, werr
+}
+
+// showOffer opens the first-run offer, or brings it forward; on the Fyne
+// goroutine (window process). The answer counts as a window open until
+// the hub has it: the process does not go in between.
+func (s *winSide) showOffer() {
+	if s.offerWin != nil {
+		s.offerWin.Show()
+		s.offerWin.RequestFocus()
+		return
+	}
+	w := ui.ShowAutostartOffer(s.app, func(yes bool) {
+		s.open++
+		go func() {
+			if _, err := s.call(winMsg{Op: winOfferAnswer, Yes: yes}, nil); err != nil && !errors.Is(err, errHubGone) {
+				fmt.Fprintf(s.log, "elicitray ui: the autostart answer: %v\n", err)
+			}
+			fyne.Do(s.closedOne)
+		}()
+	})
+	s.offerWin = w
+	s.open++
+	w.SetOnClosed(func() {
+		if s.offerWin == w {
+			s.offerWin = nil
+		}
+		s.closedOne()
+	})
+}
