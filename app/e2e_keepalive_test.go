@@ -19,8 +19,8 @@ import (
 // "1s"): over three of its timeouts. The call succeeds with the person's
 // answer, and every progress the host got for the call was higher than the
 // one before (PROTOCOL.md §10). With keep_alive = "0s" the same host gives
-// up after 3 s, and the window closes, its prompt answered cancel as the
-// host's doing.
+// up after 3 s, and the window closes, saying why in a notification, its
+// prompt answered cancel as the host's doing.
 func TestEndToEndKeepAlive(t *testing.T) {
 	needDisplay(t)
 	for _, tt := range []struct {
@@ -33,8 +33,13 @@ func TestEndToEndKeepAlive(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := newDesktop(t)
 			d.config("keep_alive = \"" + tt.keepAlive + "\"\n")
+			// A session bus of its own, with a notification server on it,
+			// for the hub the wrapper starts.
+			env := d.desktopEnv()
+			env["DBUS_SESSION_BUS_ADDRESS"] = sessionBus(t, t.TempDir())
+			notes := serveNotifications(t, env["DBUS_SESSION_BUS_ADDRESS"])
 			wire := d.hostLog("wire")
-			cmd := tsHostCommand(t, d.desktopEnv(), []string{"--timeout", "3000", "--progress", "--wire", wire,
+			cmd := tsHostCommand(t, env, []string{"--timeout", "3000", "--progress", "--wire", wire,
 				"--tool", "trigger-elicitation-request", "--arguments", "{}"},
 				wrapCommand("everything", everythingCommand(t)...)...)
 			cmd.Env = d.hostEnv
@@ -47,6 +52,11 @@ func TestEndToEndKeepAlive(t *testing.T) {
 					t.Fatalf("without keep-alive the host printed %+v, want its timeout (-32001)%s", line, d.diagnostics())
 				}
 				d.closed(win)
+				if n := notes.find(t, "the host cancelled trigger-elicitation-request"); n == nil {
+					t.Fatalf("no notification says why the window closed%s", d.diagnostics())
+				} else if !strings.HasPrefix(n[0], "everything: ") {
+					t.Errorf("notification %q does not name the server first", n)
+				}
 				recs := d.history()
 				if len(recs) != 1 || recs[0].Action != "cancel" || recs[0].DecidedBy != "host-cancelled" {
 					t.Fatalf("history %+v, want one cancel decided by host-cancelled%s", recs, d.diagnostics())

@@ -519,11 +519,30 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 		h.recordDecision(it, &res)
 		if dismiss != nil {
 			dismiss()
+			if res.DecidedBy == bridge.DecidedByHostCancelled {
+				h.toldHostCancelled(it.prompt.Request)
+			}
 		}
 		it.reply(res)
 		h.changed()
 		h.showNext()
 	})
+}
+
+// toldHostCancelled says why a window the person was looking at closed by
+// itself: the host stopped waiting for the call (its own timeout, or its
+// user's cancel), so no answer could reach the server any more.
+func (h *Hub) toldHostCancelled(req *bridge.Request) {
+	call := "its tool call"
+	if req.Tool != "" {
+		call = req.Tool
+	}
+	title := req.Server + ": the host cancelled " + call
+	body := "The host stopped waiting for " + call + " while its prompt was open, so the window closed and the server was told cancel. History has it."
+	h.logf("%s", title)
+	if h.Notify != nil {
+		h.Notify(title, body)
+	}
 }
 
 // recordDecision keeps a prompt's decision, secrets redacted (DESIGN.md).
