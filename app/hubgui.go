@@ -391,6 +391,26 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 // it only the values that are not the defaults'. A server seen but never
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
+// withUnshown is c, the config the Settings window saved, with what the
+// window does not show carried over from old: [history], and keep_alive,
+// the file's and each server's (a server with only that keeps its table).
+func withUnshown(c, old Config) Config {
+	c.History = old.History
+	c.KeepAlive = old.KeepAlive
+	for name, sc := range old.Servers {
+		if sc.KeepAlive == nil {
+			continue
+		}
+		if c.Servers == nil {
+			c.Servers = map[string]ServerConfig{}
+		}
+		own := c.Servers[name]
+		own.KeepAlive = sc.KeepAlive
+		c.Servers[name] = own
+	}
+	return c
+}
+
 func configOf(s ui.Settings) Config {
 	d := s.Defaults
 	var c Config

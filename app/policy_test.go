@@ -656,3 +656,35 @@ func TestPolicyCLI(t *testing.T) {
 		t.Errorf("pause with no hub: exit %d, %q", code, errb.String())
 	}
 }
+
+// TestSettingsKeepWhatTheyDoNotShow: saving the Settings window keeps the
+// keep_alive intervals, the file's and a server's, which the window does
+// not show, and [history] (the hub's saveSettings: withUnshown).
+func TestSettingsKeepWhatTheyDoNotShow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	text := "keep_alive = \"20s\"\n\n[history]\nkeep = \"720h\"\n\n[servers.github]\nrule = \"decline\"\nkeep_alive = \"0s\"\n\n[servers.slow]\nkeep_alive = \"5s\"\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := withUnshown(configOf(settingsOf(c, map[string]bool{"github": true})), c)
+	if err := SaveConfig(path, saved); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	back, err := LoadConfig(path)
+	if err != nil {
+		t.Fatalf("the file Settings wrote does not load: %v\n%s", err, b)
+	}
+	for name, want := range map[string]time.Duration{"github": 0, "slow": 5 * time.Second, "other": 20 * time.Second} {
+		if got := back.KeepAliveFor(name); got != want {
+			t.Errorf("keep-alive for %s is %v after saving Settings, want %v; the file:\n%s", name, got, want, b)
+		}
+	}
+	if back.History.Keep.Duration != 720*time.Hour || back.Policy("github").Rule != RuleDecline {
+		t.Errorf("saving Settings lost [history] or github's rule; the file:\n%s", b)
+	}
+}

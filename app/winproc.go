@@ -438,9 +438,8 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 // stays as it was.
 func (w *windows) saveSettings(s ui.Settings) error {
 	h := w.hub
-	c := configOf(s)
 	h.mu.Lock()
-	c.History = h.Config.History
+	c := withUnshown(configOf(s), h.Config)
 	h.mu.Unlock()
 	if err := SaveConfig(w.paths.Config, c); err != nil {
 		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
