@@ -221,3 +221,37 @@ func TestKeepAliveOnlyWithAToken(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepAliveModernRound: a 2026-07-28 call whose reply asked for input
+// (PROTOCOL.md §1) keeps its host waiting too while the round's prompt is
+// open; the final reply, which the relay writes under the host's id after
+// its retry, is the last the host hears for the token.
+func TestKeepAliveModernRound(t *testing.T) {
+	s := newScripted()
+	p := startPeer(t, &Options{Server: "github", Approver: s, KeepAlive: time.Millisecond})
+	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_repo","arguments":{},"_meta":{"progressToken":42,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_required","inputRequests":{"repo":{"method":"elicitation/create","params":{"mode":"form","message":"Name?","requestedSchema":` + nameSchema + `}}}}}`)
+	<-s.asked
+	last := -1.0
+	for range 3 {
+		n := progressOf(t, p.hostGets())
+		if string(n.Params.Token) != "42" || n.Params.Progress <= last {
+			t.Fatalf("keep-alive for token %s, progress %v after %v: want token 42, increasing", n.Params.Token, n.Params.Progress, last)
+		}
+		last = n.Params.Progress
+	}
+	s.answer <- &Result{Action: ActionAccept, Content: map[string]any{"name": "widgets"}}
+	var retryID string
+	if err := json.Unmarshal([]byte(p.serverGets()), &struct {
+		ID *string `json:"id"`
+	}{&retryID}); err != nil || retryID == "" {
+		t.Fatalf("no retry with an id of the relay's: %v", err)
+	}
+	p.serverSends(`{"jsonrpc":"2.0","id":"` + retryID + `","result":{"resultType":"complete","content":[]}}`)
+	want := `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[]}}`
+	for got := p.hostGets(); got != want; got = p.hostGets() {
+		progressOf(t, got) // ticks from before the answer
+	}
+	p.marker()
+}
