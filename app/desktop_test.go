@@ -494,6 +494,17 @@ func (d *desktop) xdo(args ...string) {
 	}
 }
 
+// keysClosing presses keys in window win, the last of which closes it: the
+// window may go between that key's press and its release, so xdotool's
+// BadWindow for the release is no failure once the window is gone.
+func (d *desktop) keysClosing(win string, keys ...string) {
+	d.t.Helper()
+	args := append([]string{"key", "--window", win}, keys...)
+	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil && d.visible(win) {
+		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
+	}
+}
+
 // screenshot saves the whole screen as DIR/name when ELICITRAY_SCREENSHOTS
 // names a directory (make screenshots: the README's pictures). It waits for
 // the picture to settle first, so that what was just typed is on it.

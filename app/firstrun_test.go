@@ -141,7 +141,7 @@ func TestAutostartOfferYes(t *testing.T) {
 	if _, err := os.Lstat(u.autostart); err == nil {
 		t.Fatalf("%s exists before the offer was answered", u.autostart)
 	}
-	u.xdo("key", "--window", win, "Tab", "Tab", "space")
+	u.keysClosing(win, "Tab", "Tab", "space")
 	u.closed(win)
 	u.answered("yes")
 	entry, err := os.ReadFile(u.autostart)
@@ -183,7 +183,7 @@ func TestAutostartOfferNotNow(t *testing.T) {
 
 	hub = u.startHub(u.bin)
 	win := u.offer()
-	u.xdo("key", "--window", win, "Tab", "space") // Not now
+	u.keysClosing(win, "Tab", "space") // Not now
 	u.closed(win)
 	u.answered("not now")
 	if _, err := os.Lstat(u.autostart); err == nil {

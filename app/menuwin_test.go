@@ -55,7 +55,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 	d.screenshot("menu.png")
 
 	// Tab: History…; Space opens it, and the menu goes.
-	d.xdo("key", "--window", win, "Tab", "space")
+	d.keysClosing(win, "Tab", "space")
 	d.closed(win)
 	hist, _ := d.window()
 	if got := d.title(hist); got != "elicitray — history" {
@@ -68,7 +68,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 	d.elicitray("menu")
 	win, _ = d.window()
 	d.settle()
-	d.xdo("key", "--window", win, "Tab", "Tab", "Tab", "Tab", "space")
+	d.keysClosing(win, "Tab", "Tab", "Tab", "Tab", "space")
 	deadline := time.Now().Add(desktopWait)
 	for len(ownProcesses(d.mark, hubPID)) > 0 {
 		if time.Now().After(deadline) {
