@@ -25,6 +25,10 @@ import (
 //	keep = "8760h"
 //	max_records = 100000
 //
+//	[notice]               # how a prompt window makes itself noticed
+//	notification = true    # a desktop notification naming the server and tool
+//	sound = false          # the notification plays the desktop's message sound
+//
 //	[servers.github]       # the name given to `elicitray wrap --name`
 //	rule = "ask"           # ask | decline | cancel | accept-defaults | accept-defaults-or-cancel
 //	timeout = "2m"
@@ -40,6 +44,8 @@ type Config struct {
 	Servers map[string]ServerConfig `toml:"servers,omitempty"`
 	// History is how long decisions are kept.
 	History Retention `toml:"history,omitempty"`
+	// Notice is how a prompt window makes itself noticed.
+	Notice Notice `toml:"notice,omitempty"`
 
 	// Warnings name what LoadConfig ignored: keys it does not know, such
 	// as a misspelt `[server.github]` or `rules = …`.
@@ -54,6 +60,19 @@ type Retention struct {
 	Keep       Duration `toml:"keep,omitempty"`
 	MaxRecords int      `toml:"max_records,omitempty,omitzero"`
 }
+
+// Notice is how a prompt window makes itself noticed besides coming to
+// the front and asking the window manager for attention, which it always
+// does: a desktop notification naming the server and the tool (Notification;
+// nil means on), and with it the desktop's sound for a new message (Sound;
+// off unless set, and only with the notification, which carries it).
+type Notice struct {
+	Notification *bool `toml:"notification,omitempty"`
+	Sound        bool  `toml:"sound,omitempty"`
+}
+
+// Notifies reports whether a prompt window comes with a notification.
+func (n Notice) Notifies() bool { return n.Notification == nil || *n.Notification }
 
 // DefaultKeep is how long decisions are kept when the config says
 // nothing: a year.

@@ -123,6 +123,8 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	note := &notifier{addr: sessionBusAddress(), log: stderr}
 	defer note.close()
 	notify := note.Notify
+	// Each prompt on screen comes with a notification of it (notice.go).
+	hub.Prompter = &noticer{Prompter: win, hub: hub, note: note}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()

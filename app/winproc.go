@@ -445,13 +445,14 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 }
 
 // saveSettings writes what the Settings window saved to config.toml and
-// puts it in force at once; [history], which the window does not show,
-// stays as it was.
+// puts it in force at once; [history] and [notice], which the window does
+// not show, stay as they were.
 func (w *windows) saveSettings(s ui.Settings) error {
 	h := w.hub
 	c := configOf(s)
 	h.mu.Lock()
 	c.History = h.Config.History
+	c.Notice = h.Config.Notice
 	h.mu.Unlock()
 	if err := SaveConfig(w.paths.Config, c); err != nil {
 		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
