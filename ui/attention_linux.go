@@ -137,6 +137,16 @@ func setAttention(id xproto.Window, on bool) {
 		x.root = xproto.Setup(c).DefaultScreen(c).Root
 		x.state, x.asks = internAtom(c, "_NET_WM_STATE"), internAtom(c, "_NET_WM_STATE_DEMANDS_ATTENTION")
 		x.conn = c
+		// Nothing is asked of this connection's events, but the X server
+		// sends some to every client (MappingNotify): read and drop them,
+		// so that they never fill xgb's queue and hold up its replies.
+		go func() {
+			for {
+				if ev, err := c.WaitForEvent(); ev == nil && err == nil {
+					return // closed
+				}
+			}
+		}()
 	})
 	c := x.conn
 	if c == nil {
