@@ -274,6 +274,9 @@ func TestPromptNoticed(t *testing.T) {
 			if !strings.Contains(n.body, "trigger-elicitation-request") {
 				t.Errorf("notification body %q does not name the tool", n.body)
 			}
+			if e, ok := n.hints["desktop-entry"]; !ok || e.Value() != "io.github.elicitray" {
+				t.Errorf("the notification's hints %v do not name elicitray's launcher entry", n.hints)
+			}
 			sound, has := n.hints["sound-name"]
 			switch {
 			case tt.sound && (!has || sound.Value() != "message-new-instant"):

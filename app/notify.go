@@ -58,6 +58,11 @@ type note struct {
 // answer.
 const promptSound = "message-new-instant"
 
+// desktopEntryID is the name, without ".desktop", of the launcher entry
+// `make install` puts in place (packaging/linux), which is also Fyne's app
+// id (newFyneApp).
+const desktopEntryID = "io.github.elicitray"
+
 // failedOnce says in the log, the first time only, why notifications
 // cannot be shown.
 func (n *notifier) failedOnce(err error) {
@@ -80,7 +85,9 @@ func (n *notifier) send(ctx context.Context, m note) (uint32, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, busTimeout)
 	defer cancel()
-	hints := map[string]dbus.Variant{}
+	// The launcher entry's id: the desktop shows and groups the
+	// notification as elicitray's, with its icon and name.
+	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant(desktopEntryID)}
 	if m.sound {
 		hints["sound-name"] = dbus.MakeVariant(promptSound)
 	}
