@@ -245,29 +245,13 @@ func TestPromptNoticed(t *testing.T) {
 		{name: "sound on", config: "[notice]\nsound = true\n", sound: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			addr := trayStartBus(t)
-			conn := trayConnect(t, addr)
-			items := trayServeWatcher(t, conn)
-			notes := serveNotices(t, conn)
-			t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-			asks := watchAttention(t)
-			d := newDesktop(t)
-			if tt.config != "" {
-				if err := os.WriteFile(d.paths.Config, []byte(tt.config), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
+			d := newNoticeDesk(t, tt.config)
 			cs := d.connect("everything", server)
 			call := d.call(cs, "trigger-elicitation-request")
 			win, _ := d.window()
 
 			// The notification.
-			var n shownNotice
-			select {
-			case n = <-notes.notes:
-			case <-time.After(desktopWait):
-				t.Fatalf("no notification within %v of the prompt%s", desktopWait, d.diagnostics())
-			}
+			n := d.note()
 			if n.title != "elicitray: everything asks" {
 				t.Errorf("notification title %q, want it to name the server", n.title)
 			}
@@ -286,21 +270,15 @@ func TestPromptNoticed(t *testing.T) {
 			}
 
 			// The window asks for attention.
-			waitUrgent(t, d, win, true)
-			if a := asks.next(t, d, win); !a.add {
+			waitUrgent(t, d.desktop, win, true)
+			if a := d.asks.next(t, d.desktop, win); !a.add {
 				t.Errorf("the first _NET_WM_STATE request about window %s removes DEMANDS_ATTENTION", win)
 			}
 
 			// The tray counts it.
-			var item trayItem
-			select {
-			case item = <-items:
-			case <-time.After(desktopWait):
-				t.Fatalf("the hub registered no tray icon within %v%s", desktopWait, d.diagnostics())
-			}
-			itemObj := conn.Object(item.bus, item.path)
+			itemObj := d.tray()
 			plain := appIconARGB(t)
-			if pix := waitTray(t, d, itemObj, "elicitray: 1 prompt waiting"); bytes.Equal(pix, plain) {
+			if pix := waitTray(t, d.desktop, itemObj, "elicitray: 1 prompt waiting"); bytes.Equal(pix, plain) {
 				t.Error("with a prompt waiting the tray icon is the plain app icon: no count on it")
 			}
 
@@ -309,26 +287,121 @@ func TestPromptNoticed(t *testing.T) {
 			if got := parseRawResult(t, d.result(call)).Action; got != "cancel" {
 				t.Errorf("the prompt was answered %q, want cancel", got)
 			}
-			select {
-			case id := <-notes.closed:
-				if id != n.id {
-					t.Errorf("CloseNotification(%d), want the prompt's notification %d", id, n.id)
-				}
-			case <-time.After(desktopWait):
-				t.Errorf("the prompt's notification was not withdrawn within %v of the answer", desktopWait)
-			}
-			if a := asks.next(t, d, win); a.add {
+			d.withdrawn(n.id)
+			if a := d.asks.next(t, d.desktop, win); a.add {
 				t.Errorf("after the answer, window %s asks for attention again instead of ending it", win)
 			}
-			waitUrgent(t, d, win, false)
-			if pix := waitTray(t, d, itemObj, "elicitray"); !bytes.Equal(pix, plain) {
+			waitUrgent(t, d.desktop, win, false)
+			if pix := waitTray(t, d.desktop, itemObj, "elicitray"); !bytes.Equal(pix, plain) {
 				t.Error("with no prompt waiting the tray icon is not the app icon again")
 			}
 			select {
-			case extra := <-notes.notes:
+			case extra := <-d.notes.notes:
 				t.Errorf("a second notification for one prompt: %q %q", extra.title, extra.body)
 			default:
 			}
 		})
+	}
+}
+
+// noticeDesk is a test's desktop session with a tray host and a
+// notification server on a session bus of its own, the X root watched for
+// attention requests.
+type noticeDesk struct {
+	*desktop
+	conn  *dbus.Conn
+	items <-chan trayItem
+	notes *noticeServer
+	asks  *attentionWatch
+}
+
+// newNoticeDesk starts it, with config as config.toml when not empty.
+func newNoticeDesk(t *testing.T, config string) *noticeDesk {
+	t.Helper()
+	addr := trayStartBus(t)
+	conn := trayConnect(t, addr)
+	n := &noticeDesk{conn: conn, items: trayServeWatcher(t, conn), notes: serveNotices(t, conn)}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	n.asks = watchAttention(t)
+	n.desktop = newDesktop(t)
+	if config != "" {
+		if err := os.WriteFile(n.paths.Config, []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+// note waits for the next notification.
+func (n *noticeDesk) note() shownNotice {
+	n.t.Helper()
+	select {
+	case got := <-n.notes.notes:
+		return got
+	case <-time.After(desktopWait):
+		n.t.Fatalf("no notification within %v%s", desktopWait, n.diagnostics())
+	}
+	return shownNotice{}
+}
+
+// withdrawn waits for notification id to be withdrawn.
+func (n *noticeDesk) withdrawn(id uint32) {
+	n.t.Helper()
+	select {
+	case got := <-n.notes.closed:
+		if got != id {
+			n.t.Errorf("CloseNotification(%d), want %d", got, id)
+		}
+	case <-time.After(desktopWait):
+		n.t.Fatalf("notification %d was not withdrawn within %v%s", id, desktopWait, n.diagnostics())
+	}
+}
+
+// tray is the hub's tray icon on the bus.
+func (n *noticeDesk) tray() dbus.BusObject {
+	n.t.Helper()
+	select {
+	case item := <-n.items:
+		return n.conn.Object(item.bus, item.path)
+	case <-time.After(desktopWait):
+		n.t.Fatalf("the hub registered no tray icon within %v%s", desktopWait, n.diagnostics())
+	}
+	return nil
+}
+
+// TestPromptNoticedQueued: two prompts at once are two notifications, one
+// at a time: the first prompt's while its window is up (the tray counts
+// both), withdrawn when it is answered, before the second's window shows
+// with its own; a prompt that times out has its notification withdrawn
+// too.
+func TestPromptNoticedQueued(t *testing.T) {
+	needDisplay(t)
+	server := everythingServer(t)
+	n := newNoticeDesk(t, "timeout = \"3s\"\n")
+	cs := n.connect("everything", server)
+	first := n.call(cs, "trigger-elicitation-request")
+	win1, _ := n.window()
+	note1 := n.note()
+	second := n.call(cs, "trigger-elicitation-request")
+	waitTray(t, n.desktop, n.tray(), "elicitray: 2 prompts waiting")
+	select {
+	case extra := <-n.notes.notes:
+		t.Fatalf("a notification for the prompt waiting behind the window: %q %q", extra.title, extra.body)
+	default:
+	}
+	n.answer(win1, "Escape")
+	n.withdrawn(note1.id)
+	if got := parseRawResult(t, n.result(first)).Action; got != "cancel" {
+		t.Errorf("the first prompt was answered %q, want cancel", got)
+	}
+	n.window()
+	note2 := n.note()
+	if note2.id == note1.id || note2.title != "elicitray: everything asks" {
+		t.Errorf("the second prompt's notification: %+v (the first was %d)", note2, note1.id)
+	}
+	// Left alone, it times out (3 s): its notification goes with it.
+	n.withdrawn(note2.id)
+	if got := parseRawResult(t, n.result(second)).Action; got != "cancel" {
+		t.Errorf("the second prompt, timed out, was answered %q, want cancel", got)
 	}
 }
