@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -101,3 +102,44 @@ func TestNoticeText(t *testing.T) {
 		t.Errorf("a long tool name: %+v, want the name cut at 80 and the sound asked for", long)
 	}
 }
+
+// answeringPrompter answers every prompt at once, as it is shown.
+type answeringPrompter struct{}
+
+func (answeringPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+	answer(bridge.Result{Action: bridge.ActionCancel})
+	return func() {}
+}
+
+// TestNoticeWithdrawnWhenAnsweredFirst: a prompt answered before the
+// notification server even answered the Notify still has its notification
+// withdrawn, once it has an id.
+func TestNoticeWithdrawnWhenAnsweredFirst(t *testing.T) {
+	addr := sessionBus(t, t.TempDir())
+	conn := trayConnect(t, addr)
+	notes := serveNotices(t, conn)
+	note := &notifier{addr: addr}
+	t.Cleanup(note.close)
+	h := &Hub{}
+	n := &noticer{Prompter: answeringPrompter{}, hub: h, note: note}
+	req := &bridge.Request{Server: "github", Tool: "deploy", Mode: "form"}
+	answered := make(chan bridge.Result, 1)
+	n.Show(&Prompt{Request: req}, func(r bridge.Result) { answered <- r })
+	<-answered
+	var shown shownNotice
+	select {
+	case shown = <-notes.notes:
+	case <-time.After(desktopWait):
+		t.Fatal("no notification")
+	}
+	select {
+	case id := <-notes.closed:
+		if id != shown.id {
+			t.Errorf("CloseNotification(%d), want %d", id, shown.id)
+		}
+	case <-time.After(desktopWait):
+		t.Fatal("the notification of a prompt answered at once was never withdrawn")
+	}
+
+}
+
