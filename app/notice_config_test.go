@@ -142,4 +142,3 @@ func TestNoticeWithdrawnWhenAnsweredFirst(t *testing.T) {
 	}
 
 }
-
