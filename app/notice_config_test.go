@@ -140,5 +140,4 @@ func TestNoticeWithdrawnWhenAnsweredFirst(t *testing.T) {
 	case <-time.After(desktopWait):
 		t.Fatal("the notification of a prompt answered at once was never withdrawn")
 	}
-
 }
