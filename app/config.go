@@ -16,6 +16,7 @@ import (
 //
 //	# ~/.config/elicitray/config.toml
 //	timeout = "10m"        # a prompt nobody answers is cancel after this long
+//	keep_alive = "15s"     # while a prompt is open, the host hears progress this often; "0s": never
 //
 //	[rate]                 # every server: 5 prompts at once, then one per 3s
 //	burst = 5
@@ -25,7 +26,9 @@ import (
 //	keep = "8760h"
 //	max_records = 100000
 //
-//	keep_alive = "15s"     # while a prompt is open, the host hears progress this often; "0s": never
+//	[notice]               # how a prompt window makes itself noticed
+//	notification = true    # a desktop notification naming the server and tool
+//	sound = false          # the notification plays the desktop's message sound
 //
 //	[servers.github]       # the name given to `elicitray wrap --name`
 //	rule = "ask"           # ask | decline | cancel | accept-defaults | accept-defaults-or-cancel
@@ -49,6 +52,8 @@ type Config struct {
 	Servers map[string]ServerConfig `toml:"servers,omitempty"`
 	// History is how long decisions are kept.
 	History Retention `toml:"history,omitempty"`
+	// Notice is how a prompt window makes itself noticed.
+	Notice Notice `toml:"notice,omitempty"`
 
 	// Warnings name what LoadConfig ignored: keys it does not know, such
 	// as a misspelt `[server.github]` or `rules = …`.
@@ -63,6 +68,19 @@ type Retention struct {
 	Keep       Duration `toml:"keep,omitempty"`
 	MaxRecords int      `toml:"max_records,omitempty,omitzero"`
 }
+
+// Notice is how a prompt window makes itself noticed besides coming to
+// the front and asking the window manager for attention, which it always
+// does: a desktop notification naming the server and the tool (Notification;
+// nil means on), and with it the desktop's sound for a new message (Sound;
+// off unless set, and only with the notification, which carries it).
+type Notice struct {
+	Notification *bool `toml:"notification,omitempty"`
+	Sound        bool  `toml:"sound,omitempty"`
+}
+
+// Notifies reports whether a prompt window comes with a notification.
+func (n Notice) Notifies() bool { return n.Notification == nil || *n.Notification }
 
 // DefaultKeep is how long decisions are kept when the config says
 // nothing: a year.

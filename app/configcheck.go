@@ -201,6 +201,19 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 					"max_records": func(p toml.Primitive, k string) { r.count(p, where, k, 0, &c.History.MaxRecords) },
 				})
 			})
+		case "notice":
+			where := toml.Key{"notice"}
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				r.keys(t, where, map[string]func(toml.Primitive, string){
+					"notification": func(p toml.Primitive, k string) {
+						var on bool
+						if r.flag(p, where, k, &on) {
+							c.Notice.Notification = &on
+						}
+					},
+					"sound": func(p toml.Primitive, k string) { r.flag(p, where, k, &c.Notice.Sound) },
+				})
+			})
 		case "servers":
 			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				for _, name := range slices.Sorted(maps.Keys(t)) {
@@ -312,6 +325,16 @@ func (r *configReader) count(p toml.Primitive, table toml.Key, key string, least
 	}
 }
 
+// flag reads a true/false setting; it reports whether it was one.
+func (r *configReader) flag(p toml.Primitive, table toml.Key, key string, on *bool) bool {
+	var v flagValue
+	if !r.decode(p, table, key, &v, false) {
+		return false
+	}
+	*on = bool(v)
+	return true
+}
+
 func (r *configReader) rule(p toml.Primitive, table toml.Key, key string, rule *string) {
 	var v ruleValue
 	if r.decode(p, table, key, &v, false) {
@@ -355,6 +378,7 @@ type (
 	durationValue time.Duration
 	countValue    struct{ n, least int }
 	ruleValue     string
+	flagValue     bool
 	unknownKey    struct{}
 )
 
@@ -402,6 +426,15 @@ func (r *ruleValue) UnmarshalTOML(v any) error {
 		return fmt.Errorf("%s is not one of %s", tomlValue(v), strings.Join(rules, ", "))
 	}
 	*r = ruleValue(s)
+	return nil
+}
+
+func (f *flagValue) UnmarshalTOML(v any) error {
+	b, ok := v.(bool)
+	if !ok {
+		return fmt.Errorf("must be true or false (without quotes), not %s", tomlValue(v))
+	}
+	*f = flagValue(b)
 	return nil
 }
 

@@ -123,6 +123,8 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	note := &notifier{addr: sessionBusAddress(), log: stderr}
 	defer note.close()
 	notify := note.Notify
+	// Each prompt on screen comes with a notification of it (notice.go).
+	hub.Prompter = &noticer{Prompter: win, hub: hub, note: note}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -392,10 +394,11 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
 // withUnshown is c, the config the Settings window saved, with what the
-// window does not show carried over from old: [history], and keep_alive,
+// window does not show carried over from old: [history], [notice], and keep_alive,
 // the file's and each server's (a server with only that keeps its table).
 func withUnshown(c, old Config) Config {
 	c.History = old.History
+	c.Notice = old.Notice
 	c.KeepAlive = old.KeepAlive
 	for name, sc := range old.Servers {
 		if sc.KeepAlive == nil {

@@ -33,45 +33,118 @@ type notifier struct {
 // Notify shows title and body without blocking the caller.
 func (n *notifier) Notify(title, body string) {
 	go func() {
-		if err := n.send(context.Background(), title, body); err != nil {
-			n.mu.Lock()
-			said := n.failed
-			n.failed = true
-			n.mu.Unlock()
-			if !said && n.log != nil {
-				fmt.Fprintf(n.log, "elicitray hub: desktop notifications cannot be shown: %v (windows still work)\n", err)
-			}
+		if _, err := n.send(context.Background(), note{title: title, body: body}); err != nil {
+			n.failedOnce(err)
 		}
 	}()
 }
 
-// send shows one notification, connecting to the bus the first time.
-func (n *notifier) send(ctx context.Context, title, body string) error {
+// note is one notification as the Desktop Notifications Specification's
+// Notify takes it.
+type note struct {
+	title, body string
+	// replaces is the id of a notification of ours this one takes the
+	// place of (the server updates it in place); 0 for a new one.
+	replaces uint32
+	// sound asks the notification server to play the desktop's sound for
+	// a new message with it (the "sound-name" hint, a name of the
+	// freedesktop Sound Naming Specification): no audio code here, and a
+	// server without sounds shows the notification all the same.
+	sound bool
+}
+
+// promptSound is the sound theme's name for the sound a notification
+// plays when the user turned sounds on: an incoming message that wants an
+// answer.
+const promptSound = "message-new-instant"
+
+// desktopEntryID is the name, without ".desktop", of the launcher entry
+// `make install` puts in place (packaging/linux), which is also Fyne's app
+// id (newFyneApp).
+const desktopEntryID = "io.github.elicitray"
+
+// failedOnce says in the log, the first time only, why notifications
+// cannot be shown.
+func (n *notifier) failedOnce(err error) {
+	n.mu.Lock()
+	said := n.failed
+	n.failed = true
+	n.mu.Unlock()
+	if !said && n.log != nil {
+		fmt.Fprintf(n.log, "elicitray hub: desktop notifications cannot be shown: %v (windows still work)\n", err)
+	}
+}
+
+// send shows one notification, connecting to the bus the first time, and
+// returns the id the notification server gave it.
+func (n *notifier) send(ctx context.Context, m note) (uint32, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.conn == nil {
-		if n.addr == "" {
-			return errNoSessionBus
-		}
-		conn, err := dbus.Connect(n.addr, dbus.WithContext(ctx))
-		if err != nil {
-			return fmt.Errorf("the session bus at %s: %w", n.addr, err)
-		}
-		n.conn = conn
+	if err := n.connectLocked(ctx); err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+	defer cancel()
+	// The launcher entry's id: the desktop shows and groups the
+	// notification as elicitray's, with its icon and name.
+	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant(desktopEntryID)}
+	if m.sound {
+		hints["sound-name"] = dbus.MakeVariant(promptSound)
+	}
+	var id uint32
+	err := n.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").CallWithContext(ctx,
+		"org.freedesktop.Notifications.Notify", 0,
+		"elicitray", m.replaces, n.icon, m.title, m.body, []string{}, hints, int32(-1)).Store(&id)
+	if err != nil {
+		n.dropLocked()
+		return 0, fmt.Errorf("no notification server answered on the session bus: %w", err)
+	}
+	return id, nil
+}
+
+// withdraw takes notification id off the screen (CloseNotification): the
+// prompt it told of was answered. A server that already closed it, or
+// cannot, answers with an error that changes nothing for the user.
+func (n *notifier) withdraw(ctx context.Context, id uint32) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.connectLocked(ctx); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, busTimeout)
 	defer cancel()
 	call := n.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").CallWithContext(ctx,
-		"org.freedesktop.Notifications.Notify", 0,
-		"elicitray", uint32(0), n.icon, title, body, []string{}, map[string]dbus.Variant{}, int32(-1))
+		"org.freedesktop.Notifications.CloseNotification", 0, id)
 	if call.Err != nil {
-		if !n.conn.Connected() {
-			n.conn.Close()
-			n.conn = nil
-		}
-		return fmt.Errorf("no notification server answered on the session bus: %w", call.Err)
+		n.dropLocked()
+		return fmt.Errorf("closing notification %d: %w", id, call.Err)
 	}
 	return nil
+}
+
+// connectLocked connects to the session bus unless connected; n.mu is held.
+func (n *notifier) connectLocked(ctx context.Context) error {
+	if n.conn != nil {
+		return nil
+	}
+	if n.addr == "" {
+		return errNoSessionBus
+	}
+	conn, err := dbus.Connect(n.addr, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("the session bus at %s: %w", n.addr, err)
+	}
+	n.conn = conn
+	return nil
+}
+
+// dropLocked forgets a connection the bus ended, so that the next
+// notification connects anew; n.mu is held.
+func (n *notifier) dropLocked() {
+	if n.conn != nil && !n.conn.Connected() {
+		n.conn.Close()
+		n.conn = nil
+	}
 }
 
 // close ends the bus connection.

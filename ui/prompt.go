@@ -89,6 +89,8 @@ type PromptWindow struct {
 	// Exactly one of these is set.
 	view    *promptView
 	urlView *urlPromptView
+	// xid is the X window askAttention marked, 0 when none.
+	xid uint32
 }
 
 // ShowPrompt opens a window for p and returns it. It must be called on the
@@ -130,7 +132,10 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	win.CenterOnScreen()
 	win.Show()
 	focus()
+	// To the front, and the window manager asked to draw the eye to it
+	// where it does not let it take the focus (attention_linux.go).
 	win.RequestFocus()
+	pw.xid = askAttention(win)
 	b.startTicks()
 	// Armed from when the window exists: creating it can take a while.
 	b.armedAt = b.now().Add(keyGuard)
@@ -154,6 +159,8 @@ func (w *PromptWindow) closeWindow() {
 	}
 	win := w.win
 	w.win = nil
+	dropAttention(w.xid)
+	w.xid = 0
 	if spare.keep(w.app, win) {
 		return
 	}

@@ -120,6 +120,8 @@ type Tray struct {
 	servers []TrayServer // sorted by name
 	expiry  *time.Timer  // refreshes the menu when the first mute ends
 	refresh func()       // shows menu changes: render, or a counter in tests
+	count   func(n int)  // shows the count on the icon: showCount, or a recorder in tests
+	counted int          // the count the icon shows
 	do      func(func()) // runs on the tray's goroutine (serialQueue.do)
 	now     func() time.Time
 	stop    func() // takes the icon off the bus; nil once closed or in tests
@@ -142,7 +144,13 @@ func SetupTray(act TrayActions) *Tray {
 	q := &serialQueue{}
 	t.do = q.do
 	t.refresh = t.render
+	t.count = func(n int) {
+		if t.stop != nil { // closed: the icon is off the bus
+			showCount(n)
+		}
+	}
 	systray.SetTitle("elicitray")
+	systray.SetTooltip(trayTooltip(0))
 	systray.SetIcon(assets.Icon)
 	start, end := systray.RunWithExternalLoop(nil, nil)
 	start()
@@ -270,7 +278,7 @@ func (t *Tray) Sync(read func() (paused bool, servers []TrayServer)) {
 // newTray builds the menu; nothing shows it until SetupTray hands it to
 // the driver.
 func newTray(act TrayActions) *Tray {
-	t := &Tray{act: act, refresh: func() {}, do: func(f func()) { f() }, now: time.Now}
+	t := &Tray{act: act, refresh: func() {}, count: func(int) {}, do: func(f func()) { f() }, now: time.Now}
 	t.pending = fyne.NewMenuItem(pendingText(0), nil)
 	t.pending.Disabled = true
 	t.problem = fyne.NewMenuItem("", nil)
@@ -304,12 +312,16 @@ func call(f func()) {
 }
 
 // SetPending shows n, the number of prompts waiting for an answer, in the
-// menu.
+// menu, on the icon (a badge) and in its tooltip (traybadge.go).
 func (t *Tray) SetPending(n int) {
 	if t == nil {
 		return
 	}
 	t.do(func() {
+		if n != t.counted {
+			t.counted = n
+			t.count(n)
+		}
 		text := pendingText(n)
 		if t.pending.Label == text {
 			return
@@ -317,6 +329,13 @@ func (t *Tray) SetPending(n int) {
 		t.pending.Label = text
 		t.refresh()
 	})
+}
+
+// showCount puts the icon and tooltip for n prompts waiting on the bus;
+// on the tray's goroutine.
+func showCount(n int) {
+	systray.SetIcon(trayIcon(n))
+	systray.SetTooltip(trayTooltip(n))
 }
 
 // SetProblem shows, greyed out under the number of prompts waiting, what
