@@ -3,8 +3,9 @@
 // func methodCandidate(b []byte) (i int, esc bool)
 //
 // SSE2, which every amd64 has. Each step compares two 16-byte loads, at
-// offsets 0 and 1 from the step's start, with '"' and 'm': bit k of the
-// two masks ANDed is set where `"method"` could start at position k. (Two
+// offsets 0 and 1 from the step's start, with '"' and 'm' or 'M': bit k of
+// the two masks ANDed is set where `"method"`, in any case, could start at
+// position k. (Two
 // more loads, for 'd' and the closing quote, halved the speed and saved
 // little: `"m` is rare in JSON.) Steps run while the key would fit. The
 // first load is also compared with '\\', and esc says whether a step met a
@@ -28,6 +29,9 @@ TEXT ·methodCandidate(SB), NOSPLIT, $0-33
 	MOVQ $0x5c5c5c5c5c5c5c5c, DX  // '\\'
 	MOVQ DX, X2
 	PUNPCKLQDQ X2, X2
+	MOVQ $0x2020202020202020, DX  // 'M'|0x20 == 'm'|0x20 == 'm'
+	MOVQ DX, X7
+	PUNPCKLQDQ X7, X7
 	XORQ CX, CX
 
 loop:
@@ -36,6 +40,7 @@ loop:
 	MOVOU X3, X5
 	PCMPEQB X2, X5
 	POR X5, X6
+	POR X7, X4
 	PCMPEQB X0, X3
 	PCMPEQB X1, X4
 	PAND X4, X3
@@ -61,9 +66,9 @@ done:
 
 // func escapedLetter(b []byte) int
 //
-// The same search for `\u00` followed by '6' or '7', the start of a \u
-// escape of a character from U+0060 to U+007F, among them every letter of
-// "method": five loads a step, at offsets 0 to 4. Steps run while the
+// The same search for `\u00` followed by '4' to '7', the start of a \u
+// escape of a character from U+0040 to U+007F, among them every letter of
+// "method" in either case: five loads a step, at offsets 0 to 4. Steps run while the
 // escape's five bytes would fit.
 TEXT ·escapedLetter(SB), NOSPLIT, $0-32
 	MOVQ b_base+0(FP), SI
@@ -83,7 +88,7 @@ TEXT ·escapedLetter(SB), NOSPLIT, $0-32
 	MOVQ $0x3030303030303030, DX  // '0'
 	MOVQ DX, X11
 	PUNPCKLQDQ X11, X11
-	MOVQ $0x0101010101010101, DX  // '6'|1 == '7'|1 == '7'
+	MOVQ $0x0303030303030303, DX  // '4'|3 to '7'|3 == '7'
 	MOVQ DX, X12
 	PUNPCKLQDQ X12, X12
 	MOVQ $0x3737373737373737, DX  // '7'
