@@ -27,12 +27,14 @@ import (
 // which hasMethodKey finds a key "method", in any spelling, goes on only
 // when the relay read it as exactly one object with one member "method",
 // spelt so, or as the fast path decides it from its head: "method" its
-// deciding member, and no other such key after it (quick.go; what
-// follows may be no JSON, and hosts reject it). Any other is dropped, said in the log, and each request the
-// relay can find in it is answered -32600, so that the server does not
-// wait for a host that never heard of it. A line that names no method is
-// no request to anyone, and passes as it came: a result, text a server
-// prints to stdout, which hosts skip or answer -32700.
+// deciding member, and no other such key after it (quick.go; what follows
+// may be no JSON, which hosts reject). Any other is dropped, said in the
+// log, and each request the relay can find in it is answered -32600
+// (Invalid Request), so that the server does not wait for a host that
+// never heard of it: a request the relay cannot pass is the relay's to
+// answer, as JSON-RPC answers one it cannot read. A line that names no
+// method is no request to anyone, and passes as it came: a result, text a
+// server prints to stdout, which hosts skip or answer -32700.
 //
 // Batches are in one revision only: 2025-03-26 added them and 2025-06-18
 // removed them (2024-11-05 has none), while elicitation begins in
@@ -66,16 +68,21 @@ func (r *Relay) unclearFromServer(line []byte, object bool) bool {
 	}
 	ids := requestIDs(line)
 	if len(ids) > 0 {
-		var replies []byte
-		for _, id := range ids {
-			replies = append(replies, withNewline(encodeError(id, codeInvalidRequest, "elicitray did not pass this request on to the host: "+why))...)
+		replies := make([][]byte, len(ids))
+		for i, id := range ids {
+			replies[i] = withNewline(encodeError(id, codeInvalidRequest, "elicitray did not pass this request on to the host: "+why))
 		}
 		// Not from this goroutine, the server's reader: the server's
 		// stdin may be full while the server waits for its stdout to be
-		// read, and the host's pump may be splicing into it.
-		go r.w.toServer(replies)
+		// read, and the host's pump may be splicing into it. One message
+		// a write (over HTTP, one a POST).
+		go func() {
+			for _, reply := range replies {
+				r.w.toServer(reply)
+			}
+		}()
 	}
-	answered := "no request id could be read in it to answer"
+	answered := "it holds no request id to answer"
 	if len(ids) > 0 {
 		spelt := make([]string, len(ids))
 		for i, id := range ids {
@@ -83,7 +90,7 @@ func (r *Relay) unclearFromServer(line []byte, object bool) bool {
 		}
 		answered = "the server was answered with an error for its request " + strings.Join(spelt, ", ")
 	}
-	r.w.log.printf("%s: dropped a line from the server because %s: a host could read a request in it that elicitray never saw, such as an elicitation/create; %s. The line began %s", r.opts.Server, why, answered, linePreview(line))
+	r.w.log.printf("%s: dropped a line from the server because %s: a host could read a request in it that elicitray never saw, such as an elicitation/create; %s. The line: %s", r.opts.Server, why, answered, linePreview(line))
 	return false
 }
 
@@ -93,8 +100,9 @@ func (r *Relay) unclearFromServer(line []byte, object bool) bool {
 // request the relay did not see; it comes here when a byte order mark
 // sent it to the full path, and must be judged as it would be without.
 func (r *Relay) passesFromHead(line []byte) bool {
-	v, _ := r.serverRoute(line, true)
-	return v == vPass
+	// serverMembers, not serverRoute: a reply's route may end its call.
+	v, id, _, rest := r.serverMembers(line, true)
+	return v == vPass && id == nil && !hasMethodKey(line[rest:])
 }
 
 // batchPasses reports whether line is a batch that goes on to the host: the
@@ -202,7 +210,7 @@ func linePreview(line []byte) string {
 	const most = 200
 	line = bytes.TrimSpace(line)
 	if len(line) > most {
-		return fmt.Sprintf("%q… (%d bytes)", line[:most], len(line))
+		return fmt.Sprintf("%q… (%d bytes in all)", line[:most], len(line))
 	}
 	return fmt.Sprintf("%q", line)
 }
