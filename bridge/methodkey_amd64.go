@@ -2,10 +2,10 @@ package bridge
 
 // methodCandidate returns the first i < candidateEnd(len(b)) at which b
 // holds `"m` or `"M`, methodKey's first two bytes in either case, or -1
-// when there is none;
-// i+len(methodKey) <= len(b) for every i it returns. esc reports whether
-// the bytes it looked at (up to the 16 from the candidate's step, or up to
-// candidateEnd) hold a backslash. (methodkey_amd64.s)
+// when there is none; i+len(methodKey) <= len(b) for every i it returns.
+// esc reports whether the bytes it looked at (up to the 32 from the
+// candidate's pair of steps, or up to candidateEnd) hold a backslash.
+// (methodkey_amd64.s)
 //
 //go:noescape
 func methodCandidate(b []byte) (i int, esc bool)

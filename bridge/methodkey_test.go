@@ -87,3 +87,40 @@ func containsFolded(b []byte) bool {
 	}, b)
 	return bytes.Contains(lower, methodKey)
 }
+
+// TestMethodCandidateFirst: the vector search returns the first `"m` or
+// `"M` before candidateEnd, in every length and position (its steps run in
+// pairs, and a candidate in the second step of a pair must not hide one in
+// the first), and says there was a backslash when one comes before it.
+func TestMethodCandidateFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	alphabet := []byte(`"mM\ax`)
+	for range 200000 {
+		b := make([]byte, rng.IntN(120))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+			if rng.IntN(3) > 0 {
+				b[i] = 'a'
+			}
+		}
+		end := candidateEnd(len(b))
+		want := -1
+		for i := range end {
+			if b[i] == '"' && b[i+1]|0x20 == 'm' {
+				want = i
+				break
+			}
+		}
+		got, esc := methodCandidate(b)
+		if got != want {
+			t.Fatalf("methodCandidate(%q) = %d, want %d", b, got, want)
+		}
+		upTo := end
+		if want >= 0 {
+			upTo = want
+		}
+		if !esc && bytes.IndexByte(b[:upTo], '\\') >= 0 {
+			t.Fatalf("methodCandidate(%q): no backslash said, with one before %d", b, upTo)
+		}
+	}
+}
