@@ -36,11 +36,13 @@ import (
 // method is no request to anyone, and passes as it came: a result, text a
 // server prints to stdout, which hosts skip or answer -32700.
 //
-// Batches are in one revision only: 2025-03-26 added them and 2025-06-18
-// removed them (2024-11-05 has none), while elicitation begins in
-// 2025-06-18. A batch that names a method passes when 2025-03-26 is the
-// agreed version and each of its messages would pass on its own line;
-// otherwise it is dropped like any line that is not one message.
+// Batches: 2025-03-26 added them to the schema and 2025-06-18 removed
+// them (its changelog: "Remove support for JSON-RPC batching"), in the
+// revision that brought elicitation; 2024-11-05 names none, but its
+// messages are JSON-RPC 2.0's, which has them, and go-sdk reads them
+// there too. A batch that names a method passes when one of those two
+// older versions is agreed and each of its messages would pass on its own
+// line; otherwise it is dropped like any line that is not one message.
 //
 // A line longer than the read buffer streams on before its end is read:
 // its tail is cut at such a key instead (lineTail.strict, frame.go).
@@ -106,11 +108,11 @@ func (r *Relay) passesFromHead(line []byte) bool {
 }
 
 // batchPasses reports whether line is a batch that goes on to the host: the
-// agreed version is 2025-03-26, the only one with batches, and each of its
-// messages is an object that passes on its own line (no elicitation/create,
-// one plain member "method" at most).
+// agreed version is one before 2025-06-18, which removed batches, and each
+// of its messages is an object that passes on its own line (no
+// elicitation/create, one plain member "method" at most).
 func (r *Relay) batchPasses(line []byte) bool {
-	if _, version := r.session.server(); version != "2025-03-26" {
+	if _, version := r.session.server(); version != "2025-03-26" && version != "2024-11-05" {
 		return false
 	}
 	i := skipSpace(line, 0)

@@ -156,8 +156,9 @@ func TestServerLinesHostsReadDifferently(t *testing.T) {
 	}
 }
 
-// TestServerBatches: batches are in 2025-03-26 alone (PROTOCOL.md §7:
-// removed in 2025-06-18), before elicitation. Agreed at 2025-03-26, a
+// TestServerBatches: batches are older than elicitation (PROTOCOL.md §7:
+// removed in 2025-06-18, which brought it). Agreed at 2025-03-26 (or
+// 2024-11-05, JSON-RPC 2.0's batches), a
 // server's batch of messages the relay passes goes to the host as it
 // came, and one with an elicitation/create is dropped and its requests
 // answered -32600; at 2025-11-25 a batch that names a method is dropped;
@@ -177,6 +178,7 @@ func TestServerBatches(t *testing.T) {
 		{"2025-03-26", plain, true, nil},
 		{"2025-03-26", eliciting, false, []string{`"s2"`, `"e1"`}},
 		{"2025-03-26", replies, true, nil},
+		{"2024-11-05", plain, true, nil},
 		{"2025-11-25", plain, false, []string{`"s1"`}},
 		{"2025-11-25", replies, true, nil},
 	} {
