@@ -109,7 +109,8 @@ func (w *windows) Show(p *Prompt, answer func(bridge.Result)) func() {
 	id := w.nextID
 	proc.prompts[id] = &shown{p: p, answer: answer}
 	proc.opening()
-	proc.send(winMsg{Op: winShow, ID: id, Request: p.Request, Deadline: p.Deadline, Waiting: w.waiting})
+	proc.send(winMsg{Op: winShow, ID: id, Request: p.Request, Deadline: p.Deadline, Waiting: w.waiting,
+		CanRemember: p.Remember != nil, Prefill: p.Prefill})
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -321,6 +322,9 @@ func (w *windows) handle(p *winProc, m *winMsg) {
 		go func() {
 			if m.MuteHour && s.p.Mute != nil {
 				s.p.Mute() // first: the prompts behind it are answered too
+			}
+			if m.Remember && s.p.Remember != nil {
+				s.p.Remember(res) // before the answer: the next request finds it
 			}
 			s.answer(res)
 		}()

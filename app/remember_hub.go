@@ -1,0 +1,154 @@
+package app
+
+import (
+	"time"
+
+	"github.com/elicitray/elicitray/bridge"
+)
+
+// The hub's part of remembered answers (remember.go): the policy step
+// that answers from a rule, the offer of "Always answer this way" and the
+// pre-filled values on a prompt, and keeping what the user answered.
+
+// Remember is the [remember] table of config.toml.
+type Remember struct {
+	// For is how long a remembered answer holds. Zero: DefaultRememberFor.
+	For Duration `toml:"for,omitempty"`
+	// Prefill, when not false, pre-fills a form asked again with the values
+	// last given for the same question (never a secret's). Nil: on.
+	Prefill *bool `toml:"prefill,omitempty"`
+}
+
+// Holds returns how long a remembered answer holds.
+func (r Remember) Holds() time.Duration {
+	if r.For.Duration > 0 {
+		return r.For.Duration
+	}
+	return DefaultRememberFor
+}
+
+// Prefills reports whether forms asked again are pre-filled.
+func (r Remember) Prefills() bool { return r.Prefill == nil || *r.Prefill }
+
+// memory returns the hub's remembered answers, nil when it keeps none.
+func (h *Hub) memory() *memory {
+	h.memoOnce.Do(func() {
+		if h.RulesPath != "" {
+			h.memo = &memory{path: h.RulesPath}
+		}
+	})
+	return h.memo
+}
+
+// question is the key and schema hash of it's question.
+func question(it *item) (key, schema string) {
+	req := it.prompt.Request
+	schema = canonicalSchema(req.RequestedSchema)
+	return questionKey(req.Server, req.Message, schema), schema
+}
+
+// rememberedAnswer is the answer a remembered rule gives it, or nil when
+// none holds (or it is a prompt no rule may answer: URL mode, a secret
+// field). A rule whose content no longer passes the form's checks is not
+// used: the user is asked.
+func (h *Hub) rememberedAnswer(it *item) *bridge.Result {
+	m := h.memory()
+	if m == nil || rememberable(&it.prompt) != "" {
+		return nil
+	}
+	req := it.prompt.Request
+	_, schema := question(it)
+	r, ok, err := m.match(req.Server, req.Message, schema, h.now())
+	if err != nil {
+		h.logf("remembered answers: %v", err)
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	res := &bridge.Result{Action: r.Action, DecidedBy: bridge.DecidedByRule, Reason: "answered by " + rememberDesc(r)}
+	if r.Action == bridge.ActionAccept {
+		content, err := it.prompt.Form.Normalize(r.Content)
+		if err != nil {
+			h.logf("%s no longer fits the form (%v): asking", r.Describe(), err)
+			return nil
+		}
+		res.Content = content
+	}
+	return res
+}
+
+// offerRemember gives it's prompt the "Always answer this way" choice
+// when it may be remembered, and the values last given for its question
+// when the config pre-fills.
+func (h *Hub) offerRemember(it *item) {
+	m := h.memory()
+	if m == nil || rememberable(&it.prompt) != "" {
+		if m != nil && it.prompt.Form != nil && h.remembering().Prefills() {
+			// A form with a secret still gets its other fields back.
+			key, _ := question(it)
+			it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(key))
+		}
+		return
+	}
+	key, schema := question(it)
+	if h.remembering().Prefills() {
+		it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(key))
+	}
+	req := it.prompt.Request
+	it.prompt.Remember = func(res bridge.Result) {
+		if res.Action != bridge.ActionAccept && res.Action != bridge.ActionDecline {
+			return // cancel is no choice (remember.go)
+		}
+		now := h.now()
+		r := RememberedRule{Server: req.Server, Message: req.Message, Schema: schema, Tool: req.Tool,
+			Action: res.Action, Saved: now, Expires: now.Add(h.remembering().Holds())}
+		if res.Action == bridge.ActionAccept {
+			r.Content = res.Content
+		}
+		r, err := m.Add(r, now)
+		if err != nil {
+			h.logf("remembering the answer: %v", err)
+			return
+		}
+		h.logf("%s, until %s", r.Describe(), r.Expires.Format(time.DateTime))
+	}
+}
+
+// remembering is the [remember] config in force.
+func (h *Hub) remembering() Remember {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.Config.Remember
+}
+
+// keepLastValues keeps what the user sent for it's question, secrets left
+// out, to pre-fill it the next time.
+func (h *Hub) keepLastValues(it *item, res bridge.Result) {
+	m := h.memory()
+	if m == nil || it.prompt.Form == nil || res.DecidedBy != bridge.DecidedByUser || res.Action != bridge.ActionAccept {
+		return
+	}
+	values := map[string]any{}
+	for _, f := range it.prompt.Form.Fields {
+		if v, ok := res.Content[f.Name]; ok && !f.Sensitive {
+			values[f.Name] = v
+		}
+	}
+	if len(values) == 0 {
+		return
+	}
+	key, _ := question(it)
+	if err := m.keepLast(key, values, h.now()); err != nil {
+		h.logf("keeping the values given: %v", err)
+	}
+}
+
+// rulesOf lists the rules in force, for Settings; nil without a file.
+func (h *Hub) rulesOf() ([]RememberedRule, error) {
+	m := h.memory()
+	if m == nil {
+		return nil, nil
+	}
+	return m.Rules(h.now())
+}
