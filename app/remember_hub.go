@@ -1,9 +1,12 @@
 package app
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/ui"
 )
 
 // The hub's part of remembered answers (remember.go): the policy step
@@ -144,11 +147,47 @@ func (h *Hub) keepLastValues(it *item, res bridge.Result) {
 	}
 }
 
-// rulesOf lists the rules in force, for Settings; nil without a file.
-func (h *Hub) rulesOf() ([]RememberedRule, error) {
+// rememberSettings is the Settings window's "Remembered answers" section
+// under config c: the rules in force and the pre-fill option. A rules file
+// that does not read shows no rules (the log says why).
+func (h *Hub) rememberSettings(c Config) ui.RememberSettings {
+	s := ui.RememberSettings{Prefill: c.Remember.Prefills()}
 	m := h.memory()
 	if m == nil {
-		return nil, nil
+		return s
 	}
-	return m.Rules(h.now())
+	rules, err := m.Rules(h.now())
+	if err != nil {
+		h.logf("remembered answers: %v", err)
+	}
+	for _, r := range rules {
+		s.Rules = append(s.Rules, ui.RememberedAnswer{ID: r.ID, Server: r.Server, Message: r.Message, Answer: r.Answer(), Expires: r.Expires})
+	}
+	return s
+}
+
+// rememberConfigOf is the [remember] table after Settings saved s over old:
+// the pre-fill option as ticked, written only when off (on is the default).
+func rememberConfigOf(s ui.RememberSettings, old Remember) Remember {
+	old.Prefill = nil
+	if !s.Prefill {
+		off := false
+		old.Prefill = &off
+	}
+	return old
+}
+
+// forgetRules forgets the rules numbered ids (Settings' Forget); one
+// already gone (forgotten from the command line meanwhile) is no error.
+func (h *Hub) forgetRules(ids []int) error {
+	m := h.memory()
+	if m == nil {
+		return nil
+	}
+	for _, id := range ids {
+		if _, err := m.Forget(id, false); err != nil && !errors.Is(err, ErrRuleNotFound) {
+			return fmt.Errorf("could not forget remembered rule %d: %w", id, err)
+		}
+	}
+	return nil
 }

@@ -168,6 +168,7 @@ func (w *windows) showSettings() {
 		servers[s.Name] = true
 	}
 	s := settingsOf(cfg, servers)
+	s.Remember = h.rememberSettings(cfg)
 	w.openWindow(winMsg{Op: winSettings, Settings: &s})
 }
 
@@ -445,6 +446,10 @@ func (w *windows) saveSettings(s ui.Settings) error {
 	h.mu.Lock()
 	c := withUnshown(configOf(s), h.Config)
 	h.mu.Unlock()
+	c.Remember = rememberConfigOf(s.Remember, c.Remember)
+	if err := h.forgetRules(s.Remember.Forget); err != nil {
+		return err
+	}
 	if err := SaveConfig(w.paths.Config, c); err != nil {
 		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
 	}
