@@ -66,4 +66,3 @@ func labelsText(o fyne.CanvasObject) string {
 	}
 	return b.String()
 }
-
