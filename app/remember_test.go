@@ -120,3 +120,64 @@ func TestRememberable(t *testing.T) {
 		t.Error("a URL prompt may be remembered")
 	}
 }
+
+// TestPrefillAndSettingsSave: what the user sent (secrets left out) comes
+// back as the next prompt's Prefill, unless [remember] prefill is off;
+// Settings' Save forgets the rules chosen and writes the option.
+func TestPrefillAndSettingsSave(t *testing.T) {
+	testHome(t)
+	p := DefaultPaths()
+	h := &Hub{RulesPath: rememberedPath(p)}
+	req := &bridge.Request{Server: "shop", Mode: "form", Message: "Who?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string","format":"password"},"n":{"type":"integer"}}}`)}
+	it, err := h.prepare(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it.prompt.Remember != nil {
+		t.Error("a form with a password may be remembered")
+	}
+	h.keepLastValues(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
+		Content: map[string]any{"user": "ada", "password": "hunter2", "n": json.Number("7")}})
+	it, _ = h.prepare(req)
+	if want := map[string]any{"user": "ada", "n": json.Number("7")}; !equalJSON(it.prompt.Prefill, want) {
+		t.Errorf("Prefill = %v, want %v", it.prompt.Prefill, want)
+	}
+	off := false
+	h.Config.Remember.Prefill = &off
+	if it, _ = h.prepare(req); it.prompt.Prefill != nil {
+		t.Errorf("with prefill off, Prefill = %v", it.prompt.Prefill)
+	}
+
+	m := h.memory()
+	r, err := m.Add(RememberedRule{Server: "shop", Message: "Ship?", Schema: "s", Action: bridge.ActionDecline, Saved: time.Now()}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &windows{hub: h, paths: p}
+	s := settingsOf(h.Config, nil)
+	s.Remember = h.rememberSettings(h.Config)
+	if len(s.Remember.Rules) != 1 || s.Remember.Prefill {
+		t.Fatalf("Settings opens on %+v, want the one rule, prefill off", s.Remember)
+	}
+	s.Remember.Prefill, s.Remember.Forget = true, []int{r.ID}
+	if err := w.saveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if rules, _ := m.Rules(time.Now()); len(rules) != 0 {
+		t.Errorf("after Save with Forget, rules %+v remain", rules)
+	}
+	c, err := LoadConfig(p.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Remember.Prefills() {
+		t.Error("prefill ticked in Settings is off in config.toml")
+	}
+}
+
+func equalJSON(a, b map[string]any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
