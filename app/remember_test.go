@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,4 +181,41 @@ func equalJSON(a, b map[string]any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// TestConfigRemember: [remember] is read (for, prefill), a mistake in it
+// is named, and a file that says nothing means 30 days and pre-filling.
+func TestConfigRemember(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[remember]\nfor = \"48h\"\nprefill = false\n")
+	c, err := LoadConfig(path)
+	if err != nil || len(c.Warnings) > 0 {
+		t.Fatalf("LoadConfig: %v, warnings %v", err, c.Warnings)
+	}
+	if c.Remember.Holds() != 48*time.Hour || c.Remember.Prefills() {
+		t.Errorf("[remember] read as %+v", c.Remember)
+	}
+	write("timeout = \"1m\"\n")
+	if c, _ = LoadConfig(path); c.Remember.Holds() != DefaultRememberFor || !c.Remember.Prefills() {
+		t.Errorf("without [remember]: %+v, want 30 days and prefill", c.Remember)
+	}
+	write("[remember]\nfor = \"a month\"\n")
+	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "for") {
+		t.Errorf("a bad duration: %v, want an error naming it", err)
+	}
+	// Saved by Settings and read again: the same.
+	off := false
+	if err := SaveConfig(path, Config{Remember: Remember{For: Duration{time.Hour}, Prefill: &off}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = LoadConfig(path); err != nil || c.Remember.Holds() != time.Hour || c.Remember.Prefills() {
+		t.Errorf("round trip: %+v, %v", c.Remember, err)
+	}
 }
