@@ -486,6 +486,9 @@ func (h *Hub) showNext() {
 	it := h.queue[0]
 	h.showing = it
 	h.mu.Unlock()
+	// The values last given as of now: an identical prompt answered while
+	// this one waited gave them.
+	h.refreshPrefill(it)
 
 	dismiss := h.Prompter.Show(&it.prompt, func(res bridge.Result) {
 		if res.DecidedBy != bridge.DecidedByError {

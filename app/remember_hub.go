@@ -87,17 +87,11 @@ func (h *Hub) rememberedAnswer(it *item) *bridge.Result {
 func (h *Hub) offerRemember(it *item) {
 	m := h.memory()
 	if m == nil || rememberable(&it.prompt) != "" {
-		if m != nil && it.prompt.Form != nil && h.remembering().Prefills() {
-			// A form with a secret still gets its other fields back.
-			key, _ := question(it)
-			it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(key))
-		}
+		h.refreshPrefill(it) // a form with a secret still gets its other fields back
 		return
 	}
 	key, schema := question(it)
-	if h.remembering().Prefills() {
-		it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(key))
-	}
+	h.refreshPrefill(it)
 	req := it.prompt.Request
 	it.prompt.Remember = func(res bridge.Result) {
 		if res.Action != bridge.ActionAccept && res.Action != bridge.ActionDecline {
@@ -115,6 +109,40 @@ func (h *Hub) offerRemember(it *item) {
 			return
 		}
 		h.logf("%s, until %s", r.Describe(), r.Expires.Format(time.DateTime))
+		h.answerQueued(key)
+	}
+}
+
+// refreshPrefill sets it's Prefill to the values last given for its
+// question, when the config pre-fills; nil otherwise.
+func (h *Hub) refreshPrefill(it *item) {
+	m := h.memory()
+	it.prompt.Prefill = nil
+	if m == nil || it.prompt.Form == nil || !h.remembering().Prefills() {
+		return
+	}
+	key, _ := question(it)
+	it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(key))
+}
+
+// answerQueued answers from the rule just remembered the prompts of the
+// same question already waiting behind the window: the user said how to
+// answer them.
+func (h *Hub) answerQueued(key string) {
+	h.mu.Lock()
+	var same []*item
+	for _, it := range h.queue {
+		if it != h.showing && it.prompt.Remember != nil {
+			if k, _ := question(it); k == key {
+				same = append(same, it)
+			}
+		}
+	}
+	h.mu.Unlock()
+	for _, it := range same {
+		if res := h.rememberedAnswer(it); res != nil {
+			h.finish(it, *res)
+		}
 	}
 }
 

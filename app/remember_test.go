@@ -3,6 +3,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -217,5 +218,48 @@ func TestConfigRemember(t *testing.T) {
 	}
 	if c, err = LoadConfig(path); err != nil || c.Remember.Holds() != time.Hour || c.Remember.Prefills() {
 		t.Errorf("round trip: %+v, %v", c.Remember, err)
+	}
+}
+
+// TestRememberAnswersQueued: ticking "Always answer this way" answers from
+// the rule the identical prompts already waiting behind the window, and
+// only those; the next identical request never reaches the Prompter.
+func TestRememberAnswersQueued(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	h.RulesPath = rememberedPath(DefaultPaths())
+	ctx := context.Background()
+	first := approveAsync(c, ctx, formRequest("shop", "How many?"))
+	shown := <-sp.shown
+	same := approveAsync(c, ctx, formRequest("shop", "How many?"))
+	other := approveAsync(c, ctx, formRequest("shop", "How many more?"))
+	waitQueued(t, h, 3)
+	if shown.prompt.Remember == nil {
+		t.Fatal("a plain form is not offered \"Always answer this way\"")
+	}
+	res := bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": json.Number("2")}}
+	shown.prompt.Remember(res)
+	shown.answer(res)
+	if a := <-first; a.err != nil || a.res.DecidedBy != bridge.DecidedByUser {
+		t.Fatalf("first: %+v, %v", a.res, a.err)
+	}
+	a := <-same
+	if a.err != nil || a.res.DecidedBy != bridge.DecidedByRule || a.res.Content["n"] != json.Number("2") {
+		t.Fatalf("the identical waiting prompt: %+v, %v; want the rule's accept", a.res, a.err)
+	}
+	// The other question is shown next, pre-filled with nothing: it was
+	// never answered.
+	next := <-sp.shown
+	if next.prompt.Request.Message != "How many more?" || next.prompt.Prefill != nil {
+		t.Errorf("shown next: %q with Prefill %v", next.prompt.Request.Message, next.prompt.Prefill)
+	}
+	next.answer(bridge.Result{Action: bridge.ActionDecline})
+	<-other
+	if a := <-approveAsync(c, ctx, formRequest("shop", "How many?")); a.res == nil || a.res.DecidedBy != bridge.DecidedByRule {
+		t.Errorf("a later identical request: %+v, %v; want the rule", a.res, a.err)
+	}
+	select {
+	case p := <-sp.shown:
+		t.Errorf("a window was shown for %q", p.prompt.Request.Message)
+	default:
 	}
 }
