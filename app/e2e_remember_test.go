@@ -43,6 +43,7 @@ func TestEndToEndRemember(t *testing.T) {
 	// Tab goes from the field to "Don't ask again for an hour", then to
 	// "Always answer this way", which Space ticks.
 	d.xdo("key", "--window", win, "Tab", "Tab", "space")
+	d.screenshot("remember-prompt.png")
 	d.answer(win, "Return")
 	if got := d.result(call); got != want {
 		t.Fatalf("the first answer reached the server as %s, want %s", got, want)
