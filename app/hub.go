@@ -533,7 +533,6 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 		if res.Action != bridge.ActionAccept {
 			res.Content = nil // PROTOCOL.md §5: content only with accept
 		}
-		h.keepLastValues(it, res)
 		// Recorded before anything else moves: whoever sees the window
 		// close or the answer arrive finds the decision in history.
 		h.recordDecision(it, &res)
@@ -544,6 +543,9 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 			}
 		}
 		it.reply(res)
+		// After the reply, which need not wait for the disk; before the
+		// next prompt shows, which may be the same question.
+		h.keepLastValues(it, res)
 		h.changed()
 		h.showNext()
 	})

@@ -82,16 +82,15 @@ func (h *Hub) rememberedAnswer(it *item) *bridge.Result {
 }
 
 // offerRemember gives it's prompt the "Always answer this way" choice
-// when it may be remembered, and the values last given for its question
-// when the config pre-fills.
+// when it may be remembered.
 func (h *Hub) offerRemember(it *item) {
 	m := h.memory()
+	// Prefill is set when the prompt shows (showNext: refreshPrefill), a
+	// form with a secret included: its other fields come back.
 	if m == nil || rememberable(&it.prompt) != "" {
-		h.refreshPrefill(it) // a form with a secret still gets its other fields back
 		return
 	}
 	key, schema := question(it)
-	h.refreshPrefill(it)
 	req := it.prompt.Request
 	it.prompt.Remember = func(res bridge.Result) {
 		if res.Action != bridge.ActionAccept && res.Action != bridge.ActionDecline {

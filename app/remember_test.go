@@ -142,12 +142,13 @@ func TestPrefillAndSettingsSave(t *testing.T) {
 	h.keepLastValues(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
 		Content: map[string]any{"user": "ada", "password": "hunter2", "n": json.Number("7")}})
 	it, _ = h.prepare(req)
+	h.refreshPrefill(it) // as showNext does
 	if want := map[string]any{"user": "ada", "n": json.Number("7")}; !equalJSON(it.prompt.Prefill, want) {
 		t.Errorf("Prefill = %v, want %v", it.prompt.Prefill, want)
 	}
 	off := false
 	h.Config.Remember.Prefill = &off
-	if it, _ = h.prepare(req); it.prompt.Prefill != nil {
+	if h.refreshPrefill(it); it.prompt.Prefill != nil {
 		t.Errorf("with prefill off, Prefill = %v", it.prompt.Prefill)
 	}
 
