@@ -197,6 +197,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 		},
 		newHistoryCmd(ctx, stdout),
 		newAutostartCmd(stdout),
+		newRulesCmd(stdout),
 		newMenuCmd(ctx),
 		newDoctorCmd(ctx, stdout),
 		newHostsCmd(stdout),
