@@ -15,12 +15,16 @@ import (
 // (and one of 16 MiB) from the host to cat and back, as /usr/bin/time -f %M
 // reports it (the largest resident set of the wrapper or of a child it
 // waited for: cat's is a few MB), against cat's alone. Issue 12's target is
-// at most 1.5 times the line.
+// at most 1.5 times the 64 MiB line; the 16 MiB row shows how much of the
+// peak is the process itself (about 19 MB idle), with no target.
 func peakRSS(b bins) []row {
 	var rows []row
 	for _, size := range []int{64 << 20, 16 << 20} {
 		measure := fmt.Sprintf("peak RSS relaying one %d MiB line", size>>20)
 		r, err := peakRSSOf(b, size)
+		if size != 64<<20 {
+			r.target = "— (the target is the 64 MiB line's)"
+		}
 		if err != nil {
 			rows = append(rows, failed(measure, err))
 			continue
