@@ -1,0 +1,547 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The tool-call guard (issue 14, "Guard tool calls, not only
+// elicitations"). A host's tools/call for a tool the user guards
+// (Options.Guard names it, or Options.GuardDestructive and the server
+// annotated it destructiveHint: true) is held: it is not written to the
+// server until a person approved it. The Approver is asked on the call's
+// own goroutine, with a Request of Mode ModeToolCall, so that every other
+// message keeps flowing meanwhile. Approve writes the call as the host
+// sent it (and from then on the relay follows it as any call); anything
+// else answers the host with a tool error result (CallToolResult,
+// isError: true) that says why, and the server never hears of the call.
+// A host's notifications/cancelled for a held call closes the window and
+// goes nowhere: the server never saw the request it names.
+//
+// What the window shows of the tool (its title, description and
+// destructiveHint) is learned from the server's tools/list results as they
+// pass to the host: a tool the host calls without having listed it is
+// shown by name only, and GuardDestructive cannot know it is destructive.
+
+// ModeToolCall is the Mode of a Request that asks the user to approve a
+// tools/call (guard.go), and the mode history records for it: its kind,
+// beside "form" and "url". Such a Request has no RequestedSchema; its
+// Message says what the call would do (tool, title, description, the
+// arguments as masked, bounded text). An accept approves the call; decline
+// and cancel deny it.
+const ModeToolCall = "tool call"
+
+// Bounds on the text a guarded call's arguments become (argumentsText):
+// a window that stays readable whatever the host sends.
+const (
+	guardMaxValue       = 200  // characters of one value shown
+	guardMaxLines       = 40   // arguments shown, nested ones each counted
+	guardMaxDepth       = 4    // levels of nested objects and arrays opened
+	guardMaxDescription = 1000 // characters of the tool's description shown
+)
+
+// toolInfo is what a server's tools/list said of one tool.
+type toolInfo struct {
+	title, description string
+	destructive        bool
+}
+
+// guard holds the host's guarded tools/calls until the user decides.
+type guard struct {
+	w       *wires
+	d       *decider
+	keep    *keepAlive
+	session *session
+	// patterns are Options.Guard; destructive is Options.GuardDestructive.
+	patterns    []string
+	destructive bool
+	// follow is what the relay does with a host's loop-method request: it
+	// returns the line to write to the server (Relay.followCall).
+	follow func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte
+
+	mu sync.Mutex // guards the maps below
+	// tools are what the server's tools/list results said, by name.
+	tools map[string]toolInfo
+	// lists are the id keys of the host's tools/list requests in flight.
+	lists map[string]bool
+	// held are the guarded calls waiting for a decision, by id key: their
+	// prompt's cancel.
+	held map[string]context.CancelCauseFunc
+	// listing is len(lists), stored under mu: every reply asks (listing),
+	// without the lock.
+	listing atomic.Int32
+}
+
+func newGuard(r *Relay) *guard {
+	return &guard{
+		w: r.w, d: r.decide, keep: r.keep, session: r.session,
+		patterns: r.opts.Guard, destructive: r.opts.GuardDestructive,
+		follow: r.followCall,
+		tools:  map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]context.CancelCauseFunc{},
+	}
+}
+
+// on reports whether the user guards any tool of this server.
+func (g *guard) on() bool { return len(g.patterns) > 0 || g.destructive }
+
+// awaitsList reports whether a host's tools/list waits for its result,
+// which the guard reads to learn the tools (the fast path then gives
+// replies to the full path).
+func (g *guard) awaitsList() bool { return g.listing.Load() > 0 }
+
+// noteRequest notes a host request: a tools/list, whose result the guard
+// reads.
+func (g *guard) noteRequest(env *envelope) {
+	if !g.on() || env.Method != "tools/list" {
+		return
+	}
+	key, ok := idKey(env.ID)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	g.lists[key] = true
+	g.listing.Store(int32(len(g.lists)))
+	g.mu.Unlock()
+}
+
+// fromServer reads the reply with id key when it answers a host's
+// tools/list: its tools are learned (MCP 2025-06-18, server/tools: name,
+// title, description, annotations). The reply passes on unchanged.
+func (g *guard) fromServer(key string, result json.RawMessage) {
+	if g.listing.Load() == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.lists[key] {
+		return
+	}
+	delete(g.lists, key)
+	g.listing.Store(int32(len(g.lists)))
+	var list struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Title       string `json:"title"`
+			Description string `json:"description"`
+			Annotations struct {
+				Title           string `json:"title"`
+				DestructiveHint *bool  `json:"destructiveHint"`
+			} `json:"annotations"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &list) != nil {
+		return // an error reply, or a result that is not a list: nothing learned
+	}
+	for _, t := range list.Tools {
+		info := toolInfo{title: t.Title, description: t.Description}
+		if info.title == "" {
+			info.title = t.Annotations.Title
+		}
+		// Only an explicit true: the spec's default (true, when
+		// readOnlyHint is false) would guard every unannotated tool.
+		info.destructive = t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint
+		g.tools[t.Name] = info
+	}
+}
+
+// guarded reports whether a call of the tool name needs approval, and what
+// the server said of the tool.
+func (g *guard) guarded(name string) (toolInfo, bool) {
+	g.mu.Lock()
+	info := g.tools[name]
+	g.mu.Unlock()
+	if g.destructive && info.destructive {
+		return info, true
+	}
+	for _, p := range g.patterns {
+		if ok, err := path.Match(p, name); err == nil && ok {
+			return info, true
+		}
+	}
+	return info, false
+}
+
+// holds holds a host's tools/call (its id key, envelope and line as the
+// relay would send it) when its tool is guarded, and asks the Approver on
+// a goroutine of its own; it reports whether it held it. A call it holds
+// is written later, on approval, or answered by the guard.
+func (g *guard) holds(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) bool {
+	if !g.on() || env.Method != "tools/call" || key == "" {
+		return false
+	}
+	name := stringMember(env.Params, "name")
+	info, ok := g.guarded(name)
+	if !ok {
+		return false
+	}
+	// The line may be a reader's buffer: the held call keeps its own copy.
+	kept := append([]byte(nil), line...)
+	caps := append(json.RawMessage(nil), hostCaps...)
+	held, err := scanEnvelope(kept)
+	if err != nil {
+		return false
+	}
+	args, _ := getMember(held.Params, "arguments")
+	req := g.request(name, info, args, version)
+
+	ctx, cancel := context.WithCancelCause(g.w.ctx)
+	g.mu.Lock()
+	if old := g.held[key]; old != nil {
+		old(nil) // a reused id: the newer request wins, the older is not sent
+	}
+	g.held[key] = cancel
+	g.mu.Unlock()
+	// PROTOCOL.md §10: the host hears progress while the window is open,
+	// as for an elicitation of the call.
+	g.keep.noteCall(key, held.Params)
+	closed := g.keep.prompt(key)
+	go g.ask(ctx, cancel, key, &held, kept, version, caps, req, closed)
+	return true
+}
+
+// ask decides one held call and sends what the decision makes of it.
+func (g *guard) ask(ctx context.Context, cancel context.CancelCauseFunc, key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, req *Request, closed func()) {
+	var res *Result
+	var err error
+	if g.d.opts.Approver != nil {
+		res, err = g.d.opts.Approver.Approve(ctx, req)
+	} else {
+		err = errors.New("no approver is configured")
+	}
+	closed()
+	g.mu.Lock()
+	mine := g.held[key] != nil && ctx.Err() == nil
+	if mine {
+		delete(g.held, key)
+	}
+	g.mu.Unlock()
+	defer cancel(nil)
+	if !mine {
+		// The host cancelled the call (or sent another under its id), or
+		// the relay stops: nothing goes anywhere.
+		return
+	}
+	if err == nil && res != nil && res.Action == ActionAccept {
+		// Approve forwards the call untouched; from here the relay
+		// follows it as any call.
+		if out := g.follow(key, env, line, version, hostCaps); out != nil {
+			g.w.toServer(out)
+		}
+		return
+	}
+	why := g.denial(req, res, err)
+	g.keep.end(key)
+	g.w.toHost(deniedResult(env.ID, why))
+}
+
+// denial is the sentence a denied call's error result says, and tells
+// Options.NoDesktop of a call no desktop could show (history keeps it).
+func (g *guard) denial(req *Request, res *Result, err error) string {
+	tool := strconv.Quote(req.Tool)
+	switch {
+	case errors.Is(err, ErrNoDesktop):
+		g.d.noDesktopSaid.Do(func() {
+			g.w.log.printf("%v. Guarded tool calls are denied while nobody can approve them.", err)
+		})
+		if g.d.opts.NoDesktop != nil {
+			g.d.opts.NoDesktop(req, false, err)
+		}
+		return fmt.Sprintf("elicitray did not run the tool %s: it needs the user's approval, and no desktop could show the approval window.", tool)
+	case err != nil:
+		g.w.log.printf("%s: no decision on the call of %s, denying it: %v", req.Server, tool, err)
+		return fmt.Sprintf("elicitray did not run the tool %s: it needs the user's approval, and none could be had (%v).", tool, err)
+	}
+	switch res.DecidedBy {
+	case DecidedByUser, "":
+		return fmt.Sprintf("The user denied the call of the tool %s in elicitray; it did not run.", tool)
+	case DecidedByTimeout:
+		return fmt.Sprintf("Nobody approved the call of the tool %s in elicitray in time; it did not run.", tool)
+	}
+	why := res.Reason
+	if why == "" {
+		why = "decided by " + res.DecidedBy
+	}
+	return fmt.Sprintf("elicitray did not run the tool %s without the user's approval: %s.", tool, strings.TrimSuffix(why, "."))
+}
+
+// hostCancelled closes the window of the held call with id key, if any:
+// the host cancelled it (PROTOCOL.md §7). It reports whether the call was
+// held; its cancel then goes nowhere, as the server never saw the call.
+func (g *guard) hostCancelled(key string) bool {
+	if !g.on() {
+		return false
+	}
+	g.mu.Lock()
+	cancel := g.held[key]
+	delete(g.held, key)
+	g.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	g.keep.end(key)
+	cancel(ErrHostCancelled)
+	return true
+}
+
+// request builds the Approver's view of a guarded call.
+func (g *guard) request(name string, info toolInfo, args json.RawMessage, version string) *Request {
+	serverInfo, agreed := g.session.server()
+	if version == "" {
+		version = agreed
+	}
+	return &Request{
+		ID:              fmt.Sprintf("%s%d", g.d.prefix, g.d.seq.Add(1)),
+		Time:            time.Now(),
+		Server:          g.d.opts.Server,
+		ServerInfo:      serverInfo,
+		Tool:            name,
+		Mode:            ModeToolCall,
+		Message:         guardMessage(name, info, args),
+		ProtocolVersion: version,
+	}
+}
+
+// guardMessage is what the window says of a guarded call: the tool, its
+// title and description (server-controlled text, bounded), and its
+// arguments (argumentsText).
+func guardMessage(name string, info toolInfo, args json.RawMessage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The host asks to run the tool %s", strconv.Quote(name))
+	if t := cleanLine(info.title, guardMaxValue); t != "" && t != name {
+		fmt.Fprintf(&b, " (%s)", t)
+	}
+	b.WriteString(". It runs only if you approve it.\n")
+	if d := cleanText(info.description, guardMaxDescription); d != "" {
+		b.WriteString("\nWhat the server says it does:\n")
+		b.WriteString(d)
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	b.WriteString(argumentsText(args))
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// argumentsText renders a call's arguments for a person: one line per
+// argument, nested objects and arrays indented, every value bounded
+// (guardMax…), and the values of secret-looking names, and values that
+// look like secrets themselves, masked (PROTOCOL.md §6: sensitive
+// information is not shown).
+func argumentsText(args json.RawMessage) string {
+	if len(args) == 0 || string(args) == "null" {
+		return "No arguments."
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return "Arguments (not valid JSON, shown as sent):\n" + cleanText(string(args), guardMaxValue)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "Arguments (not an object):\n" + renderValue(v)
+	}
+	if len(obj) == 0 {
+		return "No arguments."
+	}
+	a := &argWriter{}
+	a.b.WriteString("Arguments:\n")
+	a.object(obj, 0)
+	if a.left > 0 {
+		fmt.Fprintf(&a.b, "… and %d more not shown\n", a.left)
+	}
+	return a.b.String()
+}
+
+// argWriter writes arguments, counting lines against guardMaxLines.
+type argWriter struct {
+	b     strings.Builder
+	lines int
+	left  int // lines not written for the bound
+}
+
+func (a *argWriter) line(depth int, name, text string) {
+	if a.lines >= guardMaxLines {
+		a.left++
+		return
+	}
+	a.lines++
+	a.b.WriteString(strings.Repeat("  ", depth+1))
+	a.b.WriteString(cleanLine(name, 80))
+	a.b.WriteString(": ")
+	a.b.WriteString(text)
+	a.b.WriteString("\n")
+}
+
+func (a *argWriter) object(obj map[string]any, depth int) {
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		a.member(k, obj[k], depth)
+	}
+}
+
+func (a *argWriter) member(name string, v any, depth int) {
+	if secretName(name) {
+		a.line(depth, name, masked(v))
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if depth+1 >= guardMaxDepth || len(x) == 0 {
+			a.line(depth, name, renderValue(x))
+			return
+		}
+		a.line(depth, name, "")
+		a.object(x, depth+1)
+	case []any:
+		if depth+1 >= guardMaxDepth || len(x) == 0 {
+			a.line(depth, name, renderValue(x))
+			return
+		}
+		a.line(depth, name, fmt.Sprintf("(%d items)", len(x)))
+		for i, item := range x {
+			a.member(fmt.Sprintf("[%d]", i), item, depth+1)
+		}
+	default:
+		a.line(depth, name, renderValue(v))
+	}
+}
+
+// renderValue is one value as JSON text, bounded, masked when it looks
+// like a secret.
+func renderValue(v any) string {
+	if s, ok := v.(string); ok && secretValue(s) {
+		return masked(v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "(not shown)"
+	}
+	return cleanLine(string(b), guardMaxValue)
+}
+
+// masked stands for a secret value: its kind and size, never its text.
+func masked(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("•••••• (hidden: looks secret, %d characters)", utf8.RuneCountInString(s))
+	}
+	return "•••••• (hidden: looks secret)"
+}
+
+// secretNames are the parts of argument names whose values are masked
+// (compared without case, '_' and '-').
+var secretNames = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey",
+	"privatekey", "credential", "authorization", "cookie", "sessionid", "clientsecret", "bearer"}
+
+func secretName(name string) bool {
+	n := strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(name))
+	for _, s := range secretNames {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretPrefixes start values that are secrets by their shape: API keys
+// and tokens of common services, authorization headers, private keys.
+var secretPrefixes = []string{"sk-", "sk_live_", "rk_live_", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-",
+	"xoxb-", "xoxp-", "xoxa-", "AKIA", "ASIA", "AIza", "Bearer ", "Basic ", "-----BEGIN"}
+
+func secretValue(s string) bool {
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(s, p) && len(s) > len(p)+8 {
+			return true
+		}
+	}
+	// A JSON Web Token: three base64url parts, the first a JSON object.
+	return strings.HasPrefix(s, "eyJ") && strings.Count(s, ".") == 2 && !strings.ContainsAny(s, " \n")
+}
+
+// cleanLine is s on one line, at most max characters: control and
+// format characters (which could reorder or hide text) become U+FFFD,
+// line breaks spaces.
+func cleanLine(s string, max int) string {
+	return bound(strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD")), max)
+}
+
+// cleanText is cleanLine keeping line breaks (at most a few blank lines).
+func cleanText(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	for strings.Contains(s, "\n\n\n") {
+		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
+	}
+	return bound(strings.TrimSpace(s), max)
+}
+
+// bound cuts s to max characters, saying how many more there were.
+func bound(s string, max int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if cut == max {
+			return s[:i] + fmt.Sprintf("… (%d more characters)", n-max)
+		}
+		cut++
+	}
+	return s
+}
+
+// deniedResult is the reply a denied call gets: a CallToolResult with
+// isError true and a text saying why (MCP server/tools, "Error
+// Handling": tool execution errors are reported in the result, so the
+// model sees them), under the host's own id.
+func deniedResult(id json.RawMessage, why string) []byte {
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	msg := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  struct {
+			Content []content `json:"content"`
+			IsError bool      `json:"isError"`
+		} `json:"result"`
+	}{JSONRPC: "2.0", ID: id}
+	msg.Result.Content = []content{{Type: "text", Text: why}}
+	msg.Result.IsError = true
+	b, _ := json.Marshal(msg)
+	return append(b, '\n')
+}
