@@ -517,7 +517,8 @@ func browserOpener(env []string) func(*url.URL) error {
 
 func uiPrompt(p *Prompt) *ui.Prompt {
 	r := p.Request
-	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline}
+	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
+		ToolCall: r.Mode == bridge.ModeToolCall}
 }
 
 // stampWriter starts each line written to w with the local time.

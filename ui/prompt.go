@@ -61,6 +61,11 @@ type Prompt struct {
 	// Waiting is how many prompts are queued behind this one, shown as
 	// "2 more waiting"; 0 shows nothing. PromptWindow.SetWaiting changes it.
 	Waiting int
+	// ToolCall marks a prompt that asks to approve a host's tools/call
+	// (the tool-call guard, issue 14): Message says what the call would do,
+	// Form is nil, and the buttons read Deny (answering decline) and
+	// Approve (accept). False: an elicitation (Decline, Submit).
+	ToolCall bool
 }
 
 // Answer is the user's decision on a Prompt: the ElicitResult to send
@@ -445,8 +450,12 @@ func (v *promptView) build() fyne.CanvasObject {
 	form := v.form
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
-	v.decline = newKeyButton(v.keys, "Decline", v.tapGuarded(v.onDecline), v.keys.decline)
-	v.submit = newKeyButton(v.keys, "Submit", v.tapGuarded(v.onSubmit), v.keys.submit)
+	declineText, submitText := "Decline", "Submit"
+	if v.p.ToolCall {
+		declineText, submitText = "Deny", "Approve"
+	}
+	v.decline = newKeyButton(v.keys, declineText, v.tapGuarded(v.onDecline), v.keys.decline)
+	v.submit = newKeyButton(v.keys, submitText, v.tapGuarded(v.onSubmit), v.keys.submit)
 	v.submit.Importance = widget.HighImportance
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis
