@@ -1,0 +1,123 @@
+//go:build linux
+
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/elicitray/elicitray/bridge"
+)
+
+// TestEndToEndGuard (issue 14, "Guard tool calls"): with `guard = ["echo"]`
+// for a server in config.toml, the real wrapper holds the official Go SDK
+// host's call of server-everything's echo until the person decides in a
+// window. Approve (Return): the server runs it and the host gets its echo.
+// Deny (Alt+D): the host gets a tool error result saying the user denied
+// it, and the server never ran it. Nobody answering (the server's timeout,
+// 2 s): the host gets a tool error saying nobody approved it in time. An
+// unguarded tool (get-sum) runs without a window. History holds the three
+// decisions as kind "tool call", and `history list --kind "tool call"`
+// selects them.
+func TestEndToEndGuard(t *testing.T) {
+	server := everythingServer(t)
+	d := newDesktop(t)
+	d.config("[servers.guarded]\nguard = [\"echo\"]\n\n[servers.hurried]\nguard = [\"ech?\"]\ntimeout = \"2s\"\n")
+	guarded := d.connect("guarded", server)
+	hurried := d.connect("hurried", server)
+	for _, cs := range []*mcp.ClientSession{guarded, hurried} {
+		// The host lists the tools first, as hosts do: the window shows
+		// the echo tool's title and description from it.
+		if _, err := cs.ListTools(t.Context(), nil); err != nil {
+			t.Fatalf("tools/list: %v%s", err, d.diagnostics())
+		}
+	}
+
+	echo := func(cs *mcp.ClientSession, message string) <-chan toolCall {
+		ch := make(chan toolCall, 1)
+		go func() {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": message}})
+			ch <- toolCall{res, err}
+		}()
+		return ch
+	}
+	outcome := func(ch <-chan toolCall) (text string, isError bool) {
+		t.Helper()
+		select {
+		case c := <-ch:
+			if c.err != nil {
+				t.Fatalf("tools/call failed: %v%s", c.err, d.diagnostics())
+			}
+			for _, content := range c.res.Content {
+				if tc, ok := content.(*mcp.TextContent); ok {
+					text += tc.Text
+				}
+			}
+			return text, c.res.IsError
+		case <-time.After(desktopWait):
+			t.Fatalf("no tools/call result within %v%s", desktopWait, d.diagnostics())
+		}
+		return "", false
+	}
+
+	// An unguarded tool runs at once: no window holds it.
+	sum, err := guarded.CallTool(t.Context(), &mcp.CallToolParams{Name: "get-sum", Arguments: map[string]any{"a": 2, "b": 3}})
+	if err != nil || sum.IsError {
+		t.Fatalf("get-sum: %v %+v%s", err, sum, d.diagnostics())
+	}
+
+	for _, tt := range []struct {
+		name    string
+		cs      *mcp.ClientSession
+		key     string // "" leaves the window to time out
+		text    string
+		isError bool
+	}{
+		{"approve", guarded, "Return", "Echo: approve me", false},
+		{"deny", guarded, "alt+d", `The user denied the call of the tool "echo" in elicitray; it did not run.`, true},
+		{"timeout", hurried, "", `Nobody approved the call of the tool "echo" in elicitray in time; it did not run.`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := echo(tt.cs, tt.name+" me")
+			win, _ := d.window()
+			if title := d.title(win); !strings.Contains(title, "guarded") && !strings.Contains(title, "hurried") {
+				t.Errorf("window title %q does not name the server", title)
+			}
+			if tt.key != "" {
+				d.answer(win, tt.key)
+			} else {
+				d.closed(win)
+			}
+			text, isError := outcome(ch)
+			if text != tt.text || isError != tt.isError {
+				t.Errorf("host got %q (isError %v), want %q (isError %v)%s", text, isError, tt.text, tt.isError, d.diagnostics())
+			}
+		})
+	}
+
+	type guardDecision struct {
+		Server, Tool, Mode, Action, DecidedBy string
+	}
+	var got []guardDecision
+	for _, r := range d.history("--kind", "tool call") {
+		got = append(got, guardDecision{r.Server, r.Tool, r.Mode, r.Action, r.DecidedBy})
+		if !strings.Contains(r.Message, "Echo Tool") || !strings.Contains(r.Message, "Echoes back the input string") || !strings.Contains(r.Message, "message: ") {
+			t.Errorf("record %d does not say what the call was:\n%s", r.ID, r.Message)
+		}
+	}
+	want := []guardDecision{ // newest first
+		{"hurried", "echo", bridge.ModeToolCall, bridge.ActionCancel, bridge.DecidedByTimeout},
+		{"guarded", "echo", bridge.ModeToolCall, bridge.ActionDecline, bridge.DecidedByUser},
+		{"guarded", "echo", bridge.ModeToolCall, bridge.ActionAccept, bridge.DecidedByUser},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history of tool calls mismatch (-want +got):\n%s", diff)
+	}
+	if forms := d.history("--kind", "form"); len(forms) != 0 {
+		t.Errorf("--kind form selected %d records; no elicitation was made", len(forms))
+	}
+}
