@@ -66,8 +66,8 @@ type guard struct {
 	// patterns are Options.Guard; destructive is Options.GuardDestructive.
 	patterns    []string
 	destructive bool
-	// follow is what the relay does with a host's loop-method request: it
-	// returns the line to write to the server (Relay.followCall).
+	// follow is what the relay does with an approved call: it follows it,
+	// and returns the line to write to the server.
 	follow func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte
 
 	mu sync.Mutex // guards the maps below
@@ -87,8 +87,15 @@ func newGuard(r *Relay) *guard {
 	return &guard{
 		w: r.w, d: r.decide, keep: r.keep, session: r.session,
 		patterns: r.opts.Guard, destructive: r.opts.GuardDestructive,
-		follow: r.followCall,
-		tools:  map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]context.CancelCauseFunc{},
+		// What Relay.followCall does, but for the keep-alive, which has
+		// followed the call since it was held: noting it again would forget
+		// the progress the host already got for its token.
+		follow: func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
+			call := callName(env.Method, env.Params)
+			r.calls.note(key, env.Method, call)
+			return r.loop.fromHost(key, env, line, version, hostCaps, call)
+		},
+		tools: map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]context.CancelCauseFunc{},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // guardApprover hands each Request to the test, which answers it on the
@@ -233,5 +234,55 @@ func TestArgumentsText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGuardKeepAlive: while the approval window is open, a host whose
+// call carries a progressToken hears progress (PROTOCOL.md §10), and after
+// the approval the server's own progress for the token still comes higher
+// than the last the host got.
+func TestGuardKeepAlive(t *testing.T) {
+	a := newGuardApprover()
+	p := startPeer(t, &Options{Approver: a, Guard: []string{"echo"}, KeepAlive: time.Millisecond})
+	p.initialize()
+	call := `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"t-1"}}}`
+	p.hostSends(call)
+	ask := <-a.asked
+	var last float64
+	for range 3 {
+		var n struct {
+			Method string
+			Params struct {
+				ProgressToken string
+				Progress      float64
+			}
+		}
+		if err := json.Unmarshal([]byte(p.hostGets()), &n); err != nil || n.Method != "notifications/progress" || n.Params.ProgressToken != "t-1" {
+			t.Fatalf("host got %+v (%v), want progress for t-1 while the window is open", n, err)
+		}
+		last = n.Params.Progress
+	}
+	ask.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
+	if got := p.serverGets(); got != call {
+		t.Fatalf("server got %q, want the call", got)
+	}
+	// Ticks already on their way may still arrive; the server's progress
+	// comes after them, and above them all.
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t-1","progress":0}}`)
+	for {
+		var n struct {
+			Params struct{ Progress float64 }
+		}
+		line := p.hostGets()
+		if err := json.Unmarshal([]byte(line), &n); err != nil {
+			t.Fatal(err)
+		}
+		if n.Params.Progress <= last {
+			t.Fatalf("host got progress %v after %v: not increasing (%s)", n.Params.Progress, last, line)
+		}
+		last = n.Params.Progress
+		if !strings.Contains(line, "waiting for your answer") {
+			break // the server's own
+		}
 	}
 }
