@@ -378,7 +378,8 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 		sp := ui.ServerPolicy{Name: n, Rule: RuleAsk}
 		if sc, ok := c.Servers[n]; ok {
 			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
-				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true}
+				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true,
+				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive}
 		}
 		s.Servers = append(s.Servers, sp)
 	}
@@ -443,6 +444,7 @@ func configOf(s ui.Settings) Config {
 		if sp.Every > 0 && sp.Every != d.Every {
 			sc.Every = Duration{sp.Every}
 		}
+		sc.Guard, sc.GuardDestructive = sp.Guard, sp.GuardDestructive
 		if c.Servers == nil {
 			c.Servers = map[string]ServerConfig{}
 		}
