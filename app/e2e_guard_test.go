@@ -3,6 +3,8 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +21,9 @@ import (
 // window. Approve (Return): the server runs it and the host gets its echo.
 // Deny (Alt+D): the host gets a tool error result saying the user denied
 // it, and the server never ran it. Nobody answering (the server's timeout,
-// 2 s): the host gets a tool error saying nobody approved it in time. An
-// unguarded tool (get-sum) runs without a window. History holds the three
+// 2 s): the host gets a tool error saying nobody approved it in time. The
+// host cancelling the call while it is held: the window closes. An
+// unguarded tool (get-sum) runs without a window. History holds the four
 // decisions as kind "tool call", and `history list --kind "tool call"`
 // selects them.
 func TestEndToEndGuard(t *testing.T) {
@@ -99,6 +102,24 @@ func TestEndToEndGuard(t *testing.T) {
 		})
 	}
 
+	// The host gives up on a held call (go-sdk sends notifications/
+	// cancelled when the call's context ends): the window closes, and the
+	// call never reaches the server.
+	t.Run("host cancels", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			_, err := guarded.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "never mind"}})
+			done <- err
+		}()
+		win, _ := d.window()
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("the cancelled call returned %v, want context.Canceled", err)
+		}
+		d.closed(win)
+	})
+
 	type guardDecision struct {
 		Server, Tool, Mode, Action, DecidedBy string
 	}
@@ -110,6 +131,7 @@ func TestEndToEndGuard(t *testing.T) {
 		}
 	}
 	want := []guardDecision{ // newest first
+		{"guarded", "echo", bridge.ModeToolCall, bridge.ActionCancel, bridge.DecidedByHostCancelled},
 		{"hurried", "echo", bridge.ModeToolCall, bridge.ActionCancel, bridge.DecidedByTimeout},
 		{"guarded", "echo", bridge.ModeToolCall, bridge.ActionDecline, bridge.DecidedByUser},
 		{"guarded", "echo", bridge.ModeToolCall, bridge.ActionAccept, bridge.DecidedByUser},
