@@ -143,3 +143,41 @@ func TestEndToEndGuard(t *testing.T) {
 		t.Errorf("--kind form selected %d records; no elicitation was made", len(forms))
 	}
 }
+
+// TestEndToEndGuardTypeScriptHost: the TypeScript SDK host, which checks
+// every CallToolResult against the spec's schema, takes the guard's
+// answers as tool results: an approved echo returns the server's text, a
+// denied one a result with isError and the sentence saying the user denied
+// it (not a protocol error).
+func TestEndToEndGuardTypeScriptHost(t *testing.T) {
+	needDisplay(t)
+	d := newDesktop(t)
+	d.config("[servers.everything]\nguard = [\"echo\"]\n")
+	for _, tt := range []struct {
+		name, key, text string
+		isError         bool
+	}{
+		{"approve", "Return", "Echo: from the TypeScript host", false},
+		{"deny", "alt+d", `The user denied the call of the tool "echo" in elicitray; it did not run.`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := tsHostCommand(t, d.desktopEnv(), []string{"--tool", "echo", "--arguments", `{"message":"from the TypeScript host"}`},
+				wrapCommand("everything", everythingCommand(t)...)...)
+			cmd.Env = d.hostEnv
+			run := runHost(t, cmd, d.hostLog("tshost-"+tt.name))
+			win := d.hostWindow(run)
+			d.answer(win, tt.key)
+			line := tsHostLineOf(t, d, d.hostEnded(run))
+			if line.Result == nil {
+				t.Fatalf("the host printed %+v, want a CallToolResult%s", line, d.diagnostics())
+			}
+			if got := line.Result.text(); got != tt.text || line.Result.IsError != tt.isError {
+				t.Errorf("host got %q (isError %v), want %q (isError %v)", got, line.Result.IsError, tt.text, tt.isError)
+			}
+		})
+	}
+	recs := d.history("--kind", "tool call", "--server", "everything")
+	if len(recs) != 2 || recs[0].Action != bridge.ActionDecline || recs[1].Action != bridge.ActionAccept {
+		t.Errorf("history holds %d tool calls, want the denial and the approval%s", len(recs), d.diagnostics())
+	}
+}
