@@ -110,7 +110,11 @@ type PromptWindow struct {
 // second until the window closes.
 func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	v := newPromptView(p, done)
-	pw := showPromptWindow(a, promptTitle(p.Server), &v.promptBase, v.onCancel, v.content, v.size(), v.focusFirst)
+	title := promptTitle(p.Server)
+	if p.ToolCall {
+		title = toolCallTitle(p.Server)
+	}
+	pw := showPromptWindow(a, title, &v.promptBase, v.onCancel, v.content, v.size(), v.focusFirst)
 	pw.view = v
 	return pw
 }
@@ -222,6 +226,11 @@ func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
 // promptTitle is the window title naming the asking server.
 func promptTitle(server string) string {
 	return "elicitray — " + server + " asks"
+}
+
+// toolCallTitle is the title of a tool-call approval window.
+func toolCallTitle(server string) string {
+	return "elicitray — approve a tool call to " + server + "?"
 }
 
 // promptWidth is how wide a form prompt opens.
@@ -465,6 +474,11 @@ func (v *promptView) build() fyne.CanvasObject {
 
 	v.top = container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
 	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
+	if v.p.ToolCall {
+		// Muting the server would deny its guarded calls for an hour, not
+		// approve them, as "Don't ask again" may be read: not offered.
+		v.mute.Hide()
+	}
 	v.bottom = container.NewVBox(widget.NewSeparator(), status, buttons)
 	// Room on the right for the scroll bar, which Fyne draws over the content.
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), form)
