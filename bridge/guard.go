@@ -293,6 +293,11 @@ func (g *guard) hostCancelled(key string) bool {
 	g.mu.Lock()
 	cancel := g.held[key]
 	delete(g.held, key)
+	if g.lists[key] {
+		// A cancelled tools/list gets no result to learn from.
+		delete(g.lists, key)
+		g.listing.Store(int32(len(g.lists)))
+	}
 	g.mu.Unlock()
 	if cancel == nil {
 		return false
