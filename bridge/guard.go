@@ -75,9 +75,9 @@ type guard struct {
 	tools map[string]toolInfo
 	// lists are the id keys of the host's tools/list requests in flight.
 	lists map[string]bool
-	// held are the guarded calls waiting for a decision, by id key: their
-	// prompt's cancel.
-	held map[string]context.CancelCauseFunc
+	// held are the guarded calls waiting for a decision, or whose decision
+	// is on its way out, by id key.
+	held map[string]*heldCall
 	// listing is len(lists), stored under mu: every reply asks (listing),
 	// without the lock.
 	listing atomic.Int32
@@ -95,7 +95,7 @@ func newGuard(r *Relay) *guard {
 			r.calls.note(key, env.Method, call)
 			return r.loop.fromHost(key, env, line, version, hostCaps, call)
 		},
-		tools: map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]context.CancelCauseFunc{},
+		tools: map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
 	}
 }
 
@@ -163,6 +163,19 @@ func (g *guard) fromServer(key string, result json.RawMessage) {
 	}
 }
 
+// heldCall is one guarded call held.
+type heldCall struct {
+	// cancel ends its prompt (with ErrHostCancelled when the host cancelled).
+	cancel context.CancelCauseFunc
+	// decided is set, under guard.mu, once its decision is made: the call
+	// or its denial is being written, and written once out is closed.
+	// approved says which. A host's cancel that comes meanwhile waits for
+	// out, so that the server reads the call before its cancel, or, for a
+	// denial, goes nowhere, as the server never saw the call.
+	decided, approved bool
+	out               chan struct{}
+}
+
 // guarded reports whether a call of the tool name needs approval, and what
 // the server said of the tool.
 func (g *guard) guarded(name string) (toolInfo, bool) {
@@ -204,22 +217,23 @@ func (g *guard) holds(key string, env *envelope, line []byte, version string, ho
 	req := g.request(name, info, args, version)
 
 	ctx, cancel := context.WithCancelCause(g.w.ctx)
+	hc := &heldCall{cancel: cancel, out: make(chan struct{})}
 	g.mu.Lock()
-	if old := g.held[key]; old != nil {
-		old(nil) // a reused id: the newer request wins, the older is not sent
+	if old := g.held[key]; old != nil && !old.decided {
+		old.cancel(nil) // a reused id: the newer request wins, the older is not sent
 	}
-	g.held[key] = cancel
+	g.held[key] = hc
 	g.mu.Unlock()
 	// PROTOCOL.md §10: the host hears progress while the window is open,
 	// as for an elicitation of the call.
 	g.keep.noteCall(key, held.Params)
 	closed := g.keep.prompt(key)
-	go g.ask(ctx, cancel, key, &held, kept, version, caps, req, closed)
+	go g.ask(ctx, hc, key, &held, kept, version, caps, req, closed)
 	return true
 }
 
 // ask decides one held call and sends what the decision makes of it.
-func (g *guard) ask(ctx context.Context, cancel context.CancelCauseFunc, key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, req *Request, closed func()) {
+func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, req *Request, closed func()) {
 	var res *Result
 	var err error
 	if g.d.opts.Approver != nil {
@@ -228,19 +242,28 @@ func (g *guard) ask(ctx context.Context, cancel context.CancelCauseFunc, key str
 		err = errors.New("no approver is configured")
 	}
 	closed()
+	approved := err == nil && res != nil && res.Action == ActionAccept
 	g.mu.Lock()
-	mine := g.held[key] != nil && ctx.Err() == nil
+	mine := g.held[key] == hc && ctx.Err() == nil
 	if mine {
-		delete(g.held, key)
+		hc.decided, hc.approved = true, approved
 	}
 	g.mu.Unlock()
-	defer cancel(nil)
+	defer hc.cancel(nil)
 	if !mine {
 		// The host cancelled the call (or sent another under its id), or
 		// the relay stops: nothing goes anywhere.
 		return
 	}
-	if err == nil && res != nil && res.Action == ActionAccept {
+	defer func() {
+		g.mu.Lock()
+		if g.held[key] == hc {
+			delete(g.held, key)
+		}
+		g.mu.Unlock()
+		close(hc.out)
+	}()
+	if approved {
 		// Approve forwards the call untouched; from here the relay
 		// follows it as any call.
 		if out := g.follow(key, env, line, version, hostCaps); out != nil {
@@ -291,7 +314,15 @@ func (g *guard) hostCancelled(key string) bool {
 		return false
 	}
 	g.mu.Lock()
-	cancel := g.held[key]
+	hc := g.held[key]
+	if hc != nil && hc.decided {
+		g.mu.Unlock()
+		// Decided as the cancel came: an approved call reaches the
+		// server before the cancel does; a denied one never does, nor
+		// does its cancel.
+		<-hc.out
+		return !hc.approved
+	}
 	delete(g.held, key)
 	if g.lists[key] {
 		// A cancelled tools/list gets no result to learn from.
@@ -299,11 +330,11 @@ func (g *guard) hostCancelled(key string) bool {
 		g.listing.Store(int32(len(g.lists)))
 	}
 	g.mu.Unlock()
-	if cancel == nil {
+	if hc == nil {
 		return false
 	}
 	g.keep.end(key)
-	cancel(ErrHostCancelled)
+	hc.cancel(ErrHostCancelled)
 	return true
 }
 

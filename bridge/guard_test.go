@@ -286,3 +286,35 @@ func TestGuardKeepAlive(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardCancelRacesApproval: a host's cancel that comes as the user
+// approves never reaches the server ahead of the call it cancels: the
+// server reads nothing of the call, or the call and then its cancel.
+func TestGuardCancelRacesApproval(t *testing.T) {
+	a := newGuardApprover()
+	p := startPeer(t, &Options{Approver: a, Guard: []string{"echo"}})
+	p.initialize()
+	for i := 1; i <= 20; i++ {
+		call := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, i)
+		p.hostSends(call)
+		ask := <-a.asked
+		ask.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
+		p.hostSends(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, i))
+		p.hostSends(fmt.Sprintf(`{"jsonrpc":"2.0","id":"ping-%d","method":"ping"}`, i))
+		got := p.serverGets()
+		if got == call {
+			if next := p.serverGets(); !strings.Contains(next, "notifications/cancelled") {
+				t.Fatalf("round %d: after the call the server got %q, want its cancel", i, next)
+			}
+			got = p.serverGets()
+		}
+		if !strings.Contains(got, `"ping-`) {
+			t.Fatalf("round %d: server got %q, want the call and its cancel, or neither, before the ping", i, got)
+		}
+		// Drain a cancelled prompt's end, if it was cancelled while open.
+		select {
+		case <-a.ended:
+		default:
+		}
+	}
+}
