@@ -181,3 +181,48 @@ func TestEndToEndGuardTypeScriptHost(t *testing.T) {
 		t.Errorf("history holds %d tool calls, want the denial and the approval%s", len(recs), d.diagnostics())
 	}
 }
+
+// guardServerScript is the TypeScript SDK server with a tool annotated
+// destructiveHint: true (wipe) and one annotated false (tidy).
+const guardServerScript = "../testdata/npm/guardserver.mjs"
+
+// TestEndToEndGuardDestructive: with `guard_destructive = true` and no
+// pattern, the wrapper guards the tool the server's tools/list annotated
+// destructiveHint: true, learned as the list passed to the host, and lets
+// the one annotated false run without a window. The window's record says
+// what the tool does, in the server's words.
+func TestEndToEndGuardDestructive(t *testing.T) {
+	needDisplay(t)
+	d := newDesktop(t)
+	d.config("[servers.disks]\nguard_destructive = true\n")
+	cs := d.connect("disks", systemNode(t), needNPM(t, guardServerScript, tsSDKPackage)[0])
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
+	}
+	run := func(tool string) <-chan toolCall {
+		ch := make(chan toolCall, 1)
+		go func() {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"name": "scratch"}})
+			ch <- toolCall{res, err}
+		}()
+		return ch
+	}
+	if got := d.result(run("tidy")); got != "tidied scratch" {
+		t.Fatalf("tidy returned %q, want it run without a window", got)
+	}
+	wipe := run("wipe")
+	win, _ := d.window()
+	d.answer(win, "Return")
+	if got := d.result(wipe); got != "wiped scratch" {
+		t.Errorf("wipe returned %q after the approval, want the server's answer", got)
+	}
+	recs := d.history("--kind", "tool call")
+	if len(recs) != 1 || recs[0].Tool != "wipe" || recs[0].Action != bridge.ActionAccept || recs[0].DecidedBy != bridge.DecidedByUser {
+		t.Fatalf("history of tool calls = %+v, want wipe approved by the user, only", recs)
+	}
+	for _, want := range []string{"Wipe a disk", "Erases every file on the named disk.", `name: "scratch"`} {
+		if !strings.Contains(recs[0].Message, want) {
+			t.Errorf("the record lacks %q:\n%s", want, recs[0].Message)
+		}
+	}
+}
