@@ -422,8 +422,10 @@ func (a *argWriter) line(depth int, name, text string) {
 	a.lines++
 	a.b.WriteString(strings.Repeat("  ", depth+1))
 	a.b.WriteString(cleanLine(name, 80))
-	a.b.WriteString(": ")
-	a.b.WriteString(text)
+	a.b.WriteString(":")
+	if text != "" {
+		a.b.WriteString(" " + text)
+	}
 	a.b.WriteString("\n")
 }
 
@@ -478,13 +480,8 @@ func renderValue(v any) string {
 	return cleanLine(string(b), guardMaxValue)
 }
 
-// masked stands for a secret value: its kind and size, never its text.
-func masked(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("•••••• (hidden: looks secret, %d characters)", utf8.RuneCountInString(s))
-	}
-	return "•••••• (hidden: looks secret)"
-}
+// masked stands for a secret value: never its text, nor its length.
+func masked(any) string { return "•••••• (hidden: looks secret)" }
 
 // secretNames are the parts of argument names whose values are masked
 // (compared without case, '_' and '-').

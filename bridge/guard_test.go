@@ -216,7 +216,7 @@ func TestArgumentsText(t *testing.T) {
 	}{
 		{"none", ``, []string{"No arguments."}, nil},
 		{"nested", `{"target":{"host":"db1","password":"hunter2"},"ids":[1,2]}`,
-			[]string{"target: \n", `host: "db1"`, "password: •••••• (hidden", "ids: (2 items)", "[1]: 2"}, []string{"hunter2"}},
+			[]string{"target:\n", `host: "db1"`, "password: •••••• (hidden", "ids: (2 items)", "[1]: 2"}, []string{"hunter2"}},
 		{"secret value", `{"note":"ghp_0123456789abcdefghij"}`, []string{"note: •••••• (hidden"}, []string{"ghp_0123"}},
 		{"long", `{"text":"` + strings.Repeat("x", 500) + `"}`, []string{"more characters)"}, []string{strings.Repeat("x", 250)}},
 		{"controls", `{"t":"a\u202eb\u0007"}`, nil, []string{"\u202e", "\u0007"}},
