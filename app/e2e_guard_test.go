@@ -5,6 +5,7 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +225,36 @@ func TestEndToEndGuardDestructive(t *testing.T) {
 		if !strings.Contains(recs[0].Message, want) {
 			t.Errorf("the record lacks %q:\n%s", want, recs[0].Message)
 		}
+	}
+}
+
+// TestEndToEndGuardNoDesktop: a wrapper that finds no desktop session (a
+// PID namespace of its own, no DISPLAY) cannot ask anyone, so a guarded
+// call is denied, as an elicitation there is answered cancel: the host
+// gets a tool error saying no desktop could show the approval window, and
+// the server never runs the call. The host's log says why, once.
+func TestEndToEndGuardNoDesktop(t *testing.T) {
+	server := everythingServer(t)
+	launcher := noSession(t)
+	d := newDesktop(t)
+	d.config("[servers.headless]\nguard = [\"echo\"]\n")
+	d.env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	cs := d.connectVia(launcher, "headless", server)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "anyone?"}})
+	if err != nil {
+		t.Fatalf("tools/call: %v%s", err, d.diagnostics())
+	}
+	var text string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	want := `elicitray did not run the tool "echo": it needs the user's approval, and no desktop could show the approval window.`
+	if !res.IsError || text != want {
+		t.Errorf("host got %q (isError %v), want %q as a tool error%s", text, res.IsError, want, d.diagnostics())
+	}
+	if log := d.wrapperLog(); !strings.Contains(log, "Guarded tool calls are denied while nobody can approve them.") {
+		t.Errorf("the host's log does not say why:\n%s", log)
 	}
 }
