@@ -193,18 +193,41 @@ func (g *guard) guarded(name string) (toolInfo, bool) {
 	return info, false
 }
 
+// dropsUnanswerable reports whether env, a host message that is no request
+// (no id, or a null one), is a tools/call of a guarded tool, and then says
+// on the log that it was not passed on: nobody could answer its approval,
+// and a lenient server might run it all the same.
+func (g *guard) dropsUnanswerable(env *envelope) bool {
+	if !g.on() || env.Method != "tools/call" {
+		return false
+	}
+	name := stringMember(env.Params, "name")
+	if _, ok := g.guarded(name); !ok {
+		return false
+	}
+	g.w.log.printf("%s: the host sent a tools/call of the guarded tool %s without a usable id; it was not passed on (a guarded call waits for approval, and one without an id can get no answer)", g.d.opts.Server, strconv.Quote(name))
+	return true
+}
+
 // holds holds a host's tools/call (its id key, envelope and line as the
 // relay would send it) when its tool is guarded, and asks the Approver on
 // a goroutine of its own; it reports whether it held it. A call it holds
 // is written later, on approval, or answered by the guard.
 func (g *guard) holds(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) bool {
-	if !g.on() || env.Method != "tools/call" || key == "" {
+	if !g.on() || env.Method != "tools/call" {
 		return false
 	}
 	name := stringMember(env.Params, "name")
 	info, ok := g.guarded(name)
 	if !ok {
 		return false
+	}
+	if key == "" {
+		// PROTOCOL.md §7: ids are strings or integers. A server might run
+		// a call under another id all the same, so a guarded one is
+		// denied rather than passed on unasked.
+		g.w.toHost(deniedResult(env.ID, fmt.Sprintf("elicitray did not run the tool %s: the request's id is not a string or an integer, so it cannot be held for approval.", strconv.Quote(name))))
+		return true
 	}
 	// The line may be a reader's buffer: the held call keeps its own copy.
 	kept := append([]byte(nil), line...)

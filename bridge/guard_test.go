@@ -318,3 +318,30 @@ func TestGuardCancelRacesApproval(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardBadIDDenied: a guarded call under an id that is neither a
+// string nor an integer is denied, not passed on unasked.
+func TestGuardBadIDDenied(t *testing.T) {
+	a := newGuardApprover()
+	p := startPeer(t, &Options{Approver: a, Guard: []string{"echo"}})
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	jsonEq(t, `{"jsonrpc":"2.0","id":1.5,"result":{"content":[{"type":"text","text":"elicitray did not run the tool \"echo\": the request's id is not a string or an integer, so it cannot be held for approval."}],"isError":true}}`, p.hostGets())
+	p.serverNextIsPing(2)
+}
+
+// TestGuardNotificationDropped: a tools/call of a guarded tool sent as a
+// notification (no id, or id null) does not reach the server unasked; an
+// unguarded one passes as the host wrote it.
+func TestGuardNotificationDropped(t *testing.T) {
+	p := startPeer(t, &Options{Guard: []string{"echo"}})
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	p.hostSends(`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	unguarded := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add","arguments":{}}}`
+	p.hostSends(unguarded)
+	if got := p.serverGets(); got != unguarded {
+		t.Fatalf("server got %q, want only the unguarded line", got)
+	}
+	p.serverNextIsPing(3)
+}

@@ -317,6 +317,9 @@ func (r *Relay) fromHost(line []byte) []byte {
 		return nil
 	}
 	if err != nil || !env.isRequest() {
+		if err == nil && r.guard.dropsUnanswerable(&env) {
+			return nil // guard.go: a guarded call no one could approve
+		}
 		// Not ours to judge: the server answers a malformed line -32700,
 		// and a "request" whose id is null -32600 (PROTOCOL.md §7: ids are
 		// never null), so such a line passes as the host wrote it.
