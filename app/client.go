@@ -484,7 +484,11 @@ func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ ne
 	// the lock (two wrappers starting at once end with one hub).
 	deadline := time.NewTimer(c.startWait)
 	defer deadline.Stop()
-	tick := time.NewTicker(25 * time.Millisecond)
+	// Asked often: a cold prompt waits for this socket, and what a tick
+	// costs (a dial that finds no socket) is far less than the wait it
+	// saves; it lasts only while a hub starts (issue 12: 25 ms ticks cost
+	// a cold window 12 ms on average).
+	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		conn, pid, err := c.dialVerified(ctx)

@@ -30,6 +30,10 @@ import (
 //	notification = true    # a desktop notification naming the server and tool
 //	sound = false          # the notification plays the desktop's message sound
 //
+//	[remember]             # "Always answer this way" and pre-filled forms
+//	for = "720h"           # a remembered answer holds 30 days
+//	prefill = true         # a form asked again starts with the values last given (never secrets)
+//
 //	[servers.github]       # the name given to `elicitray wrap --name`
 //	rule = "ask"           # ask | decline | cancel | accept-defaults | accept-defaults-or-cancel
 //	timeout = "2m"
@@ -56,6 +60,9 @@ type Config struct {
 	History Retention `toml:"history,omitempty"`
 	// Notice is how a prompt window makes itself noticed.
 	Notice Notice `toml:"notice,omitempty"`
+	// Remember is how long remembered answers hold and whether forms are
+	// pre-filled with the values last given (remember.go).
+	Remember Remember `toml:"remember,omitempty"`
 
 	// Warnings name what LoadConfig ignored: keys it does not know, such
 	// as a misspelt `[server.github]` or `rules = …`.

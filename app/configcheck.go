@@ -215,6 +215,19 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 					"sound": func(p toml.Primitive, k string) { r.flag(p, where, k, &c.Notice.Sound) },
 				})
 			})
+		case "remember":
+			where := toml.Key{"remember"}
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				r.keys(t, where, map[string]func(toml.Primitive, string){
+					"for": func(p toml.Primitive, k string) { r.duration(p, where, k, &c.Remember.For) },
+					"prefill": func(p toml.Primitive, k string) {
+						var on bool
+						if r.flag(p, where, k, &on) {
+							c.Remember.Prefill = &on
+						}
+					},
+				})
+			})
 		case "servers":
 			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				for _, name := range slices.Sorted(maps.Keys(t)) {

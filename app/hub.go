@@ -30,6 +30,15 @@ type Prompt struct {
 	// Mute silences the prompt's server for an hour ("Don't ask again for
 	// an hour"); the window calls it before it answers.
 	Mute func()
+	// Remember keeps the answer as a remembered rule ("Always answer this
+	// way", remember.go); the window calls it with the answer before it
+	// answers. Nil when the prompt cannot be remembered (URL mode, a
+	// secret field): the window then offers no such choice.
+	Remember func(bridge.Result)
+	// Prefill holds the values last given for the same question, by
+	// property name (never a secret's); the form starts with them in place
+	// of its defaults. Nil: the defaults.
+	Prefill map[string]any
 }
 
 // A Prompter shows prompts to a person: the desktop windows, or a scripted
@@ -71,6 +80,9 @@ type Hub struct {
 	Recorded func()
 	// Clock, when set, replaces time.Now for the policy (tests).
 	Clock func() time.Time
+	// RulesPath, when set, is the file of remembered answers and of the
+	// values last given (remember.go); empty: nothing is remembered.
+	RulesPath string
 	// Log receives sentences for people; nil discards.
 	Log io.Writer
 	// Changed, when set, is called after the queue changed, with the number
@@ -92,6 +104,9 @@ type Hub struct {
 	policy  policyState
 	// cfgStamp is the config file's size and time when Config was read.
 	cfgStamp configStamp
+	// memo is the remembered answers at RulesPath, made on first use.
+	memoOnce sync.Once
+	memo     *memory
 	// handling counts the requests being handled (Handled waits for them).
 	handling sync.WaitGroup
 }
@@ -409,6 +424,7 @@ func (h *Hub) prepare(req *bridge.Request) (*item, error) {
 	}
 	it := &item{prompt: p}
 	it.prompt.Mute = func() { h.Mute(req.Server, MuteFor) }
+	h.offerRemember(it)
 	return it, nil
 }
 
@@ -473,6 +489,9 @@ func (h *Hub) showNext() {
 	it := h.queue[0]
 	h.showing = it
 	h.mu.Unlock()
+	// The values last given as of now: an identical prompt answered while
+	// this one waited gave them.
+	h.refreshPrefill(it)
 
 	dismiss := h.Prompter.Show(&it.prompt, func(res bridge.Result) {
 		if res.DecidedBy != bridge.DecidedByError {
@@ -527,6 +546,9 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 			}
 		}
 		it.reply(res)
+		// After the reply, which need not wait for the disk; before the
+		// next prompt shows, which may be the same question.
+		h.keepLastValues(it, res)
 		h.changed()
 		h.showNext()
 	})

@@ -94,7 +94,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
 	}
-	hub := &Hub{Config: cfg, ConfigPath: p.Config, Log: stderr}
+	hub := &Hub{Config: cfg, ConfigPath: p.Config, RulesPath: rememberedPath(p), Log: stderr}
 	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
 	hub.Prompter = win
 	win.prestart()
@@ -400,6 +400,7 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 func withUnshown(c, old Config) Config {
 	c.History = old.History
 	c.Notice = old.Notice
+	c.Remember = old.Remember
 	c.KeepAlive = old.KeepAlive
 	for name, sc := range old.Servers {
 		if sc.KeepAlive == nil {
@@ -462,7 +463,11 @@ func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 			if a.MuteHour && p.Mute != nil {
 				p.Mute() // first: the prompts behind it are answered too
 			}
-			answer(bridge.Result{Action: a.Action, Content: a.Content})
+			res := bridge.Result{Action: a.Action, Content: a.Content}
+			if a.Remember && p.Remember != nil {
+				p.Remember(res) // before the answer: the next request finds it
+			}
+			answer(res)
 		}()
 	}
 	g.mu.Lock()
@@ -520,7 +525,7 @@ func browserOpener(env []string) func(*url.URL) error {
 func uiPrompt(p *Prompt) *ui.Prompt {
 	r := p.Request
 	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
-		ToolCall: r.Mode == bridge.ModeToolCall}
+		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall}
 }
 
 // stampWriter starts each line written to w with the local time.

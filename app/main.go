@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/demo"
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -196,6 +197,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 		},
 		newHistoryCmd(ctx, stdout),
 		newAutostartCmd(stdout),
+		newRulesCmd(stdout),
 		newMenuCmd(ctx),
 		newDoctorCmd(ctx, stdout),
 		newHostsCmd(stdout),
@@ -421,6 +423,11 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 				if err := os.Setenv("ELICITRAY_HOME", home); err != nil {
 					return runErr(err)
 				}
+			}
+			if platform.LeaveOwnConsole() {
+				// Windows: started by the Run key, its console window
+				// closed; what it says goes to its log.
+				stderr = io.Discard
 			}
 			return runHub(ctx, DefaultPaths(), stderr)
 		},

@@ -215,6 +215,11 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByMuted,
 			Reason: fmt.Sprintf("%s is muted until %s", req.Server, mutedUntil.Format("15:04"))}
 	}
+	// An answer the user remembered for this very question is more
+	// specific than the server's rule, so it comes first (remember.go).
+	if res := h.rememberedAnswer(it); res != nil {
+		return res
+	}
 	switch pol.Rule {
 	case RuleDecline:
 		return &bridge.Result{Action: bridge.ActionDecline, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is decline"}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -181,7 +182,7 @@ func (e displayFailed) Unwrap() error { return e.err }
 // wrapper starts a hub there, which checks it itself).
 func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error) error {
 	var failed []string
-	for _, s := range f.candidates(ctx) {
+	for s := range f.sessions(ctx) {
 		err := try(s)
 		if err == nil {
 			return nil
@@ -201,49 +202,69 @@ func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error
 // candidates lists the sessions found, in the order of the package comment,
 // one per display.
 func (f *sessionFinder) candidates(ctx context.Context) []desktopSession {
-	if f.loginIsDesktop {
-		// macOS and Windows: windows open wherever the user is logged in,
-		// with no display to name; this process's session is the one.
-		vars := map[string]string{}
-		for _, k := range sessionVars {
-			if v := f.getenv(k); v != "" {
-				vars[k] = v
+	return slices.Collect(f.sessions(ctx))
+}
+
+// sessions yields the sessions found, in the order of the package comment,
+// one per display, each looked for only when the ones before it were not
+// taken: a wrapper whose own environment names a display that opens reads
+// no other process's (issue 12: scanning every process of the user cost a
+// cold prompt milliseconds before its hub even started).
+func (f *sessionFinder) sessions(ctx context.Context) iter.Seq[desktopSession] {
+	return func(yield func(desktopSession) bool) {
+		if f.loginIsDesktop {
+			// macOS and Windows: windows open wherever the user is logged
+			// in, with no display to name; this process's session is the
+			// one.
+			vars := map[string]string{}
+			for _, k := range sessionVars {
+				if v := f.getenv(k); v != "" {
+					vars[k] = v
+				}
 			}
-		}
-		return []desktopSession{{Vars: vars, From: "this login session"}}
-	}
-	var out []desktopSession
-	seen := map[string]bool{}
-	add := func(s desktopSession) {
-		if s.Display() == "" || seen[s.Display()] {
+			yield(desktopSession{Vars: vars, From: "this login session"})
 			return
 		}
-		seen[s.Display()] = true
-		out = append(out, f.complete(s))
-	}
-	if d := f.getenv("DISPLAY"); d != "" {
-		vars := map[string]string{}
-		for _, k := range sessionVars {
-			if v := f.getenv(k); v != "" {
-				vars[k] = v
+		seen := map[string]bool{}
+		// add offers s unless its display came already; false: stop.
+		add := func(s desktopSession) bool {
+			if s.Display() == "" || seen[s.Display()] {
+				return true
+			}
+			seen[s.Display()] = true
+			return yield(f.complete(s))
+		}
+		if d := f.getenv("DISPLAY"); d != "" {
+			vars := map[string]string{}
+			for _, k := range sessionVars {
+				if v := f.getenv(k); v != "" {
+					vars[k] = v
+				}
+			}
+			if !add(desktopSession{Vars: vars, From: "this process's environment"}) {
+				return
 			}
 		}
-		add(desktopSession{Vars: vars, From: "this process's environment"})
+		visited := map[int]bool{f.pid: true}
+		for _, s := range f.fromAncestors(visited) {
+			if !add(s) {
+				return
+			}
+		}
+		if s, ok := f.fromSystemd(ctx); ok && !add(s) {
+			return
+		}
+		for _, s := range f.fromLogind(ctx) {
+			if !add(s) {
+				return
+			}
+		}
+		for _, s := range f.fromProcesses(visited) {
+			if !add(s) {
+				return
+			}
+		}
 	}
-	visited := map[int]bool{f.pid: true}
-	for _, s := range f.fromAncestors(visited) {
-		add(s)
-	}
-	if s, ok := f.fromSystemd(ctx); ok {
-		add(s)
-	}
-	for _, s := range f.fromLogind(ctx) {
-		add(s)
-	}
-	for _, s := range f.fromProcesses(visited) {
-		add(s)
-	}
-	return out
 }
 
 // complete fills in what a session found without them needs: the runtime

@@ -227,20 +227,28 @@ func (s *winSide) show(m *winMsg) {
 		return
 	}
 	p.Deadline = m.Deadline
+	p.Prefill = prefillValues(p.Form, m.Prefill)
 	var muteMu sync.Mutex
-	mute := false
+	mute, remember := false, false
 	p.Mute = func() {
 		muteMu.Lock()
 		mute = true
 		muteMu.Unlock()
 	}
+	if m.CanRemember {
+		p.Remember = func(bridge.Result) {
+			muteMu.Lock()
+			remember = true
+			muteMu.Unlock()
+		}
+	}
 	s.prompter.setWaiting(m.Waiting)
-	// guiPrompter calls Mute before answer, on one goroutine.
+	// guiPrompter calls Mute and Remember before answer, on one goroutine.
 	dismiss := s.prompter.Show(&p, func(res bridge.Result) {
 		muteMu.Lock()
-		muted := mute
+		muted, remembered := mute, remember
 		muteMu.Unlock()
-		s.answer(id, res, muted)
+		s.answerWith(id, res, muted, remembered)
 	})
 	s.mu.Lock()
 	if _, open := s.prompts[id]; open {
@@ -252,6 +260,11 @@ func (s *winSide) show(m *winMsg) {
 // answer sends the answer of prompt id and counts its window closed,
 // unless the hub dismissed it first (the hub decided then).
 func (s *winSide) answer(id uint64, res bridge.Result, muteHour bool) {
+	s.answerWith(id, res, muteHour, false)
+}
+
+// answerWith is answer with the "Always answer this way" choice.
+func (s *winSide) answerWith(id uint64, res bridge.Result, muteHour, remember bool) {
 	s.mu.Lock()
 	_, open := s.prompts[id]
 	delete(s.prompts, id)
@@ -259,7 +272,7 @@ func (s *winSide) answer(id uint64, res bridge.Result, muteHour bool) {
 	if !open {
 		return
 	}
-	s.send(winMsg{Op: winAnswer, ID: id, Result: &res, MuteHour: muteHour})
+	s.send(winMsg{Op: winAnswer, ID: id, Result: &res, MuteHour: muteHour, Remember: remember})
 	fyne.Do(s.closedOne)
 }
 

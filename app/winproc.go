@@ -109,7 +109,8 @@ func (w *windows) Show(p *Prompt, answer func(bridge.Result)) func() {
 	id := w.nextID
 	proc.prompts[id] = &shown{p: p, answer: answer}
 	proc.opening()
-	proc.send(winMsg{Op: winShow, ID: id, Request: p.Request, Deadline: p.Deadline, Waiting: w.waiting})
+	proc.send(winMsg{Op: winShow, ID: id, Request: p.Request, Deadline: p.Deadline, Waiting: w.waiting,
+		CanRemember: p.Remember != nil, Prefill: p.Prefill})
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -167,6 +168,7 @@ func (w *windows) showSettings() {
 		servers[s.Name] = true
 	}
 	s := settingsOf(cfg, servers)
+	s.Remember = h.rememberSettings(cfg)
 	w.openWindow(winMsg{Op: winSettings, Settings: &s})
 }
 
@@ -322,6 +324,9 @@ func (w *windows) handle(p *winProc, m *winMsg) {
 			if m.MuteHour && s.p.Mute != nil {
 				s.p.Mute() // first: the prompts behind it are answered too
 			}
+			if m.Remember && s.p.Remember != nil {
+				s.p.Remember(res) // before the answer: the next request finds it
+			}
 			s.answer(res)
 		}()
 	case winIdle:
@@ -441,6 +446,10 @@ func (w *windows) saveSettings(s ui.Settings) error {
 	h.mu.Lock()
 	c := withUnshown(configOf(s), h.Config)
 	h.mu.Unlock()
+	c.Remember = rememberConfigOf(s.Remember, c.Remember)
+	if err := h.forgetRules(s.Remember.Forget); err != nil {
+		return err
+	}
 	if err := SaveConfig(w.paths.Config, c); err != nil {
 		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
 	}

@@ -22,7 +22,7 @@ import (
 //
 // hub → window process:
 //
-//	{"op":"show","id":1,"request":{…},"deadline":"…","waiting":2}   a prompt
+//	{"op":"show","id":1,"request":{…},"deadline":"…","waiting":2,"canRemember":true,"prefill":{…}}   a prompt
 //	{"op":"dismiss","id":1}            the prompt ended otherwise (timeout, server cancelled)
 //	{"op":"waiting","count":3}         prompts queued behind the one on screen
 //	{"op":"history","noTray":true}     open (or bring forward) the history window; with no tray, it offers Menu…
@@ -36,7 +36,7 @@ import (
 //
 // window process → hub:
 //
-//	{"op":"answer","id":1,"result":{"action":…,"content":…},"muteHour":true}
+//	{"op":"answer","id":1,"result":{"action":…,"content":…},"muteHour":true,"remember":true}
 //	{"op":"idle","seq":5}   no window open, having read every window-opening message up to the 5th
 //	{"op":"list"|"get"|"count"|"delete"|"clear"|"export"|"servers","id":7,…}   history calls
 //	{"op":"save-settings","id":8,"settings":{…}}   Settings' Save
@@ -57,7 +57,13 @@ type winMsg struct {
 	Waiting  int             `json:"waiting,omitempty"`
 	Result   *bridge.Result  `json:"result,omitempty"`
 	MuteHour bool            `json:"muteHour,omitempty"`
-	Settings *ui.Settings    `json:"settings,omitempty"`
+	// CanRemember, on show, offers "Always answer this way"; Remember, on
+	// answer, says the user chose it (remember.go). Prefill, on show, holds
+	// the values last given for the question.
+	CanRemember bool           `json:"canRemember,omitempty"`
+	Remember    bool           `json:"remember,omitempty"`
+	Prefill     map[string]any `json:"prefill,omitempty"`
+	Settings    *ui.Settings   `json:"settings,omitempty"`
 
 	Query    *history.Query   `json:"query,omitempty"`
 	RecordID uint64           `json:"recordId,omitempty"`

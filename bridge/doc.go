@@ -19,12 +19,17 @@
 //     the server and then closes the call's prompts, whose requests are
 //     answered cancel (PROTOCOL.md §5, §7).
 //
-// Two things are not passed on as they came. A UTF-8 byte order mark at the
+// Three things are not passed on as they came. A UTF-8 byte order mark at the
 // start of a line is removed (no JSON-RPC text carries one, RFC 8259 §8.1),
 // in both directions. An elicitation/create whose id is null, or that has
 // none, is the relay's to answer like any other: -32600 under id null for
 // the first, nothing at all for the second (a notification), each said on
-// the log (PROTOCOL.md §7: ids are strings or integers).
+// the log (PROTOCOL.md §7: ids are strings or integers). A server line
+// that names a method but is not one message that every host reads the
+// same way (two messages on a line, a batch, a message over two lines, a
+// member "Method") is dropped, said on the log, and its requests answered
+// -32600: some host's parser would find a request in it the relay did not
+// see (oneline.go).
 //
 // # Shape
 //
@@ -44,6 +49,8 @@
 //	             stdio direction: runs of passing lines written straight
 //	             from the read buffer, long lines streamed or gathered
 //	quick.go     routing a message from its first members, for the pump
+//	oneline.go   server lines hosts read in different ways (two messages,
+//	             a batch, a "Method"): dropped, their requests answered
 //	pipe_linux.go
 //	             tee(2) and splice(2) between pipes: passing bytes are
 //	             moved by the kernel, read once to be searched

@@ -128,6 +128,9 @@ type framer struct {
 	quiet bool
 	// onBOM, when set, is called the first time a line starts with a BOM.
 	onBOM func()
+	// strict is set for the server's stream: its long lines are followed
+	// as lineTail.strict says (oneline.go).
+	strict bool
 }
 
 // frameBuf is the size of a framer's buffer, the longest line handled in
@@ -442,7 +445,7 @@ func (f *framer) pump(out *lineWriter, decide func(b []byte, complete bool) (rou
 		if v == vEnd {
 			ended(key)
 		}
-		tail := &lineTail{}
+		tail := &lineTail{strict: f.strict}
 		if f.stream(out, tail, note, cut) && v == vEndAfter {
 			if key, ok := tail.idKey(); ok {
 				ended(key)
@@ -563,6 +566,11 @@ func (lw *lineWriter) writeRaw(b []byte) error {
 		return err
 	}
 	_, err := lw.raw.Write(b)
+	if len(b) > 0 {
+		// The newline after a cut line ends it: the next line needs no
+		// other (endCut).
+		lw.cut = b[len(b)-1] != '\n'
+	}
 	return err
 }
 
@@ -628,6 +636,12 @@ type lineTail struct {
 	id      []byte
 	// broken: not JSON this can follow; it stops (no cut, no id).
 	broken bool
+	// strict (a server's line, oneline.go): a member "method" in another
+	// case is cut too, and where the members can no longer be followed
+	// (bytes that are no object, or past the object's end) the rest is
+	// searched for a key a host could read as "method" (search), and cut
+	// there: a host's stream decoder may read a request in it.
+	strict, search bool
 }
 
 type tailState uint8
@@ -654,6 +668,9 @@ const keyMax = 64
 // relayed, or -1; hold is the offset of a key that b ends inside, which
 // must wait for the next piece (and is fed again at its start), or -1.
 func (t *lineTail) feed(b []byte) (cut, hold int) {
+	if t.search {
+		return searchMethodKey(b)
+	}
 	keyStart := -1
 	i := 0
 	for i < len(b) && !t.broken && t.state != tsDone {
@@ -689,7 +706,7 @@ func (t *lineTail) feed(b []byte) (cut, hold int) {
 				t.state = tsKey
 				if keyStart < 0 {
 					t.broken = true // longer than a piece: not a key to follow
-					return -1, -1
+					return t.searchRest(b, i)
 				}
 				return -1, keyStart
 			}
@@ -711,6 +728,8 @@ func (t *lineTail) feed(b []byte) (cut, hold int) {
 					return keyStart, -1
 				}
 				t.methods++
+			} else if t.strict && t.isFoldedMethod() {
+				return keyStart, -1
 			}
 			if t.isKey("result") || t.isKey("error") {
 				t.replied = true
@@ -768,11 +787,59 @@ func (t *lineTail) feed(b []byte) (cut, hold int) {
 		t.state = tsKey
 		if keyStart < 0 {
 			t.broken = true
-			return -1, -1
+			return t.searchRest(b, i)
 		}
 		return -1, keyStart
 	}
+	if t.broken || t.state == tsDone {
+		// From the byte that broke the object (the quote of a key the
+		// members cannot hold, say), or from past its end.
+		return t.searchRest(b, max(i-1, 0))
+	}
 	return -1, -1
+}
+
+// searchRest turns a strict tail to searching, from b[i:] on, once its
+// members can no longer be followed; a lax one stops there.
+func (t *lineTail) searchRest(b []byte, i int) (cut, hold int) {
+	if !t.strict {
+		return -1, -1
+	}
+	t.search = true
+	cut, hold = searchMethodKey(b[i:])
+	if cut >= 0 {
+		cut += i
+	}
+	if hold >= 0 {
+		hold += i
+	}
+	return cut, hold
+}
+
+// searchMethodKey returns the offset in b of the first JSON string that
+// reads "method" in any case (methodKeyPrefix), or -1 as cut; hold is the
+// offset of one that may be such a key and that b ends inside, before the
+// line's newline, or -1. Only a strict tail searches, on the bytes its
+// members do not account for: a long line that is no object (text on the
+// server's stdout, which nobody writes a megabyte of) or the bytes after
+// the object (which no encoder writes), so the cost of a quote-by-quote
+// search here does not matter.
+func searchMethodKey(b []byte) (cut, hold int) {
+	final := len(b) > 0 && b[len(b)-1] == '\n'
+	for j := 0; ; j++ {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return -1, -1
+		}
+		j += q
+		match, short := methodKeyPrefix(b[j:])
+		switch {
+		case match:
+			return j, -1
+		case short && !final:
+			return -1, j
+		}
+	}
 }
 
 // skipKey follows a key that fills a whole piece, from after its opening
@@ -859,6 +926,16 @@ func appendKey(key, b []byte) []byte {
 		return key[:0:0] // too long to be a key looked for
 	}
 	return append(key, b...)
+}
+
+// isFoldedMethod reports whether the key just read reads "method" when
+// case is ignored, as encoding/json matches keys (scanEnvelope).
+func (t *lineTail) isFoldedMethod() bool {
+	if !t.keyEsc {
+		return len(t.key) == len("method") && bytes.EqualFold(t.key, []byte("method"))
+	}
+	var k string
+	return json.Unmarshal(append(append([]byte{'"'}, t.key...), '"'), &k) == nil && bytes.EqualFold([]byte(k), []byte("method"))
 }
 
 // isKey reports whether the key just read is name, escapes decoded.

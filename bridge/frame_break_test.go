@@ -160,49 +160,105 @@ func TestBreakMixedMembersHost(t *testing.T) {
 // streamOf makes a random host→server stream for TestBreakRandomStreams:
 // lines the relay passes untouched both ways through `cat` (replies,
 // notifications, text, empty lines, CRLF endings), some with a byte order
-// mark in front (which the relay drops), and returns the stream and what
-// must come back.
+// mark in front (which the relay drops), and server lines that name a
+// method where hosts could read one the relay did not (oneline.go): text
+// with a message in it, a message after a carriage return, a member
+// "Method", a batch, a message over two lines. It returns the stream and
+// what must come back: the host's direction passes every line as it came,
+// and the server's drops those, or, when one is longer than the read
+// buffer and the key is past its head, cuts it before the key
+// (dropOrCut). None of them has an id, so that the relay answers nothing
+// (cat would echo the answer back at no fixed place).
 func streamOf(rng *rand.Rand, n int, sizes []int, lastNewline bool) (in, want []byte) {
 	var ib, wb bytes.Buffer
+	letters := func(n int) []byte {
+		b := make([]byte, max(n, 0))
+		for j := range b {
+			b[j] = 'a' + byte(rng.IntN(26))
+		}
+		return b
+	}
 	for i := range n {
 		size := sizes[rng.IntN(len(sizes))]
 		var head string
-		switch rng.IntN(6) {
+		var line, out []byte
+		cut := false // out ends the line: the relay cut it
+		kind := rng.IntN(11)
+		switch kind {
 		case 0:
 			head = `{"jsonrpc":"2.0","id":` + fmt.Sprint(i) + `,"result":{"text":"`
 		case 1:
 			head = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`
 		case 2:
-			head = `not json at all {"method":"elicitation/create"} `
+			head = `not json at all {"method":"elicitation/create"} ` // dropped
 		case 3:
 			head = `  { "jsonrpc" : "2.0" , "method" : "notifications/progress", "params":{"x":"`
 		case 4:
 			head = `{"jsonrpc":"2.0","error":{"code":1,"message":"`
+		case 6: // go-sdk reads the elicitation after the "\r"
+			first := `{"jsonrpc":"2.0","id":` + fmt.Sprint(i) + `,"result":{"text":"` + string(letters(size-60)) + `"}}` + "\r"
+			line = []byte(first + `{"jsonrpc":"2.0","method":"elicitation/create","params":{}}`)
+			out, cut = dropOrCut(line, len(first)+len(`{"jsonrpc":"2.0",`))
+		case 7: // mcp-go reads "Method" as the method
+			first := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + string(letters(size-70)) + `"},`
+			line = []byte(first + `"Method":"elicitation/create"}`)
+			out, cut = dropOrCut(line, len(first))
+		case 8: // a batch: dropped whole (the full path reads it)
+			line = []byte(`[{"jsonrpc":"2.0","method":"notifications/message","params":{}},{"jsonrpc":"2.0","result":{"text":"` + string(letters(size-100)) + `"}}]`)
+		case 9: // a message over two lines: its head names the method
+			line = []byte(`{"jsonrpc":"2.0","method":"elicitation/create",`)
+			ib.Write(line)
+			ib.WriteByte('\n')
+			line = []byte(`"params":{"message":"` + string(letters(size-30)) + `"}}`)
+			out = line
+		case 10: // two replies after a "\r": no method, passes
+			line = []byte(`{"jsonrpc":"2.0","id":` + fmt.Sprint(i) + `,"result":{"text":"` + string(letters(size-80)) + `"}}` + "\r" + `{"jsonrpc":"2.0","id":"x","result":{}}`)
+			out = line
 		}
-		body := make([]byte, max(size-len(head), 0))
-		for j := range body {
-			body[j] = 'a' + byte(rng.IntN(26))
+		if line == nil {
+			body := letters(size - len(head))
+			if len(body) > 10 {
+				body[len(body)/3] = '"'
+				body[len(body)/2] = '\\'
+			}
+			line = append([]byte(head), body...)
+			if rng.IntN(4) == 0 {
+				line = append(line, '\r')
+			}
+			if kind != 2 {
+				out = line
+			}
 		}
-		if len(body) > 10 {
-			body[len(body)/3] = '"'
-			body[len(body)/2] = '\\'
-		}
-		line := append([]byte(head), body...)
-		if rng.IntN(4) == 0 {
-			line = append(line, '\r')
-		}
-		withBOM := rng.IntN(8) == 0
+		// A byte order mark sends a long line to the full path in the
+		// direction that meets it (the server's, with cat FILE), which
+		// would drop what the other cuts: none before those.
+		withBOM := rng.IntN(8) == 0 && kind != 6 && kind != 7
 		if withBOM {
 			ib.Write(bom)
 		}
 		ib.Write(line)
-		wb.Write(line)
-		if i < n-1 || lastNewline {
+		nl := i < n-1 || lastNewline
+		if nl {
 			ib.WriteByte('\n')
+		}
+		wb.Write(out)
+		if out != nil && nl && !cut {
 			wb.WriteByte('\n')
 		}
 	}
 	return ib.Bytes(), wb.Bytes()
+}
+
+// dropOrCut is what the host gets of a server line whose key at k names a
+// method the relay must not pass: nothing when the relay reads the line
+// whole (it fits the read buffer, or the key is in its head, which sends
+// it to the full path), or, for a longer one that streams, its bytes up to
+// the key and a newline (lineTail cuts it there).
+func dropOrCut(line []byte, k int) (out []byte, cut bool) {
+	if len(line) >= frameBuf && k+len(`"Method"`) > frameBuf {
+		return append(line[:k:k], '\n'), true
+	}
+	return nil, false
 }
 
 // hostEnds is a host's two ends for a relay: what the relay reads and
@@ -1016,7 +1072,7 @@ func TestBreakRandomServerStreams(t *testing.T) {
 			}
 			if !bytes.Equal(got, want) {
 				at := firstDiff(got, want)
-				t.Fatalf("the host got %d bytes, want %d; first difference at %d: got %.80q, want %.80q", len(got), len(want), at, got[at:min(len(got), at+80)], want[at:min(len(want), at+80)])
+				t.Fatalf("the host got %d bytes, want %d; first difference at %d, after %.80q: got %.80q, want %.80q", len(got), len(want), at, want[max(0, at-80):at], got[at:min(len(got), at+80)], want[at:min(len(want), at+80)])
 			}
 			e.relayIn.Close()
 			e.hostR.Close()
@@ -1156,68 +1212,87 @@ func TestBreakStreamedEscapedMethodKey(t *testing.T) {
 // offset around and inside it. Wherever the piece ends, the line either
 // goes to the full path whole (which reads the last member, as peers do,
 // and keeps the elicitation from the host) or is cut before that member:
-// nothing relayed spells it.
+// nothing relayed spells it. So for a member "Method", and for an
+// elicitation after the object's end (a carriage return, then the
+// message: a stream decoder reads it), with its key spelt plainly, with
+// an escape or in another case: the tail searches those bytes
+// (lineTail.search) and holds a key a piece ends inside.
 func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
-	const member = `,"method":"elicitation/create","id":"x"}`
-	for _, splice := range []bool{true, false} {
-		for k := -3; k < len(member)+2; k++ {
-			t.Run(fmt.Sprintf("splice=%v/%d", splice, k), func(t *testing.T) {
-				head := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`
-				// The piece ends k bytes into member.
-				pad := frameBuf - k - len(head) - len(`"}`)
-				line := head + strings.Repeat("d", pad) + `"}` + member + "\n"
-				inR, inW, err := os.Pipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				outR, outW, err := os.Pipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer inR.Close()
-				defer outR.Close()
-				growPipe(inW)
-				if n := pipeSize(inW); n != frameBuf {
-					t.Skipf("no %d-byte pipe here (%d)", frameBuf, n)
-				}
-				if _, err := inW.Write([]byte(line[:frameBuf])); err != nil {
-					t.Fatal(err)
-				}
-				go func() {
-					_, _ = inW.Write([]byte(line[frameBuf:]))
-					inW.Close()
-				}()
-				r := NewRelay(Command(exec.Command("true"), 0), nil)
-				f := newFramer(inR)
-				w := newLineWriter(outW)
-				if splice {
-					f.pipe = newPipeIn(inR, outW)
-				}
-				cuts, full := 0, 0
-				finished := make(chan struct{})
-				go func() {
-					defer close(finished)
-					defer outW.Close()
-					defer f.pipe.close()
-					_ = f.pump(w, r.serverRoute, func(string) {}, func(l []byte, more bool) { full++ }, func(error) {}, func() { cuts++ })
-					w.flush()
-				}()
-				got, err := io.ReadAll(outR)
-				if err != nil {
-					t.Fatal(err)
-				}
-				<-finished
-				var v struct{ Method string }
-				if json.Unmarshal(got, &v) == nil && v.Method == "elicitation/create" {
-					t.Fatalf("the line went out whole (%d bytes): a peer reads it as elicitation/create", len(got))
-				}
-				if bytes.Contains(got, []byte(`"method":"elicitation/create"`)) {
-					t.Fatalf("the cut line still spells the second method: ends %q", got[max(0, len(got)-60):])
-				}
-				if cuts+full != 1 {
-					t.Errorf("cut told %d times and the full path given %d lines, want one of them once", cuts, full)
-				}
-			})
+	members := []string{
+		`,"method":"elicitation/create","id":"x"}`,
+		`,"Method":"elicitation/create","id":"x"}`,
+		`}` + "\r" + `{"jsonrpc":"2.0","id":"x","method":"elicitation/create"}`,
+		`}` + "\r" + `{"jsonrpc":"2.0","id":"x","m\u0065thod":"elicitation/create"}`,
+		`}` + "\r" + `{"jsonrpc":"2.0","id":"x","\u004Dethod":"elicitation/create"}`,
+	}
+	for m, member := range members {
+		for _, splice := range []bool{true, false} {
+			for k := -3; k < len(member)+2; k++ {
+				t.Run(fmt.Sprintf("%d/splice=%v/%d", m, splice, k), func(t *testing.T) {
+					head := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`
+					// The piece ends k bytes into member.
+					pad := frameBuf - k - len(head) - len(`"}`)
+					line := head + strings.Repeat("d", pad) + `"}` + member + "\n"
+					inR, inW, err := os.Pipe()
+					if err != nil {
+						t.Fatal(err)
+					}
+					outR, outW, err := os.Pipe()
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer inR.Close()
+					defer outR.Close()
+					growPipe(inW)
+					if n := pipeSize(inW); n != frameBuf {
+						t.Skipf("no %d-byte pipe here (%d)", frameBuf, n)
+					}
+					if _, err := inW.Write([]byte(line[:frameBuf])); err != nil {
+						t.Fatal(err)
+					}
+					go func() {
+						_, _ = inW.Write([]byte(line[frameBuf:]))
+						inW.Close()
+					}()
+					r := NewRelay(Command(exec.Command("true"), 0), nil)
+					f := newFramer(inR)
+					f.strict = true // the server's (Run)
+					w := newLineWriter(outW)
+					if splice {
+						f.pipe = newPipeIn(inR, outW)
+					}
+					cuts, full := 0, 0
+					finished := make(chan struct{})
+					go func() {
+						defer close(finished)
+						defer outW.Close()
+						defer f.pipe.close()
+						_ = f.pump(w, r.serverRoute, func(string) {}, func(l []byte, more bool) { full++ }, func(error) {}, func() { cuts++ })
+						w.flush()
+					}()
+					got, err := io.ReadAll(outR)
+					if err != nil {
+						t.Fatal(err)
+					}
+					<-finished
+					var v struct{ Method string }
+					if json.Unmarshal(got, &v) == nil && v.Method == "elicitation/create" {
+						t.Fatalf("the line went out whole (%d bytes): a peer reads it as elicitation/create", len(got))
+					}
+					if bytes.Contains(got, []byte(`elicitation/create`)) {
+						t.Fatalf("the cut line still spells the second method: ends %q", got[max(0, len(got)-60):])
+					}
+					if m := goSDKReads(t, got); len(m) > 0 {
+						t.Fatalf("go-sdk reads requests %q in what was relayed", m)
+					}
+					if cuts+full != 1 {
+						t.Errorf("cut told %d times and the full path given %d lines, want one of them once", cuts, full)
+					}
+					if cuts == 1 && (!bytes.HasSuffix(got, []byte("\n")) || !strings.HasPrefix(line, string(got[:len(got)-1]))) {
+						t.Errorf("the cut line is not the line's start and a newline: ends %q", got[max(0, len(got)-60):])
+					}
+				})
+			}
 		}
 	}
 }

@@ -202,14 +202,18 @@ func relayThroughFramer(t *testing.T, data []byte, rng *rand.Rand, splice bool) 
 // cancelled), and elicitation/create requests (which the host sends, so
 // that cat returns them as the server's) are answered by the relay in the
 // middle of the spliced runs: the host gets each one's cancel answer back
-// and never the request.
+// and never the request. So are lines that hosts could read an
+// elicitation in that the relay does not (oneline.go): they are dropped
+// where they are, and the -32600 the relay answers their requests with
+// comes back through cat.
 func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var in, want bytes.Buffer
-	elicitations := 0
-	for i, l := range streamLines(rng, 80, 0) {
+	elicitations, refusals := 0, 0
+	const elicit = `{"jsonrpc":"2.0","id":"d%d","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`
+	for i, l := range streamLines(rng, 120, 0) {
 		if bytes.HasPrefix(l, []byte(`{"x":`)) {
-			switch i % 3 {
+			switch i % 4 {
 			case 0:
 				l = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
 			case 1:
@@ -220,12 +224,26 @@ func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
 				in.WriteByte('\n')
 				elicitations++
 				continue
+			case 3:
+				l = [][]byte{
+					fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\r"+elicit, i, i),
+					fmt.Appendf(nil, `[`+elicit+`]`, i),
+					bytes.Replace(fmt.Appendf(nil, elicit, i), []byte(`"method"`), []byte(`"Method"`), 1),
+					fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"d%d","method":"elicitation/create",`, i), // goes on over the next line
+				}[i/4%4]
+				in.Write(l)
+				in.WriteByte('\n')
+				refusals++
+				continue
 			}
 		}
 		in.Write(l)
 		in.WriteByte('\n')
 		want.Write(l)
 		want.WriteByte('\n')
+	}
+	if refusals < 4 {
+		t.Fatalf("the stream has %d lines for the relay to drop, want one of each kind", refusals)
 	}
 	hostR, hostW, err := os.Pipe()
 	if err != nil {
@@ -258,14 +276,18 @@ func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
 	}()
 	var got bytes.Buffer
 	br := bufio.NewReaderSize(outR, 1<<20)
-	answers := 0
-	for got.Len() < want.Len() || answers < elicitations {
+	answers, refused := 0, 0
+	for got.Len() < want.Len() || answers < elicitations || refused < refusals {
 		line, err := br.ReadBytes('\n')
 		if err != nil {
-			t.Fatalf("the host's output ended after %d of %d bytes and %d of %d answers: %v", got.Len(), want.Len(), answers, elicitations, err)
+			t.Fatalf("the host's output ended after %d of %d bytes, %d of %d answers and %d of %d refusals: %v", got.Len(), want.Len(), answers, elicitations, refused, refusals, err)
 		}
 		if bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":"e`)) && bytes.Contains(line, []byte(`"action":"cancel"`)) {
 			answers++
+			continue
+		}
+		if bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":"d`)) && bytes.Contains(line, []byte(`"code":-32600`)) {
+			refused++
 			continue
 		}
 		got.Write(line)
@@ -387,7 +409,9 @@ func TestServerRouteFromHead(t *testing.T) {
 // peer keeps the last: elicitation/create) is cut off where that member
 // starts, so the host gets no message it could read as the elicitation;
 // a long line whose "method" keys are nested in its values, or escaped in
-// its strings, passes whole.
+// its strings, passes whole. So is one with a member "Method", or a message
+// after its end, and one that is no object and holds a message; one with
+// only a reply after its end passes.
 func TestLongLineMixedMembersCut(t *testing.T) {
 	big := strings.Repeat("y", 3<<20)
 	elicit := `"method":"elicitation/create","params":{"message":"password?","requestedSchema":{"type":"object","properties":{}}}`
@@ -399,6 +423,11 @@ func TestLongLineMixedMembersCut(t *testing.T) {
 		{"method after result", `{"jsonrpc":"2.0","id":5,"result":{"text":"` + big + `"},` + elicit + `}`, true},
 		{"nested method", `{"jsonrpc":"2.0","id":5,"result":{"text":"` + big + `","calls":[{"method":"elicitation/create"}]}}`, false},
 		{"escaped method", `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + big + `\"method\":\"elicitation/create\""}}`, false},
+		// What hosts read in different ways (oneline.go), past the head.
+		{"elicitation after a carriage return", `{"jsonrpc":"2.0","id":5,"result":{"text":"` + big + `"}}` + "\r" + `{"jsonrpc":"2.0","id":"x",` + elicit + `}`, true},
+		{"member Method", `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + big + `"},"id":"x","Method":"elicitation/create"}`, true},
+		{"text, then an elicitation", `not json ` + big + ` {"jsonrpc":"2.0","id":"x",` + elicit + `}`, true},
+		{"two replies after a carriage return", `{"jsonrpc":"2.0","id":5,"result":{"text":"` + big + `"}}` + "\r" + `{"jsonrpc":"2.0","id":6,"result":{}}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startPeer(t, nil)

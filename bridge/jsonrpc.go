@@ -23,6 +23,13 @@ type envelope struct {
 	Params json.RawMessage
 	Result json.RawMessage
 	Error  json.RawMessage
+	// Methods counts the top-level members "method"; Method is the last
+	// one's, as JSON parsers keep it.
+	Methods int
+	// FoldedMethod is set by a top-level key that reads "method" only when
+	// case is ignored ("Method"): encoding/json, mcp-go's parser, takes it
+	// for the method, JavaScript's JSON.parse for another member.
+	FoldedMethod bool
 }
 
 func (e *envelope) isRequest() bool      { return e.Method != "" && len(e.ID) > 0 && !isNull(e.ID) }

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -81,8 +82,8 @@ func (k *keepAlive) any() bool { return k.open.Load() > 0 }
 // noteCall follows the host call with id key when its params carry a
 // progressToken (a string or an integer, as ids are).
 func (k *keepAlive) noteCall(key string, params []byte) {
-	if k.every <= 0 || key == "" {
-		return
+	if k.every <= 0 || key == "" || !bytes.Contains(params, []byte(`progressToken"`)) {
+		return // (a search, cheaper than reading the members, for most calls)
 	}
 	meta, ok := getMember(params, "_meta")
 	if !ok {

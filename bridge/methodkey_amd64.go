@@ -1,10 +1,11 @@
 package bridge
 
 // methodCandidate returns the first i < candidateEnd(len(b)) at which b
-// holds `"m`, methodKey's first two bytes, or -1 when there is none;
-// i+len(methodKey) <= len(b) for every i it returns. esc reports whether
-// the bytes it looked at (up to the 16 from the candidate's step, or up to
-// candidateEnd) hold a backslash. (methodkey_amd64.s)
+// holds `"m` or `"M`, methodKey's first two bytes in either case, or -1
+// when there is none; i+len(methodKey) <= len(b) for every i it returns.
+// esc reports whether the bytes it looked at (up to the 32 from the
+// candidate's pair of steps, or up to candidateEnd) hold a backslash.
+// (methodkey_amd64.s)
 //
 //go:noescape
 func methodCandidate(b []byte) (i int, esc bool)
@@ -20,7 +21,7 @@ func candidateEnd(n int) int {
 }
 
 // escapedLetter returns the first i < escapedLetterEnd(len(b)) at which b
-// holds `\u006` or `\u007`, or -1 when there is none. (methodkey_amd64.s)
+// holds `\u004` to `\u007`, or -1 when there is none. (methodkey_amd64.s)
 //
 //go:noescape
 func escapedLetter(b []byte) int

@@ -3,12 +3,16 @@
 // func methodCandidate(b []byte) (i int, esc bool)
 //
 // SSE2, which every amd64 has. Each step compares two 16-byte loads, at
-// offsets 0 and 1 from the step's start, with '"' and 'm': bit k of the
-// two masks ANDed is set where `"method"` could start at position k. (Two
-// more loads, for 'd' and the closing quote, halved the speed and saved
-// little: `"m` is rare in JSON.) Steps run while the key would fit. The
-// first load is also compared with '\\', and esc says whether a step met a
-// backslash: without one, no escape can spell the key.
+// offsets 0 and 1 from the step's start, with '"' and with 'm' in either
+// case (the second load ORed with 0x20 first): bit k of the two masks
+// ANDed is set where `"method"`, in any case, could start at position k.
+// (Two more loads, for 'd' and the closing quote, halved the speed and
+// saved little: `"m` is rare in JSON.) Steps run while the key would fit,
+// two at a time while two fit, with one test of both masks ORed: the OR
+// for the case costs a step what the unrolled loop's bookkeeping saves.
+// The first load of each step is also compared with '\', and esc says
+// whether a step met a backslash: without one, no escape can spell the
+// key.
 TEXT ·methodCandidate(SB), NOSPLIT, $0-33
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
@@ -28,27 +32,73 @@ TEXT ·methodCandidate(SB), NOSPLIT, $0-33
 	MOVQ $0x5c5c5c5c5c5c5c5c, DX  // '\\'
 	MOVQ DX, X2
 	PUNPCKLQDQ X2, X2
+	MOVQ $0x2020202020202020, DX  // 'M'|0x20 == 'm'|0x20 == 'm'
+	MOVQ DX, X7
+	PUNPCKLQDQ X7, X7
 	XORQ CX, CX
+	MOVQ BX, R8
+	SUBQ $16, R8                  // R8: pairs of steps run while CX < R8
+	CMPQ CX, R8
+	JGE  single
 
-loop:
+pair:
+	MOVOU (SI)(CX*1), X3
+	MOVOU 1(SI)(CX*1), X4
+	MOVOU 16(SI)(CX*1), X8
+	MOVOU 17(SI)(CX*1), X9
+	MOVOU X3, X5
+	PCMPEQB X2, X5
+	POR X5, X6
+	MOVOU X8, X10
+	PCMPEQB X2, X10
+	POR X10, X6
+	POR X7, X4
+	POR X7, X9
+	PCMPEQB X0, X3
+	PCMPEQB X1, X4
+	PAND X4, X3
+	PCMPEQB X0, X8
+	PCMPEQB X1, X9
+	PAND X9, X8
+	MOVOU X3, X11
+	POR X8, X11
+	PMOVMSKB X11, DX
+	TESTL DX, DX
+	JNZ foundpair
+	ADDQ $32, CX
+	CMPQ CX, R8
+	JLT pair
+
+single:
+	// At most one step is left: CX+16 >= BX.
+	CMPQ CX, BX
+	JAE done
 	MOVOU (SI)(CX*1), X3
 	MOVOU 1(SI)(CX*1), X4
 	MOVOU X3, X5
 	PCMPEQB X2, X5
 	POR X5, X6
+	POR X7, X4
 	PCMPEQB X0, X3
 	PCMPEQB X1, X4
 	PAND X4, X3
 	PMOVMSKB X3, DX
 	TESTL DX, DX
-	JNZ found
-	ADDQ $16, CX
-	CMPQ CX, BX
-	JB loop
-	JMP done
+	JZ done
 
 found:
 	BSFL DX, DX
+	ADDQ DX, CX
+	MOVQ CX, AX
+	JMP done
+
+foundpair:
+	// The first candidate of the two steps: the first's bits low.
+	PMOVMSKB X3, DX
+	PMOVMSKB X8, R9
+	SHLQ $16, R9
+	ORQ R9, DX
+	BSFQ DX, DX
 	ADDQ DX, CX
 	MOVQ CX, AX
 
@@ -61,9 +111,9 @@ done:
 
 // func escapedLetter(b []byte) int
 //
-// The same search for `\u00` followed by '6' or '7', the start of a \u
-// escape of a character from U+0060 to U+007F, among them every letter of
-// "method": five loads a step, at offsets 0 to 4. Steps run while the
+// The same search for `\u00` followed by '4' to '7', the start of a \u
+// escape of a character from U+0040 to U+007F, among them every letter of
+// "method" in either case: five loads a step, at offsets 0 to 4. Steps run while the
 // escape's five bytes would fit.
 TEXT ·escapedLetter(SB), NOSPLIT, $0-32
 	MOVQ b_base+0(FP), SI
@@ -83,7 +133,7 @@ TEXT ·escapedLetter(SB), NOSPLIT, $0-32
 	MOVQ $0x3030303030303030, DX  // '0'
 	MOVQ DX, X11
 	PUNPCKLQDQ X11, X11
-	MOVQ $0x0101010101010101, DX  // '6'|1 == '7'|1 == '7'
+	MOVQ $0x0303030303030303, DX  // '4'|3 to '7'|3 == '7'
 	MOVQ DX, X12
 	PUNPCKLQDQ X12, X12
 	MOVQ $0x3737373737373737, DX  // '7'

@@ -242,7 +242,9 @@ func spellsMethod(b []byte) bool {
 			return false
 		}
 		var s string
-		if j < 38 && json.Unmarshal(b[i:i+j+2], &s) == nil && s == "method" {
+		// encoding/json (mcp-go's client) matches keys to fields
+		// case-insensitively.
+		if j < 38 && json.Unmarshal(b[i:i+j+2], &s) == nil && strings.EqualFold(s, "method") {
 			return true
 		}
 	}
@@ -255,7 +257,7 @@ func spellsMethod(b []byte) bool {
 // when a JSON decoder reads one.
 func TestBreakHasMethodKeyAgreesWithDecoder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	pieces := []string{`"`, `m`, `e`, `t`, `h`, `o`, `d`, `\u006d`, `\u006D`, `\u0065`, `\u0074`, `\u0068`, `\u006f`, `\u0064`, `\u006e`, `\u06d`, `\`, `\"`, `x`, `:`, `"method"`, `"\u006dethod"`, `"metho\u0064"`}
+	pieces := []string{`"`, `m`, `e`, `t`, `h`, `o`, `d`, `M`, `E`, `D`, `\u006d`, `\u006D`, `\u004d`, `\u0045`, `\u0065`, `\u0074`, `\u0068`, `\u006f`, `\u0064`, `\u006e`, `\u06d`, `\u004e`, `\`, `\"`, `x`, `:`, `"method"`, `"\u006dethod"`, `"metho\u0064"`, `"Method"`, `"METHOD"`, `"\u004dethod"`}
 	buf := make([]byte, 256)
 	for range 30000 {
 		var sb strings.Builder

@@ -9,7 +9,8 @@ import (
 
 // A "method" that hasMethodKey missed would let a line that mixes a result
 // with a method pass the relay unread (quick.go), so it must agree with
-// bytes.Contains on every length and position, near misses included.
+// a search for the key in any case on every length and position, near
+// misses included.
 func TestHasMethodKeyAgrees(t *testing.T) {
 	filler := []byte(strings.Repeat(`{"id":1,"m":"d","method_":"xmethod"}`, 4))
 	for n := 0; n <= len(filler); n++ {
@@ -22,13 +23,13 @@ func TestHasMethodKeyAgrees(t *testing.T) {
 			for k := range len(methodKey) {
 				near := append([]byte(nil), b...)
 				near[p+k] ^= 0x20 // "Method", "mEthod", `"method` + "\x02"…
-				if got, want := hasMethodKey(near), bytes.Contains(near, methodKey); got != want {
-					t.Fatalf("hasMethodKey(%q) = %v, bytes.Contains %v", near, got, want)
+				if got, want := hasMethodKey(near), containsFolded(near); got != want {
+					t.Fatalf("hasMethodKey(%q) = %v, want %v", near, got, want)
 				}
 			}
 		}
-		if got, want := hasMethodKey(filler[:n]), bytes.Contains(filler[:n], methodKey); got != want {
-			t.Fatalf("hasMethodKey(%q) = %v, bytes.Contains %v", filler[:n], got, want)
+		if got, want := hasMethodKey(filler[:n]), containsFolded(filler[:n]); got != want {
+			t.Fatalf("hasMethodKey(%q) = %v, want %v", filler[:n], got, want)
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -38,8 +39,8 @@ func TestHasMethodKeyAgrees(t *testing.T) {
 		for i := range b {
 			b[i] = alphabet[rng.IntN(len(alphabet))]
 		}
-		if got, want := hasMethodKey(b), bytes.Contains(b, methodKey); got != want {
-			t.Fatalf("hasMethodKey(%q) = %v, bytes.Contains %v", b, got, want)
+		if got, want := hasMethodKey(b), containsFolded(b); got != want {
+			t.Fatalf("hasMethodKey(%q) = %v, want %v", b, got, want)
 		}
 	}
 }
@@ -72,5 +73,54 @@ func BenchmarkHasMethodKey(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// containsFolded is what hasMethodKey finds in unescaped bytes: methodKey
+// with its letters in any case (encoding/json matches keys so).
+func containsFolded(b []byte) bool {
+	lower := bytes.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, b)
+	return bytes.Contains(lower, methodKey)
+}
+
+// TestMethodCandidateFirst: the vector search returns the first `"m` or
+// `"M` before candidateEnd, in every length and position (its steps run in
+// pairs, and a candidate in the second step of a pair must not hide one in
+// the first), and says there was a backslash when one comes before it.
+func TestMethodCandidateFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	alphabet := []byte(`"mM\ax`)
+	for range 200000 {
+		b := make([]byte, rng.IntN(120))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+			if rng.IntN(3) > 0 {
+				b[i] = 'a'
+			}
+		}
+		end := candidateEnd(len(b))
+		want := -1
+		for i := range end {
+			if b[i] == '"' && b[i+1]|0x20 == 'm' {
+				want = i
+				break
+			}
+		}
+		got, esc := methodCandidate(b)
+		if got != want {
+			t.Fatalf("methodCandidate(%q) = %d, want %d", b, got, want)
+		}
+		upTo := end
+		if want >= 0 {
+			upTo = want
+		}
+		if !esc && bytes.IndexByte(b[:upTo], '\\') >= 0 {
+			t.Fatalf("methodCandidate(%q): no backslash said, with one before %d", b, upTo)
+		}
 	}
 }

@@ -18,7 +18,9 @@ import "bytes"
 // full path judges it (scanEnvelope: the last member wins), or a server
 // could slip an elicitation/create past the relay to the host, or a host a
 // cancel past it to the server. A quoted "method" inside a string is
-// escaped (\"method\") and does not count.
+// escaped (\"method\") and does not count. The key is looked for in any
+// case, and in a server line that is no object too: the full path drops
+// such lines (oneline.go).
 
 // topMembers walks the top-level members of the JSON object at the start of b.
 type topMembers struct {
@@ -128,6 +130,11 @@ func (r *Relay) serverRoute(b []byte, complete bool) (route, string) {
 func (r *Relay) serverMembers(b []byte, complete bool) (v route, replyID []byte, result bool, rest int) {
 	m, ok, pass := object(b, complete)
 	if !ok {
+		if pass && (hasMethodKey(b) || startsArray(b)) {
+			// No object, yet maybe a request to a host's stream decoder,
+			// or a batch: the full path judges it (oneline.go).
+			return vFull, nil, false, 0
+		}
 		return routeOf(pass), nil, false, len(b)
 	}
 	defer func() { rest = m.i }()
@@ -187,6 +194,9 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, replyID []byte,
 				return vEnd, id, result, 0
 			}
 		default:
+			if len(k) == len("method") && bytes.EqualFold(k, []byte("method")) {
+				return vFull, nil, false, 0 // "Method": read so by some hosts (oneline.go)
+			}
 			if _, ok := m.value(); !ok {
 				return vFull, nil, false, 0
 			}
@@ -282,6 +292,14 @@ func hostMembers(b []byte, complete bool) (v route, rest int) {
 // is a modern server's), and the loop must read that reply, not the host;
 // a final result that merely mentions the word takes the full path too.
 func asksInput(b []byte) bool { return bytes.Contains(b, []byte(`"resultType"`)) }
+
+// startsArray reports whether b, after white space, starts a JSON array:
+// a batch, which go-sdk hosts read for protocol versions before 2025-06-18,
+// and which may hold a request past the line's first bytes.
+func startsArray(b []byte) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '['
+}
 
 func routeOf(pass bool) route {
 	if pass {

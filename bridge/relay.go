@@ -170,6 +170,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		// framer's pump, spliced where the kernel can (frame.go).
 		host.r.pipe = newPipeIn(hin, sc.w.file)
 		sc.r.pipe = newPipeIn(sc.r.file(), host.w.file)
+		sc.r.strict = true // the server's long lines (oneline.go)
 	} else {
 		growPipe(hin)
 		growPipe(host.w.file)
@@ -262,7 +263,7 @@ func (r *Relay) pumpServer() {
 		_ = sc.r.pump(host.w, r.serverRoute, r.callReplied, r.handleServer, func(err error) {
 			r.w.log.printf("writing to the host: %v", err)
 		}, func() {
-			r.w.log.printf("%s: the server sent a message longer than 1 MiB with a second \"method\", or one after its result: the host would read it as a request elicitray did not see (an elicitation must not pass it), so it was cut off there and its rest not passed on", r.opts.Server)
+			r.w.log.printf("%s: the server sent a line longer than 1 MiB with a \"method\" the host could read as a request elicitray did not see (a second one, one after its result or in another case, or one outside the message; an elicitation must not pass): the line was cut off there and its rest not passed on", r.opts.Server)
 		})
 		sc.ended()
 		host.flush()
@@ -369,8 +370,9 @@ func (r *Relay) hostCancelled(params []byte) {
 // to the host.
 func (r *Relay) fromServer(line []byte) bool {
 	env, err := scanEnvelope(line)
-	if err != nil {
-		return true
+	if err != nil || env.Methods > 1 || env.FoldedMethod {
+		// Not one message that hosts read one way (oneline.go).
+		return r.unclearFromServer(line, err == nil)
 	}
 	switch {
 	case env.Method == "elicitation/create" && len(env.ID) > 0:

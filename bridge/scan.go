@@ -60,6 +60,7 @@ func scanEnvelope(line []byte) (envelope, error) {
 		case "id":
 			env.ID = value
 		case "method":
+			env.Methods++
 			if m, ok := plainString(value); ok {
 				env.Method = string(m)
 				break
@@ -75,6 +76,10 @@ func scanEnvelope(line []byte) (envelope, error) {
 			env.Result = value
 		case "error":
 			env.Error = value
+		default:
+			if len(key) == len("method") && bytes.EqualFold(key, []byte("method")) {
+				env.FoldedMethod = true
+			}
 		}
 		i = skipSpace(line, vEnd)
 		if i >= len(line) {

@@ -61,6 +61,13 @@ type Prompt struct {
 	// Waiting is how many prompts are queued behind this one, shown as
 	// "2 more waiting"; 0 shows nothing. PromptWindow.SetWaiting changes it.
 	Waiting int
+	// CanRemember offers "Always answer this way" (remember.go); false
+	// offers nothing (a form with a secret field is never remembered).
+	CanRemember bool
+	// Prefill holds values by property name that the form starts with in
+	// place of its defaults: the values last given for the same question.
+	// A secret field never takes one.
+	Prefill map[string]any
 	// ToolCall marks a prompt that asks to approve a host's tools/call
 	// (the tool-call guard, issue 14): Message says what the call would do,
 	// Form is nil, and the buttons read Deny (answering decline) and
@@ -83,6 +90,10 @@ type Answer struct {
 	// this server's prompts for an hour. It is not part of the
 	// ElicitResult.
 	MuteHour bool
+	// Remember is set when the user ticked "Always answer this way": the
+	// hub is to answer this question so from now on. It is not part of
+	// the ElicitResult.
+	Remember bool
 }
 
 // PromptWindow is an open prompt window: a form prompt (ShowPrompt) or a
@@ -275,6 +286,7 @@ type promptBase struct {
 	// stops the countdown's clock, nil until it runs; ticksStopped is set
 	// once the window closed.
 	mute         *keyCheck
+	remember     *keyCheck // "Always answer this way"; nil when not offered
 	status       *widget.Label
 	deadline     time.Time
 	waiting      int
@@ -352,6 +364,7 @@ func (b *promptBase) finish(a Answer) {
 // a ticked "Don't ask again for an hour" goes with it.
 func (b *promptBase) answer(a Answer) {
 	a.MuteHour = b.mute != nil && b.mute.Checked
+	a.Remember = b.remember != nil && b.remember.Checked
 	b.done(a)
 }
 
@@ -442,7 +455,7 @@ func (v *promptView) build() fyne.CanvasObject {
 		anyRequired := false
 		for i := range v.p.Form.Fields {
 			f := &v.p.Form.Fields[i]
-			r := newFieldRow(f, v.keys, defaults[f.Name], v.onFieldChanged)
+			r := newFieldRow(f, v.keys, initialValue(f, defaults, v.p.Prefill), v.onFieldChanged)
 			r.list = asList(f, checks)
 			r.server = v.p.Server
 			r.onFocus = v.reveal
@@ -479,7 +492,11 @@ func (v *promptView) build() fyne.CanvasObject {
 		// approve them, as "Don't ask again" may be read: not offered.
 		v.mute.Hide()
 	}
-	v.bottom = container.NewVBox(widget.NewSeparator(), status, buttons)
+	v.bottom = container.NewVBox(widget.NewSeparator(), status)
+	if v.p.CanRemember && !v.p.ToolCall && !hasSecretField(v.p.Form) {
+		v.bottom.(*fyne.Container).Add(v.rememberBox())
+	}
+	v.bottom.(*fyne.Container).Add(buttons)
 	// Room on the right for the scroll bar, which Fyne draws over the content.
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), form)
 	v.scroll = container.NewVScroll(padded)

@@ -65,6 +65,8 @@ type Settings struct {
 	// Servers are the servers with a policy of their own, in the order the
 	// window lists them.
 	Servers []ServerPolicy
+	// Remember is the "Remembered answers" section (settings_remember.go).
+	Remember RememberSettings
 }
 
 // The rules a server's prompts can follow, as ServerPolicy.Rule holds them.
@@ -173,6 +175,7 @@ type settingsView struct {
 	saveBtn   *closeButton
 	closeBtn  *closeButton
 	content   fyne.CanvasObject
+	remember  *rememberSection
 }
 
 // newSettingsView builds the content for s; save receives the edits.
@@ -214,7 +217,7 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 		helpLabel("A server listed here follows its own settings; a field left empty follows the defaults. "+
 			"Remove a server to let it follow the defaults in everything."),
 		v.noServers, v.list, addRow)
-	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox)
+	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox, widget.NewSeparator(), v.buildRemember(s.Remember))
 	// Room on the right for the scroll bar, which Fyne draws over the content.
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), body)
 	v.scroll = container.NewVScroll(padded)
@@ -317,7 +320,7 @@ func (v *settingsView) settings() (Settings, []string) {
 	for _, f := range errs {
 		bad = append(bad, f+" (defaults)")
 	}
-	s := Settings{Defaults: d}
+	s := Settings{Defaults: d, Remember: v.remember.now()}
 	for _, r := range v.servers {
 		p, errs := r.policy()
 		for _, f := range errs {
@@ -409,6 +412,7 @@ func (v *settingsView) snapshot() string {
 		}
 		b.WriteString("\x01")
 	}
+	b.WriteString(v.remember.snapshot())
 	return b.String()
 }
 

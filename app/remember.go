@@ -1,0 +1,435 @@
+package app
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// Remembered answers (issue 14, "Remember the answer"): a prompt window
+// offers "Always answer this way"; the answer given with it becomes a rule
+// for that server and that question (the same message and the same
+// requestedSchema), and later identical requests are answered from it
+// without a window, recorded as decided by "rule" with the rule named in
+// the reason. Separately, the values last given for a question pre-fill its
+// form the next time it is asked (Config.Remember.Prefill).
+//
+// What is never remembered:
+//   - a form with a secret-looking field (elicit.Field.Sensitive): neither
+//     as a rule nor as pre-filled values, so no secret ever reaches this file
+//     (DESIGN.md: secrets are never stored in clear);
+//   - URL mode: a link is opened only after explicit consent, each time
+//     (PROTOCOL.md §6);
+//   - cancel: it is no choice, only a dismissal (PROTOCOL.md §5), and a rule
+//     that cancels is what `rule = "cancel"` in config is for.
+//
+// MCP has no persistence hint of its own on a request (ElicitRequestParams
+// carries mode, message, requestedSchema, url, elicitationId and _meta only,
+// in every revision of PROTOCOL.md §1), so there is none to follow.
+//
+// Where: a file of its own, remembered.json beside history.db (0600, opened
+// without following links, owner-checked), not a bucket in the history. The
+// history is the hub's alone and may be locked or missing for a while (the
+// journal spools then), while `elicitray rules list|forget` must work with
+// or without a hub; the rules are few and small, and forgetting one must
+// not wait for the history. Every change is a locked read-modify-write
+// (remembered.lock) replaced in one rename, and the hub reads the file
+// afresh for each prompt, so a rule forgotten from the command line is gone
+// for the very next request.
+
+// rememberedName and rememberedLock are the rules file and its lock, in
+// the directory of history.db.
+const (
+	rememberedName = "remembered.json"
+	rememberedLock = "remembered.lock"
+)
+
+// DefaultRememberFor is how long a remembered answer holds when the config
+// says nothing: 30 days.
+const DefaultRememberFor = 30 * 24 * time.Hour
+
+// maxLastValues is how many questions' last values are kept for pre-filling;
+// the oldest go first.
+const maxLastValues = 200
+
+// rememberedPath is the rules file of paths p.
+func rememberedPath(p Paths) string {
+	return filepath.Join(filepath.Dir(p.History), rememberedName)
+}
+
+// RememberedRule is one remembered answer: what a server is sent, without a
+// window, for one question of its.
+type RememberedRule struct {
+	// ID names the rule in `elicitray rules forget ID` and in history.
+	ID int `json:"id"`
+	// Server is the configured name (--name) the rule is for.
+	Server string `json:"server"`
+	// Message is the server's message, as sent.
+	Message string `json:"message"`
+	// Schema is the SHA-256 (hex) of the canonical requestedSchema
+	// (canonicalSchema).
+	Schema string `json:"schema"`
+	// Tool is the tool call the answer was first given in, for people; the
+	// rule holds whatever the tool.
+	Tool string `json:"tool,omitempty"`
+	// Action is accept or decline.
+	Action string `json:"action"`
+	// Content is what accept sends (no secret: such forms are never
+	// remembered).
+	Content map[string]any `json:"content,omitempty"`
+	// Saved is when the user chose "Always answer this way".
+	Saved time.Time `json:"saved"`
+	// Expires is when the rule stops holding; zero: never.
+	Expires time.Time `json:"expires,omitzero"`
+}
+
+// Describe is the rule in a few words, as history and `rules list` show
+// it: `remembered rule 3 for github: accept {"name":"widgets"}`.
+func (r RememberedRule) Describe() string {
+	return fmt.Sprintf("remembered rule %d for %s: %s", r.ID, r.Server, r.Answer())
+}
+
+// Answer is what the rule sends: `decline`, or `accept` and its content as
+// JSON.
+func (r RememberedRule) Answer() string {
+	s := r.Action
+	if r.Action == bridge.ActionAccept && len(r.Content) > 0 {
+		if b, err := json.Marshal(r.Content); err == nil {
+			s += " " + string(b)
+		}
+	}
+	return s
+}
+
+// lastValues are the values last given for one question.
+type lastValues struct {
+	Values map[string]any `json:"values"`
+	Time   time.Time      `json:"time"`
+}
+
+// rememberedFile is the content of remembered.json.
+type rememberedFile struct {
+	NextID int              `json:"nextId"`
+	Rules  []RememberedRule `json:"rules"`
+	// Last holds the values last given per question (questionKey).
+	Last map[string]lastValues `json:"last,omitempty"`
+}
+
+// canonicalSchema is the SHA-256 (hex) of requestedSchema with its object
+// keys sorted and its whitespace gone: the same schema sent with another
+// key order or spacing is the same question. Numbers keep their digits.
+func canonicalSchema(schema json.RawMessage) string {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber()
+	canon := []byte(schema)
+	if err := dec.Decode(&doc); err == nil {
+		// encoding/json writes map keys sorted.
+		if b, err := json.Marshal(doc); err == nil {
+			canon = b
+		}
+	}
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:])
+}
+
+// questionKey identifies a question: its server, its message and its
+// schema.
+func questionKey(server, message, schemaHash string) string {
+	// JSON, so no choice of separator can make two questions one.
+	b, _ := json.Marshal([]string{server, message, schemaHash})
+	return string(b)
+}
+
+// rememberable says why a prompt's answer cannot be remembered, "" when it
+// can.
+func rememberable(p *Prompt) string {
+	switch {
+	case p.URL != nil || p.Form == nil:
+		return "a link is opened only after your consent, each time"
+	case hasSecret(p.Form):
+		return "the form asks for a secret, which elicitray never stores"
+	}
+	return ""
+}
+
+// hasSecret reports whether form has a secret-looking field.
+func hasSecret(form *elicit.Form) bool {
+	return slices.ContainsFunc(form.Fields, func(f elicit.Field) bool { return f.Sensitive })
+}
+
+// memory is the remembered answers at path, shared by the hub and the
+// rules command. Each call reads the file afresh.
+type memory struct {
+	path string
+	// mu orders this process's changes; the lock file orders them with
+	// other processes'.
+	mu sync.Mutex
+}
+
+// ErrRuleNotFound is Forget's error for an ID no rule has.
+var ErrRuleNotFound = errors.New("no remembered rule has that number")
+
+// load reads the file; a missing file is an empty one.
+func (m *memory) load() (rememberedFile, error) {
+	var rf rememberedFile
+	f, err := platform.OpenFile(m.path, os.O_RDONLY|platform.ONonblock, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rf, nil
+	}
+	if errors.Is(err, platform.ErrSymlink) {
+		return rf, fmt.Errorf("%s is a symbolic link, which elicitray does not read through (remove it if you did not make it): %w", m.path, ErrUntrusted)
+	}
+	if err != nil {
+		return rf, fmt.Errorf("opening the remembered answers: %w", err)
+	}
+	defer f.Close()
+	if o, ok := platform.OwnerOf(f); ok && !o.IsMe() {
+		return rf, fmt.Errorf("%s belongs to %s, not to you: %w", m.path, o, ErrUntrusted)
+	}
+	if fi, err := f.Stat(); err == nil {
+		if !fi.Mode().IsRegular() {
+			return rf, fmt.Errorf("%s is not a regular file: %w", m.path, ErrUntrusted)
+		}
+		if why := platform.FileOpenToOthers(m.path, fi); why != "" {
+			return rf, fmt.Errorf("%s is open to other users (%s): %w", m.path, why, ErrUntrusted)
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	if err != nil {
+		return rf, fmt.Errorf("reading the remembered answers: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // the digits the user gave
+	if err := dec.Decode(&rf); err != nil {
+		return rememberedFile{}, fmt.Errorf("%s is not a file of remembered answers (%v); move it away to start afresh", m.path, err)
+	}
+	return rf, nil
+}
+
+// change applies edit to the file under the lock and writes it back in one
+// rename, unless edit returns an error.
+func (m *memory) change(edit func(*rememberedFile) error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir := filepath.Dir(m.path)
+	if err := makePrivateDir("the data directory", dir); err != nil {
+		return err
+	}
+	lock, err := platform.OpenFile(filepath.Join(dir, rememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening the remembered answers' lock: %w", err)
+	}
+	defer lock.Close()
+	if err := platform.Lock(lock); err != nil {
+		return fmt.Errorf("locking the remembered answers: %w", err)
+	}
+	defer platform.Unlock(lock)
+	rf, err := m.load()
+	if err != nil {
+		return err
+	}
+	if err := edit(&rf); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(rf, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the remembered answers: %w", err)
+	}
+	// A new file of our own, renamed over the old: a link planted at the
+	// path is replaced, never written through.
+	tmp, err := os.CreateTemp(dir, ".remembered-*.json")
+	if err != nil {
+		return fmt.Errorf("saving the remembered answers: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving the remembered answers: %w", err)
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving the remembered answers: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving the remembered answers: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("saving the remembered answers: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), m.path); err != nil {
+		return fmt.Errorf("saving the remembered answers: %w", err)
+	}
+	return nil
+}
+
+// Rules returns the rules in force at now, oldest first.
+func (m *memory) Rules(now time.Time) ([]RememberedRule, error) {
+	rf, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	var out []RememberedRule
+	for _, r := range rf.Rules {
+		if r.Expires.IsZero() || r.Expires.After(now) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// match returns the rule in force at now for the question, if any.
+func (m *memory) match(server, message, schemaHash string, now time.Time) (RememberedRule, bool, error) {
+	rules, err := m.Rules(now)
+	if err != nil {
+		return RememberedRule{}, false, err
+	}
+	for i := len(rules) - 1; i >= 0; i-- { // the newest wins
+		r := rules[i]
+		if r.Server == server && r.Message == message && r.Schema == schemaHash {
+			return r, true, nil
+		}
+	}
+	return RememberedRule{}, false, nil
+}
+
+// Add keeps r (its ID given here) in place of any rule for the same
+// question, drops expired rules, and returns it.
+func (m *memory) Add(r RememberedRule, now time.Time) (RememberedRule, error) {
+	err := m.change(func(rf *rememberedFile) error {
+		kept := rf.Rules[:0]
+		for _, old := range rf.Rules {
+			same := old.Server == r.Server && old.Message == r.Message && old.Schema == r.Schema
+			expired := !old.Expires.IsZero() && !old.Expires.After(now)
+			if !same && !expired {
+				kept = append(kept, old)
+			}
+		}
+		rf.NextID = max(rf.NextID, 1)
+		for _, old := range rf.Rules {
+			rf.NextID = max(rf.NextID, old.ID+1)
+		}
+		r.ID = rf.NextID
+		rf.NextID++
+		rf.Rules = append(kept, r)
+		return nil
+	})
+	return r, err
+}
+
+// Forget removes the rule numbered id (all of them when all is set) and
+// returns what it removed.
+func (m *memory) Forget(id int, all bool) ([]RememberedRule, error) {
+	var gone []RememberedRule
+	err := m.change(func(rf *rememberedFile) error {
+		kept := rf.Rules[:0:0]
+		for _, r := range rf.Rules {
+			if all || r.ID == id {
+				gone = append(gone, r)
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if len(gone) == 0 && !all {
+			return fmt.Errorf("forgetting rule %d: %w (`elicitray rules list` shows them)", id, ErrRuleNotFound)
+		}
+		rf.Rules = kept
+		return nil
+	})
+	return gone, err
+}
+
+// last returns the values last given for the question, nil when none.
+func (m *memory) last(key string) map[string]any {
+	rf, err := m.load()
+	if err != nil {
+		return nil
+	}
+	return rf.Last[key].Values
+}
+
+// keepLast keeps values as the last given for the question, dropping the
+// oldest beyond maxLastValues.
+func (m *memory) keepLast(key string, values map[string]any, now time.Time) error {
+	return m.change(func(rf *rememberedFile) error {
+		if rf.Last == nil {
+			rf.Last = map[string]lastValues{}
+		}
+		rf.Last[key] = lastValues{Values: values, Time: now}
+		if len(rf.Last) > maxLastValues {
+			keys := make([]string, 0, len(rf.Last))
+			for k := range rf.Last {
+				keys = append(keys, k)
+			}
+			sort.Slice(keys, func(i, j int) bool { return rf.Last[keys[i]].Time.Before(rf.Last[keys[j]].Time) })
+			for _, k := range keys[:len(keys)-maxLastValues] {
+				delete(rf.Last, k)
+			}
+		}
+		return nil
+	})
+}
+
+// prefillValues are values (as remembered: json.Number, bool, string,
+// []any) typed as the form's fields take them, for the fields of form that
+// are not secret and whose value still fits; the rest are dropped.
+func prefillValues(form *elicit.Form, values map[string]any) map[string]any {
+	if form == nil || len(values) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for i := range form.Fields {
+		f := &form.Fields[i]
+		v, ok := values[f.Name]
+		if !ok || f.Sensitive {
+			continue
+		}
+		if list, isList := v.([]any); isList {
+			ss := make([]string, 0, len(list))
+			for _, e := range list {
+				if s, isString := e.(string); isString {
+					ss = append(ss, s)
+				}
+			}
+			v = ss
+		}
+		if f.Check(v) != nil {
+			continue // the question changed its constraints: not this value
+		}
+		out[f.Name] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// rememberDesc is the rule's end of a history reason: who made it and
+// until when.
+func rememberDesc(r RememberedRule) string {
+	var b strings.Builder
+	b.WriteString(r.Describe())
+	fmt.Fprintf(&b, " (you chose \"Always answer this way\" on %s", r.Saved.Local().Format("2 Jan 2006 15:04"))
+	if !r.Expires.IsZero() {
+		fmt.Fprintf(&b, "; it holds until %s", r.Expires.Local().Format("2 Jan 2006 15:04"))
+	}
+	b.WriteString("; `elicitray rules forget " + fmt.Sprint(r.ID) + "` undoes it)")
+	return b.String()
+}

@@ -1,0 +1,266 @@
+//go:build linux
+
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// TestCanonicalSchema: the same requestedSchema with another key order or
+// spacing is the same question; another constraint is another question.
+func TestCanonicalSchema(t *testing.T) {
+	a := canonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":10}}}`))
+	b := canonicalSchema(json.RawMessage(` { "properties" : { "n" : { "maximum":10, "type":"integer" } }, "type":"object" }`))
+	c := canonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":11}}}`))
+	if a != b {
+		t.Error("reordered keys make another question")
+	}
+	if a == c {
+		t.Error("another maximum is the same question")
+	}
+}
+
+// TestMemoryRules: a rule holds until it expires, a newer answer to the
+// same question replaces it, forget removes one or all, and an unknown
+// number is a clear error.
+func TestMemoryRules(t *testing.T) {
+	m := &memory{path: filepath.Join(t.TempDir(), "data", rememberedName)}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	add := func(server, msg, action string) RememberedRule {
+		t.Helper()
+		r, err := m.Add(RememberedRule{Server: server, Message: msg, Schema: "s", Action: action, Saved: now, Expires: now.Add(time.Hour)}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r1 := add("shop", "Ship where?", bridge.ActionAccept)
+	add("bank", "Pay?", bridge.ActionDecline)
+	if r, ok, _ := m.match("shop", "Ship where?", "s", now); !ok || r.ID != r1.ID {
+		t.Fatalf("match = %+v, %v; want rule %d", r, ok, r1.ID)
+	}
+	if _, ok, _ := m.match("shop", "Ship where?", "s", now.Add(time.Hour)); ok {
+		t.Error("an expired rule still answers")
+	}
+	if _, ok, _ := m.match("shop", "Ship where now?", "s", now); ok {
+		t.Error("another message is answered by the rule")
+	}
+	r3 := add("shop", "Ship where?", bridge.ActionDecline)
+	rules, _ := m.Rules(now)
+	if len(rules) != 2 || r3.ID != 3 {
+		t.Fatalf("after answering the same question again: rules %+v, new ID %d; want 2 rules, ID 3", rules, r3.ID)
+	}
+	if _, err := m.Forget(99, false); !errors.Is(err, ErrRuleNotFound) {
+		t.Errorf("forgetting rule 99: %v, want ErrRuleNotFound", err)
+	}
+	if gone, err := m.Forget(r3.ID, false); err != nil || len(gone) != 1 {
+		t.Fatalf("forget %d: %v, %v", r3.ID, gone, err)
+	}
+	if gone, err := m.Forget(0, true); err != nil || len(gone) != 1 {
+		t.Fatalf("forget --all: %v, %v", gone, err)
+	}
+	fi, err := os.Stat(m.path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file is %v (%v), want 0600", fi.Mode(), err)
+	}
+}
+
+// TestMemoryUntrusted: a link in place of the file, or a file others may
+// read, is refused with a sentence, never read or written through.
+func TestMemoryUntrusted(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere.json")
+	if err := os.WriteFile(target, []byte(`{"rules":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := &memory{path: filepath.Join(dir, rememberedName)}
+	if err := os.Symlink(target, m.path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Rules(time.Now()); !errors.Is(err, ErrUntrusted) {
+		t.Errorf("reading through a link: %v, want ErrUntrusted", err)
+	}
+	if _, err := m.Add(RememberedRule{Server: "x"}, time.Now()); !errors.Is(err, ErrUntrusted) {
+		t.Errorf("writing through a link: %v, want ErrUntrusted", err)
+	}
+	os.Remove(m.path)
+	if err := os.WriteFile(m.path, []byte(`{"rules":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Rules(time.Now()); !errors.Is(err, ErrUntrusted) {
+		t.Errorf("reading a file others may read: %v, want ErrUntrusted", err)
+	}
+}
+
+// TestRememberable: URL mode and forms with a secret are never
+// remembered; a plain form is.
+func TestRememberable(t *testing.T) {
+	parse := func(s string) *elicit.Form {
+		f, err := elicit.Parse(json.RawMessage(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if why := rememberable(&Prompt{Form: parse(`{"type":"object","properties":{"city":{"type":"string"}}}`)}); why != "" {
+		t.Errorf("a plain form is not remembered: %s", why)
+	}
+	if why := rememberable(&Prompt{Form: parse(`{"type":"object","properties":{"api_token":{"type":"string"}}}`)}); why == "" {
+		t.Error("a form asking for a token may be remembered")
+	}
+	if why := rememberable(&Prompt{URL: &elicit.URLCheck{}}); why == "" {
+		t.Error("a URL prompt may be remembered")
+	}
+}
+
+// TestPrefillAndSettingsSave: what the user sent (secrets left out) comes
+// back as the next prompt's Prefill, unless [remember] prefill is off;
+// Settings' Save forgets the rules chosen and writes the option.
+func TestPrefillAndSettingsSave(t *testing.T) {
+	testHome(t)
+	p := DefaultPaths()
+	h := &Hub{RulesPath: rememberedPath(p)}
+	req := &bridge.Request{Server: "shop", Mode: "form", Message: "Who?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string","format":"password"},"n":{"type":"integer"}}}`)}
+	it, err := h.prepare(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it.prompt.Remember != nil {
+		t.Error("a form with a password may be remembered")
+	}
+	h.keepLastValues(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
+		Content: map[string]any{"user": "ada", "password": "hunter2", "n": json.Number("7")}})
+	it, _ = h.prepare(req)
+	h.refreshPrefill(it) // as showNext does
+	if want := map[string]any{"user": "ada", "n": json.Number("7")}; !equalJSON(it.prompt.Prefill, want) {
+		t.Errorf("Prefill = %v, want %v", it.prompt.Prefill, want)
+	}
+	off := false
+	h.Config.Remember.Prefill = &off
+	if h.refreshPrefill(it); it.prompt.Prefill != nil {
+		t.Errorf("with prefill off, Prefill = %v", it.prompt.Prefill)
+	}
+
+	m := h.memory()
+	r, err := m.Add(RememberedRule{Server: "shop", Message: "Ship?", Schema: "s", Action: bridge.ActionDecline, Saved: time.Now()}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &windows{hub: h, paths: p}
+	s := settingsOf(h.Config, nil)
+	s.Remember = h.rememberSettings(h.Config)
+	if len(s.Remember.Rules) != 1 || s.Remember.Prefill {
+		t.Fatalf("Settings opens on %+v, want the one rule, prefill off", s.Remember)
+	}
+	s.Remember.Prefill, s.Remember.Forget = true, []int{r.ID}
+	if err := w.saveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if rules, _ := m.Rules(time.Now()); len(rules) != 0 {
+		t.Errorf("after Save with Forget, rules %+v remain", rules)
+	}
+	c, err := LoadConfig(p.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Remember.Prefills() {
+		t.Error("prefill ticked in Settings is off in config.toml")
+	}
+}
+
+func equalJSON(a, b map[string]any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// TestConfigRemember: [remember] is read (for, prefill), a mistake in it
+// is named, and a file that says nothing means 30 days and pre-filling.
+func TestConfigRemember(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[remember]\nfor = \"48h\"\nprefill = false\n")
+	c, err := LoadConfig(path)
+	if err != nil || len(c.Warnings) > 0 {
+		t.Fatalf("LoadConfig: %v, warnings %v", err, c.Warnings)
+	}
+	if c.Remember.Holds() != 48*time.Hour || c.Remember.Prefills() {
+		t.Errorf("[remember] read as %+v", c.Remember)
+	}
+	write("timeout = \"1m\"\n")
+	if c, _ = LoadConfig(path); c.Remember.Holds() != DefaultRememberFor || !c.Remember.Prefills() {
+		t.Errorf("without [remember]: %+v, want 30 days and prefill", c.Remember)
+	}
+	write("[remember]\nfor = \"a month\"\n")
+	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "for") {
+		t.Errorf("a bad duration: %v, want an error naming it", err)
+	}
+	// Saved by Settings and read again: the same.
+	off := false
+	if err := SaveConfig(path, Config{Remember: Remember{For: Duration{time.Hour}, Prefill: &off}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = LoadConfig(path); err != nil || c.Remember.Holds() != time.Hour || c.Remember.Prefills() {
+		t.Errorf("round trip: %+v, %v", c.Remember, err)
+	}
+}
+
+// TestRememberAnswersQueued: ticking "Always answer this way" answers from
+// the rule the identical prompts already waiting behind the window, and
+// only those; the next identical request never reaches the Prompter.
+func TestRememberAnswersQueued(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	h.RulesPath = rememberedPath(DefaultPaths())
+	ctx := context.Background()
+	first := approveAsync(c, ctx, formRequest("shop", "How many?"))
+	shown := <-sp.shown
+	same := approveAsync(c, ctx, formRequest("shop", "How many?"))
+	other := approveAsync(c, ctx, formRequest("shop", "How many more?"))
+	waitQueued(t, h, 3)
+	if shown.prompt.Remember == nil {
+		t.Fatal("a plain form is not offered \"Always answer this way\"")
+	}
+	res := bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": json.Number("2")}}
+	shown.prompt.Remember(res)
+	shown.answer(res)
+	if a := <-first; a.err != nil || a.res.DecidedBy != bridge.DecidedByUser {
+		t.Fatalf("first: %+v, %v", a.res, a.err)
+	}
+	a := <-same
+	if a.err != nil || a.res.DecidedBy != bridge.DecidedByRule || a.res.Content["n"] != json.Number("2") {
+		t.Fatalf("the identical waiting prompt: %+v, %v; want the rule's accept", a.res, a.err)
+	}
+	// The other question is shown next, pre-filled with nothing: it was
+	// never answered.
+	next := <-sp.shown
+	if next.prompt.Request.Message != "How many more?" || next.prompt.Prefill != nil {
+		t.Errorf("shown next: %q with Prefill %v", next.prompt.Request.Message, next.prompt.Prefill)
+	}
+	next.answer(bridge.Result{Action: bridge.ActionDecline})
+	<-other
+	if a := <-approveAsync(c, ctx, formRequest("shop", "How many?")); a.res == nil || a.res.DecidedBy != bridge.DecidedByRule {
+		t.Errorf("a later identical request: %+v, %v; want the rule", a.res, a.err)
+	}
+	select {
+	case p := <-sp.shown:
+		t.Errorf("a window was shown for %q", p.prompt.Request.Message)
+	default:
+	}
+}

@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// The settings window's "Remembered answers" section: the answers given
+// with "Always answer this way" (app/remember.go), each with Forget, and
+// whether forms asked again start with the values last given. Forget takes
+// the row out; Save forgets it.
+
+// RememberSettings is the "Remembered answers" section of Settings.
+type RememberSettings struct {
+	// Prefill is set when a form asked again starts with the values last
+	// given for the same question (never a secret's).
+	Prefill bool
+	// Rules are the remembered answers in force, in the order listed.
+	Rules []RememberedAnswer
+	// Forget, in the Settings that Save hands over, holds the IDs of the
+	// rules the user chose to forget; the window ignores it on open.
+	Forget []int
+}
+
+// RememberedAnswer is one remembered answer as the window lists it.
+type RememberedAnswer struct {
+	ID      int
+	Server  string
+	Message string // the server's message, untrusted text
+	Answer  string // `decline`, or `accept {"city":"Lisbon"}`
+	Expires time.Time
+}
+
+// rememberSection is the section's widgets and state.
+type rememberSection struct {
+	prefill *closeCheck
+	list    *fyne.Container
+	none    *widget.Label
+	rules   []RememberedAnswer
+	forget  []int
+	changed func()
+}
+
+// buildRemember makes the section for s.
+func (v *settingsView) buildRemember(s RememberSettings) fyne.CanvasObject {
+	sec := &rememberSection{rules: s.Rules, changed: func() { v.validate() }}
+	v.remember = sec
+	sec.prefill = newCloseCheck(v.keys, "Pre-fill a form asked again with the values last given (never secrets)", nil)
+	sec.prefill.Checked = s.Prefill
+	sec.list = container.NewVBox()
+	sec.none = helpLabel("No answers are remembered.")
+	for _, r := range s.Rules {
+		sec.list.Add(sec.row(v.keys, r))
+	}
+	sec.none.Hidden = len(s.Rules) > 0
+	return container.NewVBox(heading("Remembered answers"),
+		helpLabel("Answers given with “Always answer this way”: each later request of that server with the same "+
+			"message and form gets it without a window. Forget one to be asked again (`elicitray rules` does the same)."),
+		sec.none, sec.list, sec.prefill)
+}
+
+// row is one rule's line and its Forget button.
+func (sec *rememberSection) row(keys *windowKeys, r RememberedAnswer) fyne.CanvasObject {
+	text := fmt.Sprintf("%s: %s — “%s”", clipMiddle(oneLine(r.Server), maxLabel/2),
+		clip(oneLine(r.Answer), maxLabel), clip(oneLine(r.Message), maxLabel))
+	if !r.Expires.IsZero() {
+		text += " — until " + r.Expires.Local().Format("2 Jan 2006")
+	}
+	label := widget.NewLabel(text)
+	label.Wrapping = fyne.TextWrapWord
+	var box *fyne.Container
+	forget := newCloseButton(keys, "Forget", theme.DeleteIcon(), func() {
+		sec.forget = append(sec.forget, r.ID)
+		sec.list.Remove(box)
+		sec.none.Hidden = len(sec.forget) < len(sec.rules)
+		sec.none.Refresh()
+		sec.changed()
+	})
+	forget.Importance = widget.LowImportance
+	box = container.NewBorder(nil, nil, nil, forget, label)
+	return box
+}
+
+// now is the section as the window holds it, for Save.
+func (sec *rememberSection) now() RememberSettings {
+	if sec == nil {
+		return RememberSettings{}
+	}
+	var left []RememberedAnswer
+	for _, r := range sec.rules {
+		if !containsInt(sec.forget, r.ID) {
+			left = append(left, r)
+		}
+	}
+	return RememberSettings{Prefill: sec.prefill.Checked, Rules: left, Forget: append([]int(nil), sec.forget...)}
+}
+
+// snapshot is the section's state for settingsView.snapshot.
+func (sec *rememberSection) snapshot() string {
+	if sec == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "prefill=%v forget=%v", sec.prefill.Checked, sec.forget)
+	return b.String()
+}
+
+func containsInt(s []int, n int) bool {
+	for _, x := range s {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// closeCheck is a check box that hands Escape and Ctrl+W to its window;
+// Space still toggles it.
+type closeCheck struct {
+	widget.Check
+	keys *windowKeys
+}
+
+func newCloseCheck(keys *windowKeys, label string, changed func(bool)) *closeCheck {
+	c := &closeCheck{keys: keys}
+	c.Text = label
+	c.OnChanged = changed
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// TypedKey catches Escape, which widget.Check would swallow.
+func (c *closeCheck) TypedKey(ev *fyne.KeyEvent) { c.keys.typedKey(ev, c.Check.TypedKey) }
