@@ -40,6 +40,8 @@ import (
 //	burst = 1
 //	every = "30s"
 //	keep_alive = "10s"
+//	guard = ["delete_*", "deploy"]   # these tools run only once you approve each call
+//	guard_destructive = true         # and so do those the server marks destructiveHint: true
 type Config struct {
 	// Timeout is how long a prompt waits for a person before it is answered
 	// cancel (decided by "timeout"). Zero: 10 minutes.
@@ -111,6 +113,14 @@ type ServerConfig struct {
 	Burst     int       `toml:"burst,omitempty,omitzero"`
 	Every     Duration  `toml:"every,omitempty"`
 	KeepAlive *Duration `toml:"keep_alive,omitempty"`
+	// Guard lists patterns of tool names (path.Match: "*" any run of
+	// characters, "?" one, "[…]" a class) whose calls wait for the user's
+	// approval in a window before they reach the server (issue 14). Nil
+	// guards none.
+	Guard []string `toml:"guard,omitempty"`
+	// GuardDestructive guards, besides, every tool the server annotates
+	// destructiveHint: true in its tools/list. False: only Guard's.
+	GuardDestructive bool `toml:"guard_destructive,omitempty"`
 }
 
 // Rules for a server's prompts.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -269,6 +270,13 @@ func (r *configReader) server(t map[string]toml.Primitive, where toml.Key, sc *S
 			sc.KeepAlive = new(Duration)
 			r.duration(p, where, k, sc.KeepAlive)
 		},
+		"guard": func(p toml.Primitive, k string) {
+			var v guardValue
+			if r.decode(p, where, k, &v, false) {
+				sc.Guard = v
+			}
+		},
+		"guard_destructive": func(p toml.Primitive, k string) { r.flag(p, where, k, &sc.GuardDestructive) },
 	})
 	return r.mistakes() == before
 }
@@ -392,8 +400,31 @@ type (
 	countValue    struct{ n, least int }
 	ruleValue     string
 	flagValue     bool
+	guardValue    []string
 	unknownKey    struct{}
 )
+
+func (g *guardValue) UnmarshalTOML(v any) error {
+	list, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("must be a list of tool names or patterns in quotes, like [\"delete_*\", \"deploy\"], not %s", tomlValue(v))
+	}
+	out := make([]string, 0, len(list))
+	for _, item := range list {
+		s, ok := item.(string)
+		if !ok || s == "" {
+			return fmt.Errorf("must list tool names or patterns in quotes, like \"delete_*\", not %s", tomlValue(item))
+		}
+		// path.Match reports a malformed pattern only when it meets it:
+		// try it once here, so the mistake is said now, with its line.
+		if _, err := path.Match(s, ""); err != nil {
+			return fmt.Errorf("%q is not a pattern: \"*\" matches any characters, \"?\" one, \"[abc]\" one of those (%w)", s, err)
+		}
+		out = append(out, s)
+	}
+	*g = out
+	return nil
+}
 
 func (tableValue) UnmarshalTOML(v any) error {
 	if _, ok := v.(map[string]any); !ok {

@@ -164,6 +164,7 @@ func TestHistoryCLIUsage(t *testing.T) {
 		{[]string{"history", "export", "--format", "xml"}, `--format must be jsonl or csv, not "xml"`},
 		{[]string{"history", "list", "--action", "declined"}, `--action: "declined" is not one of accept, decline, cancel, error, forwarded`},
 		{[]string{"history", "export", "--decided-by", "person"}, `--decided-by: "person" is not one of user, rule,`},
+		{[]string{"history", "list", "--kind", "tool"}, `--kind: "tool" is not one of form, url, "tool call"`},
 		{[]string{"history", "prune", "--older-than", "soon"}, `--older-than must be a duration like 30m, 12h or 7d, not "soon"`},
 		// Numbers and switches say what they take, not strconv's error.
 		{[]string{"history", "list", "--limit", "abc"}, `--limit must be a whole number of records, not "abc"`},

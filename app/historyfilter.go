@@ -30,13 +30,17 @@ var (
 // historyFilter is the selection flags `history list` and `history export`
 // share.
 type historyFilter struct {
-	server, action, decidedBy, since, until, text string
+	server, action, decidedBy, kind, since, until, text string
 }
+
+// kinds are the kinds of request history records (Record.Mode).
+var kinds = []string{"form", "url", bridge.ModeToolCall}
 
 func (f *historyFilter) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.server, "server", "", "only this server's decisions (the name given to wrap --name)")
 	cmd.Flags().StringVar(&f.action, "action", "", "only this action: accept, decline, cancel, error or forwarded")
 	cmd.Flags().StringVar(&f.decidedBy, "decided-by", "", "only decisions made by: user, rule, timeout, rate-limit, paused, muted, server-cancelled, host-cancelled, no-display or error")
+	cmd.Flags().StringVar(&f.kind, "kind", "", `only this kind of request: form, url or "tool call" (a guarded tool call approved or denied)`)
 	cmd.Flags().StringVar(&f.since, "since", "", "only decisions since a time: a duration ago (30m, 12h, 7d) or a date (2026-11-01, or RFC 3339)")
 	cmd.Flags().StringVar(&f.until, "until", "", "only decisions before a time (same forms as --since)")
 	cmd.Flags().StringVar(&f.text, "text", "", "only decisions whose message, server or tool contains this text")
@@ -44,7 +48,10 @@ func (f *historyFilter) flags(cmd *cobra.Command) {
 
 // query is the history query the flags select, times relative to now.
 func (f *historyFilter) query(now time.Time) (history.Query, error) {
-	q := history.Query{Server: f.server, Action: f.action, DecidedBy: f.decidedBy, Text: f.text}
+	q := history.Query{Server: f.server, Action: f.action, DecidedBy: f.decidedBy, Mode: f.kind, Text: f.text}
+	if q.Mode != "" && !slices.Contains(kinds, q.Mode) {
+		return q, usageError{fmt.Errorf("--kind: %q is not one of form, url, \"tool call\"", q.Mode)}
+	}
 	if q.Action != "" && !slices.Contains(actions, q.Action) {
 		return q, usageError{fmt.Errorf("--action: %q is not one of %s", q.Action, strings.Join(actions, ", "))}
 	}

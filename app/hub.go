@@ -447,6 +447,9 @@ func promptFor(req *bridge.Request) (Prompt, error) {
 			return p, check.Refused
 		}
 		p.URL = &check
+	case bridge.ModeToolCall:
+		// A guarded tools/call (bridge/guard.go): nothing to fill in, only
+		// Approve (accept) or Deny.
 	default:
 		return p, fmt.Errorf("%s-mode elicitations are not supported", req.Mode)
 	}

@@ -378,7 +378,8 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 		sp := ui.ServerPolicy{Name: n, Rule: RuleAsk}
 		if sc, ok := c.Servers[n]; ok {
 			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
-				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true}
+				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true,
+				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive}
 		}
 		s.Servers = append(s.Servers, sp)
 	}
@@ -444,6 +445,7 @@ func configOf(s ui.Settings) Config {
 		if sp.Every > 0 && sp.Every != d.Every {
 			sc.Every = Duration{sp.Every}
 		}
+		sc.Guard, sc.GuardDestructive = sp.Guard, sp.GuardDestructive
 		if c.Servers == nil {
 			c.Servers = map[string]ServerConfig{}
 		}
@@ -523,7 +525,7 @@ func browserOpener(env []string) func(*url.URL) error {
 func uiPrompt(p *Prompt) *ui.Prompt {
 	r := p.Request
 	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
-		CanRemember: p.Remember != nil, Prefill: p.Prefill}
+		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall}
 }
 
 // stampWriter starts each line written to w with the local time.

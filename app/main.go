@@ -318,14 +318,17 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				}
 				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
+			keepAlive, guard := wrapperConfig(name, stderr)
 			relay := bridge.NewRelay(srv, &bridge.Options{
-				Server:    name,
-				Approver:  client,
-				Rejected:  client.Reject,
-				NoDesktop: client.NoDesktop,
-				Overruled: client.Overruled,
-				KeepAlive: wrapperKeepAlive(name, stderr),
-				Log:       stderr,
+				Server:           name,
+				Approver:         client,
+				Rejected:         client.Reject,
+				NoDesktop:        client.NoDesktop,
+				Overruled:        client.Overruled,
+				KeepAlive:        keepAlive,
+				Guard:            guard.Guard,
+				GuardDestructive: guard.GuardDestructive,
+				Log:              stderr,
 			})
 			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
@@ -433,15 +436,16 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// wrapperKeepAlive is the keep-alive interval the wrapper of the server
-// configured as name uses (Config.KeepAliveFor). A config file the wrapper
-// cannot use gives the default, said once in the host's log: the hub says
-// what is wrong with it in full.
-func wrapperKeepAlive(name string, stderr io.Writer) time.Duration {
+// wrapperConfig is what the wrapper of the server configured as name reads
+// of the config: the keep-alive interval (Config.KeepAliveFor) and the
+// tools it guards (ServerConfig.Guard, GuardDestructive). A config file the
+// wrapper cannot use gives the defaults, said once in the host's log: the
+// hub says what is wrong with it in full.
+func wrapperConfig(name string, stderr io.Writer) (time.Duration, ServerConfig) {
 	cfg, err := LoadConfig(DefaultPaths().Config)
 	if err != nil {
-		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default): %v\n", name, DefaultKeepAlive, err)
-		return DefaultKeepAlive
+		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, DefaultKeepAlive, err)
+		return DefaultKeepAlive, ServerConfig{}
 	}
-	return cfg.KeepAliveFor(name)
+	return cfg.KeepAliveFor(name), cfg.Servers[name]
 }

@@ -105,6 +105,8 @@ func noticeOf(r *bridge.Request, sound bool) note {
 	title := "elicitray: " + plainText(r.Server, 64) + " asks"
 	var body string
 	switch {
+	case r.Mode == bridge.ModeToolCall:
+		body = fmt.Sprintf("The host wants to run the tool %s. It runs only if you approve it in the window.", plainText(r.Tool, 80))
 	case r.Mode == "url" && r.Tool != "":
 		body = fmt.Sprintf("During the tool call %s: a link to open. The prompt window is waiting for you.", plainText(r.Tool, 80))
 	case r.Mode == "url":

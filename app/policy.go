@@ -227,6 +227,11 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
 	case RuleAcceptDefaults, RuleAcceptDefaultsOrCancel:
 		content, whyNot := defaultsOnly(it.prompt.Form)
+		if req.Mode == bridge.ModeToolCall {
+			// The guard exists so that a person approves the call: no
+			// rule ever does (an unattended run denies it below).
+			content, whyNot = nil, "a guarded tool call is never approved by a rule"
+		}
 		if whyNot == "" {
 			return &bridge.Result{Action: bridge.ActionAccept, Content: content, DecidedBy: bridge.DecidedByRule,
 				Reason: "the rule for " + req.Server + " is " + pol.Rule + ", and the form's required fields all have defaults: they were sent"}

@@ -23,8 +23,10 @@ import (
 //	         Overruled) → no desktop (told to NoDesktop): to the host, or
 //	         cancel
 //
-// This file is the only one that calls the Approver and the Options hooks:
-// every record history keeps of an elicitation starts here. The features
+// This file is the only one that calls the Approver and the Options hooks
+// for an elicitation: every record history keeps of an elicitation starts
+// here. (Guarded tool calls, which are no elicitations, are asked in
+// guard.go.) The features
 // say only what differs: which call the elicitation belongs to (origin),
 // and what to do with the verdict.
 

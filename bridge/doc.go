@@ -71,7 +71,10 @@
 //	decide.go    the one decision path: params → Request → check, then the
 //	             Approver → the answer checked → no desktop: to the host or
 //	             cancel. The only caller of the Approver and of the Rejected,
-//	             NoDesktop and Overruled hooks
+//	             NoDesktop and Overruled hooks for elicitations
+//	guard.go     the tool-call guard: a guarded tools/call held until the
+//	             Approver approves it (written then) or not (the host gets
+//	             a tool error result); the tools learned from tools/list
 //	legacy.go    the server's elicitation/create and its cancellation
 //	loop.go      the input_required loop: host calls followed, retries
 //	round.go     one input_required round: entries checked and decided

@@ -169,14 +169,14 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, replyID []byte,
 			if id != nil {
 				return vEnd, id, result, 0
 			}
-			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() {
+			if !r.loop.any() && !r.calls.any() && !r.session.awaitsInit() && !r.loop.anyOwned() && !r.guard.awaitsList() {
 				// Nobody waits for any reply (the hot path): its id
 				// does not matter.
 				return vPass, nil, false, 0
 			}
 			reply = true
 			if _, ok := m.value(); !ok {
-				if !complete && result && !asksInput(b) && !r.session.awaitsInit() && !r.loop.anyOwned() && !r.keep.any() && r.loop.onlyLegacy() {
+				if !complete && result && !asksInput(b) && !r.session.awaitsInit() && !r.loop.anyOwned() && !r.keep.any() && r.loop.onlyLegacy() && !r.guard.awaitsList() {
 					// A long result, "id" after it, while only legacy
 					// calls wait: whoever's it is, it is final, and
 					// passes.
@@ -211,7 +211,7 @@ func (r *Relay) serverMembers(b []byte, complete bool) (v route, replyID []byte,
 // follows some call is searched for a resultType (asksInput): the hot
 // path, a reply nobody waits for, is not scanned again.
 func (r *Relay) replyRoute(id []byte, result bool, b []byte) (route, string) {
-	if r.loop.mayOwn(id) || r.session.awaitsInit() {
+	if r.loop.mayOwn(id) || r.session.awaitsInit() || r.guard.awaitsList() {
 		return vFull, ""
 	}
 	if !r.calls.any() && !r.loop.any() {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,13 @@ type Options struct {
 	// host that resets its timeout on progress keeps waiting for the
 	// person (PROTOCOL.md §10; keepalive.go). Zero sends none.
 	KeepAlive time.Duration
+	// Guard lists patterns of tool names (path.Match syntax: "delete_*",
+	// "deploy") whose tools/calls wait for the user's approval before they
+	// reach the server (guard.go, issue 14). Nil guards none.
+	Guard []string
+	// GuardDestructive guards, besides, every tool the server's tools/list
+	// annotated destructiveHint: true. False guards only Guard's.
+	GuardDestructive bool
 	// Log receives sentences for people (the host's log). Nil discards.
 	// A child's stderr goes to the command's own Stderr; see Command.
 	Log io.Writer
@@ -64,6 +72,7 @@ type Relay struct {
 	loop    *loop
 	forward *forwards
 	keep    *keepAlive
+	guard   *guard
 }
 
 // Causes that end a prompt before anyone answered it; the Approver reads
@@ -117,6 +126,7 @@ func NewRelay(srv Server, opts *Options) *Relay {
 	r.forward = &forwards{w: r.w, keep: r.keep}
 	r.loop = &loop{loops: map[string]*hostCall{}, retries: map[string]*hostCall{}, prefix: prefix, ownKey: "s:" + prefix,
 		w: r.w, d: r.decide, session: r.session, calls: r.calls, url: r.url, forward: r.forward, keep: r.keep}
+	r.guard = newGuard(r)
 	return r
 }
 
@@ -295,6 +305,9 @@ func (r *Relay) handleServer(line []byte, more bool) {
 func (r *Relay) fromHost(line []byte) []byte {
 	env, err := scanEnvelope(line)
 	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
+		if key, ok := cancelledID(env.Params); ok && r.guard.hostCancelled(key) {
+			return nil // guard.go: the server never saw the call
+		}
 		// The server must hear of it too, and before the cancel answers
 		// of the call's elicitations that this sets off (legacy.go): so
 		// it goes out here, ahead of them.
@@ -305,22 +318,36 @@ func (r *Relay) fromHost(line []byte) []byte {
 		return nil
 	}
 	if err != nil || !env.isRequest() {
+		if err == nil && r.guard.dropsUnanswerable(&env) {
+			return nil // guard.go: a guarded call no one could approve
+		}
 		// Not ours to judge: the server answers a malformed line -32700,
 		// and a "request" whose id is null -32600 (PROTOCOL.md §7: ids are
 		// never null), so such a line passes as the host wrote it.
 		return line
 	}
 	line, version, hostCaps, ok := r.session.fromHost(&env, line)
+	if ok {
+		r.guard.noteRequest(&env)
+	}
 	if !ok || !loopMethods[env.Method] {
 		return line
 	}
-	// A call whose reply may ask for input (PROTOCOL.md §1, §6), and the
-	// call a legacy elicitation may belong to.
 	key, _ := idKey(env.ID)
+	if r.guard.holds(key, &env, line, version, hostCaps) {
+		return nil // guard.go: sent once the user approves it
+	}
+	return r.followCall(key, &env, line, version, hostCaps)
+}
+
+// followCall follows a host request of a loop method, with id key: a call
+// whose reply may ask for input (PROTOCOL.md §1, §6), and the call a
+// legacy elicitation may belong to. It returns the line to send.
+func (r *Relay) followCall(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
 	call := callName(env.Method, env.Params) // what prompts name the call
 	r.calls.note(key, env.Method, call)
 	r.keep.noteCall(key, env.Params)
-	return r.loop.fromHost(key, &env, line, version, hostCaps, call)
+	return r.loop.fromHost(key, env, line, version, hostCaps, call)
 }
 
 // hostCancelled spreads a host's notifications/cancelled for one of its
@@ -374,10 +401,11 @@ func (r *Relay) fromServer(line []byte) bool {
 	case env.isResponse():
 		// The hot path: most lines are replies nobody waits for. Their
 		// id key is made only when some feature may want it.
-		if !r.session.awaitsInit() && !r.calls.any() && !r.loop.any() && !r.loop.mayOwn(env.ID) {
+		if !r.session.awaitsInit() && !r.calls.any() && !r.loop.any() && !r.loop.mayOwn(env.ID) && !r.guard.awaitsList() {
 			return true
 		}
 		if key, ok := idKey(env.ID); ok {
+			r.guard.fromServer(key, env.Result)
 			if !r.session.fromServer(key, env.Result) {
 				if r.calls.end(key) {
 					r.legacy.callEnded(key)

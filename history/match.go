@@ -33,6 +33,9 @@ func (q Query) matcher() func(*rawRecord) bool {
 		if q.DecidedBy != "" && string(rr.decidedBy) != q.DecidedBy {
 			return false
 		}
+		if q.Mode != "" && string(rr.mode) != q.Mode {
+			return false
+		}
 		if text.lower == "" {
 			return true
 		}

@@ -26,6 +26,9 @@ type Query struct {
 	// DecidedBy selects who or what decided: "user", "timeout",
 	// "server-cancelled" or "error". Empty means all.
 	DecidedBy string
+	// Mode selects one kind of request: "form", "url", or "tool call" (a
+	// guarded tools/call the user approved or denied). Empty means all.
+	Mode string
 	// Since selects records at or after this time. Zero means no lower bound.
 	Since time.Time
 	// Until selects records strictly before this time, so that consecutive
@@ -372,7 +375,7 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 func countQuery(tx *bolt.Tx, q Query) (int, error) {
 	q.Before, q.After = 0, 0
 	timed := !q.Since.IsZero() || !q.Until.IsZero()
-	filtered := q.Action != "" || q.DecidedBy != "" || q.Text != ""
+	filtered := q.Action != "" || q.DecidedBy != "" || q.Mode != "" || q.Text != ""
 	index := q.index(tx)
 	switch {
 	case index == nil:

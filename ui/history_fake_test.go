@@ -94,6 +94,7 @@ func (f *fakeHistory) matches(q history.Query, r history.Record) bool {
 	case q.Server != "" && r.Server != q.Server,
 		q.Action != "" && r.Action != q.Action,
 		q.DecidedBy != "" && r.DecidedBy != q.DecidedBy,
+		q.Mode != "" && r.Mode != q.Mode,
 		!q.Since.IsZero() && r.Time.Before(q.Since),
 		!q.Until.IsZero() && !r.Time.Before(q.Until):
 		return false

@@ -20,6 +20,9 @@ var (
 	historyDeciders = []string{"Decided by anyone", "user", "rule", "timeout", "rate-limit",
 		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "error"}
 	historyDates = []string{dateAll, dateToday, dateWeek, dateMonth, dateBetween}
+	// historyKinds are the kinds of request (Record.Mode): elicitations of
+	// either mode, and guarded tool calls.
+	historyKinds = []string{"Any kind", "form", "url", "tool call"}
 )
 
 // The date filter's choices.
@@ -38,7 +41,7 @@ const dayLayout = "2006-01-02"
 var errDayFormat = errors.New("write dates as YYYY-MM-DD")
 
 // historyFilters is the bar above the history table: free text, server,
-// action, who decided, and dates.
+// action, who decided, the kind of request, and dates.
 type historyFilters struct {
 	now     func() time.Time
 	changed func()
@@ -52,6 +55,7 @@ type historyFilters struct {
 	servers []string // the server choices
 	action  *closeSelect
 	decided *closeSelect
+	kind    *closeSelect
 	date    *closeSelect
 	from    *closeEntry
 	to      *closeEntry
@@ -85,6 +89,8 @@ func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *
 	f.action.SetSelectedIndex(0)
 	f.decided = newCloseSelect(keys, historyDeciders, func(string) { f.changed() })
 	f.decided.SetSelectedIndex(0)
+	f.kind = newCloseSelect(keys, historyKinds, func(string) { f.changed() })
+	f.kind.SetSelectedIndex(0)
 
 	day := func(placeholder string) *closeEntry {
 		e := newCloseEntry(keys)
@@ -121,6 +127,7 @@ func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *
 		fixedWidth(f.server, 160),
 		fixedWidth(f.action, 130),
 		fixedWidth(f.decided, 180),
+		fixedWidth(f.kind, 120),
 		fixedWidth(f.date, 150),
 		f.clear,
 	)
@@ -141,6 +148,9 @@ func (f *historyFilters) query() (history.Query, error) {
 	}
 	if i := f.decided.SelectedIndex(); i > 0 {
 		q.DecidedBy = historyDeciders[i]
+	}
+	if i := f.kind.SelectedIndex(); i > 0 {
+		q.Mode = historyKinds[i]
 	}
 	t := f.now().Local()
 	today := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.Local)
@@ -213,6 +223,7 @@ func (f *historyFilters) onClear() {
 	f.server.SetText("")
 	f.action.SetSelectedIndex(0)
 	f.decided.SetSelectedIndex(0)
+	f.kind.SetSelectedIndex(0)
 	f.from.SetText("")
 	f.to.SetText("")
 	f.date.SetSelected(dateAll)

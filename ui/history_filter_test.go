@@ -63,6 +63,19 @@ func TestHistoryFiltersBuildTheQuery(t *testing.T) {
 			wantStatus: "1 of 3 decisions matches",
 		},
 		{
+			name:       "kind",
+			set:        func(f *historyFilters) { f.kind.SetSelected("form") },
+			want:       history.Query{Mode: "form"},
+			wantRows:   []string{"github", "everything", "everything"},
+			wantStatus: "3 of 3 decisions match",
+		},
+		{
+			name:       "kind none",
+			set:        func(f *historyFilters) { f.kind.SetSelected("tool call") },
+			want:       history.Query{Mode: "tool call"},
+			wantStatus: "No decisions match these filters.",
+		},
+		{
 			name: "several",
 			set: func(f *historyFilters) {
 				f.server.SetText("everything")

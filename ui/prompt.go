@@ -68,6 +68,11 @@ type Prompt struct {
 	// place of its defaults: the values last given for the same question.
 	// A secret field never takes one.
 	Prefill map[string]any
+	// ToolCall marks a prompt that asks to approve a host's tools/call
+	// (the tool-call guard, issue 14): Message says what the call would do,
+	// Form is nil, and the buttons read Deny (answering decline) and
+	// Approve (accept). False: an elicitation (Decline, Submit).
+	ToolCall bool
 }
 
 // Answer is the user's decision on a Prompt: the ElicitResult to send
@@ -116,7 +121,11 @@ type PromptWindow struct {
 // second until the window closes.
 func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	v := newPromptView(p, done)
-	pw := showPromptWindow(a, promptTitle(p.Server), &v.promptBase, v.onCancel, v.content, v.size(), v.focusFirst)
+	title := promptTitle(p.Server)
+	if p.ToolCall {
+		title = toolCallTitle(p.Server)
+	}
+	pw := showPromptWindow(a, title, &v.promptBase, v.onCancel, v.content, v.size(), v.focusFirst)
 	pw.view = v
 	return pw
 }
@@ -228,6 +237,11 @@ func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
 // promptTitle is the window title naming the asking server.
 func promptTitle(server string) string {
 	return "elicitray — " + server + " asks"
+}
+
+// toolCallTitle is the title of a tool-call approval window.
+func toolCallTitle(server string) string {
+	return "elicitray — approve a tool call to " + server + "?"
 }
 
 // promptWidth is how wide a form prompt opens.
@@ -458,8 +472,12 @@ func (v *promptView) build() fyne.CanvasObject {
 	form := v.form
 
 	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
-	v.decline = newKeyButton(v.keys, "Decline", v.tapGuarded(v.onDecline), v.keys.decline)
-	v.submit = newKeyButton(v.keys, "Submit", v.tapGuarded(v.onSubmit), v.keys.submit)
+	declineText, submitText := "Decline", "Submit"
+	if v.p.ToolCall {
+		declineText, submitText = "Deny", "Approve"
+	}
+	v.decline = newKeyButton(v.keys, declineText, v.tapGuarded(v.onDecline), v.keys.decline)
+	v.submit = newKeyButton(v.keys, submitText, v.tapGuarded(v.onSubmit), v.keys.submit)
 	v.submit.Importance = widget.HighImportance
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis
@@ -469,8 +487,13 @@ func (v *promptView) build() fyne.CanvasObject {
 
 	v.top = container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
 	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
+	if v.p.ToolCall {
+		// Muting the server would deny its guarded calls for an hour, not
+		// approve them, as "Don't ask again" may be read: not offered.
+		v.mute.Hide()
+	}
 	v.bottom = container.NewVBox(widget.NewSeparator(), status)
-	if v.p.CanRemember && !hasSecretField(v.p.Form) {
+	if v.p.CanRemember && !v.p.ToolCall && !hasSecretField(v.p.Form) {
 		v.bottom.(*fyne.Container).Add(v.rememberBox())
 	}
 	v.bottom.(*fyne.Container).Add(buttons)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,13 @@ type ServerPolicy struct {
 	// Timeout is how long a prompt waits for a person before it is answered
 	// cancel; more than zero. For a server, zero: it follows the defaults.
 	Timeout time.Duration
+	// Guard lists patterns of tool names ("delete_*", "deploy") whose
+	// calls wait for the user's approval (the tool-call guard); nil guards
+	// none. GuardDestructive guards, besides, the tools the server marks
+	// destructiveHint: true. Only a server has them: the defaults' are
+	// unused.
+	Guard            []string
+	GuardDestructive bool
 	// Own says the server has settings of its own: given, that config.toml
 	// has a table for it; saved, that it had one, or the user added the
 	// server or changed its row in the window. A server without Own (one
@@ -396,6 +404,9 @@ func (v *settingsView) snapshot() string {
 	var b strings.Builder
 	for _, r := range v.rows() {
 		b.WriteString(r.name + "\x00" + r.ruleValue)
+		if r.destructive != nil && r.destructive.Checked {
+			b.WriteString("\x00destructive")
+		}
 		for _, f := range r.fields() {
 			b.WriteString("\x00" + strings.TrimSpace(f.entry.Text))
 		}
@@ -431,9 +442,14 @@ type policyRow struct {
 	burst     *settingField
 	every     *settingField
 	timeout   *settingField
-	summary   *widget.Label
-	remove    *closeButton // nil for the defaults
-	box       *fyne.Container
+	// guard and destructive are a server's tool-call guard (nil for the
+	// defaults); givenDestructive is the check box as given.
+	guard            *settingField
+	destructive      *widget.Check
+	givenDestructive bool
+	summary          *widget.Label
+	remove           *closeButton // nil for the defaults
+	box              *fyne.Container
 }
 
 // newPolicyRow makes the row for p; fields p leaves zero start empty (for
@@ -454,17 +470,27 @@ func newPolicyRow(p ServerPolicy, v *settingsView) *policyRow {
 	r.burst = newSettingField("Burst", burst, "3", optional, checkBurst, changed, v)
 	r.every = newSettingField("Every", formatDuration(p.Every), "5s", optional, checkDuration, changed, v)
 	r.timeout = newSettingField("Timeout", formatDuration(p.Timeout), "10m", optional, checkDuration, changed, v)
+	if p.Name != "" {
+		r.guard = newSettingField("Guard", strings.Join(p.Guard, ", "), "delete_*, deploy", true, checkGuard, changed, v)
+		r.givenDestructive = p.GuardDestructive
+		r.destructive = widget.NewCheck("Also guard the tools the server marks destructive", nil)
+		r.destructive.Checked = p.GuardDestructive // as given: not a change
+		r.destructive.OnChanged = func(bool) { changed() }
+	}
 	return r
 }
 
-// fields are the row's burst, every and timeout.
+// fields are the row's burst, every and timeout, and a server's guard.
 func (r *policyRow) fields() []*settingField {
+	if r.guard != nil {
+		return []*settingField{r.burst, r.every, r.timeout, r.guard}
+	}
 	return []*settingField{r.burst, r.every, r.timeout}
 }
 
 // changed reports whether the user changed the row since it was shown.
 func (r *policyRow) changed() bool {
-	if r.ruleValue != r.givenRule {
+	if r.ruleValue != r.givenRule || (r.destructive != nil && r.destructive.Checked != r.givenDestructive) {
 		return true
 	}
 	for _, f := range r.fields() {
@@ -485,6 +511,11 @@ func (r *policyRow) build() fyne.CanvasObject {
 	r.box.Add(container.NewGridWithColumns(3, r.burst.build(), r.every.build(), r.timeout.build()))
 	r.summary = helpLabel("")
 	r.box.Add(r.summary)
+	if r.guard != nil {
+		r.box.Add(r.guard.build())
+		r.box.Add(r.destructive)
+		r.box.Add(helpLabel("Calls of these tools (names, or patterns with * and ?, separated by commas) run only after you approve each in a window."))
+	}
 	if r.name != "" {
 		r.box.Add(widget.NewSeparator())
 	}
@@ -555,6 +586,14 @@ func (r *policyRow) policy() (ServerPolicy, []string) {
 		} else {
 			bad = append(bad, r.timeout.name)
 		}
+	}
+	if r.guard != nil {
+		if g, err := parseGuard(r.guard.entry.Text); err == nil {
+			p.Guard = g
+		} else {
+			bad = append(bad, r.guard.name)
+		}
+		p.GuardDestructive = r.destructive.Checked
 	}
 	return p, bad
 }
@@ -703,6 +742,28 @@ func (f *settingField) validate(all bool) {
 	f.shown = true
 	f.errLabel.SetText(sentence(errors.New(f.name + " " + err.Error())))
 	f.errLabel.Show()
+}
+
+// parseGuard reads a guard: tool names or patterns (path.Match: *, ?,
+// [...]) separated by commas; empty guards none.
+func parseGuard(s string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("%q is not a name or pattern: * matches any characters, ? one, [abc] one of those", p)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func checkGuard(s string) error {
+	_, err := parseGuard(s)
+	return err
 }
 
 // parseBurst reads a burst: a whole number, at least 1.

@@ -65,7 +65,7 @@ func (h *settingsHarness) row(server string) *policyRow {
 func (h *settingsHarness) field(server, name string) *settingField {
 	h.t.Helper()
 	r := h.row(server)
-	for _, f := range []*settingField{r.burst, r.every, r.timeout} {
+	for _, f := range r.fields() {
 		if f.name == name {
 			return f
 		}

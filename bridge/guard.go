@@ -1,0 +1,391 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The tool-call guard (issue 14, "Guard tool calls, not only
+// elicitations"). A host's tools/call for a tool the user guards
+// (Options.Guard names it, or Options.GuardDestructive and the server
+// annotated it destructiveHint: true) is held: it is not written to the
+// server until a person approved it. The Approver is asked on the call's
+// own goroutine, with a Request of Mode ModeToolCall, so that every other
+// message keeps flowing meanwhile. Approve writes the call as the host
+// sent it (and from then on the relay follows it as any call); anything
+// else answers the host with a tool error result (CallToolResult,
+// isError: true) that says why, and the server never hears of the call.
+// A host's notifications/cancelled for a held call closes the window and
+// goes nowhere: the server never saw the request it names.
+//
+// What the window shows of the tool (its title, description and
+// destructiveHint) is learned from the server's tools/list results as they
+// pass to the host: a tool the host calls without having listed it is
+// shown by name only, and GuardDestructive cannot know it is destructive.
+
+// ModeToolCall is the Mode of a Request that asks the user to approve a
+// tools/call (guard.go), and the mode history records for it: its kind,
+// beside "form" and "url". Such a Request has no RequestedSchema; its
+// Message says what the call would do (tool, title, description, the
+// arguments as masked, bounded text). An accept approves the call; decline
+// and cancel deny it.
+const ModeToolCall = "tool call"
+
+// toolInfo is what a server's tools/list said of one tool.
+type toolInfo struct {
+	title, description string
+	destructive        bool
+}
+
+// guard holds the host's guarded tools/calls until the user decides.
+type guard struct {
+	w       *wires
+	d       *decider
+	keep    *keepAlive
+	session *session
+	// patterns are Options.Guard; destructive is Options.GuardDestructive.
+	patterns    []string
+	destructive bool
+	// follow is what the relay does with an approved call: it follows it,
+	// and returns the line to write to the server.
+	follow func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte
+
+	mu sync.Mutex // guards the maps below
+	// tools are what the server's tools/list results said, by name.
+	tools map[string]toolInfo
+	// lists are the id keys of the host's tools/list requests in flight.
+	lists map[string]bool
+	// held are the guarded calls waiting for a decision, or whose decision
+	// is on its way out, by id key.
+	held map[string]*heldCall
+	// listing is len(lists), stored under mu: every reply asks (listing),
+	// without the lock.
+	listing atomic.Int32
+}
+
+func newGuard(r *Relay) *guard {
+	return &guard{
+		w: r.w, d: r.decide, keep: r.keep, session: r.session,
+		patterns: r.opts.Guard, destructive: r.opts.GuardDestructive,
+		// What Relay.followCall does, but for the keep-alive, which has
+		// followed the call since it was held: noting it again would forget
+		// the progress the host already got for its token.
+		follow: func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
+			call := callName(env.Method, env.Params)
+			r.calls.note(key, env.Method, call)
+			return r.loop.fromHost(key, env, line, version, hostCaps, call)
+		},
+		tools: map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
+	}
+}
+
+// on reports whether the user guards any tool of this server.
+func (g *guard) on() bool { return len(g.patterns) > 0 || g.destructive }
+
+// awaitsList reports whether a host's tools/list waits for its result,
+// which the guard reads to learn the tools (the fast path then gives
+// replies to the full path).
+func (g *guard) awaitsList() bool { return g.listing.Load() > 0 }
+
+// noteRequest notes a host request: a tools/list, whose result the guard
+// reads.
+func (g *guard) noteRequest(env *envelope) {
+	if !g.on() || env.Method != "tools/list" {
+		return
+	}
+	key, ok := idKey(env.ID)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	g.lists[key] = true
+	g.listing.Store(int32(len(g.lists)))
+	g.mu.Unlock()
+}
+
+// fromServer reads the reply with id key when it answers a host's
+// tools/list: its tools are learned (MCP 2025-06-18, server/tools: name,
+// title, description, annotations). The reply passes on unchanged.
+func (g *guard) fromServer(key string, result json.RawMessage) {
+	if g.listing.Load() == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.lists[key] {
+		return
+	}
+	delete(g.lists, key)
+	g.listing.Store(int32(len(g.lists)))
+	var list struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Title       string `json:"title"`
+			Description string `json:"description"`
+			Annotations struct {
+				Title           string `json:"title"`
+				DestructiveHint *bool  `json:"destructiveHint"`
+			} `json:"annotations"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &list) != nil {
+		return // an error reply, or a result that is not a list: nothing learned
+	}
+	for _, t := range list.Tools {
+		info := toolInfo{title: t.Title, description: t.Description}
+		if info.title == "" {
+			info.title = t.Annotations.Title
+		}
+		// Only an explicit true: the spec's default (true, when
+		// readOnlyHint is false) would guard every unannotated tool.
+		info.destructive = t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint
+		g.tools[t.Name] = info
+	}
+}
+
+// heldCall is one guarded call held.
+type heldCall struct {
+	// cancel ends its prompt (with ErrHostCancelled when the host cancelled).
+	cancel context.CancelCauseFunc
+	// decided is set, under guard.mu, once its decision is made: the call
+	// or its denial is being written, and written once out is closed.
+	// approved says which. A host's cancel that comes meanwhile waits for
+	// out, so that the server reads the call before its cancel, or, for a
+	// denial, goes nowhere, as the server never saw the call.
+	decided, approved bool
+	out               chan struct{}
+}
+
+// guarded reports whether a call of the tool name needs approval, and what
+// the server said of the tool.
+func (g *guard) guarded(name string) (toolInfo, bool) {
+	g.mu.Lock()
+	info := g.tools[name]
+	g.mu.Unlock()
+	if g.destructive && info.destructive {
+		return info, true
+	}
+	for _, p := range g.patterns {
+		if ok, err := path.Match(p, name); err == nil && ok {
+			return info, true
+		}
+	}
+	return info, false
+}
+
+// dropsUnanswerable reports whether env, a host message that is no request
+// (no id, or a null one), is a tools/call of a guarded tool, and then says
+// on the log that it was not passed on: nobody could answer its approval,
+// and a lenient server might run it all the same.
+func (g *guard) dropsUnanswerable(env *envelope) bool {
+	if !g.on() || env.Method != "tools/call" {
+		return false
+	}
+	name := stringMember(env.Params, "name")
+	if _, ok := g.guarded(name); !ok {
+		return false
+	}
+	g.w.log.printf("%s: the host sent a tools/call of the guarded tool %s without a usable id; it was not passed on (a guarded call waits for approval, and one without an id can get no answer)", g.d.opts.Server, strconv.Quote(name))
+	return true
+}
+
+// holds holds a host's tools/call (its id key, envelope and line as the
+// relay would send it) when its tool is guarded, and asks the Approver on
+// a goroutine of its own; it reports whether it held it. A call it holds
+// is written later, on approval, or answered by the guard.
+func (g *guard) holds(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) bool {
+	if !g.on() || env.Method != "tools/call" {
+		return false
+	}
+	name := stringMember(env.Params, "name")
+	info, ok := g.guarded(name)
+	if !ok {
+		return false
+	}
+	if key == "" {
+		// PROTOCOL.md §7: ids are strings or integers. A server might run
+		// a call under another id all the same, so a guarded one is
+		// denied rather than passed on unasked.
+		g.w.toHost(deniedResult(env.ID, fmt.Sprintf("elicitray did not run the tool %s: the request's id is not a string or an integer, so it cannot be held for approval.", strconv.Quote(name))))
+		return true
+	}
+	// The line may be a reader's buffer: the held call keeps its own copy.
+	kept := append([]byte(nil), line...)
+	caps := append(json.RawMessage(nil), hostCaps...)
+	held, err := scanEnvelope(kept)
+	if err != nil {
+		return false
+	}
+	args, _ := getMember(held.Params, "arguments")
+	req := g.request(name, info, args, version)
+
+	ctx, cancel := context.WithCancelCause(g.w.ctx)
+	hc := &heldCall{cancel: cancel, out: make(chan struct{})}
+	g.mu.Lock()
+	if old := g.held[key]; old != nil && !old.decided {
+		old.cancel(nil) // a reused id: the newer request wins, the older is not sent
+	}
+	g.held[key] = hc
+	g.mu.Unlock()
+	// PROTOCOL.md §10: the host hears progress while the window is open,
+	// as for an elicitation of the call.
+	g.keep.noteCall(key, held.Params)
+	closed := g.keep.prompt(key)
+	go g.ask(ctx, hc, key, &held, kept, version, caps, req, closed)
+	return true
+}
+
+// ask decides one held call and sends what the decision makes of it.
+func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, req *Request, closed func()) {
+	var res *Result
+	var err error
+	if g.d.opts.Approver != nil {
+		res, err = g.d.opts.Approver.Approve(ctx, req)
+	} else {
+		err = errors.New("no approver is configured")
+	}
+	closed()
+	approved := err == nil && res != nil && res.Action == ActionAccept
+	g.mu.Lock()
+	mine := g.held[key] == hc && ctx.Err() == nil
+	if mine {
+		hc.decided, hc.approved = true, approved
+	}
+	g.mu.Unlock()
+	defer hc.cancel(nil)
+	if !mine {
+		// The host cancelled the call (or sent another under its id), or
+		// the relay stops: nothing goes anywhere.
+		return
+	}
+	defer func() {
+		g.mu.Lock()
+		if g.held[key] == hc {
+			delete(g.held, key)
+		}
+		g.mu.Unlock()
+		close(hc.out)
+	}()
+	if approved {
+		// Approve forwards the call untouched; from here the relay
+		// follows it as any call.
+		if out := g.follow(key, env, line, version, hostCaps); out != nil {
+			g.w.toServer(out)
+		}
+		return
+	}
+	why := g.denial(req, res, err)
+	g.keep.end(key)
+	g.w.toHost(deniedResult(env.ID, why))
+}
+
+// denial is the sentence a denied call's error result says, and tells
+// Options.NoDesktop of a call no desktop could show (history keeps it).
+func (g *guard) denial(req *Request, res *Result, err error) string {
+	tool := strconv.Quote(req.Tool)
+	switch {
+	case errors.Is(err, ErrNoDesktop):
+		g.d.noDesktopSaid.Do(func() {
+			g.w.log.printf("%v. Guarded tool calls are denied while nobody can approve them.", err)
+		})
+		if g.d.opts.NoDesktop != nil {
+			g.d.opts.NoDesktop(req, false, err)
+		}
+		return fmt.Sprintf("elicitray did not run the tool %s: it needs the user's approval, and no desktop could show the approval window.", tool)
+	case err != nil:
+		g.w.log.printf("%s: no decision on the call of %s, denying it: %v", req.Server, tool, err)
+		return fmt.Sprintf("elicitray did not run the tool %s: it needs the user's approval, and none could be had (%v).", tool, err)
+	}
+	switch res.DecidedBy {
+	case DecidedByUser, "":
+		return fmt.Sprintf("The user denied the call of the tool %s in elicitray; it did not run.", tool)
+	case DecidedByTimeout:
+		return fmt.Sprintf("Nobody approved the call of the tool %s in elicitray in time; it did not run.", tool)
+	}
+	why := res.Reason
+	if why == "" {
+		why = "decided by " + res.DecidedBy
+	}
+	return fmt.Sprintf("elicitray did not run the tool %s without the user's approval: %s.", tool, strings.TrimSuffix(why, "."))
+}
+
+// hostCancelled closes the window of the held call with id key, if any:
+// the host cancelled it (PROTOCOL.md §7). It reports whether the call was
+// held; its cancel then goes nowhere, as the server never saw the call.
+func (g *guard) hostCancelled(key string) bool {
+	if !g.on() {
+		return false
+	}
+	g.mu.Lock()
+	hc := g.held[key]
+	if hc != nil && hc.decided {
+		g.mu.Unlock()
+		// Decided as the cancel came: an approved call reaches the
+		// server before the cancel does; a denied one never does, nor
+		// does its cancel.
+		<-hc.out
+		return !hc.approved
+	}
+	delete(g.held, key)
+	if g.lists[key] {
+		// A cancelled tools/list gets no result to learn from.
+		delete(g.lists, key)
+		g.listing.Store(int32(len(g.lists)))
+	}
+	g.mu.Unlock()
+	if hc == nil {
+		return false
+	}
+	g.keep.end(key)
+	hc.cancel(ErrHostCancelled)
+	return true
+}
+
+// request builds the Approver's view of a guarded call.
+func (g *guard) request(name string, info toolInfo, args json.RawMessage, version string) *Request {
+	serverInfo, agreed := g.session.server()
+	if version == "" {
+		version = agreed
+	}
+	return &Request{
+		ID:              fmt.Sprintf("%s%d", g.d.prefix, g.d.seq.Add(1)),
+		Time:            time.Now(),
+		Server:          g.d.opts.Server,
+		ServerInfo:      serverInfo,
+		Tool:            name,
+		Mode:            ModeToolCall,
+		Message:         guardMessage(name, info, args),
+		ProtocolVersion: version,
+	}
+}
+
+// deniedResult is the reply a denied call gets: a CallToolResult with
+// isError true and a text saying why (MCP server/tools, "Error
+// Handling": tool execution errors are reported in the result, so the
+// model sees them), under the host's own id.
+func deniedResult(id json.RawMessage, why string) []byte {
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	msg := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  struct {
+			Content []content `json:"content"`
+			IsError bool      `json:"isError"`
+		} `json:"result"`
+	}{JSONRPC: "2.0", ID: id}
+	msg.Result.Content = []content{{Type: "text", Text: why}}
+	msg.Result.IsError = true
+	b, _ := json.Marshal(msg)
+	return append(b, '\n')
+}
