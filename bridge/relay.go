@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -221,7 +222,7 @@ func (r *Relay) pumpHost() {
 	if sc, ok := server.(*lineConn); ok {
 		defer host.r.pipe.close()
 		err := host.r.pump(sc.w, r.hostRoute, func(string) {}, r.handleHost, func(err error) {
-			r.w.log.printf("writing to the server: %v", err)
+			r.w.log.printf("%s", serverWriteFailed(err))
 		}, func() {
 			r.w.log.printf("the host sent a message longer than 1 MiB with a second \"method\", or one after its result: the server would read it as a request or notification elicitray did not see, so it was cut off there and its rest not passed on")
 		})
@@ -240,7 +241,7 @@ func (r *Relay) pumpHost() {
 		}
 		if out := r.fromHost(line); out != nil {
 			if werr := server.Write(out, !host.Buffered()); werr != nil {
-				r.w.log.printf("writing to the server: %v", werr)
+				r.w.log.printf("%s", serverWriteFailed(werr))
 			}
 		}
 	}
@@ -250,7 +251,7 @@ func (r *Relay) pumpHost() {
 func (r *Relay) handleHost(line []byte, more bool) {
 	if out := r.fromHost(line); out != nil {
 		if werr := r.w.server.Write(out, !more); werr != nil {
-			r.w.log.printf("writing to the server: %v", werr)
+			r.w.log.printf("%s", serverWriteFailed(werr))
 		}
 	}
 }
@@ -312,7 +313,7 @@ func (r *Relay) fromHost(line []byte) []byte {
 		// of the call's elicitations that this sets off (legacy.go): so
 		// it goes out here, ahead of them.
 		if werr := r.w.server.Write(line, !r.w.host.Buffered()); werr != nil {
-			r.w.log.printf("writing to the server: %v", werr)
+			r.w.log.printf("%s", serverWriteFailed(werr))
 		}
 		r.hostCancelled(env.Params)
 		return nil
@@ -435,6 +436,17 @@ type wires struct {
 	serverName string
 }
 
+// serverWriteFailed says why a message did not reach the server. Its
+// input closed is said in words: the relay closes it when the host has
+// gone (its stdin ended), or the server has stopped, and what comes after
+// that (a cancel, an answer) has nobody to read it.
+func serverWriteFailed(err error) string {
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+		return "a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)"
+	}
+	return fmt.Sprintf("writing to the server: %v", err)
+}
+
 // toHost writes one whole message to the host and flushes it.
 func (w *wires) toHost(line []byte) {
 	if err := w.host.Write(line, true); err != nil {
@@ -445,7 +457,7 @@ func (w *wires) toHost(line []byte) {
 // toServer writes one whole message to the server and flushes it.
 func (w *wires) toServer(line []byte) {
 	if err := w.server.Write(line, true); err != nil {
-		w.log.printf("writing to the server: %v", err)
+		w.log.printf("%s", serverWriteFailed(err))
 	}
 }
 
