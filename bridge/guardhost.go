@@ -160,11 +160,11 @@ func endedResult(cause error, why string) Result {
 // mode is form mode (PROTOCOL.md §6).
 func (h *hostAsks) question(id string, req *Request) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "elicitray: the server %s", strconv.Quote(cleanLine(req.Server, guardMaxValue)))
+	fmt.Fprintf(&b, "elicitray, for the server %s", strconv.Quote(cleanLine(req.Server, guardMaxValue)))
 	if n := cleanLine(req.ServerInfo.Name, guardMaxValue); n != "" && n != req.Server {
 		fmt.Fprintf(&b, " (it calls itself %s)", strconv.Quote(n))
 	}
-	fmt.Fprintf(&b, " guards the tool %s: approve this call? (No desktop can show elicitray's own window.)\n\n", strconv.Quote(cleanLine(req.Tool, guardMaxValue)))
+	b.WriteString(": no desktop can show elicitray's approval window, so it asks here.\n\n")
 	b.WriteString(req.Message)
 	b.WriteString("\n\nAccept runs the call; decline denies it.")
 	params, _ := json.Marshal(struct {
