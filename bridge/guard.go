@@ -308,7 +308,7 @@ func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope
 		}
 		return
 	}
-	why := ""
+	var why string
 	if inHost != nil {
 		why = inHost.denial
 	} else {

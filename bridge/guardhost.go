@@ -94,8 +94,8 @@ type hostVerdict struct {
 // could show (noDesktop says why). It returns when the host answered, or
 // timeout passed, or ctx ended (the host cancelled its call, or the relay
 // stops: the Result then says so, and no sentence is needed, as nobody
-// waits for an answer); in the last two cases the host is told that the
-// question is withdrawn (PROTOCOL.md §7).
+// waits for an answer). On a timeout and a host's cancel the host is told
+// that the question is withdrawn (PROTOCOL.md §7), so its prompt closes.
 func (h *hostAsks) ask(ctx context.Context, req *Request, noDesktop error) hostVerdict {
 	h.said.Do(func() {
 		h.w.log.printf("%v. Guarded tool calls are asked in the host, which declared it can show elicitations, because no desktop can show elicitray's approval window.", noDesktop)
@@ -137,7 +137,14 @@ func (h *hostAsks) await(ctx context.Context, key, id string, ch chan hostReply,
 		}
 	case <-ctx.Done():
 		cause := context.Cause(ctx)
-		h.withdraw(key, id, cause.Error())
+		if errors.Is(cause, ErrRelayStopped) {
+			// Nobody is left to tell: the question is only forgotten.
+			h.mu.Lock()
+			delete(h.waits, key)
+			h.mu.Unlock()
+		} else {
+			h.withdraw(key, id, cause.Error())
+		}
 		return hostVerdict{res: endedResult(cause, why)}
 	}
 }
