@@ -148,6 +148,18 @@ func TestGuardInHost(t *testing.T) {
 			}
 			// Neither the host's answer nor a denied call reached the server.
 			p.serverNextIsPing(9)
+			// The host's replies to the server's own requests still reach
+			// it, byte for byte.
+			roots := `{"jsonrpc":"2.0","id":"r1","method":"roots/list"}`
+			p.serverSends(roots)
+			if got := p.hostGets(); got != roots {
+				t.Fatalf("host got %q, want the server's roots/list", got)
+			}
+			answer := `{"result":{"roots":[]},"jsonrpc":"2.0","id":"r1"}`
+			p.hostSends(answer)
+			if got := p.serverGets(); got != answer {
+				t.Fatalf("server got %q, want the host's answer to its request", got)
+			}
 			if diff := cmp.Diff([][2]string{tt.decided}, rec.got()); diff != "" {
 				t.Errorf("history was told (-want +got):\n%s", diff)
 			}
