@@ -242,8 +242,13 @@ func (r *Relay) callReplied(key string) {
 // hostRoute decides a host line from its first members (the full path is
 // fromHost): replies and notifications pass, except notifications/cancelled;
 // requests, which the relay may edit or follow, take the full path, but for
-// the legacy ones it only follows or passes (quickRequest).
+// the legacy ones it only follows or passes (quickRequest). Once the relay
+// asked the host something itself (guardhost.go), every line does: a
+// reply's id may come after its long result.
 func (r *Relay) hostRoute(b []byte, complete bool) (route, string) {
+	if r.guard.host.asked.Load() {
+		return vFull, ""
+	}
 	v, rest := hostMembers(b, complete)
 	if v == vFull {
 		if complete && r.quickRequest(b) {
