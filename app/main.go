@@ -235,7 +235,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				release, err := openDisplay()
+				release, _, err := openDisplay()
 				release()
 				return runErr(err)
 			},
