@@ -119,3 +119,39 @@ func TestEndToEndDemoApprovalFlow(t *testing.T) {
 		t.Errorf("history %q, want %q", got, want)
 	}
 }
+
+// TestDemoSaysWhenPaused: with prompts paused (`elicitray pause`), `elicitray
+// demo` shows no window, and each tool says its form was not shown because
+// elicitray is paused, not that someone dismissed it; the history says
+// paused too.
+func TestDemoSaysWhenPaused(t *testing.T) {
+	d := newDesktop(t)
+	startWinHub(d, "0s")
+	if out, err := exec.Command(elicitrayBin, "pause").CombinedOutput(); err != nil {
+		t.Fatalf("elicitray pause: %v\n%s", err, out)
+	}
+	cmd := exec.Command(elicitrayBin, "demo", "--tool", "confirm_deploy", "--tool", "request_change")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("elicitray demo: %v\n%s%s", err, stderr.String(), d.diagnostics())
+	}
+	out := stdout.String()
+	const paused = "because elicitray is paused (`elicitray resume` shows prompts again)"
+	for _, want := range []string{
+		"→ confirm_deploy\ncancel: the form was not shown, " + paused + "\n",
+		"→ request_change\naborted at round 1 (approval): the approval was not shown, " + paused + ", so nothing was changed. Audit log: ",
+	} {
+		if n := strings.Count(out, want); n != 2 {
+			t.Errorf("elicitray demo says %q %d times, want once in each era:\n%s", want, n, out)
+		}
+	}
+	if strings.Contains(out, "dismissed") {
+		t.Errorf("elicitray demo says a prompt was dismissed, though none was shown:\n%s", out)
+	}
+	for _, r := range d.history() {
+		if r.Action != "cancel" || r.DecidedBy != "paused" {
+			t.Errorf("history holds %s %s decided by %s, want every prompt cancelled by the pause", r.Tool, r.Action, r.DecidedBy)
+		}
+	}
+}
