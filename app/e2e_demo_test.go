@@ -155,3 +155,33 @@ func TestDemoSaysWhenPaused(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoFormsReturn: what README's demo section says of Return holds.
+// choose_tags, confirm_deploy and pick_environment open with their defaults
+// in place and Return submits them at once; profile_form needs a full name,
+// which typed, Return submits with the form's defaults.
+func TestDemoFormsReturn(t *testing.T) {
+	d := newDesktop(t)
+	cs := d.connect("demo", elicitrayBin, "demo-server")
+	for _, tt := range []struct {
+		tool, typing, want string
+	}{
+		{"choose_tags", "", `accept: {"labels":["feature"]}`},
+		{"confirm_deploy", "", `accept: {"confirm":false,"environment":"staging"}`},
+		{"pick_environment", "", `accept: {"environment":"staging"}`},
+		{"profile_form", "Ada Lovelace", `"fullName":"Ada Lovelace"`},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			d := d.with(t)
+			call := d.call(cs, tt.tool)
+			win, _ := d.window()
+			if tt.typing != "" {
+				d.typeInto(win, tt.typing)
+			}
+			d.answer(win, "Return")
+			if got := d.result(call); !strings.HasPrefix(got, "accept: ") || !strings.Contains(got, tt.want) {
+				t.Errorf("Return on %s sent %q, want accept with %s", tt.tool, got, tt.want)
+			}
+		})
+	}
+}
