@@ -99,11 +99,30 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 			if err != nil {
 				return usageError{fmt.Errorf("--audit %q: %w", audit, err)}
 			}
-			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs}))
+			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs, NotShown: pausedNow(ctx)}))
 		},
 	}
 	cmd.Flags().StringVar(&audit, "audit", "", "request_change appends each outcome to `FILE`, one JSON line each (default: demo-audit.jsonl next to hub.log)")
 	return cmd
+}
+
+// pausedNow is the demo server's demo.Options.NotShown: whether the
+// running hub (never one started for it) has prompts paused. The demo
+// server is elicitray's own, so it may ask what a server cannot know: that
+// its cancel came from the pause, not from someone dismissing the window
+// (the history says "paused" too).
+func pausedNow(ctx context.Context) func() string {
+	return func() string {
+		c := &hubClient{paths: DefaultPaths()}
+		defer c.close()
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
+		if err != nil || !r.Paused {
+			return ""
+		}
+		return "elicitray is paused (`elicitray resume` shows prompts again)"
+	}
 }
 
 // newDemoCmd is `elicitray demo [--protocol VERSION] [--tool NAME]…`.
@@ -235,7 +254,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				release, err := openDisplay()
+				release, _, err := openDisplay()
 				release()
 				return runErr(err)
 			},
