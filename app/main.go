@@ -318,7 +318,9 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				}
 				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
-			keepAlive, guard := wrapperConfig(name, stderr)
+			cfgPath := DefaultPaths().Config
+			stamp := stampOf(cfgPath) // before the read: a change after it is caught
+			keepAlive, guard := wrapperConfig(cfgPath, name, stderr)
 			relay := bridge.NewRelay(srv, &bridge.Options{
 				Server:           name,
 				Approver:         client,
@@ -330,8 +332,12 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				GuardDestructive: guard.GuardDestructive,
 				Log:              stderr,
 			})
+			// The guard follows config.toml while the wrapper runs (wrapguard.go).
+			watchCtx, stopWatch := context.WithCancel(ctx)
+			watchGuard(watchCtx, cfgPath, name, guard, stamp, relay.SetGuard, stderr)
 			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
+			stopWatch()
 			client.close()
 			if err != nil {
 				fmt.Fprintf(stderr, "elicitray: %v\n", startError(what, err))
@@ -437,12 +443,13 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 }
 
 // wrapperConfig is what the wrapper of the server configured as name reads
-// of the config: the keep-alive interval (Config.KeepAliveFor) and the
-// tools it guards (ServerConfig.Guard, GuardDestructive). A config file the
+// of the config file at path when it starts: the keep-alive interval
+// (Config.KeepAliveFor) and the tools it guards (ServerConfig.Guard,
+// GuardDestructive; watchGuard follows later changes). A config file the
 // wrapper cannot use gives the defaults, said once in the host's log: the
 // hub says what is wrong with it in full.
-func wrapperConfig(name string, stderr io.Writer) (time.Duration, ServerConfig) {
-	cfg, err := LoadConfig(DefaultPaths().Config)
+func wrapperConfig(path, name string, stderr io.Writer) (time.Duration, ServerConfig) {
+	cfg, err := LoadConfig(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, DefaultKeepAlive, err)
 		return DefaultKeepAlive, ServerConfig{}
