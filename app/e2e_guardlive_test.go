@@ -83,7 +83,7 @@ func TestEndToEndGuardFollowsConfig(t *testing.T) {
 	expect(ch, `The user denied the call of the tool "echo" in elicitray; it did not run.`, true)
 
 	d.config("[servers.live]\nguard = [\"echo\"\n")
-	broken := `so the guard stays as it was: calls of "echo" wait for your approval.`
+	broken := `so this wrapper keeps the settings it had: calls of "echo" wait for your approval.`
 	logSays(broken)
 	ch = echo("still guarded")
 	win, _ = d.window()

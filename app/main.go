@@ -332,9 +332,9 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				GuardDestructive: guard.GuardDestructive,
 				Log:              stderr,
 			})
-			// The guard follows config.toml while the wrapper runs (wrapguard.go).
+			// The guard and keep-alive follow config.toml while the wrapper runs (wrapguard.go).
 			watchCtx, stopWatch := context.WithCancel(ctx)
-			watchGuard(watchCtx, cfgPath, name, guard, stamp, relay.SetGuard, stderr)
+			watchGuard(watchCtx, cfgPath, name, guard, keepAlive, stamp, relay, stderr)
 			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
 			stopWatch()
@@ -445,7 +445,7 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 // wrapperConfig is what the wrapper of the server configured as name reads
 // of the config file at path when it starts: the keep-alive interval
 // (Config.KeepAliveFor) and the tools it guards (ServerConfig.Guard,
-// GuardDestructive; watchGuard follows later changes). A config file the
+// GuardDestructive); watchGuard follows later changes of both. A config file the
 // wrapper cannot use gives the defaults, said once in the host's log: the
 // hub says what is wrong with it in full.
 func wrapperConfig(path, name string, stderr io.Writer) (time.Duration, ServerConfig) {

@@ -10,47 +10,57 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
 
-// A running wrapper follows the guard of config.toml (issue 14): a user
-// who adds `guard = ["deploy"]` in Settings or by hand gets it on the
-// host's next tools/call of the wrapped server, without restarting the
-// host.
+// A running wrapper follows the guard and the keep-alive of config.toml
+// (issue 14): a user who adds `guard = ["deploy"]` in Settings or by hand
+// gets it on the host's next tools/call of the wrapped server, without
+// restarting the host.
 //
 // Why a watch on the file, and not a look at it per call or word from the
 // hub: the wrapper reads config.toml itself at start (wrapperConfig), and
 // a hand edit must apply even when no hub runs or the hub has not read the
 // file again yet. A stat per tools/call would be a syscall on the relay's
 // hot path (issue 12: the round trip may grow by 10 µs at most); with the
-// watch, a call pays one atomic load (bridge's Relay.SetGuard) and the file
+// watch, a call pays an atomic load (bridge's Relay.SetGuard, SetKeepAlive) and the file
 // is read only when the operating system says it changed. The directory is
 // watched, not the file: Settings and most editors replace the file by a
 // rename, which a watch on the file itself would lose.
 
-// guardWatch keeps one wrapper's guard as config.toml says.
+// guardWatch keeps one wrapper's guard and keep-alive as config.toml says.
 type guardWatch struct {
 	path, name string
-	// set puts a guard in force (Relay.SetGuard).
-	set    func(patterns []string, destructive bool)
-	stderr io.Writer
-	// cur is the guard in force; stamp the file's version it was read
-	// from, or last found unusable (so that one bad version is said once).
-	cur   ServerConfig
-	stamp configStamp
+	relay      wrapperSettings
+	stderr     io.Writer
+	// cur is the guard in force, keepAlive the interval; stamp the file's
+	// version they were read from, or last found unusable (so that one
+	// bad version is said once).
+	cur       ServerConfig
+	keepAlive time.Duration
+	stamp     configStamp
 }
 
-// watchGuard follows the guard of the server configured as name in the
-// config file at path until ctx is done: when the file changes, its
-// guard and guard_destructive for name are put in force with set, and the
-// host's log says so in a sentence. A file that no longer reads keeps the
-// guard in force, said in one sentence; a file removed or empty keeps it
-// silently (an editor may be replacing it or writing it in place). cur is the guard read at start, from
-// the file as stamp found it. When the file cannot be watched, the guard
-// stays as it is and the log says that a change applies at the next start.
-func watchGuard(ctx context.Context, path, name string, cur ServerConfig, stamp configStamp, set func([]string, bool), stderr io.Writer) {
-	g := &guardWatch{path: filepath.Clean(path), name: name, set: set, stderr: stderr, cur: cur, stamp: stamp}
+// wrapperSettings is what of a running relay follows config.toml
+// (*bridge.Relay).
+type wrapperSettings interface {
+	SetGuard(patterns []string, destructive bool)
+	SetKeepAlive(every time.Duration)
+}
+
+// watchGuard follows the guard and keep-alive of the server configured as
+// name in the config file at path until ctx is done: when the file
+// changes, its guard, guard_destructive and keep-alive for name are put in
+// force in relay, and the host's log says what changed in a sentence. A
+// file that no longer reads keeps them, said in one sentence; a file
+// removed or empty keeps them silently (an editor may be replacing it or
+// writing it in place). cur and keepAlive are what was read at start,
+// from the file as stamp found it. When the file cannot be watched, they
+// stay and the log says that a change applies at the next start.
+func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAlive time.Duration, stamp configStamp, relay wrapperSettings, stderr io.Writer) {
+	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
 	w, err := fsnotify.NewWatcher()
 	if err == nil {
 		dir := filepath.Dir(g.path)
@@ -63,7 +73,7 @@ func watchGuard(ctx context.Context, path, name string, cur ServerConfig, stamp 
 		}
 	}
 	if err != nil {
-		g.logf("changes to the guard in %s apply when the host starts this wrapper again: the file cannot be watched (%v).", g.path, err)
+		g.logf("changes to the guard and keep-alive in %s apply when the host starts this wrapper again: the file cannot be watched (%v).", g.path, err)
 		return
 	}
 	// A change between the read at start and the watch is caught here.
@@ -103,7 +113,7 @@ func watchGuard(ctx context.Context, path, name string, cur ServerConfig, stamp 
 }
 
 // reload reads the file when it is not the version last read, and puts its
-// guard in force.
+// guard and keep-alive in force.
 func (g *guardWatch) reload() {
 	stamp := stampOf(g.path)
 	if !stamp.exists || stamp.size == 0 || stamp == g.stamp {
@@ -115,16 +125,25 @@ func (g *guardWatch) reload() {
 	g.stamp = stamp
 	c, err := LoadConfig(g.path)
 	if err != nil {
-		g.logf("%s changed but cannot be used (%s), so the guard stays as it was: %s.", filepath.Base(g.path), firstMistake(err), guardText(g.cur, "wait"))
+		g.logf("%s changed but cannot be used (%s), so this wrapper keeps the settings it had: %s.", filepath.Base(g.path), firstMistake(err), guardText(g.cur, "wait"))
 		return
 	}
-	sc := c.Servers[g.name]
-	if slices.Equal(sc.Guard, g.cur.Guard) && sc.GuardDestructive == g.cur.GuardDestructive {
-		return // another setting changed: nothing to say here
+	// Only what changed for this server is said: an edit of another
+	// setting says nothing here.
+	if sc := c.Servers[g.name]; !slices.Equal(sc.Guard, g.cur.Guard) || sc.GuardDestructive != g.cur.GuardDestructive {
+		g.cur.Guard, g.cur.GuardDestructive = slices.Clone(sc.Guard), sc.GuardDestructive
+		g.relay.SetGuard(g.cur.Guard, g.cur.GuardDestructive)
+		g.logf("%s changed: %s.", filepath.Base(g.path), guardText(g.cur, "now wait"))
 	}
-	g.cur.Guard, g.cur.GuardDestructive = slices.Clone(sc.Guard), sc.GuardDestructive
-	g.set(g.cur.Guard, g.cur.GuardDestructive)
-	g.logf("%s changed: %s.", filepath.Base(g.path), guardText(g.cur, "now wait"))
+	if ka := c.KeepAliveFor(g.name); ka != g.keepAlive {
+		g.keepAlive = ka
+		g.relay.SetKeepAlive(ka)
+		if ka > 0 {
+			g.logf("%s changed: while a prompt is open, the host now hears progress every %v.", filepath.Base(g.path), ka)
+		} else {
+			g.logf("%s changed: while a prompt is open, the host now hears no progress (keep_alive is 0s).", filepath.Base(g.path))
+		}
+	}
 }
 
 func (g *guardWatch) logf(format string, args ...any) {

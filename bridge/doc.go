@@ -74,7 +74,8 @@
 //	             NoDesktop and Overruled hooks for elicitations
 //	guard.go     the tool-call guard: a guarded tools/call held until the
 //	             Approver approves it (written then) or not (the host gets
-//	             a tool error result); the tools learned from tools/list
+//	             a tool error result); the tools learned from tools/list;
+//	             what is guarded swapped while the relay runs (SetGuard)
 //	legacy.go    the server's elicitation/create and its cancellation
 //	loop.go      the input_required loop: host calls followed, retries
 //	round.go     one input_required round: entries checked and decided
