@@ -101,8 +101,10 @@ func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAl
 			// read the file once for all that are there already.
 			for drained := false; !drained; {
 				select {
-				case <-w.Events:
-				case <-w.Errors:
+				case _, ok := <-w.Events:
+					drained = !ok
+				case _, ok := <-w.Errors:
+					drained = !ok
 				default:
 					drained = true
 				}
