@@ -350,7 +350,8 @@ func TestGuardNotificationDropped(t *testing.T) {
 // echo from the call after SetGuard, showing the title and description of
 // the tools/list it passed before anything was guarded; a call held when
 // the guard is taken away again stays held until the user decides, and
-// the call after it runs at once.
+// the call after it runs at once; guard_destructive set later guards the
+// tool the list marked destructive.
 func TestGuardSetWhileRunning(t *testing.T) {
 	a := newGuardApprover()
 	p, r, _ := newPeer(t, func(**Relay) *Options { return &Options{Server: "everything", Approver: a} })
@@ -378,4 +379,15 @@ func TestGuardSetWhileRunning(t *testing.T) {
 	if got := p.serverGets(); got != last {
 		t.Fatalf("server got %q, want the call made once nothing is guarded", got)
 	}
+
+	// guard_destructive set later knows the tools marked destructive in
+	// the list the host got while nothing was guarded.
+	r.SetGuard(nil, true)
+	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wipe","arguments":{}}}`)
+	ask = <-a.asked
+	if ask.req.Tool != "wipe" || !strings.Contains(ask.req.Message, "Deletes everything") {
+		t.Errorf("asked about %q:\n%s\nwant the destructive wipe, described", ask.req.Tool, ask.req.Message)
+	}
+	ask.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
+	p.serverGets()
 }
