@@ -19,7 +19,9 @@
 // sent on a short-lived one. In `elicitray
 // ui` the Fyne event loop owns the main goroutine, and everything that
 // touches widgets goes through fyne.Do. The wrapper's hub client reads
-// replies on one goroutine per connection.
+// replies on one goroutine per connection, and one more watches
+// config.toml, putting a change of the server's guard or keep-alive in
+// force in the running relay (wrapguard.go).
 //
 // Systems: what differs between Linux, macOS and Windows (locks, owners and
 // private directories, peer credentials, the socket, the detached hub,

@@ -374,8 +374,11 @@ var _ Prompter = (*guiPrompter)(nil)
 // defaults in everything.
 func settingsOf(c Config, seen map[string]bool) ui.Settings {
 	d := c.Policy("")
-	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout}}
-	names := maps.Clone(seen)
+	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
+		KeepAlive: keepAliveOf(c.KeepAlive)},
+		Notice: ui.NoticeSettings{Notification: c.Notice.Notifies(), Sound: c.Notice.Sound}}
+	names := map[string]bool{}
+	maps.Copy(names, seen)
 	for n := range c.Servers {
 		names[n] = true
 	}
@@ -387,11 +390,30 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 		if sc, ok := c.Servers[n]; ok {
 			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
 				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true,
-				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive}
+				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive, KeepAlive: keepAliveOf(sc.KeepAlive)}
 		}
 		s.Servers = append(s.Servers, sp)
 	}
 	return s
+}
+
+// keepAliveOf is a keep_alive as the Settings window holds it: nil when
+// the file says nothing.
+func keepAliveOf(d *Duration) *time.Duration {
+	if d == nil {
+		return nil
+	}
+	v := d.Duration
+	return &v
+}
+
+// withUnshown is c, the config the Settings window saved, with what the
+// window does not show carried over from old: [history] and [remember]
+// (whose prefill the caller then sets from the window: rememberConfigOf).
+func withUnshown(c, old Config) Config {
+	c.History = old.History
+	c.Remember = old.Remember
+	return c
 }
 
 // configOf is the config the Settings window saved (the window does not
@@ -402,28 +424,6 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 // it only the values that are not the defaults'. A server seen but never
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
-// withUnshown is c, the config the Settings window saved, with what the
-// window does not show carried over from old: [history], [notice], and keep_alive,
-// the file's and each server's (a server with only that keeps its table).
-func withUnshown(c, old Config) Config {
-	c.History = old.History
-	c.Notice = old.Notice
-	c.Remember = old.Remember
-	c.KeepAlive = old.KeepAlive
-	for name, sc := range old.Servers {
-		if sc.KeepAlive == nil {
-			continue
-		}
-		if c.Servers == nil {
-			c.Servers = map[string]ServerConfig{}
-		}
-		own := c.Servers[name]
-		own.KeepAlive = sc.KeepAlive
-		c.Servers[name] = own
-	}
-	return c
-}
-
 func configOf(s ui.Settings) Config {
 	d := s.Defaults
 	var c Config
@@ -436,6 +436,18 @@ func configOf(s ui.Settings) Config {
 	if d.Every != DefaultEvery {
 		c.Rate.Every = Duration{d.Every}
 	}
+	keepAlive := DefaultKeepAlive // what a server's keep-alive left empty follows
+	if d.KeepAlive != nil {
+		keepAlive = *d.KeepAlive
+		if keepAlive != DefaultKeepAlive {
+			c.KeepAlive = &Duration{keepAlive}
+		}
+	}
+	// [notice]: only what is not the default (a notification, no sound).
+	if !s.Notice.Notification {
+		c.Notice.Notification = new(false)
+	}
+	c.Notice.Sound = s.Notice.Sound
 	for _, sp := range s.Servers {
 		if !sp.Own {
 			continue
@@ -452,6 +464,9 @@ func configOf(s ui.Settings) Config {
 		}
 		if sp.Every > 0 && sp.Every != d.Every {
 			sc.Every = Duration{sp.Every}
+		}
+		if sp.KeepAlive != nil && *sp.KeepAlive != keepAlive {
+			sc.KeepAlive = &Duration{*sp.KeepAlive}
 		}
 		sc.Guard, sc.GuardDestructive = sp.Guard, sp.GuardDestructive
 		if c.Servers == nil {

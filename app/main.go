@@ -337,7 +337,9 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				}
 				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
-			settings := wrapperConfig(name, stderr)
+			cfgPath := DefaultPaths().Config
+			stamp := stampOf(cfgPath) // before the read: a change after it is caught
+			settings := wrapperConfig(cfgPath, name, stderr)
 			relay := bridge.NewRelay(srv, &bridge.Options{
 				Server:           name,
 				Approver:         client,
@@ -351,8 +353,12 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				PromptTimeout:    settings.timeout,
 				Log:              stderr,
 			})
+			// The guard and keep-alive follow config.toml while the wrapper runs (wrapguard.go).
+			watchCtx, stopWatch := context.WithCancel(ctx)
+			watchGuard(watchCtx, cfgPath, name, settings.guard, settings.keepAlive, stamp, relay, stderr)
 			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
+			stopWatch()
 			client.close()
 			if err != nil {
 				fmt.Fprintf(stderr, "elicitray: %v\n", startError(what, err))
@@ -470,10 +476,12 @@ type wrapperSettings struct {
 }
 
 // wrapperConfig is what the wrapper of the server configured as name reads
-// of the config. A config file the wrapper cannot use gives the defaults,
-// said once in the host's log: the hub says what is wrong with it in full.
-func wrapperConfig(name string, stderr io.Writer) wrapperSettings {
-	cfg, err := LoadConfig(DefaultPaths().Config)
+// of the config file at path when it starts; watchGuard follows later
+// changes of its keep-alive and guard. A config file the wrapper cannot
+// use gives the defaults, said once in the host's log: the hub says what
+// is wrong with it in full.
+func wrapperConfig(path, name string, stderr io.Writer) wrapperSettings {
+	cfg, err := LoadConfig(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, DefaultKeepAlive, err)
 		return wrapperSettings{keepAlive: DefaultKeepAlive, timeout: DefaultTimeout}

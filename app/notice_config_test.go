@@ -17,7 +17,7 @@ import (
 // TestConfigNotice: [notice] turns the prompt notification off and its
 // sound on; with nothing said the notification is on and silent; a value
 // that is not true or false is a mistake that says so; and a save from the
-// Settings window, which does not show [notice], keeps it.
+// Settings window, which shows [notice], keeps it as it was shown.
 func TestConfigNotice(t *testing.T) {
 	dir := t.TempDir()
 	write := func(text string) string {

@@ -659,9 +659,10 @@ func TestPolicyCLI(t *testing.T) {
 	}
 }
 
-// TestSettingsKeepWhatTheyDoNotShow: saving the Settings window keeps the
-// keep_alive intervals, the file's and a server's, which the window does
-// not show, and [history] (the hub's saveSettings: withUnshown).
+// TestSettingsKeepWhatTheyDoNotShow: saving the Settings window unchanged
+// keeps the keep_alive intervals, the file's and a server's (one with
+// nothing else keeps its table), and [history], which the window does not
+// show (the hub's saveSettings: withUnshown).
 func TestSettingsKeepWhatTheyDoNotShow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	text := "keep_alive = \"20s\"\n\n[history]\nkeep = \"720h\"\n\n[servers.github]\nrule = \"decline\"\nkeep_alive = \"0s\"\n\n[servers.slow]\nkeep_alive = \"5s\"\n"

@@ -464,7 +464,7 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 
 // saveSettings writes what the Settings window saved to config.toml and
 // puts it in force at once; what the window does not show ([history],
-// [notice], keep_alive) stays as it was (withUnshown).
+// [remember] for) stays as it was (withUnshown).
 func (w *windows) saveSettings(s ui.Settings) error {
 	h := w.hub
 	h.mu.Lock()

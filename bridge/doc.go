@@ -74,7 +74,8 @@
 //	             NoDesktop and Overruled hooks for elicitations
 //	guard.go     the tool-call guard: a guarded tools/call held until the
 //	             Approver approves it (written then) or not (the host gets
-//	             a tool error result); the tools learned from tools/list
+//	             a tool error result); the tools learned from tools/list;
+//	             what is guarded swapped while the relay runs (SetGuard)
 //	guardhost.go with no desktop, a guarded call asked in a host that shows
 //	             elicitations: the relay's own elicitation/create, its
 //	             answer kept from the server, the HostDecided hook

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,9 +59,10 @@ type guard struct {
 	// host asks the host in place of the window when no desktop can show
 	// it (guardhost.go).
 	host *hostAsks
-	// patterns are Options.Guard; destructive is Options.GuardDestructive.
-	patterns    []string
-	destructive bool
+	// settings is what the user guards: Options.Guard and
+	// GuardDestructive, until Relay.SetGuard swaps in others. Every host
+	// request reads it, so it is one atomic load, never a lock.
+	settings atomic.Pointer[guardSettings]
 	// follow is what the relay does with an approved call: it follows it,
 	// and returns the line to write to the server.
 	follow func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte
@@ -78,11 +80,20 @@ type guard struct {
 	listing atomic.Int32
 }
 
+// guardSettings is one version of what the user guards; it is never
+// changed once stored, only replaced.
+type guardSettings struct {
+	patterns    []string
+	destructive bool
+}
+
+// on reports whether s guards any tool.
+func (s *guardSettings) on() bool { return len(s.patterns) > 0 || s.destructive }
+
 func newGuard(r *Relay) *guard {
-	return &guard{
+	g := &guard{
 		w: r.w, d: r.decide, keep: r.keep, session: r.session,
-		host:     newHostAsks(r.w, r.decide.prefix, r.opts.PromptTimeout),
-		patterns: r.opts.Guard, destructive: r.opts.GuardDestructive,
+		host: newHostAsks(r.w, r.decide.prefix, r.opts.PromptTimeout),
 		// What Relay.followCall does, but for the keep-alive, which has
 		// followed the call since it was held: noting it again would forget
 		// the progress the host already got for its token.
@@ -93,10 +104,25 @@ func newGuard(r *Relay) *guard {
 		},
 		tools: map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
 	}
+	g.set(r.opts.Guard, r.opts.GuardDestructive)
+	return g
 }
 
-// on reports whether the user guards any tool of this server.
-func (g *guard) on() bool { return len(g.patterns) > 0 || g.destructive }
+// set makes patterns and destructive what the next tools/call is judged
+// by; a call held already stays held.
+func (g *guard) set(patterns []string, destructive bool) {
+	g.settings.Store(&guardSettings{patterns: slices.Clone(patterns), destructive: destructive})
+}
+
+// SetGuard replaces what Options.Guard and Options.GuardDestructive said
+// while the relay runs (the wrapper does when config.toml changes): the
+// host's next tools/call is judged by patterns and destructive. A call held
+// already stays held until its decision, and one approved already runs.
+// Safe to call from any goroutine.
+func (r *Relay) SetGuard(patterns []string, destructive bool) { r.guard.set(patterns, destructive) }
+
+// on reports whether the user guards any tool of this server now.
+func (g *guard) on() bool { return g.settings.Load().on() }
 
 // awaitsList reports whether a host's tools/list waits for its result,
 // which the guard reads to learn the tools (the fast path then gives
@@ -104,9 +130,12 @@ func (g *guard) on() bool { return len(g.patterns) > 0 || g.destructive }
 func (g *guard) awaitsList() bool { return g.listing.Load() > 0 }
 
 // noteRequest notes a host request: a tools/list, whose result the guard
-// reads.
+// reads. It does so while nothing is guarded too: the guard may be set
+// later (SetGuard), and a host lists its tools once, at the start, so the
+// window could otherwise not show a tool's title, nor guard_destructive
+// know which tools are destructive.
 func (g *guard) noteRequest(env *envelope) {
-	if !g.on() || env.Method != "tools/list" {
+	if env.Method != "tools/list" {
 		return
 	}
 	key, ok := idKey(env.ID)
@@ -175,13 +204,17 @@ type heldCall struct {
 // guarded reports whether a call of the tool name needs approval, and what
 // the server said of the tool.
 func (g *guard) guarded(name string) (toolInfo, bool) {
+	s := g.settings.Load()
+	if !s.on() {
+		return toolInfo{}, false
+	}
 	g.mu.Lock()
 	info := g.tools[name]
 	g.mu.Unlock()
-	if g.destructive && info.destructive {
+	if s.destructive && info.destructive {
 		return info, true
 	}
-	for _, p := range g.patterns {
+	for _, p := range s.patterns {
 		if ok, err := path.Match(p, name); err == nil && ok {
 			return info, true
 		}
@@ -352,9 +385,8 @@ func (g *guard) denial(req *Request, res *Result, err error) string {
 // the host cancelled it (PROTOCOL.md §7). It reports whether the call was
 // held; its cancel then goes nowhere, as the server never saw the call.
 func (g *guard) hostCancelled(key string) bool {
-	if !g.on() {
-		return false
-	}
+	// Not only while something is guarded: a call held before SetGuard
+	// unguarded its tool still waits, and a tools/list is always noted.
 	g.mu.Lock()
 	hc := g.held[key]
 	if hc != nil && hc.decided {

@@ -345,3 +345,49 @@ func TestGuardNotificationDropped(t *testing.T) {
 	}
 	p.serverNextIsPing(3)
 }
+
+// TestGuardSetWhileRunning: a relay started with nothing guarded guards
+// echo from the call after SetGuard, showing the title and description of
+// the tools/list it passed before anything was guarded; a call held when
+// the guard is taken away again stays held until the user decides, and
+// the call after it runs at once; guard_destructive set later guards the
+// tool the list marked destructive.
+func TestGuardSetWhileRunning(t *testing.T) {
+	a := newGuardApprover()
+	p, r, _ := newPeer(t, func(**Relay) *Options { return &Options{Server: "everything", Approver: a} })
+	p.initialize()
+	p.listTools()
+	first := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	p.hostSends(first)
+	if got := p.serverGets(); got != first {
+		t.Fatalf("server got %q, want the unguarded call", got)
+	}
+
+	r.SetGuard([]string{"ech?"}, false)
+	p.hostSends(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	ask := <-a.asked
+	if !strings.Contains(ask.req.Message, "Echo Tool") || !strings.Contains(ask.req.Message, "Echoes back the input") {
+		t.Errorf("the window does not describe the tool listed before the guard was set:\n%s", ask.req.Message)
+	}
+	p.serverNextIsPing(5)
+
+	r.SetGuard(nil, false)
+	ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+	jsonEq(t, `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"The user denied the call of the tool \"echo\" in elicitray; it did not run."}],"isError":true}}`, p.hostGets())
+	last := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	p.hostSends(last)
+	if got := p.serverGets(); got != last {
+		t.Fatalf("server got %q, want the call made once nothing is guarded", got)
+	}
+
+	// guard_destructive set later knows the tools marked destructive in
+	// the list the host got while nothing was guarded.
+	r.SetGuard(nil, true)
+	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wipe","arguments":{}}}`)
+	ask = <-a.asked
+	if ask.req.Tool != "wipe" || !strings.Contains(ask.req.Message, "Deletes everything") {
+		t.Errorf("asked about %q:\n%s\nwant the destructive wipe, described", ask.req.Tool, ask.req.Message)
+	}
+	ask.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
+	p.serverGets()
+}

@@ -40,8 +40,10 @@ const keepAliveStep = 1.0 / 1024
 // keepAlive follows the host calls in flight that carry a progressToken.
 type keepAlive struct {
 	w *wires
-	// every is the interval between progress notifications; zero: none.
-	every time.Duration
+	// every is the interval between progress notifications in
+	// nanoseconds; zero: none. Options.KeepAlive, until Relay.SetKeepAlive
+	// stores another: atomic, as every host request reads it.
+	every atomic.Int64
 
 	// mu guards the fields below and every tokenCall, and is held while
 	// a progress notification for a followed token is written to the
@@ -72,8 +74,21 @@ type tokenCall struct {
 }
 
 func newKeepAlive(w *wires, every time.Duration) *keepAlive {
-	return &keepAlive{w: w, every: every, calls: map[string]*tokenCall{}, tokens: map[string]*tokenCall{}}
+	k := &keepAlive{w: w, calls: map[string]*tokenCall{}, tokens: map[string]*tokenCall{}}
+	k.every.Store(int64(every))
+	return k
 }
+
+// interval is the interval between progress notifications now; zero or
+// less: none.
+func (k *keepAlive) interval() time.Duration { return time.Duration(k.every.Load()) }
+
+// SetKeepAlive replaces Options.KeepAlive while the relay runs (the
+// wrapper does when config.toml changes): calls the host makes from now on
+// are followed at interval every (zero: none), and the next progress of a
+// prompt open now comes at the new interval; with zero, none comes. Safe
+// to call from any goroutine.
+func (r *Relay) SetKeepAlive(every time.Duration) { r.keep.every.Store(int64(max(every, 0))) }
 
 // any reports whether some call with a progress token is in flight: then
 // the server's progress notifications take the full path.
@@ -82,7 +97,7 @@ func (k *keepAlive) any() bool { return k.open.Load() > 0 }
 // noteCall follows the host call with id key when its params carry a
 // progressToken (a string or an integer, as ids are).
 func (k *keepAlive) noteCall(key string, params []byte) {
-	if k.every <= 0 || key == "" || !bytes.Contains(params, []byte(`progressToken"`)) {
+	if k.interval() <= 0 || key == "" || !bytes.Contains(params, []byte(`progressToken"`)) {
 		return // (a search, cheaper than reading the members, for most calls)
 	}
 	meta, ok := getMember(params, "_meta")
@@ -143,7 +158,8 @@ func (k *keepAlive) forget(tc *tokenCall) {
 // call when it closes. The first open prompt of a followed call starts the
 // ticks; the last one to close stops them.
 func (k *keepAlive) prompt(key string) (closed func()) {
-	if k.every <= 0 || key == "" {
+	every := k.interval()
+	if every <= 0 || key == "" {
 		return func() {}
 	}
 	k.mu.Lock()
@@ -154,7 +170,7 @@ func (k *keepAlive) prompt(key string) (closed func()) {
 	}
 	tc.prompts++
 	if tc.timer == nil {
-		tc.timer = time.AfterFunc(k.every, func() { k.tick(tc) })
+		tc.timer = time.AfterFunc(every, func() { k.tick(tc) })
 	}
 	var once sync.Once
 	return func() {
@@ -178,6 +194,11 @@ func (k *keepAlive) tick(tc *tokenCall) {
 	if k.calls[tc.key] != tc || tc.prompts == 0 || tc.timer == nil {
 		return // ended, or its prompts closed, while this tick waited
 	}
+	every := k.interval()
+	if every <= 0 {
+		tc.timer = nil // turned off meanwhile (SetKeepAlive)
+		return
+	}
 	v := tc.next()
 	line := concat([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`), tc.token,
 		[]byte(`,"progress":`), []byte(formatProgress(v)))
@@ -187,7 +208,7 @@ func (k *keepAlive) tick(tc *tokenCall) {
 	}
 	line = concat(line, []byte(`,"message":"`+keepAliveMessage+`"}}`+"\n"))
 	k.w.toHost(line)
-	tc.timer.Reset(k.every)
+	tc.timer.Reset(every)
 }
 
 // next is the progress to send after the last the host got; k.mu is held.

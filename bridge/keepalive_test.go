@@ -255,3 +255,41 @@ func TestKeepAliveModernRound(t *testing.T) {
 	}
 	p.marker()
 }
+
+// TestKeepAliveSetWhileRunning: a relay started with no keep-alive sends
+// progress for a call's prompt once SetKeepAlive turned it on; turned off
+// again, a prompt that opens then gets none: the call's reply is the
+// host's next line.
+func TestKeepAliveSetWhileRunning(t *testing.T) {
+	prompts := newAnswerablePrompts()
+	p, r, _ := newPeer(t, func(**Relay) *Options { return &Options{Approver: prompts} })
+	p.initialize()
+	r.SetKeepAlive(time.Millisecond)
+	p.hostSends(keepAliveCall)
+	p.serverGets()
+	p.serverSends(keepAliveElicit)
+	<-prompts.asked
+	if n := progressOf(t, p.hostGets()); string(n.Params.Token) != `"tok-1"` || n.Params.Message != keepAliveMessage {
+		t.Errorf("progress %+v, want the call's token and %q", n.Params, keepAliveMessage)
+	}
+	prompts.answers <- &Result{Action: ActionAccept}
+	p.serverGets() // the ElicitResult
+	reply := `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`
+	p.serverSends(reply)
+	for got := p.hostGets(); got != reply; got = p.hostGets() {
+		progressOf(t, got) // ticks sent before the answer
+	}
+
+	p.hostSends(strings.ReplaceAll(strings.ReplaceAll(keepAliveCall, `"id":1`, `"id":2`), "tok-1", "tok-2"))
+	p.serverGets()
+	r.SetKeepAlive(0)
+	p.serverSends(strings.ReplaceAll(keepAliveElicit, `"e1"`, `"e2"`))
+	<-prompts.asked
+	prompts.answers <- &Result{Action: ActionAccept}
+	p.serverGets()
+	reply = `{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`
+	p.serverSends(reply)
+	if got := p.hostGets(); got != reply {
+		t.Errorf("host got %q with the keep-alive turned off, want the call's reply", got)
+	}
+}

@@ -269,7 +269,9 @@ func (r *Relay) hostRoute(b []byte, complete bool) (route, string) {
 // but initialize, which the relay edits, just passes. It reports whether
 // it took the request. Not taken: a modern request (edited), one with a
 // progressToken (kept alive; it lives in _meta), a guarded server's
-// tools/call or tools/list (guard.go holds calls and reads the list), any
+// tools/call, any server's tools/list (guard.go reads the list: a guard
+// may be set while the relay runs, SetGuard, and a host lists its tools
+// once, so the list must be learned before anything is guarded), any
 // request while a round forwarded to the host waits (forward.go completes
 // retries), a loop method's request whose id idKey cannot read. The
 // members must be jsonrpc, id, method and params, each at most once, in
@@ -332,7 +334,7 @@ func (r *Relay) quickRequest(b []byte) bool {
 	case "initialize":
 		return false
 	case "tools/list":
-		return !r.guard.on()
+		return false
 	case "tools/call":
 		if r.guard.on() {
 			return false

@@ -50,6 +50,11 @@ type ServerPolicy struct {
 	// unused.
 	Guard            []string
 	GuardDestructive bool
+	// KeepAlive is how often the host hears progress for a tool call
+	// while one of its prompts is open (config.toml's keep_alive); zero
+	// sends none. Nil: for the defaults, the built-in 15 seconds
+	// (DefaultKeepAlive); for a server, the defaults'.
+	KeepAlive *time.Duration
 	// Own says the server has settings of its own: given, that config.toml
 	// has a table for it; saved, that it had one, or the user added the
 	// server or changed its row in the window. A server without Own (one
@@ -67,6 +72,8 @@ type Settings struct {
 	Servers []ServerPolicy
 	// Remember is the "Remembered answers" section (settings_remember.go).
 	Remember RememberSettings
+	// Notice is the "When a prompt opens" section (settings_notice.go).
+	Notice NoticeSettings
 }
 
 // The rules a server's prompts can follow, as ServerPolicy.Rule holds them.
@@ -96,10 +103,12 @@ var ruleChoices = []struct{ value, label, help string }{
 var settingsSize = fyne.NewSize(640, 660)
 
 // ShowSettings opens the settings window on s: the defaults (burst, every,
-// timeout) and the servers with policies of their own (rule, burst, every,
-// timeout), where servers can be added by name and removed. A server's
-// field left empty follows the defaults (its placeholder says their value)
-// and is saved as zero. Save is
+// timeout, keep-alive) and the servers with policies of their own (rule,
+// burst, every, timeout, keep-alive, guard), where servers can be added by
+// name and removed; what comes with a prompt window (Notice); the
+// remembered answers. A server's field left empty follows the defaults
+// (its placeholder says their value) and is saved as zero (a keep-alive
+// as nil). Save is
 // enabled only while every field is valid; it calls save with the edited
 // settings and closes the window, or, when save fails, shows its error in
 // the window and keeps it open. save's error should say what failed ("could
@@ -176,6 +185,7 @@ type settingsView struct {
 	closeBtn  *closeButton
 	content   fyne.CanvasObject
 	remember  *rememberSection
+	notice    *noticeSection
 }
 
 // newSettingsView builds the content for s; save receives the edits.
@@ -217,7 +227,8 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 		helpLabel("A server listed here follows its own settings; a field left empty follows the defaults. "+
 			"Remove a server to let it follow the defaults in everything."),
 		v.noServers, v.list, addRow)
-	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox, widget.NewSeparator(), v.buildRemember(s.Remember))
+	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox, widget.NewSeparator(),
+		v.buildNotice(s.Notice), widget.NewSeparator(), v.buildRemember(s.Remember))
 	// Room on the right for the scroll bar, which Fyne draws over the content.
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), body)
 	v.scroll = container.NewVScroll(padded)
@@ -320,7 +331,7 @@ func (v *settingsView) settings() (Settings, []string) {
 	for _, f := range errs {
 		bad = append(bad, f+" (defaults)")
 	}
-	s := Settings{Defaults: d, Remember: v.remember.now()}
+	s := Settings{Defaults: d, Remember: v.remember.now(), Notice: v.notice.now()}
 	for _, r := range v.servers {
 		p, errs := r.policy()
 		for _, f := range errs {
@@ -413,6 +424,7 @@ func (v *settingsView) snapshot() string {
 		b.WriteString("\x01")
 	}
 	b.WriteString(v.remember.snapshot())
+	b.WriteString(v.notice.snapshot())
 	return b.String()
 }
 
@@ -426,7 +438,8 @@ func saveErrorText(err error) string {
 
 // policyRow is the part of the window editing one ServerPolicy: for a
 // server, its name, Remove and its rule; then burst, every and timeout,
-// and a help line saying what they amount to.
+// a help line saying what they amount to, and the keep-alive; for a
+// server, its guard.
 type policyRow struct {
 	name string // "" for the defaults
 	view *settingsView
@@ -442,6 +455,9 @@ type policyRow struct {
 	burst     *settingField
 	every     *settingField
 	timeout   *settingField
+	// keepAlive is keep_alive (settings_keepalive.go): empty follows the
+	// defaults, or for the defaults the built-in interval.
+	keepAlive *settingField
 	// guard and destructive are a server's tool-call guard (nil for the
 	// defaults); givenDestructive is the check box as given.
 	guard            *settingField
@@ -470,6 +486,10 @@ func newPolicyRow(p ServerPolicy, v *settingsView) *policyRow {
 	r.burst = newSettingField("Burst", burst, "3", optional, checkBurst, changed, v)
 	r.every = newSettingField("Every", formatDuration(p.Every), "5s", optional, checkDuration, changed, v)
 	r.timeout = newSettingField("Timeout", formatDuration(p.Timeout), "10m", optional, checkDuration, changed, v)
+	r.keepAlive = newSettingField("Keep-alive", formatKeepAlive(p.KeepAlive), "15s", true, checkKeepAlive, changed, v)
+	if p.Name == "" {
+		r.keepAlive.entry.PlaceHolder = formatDuration(builtInKeepAlive) + " (default)"
+	}
 	if p.Name != "" {
 		r.guard = newSettingField("Guard", strings.Join(p.Guard, ", "), "delete_*, deploy", true, checkGuard, changed, v)
 		r.givenDestructive = p.GuardDestructive
@@ -480,12 +500,13 @@ func newPolicyRow(p ServerPolicy, v *settingsView) *policyRow {
 	return r
 }
 
-// fields are the row's burst, every and timeout, and a server's guard.
+// fields are the row's burst, every, timeout and keep-alive, and a
+// server's guard.
 func (r *policyRow) fields() []*settingField {
 	if r.guard != nil {
-		return []*settingField{r.burst, r.every, r.timeout, r.guard}
+		return []*settingField{r.burst, r.every, r.timeout, r.keepAlive, r.guard}
 	}
-	return []*settingField{r.burst, r.every, r.timeout}
+	return []*settingField{r.burst, r.every, r.timeout, r.keepAlive}
 }
 
 // changed reports whether the user changed the row since it was shown.
@@ -511,6 +532,12 @@ func (r *policyRow) build() fyne.CanvasObject {
 	r.box.Add(container.NewGridWithColumns(3, r.burst.build(), r.every.build(), r.timeout.build()))
 	r.summary = helpLabel("")
 	r.box.Add(r.summary)
+	r.box.Add(r.keepAlive.build())
+	if r.name == "" {
+		// Said once, under the defaults: a server's placeholder says
+		// what it follows.
+		r.box.Add(helpLabel(keepAliveHelp))
+	}
 	if r.guard != nil {
 		r.box.Add(r.guard.build())
 		r.box.Add(r.destructive)
@@ -587,6 +614,13 @@ func (r *policyRow) policy() (ServerPolicy, []string) {
 			bad = append(bad, r.timeout.name)
 		}
 	}
+	if !r.keepAlive.follows() {
+		if d, err := parseKeepAlive(r.keepAlive.entry.Text); err == nil {
+			p.KeepAlive = &d
+		} else {
+			bad = append(bad, r.keepAlive.name)
+		}
+	}
 	if r.guard != nil {
 		if g, err := parseGuard(r.guard.entry.Text); err == nil {
 			p.Guard = g
@@ -609,6 +643,7 @@ func (r *policyRow) validate(all bool, d ServerPolicy) {
 		r.burst.followDefault(d.Burst, strconv.Itoa(d.Burst))
 		r.every.followDefault(int(d.Every), formatDuration(d.Every))
 		r.timeout.followDefault(int(d.Timeout), formatDuration(d.Timeout))
+		r.keepAlive.followKeepAlive(d.KeepAlive, r.view.defaults.keepAlive)
 	}
 	p, bad := r.policy()
 	following := p.Burst == 0 && p.Every == 0 && p.Timeout == 0

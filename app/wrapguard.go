@@ -1,0 +1,193 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// A running wrapper follows the guard and the keep-alive of config.toml
+// (issue 14): a user who adds `guard = ["deploy"]` in Settings or by hand
+// gets it on the host's next tools/call of the wrapped server, without
+// restarting the host.
+//
+// Why a watch on the file, and not a look at it per call or word from the
+// hub: the wrapper reads config.toml itself at start (wrapperConfig), and
+// a hand edit must apply even when no hub runs or the hub has not read the
+// file again yet. A stat per tools/call would be a syscall on the relay's
+// hot path (issue 12: the round trip may grow by 10 µs at most); with the
+// watch, a call pays an atomic load (bridge's Relay.SetGuard, SetKeepAlive) and the file
+// is read only when the operating system says it changed. The directory is
+// watched, not the file: Settings and most editors replace the file by a
+// rename, which a watch on the file itself would lose.
+
+// guardWatch keeps one wrapper's guard and keep-alive as config.toml says.
+type guardWatch struct {
+	path, name string
+	relay      liveRelay
+	stderr     io.Writer
+	// cur is the guard in force, keepAlive the interval; stamp the file's
+	// version they were read from, or last found unusable (so that one
+	// bad version is said once).
+	cur       ServerConfig
+	keepAlive time.Duration
+	stamp     configStamp
+}
+
+// liveRelay is what of a running relay follows config.toml
+// (*bridge.Relay).
+type liveRelay interface {
+	SetGuard(patterns []string, destructive bool)
+	SetKeepAlive(every time.Duration)
+}
+
+// watchGuard follows the guard and keep-alive of the server configured as
+// name in the config file at path until ctx is done: when the file
+// changes, its guard, guard_destructive and keep-alive for name are put in
+// force in relay, and the host's log says what changed in a sentence. A
+// file that no longer reads keeps them, said in one sentence; a file
+// removed or empty keeps them silently (an editor may be replacing it or
+// writing it in place). cur and keepAlive are what was read at start,
+// from the file as stamp found it. When the file cannot be watched, they
+// stay and the log says that a change applies at the next start.
+func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAlive time.Duration, stamp configStamp, relay liveRelay, stderr io.Writer) {
+	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		dir := filepath.Dir(g.path)
+		// Watching needs the directory; Settings would make it the same way.
+		if err = os.MkdirAll(dir, 0o700); err == nil {
+			err = w.Add(dir)
+		}
+		if err != nil {
+			w.Close()
+		}
+	}
+	if err != nil {
+		g.logf("changes to the guard and keep-alive in %s apply when the host starts this wrapper again: the file cannot be watched (%v).", g.path, err)
+		return
+	}
+	// A change between the read at start and the watch is caught here.
+	g.reload()
+	go func() {
+		defer w.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if filepath.Clean(ev.Name) != g.path {
+					continue
+				}
+			case _, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				// Events were lost (an overflow): the file may have changed.
+			}
+			// One save is several events (a write, a rename, a chmod):
+			// read the file once for all that are there already.
+			for drained := false; !drained; {
+				select {
+				case _, ok := <-w.Events:
+					drained = !ok
+				case _, ok := <-w.Errors:
+					drained = !ok
+				default:
+					drained = true
+				}
+			}
+			g.reload()
+		}
+	}()
+}
+
+// reload reads the file when it is not the version last read, and puts its
+// guard and keep-alive in force.
+func (g *guardWatch) reload() {
+	stamp := stampOf(g.path)
+	if !stamp.exists || stamp.size == 0 || stamp == g.stamp {
+		// Removed or empty: most likely an editor replacing the file, or
+		// writing it in place (truncated first): its next event brings
+		// the text. (A file emptied on purpose keeps the guard.)
+		return
+	}
+	g.stamp = stamp
+	c, err := LoadConfig(g.path)
+	if err != nil {
+		g.logf("%s changed but cannot be used (%s), so this wrapper keeps the settings it had: %s.", filepath.Base(g.path), firstMistake(err), guardSentence(g.cur, "wait"))
+		return
+	}
+	// Only what changed for this server is said: an edit of another
+	// setting says nothing here.
+	if sc := c.Servers[g.name]; !slices.Equal(sc.Guard, g.cur.Guard) || sc.GuardDestructive != g.cur.GuardDestructive {
+		g.cur.Guard, g.cur.GuardDestructive = slices.Clone(sc.Guard), sc.GuardDestructive
+		g.relay.SetGuard(g.cur.Guard, g.cur.GuardDestructive)
+		g.logf("%s changed: %s.", filepath.Base(g.path), guardSentence(g.cur, "now wait"))
+	}
+	if ka := c.KeepAliveFor(g.name); ka != g.keepAlive {
+		g.keepAlive = ka
+		g.relay.SetKeepAlive(ka)
+		if ka > 0 {
+			g.logf("%s changed: while a prompt is open, the host now hears progress every %v.", filepath.Base(g.path), ka)
+		} else {
+			g.logf("%s changed: while a prompt is open, the host now hears no progress (keep_alive is 0s).", filepath.Base(g.path))
+		}
+	}
+}
+
+func (g *guardWatch) logf(format string, args ...any) {
+	fmt.Fprintf(g.stderr, "elicitray: %s: "+format+"\n", append([]any{g.name}, args...)...)
+}
+
+// guardSentence says which calls wait for approval under sc's guard: `calls
+// of "echo" and of the tools the server marks destructive now wait for
+// your approval`, with verb "now wait".
+func guardSentence(sc ServerConfig, verb string) string {
+	var quoted []string
+	for _, p := range sc.Guard {
+		quoted = append(quoted, strconv.Quote(p))
+	}
+	var what string
+	switch {
+	case len(quoted) > 0 && sc.GuardDestructive:
+		what = "calls of " + strings.Join(quoted, ", ") + " and of the tools the server marks destructive"
+	case len(quoted) > 0:
+		what = "calls of " + strings.Join(quoted, ", ")
+	case sc.GuardDestructive:
+		what = "calls of the tools the server marks destructive"
+	default:
+		return "no tool call waits for your approval"
+	}
+	return what + " " + verb + " for your approval"
+}
+
+// firstMistake is the first mistake of a config that does not load, and
+// how many more there are; the hub's log names them all.
+func firstMistake(err error) string {
+	var ce *ConfigErrors
+	if !errors.As(err, &ce) || len(ce.Problems) == 0 {
+		return err.Error()
+	}
+	s := ce.Problems[0].String()
+	switch n := len(ce.Problems) - 1; n {
+	case 0:
+	case 1:
+		s += "; and 1 more mistake"
+	default:
+		s += fmt.Sprintf("; and %d more mistakes", n)
+	}
+	return s
+}

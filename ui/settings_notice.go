@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+)
+
+// The settings window's "When a prompt opens" section: config.toml's
+// [notice] (app/notice.go). The window always comes to the front and asks
+// the window manager for attention; these say what comes with it.
+
+// NoticeSettings is the "When a prompt opens" section of Settings.
+type NoticeSettings struct {
+	// Notification is set when a prompt window comes with a desktop
+	// notification naming the server and the tool ([notice] notification;
+	// on unless the file turns it off).
+	Notification bool
+	// Sound is set when that notification plays the desktop's message
+	// sound ([notice] sound; off unless set). It comes with the
+	// notification only: the window keeps it, unused, while Notification
+	// is off.
+	Sound bool
+}
+
+// noticeSection is the section's check boxes.
+type noticeSection struct {
+	notification, sound *closeCheck
+}
+
+// buildNotice makes the section for s.
+func (v *settingsView) buildNotice(s NoticeSettings) fyne.CanvasObject {
+	sec := &noticeSection{}
+	v.notice = sec
+	sec.sound = newCloseCheck(v.keys, "Play the desktop's message sound with the notification", func(bool) { v.validate() })
+	sec.sound.Checked = s.Sound
+	sec.notification = newCloseCheck(v.keys, "Show a desktop notification naming the server and the tool", func(on bool) {
+		sec.soundFollows()
+		v.validate()
+	})
+	sec.notification.Checked = s.Notification
+	sec.soundFollows()
+	return container.NewVBox(heading("When a prompt opens"),
+		helpLabel("The prompt window always comes to the front and asks for your attention, without taking "+
+			"the keys you are typing elsewhere."),
+		sec.notification, sec.sound)
+}
+
+// soundFollows enables the sound's check box only with the notification,
+// which carries the sound.
+func (sec *noticeSection) soundFollows() {
+	if sec.notification.Checked {
+		sec.sound.Enable()
+	} else {
+		sec.sound.Disable()
+	}
+}
+
+// now is the section as the window holds it, for Save.
+func (sec *noticeSection) now() NoticeSettings {
+	if sec == nil {
+		return NoticeSettings{}
+	}
+	return NoticeSettings{Notification: sec.notification.Checked, Sound: sec.sound.Checked}
+}
+
+// snapshot is the section's state for settingsView.snapshot.
+func (sec *noticeSection) snapshot() string {
+	if sec == nil {
+		return ""
+	}
+	return fmt.Sprintf("notification=%v sound=%v", sec.notification.Checked, sec.sound.Checked)
+}
