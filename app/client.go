@@ -271,6 +271,13 @@ func (c *hubClient) NoDesktop(req *bridge.Request, forwarded bool, err error) {
 	c.keepSent(req, res)
 }
 
+// HostDecided keeps what was decided about a guarded call that was asked
+// in the host because no desktop could show the window
+// (bridge.Options.HostDecided).
+func (c *hubClient) HostDecided(req *bridge.Request, res bridge.Result) {
+	c.keepSent(req, res)
+}
+
 // Overruled keeps the cancel the relay sent in place of the hub's decision
 // (bridge.Options.Overruled).
 func (c *hubClient) Overruled(req *bridge.Request, sent bridge.Result) {

@@ -96,6 +96,9 @@ type desktop struct {
 	// hostEnv is the environment of the host programs the test runs (which
 	// start wrappers themselves); nil is the test's own.
 	hostEnv []string
+	// hostOptions are the Go SDK host's (connect); nil declares no
+	// elicitation.
+	hostOptions *mcp.ClientOptions
 	// unmaps tells a window found (window) from the same X window shown
 	// again for a later prompt: the window process reuses hidden windows.
 	unmaps *unmapWatch
@@ -242,7 +245,7 @@ func (d *desktop) connectWrap(launcher []string, version string, args []string) 
 	cmd.Env = d.env
 	// A file, not a buffer: exec.Cmd.Wait would wait for every holder of a pipe.
 	cmd.Stderr = logf
-	host := mcp.NewClient(&mcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, nil)
+	host := mcp.NewClient(&mcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, d.hostOptions)
 	cs, err := host.Connect(d.t.Context(), &mcp.CommandTransport{Command: cmd},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {

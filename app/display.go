@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -41,18 +42,21 @@ const displayTimeout = 5 * time.Second
 // Its error is a sentence for the user. The connection stays open until
 // release is called: an X server with no other client resets when the last
 // one leaves, and refuses connections meanwhile, so the hub holds this one
-// until Fyne has its own.
-func openDisplay() (release func(), err error) {
+// for its life. lost is closed when that connection ends other than by
+// release (an end of file or a read error: the X server ended, or dropped
+// this client): the display is gone, and a hub on it can show nothing
+// more. On other systems lost is nil (never closed).
+func openDisplay() (release func(), lost <-chan struct{}, err error) {
 	release = func() {}
 	if runtime.GOOS != "linux" {
-		return release, nil
+		return release, nil, nil
 	}
 	d := os.Getenv("DISPLAY")
 	if d == "" {
 		if w := os.Getenv("WAYLAND_DISPLAY"); w != "" {
-			return release, fmt.Errorf("WAYLAND_DISPLAY is %s but DISPLAY is not set: elicitray's windows need X11 (XWayland), which this session does not offer", w)
+			return release, nil, fmt.Errorf("WAYLAND_DISPLAY is %s but DISPLAY is not set: elicitray's windows need X11 (XWayland), which this session does not offer", w)
 		}
-		return release, ErrNoDisplay
+		return release, nil, ErrNoDisplay
 	}
 	type opened struct {
 		c   *xgb.Conn
@@ -78,15 +82,38 @@ func openDisplay() (release func(), err error) {
 	select {
 	case o := <-done:
 		if o.err != nil {
-			return release, displayError(d, o.err)
+			return release, nil, displayError(d, o.err)
 		}
 		if err := canDraw(o.c, d); err != nil {
 			o.c.Close()
-			return release, err
+			return release, nil, err
 		}
-		return sync.OnceFunc(o.c.Close), nil
+		var released atomic.Bool
+		gone := make(chan struct{})
+		go watchDisplay(o.c, &released, gone)
+		return sync.OnceFunc(func() {
+			released.Store(true)
+			o.c.Close()
+		}), gone, nil
 	case <-time.After(displayTimeout + time.Second):
-		return release, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
+		return release, nil, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
+	}
+}
+
+// watchDisplay reads c, a connection that asked for no events, until it
+// ends, and closes gone then unless released says this process closed it.
+// xgb's WaitForEvent returns nil and nil once the connection ended, on an
+// end of file or a read error alike (its readResponses); X errors of
+// requests nobody checked are skipped (the hub sends none after canDraw).
+func watchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
+	for {
+		ev, xerr := c.WaitForEvent()
+		if ev == nil && xerr == nil {
+			break
+		}
+	}
+	if !released.Load() {
+		close(gone)
 	}
 }
 

@@ -57,6 +57,9 @@ type doctor struct {
 	// hubPID is the pid of the process at the hub's socket, answering or
 	// not; 0 when none.
 	hubPID int
+	// hubDisplay is the display the running hub says its windows open on
+	// (Hub.Display); "" when it said none.
+	hubDisplay string
 	// blocked says why prompts cannot be shown; empty when they can.
 	blocked []string
 }
@@ -133,7 +136,7 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 	pid = c.hubPID()
 	switch {
 	case err == nil:
-		d.hubProblem = r.Problem
+		d.hubProblem, d.hubDisplay = r.Problem, r.Display
 		return pid, r.Version, nil
 	case pid == 0:
 		return 0, "", err // nothing listens, or nothing to trust
@@ -154,12 +157,22 @@ func (d *doctor) display(ctx context.Context) desktopSession {
 		d.add(levelOK, "Display", "%s opens (found in %s).", sess.Display(), sess.From)
 		return sess
 	}
-	if d.hubRunning {
+	// The verdict follows this line: prompts can be shown only where a
+	// display is, here or the running hub's. A hub answers only while its
+	// display is open (it stops when the display goes: openDisplay), so a
+	// display it names is one it holds.
+	switch {
+	case d.hubRunning && d.hubDisplay != "":
+		d.add(levelOK, "Display", "the running hub (pid %d) shows the windows on DISPLAY=%s; none found here (%v).", d.hubPID, d.hubDisplay, err)
+	case d.hubRunning && !platform.LoginIsDesktop:
+		d.add(levelProblem, "Display", "none found here (%v), and the running hub (pid %d) does not say which display it shows the windows on (an older elicitray: `elicitray quit`, and the next prompt starts this one).", err, d.hubPID)
+		d.blocked = append(d.blocked, "no display was found that the windows could open on")
+	case d.hubRunning:
 		d.add(levelNote, "Display", "none found here (%v); the running hub shows the windows.", err)
-		return desktopSession{}
+	default:
+		d.add(levelProblem, "Display", "%v.", err)
+		d.blocked = append(d.blocked, "no desktop session was found to start a hub in")
 	}
-	d.add(levelProblem, "Display", "%v.", err)
-	d.blocked = append(d.blocked, "no desktop session was found to start a hub in")
 	return desktopSession{}
 }
 

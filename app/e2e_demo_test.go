@@ -119,3 +119,69 @@ func TestEndToEndDemoApprovalFlow(t *testing.T) {
 		t.Errorf("history %q, want %q", got, want)
 	}
 }
+
+// TestDemoSaysWhenPaused: with prompts paused (`elicitray pause`), `elicitray
+// demo` shows no window, and each tool says its form was not shown because
+// elicitray is paused, not that someone dismissed it; the history says
+// paused too.
+func TestDemoSaysWhenPaused(t *testing.T) {
+	d := newDesktop(t)
+	startWinHub(d, "0s")
+	if out, err := exec.Command(elicitrayBin, "pause").CombinedOutput(); err != nil {
+		t.Fatalf("elicitray pause: %v\n%s", err, out)
+	}
+	cmd := exec.Command(elicitrayBin, "demo", "--tool", "confirm_deploy", "--tool", "request_change")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("elicitray demo: %v\n%s%s", err, stderr.String(), d.diagnostics())
+	}
+	out := stdout.String()
+	const paused = "because elicitray is paused (`elicitray resume` shows prompts again)"
+	for _, want := range []string{
+		"→ confirm_deploy\ncancel: the form was not shown, " + paused + "\n",
+		"→ request_change\naborted at round 1 (approval): the approval was not shown, " + paused + ", so nothing was changed. Audit log: ",
+	} {
+		if n := strings.Count(out, want); n != 2 {
+			t.Errorf("elicitray demo says %q %d times, want once in each era:\n%s", want, n, out)
+		}
+	}
+	if strings.Contains(out, "dismissed") {
+		t.Errorf("elicitray demo says a prompt was dismissed, though none was shown:\n%s", out)
+	}
+	for _, r := range d.history() {
+		if r.Action != "cancel" || r.DecidedBy != "paused" {
+			t.Errorf("history holds %s %s decided by %s, want every prompt cancelled by the pause", r.Tool, r.Action, r.DecidedBy)
+		}
+	}
+}
+
+// TestDemoFormsReturn: what README's demo section says of Return holds.
+// choose_tags, confirm_deploy and pick_environment open with their defaults
+// in place and Return submits them at once; profile_form needs a full name,
+// which typed, Return submits with the form's defaults.
+func TestDemoFormsReturn(t *testing.T) {
+	d := newDesktop(t)
+	cs := d.connect("demo", elicitrayBin, "demo-server")
+	for _, tt := range []struct {
+		tool, typing, want string
+	}{
+		{"choose_tags", "", `accept: {"labels":["feature"]}`},
+		{"confirm_deploy", "", `accept: {"confirm":false,"environment":"staging"}`},
+		{"pick_environment", "", `accept: {"environment":"staging"}`},
+		{"profile_form", "Ada Lovelace", `"fullName":"Ada Lovelace"`},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			d := d.with(t)
+			call := d.call(cs, tt.tool)
+			win, _ := d.window()
+			if tt.typing != "" {
+				d.typeInto(win, tt.typing)
+			}
+			d.answer(win, "Return")
+			if got := d.result(call); !strings.HasPrefix(got, "accept: ") || !strings.Contains(got, tt.want) {
+				t.Errorf("Return on %s sent %q, want accept with %s", tt.tool, got, tt.want)
+			}
+		})
+	}
+}

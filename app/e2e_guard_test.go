@@ -229,8 +229,10 @@ func TestEndToEndGuardDestructive(t *testing.T) {
 }
 
 // TestEndToEndGuardNoDesktop: a wrapper that finds no desktop session (a
-// PID namespace of its own, no DISPLAY) cannot ask anyone, so a guarded
-// call is denied, as an elicitation there is answered cancel: the host
+// PID namespace of its own, no DISPLAY) under a host that declared no
+// elicitation cannot ask anyone, so a guarded call is denied, as an
+// elicitation there is answered cancel (TestEndToEndGuardAskedInHost has
+// the host that can be asked): the host
 // gets a tool error saying no desktop could show the approval window, and
 // the server never runs the call. The host's log says why, once.
 func TestEndToEndGuardNoDesktop(t *testing.T) {

@@ -24,7 +24,7 @@ var (
 	actions  = []string{bridge.ActionAccept, bridge.ActionDecline, bridge.ActionCancel, "error", ActionForwarded}
 	deciders = []string{bridge.DecidedByUser, bridge.DecidedByRule, bridge.DecidedByTimeout, bridge.DecidedByRateLimit,
 		bridge.DecidedByPaused, bridge.DecidedByMuted, bridge.DecidedByServerCancelled, bridge.DecidedByHostCancelled,
-		bridge.DecidedByNoDesktop, bridge.DecidedByError}
+		bridge.DecidedByNoDesktop, bridge.DecidedByHost, bridge.DecidedByError}
 )
 
 // historyFilter is the selection flags `history list` and `history export`
@@ -39,7 +39,7 @@ var kinds = []string{"form", "url", bridge.ModeToolCall}
 func (f *historyFilter) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.server, "server", "", "only this server's decisions (the name given to wrap --name)")
 	cmd.Flags().StringVar(&f.action, "action", "", "only this action: accept, decline, cancel, error or forwarded")
-	cmd.Flags().StringVar(&f.decidedBy, "decided-by", "", "only decisions made by: user, rule, timeout, rate-limit, paused, muted, server-cancelled, host-cancelled, no-display or error")
+	cmd.Flags().StringVar(&f.decidedBy, "decided-by", "", "only decisions made by: user, rule, timeout, rate-limit, paused, muted, server-cancelled, host-cancelled, no-display, host (a guarded call asked in the host, with no desktop) or error")
 	cmd.Flags().StringVar(&f.kind, "kind", "", `only this kind of request: form, url or "tool call" (a guarded tool call approved or denied)`)
 	cmd.Flags().StringVar(&f.since, "since", "", "only decisions since a time: a duration ago (30m, 12h, 7d) or a date (2026-11-01, or RFC 3339)")
 	cmd.Flags().StringVar(&f.until, "until", "", "only decisions before a time (same forms as --since)")

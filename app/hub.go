@@ -39,6 +39,10 @@ type Prompt struct {
 	// property name (never a secret's); the form starts with them in place
 	// of its defaults. Nil: the defaults.
 	Prefill map[string]any
+	// Shown, when set, is called once the prompt's window is on the
+	// screen (in the window process, on the Fyne goroutine; it must not
+	// block): the window process tells the hub (winShown).
+	Shown func()
 }
 
 // A Prompter shows prompts to a person: the desktop windows, or a scripted
@@ -85,6 +89,10 @@ type Hub struct {
 	RulesPath string
 	// Log receives sentences for people; nil discards.
 	Log io.Writer
+	// Display is the X display the hub's windows open on (its DISPLAY),
+	// which status tells doctor; empty: none said. runHub sets it: the
+	// hub holds that display open and stops when it goes (openDisplay).
+	Display string
 	// Changed, when set, is called after the queue changed, with the number
 	// of prompts waiting (the one shown included). It must not block.
 	Changed func(waiting int)
@@ -341,7 +349,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		h.mu.Lock()
 		waiting := len(h.queue)
 		h.mu.Unlock()
-		reply := wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version}
+		reply := wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version, Display: h.Display}
 		h.savedState(&reply)
 		cs.send(reply)
 	case opQuit, opWindow, opSettings, opMenu:

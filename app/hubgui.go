@@ -47,7 +47,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	// the wrapper that started it tries the next session), and so never
 	// turns away a hub started at the same time on one that opens. Of hubs
 	// started together, all but one stop at the lock.
-	userEnv, releaseDisplay, err := prepareDesktop(ctx, stderr)
+	userEnv, releaseDisplay, displayLost, err := prepareDesktop(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
 		return exitCode(hubExitNoDisplay)
@@ -94,7 +94,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
 	}
-	hub := &Hub{Config: cfg, ConfigPath: p.Config, RulesPath: rememberedPath(p), Log: stderr}
+	hub := &Hub{Config: cfg, ConfigPath: p.Config, RulesPath: rememberedPath(p), Log: stderr, Display: os.Getenv("DISPLAY")}
 	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
 	hub.Prompter = win
 	win.prestart()
@@ -221,10 +221,17 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		}
 	}()
 	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
-	// Until Quit, a signal, or the socket failing: the hub then stops.
+	// Until Quit, a signal, the socket failing, or the display going: the
+	// hub then stops. A hub whose X server ended can show nothing more:
+	// every window process it started would fail, and every prompt be
+	// answered cancel, until the user quit it. Stopping frees the lock and
+	// the socket, so that the next prompt's wrapper starts a hub on the
+	// display there is then, or says there is none (hubExitNoDisplay).
 	select {
 	case <-ctx.Done():
 	case <-served:
+	case <-displayLost:
+		fmt.Fprintf(stderr, "elicitray hub: the display DISPLAY=%s is gone (its X server ended or closed the connection), so the hub stops; the next prompt starts a new hub on the display there is then\n", os.Getenv("DISPLAY"))
 	}
 	stop()
 	<-served
@@ -264,26 +271,27 @@ func newFyneApp() (a fyne.App, err error) {
 // display is opened once to check it; the session bus is named when only
 // its socket is known. With ELICITRAY_HOME set, Fyne's preferences and cache
 // go under it too. It returns the environment for programs the hub starts
-// for the user (the browser), which keep the user's own settings, and the
-// release of the display connection it checked with (openDisplay).
-func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, release func(), err error) {
+// for the user (the browser), which keep the user's own settings, the
+// release of the display connection it checked with, and the channel closed
+// when that display goes (openDisplay).
+func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, release func(), lost <-chan struct{}, err error) {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		sess, err := newSessionFinder(exe).find(ctx)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w (%w)", ErrNoDisplay, err)
+			return nil, nil, nil, fmt.Errorf("%w (%w)", ErrNoDisplay, err)
 		}
 		for k, v := range sess.Vars {
 			os.Setenv(k, v)
 		}
 		fmt.Fprintf(log, "elicitray hub: DISPLAY was not set; using display %s, found in %s\n", sess.Display(), sess.From)
 	}
-	release, err = openDisplay()
+	release, lost, err = openDisplay()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		if addr := sessionBusAddress(); addr != "" {
@@ -300,7 +308,7 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 		os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "desktop", "config"))
 		os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "desktop", "cache"))
 	}
-	return userEnv, release, nil
+	return userEnv, release, lost, nil
 }
 
 // historyOpenError says why the history file could not be opened, naming
@@ -478,7 +486,7 @@ func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 		fp.Waiting = waiting
 		if p.URL != nil {
 			pw = ui.ShowURLPrompt(g.app, &ui.URLPrompt{Server: fp.Server, ServerInfo: fp.ServerInfo,
-				Tool: fp.Tool, Message: fp.Message, Check: *p.URL, Deadline: p.Deadline, Waiting: waiting, Open: g.opener()}, done)
+				Tool: fp.Tool, Message: fp.Message, Check: *p.URL, Deadline: p.Deadline, Waiting: waiting, Open: g.opener(), Shown: p.Shown}, done)
 		} else {
 			pw = ui.ShowPrompt(g.app, fp, done)
 		}
@@ -525,7 +533,7 @@ func browserOpener(env []string) func(*url.URL) error {
 func uiPrompt(p *Prompt) *ui.Prompt {
 	r := p.Request
 	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
-		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall}
+		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall, Shown: p.Shown}
 }
 
 // stampWriter starts each line written to w with the local time.

@@ -99,11 +99,30 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 			if err != nil {
 				return usageError{fmt.Errorf("--audit %q: %w", audit, err)}
 			}
-			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs}))
+			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs, NotShown: pausedNow(ctx)}))
 		},
 	}
 	cmd.Flags().StringVar(&audit, "audit", "", "request_change appends each outcome to `FILE`, one JSON line each (default: demo-audit.jsonl next to hub.log)")
 	return cmd
+}
+
+// pausedNow is the demo server's demo.Options.NotShown: whether the
+// running hub (never one started for it) has prompts paused. The demo
+// server is elicitray's own, so it may ask what a server cannot know: that
+// its cancel came from the pause, not from someone dismissing the window
+// (the history says "paused" too).
+func pausedNow(ctx context.Context) func() string {
+	return func() string {
+		c := &hubClient{paths: DefaultPaths()}
+		defer c.close()
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
+		if err != nil || !r.Paused {
+			return ""
+		}
+		return "elicitray is paused (`elicitray resume` shows prompts again)"
+	}
 }
 
 // newDemoCmd is `elicitray demo [--protocol VERSION] [--tool NAME]…`.
@@ -235,7 +254,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				release, err := openDisplay()
+				release, _, err := openDisplay()
 				release()
 				return runErr(err)
 			},
@@ -318,16 +337,18 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				}
 				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
-			keepAlive, guard := wrapperConfig(name, stderr)
+			settings := wrapperConfig(name, stderr)
 			relay := bridge.NewRelay(srv, &bridge.Options{
 				Server:           name,
 				Approver:         client,
 				Rejected:         client.Reject,
 				NoDesktop:        client.NoDesktop,
 				Overruled:        client.Overruled,
-				KeepAlive:        keepAlive,
-				Guard:            guard.Guard,
-				GuardDestructive: guard.GuardDestructive,
+				HostDecided:      client.HostDecided,
+				KeepAlive:        settings.keepAlive,
+				Guard:            settings.guard.Guard,
+				GuardDestructive: settings.guard.GuardDestructive,
+				PromptTimeout:    settings.timeout,
 				Log:              stderr,
 			})
 			dropStartupPages()
@@ -436,16 +457,26 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
+// wrapperSettings are what the wrapper of one server reads of the config.
+type wrapperSettings struct {
+	// keepAlive is Config.KeepAliveFor the server.
+	keepAlive time.Duration
+	// guard holds the tools it guards (ServerConfig.Guard,
+	// GuardDestructive).
+	guard ServerConfig
+	// timeout is the server's prompt timeout (Policy.Timeout): how long a
+	// guarded call asked in the host, with no desktop, waits for it.
+	timeout time.Duration
+}
+
 // wrapperConfig is what the wrapper of the server configured as name reads
-// of the config: the keep-alive interval (Config.KeepAliveFor) and the
-// tools it guards (ServerConfig.Guard, GuardDestructive). A config file the
-// wrapper cannot use gives the defaults, said once in the host's log: the
-// hub says what is wrong with it in full.
-func wrapperConfig(name string, stderr io.Writer) (time.Duration, ServerConfig) {
+// of the config. A config file the wrapper cannot use gives the defaults,
+// said once in the host's log: the hub says what is wrong with it in full.
+func wrapperConfig(name string, stderr io.Writer) wrapperSettings {
 	cfg, err := LoadConfig(DefaultPaths().Config)
 	if err != nil {
 		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, DefaultKeepAlive, err)
-		return DefaultKeepAlive, ServerConfig{}
+		return wrapperSettings{keepAlive: DefaultKeepAlive, timeout: DefaultTimeout}
 	}
-	return cfg.KeepAliveFor(name), cfg.Servers[name]
+	return wrapperSettings{keepAlive: cfg.KeepAliveFor(name), guard: cfg.Servers[name], timeout: cfg.Policy(name).Timeout}
 }

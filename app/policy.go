@@ -57,6 +57,17 @@ type ServerState struct {
 	// RuleDecline, RuleCancel, RuleAcceptDefaults,
 	// RuleAcceptDefaultsOrCancel): its own, else ask.
 	Rule string `json:",omitempty"`
+	// Guard and GuardDestructive are the server's tool-call guard as
+	// config.toml sets them ([servers.NAME] guard, guard_destructive):
+	// the tool-name patterns whose calls ask first, and whether every
+	// tool the server calls destructive does too. Empty and false: no
+	// guard.
+	Guard            []string `json:",omitempty"`
+	GuardDestructive bool     `json:",omitempty"`
+	// KeepAlive is how often the wrapper tells the host a prompt is still
+	// open (Config.KeepAliveFor): zero, never. Nil from a hub older than
+	// this field, which did not say.
+	KeepAlive *time.Duration `json:",omitempty"`
 }
 
 // SetConfig replaces the policy in force (the Settings window saved).
@@ -135,7 +146,10 @@ func (h *Hub) Servers() []ServerState {
 	now := h.now()
 	var out []ServerState
 	for n := range names {
-		s := ServerState{Name: n, Rule: h.Config.Policy(n).Rule}
+		sc := h.Config.Servers[n]
+		keepAlive := h.Config.KeepAliveFor(n)
+		s := ServerState{Name: n, Rule: h.Config.Policy(n).Rule, Guard: sc.Guard,
+			GuardDestructive: sc.GuardDestructive, KeepAlive: &keepAlive}
 		if until := h.policy.muted[n]; until.After(now) {
 			s.MutedUntil = until
 		}

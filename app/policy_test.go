@@ -197,7 +197,8 @@ func TestPauseAndMute(t *testing.T) {
 	if outcomeOf(res) != (outcome{"cancel", "muted"}) || !strings.Contains(res.Reason, "github is muted until 13:00") {
 		t.Errorf("muted server: %+v", res)
 	}
-	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: RuleAsk}, {Name: "jira", Rule: RuleAsk}}
+	keepAlive := DefaultKeepAlive
+	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: RuleAsk, KeepAlive: &keepAlive}, {Name: "jira", Rule: RuleAsk, KeepAlive: &keepAlive}}
 	if diff := cmp.Diff(want, h.Servers()); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
@@ -473,8 +474,9 @@ func TestStatusShowsRules(t *testing.T) {
 		return lines
 	}
 	until := untilText(time.Now().Add(30*time.Minute), time.Now())
-	want := []string{"Paused no", "Waiting 0", "Server bot rule accept-defaults", "Server ci rule decline",
-		"Server jira rule ask", "Server noisy rule cancel, muted until " + until}
+	const rest = ", guard none, keep_alive 15s" // TestStatusShowsGuardAndKeepAlive
+	want := []string{"Paused no", "Waiting 0", "Server bot rule accept-defaults" + rest, "Server ci rule decline" + rest,
+		"Server jira rule ask" + rest, "Server noisy rule cancel, muted until " + until + rest}
 	if diff := cmp.Diff(want, status()); diff != "" {
 		t.Errorf("status mismatch (-want +got):\n%s", diff)
 	}
@@ -484,8 +486,8 @@ func TestStatusShowsRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	cli(t, "pause")
-	want = []string{"Paused yes (elicitray resume)", "Waiting 0", "Server ci rule ask",
-		"Server jira rule cancel", "Server noisy rule ask, muted until " + until}
+	want = []string{"Paused yes (elicitray resume)", "Waiting 0", "Server ci rule ask" + rest,
+		"Server jira rule cancel" + rest, "Server noisy rule ask, muted until " + until + rest}
 	if diff := cmp.Diff(want, status()); diff != "" {
 		t.Errorf("status after an edit mismatch (-want +got):\n%s", diff)
 	}

@@ -156,13 +156,14 @@ func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
 }
 
 // writeStatus writes the hub's status r: whether prompts are paused, how
-// many wait, and each server the hub knows with the rule in force for it
-// and whether it is muted.
+// many wait, and each server the hub knows with the rule in force for it,
+// whether it is muted, its tool-call guard and its keep-alive, named as
+// config.toml names them.
 //
 //	Paused   no
 //	Waiting  0
-//	Server   ci      rule decline
-//	Server   github  rule ask, muted until 15:04
+//	Server   ci      rule decline, guard none, keep_alive 15s
+//	Server   github  rule ask, muted until 15:04, guard deploy_* delete_*, guard_destructive, keep_alive off
 func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	paused := "no"
@@ -179,9 +180,33 @@ func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 		if !s.MutedUntil.IsZero() {
 			state += ", muted until " + untilText(s.MutedUntil, now)
 		}
+		state += ", " + guardText(s.Guard, s.GuardDestructive)
+		if s.KeepAlive != nil {
+			keepAlive := "off"
+			if *s.KeepAlive > 0 {
+				keepAlive = s.KeepAlive.String()
+			}
+			state += ", keep_alive " + keepAlive
+		}
 		fmt.Fprintf(tw, "Server\t%s\t%s\n", s.Name, state)
 	}
 	return tw.Flush()
+}
+
+// guardText is a server's tool-call guard as status shows it: its
+// patterns, and guard_destructive when set; "guard none" without either.
+func guardText(patterns []string, destructive bool) string {
+	if len(patterns) == 0 && !destructive {
+		return "guard none"
+	}
+	var parts []string
+	if len(patterns) > 0 {
+		parts = append(parts, "guard "+strings.Join(patterns, " "))
+	}
+	if destructive {
+		parts = append(parts, "guard_destructive")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // untilText is when a mute ends, as people read it: the time of day when

@@ -242,6 +242,9 @@ func (s *winSide) show(m *winMsg) {
 			muteMu.Unlock()
 		}
 	}
+	// The hub counts what was on the screen when a process ends: a
+	// process that fails as it makes the window never says this.
+	p.Shown = func() { go s.send(winMsg{Op: winShown, ID: id}) }
 	s.prompter.setWaiting(m.Waiting)
 	// guiPrompter calls Mute and Remember before answer, on one goroutine.
 	dismiss := s.prompter.Show(&p, func(res bridge.Result) {

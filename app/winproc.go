@@ -75,10 +75,13 @@ type winProc struct {
 	exited   chan struct{} // closed once it exited and was reaped
 }
 
-// shown is a prompt a window process shows.
+// shown is a prompt sent to a window process.
 type shown struct {
 	p      *Prompt
 	answer func(bridge.Result)
+	// onScreen: the process said its window is shown (winShown). Under
+	// windows.mu.
+	onScreen bool
 }
 
 var _ Prompter = (*windows)(nil)
@@ -298,10 +301,25 @@ func (w *windows) read(p *winProc) {
 	if werr != nil {
 		why = werr.Error()
 	}
-	w.logf("the window process (pid %d) ended (%s) with %d prompt(s) on screen; the next window starts a new one", p.cmd.Process.Pid, why, len(left))
+	// Counted by what the process said was on its screen: a process that
+	// failed as it started (no display) showed nothing it was sent.
+	onScreen := 0
 	for _, s := range left {
-		s.answer(bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError,
-			Reason: fmt.Sprintf("the prompt window closed before anyone answered: its process ended (%s)", why)})
+		if s.onScreen {
+			onScreen++
+		}
+	}
+	unshown := ""
+	if n := len(left) - onScreen; n > 0 {
+		unshown = fmt.Sprintf(" and %d sent to it but not yet shown", n)
+	}
+	w.logf("the window process (pid %d) ended (%s) with %d prompt(s) on screen%s; the next window starts a new one", p.cmd.Process.Pid, why, onScreen, unshown)
+	for _, s := range left {
+		reason := fmt.Sprintf("the prompt window closed before anyone answered: its process ended (%s)", why)
+		if !s.onScreen {
+			reason = fmt.Sprintf("the prompt window could not be shown: its process ended (%s) before it showed it", why)
+		}
+		s.answer(bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: reason})
 	}
 }
 
@@ -329,6 +347,12 @@ func (w *windows) handle(p *winProc, m *winMsg) {
 			}
 			s.answer(res)
 		}()
+	case winShown:
+		w.mu.Lock()
+		if s := p.prompts[m.ID]; s != nil {
+			s.onScreen = true
+		}
+		w.mu.Unlock()
 	case winIdle:
 		w.mu.Lock()
 		defer w.mu.Unlock()

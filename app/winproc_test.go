@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -247,6 +248,12 @@ func TestWindowProcessCrash(t *testing.T) {
 	recs := d.history()
 	if len(recs) != 1 || recs[0].DecidedBy != bridge.DecidedByError || !strings.Contains(recs[0].Reason, "process ended") {
 		t.Errorf("history holds %+v, want the one prompt, cancelled by error, saying why", recs)
+	}
+	// The hub's log counts the prompt: on the screen once the window
+	// process said it drew it (winShown), else as sent but not yet shown
+	// (killed while Fyne painted the window's first frame).
+	if hubLog, _ := os.ReadFile(d.paths.HubLog); !regexp.MustCompile(`\) with (1 prompt\(s\) on screen|0 prompt\(s\) on screen and 1 sent to it but not yet shown); the next window starts a new one`).Match(hubLog) {
+		t.Errorf("hub.log does not count the killed window process's one prompt:\n%s", hubLog)
 	}
 	h.noWindowProc("after it was killed")
 	h.ask(2)

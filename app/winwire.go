@@ -37,6 +37,7 @@ import (
 // window process → hub:
 //
 //	{"op":"answer","id":1,"result":{"action":…,"content":…},"muteHour":true,"remember":true}
+//	{"op":"shown","id":1}   prompt 1's window is on the screen (made, and shown)
 //	{"op":"idle","seq":5}   no window open, having read every window-opening message up to the 5th
 //	{"op":"list"|"get"|"count"|"delete"|"clear"|"export"|"servers","id":7,…}   history calls
 //	{"op":"save-settings","id":8,"settings":{…}}   Settings' Save
@@ -104,6 +105,7 @@ const (
 	winData         = "data"
 	winAnswer       = "answer"
 	winIdle         = "idle"
+	winShown        = "shown"
 	winList         = "list"
 	winGet          = "get"
 	winCount        = "count"

@@ -39,7 +39,7 @@ import (
 //	← {"id":9,"error":"no server named …","unknown":true}
 //	                                          mute, unmute: not a server
 //	                                          the hub knows (a typo?)
-//	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…],"version":"…",
+//	→ {"op":"status","id":11}  ← {"id":11,"paused":false,"count":2,"servers":[…],"version":"…","display":":0",
 //	                              "spooled":0,"unsaved":3,"problem":"3 decisions not saved: …"}
 //	→ {"op":"settings","id":12}               ← {"id":12}
 //	← {"id":N,"error":"a sentence"}
@@ -68,6 +68,7 @@ type wireMsg struct {
 	Unknown bool          `json:"unknown,omitempty"` // mute, unmute: the server is not one the hub knows
 	Servers []ServerState `json:"servers,omitempty"` // status
 	Version string        `json:"version,omitempty"` // status: the hub's elicitray version
+	Display string        `json:"display,omitempty"` // status: the X display the hub's windows open on (Hub.Display)
 	// status: decisions not in history yet (journal.go), and the sentence
 	// saying so, "" when every decision is in history.
 	Spooled int    `json:"spooled,omitempty"`

@@ -75,6 +75,9 @@
 //	guard.go     the tool-call guard: a guarded tools/call held until the
 //	             Approver approves it (written then) or not (the host gets
 //	             a tool error result); the tools learned from tools/list
+//	guardhost.go with no desktop, a guarded call asked in a host that shows
+//	             elicitations: the relay's own elicitation/create, its
+//	             answer kept from the server, the HostDecided hook
 //	legacy.go    the server's elicitation/create and its cancellation
 //	loop.go      the input_required loop: host calls followed, retries
 //	round.go     one input_required round: entries checked and decided

@@ -373,6 +373,65 @@ func TestLongReplyIDLastClosesPrompt(t *testing.T) {
 // bytes, with and without calls in flight. A reply to a call the relay
 // follows streams on only when it is surely final: a result of a legacy
 // call (only a 2026-07-28 result asks for input, PROTOCOL.md §1).
+// TestQuickCallFollowed: a legacy request passes on the fast path, and a
+// tools/call is followed all the same (its tool named, its reply awaited),
+// exactly when the full path would send it untouched; every other request
+// takes the full path. The server gets the same bytes
+// either way.
+func TestQuickCallFollowed(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		line  string
+		guard []string
+		quick bool
+	}{
+		{"a legacy call", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"{\"method\":1}"}}}`, nil, true},
+		{"members in another order", `{"params":{"name":"echo"},"method":"tools/call","id":"a-1","jsonrpc":"2.0"}`, nil, true},
+		{"progressToken in _meta", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":1}}}`, nil, false},
+		{"_meta spelt with an escape", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","\u005fmeta":{"progressToken":1}}}`, nil, false},
+		{"a modern call", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo",` + modernMeta + `}}`, nil, false},
+		{"a guarded server", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`, []string{"deploy"}, false},
+		{"a null id", `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"echo"}}`, nil, false},
+		{"a second method", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"},"method":"tools/call"}`, nil, false},
+		{"a Method member", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"},"Method":"ping"}`, nil, false},
+		{"another member", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"},"x":1}`, nil, false},
+		{"bytes after the object", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}} {}`, nil, false},
+		{"params not an object", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":[1]}`, nil, false},
+		{"a prompts/get", `{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"p"}}`, nil, true},
+		{"a ping", `{"jsonrpc":"2.0","id":8,"method":"ping"}`, nil, true},
+		{"a tools/list", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{}}`, nil, true},
+		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`, nil, false},
+		{"a guarded server's tools/list", `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`, []string{"deploy"}, false},
+		{"a modern tools/list", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{` + modernMeta + `}}`, nil, false},
+		{"a method with an escape", `{"jsonrpc":"2.0","id":8,"method":"tools\/call","params":{"name":"echo"}}`, nil, false},
+		{"no id", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"}}`, nil, false},
+		{"a cancel with a null id", `{"jsonrpc":"2.0","id":null,"method":"notifications/cancelled","params":{"requestId":3}}`, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRelay(Command(exec.Command("cat"), 0), &Options{Guard: tt.guard})
+			r.w.ctx = context.Background()
+			line := []byte(tt.line + "\n")
+			v, _ := r.hostRoute(line, true)
+			if quick := v == vPass; quick != tt.quick {
+				t.Fatalf("passed on the fast path: %v, want %v", quick, tt.quick)
+			}
+			if !tt.quick {
+				return
+			}
+			env, err := scanEnvelope(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if follows := loopMethods[env.Method]; r.loop.any() != follows {
+				t.Fatalf("the %s passed, followed: %v, want %v (a followed call's reply ends it, and its prompts name it)", env.Method, r.loop.any(), follows)
+			}
+			if tool, _ := r.calls.inFlight(); env.Method == "tools/call" && tool != "echo" {
+				t.Errorf("the call in flight is %q, want echo", tool)
+			}
+		})
+	}
+}
+
 func TestServerRouteFromHead(t *testing.T) {
 	head := func(s string) []byte { return []byte(s + strings.Repeat("x", 100)) }
 	for _, tt := range []struct {
@@ -431,14 +490,22 @@ func TestLongLineMixedMembersCut(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startPeer(t, nil)
+			sent := make(chan struct{})
 			go func() {
+				defer close(sent)
 				p.serverSends(tt.line)
 				p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
 			}()
+			// The server's writes end before the test does (its pipes
+			// close then).
+			defer func() { <-sent }()
 			got := p.hostGets()
 			if !tt.cut {
 				if got != tt.line {
 					t.Fatalf("the host got %d bytes, want the line whole (%d)", len(got), len(tt.line))
+				}
+				if after := p.hostGets(); !strings.Contains(after, `"after"`) {
+					t.Fatalf("the next line did not follow: %.100q", after)
 				}
 				return
 			}

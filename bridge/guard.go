@@ -24,7 +24,11 @@ import (
 // else answers the host with a tool error result (CallToolResult,
 // isError: true) that says why, and the server never hears of the call.
 // A host's notifications/cancelled for a held call closes the window and
-// goes nowhere: the server never saw the request it names.
+// goes nowhere: the server never saw the request it names. When no
+// desktop can show the window, the rule of elicitations holds (DESIGN.md:
+// no desktop → to the host, or cancel): a host that declared form-mode
+// elicitation is asked in its own prompt (guardhost.go); any other host's
+// call is denied.
 //
 // What the window shows of the tool (its title, description and
 // destructiveHint) is learned from the server's tools/list results as they
@@ -51,6 +55,9 @@ type guard struct {
 	d       *decider
 	keep    *keepAlive
 	session *session
+	// host asks the host in place of the window when no desktop can show
+	// it (guardhost.go).
+	host *hostAsks
 	// patterns are Options.Guard; destructive is Options.GuardDestructive.
 	patterns    []string
 	destructive bool
@@ -74,6 +81,7 @@ type guard struct {
 func newGuard(r *Relay) *guard {
 	return &guard{
 		w: r.w, d: r.decide, keep: r.keep, session: r.session,
+		host:     newHostAsks(r.w, r.decide.prefix, r.opts.PromptTimeout),
 		patterns: r.opts.Guard, destructive: r.opts.GuardDestructive,
 		// What Relay.followCall does, but for the keep-alive, which has
 		// followed the call since it was held: noting it again would forget
@@ -244,6 +252,8 @@ func (g *guard) holds(key string, env *envelope, line []byte, version string, ho
 }
 
 // ask decides one held call and sends what the decision makes of it.
+// With no desktop, a host that can show elicitations is asked instead
+// (guardhost.go), and history keeps what it decided, here, exactly once.
 func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, req *Request, closed func()) {
 	var res *Result
 	var err error
@@ -251,6 +261,11 @@ func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope
 		res, err = g.d.opts.Approver.Approve(ctx, req)
 	} else {
 		err = errors.New("no approver is configured")
+	}
+	var inHost *hostVerdict
+	if errors.Is(err, ErrNoDesktop) && ctx.Err() == nil && g.host.can(g.session.hostDeclared(), version) {
+		v := g.host.ask(ctx, req, err)
+		inHost, res, err = &v, &v.res, nil
 	}
 	closed()
 	approved := err == nil && res != nil && res.Action == ActionAccept
@@ -261,6 +276,17 @@ func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope
 	}
 	g.mu.Unlock()
 	defer hc.cancel(nil)
+	if inHost != nil {
+		if !mine && res.DecidedBy == DecidedByHost {
+			// Decided in the host as the call ended: nothing is sent, and
+			// history says why.
+			*res = endedResult(context.Cause(ctx), inHost.asked)
+		}
+		// DESIGN.md: a decision is durable before its answer leaves.
+		if g.d.opts.HostDecided != nil {
+			g.d.opts.HostDecided(req, *res)
+		}
+	}
 	if !mine {
 		// The host cancelled the call (or sent another under its id), or
 		// the relay stops: nothing goes anywhere.
@@ -282,7 +308,12 @@ func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope
 		}
 		return
 	}
-	why := g.denial(req, res, err)
+	var why string
+	if inHost != nil {
+		why = inHost.denial
+	} else {
+		why = g.denial(req, res, err)
+	}
 	g.keep.end(key)
 	g.w.toHost(deniedResult(env.ID, why))
 }

@@ -241,13 +241,114 @@ func (r *Relay) callReplied(key string) {
 
 // hostRoute decides a host line from its first members (the full path is
 // fromHost): replies and notifications pass, except notifications/cancelled;
-// requests, which the relay may edit or follow, take the full path.
+// requests, which the relay may edit or follow, take the full path, but for
+// the legacy ones it only follows or passes (quickRequest). Once the relay
+// asked the host something itself (guardhost.go), every line does: a
+// reply's id may come after its long result.
 func (r *Relay) hostRoute(b []byte, complete bool) (route, string) {
+	if r.guard.host.asked.Load() {
+		return vFull, ""
+	}
 	v, rest := hostMembers(b, complete)
-	if v != vFull && hasMethodKey(b[rest:]) {
+	if v == vFull {
+		if complete && r.quickRequest(b) {
+			return vPass, ""
+		}
+		return vFull, ""
+	}
+	if hasMethodKey(b[rest:]) {
 		return vFull, ""
 	}
 	return v, ""
+}
+
+// quickRequest passes a legacy host request (PROTOCOL.md §2: its params
+// carry no _meta) on the fast path when the full path would send it as the
+// host wrote it, and follows it as the full path would: a tools/call,
+// prompts/get or resources/read is followed (followCall); any other method
+// but initialize, which the relay edits, just passes. It reports whether
+// it took the request. Not taken: a modern request (edited), one with a
+// progressToken (kept alive; it lives in _meta), a guarded server's
+// tools/call or tools/list (guard.go holds calls and reads the list), any
+// request while a round forwarded to the host waits (forward.go completes
+// retries), a loop method's request whose id idKey cannot read. The
+// members must be jsonrpc, id, method and params, each at most once, in
+// any order; anything else takes the full path. Every request and its
+// reply make a round trip the host waits on.
+func (r *Relay) quickRequest(b []byte) bool {
+	if r.forward.open.Load() > 0 {
+		return false
+	}
+	m, ok, _ := object(b, true)
+	if !ok {
+		return false
+	}
+	var env envelope
+	var method []byte
+	var seen [4]bool
+	for {
+		k, ok := m.key()
+		if !ok {
+			if !m.end || skipSpace(b, m.i+1) != len(b) {
+				return false
+			}
+			break
+		}
+		v, ok := m.value()
+		if !ok {
+			return false
+		}
+		var n int
+		switch string(k) {
+		case "jsonrpc":
+			n = 0
+		case "id":
+			n, env.ID = 1, v
+		case "method":
+			if method, ok = plainString(v); !ok {
+				return false
+			}
+			n = 2
+		case "params":
+			if !legacyParams(v) {
+				return false
+			}
+			n, env.Params = 3, v
+		default:
+			return false
+		}
+		if seen[n] {
+			return false
+		}
+		seen[n] = true
+	}
+	if !seen[1] || !seen[2] {
+		return false
+	}
+	if bytes.HasPrefix(method, []byte("notifications/")) {
+		return false // hostMembers passed it, or it is the cancel the relay spreads
+	}
+	switch string(method) {
+	case "initialize":
+		return false
+	case "tools/list":
+		return !r.guard.on()
+	case "tools/call":
+		if r.guard.on() {
+			return false
+		}
+		env.Method = "tools/call"
+	case "prompts/get", "resources/read":
+		env.Method = string(method)
+	default:
+		return true
+	}
+	key, ok := idKey(env.ID)
+	if !ok {
+		return false
+	}
+	r.followCall(key, &env, b, "", nil)
+	return true
 }
 
 // hostMembers is hostRoute before the check for a later "method".
@@ -282,6 +383,28 @@ func hostMembers(b []byte, complete bool) (v route, rest int) {
 			if _, ok := m.value(); !ok {
 				return vFull, 0
 			}
+		}
+	}
+}
+
+// legacyParams reports whether params is an object whose members, each
+// key spelt without escapes, include no _meta: a legacy request's, as
+// modernVersion and keepAlive.noteCall read it (getMember decodes keys).
+func legacyParams(params []byte) bool {
+	m, ok, _ := object(params, true)
+	if !ok {
+		return false
+	}
+	for {
+		k, ok := m.key()
+		if !ok {
+			return m.end
+		}
+		if string(k) == "_meta" {
+			return false
+		}
+		if _, ok := m.value(); !ok {
+			return false
 		}
 	}
 }

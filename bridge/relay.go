@@ -51,6 +51,18 @@ type Options struct {
 	// GuardDestructive guards, besides, every tool the server's tools/list
 	// annotated destructiveHint: true. False guards only Guard's.
 	GuardDestructive bool
+	// PromptTimeout is how long a guarded call asked in the host (no
+	// desktop could show the window, guardhost.go) waits for the host's
+	// answer; then the host's prompt is withdrawn and the call denied, as
+	// the hub's timeout does with a window. Zero waits until the host
+	// answers or cancels its call.
+	PromptTimeout time.Duration
+	// HostDecided, when set, is told what was decided about each guarded
+	// call asked in the host (DecidedBy DecidedByHost when the user
+	// answered there; timeout, host-cancelled or error otherwise), once,
+	// before the call or its denial is written, so that history keeps it.
+	// It runs on the call's own goroutine.
+	HostDecided func(req *Request, res Result)
 	// Log receives sentences for people (the host's log). Nil discards.
 	// A child's stderr goes to the command's own Stderr; see Command.
 	Log io.Writer
@@ -317,6 +329,9 @@ func (r *Relay) fromHost(line []byte) []byte {
 		}
 		r.hostCancelled(env.Params)
 		return nil
+	}
+	if err == nil && env.isResponse() && r.guard.host.fromHost(&env) {
+		return nil // guardhost.go: the host's answer to the relay's own question
 	}
 	if err != nil || !env.isRequest() {
 		if err == nil && r.guard.dropsUnanswerable(&env) {

@@ -18,7 +18,7 @@ import (
 var (
 	historyActions  = []string{"Any action", "accept", "decline", "cancel", "error", "forwarded"}
 	historyDeciders = []string{"Decided by anyone", "user", "rule", "timeout", "rate-limit",
-		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "error"}
+		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "host", "error"}
 	historyDates = []string{dateAll, dateToday, dateWeek, dateMonth, dateBetween}
 	// historyKinds are the kinds of request (Record.Mode): elicitations of
 	// either mode, and guarded tool calls.

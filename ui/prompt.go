@@ -65,6 +65,11 @@ type Prompt struct {
 	// Form is nil, and the buttons read Deny (answering decline) and
 	// Approve (accept). False: an elicitation (Decline, Submit).
 	ToolCall bool
+	// Shown, when set, is called on the Fyne goroutine as soon as the
+	// window was shown (mapped), before the key guard is set up (the focus
+	// comes as it arms, keyGuard); it must not block. Nil: nothing is
+	// told.
+	Shown func()
 }
 
 // Answer is the user's decision on a Prompt: the ElicitResult to send
@@ -120,6 +125,7 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	if p.ToolCall {
 		title = toolCallTitle(p.Server)
 	}
+	v.shown = p.Shown
 	pw := showPromptWindow(a, title, &v.promptBase, v.onCancel, v.content, v.size(), v.onArmed)
 	pw.view = v
 	return pw
@@ -148,6 +154,9 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	win.Resize(size)
 	win.CenterOnScreen()
 	win.Show()
+	if b.shown != nil {
+		b.shown()
+	}
 	// To the front, and the window manager asked to draw the eye to it
 	// where it does not let it take the focus (attention_linux.go).
 	win.RequestFocus()
@@ -269,6 +278,8 @@ func (v *promptView) size() fyne.Size {
 // the window, closed after it; and the window-wide keys, guarded by keyGuard.
 type promptBase struct {
 	done func(Answer)
+	// shown is the Prompt's or URLPrompt's Shown.
+	shown func()
 
 	// closeWindow closes the window once the answer is given.
 	closeWindow func()

@@ -38,6 +38,8 @@ type URLPrompt struct {
 	// Waiting is how many prompts are queued behind this one, as in
 	// Prompt; 0 shows nothing.
 	Waiting int
+	// Shown is called once the window was shown, as in Prompt.
+	Shown func()
 	// Open opens the link in the system browser once the user agreed;
 	// nil means the app's OpenURL.
 	Open func(*url.URL) error
@@ -67,6 +69,7 @@ func ShowURLPrompt(a fyne.App, p *URLPrompt, done func(Answer)) *PromptWindow {
 	if p.Open != nil {
 		v.openURL = p.Open
 	}
+	v.shown = p.Shown
 	pw := showPromptWindow(a, urlPromptTitle(p.Server), &v.promptBase, v.onDismiss, v.content, v.size(), v.focusFirst)
 	pw.urlView = v
 	win := pw.win

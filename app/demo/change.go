@@ -133,6 +133,10 @@ type changeTool struct {
 	key   []byte // HMAC-SHA256 key of the requestStates this process issues
 	now   func() time.Time
 
+	// notShown says why prompts are not shown now (Options.NotShown);
+	// nil: a cancel was a dismissal.
+	notShown func() string
+
 	mu    sync.Mutex
 	ended map[string]bool // calls that reached an outcome; a few bytes each, for the life of one host session
 }
@@ -202,6 +206,9 @@ func (t *changeTool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 	switch res.Action {
 	case mcp.ElicitationResponseActionCancel:
 		entry.Outcome = outcomeAborted
+		if why := whyNotShown(res.Action, t.notShown); why != "" {
+			return t.end(entry, "the "+entry.Step+" was not shown, because "+why+", so nothing was changed")
+		}
 		return t.end(entry, "the "+entry.Step+" was dismissed without an answer, so nothing was changed")
 	case mcp.ElicitationResponseActionDecline:
 		if st.Round == roundProduction {

@@ -32,6 +32,13 @@ type Options struct {
 	// means no audit log: request_change then makes no change and says why,
 	// and the other tools work as usual.
 	AuditLog string
+	// NotShown, when set, says why the client shows no prompts now (as
+	// "elicitray is paused"), or returns "" when it does; it is asked when
+	// an elicitation is answered cancel, so that the tool says the prompt
+	// was not shown for that reason rather than dismissed: a cancel does
+	// not say which it was (PROTOCOL.md §5), and elicitray's demo server
+	// can ask its own hub. Nil: a cancel is told as dismissed.
+	NotShown func() string
 }
 
 // Server runs the demo MCP server over newline-delimited JSON-RPC, reading
@@ -69,9 +76,13 @@ func Server(ctx context.Context, in io.Reader, out io.Writer, opts *Options) err
 func newServer(opts *Options) *server.MCPServer {
 	s := server.NewMCPServer(ServerName, demoVersion, server.WithTitle("elicitray demo"), server.WithToolCapabilities(false))
 	for _, f := range forms {
-		s.AddTool(mcp.NewTool(f.name, mcp.WithToolTitle(f.title), mcp.WithDescription(f.description)), f.handle)
+		s.AddTool(mcp.NewTool(f.name, mcp.WithToolTitle(f.title), mcp.WithDescription(f.description)),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return f.handle(ctx, req, opts.NotShown)
+			})
 	}
 	change := newChangeTool(opts.AuditLog)
+	change.notShown = opts.NotShown
 	s.AddTool(change.tool(), change.handle)
 	return s
 }
@@ -90,8 +101,9 @@ func toolNames() []string {
 // the elicitation as an input request, then, on the retry, it reports the
 // ElicitResult found in the input responses. mcp-go turns the input request
 // into a legacy elicitation/create push for hosts on 2025-11-25 and older,
-// and sends it as an input_required result to 2026-07-28 hosts.
-func (f *form) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// and sends it as an input_required result to 2026-07-28 hosts. A cancel
+// while notShown gives a reason is told as not shown (Options.NotShown).
+func (f *form) handle(ctx context.Context, req mcp.CallToolRequest, notShown func() string) (*mcp.CallToolResult, error) {
 	caps, modern := elicitationOf(ctx)
 	if !declaresForm(caps) {
 		if modern {
@@ -109,7 +121,19 @@ func (f *form) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("%s: %v", f.name, err)), nil
 	}
+	if why := whyNotShown(res.Action, notShown); why != "" {
+		text += ": the form was not shown, because " + why
+	}
 	return mcp.NewToolResultText(text), nil
+}
+
+// whyNotShown is why an elicitation answered action was not shown: the
+// reason notShown gives for a cancel, "" otherwise (Options.NotShown).
+func whyNotShown(action mcp.ElicitationResponseAction, notShown func() string) string {
+	if action != mcp.ElicitationResponseActionCancel || notShown == nil {
+		return ""
+	}
+	return notShown()
 }
 
 // elicitationOf is the elicitation capability the client declared for the

@@ -138,7 +138,7 @@ func parse(data []byte, loc Location) ([]rawEntry, error) {
 	}
 	exists := map[string]bool{} // each binary looked up once, however many entries run it
 	for i := range raws {
-		raws[i].host = loc.Host
+		raws[i].host = loc.dialect()
 		classify(&raws[i], exists)
 	}
 	return raws, nil

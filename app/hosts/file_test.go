@@ -306,7 +306,7 @@ func TestHostsForFile(t *testing.T) {
 		{"a byte order mark and a comment last", "/x/a", "\ufeff{\"mcpServers\": {}}\n// end", "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
 		{"vscode", "/x/mcp.json", `{"servers": {}, "inputs": []}`, "", Location{Format: FormatJSON, Servers: vscodeKey}, ""},
 		{"broken JSON: Read says where", "/x/a.json", `{"mcpServers": {`, "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
-		{"--format", "/x/a", `{}`, "zed", Location{Format: FormatJSON, Servers: zedKey}, ""},
+		{"--format", "/x/a", `{}`, "zed", Location{Format: FormatJSON, Servers: zedKey, As: "zed"}, ""},
 		{"unknown --format", "/x/a", `{}`, "atom", Location{}, `--format "atom" is not a host elicitray knows`},
 		{"nested too deep: Read says so", "/x/a.json", strings.Repeat("[", 2_000_000), "", Location{Format: FormatJSON, Servers: mcpServers}, ""},
 		{"cannot tell", "/x/a.json", `{"editor": {}}`, "", Location{}, "cannot tell which host's config /x/a.json is"},

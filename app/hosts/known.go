@@ -37,6 +37,19 @@ type Location struct {
 	// Servers is the path of keys from the top of the file to the table of
 	// server entries: ["mcpServers"], ["projects", "/home/me/p", "mcpServers"].
 	Servers []string `json:"servers"`
+	// As, for a file given with --config --format HOST, is HOST: the file
+	// is that host's, and its entries are read and written in that host's
+	// forms (remote members, variable references such as Cursor's
+	// ${env:VAR}, which become --bearer-env VAR). "" is Host's own.
+	As string `json:"as,omitempty"`
+}
+
+// dialect is the host whose forms the file at l uses: As, else Host.
+func (l Location) dialect() string {
+	if l.As != "" {
+		return l.As
+	}
+	return l.Host
 }
 
 // Env is what decides where hosts keep their configs: the user's
@@ -344,7 +357,7 @@ func ForFile(path string, data []byte, format string) (Location, error) {
 			return loc, fmt.Errorf("--format %q is not a host elicitray knows (%s)", format, strings.Join(Names(), ", "))
 		}
 		l := h.locations(Env{Home: "/"})[0]
-		loc.Format, loc.Servers = l.Format, l.Servers
+		loc.Format, loc.Servers, loc.As = l.Format, l.Servers, h.Name
 		return loc, nil
 	}
 	if strings.EqualFold(filepath.Ext(path), ".toml") {

@@ -87,7 +87,8 @@ var (
 	dollarAny   = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$`)
 )
 
-// hostForms are the remote forms of the hosts (by Location.Host). Claude
+// hostForms are the remote forms of the hosts (by Location.Host, or the
+// host a --config file is in the format of: Location.As). Claude
 // Desktop's config has no remote form (remote servers are connectors, set
 // in the app, not in the file), so a url entry there is read generically.
 var hostForms = map[string]hostForm{
@@ -99,7 +100,7 @@ var hostForms = map[string]hostForm{
 	"codex":       {urlKey: "url"},
 }
 
-// formOf is the remote form of the host named host (Location.Host); a file
+// formOf is the remote form of the host named host (Location.dialect); a file
 // named with --config, whose host is not known, gets the generic one.
 func formOf(host string) hostForm {
 	if f, ok := hostForms[host]; ok {

@@ -102,7 +102,7 @@ type rawEntry struct {
 	argsStart int
 
 	// What remote entries are wrapped and unwrapped with (remote.go):
-	host    string        // Location.Host, whose remote form the entry has
+	host    string        // Location.dialect: the host whose remote form the entry has
 	toml    bool          // the entry is TOML
 	inline  bool          // TOML: the entry is an inline table
 	members []entryMember // the entry's own members, in file order
