@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui"
 )
 
 // The helpers below drive the real program as a user's desktop would: a host
@@ -332,7 +333,8 @@ func (d *desktop) hubPID() int {
 // window waits for the hub's prompt window and returns its X window id and
 // the hub's PID. Only windows of the hub named in the lock file count, so
 // windows of other tests on the same X server never do; there must be
-// exactly one, as prompts queue.
+// exactly one, as prompts queue. A prompt window is returned once it takes
+// input (armed), as a person starts typing once the window is ready.
 func (d *desktop) window() (win string, hubPID int) {
 	d.t.Helper()
 	return d.windowUnless(nil, nil)
@@ -342,6 +344,24 @@ func (d *desktop) window() (win string, hubPID int) {
 // before a window appears: the call that was to ask has ended, and why says
 // how it ended.
 func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
+	d.t.Helper()
+	win, hubPID = d.mappedUnless(ended, why)
+	if isPrompt(win) {
+		d.armed(win)
+	}
+	return win, hubPID
+}
+
+// mapped is window without the wait for a prompt to take input: the
+// window as soon as it is on the screen.
+func (d *desktop) mapped() (win string, hubPID int) {
+	d.t.Helper()
+	return d.mappedUnless(nil, nil)
+}
+
+// mappedUnless is mapped, failing at once when ended closes first (see
+// windowUnless).
+func (d *desktop) mappedUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
@@ -403,6 +423,100 @@ func childPIDs(pid string) []string {
 	return kids
 }
 
+// promptTitle matches the titles of prompt windows (ui's promptTitle,
+// toolCallTitle and urlPromptTitle), not those of the menu, history,
+// settings and start-at-login windows.
+var promptTitle = regexp.MustCompile(`^elicitray — (.+ asks|.+ asks to open a link|approve a tool call to .+\?)$`)
+
+// isPrompt reports whether window win is a prompt window: one that takes
+// no input until it is armed. A window gone is none.
+func isPrompt(win string) bool {
+	out, err := exec.Command("xdotool", "getwindowname", win).Output()
+	return err == nil && promptTitle.MatchString(strings.TrimSpace(string(out)))
+}
+
+// armed waits until prompt window win takes input — its key guard over,
+// the first field focused — which the window says with the X property
+// ui.ArmedProperty, and reports true; or until the window is gone (shown
+// again for a later prompt, closed, unmapped), and reports false. It
+// waits on the X server's events: PropertyNotify, UnmapNotify.
+func (d *desktop) armed(win string) bool {
+	d.t.Helper()
+	n, err := strconv.ParseUint(win, 10, 32)
+	if err != nil {
+		d.t.Fatalf("window id %q: %v", win, err)
+	}
+	id := xproto.Window(n)
+	conn, err := xgb.NewConn()
+	if err != nil {
+		d.t.Fatalf("connecting to the X server: %v", err)
+	}
+	defer conn.Close()
+	name := ui.ArmedProperty
+	atom, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
+	if err != nil {
+		d.t.Fatalf("interning %s: %v", name, err)
+	}
+	if xproto.ChangeWindowAttributesChecked(conn, id, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskPropertyChange | xproto.EventMaskStructureNotify}).Check() != nil {
+		return false // gone
+	}
+	events := make(chan xgb.Event, 16)
+	done := make(chan struct{})
+	defer close(done) // before conn.Close, which ends the reader
+	go func() {
+		defer close(events)
+		for {
+			ev, err := conn.WaitForEvent()
+			if ev == nil && err == nil {
+				return // closed
+			}
+			if ev == nil {
+				continue
+			}
+			select {
+			case events <- ev:
+			case <-done:
+				return
+			}
+		}
+	}()
+	deadline := time.After(desktopWait)
+	for {
+		// Read after the events were asked for: a change from now on
+		// wakes the loop.
+		r, err := xproto.GetProperty(conn, false, id, atom.Atom, xproto.AtomCardinal, 0, 1).Reply()
+		if err != nil {
+			return false // gone
+		}
+		if r.ValueLen > 0 {
+			if d.unmaps.unmappedSince(win) {
+				return false // a later prompt's
+			}
+			return true
+		}
+	wait:
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					d.t.Fatalf("the X connection closed while waiting for window %s to take input", win)
+				}
+				switch e := ev.(type) {
+				case xproto.PropertyNotifyEvent:
+					if e.Atom == atom.Atom {
+						break wait
+					}
+				case xproto.UnmapNotifyEvent, xproto.DestroyNotifyEvent:
+					return false
+				}
+			case <-deadline:
+				d.t.Fatalf("prompt window %s did not take input (%s) within %v%s", win, name, desktopWait, d.diagnostics())
+			}
+		}
+	}
+}
+
 // title is the title of window win.
 func (d *desktop) title(win string) string {
 	d.t.Helper()
@@ -428,17 +542,23 @@ func (d *desktop) closed(win string) {
 	}
 }
 
-// answer presses key in window win until the window closes, and returns
-// the number of presses. A prompt ignores keys for half a second on purpose
-// (ui.keyGuard; DESIGN.md: "A key pressed just before a window appears must
-// not answer it"), counted from when it finished setting the window up, a
-// moment after the window is mapped; nothing on the screen shows when the
-// guard ends. So, like a person whose first key did nothing, answer presses
-// again until the window goes: no pause has to guess the guard's end, and a
-// key the guard swallowed answers nothing.
+// answer presses key in window win, which the key closes, and returns once
+// the window is gone. A prompt ignores keys until it is armed (ui.keyGuard;
+// DESIGN.md: "A key pressed just before a window appears must not answer
+// it"): answer waits for that (armed), then presses once. Another window
+// (history, menu) says nothing of when its first frames take keys: like a
+// person whose first key did nothing, answer presses again until it goes.
+// It returns the number of presses.
 func (d *desktop) answer(win, key string) int {
 	d.t.Helper()
 	d.releaseAlt(win)
+	if isPrompt(win) {
+		if d.armed(win) {
+			d.keysClosing(win, key)
+		}
+		d.closed(win)
+		return 1
+	}
 	deadline := time.Now().Add(desktopWait)
 	for presses := 1; ; presses++ {
 		out, err := exec.Command("xdotool", "key", "--window", win, key).CombinedOutput()
@@ -478,13 +598,13 @@ func (d *desktop) visible(win string) bool {
 	return false
 }
 
-// typeInto types text into the focused field of window win, a window that
-// just appeared: once its first frames are on the screen. Typed at once,
-// under load, the first characters were sometimes lost ("da Lovelace"):
-// Fyne sets the window up over its first frames.
+// typeInto types text into the focused field of prompt window win once the
+// window takes input (armed): typed before, it goes nowhere, on purpose.
 func (d *desktop) typeInto(win, text string) {
 	d.t.Helper()
-	d.settle()
+	if !d.armed(win) {
+		d.t.Fatalf("window %s went before it took input: nothing typed%s", win, d.diagnostics())
+	}
 	d.xdo("type", "--window", win, text)
 }
 

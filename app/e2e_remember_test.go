@@ -82,7 +82,6 @@ func TestEndToEndRemember(t *testing.T) {
 	// given, so Return alone sends it.
 	call = d.callWith(cs, "ask", ship)
 	win, _ = d.window()
-	d.settle()
 	d.answer(win, "Return")
 	if got := d.result(call); got != want {
 		t.Errorf("the pre-filled form sent %s, want %s", got, want)
@@ -102,8 +101,6 @@ func TestEndToEndRemember(t *testing.T) {
 			win, _ := d.window()
 			if i == 0 {
 				d.typeInto(win, "ada")
-			} else {
-				d.settle()
 			}
 			d.xdo("key", "--window", win, "Tab")
 			d.xdo("type", "--window", win, "hunter2-secret")

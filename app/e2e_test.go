@@ -30,8 +30,8 @@ func TestEndToEndEverything(t *testing.T) {
 
 	for i, tt := range []struct {
 		name string
-		// typing is typed into the focused first field (the name) first;
-		// typing is not guarded, answering keys are.
+		// typing is typed into the focused first field (the name) first,
+		// once the window takes input.
 		typing string
 		key    string
 		// says is what server-everything writes for the action.

@@ -81,7 +81,8 @@ func TestEndToEndURL(t *testing.T) {
 		if got := d.title(win); got != title {
 			t.Errorf("window title %q, want %q", got, title)
 		}
-		// Focus moves at once (Tab is not guarded): Cancel → Decline → Open.
+		// The window takes input with the focus on Cancel: Tab → Decline →
+		// Open.
 		d.xdo("key", "--window", win, "Tab")
 		d.xdo("key", "--window", win, "Tab")
 		c, presses := d.pressUntilResult(win, "Return", call)
@@ -230,11 +231,13 @@ func (d *desktop) text(c toolCall) string {
 
 // pressUntilResult presses key in window win until the call's result
 // arrives, and returns it and the number of presses. Like answer, it
-// presses again when the key guard swallowed a press; unlike answer, it
-// does not wait for the window to close, which a URL prompt does not when
-// the browser cannot start after accept.
+// presses once the prompt takes input (armed); unlike answer, it does not
+// wait for the window to close, which a URL prompt does not when the
+// browser cannot start after accept, and it presses again while the
+// result does not come.
 func (d *desktop) pressUntilResult(win, key string, call <-chan toolCall) (toolCall, int) {
 	d.t.Helper()
+	d.armed(win)
 	d.releaseAlt(win)
 	deadline := time.Now().Add(desktopWait)
 	presses := 0

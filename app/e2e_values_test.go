@@ -102,7 +102,6 @@ func TestEndToEndValuesOnDesktop(t *testing.T) {
 		})
 		win, _ := d.window()
 		// The first field, focused, shows its default; the second is typed.
-		d.settle()
 		d.xdo("key", "--window", win, "Tab")
 		d.xdo("type", "--window", win, "9007199254740995")
 		d.screenshot("values-prompt.png")

@@ -382,7 +382,8 @@ func TestPromptNoticedQueued(t *testing.T) {
 	n := newNoticeDesk(t, "timeout = \"3s\"\n")
 	cs := n.connect("everything", server)
 	first := n.call(cs, "trigger-elicitation-request")
-	win1, _ := n.window()
+	// On the screen is enough: the 3 s timeout leaves no time to spare.
+	win1, _ := n.mapped()
 	note1 := n.note()
 	second := n.call(cs, "trigger-elicitation-request")
 	waitTray(t, n.desktop, n.tray(), "elicitray: 2 prompts waiting")
@@ -396,7 +397,7 @@ func TestPromptNoticedQueued(t *testing.T) {
 	if got := parseRawResult(t, n.result(first)).Action; got != "cancel" {
 		t.Errorf("the first prompt was answered %q, want cancel", got)
 	}
-	n.window()
+	n.mapped()
 	note2 := n.note()
 	if note2.id == note1.id || note2.title != "elicitray: everything asks" {
 		t.Errorf("the second prompt's notification: %+v (the first was %d)", note2, note1.id)

@@ -28,6 +28,10 @@ import (
 // window urgent); an EWMH window manager ends its own state as the user
 // activates the window.
 //
+// The same connection sets ArmedProperty once a prompt takes input (its key
+// guard over) and deletes it as a kept window hides, for the programs that
+// type into prompts (tests, the benchmark) to wait on.
+//
 // Fyne has no call for it, and the GLFW window Fyne makes is its own: the
 // window's X id comes from Fyne (driver.NativeWindow, an X11WindowContext),
 // and the hints are set over a connection of this package's, on a
@@ -54,6 +58,7 @@ var attentionX struct {
 	root  xproto.Window
 	state xproto.Atom // _NET_WM_STATE
 	asks  xproto.Atom // _NET_WM_STATE_DEMANDS_ATTENTION
+	armed xproto.Atom // ArmedProperty
 	queue serialWork
 }
 
@@ -124,9 +129,52 @@ func dropAttention(id uint32) {
 	}
 }
 
-// setAttention sets or clears both hints of window id; on attentionX's
-// queue. A window gone meanwhile (an X error) is let be.
-func setAttention(id xproto.Window, on bool) {
+// markArmed sets ArmedProperty on window id (0: none), whose prompt takes
+// input from now on; on attentionX's queue, after the hints asked before.
+func markArmed(id uint32) {
+	if id != 0 {
+		attentionX.queue.do(func() { setArmed(xproto.Window(id), true) })
+	}
+}
+
+// clearArmed deletes ArmedProperty from window id (0: none), a prompt
+// window kept hidden for the next prompt, and returns once the X server
+// has done it: the window is shown again later over GLFW's connection, and
+// a program waiting for the property must not find the last prompt's
+// there. It waits for the queue's earlier work (a round trip or two) on
+// purpose: a markArmed still queued would set the property again.
+func clearArmed(id uint32) {
+	if id == 0 {
+		return
+	}
+	done := make(chan struct{})
+	attentionX.queue.do(func() {
+		defer close(done)
+		setArmed(xproto.Window(id), false)
+	})
+	<-done
+}
+
+// setArmed sets or deletes ArmedProperty on window id; on attentionX's
+// queue. A window gone meanwhile is let be.
+func setArmed(id xproto.Window, on bool) {
+	c := attentionConn()
+	x := &attentionX
+	if c == nil || x.armed == 0 {
+		return
+	}
+	if !on {
+		_ = xproto.DeletePropertyChecked(c, id, x.armed).Check()
+		return
+	}
+	one := make([]byte, 4)
+	xgb.Put32(one, 1)
+	_ = xproto.ChangePropertyChecked(c, xproto.PropModeReplace, id, x.armed, xproto.AtomCardinal, 32, 1, one).Check()
+}
+
+// attentionConn is attentionX's connection, opened at the first call; nil
+// when it cannot be opened. On attentionX's queue.
+func attentionConn() *xgb.Conn {
 	x := &attentionX
 	x.once.Do(func() {
 		c, err := xgb.NewConn()
@@ -136,6 +184,7 @@ func setAttention(id xproto.Window, on bool) {
 		}
 		x.root = xproto.Setup(c).DefaultScreen(c).Root
 		x.state, x.asks = internAtom(c, "_NET_WM_STATE"), internAtom(c, "_NET_WM_STATE_DEMANDS_ATTENTION")
+		x.armed = internAtom(c, ArmedProperty)
 		x.conn = c
 		// Nothing is asked of this connection's events, but the X server
 		// sends some to every client (MappingNotify): read and drop them,
@@ -148,7 +197,14 @@ func setAttention(id xproto.Window, on bool) {
 			}
 		}()
 	})
-	c := x.conn
+	return x.conn
+}
+
+// setAttention sets or clears both hints of window id; on attentionX's
+// queue. A window gone meanwhile (an X error) is let be.
+func setAttention(id xproto.Window, on bool) {
+	x := &attentionX
+	c := attentionConn()
 	if c == nil {
 		return
 	}

@@ -11,3 +11,9 @@ func askAttention(fyne.Window) uint32 { return 0 }
 
 // dropAttention ends what askAttention asked: nothing here.
 func dropAttention(uint32) {}
+
+// markArmed does nothing here: ArmedProperty is an X11 property.
+func markArmed(uint32) {}
+
+// clearArmed does nothing here.
+func clearArmed(uint32) {}

@@ -357,7 +357,7 @@ func (c *choiceList) set(i int, on bool) {
 // onReturn is Return in the list: a single select picks the highlighted
 // choice (if it is not picked already) and submits; a multi select submits.
 func (c *choiceList) onReturn() {
-	if !c.multi && c.cursor >= 0 && !c.picked[c.shown[c.cursor]] {
+	if !c.multi && c.cursor >= 0 && !c.picked[c.shown[c.cursor]] && c.keys.typing() {
 		c.toggle(c.cursor)
 	}
 	c.keys.submit()
@@ -454,6 +454,9 @@ func newChoiceRows(c *choiceList) *choiceRows {
 	// keep it selected).
 	l.OnSelected = func(row widget.ListItemID) {
 		l.UnselectAll()
+		if !c.keys.clicking() {
+			return // a click meant for another window (keyGuard)
+		}
 		c.cursor = row
 		c.toggle(row)
 	}
@@ -508,7 +511,9 @@ func (l *choiceRows) TypedKey(ev *fyne.KeyEvent) {
 	case fyne.KeyReturn, fyne.KeyEnter:
 		c.onReturn()
 	case fyne.KeySpace:
-		c.toggle(c.cursor)
+		if c.keys.typing() {
+			c.toggle(c.cursor)
+		}
 	case fyne.KeyDown:
 		c.moveTo(c.cursor + 1)
 	case fyne.KeyUp:

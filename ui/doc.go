@@ -16,10 +16,12 @@
 // closes; the history window's reads, counts, clearing and exports,
 // each on a goroutine of its own that applies its result through fyne.Do;
 // the menu window's timer for the next mute's end, which redraws through
-// fyne.Do; WarmUp's font loading, which it waits for before it returns; and,
-// on Linux, one that sets and clears a prompt window's urgency hints over an
-// X connection of its own (attention_linux.go), running only while it has
-// a change to make. WarmUp
+// fyne.Do; a prompt window's key guard, a timer that arms it through
+// fyne.Do half a second after it opens; WarmUp's font loading, which it
+// waits for before it returns; and, on Linux, one that sets and clears a
+// prompt window's urgency hints and ArmedProperty over an X connection of
+// its own (attention_linux.go), running only while it has a change to
+// make. WarmUp
 // is called on the main goroutine before the app's Run (it calls GLFW
 // there, as Fyne's driver does). Every exported function and method must be called on the Fyne
 // goroutine (inside fyne.Do from elsewhere), except PromptWindow.SetWaiting,
@@ -50,8 +52,10 @@
 //     10,000 choices a select) opens in a fraction of a second.
 //   - A prompt window comes to the front and asks the window manager for
 //     attention (attention_linux.go) but never relaxes the key guard: keys
-//     typed for another window answer nothing. The tray icon badges the
-//     number of prompts waiting (traybadge.go).
+//     typed for another window answer nothing and type nothing, as the
+//     window takes no input for its first half second (keyGuard); it then
+//     sets the X property ArmedProperty, for programs that type into it. The tray icon badges
+//     the number of prompts waiting (traybadge.go).
 //   - ui talks to no socket and no database: the history window reads through
 //     the HistorySource interface that the hub implements.
 //   - Errors reach the user through one helper, showError, as a dialog with a

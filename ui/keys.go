@@ -38,7 +38,21 @@ type promptKeys struct {
 	typed   map[fyne.KeyName]int
 	pending map[fyne.KeyName]func()
 	now     func() time.Time
+	// lastDown is when any key last went down in this window: a rune (which
+	// names no key) counts only if one did since the guard ended.
+	lastDown time.Time
+
+	// takes reports whether the prompt takes input now, typing (typed) or
+	// a click (promptBase.takes): the widgets below drop what comes while
+	// it does not. Nil takes everything.
+	takes func(typed bool) bool
 }
+
+// typing reports whether what is typed now may change a field.
+func (k *promptKeys) typing() bool { return k.takes == nil || k.takes(true) }
+
+// clicking reports whether a click now may change a field.
+func (k *promptKeys) clicking() bool { return k.takes == nil || k.takes(false) }
 
 // handling notes the key an event carries before it reaches an action, and
 // counts it: a second typed event before a release is an auto-repeat.
@@ -62,6 +76,7 @@ func (k *promptKeys) keyDown(ev *fyne.KeyEvent) {
 		k.downAt = map[fyne.KeyName]time.Time{}
 	}
 	k.downAt[ev.Name] = k.now()
+	k.lastDown = k.downAt[ev.Name]
 	delete(k.typed, ev.Name)
 	delete(k.pending, ev.Name)
 }
@@ -99,6 +114,12 @@ func (k *promptKeys) pressedSince(t time.Time) bool {
 	}
 	at, ok := k.downAt[k.current]
 	return ok && !at.Before(t)
+}
+
+// pressedAnySince reports whether any key went down at or after t (always
+// true when the driver reports no presses).
+func (k *promptKeys) pressedAnySince(t time.Time) bool {
+	return !k.presses || !k.lastDown.Before(t)
 }
 
 // declineShortcut is Alt+D.
@@ -158,22 +179,38 @@ func (e *keyEntry) KeyUp(ev *fyne.KeyEvent) {
 	e.keys.keyUp(ev)
 }
 
-// TypedKey catches Escape, which widget.Entry would swallow.
+// TypedRune types r, unless the prompt takes no input yet (keyGuard): a
+// key meant for another window goes nowhere.
+func (e *keyEntry) TypedRune(r rune) {
+	if !e.keys.typing() {
+		return
+	}
+	e.Entry.TypedRune(r)
+}
+
+// TypedKey catches Escape, which widget.Entry would swallow; the editing
+// keys wait for the key guard as typing does.
 func (e *keyEntry) TypedKey(ev *fyne.KeyEvent) {
 	e.keys.handling(ev.Name) // Return reaches OnSubmitted from here
 	if ev.Name == fyne.KeyEscape {
 		e.keys.escape()
 		return
 	}
+	if !e.keys.typing() {
+		return
+	}
 	e.Entry.TypedKey(ev)
 }
 
 // TypedShortcut catches Alt+D: a focused entry receives shortcuts instead of
-// the canvas.
+// the canvas. The others (paste, cut, undo) wait for the key guard.
 func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
 	if isDecline(s) {
 		e.keys.handling(declineShortcut.KeyName)
 		e.keys.decline()
+		return
+	}
+	if !e.keys.typing() {
 		return
 	}
 	e.Entry.TypedShortcut(s)
@@ -231,6 +268,24 @@ func (c *keyCheck) KeyDown(ev *fyne.KeyEvent) { c.keys.keyDown(ev) }
 // KeyUp lets the prompt act on a released key.
 func (c *keyCheck) KeyUp(ev *fyne.KeyEvent) { c.keys.keyUp(ev) }
 
+// Tapped toggles the box, unless the prompt takes no input yet
+// (keyGuard): a click meant for another window changes nothing.
+func (c *keyCheck) Tapped(ev *fyne.PointEvent) {
+	if !c.keys.clicking() {
+		return
+	}
+	c.Check.Tapped(ev)
+}
+
+// TypedRune toggles the box on Space, unless the prompt takes no input
+// yet.
+func (c *keyCheck) TypedRune(r rune) {
+	if !c.keys.typing() {
+		return
+	}
+	c.Check.TypedRune(r)
+}
+
 // TypedKey forwards Escape and Return; Space still toggles (TypedRune).
 func (c *keyCheck) TypedKey(ev *fyne.KeyEvent) {
 	c.keys.handling(ev.Name)
@@ -276,7 +331,7 @@ func (s *keySelect) KeyDown(ev *fyne.KeyEvent) { s.keys.keyDown(ev) }
 func (s *keySelect) KeyUp(ev *fyne.KeyEvent) { s.keys.keyUp(ev) }
 
 // TypedKey forwards Escape and Return; Space and the arrows still open the
-// list or change the choice.
+// list or change the choice, once the prompt takes input (keyGuard).
 func (s *keySelect) TypedKey(ev *fyne.KeyEvent) {
 	s.keys.handling(ev.Name)
 	switch ev.Name {
@@ -285,7 +340,23 @@ func (s *keySelect) TypedKey(ev *fyne.KeyEvent) {
 	case fyne.KeyReturn, fyne.KeyEnter:
 		s.keys.submit()
 	default:
-		s.Select.TypedKey(ev)
+		if s.keys.typing() {
+			s.Select.TypedKey(ev)
+		}
+	}
+}
+
+// TypedRune opens the list on Space, once the prompt takes input.
+func (s *keySelect) TypedRune(r rune) {
+	if s.keys.typing() {
+		s.Select.TypedRune(r)
+	}
+}
+
+// Tapped opens the list, once the prompt takes input.
+func (s *keySelect) Tapped(ev *fyne.PointEvent) {
+	if s.keys.clicking() {
+		s.Select.Tapped(ev)
 	}
 }
 

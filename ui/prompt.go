@@ -24,14 +24,6 @@ const (
 	actionCancel  = "cancel"
 )
 
-// keyGuard is how long after a prompt appears its keyboard answers are
-// ignored, so that a key pressed (or auto-repeating) just before the window
-// took the focus does not answer it (DESIGN.md, "Behaviour that users rely
-// on"); a key must also have gone down after it (see guarded). A click on
-// Submit, Decline or Open in browser is ignored as long (tapGuarded);
-// Cancel and closing the window are not delayed.
-const keyGuard = 500 * time.Millisecond
-
 // now is the clock of the windows created after it is set: the key guard
 // and the countdown read it. A variable so that tests can set the time.
 var now = time.Now
@@ -74,8 +66,9 @@ type Prompt struct {
 	// Approve (accept). False: an elicitation (Decline, Submit).
 	ToolCall bool
 	// Shown, when set, is called on the Fyne goroutine as soon as the
-	// window was shown (mapped), before its focus and the key guard are
-	// set up; it must not block. Nil: nothing is told.
+	// window was shown (mapped), before the key guard is set up (the focus
+	// comes as it arms, keyGuard); it must not block. Nil: nothing is
+	// told.
 	Shown func()
 }
 
@@ -111,6 +104,8 @@ type PromptWindow struct {
 	urlView *urlPromptView
 	// xid is the X window askAttention marked, 0 when none.
 	xid uint32
+	// stopArm stops the key guard's clock (after); nil until it runs.
+	stopArm func()
 }
 
 // ShowPrompt opens a window for p and returns it. It must be called on the
@@ -119,7 +114,8 @@ type PromptWindow struct {
 // not block. Escape, the Cancel button and closing the window answer
 // cancel; Alt+D and the Decline button answer decline; Return and the
 // Submit button answer accept once every field is valid. Keys pressed in
-// the first half second are ignored. Whatever the answer, it carries
+// the first half second are ignored, and the first field has the focus
+// only after it (keyGuard). Whatever the answer, it carries
 // MuteHour when the user ticked "Don't ask again for an hour" (Tab reaches
 // the check box before the buttons). A Deadline is counted down every
 // second until the window closes.
@@ -130,15 +126,15 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 		title = toolCallTitle(p.Server)
 	}
 	v.shown = p.Shown
-	pw := showPromptWindow(a, title, &v.promptBase, v.onCancel, v.content, v.size(), v.focusFirst)
+	pw := showPromptWindow(a, title, &v.promptBase, v.onCancel, v.content, v.size(), v.onArmed)
 	pw.view = v
 	return pw
 }
 
 // showPromptWindow puts content in a new window titled title, binds b's
-// keys to it and dismiss to its close button, shows it, calls focus to give
-// the keyboard focus and arms the key guard.
-func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), content fyne.CanvasObject, size fyne.Size, focus func()) *PromptWindow {
+// keys to it and dismiss to its close button, and shows it held (keyGuard);
+// once the guard has passed it arms it, and ready gives the keyboard focus.
+func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), content fyne.CanvasObject, size fyne.Size, ready func()) *PromptWindow {
 	win := spare.take(a)
 	if win != nil {
 		win.SetTitle(title)
@@ -150,6 +146,8 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	win.SetContent(content)
 	b.attach(win.Canvas())
 	win.SetCloseIntercept(dismiss)
+	// Held before it is first drawn: the dimmed buttons never flash on.
+	b.hold(ready)
 	// No SetIcon: Fyne gives a new window the app's icon itself (a kept
 	// one has it still), and each SetIcon decodes the icon and sends it to
 	// the X server again before the window maps (~5 ms of a cold prompt's).
@@ -159,14 +157,14 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	if b.shown != nil {
 		b.shown()
 	}
-	focus()
 	// To the front, and the window manager asked to draw the eye to it
 	// where it does not let it take the focus (attention_linux.go).
 	win.RequestFocus()
 	pw.xid = askAttention(win)
 	b.startTicks()
-	// Armed from when the window exists: creating it can take a while.
+	// Counted from when the window exists: creating it can take a while.
 	b.armedAt = b.now().Add(keyGuard)
+	pw.stopArm = after(keyGuard, pw.arm)
 	// A desktop driver reports presses apart from auto-repeats.
 	_, b.keys.presses = fyne.CurrentApp().Driver().(desktop.Driver)
 	return pw
@@ -182,6 +180,9 @@ func (w *PromptWindow) Close() {
 
 func (w *PromptWindow) closeWindow() {
 	w.base.stopTicking()
+	if w.stopArm != nil {
+		w.stopArm()
+	}
 	if w.win == nil {
 		return
 	}
@@ -234,6 +235,8 @@ func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
 		return false
 	}
 	win.Hide()
+	// Shown again, it takes no input until the next prompt arms it.
+	clearArmed(x11Window(win))
 	// Its fields (a secret typed, say) do not outlive the prompt, and its
 	// close button answers nothing.
 	win.SetContent(widget.NewLabel(""))
@@ -280,10 +283,24 @@ type promptBase struct {
 
 	// closeWindow closes the window once the answer is given.
 	closeWindow func()
-	// now and armedAt implement keyGuard: keyboard answers before armedAt
-	// are ignored. The zero armedAt arms at once.
+	// now, armedAt and held implement keyGuard: input before armedAt is
+	// ignored, and so is all input while held (hold, until arm). The zero
+	// armedAt and held false take input at once (a view without a window,
+	// in tests).
 	now     func() time.Time
 	armedAt time.Time
+	held    bool
+	// While held: ready is what arm does last (the keyboard focus), cue
+	// the label that says the window is held (the view's hint line; nil
+	// for none) and cueWas what it said before, and dimmed the buttons
+	// hold disabled.
+	ready  func()
+	cue    *widget.Label
+	cueWas string
+	dimmed []*keyButton
+	// answering are the buttons that answer for the user (Submit,
+	// Decline, Open in browser): disabled while held.
+	answering []*keyButton
 	// finished is set once done was called or the window was closed from
 	// outside; nothing is answered after it.
 	finished bool
@@ -316,34 +333,7 @@ func (b *promptBase) setup(done func(Answer), submit func()) {
 		decline: b.guarded(b.onDecline),
 		now:     func() time.Time { return b.now() },
 	}
-}
-
-// guarded wraps a keyboard action in the keyGuard check: the key must come
-// after the guard, and must have gone down after it too — a key held down
-// since before (auto-repeating) answers nothing until released and pressed
-// again. On a desktop the action runs when the key is released, and only
-// if it did not repeat (promptKeys).
-func (b *promptBase) guarded(f func()) func() {
-	return func() {
-		if b.now().Before(b.armedAt) || !b.keys.pressedSince(b.armedAt) {
-			return
-		}
-		b.keys.act(f)
-	}
-}
-
-// tapGuarded wraps a button that answers for the user (Submit, Decline,
-// Open in browser) in the keyGuard's time check: a click that lands in the
-// first half second — meant for the window that was there before this one
-// popped up under the pointer — answers nothing. Cancel and closing the
-// window, which send nothing the user did not choose, are not delayed.
-func (b *promptBase) tapGuarded(f func()) func() {
-	return func() {
-		if b.now().Before(b.armedAt) {
-			return
-		}
-		f()
-	}
+	b.keys.takes = b.takes
 }
 
 // attach binds the prompt's keys to c, the canvas showing the content.
@@ -492,6 +482,8 @@ func (v *promptView) build() fyne.CanvasObject {
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis
 	v.hint.Importance = widget.LowImportance
+	v.cue = v.hint
+	v.answering = []*keyButton{v.decline, v.submit}
 	buttons := container.NewBorder(nil, nil, nil,
 		container.NewHBox(v.cancel, v.decline, v.submit), v.hint)
 
@@ -533,6 +525,13 @@ func (v *promptView) reveal(o fyne.CanvasObject) {
 		return
 	}
 	v.scroll.ScrollToOffset(fyne.NewPos(0, max(offset, 0)))
+}
+
+// onArmed is what the form does as its key guard ends: Submit and the hint
+// as the fields make them, and the focus on the first field.
+func (v *promptView) onArmed() {
+	v.validate()
+	v.focusFirst()
 }
 
 // focusFirst gives the keyboard focus to the first field, if any.
@@ -583,6 +582,11 @@ func (v *promptView) validate() bool {
 		}
 	}
 	v.formLayout.changed()
+	if v.held {
+		// Submit stays dimmed and the hint says the window is held;
+		// onArmed validates again.
+		return len(missing) == 0
+	}
 	if len(missing) == 0 {
 		v.submit.Enable()
 		v.hint.SetText("")

@@ -874,7 +874,7 @@ func TestClickGuard(t *testing.T) {
 		if len(got) != 0 {
 			t.Fatalf("%s clicked at once answered %+v", button, got)
 		}
-		pw.base.armedAt = time.Now().Add(-time.Millisecond) // the guard has passed
+		pw.arm() // the guard has passed
 		test.Tap(b)
 		if len(got) != 1 {
 			t.Fatalf("%s clicked after the guard answered %d times, want once", button, len(got))

@@ -132,7 +132,7 @@ func TestPromptCountdownStopsWhenAnswered(t *testing.T) {
 	ticks := useFakeTicks(t)
 	a := test.NewTempApp(t)
 	pw := ShowPrompt(a, &Prompt{Server: "github", Message: "Go?", Deadline: time.Now().Add(time.Minute)}, func(Answer) {})
-	pw.base.armedAt = time.Time{} // no click guard: this test is not about it
+	pw.arm() // the click guard's end: this test is not about it
 	test.Tap(pw.view.decline)
 	if ticks.stopped != 1 {
 		t.Errorf("answering stopped the countdown %d times, want once", ticks.stopped)

@@ -57,7 +57,8 @@ type URLPrompt struct {
 // in the system browser (PROTOCOL.md §6). The focus starts on Cancel, so
 // Return alone never opens a link. Escape, Cancel and closing the window
 // answer cancel; Alt+D and Decline answer decline; keys pressed in the first
-// half second are ignored. A refused URL (p.Check.Refused) has no Open
+// half second are ignored, and the focus reaches Cancel only after it
+// (keyGuard). A refused URL (p.Check.Refused) has no Open
 // button. If the browser cannot be started, the answer stands, an error
 // says so, and the window stays open until closed so that the user can copy
 // the link. As in ShowPrompt, the answer carries MuteHour when "Don't ask
@@ -183,6 +184,8 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis
 	v.hint.Importance = widget.LowImportance
+	v.cue = v.hint
+	v.answering = []*keyButton{v.decline, v.open}
 	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
 	v.bottom = container.NewVBox(widget.NewSeparator(), status, container.NewBorder(nil, nil, nil, buttons, v.hint))
 	return container.NewBorder(nil, v.bottom, nil, nil, container.NewVScroll(v.body))

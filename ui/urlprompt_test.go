@@ -521,10 +521,10 @@ func TestShowURLPrompt(t *testing.T) {
 			if pw.win.Title() != title {
 				t.Errorf("title = %q, want %q", pw.win.Title(), title)
 			}
+			pw.arm() // the click guard's end: TestClickGuard is about it
 			if f := pw.win.Canvas().Focused(); f != pw.urlView.cancel {
-				t.Errorf("focus at open on %T, want Cancel", f)
+				t.Errorf("focus once armed on %T, want Cancel", f)
 			}
-			pw.base.armedAt = time.Time{} // no click guard: TestClickGuard is about it
 			tt.act(pw)
 			if diff := cmp.Diff(tt.wantAnswer, got); diff != "" {
 				t.Errorf("answers mismatch (-want +got):\n%s", diff)

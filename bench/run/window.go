@@ -74,7 +74,7 @@ func (d *desk) ask(x *xwatch) (toWindow, toAnswer time.Duration, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w%s", err, d.logs())
 	}
-	presses, err := x.dismiss(win, promptWait)
+	p, err := x.dismiss(win, promptWait)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w%s", err, d.logs())
 	}
@@ -106,15 +106,8 @@ func (d *desk) ask(x *xwatch) (toWindow, toAnswer time.Duration, err error) {
 	if os.Getenv("ELICITRAY_BENCH_DEBUG") != "" {
 		fmt.Fprintf(os.Stderr, "bench: sent %s mapped %s\n", time.Unix(0, sent).Format("15:04:05.000000"), mapped.Format("15:04:05.000000"))
 	}
-	// The press that answered is the last that started before the server
-	// read the answer; it is timed from when xdotool had sent the key (from
-	// its start, should the answer come sooner).
-	p := presses[0]
-	for _, q := range presses {
-		if q.start.UnixNano() <= answered {
-			p = q
-		}
-	}
+	// Timed from when xdotool had sent the key (from its start, should the
+	// answer come sooner).
 	toAnswer = time.Duration(answered - p.end.UnixNano())
 	if toAnswer < 0 {
 		toAnswer = time.Duration(answered - p.start.UnixNano())

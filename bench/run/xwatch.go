@@ -24,14 +24,27 @@ type xwatch struct {
 	events    chan xevent
 	netWMName xproto.Atom
 	utf8      xproto.Atom
+	armed     xproto.Atom // armedProperty
 }
 
-// xevent is a window mapped (or gone, mapped false) at a time.
+// armedProperty is the X property a prompt window has once it takes input
+// (ui.ArmedProperty; not imported, which would build Fyne into the bench).
+const armedProperty = "_ELICITRAY_ARMED"
+
+// xevent is what happened to a window, at a time.
 type xevent struct {
-	mapped bool
-	win    xproto.Window
-	at     time.Time
+	kind xkind
+	win  xproto.Window
+	at   time.Time
 }
+
+type xkind int
+
+const (
+	xMapped xkind = iota
+	xGone         // unmapped or destroyed
+	xArmed        // armedProperty changed (a window dismiss watches)
+)
 
 func watchX() (*xwatch, error) {
 	if os.Getenv("DISPLAY") == "" {
@@ -50,6 +63,7 @@ func watchX() (*xwatch, error) {
 	x := &xwatch{c: c, events: make(chan xevent, 1024)}
 	x.netWMName = x.atom("_NET_WM_NAME")
 	x.utf8 = x.atom("UTF8_STRING")
+	x.armed = x.atom(armedProperty)
 	go func() {
 		for {
 			ev, err := c.WaitForEvent()
@@ -60,11 +74,15 @@ func watchX() (*xwatch, error) {
 			}
 			switch e := ev.(type) {
 			case xproto.MapNotifyEvent:
-				x.events <- xevent{true, e.Window, at}
+				x.events <- xevent{xMapped, e.Window, at}
 			case xproto.UnmapNotifyEvent:
-				x.events <- xevent{false, e.Window, at}
+				x.events <- xevent{xGone, e.Window, at}
 			case xproto.DestroyNotifyEvent:
-				x.events <- xevent{false, e.Window, at}
+				x.events <- xevent{xGone, e.Window, at}
+			case xproto.PropertyNotifyEvent:
+				if e.Atom == x.armed {
+					x.events <- xevent{xArmed, e.Window, at}
+				}
 			}
 		}
 	}()
@@ -112,9 +130,9 @@ func (x *xwatch) prompt(wait time.Duration, ended <-chan struct{}) (xproto.Windo
 				return 0, time.Time{}, errors.New("the X connection closed")
 			}
 			if os.Getenv("ELICITRAY_BENCH_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "bench: X: %s mapped=%v win=%d %q\n", ev.at.Format("15:04:05.000000"), ev.mapped, ev.win, x.name(ev.win))
+				fmt.Fprintf(os.Stderr, "bench: X: %s kind=%d win=%d %q\n", ev.at.Format("15:04:05.000000"), ev.kind, ev.win, x.name(ev.win))
 			}
-			if ev.mapped && strings.HasPrefix(x.name(ev.win), "elicitray") {
+			if ev.kind == xMapped && strings.HasPrefix(x.name(ev.win), "elicitray") {
 				return ev.win, ev.at, nil
 			}
 		case <-ended:
@@ -125,43 +143,57 @@ func (x *xwatch) prompt(wait time.Duration, ended <-chan struct{}) (xproto.Windo
 	}
 }
 
-// pressAgain is how long dismiss waits for the window to go before it
-// presses Escape again: a prompt ignores keys for a moment after it opens
-// (ui's key guard, DESIGN.md: "A key pressed just before a window appears
-// must not answer it"), and nothing on the screen says when that ends.
-const pressAgain = 250 * time.Millisecond
-
 // press is one run of xdotool: started at start, the key sent by end.
 type press struct{ start, end time.Time }
 
-// dismiss presses Escape in win (xdotool, sent to the window) until the X
-// server says it is gone, and returns the presses.
-func (x *xwatch) dismiss(win xproto.Window, wait time.Duration) ([]press, error) {
+// dismiss waits until win takes input (armedProperty: a prompt ignores
+// keys until its key guard is over, DESIGN.md: "A key pressed just before
+// a window appears must not answer it"), presses Escape in it (xdotool,
+// sent to the window) and waits until the X server says it is gone.
+func (x *xwatch) dismiss(win xproto.Window, wait time.Duration) (press, error) {
 	deadline := time.After(wait)
-	var presses []press
-	for {
-		p := press{start: time.Now()}
-		// The window may go between the key's press and release: an error
-		// from xdotool then is no failure; the UnmapNotify decides.
-		_ = exec.Command("xdotool", "key", "--window", fmt.Sprint(uint32(win)), "Escape").Run()
-		p.end = time.Now()
-		presses = append(presses, p)
-		again := time.After(pressAgain)
-	waiting:
-		for {
-			select {
-			case ev, ok := <-x.events:
-				if !ok {
-					return presses, errors.New("the X connection closed")
-				}
-				if !ev.mapped && ev.win == win {
-					return presses, nil
-				}
-			case <-again:
-				break waiting
-			case <-deadline:
-				return presses, fmt.Errorf("the window was still mapped after pressing Escape for %v", wait)
+	if err := xproto.ChangeWindowAttributesChecked(x.c, win, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskPropertyChange}).Check(); err != nil {
+		return press{}, fmt.Errorf("watching the prompt window: %w", err)
+	}
+	// Read after the events were asked for: a change from now on comes as
+	// an event.
+	for armed := false; !armed; {
+		r, err := xproto.GetProperty(x.c, false, win, x.armed, xproto.AtomCardinal, 0, 1).Reply()
+		if err != nil {
+			return press{}, fmt.Errorf("reading the prompt window's %s: %w", armedProperty, err)
+		}
+		if armed = r.ValueLen > 0; armed {
+			break
+		}
+		select {
+		case ev, ok := <-x.events:
+			if !ok {
+				return press{}, errors.New("the X connection closed")
 			}
+			if ev.kind == xGone && ev.win == win {
+				return press{}, errors.New("the window went before it took input")
+			}
+		case <-deadline:
+			return press{}, fmt.Errorf("the window did not take input (%s) within %v", armedProperty, wait)
+		}
+	}
+	p := press{start: time.Now()}
+	// The window may go between the key's press and release: an error from
+	// xdotool then is no failure; the UnmapNotify decides.
+	_ = exec.Command("xdotool", "key", "--window", fmt.Sprint(uint32(win)), "Escape").Run()
+	p.end = time.Now()
+	for {
+		select {
+		case ev, ok := <-x.events:
+			if !ok {
+				return p, errors.New("the X connection closed")
+			}
+			if ev.kind == xGone && ev.win == win {
+				return p, nil
+			}
+		case <-deadline:
+			return p, fmt.Errorf("the window was still mapped %v after Escape", wait)
 		}
 	}
 }

@@ -1,0 +1,76 @@
+//go:build linux
+
+package app
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/elicitray/elicitray/ui"
+)
+
+// TestTypingBeforeArmedGoesNowhere (issue 14, "a prompt you notice"): a
+// user typing in another window — a password, say — as a prompt pops up
+// types nothing into it: what xdotool types into the window right after it
+// maps, before the window takes input (ui.ArmedProperty), is nowhere in
+// what the server receives. Typed once the window says it takes input, the
+// name reaches the server as typed.
+func TestTypingBeforeArmedGoesNowhere(t *testing.T) {
+	server := everythingServer(t)
+	d := newDesktop(t)
+	cs := d.connect("everything", server)
+	const early = "hunter2"
+	for attempt := 1; ; attempt++ {
+		call := d.call(cs, "trigger-elicitation-request")
+		win, _ := d.mapped()
+		d.xdo("type", "--delay", "1", "--window", win, early)
+		if d.armedNow(win) {
+			// The machine took the whole guard to get here: the keys may
+			// have come after it, which proves nothing. Again.
+			d.answer(win, "Escape")
+			d.result(call)
+			if attempt == 5 {
+				t.Skipf("in %d tries the window took input before the keys typed as it appeared had been sent: too loaded a machine", attempt)
+			}
+			continue
+		}
+		d.typeInto(win, "Ada")
+		d.answer(win, "Return")
+		text := d.result(call)
+		if strings.Contains(text, early) {
+			t.Errorf("keys typed as the window appeared reached the server:\n%s", text)
+		}
+		want := rawResult{Action: "accept", Content: everythingAccepted("Ada")}
+		if diff := cmp.Diff(want, parseRawResult(t, text)); diff != "" {
+			t.Errorf("ElicitResult the server received mismatch (-want +got):\n%s", diff)
+		}
+		return
+	}
+}
+
+// armedNow reports whether prompt window win has ui.ArmedProperty now:
+// it takes input.
+func (d *desktop) armedNow(win string) bool {
+	d.t.Helper()
+	n, err := strconv.ParseUint(win, 10, 32)
+	if err != nil {
+		d.t.Fatalf("window id %q: %v", win, err)
+	}
+	conn, err := xgb.NewConn()
+	if err != nil {
+		d.t.Fatalf("connecting to the X server: %v", err)
+	}
+	defer conn.Close()
+	name := ui.ArmedProperty
+	atom, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
+	if err != nil {
+		d.t.Fatalf("interning %s: %v", name, err)
+	}
+	r, err := xproto.GetProperty(conn, false, xproto.Window(n), atom.Atom, xproto.AtomCardinal, 0, 1).Reply()
+	return err == nil && r.ValueLen > 0
+}

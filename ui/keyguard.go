@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// The key guard (DESIGN.md, "Behaviour that users rely on": "A key pressed
+// just before a window appears must not answer it"; issue 14: the window
+// comes to the front "without stealing keystrokes"): a prompt window opens
+// held, taking no input, and arms keyGuard later. promptKeys (keys.go)
+// carries it to every widget of the prompt.
+
+// keyGuard is how long after a prompt appears it takes no input, so that a
+// key pressed (or auto-repeating) just before the window took the focus
+// neither answers it nor types into it (DESIGN.md, "Behaviour that users
+// rely on": "A key pressed just before a window appears must not answer
+// it"). Until then the window is held (hold): no field has the focus,
+// what is typed goes nowhere, a click on Submit, Decline or Open in
+// browser or on a check box does nothing, and the window says so ("Ready
+// for input in a moment…", those buttons dimmed). Then it arms (arm): the
+// first field gets the focus, and a key must have gone down after that to
+// count (see guarded). Cancel and closing the window are not delayed.
+const keyGuard = 500 * time.Millisecond
+
+// heldCue is what a held prompt says beside its buttons (see keyGuard).
+const heldCue = "Ready for input in a moment…"
+
+// ArmedProperty is the X window property (CARDINAL, 1) a prompt window has
+// once it takes input (keyGuard): a program that types into prompts, such
+// as a test or a benchmark, waits for it rather than for a guessed time.
+// A window kept for the next prompt (KeepPromptWindows) loses it before it
+// is shown again. Set on X11 only.
+const ArmedProperty = "_ELICITRAY_ARMED"
+
+// after calls f on the Fyne goroutine once d has passed, unless stop is
+// called first: the key guard's clock. A variable so that tests arm a
+// prompt by calling its arm, without a goroutine and without sleeping.
+var after = func(d time.Duration, f func()) (stop func()) {
+	t := time.AfterFunc(d, func() { fyne.Do(f) })
+	return func() { t.Stop() }
+}
+
+// arm ends the key guard of the prompt on screen: it takes input from now
+// on, and says so to programs through ArmedProperty. On the Fyne goroutine;
+// a window closed meanwhile is let be.
+func (w *PromptWindow) arm() {
+	if w.win == nil || !w.base.held {
+		return
+	}
+	w.base.arm()
+	markArmed(w.xid)
+}
+
+// takes reports whether the prompt takes input now: not while held, not
+// before armedAt, and, for typing (typed), only from a key that went down
+// since armedAt, so that a key held since before the window appeared does
+// not go on typing into the field that gets the focus (see promptKeys).
+func (b *promptBase) takes(typed bool) bool {
+	if b.held || b.now().Before(b.armedAt) {
+		return false
+	}
+	return !typed || b.keys.pressedAnySince(b.armedAt)
+}
+
+// hold makes the prompt take no input until arm: it says so in cue, dims
+// the buttons that answer for the user, and keeps ready, which gives the
+// keyboard focus, for arm. Nothing has the focus meanwhile, so what is
+// typed goes nowhere.
+func (b *promptBase) hold(ready func()) {
+	b.held = true
+	b.ready = ready
+	if b.cue != nil {
+		b.cueWas = b.cue.Text
+		b.cue.SetText(heldCue)
+	}
+	b.dimmed = b.dimmed[:0]
+	for _, k := range b.answering {
+		if k != nil && !k.Disabled() {
+			k.Disable()
+			b.dimmed = append(b.dimmed, k)
+		}
+	}
+}
+
+// arm ends hold: the prompt takes input from now on, a key counting only
+// if it went down from now on.
+func (b *promptBase) arm() {
+	if b.finished {
+		return
+	}
+	b.held = false
+	b.armedAt = b.now()
+	for _, k := range b.dimmed {
+		k.Enable()
+	}
+	b.dimmed = nil
+	if b.cue != nil && b.cue.Text == heldCue {
+		b.cue.SetText(b.cueWas)
+	}
+	if b.ready != nil {
+		b.ready()
+	}
+}
+
+// guarded wraps a keyboard action in the keyGuard check: the key must come
+// after the guard, and must have gone down after it too — a key held down
+// since before (auto-repeating) answers nothing until released and pressed
+// again. On a desktop the action runs when the key is released, and only
+// if it did not repeat (promptKeys).
+func (b *promptBase) guarded(f func()) func() {
+	return func() {
+		if b.held || b.now().Before(b.armedAt) || !b.keys.pressedSince(b.armedAt) {
+			return
+		}
+		b.keys.act(f)
+	}
+}
+
+// tapGuarded wraps a button that answers for the user (Submit, Decline,
+// Open in browser) in the keyGuard's time check: a click that lands in the
+// first half second — meant for the window that was there before this one
+// popped up under the pointer — answers nothing. Cancel and closing the
+// window, which send nothing the user did not choose, are not delayed.
+func (b *promptBase) tapGuarded(f func()) func() {
+	return func() {
+		if !b.takes(false) {
+			return
+		}
+		f()
+	}
+}
