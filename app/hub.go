@@ -553,10 +553,11 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 				h.toldHostCancelled(it.prompt.Request)
 			}
 		}
-		it.reply(res)
-		// After the reply, which need not wait for the disk; before the
-		// next prompt shows, which may be the same question.
+		// Before the reply: the host may ask the same question again as
+		// soon as the answer reaches it, and that prompt must open with
+		// these values (the history record waits for the disk too).
 		h.keepLastValues(it, res)
+		it.reply(res)
 		h.changed()
 		h.showNext()
 	})
