@@ -93,7 +93,11 @@ func (s *guardSettings) on() bool { return len(s.patterns) > 0 || s.destructive 
 func newGuard(r *Relay) *guard {
 	g := &guard{
 		w: r.w, d: r.decide, keep: r.keep, session: r.session,
-		host: newHostAsks(r.w, r.decide.prefix, r.opts.PromptTimeout),
+		// A prefix of its own, not the retries' (loop.go): the server
+		// reads those, and could otherwise ask the host under the id of
+		// the relay's question and have the answer to its own question
+		// approve the call.
+		host: newHostAsks(r.w, newIDPrefix(), r.opts.PromptTimeout),
 		// What Relay.followCall does, but for the keep-alive, which has
 		// followed the call since it was held: noting it again would forget
 		// the progress the host already got for its token.

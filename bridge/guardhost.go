@@ -46,9 +46,12 @@ const hostApprovalSchema = `{"type":"object","properties":{}}`
 // the approval window of one guarded call.
 type hostAsks struct {
 	w *wires
-	// ids start with idPrefix (the relay's random prefix and "guard-"):
-	// they collide with no host's or server's id (PROTOCOL.md §7); seq
-	// numbers them.
+	// ids start with idPrefix (a random prefix and "guard-"): they
+	// collide with no host's or server's id (PROTOCOL.md §7). The prefix
+	// is not the one of the relay's retries, which the server reads: only
+	// the host ever sees it, so a server cannot send the host a request
+	// under the id of a question and have its answer approve the call.
+	// seq numbers them.
 	idPrefix string
 	seq      atomic.Uint64
 	// timeout is Options.PromptTimeout.
