@@ -33,8 +33,13 @@ import (
 // guardWatch keeps one wrapper's guard and keep-alive as config.toml says.
 type guardWatch struct {
 	path, name string
-	relay      liveRelay
-	stderr     io.Writer
+	// dir is the file's directory; parentWatched says whether its parent
+	// is watched too (its removal and return are followed), goneSaid
+	// whether the log said it was removed while it could not be.
+	dir                     string
+	parentWatched, goneSaid bool
+	relay                   liveRelay
+	stderr                  io.Writer
 	// cur is the guard in force, keepAlive the interval; stamp the file's
 	// version they were read from, or last found unusable (so that one
 	// bad version is said once).
@@ -61,12 +66,12 @@ type liveRelay interface {
 // stay and the log says that a change applies at the next start.
 func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAlive time.Duration, stamp configStamp, relay liveRelay, stderr io.Writer) {
 	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
+	g.dir = filepath.Dir(g.path)
 	w, err := fsnotify.NewWatcher()
 	if err == nil {
-		dir := filepath.Dir(g.path)
 		// Watching needs the directory; Settings would make it the same way.
-		if err = os.MkdirAll(dir, 0o700); err == nil {
-			err = w.Add(dir)
+		if err = os.MkdirAll(g.dir, 0o700); err == nil {
+			err = w.Add(g.dir)
 		}
 		if err != nil {
 			w.Close()
@@ -76,6 +81,11 @@ func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAl
 		g.logf("changes to the guard and keep-alive in %s apply when the host starts this wrapper again: the file cannot be watched (%v).", g.path, err)
 		return
 	}
+	// The directory's parent too, for the directory itself: removed and
+	// made again (a reset, a dotfiles tool), it is watched again. Without
+	// it, its removal is said, as later changes apply only at the next
+	// start.
+	g.parentWatched = w.Add(filepath.Dir(g.dir)) == nil
 	// A change between the read at start and the watch is caught here.
 	g.reload()
 	go func() {
@@ -88,7 +98,7 @@ func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAl
 				if !ok {
 					return
 				}
-				if filepath.Clean(ev.Name) != g.path {
+				if !g.concerns(w, ev) {
 					continue
 				}
 			case _, ok := <-w.Errors:
@@ -101,8 +111,11 @@ func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAl
 			// read the file once for all that are there already.
 			for drained := false; !drained; {
 				select {
-				case _, ok := <-w.Events:
+				case ev, ok := <-w.Events:
 					drained = !ok
+					if ok {
+						g.concerns(w, ev) // the directory made again is watched
+					}
 				case _, ok := <-w.Errors:
 					drained = !ok
 				default:
@@ -112,6 +125,34 @@ func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAl
 			g.reload()
 		}
 	}()
+}
+
+// concerns reports whether ev may have changed the file: an event for the
+// file, or the directory made again, which w then watches again (the file
+// may be in it already). The directory's removal is said when it cannot be
+// followed back.
+func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
+	switch filepath.Clean(ev.Name) {
+	case g.path:
+		return true
+	case g.dir:
+	default:
+		return false
+	}
+	switch {
+	case ev.Has(fsnotify.Create):
+		if err := w.Add(g.dir); err != nil {
+			g.logf("changes to the guard and keep-alive in %s apply when the host starts this wrapper again: its directory was made again but cannot be watched (%v).", g.path, err)
+			return false
+		}
+		return true
+	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+		if !g.parentWatched && !g.goneSaid {
+			g.goneSaid = true
+			g.logf("%s was removed: changes to the guard and keep-alive apply when the host starts this wrapper again, and until then it keeps the settings it had: %s.", g.dir, guardSentence(g.cur, "wait"))
+		}
+	}
+	return false
 }
 
 // reload reads the file when it is not the version last read, and puts its

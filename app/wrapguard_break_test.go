@@ -1,0 +1,66 @@
+//go:build linux
+
+package app
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWatchGuardDirectoryRecreated: the user removes the elicitray
+// directory (a reset, or a dotfiles tool putting it back) and writes
+// config.toml again: the running wrapper follows the new file, as it did
+// the old one.
+func TestWatchGuardDirectoryRecreated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "elicitray")
+	path := filepath.Join(dir, "config.toml")
+	relay := &relaySettings{}
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	lines := bufio.NewScanner(pr)
+	next := func() string {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("the log ended: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	write := func(text string) {
+		t.Helper()
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, pw)
+	write("[servers.prod]\nguard = [\"deploy\"]\n")
+	if got, want := next(), `elicitray: prod: config.toml changed: calls of "deploy" now wait for your approval.`; got != want {
+		t.Fatalf("log says\n%s\nwant\n%s", got, want)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write("[servers.prod]\nguard = [\"wipe\"]\n")
+	// Whatever the log says of the removal, it ends by saying the new
+	// guard is in force.
+	for {
+		got := next()
+		if got == `elicitray: prod: config.toml changed: calls of "wipe" now wait for your approval.` {
+			break
+		}
+		if !strings.HasPrefix(got, "elicitray: prod: ") {
+			t.Fatalf("log says %q", got)
+		}
+		t.Logf("log: %s", got)
+	}
+}
