@@ -462,11 +462,16 @@ func (h *Hub) keepPruning(ctx context.Context) {
 	}
 }
 
-// configStamp tells one version of the config file from another.
+// configStamp tells one version of the config file from another: its
+// size and time, and which file it is. The time alone misses a save in
+// the same tick of the file system's coarse clock (a few milliseconds)
+// that kept the size; a save renames a new file over the old (SaveConfig,
+// and most editors), which the file's identity tells.
 type configStamp struct {
 	size    int64
 	modTime time.Time
 	exists  bool
+	file    os.FileInfo
 }
 
 func stampOf(path string) configStamp {
@@ -474,7 +479,15 @@ func stampOf(path string) configStamp {
 	if err != nil {
 		return configStamp{}
 	}
-	return configStamp{size: fi.Size(), modTime: fi.ModTime(), exists: true}
+	return configStamp{size: fi.Size(), modTime: fi.ModTime(), exists: true, file: fi}
+}
+
+// same reports whether s and o stamp the same version of the file.
+func (s configStamp) same(o configStamp) bool {
+	if s.exists != o.exists || s.size != o.size || !s.modTime.Equal(o.modTime) {
+		return false
+	}
+	return !s.exists || os.SameFile(s.file, o.file)
 }
 
 // ConfigRead records that Config is what the file at ConfigPath says now,
@@ -494,7 +507,7 @@ func (h *Hub) refreshConfig() {
 	}
 	stamp := stampOf(h.ConfigPath)
 	h.mu.Lock()
-	same := stamp == h.cfgStamp
+	same := stamp.same(h.cfgStamp)
 	h.cfgStamp = stamp
 	h.mu.Unlock()
 	if same {

@@ -64,3 +64,49 @@ func TestWatchGuardDirectoryRecreated(t *testing.T) {
 		t.Logf("log: %s", got)
 	}
 }
+
+// TestWatchGuardSameSizeSameTime: two saves of config.toml in the same
+// tick of the file system's clock, of the same size (guard = ["a"], then
+// ["b"]; a script toggling it, say): the second, a new file renamed over
+// the first, is put in force, though its size and time are the first's.
+func TestWatchGuardSameSizeSameTime(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "elicitray")
+	path := filepath.Join(dir, "config.toml")
+	relay := &relaySettings{}
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	lines := bufio.NewScanner(pr)
+	next := func() string {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("the log ended: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, pw)
+	var first os.FileInfo
+	for _, name := range []string{"a", "b"} {
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, []byte("[servers.prod]\nguard = [\""+name+"\"]\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if first != nil {
+			// The same tick: the clock of the file system is coarse.
+			if err := os.Chtimes(tmp, first.ModTime(), first.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := next(), `elicitray: prod: config.toml changed: calls of "`+name+`" now wait for your approval.`; got != want {
+			t.Fatalf("log says\n%s\nwant\n%s", got, want)
+		}
+		if first == nil {
+			var err error
+			if first, err = os.Stat(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
