@@ -1,0 +1,148 @@
+package ui
+
+import (
+	"net/url"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// heldKeys is what a user typing in another window sends a prompt that
+// pops up under it: for each widget Tab reaches, once, a space (ticks a
+// box, opens a list), a letter, an arrow (moves a choice), a paste; and
+// Return (submits).
+func heldKeys(c fyne.Canvas) {
+	seen := map[fyne.Focusable]bool{}
+	for i := 0; i < 30; i++ {
+		c.FocusNext() // Tab
+		f := c.Focused()
+		if f == nil {
+			typeOnCanvas(c, " x")
+			continue
+		}
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		f.TypedRune(' ')
+		f.TypedRune('x')
+		f.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+		if s, ok := f.(fyne.Shortcutable); ok {
+			fyne.CurrentApp().Clipboard().SetContent("pasted")
+			s.TypedShortcut(&fyne.ShortcutPaste{Clipboard: fyne.CurrentApp().Clipboard()})
+		}
+	}
+	pressKey(c, fyne.KeyReturn)
+}
+
+// TestHeldPromptTakesNoKeysAnywhere: a held prompt of every kind of field
+// takes nothing from keys on any widget that Tab reaches — the entries,
+// check boxes, lists, the mute box, the buttons: after them, armed and
+// submitted unchanged, the answer is the form's defaults, not muted. A
+// form of only a check box, and a URL prompt, likewise answer nothing
+// while held.
+func TestHeldPromptTakesNoKeysAnywhere(t *testing.T) {
+	a := test.NewTempApp(t)
+	_, form := loadCase(t, "all-kinds.json")
+	var untouched, got []Answer
+	ref := ShowPrompt(a, &Prompt{Server: "demo", Message: "Fill?", Form: form}, func(an Answer) { untouched = append(untouched, an) })
+	ref.arm()
+	ref.view.onDecline()
+
+	pw := ShowPrompt(a, &Prompt{Server: "demo", Message: "Fill?", Form: form}, func(an Answer) { got = append(got, an) })
+	heldKeys(pw.win.Canvas())
+	if len(got) != 0 {
+		t.Fatalf("a held prompt answered %+v", got)
+	}
+	pw.arm()
+	values, errs := pw.view.values()
+	refVals, _ := ref.view.values()
+	if diff := cmp.Diff(refVals, values); diff != "" || pw.view.mute.Checked {
+		t.Errorf("keys while held changed the form (-untouched +got):\n%s\nmuted %v, errors %v", diff, pw.view.mute.Checked, errs)
+	}
+	pw.view.onCancel()
+
+	only, err := elicit.Parse([]byte(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK?"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotOnly []Answer
+	box := ShowPrompt(a, &Prompt{Server: "demo", Message: "OK?", Form: only}, func(an Answer) { gotOnly = append(gotOnly, an) })
+	heldKeys(box.win.Canvas())
+	if len(gotOnly) != 0 || box.view.rows[0].check.Checked {
+		t.Fatalf("a held check-box prompt took keys: answers %+v, ticked %v", gotOnly, box.view.rows[0].check.Checked)
+	}
+	box.view.onCancel()
+
+	link, _ := url.Parse("https://example.com/sign-in")
+	var opened []string
+	var gotURL []Answer
+	up := ShowURLPrompt(a, &URLPrompt{Server: "demo", Message: "Sign in", Check: elicit.CheckURL(link.String()),
+		Open: func(u *url.URL) error { opened = append(opened, u.String()); return nil }},
+		func(an Answer) { gotURL = append(gotURL, an) })
+	heldKeys(up.win.Canvas())
+	if len(opened) != 0 {
+		t.Fatalf("a held URL prompt opened %v (answers %+v)", opened, gotURL)
+	}
+	for _, an := range gotURL {
+		if an.Action == actionAccept || an.Action == "decline" {
+			t.Fatalf("a held URL prompt answered %+v", an)
+		}
+	}
+}
+
+// TestKeptWindowHeldAgain: the second prompt of a burst, in the window
+// the first one left (KeepPromptWindows), opens held as a new window
+// would: no focus, typing and Tab go nowhere, nothing answers, until it
+// arms; then it takes input.
+func TestKeptWindowHeldAgain(t *testing.T) {
+	a := test.NewTempApp(t)
+	KeepPromptWindows(a)
+	t.Cleanup(func() { spare = spareWindow{} })
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}},"required":["name"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []Answer
+	p1 := ShowPrompt(a, &Prompt{Server: "db", Message: "Who?", Form: form}, func(an Answer) { answers = append(answers, an) })
+	p1.arm()
+	w1 := p1.win
+	c := w1.Canvas()
+	typeOnCanvas(c, "Ada")
+	pressKey(c, fyne.KeyReturn)
+	if len(answers) != 1 || answers[0].Action != actionAccept {
+		t.Fatalf("the first prompt answered %+v, want accept", answers)
+	}
+	p2 := ShowPrompt(a, &Prompt{Server: "web", Message: "Who?", Form: form}, func(an Answer) { answers = append(answers, an) })
+	if p2.win != w1 {
+		t.Fatalf("the second prompt got a new window, want the kept one")
+	}
+	c = p2.win.Canvas()
+	if f := c.Focused(); f != nil {
+		t.Errorf("the kept window's next prompt gives the focus to %T while held", f)
+	}
+	if !p2.view.submit.Disabled() || !p2.view.decline.Disabled() || p2.view.hint.Text != heldCue {
+		t.Errorf("the kept window's next prompt is not held: Submit dimmed %v, Decline dimmed %v, hint %q",
+			p2.view.submit.Disabled(), p2.view.decline.Disabled(), p2.view.hint.Text)
+	}
+	typeOnCanvas(c, "Bob")
+	heldKeys(c)
+	if len(answers) != 1 || p2.view.rows[0].entry.Text != "" {
+		t.Fatalf("the held second prompt took keys: answers %+v, name %q", answers, p2.view.rows[0].entry.Text)
+	}
+	p1.arm() // the first prompt's arm, late: it is over
+	if !p2.view.submit.Disabled() || p2.view.hint.Text != heldCue {
+		t.Errorf("the first prompt's late arm armed the second")
+	}
+	p2.arm()
+	typeOnCanvas(c, "Cy")
+	pressKey(c, fyne.KeyReturn)
+	want := []Answer{{Action: actionAccept, Content: map[string]any{"name": "Ada"}}, {Action: actionAccept, Content: map[string]any{"name": "Cy"}}}
+	if diff := cmp.Diff(want, answers); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
