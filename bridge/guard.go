@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -239,6 +240,29 @@ func (g *guard) dropsUnanswerable(env *envelope) bool {
 		return false
 	}
 	g.w.log.printf("%s: the host sent a tools/call of the guarded tool %s without a usable id; it was not passed on (a guarded call waits for approval, and one without an id can get no answer)", g.d.opts.Server, strconv.Quote(name))
+	return true
+}
+
+// dropsUnclear reports whether line, a host line that is not one clear
+// message (scanEnvelope refused it: a batch, two messages on a line; or
+// its member "method" is there more than once, or spelt in another case),
+// may carry a tools/call while something is guarded, and then answers
+// each request a parser could find in it with a denial and says so on the
+// log. A server's parser may read such a line otherwise than the relay
+// (oneline.go: go-sdk takes batches and each value of a stream, mcp-go
+// matches "Method"), and run a guarded call nobody approved. A line
+// without "tools/call" in it, spelt plainly, names no such call.
+func (g *guard) dropsUnclear(line []byte, env *envelope, err error) bool {
+	if !g.on() || (err == nil && env.Methods <= 1 && !env.FoldedMethod) || !hasMethodKey(line) {
+		return false
+	}
+	if !bytes.Contains(line, []byte("tools/call")) && !bytes.Contains(line, []byte(`\`)) {
+		return false
+	}
+	for _, id := range requestIDs(line) {
+		g.w.toHost(deniedResult(id, "elicitray did not pass this request on: it is not one JSON-RPC message that every server reads the same way (a batch, two messages on a line, or a member \"method\" twice or spelt in another case), and a tool call in it could run without the user's approval."))
+	}
+	g.w.log.printf("%s: the host sent a line that is not one clear JSON-RPC message while tool calls are guarded; it was not passed on, as a server could read a guarded call in it that nobody approved: %s", g.d.opts.Server, linePreview(line))
 	return true
 }
 

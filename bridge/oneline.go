@@ -48,7 +48,10 @@ import (
 // its tail is cut at such a key instead (lineTail.strict, frame.go).
 //
 // The host's lines are the host's: the server's SDK reads them, and what
-// the relay makes of them does not decide what a user is shown.
+// the relay makes of them does not decide what a user is shown. But while
+// a tool is guarded, what the server reads in them decides what runs
+// unapproved: such a host line that may carry a tools/call stops at the
+// relay (guard.go, dropsUnclear).
 
 // unclearFromServer judges a server line that is not one message the
 // relay read whole (object false: scanEnvelope refused it), or that has

@@ -249,6 +249,13 @@ func (r *Relay) hostRoute(b []byte, complete bool) (route, string) {
 	if r.guard.host.asked.Load() {
 		return vFull, ""
 	}
+	if r.guard.on() {
+		// A batch, or anything but an object: a server's parser may find
+		// a guarded call in it (guard.go, dropsUnclear).
+		if i := skipSpace(b, 0); i < len(b) && b[i] != '{' {
+			return vFull, ""
+		}
+	}
 	v, rest := hostMembers(b, complete)
 	if v == vFull {
 		if complete && r.quickRequest(b) {

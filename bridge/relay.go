@@ -330,6 +330,9 @@ func (r *Relay) fromHost(line []byte) []byte {
 		r.hostCancelled(env.Params)
 		return nil
 	}
+	if r.guard.dropsUnclear(line, &env, err) {
+		return nil // guard.go: a line a server may read a guarded call in
+	}
 	if err == nil && env.isResponse() && r.guard.host.fromHost(&env) {
 		return nil // guardhost.go: the host's answer to the relay's own question
 	}
