@@ -22,6 +22,8 @@ func TestGuardUnclearHostLine(t *testing.T) {
 		{"Method", strings.Replace(inHostCall, `"method"`, `"Method"`, 1), []string{"7"}},
 		{"method twice", strings.Replace(inHostCall, `"method":"tools/call"`, `"method":"ping","method":"tools/call"`, 1), []string{"7"}},
 		{"two on a line", `{"jsonrpc":"2.0","id":6,"method":"ping"}` + inHostCall, []string{"6", "7"}},
+		// Longer than the read buffer: judged whole all the same.
+		{"long batch", `[` + strings.Replace(inHostCall, `"hello"`, `"`+strings.Repeat("h", 1<<20)+`"`, 1) + `]`, []string{"7"}},
 	} {
 		p.hostSends(tt.line)
 		for _, id := range tt.ids {
@@ -32,8 +34,8 @@ func TestGuardUnclearHostLine(t *testing.T) {
 		}
 		p.serverNextIsPing(8)
 	}
-	if n := strings.Count(p.stderr.String(), "is not one clear JSON-RPC message while tool calls are guarded"); n != 4 {
-		t.Errorf("the log says it %d times, want 4:\n%s", n, p.stderr.String())
+	if n := strings.Count(p.stderr.String(), "is not one clear JSON-RPC message while tool calls are guarded"); n != 5 {
+		t.Errorf("the log says it %d times, want 5:\n%s", n, p.stderr.String())
 	}
 	// Nothing guarded: such lines are the host's business, as before.
 	q := startPeer(t, &Options{Server: "everything", Approver: noDesktop})
