@@ -3,8 +3,6 @@
 package app
 
 import (
-	"bufio"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,28 +17,9 @@ func TestWatchGuardDirectoryRecreated(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "elicitray")
 	path := filepath.Join(dir, "config.toml")
 	relay := &relaySettings{}
-	pr, pw := io.Pipe()
-	t.Cleanup(func() { pw.Close() })
-	lines := bufio.NewScanner(pr)
-	next := func() string {
-		t.Helper()
-		if !lines.Scan() {
-			t.Fatalf("the log ended: %v", lines.Err())
-		}
-		return lines.Text()
-	}
-	write := func(text string) {
-		t.Helper()
-		tmp := path + ".new"
-		if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			t.Fatal(err)
-		}
-	}
-	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, pw)
-	write("[servers.prod]\nguard = [\"deploy\"]\n")
+	log, next := watchLog(t)
+	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, log)
+	saveAsSettings(t, path, "[servers.prod]\nguard = [\"deploy\"]\n")
 	if got, want := next(), `elicitray: prod: config.toml changed: calls of "deploy" now wait for your approval.`; got != want {
 		t.Fatalf("log says\n%s\nwant\n%s", got, want)
 	}
@@ -50,7 +29,7 @@ func TestWatchGuardDirectoryRecreated(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	write("[servers.prod]\nguard = [\"wipe\"]\n")
+	saveAsSettings(t, path, "[servers.prod]\nguard = [\"wipe\"]\n")
 	// Whatever the log says of the removal, it ends by saying the new
 	// guard is in force.
 	for {
@@ -73,17 +52,8 @@ func TestWatchGuardSameSizeSameTime(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "elicitray")
 	path := filepath.Join(dir, "config.toml")
 	relay := &relaySettings{}
-	pr, pw := io.Pipe()
-	t.Cleanup(func() { pw.Close() })
-	lines := bufio.NewScanner(pr)
-	next := func() string {
-		t.Helper()
-		if !lines.Scan() {
-			t.Fatalf("the log ended: %v", lines.Err())
-		}
-		return lines.Text()
-	}
-	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, pw)
+	log, next := watchLog(t)
+	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, log)
 	var first os.FileInfo
 	for _, name := range []string{"a", "b"} {
 		tmp := path + ".new"

@@ -14,6 +14,34 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// watchLog is a log for watchGuard, and next returns its next line (the
+// test fails when the log ends).
+func watchLog(t *testing.T) (log io.Writer, next func() string) {
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	lines := bufio.NewScanner(pr)
+	return pw, func() string {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("the log ended: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+}
+
+// saveAsSettings writes text to the config file at path as Settings saves
+// it: a new file renamed over the old.
+func saveAsSettings(t *testing.T, path, text string) {
+	t.Helper()
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // relaySettings records what watchGuard puts in force.
 type relaySettings struct {
 	mu        sync.Mutex
@@ -42,28 +70,8 @@ func (r *relaySettings) SetKeepAlive(d time.Duration) {
 func TestWatchGuardSaysWhatChanged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "elicitray", "config.toml") // no directory yet
 	relay := &relaySettings{}
-	pr, pw := io.Pipe()
-	t.Cleanup(func() { pw.Close() })
-	lines := bufio.NewScanner(pr)
-	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, pw)
-	next := func() string {
-		t.Helper()
-		if !lines.Scan() {
-			t.Fatalf("the log ended: %v", lines.Err())
-		}
-		return lines.Text()
-	}
-	write := func(text string) {
-		t.Helper()
-		// As Settings saves: a new file renamed over the old.
-		tmp := path + ".new"
-		if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			t.Fatal(err)
-		}
-	}
+	log, next := watchLog(t)
+	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, log)
 	inForce := func(guard []string, destr bool, keepAlive time.Duration) {
 		t.Helper()
 		relay.mu.Lock()
@@ -87,7 +95,7 @@ func TestWatchGuardSaysWhatChanged(t *testing.T) {
 			[]string{`elicitray: prod: config.toml changed: no tool call waits for your approval.`,
 				`elicitray: prod: config.toml changed: while a prompt is open, the host now hears no progress (keep_alive is 0s).`}},
 	} {
-		write(tt.text)
+		saveAsSettings(t, path, tt.text)
 		for _, want := range tt.says {
 			if got := next(); got != want {
 				t.Errorf("after writing %q the log says\n%s\nwant\n%s", tt.text, got, want)
@@ -98,7 +106,7 @@ func TestWatchGuardSaysWhatChanged(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	write("[servers.prod]\nguard = [\"wipe\"]\n")
+	saveAsSettings(t, path, "[servers.prod]\nguard = [\"wipe\"]\n")
 	for _, want := range []string{`elicitray: prod: config.toml changed: calls of "wipe" now wait for your approval.`,
 		`elicitray: prod: config.toml changed: while a prompt is open, the host now hears progress every 15s.`} {
 		if got := next(); got != want {
