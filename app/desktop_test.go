@@ -435,6 +435,28 @@ func isPrompt(win string) bool {
 	return err == nil && promptTitle.MatchString(strings.TrimSpace(string(out)))
 }
 
+// armedProperty connects to the X server for window win's
+// ui.ArmedProperty: the connection (the caller closes it), the window and
+// the property's atom.
+func (d *desktop) armedProperty(win string) (*xgb.Conn, xproto.Window, *xproto.InternAtomReply) {
+	d.t.Helper()
+	n, err := strconv.ParseUint(win, 10, 32)
+	if err != nil {
+		d.t.Fatalf("window id %q: %v", win, err)
+	}
+	conn, err := xgb.NewConn()
+	if err != nil {
+		d.t.Fatalf("connecting to the X server: %v", err)
+	}
+	name := ui.ArmedProperty
+	atom, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
+	if err != nil {
+		conn.Close()
+		d.t.Fatalf("interning %s: %v", name, err)
+	}
+	return conn, xproto.Window(n), atom
+}
+
 // armed waits until prompt window win takes input — its key guard over,
 // the first field focused — which the window says with the X property
 // ui.ArmedProperty, and reports true; or until the window is gone (shown
@@ -442,21 +464,8 @@ func isPrompt(win string) bool {
 // waits on the X server's events: PropertyNotify, UnmapNotify.
 func (d *desktop) armed(win string) bool {
 	d.t.Helper()
-	n, err := strconv.ParseUint(win, 10, 32)
-	if err != nil {
-		d.t.Fatalf("window id %q: %v", win, err)
-	}
-	id := xproto.Window(n)
-	conn, err := xgb.NewConn()
-	if err != nil {
-		d.t.Fatalf("connecting to the X server: %v", err)
-	}
+	conn, id, atom := d.armedProperty(win)
 	defer conn.Close()
-	name := ui.ArmedProperty
-	atom, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
-	if err != nil {
-		d.t.Fatalf("interning %s: %v", name, err)
-	}
 	if xproto.ChangeWindowAttributesChecked(conn, id, xproto.CwEventMask,
 		[]uint32{xproto.EventMaskPropertyChange | xproto.EventMaskStructureNotify}).Check() != nil {
 		return false // gone
@@ -511,7 +520,7 @@ func (d *desktop) armed(win string) bool {
 					return false
 				}
 			case <-deadline:
-				d.t.Fatalf("prompt window %s did not take input (%s) within %v%s", win, name, desktopWait, d.diagnostics())
+				d.t.Fatalf("prompt window %s did not take input (%s) within %v%s", win, ui.ArmedProperty, desktopWait, d.diagnostics())
 			}
 		}
 	}

@@ -3,15 +3,11 @@
 package app
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
-
-	"github.com/elicitray/elicitray/ui"
 )
 
 // TestTypingBeforeArmedGoesNowhere (issue 14, "a prompt you notice"): a
@@ -57,20 +53,8 @@ func TestTypingBeforeArmedGoesNowhere(t *testing.T) {
 // it takes input.
 func (d *desktop) armedNow(win string) bool {
 	d.t.Helper()
-	n, err := strconv.ParseUint(win, 10, 32)
-	if err != nil {
-		d.t.Fatalf("window id %q: %v", win, err)
-	}
-	conn, err := xgb.NewConn()
-	if err != nil {
-		d.t.Fatalf("connecting to the X server: %v", err)
-	}
+	conn, id, atom := d.armedProperty(win)
 	defer conn.Close()
-	name := ui.ArmedProperty
-	atom, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
-	if err != nil {
-		d.t.Fatalf("interning %s: %v", name, err)
-	}
-	r, err := xproto.GetProperty(conn, false, xproto.Window(n), atom.Atom, xproto.AtomCardinal, 0, 1).Reply()
+	r, err := xproto.GetProperty(conn, false, id, atom.Atom, xproto.AtomCardinal, 0, 1).Reply()
 	return err == nil && r.ValueLen > 0
 }
