@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
@@ -11,6 +12,14 @@ import (
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
+
+// TestMain keeps prompt windows from arming on a timer of their own, on
+// another goroutine than the test's: a test that needs a window to take
+// input arms it (PromptWindow.arm), as the guard's end would.
+func TestMain(m *testing.M) {
+	after = func(time.Duration, func()) func() { return func() {} }
+	os.Exit(m.Run())
+}
 
 // typeOnCanvas types text into c the way the GLFW driver does: to the
 // focused widget, else to the canvas, where nothing takes it.

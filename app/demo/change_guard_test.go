@@ -190,60 +190,49 @@ func TestChangeReplayCannotExecuteTwice(t *testing.T) {
 	}
 }
 
-// TestChangeAuditLogIsNotWrittenThroughAPlant: a link or a FIFO planted
-// where the audit log goes is refused with a sentence that says what to do;
-// the link's target is untouched, and nothing is executed without its line.
+// TestChangeAuditLogIsNotWrittenThroughAPlant: a link planted where the
+// audit log goes is refused with a sentence that says what to do; the
+// link's target is untouched, and nothing is executed without its line.
+// (A FIFO: TestChangeAuditLogIsNotWrittenThroughAFIFO, where there are
+// named pipes.)
 func TestChangeAuditLogIsNotWrittenThroughAPlant(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		plant func(t *testing.T, audit string)
-		want  string
-	}{
-		{
-			name: "symbolic link",
-			plant: func(t *testing.T, audit string) {
-				if err := os.Symlink(filepath.Join(filepath.Dir(audit), "target"), audit); err != nil {
-					t.Fatal(err)
-				}
-			},
-			want: "it is a symbolic link, which elicitray does not write through; remove it or choose another file with --audit",
-		},
-		{
-			name: "FIFO",
-			plant: func(t *testing.T, audit string) {
-				mkfifo(t, audit)
-			},
-			want: "is not a regular file",
-		},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			audit := filepath.Join(dir, "audit.jsonl")
-			target := filepath.Join(dir, "target")
-			if err := os.WriteFile(target, []byte("someone else's\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			tt.plant(t, audit)
-			s := &script{answers: []*mcp.ElicitResult{approve, accept(map[string]any{"service": "api", "reason": "r"})}}
-			toServer, fromServer := startServerWith(t, nil, &Options{AuditLog: audit})
-			client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: s.handle})
-			cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: fromServer, Writer: toServer}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cs.Close() })
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: changeToolName})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := resultText(res)
-			if !strings.HasPrefix(got, "error: request_change: the change was not made, because its outcome could not be recorded: ") || !strings.Contains(got, tt.want) {
-				t.Errorf("result %q, want the change not made because %q", got, tt.want)
-			}
-			if b, _ := os.ReadFile(target); string(b) != "someone else's\n" {
-				t.Errorf("the link's target now holds %q", b)
-			}
-		})
+	auditPlantRefused(t, func(t *testing.T, audit string) {
+		if err := os.Symlink(filepath.Join(filepath.Dir(audit), "target"), audit); err != nil {
+			t.Fatal(err)
+		}
+	}, "it is a symbolic link, which elicitray does not write through; remove it or choose another file with --audit")
+}
+
+// auditPlantRefused runs request_change with plant put where its audit
+// log goes (beside a file "target"): the change is not made, the result
+// says why (want), and target keeps what it held.
+func auditPlantRefused(t *testing.T, plant func(t *testing.T, audit string), want string) {
+	t.Helper()
+	dir := t.TempDir()
+	audit := filepath.Join(dir, "audit.jsonl")
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("someone else's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plant(t, audit)
+	s := &script{answers: []*mcp.ElicitResult{approve, accept(map[string]any{"service": "api", "reason": "r"})}}
+	toServer, fromServer := startServerWith(t, nil, &Options{AuditLog: audit})
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: s.handle})
+	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: fromServer, Writer: toServer}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: changeToolName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := resultText(res)
+	if !strings.HasPrefix(got, "error: request_change: the change was not made, because its outcome could not be recorded: ") || !strings.Contains(got, want) {
+		t.Errorf("result %q, want the change not made because %q", got, want)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "someone else's\n" {
+		t.Errorf("the link's target now holds %q", b)
 	}
 }
 

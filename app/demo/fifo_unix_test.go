@@ -7,11 +7,13 @@ import (
 	"testing"
 )
 
-// mkfifo makes a named pipe at path, for tests of what is planted in place
-// of a file.
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
+// TestChangeAuditLogIsNotWrittenThroughAFIFO: a named pipe planted where
+// the audit log goes is refused (a writer would block on it, or feed
+// whoever reads it), and nothing is executed without its line.
+func TestChangeAuditLogIsNotWrittenThroughAFIFO(t *testing.T) {
+	auditPlantRefused(t, func(t *testing.T, audit string) {
+		if err := syscall.Mkfifo(audit, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}, "is not a regular file")
 }
