@@ -64,8 +64,9 @@ type guard struct {
 	// GuardDestructive, until Relay.SetGuard swaps in others. Every host
 	// request reads it, so it is one atomic load, never a lock.
 	settings atomic.Pointer[guardSettings]
-	// follow is what the relay does with an approved call: it follows it,
-	// and returns the line to write to the server.
+	// follow is what the relay does with an approved call
+	// (Relay.trackCall): it follows it, and returns the line to write to
+	// the server.
 	follow func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte
 
 	mu sync.Mutex // guards the maps below
@@ -98,16 +99,9 @@ func newGuard(r *Relay) *guard {
 		// reads those, and could otherwise ask the host under the id of
 		// the relay's question and have the answer to its own question
 		// approve the call.
-		host: newHostAsks(r.w, newIDPrefix(), r.opts.PromptTimeout),
-		// What Relay.followCall does, but for the keep-alive, which has
-		// followed the call since it was held: noting it again would forget
-		// the progress the host already got for its token.
-		follow: func(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
-			call := callName(env.Method, env.Params)
-			r.calls.note(key, env.Method, call)
-			return r.loop.fromHost(key, env, line, version, hostCaps, call)
-		},
-		tools: map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
+		host:   newHostAsks(r.w, newIDPrefix(), r.opts.PromptTimeout),
+		follow: r.trackCall,
+		tools:  map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
 	}
 	g.set(r.opts.Guard, r.opts.GuardDestructive)
 	return g

@@ -234,7 +234,7 @@ func (r *Relay) pumpHost() {
 	if sc, ok := server.(*lineConn); ok {
 		defer host.r.pipe.close()
 		err := host.r.pump(sc.w, r.hostRoute, func(string) {}, r.handleHost, func(err error) {
-			r.w.log.printf("%s", serverWriteFailed(err))
+			r.w.serverWriteFailed(err)
 		}, func() {
 			r.w.log.printf("the host sent a message longer than 1 MiB with a second \"method\", or one after its result: the server would read it as a request or notification elicitray did not see, so it was cut off there and its rest not passed on")
 		})
@@ -253,7 +253,7 @@ func (r *Relay) pumpHost() {
 		}
 		if out := r.fromHost(line); out != nil {
 			if werr := server.Write(out, !host.Buffered()); werr != nil {
-				r.w.log.printf("%s", serverWriteFailed(werr))
+				r.w.serverWriteFailed(werr)
 			}
 		}
 	}
@@ -263,7 +263,7 @@ func (r *Relay) pumpHost() {
 func (r *Relay) handleHost(line []byte, more bool) {
 	if out := r.fromHost(line); out != nil {
 		if werr := r.w.server.Write(out, !more); werr != nil {
-			r.w.log.printf("%s", serverWriteFailed(werr))
+			r.w.serverWriteFailed(werr)
 		}
 	}
 }
@@ -325,7 +325,7 @@ func (r *Relay) fromHost(line []byte) []byte {
 		// of the call's elicitations that this sets off (legacy.go): so
 		// it goes out here, ahead of them.
 		if werr := r.w.server.Write(line, !r.w.host.Buffered()); werr != nil {
-			r.w.log.printf("%s", serverWriteFailed(werr))
+			r.w.serverWriteFailed(werr)
 		}
 		r.hostCancelled(env.Params)
 		return nil
@@ -363,9 +363,17 @@ func (r *Relay) fromHost(line []byte) []byte {
 // whose reply may ask for input (PROTOCOL.md §1, §6), and the call a
 // legacy elicitation may belong to. It returns the line to send.
 func (r *Relay) followCall(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
+	r.keep.noteCall(key, env.Params)
+	return r.trackCall(key, env, line, version, hostCaps)
+}
+
+// trackCall is followCall but for the keep-alive: the guard's approved
+// calls (guard.go), whose keep-alive has followed them since they were
+// held (noting them again would forget the progress the host already got
+// for the token).
+func (r *Relay) trackCall(key string, env *envelope, line []byte, version string, hostCaps json.RawMessage) []byte {
 	call := callName(env.Method, env.Params) // what prompts name the call
 	r.calls.note(key, env.Method, call)
-	r.keep.noteCall(key, env.Params)
 	return r.loop.fromHost(key, env, line, version, hostCaps, call)
 }
 
@@ -465,6 +473,10 @@ func serverWriteFailed(err error) string {
 	return fmt.Sprintf("writing to the server: %v", err)
 }
 
+// serverWriteFailed puts on the log why a message did not reach the
+// server (serverWriteFailed).
+func (w *wires) serverWriteFailed(err error) { w.log.printf("%s", serverWriteFailed(err)) }
+
 // toHost writes one whole message to the host and flushes it.
 func (w *wires) toHost(line []byte) {
 	if err := w.host.Write(line, true); err != nil {
@@ -475,7 +487,7 @@ func (w *wires) toHost(line []byte) {
 // toServer writes one whole message to the server and flushes it.
 func (w *wires) toServer(line []byte) {
 	if err := w.server.Write(line, true); err != nil {
-		w.log.printf("%s", serverWriteFailed(err))
+		w.serverWriteFailed(err)
 	}
 }
 
