@@ -468,10 +468,7 @@ func (h *Hub) keepPruning(ctx context.Context) {
 // that kept the size; a save renames a new file over the old (SaveConfig,
 // and most editors), which the file's identity tells.
 type configStamp struct {
-	size    int64
-	modTime time.Time
-	exists  bool
-	file    os.FileInfo
+	fi os.FileInfo // nil: there is no file
 }
 
 func stampOf(path string) configStamp {
@@ -479,15 +476,18 @@ func stampOf(path string) configStamp {
 	if err != nil {
 		return configStamp{}
 	}
-	return configStamp{size: fi.Size(), modTime: fi.ModTime(), exists: true, file: fi}
+	return configStamp{fi}
 }
+
+// empty reports whether there is no file, or an empty one.
+func (s configStamp) empty() bool { return s.fi == nil || s.fi.Size() == 0 }
 
 // same reports whether s and o stamp the same version of the file.
 func (s configStamp) same(o configStamp) bool {
-	if s.exists != o.exists || s.size != o.size || !s.modTime.Equal(o.modTime) {
-		return false
+	if s.fi == nil || o.fi == nil {
+		return s.fi == nil && o.fi == nil
 	}
-	return !s.exists || os.SameFile(s.file, o.file)
+	return s.fi.Size() == o.fi.Size() && s.fi.ModTime().Equal(o.fi.ModTime()) && os.SameFile(s.fi, o.fi)
 }
 
 // ConfigRead records that Config is what the file at ConfigPath says now,

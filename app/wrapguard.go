@@ -159,7 +159,7 @@ func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
 // guard and keep-alive in force.
 func (g *guardWatch) reload() {
 	stamp := stampOf(g.path)
-	if !stamp.exists || stamp.size == 0 || stamp.same(g.stamp) {
+	if stamp.empty() || stamp.same(g.stamp) {
 		// Removed or empty: most likely an editor replacing the file, or
 		// writing it in place (truncated first): its next event brings
 		// the text. (A file emptied on purpose keeps the guard.)
