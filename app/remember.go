@@ -254,27 +254,7 @@ func (m *memory) change(edit func(*rememberedFile) error) error {
 	}
 	// A new file of our own, renamed over the old: a link planted at the
 	// path is replaced, never written through.
-	tmp, err := os.CreateTemp(dir, ".remembered-*.json")
-	if err != nil {
-		return fmt.Errorf("saving the remembered answers: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the remembered answers: %w", err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the remembered answers: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the remembered answers: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving the remembered answers: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), m.path); err != nil {
+	if err := platform.ReplaceFile(m.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("saving the remembered answers: %w", err)
 	}
 	return nil

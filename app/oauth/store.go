@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -176,25 +175,7 @@ func Save(dir string, rec *Record) error {
 	if err != nil {
 		return fmt.Errorf("encoding the token file: %w", err)
 	}
-	suffix := make([]byte, 6)
-	_, _ = rand.Read(suffix)
-	tmp := path + ".new-" + hex.EncodeToString(suffix)
-	f, err := platform.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("writing the token file: %w", err)
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := platform.ReplaceFile(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("writing the token file %s: %w", path, err)
 	}
 	return nil
