@@ -338,9 +338,7 @@ func (r *Relay) quickRequest(b []byte) bool {
 		return false // hostMembers passed it, or it is the cancel the relay spreads
 	}
 	switch string(method) {
-	case "initialize":
-		return false
-	case "tools/list":
+	case "initialize", "tools/list":
 		return false
 	case "tools/call":
 		if r.guard.on() {
