@@ -294,6 +294,19 @@ type scanResult struct {
 // q.ScanLimit records when it is positive. It walks q's index backwards
 // from the newest key of q's span, or forwards from the oldest when forward;
 // within, when its ends are not nil, narrows q's span further.
+// seekExact returns the value of key k in c's bucket, as Bucket.Get does
+// (nil when k is missing or names a nested bucket), with c's memory.
+func seekExact(c *bolt.Cursor, k []byte) []byte {
+	if got, v := c.Seek(k); bytes.Equal(got, k) {
+		return v
+	}
+	return nil
+}
+
+// maxPrealloc bounds the records scan makes room for before it has them:
+// a caller's Limit may be far larger than what it gets.
+const maxPrealloc = 1000
+
 func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 	limit := q.Limit
 	if limit <= 0 {
@@ -308,7 +321,9 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		return scanResult{}, err
 	}
 	sp = sp.intersect(within)
-	records := tx.Bucket(bucketRecords)
+	// One cursor looks up a server's records by key: Bucket.Get makes a
+	// cursor for each lookup, four allocations per record of a page.
+	records := tx.Bucket(bucketRecords).Cursor()
 	viaIndex := q.Server != ""
 	match, text, filter := q.matcher(), q.textMatcher(), q.textFilter(tx)
 	rd := newReader(tx)
@@ -338,7 +353,7 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		}
 		res.parsed++
 		if viaIndex {
-			if v = records.Get(k); v == nil {
+			if v = seekExact(records, k); v == nil {
 				return scanResult{}, fmt.Errorf("%w: index of server %q names a missing record", errDamaged, q.Server)
 			}
 		}
@@ -359,6 +374,11 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		r, err := rd.record(k, &rr)
 		if err != nil {
 			return scanResult{}, err
+		}
+		if res.records == nil {
+			// The page at its full size at once: growing it by doubling
+			// copied each record of a page about twice.
+			res.records = make([]Record, 0, min(limit, maxPrealloc))
 		}
 		res.records = append(res.records, r)
 	}

@@ -398,3 +398,31 @@ func TestServers(t *testing.T) {
 		t.Errorf("after demo's only record went: %q", got)
 	}
 }
+
+// TestListAllocatesLittle keeps the history window's pages as cheap as
+// they are (issue 12: the first page and a server's page under 1 ms at a
+// million records): a record without content costs one allocation for all
+// its texts, its requestedSchema is shared with the page's other records
+// of that schema, and the page does not grow by doubling.
+func TestListAllocatesLittle(t *testing.T) {
+	s := openStore(t, nil)
+	const n = 200
+	for i := range n {
+		mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Second), Server: []string{"github", "billing"}[i%2],
+			ServerInfo: ServerInfo{Name: "github-mcp", Version: "1.4.2"}, Tool: "deploy", Mode: "form",
+			Message: "Deploy the build to production?", RequestedSchema: []byte(benchSchemas[i%len(benchSchemas)]),
+			Action: "decline", DecidedBy: "user", Key: fmt.Sprintf("k%d", i)})
+	}
+	for _, q := range []Query{{Limit: n}, {Server: "billing", Limit: n}} {
+		var got []Record
+		allocs := testing.AllocsPerRun(20, func() { got = mustList(t, s, q) })
+		if len(got) == 0 || got[0].Message != "Deploy the build to production?" || len(got[0].RequestedSchema) == 0 {
+			t.Fatalf("List(%+v) = %d records, first %+v", q, len(got), got)
+		}
+		// One a record, and what opening a page costs whatever its size
+		// (the transaction, its buckets and cursors, each schema once).
+		if limit := float64(len(got) + 64); allocs > limit {
+			t.Errorf("List(%+v) allocates %.0f times for %d records, want at most %.0f", q, allocs, len(got), limit)
+		}
+	}
+}

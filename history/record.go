@@ -25,7 +25,9 @@ type Record struct {
 	Mode string `json:"mode"`
 	// Message is the server's message as sent.
 	Message string `json:"message"`
-	// RequestedSchema is the form schema as sent (form mode).
+	// RequestedSchema is the form schema as sent (form mode). Records
+	// that one call of Store returns may share its bytes: read them, do
+	// not change them.
 	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
 	// URL is the URL of a URL-mode elicitation.
 	URL string `json:"url,omitempty"`
