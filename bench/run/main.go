@@ -74,8 +74,8 @@ func main() {
 	var o options
 	flag.IntVar(&o.pairs, "pairs", 5, "interleaved plain/wrapped pairs per throughput kind")
 	flag.DurationVar(&o.minRun, "min-run", 1200*time.Millisecond, "the least a plain throughput run takes (more bytes otherwise)")
-	flag.IntVar(&o.rtRounds, "rt-rounds", 10, "round-trip rounds, each config and method interleaved")
-	flag.IntVar(&o.rtPerRound, "rt-requests", 500, "round-trip requests per config, method and round")
+	flag.IntVar(&o.rtRounds, "rt-rounds", 40, "round-trip rounds, each with three fresh sessions, configs and methods interleaved")
+	flag.IntVar(&o.rtPerRound, "rt-requests", 250, "round-trip requests per config, method and round (and a fifth as many to warm up)")
 	flag.IntVar(&o.windowRuns, "window-runs", 5, "window latency runs (each: a cold prompt, then a warm one)")
 	flag.DurationVar(&o.idleFor, "idle", 10*time.Second, "how long the idle hub and wrapper are watched")
 	flag.DurationVar(&o.settle, "settle", 17*time.Second, "how long after its last prompt the hub is left before the idle window: past the window process's 10 s linger and the few seconds after it in which Go returns its memory")
