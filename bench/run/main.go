@@ -10,11 +10,12 @@
 //	go run ./bench/run [-readme bench/README.md] [-only throughput,rss,roundtrip,window,idle,history] [-elicitray BINARY]
 //
 // It builds elicitray and its helpers (bench/gen, bench/sink, bench/relay,
-// bench/server) once into a temporary directory, then measures, in order:
-// whole-process relay throughput (throughput.go), the wrapper's peak RSS
-// relaying one big line (rss.go), the added round trip (roundtrip.go), the
-// time from a server's elicitation/create to the window's MapNotify and the
-// idle hub and wrapper (window.go, idle.go), and the history benchmarks
+// bench/server, bench/fynewin) once into a temporary directory, then
+// measures, in order: whole-process relay throughput (throughput.go), the
+// wrapper's peak RSS relaying one big line (rss.go), the added round trip
+// (roundtrip.go), the time from a server's elicitation/create to the
+// window's MapNotify, against a bare Fyne window's, and the idle hub and
+// wrapper (window.go, idle.go), and the history benchmarks
 // (history.go). A measure that fails says why in its row and the others
 // still run. The window and idle measures need an X server: `make bench`
 // runs this under Xvfb with a private session bus, like `make test`.
@@ -54,6 +55,7 @@ func oneLine(s string) string {
 type bins struct {
 	dir                                 string
 	elicitray, gen, sink, relay, server string
+	fynewin                             string // the bare Fyne window (window.go)
 }
 
 // options are the knobs of a run.
@@ -173,8 +175,9 @@ func build(root, prebuilt string) (bins, error) {
 		sink:      filepath.Join(dir, "sink"),
 		relay:     filepath.Join(dir, "relay"),
 		server:    filepath.Join(dir, "server"),
+		fynewin:   filepath.Join(dir, "fynewin"),
 	}
-	builds := [][]string{{"build", "-o", dir + "/", "./bench/gen", "./bench/sink", "./bench/relay", "./bench/server"}}
+	builds := [][]string{{"build", "-o", dir + "/", "./bench/gen", "./bench/sink", "./bench/relay", "./bench/server", "./bench/fynewin"}}
 	if prebuilt == "" {
 		builds = append(builds, []string{"build", "-o", b.elicitray, "."})
 	} else if b.elicitray, err = filepath.Abs(prebuilt); err != nil {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -184,6 +185,49 @@ func waitExit(pid int, wait time.Duration) bool {
 	return false
 }
 
+// fyneFloor times bench/fynewin, runs times: from its start to the X
+// server's MapNotify for its window, with the environment the hub gives its
+// window process (the display, Mesa's shader cache off, a cache directory
+// of its own as a cold desk's ELICITRAY_HOME has). It is the floor under
+// the cold window: what starting any Fyne program and mapping its first
+// window costs on this machine.
+func fyneFloor(b bins, x *xwatch, runs int) ([]time.Duration, error) {
+	var ds []time.Duration
+	for range runs {
+		cache, err := os.MkdirTemp(b.dir, "floor-")
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(b.fynewin)
+		cmd.Env = append(hostEnv(cache), "DISPLAY="+os.Getenv("DISPLAY"), "MESA_SHADER_CACHE_DISABLE=true",
+			"XDG_CACHE_HOME="+filepath.Join(cache, "cache"), "XDG_CONFIG_HOME="+filepath.Join(cache, "config"))
+		if xa, ok := os.LookupEnv("XAUTHORITY"); ok {
+			cmd.Env = append(cmd.Env, "XAUTHORITY="+xa) // xvfb-run's display asks for it
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		x.drain()
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("starting %s: %w", b.fynewin, err)
+		}
+		ended := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(ended) }()
+		_, mapped, err := x.prompt(promptWait, ended)
+		in.Close() // it quits when its input ends
+		<-ended
+		if err != nil {
+			return nil, fmt.Errorf("bare Fyne window: %w (%s)", err, tail(stderr.String()))
+		}
+		ds = append(ds, mapped.Sub(start))
+	}
+	return ds, nil
+}
+
 // windowAndIdle measures the time from a server's elicitation/create to
 // the prompt's MapNotify, cold (the wrapper has to start a hub) and warm
 // (the same hub's second prompt), o.windowRuns runs each, each run in a
@@ -214,6 +258,12 @@ func windowAndIdle(b bins, o options, window, idle bool) []row {
 	}
 	var cold, warm, answer []time.Duration
 	var rows []row
+	var floor []time.Duration
+	if window {
+		if floor, err = fyneFloor(b, x, runs); err != nil {
+			rows = append(rows, failed("bare Fyne window (the cold window's baseline)", err))
+		}
+	}
 	for i := range runs {
 		d, err := newDesk(b)
 		if err != nil {
@@ -249,10 +299,11 @@ func windowAndIdle(b bins, o options, window, idle bool) []row {
 		name   string
 		ds     []time.Duration
 		target float64
+		floor  []time.Duration
 	}{
-		{"window mapped after elicitation/create, cold (no hub)", cold, 300},
-		{"window mapped after elicitation/create, warm (second prompt)", warm, 50},
-		{"Escape (xdotool's key sent) → server reads cancel", answer, 0},
+		{"window mapped after elicitation/create, cold (no hub)", cold, 300, floor},
+		{"window mapped after elicitation/create, warm (second prompt)", warm, 50, nil},
+		{"Escape (xdotool's key sent) → server reads cancel", answer, 0, nil},
 	} {
 		med, lo, hi := ms(m.ds)
 		r := row{
@@ -261,6 +312,11 @@ func windowAndIdle(b bins, o options, window, idle bool) []row {
 			elicitray: fmt.Sprintf("%.1f ms", med),
 			ratio:     fmt.Sprintf("median of %d (%.1f–%.1f ms)", len(m.ds), lo, hi),
 			target:    "—",
+		}
+		if len(m.floor) > 0 {
+			fmed, flo, fhi := ms(m.floor)
+			r.baseline = fmt.Sprintf("bare Fyne window %.1f ms (%.1f–%.1f ms)", fmed, flo, fhi)
+			r.ratio += fmt.Sprintf("; %+.1f ms over the bare Fyne window", med-fmed)
 		}
 		if m.target > 0 {
 			r.target = fmt.Sprintf("≤ %.0f ms: %s", m.target, yes(med <= m.target))
