@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command fynewin is the floor under make bench's cold window: a bare Fyne
 // program that shows one small window, titled "elicitray floor", holding a
 // label and two buttons, and runs until its standard input ends. The time
@@ -5,7 +7,9 @@
 // Fyne window costs on the machine (the program's start, GLFW, the GL
 // driver, the first frame) before anything elicitray does: no hub, no
 // socket, no history, no schema. The harness runs it with the environment
-// the hub gives its window process (bench/run/window.go).
+// the hub gives its window process (bench/run/window.go). Linux only, as
+// bench/run is (and so that vetting ./bench/... without cgo for macOS and
+// Windows, make vet, does not need Fyne's cgo).
 package main
 
 import (
