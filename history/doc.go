@@ -108,6 +108,15 @@
 // (16 MiB) bbolt grows the file by ahead of need. The benchmarks in
 // bench_test.go (`make bench-history`) measure it.
 //
+// Reading a page costs one allocation per record besides its content: the
+// record's texts are substrings of one string, the Records of one call
+// share the bytes of each requestedSchema they hold (read-only, see
+// Record.RequestedSchema), the page is made at its size, and a server's
+// records are found with one cursor. At a million records the first page
+// takes about 0.26 ms and a server's 0.36 to 0.46 ms (2 cores); at 25
+// allocations a record, the collections they set off had made them 0.5 to
+// 1.3 ms (TestListAllocatesLittle keeps it so).
+//
 // # One record per elicitation
 //
 // Under faults one decision can reach Add more than once: a spooled record
