@@ -290,10 +290,6 @@ type scanResult struct {
 	parsed  int      // how many records were read, not skipped by a search block
 }
 
-// scan returns up to q.Limit records that q selects, examining at most
-// q.ScanLimit records when it is positive. It walks q's index backwards
-// from the newest key of q's span, or forwards from the oldest when forward;
-// within, when its ends are not nil, narrows q's span further.
 // seekExact returns the value of key k in c's bucket, as Bucket.Get does
 // (nil when k is missing or names a nested bucket), with c's memory.
 func seekExact(c *bolt.Cursor, k []byte) []byte {
@@ -307,6 +303,10 @@ func seekExact(c *bolt.Cursor, k []byte) []byte {
 // a caller's Limit may be far larger than what it gets.
 const maxPrealloc = 1000
 
+// scan returns up to q.Limit records that q selects, examining at most
+// q.ScanLimit records when it is positive. It walks q's index backwards
+// from the newest key of q's span, or forwards from the oldest when forward;
+// within, when its ends are not nil, narrows q's span further.
 func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 	limit := q.Limit
 	if limit <= 0 {
