@@ -422,7 +422,9 @@ func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 			schema = validSchema(bytes.Clone(stored))
 			rd.cache[string(rr.schema)] = schema
 		}
-		r.RequestedSchema = schema
+		// Its length as its capacity: an append to one Record's schema
+		// then copies, and writes nothing into another's.
+		r.RequestedSchema = schema[:len(schema):len(schema)]
 	case schemaInline:
 		r.RequestedSchema = validSchema(bytes.Clone(rr.schema))
 	}

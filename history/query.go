@@ -368,6 +368,11 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		if err := rr.parse(v); err != nil {
 			return scanResult{}, fmt.Errorf("record %d: %w", keyID(k), err)
 		}
+		if viaIndex && string(rr.server) != q.Server {
+			// A damaged index: the server's page must not show another
+			// server's decision as its own.
+			return scanResult{}, fmt.Errorf("%w: index of server %q names record %d, of server %q", errDamaged, q.Server, keyID(k), rr.server)
+		}
 		if !match(&rr) {
 			continue
 		}

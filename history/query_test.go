@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestListAfter(t *testing.T) {
@@ -423,6 +424,57 @@ func TestListAllocatesLittle(t *testing.T) {
 		// (the transaction, its buckets and cursors, each schema once).
 		if limit := float64(len(got) + 64); allocs > limit {
 			t.Errorf("List(%+v) allocates %.0f times for %d records, want at most %.0f", q, allocs, len(got), limit)
+		}
+	}
+}
+
+// TestListSchemasStayApart: the records of one page share the bytes of a
+// requestedSchema they both hold (TestListAllocatesLittle), yet adding to
+// one record's schema must not change another's, as two history windows
+// building on the same page would do.
+func TestListSchemasStayApart(t *testing.T) {
+	s := openStore(t, nil)
+	const schema = `{"type":"object","properties":{"env":{"type":"string"}}}`
+	for i := range 2 {
+		mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Second), Server: "github", Mode: "form",
+			Message: "Deploy?", RequestedSchema: []byte(schema), Action: "decline", DecidedBy: "user"})
+	}
+	page := mustList(t, s, Query{})
+	// One byte each: what fits in the room a copy has past its end.
+	first := append(page[0].RequestedSchema, '\n')
+	second := append(page[1].RequestedSchema, ' ')
+	if got, want := string(first), schema+"\n"; got != want {
+		t.Errorf("record %d's schema with a newline = %q, want %q", page[0].ID, got, want)
+	}
+	if got, want := string(second), schema+" "; got != want {
+		t.Errorf("record %d's schema with a space = %q, want %q", page[1].ID, got, want)
+	}
+	for _, r := range page {
+		if string(r.RequestedSchema) != schema {
+			t.Errorf("record %d's schema became %s, want %s", r.ID, r.RequestedSchema, schema)
+		}
+	}
+}
+
+// TestServerIndexNamingAnotherServer: a damaged index that lists another
+// server's record under a server gives an error, not that record on the
+// server's page as if the server had asked.
+func TestServerIndexNamingAnotherServer(t *testing.T) {
+	s := openStore(t, nil)
+	mustAdd(t, s, Record{Time: t0, Server: "github", Mode: "form", Message: "Merge?", Action: "accept", DecidedBy: "user"})
+	jira := mustAdd(t, s, Record{Time: t0.Add(time.Second), Server: "jira", Mode: "form", Message: "Close the ticket?", Action: "accept", DecidedBy: "user"})
+	if err := s.update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketServers).Bucket([]byte("github")).Put(recordKey(uint64(jira.Time.UnixNano()), jira.ID), nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.List(Query{Server: "github"})
+	if !errors.Is(err, errDamaged) {
+		t.Errorf("List(Server github) with jira's record in github's index = %v, %v; want an error that the file is damaged", ids(got), err)
+	}
+	for _, r := range got {
+		if r.Server != "github" {
+			t.Errorf("github's page shows record %d of server %q", r.ID, r.Server)
 		}
 	}
 }
