@@ -358,7 +358,10 @@ func (v *historyView) noteServers(rs []history.Record) {
 	added := false
 	for i := range rs {
 		if s := rs[i].Server; s != "" && !v.servers[s] {
-			v.servers[s] = true
+			// A copy: the name shares its record's memory (history
+			// reads a record's texts as one string), which the view
+			// would otherwise keep for its life.
+			v.servers[strings.Clone(s)] = true
 			added = true
 		}
 	}
