@@ -88,11 +88,21 @@ func (c *hubClient) sayWhy(server string, res *bridge.Result) {
 	if said || res.DecidedBy == bridge.DecidedByUser {
 		return
 	}
+	c.logf("elicitray: %s: %s (`elicitray history list` has each one)", server, whySaid(res))
+}
+
+// whySaid is sayWhy's sentence for res, a decision no person made. A
+// timeout may come with a window that was on screen the whole time, so it
+// says nobody answered, not that there was no window.
+func whySaid(res *bridge.Result) string {
 	why := res.Reason
 	if why == "" {
 		why = "decided by " + res.DecidedBy
 	}
-	c.logf("elicitray: %s: answered %s without a window: %s (`elicitray history list` has each one)", server, res.Action, why)
+	if res.DecidedBy == bridge.DecidedByTimeout {
+		return fmt.Sprintf("answered %s when its time ran out: %s", res.Action, why)
+	}
+	return fmt.Sprintf("answered %s without a window: %s", res.Action, why)
 }
 
 func (c *hubClient) logf(format string, args ...any) {
