@@ -96,6 +96,8 @@ func TestHistoryCLI(t *testing.T) {
 				{[]string{"--decided-by", "rule"}, []string{`Close ticket, "quoted", with a comma?`}},
 				{[]string{"--since", "36h"}, []string{"Deploy build 7?", `Close ticket, "quoted", with a comma?`}},
 				{[]string{"--until", "1d12h"}, []string{"Deploy build 6?", "Open a ticket?"}},
+				// A date ends after its day: today's decisions are in.
+				{[]string{"--until", now.Format("2006-01-02")}, []string{"Deploy build 7?", `Close ticket, "quoted", with a comma?`, "Deploy build 6?", "Open a ticket?"}},
 				{[]string{"--since", now.AddDate(0, 0, -10).Format("2006-01-02"), "--text", "DEPLOY"}, []string{"Deploy build 7?", "Deploy build 6?"}},
 				{[]string{"--limit", "1"}, []string{"Deploy build 7?"}},
 			} {

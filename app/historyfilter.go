@@ -42,7 +42,7 @@ func (f *historyFilter) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.decidedBy, "decided-by", "", "only decisions made by: user, rule, timeout, rate-limit, paused, muted, server-cancelled, host-cancelled, no-display, host (a guarded call asked in the host, with no desktop) or error")
 	cmd.Flags().StringVar(&f.kind, "kind", "", `only this kind of request: form, url or "tool call" (a guarded tool call approved or denied)`)
 	cmd.Flags().StringVar(&f.since, "since", "", "only decisions since a time: a duration ago (30m, 12h, 7d) or a date (2026-11-01, or RFC 3339)")
-	cmd.Flags().StringVar(&f.until, "until", "", "only decisions before a time (same forms as --since)")
+	cmd.Flags().StringVar(&f.until, "until", "", "only decisions before a time (same forms as --since; a date includes its whole day)")
 	cmd.Flags().StringVar(&f.text, "text", "", "only decisions whose message, server or tool contains this text")
 }
 
@@ -59,10 +59,10 @@ func (f *historyFilter) query(now time.Time) (history.Query, error) {
 		return q, usageError{fmt.Errorf("--decided-by: %q is not one of %s", q.DecidedBy, strings.Join(deciders, ", "))}
 	}
 	var err error
-	if q.Since, err = parseWhen(f.since, now); err != nil {
+	if q.Since, err = parseWhen(f.since, now, false); err != nil {
 		return q, usageError{fmt.Errorf("--since %v", err)}
 	}
-	if q.Until, err = parseWhen(f.until, now); err != nil {
+	if q.Until, err = parseWhen(f.until, now, true); err != nil {
 		return q, usageError{fmt.Errorf("--until %v", err)}
 	}
 	return q, nil
@@ -70,8 +70,9 @@ func (f *historyFilter) query(now time.Time) (history.Query, error) {
 
 // parseWhen reads a point in time: empty (none), a duration ago ("7d",
 // "12h", "90m", as parseAge reads it), a date ("2026-11-01", local
-// midnight) or RFC 3339. Its errors follow a flag's name, as parseAge's.
-func parseWhen(s string, now time.Time) (time.Time, error) {
+// midnight; the next day's when wholeDay, for an end that takes the day
+// in) or RFC 3339. Its errors follow a flag's name, as parseAge's.
+func parseWhen(s string, now time.Time, wholeDay bool) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
@@ -79,6 +80,11 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		if wholeDay {
+			// An end named by a date takes in its day: "--until
+			// 2026-12-02" lists that day's decisions too.
+			return t.AddDate(0, 0, 1), nil
+		}
 		return t, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
