@@ -55,7 +55,7 @@ var forms = []*form{
 		"Deploy build 1.4.2?",
 		object([]string{"confirm", "environment"},
 			prop("confirm", &jsonschema.Schema{
-				Type: "boolean", Title: "Deploy to production now?",
+				Type: "boolean", Title: "Deploy it now, to the environment below?",
 				Default: raw(false),
 			}),
 			// Titled single select.

@@ -299,7 +299,7 @@ func TestElicitationsShowEachForm(t *testing.T) {
 			want: elicitation{
 				Message: "Deploy build 1.4.2?",
 				Fields: map[string]string{
-					"confirm":     `boolean | Deploy to production now? | default false`,
+					"confirm":     `boolean | Deploy it now, to the environment below? | default false`,
 					"environment": `oneOf staging=Staging,production=Production | Environment | default "staging"`,
 				},
 				Required: []any{"confirm", "environment"},
