@@ -93,7 +93,7 @@ func (c *hubClient) sayWhy(server string, res *bridge.Result) {
 
 // whySaid is sayWhy's sentence for res, a decision no person made. A
 // timeout may come with a window that was on screen the whole time, so it
-// says nobody answered, not that there was no window.
+// says the time ran out, not that there was no window.
 func whySaid(res *bridge.Result) string {
 	why := res.Reason
 	if why == "" {
