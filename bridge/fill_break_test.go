@@ -340,7 +340,7 @@ func hostSide(t *testing.T, kind inputKind, sockets bool) hostEnds {
 // runRelay runs the relay for cmd between e's ends; Run's result arrives
 // on the channel, after which the relay's ends are closed.
 func runRelay(cmd *exec.Cmd, e hostEnds) chan runResult {
-	return runRelayGrace(cmd, e, time.Minute)
+	return runRelayGrace(cmd, e, 0)
 }
 
 // runRelayGrace is runRelay with the server's shutdown grace (Command).
