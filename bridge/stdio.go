@@ -197,14 +197,14 @@ func (s *stdioServer) shutdownWhenClosed() {
 			return
 		case <-time.After(s.grace):
 		}
-		// The first is how many servers end (a Node server with a timer
-		// left does not end with its input): said as the normal step it
-		// is, not as a fault.
-		if !kill {
-			s.log("the server was still running %v after its input closed, as some servers are until they are told to stop: %s", s.grace, s.group.stop(s.cmd.Process, kill))
-		} else {
-			s.log("the server was still running %v after it was told to stop: %s", s.grace, s.group.stop(s.cmd.Process, kill))
+		// The first step is how many servers end (a Node server with a
+		// timer left does not end with its input): said as the normal
+		// step it is, not as a fault.
+		after := "its input closed, as some servers are until they are told to stop"
+		if kill {
+			after = "it was told to stop"
 		}
+		s.log("the server was still running %v after %s: %s", s.grace, after, s.group.stop(s.cmd.Process, kill))
 	}
 	<-s.exited
 }
