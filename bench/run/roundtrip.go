@@ -107,15 +107,17 @@ func roundTrip(b bins, o options) []row {
 	}
 	env := hostEnv(home)
 	type config struct {
-		name string
 		argv []string
-		peer *mcpPeer
 		got  map[string][]time.Duration // every round's round trips
 	}
 	configs := []*config{
-		{name: "direct", argv: []string{b.server}},
-		{name: "relay", argv: []string{b.relay, "--", b.server}},
-		{name: "wrap", argv: []string{b.elicitray, "wrap", "--name", "bench", "--", b.server}},
+		{argv: []string{b.server}},                                               // direct
+		{argv: []string{b.relay, "--", b.server}},                                // the bare relay
+		{argv: []string{b.elicitray, "wrap", "--name", "bench", "--", b.server}}, // the wrapper
+	}
+	argvs := make([][]string, len(configs))
+	for i, c := range configs {
+		argvs[i] = c.argv
 	}
 	for _, c := range configs {
 		c.got = map[string][]time.Duration{}
@@ -136,7 +138,7 @@ func roundTrip(b bins, o options) []row {
 	// p50 through the bare relay.
 	extra := map[string][]time.Duration{}
 	for range o.rtRounds {
-		got, err := roundTripRound(configs[0].argv, configs[1].argv, configs[2].argv, env, log, methods, o)
+		got, err := roundTripRound(argvs, env, log, methods, o)
 		if err != nil {
 			return []row{failed("round trip", fmt.Errorf("%w (%s)", err, tail(readFile(logPath))))}
 		}
@@ -166,13 +168,12 @@ func roundTrip(b bins, o options) []row {
 	return rows
 }
 
-// roundTripRound is one round of roundTrip: the three sessions started,
-// o.rtPerRound/5 requests of each method to warm them up, then
+// roundTripRound is one round of roundTrip: a session started for each
+// of argvs, o.rtPerRound/5 requests of each method to warm them up, then
 // o.rtPerRound of each, taking turns (each turn starting with the next of
 // them, so that none always follows the same one), and the sessions
 // closed. It returns each session's round trips by method.
-func roundTripRound(direct, relay, wrap, env []string, log io.Writer, methods []struct{ name, req string }, o options) ([]map[string][]time.Duration, error) {
-	argvs := [][]string{direct, relay, wrap}
+func roundTripRound(argvs [][]string, env []string, log io.Writer, methods []struct{ name, req string }, o options) ([]map[string][]time.Duration, error) {
 	peers := make([]*mcpPeer, len(argvs))
 	defer func() {
 		for _, p := range peers {
