@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -699,5 +700,56 @@ func TestBreakRandomStreamsEveryStdin(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestBreakHostPipesGivenBack: the host's stdin and stdout are blocking
+// pipes, as a wrapper inherits them. While the relay runs it reads and
+// writes them through Go's poller (pollable), so they are non-blocking;
+// a burst and a lone message come back byte for byte; when Run returns
+// both are blocking again, as the host gave them.
+func TestBreakHostPipesGivenBack(t *testing.T) {
+	blocking := inputKinds[slices.IndexFunc(inputKinds, func(k inputKind) bool { return k.name == "blocking pipe" })]
+	relayIn, hostW := blocking.open(t)
+	hostR, relayOut := blocking.open(t)
+	defer hostR.Close()
+	defer relayIn.Close()
+	defer relayOut.Close()
+	nonblocking := func(f *os.File) bool {
+		flags, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return flags&unix.O_NONBLOCK != 0
+	}
+	r := NewRelay(Command(exec.Command("cat"), 0), &Options{Log: &syncBuffer{}})
+	done := make(chan runResult, 1)
+	go func() {
+		code, err := r.Run(context.Background(), relayIn, relayOut)
+		done <- runResult{code, err}
+	}()
+	rng := rand.New(rand.NewPCG(51, 52))
+	burst, want := streamOf(rng, 400, []int{0, 200, 1024, 70_000}, true)
+	lone := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	for _, step := range []struct{ in, echo []byte }{{lone, lone}, {burst, want}} {
+		go func() { _, _ = hostW.Write(step.in) }()
+		got := make([]byte, len(step.echo))
+		if _, err := io.ReadFull(hostR, got); err != nil {
+			t.Fatalf("the host's output ended: %v", err)
+		}
+		if !bytes.Equal(got, step.echo) {
+			at := firstDiff(got, step.echo)
+			t.Fatalf("the host got back a different stream; first difference at %d: %.60q", at, got[at:min(len(got), at+60)])
+		}
+		if !nonblocking(relayIn) || !nonblocking(relayOut) {
+			t.Errorf("while the relay runs, the host's pipes are not read and written through Go's poller (non-blocking: stdin %v, stdout %v)", nonblocking(relayIn), nonblocking(relayOut))
+		}
+	}
+	hostW.Close()
+	if res := waitRun(t, done, "the relay between blocking pipes"); res.code != 0 || res.err != nil {
+		t.Fatalf("Run returned %d, %v", res.code, res.err)
+	}
+	if nonblocking(relayIn) || nonblocking(relayOut) {
+		t.Errorf("after the relay, the host's pipes are left non-blocking (stdin %v, stdout %v): a host or another process sharing them would meet EAGAIN", nonblocking(relayIn), nonblocking(relayOut))
 	}
 }

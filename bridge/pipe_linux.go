@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -136,7 +137,7 @@ func (p *pipeIn) tee(dst []byte) (int, error) {
 			return true // plain reads from here on
 		}
 		for {
-			k, err := unix.Tee(int(fd), p.scratchW, len(dst), unix.SPLICE_F_NONBLOCK)
+			k, err := rawTee(int(fd), p.scratchW, len(dst))
 			switch {
 			case err == unix.EINTR:
 				continue
@@ -174,7 +175,7 @@ func (p *pipeIn) tee(dst []byte) (int, error) {
 		return 0, nil
 	}
 	for got := 0; got < n; {
-		k, rerr := unix.Read(p.scratchR, dst[got:n])
+		k, rerr := rawRead(p.scratchR, dst[got:n])
 		if rerr == unix.EINTR {
 			continue
 		}
@@ -216,7 +217,7 @@ func (p *pipeIn) splice(n int) (int, error) {
 	cerr := p.in.Control(func(ifd uintptr) {
 		werr := p.out.Write(func(ofd uintptr) bool {
 			for moved < n {
-				k, serr := unix.Splice(int(ifd), nil, int(ofd), nil, n-moved, unix.SPLICE_F_MOVE)
+				k, serr := rawSplice(int(ifd), int(ofd), n-moved, unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
 				switch {
 				case serr == unix.EINTR:
 					continue
@@ -346,4 +347,92 @@ func (p *pipeIn) close() {
 	unix.Close(p.scratchR)
 	unix.Close(p.scratchW)
 	unix.Close(p.devnull)
+}
+
+// rawTee, rawSplice and rawRead make tee(2) (without waiting), splice(2)
+// (without offsets) and read(2) as raw system calls: for the calls of the
+// fast path that never wait (the bytes are there, teed; a full output says
+// EAGAIN). Go's scheduler is not told of a raw call. Told of one (a plain
+// syscall), it lets the P go when the call runs past its monitor's 20 µs
+// tick, as a 1 MiB read does, and every P it takes back keeps the monitor
+// waking each 20 µs instead of backing off to 10 ms: about 50,000 wake-ups
+// a second while a stream flows, 14% of the wrapper's time relaying 1 kB
+// lines on 2 cores (perf).
+func rawTee(in, out, n int) (int, error) {
+	r, _, e := unix.RawSyscall6(unix.SYS_TEE, uintptr(in), uintptr(out), uintptr(n), unix.SPLICE_F_NONBLOCK, 0, 0)
+	return rawResult(r, e)
+}
+
+func rawSplice(in, out, n, flags int) (int, error) {
+	r, _, e := unix.RawSyscall6(unix.SYS_SPLICE, uintptr(in), 0, uintptr(out), 0, uintptr(n), uintptr(flags))
+	return rawResult(r, e)
+}
+
+func rawRead(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return rawResult(r, e)
+}
+
+func rawResult(r uintptr, e unix.Errno) (int, error) {
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+// pollable returns a file for f's pipe that Go's poller watches, when f is
+// a pipe the process got blocking (the stdin and stdout a host gives the
+// wrapper), and nil otherwise; done puts f's pipe back in blocking mode,
+// as the host gave it, and closes the new file. The new file is a
+// duplicate of f's descriptor set non-blocking, which its pipe end then is
+// for every holder: a pipe the process's stderr also writes to (a shell's
+// 2>&1) is left alone, so that a log line never meets a full pipe's
+// EAGAIN. Why: a blocking pipe is waited on in poll(2) or a blocking
+// splice, a system call Go's scheduler is told of, and a P it takes back
+// from one keeps its monitor waking each 20 µs (rawTee); through the
+// poller the wait costs none of that. Relaying 1 kB lines on 2 cores it
+// took the wrapper's CPU time from 2.0 to 1.8 s a 2 GB stream.
+func pollable(f *os.File) (pf *os.File, done func()) {
+	if f == nil || fileType(f) != unix.S_IFIFO || f.SetDeadline(time.Time{}) == nil || sameFile(f, os.Stderr) {
+		return nil, nil
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, nil
+	}
+	fd := -1
+	_ = rc.Control(func(orig uintptr) {
+		dup, err := unix.FcntlInt(orig, unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			return
+		}
+		if err := unix.SetNonblock(dup, true); err != nil {
+			unix.Close(dup)
+			return
+		}
+		fd = dup
+	})
+	if fd < 0 {
+		return nil, nil
+	}
+	pf = os.NewFile(uintptr(fd), f.Name())
+	return pf, func() {
+		if rc, err := pf.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
+		}
+		pf.Close()
+	}
+}
+
+// sameFile reports whether a and b are the same open file (pipe, socket).
+func sameFile(a, b *os.File) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	sa, errA := a.Stat()
+	sb, errB := b.Stat()
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }

@@ -173,6 +173,20 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		}
 		return code, err
 	}
+	// A host's blocking pipes are read and written through Go's poller
+	// (pipe_linux.go), and left blocking again as the pumps end.
+	inDone, outDone := func() {}, func() {}
+	if f, ok := hostIn.(*os.File); ok {
+		if pf, done := pollable(f); pf != nil {
+			hostIn, inDone = pf, done
+		}
+	}
+	if f, ok := hostOut.(*os.File); ok {
+		if pf, done := pollable(f); pf != nil {
+			hostOut, outDone = pf, done
+		}
+	}
+	defer outDone()
 	host := newLineConn(hostIn, hostOut)
 	host.r.onBOM = func() {
 		r.w.log.printf("a message from the host began with a UTF-8 byte order mark, which JSON-RPC text must not carry; elicitray removes such marks before passing messages on")
@@ -193,6 +207,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	hostDone := make(chan struct{})
 	go func() {
 		defer close(hostDone)
+		defer inDone()
 		r.pumpHost()
 	}()
 	gone, closerDone := make(chan struct{}), make(chan struct{})
