@@ -74,7 +74,7 @@ func main() {
 	prebuilt := flag.String("elicitray", "", "measure this elicitray binary instead of building the checkout's (e.g. another branch's build)")
 	only := flag.String("only", "", "comma-separated measures to run (throughput, rss, roundtrip, window, idle, history); empty: all")
 	var o options
-	flag.IntVar(&o.pairs, "pairs", 5, "interleaved plain/wrapped pairs per throughput kind")
+	flag.IntVar(&o.pairs, "pairs", 9, "interleaved plain/wrapped pairs per throughput kind")
 	flag.DurationVar(&o.minRun, "min-run", 1200*time.Millisecond, "the least a plain throughput run takes (more bytes otherwise)")
 	flag.IntVar(&o.rtRounds, "rt-rounds", 40, "round-trip rounds, each with three fresh sessions, configs and methods interleaved")
 	flag.IntVar(&o.rtPerRound, "rt-requests", 250, "round-trip requests per config, method and round (and a fifth as many to warm up)")
