@@ -704,21 +704,40 @@ func TestBreakRandomStreamsEveryStdin(t *testing.T) {
 }
 
 // TestBreakHostPipesGivenBack: the host's stdin and stdout are blocking
-// pipes, as a wrapper inherits them. While the relay runs it reads and
-// writes them through Go's poller (pollable), so they are non-blocking;
-// a burst and a lone message come back byte for byte; when Run returns
-// both are blocking again, as the host gave them.
+// pipes, as a wrapper inherits them, or blocking sockets, as Node hosts
+// give them. While the relay runs it reads and writes them through Go's
+// poller (pollable), so they are non-blocking; a lone message and a burst
+// come back byte for byte; when Run returns both are blocking again, as
+// the host gave them.
 func TestBreakHostPipesGivenBack(t *testing.T) {
-	blocking := inputKinds[slices.IndexFunc(inputKinds, func(k inputKind) bool { return k.name == "blocking pipe" })]
-	relayIn, hostW := blocking.open(t)
-	hostR, relayOut := blocking.open(t)
+	for _, sockets := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) { hostEndsGivenBack(t, sockets) })
+	}
+}
+
+func hostEndsGivenBack(t *testing.T, sockets bool) {
+	e := newHostEnds(t, sockets)
+	if !sockets {
+		e.relayIn.Close()
+		e.hostW.Close()
+		e.hostR.Close()
+		e.relayOut.Close()
+		blocking := inputKinds[slices.IndexFunc(inputKinds, func(k inputKind) bool { return k.name == "blocking pipe" })]
+		e.relayIn, e.hostW = blocking.open(t)
+		e.hostR, e.relayOut = blocking.open(t)
+	}
+	relayIn, hostW, hostR, relayOut := e.relayIn, e.hostW, e.hostR, e.relayOut
 	defer hostR.Close()
 	defer relayIn.Close()
 	defer relayOut.Close()
 	nonblocking := func(f *os.File) bool {
-		flags, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+		rc, err := f.SyscallConn()
 		if err != nil {
 			t.Fatal(err)
+		}
+		flags := 0
+		if cerr := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); cerr != nil || err != nil {
+			t.Fatal(cerr, err)
 		}
 		return flags&unix.O_NONBLOCK != 0
 	}

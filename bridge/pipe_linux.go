@@ -383,21 +383,25 @@ func rawResult(r uintptr, e unix.Errno) (int, error) {
 	return int(r), nil
 }
 
-// pollable returns a file for f's pipe that Go's poller watches, when f is
-// a pipe the process got blocking (the stdin and stdout a host gives the
-// wrapper), and nil otherwise; done puts f's pipe back in blocking mode,
-// as the host gave it, and closes the new file. The new file is a
-// duplicate of f's descriptor set non-blocking, which its pipe end then is
-// for every holder: a pipe the process's stderr also writes to (a shell's
-// 2>&1) is left alone, so that a log line never meets a full pipe's
-// EAGAIN. Why: a blocking pipe is waited on in poll(2) or a blocking
-// splice, a system call Go's scheduler is told of, and a P it takes back
-// from one keeps its monitor waking each 20 µs (rawTee); through the
-// poller the wait costs none of that. Relaying 1 kB lines on 2 cores it
-// took the wrapper's CPU time from 2.0 to 1.8 s a 2 GB stream.
+// pollable returns a file for f's pipe or socket that Go's poller
+// watches, when f is one the process got blocking (the stdin and stdout a
+// host gives the wrapper: pipes, or sockets from Node hosts), and nil
+// otherwise; done puts f back in blocking mode, as the host gave it, and
+// closes the new file. The new file is a duplicate of f's descriptor set
+// non-blocking, which f's end then is for every holder: an end the
+// process's stderr also writes to (a shell's 2>&1) is left alone, so that
+// a log line never meets a full pipe's EAGAIN. Why: a blocking end is
+// waited on in poll(2) or a blocking read, write or splice, a system call
+// Go's scheduler is told of, and a P it takes back from one keeps its
+// monitor waking each 20 µs (rawTee); through the poller the wait costs
+// none of that. Relaying 1 kB lines from pipes on 2 cores it took the
+// wrapper's CPU time from 2.0 to 1.8 s a 2 GB stream.
 func pollable(f *os.File) (pf *os.File, done func()) {
-	if f == nil || fileType(f) != unix.S_IFIFO || f.SetDeadline(time.Time{}) == nil || sameFile(f, os.Stderr) {
+	if f == nil || f.SetDeadline(time.Time{}) == nil || sameFile(f, os.Stderr) {
 		return nil, nil
+	}
+	if t := fileType(f); t != unix.S_IFIFO && t != unix.S_IFSOCK {
+		return nil, nil // a terminal, a file: read and written as they are
 	}
 	rc, err := f.SyscallConn()
 	if err != nil {
