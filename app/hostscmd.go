@@ -378,7 +378,35 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	if changed && host != "file" {
 		fmt.Fprintf(w, "Restart %s (or reload its MCP servers) for the change to take effect.\n", title)
 	}
+	if home := os.Getenv("ELICITRAY_HOME"); home != "" && !unwrap && wrappedAny(targets) {
+		fmt.Fprint(w, homeNotPassed(home))
+	}
 	return nil
+}
+
+// wrappedAny reports whether an edit put elicitray in front of an entry.
+func wrappedAny(targets []*target) bool {
+	for _, t := range targets {
+		for _, c := range t.changes {
+			if c.Outcome == hosts.Wrapped || c.Outcome == hosts.AlreadyWrapped || c.Outcome == hosts.Repointed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// homeNotPassed says, after a wrap run with ELICITRAY_HOME set, that the
+// wrapped servers will not see it: hosts start servers with an environment
+// of their own (DESIGN.md, "Hosts strip the environment"), and what is set
+// in this shell is not in it. Their prompts would go to the hub, settings
+// and history of the usual place while the user looks in home.
+func homeNotPassed(home string) string {
+	return fmt.Sprintf("Note: ELICITRAY_HOME is set in this shell (%s), but hosts start their servers with an\n"+
+		"environment of their own (those built on the TypeScript SDK pass on only HOME, LOGNAME,\n"+
+		"PATH, SHELL, TERM and USER). The servers wrapped above will use elicitray's usual\n"+
+		"settings, hub and history, not those in %s, unless their entries set ELICITRAY_HOME\n"+
+		"in their own env.\n", home, home)
 }
 
 // chooseKeys finds the location of each named server and sets the targets'

@@ -540,7 +540,7 @@ func TestHostsRemoteCommand(t *testing.T) {
 // TestHostsConfigFlag: --config edits a file named directly, in its own
 // format, and unwrap restores it.
 func TestHostsConfigFlag(t *testing.T) {
-	testHome(t)
+	elicitrayHome := testHome(t)
 	home, project := fakeHosts(t)
 	orig, err := os.ReadFile(filepath.Join(hostsFixtures, "codex", "config.toml"))
 	if err != nil {
@@ -556,6 +556,11 @@ func TestHostsConfigFlag(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), path+"\n  github  wrapped\n  backup of the file as it was: "+path+".elicitray-backup-") {
 		t.Errorf("said:\n%s", stdout.String())
 	}
+	// The host will not pass this shell's ELICITRAY_HOME to the server:
+	// the user is told where its prompts and history will be.
+	if !strings.Contains(stdout.String(), "Note: ELICITRAY_HOME is set in this shell ("+elicitrayHome+")") {
+		t.Errorf("wrap with ELICITRAY_HOME set did not say the host will not pass it on:\n%s", stdout.String())
+	}
 	es, err := hosts.ReadFile(hosts.Location{Path: path, Format: hosts.FormatTOML, Servers: []string{"mcp_servers"}})
 	if err != nil || es[1].Key != "github" || es[1].State != hosts.StateWrapped || es[0].State != hosts.StateNotWrapped {
 		t.Errorf("entries %+v, %v", es, err)
@@ -566,6 +571,18 @@ func TestHostsConfigFlag(t *testing.T) {
 	}
 	if back, _ := os.ReadFile(path); !bytes.Equal(back, orig) {
 		t.Errorf("not restored:\n%s", cmp.Diff(string(orig), string(back)))
+	}
+	if strings.Contains(stdout.String(), "ELICITRAY_HOME") {
+		t.Errorf("unwrap spoke of ELICITRAY_HOME, which no longer matters to the entries:\n%s", stdout.String())
+	}
+	// Without ELICITRAY_HOME there is nothing to say.
+	t.Setenv("ELICITRAY_HOME", "")
+	stdout.Reset()
+	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, "github"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if strings.Contains(stdout.String(), "ELICITRAY_HOME") {
+		t.Errorf("wrap without ELICITRAY_HOME spoke of it:\n%s", stdout.String())
 	}
 }
 
