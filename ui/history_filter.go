@@ -81,9 +81,15 @@ func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *
 	f.text.ActionItem = widget.NewIcon(theme.SearchIcon())
 	f.text.OnChanged = func(string) { f.changed() }
 
-	f.server = newCloseSelectEntry(keys, nil)
-	f.server.PlaceHolder = "Any server"
-	f.server.OnChanged = func(string) { f.changed() }
+	f.server = newCloseSelectEntry(keys, []string{anyServer})
+	f.server.PlaceHolder = anyServer
+	f.server.OnChanged = func(s string) {
+		if s == anyServer {
+			f.server.SetText("") // which is the change
+			return
+		}
+		f.changed()
+	}
 
 	f.action = newCloseSelect(keys, historyActions, func(string) { f.changed() })
 	f.action.SetSelectedIndex(0)
@@ -141,7 +147,7 @@ func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *
 func (f *historyFilters) query() (history.Query, error) {
 	q := history.Query{
 		Text:   strings.TrimSpace(f.text.Text),
-		Server: strings.TrimSpace(f.server.Text),
+		Server: f.serverName(),
 	}
 	if i := f.action.SelectedIndex(); i > 0 {
 		q.Action = historyActions[i]
@@ -195,7 +201,12 @@ func parseDay(s string) (time.Time, error) {
 	return t, nil
 }
 
-// setServers offers names as the server filter's choices, sorted.
+// anyServer is the server filter's first choice, and its placeholder:
+// choosing it empties the filter.
+const anyServer = "Any server"
+
+// setServers offers names as the server filter's choices, sorted, after
+// anyServer.
 func (f *historyFilters) setServers(names map[string]bool) {
 	list := make([]string, 0, len(names))
 	for n := range names {
@@ -203,7 +214,23 @@ func (f *historyFilters) setServers(names map[string]bool) {
 	}
 	slices.Sort(list)
 	f.servers = list
-	f.server.SetOptions(list)
+	f.server.SetOptions(append([]string{anyServer}, list...))
+}
+
+// serverName is the server the filter names: the text typed or chosen, as
+// the server spells it when it is one of the choices in another case
+// ("GitHub" for github), since a user types a name as they remember it.
+func (f *historyFilters) serverName() string {
+	typed := strings.TrimSpace(f.server.Text)
+	if slices.Contains(f.servers, typed) {
+		return typed
+	}
+	for _, s := range f.servers {
+		if strings.EqualFold(s, typed) {
+			return s
+		}
+	}
+	return typed
 }
 
 // showClear enables "Clear filters" when a filter is set.

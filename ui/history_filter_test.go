@@ -33,6 +33,9 @@ func TestHistoryFiltersBuildTheQuery(t *testing.T) {
 		want       history.Query
 		wantRows   []string // servers of the rows, in order
 		wantStatus string
+		// unset: the filters are all back to selecting everything (the
+		// server filter's text empty, showing its placeholder).
+		unset bool
 	}{
 		{
 			name:       "text",
@@ -47,6 +50,23 @@ func TestHistoryFiltersBuildTheQuery(t *testing.T) {
 			want:       history.Query{Server: "everything"},
 			wantRows:   []string{"everything", "everything"},
 			wantStatus: "2 of 3 decisions match",
+		},
+		{
+			name:       "server typed in another case",
+			set:        func(f *historyFilters) { test.Type(f.server, "Everything") },
+			want:       history.Query{Server: "everything"},
+			wantRows:   []string{"everything", "everything"},
+			wantStatus: "2 of 3 decisions match",
+		},
+		{
+			name: "any server chosen after one",
+			set: func(f *historyFilters) {
+				f.server.SetText("everything")
+				f.server.SetText(anyServer) // the drop-down's first choice
+			},
+			want:     history.Query{},
+			wantRows: []string{"github", "everything", "everything"},
+			unset:    true,
 		},
 		{
 			name:       "action",
@@ -139,6 +159,12 @@ func TestHistoryFiltersBuildTheQuery(t *testing.T) {
 			}
 			if tt.wantStatus != "" && h.v.status.Text != tt.wantStatus {
 				t.Errorf("status = %q, want %q", h.v.status.Text, tt.wantStatus)
+			}
+			if tt.unset {
+				if h.v.filters.server.Text != "" || !h.v.filters.clear.Disabled() {
+					t.Errorf("no filter should be left: server filter %q, Clear filters enabled %v", h.v.filters.server.Text, !h.v.filters.clear.Disabled())
+				}
+				return
 			}
 			if h.v.filters.clear.Disabled() {
 				t.Error("Clear filters disabled with a filter set")
