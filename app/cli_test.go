@@ -5,6 +5,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -191,7 +192,8 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 	}
 	when := time.Date(2026, 11, 30, 9, 30, 0, 0, time.Local)
 	if _, err := st.Add(history.Record{Time: when, Server: "github", Tool: "deploy", Mode: "form", Message: "Deploy build 1.4.2?\nIt goes to production.\x1b]0;pwned\a\u202e",
-		Action: "accept", Content: map[string]any{"confirm": true}, DecidedBy: "user", Elapsed: 2500 * time.Millisecond}); err != nil {
+		Action: "accept", Content: map[string]any{"confirm": true}, DecidedBy: "user", Elapsed: 2500 * time.Millisecond,
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","description":"Ship it` + "\u202e" + ` now"},"build":{"type":"number","default":1.50}}}`)}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -213,6 +215,11 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("show output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// The schema as the server wrote it: its fields in the form's order,
+	// numbers as written.
+	if i, j := strings.Index(out.String(), `"confirm": {`), strings.Index(out.String(), `"build": {`); i < 0 || j < i || !strings.Contains(out.String(), `"default": 1.50`) {
+		t.Errorf("the requested schema is not shown as the server wrote it:\n%s", out.String())
 	}
 	if strings.ContainsAny(out.String(), "\x1b\a\u202e") {
 		t.Errorf("a server's escape sequence reached the terminal: %q", out.String())

@@ -304,13 +304,14 @@ func writeRecord(w io.Writer, r history.Record) error {
 		fmt.Fprintf(w, "\nContent sent:\n%s\n", b)
 	}
 	if len(r.RequestedSchema) > 0 {
-		var v any
-		// Numbers as written: a float64 would show another default.
-		dec := json.NewDecoder(bytes.NewReader(r.RequestedSchema))
-		dec.UseNumber()
-		if dec.Decode(&v) == nil {
-			b, _ := json.MarshalIndent(v, "", "  ")
-			fmt.Fprintf(w, "\nRequested schema:\n%s\n", b)
+		// Indented as the server wrote it: its properties in its order
+		// (the order of the form's fields), numbers as written. Its
+		// strings are the server's text, which JSON lets carry
+		// bidirectional overrides unescaped: made visible as the rest.
+		var b bytes.Buffer
+		if json.Indent(&b, r.RequestedSchema, "", "  ") == nil {
+			schema, _ := elicit.Visible(b.String())
+			fmt.Fprintf(w, "\nRequested schema:\n%s\n", schema)
 		}
 	}
 	return nil
