@@ -131,12 +131,23 @@ func (h *Hub) Unmute(server string) (was time.Time) {
 	return was
 }
 
-// Servers lists the servers that asked since the hub started, and those in
-// the config, sorted by name.
+// Servers lists the servers the hub knows, sorted by name: those that
+// asked since it started, those in the config, and those in the history
+// (read before the lock; a history that cannot be read, which the journal
+// reports, adds none). So a server that asked before the hub restarted
+// is in the tray's and the menu's Mute lists, and in Settings, before it
+// asks again.
 func (h *Hub) Servers() []ServerState {
+	var inHistory []string
+	if st := h.store(); st != nil {
+		inHistory, _ = st.Servers()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	names := map[string]bool{}
+	for _, n := range inHistory {
+		names[n] = true
+	}
 	for n := range h.policy.seen {
 		names[n] = true
 	}
@@ -166,13 +177,6 @@ func (h *Hub) knows(server string) (bool, []string) {
 	var names []string
 	for _, s := range h.Servers() {
 		names = append(names, s.Name)
-	}
-	if st := h.store(); st != nil {
-		if inHistory, err := st.Servers(); err == nil {
-			names = append(names, inHistory...)
-		} else {
-			h.logf("%v", err)
-		}
 	}
 	return slices.Contains(names, server), names
 }

@@ -534,10 +534,17 @@ func TestMuteUnknownServer(t *testing.T) {
 			t.Errorf("%v: stderr %q has %q", tt.args, errb, tt.not)
 		}
 	}
+	// The servers the hub knows (the config's, and the history's) and no
+	// other, none muted.
+	var known []string
 	for _, s := range h.Servers() {
-		if !s.MutedUntil.IsZero() || s.Name != "demo" {
+		known = append(known, s.Name)
+		if !s.MutedUntil.IsZero() {
 			t.Errorf("a refused mute left %+v", s)
 		}
+	}
+	if diff := cmp.Diff([]string{"demo", "github"}, known); diff != "" {
+		t.Errorf("servers after refused mutes (-want +got):\n%s", diff)
 	}
 	// Names it knows, from the config and from the history, and a forced one.
 	for _, args := range [][]string{{"mute", "demo"}, {"mute", "github"}, {"mute", "payments", "--force"}, {"unmute", "demo"}} {
@@ -689,5 +696,24 @@ func TestSettingsKeepWhatTheyDoNotShow(t *testing.T) {
 	}
 	if back.History.Keep.Duration != 720*time.Hour || back.Policy("github").Rule != RuleDecline {
 		t.Errorf("saving Settings lost [history] or github's rule; the file:\n%s", b)
+	}
+}
+
+// TestServersFromHistory: a hub that restarted knows the servers of its
+// history before they ask again: the tray's and the menu's Mute lists and
+// Settings (all built from Servers) offer them.
+func TestServersFromHistory(t *testing.T) {
+	h, _, _ := runTestHub(t, time.Hour)
+	for _, server := range []string{"github", "everything"} {
+		if _, err := h.Store.Add(history.Record{Time: time.Now(), Server: server, Action: "cancel", DecidedBy: "timeout"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	for _, s := range h.Servers() {
+		names = append(names, s.Name)
+	}
+	if diff := cmp.Diff([]string{"everything", "github"}, names); diff != "" {
+		t.Errorf("servers of a hub that has not been asked since it started (-want +got):\n%s", diff)
 	}
 }
