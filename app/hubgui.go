@@ -120,11 +120,11 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		return fail(err)
 	}
 	defer ln.Close()
-	note := &notifier{addr: sessionBusAddress(), log: stderr}
-	defer note.close()
-	notify := note.Notify
+	notes := &notifier{addr: sessionBusAddress(), log: stderr}
+	defer notes.close()
+	notify := notes.Notify
 	// Each prompt on screen comes with a notification of it (notice.go).
-	hub.Prompter = &noticer{Prompter: win, hub: hub, note: note}
+	hub.Prompter = &noticer{Prompter: win, hub: hub, note: notes}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -133,6 +133,11 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	hub.Recorded = win.changed
 	quit := func() { stop() }
 	var tray *ui.Tray
+	// noTrayTold, in the hub log's directory, says the desktop was shown
+	// noTrayNotice: made once a notification server took it, so that a
+	// session with no notifications either (no bus) tells at a later start.
+	noTrayTold := filepath.Join(filepath.Dir(p.HubLog), noTrayMarker)
+	tellNoTray := false
 	if ui.TrayAvailable() {
 		tray = ui.SetupTray(ui.TrayActions{
 			History:   win.showHistory,
@@ -144,10 +149,10 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 		})
 	} else {
 		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
-		if firstTime(filepath.Join(filepath.Dir(p.HubLog), noTrayMarker)) {
-			notices = append(notices, noTrayNotice)
-		} else {
+		if _, err := os.Lstat(noTrayTold); err == nil {
 			fmt.Fprintln(stderr, "elicitray hub: (the desktop was told once, at the first start without a tray, where the tray's menu is instead)")
+		} else {
+			tellNoTray = true
 		}
 	}
 	// The menu window (menuwin.go) shows what the tray shows.
@@ -206,6 +211,15 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	hub.ShowMenu = win.showMenu
 	for _, n := range notices {
 		notify("elicitray", n)
+	}
+	if tellNoTray {
+		go func() {
+			if _, err := notes.send(ctx, note{title: "elicitray", body: noTrayNotice}); err != nil {
+				notes.failedOnce(err)
+				return
+			}
+			firstTime(noTrayTold)
+		}()
 	}
 	// Before the socket serves: a window a command opens comes after it.
 	if autostartOfferDue(p, stderr) {
@@ -600,7 +614,8 @@ const noTrayNotice = "This desktop shows no tray icons, so elicitray runs withou
 	"in `elicitray menu`, a small window with the tray's items, " +
 	"and in the commands elicitray status, pause, resume, settings, history window and quit."
 
-// noTrayMarker, in the hub log's directory, says noTrayNotice was shown.
+// noTrayMarker, in the hub log's directory, says noTrayNotice was shown
+// (noTrayTold).
 const noTrayMarker = "told-no-tray"
 
 // firstTime reports whether marker did not exist, and makes it: a file of
