@@ -703,53 +703,67 @@ func TestBreakRandomStreamsEveryStdin(t *testing.T) {
 	}
 }
 
-// TestBreakHostPipesGivenBack: the host's stdin and stdout are blocking
+// TestBreakHostPipesLeftAlone: the host's stdin and stdout are blocking
 // pipes, as a wrapper inherits them, or blocking sockets, as Node hosts
-// give them. While the relay runs it reads and writes them through Go's
-// poller (pollable), so they are non-blocking; a lone message and a burst
-// come back byte for byte; when Run returns both are blocking again, as
-// the host gave them.
-func TestBreakHostPipesGivenBack(t *testing.T) {
+// give them; other processes may share them (a shell's pipeline). The
+// relay reads and writes pipes through Go's poller (pollable), yet the
+// host's ends stay blocking while it runs and after it: a lone message
+// and a burst come back byte for byte, and when the server has gone
+// while the host keeps its pipe open, Run returns with the host's ends
+// blocking, as the host gave them (TestWrapperLeavesHostPipesAlone has a
+// process read them after the wrapper, also after a kill -9).
+func TestBreakHostPipesLeftAlone(t *testing.T) {
 	for _, sockets := range []bool{false, true} {
-		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) { hostEndsGivenBack(t, sockets) })
+		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) { hostEndsLeftAlone(t, sockets) })
 	}
 }
 
-func hostEndsGivenBack(t *testing.T, sockets bool) {
+func hostEndsLeftAlone(t *testing.T, sockets bool) {
 	e := newHostEnds(t, sockets)
 	if !sockets {
-		e.relayIn.Close()
-		e.hostW.Close()
-		e.hostR.Close()
-		e.relayOut.Close()
+		for _, f := range []*os.File{e.relayIn, e.hostW, e.hostR, e.relayOut} {
+			f.Close()
+		}
 		blocking := inputKinds[slices.IndexFunc(inputKinds, func(k inputKind) bool { return k.name == "blocking pipe" })]
 		e.relayIn, e.hostW = blocking.open(t)
 		e.hostR, e.relayOut = blocking.open(t)
 	}
 	relayIn, hostW, hostR, relayOut := e.relayIn, e.hostW, e.hostR, e.relayOut
+	defer hostW.Close()
 	defer hostR.Close()
 	defer relayIn.Close()
 	defer relayOut.Close()
-	nonblocking := func(f *os.File) bool {
-		rc, err := f.SyscallConn()
-		if err != nil {
-			t.Fatal(err)
+	blockingNow := func(when string) {
+		t.Helper()
+		for _, end := range []struct {
+			name string
+			f    *os.File
+		}{{"stdin", relayIn}, {"stdout", relayOut}} {
+			rc, err := end.f.SyscallConn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			flags := 0
+			if cerr := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); cerr != nil || err != nil {
+				t.Fatal(cerr, err)
+			}
+			if flags&unix.O_NONBLOCK != 0 {
+				t.Errorf("%s, the wrapper's %s is non-blocking: a process sharing it would meet EAGAIN", when, end.name)
+			}
 		}
-		flags := 0
-		if cerr := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); cerr != nil || err != nil {
-			t.Fatal(cerr, err)
-		}
-		return flags&unix.O_NONBLOCK != 0
 	}
-	r := NewRelay(Command(exec.Command("cat"), 0), &Options{Log: &syncBuffer{}})
+	// The server echoes one line and a burst, then is killed; the host
+	// keeps its pipe open and writes on.
+	rng := rand.New(rand.NewPCG(51, 52))
+	burst, want := streamOf(rng, 400, []int{0, 200, 1024, 70_000}, true)
+	lone := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	server := exec.Command("cat")
+	r := NewRelay(Command(server, 0), &Options{Log: &syncBuffer{}})
 	done := make(chan runResult, 1)
 	go func() {
 		code, err := r.Run(context.Background(), relayIn, relayOut)
 		done <- runResult{code, err}
 	}()
-	rng := rand.New(rand.NewPCG(51, 52))
-	burst, want := streamOf(rng, 400, []int{0, 200, 1024, 70_000}, true)
-	lone := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
 	for _, step := range []struct{ in, echo []byte }{{lone, lone}, {burst, want}} {
 		go func() { _, _ = hostW.Write(step.in) }()
 		got := make([]byte, len(step.echo))
@@ -760,15 +774,13 @@ func hostEndsGivenBack(t *testing.T, sockets bool) {
 			at := firstDiff(got, step.echo)
 			t.Fatalf("the host got back a different stream; first difference at %d: %.60q", at, got[at:min(len(got), at+60)])
 		}
-		if !nonblocking(relayIn) || !nonblocking(relayOut) {
-			t.Errorf("while the relay runs, the host's pipes are not read and written through Go's poller (non-blocking: stdin %v, stdout %v)", nonblocking(relayIn), nonblocking(relayOut))
-		}
+		blockingNow("while the relay runs")
 	}
-	hostW.Close()
-	if res := waitRun(t, done, "the relay between blocking pipes"); res.code != 0 || res.err != nil {
+	if err := server.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if res := waitRun(t, done, "the relay whose server was killed"); res.err != nil {
 		t.Fatalf("Run returned %d, %v", res.code, res.err)
 	}
-	if nonblocking(relayIn) || nonblocking(relayOut) {
-		t.Errorf("after the relay, the host's pipes are left non-blocking (stdin %v, stdout %v): a host or another process sharing them would meet EAGAIN", nonblocking(relayIn), nonblocking(relayOut))
-	}
+	blockingNow("after the relay")
 }

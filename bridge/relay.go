@@ -173,8 +173,8 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		}
 		return code, err
 	}
-	// A host's blocking pipes are read and written through Go's poller
-	// (pipe_linux.go), and left blocking again as the pumps end.
+	// A host's blocking pipes are read and written through Go's poller,
+	// opened again for it (pollable, pipe_linux.go).
 	inDone, outDone := func() {}, func() {}
 	if f, ok := hostIn.(*os.File); ok {
 		if pf, done := pollable(f); pf != nil {
