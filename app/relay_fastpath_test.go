@@ -151,3 +151,89 @@ func TestRelayFastPathSocketHost(t *testing.T) {
 		t.Fatalf("the host got %d bytes, want %d; first difference at %d", len(got), len(want), at)
 	}
 }
+
+// TestWrapperLeavesHostPipesAlone: the host's pipes may be shared with
+// other processes (a shell's `{ elicitray wrap -- cat; cat; } | consumer`).
+// The wrapper reads and writes them through Go's poller, yet never makes
+// them non-blocking for those others: after it ends, on SIGTERM or by
+// kill -9, a process that reads the host's stdin next gets the
+// host's next line, and one that writes the host's stdout next can fill
+// the pipe and wait, where it would meet EAGAIN ("Resource temporarily
+// unavailable").
+func TestWrapperLeavesHostPipesAlone(t *testing.T) {
+	home := testHome(t)
+	for _, kill := range []bool{false, true} {
+		t.Run(fmt.Sprintf("kill=%v", kill), func(t *testing.T) {
+			// Pipes made blocking, as a shell makes them: os.Pipe's would
+			// wait through Go's poller on EAGAIN, where other programs fail.
+			inR, inW := blockingPipe(t)
+			outR, outW := blockingPipe(t)
+			defer inR.Close()
+			defer inW.Close()
+			defer outR.Close()
+			defer outW.Close()
+			cmd := exec.Command(elicitrayBin, "wrap", "--name", "sharer", "--", "cat")
+			cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + home}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			// This process keeps its own copies of the ends, as the later
+			// processes of a pipeline would.
+			cmd.Stdin, cmd.Stdout = inR, outW
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")
+			if _, err := inW.Write(line); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, len(line))
+			if _, err := io.ReadFull(outR, got); err != nil || !bytes.Equal(got, line) {
+				t.Fatalf("the wrapper relayed %q, %v; stderr:\n%s", got, err, stderr.String())
+			}
+			if kill {
+				if err := cmd.Process.Kill(); err != nil {
+					t.Fatal(err)
+				}
+				_ = cmd.Wait()
+			} else {
+				// Stopped while the host keeps its stdin pipe open for
+				// what it writes next.
+				cmd.Process.Signal(syscall.SIGTERM)
+				_ = cmd.Wait()
+			}
+			// The next reader of the host's stdin, blocking: it reads the
+			// host's next line.
+			later := []byte("later\n")
+			go func() { _, _ = inW.Write(later) }()
+			next := make([]byte, len(later))
+			if _, err := io.ReadFull(inR, next); err != nil || !bytes.Equal(next, later) {
+				t.Errorf("a process reading the host's stdin after the wrapper got %q, %v (stderr:\n%s)", next, err, stderr.String())
+			}
+			// The next writer of the host's stdout: 4 MiB, more than the
+			// pipe holds, while the host reads it all.
+			read := make(chan int64)
+			go func() {
+				n, _ := io.Copy(io.Discard, io.LimitReader(outR, 4<<20))
+				read <- n
+			}()
+			if _, err := outW.Write(bytes.Repeat([]byte("x"), 4<<20)); err != nil {
+				t.Errorf("a process writing the host's stdout after the wrapper failed: %v", err)
+			}
+			outW.Close() // the host's read ends here, whatever was written
+			if n := <-read; n != 4<<20 {
+				t.Errorf("the host read %d bytes of 4 MiB written after the wrapper", n)
+			}
+		})
+	}
+}
+
+// blockingPipe returns a pipe's ends as blocking files Go's poller does
+// not watch: a read or write that meets EAGAIN fails, as in most programs.
+func blockingPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	return os.NewFile(uintptr(p[0]), "pipe-r"), os.NewFile(uintptr(p[1]), "pipe-w")
+}
