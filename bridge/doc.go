@@ -104,8 +104,10 @@
 // from the buffer they were read into; a line longer than the 1 MiB buffer
 // streams on in pieces when it passes, and only one the relay must act on
 // is held whole. On Linux, between pipes, passing bytes are not copied out
-// at all (tee, splice), and pipes are grown to 1 MiB. Passing lines
-// allocate nothing (TestPassingLinesAllocateNothing).
+// at all (tee, splice), and pipes are grown to 1 MiB; the host's blocking
+// pipes are opened a second time, non-blocking, for Go's poller, leaving
+// the host's own open file as it was (pollable). Passing lines allocate
+// nothing (TestPassingLinesAllocateNothing).
 //
 // # Goroutines
 //
