@@ -89,6 +89,15 @@ func (w *windows) menuChanged() {
 		m.mu.Lock()
 		m.dirty = false
 		m.mu.Unlock()
+		// No window process, no menu window: the state (which reads the
+		// history's servers) is not read for nobody. A menu window opened
+		// later gets it fresh (showMenu, under sendMu).
+		w.mu.Lock()
+		running := w.cur != nil
+		w.mu.Unlock()
+		if !running {
+			return
+		}
 		st := m.state()
 		w.mu.Lock()
 		defer w.mu.Unlock()
