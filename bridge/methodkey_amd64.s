@@ -146,11 +146,14 @@ wide1:
 	ADDQ $32, CX
 
 widetail:
-	// The backslashes met go back to X6 for single and done.
+	// The backslashes met go back to X6, for single and done; with no
+	// candidate found (AX -1), single looks at what is left.
 	VEXTRACTI128 $1, Y6, X5
 	VPOR X5, X6, X6
 	VZEROUPPER
-	JMP single
+	CMPQ AX, $-1
+	JEQ single
+	JMP done
 
 widefound2:
 	// The first candidate of the two steps: the first's bits low.
@@ -161,19 +164,13 @@ widefound2:
 	BSFQ DX, DX
 	ADDQ DX, CX
 	MOVQ CX, AX
-	VEXTRACTI128 $1, Y6, X5
-	VPOR X5, X6, X6
-	VZEROUPPER
-	JMP done
+	JMP widetail
 
 widefound:
 	BSFL DX, DX
 	ADDQ DX, CX
 	MOVQ CX, AX
-	VEXTRACTI128 $1, Y6, X5
-	VPOR X5, X6, X6
-	VZEROUPPER
-	JMP done
+	JMP widetail
 
 found:
 	BSFL DX, DX
