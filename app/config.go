@@ -33,7 +33,7 @@ import (
 //
 //	[remember]             # "Always answer this way" and pre-filled forms
 //	for = "720h"           # a remembered answer holds 30 days
-//	prefill = true         # a form asked again starts with the values last given (never secrets)
+//	prefill = true         # free text asked again starts with the text last typed, marked (never secrets, choices, check boxes, defaults)
 //
 //	[servers.github]       # the name given to `elicitray wrap --name`
 //	rule = "ask"           # ask | decline | cancel | accept-defaults | accept-defaults-or-cancel

@@ -24,11 +24,23 @@ import (
 
 // Remembered answers (issue 14, "Remember the answer"): a prompt window
 // offers "Always answer this way"; the answer given with it becomes a rule
-// for that server and that question (the same message and the same
-// requestedSchema), and later identical requests are answered from it
-// without a window, recorded as decided by "rule" with the rule named in
-// the reason. Separately, the values last given for a question pre-fill its
-// form the next time it is asked (Config.Remember.Prefill).
+// for that server and that question, and later identical requests are
+// answered from it without a window, recorded as decided by "rule" with the
+// rule named in the reason. Separately, the text last typed into a
+// question's free-text fields pre-fills them the next time it is asked
+// (Config.Remember.Prefill).
+//
+// The same question is the same server, tool call, input request key (a
+// 2026-07-28 round's), message and requestedSchema (questionOf): a form
+// another tool asks with the same words is another question, and neither a
+// rule nor a pre-filled value crosses over to it (issue 24).
+//
+// Pre-filling never decides for the user (issue 24, docs/remember.md):
+// only free text for which the server set no default is pre-filled
+// (elicit.Field.Prefillable); check boxes, choices and the server's
+// defaults open as the server asks, every time; the window marks each
+// pre-filled field as the user's last answer, offers one action that
+// clears them all, and Return does not send them (ui/remember.go).
 //
 // What is never remembered:
 //   - a form with a secret-looking field (elicit.Field.Sensitive): neither
@@ -85,9 +97,13 @@ type RememberedRule struct {
 	// Schema is the SHA-256 (hex) of the canonical requestedSchema
 	// (canonicalSchema).
 	Schema string `json:"schema"`
-	// Tool is the tool call the answer was first given in, for people; the
-	// rule holds whatever the tool.
+	// Tool is the tool call the answer was given in; the rule holds for
+	// that tool's question only ("" when the server asked outside a known
+	// call).
 	Tool string `json:"tool,omitempty"`
+	// Input is the key of the question in a 2026-07-28 round's
+	// inputRequests, "" for a request the server pushed.
+	Input string `json:"input,omitempty"`
 	// Action is accept or decline.
 	Action string `json:"action"`
 	// Content is what accept sends (no secret: such forms are never
@@ -149,12 +165,29 @@ func canonicalSchema(schema json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// questionKey identifies a question: its server, its message and its
-// schema.
-func questionKey(server, message, schemaHash string) string {
+// question is what makes two elicitations the same question: the server
+// that asks, the tool call in flight, the key of the round's input request,
+// the message and the requestedSchema's hash (canonicalSchema).
+type question struct {
+	Server, Tool, Input, Message, Schema string
+}
+
+// questionOf is the question req asks.
+func questionOf(req *bridge.Request) question {
+	return question{Server: req.Server, Tool: req.Tool, Input: req.InputKey, Message: req.Message,
+		Schema: canonicalSchema(req.RequestedSchema)}
+}
+
+// key is the question as the map key of rememberedFile.Last.
+func (q question) key() string {
 	// JSON, so no choice of separator can make two questions one.
-	b, _ := json.Marshal([]string{server, message, schemaHash})
+	b, _ := json.Marshal([]string{q.Server, q.Tool, q.Input, q.Message, q.Schema})
 	return string(b)
+}
+
+// question is the question the rule answers.
+func (r RememberedRule) question() question {
+	return question{Server: r.Server, Tool: r.Tool, Input: r.Input, Message: r.Message, Schema: r.Schema}
 }
 
 // rememberable says why a prompt's answer cannot be remembered, "" when it
@@ -276,15 +309,14 @@ func (m *memory) Rules(now time.Time) ([]RememberedRule, error) {
 }
 
 // match returns the rule in force at now for the question, if any.
-func (m *memory) match(server, message, schemaHash string, now time.Time) (RememberedRule, bool, error) {
+func (m *memory) match(q question, now time.Time) (RememberedRule, bool, error) {
 	rules, err := m.Rules(now)
 	if err != nil {
 		return RememberedRule{}, false, err
 	}
 	for i := len(rules) - 1; i >= 0; i-- { // the newest wins
-		r := rules[i]
-		if r.Server == server && r.Message == message && r.Schema == schemaHash {
-			return r, true, nil
+		if rules[i].question() == q {
+			return rules[i], true, nil
 		}
 	}
 	return RememberedRule{}, false, nil
@@ -296,7 +328,7 @@ func (m *memory) Add(r RememberedRule, now time.Time) (RememberedRule, error) {
 	err := m.change(func(rf *rememberedFile) error {
 		kept := rf.Rules[:0]
 		for _, old := range rf.Rules {
-			same := old.Server == r.Server && old.Message == r.Message && old.Schema == r.Schema
+			same := old.question() == r.question()
 			expired := !old.Expires.IsZero() && !old.Expires.After(now)
 			if !same && !expired {
 				kept = append(kept, old)
@@ -346,9 +378,13 @@ func (m *memory) last(key string) map[string]any {
 }
 
 // keepLast keeps values as the last given for the question, dropping the
-// oldest beyond maxLastValues.
+// oldest beyond maxLastValues; no values forgets the question's.
 func (m *memory) keepLast(key string, values map[string]any, now time.Time) error {
 	return m.change(func(rf *rememberedFile) error {
+		if len(values) == 0 {
+			delete(rf.Last, key)
+			return nil
+		}
 		if rf.Last == nil {
 			rf.Last = map[string]lastValues{}
 		}
@@ -367,9 +403,10 @@ func (m *memory) keepLast(key string, values map[string]any, now time.Time) erro
 	})
 }
 
-// prefillValues are values (as remembered: json.Number, bool, string,
-// []any) typed as the form's fields take them, for the fields of form that
-// are not secret and whose value still fits; the rest are dropped.
+// prefillValues are the values (as remembered) of the fields of form that
+// may be pre-filled (elicit.Field.Prefillable: free text with no server
+// default, never a secret) and whose value still fits; the rest are
+// dropped, whatever an older remembered.json holds for them.
 func prefillValues(form *elicit.Form, values map[string]any) map[string]any {
 	if form == nil || len(values) == 0 {
 		return nil
@@ -378,19 +415,10 @@ func prefillValues(form *elicit.Form, values map[string]any) map[string]any {
 	for i := range form.Fields {
 		f := &form.Fields[i]
 		v, ok := values[f.Name]
-		if !ok || f.Sensitive {
+		if !ok || !f.Prefillable() {
 			continue
 		}
-		if list, isList := v.([]any); isList {
-			ss := make([]string, 0, len(list))
-			for _, e := range list {
-				if s, isString := e.(string); isString {
-					ss = append(ss, s)
-				}
-			}
-			v = ss
-		}
-		if f.Check(v) != nil {
+		if s, isText := v.(string); !isText || s == "" || f.Check(s) != nil {
 			continue // the question changed its constraints: not this value
 		}
 		out[f.Name] = v

@@ -43,13 +43,6 @@ func (h *Hub) memory() *memory {
 	return h.memo
 }
 
-// question is the key and schema hash of it's question.
-func question(it *item) (key, schema string) {
-	req := it.prompt.Request
-	schema = canonicalSchema(req.RequestedSchema)
-	return questionKey(req.Server, req.Message, schema), schema
-}
-
 // rememberedAnswer is the answer a remembered rule gives it, or nil when
 // none holds (or it is a prompt no rule may answer: URL mode, a secret
 // field). A rule whose content no longer passes the form's checks is not
@@ -59,9 +52,7 @@ func (h *Hub) rememberedAnswer(it *item) *bridge.Result {
 	if m == nil || rememberable(&it.prompt) != "" {
 		return nil
 	}
-	req := it.prompt.Request
-	_, schema := question(it)
-	r, ok, err := m.match(req.Server, req.Message, schema, h.now())
+	r, ok, err := m.match(questionOf(it.prompt.Request), h.now())
 	if err != nil {
 		h.logf("remembered answers: %v", err)
 		return nil
@@ -90,14 +81,13 @@ func (h *Hub) offerRemember(it *item) {
 	if m == nil || rememberable(&it.prompt) != "" {
 		return
 	}
-	key, schema := question(it)
-	req := it.prompt.Request
+	q := questionOf(it.prompt.Request)
 	it.prompt.Remember = func(res bridge.Result) {
 		if res.Action != bridge.ActionAccept && res.Action != bridge.ActionDecline {
 			return // cancel is no choice (remember.go)
 		}
 		now := h.now()
-		r := RememberedRule{Server: req.Server, Message: req.Message, Schema: schema, Tool: req.Tool,
+		r := RememberedRule{Server: q.Server, Tool: q.Tool, Input: q.Input, Message: q.Message, Schema: q.Schema,
 			Action: res.Action, Saved: now, Expires: now.Add(h.remembering().Holds())}
 		if res.Action == bridge.ActionAccept {
 			r.Content = res.Content
@@ -108,7 +98,7 @@ func (h *Hub) offerRemember(it *item) {
 			return
 		}
 		h.logf("%s, until %s", r.Describe(), r.Expires.Format(time.DateTime))
-		h.answerQueued(key)
+		h.answerQueued(q)
 	}
 }
 
@@ -120,21 +110,18 @@ func (h *Hub) refreshPrefill(it *item) {
 	if m == nil || it.prompt.Form == nil || !h.remembering().Prefills() {
 		return
 	}
-	key, _ := question(it)
-	it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(key))
+	it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(questionOf(it.prompt.Request).key()))
 }
 
 // answerQueued answers from the rule just remembered the prompts of the
 // same question already waiting behind the window: the user said how to
 // answer them.
-func (h *Hub) answerQueued(key string) {
+func (h *Hub) answerQueued(q question) {
 	h.mu.Lock()
 	var same []*item
 	for _, it := range h.queue {
-		if it != h.showing && it.prompt.Remember != nil {
-			if k, _ := question(it); k == key {
-				same = append(same, it)
-			}
+		if it != h.showing && it.prompt.Remember != nil && questionOf(it.prompt.Request) == q {
+			same = append(same, it)
 		}
 	}
 	h.mu.Unlock()
@@ -152,23 +139,26 @@ func (h *Hub) remembering() Remember {
 	return h.Config.Remember
 }
 
-// keepLastValues keeps what the user sent for it's question, secrets left
-// out, to pre-fill it the next time.
+// keepLastValues keeps what the user typed into it's free-text fields
+// (elicit.Field.Prefillable: no secret, no choice, no check box, nothing the
+// server set a default for), to pre-fill them the next time the same
+// question is asked.
 func (h *Hub) keepLastValues(it *item, res bridge.Result) {
 	m := h.memory()
 	if m == nil || it.prompt.Form == nil || res.DecidedBy != bridge.DecidedByUser || res.Action != bridge.ActionAccept {
 		return
 	}
 	values := map[string]any{}
-	for _, f := range it.prompt.Form.Fields {
-		if v, ok := res.Content[f.Name]; ok && !f.Sensitive {
+	for i := range it.prompt.Form.Fields {
+		f := &it.prompt.Form.Fields[i]
+		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() {
 			values[f.Name] = v
 		}
 	}
-	if len(values) == 0 {
-		return
+	key := questionOf(it.prompt.Request).key()
+	if len(values) == 0 && m.last(key) == nil {
+		return // nothing to keep, nothing to forget
 	}
-	key, _ := question(it)
 	if err := m.keepLast(key, values, h.now()); err != nil {
 		h.logf("keeping the values given: %v", err)
 	}

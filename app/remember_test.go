@@ -30,15 +30,16 @@ func TestCanonicalSchema(t *testing.T) {
 	}
 }
 
-// TestMemoryRules: a rule holds until it expires, a newer answer to the
-// same question replaces it, forget removes one or all, and an unknown
-// number is a clear error.
+// TestMemoryRules: a rule holds until it expires, for its own question
+// only (server, tool, input request key, message and schema), a newer
+// answer to the same question replaces it, forget removes one or all, and
+// an unknown number is a clear error.
 func TestMemoryRules(t *testing.T) {
 	m := &memory{path: filepath.Join(t.TempDir(), "data", rememberedName)}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	add := func(server, msg, action string) RememberedRule {
 		t.Helper()
-		r, err := m.Add(RememberedRule{Server: server, Message: msg, Schema: "s", Action: action, Saved: now, Expires: now.Add(time.Hour)}, now)
+		r, err := m.Add(RememberedRule{Server: server, Tool: "deploy", Message: msg, Schema: "s", Action: action, Saved: now, Expires: now.Add(time.Hour)}, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,14 +47,21 @@ func TestMemoryRules(t *testing.T) {
 	}
 	r1 := add("shop", "Ship where?", bridge.ActionAccept)
 	add("bank", "Pay?", bridge.ActionDecline)
-	if r, ok, _ := m.match("shop", "Ship where?", "s", now); !ok || r.ID != r1.ID {
+	q := question{Server: "shop", Tool: "deploy", Message: "Ship where?", Schema: "s"}
+	if r, ok, _ := m.match(q, now); !ok || r.ID != r1.ID {
 		t.Fatalf("match = %+v, %v; want rule %d", r, ok, r1.ID)
 	}
-	if _, ok, _ := m.match("shop", "Ship where?", "s", now.Add(time.Hour)); ok {
+	if _, ok, _ := m.match(q, now.Add(time.Hour)); ok {
 		t.Error("an expired rule still answers")
 	}
-	if _, ok, _ := m.match("shop", "Ship where now?", "s", now); ok {
-		t.Error("another message is answered by the rule")
+	for _, other := range []question{
+		{Server: "shop", Tool: "deploy", Message: "Ship where now?", Schema: "s"},
+		{Server: "shop", Tool: "set_priority", Message: "Ship where?", Schema: "s"},
+		{Server: "shop", Tool: "deploy", Input: "confirm", Message: "Ship where?", Schema: "s"},
+	} {
+		if _, ok, _ := m.match(other, now); ok {
+			t.Errorf("%+v is answered by the rule for %+v", other, q)
+		}
 	}
 	r3 := add("shop", "Ship where?", bridge.ActionDecline)
 	rules, _ := m.Rules(now)
@@ -123,9 +131,11 @@ func TestRememberable(t *testing.T) {
 	}
 }
 
-// TestPrefillAndSettingsSave: what the user sent (secrets left out) comes
-// back as the next prompt's Prefill, unless [remember] prefill is off;
-// Settings' Save forgets the rules chosen and writes the option.
+// TestPrefillAndSettingsSave: the free text the user sent (no secret, no
+// number) comes back as the next prompt's Prefill for the same question,
+// never for another tool's or another input request's, unless [remember]
+// prefill is off; Settings' Save forgets the rules chosen and writes the
+// option.
 func TestPrefillAndSettingsSave(t *testing.T) {
 	testHome(t)
 	p := DefaultPaths()
@@ -143,8 +153,15 @@ func TestPrefillAndSettingsSave(t *testing.T) {
 		Content: map[string]any{"user": "ada", "password": "hunter2", "n": json.Number("7")}})
 	it, _ = h.prepare(req)
 	h.refreshPrefill(it) // as showNext does
-	if want := map[string]any{"user": "ada", "n": json.Number("7")}; !equalJSON(it.prompt.Prefill, want) {
+	if want := map[string]any{"user": "ada"}; !equalJSON(it.prompt.Prefill, want) {
 		t.Errorf("Prefill = %v, want %v", it.prompt.Prefill, want)
+	}
+	for _, other := range []bridge.Request{{Tool: "set_priority"}, {InputKey: "who"}} {
+		other.Server, other.Mode, other.Message, other.RequestedSchema = req.Server, req.Mode, req.Message, req.RequestedSchema
+		it, _ := h.prepare(&other)
+		if h.refreshPrefill(it); it.prompt.Prefill != nil {
+			t.Errorf("the same form asked by tool %q, input request %q, opens with %v", other.Tool, other.InputKey, it.prompt.Prefill)
+		}
 	}
 	off := false
 	h.Config.Remember.Prefill = &off

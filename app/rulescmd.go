@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -94,13 +95,17 @@ func writeRules(w io.Writer, rules []RememberedRule) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSERVER\tANSWER\tMESSAGE\tSAVED\tEXPIRES")
+	fmt.Fprintln(tw, "ID\tSERVER\tTOOL\tANSWER\tMESSAGE\tSAVED\tEXPIRES")
 	for _, r := range rules {
 		expires := "never"
 		if !r.Expires.IsZero() {
 			expires = r.Expires.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, oneLineClip(r.Server, 30), oneLineClip(r.Answer(), 60),
+		tool := r.Tool
+		if r.Input != "" {
+			tool += " (" + r.Input + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, oneLineClip(r.Server, 30), oneLineClip(cmp.Or(tool, "-"), 30), oneLineClip(r.Answer(), 60),
 			oneLineClip(r.Message, 60), r.Saved.Local().Format("2006-01-02 15:04"), expires)
 	}
 	tw.Flush()

@@ -61,6 +61,12 @@ type Request struct {
 	// Tool is the name of the tools/call in flight when the server asked,
 	// or "" when unknown.
 	Tool string `json:"tool,omitempty"`
+	// InputKey is the key the server gave this elicitation among the
+	// inputRequests of a 2026-07-28 input_required round (PROTOCOL.md §1),
+	// or "" for a request the server pushed (elicitation/create) or one of
+	// URL mode's carriers. Two rounds asking the same message under other
+	// keys are different questions to the hub's remembered answers.
+	InputKey string `json:"inputKey,omitempty"`
 	// Mode is "form" or "url" (PROTOCOL.md §6); an absent mode is "form".
 	Mode string `json:"mode"`
 	// Message is the server's message, as sent.

@@ -46,6 +46,8 @@ var errNeedsParams = errors.New("elicitation/create needs params: an object with
 type origin struct {
 	// tool is what the prompt names as the call in flight, or "".
 	tool string
+	// input is the key of the inputRequests entry it came in, or "".
+	input string
 	// version is the protocol version the request arrived under; ""
 	// means the one the session agreed.
 	version string
@@ -127,6 +129,7 @@ func (d *decider) request(p *elicitParams, o origin) *Request {
 		Server:          d.opts.Server,
 		ServerInfo:      info,
 		Tool:            o.tool,
+		InputKey:        o.input,
 		Mode:            mode,
 		Message:         p.Message,
 		RequestedSchema: validUTF8(p.RequestedSchema),

@@ -99,7 +99,8 @@ func TestMRTRServerInfo(t *testing.T) {
 	s.answer <- &Result{Action: ActionCancel}
 }
 
-// TestMRTR: cases/mrtr.jsonl — the host gets exactly one reply for id 7, the
+// TestMRTR: cases/mrtr.jsonl — the elicitation reaches the Approver with its
+// input request key; the host gets exactly one reply for id 7, the
 // final result, byte for byte but for the id; the server's retry carries
 // inputResponses and the exact requestState under an id of the relay's.
 func TestMRTR(t *testing.T) {
@@ -114,7 +115,7 @@ func TestMRTR(t *testing.T) {
 	}
 	p.serverSends(`{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_required","inputRequests":{"repo":{"method":"elicitation/create","params":{"mode":"form","message":"Name for the new repository?","requestedSchema":` + nameSchema + `}}},"requestState":"c3RlcD0x.sig"}}`)
 	req := <-s.asked
-	if diff := cmp.Diff(&Request{Server: "github", Tool: "create_repo", Mode: "form", Message: "Name for the new repository?", ProtocolVersion: "2026-07-28"}, req, cmpIgnoreSchema); diff != "" {
+	if diff := cmp.Diff(&Request{Server: "github", Tool: "create_repo", InputKey: "repo", Mode: "form", Message: "Name for the new repository?", ProtocolVersion: "2026-07-28"}, req, cmpIgnoreSchema); diff != "" {
 		t.Errorf("request mismatch (-want +got):\n%s", diff)
 	}
 	s.answer <- &Result{Action: ActionAccept, Content: map[string]any{"name": "widgets"}}

@@ -111,6 +111,7 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 			continue
 		}
 		params, _ := getMember(entry, "params")
+		o.input = m.key
 		req, form, err := l.d.prepareRaw(params, o)
 		if err != nil {
 			l.fail(hc, codeInvalidParams, "elicitray cannot show this elicitation: "+err.Error())

@@ -56,9 +56,11 @@ type Prompt struct {
 	// CanRemember offers "Always answer this way" (remember.go); false
 	// offers nothing (a form with a secret field is never remembered).
 	CanRemember bool
-	// Prefill holds values by property name that the form starts with in
-	// place of its defaults: the values last given for the same question.
-	// A secret field never takes one.
+	// Prefill holds values by property name that the form starts with: the
+	// text last given for the same question. Only a field that may be
+	// pre-filled takes one (elicit.Field.Prefillable: free text with no
+	// server default, never a secret); the window marks it, and Return
+	// does not send it (remember.go).
 	Prefill map[string]any
 	// ToolCall marks a prompt that asks to approve a host's tools/call
 	// (the tool-call guard, issue 14): Message says what the call would do,
@@ -424,6 +426,11 @@ type promptView struct {
 	submit  *keyButton
 	content fyne.CanvasObject
 
+	// lastBar says that fields hold the user's last answers and offers
+	// clearLast, which empties them (remember.go); nil without prefill.
+	lastBar   *fyne.Container
+	clearLast *keyButton
+
 	// formLayout lays out form; validate tells it when a field's error
 	// line came or went.
 	formLayout *formLayout
@@ -433,7 +440,7 @@ type promptView struct {
 func newPromptView(p *Prompt, done func(Answer)) *promptView {
 	p, hidden := cleanPrompt(p)
 	v := &promptView{p: p, hiddenChars: hidden}
-	v.setup(done, v.onSubmit)
+	v.setup(done, v.onReturn)
 	v.content = v.build()
 	v.validate()
 	return v
@@ -455,7 +462,9 @@ func (v *promptView) build() fyne.CanvasObject {
 		anyRequired := false
 		for i := range v.p.Form.Fields {
 			f := &v.p.Form.Fields[i]
-			r := newFieldRow(f, v.keys, initialValue(f, defaults, v.p.Prefill), v.onFieldChanged)
+			initial, last := initialValue(f, defaults, v.p.Prefill)
+			r := newFieldRow(f, v.keys, initial, v.onFieldChanged)
+			r.remembered = last
 			r.list = asList(f, checks)
 			r.server = v.p.Server
 			r.onFocus = v.reveal
@@ -477,7 +486,9 @@ func (v *promptView) build() fyne.CanvasObject {
 		declineText, submitText = "Deny", "Approve"
 	}
 	v.decline = newKeyButton(v.keys, declineText, v.tapGuarded(v.onDecline), v.keys.decline)
-	v.submit = newKeyButton(v.keys, submitText, v.tapGuarded(v.onSubmit), v.keys.submit)
+	// The button sends what the form holds, last answers included: the
+	// user chose it in this window. Return elsewhere does not (onReturn).
+	v.submit = newKeyButton(v.keys, submitText, v.tapGuarded(v.onSubmit), v.guarded(v.onSubmit))
 	v.submit.Importance = widget.HighImportance
 	v.hint = widget.NewLabel("")
 	v.hint.Truncation = fyne.TextTruncateEllipsis
@@ -488,6 +499,9 @@ func (v *promptView) build() fyne.CanvasObject {
 		container.NewHBox(v.cancel, v.decline, v.submit), v.hint)
 
 	v.top = container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
+	if len(v.rememberedRows()) > 0 {
+		v.top.(*fyne.Container).Add(v.buildLastAnswers())
+	}
 	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
 	if v.p.ToolCall {
 		// Muting the server would deny its guarded calls for an hour, not
@@ -542,6 +556,7 @@ func (v *promptView) focusFirst() {
 }
 
 func (v *promptView) onFieldChanged() {
+	v.showLastAnswers()
 	v.validate()
 }
 
@@ -611,6 +626,20 @@ func fixHint(names []string) string {
 	return "To submit, fix " + Thousands(len(names)) + " fields: " + strings.Join(names[:hintNames], ", ") + ", …"
 }
 
+// onReturn is Return pressed anywhere but on a button: it submits like
+// Submit, unless a field still holds the user's last answer, which only
+// the button sends (remember.go).
+func (v *promptView) onReturn() {
+	if v.finished {
+		return
+	}
+	if rows := v.rememberedRows(); len(rows) > 0 && v.validate() {
+		v.holdLastAnswers(rows)
+		return
+	}
+	v.onSubmit()
+}
+
 func (v *promptView) onSubmit() {
 	if v.finished {
 		return
@@ -647,18 +676,22 @@ func (v *promptView) onSubmit() {
 // fieldRow is one field of the form: its label, its input widget, its help
 // text and its error line.
 type fieldRow struct {
-	f        *elicit.Field
-	server   string // the configured name, for the secret warning
-	keys     *promptKeys
-	changed  func()
-	initial  any
-	onFocus  func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
-	list     bool                    // a select shown as a choiceList (asList)
-	box      *fyne.Container
-	err      error
-	edited   bool // the user changed the entry's text
-	touched  bool
-	errLabel *widget.Label
+	f       *elicit.Field
+	server  string // the configured name, for the secret warning
+	keys    *promptKeys
+	changed func()
+	initial any
+	onFocus func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
+	list    bool                    // a select shown as a choiceList (asList)
+	box     *fyne.Container
+	err     error
+	edited  bool // the user changed the entry's text
+	touched bool
+	// remembered: the entry holds the user's last answer to the question,
+	// unchanged in this window; lastMark says so under it.
+	remembered bool
+	lastMark   fyne.CanvasObject
+	errLabel   *widget.Label
 
 	// Exactly one of these is set, according to f.Kind and, for a
 	// select, its number of choices.
@@ -753,6 +786,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		r.entry.SetText(valueText(r.initial))
 		r.entry.OnChanged = func(string) {
 			r.edited = true
+			r.forgetLast()
 			r.changed()
 		}
 		r.entry.OnSubmitted = func(string) { r.keys.submit() }
@@ -766,6 +800,10 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			}
 		}
 		box.Add(r.entry)
+		if r.remembered {
+			r.lastMark = lastAnswerMark()
+			box.Add(r.lastMark)
+		}
 	}
 	return r.finishBuild()
 }

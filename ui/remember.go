@@ -2,6 +2,9 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -11,9 +14,25 @@ import (
 // line and its buttons, so Tab reaches it after "Don't ask again for an
 // hour" and before the buttons. The URL prompt never offers it: a link is
 // opened only after the user's consent, each time (PROTOCOL.md §6).
+//
+// A remembered value never decides for the user (issue 24): only a
+// free-text field for which the server set no default takes one
+// (elicit.Field.Prefillable), so every check box, choice and server default
+// opens as the server asks; each such field says under it that it holds the
+// user's last answer, a bar above the form says so too and clears them all
+// at once, and Return does not send them: it moves to the first and says
+// that Submit does. A field the user edits in the window is theirs again.
 
 // rememberLabel is the text of the check box that sets Answer.Remember.
 const rememberLabel = "Always answer this way (this server, this question)"
+
+// The texts that mark pre-filled values.
+const (
+	lastAnswerNote  = "Your last answer, not the server's"
+	lastAnswersBar  = "Marked fields hold your last answers, not the server's. Return does not send them: check them, then press Submit."
+	lastAnswerClear = "Clear last answers"
+	lastAnswerHeld  = "Return does not send last answers: press Submit to send them."
+)
 
 // rememberBox makes the check box; unticked, so that remembering is always
 // the user's own act.
@@ -22,13 +41,14 @@ func (b *promptBase) rememberBox() fyne.CanvasObject {
 	return b.remember
 }
 
-// initialValue is what field f starts with: the value last given for it
-// when there is one (never a secret's), else its default.
-func initialValue(f *elicit.Field, defaults, prefill map[string]any) any {
-	if v, ok := prefill[f.Name]; ok && !f.Sensitive {
-		return v
+// initialValue is what field f starts with, and whether it is the user's
+// last answer: the value last given for it when it may be pre-filled,
+// else its default.
+func initialValue(f *elicit.Field, defaults, prefill map[string]any) (any, bool) {
+	if v, ok := prefill[f.Name].(string); ok && v != "" && f.Prefillable() {
+		return v, true
 	}
-	return defaults[f.Name]
+	return defaults[f.Name], false
 }
 
 // hasSecretField reports whether form has a secret-looking field: such a
@@ -43,4 +63,75 @@ func hasSecretField(form *elicit.Form) bool {
 		}
 	}
 	return false
+}
+
+// lastAnswerMark is the line under a field holding the user's last answer.
+func lastAnswerMark() fyne.CanvasObject {
+	return note(theme.HistoryIcon(), widget.WarningImportance, lastAnswerNote)
+}
+
+// buildLastAnswers makes the bar that says the form holds last answers,
+// with the button that clears them all; hidden when none does.
+func (v *promptView) buildLastAnswers() fyne.CanvasObject {
+	v.clearLast = newKeyButton(v.keys, lastAnswerClear, v.onClearLast, v.onClearLast)
+	v.lastBar = container.NewBorder(nil, nil, nil, container.NewVBox(v.clearLast),
+		note(theme.HistoryIcon(), widget.WarningImportance, lastAnswersBar))
+	v.showLastAnswers()
+	return v.lastBar
+}
+
+// rememberedRows are the fields still holding the user's last answer.
+func (v *promptView) rememberedRows() []*fieldRow {
+	var rows []*fieldRow
+	for _, r := range v.rows {
+		if r.remembered {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// showLastAnswers shows the bar while a field holds a last answer.
+func (v *promptView) showLastAnswers() {
+	if v.lastBar == nil {
+		return
+	}
+	if len(v.rememberedRows()) > 0 {
+		v.lastBar.Show()
+	} else {
+		v.lastBar.Hide()
+	}
+}
+
+// onClearLast empties every field holding a last answer: the form is as
+// the server asked.
+func (v *promptView) onClearLast() {
+	rows := v.rememberedRows()
+	for _, r := range rows {
+		r.forgetLast()
+		r.entry.SetText("")
+	}
+	v.showLastAnswers()
+	v.validate()
+	if len(rows) > 0 && v.canvas != nil {
+		v.canvas.Focus(rows[0].focusTarget())
+	}
+}
+
+// holdLastAnswers is Return on a form holding last answers: nothing is
+// sent, the first is focused, and the hint says that Submit sends them.
+func (v *promptView) holdLastAnswers(rows []*fieldRow) {
+	if v.canvas != nil {
+		v.canvas.Focus(rows[0].focusTarget())
+	}
+	v.hint.SetText(lastAnswerHeld)
+}
+
+// forgetLast makes the field's value the user's own of this window: its
+// mark goes.
+func (r *fieldRow) forgetLast() {
+	r.remembered = false
+	if r.lastMark != nil {
+		r.lastMark.Hide()
+	}
 }

@@ -51,7 +51,7 @@ type rememberSection struct {
 func (v *settingsView) buildRemember(s RememberSettings) fyne.CanvasObject {
 	sec := &rememberSection{rules: s.Rules, changed: func() { v.validate() }}
 	v.remember = sec
-	sec.prefill = newCloseCheck(v.keys, "Pre-fill a form asked again with the values last given (never secrets)", nil)
+	sec.prefill = newCloseCheck(v.keys, "Pre-fill free-text fields asked again with the text last typed, marked (never secrets, choices or check boxes)", nil)
 	sec.prefill.Checked = s.Prefill
 	sec.list = container.NewVBox()
 	sec.none = helpLabel("No answers are remembered.")

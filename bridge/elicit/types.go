@@ -122,6 +122,17 @@ func (f *Field) Label() string {
 	return f.Name
 }
 
+// Prefillable reports whether the field may start with the value the user
+// gave the last time the same question was asked: only free text (a
+// string with no choices) for which the server set no default, and never a
+// secret. A check box, a choice or a server's default opens exactly as the
+// server asks, every time, so that no remembered value can turn a keypress
+// into a decision the user did not make in the window (docs/remember.md).
+// A default Parse refused counts as one the server set.
+func (f *Field) Prefillable() bool {
+	return f.Kind == KindString && len(f.Options) == 0 && f.Default == nil && f.DefaultRefused == "" && !f.Sensitive
+}
+
 // OptionLabel returns the label of the option whose Value is v, or v itself.
 func (f *Field) OptionLabel(v string) string {
 	for _, o := range f.Options {
