@@ -676,22 +676,23 @@ func (v *promptView) onSubmit() {
 // fieldRow is one field of the form: its label, its input widget, its help
 // text and its error line.
 type fieldRow struct {
-	f       *elicit.Field
-	server  string // the configured name, for the secret warning
-	keys    *promptKeys
-	changed func()
-	initial any
-	onFocus func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
-	list    bool                    // a select shown as a choiceList (asList)
-	box     *fyne.Container
-	err     error
-	edited  bool // the user changed the entry's text
-	touched bool
+	f        *elicit.Field
+	server   string // the configured name, for the secret warning
+	keys     *promptKeys
+	changed  func()
+	initial  any
+	onFocus  func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
+	list     bool                    // a select shown as a choiceList (asList)
+	box      *fyne.Container
+	err      error
+	edited   bool // the user changed the entry's text
+	touched  bool
+	errLabel *widget.Label
+
 	// remembered: the entry holds the user's last answer to the question,
-	// unchanged in this window; lastMark says so under it.
+	// unchanged in this window; lastMark says so under it (remember.go).
 	remembered bool
 	lastMark   fyne.CanvasObject
-	errLabel   *widget.Label
 
 	// Exactly one of these is set, according to f.Kind and, for a
 	// select, its number of choices.
