@@ -2,7 +2,11 @@
 
 package app
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/jezek/xgb/xproto"
+)
 
 // approvalServerScript is the TypeScript SDK server with the change-approval
 // guard (request_change, up to three rounds) and drop_database.
@@ -51,6 +55,9 @@ func TestEndToEndLastAnswersNeverDecide(t *testing.T) {
 	win, _ = d.window()
 	d.answer(win, "Return")
 	win, _ = d.window()
+	// The form, taller than the summary shown before it in the same
+	// reused window, is on the screen whole: its buttons too.
+	d.onScreen(win)
 	d.screenshot("lastanswers-second-run.png")
 	d.keysClosing(win, "Return", "Escape")
 	d.closed(win)
@@ -106,4 +113,24 @@ func (d *desktop) press(win string, keys ...string) {
 		d.t.Fatalf("window %s went before it took input%s", win, d.diagnostics())
 	}
 	d.xdo(append([]string{"key", "--window", win}, keys...)...)
+}
+
+// onScreen fails unless window win lies wholly on the screen.
+func (d *desktop) onScreen(win string) {
+	d.t.Helper()
+	conn, id, _ := d.armedProperty(win)
+	defer conn.Close()
+	root := xproto.Setup(conn).DefaultScreen(conn)
+	geo, err := xproto.GetGeometry(conn, xproto.Drawable(id)).Reply()
+	if err != nil {
+		d.t.Fatalf("the geometry of window %s: %v", win, err)
+	}
+	at, err := xproto.TranslateCoordinates(conn, id, root.Root, 0, 0).Reply()
+	if err != nil {
+		d.t.Fatalf("the position of window %s: %v", win, err)
+	}
+	if at.DstX < 0 || at.DstY < 0 || int(at.DstX)+int(geo.Width) > int(root.WidthInPixels) || int(at.DstY)+int(geo.Height) > int(root.HeightInPixels) {
+		d.t.Errorf("window %s, %dx%d at (%d, %d), reaches past the %dx%d screen: its buttons are out of sight",
+			win, geo.Width, geo.Height, at.DstX, at.DstY, root.WidthInPixels, root.HeightInPixels)
+	}
 }

@@ -138,7 +138,8 @@ func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 // once the guard has passed it arms it, and ready gives the keyboard focus.
 func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), content fyne.CanvasObject, size fyne.Size, ready func()) *PromptWindow {
 	win := spare.take(a)
-	if win != nil {
+	kept := win != nil
+	if kept {
 		win.SetTitle(title)
 	} else {
 		win = a.NewWindow(title)
@@ -156,6 +157,14 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	win.Resize(size)
 	win.CenterOnScreen()
 	win.Show()
+	if kept {
+		// Fyne (v2.7.1, glfw window.doShowAgain) puts a window shown again
+		// back where it was first shown, undoing CenterOnScreen: a 720-high
+		// form in a window first centred at 400 would reach past the
+		// screen's bottom, its buttons out of sight. Centred after Show,
+		// it moves before its first frame.
+		win.CenterOnScreen()
+	}
 	if b.shown != nil {
 		b.shown()
 	}

@@ -31,7 +31,7 @@ const (
 	lastAnswerNote  = "Your last answer, not the server's"
 	lastAnswersBar  = "Marked fields hold your last answers, not the server's. Return does not send them: check them, then press Submit."
 	lastAnswerClear = "Clear last answers"
-	lastAnswerHeld  = "Return does not send last answers: press Submit to send them."
+	lastAnswerHeld  = "Press Submit to send your last answers."
 )
 
 // rememberBox makes the check box; unticked, so that remembering is always
