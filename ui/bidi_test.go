@@ -4,7 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
+	"github.com/go-text/typesetting/di"
+	"github.com/go-text/typesetting/font"
+	"github.com/go-text/typesetting/shaping"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/text/unicode/bidi"
 )
@@ -163,4 +167,68 @@ func FuzzBidiText(f *testing.F) {
 			t.Errorf("bidiText(%q) = %q has other characters", s, got)
 		}
 	})
+}
+
+// twoFonts resolves right-to-left letters to one font and everything else
+// to another, as Fyne's font map does with its theme font, which has no
+// Arabic or Hebrew, and a system font that has them.
+type twoFonts struct{ latin, rtl font.Face }
+
+func (f *twoFonts) ResolveFace(r rune) *font.Face {
+	if rtlLetter(r) || unicode.Is(unicode.Mn, r) {
+		return &f.rtl
+	}
+	return &f.latin
+}
+
+// fyneDraws returns the characters of s from the left as Fyne 2.7's
+// painter (internal/painter/font.go, walkString) places them: go-text's
+// Segmenter splits s into runs by direction, script and font, the runs are
+// drawn one after another from the left in the order they come, and the
+// shaper puts a right-to-left run's characters right to left.
+func fyneDraws(s string) string {
+	runes := []rune(s)
+	in := shaping.Input{Text: runes, RunEnd: len(runes), Direction: di.DirectionLTR}
+	var b strings.Builder
+	for _, run := range (&shaping.Segmenter{}).Split(in, &twoFonts{}) {
+		part := slices.Clone(runes[run.RunStart:run.RunEnd])
+		if run.Direction.Progression() == di.TowardTopLeft {
+			slices.Reverse(part)
+		}
+		b.WriteString(strings.ReplaceAll(string(part), string(lrm), ""))
+	}
+	return b.String()
+}
+
+// visualChars returns drawn tokens (see bidiCases) as characters from the
+// left.
+func visualChars(tokens []string) string {
+	var b strings.Builder
+	for _, tok := range tokens {
+		r := []rune(tok)
+		if strings.ContainsFunc(tok, rtlLetter) {
+			slices.Reverse(r)
+		}
+		b.WriteString(string(r))
+	}
+	return b.String()
+}
+
+// TestFyneDrawsBidiTextInOrder: given bidiText's result, Fyne's own
+// segmentation draws each case in the browser's order; given the text as
+// written, it swaps words wherever punctuation, digits or another script
+// split a right-to-left stretch into runs (issue 24).
+func TestFyneDrawsBidiTextInOrder(t *testing.T) {
+	for _, tt := range bidiCases {
+		t.Run(tt.name, func(t *testing.T) {
+			want := visualChars(tt.drawn)
+			if got := fyneDraws(bidiText(tt.text)); got != want {
+				t.Errorf("Fyne draws bidiText(%q) as %q, want %q", tt.text, got, want)
+			}
+		})
+	}
+	raw := "ملاحظة: تم النسخ الاحتياطي"
+	if fyneDraws(raw) == visualChars(bidiCases[0].drawn) {
+		t.Errorf("Fyne draws %q in order by itself: the workaround is no longer needed", raw)
+	}
 }
