@@ -205,3 +205,21 @@ func TestHistoryDrawsMixedScriptsInOrder(t *testing.T) {
 	}
 	drawsAll(t, "history detail", drawnTexts(h.v.detail.content), want)
 }
+
+// TestURLPromptDrawsRightToLeftInOrder: the URL consent window draws the
+// server's Arabic and Hebrew as the form prompt does.
+func TestURLPromptDrawsRightToLeftInOrder(t *testing.T) {
+	test.NewTempApp(t)
+	v := newURLPromptView(&URLPrompt{
+		Server:     "备份",
+		ServerInfo: "خادم النسخ 2.0.1",
+		Message:    "ملاحظة: تم النسخ الاحتياطي\nשלום / مرحبا",
+		Check:      elicit.CheckURL("https://auth.example.com/connect"),
+	}, func(Answer) {})
+	drawsAll(t, "URL prompt", drawnTexts(v.body), map[string][]string{
+		"message line 1": mixedShown["backup"],
+		"message line 2": mixedShown["main"],
+		"serverInfo":     mixedShown["serverInfo"],
+		"server":         {"备份"},
+	})
+}
