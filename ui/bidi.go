@@ -31,7 +31,9 @@ const lrm = '\u200E'
 // returned as it is, so English and Chinese text never changes. The result
 // is for drawing only: what is stored or sent back stays s. Wrap text
 // before (prewrap), never after: a line broken after reordering would
-// start with its logical end.
+// start with its logical end. Give it text as written, once: its result
+// put through it again would be reordered twice (a result may be quoted
+// whole inside other text, which its marks keep apart).
 func bidiText(s string) string {
 	if !strings.ContainsFunc(s, rtlRune) {
 		return s

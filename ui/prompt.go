@@ -635,7 +635,7 @@ func (v *promptView) onSubmit() {
 		if err != nil {
 			// The fields were valid one by one; the whole was not. Say so
 			// and keep the window open rather than send invalid content.
-			v.hint.SetText(sentence(err))
+			v.hint.SetText(bidiText(sentence(err)))
 			return
 		}
 	}
