@@ -83,11 +83,11 @@ func visualLine(line []rune) string {
 	levels := bidiLevels(line)
 	var pieces []piece
 	for i := 0; i < len(line); {
-		j := i + 1
-		if levels[i]%2 == 1 && wordRune(line[i]) {
+		j, rtl := i+1, levels[i]%2 == 1 && wordRune(line[i])
+		if rtl {
 			j = groupEnd(line, levels, i)
 		}
-		pieces = append(pieces, piece{text: line[i:j], level: levels[i], rtl: levels[i]%2 == 1 && wordRune(line[i])})
+		pieces = append(pieces, piece{text: line[i:j], level: levels[i], rtl: rtl})
 		i = j
 	}
 	reorder(pieces)
