@@ -188,7 +188,7 @@ demo: build
 
 # Screenshots of real windows under Xvfb, for the README (docs/*.png).
 screenshots: deps
-	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety|TestHistoryWindowOnDesktop|TestEndToEndRemember|TestEndToEndLastAnswersNeverDecide' ./app/
+	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety|TestHistoryWindowOnDesktop|TestEndToEndRemember|TestEndToEndLastAnswersNeverDecide|TestEndToEndRightToLeft' ./app/
 
 # Every measure of issue 12 in one run (bench/run, through the built binary):
 # relay throughput against cat, peak RSS, added round trip, prompt window

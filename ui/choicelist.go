@@ -251,7 +251,7 @@ func (c *choiceList) showStatus() {
 	case len(c.folder.words(c.query)) == 0:
 		b.WriteString(CountText(len(c.f.Options), "choice", "choices"))
 	case n == 0:
-		b.WriteString("No choice matches “" + clip(oneLine(c.query), maxLabel) + "”")
+		b.WriteString("No choice matches “" + bidiText(clip(oneLine(c.query), maxLabel)) + "”")
 	default:
 		b.WriteString(Thousands(n) + " of " + Thousands(len(c.f.Options)) + " match")
 	}

@@ -39,6 +39,15 @@
 //     it is untrusted (PROTOCOL.md §6). The one exception, a URL prompt's
 //     link, is rich text built from plain segments to highlight the host,
 //     never parsed.
+//   - Fyne 2.7 draws the runs of a line in the order they come, never in
+//     the visual order of the Unicode Bidirectional Algorithm, so Arabic or
+//     Hebrew split by punctuation, digits or another script came out
+//     swapped (docs/bidi.md). Server text a window draws goes through
+//     bidiText (bidi.go), which hands Fyne the runs in visual order, and a
+//     wrapped or cut label of it is a bidiLabel (bidilabel.go), which breaks
+//     lines before reordering them. Only the drawing changes: values and
+//     what the history keeps are as sent. Entries are left as Fyne draws
+//     them: their cursor works on the text as stored.
 //   - A form field that looks like it asks for a secret
 //     (elicit.Field.Sensitive) is masked as it is typed, under a warning
 //     naming the configured server (PROTOCOL.md §6); the value is still

@@ -184,11 +184,23 @@ func (h *promptHarness) only() Answer {
 	return h.answers[0]
 }
 
+// labelOf returns the label o is, or nil: a widget.Label, or a bidiLabel's
+// (whose own position, not the label's inside it, is where it is drawn).
+func labelOf(o fyne.CanvasObject) *widget.Label {
+	switch l := o.(type) {
+	case *widget.Label:
+		return l
+	case *bidiLabel:
+		return &l.Label
+	}
+	return nil
+}
+
 // visibleLabels lists the visible labels under o.
 func visibleLabels(o fyne.CanvasObject) []*widget.Label {
 	var out []*widget.Label
 	walkVisible(o, func(o fyne.CanvasObject) bool {
-		if l, ok := o.(*widget.Label); ok {
+		if l := labelOf(o); l != nil {
 			out = append(out, l)
 			return false
 		}
@@ -222,6 +234,9 @@ func visibleTexts(o fyne.CanvasObject) []string {
 	walkVisible(o, func(o fyne.CanvasObject) bool {
 		switch w := o.(type) {
 		case *widget.Label:
+			out = append(out, w.Text)
+			return false
+		case *bidiLabel:
 			out = append(out, w.Text)
 			return false
 		case *keyCheck:

@@ -38,7 +38,7 @@ type historyDetail struct {
 	// What the pane shows, for tests: nil or empty when not shown.
 	rec     *history.Record
 	facts   map[string]*widget.Label // by the fact's title ("Asked", "Decided by"…)
-	message *widget.Label
+	message *bidiLabel
 	fields  []*detailField
 	formErr *widget.Label // why the form cannot be shown
 	answer  *widget.Label
@@ -101,8 +101,7 @@ func (d *historyDetail) show(r *history.Record) {
 	objs = append(objs, d.buildFacts(r, clip(oneLine(p.Tool), 500), reason), widget.NewSeparator())
 
 	objs = append(objs, heading("Message"))
-	d.message = widget.NewLabel(detailMessage(p.Message, r.ID))
-	d.message.Wrapping = fyne.TextWrapWord
+	d.message = newBidiLabel(detailMessage(p.Message, r.ID), true)
 	objs = append(objs, d.message, widget.NewSeparator())
 
 	if r.Mode == "url" {
@@ -125,11 +124,10 @@ func (d *historyDetail) buildFacts(r *history.Record, tool, reason string) fyne.
 	d.facts = map[string]*widget.Label{}
 	form := widget.NewForm()
 	add := func(title, text string) *widget.Label {
-		l := widget.NewLabel(text)
-		l.Wrapping = fyne.TextWrapWord
-		d.facts[title] = l
+		l := newBidiLabel(text, true)
+		d.facts[title] = &l.Label
 		form.Append(title, l)
-		return l
+		return &l.Label
 	}
 	add("Asked", formatTime(r.Time))
 	if tool != "" {
@@ -225,7 +223,7 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 	switch f.Kind {
 	case elicit.KindBoolean:
 		b, _ := v.(bool)
-		df.check = widget.NewCheck(label, nil)
+		df.check = widget.NewCheck(bidiText(label), nil)
 		df.check.Checked = b
 		df.check.Disable()
 		box.Add(df.check)
@@ -235,7 +233,7 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		df.sel = widget.NewSelect(opts, nil)
 		df.sel.PlaceHolder = noneLabel
 		if s, ok := v.(string); ok {
-			shown := clip(oneLine(f.OptionLabel(s)), maxLabel)
+			shown := bidiText(clip(oneLine(f.OptionLabel(s)), maxLabel))
 			for i, o := range f.Options {
 				if o.Value == s {
 					shown = opts[i]
@@ -284,7 +282,10 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		}
 	}
 	if help := helpText(f); help != "" {
-		box.Add(helpLabel(help))
+		l := newBidiLabel(help, true)
+		l.SizeName = theme.SizeNameCaptionText
+		l.TextStyle.Italic = true
+		box.Add(l)
 	}
 	return box
 }

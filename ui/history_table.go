@@ -143,7 +143,7 @@ func newHistoryHeader(cols *columnWidths, resized func()) *historyHeader {
 	h := &historyHeader{cols: cols, resized: resized}
 	var objs []fyne.CanvasObject
 	for _, c := range historyColumns {
-		l := boldLabel(c.title)
+		l := widget.NewLabelWithStyle(c.title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		l.Truncation = fyne.TextTruncateEllipsis
 		h.titles = append(h.titles, l)
 		objs = append(objs, l)
@@ -253,7 +253,7 @@ func (r *handleRenderer) Destroy() {}
 // historyRow is one row of the table: a label per column.
 type historyRow struct {
 	widget.BaseWidget
-	cells []*widget.Label
+	cells []*bidiLabel
 	box   *fyne.Container
 }
 
@@ -265,8 +265,7 @@ func newHistoryRowIn(cols *columnWidths) *historyRow {
 	r := &historyRow{}
 	objs := make([]fyne.CanvasObject, len(historyColumns))
 	for i := range historyColumns {
-		l := widget.NewLabel("")
-		l.Truncation = fyne.TextTruncateEllipsis
+		l := newBidiLabel("", false)
 		r.cells = append(r.cells, l)
 		objs[i] = l
 	}
@@ -296,10 +295,9 @@ func (r *historyRow) show(rec history.Record) {
 		if historyColumns[i].title == "Action" {
 			imp = actionImportance(rec.Action)
 		}
-		if c.Text != text || c.Importance != imp {
+		if c.logical != text || c.Importance != imp {
 			c.Importance = imp
-			c.Text = text
-			c.Refresh()
+			c.SetText(text)
 		}
 	}
 }
@@ -313,10 +311,9 @@ func (r *historyRow) loading() {
 // clear empties the row.
 func (r *historyRow) clear() {
 	for _, c := range r.cells {
-		if c.Text != "" || c.Importance != widget.MediumImportance {
-			c.Text = ""
+		if c.logical != "" || c.Importance != widget.MediumImportance {
 			c.Importance = widget.MediumImportance
-			c.Refresh()
+			c.SetText("")
 		}
 	}
 }

@@ -20,7 +20,7 @@ func optionLabels(opts []elicit.Option) []string {
 	labels := make([]string, len(opts))
 	seen := make(map[string]int, len(opts))
 	for i, o := range opts {
-		labels[i] = clipMiddle(oneLine(o.Label), maxLabel)
+		labels[i] = bidiText(clipMiddle(oneLine(o.Label), maxLabel))
 		seen[labels[i]]++
 	}
 	dup := false
@@ -34,7 +34,7 @@ func optionLabels(opts []elicit.Option) []string {
 	for i, o := range opts {
 		if seen[labels[i]] > 1 {
 			v := clipMiddle(oneLine(o.Value), maxLabel/2)
-			labels[i] = clipMiddle(oneLine(o.Label), maxLabel-len([]rune(v))-3) + " (" + v + ")"
+			labels[i] = bidiText(clipMiddle(oneLine(o.Label), maxLabel-len([]rune(v))-3) + " (" + v + ")")
 		}
 		again[labels[i]]++
 	}

@@ -385,9 +385,8 @@ func (b *promptBase) answer(a Answer) {
 // name the user configured first).
 func promptHeader(server, serverInfo, tool string) fyne.CanvasObject {
 	header := container.New(layout.NewCustomPaddedVBoxLayout(0))
-	name := widget.NewLabelWithStyle(server, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	name := boldLabel(server)
 	name.SizeName = theme.SizeNameHeadingText
-	name.Truncation = fyne.TextTruncateEllipsis
 	header.Add(container.NewBorder(nil, nil, newBadge(server), nil, name))
 	if serverInfo != "" {
 		header.Add(smallLabel("calls itself “" + oneLine(serverInfo) + "”"))
@@ -407,8 +406,7 @@ const maxMessageHeight = 160
 // messageText, scrolling beyond maxMessageHeight.
 func messageBox(m string) fyne.CanvasObject {
 	// Server text is untrusted: a plain label, never markdown.
-	msg := widget.NewLabel(messageText(m))
-	msg.Wrapping = fyne.TextWrapWord
+	msg := newBidiLabel(messageText(m), true)
 	return container.New(&maxHeightLayout{max: maxMessageHeight, inner: msg}, container.NewVScroll(msg))
 }
 
@@ -617,7 +615,7 @@ func (v *promptView) validate() bool {
 		return true
 	}
 	v.submit.Disable()
-	v.hint.SetText(fixHint(missing))
+	v.hint.SetText(bidiText(fixHint(missing)))
 	return false
 }
 
@@ -675,7 +673,7 @@ func (v *promptView) onSubmit() {
 		if err != nil {
 			// The fields were valid one by one; the whole was not. Say so
 			// and keep the window open rather than send invalid content.
-			v.hint.SetText(sentence(err))
+			v.hint.SetText(bidiText(sentence(err)))
 			return
 		}
 	}
@@ -740,7 +738,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 	}
 	switch r.f.Kind {
 	case elicit.KindBoolean:
-		r.check = newKeyCheck(r.keys, label, func(bool) { r.onTouched() })
+		r.check = newKeyCheck(r.keys, bidiText(label), func(bool) { r.onTouched() })
 		r.check.onFocus = focused
 		if b, ok := r.initial.(bool); ok {
 			r.check.Checked = b
@@ -923,7 +921,7 @@ func (r *fieldRow) showError(err error, visible bool) {
 		r.errLabel.Hide()
 		return
 	}
-	r.errLabel.SetText(fieldMessage(err))
+	r.errLabel.SetText(bidiText(fieldMessage(err)))
 	r.errLabel.Show()
 }
 
@@ -1083,9 +1081,9 @@ func messageText(m string) string {
 		string(r[len(r)-tail:])
 }
 
-func boldLabel(s string) *widget.Label {
-	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	l.Truncation = fyne.TextTruncateEllipsis
+func boldLabel(s string) *bidiLabel {
+	l := newBidiLabel(s, false)
+	l.TextStyle.Bold = true
 	return l
 }
 
@@ -1094,9 +1092,9 @@ func boldLabel(s string) *widget.Label {
 // every layout, with no cache, and the labels of a 500-field form took
 // 0.6 s that way (issue 10). A label no wider than maxUncutLabel fits any
 // window it stops from narrowing further.
-func fieldLabel(s string) *widget.Label {
-	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	cutIfWide(l)
+func fieldLabel(s string) *bidiLabel {
+	l := boldLabel(s)
+	cutIfWide(&l.Label)
 	return l
 }
 
@@ -1117,10 +1115,9 @@ func cutIfWide(l *widget.Label) {
 	}
 }
 
-func smallLabel(s string) *widget.Label {
-	l := widget.NewLabel(s)
+func smallLabel(s string) *bidiLabel {
+	l := newBidiLabel(s, false)
 	l.SizeName = theme.SizeNameCaptionText
-	l.Truncation = fyne.TextTruncateEllipsis
 	return l
 }
 
@@ -1136,7 +1133,7 @@ func smallLabel(s string) *widget.Label {
 func fieldHelp(s string) *widget.Label {
 	l := helpLabel(s)
 	width := promptWidth - 4*theme.Padding() - 2*theme.InnerPadding()
-	l.Text = prewrap(s, width, theme.Size(l.SizeName), l.TextStyle)
+	l.Text = bidiText(prewrap(s, width, theme.Size(l.SizeName), l.TextStyle))
 	l.Wrapping = fyne.TextWrapOff
 	return l
 }

@@ -553,11 +553,17 @@ func TestPromptHeaderAndFieldTexts(t *testing.T) {
 
 	// The configured name comes first, above everything, in large bold type.
 	var top *widget.Label
-	for _, l := range visibleLabels(h.v.content) {
-		if top == nil || absY(l) < absY(top) {
-			top = l
+	topY := float32(0)
+	walkVisible(h.v.content, func(o fyne.CanvasObject) bool {
+		l := labelOf(o)
+		if l == nil {
+			return true
 		}
-	}
+		if y := absY(o); top == nil || y < topY {
+			top, topY = l, y
+		}
+		return false
+	})
 	if top.Text != "demo" || !top.TextStyle.Bold || top.SizeName != theme.SizeNameHeadingText {
 		t.Errorf("top label is %q (bold %v, size %q), want the configured name in bold heading size",
 			top.Text, top.TextStyle.Bold, top.SizeName)
@@ -694,7 +700,7 @@ func TestPromptClipsServerText(t *testing.T) {
 	if size := v.content.MinSize(); size.Width > 1000 {
 		t.Errorf("window %v wide: server text stretched it", size)
 	}
-	for _, text := range []string{v.rows[0].box.Objects[0].(*widget.Label).Text, v.rows[1].multi[0].Text, v.rows[2].sel.Options[1]} {
+	for _, text := range []string{v.rows[0].box.Objects[0].(*bidiLabel).Text, v.rows[1].multi[0].Text, v.rows[2].sel.Options[1]} {
 		if n := len([]rune(text)); n > maxLabel+2 {
 			t.Errorf("a label of %d characters is shown", n)
 		}
@@ -761,7 +767,7 @@ func TestLongMessageScrolls(t *testing.T) {
 			var box *container.Scroll
 			walkVisible(pw.win.Content(), func(o fyne.CanvasObject) bool {
 				if s, ok := o.(*container.Scroll); ok {
-					if l, ok := s.Content.(*widget.Label); ok && strings.HasPrefix(l.Text, "line 1 of the plan\n") {
+					if l, ok := s.Content.(*bidiLabel); ok && strings.HasPrefix(l.Text, "line 1 of the plan\n") {
 						box = s
 					}
 				}

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -103,7 +102,7 @@ func TestPromptBlankRunsCollapsed(t *testing.T) {
 			var box *container.Scroll
 			walkVisible(pw.win.Content(), func(o fyne.CanvasObject) bool {
 				if s, ok := o.(*container.Scroll); ok && box == nil {
-					if _, ok := s.Content.(*widget.Label); ok {
+					if _, ok := s.Content.(*bidiLabel); ok {
 						box = s
 					}
 				}
@@ -112,7 +111,7 @@ func TestPromptBlankRunsCollapsed(t *testing.T) {
 			if box == nil {
 				t.Fatal("no message box")
 			}
-			got := box.Content.(*widget.Label).Text
+			got := box.Content.(*bidiLabel).Text
 			if want := question + "\n\nIt cannot be undone."; got != want {
 				t.Errorf("the message box shows %q, want %q", shorten(got), want)
 			}

@@ -158,7 +158,7 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 		v.copyLink.Importance = widget.LowImportance
 		var opens fyne.CanvasObject = container.NewStack() // nothing beside the button
 		if s := opensText(c); s != "" {
-			v.opens = widget.NewLabel(s)
+			v.opens = widget.NewLabel(bidiText(s))
 			v.opens.Wrapping = fyne.TextWrapWord
 			opens = v.opens
 		}
@@ -194,7 +194,7 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 // note is a line of text beside an icon, in the colour of importance: a
 // warning or the refusal.
 func note(icon fyne.Resource, importance widget.Importance, text string) fyne.CanvasObject {
-	l := widget.NewLabel(text)
+	l := widget.NewLabel(bidiText(text))
 	l.Wrapping = fyne.TextWrapWord
 	l.Importance = importance
 	// The icon sits centred on the first line of a wrapped note.
