@@ -477,7 +477,7 @@ func (v *promptView) build() fyne.CanvasObject {
 			r.onFocus = v.reveal
 			v.rows = append(v.rows, r)
 			rows = append(rows, r.build())
-			anyRequired = anyRequired || f.Required
+			anyRequired = anyRequired || f.Required && f.Kind != elicit.KindBoolean
 		}
 		if anyRequired {
 			rows = append(rows, smallLabel("* required"))
@@ -726,7 +726,9 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 	}
 	label := clipMiddle(oneLine(r.f.Label()), maxLabel)
-	if r.f.Required {
+	// A check box always sends true or false: required, it asks for no
+	// tick, and a star would say it did.
+	if r.f.Required && r.f.Kind != elicit.KindBoolean {
 		label += " *"
 	}
 	if r.list {

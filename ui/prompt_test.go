@@ -963,3 +963,19 @@ func TestKeptPromptWindow(t *testing.T) {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
 }
+
+// TestPromptRequiredCheckBoxHasNoStar: a required check box sends false
+// unticked, so it is not starred as if it had to be ticked (a new user
+// read "I understand the risk *" so), and a form whose only required field
+// is one says nothing of required fields.
+func TestPromptRequiredCheckBoxHasNoStar(t *testing.T) {
+	h := rememberHarness(t, `{"type":"object","properties":{"ack":{"type":"boolean","title":"I understand the risk"}},"required":["ack"]}`, Prompt{})
+	texts := visibleTexts(h.v.content)
+	if !contains(texts, "I understand the risk") || contains(texts, "* required") {
+		t.Errorf("the window shows %q, want the check box unstarred and no \"* required\"", texts)
+	}
+	h.press(fyne.KeyReturn)
+	if got := h.only().Content["ack"]; got != false {
+		t.Errorf("Return sent ack %v, want false: unticked is an answer", got)
+	}
+}
