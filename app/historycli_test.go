@@ -277,3 +277,22 @@ func TestHistoryListHubGoneAtOnce(t *testing.T) {
 		t.Errorf("history list printed %d of the 3 decisions:\n%s", n, out)
 	}
 }
+
+// TestCLIReaderGone: a command whose output's reader went away (`history
+// list | head -1`) stops without an error line of its own.
+func TestCLIReaderGone(t *testing.T) {
+	testHome(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	var stderr strings.Builder
+	if code := Main(t.Context(), []string{"history", "list"}, strings.NewReader(""), w, &stderr); code == exitOK {
+		t.Errorf("history list into a closed pipe exited 0")
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("history list into a closed pipe said %q, want nothing", stderr.String())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	var code exitCode
 	if errors.As(err, &code) {
 		return int(code)
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The reader went away (`history show 12 | head`): as for any
+		// command in a pipeline, that is no news to print.
+		return exitError
 	}
 	var ue usageError
 	if errors.As(err, &ue) || !errors.Is(err, errRun) {
