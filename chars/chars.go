@@ -20,6 +20,7 @@
 package chars
 
 import (
+	"iter"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +35,19 @@ const Ellipsis = "…"
 // Count is the number of characters in s.
 func Count(s string) int {
 	return uniseg.GraphemeClusterCount(s)
+}
+
+// All yields the characters of s in order.
+func All(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for state := -1; s != ""; {
+			var c string
+			c, s, _, state = uniseg.FirstGraphemeClusterInString(s, state)
+			if !yield(c) {
+				return
+			}
+		}
+	}
 }
 
 // Index is the byte offset in s after its first n characters: s[:Index(s,
