@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // What the approval window of a guarded call says (guard.go): the tool,
@@ -216,16 +217,12 @@ func cleanText(s string, max int) string {
 
 // bound cuts s to max characters, saying how many more there were.
 func bound(s string, max int) string {
-	n := utf8.RuneCountInString(s)
+	if len(s) <= max {
+		return s
+	}
+	n := chars.Count(s)
 	if n <= max {
 		return s
 	}
-	cut := 0
-	for i := range s {
-		if cut == max {
-			return s[:i] + fmt.Sprintf("… (%d more characters)", n-max)
-		}
-		cut++
-	}
-	return s
+	return s[:chars.Index(s, max)] + fmt.Sprintf("… (%d more characters)", n-max)
 }
