@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // noticer is the hub's Prompter around the windows (issue 14, "a prompt
@@ -120,21 +121,13 @@ func noticeOf(r *bridge.Request, sound bool) note {
 }
 
 // plainText is s with only printable characters, none of the markup
-// characters <, > and &, and at most max runes (an ellipsis ends one cut
-// short).
+// characters <, > and &, and at most max characters (an ellipsis ends one
+// cut short).
 func plainText(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
+	return chars.Cut(strings.Map(func(r rune) rune {
 		if !unicode.IsPrint(r) || strings.ContainsRune("<>&", r) {
-			continue
+			return -1
 		}
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
+		return r
+	}, s), max)
 }
