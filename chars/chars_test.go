@@ -284,3 +284,39 @@ func TestColumns(t *testing.T) {
 		t.Errorf("not UTF-8: %q", out.String())
 	}
 }
+
+// FuzzCut: whatever the text, a cut keeps to its limit, starts the text as
+// it was, and never ends inside a character: the characters kept and the
+// characters left out add up to the text's own.
+func FuzzCut(f *testing.F) {
+	for _, s := range []string{chinese, arabic, hebrew, devanagari, thumbs, family, flags, ecole, mixed, "a\xff\xfeb"} {
+		f.Add(s+s+s, 4)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n = (n%64+64)%64 + 1 // 1 to 64
+		whole := func(kept string) {
+			t.Helper()
+			if !strings.HasPrefix(s, kept) || Count(kept)+Count(s[len(kept):]) != Count(s) {
+				t.Errorf("%q is not a start of %q that ends between characters", kept, s)
+			}
+		}
+		if got := Cut(s, n); Count(got) > n {
+			t.Errorf("Cut(%q, %d) = %q, %d characters", s, n, got, Count(got))
+		} else {
+			whole(strings.TrimSuffix(got, Ellipsis))
+		}
+		if got := CutWidth(s, n); Width(got) > n {
+			t.Errorf("CutWidth(%q, %d) = %q, %d columns", s, n, got, Width(got))
+		} else {
+			whole(strings.TrimSuffix(got, Ellipsis))
+		}
+		if got := CutMiddle(s, n); Count(got) > n {
+			t.Errorf("CutMiddle(%q, %d) = %q, %d characters", s, n, got, Count(got))
+		}
+		whole(s[:Index(s, n)])
+		whole(Bytes(s, n))
+		if len(Bytes(s, n)) > n {
+			t.Errorf("Bytes(%q, %d) = %q, more than %d bytes", s, n, Bytes(s, n), n)
+		}
+	})
+}
