@@ -972,6 +972,7 @@ func TestFieldErrorsInEveryScript(t *testing.T) {
 		{`{"type":"string","title":"שם השרת"}`, "", "שם השרת is required."},
 		{`{"type":"string","title":"सेवा का नाम"}`, "", "सेवा का नाम is required."},
 		{`{"type":"string","title":"👍🏽 votes"}`, "", "👍🏽 votes is required."},
+		{`{"type":"string","title":"👩‍👩‍👧‍👦 family"}`, "", "👩‍👩‍👧‍👦 family is required."},
 		{`{"type":"string","title":"e\u0301tat"}`, "", "E\u0301tat is required."},
 		{`{"type":"string","title":"état du service"}`, "", "État du service is required."},
 	} {
