@@ -225,6 +225,7 @@ func TestArgumentsText(t *testing.T) {
 		{"long Devanagari", `{"text":"` + strings.Repeat("ते", 300) + `"}`, []string{"ते… (102 more characters)"}, []string{"त…"}},
 		{"long accents", `{"text":"` + strings.Repeat("e\u0301", 300) + `"}`, []string{"e\u0301… (102 more characters)"}, []string{"e…"}},
 		{"controls", `{"t":"a\u202eb\u0007"}`, nil, []string{"\u202e", "\u0007"}},
+		{"emoji ZWJ sequence", `{"t":"👩‍👩‍👧‍👦 and a\u200db"}`, []string{"t: \"👩‍👩‍👧‍👦 and a\ufffdb\""}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := argumentsText(json.RawMessage(tt.args))

@@ -19,6 +19,19 @@ import (
 // sequence, UAX #29 GB11: 👩‍👩‍👧‍👦, 🏳️‍🌈) is kept: it hides nothing, and
 // without it the family showed as four people (issue 24).
 func Visible(s string) (string, bool) {
+	return hide(s, "")
+}
+
+// Marked is s with each character Visible removes replaced by U+FFFD, for
+// text that shows where something was taken out.
+func Marked(s string) string {
+	out, _ := hide(s, "\uFFFD")
+	return out
+}
+
+// hide is s with Visible's hidden characters replaced by mark, and whether
+// there were any.
+func hide(s, mark string) (string, bool) {
 	hidden := func(r rune) bool {
 		return (unicode.Is(unicode.Cc, r) && r != '\n' && r != '\t') || unicode.Is(unicode.Cf, r)
 	}
@@ -26,17 +39,18 @@ func Visible(s string) (string, bool) {
 		return s, false
 	}
 	var b strings.Builder
-	removed := false
+	found := false
 	for c := range chars.All(s) {
 		for i, r := range c {
 			if hidden(r) && !(r == zwj && joinsEmoji(c[i+len(string(zwj)):], hidden)) {
-				removed = true
+				b.WriteString(mark)
+				found = true
 				continue
 			}
 			b.WriteRune(r)
 		}
 	}
-	if !removed {
+	if !found {
 		return s, false
 	}
 	return b.String(), true
