@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
 )
 
@@ -124,8 +125,11 @@ func noticeOf(r *bridge.Request, sound bool) note {
 // characters <, > and &, and at most max characters (an ellipsis ends one
 // cut short).
 func plainText(s string, max int) string {
+	// Visible leaves only the zero-width joiners that join emoji into one
+	// character (👩‍👩‍👧‍👦), which are not printable on their own.
+	s, _ = elicit.Visible(s)
 	return chars.Cut(strings.Map(func(r rune) rune {
-		if !unicode.IsPrint(r) || strings.ContainsRune("<>&", r) {
+		if (!unicode.IsPrint(r) && r != '\u200D') || strings.ContainsRune("<>&", r) {
 			return -1
 		}
 		return r

@@ -94,6 +94,8 @@ func TestNoticeText(t *testing.T) {
 			note{title: "elicitray: pay asks", body: "During the tool call checkout: a link to open. The prompt window is waiting for you."}},
 		{bridge.Request{Server: "x", Tool: "<a href='http://evil'>x</a>\u202e&amp;", Mode: "form"},
 			note{title: "elicitray: x asks", body: "During the tool call a href='http://evil'x/aamp;. The prompt window is waiting for your answer."}},
+		{bridge.Request{Server: "x", Tool: "👩‍👩‍👧‍👦_invite\u200b_a\u200db", Mode: "form"},
+			note{title: "elicitray: x asks", body: "During the tool call 👩‍👩‍👧‍👦_invite_ab. The prompt window is waiting for your answer."}},
 	} {
 		if got := noticeOf(&tt.req, false); got != tt.want {
 			t.Errorf("noticeOf(%+v) = %+v, want %+v", tt.req, got, tt.want)
