@@ -347,3 +347,25 @@ func TestHistoryListColumns(t *testing.T) {
 		t.Errorf("the long message is not cut between characters with …: %q", last)
 	}
 }
+
+// TestRulesListColumns (issue 24): `rules list` lines up by display width
+// too, and cuts a long message to its 60 columns between characters.
+func TestRulesListColumns(t *testing.T) {
+	var out bytes.Buffer
+	writeRules(&out, []RememberedRule{
+		{ID: 1, Server: "github", Action: "decline", Message: "Deploy?"},
+		{ID: 2, Server: "数据库", Action: "decline", Message: strings.Repeat("备份数据库👍🏽", 20)},
+		{ID: 3, Server: "👩‍👩‍👧‍👦", Action: "decline", Message: "ملاحظة: تم النسخ الاحتياطي"},
+	})
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	answer := chars.Width(lines[0][:strings.Index(lines[0], "ANSWER")])
+	for _, l := range lines[1:] {
+		if got := chars.Width(l[:strings.Index(l, "decline")]); got != answer {
+			t.Errorf("ANSWER starts at column %d, the header's at %d:\n%s", got, answer, out.String())
+		}
+	}
+	msg := strings.Fields(lines[2])[3]
+	if chars.Width(msg) > 60 || !strings.HasSuffix(msg, "…") || !strings.HasPrefix(strings.Repeat("备份数据库👍🏽", 20), strings.TrimSuffix(msg, "…")) || strings.HasSuffix(msg, "👍…") {
+		t.Errorf("the long message shown as %q, want at most 60 columns cut between characters", msg)
+	}
+}
