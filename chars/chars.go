@@ -40,9 +40,9 @@ func Count(s string) int {
 // All yields the characters of s in order.
 func All(s string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		for state := -1; s != ""; {
+		for rest, state := s, -1; rest != ""; {
 			var c string
-			c, s, _, state = uniseg.FirstGraphemeClusterInString(s, state)
+			c, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
 			if !yield(c) {
 				return
 			}

@@ -77,6 +77,20 @@ func TestCapitalize(t *testing.T) {
 	}
 }
 
+func TestAll(t *testing.T) {
+	all := All(mixed + family + flags + ecole)
+	want := []string{"D", "e", "p", "l", "o", "y", " ", "数", "据", "库", " ", thumbs, " ", "n", "o", "w", family, "🇯🇵", "🇫🇷", "e\u0301", "c", "o", "l", "e"}
+	for range 2 { // a sequence that can be ranged over again
+		var got []string
+		for c := range all {
+			got = append(got, c)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("the characters (-want +got):\n%s", diff)
+		}
+	}
+}
+
 func TestIndex(t *testing.T) {
 	for _, tt := range []struct {
 		s    string
