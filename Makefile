@@ -140,7 +140,7 @@ deps: deps-system deps-npm
 # parts; bench/run, which reads /proc, is Linux's). Windows's cgo packages
 # are vetted too, with mingw-w64 (cross-windows); macOS's cannot be without
 # its SDK.
-VET_OTHER := ./bridge/... ./history/... ./app/autostart/ ./app/platform/ ./app/oauth/... ./app/demo/ \
+VET_OTHER := ./bridge/... ./history/... ./chars/ ./app/autostart/ ./app/platform/ ./app/oauth/... ./app/demo/ \
   ./app/hosts/ ./app/earlylog/ ./bench/...
 vet: deps-build
 	$(GO) vet ./...

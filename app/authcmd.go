@@ -7,13 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // `elicitray auth` shows and forgets the sign-ins of remote servers (wrap
@@ -70,7 +70,7 @@ func authList(p Paths, now time.Time, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	tw := chars.NewColumns(stdout)
 	fmt.Fprintln(tw, "SERVER\tURL\tAUTHORIZATION SERVER\tTOKEN")
 	for _, r := range recs {
 		// The issuer is the authorization server's own text: shown as

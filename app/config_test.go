@@ -239,3 +239,32 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 		t.Errorf("a link of uid 65534 to the user's config: %v, want it refused", err)
 	}
 }
+
+// TestConfigTroubleCapitalizes (issue 24): the notification's last sentence,
+// what applies until the file is fixed, starts with its first character
+// capitalised, whole: capitalising its first byte broke a sentence that
+// starts with 服 or é into "���".
+func TestConfigTroubleCapitalizes(t *testing.T) {
+	mistake := &ConfigErrors{Path: "/home/u/.config/elicitray/config.toml", Problems: []ConfigProblem{
+		{Line: 1, Key: "timeout", Message: "must be a duration"},
+		{Line: 2, Key: "burst", Message: "must be a number"},
+	}}
+	for _, tt := range []struct {
+		meanwhile, want string
+	}{
+		{"the default settings apply until it is fixed", "The default settings apply until it is fixed."},
+		{"服务名的设置保持不变，直到修复", "服务名的设置保持不变，直到修复."},
+		{"état par défaut jusqu'à correction", "État par défaut jusqu'à correction."},
+		{"e\u0301tat par défaut", "E\u0301tat par défaut."},
+		{"الإعدادات الافتراضية", "الإعدادات الافتراضية."},
+		{"ההגדרות נשארות", "ההגדרות נשארות."},
+		{"डिफ़ॉल्ट सेटिंग्स", "डिफ़ॉल्ट सेटिंग्स."},
+	} {
+		for _, err := range []error{errors.New("config.toml: line 1: bad"), mistake} {
+			_, _, body := configTrouble(err, tt.meanwhile)
+			if !strings.HasSuffix(body, "\n"+tt.want) && !strings.HasSuffix(body, ". "+tt.want) {
+				t.Errorf("configTrouble(%v, %q) body:\n%s\nwant it to end with %q", err, tt.meanwhile, body, tt.want)
+			}
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // Reading config.toml a key at a time. toml.Decode into Config stops at
@@ -99,22 +100,15 @@ func configTrouble(err error, meanwhile string) (logLines []string, title, body 
 	var ce *ConfigErrors
 	if !errors.As(err, &ce) || len(ce.Problems) < 2 {
 		title = "elicitray: config.toml has a mistake"
-		return []string{err.Error() + "; " + meanwhile}, title, err.Error() + ". " + capitalize(meanwhile) + "."
+		return []string{err.Error() + "; " + meanwhile}, title, err.Error() + ". " + chars.Capitalize(meanwhile) + "."
 	}
 	logLines = []string{fmt.Sprintf("%s has %d mistakes; %s:", ce.Path, len(ce.Problems), meanwhile)}
 	for _, l := range ce.Lines() {
 		logLines = append(logLines, "  "+l)
 	}
 	title = fmt.Sprintf("elicitray: config.toml has %d mistakes", len(ce.Problems))
-	body = ce.Path + ":\n" + strings.Join(ce.Lines(), "\n") + "\n" + capitalize(meanwhile) + "."
+	body = ce.Path + ":\n" + strings.Join(ce.Lines(), "\n") + "\n" + chars.Capitalize(meanwhile) + "."
 	return logLines, title, body
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // CheckConfig reads the config file at path and returns the config it

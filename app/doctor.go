@@ -24,7 +24,8 @@ import (
 
 // `elicitray doctor`: one screen of sentences on everything a prompt needs
 // on its way to a window, in the order it needs them, and whether prompts
-// can be shown at all (its exit status).
+// can be shown at all. It exits 1 when it prints a ✗, 0 when every line is
+// ✓ or ! (README.md's table of checks says which is which).
 
 // Finding levels.
 const (
@@ -72,7 +73,7 @@ func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			"display and how it was found, the tray host and notifications, the hub's socket\n" +
 			"directory, the running hub and its version, the history file and the free disk\n" +
 			"space, every mistake in config.toml, and each host's config. It exits 1 when\n" +
-			"prompts cannot be shown.",
+			"it finds a problem (a line marked ✗), 0 when there are only warnings (!).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			exe, err := os.Executable()
@@ -82,8 +83,13 @@ func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			d := &doctor{paths: DefaultPaths(), exe: exe, finder: newSessionFinder(exe)}
 			d.run(ctx)
 			d.write(stdout)
-			if len(d.blocked) > 0 {
-				return exitCode(exitError)
+			// Every ✗, not only what stops prompts: a history that cannot
+			// be written or a host entry whose binary is gone loses
+			// decisions, and a script reads the status, not the lines.
+			for _, f := range d.found {
+				if f.level == levelProblem {
+					return exitCode(exitError)
+				}
 			}
 			return nil
 		},

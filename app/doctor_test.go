@@ -141,8 +141,9 @@ func TestDoctor(t *testing.T) {
 		pid := holdLock(t, DefaultPaths().History)
 		out, _, code := runElicitray(t, nil, nil, "doctor")
 		l := line(out, "History")
-		// A locked history costs no prompt: the hub spools (issue 10).
-		if code != 0 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(l, "is in use by another process (pid ") ||
+		// A locked history costs no prompt: the hub spools (issue 10); it
+		// is a ✗ all the same, and doctor exits 1 (issue 24).
+		if code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(l, "is in use by another process (pid ") ||
 			!strings.Contains(l, "flock --exclusive") || !strings.Contains(l, "a hub keeps decisions in the spool until it is free") {
 			t.Errorf("exit %d, History line %q (holder pid %d)\n%s", code, l, pid, out)
 		}
@@ -154,9 +155,9 @@ func TestDoctor(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, _, _ := runElicitray(t, nil, nil, "doctor")
-		if l := line(out, "Config"); !strings.HasPrefix(l, "✗ Config: ") {
-			t.Errorf("Config line %q\n%s", l, out)
+		out, _, code := runElicitray(t, nil, nil, "doctor")
+		if l := line(out, "Config"); code != 1 || !strings.HasPrefix(l, "✗ Config: ") {
+			t.Errorf("exit %d, Config line %q\n%s", code, l, out)
 		}
 		for _, want := range []string{"ten minutes", "ask-me", "server.typo"} {
 			if !strings.Contains(out, want) {
@@ -179,10 +180,15 @@ func TestDoctor(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(userHome, ".cursor", "mcp.json"), []byte(cursor), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, _, _ := runElicitray(t, nil, []string{"HOME=" + userHome}, "doctor")
+		out, _, code := runElicitray(t, nil, []string{"HOME=" + userHome}, "doctor")
 		want := "✗ Cursor (user): ~/.cursor/mcp.json: wrapped: old; not wrapped: github; remote: docs."
 		if l := line(out, "Cursor (user)"); l != want {
 			t.Errorf("Cursor line %q, want %q\n%s", l, want, out)
+		}
+		// Prompts can still be shown, but a server whose elicitray is gone
+		// asks nothing: a ✗, so doctor exits 1 (issue 24).
+		if code != 1 || !strings.Contains(out, "Prompts can be shown.") {
+			t.Errorf("exit %d, want 1 for the ✗ line\n%s", code, out)
 		}
 		for _, more := range []string{
 			"    - old runs /gone/bin/elicitray, which does not exist: `elicitray hosts wrap cursor old` points it at this binary",
@@ -193,13 +199,30 @@ func TestDoctor(t *testing.T) {
 			}
 		}
 	})
+	t.Run("hosts, warnings only", func(t *testing.T) {
+		needDisplay(t)
+		testHome(t)
+		userHome := t.TempDir()
+		cursor := `{"mcpServers": {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}}`
+		if err := os.MkdirAll(filepath.Join(userHome, ".cursor"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(userHome, ".cursor", "mcp.json"), []byte(cursor), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, _, code := runElicitray(t, nil, []string{"HOME=" + userHome}, "doctor")
+		// A server not yet wrapped is a !, a warning: doctor exits 0.
+		if l := line(out, "Cursor (user)"); code != 0 || !strings.HasPrefix(l, "! Cursor (user): ") || strings.Contains(out, "✗") {
+			t.Errorf("exit %d, Cursor line %q, want ! and exit 0\n%s", code, l, out)
+		}
+	})
 	t.Run("full disk", func(t *testing.T) {
 		needDisplay(t)
 		dir := smallFileSystem(t)
 		t.Setenv("ELICITRAY_HOME", dir)
 		fill(t, dir)
 		out, _, code := runElicitray(t, nil, nil, "doctor")
-		if l := line(out, "History"); code != 0 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(out, "the disk is full: decisions are kept in memory, and saved once space is freed") {
+		if l := line(out, "History"); code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(out, "the disk is full: decisions are kept in memory, and saved once space is freed") {
 			t.Errorf("exit %d, History line %q\n%s", code, l, out)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -294,5 +295,96 @@ func TestCLIReaderGone(t *testing.T) {
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("history list into a closed pipe said %q, want nothing", stderr.String())
+	}
+}
+
+// TestHistoryListColumns (issue 24): `history list` lines its columns up
+// by display width, so a server named 数据库 (three characters, six
+// columns) or with an emoji does not push the columns after it to the
+// right on its row; text/tabwriter padded by runes and did. The long
+// message is cut to its column's width, between characters.
+func TestHistoryListColumns(t *testing.T) {
+	testHome(t)
+	st, err := history.Open(DefaultPaths().History, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	rows := []struct{ server, tool, message string }{
+		{"github", "deploy", "Deploy build 7?"},
+		{"数据库", "备份", "备份数据库？"},
+		{"👍🏽 votes", "count", "Count the 👍🏽?"},
+		{"خادم", "نسخ", "ملاحظة: تم النسخ الاحتياطي"},
+		{"שרת", "גיבוי", "לגבות?"},
+		{"सेवा", "अभिवादन", "नमस्ते"},
+		{"e\u0301tat", "x", strings.Repeat("数据库👍🏽", 20)},
+	}
+	for i, r := range rows {
+		rec := history.Record{Server: r.server, Tool: r.tool, Message: r.message, Mode: "form", Action: "accept", DecidedBy: "user",
+			Time: now.Add(-time.Duration(i) * time.Minute)}
+		if _, err := st.Add(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	out := cli(t, "history", "list")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(rows)+1 {
+		t.Fatalf("%d lines, want a header and %d rows:\n%s", len(lines), len(rows), out)
+	}
+	// The display column where a cell starts, measured as a terminal
+	// shows what precedes it on its line.
+	column := func(line string, at int) int { return chars.Width(line[:at]) }
+	tool, message := column(lines[0], strings.Index(lines[0], "TOOL")), column(lines[0], strings.Index(lines[0], "MESSAGE"))
+	for i, r := range rows {
+		l := lines[i+1]
+		at := strings.Index(l, "  "+r.server+"  ")
+		if at < 0 {
+			t.Fatalf("no SERVER cell %q on the line %q", r.server, l)
+		}
+		at += 2 + len(r.server)
+		at += len(l[at:]) - len(strings.TrimLeft(l[at:], " "))
+		if !strings.HasPrefix(l[at:], r.tool+" ") {
+			t.Fatalf("the cell after %q is not the tool %q: %q", r.server, r.tool, l)
+		}
+		if got := column(l, at); got != tool {
+			t.Errorf("row of %q: TOOL starts at column %d, the header's at %d:\n%s", r.server, got, tool, out)
+		}
+		// The message is the last cell, after at least two spaces; none
+		// of the messages has two spaces in a row.
+		at = strings.LastIndex(l, "  ") + 2
+		if got := column(l, at); got != message {
+			t.Errorf("row of %q: MESSAGE starts at column %d, the header's at %d:\n%s", r.server, got, message, out)
+		}
+		if w := chars.Width(l[at:]); w > 60 {
+			t.Errorf("row of %q: the message takes %d columns, more than 60:\n%s", r.server, w, out)
+		}
+	}
+	last := lines[len(lines)-1]
+	shown, cut := strings.CutSuffix(last[strings.LastIndex(last, "  ")+2:], "…")
+	if !cut || !strings.HasPrefix(rows[len(rows)-1].message, shown) || strings.HasSuffix(shown, "👍") {
+		t.Errorf("the long message is not cut between characters with …: %q", last)
+	}
+}
+
+// TestRulesListColumns (issue 24): `rules list` lines up by display width
+// too, and cuts a long message to its 60 columns between characters.
+func TestRulesListColumns(t *testing.T) {
+	var out bytes.Buffer
+	writeRules(&out, []RememberedRule{
+		{ID: 1, Server: "github", Action: "decline", Message: "Deploy?"},
+		{ID: 2, Server: "数据库", Action: "decline", Message: strings.Repeat("备份数据库👍🏽", 20)},
+		{ID: 3, Server: "👩‍👩‍👧‍👦", Action: "decline", Message: "ملاحظة: تم النسخ الاحتياطي"},
+	})
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	answer := chars.Width(lines[0][:strings.Index(lines[0], "ANSWER")])
+	for _, l := range lines[1:] {
+		if got := chars.Width(l[:strings.Index(l, "decline")]); got != answer {
+			t.Errorf("ANSWER starts at column %d, the header's at %d:\n%s", got, answer, out.String())
+		}
+	}
+	msg := strings.Fields(lines[2])[3]
+	if chars.Width(msg) > 60 || !strings.HasSuffix(msg, "…") || !strings.HasPrefix(strings.Repeat("备份数据库👍🏽", 20), strings.TrimSuffix(msg, "…")) || strings.HasSuffix(msg, "👍…") {
+		t.Errorf("the long message shown as %q, want at most 60 columns cut between characters", msg)
 	}
 }

@@ -9,13 +9,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -152,7 +152,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if asJSON {
 				return runErr(writeJSONLines(stdout, recs))
 			}
-			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			tw := chars.NewColumns(stdout)
 			fmt.Fprintln(tw, "ID\tASKED\tSERVER\tTOOL\tACTION\tDECIDED BY\tMESSAGE")
 			for _, r := range recs {
 				r = printable(r)
@@ -279,7 +279,7 @@ func writeJSONLines(w io.Writer, recs []history.Record) error {
 
 func writeRecord(w io.Writer, r history.Record) error {
 	r = printable(r)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := chars.NewColumns(w)
 	who := calledItself(bridge.ServerInfo(r.ServerInfo))
 	fmt.Fprintf(tw, "ID\t%d\n", r.ID)
 	fmt.Fprintf(tw, "Time\t%s\n", r.Time.Local().Format(time.RFC3339))
@@ -334,13 +334,10 @@ func dash(s string) string {
 	return s
 }
 
-// firstLine is s's first line, cut to n characters.
+// firstLine is s's first line, cut to n terminal columns.
 func firstLine(s string, n int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
+	return chars.CutWidth(s, n)
 }

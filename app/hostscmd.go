@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/hosts"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // `elicitray hosts list|wrap|unwrap`: the hosts' MCP configs, read and
@@ -352,7 +352,7 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			heading += " (" + strings.Join(t.scopes, ", ") + ") — " + t.path
 		}
 		fmt.Fprintln(w, heading)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := chars.NewColumns(w)
 		for _, c := range t.changes {
 			what := string(c.Outcome)
 			switch {

@@ -6,11 +6,11 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/elicitray/elicitray/app/hosts"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // `elicitray hosts list`: one screen for people, --json for scripts.
@@ -41,7 +41,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 	if f.asJSON {
 		return writeHostsJSON(w, reports)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := chars.NewColumns(w)
 	var missing []string
 	var unwrapped, shown bool
 	for i, r := range reports {

@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // noticer is the hub's Prompter around the windows (issue 14, "a prompt
@@ -120,21 +122,16 @@ func noticeOf(r *bridge.Request, sound bool) note {
 }
 
 // plainText is s with only printable characters, none of the markup
-// characters <, > and &, and at most max runes (an ellipsis ends one cut
-// short).
+// characters <, > and &, and at most max characters (an ellipsis ends one
+// cut short).
 func plainText(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if !unicode.IsPrint(r) || strings.ContainsRune("<>&", r) {
-			continue
+	// Visible leaves only the zero-width joiners that join emoji into one
+	// character (👩‍👩‍👧‍👦), which are not printable on their own.
+	s, _ = elicit.Visible(s)
+	return chars.Cut(strings.Map(func(r rune) rune {
+		if (!unicode.IsPrint(r) && r != '\u200D') || strings.ContainsRune("<>&", r) {
+			return -1
 		}
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
+		return r
+	}, s), max)
 }

@@ -94,14 +94,20 @@ func TestNoticeText(t *testing.T) {
 			note{title: "elicitray: pay asks", body: "During the tool call checkout: a link to open. The prompt window is waiting for you."}},
 		{bridge.Request{Server: "x", Tool: "<a href='http://evil'>x</a>\u202e&amp;", Mode: "form"},
 			note{title: "elicitray: x asks", body: "During the tool call a href='http://evil'x/aamp;. The prompt window is waiting for your answer."}},
+		{bridge.Request{Server: "x", Tool: "👩‍👩‍👧‍👦_invite\u200b_a\u200db", Mode: "form"},
+			note{title: "elicitray: x asks", body: "During the tool call 👩‍👩‍👧‍👦_invite_ab. The prompt window is waiting for your answer."}},
 	} {
 		if got := noticeOf(&tt.req, false); got != tt.want {
 			t.Errorf("noticeOf(%+v) = %+v, want %+v", tt.req, got, tt.want)
 		}
 	}
-	long := noticeOf(&bridge.Request{Server: "s", Tool: strings.Repeat("t", 100), Mode: "form"}, true)
-	if want := "During the tool call " + strings.Repeat("t", 80) + "…. The prompt window is waiting for your answer."; long.body != want || !long.sound {
-		t.Errorf("a long tool name: %+v, want the name cut at 80 and the sound asked for", long)
+	// A long name is cut to 80 characters, between characters: a skin
+	// tone or an accent is a rune of its own (issue 24).
+	for _, c := range []string{"t", "👍🏽", "e\u0301", "数"} {
+		long := noticeOf(&bridge.Request{Server: "s", Tool: strings.Repeat(c, 100), Mode: "form"}, true)
+		if want := "During the tool call " + strings.Repeat(c, 79) + "…. The prompt window is waiting for your answer."; long.body != want || !long.sound {
+			t.Errorf("a long tool name: %+v, want the name cut at 80 characters and the sound asked for", long)
+		}
 	}
 }
 

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // The tray's policy items as commands, for desktops without a tray and for
@@ -165,7 +166,7 @@ func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
 //	Server   ci      rule decline, guard none, keep_alive 15s
 //	Server   github  rule ask, muted until 15:04, guard deploy_* delete_*, guard_destructive, keep_alive off
 func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := chars.NewColumns(w)
 	paused := "no"
 	if r.Paused {
 		paused = "yes (elicitray resume)"

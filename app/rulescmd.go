@@ -7,11 +7,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // newRulesCmd is `elicitray rules list|forget`: the remembered answers
@@ -94,7 +95,7 @@ func writeRules(w io.Writer, rules []RememberedRule) {
 		fmt.Fprintln(w, "No answers are remembered. A prompt window's \"Always answer this way\" remembers one.")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := chars.NewColumns(w)
 	fmt.Fprintln(tw, "ID\tSERVER\tTOOL\tANSWER\tMESSAGE\tSAVED\tEXPIRES")
 	for _, r := range rules {
 		expires := "never"
@@ -113,7 +114,7 @@ func writeRules(w io.Writer, rules []RememberedRule) {
 
 // oneLineClip is server text s made safe for a terminal on one line: control
 // characters (escape sequences, newlines) become spaces, and it is cut to n
-// characters.
+// terminal columns.
 func oneLineClip(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
@@ -121,8 +122,5 @@ func oneLineClip(s string, n int) string {
 		}
 		return r
 	}, s)
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
+	return chars.CutWidth(s, n)
 }

@@ -219,7 +219,13 @@ func TestArgumentsText(t *testing.T) {
 			[]string{"target:\n", `host: "db1"`, "password: •••••• (hidden", "ids: (2 items)", "[1]: 2"}, []string{"hunter2"}},
 		{"secret value", `{"note":"ghp_0123456789abcdefghij"}`, []string{"note: •••••• (hidden"}, []string{"ghp_0123"}},
 		{"long", `{"text":"` + strings.Repeat("x", 500) + `"}`, []string{"more characters)"}, []string{strings.Repeat("x", 250)}},
+		// Cut between characters, never inside one: a skin tone, a vowel
+		// sign, an accent are runes of their own (issue 24).
+		{"long emoji", `{"text":"` + strings.Repeat("👍🏽", 300) + `"}`, []string{"👍🏽… (102 more characters)"}, []string{"👍…"}},
+		{"long Devanagari", `{"text":"` + strings.Repeat("ते", 300) + `"}`, []string{"ते… (102 more characters)"}, []string{"त…"}},
+		{"long accents", `{"text":"` + strings.Repeat("e\u0301", 300) + `"}`, []string{"e\u0301… (102 more characters)"}, []string{"e…"}},
 		{"controls", `{"t":"a\u202eb\u0007"}`, nil, []string{"\u202e", "\u0007"}},
+		{"emoji ZWJ sequence", `{"t":"👩‍👩‍👧‍👦 and a\u200db"}`, []string{"t: \"👩‍👩‍👧‍👦 and a\ufffdb\""}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := argumentsText(json.RawMessage(tt.args))

@@ -6,8 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // What the approval window of a guarded call says (guard.go): the tool,
@@ -181,33 +182,21 @@ func secretValue(s string) bool {
 }
 
 // cleanLine is s on one line, at most max characters: control and
-// format characters (which could reorder or hide text) become U+FFFD,
-// line breaks spaces.
+// format characters (which could reorder or hide text) become U+FFFD
+// (elicit.Marked: but for the joiners of an emoji ZWJ sequence), line
+// breaks spaces.
 func cleanLine(s string, max int) string {
-	return bound(strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
+	return bound(elicit.Marked(strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
 			return ' '
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			return '\uFFFD'
 		}
 		return r
-	}, strings.ToValidUTF8(s, "\uFFFD")), max)
+	}, strings.ToValidUTF8(s, "\uFFFD"))), max)
 }
 
 // cleanText is cleanLine keeping line breaks (at most a few blank lines).
 func cleanText(s string, max int) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n':
-			return r
-		case r == '\t':
-			return ' '
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			return '\uFFFD'
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = elicit.Marked(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\t", " "))
 	for strings.Contains(s, "\n\n\n") {
 		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
 	}
@@ -216,16 +205,12 @@ func cleanText(s string, max int) string {
 
 // bound cuts s to max characters, saying how many more there were.
 func bound(s string, max int) string {
-	n := utf8.RuneCountInString(s)
+	if len(s) <= max {
+		return s
+	}
+	n := chars.Count(s)
 	if n <= max {
 		return s
 	}
-	cut := 0
-	for i := range s {
-		if cut == max {
-			return s[:i] + fmt.Sprintf("… (%d more characters)", n-max)
-		}
-		cut++
-	}
-	return s
+	return s[:chars.Index(s, max)] + fmt.Sprintf("… (%d more characters)", n-max)
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // sentence says why a reply answered nothing, or nil when its status and
@@ -58,10 +60,7 @@ func bodyText(media string, body []byte) string {
 	if !utf8.ValidString(line) {
 		return ""
 	}
-	if r := []rune(line); len(r) > 200 {
-		line = string(r[:200]) + "…"
-	}
-	return line
+	return chars.Cut(line, 200)
 }
 
 func orNothing(media string) string {

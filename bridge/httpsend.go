@@ -18,6 +18,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // fromServer takes each message the tap read from the server.
@@ -135,10 +137,11 @@ func (s *httpServer) withdraw(ids []json.RawMessage) {
 	}
 }
 
-// preview is the start of b for a log line: at most 60 bytes, quoted.
+// preview is the start of b for a log line: at most 60 bytes, quoted,
+// never ending inside a character.
 func preview(b []byte) string {
 	if len(b) > 60 {
-		return fmt.Sprintf("%q…", b[:60])
+		return fmt.Sprintf("%q…", chars.Bytes(b, 60))
 	}
 	return fmt.Sprintf("%q", b)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // Server lines that hosts read in different ways. PROTOCOL.md §7 (every
@@ -215,7 +217,7 @@ func linePreview(line []byte) string {
 	const most = 200
 	line = bytes.TrimSpace(line)
 	if len(line) > most {
-		return fmt.Sprintf("%q… (%d bytes in all)", line[:most], len(line))
+		return fmt.Sprintf("%q… (%d bytes in all)", chars.Bytes(line, most), len(line))
 	}
 	return fmt.Sprintf("%q", line)
 }

@@ -6,10 +6,13 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // The server badge: a coloured disc with initials, left of the configured
@@ -66,33 +69,39 @@ func badgeTextColor(fill color.NRGBA) color.NRGBA {
 // ("github" → "GI", "db" → "DB", "s3" → "S3", "x" → "X"). A name with no
 // letter or digit gets "?".
 func badgeInitials(name string) string {
-	var words [][]rune
-	var cur []rune
-	for _, r := range name {
+	// By characters, not runes: a vowel sign or an accent is a rune that is
+	// not a letter, and split "नमस्ते" into words as it split "é" from its
+	// mark.
+	var words [][]string
+	var cur []string
+	for c := range chars.All(name) {
+		r, _ := utf8.DecodeRuneInString(c)
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			if len(cur) > 0 {
 				words, cur = append(words, cur), nil
 			}
 			continue
 		}
-		if len(cur) > 0 && unicode.IsLower(cur[len(cur)-1]) && unicode.IsUpper(r) {
-			words, cur = append(words, cur), nil
+		if len(cur) > 0 {
+			if last, _ := utf8.DecodeRuneInString(cur[len(cur)-1]); unicode.IsLower(last) && unicode.IsUpper(r) {
+				words, cur = append(words, cur), nil
+			}
 		}
-		cur = append(cur, r)
+		cur = append(cur, c)
 	}
 	if len(cur) > 0 {
 		words = append(words, cur)
 	}
-	var initials []rune
+	var initials []string
 	switch {
 	case len(words) == 0:
 		return "?"
 	case len(words) == 1:
 		initials = words[0][:min(2, len(words[0]))]
 	default:
-		initials = []rune{words[0][0], words[1][0]}
+		initials = []string{words[0][0], words[1][0]}
 	}
-	return strings.ToUpper(string(initials))
+	return strings.ToUpper(strings.Join(initials, ""))
 }
 
 // newBadge is name's badge: a disc of badgeColor with badgeInitials in

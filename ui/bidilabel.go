@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // bidiLabel is a label of server text that may hold right-to-left words.
@@ -83,15 +86,15 @@ func cutToWidth(s string, width, size float32, style fyne.TextStyle) string {
 	if fyne.MeasureText(s, size, style).Width <= width {
 		return s
 	}
-	r := []rune(s)
-	lo, hi := 0, len(r) // the longest fitting prefix is lo runes long
+	r := slices.Collect(chars.All(s)) // cut between characters, never inside one
+	lo, hi := 0, len(r)                // the longest fitting prefix is lo characters long
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if fyne.MeasureText(string(r[:mid])+"…", size, style).Width <= width {
+		if fyne.MeasureText(strings.Join(r[:mid], "")+"…", size, style).Width <= width {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return string(r[:lo]) + "…"
+	return strings.Join(r[:lo], "") + "…"
 }

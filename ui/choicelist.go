@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // longList is the most choices a select shows as short ones are shown: a
@@ -251,7 +252,7 @@ func (c *choiceList) showStatus() {
 	case len(c.folder.words(c.query)) == 0:
 		b.WriteString(CountText(len(c.f.Options), "choice", "choices"))
 	case n == 0:
-		b.WriteString("No choice matches “" + bidiText(clip(oneLine(c.query), maxLabel)) + "”")
+		b.WriteString("No choice matches “" + bidiText(chars.Cut(oneLine(c.query), maxLabel)) + "”")
 	default:
 		b.WriteString(Thousands(n) + " of " + Thousands(len(c.f.Options)) + " match")
 	}

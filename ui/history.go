@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -411,7 +412,7 @@ func (v *historyView) onDelete() {
 	}
 	msg := "Delete this decision from the history?"
 	if rec, ok := v.rows.peek(id); ok {
-		msg = "Delete the decision on " + clip(oneLine(rec.Server), maxLabel) + "’s request of " +
+		msg = "Delete the decision on " + chars.Cut(oneLine(rec.Server), maxLabel) + "’s request of " +
 			formatTime(rec.Time) + " from the history?"
 	}
 	v.opts.confirm("Delete this decision?", msg+" This cannot be undone.", "Delete",

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -98,7 +99,7 @@ func (d *historyDetail) show(r *history.Record) {
 	if hidden {
 		objs = append(objs, hiddenCharsWarning())
 	}
-	objs = append(objs, d.buildFacts(r, clip(oneLine(p.Tool), 500), reason), widget.NewSeparator())
+	objs = append(objs, d.buildFacts(r, chars.Cut(oneLine(p.Tool), 500), reason), widget.NewSeparator())
 
 	objs = append(objs, heading("Message"))
 	d.message = newBidiLabel(detailMessage(p.Message, r.ID), true)
@@ -176,7 +177,7 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 	case formErr != nil:
 		d.formErr = widget.NewLabel(sentence(fmt.Errorf("this requestedSchema cannot be shown as a form: %w", formErr)))
 		d.formErr.Wrapping = fyne.TextWrapWord
-		schema := widget.NewLabelWithStyle(clip(string(r.RequestedSchema), maxDescription*4), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		schema := widget.NewLabelWithStyle(chars.Cut(string(r.RequestedSchema), maxDescription*4), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 		schema.Wrapping = fyne.TextWrapBreak
 		return append(objs, d.formErr, schema)
 	case form == nil || len(form.Fields) == 0:
@@ -215,7 +216,7 @@ func chosenOf(shown, chosen, choices int) string {
 // build makes the field's read-only widgets showing v, its value.
 func (df *detailField) build(v any) fyne.CanvasObject {
 	f := df.f
-	label := clip(oneLine(f.Label()), maxLabel)
+	label := chars.Cut(oneLine(f.Label()), maxLabel)
 	if f.Required {
 		label += " *"
 	}
@@ -233,7 +234,7 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		df.sel = widget.NewSelect(opts, nil)
 		df.sel.PlaceHolder = noneLabel
 		if s, ok := v.(string); ok {
-			shown := bidiText(clip(oneLine(f.OptionLabel(s)), maxLabel))
+			shown := bidiText(chars.Cut(oneLine(f.OptionLabel(s)), maxLabel))
 			for i, o := range f.Options {
 				if o.Value == s {
 					shown = opts[i]
@@ -414,7 +415,7 @@ func detailMessage(m string, id uint64) string {
 	if m = collapseBlank(m); m == "" {
 		return "(no message)"
 	}
-	if c := clip(m, maxDetailMessage); c != m {
+	if c := chars.Cut(m, maxDetailMessage); c != m {
 		return c + "\n\n(Shortened here: `elicitray history show " + strconv.FormatUint(id, 10) + "` prints all of it.)"
 	}
 	return m
@@ -509,7 +510,7 @@ func formatElapsed(d time.Duration) string {
 	return fmt.Sprintf("%d h %d min", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }
 
-// firstLine is the first non-empty line of s, cut to n runes with "…",
+// firstLine is the first non-empty line of s, cut to n characters with "…",
 // its runs of spaces and tabs made one.
 func firstLine(s string, n int) string {
 	for len(s) > 0 {
@@ -520,7 +521,7 @@ func firstLine(s string, n int) string {
 			s = ""
 		}
 		if line = oneLine(line); line != "" {
-			return clip(line, n)
+			return chars.Cut(line, n)
 		}
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -327,9 +328,11 @@ func rowTexts(rec *history.Record) []string {
 	}
 	return []string{
 		formatTime(rec.Time),
-		clip(oneLine(vis(rec.Server)), 200),
-		clip(oneLine(vis(rec.Tool)), 200),
-		firstLine(vis(head(rec.Message, 4096)), 200),
+		chars.Cut(oneLine(vis(rec.Server)), 200),
+		chars.Cut(oneLine(vis(rec.Tool)), 200),
+		// A row shows one line of a message that may be a megabyte long,
+		// and is drawn at every scroll: only its start is looked at.
+		firstLine(vis(chars.Bytes(rec.Message, 4096)), 200),
 		rec.Action,
 		rec.DecidedBy,
 		formatElapsed(rec.Elapsed),
@@ -348,13 +351,4 @@ func actionImportance(action string) widget.Importance {
 		return widget.DangerImportance
 	}
 	return widget.MediumImportance
-}
-
-// head is at most the first n bytes of s: a row shows one line of a
-// message that may be a megabyte long, and is drawn at every scroll.
-func head(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }

@@ -282,6 +282,9 @@ func TestFirstLine(t *testing.T) {
 		{"\n  first\nsecond", "first"},
 		{"tabs\tand   spaces", "tabs and spaces"},
 		{strings.Repeat("x", 100), strings.Repeat("x", 79) + "…"},
+		{strings.Repeat("数据库", 30), strings.Repeat("数据库", 26) + "数…"},
+		{strings.Repeat("👩‍👩‍👧‍👦", 90), strings.Repeat("👩‍👩‍👧‍👦", 79) + "…"},
+		{strings.Repeat("नमस्ते", 30), strings.Repeat("नमस्ते", 19) + "नमस्…"},
 		{"\n\n", ""},
 	} {
 		if got := firstLine(tt.in, 80); got != tt.want {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // optionLabels returns the label each choice of opts is shown with: one
@@ -20,7 +21,7 @@ func optionLabels(opts []elicit.Option) []string {
 	labels := make([]string, len(opts))
 	seen := make(map[string]int, len(opts))
 	for i, o := range opts {
-		labels[i] = bidiText(clipMiddle(oneLine(o.Label), maxLabel))
+		labels[i] = bidiText(chars.CutMiddle(oneLine(o.Label), maxLabel))
 		seen[labels[i]]++
 	}
 	dup := false
@@ -33,8 +34,8 @@ func optionLabels(opts []elicit.Option) []string {
 	again := make(map[string]int, len(opts))
 	for i, o := range opts {
 		if seen[labels[i]] > 1 {
-			v := clipMiddle(oneLine(o.Value), maxLabel/2)
-			labels[i] = bidiText(clipMiddle(oneLine(o.Label), maxLabel-len([]rune(v))-3) + " (" + v + ")")
+			v := chars.CutMiddle(oneLine(o.Value), maxLabel/2)
+			labels[i] = bidiText(chars.CutMiddle(oneLine(o.Label), maxLabel-chars.Count(v)-3) + " (" + v + ")")
 		}
 		again[labels[i]]++
 	}
@@ -44,21 +45,4 @@ func optionLabels(opts []elicit.Option) []string {
 		}
 	}
 	return labels
-}
-
-// clipMiddle cuts s to n characters by taking out its middle, marked "…".
-func clipMiddle(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n < 3 {
-		return string(r[:max(n-1, 0)]) + "…"
-	}
-	head := (n - 1) * 3 / 5
-	tail := n - 1 - head
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // The actions of an ElicitResult (PROTOCOL.md §5).
@@ -725,7 +726,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			r.onFocus(r.box)
 		}
 	}
-	label := clipMiddle(oneLine(r.f.Label()), maxLabel)
+	label := chars.CutMiddle(oneLine(r.f.Label()), maxLabel)
 	// A check box always sends true or false: required, it asks for no
 	// tick, and a star would say it did.
 	if r.f.Required && r.f.Kind != elicit.KindBoolean {
@@ -754,7 +755,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 		for i, l := range optionLabels(r.f.Options) {
 			if l == noneLabel && !r.f.Required {
-				l += " (" + clipMiddle(oneLine(r.f.Options[i].Value), maxLabel/2) + ")"
+				l += " (" + chars.CutMiddle(oneLine(r.f.Options[i].Value), maxLabel/2) + ")"
 			}
 			opts = append(opts, l)
 		}
@@ -841,7 +842,7 @@ func secretWarning(server string) fyne.CanvasObject {
 
 // secretNote is the text of secretWarning.
 func secretNote(server string) string {
-	name := clip(oneLine(server), maxLabel)
+	name := chars.Cut(oneLine(server), maxLabel)
 	return name + " asks for what looks like a secret. MCP forbids servers to ask for passwords, keys, " +
 		"tokens or payment details in a form: fill this in only if you trust " + name + "."
 }
@@ -977,10 +978,10 @@ func placeholder(f *elicit.Field) string {
 // with bounds, the range — shown from the start, since a pre-filled default
 // hides the placeholder that also gives it.
 func helpText(f *elicit.Field) string {
-	help := clip(f.Description, maxDescription)
+	help := chars.Cut(f.Description, maxDescription)
 	if f.DefaultRefused != "" {
 		// Silently empty, the field would look as if the server gave none.
-		note := "The server's default was left out (" + clip(f.DefaultRefused, 200) + ")."
+		note := "The server's default was left out (" + chars.Cut(f.DefaultRefused, 200) + ")."
 		if help == "" {
 			help = note
 		} else {
@@ -989,7 +990,7 @@ func helpText(f *elicit.Field) string {
 	}
 	if (f.Kind == elicit.KindNumber || f.Kind == elicit.KindInteger) && (f.Minimum != nil || f.Maximum != nil) {
 		r := placeholder(f)
-		r = strings.ToUpper(r[:1]) + r[1:] + "."
+		r = chars.Capitalize(r) + "."
 		if help == "" {
 			return r
 		}
@@ -1021,7 +1022,7 @@ func sentence(err error) string {
 	if s == "" {
 		return "Something went wrong."
 	}
-	s = strings.ToUpper(s[:1]) + s[1:]
+	s = chars.Capitalize(s)
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
 		s += "."
 	}
@@ -1047,18 +1048,6 @@ const (
 	maxMessage     = 2000 // the server's message
 )
 
-// clip cuts s to n characters, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n { // bytes ≥ runes: most text needs no counting
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 // messageText is the message as shown: blank runs collapsed (see
 // collapseBlank), then whole, or its start and a note.
 //
@@ -1072,15 +1061,15 @@ func messageText(m string) string {
 	if len(m) <= maxMessage {
 		return m
 	}
-	r := []rune(m)
-	if len(r) <= maxMessage {
+	n := chars.Count(m)
+	if n <= maxMessage {
 		return m
 	}
 	head := maxMessage * 2 / 3
 	tail := maxMessage - head
-	return string(r[:head]) + "\n\n[… " + Thousands(len(r)-head-tail) +
+	return m[:chars.Index(m, head)] + "\n\n[… " + Thousands(n-head-tail) +
 		" characters of the message not shown here; the history keeps all of it once answered …]\n\n" +
-		string(r[len(r)-tail:])
+		m[chars.Index(m, n-tail):]
 }
 
 func boldLabel(s string) *bidiLabel {

@@ -979,3 +979,37 @@ func TestPromptRequiredCheckBoxHasNoStar(t *testing.T) {
 		t.Errorf("Return sent ack %v, want false: unticked is an answer", got)
 	}
 }
+
+// TestFieldErrorsInEveryScript (issue 24): the sentence under a field starts
+// with the field's title as the server wrote it, its first character
+// capitalised when its script has case. Capitalising the first byte showed
+// "���务名 is required.".
+func TestFieldErrorsInEveryScript(t *testing.T) {
+	for _, tt := range []struct {
+		field, typed, want string
+	}{
+		{`{"type":"string","title":"服务名"}`, "", "服务名 is required."},
+		{`{"type":"integer","title":"副本数","maximum":10}`, "11", "副本数 must be at most 10."},
+		{`{"type":"string","title":"اسم الخادم"}`, "", "اسم الخادم is required."},
+		{`{"type":"string","title":"שם השרת"}`, "", "שם השרת is required."},
+		{`{"type":"string","title":"सेवा का नाम"}`, "", "सेवा का नाम is required."},
+		{`{"type":"string","title":"👍🏽 votes"}`, "", "👍🏽 votes is required."},
+		{`{"type":"string","title":"👩‍👩‍👧‍👦 family"}`, "", "👩‍👩‍👧‍👦 family is required."},
+		{`{"type":"string","title":"e\u0301tat"}`, "", "E\u0301tat is required."},
+		{`{"type":"string","title":"état du service"}`, "", "État du service is required."},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			h := newSchemaHarness(t, schemaOf("f", tt.field, true))
+			if tt.typed != "" {
+				h.typeInto("f", tt.typed)
+			}
+			h.press(fyne.KeyReturn)
+			if r := h.row("f"); !r.errLabel.Visible() || r.errLabel.Text != tt.want {
+				t.Errorf("under the field: %q (visible %v), want %q", r.errLabel.Text, r.errLabel.Visible(), tt.want)
+			}
+			if len(h.answers) != 0 {
+				t.Errorf("an invalid form answered %+v", h.answers)
+			}
+		})
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // The settings window's "Remembered answers" section: the answers given
@@ -67,8 +69,8 @@ func (v *settingsView) buildRemember(s RememberSettings) fyne.CanvasObject {
 
 // row is one rule's line and its Forget button.
 func (sec *rememberSection) row(keys *windowKeys, r RememberedAnswer) fyne.CanvasObject {
-	text := fmt.Sprintf("%s: %s — “%s”", clipMiddle(oneLine(r.Server), maxLabel/2),
-		clip(oneLine(r.Answer), maxLabel), clip(oneLine(r.Message), maxLabel))
+	text := fmt.Sprintf("%s: %s — “%s”", chars.CutMiddle(oneLine(r.Server), maxLabel/2),
+		chars.Cut(oneLine(r.Answer), maxLabel), chars.Cut(oneLine(r.Message), maxLabel))
 	if !r.Expires.IsZero() {
 		text += " — until " + r.Expires.Local().Format("2 Jan 2006")
 	}

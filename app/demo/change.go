@@ -13,11 +13,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // changeToolName is the demo's change-approval guard.
@@ -265,7 +266,7 @@ func (t *changeTool) start(req mcp.CallToolRequest) (*mcp.CallToolResult, error)
 	if summary == "" {
 		summary = defaultSummary
 	}
-	if n := utf8.RuneCountInString(summary); n > maxSummary {
+	if n := chars.Count(summary); n > maxSummary {
 		return mcp.NewToolResultError(fmt.Sprintf("request_change: the summary has %d characters; at most %d fit in the approval window", n, maxSummary)), nil
 	}
 	id := make([]byte, 8)

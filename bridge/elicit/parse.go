@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // Reasons shared by several unrenderable shapes; the wrapper sends them to
@@ -344,17 +346,9 @@ func (o schemaObject) bound(k string) (*json.Number, error) {
 	case msg == msgNumber:
 		return nil, fmt.Errorf("%q must be a number", k)
 	case msg != "":
-		return nil, fmt.Errorf("%q %s has more digits than elicitray can check (at most %d before and after the decimal point)", k, shortText(text, 40), MaxNumberDigits)
+		return nil, fmt.Errorf("%q %s has more digits than elicitray can check (at most %d before and after the decimal point)", k, chars.Cut(text, 40), MaxNumberDigits)
 	}
 	return &n, nil
-}
-
-// shortText is s cut to about n bytes for a message, marking the cut.
-func shortText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // typeName returns "type", "" when absent. A list of one type plus "null"

@@ -3,6 +3,9 @@ package elicit
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // Visible returns s without the characters a server could use to make text
@@ -11,19 +14,57 @@ import (
 // (Unicode category Cf: zero-width spaces and joiners, U+200E/U+200F…) and
 // control characters (Cc) other than newline and tab. It reports whether it
 // removed any. The server's identity must be unmistakable (PROTOCOL.md §6).
+//
+// A zero-width joiner that joins two emoji into one character (a ZWJ
+// sequence, UAX #29 GB11: 👩‍👩‍👧‍👦, 🏳️‍🌈) is kept: it hides nothing, and
+// without it the family showed as four people (issue 24).
 func Visible(s string) (string, bool) {
+	return hide(s, "")
+}
+
+// Marked is s with each character Visible removes replaced by U+FFFD, for
+// text that shows where something was taken out.
+func Marked(s string) string {
+	out, _ := hide(s, "\uFFFD")
+	return out
+}
+
+// hide is s with Visible's hidden characters replaced by mark, and whether
+// there were any.
+func hide(s, mark string) (string, bool) {
 	hidden := func(r rune) bool {
 		return (unicode.Is(unicode.Cc, r) && r != '\n' && r != '\t') || unicode.Is(unicode.Cf, r)
 	}
 	if strings.IndexFunc(s, hidden) < 0 {
 		return s, false
 	}
-	return strings.Map(func(r rune) rune {
-		if hidden(r) {
-			return -1
+	var b strings.Builder
+	found := false
+	for c := range chars.All(s) {
+		for i, r := range c {
+			if hidden(r) && !(r == zwj && joinsEmoji(c[i+len(string(zwj)):], hidden)) {
+				b.WriteString(mark)
+				found = true
+				continue
+			}
+			b.WriteRune(r)
 		}
-		return r
-	}, s), true
+	}
+	if !found {
+		return s, false
+	}
+	return b.String(), true
+}
+
+// zwj is ZERO WIDTH JOINER.
+const zwj = '\u200D'
+
+// joinsEmoji reports whether a zero-width joiner followed by rest, the rest
+// of its character, joins an emoji to it: within a character, what follows
+// a joiner is a mark, another format character, or (GB11) an emoji.
+func joinsEmoji(rest string, hidden func(rune) bool) bool {
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest != "" && !hidden(r) && !unicode.In(r, unicode.M)
 }
 
 // entryText returns a text field's default as a one-line entry shows all

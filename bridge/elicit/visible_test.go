@@ -12,6 +12,15 @@ func TestVisible(t *testing.T) {
 		{"Pay \u202Egnp.exe\u202C now", "Pay gnp.exe now", true},
 		{"a\u200Bb\u2066c\u2069\u200Fd", "abcd", true},
 		{"bell\a esc\x1b[31m", "bell esc[31m", true},
+		// A joiner inside an emoji ZWJ sequence is part of the character;
+		// anywhere else it hides something (issue 24).
+		{"👩‍👩‍👧‍👦 family", "👩‍👩‍👧‍👦 family", false},
+		{"🏳️‍🌈 \u202Eflag", "🏳️‍🌈 flag", true},
+		{"ad\u200Dmin", "admin", true},
+		{"👍\u200D", "👍", true},
+		{"👍\u200D\u200D👍", "👍👍", true},
+		{"👍\u200D\u0301", "👍\u0301", true},
+		{"नमस्ते e\u0301", "नमस्ते e\u0301", false},
 	} {
 		got, found := Visible(tt.in)
 		if got != tt.want || found != tt.found {
