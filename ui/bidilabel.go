@@ -87,7 +87,7 @@ func cutToWidth(s string, width, size float32, style fyne.TextStyle) string {
 		return s
 	}
 	r := slices.Collect(chars.All(s)) // cut between characters, never inside one
-	lo, hi := 0, len(r)                // the longest fitting prefix is lo characters long
+	lo, hi := 0, len(r)               // the longest fitting prefix is lo characters long
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
 		if fyne.MeasureText(strings.Join(r[:mid], "")+"…", size, style).Width <= width {
