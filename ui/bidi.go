@@ -47,6 +47,18 @@ func bidiText(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// bidiSentence is bidiText for a sentence of elicitray's own that quotes
+// server text: its paragraph runs left to right, as the window's language
+// does, whatever script the quoted text starts with ("اسم الخادم is
+// required." keeps its full stop at the end), where bidiText would take
+// the direction of the first letter.
+func bidiSentence(s string) string {
+	if !strings.ContainsFunc(s, rtlRune) {
+		return s
+	}
+	return bidiText(string(lrm) + s)
+}
+
 // rtlRune reports whether r is a right-to-left letter or an Arabic digit:
 // the only characters that make the bidi algorithm reorder anything.
 func rtlRune(r rune) bool {

@@ -247,3 +247,26 @@ func TestFyneDrawsBidiTextInOrder(t *testing.T) {
 		t.Errorf("Fyne draws %q in order by itself: the workaround is no longer needed", raw)
 	}
 }
+
+// TestBidiSentenceRunsLeftToRight: elicitray's own sentence that starts
+// with a server's right-to-left title reads left to right, as the window's
+// language does: the title first, the English after it, the full stop last
+// (bidiText alone takes the title's direction and puts the full stop first).
+func TestBidiSentenceRunsLeftToRight(t *testing.T) {
+	for _, tt := range []struct{ sentence, title, tail string }{
+		{"اسم الخادم is required.", "اسم الخادم", " is required."},
+		{"שם השרת must be at most 10.", "שם השרת", " must be at most 10."},
+	} {
+		got := bidiSentence(tt.sentence)
+		at := strings.Index(got, tt.title)
+		if !strings.HasSuffix(got, tt.tail) || at < 0 || at > strings.Index(got, tt.tail) {
+			t.Errorf("bidiSentence(%q) = %q, want the title, then %q", tt.sentence, got, tt.tail)
+		}
+		if !strings.HasPrefix(strings.TrimLeft(bidiText(tt.sentence), string(lrm)), ".") {
+			t.Errorf("bidiText(%q) = %q: it no longer starts with the full stop, so this test tells nothing apart", tt.sentence, bidiText(tt.sentence))
+		}
+	}
+	if got := bidiSentence("Name is required."); got != "Name is required." {
+		t.Errorf("an English sentence became %q", got)
+	}
+}

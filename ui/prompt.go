@@ -616,7 +616,7 @@ func (v *promptView) validate() bool {
 		return true
 	}
 	v.submit.Disable()
-	v.hint.SetText(bidiText(fixHint(missing)))
+	v.hint.SetText(bidiSentence(fixHint(missing)))
 	return false
 }
 
@@ -674,7 +674,7 @@ func (v *promptView) onSubmit() {
 		if err != nil {
 			// The fields were valid one by one; the whole was not. Say so
 			// and keep the window open rather than send invalid content.
-			v.hint.SetText(bidiText(sentence(err)))
+			v.hint.SetText(bidiSentence(sentence(err)))
 			return
 		}
 	}
@@ -924,7 +924,7 @@ func (r *fieldRow) showError(err error, visible bool) {
 		r.errLabel.Hide()
 		return
 	}
-	r.errLabel.SetText(bidiText(fieldMessage(err)))
+	r.errLabel.SetText(bidiSentence(fieldMessage(err)))
 	r.errLabel.Show()
 }
 

@@ -194,7 +194,7 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 // note is a line of text beside an icon, in the colour of importance: a
 // warning or the refusal.
 func note(icon fyne.Resource, importance widget.Importance, text string) fyne.CanvasObject {
-	l := widget.NewLabel(bidiText(text))
+	l := widget.NewLabel(bidiSentence(text))
 	l.Wrapping = fyne.TextWrapWord
 	l.Importance = importance
 	// The icon sits centred on the first line of a wrapped note.
