@@ -17,7 +17,11 @@ import (
 //
 // A zero-width joiner that joins two emoji into one character (a ZWJ
 // sequence, UAX #29 GB11: 👩‍👩‍👧‍👦, 🏳️‍🌈) is kept: it hides nothing, and
-// without it the family showed as four people (issue 24).
+// without it the family showed as four people (issue 24). So is a zero-width
+// non-joiner or joiner between two letters of a script whose letters join
+// or form conjuncts (Persian "می‌خواهم", Hindi "क्‍ष"): there it is
+// spelling, which changes how the word is drawn, as the IDNA rules for it
+// (RFC 5892, CONTEXTJ) allow; elsewhere it is removed.
 func Visible(s string) (string, bool) {
 	return hide(s, "")
 }
@@ -40,15 +44,17 @@ func hide(s, mark string) (string, bool) {
 	}
 	var b strings.Builder
 	found := false
+	at := 0 // the byte offset of c in s
 	for c := range chars.All(s) {
 		for i, r := range c {
-			if hidden(r) && !(r == zwj && joinsEmoji(c[i+len(string(zwj)):], hidden)) {
+			if hidden(r) && !(r == zwj && joinsEmoji(c[i+len(string(zwj)):], hidden)) && !joinsLetters(s, at+i, r) {
 				b.WriteString(mark)
 				found = true
 				continue
 			}
 			b.WriteRune(r)
 		}
+		at += len(c)
 	}
 	if !found {
 		return s, false
@@ -65,6 +71,36 @@ const zwj = '\u200D'
 func joinsEmoji(rest string, hidden func(rune) bool) bool {
 	r, _ := utf8.DecodeRuneInString(rest)
 	return rest != "" && !hidden(r) && !unicode.In(r, unicode.M)
+}
+
+// zwnj is ZERO WIDTH NON-JOINER.
+const zwnj = '\u200C'
+
+// joiningScripts are the scripts whose words a (non-)joiner may be part
+// of: their letters join (Arabic, Syriac, N'Ko, Mongolian) or form
+// conjuncts (the Brahmic scripts of India and Sri Lanka).
+var joiningScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian,
+	unicode.Devanagari, unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati, unicode.Oriya, unicode.Tamil,
+	unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala}
+
+// joinsLetters reports whether r, at byte i of s, is a zero-width
+// non-joiner or joiner between a letter (or its mark) and a letter of the
+// same joining script.
+func joinsLetters(s string, i int, r rune) bool {
+	if r != zwnj && r != zwj {
+		return false
+	}
+	before, _ := utf8.DecodeLastRuneInString(s[:i])
+	after, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+	if !unicode.In(before, unicode.L, unicode.M) || !unicode.IsLetter(after) {
+		return false
+	}
+	for _, script := range joiningScripts {
+		if unicode.Is(script, before) && unicode.Is(script, after) {
+			return true
+		}
+	}
+	return false
 }
 
 // entryText returns a text field's default as a one-line entry shows all

@@ -21,6 +21,15 @@ func TestVisible(t *testing.T) {
 		{"👍\u200D\u200D👍", "👍👍", true},
 		{"👍\u200D\u0301", "👍\u0301", true},
 		{"नमस्ते e\u0301", "नमस्ते e\u0301", false},
+		// Between letters of a joining script a (non-)joiner is spelling:
+		// Persian "I want", Hindi half-form ksha; Latin or across scripts,
+		// or alone at an end, it is not.
+		{"می\u200Cخواهم", "می\u200Cخواهم", false},
+		{"क्\u200Dष", "क्\u200Dष", false},
+		{"pay\u200Cpal", "paypal", true},
+		{"م\u200Ca", "مa", true},
+		{"\u200Cمی", "می", true},
+		{"می\u200C", "می", true},
 	} {
 		got, found := Visible(tt.in)
 		if got != tt.want || found != tt.found {
