@@ -28,11 +28,18 @@ func TestEndToEndLastAnswersNeverDecide(t *testing.T) {
 	d.config("[servers.changes]\nburst = 50\n")
 	cs := d.connect("changes", systemNode(t), needNPM(t, approvalServerScript, tsSDKPackage)[0])
 
+	// changeRequest calls request_change, approves its summary (round 1)
+	// and returns the call and the change request's window (round 2).
+	changeRequest := func() (<-chan toolCall, string) {
+		call := d.call(cs, "request_change")
+		win, _ := d.window()
+		d.answer(win, "Return")
+		win, _ = d.window()
+		return call, win
+	}
+
 	// The first run: prod, no roll back, production confirmed.
-	call := d.call(cs, "request_change")
-	win, _ := d.window()
-	d.answer(win, "Return") // round 1: the summary
-	win, _ = d.window()
+	call, win := changeRequest()
 	d.typeInto(win, "checkout")
 	d.xdo("key", "--window", win, "Tab")
 	d.xdo("type", "--window", win, "pool exhaustion")
@@ -51,10 +58,7 @@ func TestEndToEndLastAnswersNeverDecide(t *testing.T) {
 
 	// Asked again, Return alone sends nothing: the form holds last
 	// answers. Escape after it cancels round 2.
-	call = d.call(cs, "request_change")
-	win, _ = d.window()
-	d.answer(win, "Return")
-	win, _ = d.window()
+	call, win = changeRequest()
 	// The form, taller than the summary shown before it in the same
 	// reused window, is on the screen whole: its buttons too.
 	d.onScreen(win)
@@ -69,10 +73,7 @@ func TestEndToEndLastAnswersNeverDecide(t *testing.T) {
 	// reaches Submit, which sends them, with the server's defaults: roll back
 	// ticked; prod chosen by hand. Round 3 opens unticked, and Return there
 	// sends what the server preset: blocked.
-	call = d.call(cs, "request_change")
-	win, _ = d.window()
-	d.answer(win, "Return")
-	win, _ = d.window()
+	call, win = changeRequest()
 	d.press(win, "Return", "Tab", "Tab", "Right", "Right", "Return", "shift+Tab")
 	d.answer(win, "space")
 	win, _ = d.window()
