@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,8 +199,22 @@ func rememberable(p *Prompt) string {
 		return "a link is opened only after your consent, each time"
 	case hasSecret(p.Form):
 		return "the form asks for a secret, which elicitray never stores"
+	case p.Request != nil && p.Request.ToolUnknown:
+		return "several tool calls were running, so which one asks is not known"
 	}
 	return ""
+}
+
+// secretValue reports whether a value typed into a field that does not
+// look secret still holds one: a link with a password in it
+// (postgres://admin:…@db), which is never kept to pre-fill a form.
+func secretValue(s string) bool {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.User == nil {
+		return false
+	}
+	_, has := u.User.Password()
+	return has
 }
 
 // hasSecret reports whether form has a secret-looking field.
@@ -418,7 +433,7 @@ func prefillValues(form *elicit.Form, values map[string]any) map[string]any {
 		if !ok || !f.Prefillable() {
 			continue
 		}
-		if s, isText := v.(string); !isText || s == "" || f.Check(s) != nil {
+		if s, isText := v.(string); !isText || s == "" || secretValue(s) || f.Check(s) != nil {
 			continue // the question changed its constraints: not this value
 		}
 		out[f.Name] = v

@@ -107,7 +107,7 @@ func (h *Hub) offerRemember(it *item) {
 func (h *Hub) refreshPrefill(it *item) {
 	m := h.memory()
 	it.prompt.Prefill = nil
-	if m == nil || it.prompt.Form == nil || !h.remembering().Prefills() {
+	if m == nil || it.prompt.Form == nil || it.prompt.Request.ToolUnknown || !h.remembering().Prefills() {
 		return
 	}
 	it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(questionOf(it.prompt.Request).key()))
@@ -145,13 +145,16 @@ func (h *Hub) remembering() Remember {
 // question is asked.
 func (h *Hub) keepLastValues(it *item, res bridge.Result) {
 	m := h.memory()
-	if m == nil || it.prompt.Form == nil || res.DecidedBy != bridge.DecidedByUser || res.Action != bridge.ActionAccept {
+	// With pre-filling off nothing is kept; of a question whose tool is
+	// not known, nothing could be told apart from another tool's.
+	if m == nil || it.prompt.Form == nil || it.prompt.Request.ToolUnknown || !h.remembering().Prefills() ||
+		res.DecidedBy != bridge.DecidedByUser || res.Action != bridge.ActionAccept {
 		return
 	}
 	values := map[string]any{}
 	for i := range it.prompt.Form.Fields {
 		f := &it.prompt.Form.Fields[i]
-		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() {
+		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() && !secretValue(v) {
 			values[f.Name] = v
 		}
 	}

@@ -281,3 +281,61 @@ func TestRememberAnswersQueued(t *testing.T) {
 	default:
 	}
 }
+
+// TestPrefillKeepsNothingUnsure (issue 24, a break-it session's findings):
+// nothing is kept or pre-filled for a question asked while several tool
+// calls ran (its tool is not known, so it cannot be told from another
+// tool's), nor with pre-filling off, nor a link with a password typed into
+// a field that does not look secret; such a question is not offered
+// "Always answer this way" and no rule answers it.
+func TestPrefillKeepsNothingUnsure(t *testing.T) {
+	testHome(t)
+	h := &Hub{RulesPath: rememberedPath(DefaultPaths())}
+	schema := json.RawMessage(`{"type":"object","properties":{"ticket":{"type":"string"},"url":{"type":"string","title":"Database URL"}}}`)
+	typed := bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
+		Content: map[string]any{"ticket": "PROD-1", "url": "postgres://admin:Hunter2-prod@db.internal/prod"}}
+	ask := func(req bridge.Request) *item {
+		t.Helper()
+		req.Server, req.Mode, req.Message, req.RequestedSchema = "brk", "form", "Which ticket?", schema
+		it, err := h.prepare(&req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+
+	unknown := ask(bridge.Request{ToolUnknown: true})
+	if h.offerRemember(unknown); unknown.prompt.Remember != nil {
+		t.Error("a question whose tool is not known is offered \"Always answer this way\"")
+	}
+	if _, err := h.memory().Add(RememberedRule{Server: "brk", Message: "Which ticket?", Schema: canonicalSchema(schema), Action: bridge.ActionDecline}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.rememberedAnswer(unknown); res != nil {
+		t.Errorf("a rule for no tool answered a question whose tool is not known: %+v", res)
+	}
+	h.keepLastValues(unknown, typed)
+	if h.refreshPrefill(unknown); unknown.prompt.Prefill != nil {
+		t.Errorf("a question whose tool is not known opens with %v", unknown.prompt.Prefill)
+	}
+	if rf, _ := h.memory().load(); len(rf.Last) != 0 {
+		t.Errorf("values were kept for a question whose tool is not known: %v", rf.Last)
+	}
+
+	known := ask(bridge.Request{Tool: "set_priority"})
+	off := false
+	h.Config.Remember.Prefill = &off
+	h.keepLastValues(known, typed)
+	if rf, _ := h.memory().load(); len(rf.Last) != 0 {
+		t.Errorf("with pre-filling off, values were kept: %v", rf.Last)
+	}
+	h.Config.Remember.Prefill = nil
+	h.keepLastValues(known, typed)
+	if h.refreshPrefill(known); !equalJSON(known.prompt.Prefill, map[string]any{"ticket": "PROD-1"}) {
+		t.Errorf("the form opens with %v, want the ticket only: never a link with a password", known.prompt.Prefill)
+	}
+	b, err := os.ReadFile(rememberedPath(DefaultPaths()))
+	if err != nil || strings.Contains(string(b), "Hunter2") {
+		t.Errorf("the password in the link is stored (%v):\n%s", err, b)
+	}
+}

@@ -67,6 +67,11 @@ type Request struct {
 	// URL mode's carriers. Two rounds asking the same message under other
 	// keys are different questions to the hub's remembered answers.
 	InputKey string `json:"inputKey,omitempty"`
+	// ToolUnknown is set when the server pushed the request while several
+	// tools/call were in flight, so that which one asks is not known (Tool
+	// is ""): it is no question of a known tool call, and the hub neither
+	// answers it from a remembered rule nor pre-fills it.
+	ToolUnknown bool `json:"toolUnknown,omitempty"`
 	// Mode is "form" or "url" (PROTOCOL.md §6); an absent mode is "form".
 	Mode string `json:"mode"`
 	// Message is the server's message, as sent.

@@ -44,14 +44,14 @@ func (c *calls) any() bool { return c.open.Load() > 0 }
 
 // inFlight returns the tool and id key of the tools/call in flight when
 // there is exactly one, or "" and "": with several, which one asks is not
-// known.
-func (c *calls) inFlight() (tool, key string) {
+// known, which several says.
+func (c *calls) inFlight() (tool, key string, several bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.tools) != 1 {
-		return "", ""
+		return "", "", len(c.tools) > 1
 	}
-	return c.lastTool, c.lastCall
+	return c.lastTool, c.lastCall, false
 }
 
 // end forgets the tools/call with id key, if in flight: its reply came, or

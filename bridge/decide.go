@@ -48,6 +48,8 @@ type origin struct {
 	tool string
 	// input is the key of the inputRequests entry it came in, or "".
 	input string
+	// toolUnknown: several tools/call were in flight, and tool is "".
+	toolUnknown bool
 	// version is the protocol version the request arrived under; ""
 	// means the one the session agreed.
 	version string
@@ -130,6 +132,7 @@ func (d *decider) request(p *elicitParams, o origin) *Request {
 		ServerInfo:      info,
 		Tool:            o.tool,
 		InputKey:        o.input,
+		ToolUnknown:     o.toolUnknown,
 		Mode:            mode,
 		Message:         p.Message,
 		RequestedSchema: validUTF8(p.RequestedSchema),

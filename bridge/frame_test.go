@@ -426,7 +426,7 @@ func TestQuickCallFollowed(t *testing.T) {
 			if follows := loopMethods[env.Method]; r.loop.any() != follows {
 				t.Fatalf("the %s passed, followed: %v, want %v (a followed call's reply ends it, and its prompts name it)", env.Method, r.loop.any(), follows)
 			}
-			if tool, _ := r.calls.inFlight(); env.Method == "tools/call" && tool != "echo" {
+			if tool, _, _ := r.calls.inFlight(); env.Method == "tools/call" && tool != "echo" {
 				t.Errorf("the call in flight is %q, want echo", tool)
 			}
 		})

@@ -45,8 +45,8 @@ type pendingElicitation struct {
 // goroutine of its own.
 func (l *legacy) fromServer(line, id, params json.RawMessage) {
 	id = append(json.RawMessage(nil), id...)
-	tool, call := l.calls.inFlight()
-	o := origin{tool: tool}
+	tool, call, several := l.calls.inFlight()
+	o := origin{tool: tool, toolUnknown: several}
 	if _, ok := idKey(id); !ok {
 		// PROTOCOL.md §7: ids are strings or integers, never null. JSON-RPC
 		// answers an invalid request -32600 with id null, the id it could

@@ -472,7 +472,7 @@ func (v *promptView) build() fyne.CanvasObject {
 			f := &v.p.Form.Fields[i]
 			initial, last := initialValue(f, defaults, v.p.Prefill)
 			r := newFieldRow(f, v.keys, initial, v.onFieldChanged)
-			r.remembered = last
+			r.last = last
 			r.list = asList(f, checks)
 			r.server = v.p.Server
 			r.onFocus = v.reveal
@@ -697,10 +697,11 @@ type fieldRow struct {
 	touched  bool
 	errLabel *widget.Label
 
-	// remembered: the entry holds the user's last answer to the question,
-	// unchanged in this window; lastMark says so under it (remember.go).
-	remembered bool
-	lastMark   fyne.CanvasObject
+	// last: the entry was pre-filled with the user's last answer to the
+	// question and not cleared; while its text is still that answer,
+	// lastMark says so under it (remembered, remember.go).
+	last     bool
+	lastMark fyne.CanvasObject
 
 	// Exactly one of these is set, according to f.Kind and, for a
 	// select, its number of choices.
@@ -797,7 +798,6 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		r.entry.SetText(valueText(r.initial))
 		r.entry.OnChanged = func(string) {
 			r.edited = true
-			r.forgetLast()
 			r.changed()
 		}
 		r.entry.OnSubmitted = func(string) { r.keys.submit() }
@@ -811,7 +811,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 			}
 		}
 		box.Add(r.entry)
-		if r.remembered {
+		if r.last {
 			r.lastMark = lastAnswerMark()
 			box.Add(r.lastMark)
 		}

@@ -84,22 +84,35 @@ func (v *promptView) buildLastAnswers() fyne.CanvasObject {
 func (v *promptView) rememberedRows() []*fieldRow {
 	var rows []*fieldRow
 	for _, r := range v.rows {
-		if r.remembered {
+		if r.remembered() {
 			rows = append(rows, r)
 		}
 	}
 	return rows
 }
 
-// showLastAnswers shows the bar while a field holds a last answer.
+// showLastAnswers marks each field while it holds a last answer, and shows
+// the bar while any does.
 func (v *promptView) showLastAnswers() {
 	if v.lastBar == nil {
 		return
 	}
-	if len(v.rememberedRows()) > 0 {
-		v.lastBar.Show()
+	any := false
+	for _, r := range v.rows {
+		if r.lastMark != nil {
+			showIf(r.lastMark, r.remembered())
+		}
+		any = any || r.remembered()
+	}
+	showIf(v.lastBar, any)
+}
+
+// showIf shows o when show is set and hides it otherwise.
+func showIf(o fyne.CanvasObject, show bool) {
+	if show {
+		o.Show()
 	} else {
-		v.lastBar.Hide()
+		o.Hide()
 	}
 }
 
@@ -108,7 +121,7 @@ func (v *promptView) showLastAnswers() {
 func (v *promptView) onClearLast() {
 	rows := v.rememberedRows()
 	for _, r := range rows {
-		r.forgetLast()
+		r.last = false
 		r.entry.SetText("")
 	}
 	v.showLastAnswers()
@@ -127,11 +140,10 @@ func (v *promptView) holdLastAnswers(rows []*fieldRow) {
 	v.hint.SetText(lastAnswerHeld)
 }
 
-// forgetLast makes the field's value the user's own of this window: its
-// mark goes.
-func (r *fieldRow) forgetLast() {
-	r.remembered = false
-	if r.lastMark != nil {
-		r.lastMark.Hide()
-	}
+// remembered reports whether the field holds the user's last answer: it
+// was pre-filled with it, and its text is that answer still. An edit that
+// ends on the same text (a space typed and deleted) leaves it the last
+// answer, which Return does not send.
+func (r *fieldRow) remembered() bool {
+	return r.last && r.entry != nil && r.entry.Text == valueText(r.initial)
 }

@@ -274,3 +274,28 @@ func countVisible(o fyne.CanvasObject, text string) int {
 	}
 	return n
 }
+
+// TestPromptLastAnswerEditedBack: an edit that ends on the same text (a
+// space typed and deleted) leaves the field the last answer: still marked,
+// still not sent by Return; edited to other text and back by hand, it is
+// the last answer again.
+func TestPromptLastAnswerEditedBack(t *testing.T) {
+	h := rememberHarness(t, changeSchema, Prompt{Prefill: lastAnswers})
+	e := h.row("service").entry
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyRight}) // the focus selected it all: to its end
+	e.TypedRune(' ')
+
+	if n := countVisible(h.v.content, lastAnswerNote); n != 1 {
+		t.Errorf("%d fields marked while service reads %q, want reason alone", n, e.Text)
+	}
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyBackspace})
+	if n := countVisible(h.v.content, lastAnswerNote); n != 2 {
+		t.Errorf("%d fields marked after service was edited back to %q, want 2", n, e.Text)
+	}
+	h.retype("reason", "other")
+	h.retype("reason", "pool exhaustion")
+	h.press(fyne.KeyReturn)
+	if len(h.answers) != 0 {
+		t.Fatalf("Return sent %+v: the fields hold the last answers again", h.answers)
+	}
+}

@@ -2,6 +2,7 @@ package elicit
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -128,9 +129,29 @@ func (f *Field) Label() string {
 // secret. A check box, a choice or a server's default opens exactly as the
 // server asks, every time, so that no remembered value can turn a keypress
 // into a decision the user did not make in the window (docs/remember.md).
-// A default Parse refused counts as one the server set.
+// A default Parse refused counts as one the server set. A typed
+// confirmation is never pre-filled either: a pattern that admits one text
+// only (^orders$), or a field whose title or description asks to type
+// something to confirm, exists so that the person types it each time.
 func (f *Field) Prefillable() bool {
-	return f.Kind == KindString && len(f.Options) == 0 && f.Default == nil && f.DefaultRefused == "" && !f.Sensitive
+	return f.Kind == KindString && len(f.Options) == 0 && f.Default == nil && f.DefaultRefused == "" && !f.Sensitive &&
+		!literalPattern(f.Pattern) && !asksToConfirm(f.Title) && !asksToConfirm(f.Description)
+}
+
+// literalPattern reports whether pattern admits one text only: anchored at
+// both ends, with no operator between.
+func literalPattern(pattern string) bool {
+	inner, ok := strings.CutPrefix(pattern, "^")
+	if inner, ok = strings.CutSuffix(inner, "$"); !ok || inner == "" {
+		return false
+	}
+	return !strings.ContainsAny(inner, `\.[](){}*+?|^$`)
+}
+
+// asksToConfirm reports whether text asks the user to type something to
+// confirm ("Type the database name to confirm").
+func asksToConfirm(text string) bool {
+	return strings.Contains(strings.ToLower(text), "confirm")
 }
 
 // OptionLabel returns the label of the option whose Value is v, or v itself.

@@ -1,6 +1,9 @@
 package elicit
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestVisible(t *testing.T) {
 	for _, tt := range []struct {
@@ -34,6 +37,36 @@ func TestVisible(t *testing.T) {
 		got, found := Visible(tt.in)
 		if got != tt.want || found != tt.found {
 			t.Errorf("Visible(%q) = %q, %v; want %q, %v", tt.in, got, found, tt.want, tt.found)
+		}
+	}
+}
+
+// TestPrefillable: only free text with no server default and no secret may
+// be pre-filled, and never a typed confirmation (issue 24).
+func TestPrefillable(t *testing.T) {
+	for _, tt := range []struct {
+		field string
+		want  bool
+	}{
+		{`{"type":"string","title":"Service"}`, true},
+		{`{"type":"string","format":"date"}`, true},
+		{`{"type":"string","pattern":"^[A-Z]+-[0-9]+$"}`, true},
+		{`{"type":"string","default":"dev"}`, false},
+		{`{"type":"string","pattern":"^x$","default":"y"}`, false},
+		{`{"type":"string","enum":["dev","prod"]}`, false},
+		{`{"type":"boolean","title":"I understand the risk"}`, false},
+		{`{"type":"integer","title":"Copies"}`, false},
+		{`{"type":"string","title":"API token"}`, false},
+		{`{"type":"string","pattern":"^orders$"}`, false},
+		{`{"type":"string","title":"Type the database name to confirm"}`, false},
+		{`{"type":"string","title":"Name","description":"Type it again to confirm."}`, false},
+	} {
+		form, err := Parse(json.RawMessage(`{"type":"object","properties":{"f":` + tt.field + `}}`))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.field, err)
+		}
+		if got := form.Fields[0].Prefillable(); got != tt.want {
+			t.Errorf("%s: Prefillable() = %v, want %v", tt.field, got, tt.want)
 		}
 	}
 }
