@@ -29,3 +29,7 @@ func loadTranslations() {
 		log.Printf("elicitray: loading translations: %v", err)
 	}
 }
+
+// Count is the template data of a translated count (lang.N's "{{.Count}}
+// decisions"): n with commas between groups of three digits (Thousands).
+func Count(n int) map[string]any { return map[string]any{"Count": Thousands(n)} }

@@ -3,13 +3,14 @@ package ui
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -247,12 +248,12 @@ func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
 
 // promptTitle is the window title naming the asking server.
 func promptTitle(server string) string {
-	return "elicitray — " + server + " asks"
+	return lang.L("elicitray — {{.Server}} asks", map[string]any{"Server": server})
 }
 
 // toolCallTitle is the title of a tool-call approval window.
 func toolCallTitle(server string) string {
-	return "elicitray — approve a tool call to " + server + "?"
+	return lang.L("elicitray — approve a tool call to {{.Server}}?", map[string]any{"Server": server})
 }
 
 // promptWidth is how wide a form prompt opens.
@@ -379,10 +380,10 @@ func promptHeader(server, serverInfo, tool string) fyne.CanvasObject {
 	name.Truncation = fyne.TextTruncateEllipsis
 	header.Add(container.NewBorder(nil, nil, newBadge(server), nil, name))
 	if serverInfo != "" {
-		header.Add(smallLabel("calls itself “" + oneLine(serverInfo) + "”"))
+		header.Add(smallLabel(lang.L("calls itself “{{.Name}}”", map[string]any{"Name": oneLine(serverInfo)})))
 	}
 	if tool != "" {
-		header.Add(smallLabel("during tool call " + oneLine(tool)))
+		header.Add(smallLabel(lang.L("during tool call {{.Tool}}", map[string]any{"Tool": oneLine(tool)})))
 	}
 	return header
 }
@@ -464,17 +465,17 @@ func (v *promptView) build() fyne.CanvasObject {
 			anyRequired = anyRequired || f.Required
 		}
 		if anyRequired {
-			rows = append(rows, smallLabel("* required"))
+			rows = append(rows, smallLabel(lang.L("* required")))
 		}
 	}
 	v.formLayout = &formLayout{}
 	v.form = container.New(v.formLayout, rows...)
 	form := v.form
 
-	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
-	declineText, submitText := "Decline", "Submit"
+	v.cancel = newKeyButton(v.keys, lang.L("Cancel"), v.onCancel, v.keys.escape)
+	declineText, submitText := lang.L("Decline"), lang.L("Submit")
 	if v.p.ToolCall {
-		declineText, submitText = "Deny", "Approve"
+		declineText, submitText = lang.L("Deny"), lang.L("Approve")
 	}
 	v.decline = newKeyButton(v.keys, declineText, v.tapGuarded(v.onDecline), v.keys.decline)
 	v.submit = newKeyButton(v.keys, submitText, v.tapGuarded(v.onSubmit), v.keys.submit)
@@ -606,9 +607,10 @@ const hintNames = 5
 // "To submit, fix 100 fields: Field 0, Field 5, …".
 func fixHint(names []string) string {
 	if len(names) <= hintNames {
-		return "To submit, fix: " + strings.Join(names, ", ")
+		return lang.L("To submit, fix: {{.Fields}}", map[string]any{"Fields": strings.Join(names, lang.L(", "))})
 	}
-	return "To submit, fix " + Thousands(len(names)) + " fields: " + strings.Join(names[:hintNames], ", ") + ", …"
+	return lang.N("To submit, fix {{.Count}} fields: {{.Fields}}", len(names), map[string]any{
+		"Count": Thousands(len(names)), "Fields": strings.Join(names[:hintNames], lang.L(", ")) + lang.L(", ") + "…"})
 }
 
 func (v *promptView) onSubmit() {
@@ -707,16 +709,16 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		box.Add(fieldLabel(label))
 		opts := make([]string, 0, len(r.f.Options)+1)
 		if !r.f.Required {
-			opts = append(opts, noneLabel)
+			opts = append(opts, lang.L(noneLabel))
 		}
 		for i, l := range optionLabels(r.f.Options) {
-			if l == noneLabel && !r.f.Required {
+			if l == lang.L(noneLabel) && !r.f.Required {
 				l += " (" + clipMiddle(oneLine(r.f.Options[i].Value), maxLabel/2) + ")"
 			}
 			opts = append(opts, l)
 		}
 		r.sel = newKeySelect(r.keys, opts, nil)
-		r.sel.PlaceHolder = "Choose…"
+		r.sel.PlaceHolder = lang.L("Choose…")
 		if s, ok := r.initial.(string); ok {
 			if i := r.optionIndex(s); i >= 0 {
 				r.sel.SetSelectedIndex(i + r.noneOffset())
@@ -794,8 +796,8 @@ func secretWarning(server string) fyne.CanvasObject {
 // secretNote is the text of secretWarning.
 func secretNote(server string) string {
 	name := clip(oneLine(server), maxLabel)
-	return name + " asks for what looks like a secret. MCP forbids servers to ask for passwords, keys, " +
-		"tokens or payment details in a form: fill this in only if you trust " + name + "."
+	return lang.L("{{.Server}} asks for what looks like a secret. MCP forbids servers to ask for passwords, keys, "+
+		"tokens or payment details in a form: fill this in only if you trust {{.Server}}.", map[string]any{"Server": name})
 }
 
 // onTouched marks the field as touched, so that its error shows.
@@ -898,29 +900,36 @@ func fieldMessage(err error) string {
 func placeholder(f *elicit.Field) string {
 	switch f.Kind {
 	case elicit.KindNumber, elicit.KindInteger:
-		what := "number"
+		what := lang.L("number")
 		if f.Kind == elicit.KindInteger {
-			what = "whole number"
+			what = lang.L("whole number")
+		}
+		d := map[string]any{"What": what}
+		if f.Minimum != nil {
+			d["Min"] = elicit.NumberText(*f.Minimum)
+		}
+		if f.Maximum != nil {
+			d["Max"] = elicit.NumberText(*f.Maximum)
 		}
 		switch {
 		case f.Minimum != nil && f.Maximum != nil:
-			return fmt.Sprintf("%s, %s to %s", what, elicit.NumberText(*f.Minimum), elicit.NumberText(*f.Maximum))
+			return lang.L("{{.What}}, {{.Min}} to {{.Max}}", d)
 		case f.Minimum != nil:
-			return fmt.Sprintf("%s, at least %s", what, elicit.NumberText(*f.Minimum))
+			return lang.L("{{.What}}, at least {{.Min}}", d)
 		case f.Maximum != nil:
-			return fmt.Sprintf("%s, at most %s", what, elicit.NumberText(*f.Maximum))
+			return lang.L("{{.What}}, at most {{.Max}}", d)
 		}
 		return what
 	}
 	switch f.Format {
 	case "date":
-		return "YYYY-MM-DD"
+		return lang.L("YYYY-MM-DD")
 	case "date-time":
-		return "YYYY-MM-DDThh:mm:ssZ"
+		return lang.L("YYYY-MM-DDThh:mm:ssZ")
 	case "email":
-		return "name@example.com"
+		return lang.L("name@example.com")
 	case "uri":
-		return "https://…"
+		return lang.L("https://…")
 	}
 	return ""
 }
@@ -932,7 +941,7 @@ func helpText(f *elicit.Field) string {
 	help := clip(f.Description, maxDescription)
 	if f.DefaultRefused != "" {
 		// Silently empty, the field would look as if the server gave none.
-		note := "The server's default was left out (" + clip(f.DefaultRefused, 200) + ")."
+		note := lang.L("The server's default was left out ({{.Reason}}).", map[string]any{"Reason": clip(f.DefaultRefused, 200)})
 		if help == "" {
 			help = note
 		} else {
@@ -941,7 +950,10 @@ func helpText(f *elicit.Field) string {
 	}
 	if (f.Kind == elicit.KindNumber || f.Kind == elicit.KindInteger) && (f.Minimum != nil || f.Maximum != nil) {
 		r := placeholder(f)
-		r = strings.ToUpper(r[:1]) + r[1:] + "."
+		// The first letter of the first rune: a translation's may take
+		// more than one byte.
+		_, n := utf8.DecodeRuneInString(r)
+		r = strings.ToUpper(r[:n]) + r[n:] + lang.L(".")
 		if help == "" {
 			return r
 		}
@@ -971,7 +983,7 @@ func sentence(err error) string {
 	}
 	s := strings.TrimSpace(err.Error())
 	if s == "" {
-		return "Something went wrong."
+		return lang.L("Something went wrong.")
 	}
 	s = strings.ToUpper(s[:1]) + s[1:]
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
@@ -1030,9 +1042,10 @@ func messageText(m string) string {
 	}
 	head := maxMessage * 2 / 3
 	tail := maxMessage - head
-	return string(r[:head]) + "\n\n[… " + Thousands(len(r)-head-tail) +
-		" characters of the message not shown here; the history keeps all of it once answered …]\n\n" +
-		string(r[len(r)-tail:])
+	return string(r[:head]) + "\n\n[… " +
+		lang.N("{{.Count}} characters of the message not shown here; the history keeps all of it once answered", len(r)-head-tail,
+			map[string]any{"Count": Thousands(len(r) - head - tail)}) +
+		" …]\n\n" + string(r[len(r)-tail:])
 }
 
 func boldLabel(s string) *widget.Label {
