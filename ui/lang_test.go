@@ -28,10 +28,9 @@ var translatedDirs = []string{".", "../app"}
 // translated; the scan skips them.
 var notYetTranslated = map[string]bool{"remember.go": true,
 	"doctor.go": true, "firstrun.go": true, "hub.go": true, "hubgui.go": true, "policy.go": true, "winproc.go": true,
-	"autostartoffer.go": true, "history.go": true, "history_detail.go": true,
-	"history_filter.go": true, "menu.go": true,
-	"settings.go": true, "settings_keepalive.go": true, "settings_remember.go": true,
-	"tray.go": true,
+	"history.go": true, "history_detail.go": true,
+	"history_filter.go": true,
+	"settings.go":       true, "settings_notice.go": true, "settings_keepalive.go": true, "settings_remember.go": true,
 }
 
 // sinks are the calls whose string arguments a user reads: Fyne's widget
@@ -44,7 +43,7 @@ var sinks = map[string]bool{
 	"SetText": true, "SetTitle": true, "SetPlaceHolder": true, "SetOptions": true,
 	"ShowInformation": true, "NewInformation": true, "ShowConfirm": true, "NewConfirm": true,
 	"NewCustom": true, "NewCustomConfirm": true, "NewFormItem": true,
-	"smallLabel": true, "newKeyButton": true, "newKeyCheck": true, "showError": true,
+	"smallLabel": true, "heading": true, "newCloseButton": true, "newKeyButton": true, "newKeyCheck": true, "showError": true,
 	"Notify": true, "notify": true, "add": true, "more": true, "block": true,
 }
 
@@ -164,8 +163,12 @@ func keysUsed(t *testing.T, s *source) map[string]string {
 
 // wordy reports whether s reads as words to a user (two letters or more),
 // rather than punctuation or spacing between translated parts, or the "X"
-// a line's height is measured with.
+// a line's height is measured with. The app's name is the same in every
+// language.
 func wordy(s string) bool {
+	if s == "elicitray" {
+		return false
+	}
 	letters := 0
 	for _, r := range s {
 		if unicode.IsLetter(r) {
