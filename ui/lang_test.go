@@ -30,7 +30,6 @@ var notYetTranslated = map[string]bool{"remember.go": true,
 	"doctor.go": true, "firstrun.go": true, "hub.go": true, "hubgui.go": true, "policy.go": true, "winproc.go": true,
 	"history.go": true, "history_detail.go": true,
 	"history_filter.go": true,
-	"settings.go":       true, "settings_notice.go": true, "settings_keepalive.go": true, "settings_remember.go": true,
 }
 
 // sinks are the calls whose string arguments a user reads: Fyne's widget
@@ -43,7 +42,7 @@ var sinks = map[string]bool{
 	"SetText": true, "SetTitle": true, "SetPlaceHolder": true, "SetOptions": true,
 	"ShowInformation": true, "NewInformation": true, "ShowConfirm": true, "NewConfirm": true,
 	"NewCustom": true, "NewCustomConfirm": true, "NewFormItem": true,
-	"smallLabel": true, "heading": true, "newCloseButton": true, "newKeyButton": true, "newKeyCheck": true, "showError": true,
+	"smallLabel": true, "heading": true, "helpLabel": true, "newCloseCheck": true, "confirm": true, "newSettingField": true, "newCloseButton": true, "newKeyButton": true, "newKeyCheck": true, "showError": true,
 	"Notify": true, "notify": true, "add": true, "more": true, "block": true,
 }
 
@@ -169,6 +168,7 @@ func wordy(s string) bool {
 	if s == "elicitray" {
 		return false
 	}
+	s = formatVerb.ReplaceAllString(s, "")
 	letters := 0
 	for _, r := range s {
 		if unicode.IsLetter(r) {
@@ -272,6 +272,9 @@ func readTranslations(t *testing.T, name string) map[string]any {
 	}
 	return m
 }
+
+// formatVerb is a Printf verb, which reads as no word.
+var formatVerb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
 
 var templateVar = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
 
