@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -143,7 +144,7 @@ func newHistoryHeader(cols *columnWidths, resized func()) *historyHeader {
 	h := &historyHeader{cols: cols, resized: resized}
 	var objs []fyne.CanvasObject
 	for _, c := range historyColumns {
-		l := boldLabel(c.title)
+		l := boldLabel(columnTitle(c.title))
 		l.Truncation = fyne.TextTruncateEllipsis
 		h.titles = append(h.titles, l)
 		objs = append(objs, l)
@@ -360,4 +361,25 @@ func head(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// columnTitle is a column's title (historyColumns) in the user's language.
+func columnTitle(title string) string {
+	switch title {
+	case "Time":
+		return lang.L("Time")
+	case "Server":
+		return lang.L("Server")
+	case "Tool":
+		return lang.L("Tool")
+	case "Message":
+		return lang.L("Message")
+	case "Action":
+		return lang.L("Action")
+	case "Decided by":
+		return lang.L("Decided by")
+	case "Answered in":
+		return lang.L("Answered in")
+	}
+	return title
 }

@@ -243,7 +243,7 @@ func (v *urlPromptView) onOpen() {
 		v.refreshStatus() // no countdown to a cancel that cannot come
 		v.cancel.SetText(lang.L("Close"))
 		v.hint.SetText(lang.L("Copy the link to open it yourself."))
-		v.onError("open the link in your browser", err)
+		v.onError(lang.L("open the link in your browser"), err)
 		return
 	}
 	v.closeWindow()
