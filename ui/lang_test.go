@@ -27,7 +27,7 @@ var translatedDirs = []string{".", "../app"}
 // (issue 24's pre-fill work owns remember.go), and those still to be
 // translated; the scan skips them.
 var notYetTranslated = map[string]bool{"remember.go": true,
-	"doctor.go": true, "firstrun.go": true, "hub.go": true, "hubgui.go": true, "policy.go": true, "winproc.go": true,
+	"doctor.go": true,
 }
 
 // sinks are the calls whose string arguments a user reads, from the
@@ -45,7 +45,7 @@ var sinks = map[string]int{
 	"smallLabel": 0, "lowLabel": 0, "warningLabel": 0, "boldLabel": 0, "heading": 0, "helpLabel": 0,
 	"newCloseCheck": 0, "confirm": 0, "newSettingField": 0, "newCloseButton": 0, "newKeyButton": 1,
 	"newKeyCheck": 1, "showError": 1, "onError": 0,
-	"Notify": 0, "notify": 0, "add": 1, "more": 0, "block": 0,
+	"Notify": 0, "notify": 0, "SetProblem": 0, "add": 1, "more": 0, "block": 0,
 }
 
 // dataMarkers are strings with letters that are data, not sentences: the
@@ -55,7 +55,8 @@ var dataMarkers = map[string]bool{"[redacted]": true}
 
 // sinkFields are the struct fields a user reads when a string is assigned
 // to them.
-var sinkFields = map[string]bool{"Text": true, "PlaceHolder": true, "Title": true, "Content": true}
+var sinkFields = map[string]bool{"Text": true, "PlaceHolder": true, "Title": true, "Content": true,
+	"title": true, "body": true} // app's note, a notification
 
 // source is one package's parsed files, and what the scan resolves names
 // through: its string constants and variables, and its functions.
