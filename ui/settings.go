@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"fmt"
 	"log"
 	"path"
 	"slices"
@@ -435,7 +434,7 @@ func (v *settingsView) snapshot() string {
 // saveErrorText is the sentence shown when save fails.
 func saveErrorText(err error) string {
 	if !strings.HasPrefix(strings.ToLower(err.Error()), "could not ") {
-		err = fmt.Errorf("could not save the settings: %w", err)
+		return lang.L("Could not {{.Doing}}: {{.Error}}.", map[string]any{"Doing": lang.L("save the settings"), "Error": err})
 	}
 	return sentence(err)
 }
