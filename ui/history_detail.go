@@ -138,9 +138,9 @@ func (d *historyDetail) buildFacts(r *history.Record, tool, reason string) fyne.
 		add("Tool", lang.L("Tool"), tool)
 	}
 	add("Answered in", lang.L("Answered in"), formatElapsed(r.Elapsed))
-	action := add("Action", lang.L("Action"), orDash(r.Action))
+	action := add("Action", lang.L("Action"), orDash(recordTerm(r.Action)))
 	action.Importance = actionImportance(r.Action)
-	add("Decided by", lang.L("Decided by"), orDash(r.DecidedBy))
+	add("Decided by", lang.L("Decided by"), orDash(recordTerm(r.DecidedBy)))
 	if reason != "" {
 		add("Reason", lang.L("Reason"), reason)
 	}

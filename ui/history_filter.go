@@ -42,11 +42,15 @@ func historyDates() []string {
 	return []string{lang.L(dateAll), lang.L(dateToday), lang.L(dateWeek), lang.L(dateMonth), lang.L(dateBetween)}
 }
 
-// firstTranslated is a filter's choices as shown: the first, which selects
-// everything, in the user's language; the rest are the history's own
-// values (accept, user, form), which `elicitray history list` takes too.
+// firstTranslated is a filter's choices as shown, in the user's language:
+// first, which selects everything, then the history's own terms (accept,
+// user, form) as the table shows them. A choice is read back by its index.
 func firstTranslated(first string, choices []string) []string {
-	return append([]string{first}, choices[1:]...)
+	shown := []string{first}
+	for _, c := range choices[1:] {
+		shown = append(shown, recordTerm(c))
+	}
+	return shown
 }
 
 // errDayFormat is the date filter's complaint about a date it cannot read.

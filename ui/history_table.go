@@ -334,8 +334,8 @@ func rowTexts(rec *history.Record) []string {
 		clip(oneLine(vis(rec.Server)), 200),
 		clip(oneLine(vis(rec.Tool)), 200),
 		firstLine(vis(head(rec.Message, 4096)), 200),
-		rec.Action,
-		rec.DecidedBy,
+		recordTerm(rec.Action),
+		recordTerm(rec.DecidedBy),
 		formatElapsed(rec.Elapsed),
 	}
 }
@@ -382,4 +382,49 @@ func columnTitle(title string) string {
 		return lang.L("Answered in")
 	}
 	return title
+}
+
+// recordTerm is a history record's action, decider or kind (accept, user,
+// url) as the window shows it, in the user's language; the record, the
+// filters' query and the command line keep the terms themselves.
+func recordTerm(term string) string {
+	switch term {
+	case "form":
+		return lang.L("form")
+	case "accept":
+		return lang.L("accept")
+	case "decline":
+		return lang.L("decline")
+	case "cancel":
+		return lang.L("cancel")
+	case "error":
+		return lang.L("error")
+	case "forwarded":
+		return lang.L("forwarded")
+	case "user":
+		return lang.L("user")
+	case "rule":
+		return lang.L("rule")
+	case "timeout":
+		return lang.L("timeout")
+	case "rate-limit":
+		return lang.L("rate-limit")
+	case "paused":
+		return lang.L("paused")
+	case "muted":
+		return lang.L("muted")
+	case "server-cancelled":
+		return lang.L("server-cancelled")
+	case "host-cancelled":
+		return lang.L("host-cancelled")
+	case "no-display":
+		return lang.L("no-display")
+	case "host":
+		return lang.L("host")
+	case "url":
+		return lang.L("url")
+	case "tool call":
+		return lang.L("tool call")
+	}
+	return term
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -18,7 +19,7 @@ const rememberLabel = "Always answer this way (this server, this question)"
 // rememberBox makes the check box; unticked, so that remembering is always
 // the user's own act.
 func (b *promptBase) rememberBox() fyne.CanvasObject {
-	b.remember = newKeyCheck(b.keys, rememberLabel, nil)
+	b.remember = newKeyCheck(b.keys, lang.L(rememberLabel), nil)
 	return b.remember
 }
 
