@@ -889,6 +889,9 @@ func fieldMessage(err error) string {
 	if !errors.As(err, &fe) {
 		return sentence(err)
 	}
+	if s, ok := elicitSentence(fe.Label, fe.Msg); ok {
+		return s
+	}
 	if strings.HasPrefix(fe.Msg, "is ") || strings.HasPrefix(fe.Msg, "must ") {
 		return sentence(errors.New(fe.Label + " " + fe.Msg))
 	}
