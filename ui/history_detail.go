@@ -162,12 +162,12 @@ func (d *historyDetail) buildLink(raw string) []fyne.CanvasObject {
 	d.link.Wrapping = fyne.TextWrapBreak
 	objs = append(objs, d.link)
 	if check.Refused != nil {
-		objs = append(objs, warningLabel(sentence(check.Refused)))
+		objs = append(objs, warningLabel(urlRefusal(check.Refused)))
 	} else if s := opensText(check); s != "" {
 		objs = append(objs, smallLabel(s))
 	}
 	for _, w := range check.Warnings {
-		objs = append(objs, warningLabel(w))
+		objs = append(objs, warningLabel(urlWarning(w)))
 	}
 	return objs
 }

@@ -167,10 +167,10 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	}
 
 	if c.Refused != nil {
-		body = append(body, note(theme.NewErrorThemedResource(theme.ErrorIcon()), widget.DangerImportance, sentence(c.Refused)))
+		body = append(body, note(theme.NewErrorThemedResource(theme.ErrorIcon()), widget.DangerImportance, urlRefusal(c.Refused)))
 	}
 	for _, w := range c.Warnings {
-		body = append(body, note(theme.NewWarningThemedResource(theme.WarningIcon()), widget.WarningImportance, w))
+		body = append(body, note(theme.NewWarningThemedResource(theme.WarningIcon()), widget.WarningImportance, urlWarning(w)))
 	}
 	v.body = container.NewVBox(body...)
 
