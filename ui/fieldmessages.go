@@ -3,10 +3,13 @@ package ui
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2/lang"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
 // bridge/elicit says what is wrong with a value in English ("must be at
@@ -150,4 +153,32 @@ func fieldData(label string, pairs ...string) map[string]any {
 		d[pairs[i]] = pairs[i+1]
 	}
 	return d
+}
+
+// formMessages are elicit's messages about a whole form (content.go), after
+// ErrInvalidContent's text.
+var formMessages = []struct {
+	re  *regexp.Regexp
+	say func(m []string) string
+}{
+	{regexp.MustCompile(`^fill in at least (\d+) fields?$`), func(m []string) string {
+		n, _ := strconv.Atoi(m[1])
+		return lang.N("Content does not fit the requestedSchema: fill in at least {{.Count}} fields.", n, map[string]any{"Count": m[1]})
+	}},
+	{regexp.MustCompile(`^fill in at most (\d+) fields?$`), func(m []string) string {
+		n, _ := strconv.Atoi(m[1])
+		return lang.N("Content does not fit the requestedSchema: fill in at most {{.Count}} fields.", n, map[string]any{"Count": m[1]})
+	}},
+}
+
+// formSentence is the hint for err, Content's error about the whole form,
+// in the user's language.
+func formSentence(err error) string {
+	msg := strings.TrimPrefix(err.Error(), elicit.ErrInvalidContent.Error()+": ")
+	for _, f := range formMessages {
+		if m := f.re.FindStringSubmatch(msg); m != nil {
+			return f.say(m)
+		}
+	}
+	return sentence(err)
 }

@@ -92,3 +92,28 @@ func TestFieldMessagesTranslated(t *testing.T) {
 		})
 	}
 }
+
+// TestFormMessagesTranslated: the hint that a form has too few or too many
+// fields filled reads in Chinese for a Chinese user, and in English as
+// before.
+func TestFormMessagesTranslated(t *testing.T) {
+	form, err := elicit.Parse([]byte(`{"type":"object","minProperties":2,"maxProperties":2,"properties":{
+		"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, values := range []map[string]any{{"a": "x"}, {"a": "x", "b": "y", "c": "z"}} {
+		_, err := form.Content(values)
+		if err == nil {
+			t.Fatalf("Content(%v) is valid, want too few or too many", values)
+		}
+		withLocale(t, map[string]string{"LANG": "C"})
+		if got, want := formSentence(err), sentence(err); got != want {
+			t.Errorf("in English %q, want %q as before", got, want)
+		}
+		withLocale(t, map[string]string{"LANG": "zh_CN.UTF-8"})
+		if got := formSentence(err); !strings.ContainsFunc(got, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+			t.Errorf("a Chinese user reads %q", got)
+		}
+	}
+}

@@ -639,7 +639,7 @@ func (v *promptView) onSubmit() {
 		if err != nil {
 			// The fields were valid one by one; the whole was not. Say so
 			// and keep the window open rather than send invalid content.
-			v.hint.SetText(sentence(err))
+			v.hint.SetText(formSentence(err))
 			return
 		}
 	}
