@@ -120,9 +120,9 @@ func (d *doctor) autostart() {
 	case err != nil:
 		d.add(levelNote, lang.L("Autostart"), lang.L("could not read the autostart entry: %v."), err)
 	case st.On && st.Current:
-		d.add(levelOK, lang.L("Autostart"), "%s", st.Sentence())
+		d.add(levelOK, lang.L("Autostart"), "%s", autostartSentence(st))
 	default:
-		d.add(levelNote, lang.L("Autostart"), "%s", st.Sentence())
+		d.add(levelNote, lang.L("Autostart"), "%s", autostartSentence(st))
 	}
 }
 
@@ -151,11 +151,11 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 func (d *doctor) display(ctx context.Context) desktopSession {
 	sess, err := d.finder.find(ctx)
 	if err == nil && platform.LoginIsDesktop {
-		d.add(levelOK, lang.L("Display"), lang.L("windows open in %s."), sess.From)
+		d.add(levelOK, lang.L("Display"), lang.L("windows open in %s."), sessionFrom(sess.From))
 		return sess
 	}
 	if err == nil {
-		d.add(levelOK, lang.L("Display"), lang.L("%s opens (found in %s)."), sess.Display(), sess.From)
+		d.add(levelOK, lang.L("Display"), lang.L("%s opens (found in %s)."), sess.Display(), sessionFrom(sess.From))
 		return sess
 	}
 	// The verdict follows this line: prompts can be shown only where a
