@@ -58,7 +58,9 @@ func TestWindowsInChineseOnDesktop(t *testing.T) {
 			d.xdo("mousemove", "--window", win, "400", "100", "click", "1")
 		}
 		d.screenshot(tt.picture)
-		d.answer(win, "Escape")
+		if tt.picture == "zh-history.png" {
+			d.answer(win, "Escape") // one window at a time; quit closes the last
+		}
 	}
 	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
