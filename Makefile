@@ -7,10 +7,13 @@ export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/elicitray
 # Debian packages: to build (Fyne: cgo, OpenGL, X11), and to test (windows
-# under Xvfb driven by xdotool, screenshots, a private session bus, and the
-# validators of the launcher entry and the AppStream metadata).
+# under Xvfb driven by xdotool, screenshots, a private session bus, the
+# validators of the launcher entry and the AppStream metadata, and a font
+# with Chinese glyphs for the windows in Chinese: Fyne's theme font is
+# Latin, and it draws other scripts with the system's fonts).
 BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
-TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus desktop-file-utils appstream gcc-mingw-w64-x86-64
+TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus desktop-file-utils appstream gcc-mingw-w64-x86-64 \
+  fonts-droid-fallback
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
 # The version `elicitray version` prints: the latest v* tag and how far past
@@ -186,9 +189,15 @@ demo: build
 	$(BIN) demo
 	$(BIN) history list --limit 10
 
-# Screenshots of real windows under Xvfb, for the README (docs/*.png).
-screenshots: deps
-	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety|TestHistoryWindowOnDesktop|TestEndToEndRemember|TestEndToEndLastAnswersNeverDecide|TestEndToEndRightToLeft' ./app/
+# Screenshots of real windows under Xvfb, for the README (docs/*.png), the
+# Chinese ones (docs/zh-*.png) among them, and doctor's report in Chinese
+# (docs/zh-doctor.txt), run in a home of its own so that it names no host
+# config of yours. LANG alone chooses the language: Fyne's lang reads the
+# variables itself, so no libc locale needs generating.
+screenshots: deps build
+	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety|TestHistoryWindowOnDesktop|TestEndToEndRemember|TestEndToEndLastAnswersNeverDecide|TestEndToEndRightToLeft|TestWindowsInChineseOnDesktop' ./app/
+	h=$$(mktemp -d); $(XVFB) dbus-run-session -- env HOME=$$h ELICITRAY_HOME=$$h/elicitray LANG=zh_CN.UTF-8 LC_ALL= LC_MESSAGES= LANGUAGE= \
+	  $(BIN) doctor > docs/zh-doctor.txt; st=$$?; rm -rf $$h; [ $$st -le 1 ]
 
 # Every measure of issue 12 in one run (bench/run, through the built binary):
 # relay throughput against cat, peak RSS, added round trip, prompt window

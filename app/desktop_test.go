@@ -424,9 +424,10 @@ func childPIDs(pid string) []string {
 }
 
 // promptTitle matches the titles of prompt windows (ui's promptTitle,
-// toolCallTitle and urlPromptTitle), not those of the menu, history,
-// settings and start-at-login windows.
-var promptTitle = regexp.MustCompile(`^elicitray — (.+ asks|.+ asks to open a link|approve a tool call to .+\?)$`)
+// toolCallTitle and urlPromptTitle), in English and in Chinese, not those of
+// the menu, history, settings and start-at-login windows.
+var promptTitle = regexp.MustCompile(`^elicitray — (.+ asks|.+ asks to open a link|approve a tool call to .+\?|` +
+	`.+ 发来请求|.+ 请求打开链接|批准对 .+ 的工具调用？)$`)
 
 // isPrompt reports whether window win is a prompt window: one that takes
 // no input until it is armed. A window gone is none.

@@ -14,6 +14,7 @@ import (
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/platform"
 
+	"fyne.io/fyne/v2/lang"
 	"github.com/godbus/dbus/v5"
 	"github.com/spf13/cobra"
 
@@ -123,11 +124,11 @@ func (d *doctor) autostart() {
 	}
 	switch {
 	case err != nil:
-		d.add(levelNote, "Autostart", "could not read the autostart entry: %v.", err)
+		d.add(levelNote, lang.L("Autostart"), lang.L("could not read the autostart entry: %v."), err)
 	case st.On && st.Current:
-		d.add(levelOK, "Autostart", "%s", st.Sentence())
+		d.add(levelOK, lang.L("Autostart"), "%s", autostartSentence(st))
 	default:
-		d.add(levelNote, "Autostart", "%s", st.Sentence())
+		d.add(levelNote, lang.L("Autostart"), "%s", autostartSentence(st))
 	}
 }
 
@@ -147,20 +148,20 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 	case pid == 0:
 		return 0, "", err // nothing listens, or nothing to trust
 	case errors.Is(err, context.DeadlineExceeded):
-		return pid, "", fmt.Errorf("the hub (pid %d) did not answer within 5s: it may be stopped or hung (`kill %d`; the next prompt starts a new one)", pid, pid)
+		return pid, "", fmt.Errorf(lang.L("the hub (pid %d) did not answer within 5s: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), pid, pid)
 	}
-	return pid, "", fmt.Errorf("the hub (pid %d) did not answer: %w", pid, err)
+	return pid, "", fmt.Errorf(lang.L("the hub (pid %d) did not answer: %w"), pid, err)
 }
 
 // display finds the desktop session a wrapper would start a hub in.
 func (d *doctor) display(ctx context.Context) desktopSession {
 	sess, err := d.finder.find(ctx)
 	if err == nil && platform.LoginIsDesktop {
-		d.add(levelOK, "Display", "windows open in %s.", sess.From)
+		d.add(levelOK, lang.L("Display"), lang.L("windows open in %s."), sessionFrom(sess.From))
 		return sess
 	}
 	if err == nil {
-		d.add(levelOK, "Display", "%s opens (found in %s).", sess.Display(), sess.From)
+		d.add(levelOK, lang.L("Display"), lang.L("%s opens (found in %s)."), sess.Display(), sessionFrom(sess.From))
 		return sess
 	}
 	// The verdict follows this line: prompts can be shown only where a
@@ -169,15 +170,15 @@ func (d *doctor) display(ctx context.Context) desktopSession {
 	// display it names is one it holds.
 	switch {
 	case d.hubRunning && d.hubDisplay != "":
-		d.add(levelOK, "Display", "the running hub (pid %d) shows the windows on DISPLAY=%s; none found here (%v).", d.hubPID, d.hubDisplay, err)
+		d.add(levelOK, lang.L("Display"), lang.L("the running hub (pid %d) shows the windows on DISPLAY=%s; none found here (%v)."), d.hubPID, d.hubDisplay, err)
 	case d.hubRunning && !platform.LoginIsDesktop:
-		d.add(levelProblem, "Display", "none found here (%v), and the running hub (pid %d) does not say which display it shows the windows on (an older elicitray: `elicitray quit`, and the next prompt starts this one).", err, d.hubPID)
-		d.blocked = append(d.blocked, "no display was found that the windows could open on")
+		d.add(levelProblem, lang.L("Display"), lang.L("none found here (%v), and the running hub (pid %d) does not say which display it shows the windows on (an older elicitray: `elicitray quit`, and the next prompt starts this one)."), err, d.hubPID)
+		d.blocked = append(d.blocked, lang.L("no display was found that the windows could open on"))
 	case d.hubRunning:
-		d.add(levelNote, "Display", "none found here (%v); the running hub shows the windows.", err)
+		d.add(levelNote, lang.L("Display"), lang.L("none found here (%v); the running hub shows the windows."), err)
 	default:
-		d.add(levelProblem, "Display", "%v.", err)
-		d.blocked = append(d.blocked, "no desktop session was found to start a hub in")
+		d.add(levelProblem, lang.L("Display"), "%v.", err)
+		d.blocked = append(d.blocked, lang.L("no desktop session was found to start a hub in"))
 	}
 	return desktopSession{}
 }
@@ -188,7 +189,7 @@ func (d *doctor) bus(ctx context.Context, sess desktopSession) {
 	if platform.LoginIsDesktop {
 		// macOS and Windows: the tray icon and the notifications are the
 		// system's own (the menu bar, the notification area), always there.
-		d.add(levelOK, "Tray", "the system's tray (the menu bar on macOS, the notification area on Windows) shows the icon.")
+		d.add(levelOK, lang.L("Tray"), "%s", lang.L("the system's tray (the menu bar on macOS, the notification area on Windows) shows the icon."))
 		return
 	}
 	addr := sess.Vars["DBUS_SESSION_BUS_ADDRESS"]
@@ -196,19 +197,19 @@ func (d *doctor) bus(ctx context.Context, sess desktopSession) {
 		addr = sessionBusAddress()
 	}
 	if addr == "" {
-		d.add(levelNote, "Tray", "this session has no D-Bus session bus, so no tray icon: `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do.")
-		d.add(levelNote, "Notifications", "no session bus, so no desktop notifications: notices go to %s only.", d.paths.HubLog)
+		d.add(levelNote, lang.L("Tray"), "%s", lang.L("this session has no D-Bus session bus, so no tray icon: `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do."))
+		d.add(levelNote, lang.L("Notifications"), lang.L("no session bus, so no desktop notifications: notices go to %s only."), d.paths.HubLog)
 		return
 	}
 	if ui.TrayHostOn(addr) {
-		d.add(levelOK, "Tray", "a tray host (StatusNotifierWatcher) runs on the session bus.")
+		d.add(levelOK, lang.L("Tray"), "%s", lang.L("a tray host (StatusNotifierWatcher) runs on the session bus."))
 	} else {
-		d.add(levelNote, "Tray", "no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do.")
+		d.add(levelNote, lang.L("Tray"), "%s", lang.L("no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do."))
 	}
 	if name, err := notificationServer(ctx, addr); err == nil {
-		d.add(levelOK, "Notifications", "%s shows desktop notifications.", name)
+		d.add(levelOK, lang.L("Notifications"), lang.L("%s shows desktop notifications."), name)
 	} else {
-		d.add(levelNote, "Notifications", "%v: notices (suppressed prompts, config mistakes) go to %s only.", err, d.paths.HubLog)
+		d.add(levelNote, lang.L("Notifications"), lang.L("%v: notices (suppressed prompts, config mistakes) go to %s only."), err, d.paths.HubLog)
 	}
 }
 
@@ -222,7 +223,7 @@ func notificationServer(ctx context.Context, addr string) (string, error) {
 			Store(&name, &vendor, &version, &spec)
 	})
 	if err != nil {
-		return "", fmt.Errorf("no notification server answers on the session bus (%v)", err)
+		return "", fmt.Errorf(lang.L("no notification server answers on the session bus (%v)"), err)
 	}
 	return strings.TrimSpace(name + " " + version), nil
 }
@@ -230,20 +231,20 @@ func notificationServer(ctx context.Context, addr string) (string, error) {
 // runDir checks the directory of the hub's socket.
 func (d *doctor) runDir() {
 	if n, most := len(d.paths.Socket), platform.MaxSocketPath(); n > most {
-		d.add(levelProblem, "Socket directory", "the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory).", d.paths.Socket, n, most)
-		d.blocked = append(d.blocked, "the hub's socket path is too long")
+		d.add(levelProblem, lang.L("Socket directory"), lang.L("the hub's socket %s is %d bytes long, and a unix socket's path may have %d at most: no hub can listen there (set ELICITRAY_HOME to a shorter directory)."), d.paths.Socket, n, most)
+		d.blocked = append(d.blocked, lang.L("the hub's socket path is too long"))
 		return
 	}
 	err := checkRunDir(d.paths.RunDir)
 	switch {
 	case err == nil:
-		d.add(levelOK, "Socket directory", "%s is yours, mode 0700.", d.paths.RunDir)
+		d.add(levelOK, lang.L("Socket directory"), lang.L("%s is yours, mode 0700."), d.paths.RunDir)
 	case errors.Is(err, fs.ErrNotExist):
-		d.add(levelOK, "Socket directory", "%s does not exist yet: the first hub makes it, mode 0700.", d.paths.RunDir)
+		d.add(levelOK, lang.L("Socket directory"), lang.L("%s does not exist yet: the first hub makes it, mode 0700."), d.paths.RunDir)
 	default:
-		d.add(levelProblem, "Socket directory", "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
+		d.add(levelProblem, lang.L("Socket directory"), "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
 		if !d.hubRunning {
-			d.blocked = append(d.blocked, "the hub's socket directory cannot be trusted")
+			d.blocked = append(d.blocked, lang.L("the hub's socket directory cannot be trusted"))
 		}
 	}
 }
@@ -252,33 +253,33 @@ func (d *doctor) runDir() {
 func (d *doctor) reportHub(pid int, version string, err error) {
 	switch {
 	case err == nil:
-		f := d.add(levelOK, "Hub", "running (pid %d), elicitray %s like this binary.", pid, version)
+		f := d.add(levelOK, lang.L("Hub"), lang.L("running (pid %d), elicitray %s like this binary."), pid, version)
 		if version != Version {
 			f.level = levelNote
-			f.text = fmt.Sprintf("running (pid %d), but it is elicitray %s and this binary is %s: `elicitray quit`, and the next prompt starts this one.", pid, orUnknown(version), Version)
+			f.text = fmt.Sprintf(lang.L("running (pid %d), but it is elicitray %s and this binary is %s: `elicitray quit`, and the next prompt starts this one."), pid, orUnknown(version), Version)
 		}
 		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe != d.exe {
-			f.more = append(f.more, "it runs "+exe+", not "+d.exe)
+			f.more = append(f.more, fmt.Sprintf(lang.L("it runs %s, not %s"), exe, d.exe))
 		}
 	case errors.Is(err, ErrUntrusted) && checkRunDir(d.paths.RunDir) != nil:
-		d.add(levelProblem, "Hub", "not reached: its socket directory cannot be trusted (see above).")
+		d.add(levelProblem, lang.L("Hub"), "%s", lang.L("not reached: its socket directory cannot be trusted (see above)."))
 	case errors.Is(err, ErrUntrusted):
-		d.add(levelProblem, "Hub", "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
-		d.blocked = append(d.blocked, "what listens at the hub's socket is not yours")
+		d.add(levelProblem, lang.L("Hub"), "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
+		d.blocked = append(d.blocked, lang.L("what listens at the hub's socket is not yours"))
 	case errors.Is(err, ErrNotRunning):
-		f := d.add(levelOK, "Hub", "not running; the first prompt starts one.")
+		f := d.add(levelOK, lang.L("Hub"), "%s", lang.L("not running; the first prompt starts one."))
 		if why := hubFailure(d.paths.HubLog, 0); why != "" {
 			f.level = levelNote
-			f.more = append(f.more, "the last hub that was started could not: "+why)
+			f.more = append(f.more, lang.L("the last hub that was started could not: ")+why)
 		}
 	default:
-		d.add(levelProblem, "Hub", "%v.", err)
+		d.add(levelProblem, lang.L("Hub"), "%v.", err)
 	}
 }
 
 func orUnknown(v string) string {
 	if v == "" {
-		return "(an older version that does not say)"
+		return lang.L("(an older version that does not say)")
 	}
 	return v
 }
@@ -288,14 +289,14 @@ func (d *doctor) history() {
 	path := d.paths.History
 	var f *finding
 	if d.hubRunning {
-		size := "not made yet"
+		size := lang.L("not made yet")
 		if fi, err := os.Stat(path); err == nil {
 			size = byteSize(fi.Size())
 		}
-		f = d.add(levelOK, "History", "%s, %s, kept by the running hub", path, size)
+		f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, kept by the running hub"), path, size)
 		if d.hubProblem != "" {
 			f.level = levelProblem
-			f.more = append(f.more, d.hubProblem+" (prompts still work; the hub keeps trying)")
+			f.more = append(f.more, d.hubProblem+lang.L(" (prompts still work; the hub keeps trying)"))
 		}
 	} else {
 		info, err := history.Inspect(path, 500*time.Millisecond)
@@ -305,37 +306,37 @@ func (d *doctor) history() {
 		}
 		switch {
 		case unwritable != nil:
-			f = d.add(levelProblem, "History", "%s cannot be written (%v): a hub keeps decisions in the spool until it can", path, unwritable)
+			f = d.add(levelProblem, lang.L("History"), lang.L("%s cannot be written (%v): a hub keeps decisions in the spool until it can"), path, unwritable)
 		case err == nil && !info.Exists:
-			f = d.add(levelOK, "History", "%s is not made yet (the first decision makes it)", path)
+			f = d.add(levelOK, lang.L("History"), lang.L("%s is not made yet (the first decision makes it)"), path)
 		case err == nil && info.Records < 0:
-			f = d.add(levelOK, "History", "%s, %s, of an older layout that the hub upgrades when it starts", path, byteSize(info.Size))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, of an older layout that the hub upgrades when it starts"), path, byteSize(info.Size))
 		case err == nil:
-			f = d.add(levelOK, "History", "%s, %s, %s", path, ui.CountText(info.Records, "decision", "decisions"), byteSize(info.Size))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, ui.Count(info.Records)), byteSize(info.Size))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
 			if holder, _ := lockHolder(path); holder == d.hubPID {
-				f = d.add(levelProblem, "History", "%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)", path, d.hubPID, d.hubPID)
+				f = d.add(levelProblem, lang.L("History"), lang.L("%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), path, d.hubPID, d.hubPID)
 				break
 			}
 			fallthrough
 		case errors.Is(err, history.ErrLocked):
-			f = d.add(levelProblem, "History", "%v; a hub keeps decisions in the spool until it is free", historyOpenError(path, err))
+			f = d.add(levelProblem, lang.L("History"), lang.L("%v; a hub keeps decisions in the spool until it is free"), historyOpenError(path, err))
 		case errors.Is(err, history.ErrCorrupt):
-			f = d.add(levelNote, "History", "%s cannot be read (%v): the hub will move it aside and start a new one", path, err)
+			f = d.add(levelNote, lang.L("History"), lang.L("%s cannot be read (%v): the hub will move it aside and start a new one"), path, err)
 		default:
-			f = d.add(levelProblem, "History", "%s: %v", path, err)
+			f = d.add(levelProblem, lang.L("History"), lang.L("%s: %v"), path, err)
 		}
 	}
 	if free, ok := freeSpace(path); ok {
-		f.text += fmt.Sprintf("; %s free on its disk", byteSize(free))
+		f.text += fmt.Sprintf(lang.L("; %s free on its disk"), byteSize(free))
 		if free < minFree {
 			f.level = levelProblem
-			f.more = append(f.more, "the disk is full: decisions are kept in memory, and saved once space is freed")
+			f.more = append(f.more, lang.L("the disk is full: decisions are kept in memory, and saved once space is freed"))
 		}
 	}
-	f.text += "."
+	f.text += lang.L(".")
 	if n := countSpool(spoolDir(d.paths)); n > 0 && !d.hubRunning {
-		d.add(levelNote, "Spool", "%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in.", decisions(n), spoolDir(d.paths))
+		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, ui.Count(n)), spoolDir(d.paths))
 	}
 }
 
@@ -366,22 +367,21 @@ func (d *doctor) config() {
 	}
 	switch {
 	case err != nil:
-		d.add(levelProblem, "Config", "%v; the hub uses the default settings.", err) // err names the file
+		d.add(levelProblem, lang.L("Config"), lang.L("%v; the hub uses the default settings."), err) // err names the file
 	case !exists(d.paths.Config):
-		d.add(levelOK, "Config", "%s does not exist: the defaults apply.", d.paths.Config)
+		d.add(levelOK, lang.L("Config"), lang.L("%s does not exist: the defaults apply."), d.paths.Config)
 	case len(mistakes) > 0:
-		fixed := map[bool]string{true: "it is", false: "they are"}[len(mistakes) == 1]
-		uses := "a hub started now uses the default settings until " + fixed + " fixed"
+		uses := lang.N("a hub started now uses the default settings until they are fixed", len(mistakes))
 		if d.hubRunning {
-			uses = "the running hub keeps the settings it had, and one started now uses the defaults, until " + fixed + " fixed"
+			uses = lang.N("the running hub keeps the settings it had, and one started now uses the defaults, until they are fixed", len(mistakes))
 		}
-		f := d.add(levelProblem, "Config", "%s has %s; %s:", d.paths.Config, ui.CountText(len(mistakes), "mistake", "mistakes"), uses)
+		f := d.add(levelProblem, lang.L("Config"), lang.L("%s has %s; %s:"), d.paths.Config, lang.N("{{.Count}} mistakes", len(mistakes), ui.Count(len(mistakes))), uses)
 		f.more = append(mistakes, warnings...)
 	case len(warnings) > 0:
-		f := d.add(levelNote, "Config", "%s has keys elicitray does not know, ignored:", d.paths.Config)
+		f := d.add(levelNote, lang.L("Config"), lang.L("%s has keys elicitray does not know, ignored:"), d.paths.Config)
 		f.more = warnings
 	default:
-		d.add(levelOK, "Config", "%s has no mistakes.", d.paths.Config)
+		d.add(levelOK, lang.L("Config"), lang.L("%s has no mistakes."), d.paths.Config)
 	}
 }
 
@@ -390,7 +390,7 @@ func (d *doctor) config() {
 func (d *doctor) hosts() {
 	env, err := hosts.EnvFromOS(".")
 	if err != nil {
-		d.add(levelNote, "Hosts", "could not look for host configs: %v.", err)
+		d.add(levelNote, lang.L("Hosts"), lang.L("could not look for host configs: %v."), err)
 		return
 	}
 	any := false
@@ -407,7 +407,7 @@ func (d *doctor) hosts() {
 		}
 		path := tildePath(r.Path, env.Home)
 		if r.Err != nil {
-			d.add(levelProblem, topic, "%s cannot be read: %s.", path, tildeErr(r.Err, env.Home))
+			d.add(levelProblem, topic, lang.L("%s cannot be read: %s."), path, tildeErr(r.Err, env.Home))
 			continue
 		}
 		by := map[hosts.State][]string{}
@@ -419,33 +419,33 @@ func (d *doctor) hosts() {
 				wrappable++
 			}
 			if e.State == hosts.StateWrapped && !e.BinaryExists {
-				moved = append(moved, fmt.Sprintf("%s runs %s, which does not exist: `elicitray hosts wrap %s %s` points it at this binary", displayText(e.Key), displayText(e.Binary), r.Host, shellJoin([]string{e.Key})))
+				moved = append(moved, fmt.Sprintf(lang.L("%s runs %s, which does not exist: `elicitray hosts wrap %s %s` points it at this binary"), displayText(e.Key), displayText(e.Binary), r.Host, shellJoin([]string{e.Key})))
 			} else if e.State == hosts.StateWrapped && !sameBinary(e.Binary, d.exe) {
-				other = append(other, fmt.Sprintf("%s runs %s, not this binary", displayText(e.Key), displayText(e.Binary)))
+				other = append(other, fmt.Sprintf(lang.L("%s runs %s, not this binary"), displayText(e.Key), displayText(e.Binary)))
 			}
 		}
 		var parts []string
 		for _, st := range []hosts.State{hosts.StateWrapped, hosts.StateNotWrapped, hosts.StateRemote, hosts.StateUnsupported} {
 			if keys := by[st]; len(keys) > 0 {
-				parts = append(parts, fmt.Sprintf("%s: %s", st, strings.Join(keys, ", ")))
+				parts = append(parts, fmt.Sprintf(lang.L("%s: %s"), hostState(st), strings.Join(keys, lang.L(", "))))
 			}
 		}
 		if len(parts) == 0 {
-			parts = []string{"no servers"}
+			parts = []string{lang.L("no servers")}
 		}
 		level := levelOK
 		if wrappable > 0 {
 			level = levelNote
-			other = append(other, fmt.Sprintf("`elicitray hosts wrap %s --all` wraps the rest", r.Host))
+			other = append(other, fmt.Sprintf(lang.L("`elicitray hosts wrap %s --all` wraps the rest"), r.Host))
 		}
 		if len(moved) > 0 {
 			level = levelProblem
 		}
-		f := d.add(level, topic, "%s: %s.", path, strings.Join(parts, "; "))
+		f := d.add(level, topic, lang.L("%s: %s."), path, strings.Join(parts, lang.L("; ")))
 		f.more = append(append(f.more, moved...), other...)
 	}
 	if !any {
-		d.add(levelNote, "Hosts", "no config of a host elicitray knows was found (`elicitray hosts list` names them).")
+		d.add(levelNote, lang.L("Hosts"), "%s", lang.L("no config of a host elicitray knows was found (`elicitray hosts list` names them)."))
 	}
 }
 
@@ -453,17 +453,32 @@ func (d *doctor) hosts() {
 func (d *doctor) write(w io.Writer) {
 	fmt.Fprintf(w, "elicitray %s (%s)\n\n", Version, d.exe)
 	for _, f := range d.found {
-		fmt.Fprintf(w, "%s %s: %s\n", f.level, f.topic, f.text)
+		fmt.Fprintln(w, fmt.Sprintf(lang.L("%s %s: %s"), f.level, f.topic, f.text))
 		for _, m := range f.more {
 			fmt.Fprintf(w, "    - %s\n", m)
 		}
 	}
 	fmt.Fprintln(w)
 	if len(d.blocked) > 0 {
-		fmt.Fprintf(w, "Prompts cannot be shown: %s.\n", strings.Join(d.blocked, "; "))
+		fmt.Fprintln(w, lang.L("Prompts cannot be shown: {{.Why}}.", map[string]any{"Why": strings.Join(d.blocked, lang.L("; "))}))
 		return
 	}
-	fmt.Fprintln(w, "Prompts can be shown.")
+	fmt.Fprintln(w, lang.L("Prompts can be shown."))
+}
+
+// hostState is how a host entry's state reads in the report.
+func hostState(st hosts.State) string {
+	switch st {
+	case hosts.StateWrapped:
+		return lang.L("wrapped")
+	case hosts.StateNotWrapped:
+		return lang.L("not wrapped")
+	case hosts.StateRemote:
+		return lang.L("remote")
+	case hosts.StateUnsupported:
+		return lang.L("unsupported")
+	}
+	return string(st)
 }
 
 // byteSize is n bytes for people: "512 B", "2.1 MiB".

@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"github.com/adrg/xdg"
 
 	"github.com/elicitray/elicitray/app/autostart"
@@ -73,7 +74,7 @@ func (w *windows) autostartAnswer(yes bool) error {
 	if err != nil {
 		w.logf("%v", err)
 		if w.hub.Notify != nil {
-			w.hub.Notify("elicitray", "elicitray could not start itself at login: "+err.Error()+". `elicitray autostart on` tries again.")
+			w.hub.Notify("elicitray", lang.L("elicitray could not start itself at login: {{.Error}}. `elicitray autostart on` tries again.", map[string]any{"Error": err}))
 		}
 		return err
 	}

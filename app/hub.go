@@ -16,6 +16,8 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // Prompt is one elicitation waiting for a person, as the hub hands it to a
@@ -567,12 +569,13 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 // itself: the host stopped waiting for the call (its own timeout, or its
 // user's cancel), so no answer could reach the server any more.
 func (h *Hub) toldHostCancelled(req *bridge.Request) {
-	call := "its tool call"
+	call := lang.L("its tool call")
 	if req.Tool != "" {
 		call = req.Tool
 	}
-	title := req.Server + ": the host cancelled " + call
-	body := "The host stopped waiting for " + call + " while its prompt was open, so the window closed and the server was told cancel. History has it."
+	d := map[string]any{"Server": req.Server, "Call": call}
+	title := lang.L("{{.Server}}: the host cancelled {{.Call}}", d)
+	body := lang.L("The host stopped waiting for {{.Call}} while its prompt was open, so the window closed and the server was told cancel. History has it.", d)
 	h.logf("%s", title)
 	if h.Notify != nil {
 		h.Notify(title, body)

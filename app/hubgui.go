@@ -20,6 +20,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/lang"
 
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/assets"
@@ -109,7 +110,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	defer journal.close()
 	if movedTo != "" {
 		fmt.Fprintf(stderr, "elicitray hub: the history file %s could not be read; it was moved to %s and a new one started\n", p.History, movedTo)
-		notices = append(notices, "The history file could not be read. It was moved to "+movedTo+" and a new history started.")
+		notices = append(notices, lang.L("The history file could not be read. It was moved to {{.Path}} and a new history started.", map[string]any{"Path": movedTo}))
 	}
 	if st := journal.state(); st.problem() != "" {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
@@ -214,7 +215,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	}
 	if tellNoTray {
 		go func() {
-			if _, err := notes.send(ctx, note{title: "elicitray", body: noTrayNotice}); err != nil {
+			if _, err := notes.send(ctx, note{title: "elicitray", body: lang.L(noTrayNotice)}); err != nil {
 				notes.failedOnce(err)
 				return
 			}
@@ -349,11 +350,12 @@ func (e lockedError) Unwrap() error { return history.ErrLocked }
 func storageNotice(st journalState) string {
 	switch {
 	case st.Unsaved > 0:
-		return "Decisions cannot be saved: " + st.problem() + ". Prompts still work; elicitray keeps trying."
+		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.problem()})
 	case st.problem() != "":
-		return "History cannot be written now: " + st.problem() + ". Prompts still work; the decisions land in history as soon as it can take them."
+		return lang.L("History cannot be written now: {{.Problem}}. Prompts still work; the decisions land in history as soon as it can take them.",
+			map[string]any{"Problem": st.problem()})
 	}
-	return "History is saving again: every decision is in it."
+	return lang.L("History is saving again: every decision is in it.")
 }
 
 // guiPrompter shows prompts as desktop windows (package ui), in the window

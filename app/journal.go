@@ -11,6 +11,8 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // journal is where the hub keeps decisions: in history when the file takes
@@ -73,19 +75,19 @@ func (st journalState) problem() string {
 	var s string
 	switch {
 	case st.Unsaved > 0:
-		s = fmt.Sprintf("%s not saved", decisions(st.Unsaved))
+		s = lang.N("{{.Count}} decisions not saved", st.Unsaved, ui.Count(st.Unsaved))
 		if st.Spooled > 0 {
-			s += fmt.Sprintf(" and %s waiting in the spool", decisions(st.Spooled))
+			s += lang.N(" and {{.Count}} decisions waiting in the spool", st.Spooled, ui.Count(st.Spooled))
 		}
 	case st.Spooled > 0:
-		s = fmt.Sprintf("%s waiting in the spool, not yet in history", decisions(st.Spooled))
+		s = lang.N("{{.Count}} decisions waiting in the spool, not yet in history", st.Spooled, ui.Count(st.Spooled))
 	case st.Why != "":
-		return "history cannot be written: " + st.Why
+		return lang.L("history cannot be written: {{.Why}}", map[string]any{"Why": st.Why})
 	default:
 		return ""
 	}
 	if st.Why != "" {
-		s += ": " + st.Why
+		s += lang.L(": ") + st.Why
 	}
 	return s
 }

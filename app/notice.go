@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"unicode"
@@ -10,6 +9,8 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // noticer is the hub's Prompter around the windows (issue 14, "a prompt
@@ -104,19 +105,20 @@ func (s *shownNote) withdraw(id uint32) {
 // call, is cut short and kept to plain printable text, so that a
 // notification server that reads markup finds none.
 func noticeOf(r *bridge.Request, sound bool) note {
-	title := "elicitray: " + plainText(r.Server, 64) + " asks"
+	d := map[string]any{"Server": plainText(r.Server, 64), "Tool": plainText(r.Tool, 80)}
+	title := lang.L("elicitray: {{.Server}} asks", d)
 	var body string
 	switch {
 	case r.Mode == bridge.ModeToolCall:
-		body = fmt.Sprintf("The host wants to run the tool %s. It runs only if you approve it in the window.", plainText(r.Tool, 80))
+		body = lang.L("The host wants to run the tool {{.Tool}}. It runs only if you approve it in the window.", d)
 	case r.Mode == "url" && r.Tool != "":
-		body = fmt.Sprintf("During the tool call %s: a link to open. The prompt window is waiting for you.", plainText(r.Tool, 80))
+		body = lang.L("During the tool call {{.Tool}}: a link to open. The prompt window is waiting for you.", d)
 	case r.Mode == "url":
-		body = "A link to open. The prompt window is waiting for you."
+		body = lang.L("A link to open. The prompt window is waiting for you.")
 	case r.Tool != "":
-		body = fmt.Sprintf("During the tool call %s. The prompt window is waiting for your answer.", plainText(r.Tool, 80))
+		body = lang.L("During the tool call {{.Tool}}. The prompt window is waiting for your answer.", d)
 	default:
-		body = "The prompt window is waiting for your answer."
+		body = lang.L("The prompt window is waiting for your answer.")
 	}
 	return note{title: title, body: body, sound: sound}
 }

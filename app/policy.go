@@ -13,6 +13,8 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // The hub's policy (DESIGN.md step 4): before a prompt joins the queue,
@@ -341,11 +343,9 @@ func (h *Hub) noticeSuppressed(server string) {
 	if s == nil || s.count == 0 {
 		return
 	}
-	title := fmt.Sprintf("%s: %d prompts suppressed", server, s.count)
-	if s.count == 1 {
-		title = fmt.Sprintf("%s: 1 prompt suppressed", server)
-	}
-	body := fmt.Sprintf("%s asked faster than its limit allows, so elicitray answered cancel. The history has each one; Settings changes the limit.", server)
+	d := map[string]any{"Server": server, "Count": s.count}
+	title := lang.N("{{.Server}}: {{.Count}} prompts suppressed", s.count, d)
+	body := lang.L("{{.Server}} asked faster than its limit allows, so elicitray answered cancel. The history has each one; Settings changes the limit.", d)
 	h.logf("%s", title)
 	if h.Notify != nil {
 		h.Notify(title, body)

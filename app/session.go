@@ -73,7 +73,7 @@ func (s desktopSession) Env(base []string) []string {
 var sessionVars = []string{
 	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
 	"XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",
-	"LANG", "LC_ALL", "LC_MESSAGES", "LC_TIME",
+	"LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LC_TIME",
 	// Where the user keeps config and data: a hub started from a stripped
 	// wrapper reads the same config.toml and history as one started in
 	// the session.
@@ -86,7 +86,10 @@ var sessionVars = []string{
 // the wrapper: the hub serves every server, and starts the browser.
 var hubEnvVars = []string{
 	"HOME", "USER", "LOGNAME", "PATH", "SHELL", "TERM", "TZ", "TMPDIR", "ELICITRAY_HOME",
-	"LANG", "LC_ALL", "LC_MESSAGES", "LC_TIME", "LC_CTYPE",
+	// The language: LANGUAGE too, which lists the languages the windows
+	// may speak, in order (Fyne's lang reads it after LC_ALL,
+	// LC_MESSAGES and LANG).
+	"LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LC_TIME", "LC_CTYPE",
 	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
 	// The Go runtime's own settings: a race-detector build of the tests
 	// halts the hub on a race as it does the wrapper.

@@ -15,6 +15,8 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // defaultLinger is how long the window process stays after its last window
@@ -184,7 +186,7 @@ func (w *windows) openWindow(m winMsg) {
 	if err != nil {
 		w.logf("%v", err)
 		if w.hub.Notify != nil {
-			w.hub.Notify("elicitray", "The window could not be opened: "+err.Error())
+			w.hub.Notify("elicitray", lang.L("The window could not be opened: {{.Error}}", map[string]any{"Error": err}))
 		}
 		return
 	}

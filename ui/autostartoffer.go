@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -25,7 +26,7 @@ func ShowAutostartOffer(a fyne.App, answer func(yes bool)) fyne.Window {
 
 // showAutostartOffer is ShowAutostartOffer, returning the view too (tests).
 func showAutostartOffer(a fyne.App, answer func(yes bool)) (fyne.Window, *offerView) {
-	w := a.NewWindow("elicitray — start at login?")
+	w := a.NewWindow(lang.L("elicitray — start at login?"))
 	v := newOfferView(answer, w.Close)
 	w.SetContent(v.content)
 	v.keys.bind(w.Canvas())
@@ -51,15 +52,15 @@ type offerView struct {
 func newOfferView(done func(bool), close func()) *offerView {
 	v := &offerView{done: done, close: close}
 	v.keys = &windowKeys{close: func() { v.answer(false) }}
-	text := widget.NewLabel("Then the hub is there before an MCP server asks anything: " +
+	text := widget.NewLabel(lang.L("Then the hub is there before an MCP server asks anything: " +
 		"its tray icon, where the desktop shows one, and its prompt windows. " +
-		"The command elicitray autostart on, or off, changes it any time.")
+		"The command elicitray autostart on, or off, changes it any time."))
 	text.Wrapping = fyne.TextWrapWord
-	v.no = newCloseButton(v.keys, "Not now", nil, func() { v.answer(false) })
-	v.yes = newCloseButton(v.keys, "Start at login", theme.ConfirmIcon(), func() { v.answer(true) })
+	v.no = newCloseButton(v.keys, lang.L("Not now"), nil, func() { v.answer(false) })
+	v.yes = newCloseButton(v.keys, lang.L("Start at login"), theme.ConfirmIcon(), func() { v.answer(true) })
 	v.yes.Importance = widget.HighImportance
 	v.content = container.NewVBox(
-		heading("Start elicitray when you log in?"),
+		heading(lang.L("Start elicitray when you log in?")),
 		text,
 		container.NewHBox(layout.NewSpacer(), v.no, v.yes),
 	)

@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -166,7 +166,7 @@ func newChoiceList(f *elicit.Field, keys *promptKeys, initial any, changed func(
 // build returns the filter, the list and the status line, top to bottom.
 func (c *choiceList) build() fyne.CanvasObject {
 	c.filter = newChoiceFilter(c)
-	c.filter.PlaceHolder = "Type to filter " + CountText(len(c.f.Options), "choice", "choices")
+	c.filter.PlaceHolder = lang.N("Type to filter {{.Count}} choices", len(c.f.Options), Count(len(c.f.Options)))
 	c.filter.OnChanged = c.applyFilter
 
 	c.list = newChoiceRows(c)
@@ -250,29 +250,29 @@ func (c *choiceList) showStatus() {
 	var b strings.Builder
 	switch n := len(c.shown); {
 	case len(c.folder.words(c.query)) == 0:
-		b.WriteString(CountText(len(c.f.Options), "choice", "choices"))
+		b.WriteString(lang.N("{{.Count}} choices", len(c.f.Options), Count(len(c.f.Options))))
 	case n == 0:
-		b.WriteString("No choice matches “" + bidiText(chars.Cut(oneLine(c.query), maxLabel)) + "”")
+		b.WriteString(lang.L("No choice matches “{{.Query}}”", map[string]any{"Query": bidiText(chars.Cut(oneLine(c.query), maxLabel))}))
 	default:
-		b.WriteString(Thousands(n) + " of " + Thousands(len(c.f.Options)) + " match")
+		b.WriteString(lang.L("{{.Shown}} of {{.All}} match", map[string]any{"Shown": Thousands(n), "All": Thousands(len(c.f.Options))}))
 	}
 	b.WriteString(" · ")
 	chosen := c.chosenLabels(statusNames + 1)
 	switch {
 	case !c.multi && c.count == 0:
-		b.WriteString("nothing chosen")
+		b.WriteString(lang.L("nothing chosen"))
 	case !c.multi:
-		b.WriteString("chosen: " + chosen[0])
+		b.WriteString(lang.L("chosen: {{.Choice}}", map[string]any{"Choice": chosen[0]}))
 	default:
-		b.WriteString(Thousands(c.count) + " chosen")
+		b.WriteString(lang.N("{{.Count}} chosen", c.count, Count(c.count)))
 		if r := itemsRange(c.f); r != "" {
 			b.WriteString(" (" + r + ")")
 		}
 		if c.count > 0 {
-			b.WriteString(": " + strings.Join(chosen[:min(len(chosen), statusNames)], ", "))
+			b.WriteString(lang.L(": ") + strings.Join(chosen[:min(len(chosen), statusNames)], lang.L(", ")))
 		}
 		if c.count > statusNames {
-			b.WriteString(" and " + Thousands(c.count-statusNames) + " more")
+			b.WriteString(lang.N(" and {{.Count}} more", c.count-statusNames, Count(c.count-statusNames)))
 		}
 	}
 	c.status.Text = b.String()
@@ -303,13 +303,13 @@ func itemsRange(f *elicit.Field) string {
 	}
 	switch {
 	case lo != nil && hi != nil && *lo == *hi:
-		return fmt.Sprintf("choose %d", *lo)
+		return lang.L("choose {{.Min}}", map[string]any{"Min": *lo})
 	case lo != nil && hi != nil:
-		return fmt.Sprintf("choose %d to %d", *lo, *hi)
+		return lang.L("choose {{.Min}} to {{.Max}}", map[string]any{"Min": *lo, "Max": *hi})
 	case lo != nil:
-		return fmt.Sprintf("choose at least %d", *lo)
+		return lang.L("choose at least {{.Min}}", map[string]any{"Min": *lo})
 	case hi != nil:
-		return fmt.Sprintf("choose at most %d", *hi)
+		return lang.L("choose at most {{.Max}}", map[string]any{"Max": *hi})
 	}
 	return ""
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -77,7 +78,7 @@ func ShowHistory(a fyne.App, src HistorySource) *HistoryWindow {
 
 // showHistory is ShowHistory with the seams of historyOptions.
 func showHistory(a fyne.App, src HistorySource, opts *historyOptions) *HistoryWindow {
-	w := a.NewWindow("elicitray — history")
+	w := a.NewWindow(lang.L("elicitray — history"))
 	o := opts.withDefaults(w)
 	v := newHistoryView(src, o)
 	w.SetContent(v.content)
@@ -117,7 +118,7 @@ func (w *HistoryWindow) Changed() { fyne.Do(w.view.onChanged) }
 // failed, and logs the detail. It is the only way ui shows errors.
 func showError(w fyne.Window, doing string, err error) {
 	log.Printf("ui: %s: %v", doing, err)
-	dialog.ShowInformation("elicitray", sentence(fmt.Errorf("could not %s: %w", doing, err)), w)
+	dialog.ShowInformation("elicitray", lang.L("Could not {{.Doing}}: {{.Error}}.", map[string]any{"Doing": doing, "Error": err}), w)
 }
 
 // historyOptions are the window's seams; tests replace them. A nil field
@@ -153,7 +154,7 @@ func (o *historyOptions) withDefaults(w fyne.Window) historyOptions {
 		out.confirm = func(title, message, ok string, done func(bool)) {
 			d := dialog.NewConfirm(title, message, done, w)
 			d.SetConfirmText(ok)
-			d.SetDismissText("Cancel")
+			d.SetDismissText(lang.L("Cancel"))
 			d.SetConfirmImportance(widget.DangerImportance)
 			d.Show()
 		}
@@ -162,7 +163,7 @@ func (o *historyOptions) withDefaults(w fyne.Window) historyOptions {
 		out.chooseExport = func(suggested string, done func(io.WriteCloser, string)) {
 			d := dialog.NewFileSave(func(uw fyne.URIWriteCloser, err error) {
 				if err != nil {
-					showError(w, "choose where to export", err)
+					showError(w, lang.L("choose where to export"), err)
 					return
 				}
 				if uw == nil {
@@ -176,7 +177,7 @@ func (o *historyOptions) withDefaults(w fyne.Window) historyOptions {
 			}, w)
 			d.SetFileName(suggested)
 			d.SetFilter(storage.NewExtensionFileFilter([]string{".jsonl", ".csv"}))
-			d.SetConfirmText("Export")
+			d.SetConfirmText(lang.L("Export"))
 			d.Resize(fyne.NewSize(820, 540))
 			d.Show()
 		}
@@ -299,14 +300,14 @@ func (v *historyView) build() fyne.CanvasObject {
 
 	v.status = widget.NewLabel("")
 	v.status.Truncation = fyne.TextTruncateEllipsis
-	v.exportB = newCloseButton(v.keys, "Export…", theme.DocumentSaveIcon(), v.onExport)
-	v.deleteB = newCloseButton(v.keys, "Delete…", theme.DeleteIcon(), v.onDelete)
-	v.clearB = newCloseButton(v.keys, "Clear all…", nil, v.onClear)
+	v.exportB = newCloseButton(v.keys, lang.L("Export…"), theme.DocumentSaveIcon(), v.onExport)
+	v.deleteB = newCloseButton(v.keys, lang.L("Delete…"), theme.DeleteIcon(), v.onDelete)
+	v.clearB = newCloseButton(v.keys, lang.L("Clear all…"), nil, v.onClear)
 	v.deleteB.Disable()
 	v.clearB.Disable()
 	v.exportB.Disable()
 	buttons := container.NewHBox(v.exportB, v.deleteB, v.clearB)
-	v.menuB = newCloseButton(v.keys, "Menu…", theme.MenuIcon(), nil)
+	v.menuB = newCloseButton(v.keys, lang.L("Menu…"), theme.MenuIcon(), nil)
 	v.menuB.Hide()
 	v.bottom = container.NewBorder(nil, nil, v.menuB, buttons, v.status)
 
@@ -391,12 +392,12 @@ func (v *historyView) onSelect(row int) {
 	rec, err := v.src.Get(id)
 	if err != nil {
 		if errors.Is(err, history.ErrNotFound) {
-			v.notice = "That decision was deleted."
+			v.notice = lang.L("That decision was deleted.")
 			v.showStatus()
 			v.onChanged()
 			return
 		}
-		v.opts.onError("read this decision", err)
+		v.opts.onError(lang.L("read this decision"), err)
 		return
 	}
 	v.selected = id
@@ -410,12 +411,12 @@ func (v *historyView) onDelete() {
 	if id == 0 {
 		return
 	}
-	msg := "Delete this decision from the history?"
+	msg := lang.L("Delete this decision from the history? This cannot be undone.")
 	if rec, ok := v.rows.peek(id); ok {
-		msg = "Delete the decision on " + chars.Cut(oneLine(rec.Server), maxLabel) + "’s request of " +
-			formatTime(rec.Time) + " from the history?"
+		msg = lang.L("Delete the decision on {{.Server}}’s request of {{.Time}} from the history? This cannot be undone.",
+			map[string]any{"Server": chars.Cut(oneLine(rec.Server), maxLabel), "Time": formatTime(rec.Time)})
 	}
-	v.opts.confirm("Delete this decision?", msg+" This cannot be undone.", "Delete",
+	v.opts.confirm(lang.L("Delete this decision?"), msg, lang.L("Delete"),
 		func(ok bool) {
 			if ok {
 				v.deleteRecord(id)
@@ -427,11 +428,11 @@ func (v *historyView) onDelete() {
 // takes the selection.
 func (v *historyView) deleteRecord(id uint64) {
 	if err := v.src.Delete(id); err != nil && !errors.Is(err, history.ErrNotFound) {
-		v.opts.onError("delete the decision", err)
+		v.opts.onError(lang.L("delete the decision"), err)
 		return
 	}
 	row := v.rows.index(id)
-	v.notice = "Decision deleted."
+	v.notice = lang.L("Decision deleted.")
 	if v.selected == id {
 		v.selected = 0
 		v.list.UnselectAll()
@@ -465,19 +466,15 @@ func (v *historyView) onClear() {
 	if n < 0 {
 		var err error
 		if n, err = v.src.CountQuery(history.Query{}); err != nil {
-			v.opts.onError("count the decisions", err)
+			v.opts.onError(lang.L("count the decisions"), err)
 			return
 		}
 	}
-	what := "the decision"
-	if n != 1 {
-		what = "all " + CountText(n, "decision", "decisions")
-	}
-	msg := "Delete " + what + " in the history?"
+	msg := lang.N("Delete all {{.Count}} decisions in the history? This cannot be undone.", n, Count(n))
 	if v.q != (history.Query{}) {
-		msg = "Delete " + what + " in the history, not only those the filters show?"
+		msg = lang.N("Delete all {{.Count}} decisions in the history, not only those the filters show? This cannot be undone.", n, Count(n))
 	}
-	v.opts.confirm("Clear the history?", msg+" This cannot be undone.", "Clear all", func(ok bool) {
+	v.opts.confirm(lang.L("Clear the history?"), msg, lang.L("Clear all"), func(ok bool) {
 		if ok {
 			v.clearAll()
 		}
@@ -487,7 +484,7 @@ func (v *historyView) onClear() {
 // clearAll deletes every record, in a job, and shows the empty history.
 func (v *historyView) clearAll() {
 	v.gen++ // rows and pages under way are void
-	v.busy = "Clearing…"
+	v.busy = lang.L("Clearing…")
 	v.clearB.Disable()
 	v.showStatus()
 	v.opts.spawn(func() {
@@ -495,9 +492,9 @@ func (v *historyView) clearAll() {
 		fyne.Do(func() {
 			v.busy = ""
 			if err != nil {
-				v.opts.onError("clear the history", err)
+				v.opts.onError(lang.L("clear the history"), err)
 			} else {
-				v.notice = "History cleared."
+				v.notice = lang.L("History cleared.")
 				v.selected = 0
 				v.detail.show(nil)
 				v.deleteB.Disable()
@@ -518,7 +515,7 @@ func (v *historyView) onExport() {
 			format = history.FormatCSV
 		}
 		v.exporting = true
-		v.notice = "Exporting…"
+		v.notice = lang.L("Exporting…")
 		v.showStatus()
 		v.opts.spawn(func() {
 			n, err := v.src.Export(w, format, q)
@@ -530,10 +527,10 @@ func (v *historyView) onExport() {
 				if err != nil {
 					v.notice = ""
 					v.showStatus()
-					v.opts.onError("export the history to "+name, err)
+					v.opts.onError(lang.L("export the history to {{.File}}", map[string]any{"File": name}), err)
 					return
 				}
-				v.notice = "Exported " + CountText(n, "decision", "decisions") + " to " + name + "."
+				v.notice = lang.N("Exported {{.Count}} decisions to {{.File}}.", n, map[string]any{"Count": Thousands(n), "File": name})
 				v.showStatus()
 			})
 		})
@@ -550,22 +547,21 @@ func (v *historyView) showStatus() {
 	case v.busy != "":
 		parts = append(parts, v.busy)
 	case v.total < 0 && v.q != (history.Query{}):
-		parts = append(parts, "Searching…")
+		parts = append(parts, lang.L("Searching…"))
 	case v.total < 0:
-		parts = append(parts, CountText(len(v.rows.ids), "decision", "decisions")+" loaded")
+		parts = append(parts, lang.N("{{.Count}} decisions loaded", len(v.rows.ids), Count(len(v.rows.ids))))
 	case v.q == (history.Query{}) && v.total == 0:
-		parts = append(parts, "No decisions recorded yet.")
+		parts = append(parts, lang.L("No decisions recorded yet."))
 	case v.q == (history.Query{}):
-		parts = append(parts, CountText(v.total, "decision", "decisions"))
+		parts = append(parts, lang.N("{{.Count}} decisions", v.total, Count(v.total)))
 	case v.total == 0:
-		parts = append(parts, "No decisions match these filters.")
+		parts = append(parts, lang.L("No decisions match these filters."))
 	default:
-		s := CountText(v.total, "decision matches", "decisions match")
+		s := lang.N("{{.Count}} decisions match", v.total, Count(v.total))
 		if v.all >= 0 {
-			s = Thousands(v.total) + " of " + CountText(v.all, "decision", "decisions") + " match"
-			if v.total == 1 {
-				s = "1 of " + CountText(v.all, "decision", "decisions") + " matches"
-			}
+			// The verb agrees with the matches; the count after "of" is of all.
+			s = lang.N("{{.Count}} of {{.All}} match", v.total, map[string]any{"Count": Thousands(v.total),
+				"All": lang.N("{{.Count}} decisions", v.all, Count(v.all))})
 		}
 		parts = append(parts, s)
 	}

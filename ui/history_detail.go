@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -70,7 +71,7 @@ func newHistoryDetail() *historyDetail {
 func (d *historyDetail) show(r *history.Record) {
 	d.rec, d.facts, d.message, d.fields, d.formErr, d.answer, d.link = r, nil, nil, nil, nil, nil, nil
 	if r == nil {
-		empty := widget.NewLabel("Select a decision to see what was asked and how it was answered.")
+		empty := widget.NewLabel(lang.L("Select a decision to see what was asked and how it was answered."))
 		empty.Wrapping = fyne.TextWrapWord
 		empty.Importance = widget.LowImportance
 		d.box.Objects = []fyne.CanvasObject{empty}
@@ -101,7 +102,7 @@ func (d *historyDetail) show(r *history.Record) {
 	}
 	objs = append(objs, d.buildFacts(r, chars.Cut(oneLine(p.Tool), 500), reason), widget.NewSeparator())
 
-	objs = append(objs, heading("Message"))
+	objs = append(objs, heading(lang.L("Message")))
 	d.message = newBidiLabel(detailMessage(p.Message, r.ID), true)
 	objs = append(objs, d.message, widget.NewSeparator())
 
@@ -124,47 +125,48 @@ func (d *historyDetail) show(r *history.Record) {
 func (d *historyDetail) buildFacts(r *history.Record, tool, reason string) fyne.CanvasObject {
 	d.facts = map[string]*widget.Label{}
 	form := widget.NewForm()
-	add := func(title, text string) *widget.Label {
+	// facts are keyed by the English title, and shown with its translation.
+	add := func(title, shown, text string) *widget.Label {
 		l := newBidiLabel(text, true)
 		d.facts[title] = &l.Label
-		form.Append(title, l)
+		form.Append(shown, l)
 		return &l.Label
 	}
-	add("Asked", formatTime(r.Time))
+	add("Asked", lang.L("Asked"), formatTime(r.Time))
 	if tool != "" {
-		add("Tool", tool)
+		add("Tool", lang.L("Tool"), tool)
 	}
-	add("Answered in", formatElapsed(r.Elapsed))
-	action := add("Action", orDash(r.Action))
+	add("Answered in", lang.L("Answered in"), formatElapsed(r.Elapsed))
+	action := add("Action", lang.L("Action"), orDash(recordTerm(r.Action)))
 	action.Importance = actionImportance(r.Action)
-	add("Decided by", orDash(r.DecidedBy))
+	add("Decided by", lang.L("Decided by"), orDash(recordTerm(r.DecidedBy)))
 	if reason != "" {
-		add("Reason", reason)
+		add("Reason", lang.L("Reason"), reason)
 	}
-	mode := "form"
+	mode := lang.L("form")
 	if r.Mode == "url" {
-		mode = "URL"
+		mode = lang.L("URL")
 	}
-	add("Mode", mode)
-	add("Record", "#"+strconv.FormatUint(r.ID, 10))
+	add("Mode", lang.L("Mode"), mode)
+	add("Record", lang.L("Record"), "#"+strconv.FormatUint(r.ID, 10))
 	return form
 }
 
 // buildLink shows a URL-mode request's link with its host highlighted, as
 // the consent window did.
 func (d *historyDetail) buildLink(raw string) []fyne.CanvasObject {
-	objs := []fyne.CanvasObject{heading("Link")}
+	objs := []fyne.CanvasObject{heading(lang.L("Link"))}
 	check := elicit.CheckURL(raw)
 	d.link = widget.NewRichText(linkSegments(check)...)
 	d.link.Wrapping = fyne.TextWrapBreak
 	objs = append(objs, d.link)
 	if check.Refused != nil {
-		objs = append(objs, warningLabel(sentence(check.Refused)))
+		objs = append(objs, warningLabel(urlRefusal(check.Refused)))
 	} else if s := opensText(check); s != "" {
 		objs = append(objs, smallLabel(s))
 	}
 	for _, w := range check.Warnings {
-		objs = append(objs, warningLabel(w))
+		objs = append(objs, warningLabel(urlWarning(w)))
 	}
 	return objs
 }
@@ -172,22 +174,22 @@ func (d *historyDetail) buildLink(raw string) []fyne.CanvasObject {
 // buildForm shows the form as it was shown, read-only, with the values
 // sent (accept) or the ones it was shown with (its defaults).
 func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr error) []fyne.CanvasObject {
-	objs := []fyne.CanvasObject{heading("Form as shown")}
+	objs := []fyne.CanvasObject{heading(lang.L("Form as shown"))}
 	switch {
 	case formErr != nil:
-		d.formErr = widget.NewLabel(sentence(fmt.Errorf("this requestedSchema cannot be shown as a form: %w", formErr)))
+		d.formErr = widget.NewLabel(lang.L("This requestedSchema cannot be shown as a form: {{.Error}}.", map[string]any{"Error": formErr}))
 		d.formErr.Wrapping = fyne.TextWrapWord
 		schema := widget.NewLabelWithStyle(chars.Cut(string(r.RequestedSchema), maxDescription*4), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 		schema.Wrapping = fyne.TextWrapBreak
 		return append(objs, d.formErr, schema)
 	case form == nil || len(form.Fields) == 0:
-		return append(objs, lowLabel("No fields: the server asked for a yes or no."))
+		return append(objs, lowLabel(lang.L("No fields: the server asked for a yes or no.")))
 	}
 	values := form.Defaults()
-	note := "Read-only, with its defaults: nothing was sent."
+	note := lang.L("Read-only, with its defaults: nothing was sent.")
 	if r.Action == actionAccept {
 		values = r.Content
-		note = "Read-only, with the values sent."
+		note = lang.L("Read-only, with the values sent.")
 	}
 	objs = append(objs, lowLabel(note))
 	for i := range form.Fields {
@@ -208,9 +210,10 @@ const maxDetailChoices = 50
 // choices".
 func chosenOf(shown, chosen, choices int) string {
 	if shown < chosen {
-		return Thousands(shown) + " shown of " + Thousands(chosen) + " chosen, of " + CountText(choices, "choice", "choices")
+		return lang.N("{{.Shown}} shown of {{.Chosen}} chosen, of {{.Count}} choices", choices,
+			map[string]any{"Shown": Thousands(shown), "Chosen": Thousands(chosen), "Count": Thousands(choices)})
 	}
-	return Thousands(chosen) + " of " + CountText(choices, "choice", "choices") + " chosen"
+	return lang.N("{{.Chosen}} of {{.Count}} choices chosen", choices, map[string]any{"Chosen": Thousands(chosen), "Count": Thousands(choices)})
 }
 
 // build makes the field's read-only widgets showing v, its value.
@@ -232,7 +235,7 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		box.Add(boldLabel(label))
 		opts := optionLabels(f.Options)
 		df.sel = widget.NewSelect(opts, nil)
-		df.sel.PlaceHolder = noneLabel
+		df.sel.PlaceHolder = lang.L(noneLabel)
 		if s, ok := v.(string); ok {
 			shown := bidiText(chars.Cut(oneLine(f.OptionLabel(s)), maxLabel))
 			for i, o := range f.Options {
@@ -274,12 +277,12 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 	default:
 		box.Add(boldLabel(label))
 		df.entry = widget.NewEntry()
-		df.entry.PlaceHolder = "(not filled)"
+		df.entry.PlaceHolder = lang.L("(not filled)")
 		df.entry.Text = shownValue(f, v)
 		df.entry.Disable()
 		box.Add(df.entry)
 		if f.Sensitive {
-			box.Add(warningLabel("Looked like a secret: the history keeps " + redacted + " in its place."))
+			box.Add(warningLabel(lang.L("Looked like a secret: the history keeps {{.Redacted}} in its place.", map[string]any{"Redacted": redacted})))
 		}
 	}
 	if help := helpText(f); help != "" {
@@ -314,7 +317,7 @@ func (df *detailField) text() string {
 // buildAnswer shows what was sent back: the content of an accept, secrets
 // masked, or that nothing was.
 func (d *historyDetail) buildAnswer(r *history.Record, form *elicit.Form) []fyne.CanvasObject {
-	objs := []fyne.CanvasObject{heading("Answer")}
+	objs := []fyne.CanvasObject{heading(lang.L("Answer"))}
 	if r.Content == nil {
 		d.answer = lowLabel(noContentText(r.Action))
 		return append(objs, d.answer)
@@ -328,17 +331,17 @@ func (d *historyDetail) buildAnswer(r *history.Record, form *elicit.Form) []fyne
 func noContentText(action string) string {
 	switch action {
 	case actionAccept:
-		return "Accepted, with no content."
+		return lang.L("Accepted, with no content.")
 	case actionDecline:
-		return "Declined: no content was sent."
+		return lang.L("Declined: no content was sent.")
 	case actionCancel:
-		return "Cancelled: no content was sent."
+		return lang.L("Cancelled: no content was sent.")
 	case "error":
-		return "Answered with an error: no content was sent."
+		return lang.L("Answered with an error: no content was sent.")
 	case "forwarded":
-		return "Forwarded to the host, which answered it."
+		return lang.L("Forwarded to the host, which answered it.")
 	}
-	return "No content was sent."
+	return lang.L("No content was sent.")
 }
 
 // maskContent is c with the values of fields that look like secrets
@@ -413,10 +416,10 @@ func hasOption(f *elicit.Field, v string) bool {
 // and where to read the rest.
 func detailMessage(m string, id uint64) string {
 	if m = collapseBlank(m); m == "" {
-		return "(no message)"
+		return lang.L("(no message)")
 	}
 	if c := chars.Cut(m, maxDetailMessage); c != m {
-		return c + "\n\n(Shortened here: `elicitray history show " + strconv.FormatUint(id, 10) + "` prints all of it.)"
+		return c + "\n\n" + lang.L("(Shortened here: `elicitray history show {{.ID}}` prints all of it.)", map[string]any{"ID": strconv.FormatUint(id, 10)})
 	}
 	return m
 }
@@ -499,15 +502,15 @@ func formatElapsed(d time.Duration) string {
 	case d <= 0:
 		return "—"
 	case d < 10*time.Second:
-		return fmt.Sprintf("%.1f s", d.Seconds())
+		return lang.L("{{.S}} s", map[string]any{"S": fmt.Sprintf("%.1f", d.Seconds())})
 	case d < time.Minute:
-		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+		return lang.L("{{.S}} s", map[string]any{"S": int(d.Round(time.Second) / time.Second)})
 	case d < time.Hour:
 		d = d.Round(time.Second)
-		return fmt.Sprintf("%d min %d s", int(d/time.Minute), int(d%time.Minute/time.Second))
+		return lang.L("{{.M}} min {{.S}} s", map[string]any{"M": int(d / time.Minute), "S": int(d % time.Minute / time.Second)})
 	}
 	d = d.Round(time.Minute)
-	return fmt.Sprintf("%d h %d min", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	return lang.L("{{.H}} h {{.M}} min", map[string]any{"H": int(d / time.Hour), "M": int(d % time.Hour / time.Minute)})
 }
 
 // firstLine is the first non-empty line of s, cut to n characters with "…",

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -19,13 +20,12 @@ var (
 	historyActions  = []string{"Any action", "accept", "decline", "cancel", "error", "forwarded"}
 	historyDeciders = []string{"Decided by anyone", "user", "rule", "timeout", "rate-limit",
 		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "host", "error"}
-	historyDates = []string{dateAll, dateToday, dateWeek, dateMonth, dateBetween}
 	// historyKinds are the kinds of request (Record.Mode): elicitations of
 	// either mode, and guarded tool calls.
 	historyKinds = []string{"Any kind", "form", "url", "tool call"}
 )
 
-// The date filter's choices.
+// The date filter's choices, as historyDates shows them translated.
 const (
 	dateAll     = "All time"
 	dateToday   = "Today"
@@ -37,8 +37,24 @@ const (
 // dayLayout is how dates are typed in the date filter.
 const dayLayout = "2006-01-02"
 
+// historyDates are the date filter's choices, in the user's language.
+func historyDates() []string {
+	return []string{lang.L(dateAll), lang.L(dateToday), lang.L(dateWeek), lang.L(dateMonth), lang.L(dateBetween)}
+}
+
+// firstTranslated is a filter's choices as shown, in the user's language:
+// first, which selects everything, then the history's own terms (accept,
+// user, form) as the table shows them. A choice is read back by its index.
+func firstTranslated(first string, choices []string) []string {
+	shown := []string{first}
+	for _, c := range choices[1:] {
+		shown = append(shown, recordTerm(c))
+	}
+	return shown
+}
+
 // errDayFormat is the date filter's complaint about a date it cannot read.
-var errDayFormat = errors.New("write dates as YYYY-MM-DD")
+func errDayFormat() error { return errors.New(lang.L("write dates as YYYY-MM-DD")) }
 
 // historyFilters is the bar above the history table: free text, server,
 // action, who decided, the kind of request, and dates.
@@ -77,25 +93,25 @@ func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *
 		}
 	}
 	f.text = newCloseEntry(keys)
-	f.text.PlaceHolder = "Search messages, servers and tools"
+	f.text.PlaceHolder = lang.L("Search messages, servers and tools")
 	f.text.ActionItem = widget.NewIcon(theme.SearchIcon())
 	f.text.OnChanged = func(string) { f.changed() }
 
-	f.server = newCloseSelectEntry(keys, []string{anyServer})
-	f.server.PlaceHolder = anyServer
+	f.server = newCloseSelectEntry(keys, []string{lang.L(anyServer)})
+	f.server.PlaceHolder = lang.L(anyServer)
 	f.server.OnChanged = func(s string) {
-		if s == anyServer {
+		if s == lang.L(anyServer) {
 			f.server.SetText("") // which is the change
 			return
 		}
 		f.changed()
 	}
 
-	f.action = newCloseSelect(keys, historyActions, func(string) { f.changed() })
+	f.action = newCloseSelect(keys, firstTranslated(lang.L("Any action"), historyActions), func(string) { f.changed() })
 	f.action.SetSelectedIndex(0)
-	f.decided = newCloseSelect(keys, historyDeciders, func(string) { f.changed() })
+	f.decided = newCloseSelect(keys, firstTranslated(lang.L("Decided by anyone"), historyDeciders), func(string) { f.changed() })
 	f.decided.SetSelectedIndex(0)
-	f.kind = newCloseSelect(keys, historyKinds, func(string) { f.changed() })
+	f.kind = newCloseSelect(keys, firstTranslated(lang.L("Any kind"), historyKinds), func(string) { f.changed() })
 	f.kind.SetSelectedIndex(0)
 
 	day := func(placeholder string) *closeEntry {
@@ -108,14 +124,14 @@ func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *
 		e.OnChanged = func(string) { f.changed() }
 		return e
 	}
-	f.from, f.to = day("YYYY-MM-DD"), day("YYYY-MM-DD")
+	f.from, f.to = day(lang.L("YYYY-MM-DD")), day(lang.L("YYYY-MM-DD"))
 	f.between = container.NewHBox(
-		widget.NewLabel("From"), fixedWidth(f.from, 160),
-		widget.NewLabel("to"), fixedWidth(f.to, 160),
-		widget.NewLabelWithStyle("both days included; leave one empty for no limit", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
+		widget.NewLabel(lang.L("From")), fixedWidth(f.from, 160),
+		widget.NewLabel(lang.L("to")), fixedWidth(f.to, 160),
+		widget.NewLabelWithStyle(lang.L("both days included; leave one empty for no limit"), fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
 	f.between.Hide()
-	f.date = newCloseSelect(keys, historyDates, func(s string) {
-		if s == dateBetween {
+	f.date = newCloseSelect(keys, historyDates(), func(s string) {
+		if s == lang.L(dateBetween) {
 			f.between.Show()
 		} else {
 			f.between.Hide()
@@ -125,9 +141,9 @@ func newHistoryFilters(now func() time.Time, changed func(), keys *windowKeys) *
 		}
 		f.changed()
 	})
-	f.date.SetSelected(dateAll)
+	f.date.SetSelected(lang.L(dateAll))
 
-	f.clear = newCloseButton(keys, "Clear filters", theme.ContentClearIcon(), f.onClear)
+	f.clear = newCloseButton(keys, lang.L("Clear filters"), theme.ContentClearIcon(), f.onClear)
 	f.clear.Disable()
 	right := container.NewHBox(
 		fixedWidth(f.server, 160),
@@ -161,13 +177,13 @@ func (f *historyFilters) query() (history.Query, error) {
 	t := f.now().Local()
 	today := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.Local)
 	switch f.date.Selected {
-	case dateToday:
+	case lang.L(dateToday):
 		q.Since = today
-	case dateWeek:
+	case lang.L(dateWeek):
 		q.Since = today.AddDate(0, 0, -6)
-	case dateMonth:
+	case lang.L(dateMonth):
 		q.Since = today.AddDate(0, 0, -29)
-	case dateBetween:
+	case lang.L(dateBetween):
 		from, err := parseDay(f.from.Text)
 		if err != nil {
 			return history.Query{}, err
@@ -177,7 +193,7 @@ func (f *historyFilters) query() (history.Query, error) {
 			return history.Query{}, err
 		}
 		if !from.IsZero() && !to.IsZero() && to.Before(from) {
-			return history.Query{}, errors.New("the end date is before the start date")
+			return history.Query{}, errors.New(lang.L("the end date is before the start date"))
 		}
 		q.Since = from
 		if !to.IsZero() {
@@ -196,7 +212,7 @@ func parseDay(s string) (time.Time, error) {
 	}
 	t, err := time.ParseInLocation(dayLayout, s, time.Local)
 	if err != nil {
-		return time.Time{}, errDayFormat
+		return time.Time{}, errDayFormat()
 	}
 	return t, nil
 }
@@ -214,7 +230,7 @@ func (f *historyFilters) setServers(names map[string]bool) {
 	}
 	slices.Sort(list)
 	f.servers = list
-	f.server.SetOptions(append([]string{anyServer}, list...))
+	f.server.SetOptions(append([]string{lang.L(anyServer)}, list...))
 }
 
 // serverName is the server the filter names: the text typed or chosen, as
@@ -235,7 +251,7 @@ func (f *historyFilters) serverName() string {
 
 // showClear enables "Clear filters" when a filter is set.
 func (f *historyFilters) showClear(any bool) {
-	if any || f.date.Selected == dateBetween {
+	if any || f.date.Selected == lang.L(dateBetween) {
 		f.clear.Enable()
 	} else {
 		f.clear.Disable()
@@ -253,7 +269,7 @@ func (f *historyFilters) onClear() {
 	f.kind.SetSelectedIndex(0)
 	f.from.SetText("")
 	f.to.SetText("")
-	f.date.SetSelected(dateAll)
+	f.date.SetSelected(lang.L(dateAll))
 	f.quiet = false
 	f.changed()
 }

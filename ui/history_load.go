@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/elicitray/elicitray/history"
@@ -52,9 +53,9 @@ func (v *historyView) startLoad(q history.Query, keep int, keepView bool) {
 	}
 	v.loadKeep, v.loadKeepsView = keep, keepView
 	v.loadAgain = true
-	v.busy = "Loading…"
+	v.busy = lang.L("Loading…")
 	if q != (history.Query{}) {
-		v.busy = "Searching…"
+		v.busy = lang.L("Searching…")
 	}
 	v.showStatus()
 	v.kickLoad()
@@ -106,7 +107,7 @@ func (v *historyView) loaded(gen int, rs []history.Record, keep int, view *viewA
 		v.rows.reset()
 		v.list.Refresh()
 		v.showStatus()
-		v.opts.onError("read the history", err)
+		v.opts.onError(lang.L("read the history"), err)
 		return
 	}
 	// Reading rows again keeps the rows in view; new filters show the top.
@@ -154,7 +155,7 @@ func (v *historyView) counted(gen int, version uint64, total, all int, err error
 		return
 	}
 	if err != nil {
-		v.opts.onError("count the decisions", err)
+		v.opts.onError(lang.L("count the decisions"), err)
 		return
 	}
 	if version != v.rows.version {
@@ -229,7 +230,7 @@ func (v *historyView) paged(gen, start int, before uint64, rs []history.Record, 
 	if err != nil {
 		// Once: every row in view would ask again.
 		v.pageFailed = gen
-		v.opts.onError("read the history", err)
+		v.opts.onError(lang.L("read the history"), err)
 		return
 	}
 	// The rows may have changed while the page was read: start from the
@@ -300,7 +301,7 @@ func (v *historyView) refreshed(gen int, top, before uint64, news, inView []hist
 		v.resync()
 		return
 	case err != nil:
-		v.opts.onError("read the history", err)
+		v.opts.onError(lang.L("read the history"), err)
 		return
 	case len(news) == historyPage:
 		// A page or more was added: what lies between is unknown.

@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -144,7 +145,7 @@ func newHistoryHeader(cols *columnWidths, resized func()) *historyHeader {
 	h := &historyHeader{cols: cols, resized: resized}
 	var objs []fyne.CanvasObject
 	for _, c := range historyColumns {
-		l := widget.NewLabelWithStyle(c.title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		l := widget.NewLabelWithStyle(columnTitle(c.title), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		l.Truncation = fyne.TextTruncateEllipsis
 		h.titles = append(h.titles, l)
 		objs = append(objs, l)
@@ -333,8 +334,8 @@ func rowTexts(rec *history.Record) []string {
 		// A row shows one line of a message that may be a megabyte long,
 		// and is drawn at every scroll: only its start is looked at.
 		firstLine(vis(chars.Bytes(rec.Message, 4096)), 200),
-		rec.Action,
-		rec.DecidedBy,
+		recordTerm(rec.Action),
+		recordTerm(rec.DecidedBy),
 		formatElapsed(rec.Elapsed),
 	}
 }
@@ -351,4 +352,70 @@ func actionImportance(action string) widget.Importance {
 		return widget.DangerImportance
 	}
 	return widget.MediumImportance
+}
+
+// columnTitle is a column's title (historyColumns) in the user's language.
+func columnTitle(title string) string {
+	switch title {
+	case "Time":
+		return lang.L("Time")
+	case "Server":
+		return lang.L("Server")
+	case "Tool":
+		return lang.L("Tool")
+	case "Message":
+		return lang.L("Message")
+	case "Action":
+		return lang.L("Action")
+	case "Decided by":
+		return lang.L("Decided by")
+	case "Answered in":
+		return lang.L("Answered in")
+	}
+	return title
+}
+
+// recordTerm is a history record's action, decider or kind (accept, user,
+// url) as the window shows it, in the user's language; the record, the
+// filters' query and the command line keep the terms themselves.
+func recordTerm(term string) string {
+	switch term {
+	case "form":
+		return lang.L("form")
+	case "accept":
+		return lang.L("accept")
+	case "decline":
+		return lang.L("decline")
+	case "cancel":
+		return lang.L("cancel")
+	case "error":
+		return lang.L("error")
+	case "forwarded":
+		return lang.L("forwarded")
+	case "user":
+		return lang.L("user")
+	case "rule":
+		return lang.L("rule")
+	case "timeout":
+		return lang.L("timeout")
+	case "rate-limit":
+		return lang.L("rate-limit")
+	case "paused":
+		return lang.L("paused")
+	case "muted":
+		return lang.L("muted")
+	case "server-cancelled":
+		return lang.L("server-cancelled")
+	case "host-cancelled":
+		return lang.L("host-cancelled")
+	case "no-display":
+		return lang.L("no-display")
+	case "host":
+		return lang.L("host")
+	case "url":
+		return lang.L("url")
+	case "tool call":
+		return lang.L("tool call")
+	}
+	return term
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 )
 
 // The key guard (DESIGN.md, "Behaviour that users rely on": "A key pressed
@@ -73,7 +74,7 @@ func (b *promptBase) hold(ready func()) {
 	b.ready = ready
 	if b.cue != nil {
 		b.cueWas = b.cue.Text
-		b.cue.SetText(heldCue)
+		b.cue.SetText(lang.L(heldCue))
 	}
 	b.dimmed = b.dimmed[:0]
 	for _, k := range b.answering {

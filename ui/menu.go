@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -66,7 +67,7 @@ var menuSize = fyne.NewSize(360, 0)
 // It must be called on the Fyne goroutine, and act's funcs run there: they
 // must return promptly.
 func ShowMenu(a fyne.App, st MenuState, act TrayActions) *MenuWindow {
-	w := a.NewWindow("elicitray — menu")
+	w := a.NewWindow(lang.L("elicitray — menu"))
 	v := newMenuView(st, act, w.Close)
 	w.SetContent(v.content)
 	v.canvas = w.Canvas()
@@ -126,9 +127,9 @@ func newMenuView(st MenuState, act TrayActions, close func()) *menuView {
 			v.close()
 		}
 	}
-	history := newCloseButton(v.keys, "History…", theme.HistoryIcon(), chosen(act.History))
-	settings := newCloseButton(v.keys, "Settings…", theme.SettingsIcon(), chosen(act.Settings))
-	quit := newCloseButton(v.keys, "Quit elicitray", theme.LogoutIcon(), chosen(act.Quit))
+	history := newCloseButton(v.keys, lang.L("History…"), theme.HistoryIcon(), chosen(act.History))
+	settings := newCloseButton(v.keys, lang.L("Settings…"), theme.SettingsIcon(), chosen(act.Settings))
+	quit := newCloseButton(v.keys, lang.L("Quit elicitray"), theme.LogoutIcon(), chosen(act.Quit))
 	for _, b := range []*closeButton{v.pause, history, settings, quit} {
 		b.Alignment = widget.ButtonAlignLeading
 	}
@@ -137,7 +138,7 @@ func newMenuView(st MenuState, act TrayActions, close func()) *menuView {
 		v.problem,
 		widget.NewSeparator(),
 		v.pause,
-		widget.NewLabelWithStyle("Mute for an hour", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewLabelWithStyle(lang.L("Mute for an hour"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		v.servers,
 		widget.NewSeparator(),
 		history,
@@ -217,10 +218,10 @@ func (v *menuView) renderServers() {
 		muted := s.MutedUntil.After(now)
 		label := widget.NewLabel(oneLine(name))
 		label.Truncation = fyne.TextTruncateEllipsis
-		text := "Mute"
+		text := lang.L("Mute")
 		if muted {
-			label.SetText(oneLine(name) + " — muted until " + muteTime(s.MutedUntil, now))
-			text = "Unmute"
+			label.SetText(oneLine(name) + lang.L(" — muted until {{.Time}}", map[string]any{"Time": muteTime(s.MutedUntil, now)}))
+			text = lang.L("Unmute")
 			if next.IsZero() || s.MutedUntil.Before(next) {
 				next = s.MutedUntil
 			}
@@ -230,7 +231,7 @@ func (v *menuView) renderServers() {
 		rows = append(rows, container.NewBorder(nil, nil, nil, b, label))
 	}
 	if len(rows) == 0 {
-		none := widget.NewLabel("(no servers yet)")
+		none := widget.NewLabel(lang.L("(no servers yet)"))
 		none.Importance = widget.LowImportance
 		rows = append(rows, none)
 	}

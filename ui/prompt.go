@@ -3,13 +3,13 @@ package ui
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -259,12 +259,12 @@ func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
 
 // promptTitle is the window title naming the asking server.
 func promptTitle(server string) string {
-	return "elicitray — " + server + " asks"
+	return lang.L("elicitray — {{.Server}} asks", map[string]any{"Server": server})
 }
 
 // toolCallTitle is the title of a tool-call approval window.
 func toolCallTitle(server string) string {
-	return "elicitray — approve a tool call to " + server + "?"
+	return lang.L("elicitray — approve a tool call to {{.Server}}?", map[string]any{"Server": server})
 }
 
 // promptWidth is how wide a form prompt opens.
@@ -390,10 +390,10 @@ func promptHeader(server, serverInfo, tool string) fyne.CanvasObject {
 	name.SizeName = theme.SizeNameHeadingText
 	header.Add(container.NewBorder(nil, nil, newBadge(server), nil, name))
 	if serverInfo != "" {
-		header.Add(smallLabel("calls itself “" + oneLine(serverInfo) + "”"))
+		header.Add(smallLabel(lang.L("calls itself “{{.Name}}”", map[string]any{"Name": oneLine(serverInfo)})))
 	}
 	if tool != "" {
-		header.Add(smallLabel("during tool call " + oneLine(tool)))
+		header.Add(smallLabel(lang.L("during tool call {{.Tool}}", map[string]any{"Tool": oneLine(tool)})))
 	}
 	return header
 }
@@ -481,17 +481,17 @@ func (v *promptView) build() fyne.CanvasObject {
 			anyRequired = anyRequired || f.Required && f.Kind != elicit.KindBoolean
 		}
 		if anyRequired {
-			rows = append(rows, smallLabel("* required"))
+			rows = append(rows, smallLabel(lang.L("* required")))
 		}
 	}
 	v.formLayout = &formLayout{}
 	v.form = container.New(v.formLayout, rows...)
 	form := v.form
 
-	v.cancel = newKeyButton(v.keys, "Cancel", v.onCancel, v.keys.escape)
-	declineText, submitText := "Decline", "Submit"
+	v.cancel = newKeyButton(v.keys, lang.L("Cancel"), v.onCancel, v.keys.escape)
+	declineText, submitText := lang.L("Decline"), lang.L("Submit")
 	if v.p.ToolCall {
-		declineText, submitText = "Deny", "Approve"
+		declineText, submitText = lang.L("Deny"), lang.L("Approve")
 	}
 	v.decline = newKeyButton(v.keys, declineText, v.tapGuarded(v.onDecline), v.keys.decline)
 	// The button sends what the form holds, last answers included: the
@@ -629,9 +629,10 @@ const hintNames = 5
 // "To submit, fix 100 fields: Field 0, Field 5, …".
 func fixHint(names []string) string {
 	if len(names) <= hintNames {
-		return "To submit, fix: " + strings.Join(names, ", ")
+		return lang.L("To submit, fix: {{.Fields}}", map[string]any{"Fields": strings.Join(names, lang.L(", "))})
 	}
-	return "To submit, fix " + Thousands(len(names)) + " fields: " + strings.Join(names[:hintNames], ", ") + ", …"
+	return lang.N("To submit, fix {{.Count}} fields: {{.Fields}}", len(names), map[string]any{
+		"Count": Thousands(len(names)), "Fields": strings.Join(names[:hintNames], lang.L(", ")) + lang.L(", ") + "…"})
 }
 
 // onReturn is Return pressed anywhere but on a button: it submits like
@@ -674,7 +675,7 @@ func (v *promptView) onSubmit() {
 		if err != nil {
 			// The fields were valid one by one; the whole was not. Say so
 			// and keep the window open rather than send invalid content.
-			v.hint.SetText(bidiSentence(sentence(err)))
+			v.hint.SetText(bidiSentence(formSentence(err)))
 			return
 		}
 	}
@@ -752,16 +753,16 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		box.Add(fieldLabel(label))
 		opts := make([]string, 0, len(r.f.Options)+1)
 		if !r.f.Required {
-			opts = append(opts, noneLabel)
+			opts = append(opts, lang.L(noneLabel))
 		}
 		for i, l := range optionLabels(r.f.Options) {
-			if l == noneLabel && !r.f.Required {
+			if l == lang.L(noneLabel) && !r.f.Required {
 				l += " (" + chars.CutMiddle(oneLine(r.f.Options[i].Value), maxLabel/2) + ")"
 			}
 			opts = append(opts, l)
 		}
 		r.sel = newKeySelect(r.keys, opts, nil)
-		r.sel.PlaceHolder = "Choose…"
+		r.sel.PlaceHolder = lang.L("Choose…")
 		if s, ok := r.initial.(string); ok {
 			if i := r.optionIndex(s); i >= 0 {
 				r.sel.SetSelectedIndex(i + r.noneOffset())
@@ -843,8 +844,8 @@ func secretWarning(server string) fyne.CanvasObject {
 // secretNote is the text of secretWarning.
 func secretNote(server string) string {
 	name := chars.Cut(oneLine(server), maxLabel)
-	return name + " asks for what looks like a secret. MCP forbids servers to ask for passwords, keys, " +
-		"tokens or payment details in a form: fill this in only if you trust " + name + "."
+	return lang.L("{{.Server}} asks for what looks like a secret. MCP forbids servers to ask for passwords, keys, "+
+		"tokens or payment details in a form: fill this in only if you trust {{.Server}}.", map[string]any{"Server": name})
 }
 
 // onTouched marks the field as touched, so that its error shows.
@@ -936,6 +937,9 @@ func fieldMessage(err error) string {
 	if !errors.As(err, &fe) {
 		return sentence(err)
 	}
+	if s, ok := elicitSentence(fe.Label, fe.Msg); ok {
+		return s
+	}
 	if strings.HasPrefix(fe.Msg, "is ") || strings.HasPrefix(fe.Msg, "must ") {
 		return sentence(errors.New(fe.Label + " " + fe.Msg))
 	}
@@ -947,29 +951,36 @@ func fieldMessage(err error) string {
 func placeholder(f *elicit.Field) string {
 	switch f.Kind {
 	case elicit.KindNumber, elicit.KindInteger:
-		what := "number"
+		what := lang.L("number")
 		if f.Kind == elicit.KindInteger {
-			what = "whole number"
+			what = lang.L("whole number")
+		}
+		d := map[string]any{"What": what}
+		if f.Minimum != nil {
+			d["Min"] = elicit.NumberText(*f.Minimum)
+		}
+		if f.Maximum != nil {
+			d["Max"] = elicit.NumberText(*f.Maximum)
 		}
 		switch {
 		case f.Minimum != nil && f.Maximum != nil:
-			return fmt.Sprintf("%s, %s to %s", what, elicit.NumberText(*f.Minimum), elicit.NumberText(*f.Maximum))
+			return lang.L("{{.What}}, {{.Min}} to {{.Max}}", d)
 		case f.Minimum != nil:
-			return fmt.Sprintf("%s, at least %s", what, elicit.NumberText(*f.Minimum))
+			return lang.L("{{.What}}, at least {{.Min}}", d)
 		case f.Maximum != nil:
-			return fmt.Sprintf("%s, at most %s", what, elicit.NumberText(*f.Maximum))
+			return lang.L("{{.What}}, at most {{.Max}}", d)
 		}
 		return what
 	}
 	switch f.Format {
 	case "date":
-		return "YYYY-MM-DD"
+		return lang.L("YYYY-MM-DD")
 	case "date-time":
-		return "YYYY-MM-DDThh:mm:ssZ"
+		return lang.L("YYYY-MM-DDThh:mm:ssZ")
 	case "email":
-		return "name@example.com"
+		return lang.L("name@example.com")
 	case "uri":
-		return "https://…"
+		return lang.L("https://…")
 	}
 	return ""
 }
@@ -981,7 +992,7 @@ func helpText(f *elicit.Field) string {
 	help := chars.Cut(f.Description, maxDescription)
 	if f.DefaultRefused != "" {
 		// Silently empty, the field would look as if the server gave none.
-		note := "The server's default was left out (" + chars.Cut(f.DefaultRefused, 200) + ")."
+		note := lang.L("The server's default was left out ({{.Reason}}).", map[string]any{"Reason": chars.Cut(f.DefaultRefused, 200)})
 		if help == "" {
 			help = note
 		} else {
@@ -990,7 +1001,7 @@ func helpText(f *elicit.Field) string {
 	}
 	if (f.Kind == elicit.KindNumber || f.Kind == elicit.KindInteger) && (f.Minimum != nil || f.Maximum != nil) {
 		r := placeholder(f)
-		r = chars.Capitalize(r) + "."
+		r = chars.Capitalize(r) + lang.L(".")
 		if help == "" {
 			return r
 		}
@@ -1020,7 +1031,7 @@ func sentence(err error) string {
 	}
 	s := strings.TrimSpace(err.Error())
 	if s == "" {
-		return "Something went wrong."
+		return lang.L("Something went wrong.")
 	}
 	s = chars.Capitalize(s)
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
@@ -1067,9 +1078,10 @@ func messageText(m string) string {
 	}
 	head := maxMessage * 2 / 3
 	tail := maxMessage - head
-	return m[:chars.Index(m, head)] + "\n\n[… " + Thousands(n-head-tail) +
-		" characters of the message not shown here; the history keeps all of it once answered …]\n\n" +
-		m[chars.Index(m, n-tail):]
+	return m[:chars.Index(m, head)] + "\n\n[… " +
+		lang.N("{{.Count}} characters of the message not shown here; the history keeps all of it once answered", n-head-tail,
+			map[string]any{"Count": Thousands(n - head - tail)}) +
+		" …]\n\n" + m[chars.Index(m, n-tail):]
 }
 
 func boldLabel(s string) *bidiLabel {

@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -37,7 +38,7 @@ const (
 // rememberBox makes the check box; unticked, so that remembering is always
 // the user's own act.
 func (b *promptBase) rememberBox() fyne.CanvasObject {
-	b.remember = newKeyCheck(b.keys, rememberLabel, nil)
+	b.remember = newKeyCheck(b.keys, lang.L(rememberLabel), nil)
 	return b.remember
 }
 
@@ -67,15 +68,15 @@ func hasSecretField(form *elicit.Form) bool {
 
 // lastAnswerMark is the line under a field holding the user's last answer.
 func lastAnswerMark() fyne.CanvasObject {
-	return note(theme.HistoryIcon(), widget.WarningImportance, lastAnswerNote)
+	return note(theme.HistoryIcon(), widget.WarningImportance, lang.L(lastAnswerNote))
 }
 
 // buildLastAnswers makes the bar that says the form holds last answers,
 // with the button that clears them all; hidden when none does.
 func (v *promptView) buildLastAnswers() fyne.CanvasObject {
-	v.clearLast = newKeyButton(v.keys, lastAnswerClear, v.onClearLast, v.onClearLast)
+	v.clearLast = newKeyButton(v.keys, lang.L(lastAnswerClear), v.onClearLast, v.onClearLast)
 	v.lastBar = container.NewBorder(nil, nil, nil, container.NewVBox(v.clearLast),
-		note(theme.HistoryIcon(), widget.WarningImportance, lastAnswersBar))
+		note(theme.HistoryIcon(), widget.WarningImportance, lang.L(lastAnswersBar)))
 	v.showLastAnswers()
 	return v.lastBar
 }
@@ -137,7 +138,7 @@ func (v *promptView) holdLastAnswers(rows []*fieldRow) {
 	if v.canvas != nil {
 		v.canvas.Focus(rows[0].focusTarget())
 	}
-	v.hint.SetText(lastAnswerHeld)
+	v.hint.SetText(lang.L(lastAnswerHeld))
 }
 
 // remembered reports whether the field holds the user's last answer: it

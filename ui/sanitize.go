@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -63,7 +64,7 @@ func cleanPrompt(p *Prompt) (*Prompt, bool) {
 
 // hiddenCharsWarning is the line that says hidden characters were removed.
 func hiddenCharsWarning() fyne.CanvasObject {
-	l := widget.NewLabel(hiddenCharsNote)
+	l := widget.NewLabel(lang.L(hiddenCharsNote))
 	l.Wrapping = fyne.TextWrapWord
 	l.Importance = widget.WarningImportance
 	return container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, l)

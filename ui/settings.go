@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"fmt"
 	"log"
 	"path"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -87,15 +87,18 @@ const (
 )
 
 // ruleChoices are the rules the window offers, in order: the value saved,
-// the label shown in the select, and the help line under it.
-var ruleChoices = []struct{ value, label, help string }{
-	{ruleAsk, "Ask me", "Every prompt opens a window."},
-	{ruleDecline, "Always decline", "Every prompt is answered decline at once, without a window."},
-	{ruleCancel, "Always cancel", "Every prompt is answered cancel at once, without a window."},
-	{ruleAcceptDefaults, "Accept when every required field has a default",
-		"Such a form is accepted with its defaults, without a window; other prompts, and every link, are asked."},
-	{ruleAcceptDefaultsOrCancel, "Never ask: accept defaults, else cancel",
-		"For unattended runs (CI agents, test suites): such a form is accepted with its defaults; every other prompt, and every link, is answered cancel. No window opens."},
+// the label shown in the select, and the help line under it. A function,
+// not a table: the labels are translated once the translations are loaded.
+func ruleChoices() []struct{ value, label, help string } {
+	return []struct{ value, label, help string }{
+		{ruleAsk, lang.L("Ask me"), lang.L("Every prompt opens a window.")},
+		{ruleDecline, lang.L("Always decline"), lang.L("Every prompt is answered decline at once, without a window.")},
+		{ruleCancel, lang.L("Always cancel"), lang.L("Every prompt is answered cancel at once, without a window.")},
+		{ruleAcceptDefaults, lang.L("Accept when every required field has a default"),
+			lang.L("Such a form is accepted with its defaults, without a window; other prompts, and every link, are asked.")},
+		{ruleAcceptDefaultsOrCancel, lang.L("Never ask: accept defaults, else cancel"),
+			lang.L("For unattended runs (CI agents, test suites): such a form is accepted with its defaults; every other prompt, and every link, is answered cancel. No window opens.")},
+	}
 }
 
 // settingsSize is the window's size: wide enough for the longest rule's
@@ -127,7 +130,7 @@ func ShowSettings(a fyne.App, s Settings, save func(Settings) error) fyne.Window
 
 // showSettings is ShowSettings, returning the view too (tests).
 func showSettings(a fyne.App, s Settings, save func(Settings) error) (fyne.Window, *settingsView) {
-	w := a.NewWindow("elicitray settings")
+	w := a.NewWindow(lang.L("elicitray settings"))
 	v := newSettingsView(s, save)
 	v.closeWindow = w.Close
 	v.confirm = func(title, message, ok, dismiss string, done func(bool)) {
@@ -201,31 +204,31 @@ func newSettingsView(s Settings, save func(Settings) error) *settingsView {
 func (v *settingsView) build(s Settings) fyne.CanvasObject {
 	v.defaults = newPolicyRow(s.Defaults, v)
 	defaults := container.NewVBox(
-		heading("Defaults"),
-		helpLabel("Every server follows these unless it has settings of its own below. "+
-			"Prompts over the limit, and prompts nobody answers in time, are answered cancel."),
+		heading(lang.L("Defaults")),
+		helpLabel(lang.L("Every server follows these unless it has settings of its own below. "+
+			"Prompts over the limit, and prompts nobody answers in time, are answered cancel.")),
 		v.defaults.build(),
 	)
 
 	v.list = container.NewVBox()
-	v.noServers = helpLabel("No server has settings of its own yet.")
+	v.noServers = helpLabel(lang.L("No server has settings of its own yet."))
 	servers := slices.Clone(s.Servers)
 	slices.SortStableFunc(servers, func(a, b ServerPolicy) int { return strings.Compare(a.Name, b.Name) })
 	for _, p := range servers {
 		v.addRow(p)
 	}
 	v.addName = newSettingsEntry(v.keys)
-	v.addName.PlaceHolder = "Server name, as given to elicitray wrap --name"
+	v.addName.PlaceHolder = lang.L("Server name, as given to elicitray wrap --name")
 	v.addName.OnChanged = func(string) { v.checkAddName() }
 	v.addName.OnSubmitted = func(string) { v.onAdd() }
-	v.add = newCloseButton(v.keys, "Add server", theme.ContentAddIcon(), v.onAdd)
+	v.add = newCloseButton(v.keys, lang.L("Add server"), theme.ContentAddIcon(), v.onAdd)
 	v.addError = errorLabel()
 	v.checkAddName()
 	addRow := container.NewVBox(container.NewBorder(nil, nil, nil, v.add, v.addName), v.addError)
 
-	serversBox := container.NewVBox(heading("Servers"),
-		helpLabel("A server listed here follows its own settings; a field left empty follows the defaults. "+
-			"Remove a server to let it follow the defaults in everything."),
+	serversBox := container.NewVBox(heading(lang.L("Servers")),
+		helpLabel(lang.L("A server listed here follows its own settings; a field left empty follows the defaults. "+
+			"Remove a server to let it follow the defaults in everything.")),
 		v.noServers, v.list, addRow)
 	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox, widget.NewSeparator(),
 		v.buildNotice(s.Notice), widget.NewSeparator(), v.buildRemember(s.Remember))
@@ -235,8 +238,8 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 
 	v.hint = widget.NewLabel("")
 	v.hint.Wrapping = fyne.TextWrapWord
-	v.closeBtn = newCloseButton(v.keys, "Close", nil, v.onClose)
-	v.saveBtn = newCloseButton(v.keys, "Save", nil, v.onSave)
+	v.closeBtn = newCloseButton(v.keys, lang.L("Close"), nil, v.onClose)
+	v.saveBtn = newCloseButton(v.keys, lang.L("Save"), nil, v.onSave)
 	v.saveBtn.Importance = widget.HighImportance
 	bottom := container.NewVBox(widget.NewSeparator(),
 		container.NewBorder(nil, nil, nil, container.NewHBox(v.closeBtn, v.saveBtn), v.hint))
@@ -247,7 +250,7 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 // the defaults.
 func (v *settingsView) addRow(p ServerPolicy) *policyRow {
 	r := newPolicyRow(p, v)
-	r.remove = newCloseButton(v.keys, "Remove", theme.DeleteIcon(), func() { v.onRemove(r) })
+	r.remove = newCloseButton(v.keys, lang.L("Remove"), theme.DeleteIcon(), func() { v.onRemove(r) })
 	r.remove.Importance = widget.LowImportance
 	v.servers = append(v.servers, r)
 	v.list.Add(r.build())
@@ -289,7 +292,7 @@ func (v *settingsView) addNameProblem() string {
 	name := strings.TrimSpace(v.addName.Text)
 	for _, r := range v.servers {
 		if r.name == name {
-			return "A server named " + name + " is already in the list."
+			return lang.L("A server named {{.Server}} is already in the list.", map[string]any{"Server": name})
 		}
 	}
 	return ""
@@ -329,7 +332,7 @@ func (v *settingsView) settings() (Settings, []string) {
 	d, errs := v.defaults.policy()
 	d.Rule = v.defaultsRule
 	for _, f := range errs {
-		bad = append(bad, f+" (defaults)")
+		bad = append(bad, f+lang.L(" (defaults)"))
 	}
 	s := Settings{Defaults: d, Remember: v.remember.now(), Notice: v.notice.now()}
 	for _, r := range v.servers {
@@ -359,7 +362,7 @@ func (v *settingsView) validate() bool {
 		return true
 	}
 	v.saveBtn.Disable()
-	v.hint.SetText("To save, fix: " + strings.Join(bad, ", "))
+	v.hint.SetText(lang.L("To save, fix: {{.Fields}}", map[string]any{"Fields": strings.Join(bad, lang.L(", "))}))
 	return false
 }
 
@@ -399,8 +402,8 @@ func (v *settingsView) onClose() {
 		return // the question is on screen
 	}
 	v.asking = true
-	v.confirm("Discard your changes?", "The settings you changed are not saved. Close the window and discard the changes?",
-		"Discard", "Keep editing", func(discard bool) {
+	v.confirm(lang.L("Discard your changes?"), lang.L("The settings you changed are not saved. Close the window and discard the changes?"),
+		lang.L("Discard"), lang.L("Keep editing"), func(discard bool) {
 			v.asking = false
 			if discard {
 				v.closeWindow()
@@ -431,7 +434,7 @@ func (v *settingsView) snapshot() string {
 // saveErrorText is the sentence shown when save fails.
 func saveErrorText(err error) string {
 	if !strings.HasPrefix(strings.ToLower(err.Error()), "could not ") {
-		err = fmt.Errorf("could not save the settings: %w", err)
+		return lang.L("Could not {{.Doing}}: {{.Error}}.", map[string]any{"Doing": lang.L("save the settings"), "Error": err})
 	}
 	return sentence(err)
 }
@@ -483,17 +486,17 @@ func newPolicyRow(p ServerPolicy, v *settingsView) *policyRow {
 	// A server's empty field follows the defaults; the defaults' own fields
 	// must be filled in.
 	optional := p.Name != ""
-	r.burst = newSettingField("Burst", burst, "3", optional, checkBurst, changed, v)
-	r.every = newSettingField("Every", formatDuration(p.Every), "5s", optional, checkDuration, changed, v)
-	r.timeout = newSettingField("Timeout", formatDuration(p.Timeout), "10m", optional, checkDuration, changed, v)
-	r.keepAlive = newSettingField("Keep-alive", formatKeepAlive(p.KeepAlive), "15s", true, checkKeepAlive, changed, v)
+	r.burst = newSettingField(lang.L("Burst"), burst, "3", optional, checkBurst, changed, v)
+	r.every = newSettingField(lang.L("Every"), formatDuration(p.Every), "5s", optional, checkDuration, changed, v)
+	r.timeout = newSettingField(lang.L("Timeout"), formatDuration(p.Timeout), "10m", optional, checkDuration, changed, v)
+	r.keepAlive = newSettingField(lang.L("Keep-alive"), formatKeepAlive(p.KeepAlive), "15s", true, checkKeepAlive, changed, v)
 	if p.Name == "" {
-		r.keepAlive.entry.PlaceHolder = formatDuration(builtInKeepAlive) + " (default)"
+		r.keepAlive.entry.PlaceHolder = formatDuration(builtInKeepAlive) + lang.L(" (default)")
 	}
 	if p.Name != "" {
-		r.guard = newSettingField("Guard", strings.Join(p.Guard, ", "), "delete_*, deploy", true, checkGuard, changed, v)
+		r.guard = newSettingField(lang.L("Guard"), strings.Join(p.Guard, ", "), lang.L("delete_*, deploy"), true, checkGuard, changed, v)
 		r.givenDestructive = p.GuardDestructive
-		r.destructive = widget.NewCheck("Also guard the tools the server marks destructive", nil)
+		r.destructive = widget.NewCheck(lang.L("Also guard the tools the server marks destructive"), nil)
 		r.destructive.Checked = p.GuardDestructive // as given: not a change
 		r.destructive.OnChanged = func(bool) { changed() }
 	}
@@ -536,12 +539,12 @@ func (r *policyRow) build() fyne.CanvasObject {
 	if r.name == "" {
 		// Said once, under the defaults: a server's placeholder says
 		// what it follows.
-		r.box.Add(helpLabel(keepAliveHelp))
+		r.box.Add(helpLabel(lang.L(keepAliveHelp)))
 	}
 	if r.guard != nil {
 		r.box.Add(r.guard.build())
 		r.box.Add(r.destructive)
-		r.box.Add(helpLabel("Calls of these tools (names, or patterns with * and ?, separated by commas) run only after you approve each in a window."))
+		r.box.Add(helpLabel(lang.L("Calls of these tools (names, or patterns with * and ?, separated by commas) run only after you approve each in a window.")))
 	}
 	if r.name != "" {
 		r.box.Add(widget.NewSeparator())
@@ -556,7 +559,7 @@ func (r *policyRow) buildRule() fyne.CanvasObject {
 	}
 	var labels []string
 	known := false
-	for _, c := range ruleChoices {
+	for _, c := range ruleChoices() {
 		labels = append(labels, c.label)
 		known = known || c.value == r.ruleValue
 	}
@@ -571,7 +574,7 @@ func (r *policyRow) buildRule() fyne.CanvasObject {
 	given := r.ruleValue
 	r.rule.OnChanged = func(label string) {
 		r.ruleValue = given
-		for _, c := range ruleChoices {
+		for _, c := range ruleChoices() {
 			if c.label == label {
 				r.ruleValue = c.value
 			}
@@ -579,7 +582,7 @@ func (r *policyRow) buildRule() fyne.CanvasObject {
 		r.ruleHelp.SetText(ruleHelp(r.ruleValue))
 	}
 	return container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("Rule"), nil, r.rule),
+		container.NewBorder(nil, nil, widget.NewLabel(lang.L("Rule")), nil, r.rule),
 		r.ruleHelp,
 	)
 }
@@ -655,7 +658,7 @@ func (r *policyRow) validate(all bool, d ServerPolicy) {
 	}
 	text := policySummary(p)
 	if r.name != "" && following {
-		text = "As the defaults: " + text
+		text = lang.L("As the defaults: {{.Summary}}", map[string]any{"Summary": text})
 	}
 	r.summary.SetText(text)
 	r.summary.Show()
@@ -671,13 +674,13 @@ func cmpOr[T int | time.Duration](v, orElse T) T {
 
 // policySummary says in one line what a policy's numbers amount to.
 func policySummary(p ServerPolicy) string {
-	return fmt.Sprintf("%d at once, then one every %s; a prompt waits %s for an answer.",
-		p.Burst, formatDuration(p.Every), formatDuration(p.Timeout))
+	return lang.L("{{.Burst}} at once, then one every {{.Every}}; a prompt waits {{.Timeout}} for an answer.",
+		map[string]any{"Burst": p.Burst, "Every": formatDuration(p.Every), "Timeout": formatDuration(p.Timeout)})
 }
 
 // ruleLabel is the select's label for rule.
 func ruleLabel(rule string) string {
-	for _, c := range ruleChoices {
+	for _, c := range ruleChoices() {
 		if c.value == rule {
 			return c.label
 		}
@@ -687,16 +690,16 @@ func ruleLabel(rule string) string {
 
 // ruleHelp is the help line for rule.
 func ruleHelp(rule string) string {
-	for _, c := range ruleChoices {
+	for _, c := range ruleChoices() {
 		if c.value == rule {
 			return c.help
 		}
 	}
-	return "This version of elicitray does not know this rule; it is kept as it is unless you choose another."
+	return lang.L("This version of elicitray does not know this rule; it is kept as it is unless you choose another.")
 }
 
 func unknownRuleLabel(rule string) string {
-	return "“" + oneLine(rule) + "” (unknown rule)"
+	return lang.L("“{{.Rule}}” (unknown rule)", map[string]any{"Rule": oneLine(rule)})
 }
 
 // settingField is one entry of a policy row: its label before it, its
@@ -728,7 +731,7 @@ func newSettingField(name, text, placeholder string, optional bool, check func(s
 	}
 	f.entry = newSettingsEntry(v.keys)
 	f.entry.SetText(text)
-	f.entry.PlaceHolder = "e.g. " + placeholder
+	f.entry.PlaceHolder = lang.L("e.g. {{.Example}}", map[string]any{"Example": placeholder})
 	f.entry.OnChanged = func(string) {
 		f.edited = true
 		changed()
@@ -758,9 +761,9 @@ func (f *settingField) follows() bool {
 // follows when empty: text, or "as the defaults" while value is not valid
 // (zero).
 func (f *settingField) followDefault(value int, text string) {
-	p := text + " (default)"
+	p := text + lang.L(" (default)")
 	if value <= 0 {
-		p = "as the defaults"
+		p = lang.L("as the defaults")
 	}
 	if f.entry.PlaceHolder != p {
 		f.entry.SetPlaceHolder(p)
@@ -789,7 +792,8 @@ func parseGuard(s string) ([]string, error) {
 			continue
 		}
 		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("%q is not a name or pattern: * matches any characters, ? one, [abc] one of those", p)
+			return nil, errors.New(lang.L("“{{.Pattern}}” is not a name or pattern: * matches any characters, ? one, [abc] one of those",
+				map[string]any{"Pattern": p}))
 		}
 		out = append(out, p)
 	}
@@ -806,9 +810,9 @@ func parseBurst(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	switch {
 	case err != nil:
-		return 0, errors.New("must be a whole number, like 3")
+		return 0, errors.New(lang.L("must be a whole number, like 3"))
 	case n < 1:
-		return 0, errors.New("must be at least 1")
+		return 0, errors.New(lang.L("must be at least 1"))
 	}
 	return n, nil
 }
@@ -818,9 +822,9 @@ func parseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	switch {
 	case err != nil:
-		return 0, errors.New("must be a duration like 30s, 5m or 1h30m")
+		return 0, errors.New(lang.L("must be a duration like 30s, 5m or 1h30m"))
 	case d <= 0:
-		return 0, errors.New("must be more than zero")
+		return 0, errors.New(lang.L("must be more than zero"))
 	}
 	return d, nil
 }

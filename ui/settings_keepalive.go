@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // The keep-alive of a policy row (config.toml's keep_alive, PROTOCOL.md
@@ -26,9 +28,9 @@ func parseKeepAlive(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	switch {
 	case err != nil:
-		return 0, errors.New("must be a duration like 15s or 1m, or 0s for none")
+		return 0, errors.New(lang.L("must be a duration like 15s or 1m, or 0s for none"))
 	case d < 0:
-		return 0, errors.New("cannot be negative: 0s sends none")
+		return 0, errors.New(lang.L("cannot be negative: 0s sends none"))
 	}
 	return d, nil
 }
@@ -54,15 +56,15 @@ func formatKeepAlive(d *time.Duration) string {
 // it follows when empty: the defaults' value d (nil: the built-in one),
 // or "as the defaults" while the defaults' field is not valid.
 func (f *settingField) followKeepAlive(d *time.Duration, defaults *settingField) {
-	p := "as the defaults"
+	p := lang.L("as the defaults")
 	if defaults.check(defaults.entry.Text) == nil {
 		v := builtInKeepAlive
 		if d != nil {
 			v = *d
 		}
-		p = formatKeepAlive(&v) + " (default)"
+		p = formatKeepAlive(&v) + lang.L(" (default)")
 		if v == 0 {
-			p = "0s, none (default)"
+			p = lang.L("0s, none (default)")
 		}
 	}
 	if f.entry.PlaceHolder != p {

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 )
 
 // The settings window's "When a prompt opens" section: config.toml's
@@ -33,17 +34,17 @@ type noticeSection struct {
 func (v *settingsView) buildNotice(s NoticeSettings) fyne.CanvasObject {
 	sec := &noticeSection{}
 	v.notice = sec
-	sec.sound = newCloseCheck(v.keys, "Play the desktop's message sound with the notification", func(bool) { v.validate() })
+	sec.sound = newCloseCheck(v.keys, lang.L("Play the desktop's message sound with the notification"), func(bool) { v.validate() })
 	sec.sound.Checked = s.Sound
-	sec.notification = newCloseCheck(v.keys, "Show a desktop notification naming the server and the tool", func(on bool) {
+	sec.notification = newCloseCheck(v.keys, lang.L("Show a desktop notification naming the server and the tool"), func(on bool) {
 		sec.soundFollows()
 		v.validate()
 	})
 	sec.notification.Checked = s.Notification
 	sec.soundFollows()
-	return container.NewVBox(heading("When a prompt opens"),
-		helpLabel("The prompt window always comes to the front and asks for your attention, without taking "+
-			"the keys you are typing elsewhere."),
+	return container.NewVBox(heading(lang.L("When a prompt opens")),
+		helpLabel(lang.L("The prompt window always comes to the front and asks for your attention, without taking "+
+			"the keys you are typing elsewhere.")),
 		sec.notification, sec.sound)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -53,17 +54,17 @@ type rememberSection struct {
 func (v *settingsView) buildRemember(s RememberSettings) fyne.CanvasObject {
 	sec := &rememberSection{rules: s.Rules, changed: func() { v.validate() }}
 	v.remember = sec
-	sec.prefill = newCloseCheck(v.keys, "Pre-fill free-text fields asked again with the text last typed, marked (never secrets, choices or check boxes)", nil)
+	sec.prefill = newCloseCheck(v.keys, lang.L("Pre-fill free-text fields asked again with the text last typed, marked (never secrets, choices or check boxes)"), nil)
 	sec.prefill.Checked = s.Prefill
 	sec.list = container.NewVBox()
-	sec.none = helpLabel("No answers are remembered.")
+	sec.none = helpLabel(lang.L("No answers are remembered."))
 	for _, r := range s.Rules {
 		sec.list.Add(sec.row(v.keys, r))
 	}
 	sec.none.Hidden = len(s.Rules) > 0
-	return container.NewVBox(heading("Remembered answers"),
-		helpLabel("Answers given with “Always answer this way”: each later request of that server with the same "+
-			"message and form gets it without a window. Forget one to be asked again (`elicitray rules` does the same)."),
+	return container.NewVBox(heading(lang.L("Remembered answers")),
+		helpLabel(lang.L("Answers given with “Always answer this way”: each later request of that server in the same tool call, "+
+			"with the same message and form, gets it without a window. Forget one to be asked again (`elicitray rules` does the same).")),
 		sec.none, sec.list, sec.prefill)
 }
 
@@ -72,12 +73,12 @@ func (sec *rememberSection) row(keys *windowKeys, r RememberedAnswer) fyne.Canva
 	text := fmt.Sprintf("%s: %s — “%s”", chars.CutMiddle(oneLine(r.Server), maxLabel/2),
 		chars.Cut(oneLine(r.Answer), maxLabel), chars.Cut(oneLine(r.Message), maxLabel))
 	if !r.Expires.IsZero() {
-		text += " — until " + r.Expires.Local().Format("2 Jan 2006")
+		text += lang.L(" — until {{.Date}}", map[string]any{"Date": r.Expires.Local().Format(lang.L("2 Jan 2006"))})
 	}
 	label := widget.NewLabel(text)
 	label.Wrapping = fyne.TextWrapWord
 	var box *fyne.Container
-	forget := newCloseButton(keys, "Forget", theme.DeleteIcon(), func() {
+	forget := newCloseButton(keys, lang.L("Forget"), theme.DeleteIcon(), func() {
 		sec.forget = append(sec.forget, r.ID)
 		sec.list.Remove(box)
 		sec.none.Hidden = len(sec.forget) < len(sec.rules)

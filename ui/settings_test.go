@@ -195,7 +195,7 @@ func TestSettingsSaveSendsEdits(t *testing.T) {
 func TestSettingsRuleHelpFollowsSelection(t *testing.T) {
 	h := newSettingsHarness(t, sampleSettings())
 	r := h.row("github")
-	for _, c := range ruleChoices {
+	for _, c := range ruleChoices() {
 		r.rule.SetSelected(c.label)
 		if r.ruleHelp.Text != c.help {
 			t.Errorf("rule %q: help says %q, want %q", c.label, r.ruleHelp.Text, c.help)

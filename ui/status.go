@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -50,7 +51,7 @@ var every = func(d time.Duration, f func()) (stop func()) {
 // deadline (zero: never, no countdown) with waiting prompts behind it.
 func (b *promptBase) buildStatus(deadline time.Time, waiting int) fyne.CanvasObject {
 	b.deadline, b.waiting = deadline, waiting
-	b.mute = newKeyCheck(b.keys, muteLabel, nil)
+	b.mute = newKeyCheck(b.keys, lang.L(muteLabel), nil)
 	b.status = widget.NewLabel("")
 	b.status.SizeName = theme.SizeNameCaptionText
 	b.status.Alignment = fyne.TextAlignTrailing
@@ -123,18 +124,19 @@ func (b *promptBase) refreshStatus() {
 func countdownText(left time.Duration) string {
 	secs := int64((left + time.Second - 1) / time.Second)
 	if secs <= 0 {
-		return "Cancels now"
+		return lang.L("Cancels now")
 	}
 	h, m, s := secs/3600, secs%3600/60, secs%60
+	clock := fmt.Sprintf("%d:%02d", m, s)
 	if h > 0 {
-		return fmt.Sprintf("Cancels in %d:%02d:%02d unless answered", h, m, s)
+		clock = fmt.Sprintf("%d:%02d:%02d", h, m, s)
 	}
-	return fmt.Sprintf("Cancels in %d:%02d unless answered", m, s)
+	return lang.L("Cancels in {{.Left}} unless answered", map[string]any{"Left": clock})
 }
 
 // waitingText says how many prompts are queued behind this one.
 func waitingText(n int) string {
-	return fmt.Sprintf("%d more waiting", n)
+	return lang.N("{{.Count}} more waiting", n, Count(n))
 }
 
 // SetWaiting shows in the window that n more prompts are queued behind

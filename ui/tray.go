@@ -5,12 +5,12 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
 
@@ -284,10 +284,10 @@ func newTray(act TrayActions) *Tray {
 	t.problem = fyne.NewMenuItem("", nil)
 	t.problem.Disabled = true
 	t.pause = fyne.NewMenuItem(pauseText(false), t.onPause)
-	t.mute = fyne.NewMenuItem("Mute for an hour", nil)
+	t.mute = fyne.NewMenuItem(lang.L("Mute for an hour"), nil)
 	t.mute.ChildMenu = fyne.NewMenu("")
 	t.buildMute()
-	quit := fyne.NewMenuItem("Quit", func() { call(act.Quit) })
+	quit := fyne.NewMenuItem(lang.L("Quit"), func() { call(act.Quit) })
 	// Marked so that Fyne does not add a second Quit of its own.
 	quit.IsQuit = true
 	t.menu = fyne.NewMenu("elicitray",
@@ -296,8 +296,8 @@ func newTray(act TrayActions) *Tray {
 		t.pause,
 		t.mute,
 		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("History…", func() { call(act.History) }),
-		fyne.NewMenuItem("Settings…", func() { call(act.Settings) }),
+		fyne.NewMenuItem(lang.L("History…"), func() { call(act.History) }),
+		fyne.NewMenuItem(lang.L("Settings…"), func() { call(act.Settings) }),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
@@ -433,12 +433,12 @@ func (t *Tray) buildMute() bool {
 		label := oneLine(name)
 		muted := s.MutedUntil.After(now)
 		if muted {
-			label += " — muted until " + muteTime(s.MutedUntil, now)
+			label += lang.L(" — muted until {{.Time}}", map[string]any{"Time": muteTime(s.MutedUntil, now)})
 		}
 		items = append(items, fyne.NewMenuItem(label, func() { t.onMute(name, muted) }))
 	}
 	if len(items) == 0 {
-		none := fyne.NewMenuItem("(no servers yet)", nil)
+		none := fyne.NewMenuItem(lang.L("(no servers yet)"), nil)
 		none.Disabled = true
 		items = append(items, none)
 	}
@@ -484,9 +484,9 @@ func (t *Tray) onMute(server string, muted bool) {
 // pauseText is the pause item's text while prompts are paused or not.
 func pauseText(paused bool) string {
 	if paused {
-		return "Resume prompts"
+		return lang.L("Resume prompts")
 	}
-	return "Pause all prompts"
+	return lang.L("Pause all prompts")
 }
 
 // muteTime is when a mute ends, in local time: "14:05" today, "Jan 2
@@ -496,16 +496,13 @@ func muteTime(until, now time.Time) string {
 	if y, m, d := until.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
 		return until.Format("15:04")
 	}
-	return until.Format("Jan 2 15:04")
+	return until.Format(lang.L("Jan 2 15:04"))
 }
 
 // pendingText is the menu line for n pending prompts.
 func pendingText(n int) string {
-	switch n {
-	case 0:
-		return "No prompts waiting"
-	case 1:
-		return "1 prompt waiting"
+	if n == 0 {
+		return lang.L("No prompts waiting")
 	}
-	return strconv.Itoa(n) + " prompts waiting"
+	return lang.N("{{.Count}} prompts waiting", n, Count(n))
 }

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -79,7 +80,7 @@ func ShowURLPrompt(a fyne.App, p *URLPrompt, done func(Answer)) *PromptWindow {
 
 // urlPromptTitle is the window title naming the asking server.
 func urlPromptTitle(server string) string {
-	return "elicitray — " + server + " asks to open a link"
+	return lang.L("elicitray — {{.Server}} asks to open a link", map[string]any{"Server": server})
 }
 
 // urlPromptView is the content of a URL prompt window, without the window,
@@ -153,7 +154,7 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	body = append(body, container.New(&maxHeightLayout{max: 200, inner: v.link}, container.NewVScroll(v.link)))
 
 	if v.target != nil {
-		v.copyLink = newKeyButton(v.keys, "Copy link", v.onCopy, v.onCopy)
+		v.copyLink = newKeyButton(v.keys, lang.L("Copy link"), v.onCopy, v.onCopy)
 		v.copyLink.Icon = theme.ContentCopyIcon()
 		v.copyLink.Importance = widget.LowImportance
 		var opens fyne.CanvasObject = container.NewStack() // nothing beside the button
@@ -166,18 +167,18 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	}
 
 	if c.Refused != nil {
-		body = append(body, note(theme.NewErrorThemedResource(theme.ErrorIcon()), widget.DangerImportance, sentence(c.Refused)))
+		body = append(body, note(theme.NewErrorThemedResource(theme.ErrorIcon()), widget.DangerImportance, urlRefusal(c.Refused)))
 	}
 	for _, w := range c.Warnings {
-		body = append(body, note(theme.NewWarningThemedResource(theme.WarningIcon()), widget.WarningImportance, w))
+		body = append(body, note(theme.NewWarningThemedResource(theme.WarningIcon()), widget.WarningImportance, urlWarning(w)))
 	}
 	v.body = container.NewVBox(body...)
 
-	v.cancel = newKeyButton(v.keys, "Cancel", v.onDismiss, v.keys.escape)
-	v.decline = newKeyButton(v.keys, "Decline", v.tapGuarded(v.onDecline), v.keys.decline)
+	v.cancel = newKeyButton(v.keys, lang.L("Cancel"), v.onDismiss, v.keys.escape)
+	v.decline = newKeyButton(v.keys, lang.L("Decline"), v.tapGuarded(v.onDecline), v.keys.decline)
 	buttons := container.NewHBox(v.cancel, v.decline)
 	if v.target != nil {
-		v.open = newKeyButton(v.keys, "Open in browser", v.tapGuarded(v.onOpen), v.guarded(v.onOpen))
+		v.open = newKeyButton(v.keys, lang.L("Open in browser"), v.tapGuarded(v.onOpen), v.guarded(v.onOpen))
 		v.open.Importance = widget.HighImportance
 		buttons.Add(v.open)
 	}
@@ -240,9 +241,9 @@ func (v *urlPromptView) onOpen() {
 		v.decline.Disable()
 		v.mute.Disable()
 		v.refreshStatus() // no countdown to a cancel that cannot come
-		v.cancel.SetText("Close")
-		v.hint.SetText("Copy the link to open it yourself.")
-		v.onError("open the link in your browser", err)
+		v.cancel.SetText(lang.L("Close"))
+		v.hint.SetText(lang.L("Copy the link to open it yourself."))
+		v.onError(lang.L("open the link in your browser"), err)
 		return
 	}
 	v.closeWindow()
@@ -262,7 +263,7 @@ func (v *urlPromptView) onDismiss() {
 // selected, and a user may rather paste it into a browser of their choice.
 func (v *urlPromptView) onCopy() {
 	fyne.CurrentApp().Clipboard().SetContent(v.p.Check.URL)
-	v.hint.SetText("Link copied.")
+	v.hint.SetText(lang.L("Link copied."))
 }
 
 // linkSegments is c.URL as rich text: the registrable domain (or, for an IP
@@ -352,12 +353,13 @@ func opensText(c elicit.URLCheck) string {
 	if host == "" {
 		return ""
 	}
-	s := "Opens " + host
+	d := map[string]any{"Host": host, "Port": c.Port, "ASCII": c.HostASCII}
+	s := lang.L("Opens {{.Host}}", d)
 	if c.Port != "" {
-		s += " on port " + c.Port
+		s = lang.L("Opens {{.Host}} on port {{.Port}}", d)
 	}
 	if c.HostASCII != "" && c.HostASCII != host {
-		s += ", also written " + c.HostASCII
+		s += lang.L(", also written {{.ASCII}}", d)
 	}
 	return s
 }

@@ -1,0 +1,35 @@
+package ui
+
+import (
+	"embed"
+	"log"
+
+	"fyne.io/fyne/v2/lang"
+)
+
+// translations holds what elicitray itself says, in every language it
+// speaks: en.json and zh_Hans.json, keyed by the English text (lang.L) or,
+// for counts, by the English plural (lang.N). The server's own text never
+// goes through them. The files are for ui's windows and for app's
+// notifications and doctor report alike: app imports ui, so they are loaded
+// before any of app's code runs.
+//
+//go:embed translations
+var translations embed.FS
+
+func init() { loadTranslations() }
+
+// loadTranslations adds elicitray's translations to Fyne's and chooses
+// the language again from the environment (LC_ALL, LC_MESSAGES, LANG, then
+// LANGUAGE; C or POSIX is English), as lang does each time translations are
+// added: tests call it after changing LANG. It needs no Fyne driver, so the
+// command line (doctor) speaks the same language as the windows.
+func loadTranslations() {
+	if err := lang.AddTranslationsFS(translations, "translations"); err != nil {
+		log.Printf("elicitray: loading translations: %v", err)
+	}
+}
+
+// Count is the template data of a translated count (lang.N's "{{.Count}}
+// decisions"): n with commas between groups of three digits (Thousands).
+func Count(n int) map[string]any { return map[string]any{"Count": Thousands(n)} }
