@@ -240,31 +240,33 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 	}
 }
 
-// TestConfigTroubleCapitalizes (issue 24): the notification's last sentence,
-// what applies until the file is fixed, starts with its first character
-// capitalised, whole: capitalising its first byte broke a sentence that
-// starts with 服 or é into "���".
-func TestConfigTroubleCapitalizes(t *testing.T) {
+// TestConfigTroubleInTheUsersLanguage (issue 24): the notification of a
+// config.toml the hub cannot use has its title and what applies meanwhile
+// in the user's language; the log keeps the English, and the mistakes
+// quote the file as they are.
+func TestConfigTroubleInTheUsersLanguage(t *testing.T) {
 	mistake := &ConfigErrors{Path: "/home/u/.config/elicitray/config.toml", Problems: []ConfigProblem{
 		{Line: 1, Key: "timeout", Message: "must be a duration"},
 		{Line: 2, Key: "burst", Message: "must be a number"},
 	}}
-	for _, tt := range []struct {
-		meanwhile, want string
-	}{
-		{"the default settings apply until it is fixed", "The default settings apply until it is fixed."},
-		{"服务名的设置保持不变，直到修复", "服务名的设置保持不变，直到修复."},
-		{"état par défaut jusqu'à correction", "État par défaut jusqu'à correction."},
-		{"e\u0301tat par défaut", "E\u0301tat par défaut."},
-		{"الإعدادات الافتراضية", "الإعدادات الافتراضية."},
-		{"ההגדרות נשארות", "ההגדרות נשארות."},
-		{"डिफ़ॉल्ट सेटिंग्स", "डिफ़ॉल्ट सेटिंग्स."},
-	} {
-		for _, err := range []error{errors.New("config.toml: line 1: bad"), mistake} {
-			_, _, body := configTrouble(err, tt.meanwhile)
-			if !strings.HasSuffix(body, "\n"+tt.want) && !strings.HasSuffix(body, ". "+tt.want) {
-				t.Errorf("configTrouble(%v, %q) body:\n%s\nwant it to end with %q", err, tt.meanwhile, body, tt.want)
-			}
+	one := errors.New("config.toml: line 1: bad")
+	for _, err := range []error{one, mistake} {
+		lines, title, body := configTrouble(err, defaultSettings)
+		if !strings.HasSuffix(body, "The default settings apply until it is fixed.") || !strings.HasPrefix(title, "elicitray: config.toml has ") {
+			t.Errorf("in English: %q / %q", title, body)
+		}
+		if !strings.Contains(lines[0], defaultSettings) {
+			t.Errorf("the log says %q, want it to say %q", lines[0], defaultSettings)
+		}
+	}
+	chineseLocale(t)
+	for _, err := range []error{one, mistake} {
+		lines, title, body := configTrouble(err, keptSettings)
+		if !strings.HasSuffix(body, "在修正之前，当前生效的设置保持不变。") || !strings.Contains(title, "错误") {
+			t.Errorf("a Chinese user reads %q / %q", title, body)
+		}
+		if !strings.Contains(body, "line 1") || !strings.Contains(lines[0], keptSettings) {
+			t.Errorf("the mistakes or the log changed language: %q / %q", body, lines[0])
 		}
 	}
 }

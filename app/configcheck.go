@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"io/fs"
 	"maps"
 	"os"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/app/platform"
-	"github.com/elicitray/elicitray/chars"
 )
 
 // Reading config.toml a key at a time. toml.Decode into Config stops at
@@ -92,22 +92,34 @@ func (e *ConfigErrors) Lines() []string {
 	return out
 }
 
+// What applies while config.toml cannot be used, as configTrouble's
+// meanwhile says it.
+const (
+	keptSettings    = "the settings in force stay until it is fixed"
+	defaultSettings = "the default settings apply until it is fixed"
+)
+
 // configTrouble is what the hub says of a config file it cannot use: in
 // its log, a line per mistake; in a notification, a title and every
-// mistake. meanwhile says what applies until the file is fixed ("the
-// settings in force stay until it is fixed").
+// mistake, the title and what applies meanwhile in the user's language
+// (the mistakes quote the file, and stay as the log has them). meanwhile
+// is keptSettings or defaultSettings.
 func configTrouble(err error, meanwhile string) (logLines []string, title, body string) {
+	told := lang.L("The settings in force stay until it is fixed.")
+	if meanwhile == defaultSettings {
+		told = lang.L("The default settings apply until it is fixed.")
+	}
 	var ce *ConfigErrors
 	if !errors.As(err, &ce) || len(ce.Problems) < 2 {
-		title = "elicitray: config.toml has a mistake"
-		return []string{err.Error() + "; " + meanwhile}, title, err.Error() + ". " + chars.Capitalize(meanwhile) + "."
+		title = lang.L("elicitray: config.toml has a mistake")
+		return []string{err.Error() + "; " + meanwhile}, title, err.Error() + ". " + told
 	}
 	logLines = []string{fmt.Sprintf("%s has %d mistakes; %s:", ce.Path, len(ce.Problems), meanwhile)}
 	for _, l := range ce.Lines() {
 		logLines = append(logLines, "  "+l)
 	}
-	title = fmt.Sprintf("elicitray: config.toml has %d mistakes", len(ce.Problems))
-	body = ce.Path + ":\n" + strings.Join(ce.Lines(), "\n") + "\n" + chars.Capitalize(meanwhile) + "."
+	title = lang.N("elicitray: config.toml has {{.Count}} mistakes", len(ce.Problems), map[string]any{"Count": len(ce.Problems)})
+	body = ce.Path + ":\n" + strings.Join(ce.Lines(), "\n") + "\n" + told
 	return logLines, title, body
 }
 

@@ -68,7 +68,7 @@ func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
 	var notices []string
 	cfg, err := LoadConfig(p.Config)
 	if err != nil {
-		lines, _, body := configTrouble(err, "the default settings apply until it is fixed")
+		lines, _, body := configTrouble(err, defaultSettings)
 		for _, l := range lines {
 			fmt.Fprintf(stderr, "elicitray hub: %s\n", l)
 		}

@@ -520,7 +520,7 @@ func (h *Hub) refreshConfig() {
 	c, err := LoadConfig(h.ConfigPath)
 	if err != nil {
 		// Every mistake at once: the user fixes them in one go.
-		lines, title, body := configTrouble(err, "the settings in force stay until it is fixed")
+		lines, title, body := configTrouble(err, keptSettings)
 		for _, l := range append(lines, c.Warnings...) {
 			h.logf("%s", l)
 		}
