@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/bidi"
 )
@@ -188,16 +189,26 @@ func reorder(pieces []piece) {
 	}
 }
 
-// mirrors pairs the mirrored characters (Bidi_Mirrored) that server text
-// commonly holds.
+// mirrors pairs the mirrored characters (Bidi_Mirrored) that are no
+// brackets and that server text commonly holds: comparisons, set and
+// order signs, quotation marks. A "≤ 1000" drawn unmirrored in Arabic
+// reads as its opposite. Brackets come from x/text's bidi data (mirror).
 var mirrors = map[rune]rune{
-	'(': ')', ')': '(', '[': ']', ']': '[', '{': '}', '}': '{', '<': '>', '>': '<',
-	'«': '»', '»': '«', '‹': '›', '›': '‹', '（': '）', '）': '（',
-	'［': '］', '］': '［', '｛': '｝', '｝': '｛',
+	'<': '>', '>': '<', '«': '»', '»': '«', '‹': '›', '›': '‹',
+	'≤': '≥', '≥': '≤', '≦': '≧', '≧': '≦', '≪': '≫', '≫': '≪', '≮': '≯', '≯': '≮', '≰': '≱', '≱': '≰',
+	'≲': '≳', '≳': '≲', '≺': '≻', '≻': '≺', '≼': '≽', '≽': '≼', '∈': '∋', '∋': '∈', '∉': '∌', '∌': '∉',
+	'⊂': '⊃', '⊃': '⊂', '⊆': '⊇', '⊇': '⊆', '⊄': '⊅', '⊅': '⊄', '⩽': '⩾', '⩾': '⩽', '＜': '＞', '＞': '＜',
 }
 
+// mirror is r's mirror image (Bidi_Mirroring_Glyph): a bracket's other
+// half (x/text's Bidi_Paired_Bracket: "(" and ")", "「" and "」", "⟨" and
+// "⟩"…), a sign of mirrors, else r.
 func mirror(r rune) rune {
 	if m, ok := mirrors[r]; ok {
+		return m
+	}
+	if p, _ := bidi.LookupRune(r); p.IsBracket() {
+		m, _ := utf8.DecodeRuneInString(bidi.ReverseString(string(r)))
 		return m
 	}
 	return r

@@ -270,3 +270,21 @@ func TestBidiSentenceRunsLeftToRight(t *testing.T) {
 		t.Errorf("an English sentence became %q", got)
 	}
 }
+
+// TestBidiTextMirrors: in a right-to-left stretch every mirrored character
+// is drawn as its mirror image, comparisons and all brackets alike: "المبلغ
+// ≥ 1000" drawn with its sign as written read as "≤ 1000" (a break-it
+// session's finding).
+func TestBidiTextMirrors(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"المبلغ ≥ 1000", "1000 ≤ المبلغ"},
+		{"הסכום ≤ 500", "500 ≥ הסכום"},
+		{"「שלום」 עולם", "עולם 「שלום」"},
+		{"《مرحبا》", "《مرحبا》"},
+		{"x ∈ אבג", "x ∈ אבג"},
+	} {
+		if got := strings.ReplaceAll(bidiText(tt.in), string(lrm), ""); got != tt.want {
+			t.Errorf("bidiText(%q) draws %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

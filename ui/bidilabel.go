@@ -3,6 +3,7 @@ package ui
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
@@ -58,7 +59,10 @@ func (l *bidiLabel) Resize(size fyne.Size) {
 // changed.
 func (l *bidiLabel) fit(width float32) bool {
 	width -= 2 * theme.InnerPadding()
-	if width <= 0 || width == l.width || !strings.ContainsFunc(l.logical, rtlRune) {
+	// Right-to-left text is broken here, to reorder each line; so is text
+	// written without spaces (Chinese, Japanese), which Fyne would break
+	// before a full stop or comma (noLineStart).
+	if width <= 0 || width == l.width || !strings.ContainsFunc(l.logical, func(r rune) bool { return rtlRune(r) || unspaced(r) }) {
 		return false
 	}
 	l.width = width
@@ -97,4 +101,10 @@ func cutToWidth(s string, width, size float32, style fyne.TextStyle) string {
 		}
 	}
 	return strings.Join(r[:lo], "") + "…"
+}
+
+// unspaced reports whether r belongs to a script written without spaces
+// between words, whose lines break between characters.
+func unspaced(r rune) bool {
+	return r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Bopomofo)
 }

@@ -610,6 +610,7 @@ func (v *promptView) validate() bool {
 		// onArmed validates again.
 		return len(missing) == 0
 	}
+	v.hint.Importance = widget.LowImportance
 	if len(missing) == 0 {
 		v.submit.Enable()
 		v.hint.SetText("")

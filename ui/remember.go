@@ -138,6 +138,8 @@ func (v *promptView) holdLastAnswers(rows []*fieldRow) {
 	if v.canvas != nil {
 		v.canvas.Focus(rows[0].focusTarget())
 	}
+	// Not the hint's usual grey: this is why the key did nothing.
+	v.hint.Importance = widget.WarningImportance
 	v.hint.SetText(lang.L(lastAnswerHeld))
 }
 

@@ -201,8 +201,8 @@ func TestPromptReturnKeepsLastAnswers(t *testing.T) {
 	if h.c.Focused() != h.row("service").entry {
 		t.Error("Return did not move to the first field holding a last answer")
 	}
-	if got := h.v.hint.Text; got != lastAnswerHeld {
-		t.Errorf("the hint says %q, want %q", got, lastAnswerHeld)
+	if got := h.v.hint.Text; got != lastAnswerHeld || h.v.hint.Importance != widget.WarningImportance {
+		t.Errorf("the hint says %q (importance %v), want %q in the warning colour", got, h.v.hint.Importance, lastAnswerHeld)
 	}
 	test.Tap(h.v.submit)
 	want := map[string]any{"service": "checkout", "reason": "pool exhaustion", "environment": "dev", "rollback_on_failure": true, "ticket": "none"}

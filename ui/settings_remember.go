@@ -70,8 +70,12 @@ func (v *settingsView) buildRemember(s RememberSettings) fyne.CanvasObject {
 
 // row is one rule's line and its Forget button.
 func (sec *rememberSection) row(keys *windowKeys, r RememberedAnswer) fyne.CanvasObject {
-	text := fmt.Sprintf("%s: %s — “%s”", chars.CutMiddle(oneLine(r.Server), maxLabel/2),
-		chars.Cut(oneLine(r.Answer), maxLabel), chars.Cut(oneLine(r.Message), maxLabel))
+	// The answer's action in the user's language, its content as sent; the
+	// server's name and message each in their own visual order (bidiText).
+	action, content, _ := strings.Cut(oneLine(r.Answer), " ")
+	answer := strings.TrimSpace(recordTerm(action) + " " + content)
+	text := fmt.Sprintf("%s: %s — “%s”", bidiText(chars.CutMiddle(oneLine(r.Server), maxLabel/2)),
+		bidiText(chars.Cut(answer, maxLabel)), bidiText(chars.Cut(oneLine(r.Message), maxLabel)))
 	if !r.Expires.IsZero() {
 		text += lang.L(" — until {{.Date}}", map[string]any{"Date": r.Expires.Local().Format(lang.L("2 Jan 2006"))})
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // prewrap breaks s into lines that fit width (Fyne units, the text's own
@@ -46,18 +48,28 @@ func prewrap(s string, width, size float32, style fyne.TextStyle) string {
 }
 
 // breakWord writes word, wider than a line, into b from the start of a
-// line: as many characters as fit on each line. It returns how much of the
-// last line is used.
+// line: as many characters as fit on each line, never breaking inside a
+// character (an emoji sequence, a letter and its accents) nor before a
+// mark that may not start a line (noLineStart: "。在" stays "在" the next
+// line's first). It returns how much of the last line is used.
 func breakWord(b *strings.Builder, word string, limit, size float32, style fyne.TextStyle) float32 {
 	used := float32(0)
-	for _, r := range word {
-		w := fyne.MeasureText(string(r), size, style).Width
-		if used > 0 && used+w > limit {
+	for c := range chars.All(word) {
+		w := fyne.MeasureText(c, size, style).Width
+		if used > 0 && used+w > limit && !noLineStart(c) {
 			b.WriteByte('\n')
 			used = 0
 		}
-		b.WriteRune(r)
+		b.WriteString(c)
 		used += w
 	}
 	return used
+}
+
+// noLineStart reports whether c is punctuation that may not begin a line
+// (the closing and pausing marks of Chinese and Japanese line breaking, and
+// their ASCII kin): such a mark stays at the end of the line before, a
+// little past its width.
+func noLineStart(c string) bool {
+	return len(c) > 0 && strings.Contains("。．，、；：？！）］｝」』】〉》”’…·,.;:?!)]}", c)
 }
