@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/bidi"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // Fyne 2.7 draws a line's text in runs (go-text's shaping.Segmenter splits
@@ -94,11 +96,22 @@ type piece struct {
 // which for one character is the same but for its mirroring.
 func visualLine(line []rune) string {
 	levels := bidiLevels(line)
+	// Where each character (an emoji sequence, a letter and its accents)
+	// ends: it moves as a whole (UAX #9 L3), never reversed inside.
+	ends := make([]bool, len(line)+1)
+	n := 0
+	for c := range chars.All(string(line)) {
+		n += utf8.RuneCountInString(c)
+		ends[n] = true
+	}
 	var pieces []piece
 	for i := 0; i < len(line); {
 		j, rtl := i+1, levels[i]%2 == 1 && wordRune(line[i])
 		if rtl {
 			j = groupEnd(line, levels, i)
+		}
+		for j < len(line) && !ends[j] {
+			j++
 		}
 		pieces = append(pieces, piece{text: line[i:j], level: levels[i], rtl: rtl})
 		i = j
@@ -116,6 +129,7 @@ func visualLine(line []rune) string {
 			// A character of a right-to-left stretch drawn left to right:
 			// its mirror image, as UAX #9 L4 asks ("(" shows as ")").
 			b.WriteRune(mirror(p.text[0]))
+			b.WriteString(string(p.text[1:]))
 		default:
 			b.WriteString(string(p.text))
 		}

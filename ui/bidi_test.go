@@ -288,3 +288,15 @@ func TestBidiTextMirrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBidiTextKeepsCharactersWhole: an emoji sequence or a mark on
+// punctuation inside right-to-left text moves as one character, never
+// reversed inside (👍🏽 showed as a swatch beside a yellow thumb).
+func TestBidiTextKeepsCharactersWhole(t *testing.T) {
+	for _, c := range []string{"👍🏽", "👩‍👩‍👧‍👦", "🏳️‍🌈", "#️⃣", "!\u0301"} {
+		in := "שלום " + c + " עולם"
+		if got := bidiText(in); !strings.Contains(got, c) {
+			t.Errorf("bidiText(%q) = %q: %q is not whole", in, got, c)
+		}
+	}
+}
