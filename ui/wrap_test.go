@@ -31,3 +31,23 @@ func TestPrewrapKeepsMarksOffLineStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestPrewrapKeepsIndentation: a message broken into lines (it holds
+// right-to-left or Chinese text) keeps each line's indentation and the
+// spacing between its words, and its no-break spaces (a YAML-like
+// message with one Hebrew name lost its shape: a break-it session's
+// finding).
+func TestPrewrapKeepsIndentation(t *testing.T) {
+	test.NewTempApp(t)
+	msg := "services:\n  api:\n    replicas: 3\n  db:\n    owner:  שרה\n    size:\u00a010 GB"
+	if got := prewrap(msg, 2000, theme.TextSize(), fyne.TextStyle{}); got != msg {
+		t.Errorf("prewrap changed a message that fits:\n%q\nwant\n%q", got, msg)
+	}
+	size := theme.TextSize()
+	narrow := fyne.MeasureText("    replicas: 3", size, fyne.TextStyle{}).Width * 1.1
+	for _, line := range strings.Split(prewrap("    replicas: 3 and more words to wrap here", narrow, size, fyne.TextStyle{}), "\n")[1:] {
+		if strings.HasPrefix(line, " ") || strings.HasSuffix(line, " ") {
+			t.Errorf("a broken line keeps the spacing at its break: %q", line)
+		}
+	}
+}
