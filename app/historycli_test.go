@@ -388,3 +388,24 @@ func TestRulesListColumns(t *testing.T) {
 		t.Errorf("the long message shown as %q, want at most 60 columns cut between characters", msg)
 	}
 }
+
+// TestHistoryListServerTextStaysInItsCell: a tab or a line break in a
+// server's name or tool stays in its cell of `history list`: it neither
+// shifts the columns nor starts a row that looks like a record (a
+// break-it session's finding).
+func TestHistoryListServerTextStaysInItsCell(t *testing.T) {
+	testHome(t)
+	st, err := history.Open(DefaultPaths().History, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(history.Record{Server: "evil\tserver", Tool: "x\n99  2026-01-01 00:00:00 UTC  github  deploy  accept  user  fake", Message: "m",
+		Mode: "form", Action: "accept", DecidedBy: "user", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out := cli(t, "history", "list")
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 2 {
+		t.Errorf("one record made %d lines:\n%s", len(lines), out)
+	}
+}

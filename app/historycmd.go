@@ -157,7 +157,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			for _, r := range recs {
 				r = printable(r)
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
-					r.Server, dash(r.Tool), r.Action, r.DecidedBy, firstLine(r.Message, 60))
+					cell(r.Server), dash(cell(r.Tool)), r.Action, r.DecidedBy, firstLine(r.Message, 60))
 			}
 			if err := tw.Flush(); err != nil {
 				return runErr(err)
@@ -283,8 +283,8 @@ func writeRecord(w io.Writer, r history.Record) error {
 	who := calledItself(bridge.ServerInfo(r.ServerInfo))
 	fmt.Fprintf(tw, "ID\t%d\n", r.ID)
 	fmt.Fprintf(tw, "Time\t%s\n", r.Time.Local().Format(time.RFC3339))
-	fmt.Fprintf(tw, "Server\t%s (calls itself %s)\n", r.Server, dash(who))
-	fmt.Fprintf(tw, "Tool\t%s\n", dash(r.Tool))
+	fmt.Fprintf(tw, "Server\t%s (calls itself %s)\n", cell(r.Server), dash(cell(who)))
+	fmt.Fprintf(tw, "Tool\t%s\n", dash(cell(r.Tool)))
 	fmt.Fprintf(tw, "Mode\t%s\n", r.Mode)
 	fmt.Fprintf(tw, "Action\t%s\n", r.Action)
 	fmt.Fprintf(tw, "Decided by\t%s\n", r.DecidedBy)
@@ -339,5 +339,12 @@ func firstLine(s string, n int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	return chars.CutWidth(s, n)
+	return chars.CutWidth(cell(s), n)
+}
+
+// cell is server text as one cell of a table: its tabs and line breaks,
+// which would start a column or a row of their own (a server could make a
+// row that looks like a record), become spaces.
+func cell(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
