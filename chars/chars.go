@@ -22,6 +22,7 @@ package chars
 import (
 	"iter"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
@@ -66,6 +67,9 @@ func Index(s string, n int) int {
 // Cut is s cut to at most n characters, the last of them Ellipsis when
 // anything was left out.
 func Cut(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
 	if len(s) <= n { // a character is at least a byte: most text needs no counting
 		return s
 	}
@@ -81,6 +85,9 @@ func Cut(s string, n int) string {
 // (dry run only)" and "Deploy … (FOR REAL)"). Below 3 characters it is
 // Cut.
 func CutMiddle(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
 	if len(s) <= n {
 		return s
 	}
@@ -104,6 +111,9 @@ func Width(s string) int {
 // anything was left out. A character wider than the columns left is left
 // out whole.
 func CutWidth(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
 	if Width(s) <= n {
 		return s
 	}
@@ -148,9 +158,14 @@ func Bytes[T ~string | ~[]byte](s T, n int) T {
 
 // Capitalize is s with its first character in title case, the rest as it
 // is. A character of a script without case (服, ب, ש, न) and one that is
-// not a letter stay as they are.
+// not a letter stay as they are, and so does a first word that already
+// has a capital after its start: it is a name written so (iPhone, eBay).
 func Capitalize(s string) string {
 	first, rest, _, _ := uniseg.FirstGraphemeClusterInString(s, -1)
+	word, _, _ := strings.Cut(rest, " ")
+	if strings.IndexFunc(word, unicode.IsUpper) >= 0 {
+		return s
+	}
 	// Title case, not upper case, and for no language in particular: "ǆ"
 	// becomes "ǅ", "ß" "Ss", e with U+0301 an E with it. A Caser keeps
 	// state, so each call has its own.

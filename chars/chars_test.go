@@ -334,3 +334,17 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
+
+// TestCapitalizeLeavesNamesAlone: a first word that already has a capital
+// after its start is a name as its owner writes it (a break-it session saw
+// "IPhone model is required."); nothing is cut to a limit of zero.
+func TestCapitalizeLeavesNamesAlone(t *testing.T) {
+	for in, want := range map[string]string{"iPhone model": "iPhone model", "eBay": "eBay", "name": "Name", "ǆungla x": "ǅungla x"} {
+		if got := Capitalize(in); got != want {
+			t.Errorf("Capitalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if Cut("abc", 0) != "" || CutMiddle("abc", 0) != "" || CutWidth("abc", 0) != "" {
+		t.Error("a cut to nothing left something")
+	}
+}

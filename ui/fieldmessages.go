@@ -4,12 +4,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2/lang"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // bridge/elicit says what is wrong with a value in English ("must be at
@@ -145,10 +144,7 @@ func elicitSentence(label, msg string) (string, bool) {
 // letter upper case as it starts the sentence (a rune, not a byte: a label
 // may be 服务名), and pairs of further names and values.
 func fieldData(label string, pairs ...string) map[string]any {
-	if r, n := utf8.DecodeRuneInString(label); n > 0 {
-		label = string(unicode.ToUpper(r)) + label[n:]
-	}
-	d := map[string]any{"Field": label}
+	d := map[string]any{"Field": chars.Capitalize(label)}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		d[pairs[i]] = pairs[i+1]
 	}
