@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/elicitray/elicitray/chars"
 )
 
@@ -76,23 +78,33 @@ func joinsEmoji(rest string, hidden func(rune) bool) bool {
 // zwnj is ZERO WIDTH NON-JOINER.
 const zwnj = '\u200C'
 
-// joiningScripts are the scripts whose words a (non-)joiner may be part
-// of: their letters join (Arabic, Syriac, N'Ko, Mongolian) or form
-// conjuncts (the Brahmic scripts of India and Sri Lanka).
-var joiningScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian,
-	unicode.Devanagari, unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati, unicode.Oriya, unicode.Tamil,
-	unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala}
+// joiningScripts are the scripts whose letters join, where a zero-width
+// non-joiner between two letters keeps them apart (Persian "می‌خواهم").
+var joiningScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian}
 
 // joinsLetters reports whether r, at byte i of s, is a zero-width
-// non-joiner or joiner between a letter (or its mark) and a letter of the
-// same joining script.
+// non-joiner or joiner that is spelling there, by RFC 5892's CONTEXTJ
+// rules, simplified: either after a virama (a Brahmic script's half forms
+// and conjuncts: "क्‍ष"), or a non-joiner between two letters of one
+// joining script, marks on the first letter passed over. Anywhere else it
+// changes nothing a reader sees, so two texts that look alike would differ.
 func joinsLetters(s string, i int, r rune) bool {
 	if r != zwnj && r != zwj {
 		return false
 	}
 	before, _ := utf8.DecodeLastRuneInString(s[:i])
 	after, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
-	if !unicode.In(before, unicode.L, unicode.M) || !unicode.IsLetter(after) {
+	if norm.NFC.PropertiesString(string(before)).CCC() == 9 { // a virama
+		return unicode.IsLetter(after)
+	}
+	if r == zwj {
+		return false
+	}
+	for at := i; unicode.Is(unicode.Mn, before) && at > 0; {
+		at -= utf8.RuneLen(before)
+		before, _ = utf8.DecodeLastRuneInString(s[:at])
+	}
+	if !unicode.IsLetter(before) || !unicode.IsLetter(after) {
 		return false
 	}
 	for _, script := range joiningScripts {

@@ -31,6 +31,12 @@ func TestVisible(t *testing.T) {
 		{"क्\u200Dष", "क्\u200Dष", false},
 		{"pay\u200Cpal", "paypal", true},
 		{"م\u200Ca", "مa", true},
+		// Where it changes nothing a reader sees, it goes: a joiner
+		// between Arabic letters, a non-joiner between Devanagari letters
+		// with no virama. After an Arabic vowel mark it stays.
+		{"ا\u200Dب", "اب", true},
+		{"क\u200Cख", "कख", true},
+		{"بّ\u200Cب", "بّ\u200Cب", false},
 		{"\u200Cمی", "می", true},
 		{"می\u200C", "می", true},
 	} {
