@@ -4,6 +4,7 @@ import (
 	"embed"
 	"log"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
 )
 
@@ -25,10 +26,30 @@ func init() { loadTranslations() }
 // added: tests call it after changing LANG. It needs no Fyne driver, so the
 // command line (doctor) speaks the same language as the windows.
 func loadTranslations() {
-	if err := lang.AddTranslationsFS(translations, "translations"); err != nil {
+	english, err := translations.ReadFile("translations/en.json")
+	if err == nil {
+		// Last, so that lang's one choice of language, made as each is
+		// added, is made once more with all of them.
+		for _, l := range fyneOnly {
+			if err = lang.AddTranslationsForLocale(english, l); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = lang.AddTranslationsFS(translations, "translations")
+	}
+	if err != nil {
 		log.Printf("elicitray: loading translations: %v", err)
 	}
 }
+
+// fyneOnly are the languages Fyne translates its own words into and
+// elicitray does not (Fyne v2.7.1's lang/translations): elicitray's English
+// is loaded as theirs, so that their users read English throughout, never
+// Fyne's "Annuler" beside elicitray's "Decline", and no lookup fails into
+// the log.
+var fyneOnly = []fyne.Locale{"cs", "de", "el", "es", "fr", "pl", "pt", "pt_BR", "ru", "sv", "ta", "uk"}
 
 // Count is the template data of a translated count (lang.N's "{{.Count}}
 // decisions"): n with commas between groups of three digits (Thousands).

@@ -427,6 +427,12 @@ func TestPromptSpeaksTheUsersLanguage(t *testing.T) {
 			[]string{"elicitray — 部署 asks", "Cancel", "Decline", "Submit", "Don't ask again for an hour"}},
 		{"C.UTF-8", map[string]string{"LANG": "C.UTF-8"},
 			[]string{"elicitray — 部署 asks", "Cancel", "Decline", "Submit", "Don't ask again for an hour"}},
+		// A language Fyne speaks and elicitray does not: English
+		// throughout, never Fyne's "Annuler" beside "Decline".
+		{"fr_FR", map[string]string{"LANG": "fr_FR.UTF-8"},
+			[]string{"elicitray — 部署 asks", "Cancel", "Decline", "Submit", "Don't ask again for an hour"}},
+		{"de_DE", map[string]string{"LANG": "de_DE.UTF-8"},
+			[]string{"elicitray — 部署 asks", "Cancel", "Decline", "Submit", "Don't ask again for an hour"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			withLocale(t, tt.env)
