@@ -16,6 +16,8 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/chars"
 )
 
 // ServerPolicy is how one server's prompts are handled, or, with an empty
@@ -778,7 +780,7 @@ func (f *settingField) validate(all bool) {
 		return
 	}
 	f.shown = true
-	f.errLabel.SetText(sentence(errors.New(f.name + " " + err.Error())))
+	f.errLabel.SetText(chars.Capitalize(lang.L("{{.Field}} {{.Problem}}.", map[string]any{"Field": f.name, "Problem": err.Error()})))
 	f.errLabel.Show()
 }
 
