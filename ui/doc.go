@@ -46,8 +46,9 @@
 //     bidiText (bidi.go), which hands Fyne the runs in visual order, and a
 //     wrapped or cut label of it is a bidiLabel (bidilabel.go), which breaks
 //     lines before reordering them. Only the drawing changes: values and
-//     what the history keeps are as sent. Entries are left as Fyne draws
-//     them: their cursor works on the text as stored.
+//     what the history keeps are as sent. An entry is drawn by Fyne while
+//     it has the focus (its cursor works on the text as stored) and by a
+//     label over it the rest of the time (bidiEntry, bidientry.go).
 //   - A form field that looks like it asks for a secret
 //     (elicit.Field.Sensitive) is masked as it is typed, under a warning
 //     naming the configured server (PROTOCOL.md §6); the value is still

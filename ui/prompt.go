@@ -708,6 +708,7 @@ type fieldRow struct {
 	// Exactly one of these is set, according to f.Kind and, for a
 	// select, its number of choices.
 	entry   *keyEntry   // string, number, integer
+	bidi    *bidiEntry  // around entry: its right-to-left text in order
 	check   *keyCheck   // boolean
 	sel     *keySelect  // single select of up to longList choices
 	multi   []*keyCheck // multi select of up to longList choices, one per option
@@ -800,6 +801,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		r.entry.SetText(valueText(r.initial))
 		r.entry.OnChanged = func(string) {
 			r.edited = true
+			r.bidi.update() // the text may have changed from outside (Clear last answers)
 			r.changed()
 		}
 		r.entry.OnSubmitted = func(string) { r.keys.submit() }
@@ -812,7 +814,9 @@ func (r *fieldRow) build() fyne.CanvasObject {
 				r.onTouched()
 			}
 		}
-		box.Add(r.entry)
+		var shown fyne.CanvasObject
+		r.bidi, shown = newBidiEntry(r.entry)
+		box.Add(shown)
 		if r.last {
 			r.lastMark = lastAnswerMark()
 			box.Add(r.lastMark)

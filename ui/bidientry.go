@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// An entry's text is drawn by Fyne as any text is (docs/bidi.md), so
+// right-to-left words split by punctuation or digits show swapped: a
+// server's default "ملاحظة: تم" or the user's own pasted Hebrew. Reordering
+// the entry's text itself would put its cursor and selection elsewhere than
+// the user sees them. So while the entry is not being edited, its text is
+// drawn in the Unicode Bidirectional Algorithm's order by a label over it
+// (bidiText), the entry's own text made invisible beneath; while it has the
+// focus, the entry shows its text itself, to edit as Fyne lays it out. The
+// text, what is sent and what is kept, is the entry's as typed.
+
+// bidiEntry is an entry with the label that draws its text in order.
+type bidiEntry struct {
+	entry *keyEntry
+	cover *widget.Label            // the text in visual order, over the entry
+	under *container.ThemeOverride // the entry, its text invisible while covered
+}
+
+// newBidiEntry wraps e; it returns what the form shows. e's onFocus and
+// onFocusLost are kept and run first.
+func newBidiEntry(e *keyEntry) (*bidiEntry, fyne.CanvasObject) {
+	b := &bidiEntry{entry: e, cover: widget.NewLabel("")}
+	b.cover.Truncation = fyne.TextTruncateClip
+	b.under = container.NewThemeOverride(e, appTheme{})
+	focus, lost := e.onFocus, e.onFocusLost
+	e.onFocus = func() {
+		if focus != nil {
+			focus()
+		}
+		b.show(false)
+	}
+	e.onFocusLost = func() {
+		if lost != nil {
+			lost()
+		}
+		b.coverIf(false) // the canvas names it focused until this returns
+	}
+	b.update()
+	return b, container.NewStack(b.under, b.cover)
+}
+
+// update covers the entry while it is not focused and its text holds a
+// right-to-left letter; call it when the text changed from outside.
+func (b *bidiEntry) update() {
+	c := fyne.CurrentApp().Driver().CanvasForObject(b.entry)
+	b.coverIf(c != nil && c.Focused() == b.entry)
+}
+
+// coverIf covers the entry when it is not focused and its text holds a
+// right-to-left letter, and uncovers it otherwise.
+func (b *bidiEntry) coverIf(focused bool) {
+	b.show(!focused && !b.entry.Password && strings.ContainsFunc(b.entry.Text, rtlRune))
+}
+
+// show covers the entry, or shows it as it is.
+func (b *bidiEntry) show(covered bool) {
+	if covered {
+		b.cover.SetText(bidiText(b.entry.Text))
+		b.cover.Show()
+	} else {
+		b.cover.Hide()
+	}
+	b.under.Theme = appTheme{hideText: covered}
+	b.under.Refresh()
+}
+
+// appTheme is the app's theme as it is at each call (a change of the
+// desktop's light or dark follows), its text colour transparent when
+// hideText is set: the entry's border, background and placeholder stay.
+type appTheme struct{ hideText bool }
+
+func (a appTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if a.hideText && n == theme.ColorNameForeground {
+		return color.Transparent
+	}
+	return fyne.CurrentApp().Settings().Theme().Color(n, v)
+}
+
+func (appTheme) Font(s fyne.TextStyle) fyne.Resource {
+	return fyne.CurrentApp().Settings().Theme().Font(s)
+}
+
+func (appTheme) Icon(n fyne.ThemeIconName) fyne.Resource {
+	return fyne.CurrentApp().Settings().Theme().Icon(n)
+}
+
+func (appTheme) Size(n fyne.ThemeSizeName) float32 {
+	return fyne.CurrentApp().Settings().Theme().Size(n)
+}
