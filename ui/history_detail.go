@@ -93,7 +93,7 @@ func (d *historyDetail) show(r *history.Record) {
 		Form:       form,
 	})
 	var c textCleaner
-	reason := c.clean(r.Reason)
+	reason := recordReason(c.clean(r.Reason))
 	hidden = hidden || c.found
 
 	objs := []fyne.CanvasObject{promptHeader(p.Server, p.ServerInfo, p.Tool)}

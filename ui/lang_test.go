@@ -448,3 +448,42 @@ func TestPromptSpeaksTheUsersLanguage(t *testing.T) {
 		})
 	}
 }
+
+// TestReasonsTranslated: the reasons the hub records for decisions no
+// person made (app/policy.go, hub.go, remember.go, journal.go write them so)
+// read in English exactly as recorded, and in Chinese for a Chinese user,
+// the names, numbers and times they quote as recorded; a reason the table
+// does not know (an error quoted from the system) stays as kept.
+func TestReasonsTranslated(t *testing.T) {
+	reasons := []string{
+		"all prompts are paused",
+		"部署助手 is muted until 14:05",
+		"github asked more than 5 times in a row; its limit is one prompt every 3s",
+		"nobody answered within 10m0s",
+		"the rule for github is decline",
+		"the rule for ci is accept-defaults, and the form's required fields all have defaults: they were sent",
+		`answered by remembered rule 3 for shop: accept {"city":"Lisbon"} (you chose "Always answer this way" on 5 Dec 2026 22:35; it holds until 4 Jan 2027 22:35; ` + "`elicitray rules forget 3`" + ` undoes it)`,
+		"the server cancelled the request",
+		"the wrapper stopped",
+		"the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer",
+	}
+	withLocale(t, map[string]string{"LANG": "en_US.UTF-8"})
+	for _, r := range reasons {
+		if got := recordReason(r); got != r {
+			t.Errorf("in English %q reads %q", r, got)
+		}
+	}
+	if got := recordReason("open /x: permission denied"); got != "open /x: permission denied" {
+		t.Errorf("an unknown reason became %q", got)
+	}
+	withLocale(t, map[string]string{"LANG": "zh_CN.UTF-8"})
+	for _, r := range reasons {
+		got := recordReason(r)
+		if !strings.ContainsFunc(got, func(c rune) bool { return unicode.Is(unicode.Han, c) }) || got == r {
+			t.Errorf("a Chinese user reads %q", got)
+		}
+	}
+	if got := recordReason(reasons[6]); !strings.Contains(got, `accept {"city":"Lisbon"}`) || !strings.Contains(got, "4 Jan 2027 22:35") {
+		t.Errorf("the remembered rule's reason lost what it quotes: %q", got)
+	}
+}

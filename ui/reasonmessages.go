@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"regexp"
+
+	"fyne.io/fyne/v2/lang"
+)
+
+// A history record keeps, for a decision no person made, the reason the hub
+// wrote, in English, once (the CLI prints it as kept). The History window
+// shows the reasons the hub writes itself in the user's language:
+// reasonMessages turns each into its translation, names and times as
+// recorded. A reason not listed (an error quoted from the system) is shown
+// as kept. The table follows the hub's sentences (app/policy.go, hub.go,
+// remember.go, journal.go): TestReasonsTranslated makes each one.
+var reasonMessages = []struct {
+	re  *regexp.Regexp
+	say func(m []string) string
+}{
+	{regexp.MustCompile(`^all prompts are paused$`), func([]string) string { return lang.L("all prompts are paused") }},
+	{regexp.MustCompile(`^(.+) is muted until (\S+)$`), func(m []string) string {
+		return lang.L("{{.Server}} is muted until {{.Time}}", map[string]any{"Server": m[1], "Time": m[2]})
+	}},
+	{regexp.MustCompile(`^(.+) asked more than (\d+) times in a row; its limit is one prompt every (\S+)$`), func(m []string) string {
+		return lang.L("{{.Server}} asked more than {{.Count}} times in a row; its limit is one prompt every {{.Every}}",
+			map[string]any{"Server": m[1], "Count": m[2], "Every": m[3]})
+	}},
+	{regexp.MustCompile(`^nobody answered within (\S+)$`), func(m []string) string {
+		return lang.L("nobody answered within {{.Within}}", map[string]any{"Within": m[1]})
+	}},
+	{regexp.MustCompile(`^the rule for (.+) is (decline|cancel)$`), func(m []string) string {
+		return lang.L("the rule for {{.Server}} is {{.Rule}}", map[string]any{"Server": m[1], "Rule": recordTerm(m[2])})
+	}},
+	{regexp.MustCompile(`^the rule for (.+) is (accept-defaults(?:-or-cancel)?), and the form's required fields all have defaults: they were sent$`), func(m []string) string {
+		return lang.L("the rule for {{.Server}} is {{.Rule}}, and the form's required fields all have defaults: they were sent",
+			map[string]any{"Server": m[1], "Rule": m[2]})
+	}},
+	{regexp.MustCompile("^answered by remembered rule (\\d+) for (.+?): (.+) \\(you chose \"Always answer this way\" on ([^;]+); it holds until ([^;]+); `elicitray rules forget \\d+` undoes it\\)$"), func(m []string) string {
+		return lang.L("answered by remembered rule {{.ID}} for {{.Server}}: {{.Answer}} (you chose \"Always answer this way\" on {{.Saved}}; it holds until {{.Until}}; `elicitray rules forget {{.ID}}` undoes it)",
+			map[string]any{"ID": m[1], "Server": m[2], "Answer": m[3], "Saved": m[4], "Until": m[5]})
+	}},
+	{regexp.MustCompile(`^the server cancelled the request$`), func([]string) string { return lang.L("the server cancelled the request") }},
+	{regexp.MustCompile(`^the wrapper stopped$`), func([]string) string { return lang.L("the wrapper stopped") }},
+	{regexp.MustCompile(`^the wrapper went away \(it crashed or was killed\) before anyone answered; its server got no answer$`), func([]string) string {
+		return lang.L("the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer")
+	}},
+}
+
+// recordReason is a record's reason as the History window shows it: in the
+// user's language when the hub wrote it, else as kept.
+func recordReason(s string) string {
+	for _, r := range reasonMessages {
+		if m := r.re.FindStringSubmatch(s); m != nil {
+			return r.say(m)
+		}
+	}
+	return s
+}
