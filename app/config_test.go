@@ -4,11 +4,13 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -242,8 +244,8 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 
 // TestConfigTroubleInTheUsersLanguage (issue 24): the notification of a
 // config.toml the hub cannot use has its title and what applies meanwhile
-// in the user's language; the log keeps the English, and the mistakes
-// quote the file as they are.
+// in the user's language, and so are the mistakes it lists (Shown); the
+// log keeps the English.
 func TestConfigTroubleInTheUsersLanguage(t *testing.T) {
 	mistake := &ConfigErrors{Path: "/home/u/.config/elicitray/config.toml", Problems: []ConfigProblem{
 		{Line: 1, Key: "timeout", Message: "must be a duration"},
@@ -265,8 +267,44 @@ func TestConfigTroubleInTheUsersLanguage(t *testing.T) {
 		if !strings.HasSuffix(body, "在修正之前，当前生效的设置保持不变。") || !strings.Contains(title, "错误") {
 			t.Errorf("a Chinese user reads %q / %q", title, body)
 		}
-		if !strings.Contains(body, "line 1") || !strings.Contains(lines[0], keptSettings) {
-			t.Errorf("the mistakes or the log changed language: %q / %q", body, lines[0])
+		if !strings.Contains(lines[0], keptSettings) {
+			t.Errorf("the log changed language: %q", lines[0])
 		}
+	}
+}
+
+// TestConfigProblemsShownTranslated (issue 24): doctor and the
+// notification show each mistake in config.toml in the user's language
+// (Shown), in English exactly as hub.log keeps it (String); the setting's
+// name and the value quoted stay as written.
+func TestConfigProblemsShownTranslated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	text := "timeout = \"ten minutes\"\nrules = \"ask\"\n[rate]\nburst = -2\nevery = 3\n[servers.github]\nrule = \"maybe\"\nburst = 1.5\nguard = \"x\"\n[servers.jira]\nevery = \"-1s\"\nprompt = [\n"
+	for _, broken := range []bool{false, true} {
+		body := text
+		if !broken {
+			body = strings.TrimSuffix(text, "prompt = [\n")
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, problems, err := CheckConfig(path)
+		if err != nil || len(problems) == 0 {
+			t.Fatalf("CheckConfig: %v, %d problems", err, len(problems))
+		}
+		for _, p := range problems {
+			if p.Shown() != p.String() {
+				t.Errorf("in English %q is shown as %q", p.String(), p.Shown())
+			}
+		}
+		t.Run(fmt.Sprint("broken=", broken), func(t *testing.T) {
+			chineseLocale(t)
+			for _, p := range problems {
+				got := p.Shown()
+				if !strings.ContainsFunc(got, func(r rune) bool { return unicode.Is(unicode.Han, r) }) || !strings.Contains(got, p.Key) {
+					t.Errorf("a Chinese user reads %q for %q", got, p.String())
+				}
+			}
+		})
 	}
 }

@@ -119,7 +119,11 @@ func configTrouble(err error, meanwhile string) (logLines []string, title, body 
 		logLines = append(logLines, "  "+l)
 	}
 	title = lang.N("elicitray: config.toml has {{.Count}} mistakes", len(ce.Problems), map[string]any{"Count": len(ce.Problems)})
-	body = ce.Path + ":\n" + strings.Join(ce.Lines(), "\n") + "\n" + told
+	shown := make([]string, len(ce.Problems))
+	for i, p := range ce.Problems {
+		shown[i] = p.Shown()
+	}
+	body = ce.Path + ":\n" + strings.Join(shown, "\n") + "\n" + told
 	return logLines, title, body
 }
 

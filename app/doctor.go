@@ -360,9 +360,9 @@ func (d *doctor) config() {
 	var mistakes, warnings []string
 	for _, p := range problems {
 		if p.Warning {
-			warnings = append(warnings, p.String())
+			warnings = append(warnings, p.Shown())
 		} else {
-			mistakes = append(mistakes, p.String())
+			mistakes = append(mistakes, p.Shown())
 		}
 	}
 	switch {

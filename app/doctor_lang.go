@@ -61,3 +61,72 @@ func autostartSentence(st autostart.State) string {
 	}
 	return lang.L("autostart on: {{.Where}} starts the hub when you log in.", d)
 }
+
+// configMessages are the mistakes configcheck.go finds in config.toml
+// (ConfigProblem.Message), written in English for hub.log.
+var configMessages = []struct {
+	re  *regexp.Regexp
+	say func(m []string) string
+}{
+	{regexp.MustCompile(`^the file is not TOML: (.*)$`), func(m []string) string {
+		return lang.L("the file is not TOML: {{.Detail}}", map[string]any{"Detail": m[1]})
+	}},
+	{regexp.MustCompile(`^must be a list of tool names or patterns in quotes, like \["delete_\*", "deploy"\], not (.+)$`), func(m []string) string {
+		return lang.L(`must be a list of tool names or patterns in quotes, like ["delete_*", "deploy"], not {{.Value}}`, map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^must list tool names or patterns in quotes, like "delete_\*", not (.+)$`), func(m []string) string {
+		return lang.L(`must list tool names or patterns in quotes, like "delete_*", not {{.Value}}`, map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^must be a table \(a \[section\]\), not (.+)$`), func(m []string) string {
+		return lang.L("must be a table (a [section]), not {{.Value}}", map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^must be a duration in quotes, like "10m" or "90s", not (.+)$`), func(m []string) string {
+		return lang.L(`must be a duration in quotes, like "10m" or "90s", not {{.Value}}`, map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^(".*") is not a duration like "10m" or "90s"$`), func(m []string) string {
+		return lang.L(`{{.Value}} is not a duration like "10m" or "90s"`, map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^cannot be negative: (.+)$`), func(m []string) string {
+		return lang.L("cannot be negative: {{.Value}}", map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^must be a whole number, not (.+)$`), func(m []string) string {
+		return lang.L("must be a whole number, not {{.Value}}", map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^must be (\d+) or more, not (-?\d+)$`), func(m []string) string {
+		return lang.L("must be {{.Least}} or more, not {{.Value}}", map[string]any{"Least": m[1], "Value": m[2]})
+	}},
+	{regexp.MustCompile(`^must be true or false \(without quotes\), not (.+)$`), func(m []string) string {
+		return lang.L("must be true or false (without quotes), not {{.Value}}", map[string]any{"Value": m[1]})
+	}},
+	{regexp.MustCompile(`^is not a setting elicitray knows; it is ignored \(see the README's Configuration\)$`), func([]string) string {
+		return lang.L("is not a setting elicitray knows; it is ignored (see the README's Configuration)")
+	}},
+	{regexp.MustCompile(`^(.+) is not one of (.+)$`), func(m []string) string {
+		return lang.L("{{.Value}} is not one of {{.Rules}}", map[string]any{"Value": m[1], "Rules": m[2]})
+	}},
+}
+
+// Shown is the problem as doctor and a notification show it: String's
+// parts, the line and the mistake in the user's language (hub.log keeps
+// String's English). A mistake not listed in configMessages reads as
+// written.
+func (p ConfigProblem) Shown() string {
+	msg := p.Message
+	for _, c := range configMessages {
+		if m := c.re.FindStringSubmatch(msg); m != nil {
+			msg = c.say(m)
+			break
+		}
+	}
+	var prefix string
+	if p.Line > 0 {
+		prefix = lang.L("line {{.Line}}: ", map[string]any{"Line": p.Line})
+	}
+	if p.Table != "" {
+		prefix += p.Table + ": "
+	}
+	if p.Key != "" {
+		prefix += p.Key + " "
+	}
+	return prefix + msg
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"embed"
 	"log"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
@@ -27,12 +28,15 @@ func init() { loadTranslations() }
 // command line (doctor) speaks the same language as the windows.
 func loadTranslations() {
 	english, err := translations.ReadFile("translations/en.json")
+	user, _, _ := strings.Cut(string(lang.SystemLocale()), "-") // "fr" of "fr-FR"
 	if err == nil {
-		// Last, so that lang's one choice of language, made as each is
-		// added, is made once more with all of them.
+		// Only the user's: lang chooses the language again, and logs a
+		// locale it cannot parse (C), at each language added.
 		for _, l := range fyneOnly {
-			if err = lang.AddTranslationsForLocale(english, l); err != nil {
-				break
+			if strings.HasPrefix(string(l), user) {
+				if err = lang.AddTranslationsForLocale(english, l); err != nil {
+					break
+				}
 			}
 		}
 	}
@@ -46,7 +50,7 @@ func loadTranslations() {
 
 // fyneOnly are the languages Fyne translates its own words into and
 // elicitray does not (Fyne v2.7.1's lang/translations): elicitray's English
-// is loaded as theirs, so that their users read English throughout, never
+// is loaded as the user's one of them, so that their users read English throughout, never
 // Fyne's "Annuler" beside elicitray's "Decline", and no lookup fails into
 // the log.
 var fyneOnly = []fyne.Locale{"cs", "de", "el", "es", "fr", "pl", "pt", "pt_BR", "ru", "sv", "ta", "uk"}
