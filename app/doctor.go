@@ -242,7 +242,7 @@ func (d *doctor) runDir() {
 	case errors.Is(err, fs.ErrNotExist):
 		d.add(levelOK, lang.L("Socket directory"), lang.L("%s does not exist yet: the first hub makes it, mode 0700."), d.paths.RunDir)
 	default:
-		d.add(levelProblem, lang.L("Socket directory"), "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
+		d.add(levelProblem, lang.L("Socket directory"), "%s.", runDirRefusal(strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error())))
 		if !d.hubRunning {
 			d.blocked = append(d.blocked, lang.L("the hub's socket directory cannot be trusted"))
 		}

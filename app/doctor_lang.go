@@ -130,3 +130,34 @@ func (p ConfigProblem) Shown() string {
 	}
 	return prefix + msg
 }
+
+// runDirMessages are checkRunDir's refusals of the hub's directory
+// (trust.go), written in English for the log and the wrapper's errors.
+var runDirMessages = []struct {
+	re  *regexp.Regexp
+	say func(m []string) string
+}{
+	{regexp.MustCompile(`^the hub's directory (.+) is a symbolic link \(to (.*)\), not a directory of your own$`), func(m []string) string {
+		return lang.L("the hub's directory {{.Dir}} is a symbolic link (to {{.Target}}), not a directory of your own", map[string]any{"Dir": m[1], "Target": m[2]})
+	}},
+	{regexp.MustCompile(`^the hub's directory (.+) is not a directory$`), func(m []string) string {
+		return lang.L("the hub's directory {{.Dir}} is not a directory", map[string]any{"Dir": m[1]})
+	}},
+	{regexp.MustCompile(`^the hub's directory (.+) belongs to (.+), not to you \((.+)\)$`), func(m []string) string {
+		return lang.L("the hub's directory {{.Dir}} belongs to {{.Owner}}, not to you ({{.Me}})", map[string]any{"Dir": m[1], "Owner": m[2], "Me": m[3]})
+	}},
+	{regexp.MustCompile(`^the hub's directory (.+) is open to other users \((.+)\)$`), func(m []string) string {
+		return lang.L("the hub's directory {{.Dir}} is open to other users ({{.Why}})", map[string]any{"Dir": m[1], "Why": m[2]})
+	}},
+}
+
+// runDirRefusal is checkRunDir's refusal, without its ErrUntrusted tail, in
+// the user's language.
+func runDirRefusal(s string) string {
+	for _, r := range runDirMessages {
+		if m := r.re.FindStringSubmatch(s); m != nil {
+			return r.say(m)
+		}
+	}
+	return s
+}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -62,5 +64,30 @@ func TestDoctorSentencesTranslated(t *testing.T) {
 		if got := sessionFrom(f); !han(got) {
 			t.Errorf("a Chinese user reads %q for %q", got, f)
 		}
+	}
+}
+
+// TestRunDirRefusalTranslated: doctor's refusal of the hub's directory, as
+// checkRunDir writes it for a directory open to others, reads in English as
+// written and in Chinese for a Chinese user, the path as it is.
+func TestRunDirRefusalTranslated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err := checkRunDir(dir)
+	if err == nil {
+		t.Fatal("a directory open to all is trusted")
+	}
+	written := strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error())
+	if got := runDirRefusal(written); got != written {
+		t.Errorf("in English %q reads %q", written, got)
+	}
+	chineseLocale(t)
+	if got := runDirRefusal(written); !strings.Contains(got, "中枢") || !strings.Contains(got, dir) {
+		t.Errorf("a Chinese user reads %q", got)
 	}
 }
