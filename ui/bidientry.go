@@ -23,8 +23,15 @@ import (
 // bidiEntry is an entry with the label that draws its text in order.
 type bidiEntry struct {
 	entry *keyEntry
-	cover *widget.Label            // the text in visual order, over the entry
-	under *container.ThemeOverride // the entry, its text invisible while covered
+	cover *widget.Label   // the text in visual order, over the entry
+	stack *fyne.Container // the entry (or under), and cover on it
+	// under holds the entry once it was first covered: a theme override
+	// whose text colour is transparent while covered. Made only then: a
+	// theme override starts a theme scope of its own, whose texts Fyne
+	// measures afresh, and a form of 500 fields took four times as long to
+	// open with one around each.
+	under   *container.ThemeOverride
+	covered bool
 }
 
 // newBidiEntry wraps e; it returns what the form shows. e's onFocus and
@@ -32,7 +39,8 @@ type bidiEntry struct {
 func newBidiEntry(e *keyEntry) (*bidiEntry, fyne.CanvasObject) {
 	b := &bidiEntry{entry: e, cover: widget.NewLabel("")}
 	b.cover.Truncation = fyne.TextTruncateClip
-	b.under = container.NewThemeOverride(e, appTheme{})
+	b.cover.Hide()
+	b.stack = container.NewStack(e, b.cover)
 	focus, lost := e.onFocus, e.onFocusLost
 	e.onFocus = func() {
 		if focus != nil {
@@ -47,7 +55,7 @@ func newBidiEntry(e *keyEntry) (*bidiEntry, fyne.CanvasObject) {
 		b.coverIf(false) // the canvas names it focused until this returns
 	}
 	b.update()
-	return b, container.NewStack(b.under, b.cover)
+	return b, b.stack
 }
 
 // update covers the entry while it is not focused and its text holds a
@@ -70,6 +78,16 @@ func (b *bidiEntry) show(covered bool) {
 		b.cover.Show()
 	} else {
 		b.cover.Hide()
+	}
+	if covered == b.covered {
+		return
+	}
+	b.covered = covered
+	if b.under == nil {
+		b.under = container.NewThemeOverride(b.entry, appTheme{hideText: true})
+		b.stack.Objects[0] = b.under
+		b.stack.Refresh()
+		return
 	}
 	b.under.Theme = appTheme{hideText: covered}
 	b.under.Refresh()

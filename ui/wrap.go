@@ -21,7 +21,16 @@ import (
 // shaped whole.
 func prewrap(s string, width, size float32, style fyne.TextStyle) string {
 	limit := width * 0.97
-	measure := func(t string) float32 { return fyne.MeasureText(t, size, style).Width }
+	space := fyne.MeasureText(" ", size, style).Width
+	measure := func(t string) float32 {
+		switch t {
+		case "": // shaped, nothing still costs a font's set-up
+			return 0
+		case " ":
+			return space
+		}
+		return fyne.MeasureText(t, size, style).Width
+	}
 	gap := func(r rune) bool { return r == ' ' || r == '\t' }
 	var b strings.Builder
 	for i, para := range strings.Split(s, "\n") {
