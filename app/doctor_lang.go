@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/ui"
 )
 
 // The sentences doctor takes from elsewhere, where they are written in
@@ -13,34 +14,27 @@ import (
 // in the user's language; one not listed reads as written.
 
 // sessionFroms are where a desktop session was found (desktopSession.From).
-var sessionFroms = []struct {
-	re  *regexp.Regexp
-	say func(m []string) string
-}{
-	{regexp.MustCompile(`^this login session$`), func([]string) string { return lang.L("this login session") }},
-	{regexp.MustCompile(`^this process's environment$`), func([]string) string { return lang.L("this process's environment") }},
-	{regexp.MustCompile(`^the systemd user manager's environment$`), func([]string) string {
+var sessionFroms = ui.Sentences{
+	{Pattern: regexp.MustCompile(`^this login session$`), Say: func([]string) string { return lang.L("this login session") }},
+	{Pattern: regexp.MustCompile(`^this process's environment$`), Say: func([]string) string { return lang.L("this process's environment") }},
+	{Pattern: regexp.MustCompile(`^the systemd user manager's environment$`), Say: func([]string) string {
 		return lang.L("the systemd user manager's environment")
 	}},
-	{regexp.MustCompile(`^the environment of (.*) \(pid (\d+)\), which started this one$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^the environment of (.*) \(pid (\d+)\), which started this one$`), Say: func(m []string) string {
 		return lang.L("the environment of {{.Command}} (pid {{.PID}}), which started this one", map[string]any{"Command": m[1], "PID": m[2]})
 	}},
-	{regexp.MustCompile(`^the environment of (.*) \(pid (\d+)\), a process of yours$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^the environment of (.*) \(pid (\d+)\), a process of yours$`), Say: func(m []string) string {
 		return lang.L("the environment of {{.Command}} (pid {{.PID}}), a process of yours", map[string]any{"Command": m[1], "PID": m[2]})
 	}},
-	{regexp.MustCompile(`^logind session (\S+) \((.*)\)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^logind session (\S+) \((.*)\)$`), Say: func(m []string) string {
 		return lang.L("logind session {{.ID}} ({{.Type}})", map[string]any{"ID": m[1], "Type": m[2]})
 	}},
 }
 
 // sessionFrom is from, a desktopSession's From, in the user's language.
 func sessionFrom(from string) string {
-	for _, f := range sessionFroms {
-		if m := f.re.FindStringSubmatch(from); m != nil {
-			return f.say(m)
-		}
-	}
-	return from
+	said, _ := sessionFroms.Say(from)
+	return said
 }
 
 // autostartSentence is st.Sentence() in the user's language: the same
@@ -64,44 +58,41 @@ func autostartSentence(st autostart.State) string {
 
 // configMessages are the mistakes configcheck.go finds in config.toml
 // (ConfigProblem.Message), written in English for hub.log.
-var configMessages = []struct {
-	re  *regexp.Regexp
-	say func(m []string) string
-}{
-	{regexp.MustCompile(`^the file is not TOML: (.*)$`), func(m []string) string {
+var configMessages = ui.Sentences{
+	{Pattern: regexp.MustCompile(`^the file is not TOML: (.*)$`), Say: func(m []string) string {
 		return lang.L("the file is not TOML: {{.Detail}}", map[string]any{"Detail": m[1]})
 	}},
-	{regexp.MustCompile(`^must be a list of tool names or patterns in quotes, like \["delete_\*", "deploy"\], not (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^must be a list of tool names or patterns in quotes, like \["delete_\*", "deploy"\], not (.+)$`), Say: func(m []string) string {
 		return lang.L(`must be a list of tool names or patterns in quotes, like ["delete_*", "deploy"], not {{.Value}}`, map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^must list tool names or patterns in quotes, like "delete_\*", not (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^must list tool names or patterns in quotes, like "delete_\*", not (.+)$`), Say: func(m []string) string {
 		return lang.L(`must list tool names or patterns in quotes, like "delete_*", not {{.Value}}`, map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^must be a table \(a \[section\]\), not (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^must be a table \(a \[section\]\), not (.+)$`), Say: func(m []string) string {
 		return lang.L("must be a table (a [section]), not {{.Value}}", map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^must be a duration in quotes, like "10m" or "90s", not (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^must be a duration in quotes, like "10m" or "90s", not (.+)$`), Say: func(m []string) string {
 		return lang.L(`must be a duration in quotes, like "10m" or "90s", not {{.Value}}`, map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^(".*") is not a duration like "10m" or "90s"$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^(".*") is not a duration like "10m" or "90s"$`), Say: func(m []string) string {
 		return lang.L(`{{.Value}} is not a duration like "10m" or "90s"`, map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^cannot be negative: (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^cannot be negative: (.+)$`), Say: func(m []string) string {
 		return lang.L("cannot be negative: {{.Value}}", map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^must be a whole number, not (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^must be a whole number, not (.+)$`), Say: func(m []string) string {
 		return lang.L("must be a whole number, not {{.Value}}", map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^must be (\d+) or more, not (-?\d+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^must be (\d+) or more, not (-?\d+)$`), Say: func(m []string) string {
 		return lang.L("must be {{.Least}} or more, not {{.Value}}", map[string]any{"Least": m[1], "Value": m[2]})
 	}},
-	{regexp.MustCompile(`^must be true or false \(without quotes\), not (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^must be true or false \(without quotes\), not (.+)$`), Say: func(m []string) string {
 		return lang.L("must be true or false (without quotes), not {{.Value}}", map[string]any{"Value": m[1]})
 	}},
-	{regexp.MustCompile(`^is not a setting elicitray knows; it is ignored \(see the README's Configuration\)$`), func([]string) string {
+	{Pattern: regexp.MustCompile(`^is not a setting elicitray knows; it is ignored \(see the README's Configuration\)$`), Say: func([]string) string {
 		return lang.L("is not a setting elicitray knows; it is ignored (see the README's Configuration)")
 	}},
-	{regexp.MustCompile(`^(.+) is not one of (.+)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^(.+) is not one of (.+)$`), Say: func(m []string) string {
 		return lang.L("{{.Value}} is not one of {{.Rules}}", map[string]any{"Value": m[1], "Rules": m[2]})
 	}},
 }
@@ -111,13 +102,7 @@ var configMessages = []struct {
 // String's English). A mistake not listed in configMessages reads as
 // written.
 func (p ConfigProblem) Shown() string {
-	msg := p.Message
-	for _, c := range configMessages {
-		if m := c.re.FindStringSubmatch(msg); m != nil {
-			msg = c.say(m)
-			break
-		}
-	}
+	msg, _ := configMessages.Say(p.Message)
 	var prefix string
 	if p.Line > 0 {
 		prefix = lang.L("line {{.Line}}: ", map[string]any{"Line": p.Line})
@@ -133,20 +118,17 @@ func (p ConfigProblem) Shown() string {
 
 // runDirMessages are checkRunDir's refusals of the hub's directory
 // (trust.go), written in English for the log and the wrapper's errors.
-var runDirMessages = []struct {
-	re  *regexp.Regexp
-	say func(m []string) string
-}{
-	{regexp.MustCompile(`^the hub's directory (.+) is a symbolic link \(to (.*)\), not a directory of your own$`), func(m []string) string {
+var runDirMessages = ui.Sentences{
+	{Pattern: regexp.MustCompile(`^the hub's directory (.+) is a symbolic link \(to (.*)\), not a directory of your own$`), Say: func(m []string) string {
 		return lang.L("the hub's directory {{.Dir}} is a symbolic link (to {{.Target}}), not a directory of your own", map[string]any{"Dir": m[1], "Target": m[2]})
 	}},
-	{regexp.MustCompile(`^the hub's directory (.+) is not a directory$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^the hub's directory (.+) is not a directory$`), Say: func(m []string) string {
 		return lang.L("the hub's directory {{.Dir}} is not a directory", map[string]any{"Dir": m[1]})
 	}},
-	{regexp.MustCompile(`^the hub's directory (.+) belongs to (.+), not to you \((.+)\)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^the hub's directory (.+) belongs to (.+), not to you \((.+)\)$`), Say: func(m []string) string {
 		return lang.L("the hub's directory {{.Dir}} belongs to {{.Owner}}, not to you ({{.Me}})", map[string]any{"Dir": m[1], "Owner": m[2], "Me": m[3]})
 	}},
-	{regexp.MustCompile(`^the hub's directory (.+) is open to other users \((.+)\)$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^the hub's directory (.+) is open to other users \((.+)\)$`), Say: func(m []string) string {
 		return lang.L("the hub's directory {{.Dir}} is open to other users ({{.Why}})", map[string]any{"Dir": m[1], "Why": m[2]})
 	}},
 }
@@ -154,10 +136,6 @@ var runDirMessages = []struct {
 // runDirRefusal is checkRunDir's refusal, without its ErrUntrusted tail, in
 // the user's language.
 func runDirRefusal(s string) string {
-	for _, r := range runDirMessages {
-		if m := r.re.FindStringSubmatch(s); m != nil {
-			return r.say(m)
-		}
-	}
-	return s
+	said, _ := runDirMessages.Say(s)
+	return said
 }

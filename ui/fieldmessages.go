@@ -153,10 +153,7 @@ func fieldData(label string, pairs ...string) map[string]any {
 
 // formMessages are elicit's messages about a whole form (content.go), after
 // ErrInvalidContent's text.
-var formMessages = []struct {
-	re  *regexp.Regexp
-	say func(m []string) string
-}{
+var formMessages = Sentences{
 	{regexp.MustCompile(`^fill in at least (\d+) fields?$`), func(m []string) string {
 		n, _ := strconv.Atoi(m[1])
 		return lang.N("Content does not fit the requestedSchema: fill in at least {{.Count}} fields.", n, map[string]any{"Count": m[1]})
@@ -171,10 +168,8 @@ var formMessages = []struct {
 // in the user's language.
 func formSentence(err error) string {
 	msg := strings.TrimPrefix(err.Error(), elicit.ErrInvalidContent.Error()+": ")
-	for _, f := range formMessages {
-		if m := f.re.FindStringSubmatch(msg); m != nil {
-			return f.say(m)
-		}
+	if said, ok := formMessages.Say(msg); ok {
+		return said
 	}
 	return sentence(err)
 }

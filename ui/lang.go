@@ -3,6 +3,7 @@ package ui
 import (
 	"embed"
 	"log"
+	"regexp"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -58,3 +59,29 @@ var fyneOnly = []fyne.Locale{"cs", "de", "el", "es", "fr", "pl", "pt", "pt_BR", 
 // Count is the template data of a translated count (lang.N's "{{.Count}}
 // decisions"): n with commas between groups of three digits (Thousands).
 func Count(n int) map[string]any { return map[string]any{"Count": Thousands(n)} }
+
+// Sentences translate sentences that other parts of elicitray write in
+// English, for hub.log, the host or the command line as much as for a
+// window (bridge/elicit's field and link messages, the hub's reasons,
+// doctor's findings from elsewhere): the first whose pattern matches says
+// the sentence in the user's language, with what the pattern captured
+// quoted as written.
+type Sentences []Sentence
+
+// Sentence is one sentence's pattern, anchored at both ends, and its
+// translation from the pattern's submatches (lang.L with a constant key).
+type Sentence struct {
+	Pattern *regexp.Regexp
+	Say     func(m []string) string
+}
+
+// Say is s in the user's language, and whether a pattern matched: s
+// itself when none did.
+func (ss Sentences) Say(s string) (string, bool) {
+	for _, t := range ss {
+		if m := t.Pattern.FindStringSubmatch(s); m != nil {
+			return t.Say(m), true
+		}
+	}
+	return s, false
+}

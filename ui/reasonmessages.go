@@ -13,10 +13,7 @@ import (
 // recorded. A reason not listed (an error quoted from the system) is shown
 // as kept. The table follows the hub's sentences (app/policy.go, hub.go,
 // remember.go, journal.go): TestReasonsTranslated makes each one.
-var reasonMessages = []struct {
-	re  *regexp.Regexp
-	say func(m []string) string
-}{
+var reasonMessages = Sentences{
 	{regexp.MustCompile(`^all prompts are paused$`), func([]string) string { return lang.L("all prompts are paused") }},
 	{regexp.MustCompile(`^(.+) is muted until (\S+)$`), func(m []string) string {
 		return lang.L("{{.Server}} is muted until {{.Time}}", map[string]any{"Server": m[1], "Time": m[2]})
@@ -49,10 +46,6 @@ var reasonMessages = []struct {
 // recordReason is a record's reason as the History window shows it: in the
 // user's language when the hub wrote it, else as kept.
 func recordReason(s string) string {
-	for _, r := range reasonMessages {
-		if m := r.re.FindStringSubmatch(s); m != nil {
-			return r.say(m)
-		}
-	}
-	return s
+	said, _ := reasonMessages.Say(s)
+	return said
 }

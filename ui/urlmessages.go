@@ -15,10 +15,7 @@ import (
 // urlRefusals turn each sentence it writes into the user's language; one
 // not listed is shown as elicit wrote it. TestURLMessagesTranslated makes
 // each one from a real link.
-var urlWarnings = []struct {
-	re  *regexp.Regexp
-	say func(m []string) string
-}{
+var urlWarnings = Sentences{
 	{regexp.MustCompile(`^The link contains a user name before “@”; the site it opens is (.*), not (.*)\.$`), func(m []string) string {
 		return lang.L("The link contains a user name before “@”; the site it opens is {{.Site}}, not {{.User}}.", map[string]any{"Site": m[1], "User": m[2]})
 	}},
@@ -46,18 +43,11 @@ var urlWarnings = []struct {
 // urlWarning is warning, one of elicit's URLCheck.Warnings, in the user's
 // language.
 func urlWarning(warning string) string {
-	for _, w := range urlWarnings {
-		if m := w.re.FindStringSubmatch(warning); m != nil {
-			return w.say(m)
-		}
-	}
-	return warning
+	said, _ := urlWarnings.Say(warning)
+	return said
 }
 
-var urlRefusals = []struct {
-	re  *regexp.Regexp
-	say func(m []string) string
-}{
+var urlRefusals = Sentences{
 	{regexp.MustCompile(`^it is (\d+) bytes long; elicitray opens links of at most (\d+) bytes$`), func(m []string) string {
 		return lang.L("it is {{.Size}} bytes long; elicitray opens links of at most {{.Max}} bytes", map[string]any{"Size": m[1], "Max": m[2]})
 	}},
@@ -100,11 +90,6 @@ func urlRefusal(err error) string {
 		return sentence(err)
 	}
 	reason := strings.TrimPrefix(err.Error(), elicit.ErrURLRefused.Error()+": ")
-	for _, r := range urlRefusals {
-		if m := r.re.FindStringSubmatch(reason); m != nil {
-			reason = r.say(m)
-			break
-		}
-	}
+	reason, _ = urlRefusals.Say(reason)
 	return lang.L("Link refused: {{.Reason}}.", map[string]any{"Reason": reason})
 }
