@@ -75,10 +75,8 @@ func (b *bidiEntry) coverIf(focused bool) {
 func (b *bidiEntry) show(covered bool) {
 	if covered {
 		b.cover.SetText(bidiText(b.entry.Text))
-		b.cover.Show()
-	} else {
-		b.cover.Hide()
 	}
+	showIf(b.cover, covered)
 	if covered == b.covered {
 		return
 	}
