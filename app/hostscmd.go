@@ -303,24 +303,8 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	// Every edit is made in memory first: a file that cannot be edited
 	// stops the command before anything is written.
 	for _, t := range targets {
-		t.out = t.data
-		for i, l := range t.locs {
-			if !f.all && t.keys[i] == nil {
-				continue
-			}
-			var cs []hosts.Change
-			if unwrap {
-				// The backups hold each entry as it was before wrap: an
-				// empty args there comes back from them.
-				t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i], &hosts.UnwrapOptions{Earlier: hosts.Earlier(t.path)})
-			} else {
-				t.out, cs, err = hosts.Wrap(t.out, l, t.keys[i], bin)
-			}
-			if err != nil {
-				return runErr(fmt.Errorf("%w (nothing was changed)", err))
-			}
-			t.changes = append(t.changes, cs...)
-			t.scopes = append(t.scopes, l.Scope)
+		if _, err := t.edit(t.data, f.all, unwrap, bin); err != nil {
+			return runErr(err)
 		}
 	}
 	// What WriteFile would refuse (a read-only file, someone else's link
@@ -338,14 +322,18 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			continue
 		}
 		var backup string
+		tries := 1
 		if !bytes.Equal(t.out, t.data) {
-			if backup, err = hosts.WriteFile(t.path, t.data, t.out, time.Now()); err != nil {
+			// The host may write the file meanwhile: the edit is made
+			// again on its version (package hosts, swap.go).
+			redo := func(data []byte) ([]byte, error) { return t.edit(data, f.all, unwrap, bin) }
+			if backup, tries, err = hosts.EditFile(t.path, t.data, t.out, redo, time.Now()); err != nil {
 				if changed {
 					err = fmt.Errorf("%w (the files above were changed; this one was not)", err)
 				}
 				return runErr(err)
 			}
-			changed = true
+			changed = changed || backup != ""
 		}
 		heading := title
 		if host != "file" {
@@ -369,6 +357,9 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			fmt.Fprintln(tw, "  no servers")
 		}
 		tw.Flush()
+		if tries > 1 {
+			fmt.Fprintf(w, "  the host rewrote the file while elicitray was editing it: edited its new version (%d tries)\n", tries)
+		}
 		if backup == "" {
 			fmt.Fprintln(w, "  nothing to change: the file was not written")
 		} else {
@@ -382,6 +373,34 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 		fmt.Fprint(w, homeNotPassed(home))
 	}
 	return nil
+}
+
+// edit makes the command's edits of t's locations on data, the file's
+// contents, into t.out, t.changes and t.scopes, and returns t.out: first on
+// what was read, and again on each version the host writes before the
+// edit is in place.
+func (t *target) edit(data []byte, all, unwrap bool, bin string) ([]byte, error) {
+	t.data, t.out, t.changes, t.scopes = data, data, nil, nil
+	for i, l := range t.locs {
+		if !all && t.keys[i] == nil {
+			continue
+		}
+		var cs []hosts.Change
+		var err error
+		if unwrap {
+			// The backups hold each entry as it was before wrap: an
+			// empty args there comes back from them.
+			t.out, cs, err = hosts.Unwrap(t.out, l, t.keys[i], &hosts.UnwrapOptions{Earlier: hosts.Earlier(t.path)})
+		} else {
+			t.out, cs, err = hosts.Wrap(t.out, l, t.keys[i], bin)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (nothing was changed)", err)
+		}
+		t.changes = append(t.changes, cs...)
+		t.scopes = append(t.scopes, l.Scope)
+	}
+	return t.out, nil
 }
 
 // wrappedAny reports whether an edit put elicitray in front of an entry.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -41,39 +42,47 @@ var (
 // byte is read: the file is opened without waiting for a writer and looked
 // at again once open, in case it was swapped meanwhile.
 func ReadConfig(path string) ([]byte, error) {
+	data, _, err := readConfig(path)
+	return data, err
+}
+
+// readConfig is ReadConfig, also returning what the open file was: the
+// identity of the version read, to tell later whether the file at path is
+// still that one.
+func readConfig(path string) ([]byte, os.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
 			to, _ := os.Readlink(path)
-			return nil, fmt.Errorf("%s is a %w (%s, which does not exist): point it at the config file, or remove it", path, ErrDanglingLink, to)
+			return nil, nil, fmt.Errorf("%s is a %w (%s, which does not exist): point it at the config file, or remove it", path, ErrDanglingLink, to)
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := regular(path, fi); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := regular(path, fi); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data := make([]byte, 0, fi.Size()+1)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if err == io.EOF {
-			return data, nil
+			return data, fi, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)] // it grew since the Stat
@@ -118,19 +127,21 @@ var (
 // with new, and returns the path of the backup it made of old first:
 // "PATH.elicitray-backup-YYYYMMDD-HHMMSS" (now's local time) beside it, mode
 // 0600 (configs hold tokens). The new contents go to a temporary file in the
-// same directory, get the old file's mode and owner, and are renamed over
-// it, so a reader sees the old file or the new one, never half of one. Once
-// renamed, backups of path beyond the newest backupsKept are deleted (only
-// files named as WriteFile names them).
+// same directory, get the old file's mode and owner, and are swapped in
+// (swap.go), so a reader sees the old file or the new one, never half of
+// one, and a version the host wrote meanwhile is not lost. Once swapped in,
+// backups of path beyond the newest backupsKept are deleted (only files
+// named as WriteFile names them).
 //
 // It refuses, with nothing written: a symbolic link that is not the user's
 // own (ErrSymlink; the user's own is written through and stays a link), a
 // file that is not regular (ErrNotRegular), one whose owner may not write
 // it (ErrReadOnly: mode 0444), one owned by another user when elicitray is
 // not root, as the rewritten file would be the user's (ErrOwner), and one
-// that no longer holds old (ErrChanged). When writing fails midway (a full
-// disk), the temporary file and the backup are removed and the error says
-// nothing was changed.
+// that no longer holds old, or was rewritten up to the swap (ErrChanged: the
+// host's version is in place, EditFile makes the edit again on it). When
+// writing fails midway (a full disk), the temporary file and the backup
+// are removed and the error says nothing was changed.
 func WriteFile(path string, old, new []byte, now time.Time) (backup string, err error) {
 	target, err := writeTarget(path)
 	if err != nil {
@@ -143,7 +154,8 @@ func WriteFile(path string, old, new []byte, now time.Time) (backup string, err 
 	if err := writable(target, fi); err != nil {
 		return "", err
 	}
-	if err := unchanged(target, old); err != nil {
+	read, err := unchanged(target, old)
+	if err != nil {
 		return "", err
 	}
 	backup, err = writeBackup(path, old, now)
@@ -161,32 +173,28 @@ func WriteFile(path string, old, new []byte, now time.Time) (backup string, err 
 	if err != nil {
 		return "", fmt.Errorf("writing %s: %w; nothing was changed", target, err)
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
+	var ours os.FileInfo
 	if err = writeTemp(tmp, new); err == nil {
 		if err = tmp.Chmod(fi.Mode().Perm()); err == nil {
 			if err = keepOwner(tmp, fi); err == nil {
-				err = tmp.Sync()
+				if err = tmp.Sync(); err == nil {
+					ours, err = tmp.Stat()
+				}
 			}
 		}
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if errors.Is(err, ErrOwner) {
-		return "", fmt.Errorf("%s: %w; nothing was changed", target, err)
-	}
 	if err != nil {
+		os.Remove(tmp.Name())
+		if errors.Is(err, ErrOwner) {
+			return "", fmt.Errorf("%s: %w; nothing was changed", target, err)
+		}
 		return "", fmt.Errorf("writing %s: %w; nothing was changed", target, err)
 	}
-	if err = unchanged(target, old); err != nil {
+	if err = swap(path, tmp.Name(), target, read, ours, old, new, now); err != nil {
 		return "", err
-	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
-		return "", fmt.Errorf("replacing %s: %w; nothing was changed", target, err)
 	}
 	syncDir(dir)
 	pruneBackups(path, backup)
@@ -261,42 +269,63 @@ func writeTarget(path string) (string, error) {
 	return filepath.EvalSymlinks(path)
 }
 
-func unchanged(path string, old []byte) error {
-	now, err := ReadConfig(path)
+// unchanged returns what the file at path is when it still holds old, and
+// ErrChanged otherwise.
+func unchanged(path string, old []byte) (os.FileInfo, error) {
+	now, fi, err := readConfig(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !bytes.Equal(now, old) {
-		return fmt.Errorf("%s: %w (the host may have rewritten it); nothing was written, run the command again", path, ErrChanged)
+		return nil, changed(path)
 	}
-	return nil
+	return fi, nil
+}
+
+func changed(path string) error {
+	return fmt.Errorf("%s: %w (the host may have rewritten it); nothing was written, run the command again", path, ErrChanged)
 }
 
 // writeBackup writes data to a new 0600 file beside path named after now,
 // never over an existing file.
 func writeBackup(path string, data []byte, now time.Time) (string, error) {
-	name := backupName(path, now, 1)
-	for i := 2; ; i++ {
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) && i < 100 {
-			name = backupName(path, now, i)
+	f, err := newBackup(path, now)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// newBackup creates an empty 0600 file for a backup of path made at now,
+// numbered after every backup of that second: pruning leaves gaps, and one
+// filled would sort older than backups made before it.
+func newBackup(path string, now time.Time) (*os.File, error) {
+	n := 1
+	if names, err := filepath.Glob(backupName(path, now, 1) + "-*"); err == nil {
+		stamp := len(backupName(path, now, 1) + "-")
+		for _, name := range names {
+			if i, err := strconv.Atoi(name[stamp:]); err == nil && i >= n {
+				n = i + 1
+			}
+		}
+	}
+	for i := n; ; i++ {
+		f, err := os.OpenFile(backupName(path, now, i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) && i < n+100 {
 			continue
 		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(name)
-			return "", err
-		}
-		return name, nil
+		return f, err
 	}
 }
 
