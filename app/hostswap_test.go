@@ -3,6 +3,7 @@
 package app
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestHostsWrapWhileHostWrites: Claude Code rewrites ~/.claude.json often,
@@ -41,20 +45,38 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	writeFile(t, path, "{\n  \"numStartups\": 0,\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"mcp-server-fs\", \"args\": [\"/tmp\"]}\n  },\n  \"projects\": {\n    \"/\": {}"+state.String()+"\n  }\n}\n", 0o600)
 
 	h := startBusyHost(t, path)
-	var edited, retried, refused int
+	// Each version the host found replaced by an edit of an older one must
+	// be in a backup (kept, before later commands prune it).
+	var kept, lost []int
+	sort := func() {
+		for _, n := range h.takeStale() {
+			if inBackup(t, path, n) {
+				kept = append(kept, n)
+			} else {
+				lost = append(lost, n)
+			}
+		}
+	}
+	var edited, retried int
+	refused := map[string]int{}
 	for range 100 {
 		for _, verb := range []string{"wrap", "unwrap"} {
 			stdout, stderr, code := runBin(t, home, home, "hosts", verb, "claude-code", "fs", "--scope", "user")
+			sort()
 			switch {
 			case code == 0:
 				edited++
 				if strings.Contains(stdout, "the host rewrote the file while elicitray was editing it") {
 					retried++
 				}
-			case code == 1 && (strings.Contains(stderr, "nothing was changed") || strings.Contains(stderr, "nothing was written")):
-				refused++
+			case code == 1 && strings.Contains(stderr, "the host keeps rewriting it; nothing was changed"):
+				refused["the host keeps rewriting it"]++
+			case code == 1 && strings.Contains(stderr, "(the host may have rewritten it); nothing was written"):
+				refused["the file changed"]++ // before: no second try
+			case code == 1 && strings.Contains(stderr, "(nothing was changed)"):
+				refused["half-written by the host"]++ // read as an in-place write left it for a moment
 			case code == 2 && strings.Contains(stderr, `claude-code has no server "fs"`):
-				refused++ // it read the file as the host's in-place write left it for a moment: empty
+				refused["empty"]++ // the same, just truncated
 			default:
 				t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s", verb, code, stdout, stderr)
 			}
@@ -64,12 +86,13 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("host versions written: %d; commands that edited: %d (%d of them after the host wrote meanwhile), that changed nothing: %d", count, edited, retried, refused)
-	if len(h.lost) > 0 {
-		t.Errorf("the host found %d of its versions gone, replaced by an edit of an older one; the first: %s", len(h.lost), h.lost[0])
+	sort()
+	t.Logf("host versions written: %d; commands that edited: %d (%d after the host wrote meanwhile); that changed nothing: %v; host versions an edit of an older one replaced: %d lost, %d kept in a backup", count, edited, retried, refused, len(lost), len(kept))
+	if len(lost) > 0 {
+		t.Errorf("%d versions of the host's were replaced by an edit of an older one and are in no backup: %v", len(lost), lost)
 	}
-	if edited == 0 || retried+refused == 0 {
-		t.Errorf("%d commands edited, %d after the host wrote meanwhile, %d changed nothing: the race was not run", edited, retried, refused)
+	if edited == 0 || retried+len(refused) == 0 {
+		t.Errorf("%d commands edited, %d after the host wrote meanwhile, and %v changed nothing: the race was not run", edited, retried, refused)
 	}
 
 	if stdout, stderr, code := runBin(t, home, home, "hosts", "wrap", "claude-code", "fs", "--scope", "user"); code != 0 {
@@ -84,21 +107,29 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	}
 }
 
-// busyHost rewrites a config as fast as it can, as a host does that keeps
-// state in it.
+// busyHost rewrites a config as fast as it can, as a host that keeps its
+// state there does: it reads the file (keeping what others wrote in it,
+// such as a wrapped entry), counts its numStartups member one up and writes
+// it back, in turn in place (truncated, then written) and by a temporary
+// file renamed over it. It renames with RENAME_EXCHANGE, only to see what
+// its rename replaced. A count smaller than the one it wrote last, in what
+// it reads or in what it replaced, means that its last version was
+// replaced by an edit of an older one: stale holds such versions.
 type busyHost struct {
 	quit chan struct{}
 	done chan struct{}
-	n    int      // the count it wrote last
-	lost []string // the versions it found gone
+	n    int // the count it wrote last
 	err  error
+
+	mu    sync.Mutex
+	stale []int
 }
 
 // startBusyHost starts a host rewriting path until stop.
 func startBusyHost(t *testing.T, path string) *busyHost {
 	h := &busyHost{quit: make(chan struct{}), done: make(chan struct{})}
 	t.Cleanup(func() { h.stop() }) // a test that ends early
-	count := regexp.MustCompile(`"numStartups": (\d+)`) // the first member: found at once
+	tmp := path + ".host-tmp"
 	go func() {
 		defer close(h.done)
 		for i := 0; ; i++ {
@@ -108,20 +139,26 @@ func startBusyHost(t *testing.T, path string) *busyHost {
 			default:
 			}
 			data, err := os.ReadFile(path)
-			m := count.FindSubmatchIndex(data)
-			if err != nil || m == nil {
-				h.err = fmt.Errorf("the host read %.200q (%v)", data, err)
+			if err == nil {
+				err = h.check(data, h.n)
+			}
+			if err != nil {
+				h.err = err
 				return
 			}
-			if n, _ := strconv.Atoi(string(data[m[2]:m[3]])); n < h.n {
-				h.lost = append(h.lost, fmt.Sprintf("version %d, replaced by an edit of version %d", h.n, n))
-			}
 			h.n++
+			m := startups.FindSubmatchIndex(data)
 			next := slices.Concat(data[:m[2]], strconv.AppendInt(nil, int64(h.n), 10), data[m[3]:])
 			if i%2 == 0 {
-				err = os.WriteFile(path, next, 0o600) // in place: truncated, then written
-			} else if err = os.WriteFile(path+".host-tmp", next, 0o600); err == nil {
-				err = os.Rename(path+".host-tmp", path)
+				err = os.WriteFile(path, next, 0o600)
+			} else if err = os.WriteFile(tmp, next, 0o600); err == nil {
+				if err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE); err == nil {
+					replaced, rerr := os.ReadFile(tmp)
+					if err = rerr; err == nil {
+						err = h.check(replaced, h.n-1)
+					}
+					os.Remove(tmp)
+				}
 			}
 			if err != nil {
 				h.err = err
@@ -130,6 +167,41 @@ func startBusyHost(t *testing.T, path string) *busyHost {
 		}
 	}()
 	return h
+}
+
+var startups = regexp.MustCompile(`"numStartups": (\d+)`) // the first member: found at once
+
+// check notes version last as stale when data holds an older count.
+func (h *busyHost) check(data []byte, last int) error {
+	m := startups.FindSubmatch(data)
+	if m == nil {
+		return fmt.Errorf("the host found %.200q", data)
+	}
+	if n, _ := strconv.Atoi(string(m[1])); n < last {
+		h.mu.Lock()
+		h.stale = append(h.stale, last)
+		h.mu.Unlock()
+	}
+	return nil
+}
+
+// takeStale returns the versions found stale since it was last called.
+func (h *busyHost) takeStale() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.stale
+	h.stale = nil
+	return s
+}
+
+// inBackup reports whether a backup of path holds version n of the host's.
+func inBackup(t *testing.T, path string, n int) bool {
+	for _, b := range backups(t, path) {
+		if data, err := os.ReadFile(b); err == nil && bytes.Contains(data, fmt.Appendf(nil, `"numStartups": %d,`, n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // stop stops the host and returns the count it wrote last, or what kept

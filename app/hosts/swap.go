@@ -49,7 +49,7 @@ import (
 
 // putBackRounds is how many times putBack swaps a host's newer version in
 // before it gives up and keeps it in a backup.
-const putBackRounds = 3
+const putBackRounds = 5
 
 // editAttempts is how many times EditFile writes an edit before it gives up
 // on a host that keeps rewriting the file.
@@ -95,30 +95,30 @@ func swap(path, tmp, target string, read, ours os.FileInfo, old, new []byte, now
 }
 
 // putBack swaps the version at tmp, which the host wrote after elicitray
-// read target, back into target's place, keeping a copy of it in a backup
-// first; target should still hold want (ours, at first). When it does not,
-// the host wrote target after the exchange: its newer version is in place,
-// and the one at tmp is kept as a backup. When what the swap back takes out
-// is not want, the host wrote target between the look and the swap: what
-// came out is newer than what went in, and goes in instead, the same way.
+// read target, back into target's place. What comes out should be want
+// (ours, at first); when it is not, the host wrote target after the last
+// exchange, and what came out is newer than what went in: it goes in
+// instead, the same way. Each version that went in is also copied into a
+// backup, once the exchanges are done: the host may have read the edit of
+// an older version in place meanwhile, and built its next version on it.
 func putBack(path, tmp, target string, want os.FileInfo, wantData []byte, now time.Time) error {
+	var theirs [][]byte
+	defer func() {
+		for _, data := range theirs {
+			writeBackup(path, data, now) // it is in place, or was: a backup too few loses nothing yet
+		}
+	}()
 	for range putBackRounds {
-		if !holds(target, want, wantData) {
-			keepAside(path, tmp, now)
-			return changed(target)
-		}
 		data, fi, err := readConfig(tmp)
-		if err == nil {
-			_, err = writeBackup(path, data, now)
-		}
 		if err == nil {
 			err = exchange(tmp, target)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: the host rewrote it while elicitray was replacing it, and putting its version back failed (%v): elicitray's edit is in place, and the host's version is in %s", target, err, keepAside(path, tmp, now))
 		}
+		theirs = append(theirs, data)
 		if holds(tmp, want, wantData) {
-			os.Remove(tmp) // ours, or a host version already in a backup
+			os.Remove(tmp) // ours, or a version of the host's that it wrote over
 			return changed(target)
 		}
 		want, wantData = fi, data
