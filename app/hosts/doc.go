@@ -32,11 +32,15 @@
 //   - file.go: reading a config (ReadConfig: only a regular file, refused
 //     before a byte is read otherwise, so a named pipe cannot hang list or
 //     doctor) and writing it back: a timestamped 0600 backup beside it, a
-//     temporary file in the same directory renamed over it, the file's mode
+//     temporary file in the same directory swapped in for it, the file's mode
 //     and owner kept, the newest 5 backups kept and older ones deleted; a
 //     read-only file, another user's file (unless root) and symbolic links
 //     that are not the user's own refused; on a failed write (ENOSPC) the
 //     temporary file and the backup removed.
+//   - swap.go: the swap, which never deletes a version the host wrote
+//     meanwhile (on Linux, renameat2 with RENAME_EXCHANGE, then a look at
+//     what was replaced, and the host's version put back), and EditFile,
+//     which makes the edit again on that version.
 //   - suggest.go: "did you mean" for host and server names.
 //
 // The rule every edit keeps: only the bytes of the values that change are
@@ -89,7 +93,10 @@
 // (BenchmarkWrap; before, 1k entries took 0.6 s and 16k several minutes).
 //
 // Caveats: a host may rewrite its file while elicitray edits it (Claude Code
-// rewrites ~/.claude.json often); WriteFile compares the file with what was
-// read just before renaming and refuses if it changed, so the window for a
-// lost update is the rename itself.
+// rewrites ~/.claude.json often). On Linux no version of the host's is
+// lost: each is in place or in a backup, and the edit is made again on it
+// (swap.go says how, and what a host reading the file in the microseconds
+// of a swap back sees). Elsewhere the file is compared with what was read
+// just before the rename, so the window for a lost version is the rename
+// itself.
 package hosts

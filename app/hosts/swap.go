@@ -25,14 +25,15 @@ import (
 //
 // Between the exchange and the swap back (microseconds), the file holds the
 // edit of the older version. A host that writes then, by rename or in
-// place, writes over elicitray's version, not its own: the swap back puts
-// that newer version in place instead (checking, as the first time, what
-// it takes out). A host that reads then sees the older version; whatever it
-// does with it, the version it had written is in the backup. So no version
-// of the host's is ever deleted: it is in place, or in a backup beside the
-// others (kept as they are, the newest backupsKept). Should the host keep
-// writing through putBackRounds swaps back, the last one it wrote stays in
-// a backup, and the error names it.
+// place, writes over elicitray's version, not its own: the swap back takes
+// that newer version out instead of elicitray's, sees so, and swaps again
+// to put it in place. A host that reads then sees the older version;
+// whatever it builds on that, the version it had written is also copied
+// into a backup. So no version of the host's is ever deleted: it is in
+// place, or in a backup beside the others (kept as they are, the newest
+// backupsKept). Should the host write again within each of putBackRounds
+// swaps back, the last version taken out stays in a backup, and the error
+// names it.
 //
 // A host that writes in place truncates the file as it opens it (Node's
 // fs.writeFile, every "w" mode): a write it began before the exchange left
@@ -118,7 +119,7 @@ func putBack(path, tmp, target string, want os.FileInfo, wantData []byte, now ti
 		}
 		theirs = append(theirs, data)
 		if holds(tmp, want, wantData) {
-			os.Remove(tmp) // ours, or a version of the host's that it wrote over
+			os.Remove(tmp) // ours, or a version of the host's older than one it wrote since (and in a backup)
 			return changed(target)
 		}
 		want, wantData = fi, data
