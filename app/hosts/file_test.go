@@ -472,3 +472,20 @@ func TestHostsBackupsOrder(t *testing.T) {
 		t.Errorf("order mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestHostsBackupAfterGap: a backup made in a second whose first backups
+// were pruned is numbered after the ones left, so it sorts newest (filling
+// the gap sorted it oldest, and the next pruning deleted it first).
+func TestHostsBackupAfterGap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	for _, n := range []string{"-3", "-4"} {
+		os.WriteFile(path+".elicitray-backup-20261201-093000"+n, nil, 0o600)
+	}
+	made, err := writeBackup(path, []byte("v"), when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Backups(path); len(got) != 3 || got[0] != made || made != path+".elicitray-backup-20261201-093000-5" {
+		t.Errorf("made %s; backups newest first: %v", made, got)
+	}
+}
