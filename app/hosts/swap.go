@@ -19,8 +19,8 @@ import (
 // under the temporary name, so what was replaced can be looked at after the
 // fact. When that is the file elicitray read (the same file, holding the
 // same bytes), nobody wrote in between, and it is removed. Otherwise the
-// host wrote after the read: its version is copied into a backup and
-// swapped back in place, and ErrChanged says nothing was written (EditFile
+// host wrote after the read: its version is swapped back in place and
+// copied into a backup, and ErrChanged says nothing was written (EditFile
 // then makes the edit again on the host's version).
 //
 // Between the exchange and the swap back (microseconds), the file holds the
