@@ -25,7 +25,7 @@ import (
 // soon as elicitray has closed the backup, or its new version, of a
 // command, once a command; by a file renamed over the config or in place
 // (truncated, then written), in turn. The real binary wraps and unwraps
-// the server a hundred and twenty times (whichever edits the file). After each command the config
+// the server thirty-two times (whichever edits the file). After each command the config
 // holds the host's last count; where it holds an older one (an edit of a
 // version before the host's replaced it), the host's version must be in a
 // backup. Every command edits (once more on the host's version where it
@@ -49,7 +49,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	var edited, retried, wrote, kept int
 	var lost []string
 	refused := map[string]int{}
-	for i := range 120 {
+	for i := range 32 {
 		verb := "wrap" // or unwrap, so that every command edits
 		if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(`"command": "`+elicitrayBin)) {
 			verb = "unwrap"
@@ -85,8 +85,8 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	if len(lost) > 0 {
 		t.Errorf("%d versions of the host's were replaced by an edit of an older one and are in no backup:\n%s", len(lost), strings.Join(lost, "\n"))
 	}
-	if wrote < 120 {
-		t.Errorf("the host wrote during %d commands of 120: the race was not run", wrote)
+	if wrote < 32 {
+		t.Errorf("the host wrote during %d commands of 32: the race was not run", wrote)
 	}
 
 	if stdout, stderr, code := runBin(t, home, home, "hosts", "wrap", "claude-code", "fs", "--scope", "user"); code != 0 {
