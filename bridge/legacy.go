@@ -210,4 +210,3 @@ func (l *legacy) callEnded(key string) {
 		}
 	}
 }
-
