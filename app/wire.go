@@ -105,20 +105,24 @@ func decodeLine(line []byte, v any) error {
 
 // Hub protocol operations.
 const (
-	opPrompt    = "prompt"
-	opCancel    = "cancel"
-	opRecord    = "record"
-	opDelivered = "delivered" // an answer reached its server, or why not
-	opHistory   = "history"
-	opGet       = "get"
-	opQuit      = "quit"         // stop the hub (`elicitray quit`)
-	opWindow    = "show-history" // open the history window
-	opExport    = "export"       // stream an export of the history
-	opPrune     = "prune"        // apply retention now
-	opPause     = "pause"        // pause (paused true) or resume all prompts
-	opMute      = "mute"         // mute a server for a while
-	opUnmute    = "unmute"       // lift a mute
-	opStatus    = "status"       // paused, muted servers, prompts waiting
-	opSettings  = "settings"     // open the Settings window
-	opMenu      = "menu"         // open the menu window (menuwin.go)
+	opPrompt   = "prompt"
+	opCancel   = "cancel"
+	opRecord   = "record"
+	opHistory  = "history"
+	opGet      = "get"
+	opQuit     = "quit"         // stop the hub (`elicitray quit`)
+	opWindow   = "show-history" // open the history window
+	opExport   = "export"       // stream an export of the history
+	opPrune    = "prune"        // apply retention now
+	opPause    = "pause"        // pause (paused true) or resume all prompts
+	opMute     = "mute"         // mute a server for a while
+	opUnmute   = "unmute"       // lift a mute
+	opStatus   = "status"       // paused, muted servers, prompts waiting
+	opSettings = "settings"     // open the Settings window
+	opMenu     = "menu"         // open the menu window (menuwin.go)
 )
+
+// opDelivered tells the hub whether the answer to a request reached its
+// server (bridge.Options.Delivered); a request says it will with
+// reportsDelivery, so that a hub hears it only from wrappers that send it.
+const opDelivered = "delivered"
