@@ -294,6 +294,27 @@ func (c *hubClient) Overruled(req *bridge.Request, sent bridge.Result) {
 	c.keepSent(req, sent)
 }
 
+// Delivered tells the hub whether req's answer reached its server
+// (bridge.Options.Delivered): history keeps the decision as sent, not yet
+// delivered, until then. With no hub to tell, the word goes where the
+// record went when no hub took it: the wrapper's spool.
+func (c *hubClient) Delivered(req *bridge.Request, err error) {
+	if !req.ReportsDelivery {
+		return
+	}
+	m := wireMsg{Op: opDelivered, Key: req.ID}
+	if err != nil {
+		m.Error = err.Error()
+		c.logf("elicitray: %s: the answer to %q did not reach the server: %v", req.Server, req.Message, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
+	defer cancel()
+	if hc, cerr := c.connectTo(ctx, false); cerr == nil && hc.send(m) == nil {
+		return
+	}
+	c.keepHere(deliveryWord(req.Server, req.ID, m.Error), "no hub took it")
+}
+
 // recordWait bounds how long the wrapper waits for the hub to keep a
 // record before it spools the record itself.
 const recordWait = 2 * time.Second

@@ -157,7 +157,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			for _, r := range recs {
 				r = printable(r)
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
-					cell(r.Server), dash(cell(r.Tool)), r.Action, r.DecidedBy, firstLine(r.Message, 60))
+					cell(r.Server), dash(cell(r.Tool)), actionCell(r), r.DecidedBy, firstLine(r.Message, 60))
 			}
 			if err := tw.Flush(); err != nil {
 				return runErr(err)
@@ -291,6 +291,7 @@ func writeRecord(w io.Writer, r history.Record) error {
 	if r.Reason != "" {
 		fmt.Fprintf(tw, "Reason\t%s\n", r.Reason)
 	}
+	fmt.Fprintf(tw, "Delivered\t%s\n", delivered(r))
 	fmt.Fprintf(tw, "Time to answer\t%s\n", r.Elapsed.Round(time.Millisecond))
 	if err := tw.Flush(); err != nil {
 		return err
@@ -317,11 +318,34 @@ func writeRecord(w io.Writer, r history.Record) error {
 	return nil
 }
 
+// actionCell is the ACTION of `history list`: the action, marked when the
+// server did not get it, or not for sure.
+func actionCell(r history.Record) string {
+	switch {
+	case r.Delivered():
+		return r.Action
+	case r.Delivery == history.DeliveryPending:
+		return r.Action + " (not confirmed delivered)"
+	}
+	return r.Action + " (NOT DELIVERED)"
+}
+
+// delivered says whether the server got r's answer, for `history show`.
+func delivered(r history.Record) string {
+	switch {
+	case r.Delivered():
+		return "yes"
+	case r.Delivery == history.DeliveryPending:
+		return "not confirmed: sent to the wrapper, which has not said it wrote it to the server"
+	}
+	return "no: " + r.Delivery
+}
+
 // printable is r with the server's text made safe for a terminal: no
 // escape sequences or bidi overrides from a server reach the user's screen.
 // --json output is left whole: JSON escapes control characters itself.
 func printable(r history.Record) history.Record {
-	for _, s := range []*string{&r.Server, &r.ServerInfo.Name, &r.ServerInfo.Version, &r.Tool, &r.Message, &r.URL, &r.Reason} {
+	for _, s := range []*string{&r.Server, &r.ServerInfo.Name, &r.ServerInfo.Version, &r.Tool, &r.Message, &r.URL, &r.Reason, &r.Delivery} {
 		*s, _ = elicit.Visible(*s)
 	}
 	return r

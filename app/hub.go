@@ -140,6 +140,9 @@ type item struct {
 	// decision, so that a hub killed before it could save it loses nothing
 	// the wrapper still holds.
 	unsaved *history.Record
+	// conn is the connection of the wrapper that asked: it owes the word
+	// on the decision's delivery (connState.awaiting).
+	conn *connState
 }
 
 func (h *Hub) logf(format string, args ...any) {
@@ -176,7 +179,26 @@ type connState struct {
 	mu    sync.Mutex
 	enc   *json.Encoder
 	items map[uint64]*item
+	// awaiting maps the requests whose records are kept as
+	// history.DeliveryPending to their servers: the wrapper owes word of
+	// whether each answer reached its server (opDelivered). Those still
+	// here when the connection ends are marked not delivered.
+	awaiting map[string]string
 }
+
+// await notes that the wrapper owes word on rec's delivery.
+func (c *connState) await(rec history.Record) {
+	if rec.Delivery != history.DeliveryPending || rec.Key == "" {
+		return
+	}
+	c.mu.Lock()
+	c.awaiting[rec.Key] = rec.Server
+	c.mu.Unlock()
+}
+
+// wrapperEnded is the Delivery of a decision whose wrapper's connection
+// ended before it said whether the answer reached the server.
+const wrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
 func (c *connState) send(m wireMsg) {
 	c.mu.Lock()
@@ -189,7 +211,7 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	// A wrapper that could not reach a hub spooled what it sent its
 	// server; when it (or any client) connects, those records come in.
 	go h.records().flush()
-	cs := &connState{enc: json.NewEncoder(conn), items: map[uint64]*item{}}
+	cs := &connState{enc: json.NewEncoder(conn), items: map[uint64]*item{}, awaiting: map[string]string{}}
 	br := bufio.NewReader(conn)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -221,6 +243,16 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError,
 			Reason: "the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer"})
 	}
+	// Decisions sent to it that it never said it passed on: history says
+	// the server did not get them (issue 25).
+	cs.mu.Lock()
+	owed := cs.awaiting
+	cs.awaiting = map[string]string{}
+	cs.mu.Unlock()
+	for key, server := range owed {
+		h.logf("%s: a decision did not reach the server: %s (request %s)", server, wrapperEnded, key)
+		_ = h.keep(deliveryWord(server, key, wrapperEnded))
+	}
 }
 
 func (h *Hub) handle(cs *connState, m *wireMsg) {
@@ -236,6 +268,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			cs.send(wireMsg{ID: id, Error: err.Error()})
 			return
 		}
+		it.conn = cs
 		if res := h.decidePolicy(it); res != nil {
 			// Kept before it is sent (DESIGN.md: durable before its answer
 			// leaves).
@@ -267,9 +300,27 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			res.Action = bridge.ActionCancel
 			h.finish(it, res)
 		}
+	case opDelivered:
+		if m.Key == "" {
+			return
+		}
+		cs.mu.Lock()
+		server, ok := cs.awaiting[m.Key]
+		delete(cs.awaiting, m.Key)
+		cs.mu.Unlock()
+		if !ok {
+			// Asked through another hub, which stopped: its record is in
+			// history or the spool all the same.
+			server = "a server"
+		}
+		if m.Error != "" {
+			h.logf("%s: a decision did not reach the server: %s (request %s)", server, m.Error, m.Key)
+		}
+		_ = h.keep(deliveryWord(server, m.Key, m.Error))
 	case opRecord:
 		var err error
 		if m.Record != nil {
+			cs.await(*m.Record)
 			err = h.keep(*m.Record)
 		}
 		if m.ID != 0 {
@@ -587,6 +638,9 @@ func (h *Hub) toldHostCancelled(req *bridge.Request) {
 // wrapper too (item.unsaved).
 func (h *Hub) recordDecision(it *item, res *bridge.Result) {
 	rec := newRecord(it.prompt.Request, *res, it.prompt.Form, history.SourceHub)
+	if it.conn != nil {
+		it.conn.await(rec)
+	}
 	if err := h.keep(rec); err != nil {
 		it.unsaved = &rec
 	}

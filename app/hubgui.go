@@ -349,6 +349,8 @@ func (e lockedError) Unwrap() error { return history.ErrLocked }
 // and what elicitray does about it, or that history is whole again.
 func storageNotice(st journalState) string {
 	switch {
+	case st.Lost > 0:
+		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.problem()})
 	case st.Unsaved > 0:
 		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.problem()})
 	case st.problem() != "":

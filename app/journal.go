@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 
@@ -46,6 +47,14 @@ type journal struct {
 	spooled int
 	// unsaved are records neither history nor the spool could take.
 	unsaved []history.Record
+	// held are the records this hub put in the spool that history has not
+	// taken in yet: a spool that loses them (its directory removed, a file
+	// deleted or replaced) gets them again (checkSpoolLocked).
+	held []history.Record
+	// lost counts the records the spool lost of which no copy was left
+	// (another process's, or a hub's before this one): status, the tray
+	// and history say so.
+	lost int
 	// retry is the pending retry, nil when none.
 	retry *time.Timer
 	// flushing is set while a flush runs.
@@ -66,12 +75,26 @@ const unsavedBatch = 200
 type journalState struct {
 	Spooled int    // records in the spool, on disk
 	Unsaved int    // records only in memory: lost if the hub stops
+	Lost    int    // records the spool lost with no copy left (checkSpoolLocked)
 	Why     string // a sentence: why history takes nothing now; "" when it does
 }
 
 // problem says what waits, for `elicitray status`, the tray and `history
 // list`: "12 decisions not saved: the disk is full". "" when nothing does.
 func (st journalState) problem() string {
+	s := st.waiting()
+	if st.Lost > 0 {
+		lost := lang.N("{{.Count}} decisions lost: the spool was removed or changed before they reached history", st.Lost, ui.Count(st.Lost))
+		if s == "" {
+			return lost
+		}
+		s = lost + lang.L("; ") + s
+	}
+	return s
+}
+
+// waiting says what waits to be saved, and why.
+func (st journalState) waiting() string {
 	var s string
 	switch {
 	case st.Unsaved > 0:
@@ -167,7 +190,7 @@ func (j *journal) state() journalState {
 }
 
 func (j *journal) stateLocked() journalState {
-	st := journalState{Spooled: j.spooled, Unsaved: len(j.unsaved)}
+	st := journalState{Spooled: j.spooled, Unsaved: decisionsIn(j.unsaved), Lost: j.lost}
 	if j.why != nil {
 		st.Why = storageSentence(j.why)
 		// History and the spool failed for reasons of their own (history
@@ -251,9 +274,73 @@ func (j *journal) spoolLocked(rec history.Record) error {
 	err := j.spool.add(rec)
 	j.spoolWhy = err
 	if err == nil {
-		j.spooled++
+		if rec.Source != history.SourceDelivery {
+			j.spooled++
+		}
+		j.held = append(j.held, rec)
 	}
 	return err
+}
+
+// decisionsIn counts the records of recs that are decisions: not words on
+// one's delivery (history.SourceDelivery).
+func decisionsIn(recs []history.Record) int {
+	n := 0
+	for _, rec := range recs {
+		if rec.Source != history.SourceDelivery {
+			n++
+		}
+	}
+	return n
+}
+
+// checkSpoolLocked finds out whether the spool lost records since this
+// hub last counted it — its directory removed, a file deleted or replaced
+// — and writes those it holds (held) again; those it does not are counted
+// lost, logged, and noted in history (issue 25: nothing is lost in
+// silence). j.mu is held.
+func (j *journal) checkSpoolLocked() {
+	if j.spool == nil || j.spooled == 0 {
+		return
+	}
+	keys, onDisk := spoolKeys(j.spool.dir)
+	var missing []history.Record
+	for _, rec := range j.held {
+		if rec.Key != "" && !keys[rec.Key] {
+			missing = append(missing, rec)
+		}
+	}
+	gone := j.spooled - onDisk
+	if gone <= 0 && len(missing) == 0 {
+		return
+	}
+	gone = max(gone, decisionsIn(missing))
+	j.held = slices.DeleteFunc(j.held, func(rec history.Record) bool { return rec.Key != "" && !keys[rec.Key] })
+	j.spooled = onDisk
+	for _, rec := range missing {
+		if j.spoolLocked(rec) != nil {
+			j.unsaved = append(j.unsaved, rec)
+		}
+	}
+	lost := gone - decisionsIn(missing)
+	j.log("the spool %s lost %s before history took them (its directory was removed, or a file deleted or replaced); %d were still in memory and were written again, %d are lost",
+		j.spool.dir, decisions(gone), decisionsIn(missing), lost)
+	if lost == 0 {
+		return
+	}
+	j.lost += lost
+	// The note goes where records go; it is no decision of a server's.
+	note := history.Record{Time: time.Now(), Server: "elicitray", Mode: "form", Action: actionError, DecidedBy: bridge.DecidedByError,
+		Message: fmt.Sprintf("%s lost: the spool %s was removed or changed before they reached history, and no copy was left", decisions(lost), j.spool.dir),
+		Key:     fmt.Sprintf("elicitray-spool-lost-%d", time.Now().UnixNano())}
+	if j.store != nil && j.why == nil {
+		if _, err := j.store.Add(note); err == nil {
+			return
+		}
+	}
+	if j.spoolLocked(note) != nil {
+		j.unsaved = append(j.unsaved, note)
+	}
 }
 
 // flush moves what waits into history when it can: it opens the file if
@@ -264,6 +351,9 @@ func (j *journal) flush() {
 	j.mu.Lock()
 	j.flushing = true
 	before := j.stateLocked()
+	// Before the spool is taken in: what it lost since is told, and what
+	// this hub holds of it written again.
+	j.checkSpoolLocked()
 	if j.store != nil && j.spool != nil {
 		// Always a look: a wrapper that could not reach this hub spools
 		// on its own (a directory read when there is nothing).
@@ -273,6 +363,8 @@ func (j *journal) flush() {
 		}
 		if err != nil {
 			j.why = err
+		} else {
+			j.held = nil // in history now
 		}
 		j.countSpool()
 	}

@@ -352,6 +352,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				Rejected:         client.Reject,
 				NoDesktop:        client.NoDesktop,
 				Overruled:        client.Overruled,
+				Delivered:        client.Delivered,
 				HostDecided:      client.HostDecided,
 				KeepAlive:        settings.keepAlive,
 				Guard:            settings.guard.Guard,

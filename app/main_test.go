@@ -25,6 +25,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(floodServerEnv) != "" {
 		os.Exit(floodServe())
 	}
+	// TestDeliveryToldInHistory (e2e_delivery_test.go) runs it as a server
+	// that closes its input; checked first, as it goes with the fault
+	// server's variable.
+	if os.Getenv(closingServerEnv) != "" {
+		os.Exit(closingServe())
+	}
 	// The fault suite (fault_test.go) runs it as its server.
 	if os.Getenv(faultServerEnv) != "" {
 		os.Exit(faultServe())

@@ -22,7 +22,8 @@ const ActionForwarded = "forwarded"
 // (history.SourceWrapper, when the server got something else). Values of
 // secret-looking fields of form are redacted (DESIGN.md); content goes only
 // with accept (PROTOCOL.md §5). The record is keyed by the request, so that
-// history keeps one per elicitation.
+// history keeps one per elicitation. A request whose wrapper reports
+// delivery is kept as history.DeliveryPending.
 func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source string) history.Record {
 	now := time.Now()
 	arrived := req.Time
@@ -48,5 +49,18 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 	if res.Action == bridge.ActionAccept {
 		rec.Content = redact(form, res.Content)
 	}
+	if req.ReportsDelivery {
+		// Kept before the answer leaves: the wrapper's word on whether
+		// it reached the server settles it (or the hub's, when the
+		// wrapper ended without one).
+		rec.Delivery = history.DeliveryPending
+	}
 	return rec
+}
+
+// deliveryWord is the record that settles the delivery of request key's
+// record (history.SourceDelivery): "" the server got the answer, else why
+// not.
+func deliveryWord(server, key, why string) history.Record {
+	return history.Record{Server: server, Key: key, Source: history.SourceDelivery, Delivery: why}
 }

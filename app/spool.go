@@ -375,34 +375,67 @@ func readSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 	}
 }
 
-// countSpool returns how many records wait in the spool directory dir: the
-// lines of its files, counted without decoding them (each record is one
-// line; a line cut short by a crash counts too, and takeSpool says so).
-func countSpool(dir string) int {
+// spoolKeys returns the Keys of the records in the spool directory dir, and
+// how many decisions (and lines that are none) its files hold, as
+// countSpool counts them.
+func spoolKeys(dir string) (keys map[string]bool, n int) {
+	keys = map[string]bool{}
 	files, _ := spoolFiles(dir)
-	n := 0
-	buf := make([]byte, 32<<10)
 	for _, path := range files {
 		f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 		if err != nil {
 			continue
 		}
-		r := io.LimitReader(f, maxSpoolFile)
-		last := byte('\n')
+		recs, bad, _ := readSpool(io.LimitReader(f, maxSpoolFile))
+		f.Close()
+		n += bad
+		for _, rec := range recs {
+			keys[rec.Key] = true
+			if rec.Source != history.SourceDelivery {
+				n++
+			}
+		}
+	}
+	return keys, n
+}
+
+// countSpool returns how many decisions wait in the spool directory dir:
+// the lines of its files, counted without decoding them (each record is
+// one line; a line cut short by a crash counts too, and takeSpool says
+// so), but for the words on a decision's delivery (isWordLine), which are
+// no decision of their own.
+func countSpool(dir string) int {
+	files, _ := spoolFiles(dir)
+	n := 0
+	for _, path := range files {
+		f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
+		if err != nil {
+			continue
+		}
+		br := bufio.NewReaderSize(io.LimitReader(f, maxSpoolFile), 32<<10)
 		for {
-			k, err := r.Read(buf)
-			if k > 0 {
-				n += bytes.Count(buf[:k], []byte{'\n'})
-				last = buf[k-1]
+			line, err := br.ReadSlice('\n')
+			long := false
+			for errors.Is(err, bufio.ErrBufferFull) {
+				// A word is short: a line this long is a decision.
+				long = true
+				_, err = br.ReadSlice('\n')
+			}
+			if long || len(bytes.TrimSpace(line)) > 0 && !isWordLine(line) {
+				n++
 			}
 			if err != nil {
 				break
 			}
 		}
-		if last != '\n' {
-			n++ // a last line without its newline
-		}
 		f.Close()
 	}
 	return n
+}
+
+// isWordLine reports whether a spool line is a word on a decision's
+// delivery (history.SourceDelivery). A server's text holds its quotes
+// escaped, so only the field itself matches.
+func isWordLine(line []byte) bool {
+	return bytes.Contains(line, []byte(`"source":"`+history.SourceDelivery+`"`))
 }

@@ -19,6 +19,11 @@ import (
 //	← {"id":1,"result":{"action":"accept","content":{…},"decidedBy":"user"}}
 //	→ {"op":"cancel","id":1,"result":{…}}     ended before anyone answered
 //	                                          (result says who and why); no reply
+//	→ {"op":"delivered","key":"elicitray-…-3"}  the answer to the request
+//	→ {"op":"delivered","key":"…","error":"…"}  reached its server, or why
+//	                                          not (no reply); only for a
+//	                                          request that said
+//	                                          reportsDelivery: true
 //	→ {"op":"record","id":4,"record":{…}}     keep what the wrapper sent a server
 //	← {"id":4}                                on disk: history or the spool
 //	← {"id":4,"error":"not saved: …"}         only in the hub's memory
@@ -53,6 +58,8 @@ type wireMsg struct {
 	RecordID uint64           `json:"recordId,omitempty"`
 	Records  []history.Record `json:"records,omitempty"`
 	Error    string           `json:"error,omitempty"`
+	// Key is the request whose delivery "delivered" tells (bridge.Request.ID).
+	Key string `json:"key,omitempty"`
 
 	Format string                `json:"format,omitempty"` // export: history.FormatJSONL or FormatCSV
 	Data   []byte                `json:"data,omitempty"`   // export: a chunk of the output (base64 in JSON)
@@ -114,3 +121,8 @@ const (
 	opSettings = "settings"     // open the Settings window
 	opMenu     = "menu"         // open the menu window (menuwin.go)
 )
+
+// opDelivered tells the hub whether the answer to a request reached its
+// server (bridge.Options.Delivered); a request says it will with
+// reportsDelivery, so that a hub hears it only from wrappers that send it.
+const opDelivered = "delivered"

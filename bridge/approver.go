@@ -83,6 +83,11 @@ type Request struct {
 	ElicitationID string `json:"elicitationId,omitempty"`
 	// ProtocolVersion is the revision the request arrived under.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// ReportsDelivery is set when the relay tells Options.Delivered whether
+	// the answer reached the server: the hub then keeps the decision as
+	// sent, not yet delivered, until the wrapper says (a wrapper of an
+	// older version never sets it, and its decisions read as delivered).
+	ReportsDelivery bool `json:"reportsDelivery,omitempty"`
 }
 
 // Result is the decision on a Request: an ElicitResult plus who decided.

@@ -56,6 +56,9 @@ type origin struct {
 	// mode, when set, is the only mode the carrier allows (a -32042
 	// carries URL elicitations only, PROTOCOL.md §6).
 	mode string
+	// reports: the carrier tells Options.Delivered whether the answer
+	// reached the server (legacy.go's answers do).
+	reports bool
 }
 
 // decider runs the one decision path for every feature.
@@ -139,6 +142,15 @@ func (d *decider) request(p *elicitParams, o origin) *Request {
 		URL:             p.URL,
 		ElicitationID:   p.ElicitationID,
 		ProtocolVersion: version,
+		ReportsDelivery: o.reports && d.opts.Delivered != nil,
+	}
+}
+
+// delivered tells Options.Delivered whether req's answer reached the
+// server (err nil: it did, or nothing was owed).
+func (d *decider) delivered(req *Request, err error) {
+	if req.ReportsDelivery {
+		d.opts.Delivered(req, err)
 	}
 }
 

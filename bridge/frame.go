@@ -3,6 +3,7 @@ package bridge
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -528,6 +529,9 @@ type lineWriter struct {
 	// file is raw when it is a file (a pipe, a socket): the framer of the
 	// other direction may splice into it.
 	file *os.File
+	// waiters are told, by endStream, whether the lines in later that
+	// writeWait put there were written.
+	waiters []chan error
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
@@ -558,6 +562,27 @@ func (lw *lineWriter) write(line []byte, flush bool) error {
 	return nil
 }
 
+// writeWait is write with flush, returning once line was written to the
+// stream: while a framer streams a long line, line waits behind it and
+// writeWait with it, until ctx is done (ErrNotWritten).
+func (lw *lineWriter) writeWait(ctx context.Context, line []byte) error {
+	lw.mu.Lock()
+	if !lw.streaming {
+		lw.mu.Unlock()
+		return lw.write(line, true)
+	}
+	lw.later = append(lw.later, line...)
+	done := make(chan error, 1)
+	lw.waiters = append(lw.waiters, done)
+	lw.mu.Unlock()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ErrNotWritten
+	}
+}
+
 // writeRaw writes b to the stream at once, ahead of lines waiting.
 func (lw *lineWriter) writeRaw(b []byte) error {
 	lw.mu.Lock()
@@ -580,12 +605,18 @@ func (lw *lineWriter) endStream() {
 	defer lw.mu.Unlock()
 	lw.streaming = false
 	if len(lw.later) > 0 {
-		if lw.endCut() == nil {
-			_, _ = lw.w.Write(lw.later)
-			_ = lw.w.Flush()
+		err := lw.endCut()
+		if err == nil {
+			if _, err = lw.w.Write(lw.later); err == nil {
+				err = lw.w.Flush()
+			}
 		}
 		lw.cut = lw.later[len(lw.later)-1] != '\n'
 		lw.later = nil
+		for _, done := range lw.waiters {
+			done <- err
+		}
+		lw.waiters = nil
 	}
 }
 

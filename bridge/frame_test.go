@@ -608,3 +608,49 @@ func TestQuietPeerReadsBurstTees(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteWaitFollowsTheStream (issue 25): an answer written while a long
+// line streams to the same peer waits behind it, and writeWait returns only
+// once the answer itself was written; a relay that stops first says the
+// answer was not written.
+func TestWriteWaitFollowsTheStream(t *testing.T) {
+	var out bytes.Buffer
+	w := newLineWriter(&out)
+	w.mu.Lock()
+	w.streaming = true // a framer streams a long line
+	w.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- w.writeWait(context.Background(), []byte("{\"answer\":1}\n")) }()
+	// The answer waits in later until the stream ends; nothing is written.
+	for {
+		w.mu.Lock()
+		waiting := len(w.waiters)
+		w.mu.Unlock()
+		if waiting == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("writeWait returned %v while the stream still ran", err)
+	default:
+	}
+	w.endStream()
+	if err := <-done; err != nil {
+		t.Fatalf("writeWait after the stream: %v", err)
+	}
+	if got := out.String(); got != "{\"answer\":1}\n" {
+		t.Errorf("written %q", got)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	w.mu.Lock()
+	w.streaming = true
+	w.mu.Unlock()
+	go func() { done <- w.writeWait(ctx, []byte("{\"answer\":2}\n")) }()
+	cancel()
+	if err := <-done; !errors.Is(err, ErrNotWritten) {
+		t.Errorf("writeWait of a relay that stopped: %v, want ErrNotWritten", err)
+	}
+}

@@ -463,6 +463,12 @@ func (s *httpServer) Write(msg []byte, _ bool) error {
 		s.mu.Unlock()
 		if env.isRequest() {
 			s.answerError(env.ID, err)
+			return nil
+		}
+		if env.isResponse() {
+			// An answer that cannot go: its writer says so (history
+			// keeps it as not delivered).
+			return err
 		}
 		return nil
 	}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,9 +18,15 @@ import (
 // url, with approver deciding.
 func httpRelay(t *testing.T, url string, approver Approver) (send func(string), get func() string) {
 	t.Helper()
+	return httpRelayWith(t, url, &Options{Server: "remote", Approver: approver, Log: &syncBuffer{}})
+}
+
+// httpRelayWith is httpRelay with the relay's options.
+func httpRelayWith(t *testing.T, url string, opts *Options) (send func(string), get func() string) {
+	t.Helper()
 	hostR, hostW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := NewRelay(HTTP(HTTPOptions{URL: url}), &Options{Server: "remote", Approver: approver, Log: &syncBuffer{}})
+	r := NewRelay(HTTP(HTTPOptions{URL: url}), opts)
 	done := make(chan struct{})
 	go func() {
 		r.Run(context.Background(), hostR, outW)
@@ -79,5 +86,77 @@ func TestHTTPServerGivesUpOnItsElicitation(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	if got := get(); !strings.Contains(got, `"id":4`) {
 		t.Errorf("the host got %s, want the ping's answer", got)
+	}
+}
+
+// TestHTTPDeliveryTold (issue 25): the answer to a remote server's
+// elicitation is delivered once the server accepted its POST; a POST the
+// server refuses is told as not delivered, with its status.
+func TestHTTPDeliveryTold(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		status int    // what the server answers the answer's POST; 0 takes it
+		want   string // in the error Delivered gets; "" nil
+	}{
+		{"accepted", 0, ""},
+		{"refused", http.StatusServiceUnavailable, "503"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "1"}, nil)
+			stop := make(chan struct{})
+			mcp.AddTool(s, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				ectx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				go func() {
+					select {
+					case <-stop:
+						cancel()
+					case <-ectx.Done():
+					}
+				}()
+				res, err := req.Session.Elicit(ectx, &mcp.ElicitParams{Message: "Go?", RequestedSchema: json.RawMessage(
+					`{"type":"object","properties":{"go":{"type":"boolean"}}}`)})
+				text := "no answer"
+				if err == nil {
+					text = res.Action
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+			})
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if env, err := scanEnvelope(bytes.TrimSpace(body)); err == nil && env.isResponse() && tt.status != 0 {
+					http.Error(w, "busy", tt.status)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				h.ServeHTTP(w, r)
+			}))
+			t.Cleanup(ts.Close)
+			t.Cleanup(func() { close(stop) }) // before the server closes
+			told := make(chan error, 1)
+			send, get := httpRelayWith(t, ts.URL, &Options{Server: "remote", Log: &syncBuffer{},
+				Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+					return &Result{Action: ActionAccept, Content: map[string]any{"go": true}}, nil
+				}),
+				Delivered: func(req *Request, err error) { told <- err },
+			})
+			send(initLegacy)
+			get()
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+			err := <-told
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("an answer the server took was told not delivered: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("an answer the server refused with %d was told %v", tt.status, err)
+			}
+			if tt.want == "" {
+				if res := get(); !strings.Contains(res, `"id":3`) || !strings.Contains(res, "accept") {
+					t.Errorf("tool result = %s", res)
+				}
+			}
+		})
 	}
 }

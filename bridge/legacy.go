@@ -46,7 +46,7 @@ type pendingElicitation struct {
 func (l *legacy) fromServer(line, id, params json.RawMessage) {
 	id = append(json.RawMessage(nil), id...)
 	tool, call, several := l.calls.inFlight()
-	o := origin{tool: tool, toolUnknown: several}
+	o := origin{tool: tool, toolUnknown: several, reports: true}
 	if _, ok := idKey(id); !ok {
 		// PROTOCOL.md §7: ids are strings or integers, never null. JSON-RPC
 		// answers an invalid request -32600 with id null, the id it could
@@ -59,8 +59,9 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		// History keeps it too, with what it asked, as far as it can be read.
 		var p elicitParams
 		_ = json.Unmarshal(params, &p)
-		l.d.refused(l.d.request(&p, o), errors.New(msg))
-		l.reply(encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
+		req := l.d.request(&p, o)
+		l.d.refused(req, errors.New(msg))
+		l.answer(req, encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
 		return
 	}
 	req, form, err := l.d.prepareRaw(params, o)
@@ -69,7 +70,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		// decline. Rejected has been told.
 		msg := "elicitray cannot show this elicitation: " + err.Error()
 		l.w.log.printf("%s: %s", req.Server, msg)
-		l.reply(encodeError(id, codeInvalidParams, msg))
+		l.answer(req, encodeError(id, codeInvalidParams, msg))
 		return
 	}
 
@@ -81,7 +82,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		l.mu.Unlock()
 		cancel(nil)
 		// PROTOCOL.md §7: ids are never reused within a session.
-		l.reply(encodeError(id, codeInvalidRequest, "elicitation/create: id "+string(id)+" is already in use by a pending elicitation"))
+		l.answer(req, encodeError(id, codeInvalidRequest, "elicitation/create: id "+string(id)+" is already in use by a pending elicitation"))
 		return
 	}
 	l.pending[key] = pe
@@ -110,6 +111,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			l.url.release(pe.elicitationID)
 			cancel(nil)
 			l.w.toHost(withNewline(line))
+			l.d.delivered(req, nil) // the host answers it, itself
 			return
 		}
 		cause := context.Cause(pctx)
@@ -129,7 +131,8 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		switch {
 		case withdrawn:
 			// PROTOCOL.md §7: the server cancelled its request: the window
-			// is closed and no response is written.
+			// is closed and no response is written, nor owed.
+			l.d.delivered(req, nil)
 			return
 		case hostCancelled, errors.Is(cause, ErrElicitationComplete), errors.Is(cause, ErrCallEnded):
 			// The host gave up on the call (PROTOCOL.md §7), or the server
@@ -143,14 +146,22 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			if !hostCancelled { // the server's doing
 				by = DecidedByServerCancelled
 			}
-			l.reply(encodeResult(id, l.d.overrule(req, by, cause.Error())))
+			l.answer(req, encodeResult(id, l.d.overrule(req, by, cause.Error())))
 			return
 		case pctx.Err() != nil:
-			return // the relay stopped: nobody is left to answer
+			// The relay stopped: nobody is left to answer.
+			l.d.delivered(req, ErrNotWritten)
+			return
 		}
 		cancel(nil)
-		l.reply(encodeResult(id, v.result))
+		l.answer(req, encodeResult(id, v.result))
 	}()
+}
+
+// answer writes req's answer msg to the server and tells whether it got
+// there (decider.delivered).
+func (l *legacy) answer(req *Request, msg []byte) {
+	l.d.delivered(req, l.w.deliver(withNewline(msg)))
 }
 
 // serverCancelled closes the prompt of a pending elicitation named by the
@@ -199,5 +210,3 @@ func (l *legacy) callEnded(key string) {
 		}
 	}
 }
-
-func (l *legacy) reply(msg []byte) { l.w.toServer(withNewline(msg)) }

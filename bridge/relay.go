@@ -39,6 +39,15 @@ type Options struct {
 	// server received. It runs on the relay's goroutines and must not block
 	// for long.
 	Overruled func(req *Request, sent Result)
+	// Delivered, when set, is told once, for each elicitation the server
+	// pushed (elicitation/create) whose Request has ReportsDelivery set,
+	// whether its answer reached the server: nil once the line was written
+	// to the server's input (stdio) or its POST was accepted (HTTP, 2xx),
+	// or when nothing was owed (the server withdrew it, the host answers
+	// it); otherwise why not, a sentence (the server's input was closed,
+	// the POST was refused, the relay stopped first). It runs on the
+	// elicitation's goroutine after the write, and must not block for long.
+	Delivered func(req *Request, err error)
 	// KeepAlive is how often the host gets notifications/progress for a
 	// call's progressToken while a prompt of that call is open, so that a
 	// host that resets its timeout on progress keeps waiting for the
@@ -504,6 +513,32 @@ func (w *wires) toServer(line []byte) {
 	if err := w.server.Write(line, true); err != nil {
 		w.serverWriteFailed(err)
 	}
+}
+
+// ErrNotWritten is wrapped by what deliver returns for an answer that the
+// relay stopped before writing.
+var ErrNotWritten = errors.New("the wrapper stopped before the answer was written to the server")
+
+// deliver writes one whole message to the server, as toServer does, and
+// returns once it left: on stdio, once the write of its bytes returned
+// (also when a long message of the host's was being streamed, which it
+// waits behind); over HTTP, once the POST was accepted. The error says why
+// it did not reach the server, in words.
+func (w *wires) deliver(line []byte) error {
+	var err error
+	if lc, ok := w.server.(*lineConn); ok {
+		err = lc.w.writeWait(w.ctx, line)
+	} else {
+		err = w.server.Write(line, true)
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrNotWritten) {
+		return err
+	}
+	w.serverWriteFailed(err)
+	return errors.New(serverWriteFailed(err))
 }
 
 // withNewline returns b ending in exactly one newline (PROTOCOL.md §7: one

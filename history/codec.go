@@ -26,6 +26,11 @@ const valueV3 = 0x03
 // there, and a byte for each saves 15 bytes of a record of 300.
 const valueV4 = 0x04
 
+// valueV5 values are valueV4 values followed by Record.Delivery (schema
+// version 6). Only a record whose Delivery is set is written so: the
+// others, nearly all, keep the byte it would take.
+const valueV5 = 0x05
+
 // words are the texts a word of a valueV4 value names by a number: the
 // text of number n is words[n-1]; number 0 (wordText) is followed by a text
 // of any other value, as any field is. The numbers are part of the file
@@ -51,7 +56,7 @@ const (
 // first bytes of its SHA-256.
 const schemaRefLen = 8
 
-// rawRecord is a binary value (0x02 to 0x04) taken apart without copying:
+// rawRecord is a binary value (0x02 to 0x05) taken apart without copying:
 // its byte slices point into the value, so they are valid only as long as
 // the value is (in bbolt, until the transaction ends). Queries match on it
 // and turn only the records they keep into Records.
@@ -65,19 +70,20 @@ type rawRecord struct {
 	schema                                []byte // the reference or the inline schema
 	content                               []byte // JSON object; nil for none
 	key, source                           []byte // nil in version 2 values
+	delivery                              []byte // nil before valueV5
 }
 
 // errBadValue is wrapped by parse for a value it cannot take apart.
 var errBadValue = errors.New("history file is damaged: unreadable record")
 
-// parse takes a binary value (0x02 to 0x04) apart into rr.
+// parse takes a binary value (0x02 to 0x05) apart into rr.
 func (rr *rawRecord) parse(v []byte) error {
 	d, err := rr.head(v)
 	if err != nil {
 		return err
 	}
 	rr.url = d.bytes()
-	if v[0] == valueV4 {
+	if v[0] >= valueV4 {
 		rr.action = d.word()
 		rr.decidedBy = d.word()
 	} else {
@@ -98,10 +104,13 @@ func (rr *rawRecord) parse(v []byte) error {
 		d.bad = true
 	}
 	rr.content = d.bytes()
-	rr.key, rr.source = nil, nil
+	rr.key, rr.source, rr.delivery = nil, nil, nil
 	if v[0] != valueV2 {
 		rr.key = d.bytes()
 		rr.source = d.bytes()
+	}
+	if v[0] == valueV5 {
+		rr.delivery = d.bytes()
 	}
 	if d.bad || len(d.b) != 0 {
 		return errBadValue
@@ -120,7 +129,7 @@ func (rr *rawRecord) parseHead(v []byte) error {
 // head parses the fields of v up to the message and returns the decoder
 // at the field after it.
 func (rr *rawRecord) head(v []byte) (decoder, error) {
-	if len(v) == 0 || v[0] < valueV2 || v[0] > valueV4 {
+	if len(v) == 0 || v[0] < valueV2 || v[0] > valueV5 {
 		return decoder{}, errBadValue
 	}
 	d := decoder{b: v[1:]}
@@ -133,7 +142,7 @@ func (rr *rawRecord) head(v []byte) (decoder, error) {
 	rr.infoTitle = d.bytes()
 	rr.infoVersion = d.bytes()
 	rr.tool = d.bytes()
-	if v[0] == valueV4 {
+	if v[0] >= valueV4 {
 		rr.mode = d.word()
 	} else {
 		rr.mode = d.bytes()
@@ -233,7 +242,7 @@ func appendWord(v []byte, s string) []byte {
 	return append(v, s...)
 }
 
-// encode returns the valueV4 value of r, whose Time and ID are in its key.
+// encode returns the valueV4 value of r (valueV5 when r.Delivery is set), whose Time and ID are in its key.
 // schemas stores r.RequestedSchema once for every record that carries the
 // same bytes (see putSchema); nil stores it inline, for tests. The schema is
 // kept as sent: json.Marshal would compact it and escape HTML characters,
@@ -252,7 +261,11 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 	}
 	_, zone := r.Time.Zone()
 	v := make([]byte, 0, 64+len(r.Message)+len(content))
-	v = append(v, valueV4)
+	if r.Delivery != "" {
+		v = append(v, valueV5)
+	} else {
+		v = append(v, valueV4)
+	}
 	v = binary.AppendVarint(v, int64(zone))
 	text := func(s string) {
 		v = binary.AppendUvarint(v, uint64(len(s)))
@@ -295,6 +308,9 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 	v = append(v, content...)
 	text(r.Key)
 	text(r.Source)
+	if r.Delivery != "" {
+		text(r.Delivery)
+	}
 	return v, nil
 }
 
@@ -370,14 +386,14 @@ func newReader(tx *bolt.Tx) *reader {
 
 // record returns the Record stored under key k as rr. The Record shares no
 // memory with rr or with bbolt's memory map. Its texts are substrings of
-// one string, made with one allocation rather than thirteen: a page of
+// one string, made with one allocation rather than fourteen: a page of
 // history is a few hundred records, and their small allocations were most
 // of what listing one cost (and the collections they set off). Records of
 // one reader share the bytes of a requestedSchema they both refer to
 // (Record.RequestedSchema: read-only).
 func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 	fields := [...][]byte{rr.server, rr.infoName, rr.infoTitle, rr.infoVersion, rr.tool, rr.mode,
-		rr.message, rr.url, rr.action, rr.decidedBy, rr.reason, rr.key, rr.source}
+		rr.message, rr.url, rr.action, rr.decidedBy, rr.reason, rr.key, rr.source, rr.delivery}
 	rd.texts = rd.texts[:0]
 	for _, f := range fields {
 		rd.texts = append(rd.texts, f...)
@@ -408,6 +424,7 @@ func (rd *reader) record(k []byte, rr *rawRecord) (Record, error) {
 		Elapsed:   time.Duration(rr.elapsed),
 		Key:       t[11],
 		Source:    t[12],
+		Delivery:  t[13],
 	}
 	switch rr.schemaKind {
 	case schemaRef:

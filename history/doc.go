@@ -87,6 +87,8 @@
 //	                           no schema | a reference | the schema inline
 //	uvarint n, n bytes         Content as JSON; n = 0 for none
 //	2 × (uvarint n, n bytes)   Key, Source
+//	uvarint n, n bytes         Delivery: only in 0x05 values, which are
+//	                           0x04 values of records that have one
 //
 // A word is one byte for the texts nearly every record has there: 1 to 9
 // for "form", "url", "accept", "decline", "cancel", "error", "user",
@@ -125,12 +127,16 @@
 // elicitation's identity, and the requests bucket keeps one record per key:
 // a second record with the key is a replay and changes nothing, except that
 // a SourceWrapper record replaces a hub record's decision (the wrapper knows
-// what the server got). The record keeps its ID and Time.
+// what the server got), and a SourceDelivery record settles the Delivery
+// of a record still DeliveryPending: the server got the answer (""), or
+// why it did not. A settled delivery stays. The record keeps its ID and
+// Time.
 //
 // # Schema version
 //
 // The meta bucket holds the version of the layout above; this package
-// writes version 5 (schemaVersion). Open upgrades an older file in place
+// writes version 6 (schemaVersion): version 5 with 0x05 values, so that
+// upgrading changes the version only. Open upgrades an older file in place
 // through migrate and refuses a newer one with ErrNewerVersion rather than
 // risk damaging data it does not understand. Version 4 wrote records as
 // 0x03 values and whole keys in the ids and requests buckets, all of which

@@ -52,7 +52,23 @@ type Record struct {
 	// decision, SourceWrapper for what the wrapper sent the server when the
 	// hub's decision did not reach it unchanged.
 	Source string `json:"source,omitempty"`
+	// Delivery says whether the server got Action: "" when it did (the
+	// answer was written to it, or accepted by it over HTTP; and every
+	// record kept before elicitray told this apart), DeliveryPending while
+	// the answer is on its way through the wrapper, and otherwise the
+	// sentence saying why it never reached the server ("the wrapper ended
+	// before …").
+	Delivery string `json:"delivery,omitempty"`
 }
+
+// DeliveryPending is the Record.Delivery of a decision sent to the wrapper
+// whose writing to the server is not confirmed yet. A record that stays so
+// says what is known: the server may not have got it.
+const DeliveryPending = "pending"
+
+// Delivered reports whether the server got the record's answer
+// (Record.Delivery is empty).
+func (r Record) Delivered() bool { return r.Delivery == "" }
 
 // Sources of a record (Record.Source).
 const (
@@ -64,6 +80,11 @@ const (
 	// schema. It is the last word on what the server received, so it
 	// replaces a hub record of the same Key.
 	SourceWrapper = "wrapper"
+	// SourceDelivery is no decision but the word on whether one reached
+	// the server: its Key and Delivery settle the Delivery of the stored
+	// record of that Key while it is DeliveryPending. Without such a
+	// record it adds nothing.
+	SourceDelivery = "delivery"
 )
 
 // ServerInfo is what a server calls itself in its initialize reply.

@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the version of the file layout described in doc.go that
 // this package reads and writes.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // Bucket names, and keys of the meta bucket.
 var (
@@ -191,6 +191,9 @@ func migrate(tx *bolt.Tx, from int) error {
 	// the requests bucket. It reads those of older versions as they are, so
 	// that nothing is rewritten; from version 5 on, an older elicitray,
 	// which would take the new values for damage, refuses the file.
+	// Version 6 adds Record.Delivery at the end of the values of records
+	// that have it (0x05 values); the records of older versions are
+	// delivered as they are, and nothing is rewritten either.
 	return nil
 }
 

@@ -206,7 +206,9 @@ func (s *Store) Close() error {
 // (a spooled record taken twice, say) and Add returns the stored record,
 // unless r is a SourceWrapper record and the stored one is not, when r's
 // decision (Action, Content, DecidedBy, Reason, Elapsed, Source) replaces
-// the stored one's under the same ID and Time.
+// the stored one's under the same ID and Time. A SourceDelivery record
+// settles the Delivery of a stored record that is DeliveryPending, and
+// otherwise adds nothing (doc.go, "One record per elicitation").
 func (s *Store) Add(r Record) (Record, error) {
 	var stored Record
 	err := s.update(func(tx *bolt.Tx) error {
@@ -316,6 +318,11 @@ func put(tx *bolt.Tx, r Record, now func() time.Time) (Record, bool, error) {
 			return amend(tx, k, r)
 		}
 	}
+	if r.Source == SourceDelivery {
+		// The word on a record this history does not have (pruned, or
+		// kept elsewhere): nothing to settle.
+		return r, false, nil
+	}
 	stored, err := add(tx, r, now)
 	return stored, err == nil, err
 }
@@ -383,8 +390,9 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 }
 
 // amend applies r to the record under key k, which has r's Key: a
-// SourceWrapper record replaces the decision of a record that is not one;
-// anything else is a replay. It returns the record as stored and whether it
+// SourceWrapper record replaces the decision of a record that is not one,
+// a SourceDelivery record settles a pending delivery; anything else is a
+// replay. It returns the record as stored and whether it
 // changed. k must not point into bbolt's memory.
 func amend(tx *bolt.Tx, k []byte, r Record) (Record, bool, error) {
 	records := tx.Bucket(bucketRecords)
@@ -400,15 +408,27 @@ func amend(tx *bolt.Tx, k []byte, r Record) (Record, bool, error) {
 	if err != nil {
 		return Record{}, false, err
 	}
-	if r.Source != SourceWrapper || stored.Source == SourceWrapper {
+	switch {
+	case r.Source == SourceDelivery:
+		// Once settled, a record's delivery stays: a replay of the word
+		// (or of the pending record before it) changes nothing.
+		if stored.Delivery != DeliveryPending || r.Delivery == DeliveryPending {
+			return stored, false, nil
+		}
+		stored.Delivery = r.Delivery
+	case r.Source != SourceWrapper || stored.Source == SourceWrapper:
 		return stored, false, nil
+	default:
+		stored.Action, stored.Content, stored.DecidedBy = r.Action, r.Content, r.DecidedBy
+		stored.Reason, stored.Elapsed, stored.Source = r.Reason, r.Elapsed, r.Source
+		// The wrapper's record is kept before its answer is written: its
+		// delivery is the one to settle.
+		stored.Delivery = r.Delivery
 	}
 	var oldRef []byte
 	if rr.schemaKind == schemaRef {
 		oldRef = bytes.Clone(rr.schema)
 	}
-	stored.Action, stored.Content, stored.DecidedBy = r.Action, r.Content, r.DecidedBy
-	stored.Reason, stored.Elapsed, stored.Source = r.Reason, r.Elapsed, r.Source
 	nv, err := encode(stored, func(schema []byte) ([]byte, error) { return putSchema(tx, schema) })
 	if err != nil {
 		return Record{}, false, err

@@ -143,6 +143,10 @@ func (d *historyDetail) buildFacts(r *history.Record, tool, reason string) fyne.
 	if reason != "" {
 		add("Reason", lang.L("Reason"), reason)
 	}
+	delivered := add("Delivered", lang.L("Delivered"), deliveryText(r))
+	if !r.Delivered() {
+		delivered.Importance = widget.DangerImportance
+	}
 	mode := lang.L("form")
 	if r.Mode == "url" {
 		mode = lang.L("URL")

@@ -54,6 +54,7 @@ func TestHistorySelectShowsDetails(t *testing.T) {
 		"Answered in": "4.2 s",
 		"Action":      "accept",
 		"Decided by":  "user",
+		"Delivered":   "yes",
 		"Mode":        "form",
 		"Record":      "#3",
 	}
@@ -249,6 +250,32 @@ func TestHistoryDetailShowsEveryDigit(t *testing.T) {
 	for _, digits := range want {
 		if !strings.Contains(d.answer.Text, digits) {
 			t.Errorf("the answer does not show %s:\n%s", digits, d.answer.Text)
+		}
+	}
+}
+
+// TestHistoryShowsWhatNeverReachedTheServer: a decision whose answer never
+// reached its server says so in its row and its details, in the user's
+// words (issue 25); one not confirmed yet says that.
+func TestHistoryShowsWhatNeverReachedTheServer(t *testing.T) {
+	recs := sampleRecords()
+	recs[0].Delivery = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
+	recs[1].Delivery = history.DeliveryPending
+	h := newHistoryHarness(t, newFakeHistory(recs...))
+	for _, tt := range []struct {
+		row             int
+		action, details string
+	}{
+		{0, "accept, not delivered", "no: the wrapper ended (it crashed or was killed) before it passed the answer on to the server"},
+		{1, "decline, delivery not confirmed", "not confirmed: sent to the wrapper, which has not said it wrote the answer to the server"},
+		{2, "cancel", "yes"},
+	} {
+		if got := rowTexts(&recs[tt.row])[4]; got != tt.action {
+			t.Errorf("row %d shows the action %q, want %q", tt.row, got, tt.action)
+		}
+		h.v.list.Select(tt.row)
+		if got := factTexts(h.v.detail)["Delivered"]; got != tt.details {
+			t.Errorf("record %d: Delivered reads %q, want %q", recs[tt.row].ID, got, tt.details)
 		}
 	}
 }

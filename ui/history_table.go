@@ -334,10 +334,36 @@ func rowTexts(rec *history.Record) []string {
 		// A row shows one line of a message that may be a megabyte long,
 		// and is drawn at every scroll: only its start is looked at.
 		firstLine(vis(chars.Bytes(rec.Message, 4096)), 200),
-		recordTerm(rec.Action),
+		actionText(rec),
 		recordTerm(rec.DecidedBy),
 		formatElapsed(rec.Elapsed),
 	}
+}
+
+// actionText is a record's action as its row shows it: marked when the
+// server did not get it, or not for sure (Record.Delivery).
+func actionText(rec *history.Record) string {
+	action := map[string]any{"Action": recordTerm(rec.Action)}
+	switch {
+	case rec.Delivered():
+		return recordTerm(rec.Action)
+	case rec.Delivery == history.DeliveryPending:
+		return lang.L("{{.Action}}, delivery not confirmed", action)
+	}
+	return lang.L("{{.Action}}, not delivered", action)
+}
+
+// deliveryText says whether the server got a record's answer, for the
+// detail pane.
+func deliveryText(rec *history.Record) string {
+	switch {
+	case rec.Delivered():
+		return lang.L("yes")
+	case rec.Delivery == history.DeliveryPending:
+		return lang.L("not confirmed: sent to the wrapper, which has not said it wrote the answer to the server")
+	}
+	var c textCleaner
+	return lang.L("no: {{.Why}}", map[string]any{"Why": recordReason(c.clean(rec.Delivery))})
 }
 
 // actionImportance colours an action: accept green, decline amber, error

@@ -41,6 +41,17 @@ var reasonMessages = Sentences{
 	{regexp.MustCompile(`^the wrapper went away \(it crashed or was killed\) before anyone answered; its server got no answer$`), func([]string) string {
 		return lang.L("the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer")
 	}},
+	// Why an answer did not reach its server (Record.Delivery: app/hub.go,
+	// bridge/relay.go).
+	{regexp.MustCompile(`^the wrapper ended \(it crashed or was killed\) before it passed the answer on to the server$`), func([]string) string {
+		return lang.L("the wrapper ended (it crashed or was killed) before it passed the answer on to the server")
+	}},
+	{regexp.MustCompile(`^the wrapper stopped before the answer was written to the server$`), func([]string) string {
+		return lang.L("the wrapper stopped before the answer was written to the server")
+	}},
+	{regexp.MustCompile(`^a message for the server was not sent: its input was already closed \(the host has gone, or the server stopped\)$`), func([]string) string {
+		return lang.L("a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)")
+	}},
 }
 
 // recordReason is a record's reason as the History window shows it: in the
