@@ -45,12 +45,24 @@ type HTTPOptions struct {
 	// Grace is how long shutdown waits for requests still in flight once
 	// the host has gone, before it ends the session. Zero means 2 seconds.
 	Grace time.Duration
+	// MaxMessage is the most bytes one message from the server may have:
+	// a message is held whole before it goes to the host, and a stream
+	// that sends a longer one is ended, the request it answers answered
+	// with an error saying so. Zero means DefaultMaxMessage.
+	MaxMessage int
 }
+
+// DefaultMaxMessage is HTTPOptions.MaxMessage's default: 64 MiB, the
+// largest line the stdio relay is measured with (bench/README.md).
+const DefaultMaxMessage = 64 << 20
 
 // HTTP returns the Server at opts.URL. Nothing is sent before Start.
 func HTTP(opts HTTPOptions) Server {
 	if opts.Grace <= 0 {
 		opts.Grace = 2 * time.Second
+	}
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = DefaultMaxMessage
 	}
 	return &httpServer{opts: opts, done: make(chan struct{})}
 }
@@ -182,7 +194,7 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
+	c.Transport = &tapTransport{base: base, limit: s.opts.MaxMessage, deliver: s.fromServer, tooLarge: s.tooLarge, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
 	follow := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		// The headers given with --header (a token, an API key) are for

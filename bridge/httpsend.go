@@ -22,11 +22,14 @@ import (
 	"github.com/elicitray/elicitray/chars"
 )
 
-// fromServer takes each message the tap read from the server.
-func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
+// fromServer takes each message the tap read from the server; msg is its
+// to keep. It returns the stand-in mcp-go reads for it (tapTransport): for
+// an answer to the request whose stream it came on (or on no request's
+// stream), the answer with its id and an empty result or error; else nil.
+func (s *httpServer) fromServer(msg []byte, stream *sseStream) []byte {
 	if msg == nil {
 		s.noteStream(stream)
-		return
+		return nil
 	}
 	// The host reads one JSON-RPC message per line (PROTOCOL.md §7).
 	// Over HTTP a message may span lines (an event's data lines, a
@@ -39,15 +42,14 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 		if stream != nil {
 			s.noteStream(stream)
 		}
-		return
+		return nil
 	}
-	if bytes.ContainsAny(msg, "\r\n") {
-		msg = bytes.Map(func(r rune) rune {
-			if r == '\r' || r == '\n' {
-				return ' '
-			}
-			return r
-		}, msg)
+	for i, c := range msg {
+		// In place: a message is held once. CR and LF are never part of
+		// a longer UTF-8 sequence.
+		if c == '\r' || c == '\n' {
+			msg[i] = ' '
+		}
 	}
 	env, err := scanEnvelope(msg)
 	if err == nil && env.isRequest() && stream != nil && stream.key != "" {
@@ -70,14 +72,28 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 	// moot are the server's requests still unanswered when the request
 	// whose stream they came on has its answer: see withdraw.
 	var moot []json.RawMessage
+	var stand []byte
 	if err == nil && env.isResponse() {
 		key, _ := idKey(env.ID)
 		s.mu.Lock()
 		r := s.inflight[key]
+		if r == nil && stream != nil && stream.key != "" {
+			// An answer on a request's stream to a request never sent
+			// (or long answered): the request's own answer may still
+			// follow on the stream, which goes on.
+			what := "request"
+			if own := s.inflight[stream.key]; own != nil {
+				what = own.method
+			}
+			s.mu.Unlock()
+			s.log("%s sent, on the stream of the host's %s, an answer with id %s, which no request in flight has; it is dropped, and the stream read on", s.opts.URL, what, preview(env.ID))
+			s.noteStream(stream)
+			return nil
+		}
 		if r != nil {
 			if r.answered {
 				s.mu.Unlock()
-				return // a replay after a resume: the host has it
+				return nil // a replay after a resume: the host has it
 			}
 			r.answered = true
 			for _, id := range r.asked {
@@ -96,26 +112,64 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
 				s.log("left out of the tools the server listed, as a Streamable HTTP client must (SEP-2243), for invalid x-mcp-header annotations: %s", strings.Join(dropped, "; "))
 			}
 		}
-		// An answer to nothing asked (a stray reply) goes on: the relay
-		// or the host judges it.
+		// An answer to nothing asked on no request's stream (a stray
+		// reply on the GET stream, or in a body) goes on: the relay or
+		// the host judges it.
 		if v := protocolVersionOf(env.Result); initialize && v != "" {
 			s.setVersion(v)
 		}
 		if initialize {
 			s.initialized()
 		}
+		if stream == nil || stream.key == "" || stream.key == key {
+			stand = standIn(env)
+		}
 	}
 	if stream != nil {
 		s.noteStream(stream)
 	}
-	line := make([]byte, len(msg)+1)
-	copy(line, msg)
-	line[len(msg)] = '\n'
+	// The line is the message and its newline, in the message's own
+	// array when it has room.
+	line := append(msg, '\n')
 	select {
 	case s.out <- line:
 	case <-s.done:
 	}
 	s.withdraw(moot)
+	return stand
+}
+
+// standIn is the answer mcp-go reads in the stead of the server's answer
+// env: its id, and an empty result, or an error when it was one (mcp-go
+// starts a session only on a result).
+func standIn(env envelope) []byte {
+	body := `,"result":{}}`
+	if len(env.Error) > 0 {
+		body = `,"error":{"code":-32603,"message":""}}`
+	}
+	return []byte(`{"jsonrpc":"2.0","id":` + string(env.ID) + body)
+}
+
+// tooLarge ends the request whose stream (or body) carried a message
+// longer than the limit, with an error saying so; on the GET stream, it
+// says so in the log (mcp-go opens the stream again).
+func (s *httpServer) tooLarge(key string, err error) {
+	var r *httpRequest
+	if key != "" {
+		s.mu.Lock()
+		if r = s.inflight[key]; r != nil && !r.answered {
+			r.answered = true
+		} else {
+			r = nil
+		}
+		s.mu.Unlock()
+	}
+	if r == nil {
+		s.log("%s: %v", s.opts.URL, netSentence(err))
+		return
+	}
+	s.answerError(r.id, err)
+	r.cancel()
 }
 
 // withdraw hands the relay a notifications/cancelled for each server

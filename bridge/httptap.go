@@ -2,10 +2,10 @@ package bridge
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"sync"
 )
 
@@ -23,17 +23,36 @@ import (
 // stream, resumption, authorization — over an http.Client whose round
 // tripper passes every message body by the tap, which reads the messages
 // off the wire as they go by and hands them to the relay, before mcp-go
-// sees them. What mcp-go then makes of them is ignored.
+// sees them.
+//
+// mcp-go never reads the server's bytes themselves: its readers hold a
+// line whatever its length and join an event's data lines by string
+// concatenation (an endless line grew the wrapper without bound; an 8 MiB
+// event of 1 kB lines took 25 s), and it decodes every message again. The
+// tap hands it, in each body's stead, only what it acts on: an answer's
+// id (in a stand-in answer with an empty result), the events' ids and
+// retry times (to resume a stream), and the HTTP+SSE transport's endpoint.
+// The tap itself holds one message at a time, at most maxMessage bytes
+// (HTTPOptions.MaxMessage); a stream that sends a longer one is ended, and
+// the request it answers gets an error saying so.
 
 // tapTransport is an http.RoundTripper that taps the message bodies of the
 // MCP endpoint's responses: JSON bodies whole, SSE streams event by event.
 type tapTransport struct {
 	base http.RoundTripper
+	// limit is the most bytes one message may have (HTTPOptions.MaxMessage).
+	limit int
 	// deliver receives each message the server sent, in the order read,
 	// and the SSE stream it came on (nil for a JSON body), whose last event
 	// id is the cursor to resume it from (PROTOCOL.md §11). An event with
 	// an id and no message is delivered as a nil msg: only the cursor moved.
-	deliver func(msg []byte, stream *sseStream)
+	// msg is deliver's to keep. It returns the stand-in mcp-go gets for the
+	// message (an answer to the stream's request: its id), or nil.
+	deliver func(msg []byte, stream *sseStream) []byte
+	// tooLarge receives the error that ended a body whose message passed
+	// limit, and the id key of the host request it answered ("" for the
+	// GET stream).
+	tooLarge func(key string, err error)
 	// endpoint reports whether a request goes to the MCP endpoint (the
 	// server URL, or the HTTP+SSE transport's stream and message URLs),
 	// whose bodies carry messages; other requests (authorization metadata,
@@ -55,6 +74,21 @@ type tapTransport struct {
 // JSON-RPC error or a sentence, not a whole error page.
 const maxErrorBody = 64 << 10
 
+// errTooLarge ends a body whose message passed the limit, in bytes.
+type errTooLarge int
+
+func (e errTooLarge) Error() string {
+	return fmt.Sprintf("the server sent a message larger than %s, the most elicitray holds (max_message_mib under [remote] in config.toml); elicitray stopped reading the stream it came on", mib(int(e)))
+}
+
+// mib is n bytes in MiB, for people.
+func mib(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
 func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := req.Header.Get(headerRequestKey)
 	if key != "" {
@@ -74,6 +108,10 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode != http.StatusOK {
 		if key != "" && resp.StatusCode != http.StatusAccepted && t.reply != nil {
 			t.refused(key, resp)
+		} else {
+			// mcp-go reads a 202's body whole: a server's endless one
+			// would have no end.
+			resp.Body = &capBody{rc: resp.Body, left: t.limit, key: key, t: t}
 		}
 		return resp, nil
 	}
@@ -83,32 +121,31 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch media {
 	case "application/json":
-		// One message (PROTOCOL.md §11). It is read whole here, so that
-		// the relay has it before mcp-go's decoder returns.
-		body, rerr := io.ReadAll(resp.Body)
+		// One message (PROTOCOL.md §11), read whole (and no further than
+		// the limit), so that the relay has it before mcp-go's decoder
+		// returns.
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, int64(t.limit)+1))
 		resp.Body.Close()
 		if rerr != nil {
 			return nil, rerr
 		}
-		if msg := bytes.TrimSpace(body); len(msg) > 0 {
-			t.deliver(msg, nil)
+		if len(body) > t.limit {
+			err := errTooLarge(t.limit)
+			t.tooLarge(key, err)
+			return nil, err
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		stand := []byte(nil)
+		if msg := bytes.TrimSpace(body); len(msg) > 0 {
+			stand = t.deliver(msg, nil)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(stand))
 	case "text/event-stream":
-		s := &sseStream{method: req.Method, key: key}
-		resp.Body = &tapBody{rc: resp.Body, p: sseParser{onEvent: func(event, data, id string, hasID bool) {
-			if hasID {
-				s.setLast(id)
-			}
-			// Events named otherwise (the HTTP+SSE transport's
-			// "endpoint") are the transport's, not messages.
-			switch {
-			case (event == "" || event == "message") && strings.TrimSpace(data) != "":
-				t.deliver([]byte(data), s)
-			case hasID:
-				t.deliver(nil, s) // a cursor only, to resume from
-			}
-		}}}
+		b := &tapBody{rc: resp.Body, key: key, t: t}
+		b.p = sseParser{limit: t.limit, onEvent: b.event, onRetry: b.retry}
+		b.s = &sseStream{method: req.Method, key: key}
+		resp.Body = b
+	default:
+		resp.Body = &capBody{rc: resp.Body, left: t.limit, key: key, t: t}
 	}
 	return resp, nil
 }
@@ -126,12 +163,34 @@ func (t *tapTransport) refused(key string, resp *http.Response) {
 	if msg := bytes.TrimSpace(body); len(msg) > 0 {
 		if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
 			if k, ok := idKey(env.ID); ok && k == key {
-				t.deliver(msg, nil)
+				t.deliver(bytes.Clone(msg), nil)
 			}
 		}
 	}
 	t.reply(key, resp, body)
 }
+
+// capBody is a body mcp-go reads whole, ended once it passes left bytes.
+type capBody struct {
+	rc   io.ReadCloser
+	left int
+	key  string
+	t    *tapTransport
+}
+
+func (b *capBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errTooLarge(b.t.limit)
+	}
+	n, err := b.rc.Read(p)
+	if b.left -= n; b.left < 0 {
+		b.t.tooLarge(b.key, errTooLarge(b.t.limit))
+		return 0, errTooLarge(b.t.limit)
+	}
+	return n, err
+}
+
+func (b *capBody) Close() error { return b.rc.Close() }
 
 // sseStream is one SSE response the tap reads: the method of the request
 // that opened it, the id key of the host request a POST carried, and the id
@@ -158,40 +217,119 @@ func (s *sseStream) lastEventID() string {
 	return s.last
 }
 
-// tapBody passes an SSE body through, feeding what is read to its parser.
+// tapBody reads an SSE body for the relay and gives mcp-go, as the body it
+// reads, a stream of what it acts on only (the tap's comment).
 type tapBody struct {
-	rc io.ReadCloser
-	p  sseParser
+	rc  io.ReadCloser
+	key string
+	t   *tapTransport
+	s   *sseStream
+	p   sseParser
+	buf []byte
+	// out is what mcp-go has still to read.
+	out bytes.Buffer
+	err error
 }
 
+// tapChunk is how much of the server's stream is read at a time.
+const tapChunk = 32 << 10
+
 func (b *tapBody) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	b.p.feed(p[:n])
-	if err == io.EOF {
-		b.p.end()
+	for b.out.Len() == 0 && b.err == nil {
+		if b.buf == nil {
+			b.buf = make([]byte, tapChunk)
+		}
+		n, err := b.rc.Read(b.buf)
+		if perr := b.p.feed(b.buf[:n]); perr != nil {
+			b.t.tooLarge(b.key, perr)
+			err = perr
+		}
+		b.err = err
 	}
-	return n, err
+	if b.out.Len() > 0 {
+		return b.out.Read(p)
+	}
+	return 0, b.err
 }
 
 func (b *tapBody) Close() error { return b.rc.Close() }
+
+// event takes one event the parser dispatched.
+func (b *tapBody) event(event string, data []byte, hasData bool, id string, hasID bool) {
+	start := b.out.Len()
+	if hasID {
+		b.s.setLast(id)
+		b.out.WriteString("id: " + id + "\n")
+	}
+	// Events named otherwise (the HTTP+SSE transport's "endpoint") are
+	// the transport's, not messages.
+	switch {
+	case event == "endpoint" && hasData:
+		b.out.WriteString("event: endpoint\ndata: ")
+		b.out.Write(data)
+		b.out.WriteByte('\n')
+	case (event == "" || event == "message") && len(bytes.TrimSpace(data)) > 0:
+		if stand := b.t.deliver(data, b.s); stand != nil {
+			b.out.WriteString("data: ")
+			b.out.Write(stand)
+			b.out.WriteByte('\n')
+		}
+	case hasID:
+		b.t.deliver(nil, b.s) // a cursor only, to resume from
+	}
+	if b.out.Len() > start {
+		b.out.WriteByte('\n')
+	}
+}
+
+// retry passes a retry field on to mcp-go, which waits that long before it
+// resumes a stream the server ended.
+func (b *tapBody) retry(value []byte) {
+	b.out.WriteString("retry: ")
+	b.out.Write(value)
+	b.out.WriteString("\n")
+}
 
 // sseParser parses a text/event-stream incrementally, as the HTML standard's
 // "event stream interpretation" says: lines end in CRLF, LF or CR; "data"
 // lines of one event are joined with LF; a blank line dispatches the event;
 // a line starting with a colon is a comment; a field name without a colon
 // has an empty value, and one space after the colon is dropped.
+//
+// It holds no more than one event's fields, and no more than limit bytes
+// of them: a line it ignores (a comment, a field it does not know) is
+// skipped as it streams by, whatever its length, and data is appended
+// where it will stay, so that an event costs its length once.
 type sseParser struct {
-	onEvent func(event, data, id string, hasID bool)
+	limit   int
+	onEvent func(event string, data []byte, hasData bool, id string, hasID bool)
+	onRetry func(value []byte)
 
-	line      []byte // a line not yet ended
-	skipLF    bool   // the last line ended in CR: an LF next ends nothing
+	state  int    // where in a line the next byte is: parseName, parseValue or parseSkip
+	name   []byte // the field name read so far (up to sseNameMax bytes)
+	field  string // the field whose value is being read
+	fresh  bool   // no byte of the value read yet: a leading space is dropped
+	value  []byte // the value of a field other than data
+	skipLF bool   // the last line ended in CR: an LF next ends nothing
+
 	event, id string
 	hasID     bool
 	data      []byte
 	hasData   bool
 }
 
-func (p *sseParser) feed(b []byte) {
+const (
+	parseName = iota
+	parseValue
+	parseSkip
+)
+
+// sseNameMax is the longest field name the parser knows ("retry").
+const sseNameMax = 5
+
+// feed parses b. It returns an error once the event being read passes
+// limit bytes; the parser is then of no more use.
+func (p *sseParser) feed(b []byte) error {
 	for len(b) > 0 {
 		if p.skipLF {
 			p.skipLF = false
@@ -200,57 +338,112 @@ func (p *sseParser) feed(b []byte) {
 				continue
 			}
 		}
-		i := bytes.IndexAny(b, "\r\n")
-		if i < 0 {
-			p.line = append(p.line, b...)
-			return
+		// One pass over each byte: CR is looked for only before the LF.
+		end := bytes.IndexByte(b, '\n')
+		if end < 0 {
+			end = len(b)
 		}
-		p.line = append(p.line, b[:i]...)
-		p.skipLF = b[i] == '\r'
-		b = b[i+1:]
-		p.field(p.line)
-		p.line = p.line[:0]
+		if cr := bytes.IndexByte(b[:end], '\r'); cr >= 0 {
+			end = cr
+		} else if end == len(b) {
+			end = -1
+		}
+		chunk := b
+		if end >= 0 {
+			chunk = b[:end]
+		}
+		if p.state == parseName {
+			colon := bytes.IndexByte(chunk, ':')
+			name := chunk
+			if colon >= 0 {
+				name = chunk[:colon]
+			}
+			switch {
+			case len(p.name)+len(name) > sseNameMax:
+				p.state = parseSkip // a field the parser does not know
+			case colon >= 0:
+				p.name = append(p.name, name...)
+				if len(p.name) == 0 {
+					p.state = parseSkip // a comment
+				} else {
+					p.startValue()
+					chunk = chunk[colon+1:]
+				}
+			default:
+				p.name = append(p.name, name...)
+				chunk = nil
+				if end >= 0 && len(p.name) > 0 {
+					p.startValue() // a field name alone: an empty value
+				}
+			}
+		}
+		if p.state == parseValue && len(chunk) > 0 {
+			if p.fresh && chunk[0] == ' ' {
+				chunk = chunk[1:]
+			}
+			p.fresh = false
+			if p.field == "data" {
+				p.data = append(p.data, chunk...)
+			} else if p.field != "" {
+				p.value = append(p.value, chunk...)
+			}
+			if len(p.data)+len(p.value)+len(p.event)+len(p.id) > p.limit {
+				return errTooLarge(p.limit)
+			}
+		}
+		if end < 0 {
+			return nil
+		}
+		p.skipLF = b[end] == '\r'
+		b = b[end+1:]
+		p.endLine()
 	}
+	return nil
 }
 
-// end dispatches nothing: an event the stream ended before its blank line
-// is incomplete, and the standard discards it.
-func (p *sseParser) end() {}
-
-func (p *sseParser) field(line []byte) {
-	if len(line) == 0 {
-		if p.hasData {
-			p.onEvent(p.event, string(p.data), p.id, p.hasID)
-		} else if p.hasID {
-			// An event with an id and no data still moves the cursor: it
-			// is how a server primes a client to resume (SEP-1699).
-			p.onEvent(p.event, "", p.id, true)
-		}
-		p.event, p.data, p.hasData, p.hasID = "", p.data[:0], false, false
-		return
-	}
-	if line[0] == ':' {
-		return
-	}
-	name, value := line, []byte(nil)
-	if i := bytes.IndexByte(line, ':'); i >= 0 {
-		name, value = line[:i], line[i+1:]
-		if len(value) > 0 && value[0] == ' ' {
-			value = value[1:]
-		}
-	}
-	switch string(name) {
-	case "event":
-		p.event = string(value)
+// startValue begins the value of the field named p.name.
+func (p *sseParser) startValue() {
+	p.state, p.fresh, p.value = parseValue, true, p.value[:0]
+	switch p.field = string(p.name); p.field {
 	case "data":
 		if p.hasData {
 			p.data = append(p.data, '\n')
 		}
-		p.data = append(p.data, value...)
 		p.hasData = true
-	case "id":
-		if bytes.IndexByte(value, 0) < 0 {
-			p.id, p.hasID = string(value), true
+	case "event", "id", "retry":
+	default:
+		p.field = "" // a field the parser does not know
+	}
+}
+
+// endLine ends a line: a blank one dispatches the event.
+func (p *sseParser) endLine() {
+	state := p.state
+	blank := state == parseName && len(p.name) == 0
+	p.state, p.name = parseName, p.name[:0]
+	if state == parseValue {
+		switch p.field {
+		case "event":
+			p.event = string(p.value)
+		case "id":
+			if bytes.IndexByte(p.value, 0) < 0 {
+				p.id, p.hasID = string(p.value), true
+			}
+		case "retry":
+			// Only ASCII digits make a retry time.
+			if len(p.value) > 0 && len(p.value) <= 10 && len(bytes.Trim(p.value, "0123456789")) == 0 && p.onRetry != nil {
+				p.onRetry(p.value)
+			}
 		}
 	}
+	if !blank {
+		return
+	}
+	if p.hasData || p.hasID {
+		// An event with an id and no data still moves the cursor: it
+		// is how a server primes a client to resume (SEP-1699). The
+		// data is the receiver's to keep.
+		p.onEvent(p.event, p.data, p.hasData, p.id, p.hasID)
+	}
+	p.event, p.data, p.hasData, p.hasID = "", nil, false, false
 }
