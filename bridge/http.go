@@ -87,10 +87,10 @@ type httpServer struct {
 	ctx  context.Context
 	stop context.CancelFunc
 
-	// out queues the server's messages for Read; closed once done is.
-	out chan []byte
-	// cur is the message Read last returned.
-	cur []byte
+	// out queues the server's messages for Read.
+	out chan outLine
+	// cur is the message Read last returned, given back at the next Read.
+	cur outLine
 
 	// mu guards the fields below it.
 	mu sync.Mutex
@@ -165,7 +165,7 @@ func (s *httpServer) Start(ctx context.Context, log func(format string, args ...
 	s.endpoint, s.log = u, log
 	s.http = s.client()
 	s.ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
-	s.out = make(chan []byte, 64)
+	s.out = make(chan outLine, 64)
 	s.inflight = map[string]*httpRequest{}
 	s.asking = map[string]string{}
 	t, err := s.streamable()
@@ -428,16 +428,25 @@ func (s *httpServer) setVersion(v string) {
 	}
 }
 
+// outLine is a line for Read, and what gives its memory back once the
+// relay has done with it (nil for the heap's: msgBuf).
+type outLine struct {
+	line []byte
+	free func()
+}
+
 func (s *httpServer) Read() ([]byte, error) {
+	if s.cur.free != nil {
+		s.cur.free() // the line Read returned last is valid until now
+	}
+	s.cur = outLine{}
 	select {
-	case line := <-s.out:
-		s.cur = line
-		return line, nil
+	case s.cur = <-s.out:
+		return s.cur.line, nil
 	case <-s.done:
 		select {
-		case line := <-s.out:
-			s.cur = line
-			return line, nil
+		case s.cur = <-s.out:
+			return s.cur.line, nil
 		default:
 		}
 		s.mu.Lock()

@@ -147,7 +147,7 @@ func TestHTTPUnreachable(t *testing.T) {
 func TestSSEParser(t *testing.T) {
 	var got []string
 	var retries []string
-	p := sseParser{limit: 1 << 10, onEvent: func(event string, data []byte, _ bool, id string, hasID bool) {
+	p := sseParser{limit: 1 << 10, onEvent: func(event string, data []byte, _ func(), _ bool, id string, hasID bool) {
 		got = append(got, event+"|"+string(data)+"|"+id)
 	}, onRetry: func(v []byte) { retries = append(retries, string(v)) }}
 	long := strings.Repeat("x", 3<<10)
@@ -167,7 +167,7 @@ func TestSSEParser(t *testing.T) {
 		t.Errorf("retry fields passed on: %q, want 250 only", retries)
 	}
 	for _, tooLong := range []string{"data: " + long, "data: " + long[:600] + "\ndata: " + long[:600], "event: " + long} {
-		p := sseParser{limit: 1 << 10, onEvent: func(string, []byte, bool, string, bool) {}}
+		p := sseParser{limit: 1 << 10, onEvent: func(string, []byte, func(), bool, string, bool) {}}
 		if err := p.feed([]byte(tooLong)); err == nil || !strings.Contains(err.Error(), "larger than") {
 			t.Errorf("%.20q…: err = %v, want the message too large", tooLong, err)
 		}

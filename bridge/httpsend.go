@@ -23,10 +23,18 @@ import (
 )
 
 // fromServer takes each message the tap read from the server; msg is its
-// to keep. It returns the stand-in mcp-go reads for it (tapTransport): for
-// an answer to the request whose stream it came on (or on no request's
+// to keep, and free (when not nil) gives msg's memory back (msgBuf.take).
+// It returns the stand-in mcp-go reads for it (tapTransport): for an
+// answer to the request whose stream it came on (or on no request's
 // stream), the answer with its id and an empty result or error; else nil.
-func (s *httpServer) fromServer(msg []byte, stream *sseStream) []byte {
+func (s *httpServer) fromServer(msg []byte, free func(), stream *sseStream) []byte {
+	if free != nil {
+		defer func() {
+			if free != nil {
+				free() // dropped, or copied
+			}
+		}()
+	}
 	if msg == nil {
 		s.noteStream(stream)
 		return nil
@@ -44,13 +52,19 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) []byte {
 		}
 		return nil
 	}
-	for i, c := range msg {
-		// In place: a message is held once. CR and LF are never part of
-		// a longer UTF-8 sequence.
-		if c == '\r' || c == '\n' {
+	// In place: a message is held once. CR and LF are never part of a
+	// longer UTF-8 sequence.
+	for _, c := range []byte("\r\n") {
+		for i := 0; ; {
+			j := bytes.IndexByte(msg[i:], c)
+			if j < 0 {
+				break
+			}
+			i += j
 			msg[i] = ' '
 		}
 	}
+	held := msg
 	env, err := scanEnvelope(msg)
 	if err == nil && env.isRequest() && stream != nil && stream.key != "" {
 		if sk, ok := idKey(env.ID); ok {
@@ -129,10 +143,23 @@ func (s *httpServer) fromServer(msg []byte, stream *sseStream) []byte {
 		s.noteStream(stream)
 	}
 	// The line is the message and its newline, in the message's own
-	// array when it has room.
-	line := append(msg, '\n')
+	// memory (which has room for it). A mapped message goes on in it only
+	// as an answer, which the relay copies whatever of it it keeps; the
+	// rest are few and small, and are copied here.
+	var line []byte
+	if free != nil && err == nil && env.isResponse() && len(msg) > 0 && &msg[0] == &held[0] {
+		line = append(msg, '\n')
+	} else if free != nil {
+		line = append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
+	} else {
+		line = append(msg, '\n')
+	}
+	out := outLine{line: line}
+	if &line[0] == &held[0] {
+		out.free, free = free, nil // Read gives it back
+	}
 	select {
-	case s.out <- line:
+	case s.out <- out:
 	case <-s.done:
 	}
 	s.withdraw(moot)
@@ -184,7 +211,7 @@ func (s *httpServer) withdraw(ids []json.RawMessage) {
 		line := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) +
 			`,"reason":"the request it was part of has been answered"}}` + "\n")
 		select {
-		case s.out <- line:
+		case s.out <- outLine{line: line}:
 		case <-s.done:
 			return
 		}
@@ -420,7 +447,7 @@ func (s *httpServer) answerError(id json.RawMessage, err error) {
 	}
 	line := append(encodeError(id, codeInternalError, msg), '\n')
 	select {
-	case s.out <- line:
+	case s.out <- outLine{line: line}:
 	case <-s.done:
 	}
 }
@@ -503,7 +530,7 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 		// HTTP it is the refusal's body, which the tap does not read.
 		if msg := bytes.TrimSpace(body); len(msg) > 0 {
 			if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
-				s.fromServer(msg, nil)
+				s.fromServer(msg, nil, nil)
 				return nil
 			}
 		}

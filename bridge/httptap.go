@@ -46,9 +46,11 @@ type tapTransport struct {
 	// and the SSE stream it came on (nil for a JSON body), whose last event
 	// id is the cursor to resume it from (PROTOCOL.md §11). An event with
 	// an id and no message is delivered as a nil msg: only the cursor moved.
-	// msg is deliver's to keep. It returns the stand-in mcp-go gets for the
-	// message (an answer to the stream's request: its id), or nil.
-	deliver func(msg []byte, stream *sseStream) []byte
+	// msg is deliver's to keep, and free, when not nil, gives its memory
+	// back once it is read no more (msgBuf.take). It returns the stand-in
+	// mcp-go gets for the message (an answer to the stream's request: its
+	// id), or nil.
+	deliver func(msg []byte, free func(), stream *sseStream) []byte
 	// tooLarge receives the error that ended a body whose message passed
 	// limit, and the id key of the host request it answered ("" for the
 	// GET stream).
@@ -124,19 +126,32 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// One message (PROTOCOL.md §11), read whole (and no further than
 		// the limit), so that the relay has it before mcp-go's decoder
 		// returns.
-		body, rerr := io.ReadAll(io.LimitReader(resp.Body, int64(t.limit)+1))
+		var m msgBuf
+		buf := make([]byte, tapChunk)
+		for {
+			n, rerr := resp.Body.Read(buf)
+			if err := m.add(buf[:n], t.limit); err != nil {
+				rerr = err
+				t.tooLarge(key, err)
+			}
+			if rerr == io.EOF {
+				break
+			}
+			if rerr != nil {
+				resp.Body.Close()
+				if _, free := m.take(); free != nil {
+					free()
+				}
+				return nil, rerr
+			}
+		}
 		resp.Body.Close()
-		if rerr != nil {
-			return nil, rerr
-		}
-		if len(body) > t.limit {
-			err := errTooLarge(t.limit)
-			t.tooLarge(key, err)
-			return nil, err
-		}
+		body, free := m.take()
 		stand := []byte(nil)
 		if msg := bytes.TrimSpace(body); len(msg) > 0 {
-			stand = t.deliver(msg, nil)
+			stand = t.deliver(msg, free, nil)
+		} else if free != nil {
+			free()
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(stand))
 	case "text/event-stream":
@@ -163,7 +178,7 @@ func (t *tapTransport) refused(key string, resp *http.Response) {
 	if msg := bytes.TrimSpace(body); len(msg) > 0 {
 		if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
 			if k, ok := idKey(env.ID); ok && k == key {
-				t.deliver(bytes.Clone(msg), nil)
+				t.deliver(bytes.Clone(msg), nil, nil)
 			}
 		}
 	}
@@ -255,7 +270,7 @@ func (b *tapBody) Read(p []byte) (int, error) {
 func (b *tapBody) Close() error { return b.rc.Close() }
 
 // event takes one event the parser dispatched.
-func (b *tapBody) event(event string, data []byte, hasData bool, id string, hasID bool) {
+func (b *tapBody) event(event string, data []byte, free func(), hasData bool, id string, hasID bool) {
 	start := b.out.Len()
 	if hasID {
 		b.s.setLast(id)
@@ -263,19 +278,23 @@ func (b *tapBody) event(event string, data []byte, hasData bool, id string, hasI
 	}
 	// Events named otherwise (the HTTP+SSE transport's "endpoint") are
 	// the transport's, not messages.
+	message := (event == "" || event == "message") && len(bytes.TrimSpace(data)) > 0
 	switch {
 	case event == "endpoint" && hasData:
 		b.out.WriteString("event: endpoint\ndata: ")
 		b.out.Write(data)
 		b.out.WriteByte('\n')
-	case (event == "" || event == "message") && len(bytes.TrimSpace(data)) > 0:
-		if stand := b.t.deliver(data, b.s); stand != nil {
+	case message:
+		if stand := b.t.deliver(data, free, b.s); stand != nil {
 			b.out.WriteString("data: ")
 			b.out.Write(stand)
 			b.out.WriteByte('\n')
 		}
 	case hasID:
-		b.t.deliver(nil, b.s) // a cursor only, to resume from
+		b.t.deliver(nil, nil, b.s) // a cursor only, to resume from
+	}
+	if !message && free != nil {
+		free()
 	}
 	if b.out.Len() > start {
 		b.out.WriteByte('\n')
@@ -302,7 +321,9 @@ func (b *tapBody) retry(value []byte) {
 // where it will stay, so that an event costs its length once.
 type sseParser struct {
 	limit   int
-	onEvent func(event string, data []byte, hasData bool, id string, hasID bool)
+	// onEvent is given each event; data is its to keep, and free (when not
+	// nil) gives data's memory back (msgBuf.take).
+	onEvent func(event string, data []byte, free func(), hasData bool, id string, hasID bool)
 	onRetry func(value []byte)
 
 	state  int    // where in a line the next byte is: parseName, parseValue or parseSkip
@@ -314,7 +335,7 @@ type sseParser struct {
 
 	event, id string
 	hasID     bool
-	data      []byte
+	data      msgBuf
 	hasData   bool
 }
 
@@ -365,15 +386,19 @@ func (p *sseParser) feed(b []byte) error {
 				p.name = append(p.name, name...)
 				if len(p.name) == 0 {
 					p.state = parseSkip // a comment
+				} else if err := p.startValue(); err != nil {
+					return err
 				} else {
-					p.startValue()
 					chunk = chunk[colon+1:]
 				}
 			default:
 				p.name = append(p.name, name...)
 				chunk = nil
 				if end >= 0 && len(p.name) > 0 {
-					p.startValue() // a field name alone: an empty value
+					// A field name alone: an empty value.
+					if err := p.startValue(); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -383,11 +408,13 @@ func (p *sseParser) feed(b []byte) error {
 			}
 			p.fresh = false
 			if p.field == "data" {
-				p.data = append(p.data, chunk...)
+				if err := p.data.add(chunk, p.limit); err != nil {
+					return err
+				}
 			} else if p.field != "" {
 				p.value = append(p.value, chunk...)
 			}
-			if len(p.data)+len(p.value)+len(p.event)+len(p.id) > p.limit {
+			if p.data.len()+len(p.value)+len(p.event)+len(p.id) > p.limit {
 				return errTooLarge(p.limit)
 			}
 		}
@@ -402,18 +429,21 @@ func (p *sseParser) feed(b []byte) error {
 }
 
 // startValue begins the value of the field named p.name.
-func (p *sseParser) startValue() {
+func (p *sseParser) startValue() error {
 	p.state, p.fresh, p.value = parseValue, true, p.value[:0]
 	switch p.field = string(p.name); p.field {
 	case "data":
 		if p.hasData {
-			p.data = append(p.data, '\n')
+			if err := p.data.add([]byte{'\n'}, p.limit); err != nil {
+				return err
+			}
 		}
 		p.hasData = true
 	case "event", "id", "retry":
 	default:
 		p.field = "" // a field the parser does not know
 	}
+	return nil
 }
 
 // endLine ends a line: a blank one dispatches the event.
@@ -443,7 +473,10 @@ func (p *sseParser) endLine() {
 		// An event with an id and no data still moves the cursor: it
 		// is how a server primes a client to resume (SEP-1699). The
 		// data is the receiver's to keep.
-		p.onEvent(p.event, p.data, p.hasData, p.id, p.hasID)
+		data, free := p.data.take()
+		p.onEvent(p.event, data, free, p.hasData, p.id, p.hasID)
+	} else if _, free := p.data.take(); free != nil {
+		free()
 	}
-	p.event, p.data, p.hasData, p.hasID = "", nil, false, false
+	p.event, p.hasData, p.hasID = "", false, false
 }
