@@ -320,7 +320,7 @@ func (b *tapBody) retry(value []byte) {
 // skipped as it streams by, whatever its length, and data is appended
 // where it will stay, so that an event costs its length once.
 type sseParser struct {
-	limit   int
+	limit int
 	// onEvent is given each event; data is its to keep, and free (when not
 	// nil) gives data's memory back (msgBuf.take).
 	onEvent func(event string, data []byte, free func(), hasData bool, id string, hasID bool)
