@@ -309,7 +309,11 @@ func TestEndToEndHTTPManyLineEvent(t *testing.T) {
 	}, nil)
 	w := startHostileWrap(t, ts.URL, 64)
 	done := make(chan string, 1)
-	go func() { done <- w.call(t, "2") }()
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
+	go func() {
+		line, _ := w.out.ReadString('\n')
+		done <- line
+	}()
 	var got string
 	select {
 	case got = <-done:

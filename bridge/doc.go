@@ -59,7 +59,9 @@
 //	             Server, its state and the Conn it is
 //	httptap.go   the round tripper under mcp-go that reads every message off
 //	             the wire byte for byte (mcp-go decodes them, and drops or
-//	             times out server requests), and the SSE parser
+//	             times out server requests) and hands mcp-go only ids, and
+//	             the SSE parser, bounded by HTTPOptions.MaxMessage
+//	msgbuf.go    one message held once, in a mapping of its own when big
 //	httpsend.go  requests sent and answered, notifications and responses
 //	             posted, a broken-off stream resumed (Last-Event-ID)
 //	httpsession.go, httperrors.go, httpheaders.go
