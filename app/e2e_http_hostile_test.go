@@ -257,30 +257,38 @@ func TestEndToEndHTTPEndlessLineOnCall(t *testing.T) {
 }
 
 // TestEndToEndHTTPEndlessLineOnGETStream: with no call in flight, the GET
-// stream sends one data line that never ends. The wrapper stops reading it
-// at the ceiling and says so in its log, its peak RSS stays within 2× the
-// ceiling of where it was, and a call is answered after it.
+// stream sends one data line that never ends, three times over (mcp-go
+// opens the stream again each time). The wrapper stops reading each at the
+// ceiling and says so in its log; its peak RSS stays within 2× the ceiling
+// of where it was, and what it held of them is given back (its RSS after
+// the three is as bound); a call is answered after them.
 func TestEndToEndHTTPEndlessLineOnGETStream(t *testing.T) {
+	const attacks = 3
 	var gets atomic.Int32
-	sent := make(chan int, 1)
+	sent := make(chan int, attacks)
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) { answer(w, id, "fine") },
 		func(w http.ResponseWriter, r *http.Request) {
-			if gets.Add(1) > 1 {
-				w.WriteHeader(http.StatusMethodNotAllowed) // once is enough
+			if gets.Add(1) > attacks {
+				w.WriteHeader(http.StatusMethodNotAllowed) // enough
 				return
 			}
 			sent <- endlessLine(w)
 		})
 	w := startHostileWrap(t, ts.URL, testCeilingMiB)
 	base, _ := w.memory()
-	t.Logf("the server sent %d MiB before the wrapper stopped reading", <-sent>>20)
+	for range attacks {
+		t.Logf("the server sent %d MiB before the wrapper stopped reading", <-sent>>20)
+	}
 	w.checkPeak(t, base, 2)
 	if got := w.call(t, "2"); !strings.Contains(got, `"id":2`) || !strings.Contains(got, "fine") {
 		t.Errorf("the call after the endless GET stream got %q; log:\n%s", got, w.logged())
 	}
+	if rss, _ := w.memory(); rss > base+2*testCeilingMiB<<20 {
+		t.Errorf("the wrapper's RSS after %d endless lines is %.1f MiB, %.1f MiB over its %.1f MiB before: what it read of them was not given back", attacks, float64(rss)/(1<<20), float64(rss-base)/(1<<20), float64(base)/(1<<20))
+	}
 	w.end(t)
-	if log := w.logged(); !strings.Contains(log, tooLarge) {
-		t.Errorf("the log does not say %q:\n%s", tooLarge, log)
+	if log := w.logged(); strings.Count(log, tooLarge) != attacks {
+		t.Errorf("the log does not say %q %d times:\n%s", tooLarge, attacks, log)
 	}
 }
 

@@ -239,11 +239,15 @@ type tapBody struct {
 	key string
 	t   *tapTransport
 	s   *sseStream
-	p   sseParser
 	buf []byte
 	// out is what mcp-go has still to read.
 	out bytes.Buffer
 	err error
+	// mu orders the parser's work against Close, which mcp-go calls from
+	// another goroutine, and which gives back the event it was reading.
+	mu     sync.Mutex
+	closed bool
+	p      sseParser
 }
 
 // tapChunk is how much of the server's stream is read at a time.
@@ -255,10 +259,19 @@ func (b *tapBody) Read(p []byte) (int, error) {
 			b.buf = make([]byte, tapChunk)
 		}
 		n, err := b.rc.Read(b.buf)
+		b.mu.Lock()
+		if b.closed {
+			b.mu.Unlock()
+			return 0, io.ErrClosedPipe
+		}
 		if perr := b.p.feed(b.buf[:n]); perr != nil {
 			b.t.tooLarge(b.key, perr)
 			err = perr
 		}
+		if err != nil {
+			b.p.release() // an event the stream ended inside is discarded
+		}
+		b.mu.Unlock()
 		b.err = err
 	}
 	if b.out.Len() > 0 {
@@ -267,7 +280,14 @@ func (b *tapBody) Read(p []byte) (int, error) {
 	return 0, b.err
 }
 
-func (b *tapBody) Close() error { return b.rc.Close() }
+func (b *tapBody) Close() error {
+	err := b.rc.Close()
+	b.mu.Lock()
+	b.closed = true
+	b.p.release()
+	b.mu.Unlock()
+	return err
+}
 
 // event takes one event the parser dispatched.
 func (b *tapBody) event(event string, data []byte, free func(), hasData bool, id string, hasID bool) {
@@ -428,6 +448,13 @@ func (p *sseParser) feed(b []byte) error {
 	return nil
 }
 
+// release gives back the event being read: the stream ended inside it.
+func (p *sseParser) release() {
+	if _, free := p.data.take(); free != nil {
+		free()
+	}
+}
+
 // startValue begins the value of the field named p.name.
 func (p *sseParser) startValue() error {
 	p.state, p.fresh, p.value = parseValue, true, p.value[:0]
@@ -475,8 +502,8 @@ func (p *sseParser) endLine() {
 		// data is the receiver's to keep.
 		data, free := p.data.take()
 		p.onEvent(p.event, data, free, p.hasData, p.id, p.hasID)
-	} else if _, free := p.data.take(); free != nil {
-		free()
+	} else {
+		p.release()
 	}
 	p.event, p.hasData, p.hasID = "", false, false
 }
