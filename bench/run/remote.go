@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,12 +59,16 @@ func remoteEvents(b bins) []row {
 		if first.took > 0 && last.took > 0 {
 			per := func(r remoteResult) float64 { return r.took.Seconds() / float64(r.size>>20) }
 			times := per(last) / per(first)
+			target := "linear (≤ 2×): " + yes(times <= 2)
+			if last.size != 64<<20 {
+				target = "linear: **no** (the 64 MiB event had no answer)"
+			}
 			rows = append(rows, row{
-				measure:   "remote server, " + shape + ": time per MiB, 64 MiB event against 1 MiB",
+				measure:   "remote server, " + shape + ": time per MiB, the largest event answered against 1 MiB",
 				baseline:  fmt.Sprintf("%.1f ms/MiB at 1 MiB", per(first)*1e3),
-				elicitray: fmt.Sprintf("%.1f ms/MiB at 64 MiB", per(last)*1e3),
+				elicitray: fmt.Sprintf("%.1f ms/MiB at %d MiB", per(last)*1e3, last.size>>20),
 				ratio:     fmt.Sprintf("%.2f×", times),
-				target:    "linear (≤ 2×): " + yes(times <= 2),
+				target:    target,
 			})
 		}
 	}
@@ -154,7 +159,8 @@ func remoteRun(b bins, size int, lines bool) (remoteResult, error) {
 	if err := cmd.Start(); err != nil {
 		return remoteResult{}, err
 	}
-	timer := time.AfterFunc(remoteLimit, func() { cmd.Process.Kill() })
+	var killed atomic.Bool
+	timer := time.AfterFunc(remoteLimit, func() { killed.Store(true); cmd.Process.Kill() })
 	defer timer.Stop()
 	out := bufio.NewReaderSize(stdout, 1<<20)
 	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`+"\n")
@@ -172,7 +178,7 @@ func remoteRun(b bins, size int, lines bool) (remoteResult, error) {
 		ended = err == nil
 		if err != nil && err != bufio.ErrBufferFull {
 			cmd.Wait()
-			if time.Since(start) >= remoteLimit {
+			if killed.Load() {
 				return remoteResult{}, fmt.Errorf("no answer within %v", remoteLimit)
 			}
 			return remoteResult{}, fmt.Errorf("the answer ended after %d bytes: %v; %s", got, err, strings.TrimSpace(log.String()))
