@@ -161,6 +161,9 @@ func (s *httpServer) fromServer(msg []byte, free func(), stream *sseStream) []by
 	select {
 	case s.out <- out:
 	case <-s.done:
+		if out.free != nil {
+			out.free()
+		}
 	}
 	s.withdraw(moot)
 	return stand
