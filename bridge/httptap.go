@@ -32,9 +32,12 @@ import (
 // tap hands it, in each body's stead, only what it acts on: an answer's
 // id (in a stand-in answer with an empty result), the events' ids and
 // retry times (to resume a stream), and the HTTP+SSE transport's endpoint.
-// The tap itself holds one message at a time, at most maxMessage bytes
-// (HTTPOptions.MaxMessage); a stream that sends a longer one is ended, and
-// the request it answers gets an error saying so.
+// On a request's stream only that request's own answer gets a stand-in:
+// mcp-go took any answer there for it and closed the stream, so an answer
+// with a stray id lost the real one that followed (fromServer drops the
+// stray). The tap itself holds one message at a time, at most limit bytes
+// (HTTPOptions.MaxMessage, msgbuf.go); a stream that sends a longer one is
+// ended, and the request it answers gets an error saying so.
 
 // tapTransport is an http.RoundTripper that taps the message bodies of the
 // MCP endpoint's responses: JSON bodies whole, SSE streams event by event.
