@@ -428,39 +428,6 @@ func (s *httpServer) setVersion(v string) {
 	}
 }
 
-// outLine is a line for Read, and what gives its memory back once the
-// relay has done with it (nil for the heap's: msgBuf).
-type outLine struct {
-	line []byte
-	free func()
-}
-
-func (s *httpServer) Read() ([]byte, error) {
-	if s.cur.free != nil {
-		s.cur.free() // the line Read returned last is valid until now
-	}
-	s.cur = outLine{}
-	select {
-	case s.cur = <-s.out:
-		return s.cur.line, nil
-	case <-s.done:
-		select {
-		case s.cur = <-s.out:
-			return s.cur.line, nil
-		default:
-		}
-		s.mu.Lock()
-		err := s.lost
-		s.mu.Unlock()
-		if err == nil {
-			err = io.EOF
-		}
-		return nil, err
-	}
-}
-
-func (s *httpServer) Buffered() bool { return len(s.out) > 0 }
-
 // Write sends one message to the server: a request as a POST whose answer
 // comes back through the tap; a notification or a response as a POST of
 // its own (PROTOCOL.md §11: answered 202).
