@@ -35,6 +35,9 @@ import (
 //	for = "720h"           # a remembered answer holds 30 days
 //	prefill = true         # free text asked again starts with the text last typed, marked (never secrets, choices, check boxes, defaults)
 //
+//	[remote]               # servers reached with wrap --url
+//	max_message_mib = 64   # the most one message may have; a longer one is refused with an error
+//
 //	[servers.github]       # the name given to `elicitray wrap --name`
 //	rule = "ask"           # ask | decline | cancel | accept-defaults | accept-defaults-or-cancel
 //	timeout = "2m"
@@ -64,6 +67,8 @@ type Config struct {
 	// Remember is how long remembered answers hold and whether forms are
 	// pre-filled with the values last given (remember.go).
 	Remember Remember `toml:"remember,omitempty"`
+	// Remote is how wrappers of remote servers (wrap --url) read them.
+	Remote Remote `toml:"remote,omitempty"`
 
 	// Warnings name what LoadConfig ignored: keys it does not know, such
 	// as a misspelt `[server.github]` or `rules = …`.
@@ -88,6 +93,22 @@ type Notice struct {
 	Notification *bool `toml:"notification,omitempty"`
 	Sound        bool  `toml:"sound,omitempty"`
 }
+
+// Remote is how a wrapper reads a remote server: MaxMessageMiB is the
+// most MiB one message from it may have (bridge.HTTPOptions.MaxMessage;
+// zero: bridge.DefaultMaxMessage, at most maxMessageMiB). A message is
+// held whole before it goes to the host; a longer one ends the stream it
+// came on, and the host's request gets an error saying so.
+type Remote struct {
+	MaxMessageMiB int `toml:"max_message_mib,omitempty,omitzero"`
+}
+
+// maxMessageMiB is the most Remote.MaxMessageMiB may be: 4 GiB.
+const maxMessageMiB = 4096
+
+// MaxMessage is the most bytes one message from a remote server may
+// have: MaxMessageMiB's, or zero for bridge's default.
+func (r Remote) MaxMessage() int { return r.MaxMessageMiB << 20 }
 
 // Notifies reports whether a prompt window comes with a notification.
 func (n Notice) Notifies() bool { return n.Notification == nil || *n.Notification }

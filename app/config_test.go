@@ -308,3 +308,45 @@ func TestConfigProblemsShownTranslated(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteMaxMessage: [remote] max_message_mib sets the most a remote
+// server's message may have (wrap --url); a value that is not a number of
+// MiB from 1 to 4096 is a mistake named with its line.
+func TestRemoteMaxMessage(t *testing.T) {
+	for _, tc := range []struct {
+		text    string
+		bytes   int
+		mistake string
+	}{
+		{"", 0, ""},
+		{"[remote]\nmax_message_mib = 8\n", 8 << 20, ""},
+		{"[remote]\nmax_message_mib = 5000\n", 0, "line 2: remote: max_message_mib must be 4096 or less, not 5000"},
+		{"[remote]\nmax_message_mib = -1\n", 0, "line 2: remote: max_message_mib must be 1 or more, not -1"},
+		{"[remote]\nmax_message_mib = \"64MiB\"\n", 0, `line 2: remote: max_message_mib must be a whole number, not "64MiB"`},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, problems, err := CheckConfig(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range problems {
+				got = append(got, p.String())
+			}
+			var want []string
+			if tc.mistake != "" {
+				want = []string{tc.mistake}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("problems mismatch (-want +got):\n%s", diff)
+			}
+			if n := c.Remote.MaxMessage(); n != tc.bytes {
+				t.Errorf("MaxMessage = %d, want %d", n, tc.bytes)
+			}
+		})
+	}
+}

@@ -238,6 +238,18 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 					},
 				})
 			})
+		case "remote":
+			where := toml.Key{"remote"}
+			r.table(p, nil, k, func(t map[string]toml.Primitive) {
+				r.keys(t, where, map[string]func(toml.Primitive, string){
+					"max_message_mib": func(p toml.Primitive, k string) {
+						v := countValue{least: 1, most: maxMessageMiB}
+						if r.decode(p, where, k, &v, false) {
+							c.Remote.MaxMessageMiB = v.n
+						}
+					},
+				})
+			})
 		case "servers":
 			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				for _, name := range slices.Sorted(maps.Keys(t)) {
@@ -407,7 +419,7 @@ func (r *configReader) line(p toml.Primitive, v toml.Unmarshaler) int {
 type (
 	tableValue    struct{}
 	durationValue time.Duration
-	countValue    struct{ n, least int }
+	countValue    struct{ n, least, most int }
 	ruleValue     string
 	flagValue     bool
 	guardValue    []string
@@ -469,6 +481,8 @@ func (c *countValue) UnmarshalTOML(v any) error {
 		return fmt.Errorf("must be %d or more, not %d", c.least, n)
 	case n < 0:
 		return fmt.Errorf("cannot be negative: %d", n)
+	case c.most > 0 && n > int64(c.most):
+		return fmt.Errorf("must be %d or less, not %d", c.most, n)
 	}
 	c.n = int(n)
 	return nil

@@ -426,11 +426,13 @@ func keepAliveOf(d *Duration) *time.Duration {
 }
 
 // withUnshown is c, the config the Settings window saved, with what the
-// window does not show carried over from old: [history] and [remember]
-// (whose prefill the caller then sets from the window: rememberConfigOf).
+// window does not show carried over from old: [history], [remote] and
+// [remember] (whose prefill the caller then sets from the window:
+// rememberConfigOf).
 func withUnshown(c, old Config) Config {
 	c.History = old.History
 	c.Remember = old.Remember
+	c.Remote = old.Remote
 	return c
 }
 

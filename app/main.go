@@ -316,15 +316,20 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				return runErr(err)
 			}
 			client.wrapper = true
+			if name == "" && remote.url != "" {
+				name = remoteName(remote.url)
+			} else if name == "" {
+				name = serverName(args)
+			}
+			cfgPath := DefaultPaths().Config
+			stamp := stampOf(cfgPath) // before the read: a change after it is caught
+			settings := wrapperConfig(cfgPath, name, stderr)
 			var srv bridge.Server
 			what := ""
 			if remote.url != "" {
-				if name == "" {
-					name = remoteName(remote.url)
-				}
 				// A server that answers 401 gets the sign-in, asked of
 				// the hub like a URL-mode link (PROTOCOL.md §12).
-				s, err := remote.server(grace, stderr, func(o *bridge.HTTPOptions) error {
+				s, err := remote.server(grace, settings.maxMessage, stderr, func(o *bridge.HTTPOptions) error {
 					pre, err := remote.preRegistered(os.Getenv)
 					if err != nil {
 						return err
@@ -338,14 +343,8 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				}
 				srv, what = s, remote.url
 			} else {
-				if name == "" {
-					name = serverName(args)
-				}
 				srv, what = bridge.Command(exec.Command(args[0], args[1:]...), grace), args[0]
 			}
-			cfgPath := DefaultPaths().Config
-			stamp := stampOf(cfgPath) // before the read: a change after it is caught
-			settings := wrapperConfig(cfgPath, name, stderr)
 			relay := bridge.NewRelay(srv, &bridge.Options{
 				Server:           name,
 				Approver:         client,
@@ -480,6 +479,8 @@ type wrapperSettings struct {
 	// timeout is the server's prompt timeout (Policy.Timeout): how long a
 	// guarded call asked in the host, with no desktop, waits for it.
 	timeout time.Duration
+	// maxMessage is Remote.MaxMessage: for wrap --url.
+	maxMessage int
 }
 
 // wrapperConfig is what the wrapper of the server configured as name reads
@@ -493,5 +494,6 @@ func wrapperConfig(path, name string, stderr io.Writer) wrapperSettings {
 		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, DefaultKeepAlive, err)
 		return wrapperSettings{keepAlive: DefaultKeepAlive, timeout: DefaultTimeout}
 	}
-	return wrapperSettings{keepAlive: cfg.KeepAliveFor(name), guard: cfg.Servers[name], timeout: cfg.Policy(name).Timeout}
+	return wrapperSettings{keepAlive: cfg.KeepAliveFor(name), guard: cfg.Servers[name], timeout: cfg.Policy(name).Timeout,
+		maxMessage: cfg.Remote.MaxMessage()}
 }

@@ -141,8 +141,8 @@ func envValue(getenv func(string) string, flag, variable string) (string, error)
 // server is the bridge.Server for the flags. A token sent in the clear to
 // another machine is said on the log: anyone on the path can read it.
 // signIn, when not nil, adds the MCP authorization flow to the options
-// (withRemoteOAuth).
-func (f *remoteFlags) server(grace time.Duration, log io.Writer, signIn func(*bridge.HTTPOptions) error) (bridge.Server, error) {
+// (withRemoteOAuth). maxMessage is HTTPOptions.MaxMessage.
+func (f *remoteFlags) server(grace time.Duration, maxMessage int, log io.Writer, signIn func(*bridge.HTTPOptions) error) (bridge.Server, error) {
 	u, err := remoteURL(f.url)
 	if err != nil {
 		return nil, usageError{err}
@@ -167,7 +167,7 @@ func (f *remoteFlags) server(grace time.Duration, log io.Writer, signIn func(*br
 			fmt.Fprintf(log, "elicitray: warning: the %s header goes to %s over plain http, readable by anyone on the way; use https\n", strings.Join(secret, " and "), u.Host)
 		}
 	}
-	o := bridge.HTTPOptions{URL: u.String(), Header: h, Grace: grace}
+	o := bridge.HTTPOptions{URL: u.String(), Header: h, Grace: grace, MaxMessage: maxMessage}
 	if signIn != nil {
 		if err := signIn(&o); err != nil {
 			return nil, runErr(err)

@@ -59,7 +59,12 @@
 //	             Server, its state and the Conn it is
 //	httptap.go   the round tripper under mcp-go that reads every message off
 //	             the wire byte for byte (mcp-go decodes them, and drops or
-//	             times out server requests), and the SSE parser
+//	             times out server requests) and hands mcp-go only ids,
+//	             bounded by HTTPOptions.MaxMessage
+//	sse.go       the SSE parser, which holds one event and skips the rest
+//	msgbuf.go    one message held once, in a mapping of its own when big
+//	httprecv.go  the server's messages taken from the tap: stand-ins for
+//	             mcp-go, stray answers dropped, Read
 //	httpsend.go  requests sent and answered, notifications and responses
 //	             posted, a broken-off stream resumed (Last-Event-ID)
 //	httpsession.go, httperrors.go, httpheaders.go

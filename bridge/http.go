@@ -45,12 +45,24 @@ type HTTPOptions struct {
 	// Grace is how long shutdown waits for requests still in flight once
 	// the host has gone, before it ends the session. Zero means 2 seconds.
 	Grace time.Duration
+	// MaxMessage is the most bytes one message from the server may have:
+	// a message is held whole before it goes to the host, and a stream
+	// that sends a longer one is ended, the request it answers answered
+	// with an error saying so. Zero means DefaultMaxMessage.
+	MaxMessage int
 }
+
+// DefaultMaxMessage is HTTPOptions.MaxMessage's default: 64 MiB, the
+// largest line the stdio relay is measured with (bench/README.md).
+const DefaultMaxMessage = 64 << 20
 
 // HTTP returns the Server at opts.URL. Nothing is sent before Start.
 func HTTP(opts HTTPOptions) Server {
 	if opts.Grace <= 0 {
 		opts.Grace = 2 * time.Second
+	}
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = DefaultMaxMessage
 	}
 	return &httpServer{opts: opts, done: make(chan struct{})}
 }
@@ -75,10 +87,10 @@ type httpServer struct {
 	ctx  context.Context
 	stop context.CancelFunc
 
-	// out queues the server's messages for Read; closed once done is.
-	out chan []byte
-	// cur is the message Read last returned.
-	cur []byte
+	// out queues the server's messages for Read.
+	out chan outLine
+	// cur is the message Read last returned, given back at the next Read.
+	cur outLine
 
 	// mu guards the fields below it.
 	mu sync.Mutex
@@ -153,7 +165,7 @@ func (s *httpServer) Start(ctx context.Context, log func(format string, args ...
 	s.endpoint, s.log = u, log
 	s.http = s.client()
 	s.ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
-	s.out = make(chan []byte, 64)
+	s.out = make(chan outLine, 64)
 	s.inflight = map[string]*httpRequest{}
 	s.asking = map[string]string{}
 	t, err := s.streamable()
@@ -182,7 +194,7 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, deliver: s.fromServer, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
+	c.Transport = &tapTransport{base: base, limit: s.opts.MaxMessage, deliver: s.fromServer, tooLarge: s.tooLarge, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
 	follow := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		// The headers given with --header (a token, an API key) are for
@@ -415,30 +427,6 @@ func (s *httpServer) setVersion(v string) {
 		hc.SetProtocolVersion(v)
 	}
 }
-
-func (s *httpServer) Read() ([]byte, error) {
-	select {
-	case line := <-s.out:
-		s.cur = line
-		return line, nil
-	case <-s.done:
-		select {
-		case line := <-s.out:
-			s.cur = line
-			return line, nil
-		default:
-		}
-		s.mu.Lock()
-		err := s.lost
-		s.mu.Unlock()
-		if err == nil {
-			err = io.EOF
-		}
-		return nil, err
-	}
-}
-
-func (s *httpServer) Buffered() bool { return len(s.out) > 0 }
 
 // Write sends one message to the server: a request as a POST whose answer
 // comes back through the tap; a notification or a response as a POST of

@@ -141,20 +141,36 @@ func TestHTTPUnreachable(t *testing.T) {
 	}
 }
 
-// TestSSEParser: the event stream rules the tap relies on.
+// TestSSEParser: the event stream rules the tap relies on, and its bound:
+// lines it ignores pass whatever their length, an event past the limit
+// ends the stream.
 func TestSSEParser(t *testing.T) {
 	var got []string
-	p := sseParser{onEvent: func(event, data, id string, hasID bool) {
-		got = append(got, event+"|"+data+"|"+id)
-	}}
-	stream := ": comment\r\nevent: endpoint\r\ndata: /messages?s=1\r\n\r\nid: 7\ndata: {\"a\":\ndata: 1}\n\nid:8\n\ndata:x\rdata: y\r\r"
+	var retries []string
+	p := sseParser{limit: 1 << 10, onEvent: func(event string, data []byte, _ func(), _ bool, id string, hasID bool) {
+		got = append(got, event+"|"+string(data)+"|"+id)
+	}, onRetry: func(v []byte) { retries = append(retries, string(v)) }}
+	long := strings.Repeat("x", 3<<10)
+	stream := ": comment\r\nevent: endpoint\r\ndata: /messages?s=1\r\n\r\nid: 7\ndata: {\"a\":\ndata: 1}\n\nid:8\n\ndata:x\rdata: y\r\r" +
+		":" + long + "\n" + long + ": unknown\nretry: 250\nretry: 1s\ndata\n\n"
 	// Fed a byte at a time, as a slow network might.
 	for i := range len(stream) {
-		p.feed([]byte{stream[i]})
+		if err := p.feed([]byte{stream[i]}); err != nil {
+			t.Fatalf("byte %d: %v", i, err)
+		}
 	}
-	want := []string{"endpoint|/messages?s=1|", "|{\"a\":\n1}|7", "||8", "|x\ny|8"}
+	want := []string{"endpoint|/messages?s=1|", "|{\"a\":\n1}|7", "||8", "|x\ny|8", "||8"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Join(retries, ",") != "250" {
+		t.Errorf("retry fields passed on: %q, want 250 only", retries)
+	}
+	for _, tooLong := range []string{"data: " + long, "data: " + long[:600] + "\ndata: " + long[:600], "event: " + long} {
+		p := sseParser{limit: 1 << 10, onEvent: func(string, []byte, func(), bool, string, bool) {}}
+		if err := p.feed([]byte(tooLong)); err == nil || !strings.Contains(err.Error(), "larger than") {
+			t.Errorf("%.20q…: err = %v, want the message too large", tooLong, err)
+		}
 	}
 }
 

@@ -2,8 +2,8 @@ package bridge
 
 // The host's messages to a remote server: requests sent through mcp-go and
 // answered through the tap, notifications and responses posted as they
-// are, resumption of a stream that broke off, and the server's messages
-// taken from the tap (http.go has the Server and its state).
+// are, and resumption of a stream that broke off (http.go has the Server
+// and its state, httprecv.go the server's messages taken from the tap).
 
 import (
 	"bytes"
@@ -14,149 +14,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/elicitray/elicitray/chars"
 )
-
-// fromServer takes each message the tap read from the server.
-func (s *httpServer) fromServer(msg []byte, stream *sseStream) {
-	if msg == nil {
-		s.noteStream(stream)
-		return
-	}
-	// The host reads one JSON-RPC message per line (PROTOCOL.md §7).
-	// Over HTTP a message may span lines (an event's data lines, a
-	// pretty-printed body); outside strings, where alone valid JSON has
-	// line breaks, they are whitespace, and become spaces. What is not
-	// JSON at all never reaches the host's stdout: the host is told of
-	// the request it should have answered instead.
-	if !json.Valid(msg) {
-		s.log("%s sent something that is not JSON (%s); it does not go to the host", s.opts.URL, preview(msg))
-		if stream != nil {
-			s.noteStream(stream)
-		}
-		return
-	}
-	if bytes.ContainsAny(msg, "\r\n") {
-		msg = bytes.Map(func(r rune) rune {
-			if r == '\r' || r == '\n' {
-				return ' '
-			}
-			return r
-		}, msg)
-	}
-	env, err := scanEnvelope(msg)
-	if err == nil && env.isRequest() && stream != nil && stream.key != "" {
-		if sk, ok := idKey(env.ID); ok {
-			s.mu.Lock()
-			if r := s.inflight[stream.key]; r != nil && !r.answered {
-				r.asked = append(r.asked, append(json.RawMessage(nil), env.ID...))
-				s.asking[sk] = stream.key
-			}
-			s.mu.Unlock()
-		}
-	}
-	if err == nil && env.isNotification() && env.Method == "notifications/cancelled" {
-		if k, ok := cancelledID(env.Params); ok {
-			s.mu.Lock()
-			delete(s.asking, k) // withdrawn by the server itself
-			s.mu.Unlock()
-		}
-	}
-	// moot are the server's requests still unanswered when the request
-	// whose stream they came on has its answer: see withdraw.
-	var moot []json.RawMessage
-	if err == nil && env.isResponse() {
-		key, _ := idKey(env.ID)
-		s.mu.Lock()
-		r := s.inflight[key]
-		if r != nil {
-			if r.answered {
-				s.mu.Unlock()
-				return // a replay after a resume: the host has it
-			}
-			r.answered = true
-			for _, id := range r.asked {
-				if k, _ := idKey(id); s.asking[k] == key {
-					delete(s.asking, k)
-					moot = append(moot, id)
-				}
-			}
-		}
-		initialize := key == s.initKey
-		listing := r != nil && r.method == "tools/list" && mcp.IsModernProtocol(s.version)
-		s.mu.Unlock()
-		if listing {
-			var dropped []string
-			if msg, dropped = s.params.listed(msg, env.Result); len(dropped) > 0 {
-				s.log("left out of the tools the server listed, as a Streamable HTTP client must (SEP-2243), for invalid x-mcp-header annotations: %s", strings.Join(dropped, "; "))
-			}
-		}
-		// An answer to nothing asked (a stray reply) goes on: the relay
-		// or the host judges it.
-		if v := protocolVersionOf(env.Result); initialize && v != "" {
-			s.setVersion(v)
-		}
-		if initialize {
-			s.initialized()
-		}
-	}
-	if stream != nil {
-		s.noteStream(stream)
-	}
-	line := make([]byte, len(msg)+1)
-	copy(line, msg)
-	line[len(msg)] = '\n'
-	select {
-	case s.out <- line:
-	case <-s.done:
-	}
-	s.withdraw(moot)
-}
-
-// withdraw hands the relay a notifications/cancelled for each server
-// request whose own request has been answered while it was still open.
-// A server request on a request's stream belongs to that request
-// (PROTOCOL.md §11); once it is answered nobody waits for the answer. A
-// server that gives up on its elicitation says so, but go-sdk sends that
-// notice from a goroutine after the tool returns, when the stream has
-// closed, and it is lost: the prompt stayed open for a call long over.
-func (s *httpServer) withdraw(ids []json.RawMessage) {
-	for _, id := range ids {
-		line := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) +
-			`,"reason":"the request it was part of has been answered"}}` + "\n")
-		select {
-		case s.out <- line:
-		case <-s.done:
-			return
-		}
-	}
-}
-
-// preview is the start of b for a log line: at most 60 bytes, quoted,
-// never ending inside a character.
-func preview(b []byte) string {
-	if len(b) > 60 {
-		return fmt.Sprintf("%q…", chars.Bytes(b, 60))
-	}
-	return fmt.Sprintf("%q", b)
-}
-
-// noteStream records the SSE stream a request is answered on (its POST's,
-// or a resumed GET's), for resuming it.
-func (s *httpServer) noteStream(st *sseStream) {
-	if key := st.key; key != "" {
-		s.mu.Lock()
-		if r := s.inflight[key]; r != nil {
-			r.stream = st
-		}
-		s.mu.Unlock()
-	}
-}
 
 // send starts a request: mcp-go's SendRequest posts it and reads its
 // answer, which the tap hands to the relay.
@@ -366,7 +227,7 @@ func (s *httpServer) answerError(id json.RawMessage, err error) {
 	}
 	line := append(encodeError(id, codeInternalError, msg), '\n')
 	select {
-	case s.out <- line:
+	case s.out <- outLine{line: line}:
 	case <-s.done:
 	}
 }
@@ -449,7 +310,7 @@ func (s *httpServer) post(ctx context.Context, msg []byte, method string) error 
 		// HTTP it is the refusal's body, which the tap does not read.
 		if msg := bytes.TrimSpace(body); len(msg) > 0 {
 			if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
-				s.fromServer(msg, nil)
+				s.fromServer(msg, nil, nil)
 				return nil
 			}
 		}

@@ -2,10 +2,10 @@ package bridge
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"sync"
 )
 
@@ -23,17 +23,41 @@ import (
 // stream, resumption, authorization — over an http.Client whose round
 // tripper passes every message body by the tap, which reads the messages
 // off the wire as they go by and hands them to the relay, before mcp-go
-// sees them. What mcp-go then makes of them is ignored.
+// sees them.
+//
+// mcp-go never reads the server's bytes themselves: its readers hold a
+// line whatever its length and join an event's data lines by string
+// concatenation (an endless line grew the wrapper without bound; an 8 MiB
+// event of 1 kB lines took 25 s), and it decodes every message again. The
+// tap hands it, in each body's stead, only what it acts on: an answer's
+// id (in a stand-in answer with an empty result), the events' ids and
+// retry times (to resume a stream), and the HTTP+SSE transport's endpoint.
+// On a request's stream only that request's own answer gets a stand-in:
+// mcp-go took any answer there for it and closed the stream, so an answer
+// with a stray id lost the real one that followed (fromServer drops the
+// stray). The tap itself holds one message at a time, at most limit bytes
+// (HTTPOptions.MaxMessage, msgbuf.go); a stream that sends a longer one is
+// ended, and the request it answers gets an error saying so.
 
 // tapTransport is an http.RoundTripper that taps the message bodies of the
 // MCP endpoint's responses: JSON bodies whole, SSE streams event by event.
 type tapTransport struct {
 	base http.RoundTripper
+	// limit is the most bytes one message may have (HTTPOptions.MaxMessage).
+	limit int
 	// deliver receives each message the server sent, in the order read,
 	// and the SSE stream it came on (nil for a JSON body), whose last event
 	// id is the cursor to resume it from (PROTOCOL.md §11). An event with
 	// an id and no message is delivered as a nil msg: only the cursor moved.
-	deliver func(msg []byte, stream *sseStream)
+	// msg is deliver's to keep, and free, when not nil, gives its memory
+	// back once it is read no more (msgBuf.take). It returns the stand-in
+	// mcp-go gets for the message (an answer to the stream's request: its
+	// id), or nil.
+	deliver func(msg []byte, free func(), stream *sseStream) []byte
+	// tooLarge receives the error that ended a body whose message passed
+	// limit, and the id key of the host request it answered ("" for the
+	// GET stream).
+	tooLarge func(key string, err error)
 	// endpoint reports whether a request goes to the MCP endpoint (the
 	// server URL, or the HTTP+SSE transport's stream and message URLs),
 	// whose bodies carry messages; other requests (authorization metadata,
@@ -55,6 +79,21 @@ type tapTransport struct {
 // JSON-RPC error or a sentence, not a whole error page.
 const maxErrorBody = 64 << 10
 
+// errTooLarge ends a body whose message passed the limit, in bytes.
+type errTooLarge int
+
+func (e errTooLarge) Error() string {
+	return fmt.Sprintf("the server sent a message larger than %s, the most elicitray holds (max_message_mib under [remote] in config.toml); elicitray stopped reading the stream it came on", mib(int(e)))
+}
+
+// mib is n bytes in MiB, for people.
+func mib(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
 func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := req.Header.Get(headerRequestKey)
 	if key != "" {
@@ -74,6 +113,10 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode != http.StatusOK {
 		if key != "" && resp.StatusCode != http.StatusAccepted && t.reply != nil {
 			t.refused(key, resp)
+		} else {
+			// mcp-go reads a 202's body whole: a server's endless one
+			// would have no end.
+			resp.Body = &capBody{rc: resp.Body, left: t.limit, key: key, t: t}
 		}
 		return resp, nil
 	}
@@ -83,32 +126,44 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch media {
 	case "application/json":
-		// One message (PROTOCOL.md §11). It is read whole here, so that
-		// the relay has it before mcp-go's decoder returns.
-		body, rerr := io.ReadAll(resp.Body)
+		// One message (PROTOCOL.md §11), read whole (and no further than
+		// the limit), so that the relay has it before mcp-go's decoder
+		// returns.
+		var m msgBuf
+		buf := make([]byte, tapChunk)
+		for {
+			n, rerr := resp.Body.Read(buf)
+			if err := m.add(buf[:n], t.limit); err != nil {
+				rerr = err
+				t.tooLarge(key, err)
+			}
+			if rerr == io.EOF {
+				break
+			}
+			if rerr != nil {
+				resp.Body.Close()
+				if _, free := m.take(); free != nil {
+					free()
+				}
+				return nil, rerr
+			}
+		}
 		resp.Body.Close()
-		if rerr != nil {
-			return nil, rerr
-		}
+		body, free := m.take()
+		stand := []byte(nil)
 		if msg := bytes.TrimSpace(body); len(msg) > 0 {
-			t.deliver(msg, nil)
+			stand = t.deliver(msg, free, nil)
+		} else if free != nil {
+			free()
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.Body = io.NopCloser(bytes.NewReader(stand))
 	case "text/event-stream":
-		s := &sseStream{method: req.Method, key: key}
-		resp.Body = &tapBody{rc: resp.Body, p: sseParser{onEvent: func(event, data, id string, hasID bool) {
-			if hasID {
-				s.setLast(id)
-			}
-			// Events named otherwise (the HTTP+SSE transport's
-			// "endpoint") are the transport's, not messages.
-			switch {
-			case (event == "" || event == "message") && strings.TrimSpace(data) != "":
-				t.deliver([]byte(data), s)
-			case hasID:
-				t.deliver(nil, s) // a cursor only, to resume from
-			}
-		}}}
+		b := &tapBody{rc: resp.Body, key: key, t: t}
+		b.p = sseParser{limit: t.limit, onEvent: b.event, onRetry: b.retry}
+		b.s = &sseStream{method: req.Method, key: key}
+		resp.Body = b
+	default:
+		resp.Body = &capBody{rc: resp.Body, left: t.limit, key: key, t: t}
 	}
 	return resp, nil
 }
@@ -126,12 +181,34 @@ func (t *tapTransport) refused(key string, resp *http.Response) {
 	if msg := bytes.TrimSpace(body); len(msg) > 0 {
 		if env, err := scanEnvelope(msg); err == nil && env.isResponse() {
 			if k, ok := idKey(env.ID); ok && k == key {
-				t.deliver(msg, nil)
+				t.deliver(bytes.Clone(msg), nil, nil)
 			}
 		}
 	}
 	t.reply(key, resp, body)
 }
+
+// capBody is a body mcp-go reads whole, ended once it passes left bytes.
+type capBody struct {
+	rc   io.ReadCloser
+	left int
+	key  string
+	t    *tapTransport
+}
+
+func (b *capBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errTooLarge(b.t.limit)
+	}
+	n, err := b.rc.Read(p)
+	if b.left -= n; b.left < 0 {
+		b.t.tooLarge(b.key, errTooLarge(b.t.limit))
+		return 0, errTooLarge(b.t.limit)
+	}
+	return n, err
+}
+
+func (b *capBody) Close() error { return b.rc.Close() }
 
 // sseStream is one SSE response the tap reads: the method of the request
 // that opened it, the id key of the host request a POST carried, and the id
@@ -158,99 +235,99 @@ func (s *sseStream) lastEventID() string {
 	return s.last
 }
 
-// tapBody passes an SSE body through, feeding what is read to its parser.
+// tapBody reads an SSE body for the relay and gives mcp-go, as the body it
+// reads, a stream of what it acts on only (the tap's comment).
 type tapBody struct {
-	rc io.ReadCloser
-	p  sseParser
+	rc  io.ReadCloser
+	key string
+	t   *tapTransport
+	s   *sseStream
+	buf []byte
+	// out is what mcp-go has still to read.
+	out bytes.Buffer
+	err error
+	// mu orders the parser's work against Close, which mcp-go calls from
+	// another goroutine, and which gives back the event it was reading.
+	mu     sync.Mutex
+	closed bool
+	p      sseParser
 }
+
+// tapChunk is how much of the server's stream is read at a time.
+const tapChunk = 32 << 10
 
 func (b *tapBody) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	b.p.feed(p[:n])
-	if err == io.EOF {
-		b.p.end()
+	for b.out.Len() == 0 && b.err == nil {
+		if b.buf == nil {
+			b.buf = make([]byte, tapChunk)
+		}
+		n, err := b.rc.Read(b.buf)
+		b.mu.Lock()
+		if b.closed {
+			b.mu.Unlock()
+			return 0, io.ErrClosedPipe
+		}
+		if perr := b.p.feed(b.buf[:n]); perr != nil {
+			b.t.tooLarge(b.key, perr)
+			err = perr
+		}
+		if err != nil {
+			b.p.release() // an event the stream ended inside is discarded
+		}
+		b.mu.Unlock()
+		b.err = err
 	}
-	return n, err
+	if b.out.Len() > 0 {
+		return b.out.Read(p)
+	}
+	return 0, b.err
 }
 
-func (b *tapBody) Close() error { return b.rc.Close() }
-
-// sseParser parses a text/event-stream incrementally, as the HTML standard's
-// "event stream interpretation" says: lines end in CRLF, LF or CR; "data"
-// lines of one event are joined with LF; a blank line dispatches the event;
-// a line starting with a colon is a comment; a field name without a colon
-// has an empty value, and one space after the colon is dropped.
-type sseParser struct {
-	onEvent func(event, data, id string, hasID bool)
-
-	line      []byte // a line not yet ended
-	skipLF    bool   // the last line ended in CR: an LF next ends nothing
-	event, id string
-	hasID     bool
-	data      []byte
-	hasData   bool
+func (b *tapBody) Close() error {
+	err := b.rc.Close()
+	b.mu.Lock()
+	b.closed = true
+	b.p.release()
+	b.mu.Unlock()
+	return err
 }
 
-func (p *sseParser) feed(b []byte) {
-	for len(b) > 0 {
-		if p.skipLF {
-			p.skipLF = false
-			if b[0] == '\n' {
-				b = b[1:]
-				continue
-			}
+// event takes one event the parser dispatched.
+func (b *tapBody) event(event string, data []byte, free func(), hasData bool, id string, hasID bool) {
+	start := b.out.Len()
+	if hasID {
+		b.s.setLast(id)
+		b.out.WriteString("id: " + id + "\n")
+	}
+	// Events named otherwise (the HTTP+SSE transport's "endpoint") are
+	// the transport's, not messages.
+	message := (event == "" || event == "message") && len(bytes.TrimSpace(data)) > 0
+	switch {
+	case event == "endpoint" && hasData:
+		b.out.WriteString("event: endpoint\ndata: ")
+		b.out.Write(data)
+		b.out.WriteByte('\n')
+	case message:
+		if stand := b.t.deliver(data, free, b.s); stand != nil {
+			b.out.WriteString("data: ")
+			b.out.Write(stand)
+			b.out.WriteByte('\n')
 		}
-		i := bytes.IndexAny(b, "\r\n")
-		if i < 0 {
-			p.line = append(p.line, b...)
-			return
-		}
-		p.line = append(p.line, b[:i]...)
-		p.skipLF = b[i] == '\r'
-		b = b[i+1:]
-		p.field(p.line)
-		p.line = p.line[:0]
+	case hasID:
+		b.t.deliver(nil, nil, b.s) // a cursor only, to resume from
+	}
+	if !message && free != nil {
+		free()
+	}
+	if b.out.Len() > start {
+		b.out.WriteByte('\n')
 	}
 }
 
-// end dispatches nothing: an event the stream ended before its blank line
-// is incomplete, and the standard discards it.
-func (p *sseParser) end() {}
-
-func (p *sseParser) field(line []byte) {
-	if len(line) == 0 {
-		if p.hasData {
-			p.onEvent(p.event, string(p.data), p.id, p.hasID)
-		} else if p.hasID {
-			// An event with an id and no data still moves the cursor: it
-			// is how a server primes a client to resume (SEP-1699).
-			p.onEvent(p.event, "", p.id, true)
-		}
-		p.event, p.data, p.hasData, p.hasID = "", p.data[:0], false, false
-		return
-	}
-	if line[0] == ':' {
-		return
-	}
-	name, value := line, []byte(nil)
-	if i := bytes.IndexByte(line, ':'); i >= 0 {
-		name, value = line[:i], line[i+1:]
-		if len(value) > 0 && value[0] == ' ' {
-			value = value[1:]
-		}
-	}
-	switch string(name) {
-	case "event":
-		p.event = string(value)
-	case "data":
-		if p.hasData {
-			p.data = append(p.data, '\n')
-		}
-		p.data = append(p.data, value...)
-		p.hasData = true
-	case "id":
-		if bytes.IndexByte(value, 0) < 0 {
-			p.id, p.hasID = string(value), true
-		}
-	}
+// retry passes a retry field on to mcp-go, which waits that long before it
+// resumes a stream the server ended.
+func (b *tapBody) retry(value []byte) {
+	b.out.WriteString("retry: ")
+	b.out.Write(value)
+	b.out.WriteString("\n")
 }

@@ -7,12 +7,13 @@
 // Linux only (procfs, pidfd, rusage, Xvfb): every file says so in its
 // build constraint.
 //
-//	go run ./bench/run [-readme bench/README.md] [-only throughput,rss,roundtrip,window,idle,history] [-elicitray BINARY]
+//	go run ./bench/run [-readme bench/README.md] [-only throughput,rss,remote,roundtrip,window,idle,history] [-elicitray BINARY]
 //
 // It builds elicitray and its helpers (bench/gen, bench/sink, bench/relay,
 // bench/server, bench/fynewin) once into a temporary directory, then
 // measures, in order: whole-process relay throughput (throughput.go), the
-// wrapper's peak RSS relaying one big line (rss.go), the added round trip
+// wrapper's peak RSS relaying one big line (rss.go), the time and peak RSS
+// of big SSE events from a remote server (remote.go), the added round trip
 // (roundtrip.go), the time from a server's elicitation/create to the
 // window's MapNotify, against a bare Fyne window's, and the idle hub and
 // wrapper (window.go, idle.go), and the history benchmarks
@@ -72,7 +73,7 @@ type options struct {
 func main() {
 	readme := flag.String("readme", "", "write the table and the machine into this markdown file, between its table markers")
 	prebuilt := flag.String("elicitray", "", "measure this elicitray binary instead of building the checkout's (e.g. another branch's build)")
-	only := flag.String("only", "", "comma-separated measures to run (throughput, rss, roundtrip, window, idle, history); empty: all")
+	only := flag.String("only", "", "comma-separated measures to run (throughput, rss, remote, roundtrip, window, idle, history); empty: all")
 	var o options
 	flag.IntVar(&o.pairs, "pairs", 9, "interleaved plain/wrapped pairs per throughput kind")
 	flag.DurationVar(&o.minRun, "min-run", 1200*time.Millisecond, "the least a plain throughput run takes (more bytes otherwise)")
@@ -125,6 +126,7 @@ func main() {
 	}
 	measure("throughput", run("throughput"), func() []row { return throughput(b, o) })
 	measure("rss", run("rss"), func() []row { return peakRSS(b) })
+	measure("remote", run("remote"), func() []row { return remoteEvents(b) })
 	measure("roundtrip", run("roundtrip"), func() []row { return roundTrip(b, o) })
 	measure("window and idle", run("window") || run("idle"), func() []row {
 		return windowAndIdle(b, o, run("window"), run("idle"))
