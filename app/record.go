@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -19,11 +20,20 @@ const ActionForwarded = "forwarded"
 // newRecord is the history record of req and of what its server was sent,
 // res: the one place a record is made, by the hub (source
 // history.SourceHub, before it sends its decision) and by the wrapper
-// (history.SourceWrapper, when the server got something else). Values of
-// secret-looking fields of form are redacted (DESIGN.md); content goes only
-// with accept (PROTOCOL.md §5). The record is keyed by the request, so that
+// (history.SourceWrapper, when the server got something else). No secret
+// leaves it (DESIGN.md): the values of secret fields (bridge.SecretProperties
+// of form, or of the schema parsed here when form is nil) are Redacted in
+// the answer and wherever requestedSchema carries them, and the link of a
+// URL-mode request keeps its shape without its tokens (bridge.RedactURL);
+// the message is the server's and stays. Every record goes through here
+// before history.db, the spool or a log sees it. Content goes only with
+// accept (PROTOCOL.md §5). The record is keyed by the request, so that
 // history keeps one per elicitation.
 func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source string) history.Record {
+	if form == nil && len(req.RequestedSchema) > 0 {
+		form, _ = elicit.Parse(req.RequestedSchema) // refused: the schema's own words still count
+	}
+	secret := bridge.SecretProperties(req.RequestedSchema, form)
 	now := time.Now()
 	arrived := req.Time
 	if arrived.IsZero() || arrived.After(now) {
@@ -36,8 +46,8 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		Tool:            req.Tool,
 		Mode:            req.Mode,
 		Message:         req.Message,
-		RequestedSchema: req.RequestedSchema,
-		URL:             req.URL,
+		RequestedSchema: bridge.RedactSchema(req.RequestedSchema, secret),
+		URL:             bridge.RedactURL(req.URL),
 		Action:          res.Action,
 		DecidedBy:       res.DecidedBy,
 		Reason:          res.Reason,
@@ -46,7 +56,26 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		Source:          source,
 	}
 	if res.Action == bridge.ActionAccept {
-		rec.Content = redact(form, res.Content)
+		rec.Content = redact(secret, res.Content)
 	}
 	return rec
 }
+
+// redact is content with the values of the fields named secret replaced by
+// Redacted.
+func redact(secret []string, content map[string]any) map[string]any {
+	if len(secret) == 0 || len(content) == 0 {
+		return content
+	}
+	out := make(map[string]any, len(content))
+	for k, v := range content {
+		if slices.Contains(secret, k) {
+			v = Redacted
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// Redacted stands in history for a secret value (bridge.Redacted).
+const Redacted = bridge.Redacted
