@@ -270,7 +270,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 	case opRecord:
 		var err error
 		if m.Record != nil {
-			err = h.keep(*m.Record)
+			err = h.keep(redacted(*m.Record, nil)) // an older wrapper's too
 		}
 		if m.ID != 0 {
 			// On disk, or not: a wrapper told "not saved" spools it itself.

@@ -21,19 +21,14 @@ const ActionForwarded = "forwarded"
 // res: the one place a record is made, by the hub (source
 // history.SourceHub, before it sends its decision) and by the wrapper
 // (history.SourceWrapper, when the server got something else). No secret
-// leaves it (DESIGN.md): the values of secret fields (bridge.SecretProperties
-// of form, or of the schema parsed here when form is nil) are Redacted in
-// the answer and wherever requestedSchema carries them, and the link of a
-// URL-mode request keeps its shape without its tokens (bridge.RedactURL);
-// the message is the server's and stays. Every record goes through here
-// before history.db, the spool or a log sees it. Content goes only with
-// accept (PROTOCOL.md §5). The record is keyed by the request, so that
-// history keeps one per elicitation.
+// leaves it (redacted): every record goes through here before history.db,
+// the spool or a log sees it. Content goes only with accept (PROTOCOL.md
+// §5). The record is keyed by the request, so that history keeps one per
+// elicitation.
 func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source string) history.Record {
 	if form == nil && len(req.RequestedSchema) > 0 {
 		form, _ = elicit.Parse(req.RequestedSchema) // refused: the schema's own words still count
 	}
-	secret := bridge.SecretProperties(req.RequestedSchema, form)
 	now := time.Now()
 	arrived := req.Time
 	if arrived.IsZero() || arrived.After(now) {
@@ -46,8 +41,8 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		Tool:            req.Tool,
 		Mode:            req.Mode,
 		Message:         req.Message,
-		RequestedSchema: bridge.RedactSchema(req.RequestedSchema, secret),
-		URL:             bridge.RedactURL(req.URL),
+		RequestedSchema: req.RequestedSchema,
+		URL:             req.URL,
 		Action:          res.Action,
 		DecidedBy:       res.DecidedBy,
 		Reason:          res.Reason,
@@ -56,8 +51,24 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		Source:          source,
 	}
 	if res.Action == bridge.ActionAccept {
-		rec.Content = redact(secret, res.Content)
+		rec.Content = res.Content
 	}
+	return redacted(rec, form)
+}
+
+// redacted is rec without a secret value (DESIGN.md): the values of its
+// secret fields (bridge.SecretProperties of form, which may be nil) are
+// Redacted in the answer and wherever the requestedSchema carries them,
+// and a URL-mode link keeps its shape without its tokens
+// (bridge.RedactURL); the message is the server's and stays. It changes
+// nothing twice, so the hub passes what it takes from elsewhere through it
+// too: a record a wrapper sends, a spooled one, which an older elicitray
+// may have made.
+func redacted(rec history.Record, form *elicit.Form) history.Record {
+	secret := bridge.SecretProperties(rec.RequestedSchema, form)
+	rec.RequestedSchema = bridge.RedactSchema(rec.RequestedSchema, secret)
+	rec.URL = bridge.RedactURL(rec.URL)
+	rec.Content = redact(secret, rec.Content)
 	return rec
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -63,6 +64,9 @@ func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
 				if diff := cmp.Diff(tc.want, string(rec.RequestedSchema)); diff != "" {
 					t.Errorf("form %v: stored requestedSchema mismatch (-want +got):\n%s", parsed, diff)
 				}
+				if again := redacted(rec, nil); string(again.RequestedSchema) != string(rec.RequestedSchema) {
+					t.Errorf("form %v: redacted twice, the schema changes again: %s", parsed, again.RequestedSchema)
+				}
 				if rec.Message != req.Message {
 					t.Errorf("the message is the server's and stays: %q", rec.Message)
 				}
@@ -117,6 +121,34 @@ func TestRecordKeepsNoTokenOfALink(t *testing.T) {
 		}
 		if check := elicit.CheckURL(rec.URL); check.Refused != nil && elicit.CheckURL(tc.link).Refused == nil {
 			t.Errorf("%s: the history window refuses the redacted link: %v", rec.URL, check.Refused)
+		}
+	}
+}
+
+// TestSpooledRecordIsRedacted: a record an older elicitray spooled (or a
+// wrapper of one sent the hub) with a secret in clear is taken in without
+// it.
+func TestSpooledRecordIsRedacted(t *testing.T) {
+	old := history.Record{Server: "bank", Mode: "form", Message: "Confirm", Action: "accept", DecidedBy: "rule",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"bank_pin":{"type":"string","default":"4821"}}}`),
+		Content:         map[string]any{"bank_pin": "4821"}}
+	link := history.Record{Server: "bank", Mode: "url", Message: "Open", Action: "cancel", DecidedBy: "user",
+		URL: "https://bank.example/v?token=4821"}
+	var spooled strings.Builder
+	for _, r := range []history.Record{old, link} {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spooled.Write(append(b, '\n'))
+	}
+	recs, bad, err := readSpool(strings.NewReader(spooled.String()))
+	if err != nil || bad != 0 || len(recs) != 2 {
+		t.Fatalf("readSpool: %d records, %d bad, %v", len(recs), bad, err)
+	}
+	for _, r := range recs {
+		if b, _ := json.Marshal(r); strings.Contains(string(b), "4821") {
+			t.Errorf("the spooled record keeps the secret: %s", b)
 		}
 	}
 }
