@@ -49,6 +49,10 @@ func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
 		schema: `{"type":"object","properties":{"password":{"type":"string","default":"hunter2","x":{"not":{}}},"bad":{"type":"array"}}}`,
 		want:   `{"type":"object","properties":{"password":{"type":"string","default":"[redacted]","x":{"not":{}}},"bad":{"type":"array"}}}`,
 	}, {
+		name:   "escapes in keys and values",
+		schema: "{\"type\":\"object\",\"properties\":{\"bank\\u005fpin\" : {\"type\":\"string\",\"default\" :\t\"48\\\"]}21\", \"title\":\"PIN \\u00e9\"}}}",
+		want:   "{\"type\":\"object\",\"properties\":{\"bank\\u005fpin\" : {\"type\":\"string\",\"default\" :\t\"[redacted]\", \"title\":\"PIN \\u00e9\"}}}",
+	}, {
 		name:   "no secret",
 		schema: `{"type":"object","properties":{"city":{"type":"string","default":"Oslo"},"remember_password":{"type":"boolean","default":true}}}`,
 		want:   `{"type":"object","properties":{"city":{"type":"string","default":"Oslo"},"remember_password":{"type":"boolean","default":true}}}`,
