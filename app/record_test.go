@@ -115,7 +115,8 @@ func TestRecordKeepsNoTokenOfALink(t *testing.T) {
 		{"https://app.example/done#access_token=4821&token_type=bearer", "https://app.example/done#access_token=[redacted]&token_type=bearer"},
 		{"https://app.example/docs#section-2", "https://app.example/docs#section-2"},
 		{"https://ada:4821@git.example/repo?x=1", "https://ada:%5Bredacted%5D@git.example/repo?x=1"},
-		{"https://ghp_4821@git.example/repo", "https://%5Bredacted%5D@git.example/repo"},
+		{"https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@git.example/repo", "https://%5Bredacted%5D@git.example/repo"},
+		{"http://user@192.168.0.1:8080/login", "http://user@192.168.0.1:8080/login"},
 		{"https://plain.example/a/b", "https://plain.example/a/b"},
 	} {
 		req := &bridge.Request{Server: "bank", Mode: "url", Message: "Open", URL: tc.link}

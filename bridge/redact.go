@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -317,13 +319,13 @@ func secretParam(name string) bool {
 }
 
 // RedactURL returns the URL-mode link raw with the credentials it carries
-// replaced by Redacted: the password of its userinfo (or the userinfo
-// whole, when it is one word: a token given as user name), and the value
+// replaced by Redacted: the password of its userinfo (or a user name given
+// alone that looks like a token, looksLikeToken), and the value
 // of each query parameter, or fragment member, whose name says it is a
 // credential (secretParam). Its scheme, host, path and parameter names
 // stay as the server wrote them, so history still says where the link
-// went. A link raw as text, not parsed: one net/url refuses keeps its
-// shape too.
+// went. The link is read as text, not parsed, so that one net/url refuses
+// keeps its shape too.
 func RedactURL(raw string) string {
 	rest, frag, hasFrag := strings.Cut(raw, "#")
 	rest, query, hasQuery := strings.Cut(rest, "?")
@@ -356,11 +358,21 @@ func redactUserinfo(s string) string {
 	// Brackets are not allowed in userinfo: the marker is escaped there.
 	marker := url.PathEscape(Redacted)
 	user, _, hasPass := strings.Cut(authority[:at], ":")
-	info := marker
-	if hasPass {
-		info = user + ":" + marker
+	switch {
+	case hasPass:
+		user += ":" + marker
+	case looksLikeToken(user):
+		user = marker
 	}
-	return scheme + "://" + info + authority[at:] + path
+	return scheme + "://" + user + authority[at:] + path
+}
+
+// looksLikeToken reports whether a user name given alone is a token (git's
+// https://ghp_…@github.com): 16 characters or more, letters and digits
+// mixed. A name such as "user" or "ada.lovelace" is not.
+func looksLikeToken(user string) bool {
+	return utf8.RuneCountInString(user) >= 16 && strings.ContainsAny(user, "0123456789") &&
+		strings.IndexFunc(user, unicode.IsLetter) >= 0
 }
 
 // redactParams is the query (or fragment) q with the values of its secret
