@@ -45,6 +45,10 @@ func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
 		schema: `{"$defs":{"digits":{"type":"string","default":"4821"}},"type":"object","properties":{"pin":{"$ref":"#/$defs/digits"},"n":{"$ref":"#/$defs/digits"}}}`,
 		want:   `{"$defs":{"digits":{"type":"string","default":"[redacted]"}},"type":"object","properties":{"pin":{"$ref":"#/$defs/digits"},"n":{"$ref":"#/$defs/digits"}}}`,
 	}, {
+		name:   "definitions that refer to each other, which elicit refuses",
+		schema: `{"$defs":{"a":{"$ref":"#/$defs/b","examples":["4821"]},"b":{"$ref":"#/$defs/a","default":"4821"}},"type":"object","properties":{"pin":{"type":"string","$ref":"#/$defs/a"}}}`,
+		want:   `{"$defs":{"a":{"$ref":"#/$defs/b","examples":["[redacted]"]},"b":{"$ref":"#/$defs/a","default":"[redacted]"}},"type":"object","properties":{"pin":{"type":"string","$ref":"#/$defs/a"}}}`,
+	}, {
 		name:   "a schema elicit refuses",
 		schema: `{"type":"object","properties":{"password":{"type":"string","default":"hunter2","x":{"not":{}}},"bad":{"type":"array"}}}`,
 		want:   `{"type":"object","properties":{"password":{"type":"string","default":"[redacted]","x":{"not":{}}},"bad":{"type":"array"}}}`,

@@ -60,7 +60,7 @@ func SecretProperties(schema json.RawMessage, form *elicit.Form) []string {
 }
 
 // maxRedactRefs bounds the definitions a secret property's "$ref"s lead
-// to; past it the schema is kept as a marker whole.
+// to, each redacted once.
 const maxRedactRefs = 64
 
 // RedactSchema returns schema with every value its properties named secret
@@ -70,9 +70,10 @@ const maxRedactRefs = 64
 // Labels ("title", "enumNames") and every other byte stay as the server
 // wrote them. The values of a list are numbered ("[redacted 1]") so that a
 // choice keeps its options apart and the history window can still show
-// the form. A schema that is not a JSON object, or whose secret property
-// cannot be edited, is kept as the marker alone: losing its shape is
-// better than keeping a secret.
+// the form. A schema whose secret property cannot be edited (its JSON
+// does not scan), or that leads to more than maxRedactRefs definitions, is
+// kept as the marker alone: losing its shape is better than keeping a
+// secret.
 func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
 	if len(secret) == 0 || len(schema) == 0 {
 		return schema
@@ -99,8 +100,12 @@ func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
 	if err != nil {
 		return whole
 	}
+	done := map[string]bool{}
 	for n := 0; n < len(refs); n++ {
-		if n == maxRedactRefs {
+		if done[refs[n]] {
+			continue
+		}
+		if done[refs[n]] = true; len(done) > maxRedactRefs {
 			return whole
 		}
 		path, ok := refPath(refs[n])
