@@ -78,24 +78,26 @@ func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
 	if len(secret) == 0 || len(schema) == 0 {
 		return schema
 	}
-	whole, _ := json.Marshal(Redacted)
+	whole := appendQuoted(nil, Redacted)
 	var refs []string
 	out, _, err := editMember(schema, "properties", func(props []byte) ([]byte, bool, error) {
 		ms, err := members(props)
 		if err != nil {
 			return nil, false, err
 		}
-		changed := false
-		for i := len(ms) - 1; i >= 0; i-- { // from the end: offsets before stay valid
-			m := ms[i]
-			if !slices.Contains(secret, m.key) {
-				continue
+		var out []byte
+		prev := 0
+		for _, m := range ms {
+			if slices.Contains(secret, m.key) {
+				out = append(out, props[prev:m.vStart]...)
+				out = redactSchemaValues(out, props[m.vStart:m.vEnd], Redacted, &refs, 0)
+				prev = m.vEnd
 			}
-			v := redactSchemaValues(props[m.vStart:m.vEnd], Redacted, &refs)
-			props = concat(props[:m.vStart], v, props[m.vEnd:])
-			changed = true
 		}
-		return props, changed, nil
+		if out == nil {
+			return props, false, nil
+		}
+		return append(out, props[prev:]...), true, nil
 	})
 	if err != nil {
 		return whole
@@ -113,7 +115,7 @@ func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
 			continue
 		}
 		if out, err = editAt(out, path, func(def []byte) []byte {
-			return redactSchemaValues(def, Redacted, &refs)
+			return redactSchemaValues(nil, def, Redacted, &refs, 0)
 		}); err != nil {
 			return whole
 		}
@@ -121,76 +123,95 @@ func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
 	return out
 }
 
-// redactSchemaValues is the schema s with the values it could carry
-// replaced, const by marker; the "$ref"s in it are added to refs.
-func redactSchemaValues(s []byte, marker string, refs *[]string) []byte {
+// maxRedactDepth is how deeply a secret property's schema is read, as
+// encoding/json's decoder reads: past it the value is the marker whole.
+const maxRedactDepth = 10000
+
+// redactSchemaValues appends to dst the schema s with the values it could
+// carry replaced, const by marker, and adds the "$ref"s in it to refs. One
+// pass, forward: a list of 100,000 choices costs a scan, not 100,000
+// copies.
+func redactSchemaValues(dst, s []byte, marker string, refs *[]string, depth int) []byte {
+	if depth > maxRedactDepth {
+		return appendQuoted(dst, Redacted)
+	}
 	switch first(s) {
 	case '[':
-		els := elements(s)
-		for i := len(els) - 1; i >= 0; i-- {
-			e := els[i]
-			s = concat(s[:e[0]], redactSchemaValues(s[e[0]:e[1]], marker, refs), s[e[1]:])
-		}
-		return s
+		return eachElement(dst, s, func(dst, e []byte, _, _ int) []byte {
+			return redactSchemaValues(dst, e, marker, refs, depth+1)
+		})
 	case '{':
 	default:
-		return s
+		return append(dst, s...)
 	}
 	ms, err := members(s)
 	if err != nil {
-		return quoted(Redacted)
+		return appendQuoted(dst, Redacted)
 	}
-	for i := len(ms) - 1; i >= 0; i-- {
-		m := ms[i]
+	prev := 0
+	for _, m := range ms {
+		dst = append(dst, s[prev:m.vStart]...)
+		prev = m.vEnd
 		v := s[m.vStart:m.vEnd]
 		switch m.key {
 		case "default":
-			v = redactValue(v, Redacted)
+			dst = redactValue(dst, v, Redacted)
 		case "const":
-			v = redactValue(v, marker)
+			dst = redactValue(dst, v, marker)
 		case "enum", "examples":
-			v = redactValue(v, "")
+			dst = redactValue(dst, v, "")
 		case "oneOf", "anyOf":
 			// Each choice's const is numbered apart, as enum's values are.
-			els := elements(v)
-			for j := len(els) - 1; j >= 0; j-- {
-				e := els[j]
-				v = concat(v[:e[0]], redactSchemaValues(v[e[0]:e[1]], numbered(j, len(els)), refs), v[e[1]:])
-			}
+			dst = eachElement(dst, v, func(dst, e []byte, i, n int) []byte {
+				return redactSchemaValues(dst, e, numbered(i, n), refs, depth+1)
+			})
 		case "$ref":
 			var ref string
 			if json.Unmarshal(v, &ref) == nil {
 				*refs = append(*refs, ref)
 			}
-			continue
+			dst = append(dst, v...)
 		case "title", "description", "enumNames", "type", "format":
-			continue
+			dst = append(dst, v...)
 		default:
-			v = redactSchemaValues(v, Redacted, refs)
+			dst = redactSchemaValues(dst, v, Redacted, refs, depth+1)
 		}
-		s = concat(s[:m.vStart], v, s[m.vEnd:])
 	}
-	return s
+	return append(dst, s[prev:]...)
 }
 
-// redactValue is the value v replaced by marker, or for a list each of its
-// values, numbered when marker is "" and there are several.
-func redactValue(v []byte, marker string) []byte {
+// redactValue appends to dst the value v replaced by marker, or for a list
+// each of its values, numbered when marker is "" and there are several.
+func redactValue(dst, v []byte, marker string) []byte {
 	if first(v) != '[' {
 		if marker == "" {
 			marker = Redacted
 		}
-		return quoted(marker)
+		return appendQuoted(dst, marker)
 	}
-	els := elements(v)
-	for i := len(els) - 1; i >= 0; i-- {
-		m := marker
-		if m == "" {
-			m = numbered(i, len(els))
+	return eachElement(dst, v, func(dst, _ []byte, i, n int) []byte {
+		if marker == "" {
+			return appendQuoted(dst, numbered(i, n))
 		}
-		v = concat(v[:els[i][0]], quoted(m), v[els[i][1]:])
+		return appendQuoted(dst, marker)
+	})
+}
+
+// eachElement appends to dst the JSON array arr with each of its n
+// values, the ith e, replaced by what edit appends; arr as it is when it
+// is not an array.
+func eachElement(dst, arr []byte, edit func(dst, e []byte, i, n int) []byte) []byte {
+	els := elements(arr)
+	if els == nil {
+		return append(dst, arr...)
 	}
-	return v
+	prev := 0
+	for i, e := range els {
+		dst = append(dst, arr[prev:e[0]]...)
+		dst = edit(dst, arr[e[0]:e[1]], i, len(els))
+		prev = e[1]
+	}
+	return append(dst, arr[prev:]...)
 }
 
 func numbered(i, n int) string {
@@ -200,9 +221,10 @@ func numbered(i, n int) string {
 	return "[redacted " + strconv.Itoa(i+1) + "]"
 }
 
-func quoted(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
+// appendQuoted appends the marker s as a JSON string: it has nothing to
+// escape.
+func appendQuoted(dst []byte, s string) []byte {
+	return append(append(append(dst, '"'), s...), '"')
 }
 
 func first(b []byte) byte {
