@@ -123,9 +123,11 @@ func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
 	return out
 }
 
-// maxRedactDepth is how deeply a secret property's schema is read, as
-// encoding/json's decoder reads: past it the value is the marker whole.
-const maxRedactDepth = 10000
+// maxRedactDepth is how deeply a secret property's schema is read: past it
+// the value is the marker whole. Each level scans what is under it, so
+// the depth bounds the cost at a few scans of the schema; MCP's forms are
+// two or three levels deep.
+const maxRedactDepth = 32
 
 // redactSchemaValues appends to dst the schema s with the values it could
 // carry replaced, const by marker, and adds the "$ref"s in it to refs. One
