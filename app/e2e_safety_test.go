@@ -25,6 +25,9 @@ const askServerEnv = "ELICITRAY_ASK_SERVER"
 type askArgs struct {
 	Message string `json:"message"`
 	Schema  string `json:"schema"` // the requestedSchema, as JSON text
+	// URL makes the raw ask server (rawAskServe) send a URL-mode
+	// elicitation of this link instead of a form.
+	URL string `json:"url,omitempty"`
 }
 
 func askServe() int {

@@ -44,11 +44,14 @@ func TestEndToEndURL(t *testing.T) {
 
 	for _, tt := range []struct {
 		name, url, message, id, key, says, action, screenshot string
+		kept                                                  string // the link as history keeps it: no session id
 	}{
 		{"Alt+D declines", "https://auth.example.com/connect?session=7f1c2a90", "Connect your account to continue.",
-			"e2e-decline", "alt+d", "User declined to open the URL (Elicitation ID: e2e-decline)", "decline", "url-prompt.png"},
+			"e2e-decline", "alt+d", "User declined to open the URL (Elicitation ID: e2e-decline)", "decline", "url-prompt.png",
+			"https://auth.example.com/connect?session=[redacted]"},
 		{"Escape cancels a suspicious link", "http://user@192.168.0.1:8080/login", "Sign in to the router.",
-			"e2e-cancel", "Escape", "User cancelled the URL elicitation (Elicitation ID: e2e-cancel)", "cancel", "url-suspicious.png"},
+			"e2e-cancel", "Escape", "User cancelled the URL elicitation (Elicitation ID: e2e-cancel)", "cancel", "url-suspicious.png",
+			"http://user@192.168.0.1:8080/login"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := d.with(t)
@@ -68,7 +71,7 @@ func TestEndToEndURL(t *testing.T) {
 			if diff := cmp.Diff(rawResult{Action: tt.action}, parseRawResult(t, text)); diff != "" {
 				t.Errorf("ElicitResult the server received mismatch (-want +got):\n%s", diff)
 			}
-			d.checkNewest(before, want(tt.url, tt.message, tt.action))
+			d.checkNewest(before, want(tt.kept, tt.message, tt.action))
 		})
 	}
 
@@ -107,7 +110,7 @@ func TestEndToEndURL(t *testing.T) {
 		} else {
 			t.Logf("after %d Return presses the window closed by itself", presses)
 		}
-		d.checkNewest(before, want(url, message, "accept"))
+		d.checkNewest(before, want("https://auth.example.com/connect?session=[redacted]", message, "accept"))
 		// A second answer from closing would be recorded at once: look a
 		// moment longer, then again.
 		time.Sleep(noWindowWait / 4)

@@ -28,7 +28,8 @@ type rawMsg struct {
 
 // rawAskServe serves MCP on stdin and stdout, one message a line, with
 // nothing but what the ask tool needs: initialize, tools/list, ping, and
-// tools/call ask, which elicits and answers with the response's result.
+// tools/call ask, which elicits (a form, or a link when given a url) and
+// answers with the response's result.
 func rawAskServe() int {
 	br := bufio.NewReaderSize(os.Stdin, 1<<20)
 	write := func(v any) {
@@ -63,8 +64,11 @@ func rawAskServe() int {
 				n++
 				id := fmt.Sprintf("ask-%d", n)
 				calls[id] = m.ID
-				write(map[string]any{"jsonrpc": "2.0", "id": id, "method": "elicitation/create",
-					"params": map[string]any{"message": p.Arguments.Message, "requestedSchema": json.RawMessage(p.Arguments.Schema)}})
+				params := map[string]any{"message": p.Arguments.Message, "requestedSchema": json.RawMessage(p.Arguments.Schema)}
+				if p.Arguments.URL != "" {
+					params = map[string]any{"mode": "url", "message": p.Arguments.Message, "url": p.Arguments.URL, "elicitationId": id}
+				}
+				write(map[string]any{"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params})
 			case "":
 				var id string
 				if json.Unmarshal(m.ID, &id) == nil && calls[id] != nil {

@@ -321,7 +321,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		var err error
 		if m.Record != nil {
 			cs.await(*m.Record)
-			err = h.keep(*m.Record)
+			err = h.keep(redacted(*m.Record, nil)) // an older wrapper's too
 		}
 		if m.ID != 0 {
 			// On disk, or not: a wrapper told "not saved" spools it itself.

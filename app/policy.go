@@ -381,34 +381,6 @@ func (h *Hub) now() time.Time {
 	return time.Now()
 }
 
-// redact replaces the values of secret-looking fields (PROTOCOL.md §6) with
-// "[redacted]", so history never keeps them in clear (DESIGN.md).
-func redact(form *elicit.Form, content map[string]any) map[string]any {
-	if form == nil || len(content) == 0 {
-		return content
-	}
-	var secret []string
-	for _, f := range form.Fields {
-		if f.Sensitive {
-			secret = append(secret, f.Name)
-		}
-	}
-	if len(secret) == 0 {
-		return content
-	}
-	out := make(map[string]any, len(content))
-	for k, v := range content {
-		if slices.Contains(secret, k) {
-			v = Redacted
-		}
-		out[k] = v
-	}
-	return out
-}
-
-// Redacted stands in history for the value of a secret-looking field.
-const Redacted = "[redacted]"
-
 // retention is what the config keeps of the history, as of now.
 func (h *Hub) retention() history.PruneOptions {
 	h.refreshConfig()

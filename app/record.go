@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -19,12 +20,16 @@ const ActionForwarded = "forwarded"
 // newRecord is the history record of req and of what its server was sent,
 // res: the one place a record is made, by the hub (source
 // history.SourceHub, before it sends its decision) and by the wrapper
-// (history.SourceWrapper, when the server got something else). Values of
-// secret-looking fields of form are redacted (DESIGN.md); content goes only
-// with accept (PROTOCOL.md §5). The record is keyed by the request, so that
-// history keeps one per elicitation. A request whose wrapper reports
-// delivery is kept as history.DeliveryPending.
+// (history.SourceWrapper, when the server got something else). No secret
+// leaves it (redacted): every record goes through here before history.db,
+// the spool or a log sees it. Content goes only with accept (PROTOCOL.md
+// §5). The record is keyed by the request, so that history keeps one per
+// elicitation. A request whose wrapper reports delivery is kept as
+// history.DeliveryPending.
 func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source string) history.Record {
+	if form == nil && len(req.RequestedSchema) > 0 {
+		form, _ = elicit.Parse(req.RequestedSchema) // refused: the schema's own words still count
+	}
 	now := time.Now()
 	arrived := req.Time
 	if arrived.IsZero() || arrived.After(now) {
@@ -47,7 +52,7 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		Source:          source,
 	}
 	if res.Action == bridge.ActionAccept {
-		rec.Content = redact(form, res.Content)
+		rec.Content = res.Content
 	}
 	if req.ReportsDelivery {
 		// Kept before the answer leaves: the wrapper's word on whether
@@ -55,7 +60,7 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		// wrapper ended without one).
 		rec.Delivery = history.DeliveryPending
 	}
-	return rec
+	return redacted(rec, form)
 }
 
 // deliveryWord is the record that settles the delivery of request key's
@@ -64,3 +69,38 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 func deliveryWord(server, key, why string) history.Record {
 	return history.Record{Server: server, Key: key, Source: history.SourceDelivery, Delivery: why}
 }
+
+// redacted is rec without a secret value (DESIGN.md): the values of its
+// secret fields (bridge.SecretProperties of form, which may be nil) are
+// Redacted in the answer and wherever the requestedSchema carries them,
+// and a URL-mode link keeps its shape without its tokens
+// (bridge.RedactURL); the message is the server's and stays. It changes
+// nothing twice, so the hub passes what it takes from elsewhere through it
+// too: a record a wrapper sends, a spooled one, which an older elicitray
+// may have made.
+func redacted(rec history.Record, form *elicit.Form) history.Record {
+	secret := bridge.SecretProperties(rec.RequestedSchema, form)
+	rec.RequestedSchema = bridge.RedactSchema(rec.RequestedSchema, secret)
+	rec.URL = bridge.RedactURL(rec.URL)
+	rec.Content = redact(secret, rec.Content)
+	return rec
+}
+
+// redact is content with the values of the fields named secret replaced by
+// Redacted.
+func redact(secret []string, content map[string]any) map[string]any {
+	if len(secret) == 0 || len(content) == 0 {
+		return content
+	}
+	out := make(map[string]any, len(content))
+	for k, v := range content {
+		if slices.Contains(secret, k) {
+			v = Redacted
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// Redacted stands in history for a secret value (bridge.Redacted).
+const Redacted = bridge.Redacted

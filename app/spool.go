@@ -363,7 +363,7 @@ func readSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 			if dec.Decode(&rec) != nil {
 				bad++
 			} else {
-				recs = append(recs, rec)
+				recs = append(recs, redacted(rec, nil)) // an older elicitray's spool too
 			}
 		}
 		if errors.Is(err, io.EOF) {

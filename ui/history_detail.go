@@ -83,6 +83,7 @@ func (d *historyDetail) show(r *history.Record) {
 	var formErr error
 	if r.Mode != "url" && len(r.RequestedSchema) > 0 {
 		form, formErr = elicit.Parse(r.RequestedSchema)
+		unrefuseRedacted(form)
 	}
 	// Server text is untrusted: made visible, shown as plain text.
 	p, hidden := cleanPrompt(&Prompt{
@@ -365,6 +366,21 @@ func maskContent(c map[string]any, form *elicit.Form) map[string]any {
 		}
 	}
 	return out
+}
+
+// unrefuseRedacted gives back the defaults of form's secret fields that
+// Parse refused: history keeps a secret default as redacted, which the
+// field's type, length or pattern may not admit, though the server's did.
+// Shown masked, as every secret is, such a default says that there was one.
+func unrefuseRedacted(form *elicit.Form) {
+	if form == nil {
+		return
+	}
+	for i := range form.Fields {
+		if f := &form.Fields[i]; f.Sensitive && f.DefaultRefused != "" {
+			f.Default, f.DefaultRefused = redacted, ""
+		}
+	}
 }
 
 // shownValue is the text of a typed-in field showing v: redacted for a

@@ -157,6 +157,28 @@ func TestHistoryDetailMasksSecrets(t *testing.T) {
 	}
 }
 
+// TestHistoryDetailRedactedDefaults: history keeps a secret field's
+// default as the marker, which an integer or a pattern does not admit; the
+// pane shows the field masked, without saying the server's default was
+// left out.
+func TestHistoryDetailRedactedDefaults(t *testing.T) {
+	h := showOne(t, history.Record{
+		ID: 8, Time: t0, Server: "bank", Mode: "form", Message: "Confirm the transfer",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{
+			"pin":{"type":"integer","title":"Bank PIN","default":"[redacted]"},
+			"otp":{"type":"string","title":"One-time code","pattern":"^[0-9]{6}$","default":"[redacted]"},
+			"memo":{"type":"string","default":"rent"}}}`),
+		Action: "decline", DecidedBy: "user", Elapsed: time.Second,
+	})
+	d := h.v.detail
+	if diff := cmp.Diff(map[string]string{"Bank PIN": redacted, "One-time code": redacted, "memo": "rent"}, fieldTexts(d)); diff != "" {
+		t.Errorf("form mismatch (-want +got):\n%s", diff)
+	}
+	if shown := strings.Join(visibleTexts(d.content), "\n"); strings.Contains(shown, "default was left out") {
+		t.Errorf("the pane says a redacted default was the server's mistake:\n%s", shown)
+	}
+}
+
 func TestHistoryDetailStripsHiddenCharacters(t *testing.T) {
 	h := showOne(t, history.Record{
 		ID: 1, Time: t0, Server: "files", Mode: "form", Tool: "open\u200b_file",
