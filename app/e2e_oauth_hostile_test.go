@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -47,6 +48,32 @@ func (e *elsewhere) requests() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]string(nil), e.seen...)
+}
+
+// declineUntilDone waits for the host's connection w to be made or fail,
+// declining each prompt window shown meanwhile, and returns how many.
+func (d *desktop) declineUntilDone(w *wrapURL) (windows int) {
+	d.t.Helper()
+	deadline := time.Now().Add(desktopWait)
+	for {
+		select {
+		case <-w.done:
+			return windows
+		default:
+		}
+		if pid := d.hubPID(); pid > 0 {
+			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+				d.unmaps.mark(ids[0])
+				d.answer(ids[0], "alt+d")
+				windows++
+				deadline = time.Now().Add(desktopWait)
+			}
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("initialize did not end within %v\nwrapper log:\n%s%s", desktopWait, w.log(), d.diagnostics())
+		}
+		time.Sleep(pollEvery)
+	}
 }
 
 // An authorization server whose metadata names an endpoint elicitray must
@@ -89,21 +116,15 @@ func TestWrapURLRefusesUnsafeEndpoints(t *testing.T) {
 				}
 			}})
 			rs := oauthtest.NewResourceServer(t, as, oauthtest.ResourceOptions{AuthorizationServer: tt.issuer})
-			before := len(d.history())
 			w := d.connectURL("remote", rs.URL)
-			select {
-			case <-w.done:
-			case <-time.After(desktopWait):
-				t.Fatalf("initialize did not end within %v (a consent window is waiting?)\nwrapper log:\n%s%s", desktopWait, w.log(), d.diagnostics())
+			if n := d.declineUntilDone(w); n != 0 {
+				t.Errorf("the user was asked %d times", n)
 			}
 			if w.err == nil || !strings.Contains(w.err.Error(), "elicitray does not sign in to remote: "+tt.want) {
 				t.Errorf("initialize: %v\nwant the sentence %q", w.err, tt.want)
 			}
 			if got := away.requests(); len(got) != 0 {
 				t.Errorf("requests left the machine: %q", got)
-			}
-			if n := len(d.history()) - before; n != 0 {
-				t.Errorf("the user was asked %d times", n)
 			}
 			if _, err := os.Stat(filepath.Join(browser, "opened")); err == nil {
 				t.Errorf("the browser was opened")
@@ -143,10 +164,8 @@ func TestWrapURLRefusesTokenResponses(t *testing.T) {
 			rs := oauthtest.NewResourceServer(t, as)
 			w := d.connectURL("remote", rs.URL)
 			d.openSignIn()
-			select {
-			case <-w.done:
-			case <-time.After(desktopWait):
-				t.Fatalf("initialize did not end within %v\nwrapper log:\n%s%s", desktopWait, w.log(), d.diagnostics())
+			if n := d.declineUntilDone(w); n != 0 {
+				t.Errorf("the user was asked %d more times", n)
 			}
 			if w.err == nil || !strings.Contains(w.err.Error(), tt.want) {
 				t.Errorf("initialize: %v\nwant the sentence %q", w.err, tt.want)

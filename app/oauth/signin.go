@@ -171,7 +171,7 @@ func timedOut(name string, wait time.Duration, unused []string) error {
 	if len(unused) > shown {
 		said += fmt.Sprintf("; and %d more", len(unused)-shown)
 	}
-	return fmt.Errorf("no usable answer came back from signing in to %s within %v: %d came back to the sign-in redirect and were not used (%s)", name, wait, len(unused), said)
+	return fmt.Errorf("no usable answer came back from signing in to %s within %v; the sign-in redirect turned away %d: %s", name, wait, len(unused), said)
 }
 
 // usable checks the authorization server metadata md before the sign-in
