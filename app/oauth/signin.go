@@ -21,6 +21,9 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	redirect := cfg.RedirectURI
 	name := s.opts.Name
 	md, err := h.GetServerMetadata(ctx)
+	if r, ok := asRefusal(err); ok {
+		return fmt.Errorf("elicitray does not sign in to %s: %w", name, r)
+	}
 	if err != nil {
 		return fmt.Errorf("discovering the authorization server of %s: %w", name, err)
 	}
@@ -64,6 +67,9 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 			return fmt.Errorf("the authorization server of %s (%s) offers no dynamic client registration: register a client there and give its id with --client-id (and its secret with --client-secret-env)", name, md.Issuer)
 		}
 		reg, err := s.register(ctx, md, redirect, cfg.Scopes)
+		if r, ok := asRefusal(err); ok {
+			return fmt.Errorf("elicitray does not sign in to %s: %w", name, r)
+		}
 		if err != nil {
 			return fmt.Errorf("registering elicitray with the authorization server of %s: %w", name, err)
 		}
