@@ -110,7 +110,7 @@ func readRecord(path string) (*Record, error) {
 	}
 	if errors.Is(err, platform.ErrSymlink) {
 		target, _ := os.Readlink(path)
-		return nil, fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w", path, target, ErrUntrusted)
+		return nil, fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w; %s", path, target, ErrUntrusted, logoutHint(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening the token file: %w", err)
@@ -140,7 +140,10 @@ func readRecord(path string) (*Record, error) {
 // logoutHint says how to be rid of the token file at path that elicitray
 // refuses: without it, its server is signed in to again.
 func logoutHint(path string) string {
-	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	name, ok := strings.CutSuffix(filepath.Base(path), ".json")
+	if !ok {
+		return "remove it, and elicitray makes a new one"
+	}
 	if !safeName.MatchString(name) || strings.HasPrefix(name, "server-") {
 		name = "NAME"
 	}
@@ -153,16 +156,16 @@ func logoutHint(path string) string {
 func checkFile(path string, fi fs.FileInfo) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(path)
-		return fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w", path, target, ErrUntrusted)
+		return fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w; %s", path, target, ErrUntrusted, logoutHint(path))
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("the token file %s is not a regular file: %w", path, ErrUntrusted)
+		return fmt.Errorf("the token file %s is not a regular file: %w; %s", path, ErrUntrusted, logoutHint(path))
 	}
 	if o, ok := platform.FileOwner(path, fi); ok && !o.IsMe() {
-		return fmt.Errorf("the token file %s belongs to %s, not to you (%s): %w", path, o.ID(), platform.Me().ID(), ErrUntrusted)
+		return fmt.Errorf("the token file %s belongs to %s, not to you (%s): %w; %s", path, o.ID(), platform.Me().ID(), ErrUntrusted, logoutHint(path))
 	}
 	if why := platform.FileOpenToOthers(path, fi); why != "" {
-		return fmt.Errorf("the token file %s is open to other users (%s): %w", path, why, ErrUntrusted)
+		return fmt.Errorf("the token file %s is open to other users (%s): %w; %s", path, why, ErrUntrusted, logoutHint(path))
 	}
 	return nil
 }
