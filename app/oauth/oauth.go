@@ -193,7 +193,9 @@ func (s *Server) Config() *transport.OAuthConfig {
 		RedirectURI: s.redirect,
 		TokenStore:  s.store,
 		PKCEEnabled: true,
-		HTTPClient:  s.opts.HTTPClient,
+		// The transport's handler discovers and refreshes on its own:
+		// through the guard too.
+		HTTPClient: s.httpClient(),
 	}
 	// The record as stored now, read once: another wrapper of the server
 	// may have registered since New, with a port of its own.
