@@ -232,7 +232,7 @@ func TestWrapURLForgedRedirect(t *testing.T) {
 	}
 	wantPages := []string{
 		"elicitray did not use this answer: the token endpoint refused its code (OAuth error: invalid_grant",
-		"elicitray did not use this answer: it says the authorization server refused the sign-in: access_denied",
+		"elicitray did not use this answer: it says the authorization server refused the sign-in: &#34;access_denied&#34;",
 		"elicitray did not use this answer: it carries no authorization code",
 		"This is not the sign-in elicitray is waiting for.",
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // signIn runs the authorization code flow with PKCE (PROTOCOL.md §12) on
@@ -149,7 +150,8 @@ func (s *Server) finish(ctx context.Context, h *transport.OAuthHandler, md *tran
 	case !resp.hasIss && s.sendsIss(md.Issuer):
 		return fmt.Errorf("it does not name its authorization server (iss), which %s says it does", md.Issuer)
 	case resp.err != "":
-		return fmt.Errorf("it says the authorization server refused the sign-in: %s", resp.err)
+		// Anyone's words: quoted, so that they cannot pass for the log's.
+		return fmt.Errorf("it says the authorization server refused the sign-in: %q", chars.Cut(resp.err, 200))
 	case resp.code == "":
 		return errors.New("it carries no authorization code")
 	}
