@@ -101,3 +101,19 @@ func TestTokenFileBoundShared(t *testing.T) {
 		t.Errorf("Load of a file past the bound: %v", err)
 	}
 }
+
+// Authorization server metadata past the bound on answers is refused with
+// a sentence naming it, not read whole, and nothing is opened.
+func TestMetadataTooLarge(t *testing.T) {
+	w := newWorld(t)
+	w.as = oauthtest.NewAuthServer(t, oauthtest.Options{Metadata: func(md map[string]any) { md["op_policy_uri"] = w.as.URL + "/" + strings.Repeat("p", 1<<20) }})
+	w.rs = oauthtest.NewResourceServer(t, w.as)
+	_, err := w.run(t)
+	want := "elicitray does not sign in to remote: the answer of the authorization server metadata " + w.as.URL + "/.well-known/oauth-authorization-server is larger than 128 KiB"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("run: %v\nwant %q", err, want)
+	}
+	if n := len(w.user.consents()); n != 0 {
+		t.Errorf("the user was asked %d times", n)
+	}
+}
