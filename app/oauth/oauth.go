@@ -55,8 +55,9 @@ type Options struct {
 	// Logf writes a sentence for people (the wrapper's stderr, the host's
 	// log); nil discards.
 	Logf func(format string, args ...any)
-	// HTTPClient is used for metadata, registration and token requests;
-	// nil is mcp-go's default (30 s timeout).
+	// HTTPClient is used for metadata, registration and token requests,
+	// through the guard (guard.go: https, bounded answers); nil is one
+	// with a 30 s timeout.
 	HTTPClient *http.Client
 	// Wait bounds how long Authorize waits for the browser to come back to
 	// the loopback redirect after consent; zero is 10 minutes.
