@@ -278,8 +278,10 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 	// Wrappers of the same server in other processes (two hosts, say)
 	// take turns: the one that waited finds the other's token.
 	before := s.accessToken()
+	// What the guard learns is this flow's: its handler reads the
+	// metadata afresh.
 	s.mu.Lock()
-	s.refusal = nil
+	s.refusal, s.issSent = nil, nil
 	s.mu.Unlock()
 	unlock, err := lockServer(s.opts.Dir, s.opts.Name)
 	if err != nil {
