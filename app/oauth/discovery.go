@@ -1,7 +1,6 @@
 package oauth
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -21,44 +20,6 @@ func (s *Server) sendsIss(issuer string) bool {
 	return s.issSent[issuer]
 }
 
-// metadataTap notes, from the authorization server metadata mcp-go's
-// handler reads through it, whether the server sends iss.
-type metadataTap struct {
-	base http.RoundTripper
-	s    *Server
-}
-
-func (m *metadataTap) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := m.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	resp, err := base.RoundTrip(req)
-	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !strings.Contains(req.URL.Path, "/.well-known/") {
-		return resp, err
-	}
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if rerr != nil {
-		return resp, nil
-	}
-	var md struct {
-		Issuer                string `json:"issuer"`
-		AuthorizationEndpoint string `json:"authorization_endpoint"`
-		IssSupported          bool   `json:"authorization_response_iss_parameter_supported"`
-	}
-	if json.Unmarshal(body, &md) == nil && md.Issuer != "" && md.AuthorizationEndpoint != "" {
-		m.s.mu.Lock()
-		if m.s.issSent == nil {
-			m.s.issSent = map[string]bool{}
-		}
-		m.s.issSent[md.Issuer] = md.IssSupported
-		m.s.mu.Unlock()
-	}
-	return resp, nil
-}
-
 // probe sends the server one request without a token and returns its 401
 // (body closed, headers kept), or nil when it answered otherwise. Its
 // WWW-Authenticate names the protected resource metadata (RFC 9728 §5.1)
@@ -73,7 +34,9 @@ func (s *Server) probe(ctx context.Context) *http.Response {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := s.httpClient().Do(req)
+	// The server's own URL, which the wrapper talks to anyway: not the
+	// guard's to refuse.
+	resp, err := s.client(nil).Do(req)
 	if err != nil {
 		return nil
 	}
@@ -85,11 +48,23 @@ func (s *Server) probe(ctx context.Context) *http.Response {
 	return resp
 }
 
+// httpClient is the client of the sign-in's requests: Options.HTTPClient
+// (nil: a 30 s timeout) through the guard.
 func (s *Server) httpClient() *http.Client {
+	return s.client(func(base http.RoundTripper) http.RoundTripper { return &guard{base: base, s: s} })
+}
+
+// client is Options.HTTPClient, or one with a 30 s timeout, its transport
+// wrapped by wrap unless nil.
+func (s *Server) client(wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
+	c := &http.Client{Timeout: 30 * time.Second}
 	if s.opts.HTTPClient != nil {
-		return s.opts.HTTPClient
+		*c = *s.opts.HTTPClient
 	}
-	return &http.Client{Timeout: 30 * time.Second}
+	if wrap != nil {
+		c.Transport = wrap(c.Transport)
+	}
+	return c
 }
 
 // challengeScopes are the scopes a 401's challenge names (scope=, RFC 6750

@@ -23,8 +23,9 @@
 // (the probe, protected resource and authorization server metadata,
 // scopes), signin.go (the authorization code flow), register.go (dynamic
 // registration), loopback.go (the redirect listener), roundtrip.go (what
-// requests to the server get on the way), store.go (the token file, its
-// lock, the TokenStore), revoke.go (logout's revocation).
+// requests to the server get on the way), guard.go (what every request of
+// the sign-in goes through: https, bounded answers), store.go (the token
+// file, its lock, the TokenStore), revoke.go (logout's revocation).
 //
 // # What is stored, and where
 //
@@ -113,11 +114,26 @@
 //     (register.go), saves the registration in the token file, and runs
 //     the flow on a handler made with it; Config gives it to later runs.
 //   - The authorization response's iss (RFC 9207; 2026-07-28, SEP-2468):
-//     the handler checks only state. Authorize refuses a response whose iss
-//     is not, byte for byte, the issuer the flow went to, and one without
-//     iss from a server whose metadata says it sends it (a field mcp-go's
-//     AuthServerMetadata lacks: metadataTap reads it as the handler
+//     the handler checks only state. Authorize turns away a response whose
+//     iss is not, byte for byte, the issuer the flow went to, and one
+//     without iss from a server whose metadata says it sends it (a field
+//     mcp-go's AuthServerMetadata lacks: the guard reads it as the handler
 //     fetches the metadata).
+//   - Forged answers: the handler takes the first response with the
+//     state, and the state is on the browser's command line, which other
+//     users can read. The loopback listener hands signIn every response
+//     with the state; only one whose code the token endpoint accepts ends
+//     the sign-in, the others are turned away (the page and the log say
+//     so) until Options.Wait is up, and the error then names them.
+//   - https and bounds: mcp-go refuses only metadata endpoints that are not
+//     http(s), then guesses endpoints, which hides why; it sends codes and
+//     tokens over plain http to any host, reads token and registration
+//     answers whole, and keeps any token_type. The guard (guard.go) refuses
+//     a request to a non-loopback http endpoint before dialing and reads at
+//     most maxResponse of an answer; signIn refuses the metadata's
+//     endpoints, naming the one, before anything is sent or opened; the
+//     token store keeps Bearer tokens only, and never writes a file its
+//     reader would refuse.
 //   - A moved authorization server (2026-07-28, SEP-2352): a stored client
 //     would be sent to whatever server the metadata now names. Authorize
 //     compares the issuer with the one recorded, and registers anew at a

@@ -8,28 +8,33 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 )
 
-// callback is the loopback redirect's listener (RFC 8252 §7.3): it takes
-// the one authorization response the browser brings back and shows the
-// user how the sign-in ended.
+// callback is the loopback redirect's listener (RFC 8252 §7.3): it hands
+// each authorization response the browser brings back to signIn, and shows
+// the browser what became of it.
+//
+// The state is in the authorization URL, which other users of the machine
+// can read on the browser's command line: a response with it may still be
+// forged. So no response ends the wait by coming back, whatever it holds;
+// signIn ends it only with a code the token endpoint accepts (PKCE keeps
+// a forged code from getting a token), and turns the others away.
 type callback struct {
 	srv  *http.Server
 	path string
 	// state is the state parameter of the authorization request: a
 	// response without it is not the one waited for (another page in the
-	// browser, RFC 6749 §10.12) and is turned away without ending the wait.
+	// browser, RFC 6749 §10.12) and is turned away here.
 	state string
 	// port is the port it listens on (the system's choice for port 0).
 	port int
 	got  chan *authResponse
-	once sync.Once
+	logf func(format string, args ...any)
 }
 
-// authResponse is the authorization response (RFC 6749 §4.1.2): a code and
-// state, or an error. done shows the browser the outcome and must be
+// authResponse is an authorization response (RFC 6749 §4.1.2): a code and
+// state, or an error. done shows the browser what became of it and must be
 // called once.
 type authResponse struct {
 	code, state, err string
@@ -41,8 +46,9 @@ type authResponse struct {
 }
 
 // listenLoopback listens at redirect's host and port, 127.0.0.1 only, for
-// the response to the authorization request with state.
-func listenLoopback(redirect, state string) (*callback, error) {
+// responses to the authorization request with state. logf says on the log
+// what it turned away.
+func listenLoopback(redirect, state string, logf func(format string, args ...any)) (*callback, error) {
 	u, err := url.Parse(redirect)
 	if err != nil {
 		return nil, fmt.Errorf("the redirect URI %q: %w", redirect, err)
@@ -51,15 +57,15 @@ func listenLoopback(redirect, state string) (*callback, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening for the sign-in redirect at %s: %w", u.Host, err)
 	}
-	cb := &callback{path: u.Path, state: state, port: l.Addr().(*net.TCPAddr).Port, got: make(chan *authResponse)}
+	cb := &callback{path: u.Path, state: state, port: l.Addr().(*net.TCPAddr).Port, got: make(chan *authResponse), logf: logf}
 	cb.srv = &http.Server{Handler: http.HandlerFunc(cb.serve), ReadHeaderTimeout: 10 * time.Second}
 	go cb.srv.Serve(l)
 	return cb, nil
 }
 
 // serve answers the browser's request to the redirect URI; other paths
-// (a favicon) are 404. The first authorization response is handed to wait,
-// and the page waits for its outcome.
+// (a favicon) are 404. A response with the sign-in's state is handed to
+// wait, and the page waits for what became of it.
 func (cb *callback) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != cb.path || r.Method != http.MethodGet {
 		http.NotFound(w, r)
@@ -67,6 +73,7 @@ func (cb *callback) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	if q.Get("state") != cb.state {
+		cb.logf("a request to the sign-in redirect without this sign-in's state was turned away (another page, or a forgery)")
 		http.Error(w, "This is not the sign-in elicitray is waiting for.", http.StatusBadRequest)
 		return
 	}
@@ -76,9 +83,6 @@ func (cb *callback) serve(w http.ResponseWriter, r *http.Request) {
 		if d := q.Get("error_description"); d != "" {
 			resp.err += ": " + d
 		}
-	} else if resp.code == "" {
-		http.Error(w, "This is elicitray's sign-in redirect; it expected an authorization code.", http.StatusBadRequest)
-		return
 	}
 	outcome := make(chan string, 1)
 	resp.done = func(ok bool, msg string) {
@@ -87,16 +91,9 @@ func (cb *callback) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		outcome <- msg
 	}
-	taken := false
-	cb.once.Do(func() {
-		select {
-		case cb.got <- resp:
-			taken = true
-		case <-r.Context().Done():
-		}
-	})
-	if !taken {
-		http.Error(w, "This sign-in has already been answered.", http.StatusConflict)
+	select {
+	case cb.got <- resp:
+	case <-r.Context().Done():
 		return
 	}
 	var msg string

@@ -55,8 +55,9 @@ type Options struct {
 	// Logf writes a sentence for people (the wrapper's stderr, the host's
 	// log); nil discards.
 	Logf func(format string, args ...any)
-	// HTTPClient is used for metadata, registration and token requests;
-	// nil is mcp-go's default (30 s timeout).
+	// HTTPClient is used for metadata, registration and token requests,
+	// through the guard (guard.go: https, bounded answers); nil is one
+	// with a 30 s timeout.
 	HTTPClient *http.Client
 	// Wait bounds how long Authorize waits for the browser to come back to
 	// the loopback redirect after consent; zero is 10 minutes.
@@ -79,12 +80,17 @@ type Server struct {
 	redirect string
 	// mu guards running, the Authorize flow in progress, if any;
 	// refresher, the handler GetToken refreshes with (its metadata
-	// discovered once), made for the client id it holds; and issSent, the
-	// issuers whose metadata says they send iss (metadataTap).
+	// discovered once), made for the client id it holds; issSent, the
+	// issuers whose metadata was read and whether it says they send iss;
+	// endpoints, the token, registration and revocation endpoints it named,
+	// by URL without query, and what each is (guard); and refusal, the
+	// first the guard made in the flow running.
 	mu        sync.Mutex
 	running   *flowRun
 	refresher *transport.OAuthHandler
 	issSent   map[string]bool
+	endpoints map[string]string
+	refusal   error
 	// stepUp are the scopes a 403 insufficient_scope named, until
 	// Authorize asks for them (RoundTripper).
 	stepUp []string
@@ -96,12 +102,7 @@ type Server struct {
 // metadata is at the origin's well-known URL only (RFC 9728 §3.1), which
 // mcp-go does not look at.
 func (s *Server) handler(cfg transport.OAuthConfig) *transport.OAuthHandler {
-	client := &http.Client{Timeout: 30 * time.Second}
-	if cfg.HTTPClient != nil {
-		*client = *cfg.HTTPClient
-	}
-	client.Transport = &metadataTap{base: client.Transport, s: s}
-	cfg.HTTPClient = client
+	cfg.HTTPClient = s.httpClient()
 	h := transport.NewOAuthHandler(cfg)
 	base := s.opts.URL
 	if rec, err := Load(s.opts.Dir, s.opts.Name); err == nil && rec != nil && rec.URL == s.opts.URL && rec.MetadataAtRoot && rec.ResourceMetadata == "" {
@@ -193,7 +194,9 @@ func (s *Server) Config() *transport.OAuthConfig {
 		RedirectURI: s.redirect,
 		TokenStore:  s.store,
 		PKCEEnabled: true,
-		HTTPClient:  s.opts.HTTPClient,
+		// The transport's handler discovers and refreshes on its own:
+		// through the guard too.
+		HTTPClient: s.httpClient(),
 	}
 	// The record as stored now, read once: another wrapper of the server
 	// may have registered since New, with a port of its own.
@@ -275,6 +278,11 @@ func (s *Server) authorize(ctx context.Context, th *transport.OAuthHandler) erro
 	// Wrappers of the same server in other processes (two hosts, say)
 	// take turns: the one that waited finds the other's token.
 	before := s.accessToken()
+	// What the guard learns is this flow's: its handler reads the
+	// metadata afresh.
+	s.mu.Lock()
+	s.refusal, s.issSent = nil, nil
+	s.mu.Unlock()
 	unlock, err := lockServer(s.opts.Dir, s.opts.Name)
 	if err != nil {
 		return err
@@ -399,6 +407,9 @@ func (s *Server) refresh(ctx context.Context, h *transport.OAuthHandler) error {
 			return cerr
 		}
 		return fmt.Errorf("%w (%s)", errClientUnknown, oe.Error())
+	}
+	if r, ok := asRefusal(err); ok {
+		err = r
 	}
 	return fmt.Errorf("refreshing the token of %s: %w", s.opts.Name, err)
 }

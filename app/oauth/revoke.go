@@ -27,9 +27,15 @@ func Revoke(ctx context.Context, client *http.Client, rec *Record) error {
 	if rec.RevocationEndpoint == "" {
 		return ErrNoRevocation
 	}
-	if client == nil {
-		client = http.DefaultClient
+	if err := checkEndpoint("the revocation endpoint", rec.RevocationEndpoint, true); err != nil {
+		return fmt.Errorf("revoking the tokens of %s: %w", rec.Name, err)
 	}
+	c := &http.Client{}
+	if client != nil {
+		*c = *client
+	}
+	c.Transport = &guard{base: c.Transport}
+	client = c
 	form := url.Values{"token": {rec.Token.RefreshToken}, "token_type_hint": {"refresh_token"}}
 	if rec.Token.RefreshToken == "" {
 		form = url.Values{"token": {rec.Token.AccessToken}, "token_type_hint": {"access_token"}}

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/chars"
 )
 
 // signIn runs the authorization code flow with PKCE (PROTOCOL.md §12) on
@@ -19,14 +22,14 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	redirect := cfg.RedirectURI
 	name := s.opts.Name
 	md, err := h.GetServerMetadata(ctx)
+	if r, ok := asRefusal(err); ok {
+		return fmt.Errorf("elicitray does not sign in to %s: %w", name, r)
+	}
 	if err != nil {
 		return fmt.Errorf("discovering the authorization server of %s: %w", name, err)
 	}
-	// MCP authorization: a client must refuse an authorization server
-	// that does not say it supports S256 (mcp-go sends S256 without
-	// looking).
-	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
-		return fmt.Errorf("the authorization server of %s (%s) does not offer PKCE with S256, which MCP authorization requires; elicitray does not sign in there", name, md.Issuer)
+	if err := s.usable(md); err != nil {
+		return fmt.Errorf("elicitray does not sign in to %s: %w", name, err)
 	}
 	state, err := transport.GenerateState()
 	if err != nil {
@@ -35,11 +38,12 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 	// The listener is up before the browser is sent (RFC 8252 §7.3), on
 	// the registered port, and before a registration, which names it.
 	pre := s.opts.Client
-	cb, err := listenLoopback(redirect, state)
+	turnedAway := func(format string, args ...any) { s.opts.Logf(name+": "+format, args...) }
+	cb, err := listenLoopback(redirect, state, turnedAway)
 	if platform.IsAddrInUse(err) && pre.ClientID == "" && md.RegistrationEndpoint != "" {
 		// Another program took the port since it was chosen: a port of
 		// the system's choosing now, and a registration that names it.
-		cb, err = listenLoopback(redirectURI(0), state)
+		cb, err = listenLoopback(redirectURI(0), state, turnedAway)
 		if err == nil {
 			s.opts.Logf("%s: the sign-in redirect's port %s was taken; elicitray registers again with port %d", name, portOf(redirect), cb.port)
 			redirect, reregister = redirectURI(cb.port), true
@@ -64,6 +68,9 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 			return fmt.Errorf("the authorization server of %s (%s) offers no dynamic client registration: register a client there and give its id with --client-id (and its secret with --client-secret-env)", name, md.Issuer)
 		}
 		reg, err := s.register(ctx, md, redirect, cfg.Scopes)
+		if r, ok := asRefusal(err); ok {
+			return fmt.Errorf("elicitray does not sign in to %s: %w", name, r)
+		}
 		if err != nil {
 			return fmt.Errorf("registering elicitray with the authorization server of %s: %w", name, err)
 		}
@@ -94,38 +101,111 @@ func (s *Server) signIn(ctx context.Context, h *transport.OAuthHandler, cfg tran
 		return fmt.Errorf("%w: %w", ErrDeclined, err)
 	}
 
-	wait, cancel := context.WithTimeout(ctx, s.opts.Wait)
+	until := time.Now().Add(s.opts.Wait)
+	wait, cancel := context.WithDeadline(ctx, until)
 	defer cancel()
-	resp, err := cb.wait(wait)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return fmt.Errorf("the browser did not come back from signing in to %s within %v", name, s.opts.Wait)
+	// Answers that came back and were not used, for the log and, when no
+	// good one follows, the error.
+	var unused []string
+	for {
+		resp, err := cb.wait(wait)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				return timedOut(name, s.opts.Wait, unused)
+			}
+			return err
 		}
-		return err
+		err = s.finish(ctx, h, md, resp, verifier)
+		if err == nil {
+			resp.done(true, "")
+			s.opts.Logf("%s: signed in", name)
+			return s.noteServer(md)
+		}
+		if r, ok := asRefusal(err); ok {
+			// The token endpoint took the code and gave what elicitray
+			// refuses: the sign-in is over.
+			resp.done(false, "elicitray did not finish the sign-in: "+r.Error())
+			return fmt.Errorf("signing in to %s: %w", name, r)
+		}
+		resp.done(false, fmt.Sprintf("elicitray did not use this answer: %v. It goes on waiting for the sign-in until %s.", err, until.Format("15:04")))
+		s.opts.Logf("%s: an answer came back to the sign-in redirect and was not used (%v); waiting for the sign-in until %s", name, err, until.Format("15:04:05"))
+		unused = append(unused, err.Error())
+		// mcp-go forgets the state it checked; the real answer may follow.
+		h.SetExpectedState(state)
 	}
+}
+
+// finish takes one authorization response with the sign-in's state: its
+// code is exchanged for a token, which is stored. An error says why the
+// response was not used; a refusal, that the token endpoint answered with
+// something elicitray does not keep.
+func (s *Server) finish(ctx context.Context, h *transport.OAuthHandler, md *transport.AuthServerMetadata, resp *authResponse, verifier string) error {
 	// RFC 9207 (MCP authorization 2026-07-28, SEP-2468): a response whose
 	// iss is not the issuer this flow began with, byte for byte, is
 	// another server's (a mix-up attack); so is one without iss from a
 	// server that says it sends it. mcp-go does not look.
-	if resp.hasIss && resp.iss != md.Issuer {
-		resp.done(false, "This answer names another authorization server; elicitray did not use it.")
-		return fmt.Errorf("the sign-in answer for %s names the authorization server %q, not %q, which the sign-in went to; it was not used", name, resp.iss, md.Issuer)
-	}
-	if !resp.hasIss && s.sendsIss(md.Issuer) {
-		resp.done(false, "This answer does not name its authorization server; elicitray did not use it.")
-		return fmt.Errorf("the sign-in answer for %s does not name its authorization server (iss), which %s says it does; it was not used", name, md.Issuer)
-	}
-	if resp.err != "" {
-		resp.done(false, "The authorization server said: "+resp.err)
-		return fmt.Errorf("the authorization server of %s refused the sign-in: %s", name, resp.err)
+	switch {
+	case resp.hasIss && resp.iss != md.Issuer:
+		return fmt.Errorf("it names the authorization server %q, not %q, which the sign-in went to", resp.iss, md.Issuer)
+	case !resp.hasIss && s.sendsIss(md.Issuer):
+		return fmt.Errorf("it does not name its authorization server (iss), which %s says it does", md.Issuer)
+	case resp.err != "":
+		// Anyone's words: quoted, so that they cannot pass for the log's.
+		return fmt.Errorf("it says the authorization server refused the sign-in: %q", chars.Cut(resp.err, 200))
+	case resp.code == "":
+		return errors.New("it carries no authorization code")
 	}
 	if err := h.ProcessAuthorizationResponse(ctx, resp.code, resp.state, verifier); err != nil {
-		resp.done(false, "elicitray could not finish the sign-in: "+err.Error())
-		return fmt.Errorf("finishing the sign-in to %s: %w", name, err)
+		if r, ok := asRefusal(err); ok {
+			return r
+		}
+		var oe transport.OAuthError
+		if errors.As(err, &oe) {
+			return fmt.Errorf("the token endpoint refused its code (%s)", oe.Error())
+		}
+		return fmt.Errorf("its code could not be exchanged for a token: %w", err)
 	}
-	resp.done(true, "")
-	s.opts.Logf("%s: signed in", name)
-	return s.noteServer(md)
+	return nil
+}
+
+// timedOut is the error of a sign-in no usable answer came back to within
+// wait, naming those that came back and were not used.
+func timedOut(name string, wait time.Duration, unused []string) error {
+	if len(unused) == 0 {
+		return fmt.Errorf("the browser did not come back from signing in to %s within %v", name, wait)
+	}
+	const shown = 3
+	said := strings.Join(unused[:min(len(unused), shown)], "; ")
+	if len(unused) > shown {
+		said += fmt.Sprintf("; and %d more", len(unused)-shown)
+	}
+	return fmt.Errorf("no usable answer came back from signing in to %s within %v; the sign-in redirect turned away %d: %s", name, wait, len(unused), said)
+}
+
+// usable checks the authorization server metadata md before the sign-in
+// uses it: every endpoint https (or http on this machine), and PKCE with
+// S256, which MCP authorization requires a client to insist on (mcp-go
+// sends S256 without looking).
+func (s *Server) usable(md *transport.AuthServerMetadata) error {
+	s.mu.Lock()
+	_, read := s.issSent[md.Issuer]
+	first := s.refusal
+	s.mu.Unlock()
+	if !read {
+		// mcp-go found no metadata it could use and guessed endpoints
+		// from the issuer's address: say why, when the guard knows.
+		if first != nil {
+			return first
+		}
+		return refused("no authorization server metadata (RFC 8414) was found at %s, so elicitray cannot know that it offers PKCE with S256, which MCP authorization requires", md.Issuer)
+	}
+	if err := checkMetadata(md.Issuer, md.AuthorizationEndpoint, md.TokenEndpoint, md.RegistrationEndpoint, md.RevocationEndpoint); err != nil {
+		return err
+	}
+	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
+		return refused("its authorization server %s does not offer PKCE with S256, which MCP authorization requires", md.Issuer)
+	}
+	return nil
 }
 
 // portOf is the port of a redirect URI, for a log line.

@@ -110,7 +110,7 @@ func readRecord(path string) (*Record, error) {
 	}
 	if errors.Is(err, platform.ErrSymlink) {
 		target, _ := os.Readlink(path)
-		return nil, fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w", path, target, ErrUntrusted)
+		return nil, fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w; %s", path, target, ErrUntrusted, logoutHint(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening the token file: %w", err)
@@ -128,13 +128,26 @@ func readRecord(path string) (*Record, error) {
 		return nil, fmt.Errorf("reading the token file %s: %w", path, err)
 	}
 	if len(b) > maxRecordSize {
-		return nil, fmt.Errorf("the token file %s is larger than %d bytes; it is not one elicitray wrote", path, maxRecordSize)
+		return nil, fmt.Errorf("the token file %s is larger than %d KiB, more than elicitray writes; %s", path, maxRecordSize>>10, logoutHint(path))
 	}
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("the token file %s is damaged (%v); `elicitray auth logout` removes it", path, err)
+		return nil, fmt.Errorf("the token file %s is damaged (%v); %s", path, err, logoutHint(path))
 	}
 	return &rec, nil
+}
+
+// logoutHint says how to be rid of the token file at path that elicitray
+// refuses: without it, its server is signed in to again.
+func logoutHint(path string) string {
+	name, ok := strings.CutSuffix(filepath.Base(path), ".json")
+	if !ok {
+		return "remove it, and elicitray makes a new one"
+	}
+	if !safeName.MatchString(name) || strings.HasPrefix(name, "server-") {
+		name = "NAME"
+	}
+	return "`elicitray auth logout " + name + "` removes it, and the server's next request signs in again"
 }
 
 // checkFile refuses a token file that is not a regular file of this user's
@@ -143,16 +156,16 @@ func readRecord(path string) (*Record, error) {
 func checkFile(path string, fi fs.FileInfo) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(path)
-		return fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w", path, target, ErrUntrusted)
+		return fmt.Errorf("the token file %s is a symbolic link (to %s), not a file of your own: %w; %s", path, target, ErrUntrusted, logoutHint(path))
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("the token file %s is not a regular file: %w", path, ErrUntrusted)
+		return fmt.Errorf("the token file %s is not a regular file: %w; %s", path, ErrUntrusted, logoutHint(path))
 	}
 	if o, ok := platform.FileOwner(path, fi); ok && !o.IsMe() {
-		return fmt.Errorf("the token file %s belongs to %s, not to you (%s): %w", path, o.ID(), platform.Me().ID(), ErrUntrusted)
+		return fmt.Errorf("the token file %s belongs to %s, not to you (%s): %w; %s", path, o.ID(), platform.Me().ID(), ErrUntrusted, logoutHint(path))
 	}
 	if why := platform.FileOpenToOthers(path, fi); why != "" {
-		return fmt.Errorf("the token file %s is open to other users (%s): %w", path, why, ErrUntrusted)
+		return fmt.Errorf("the token file %s is open to other users (%s): %w; %s", path, why, ErrUntrusted, logoutHint(path))
 	}
 	return nil
 }
@@ -174,6 +187,10 @@ func Save(dir string, rec *Record) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the token file: %w", err)
+	}
+	if len(b)+1 > maxRecordSize {
+		// readRecord would refuse it on every later start.
+		return refused("the sign-in of %s would take %d KiB to keep, more than the %d KiB a token file may hold; elicitray did not keep it", rec.Name, (len(b)+1)>>10, maxRecordSize>>10)
 	}
 	if err := platform.ReplaceFile(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("writing the token file %s: %w", path, err)
@@ -347,7 +364,17 @@ func (s *tokenStore) SaveToken(ctx context.Context, token *transport.Token) erro
 	if rec == nil || rec.URL != s.url {
 		rec = &Record{Name: s.name, URL: s.url}
 	}
+	// RFC 6749 §5.1 (token_type is required, compared without case) and
+	// MCP authorization: Bearer tokens only. mcp-go would keep any type,
+	// and send it as the Authorization header's scheme.
+	if !strings.EqualFold(token.TokenType, "Bearer") {
+		if token.TokenType == "" {
+			return refused("the authorization server gave a token without a token_type; MCP authorization uses Bearer tokens only, so elicitray did not keep it")
+		}
+		return refused("the authorization server gave a token of type %q; MCP authorization uses Bearer tokens only, so elicitray did not keep it", token.TokenType)
+	}
 	saved := *token
+	saved.TokenType = "Bearer"
 	if saved.ExpiresAt.IsZero() && saved.ExpiresIn > 0 {
 		saved.ExpiresAt = time.Now().Add(time.Duration(saved.ExpiresIn) * time.Second)
 	}

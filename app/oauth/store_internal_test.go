@@ -34,7 +34,7 @@ func TestRefreshAhead(t *testing.T) {
 			}
 			now := issued.Add(tt.at)
 			s := &tokenStore{dir: dir, name: "remote", url: "https://example.com/mcp", now: func() time.Time { return now }}
-			tok := &transport.Token{AccessToken: "a", RefreshToken: "r", ExpiresIn: int64(tt.life / time.Second), ExpiresAt: issued.Add(tt.life)}
+			tok := &transport.Token{AccessToken: "a", TokenType: "Bearer", RefreshToken: "r", ExpiresIn: int64(tt.life / time.Second), ExpiresAt: issued.Add(tt.life)}
 			if err := s.SaveToken(t.Context(), tok); err != nil {
 				t.Fatal(err)
 			}

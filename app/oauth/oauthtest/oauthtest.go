@@ -42,6 +42,7 @@ type AuthServer struct {
 	strategy *oauth2.HMACSHAStrategy
 	// noRegistration: no registration endpoint (Options.NoRegistration).
 	noRegistration bool
+	opts           Options
 	store          *clientStore
 
 	mu sync.Mutex
@@ -79,6 +80,16 @@ type Options struct {
 	// NoRegistration leaves dynamic client registration out: clients are
 	// registered beforehand (AddClient).
 	NoRegistration bool
+	// Metadata, when set, changes the metadata document before it is
+	// served: a hostile or careless authorization server's.
+	Metadata func(md map[string]any)
+	// Token, when set, changes each token response fosite made before it
+	// is sent.
+	Token func(resp map[string]any)
+	// Authorize, when set, is called with each authorization request's
+	// query before it is approved; it may visit the redirect URI first, as
+	// someone who read the request's state would.
+	Authorize func(q url.Values)
 }
 
 // NewAuthServer starts an authorization server; it stops when the test ends.
@@ -95,7 +106,7 @@ func NewAuthServer(t interface {
 		RefreshTokenScopes:             []string{}, // every code exchange gets a refresh token
 		SendDebugMessagesToClients:     true,
 	}
-	as := &AuthServer{store: &clientStore{MemoryStore: storage.NewMemoryStore(), clients: map[string]fosite.Client{}}}
+	as := &AuthServer{opts: opts, store: &clientStore{MemoryStore: storage.NewMemoryStore(), clients: map[string]fosite.Client{}}}
 	as.strategy = compose.NewOAuth2HMACStrategy(cfg)
 	as.provider = compose.Compose(cfg, as.store, as.strategy,
 		compose.OAuth2AuthorizeExplicitFactory, compose.OAuth2PKCEFactory,
@@ -174,6 +185,9 @@ func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	if as.noRegistration {
 		delete(md, "registration_endpoint")
 	}
+	if as.opts.Metadata != nil {
+		as.opts.Metadata(md)
+	}
 	writeJSON(w, http.StatusOK, md)
 }
 
@@ -242,6 +256,9 @@ func (as *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	as.mu.Lock()
 	as.authorizations = append(as.authorizations, r.URL.Query())
 	as.mu.Unlock()
+	if as.opts.Authorize != nil {
+		as.opts.Authorize(r.URL.Query())
+	}
 	// (fosite refuses scopes the client did not register.)
 	ctx := r.Context()
 	ar, err := as.provider.NewAuthorizeRequest(ctx, r)
@@ -283,7 +300,19 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	as.note(what)
-	as.provider.WriteAccessResponse(ctx, w, req, resp)
+	if as.opts.Token == nil {
+		as.provider.WriteAccessResponse(ctx, w, req, resp)
+		return
+	}
+	rec := httptest.NewRecorder()
+	as.provider.WriteAccessResponse(ctx, rec, req, resp)
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "server_error"})
+		return
+	}
+	as.opts.Token(body)
+	writeJSON(w, rec.Code, body)
 }
 
 func (as *AuthServer) revoke(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package oauthtest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -32,6 +33,9 @@ type ResourceOptions struct {
 	// no authorization. Requests without a token are still counted
 	// (Anonymous).
 	Open bool
+	// AuthorizationServer, when set, is the issuer its metadata names in
+	// place of the AuthServer's.
+	AuthorizationServer string
 }
 
 // ResourceServer is a running protected MCP server.
@@ -88,7 +92,7 @@ func NewResourceServer(t interface {
 func (rs *ResourceServer) metadata(w http.ResponseWriter, r *http.Request) {
 	md := map[string]any{
 		"resource":                 rs.URL,
-		"authorization_servers":    []string{rs.as.URL},
+		"authorization_servers":    []string{cmp.Or(rs.opts.AuthorizationServer, rs.as.URL)},
 		"bearer_methods_supported": []string{"header"},
 	}
 	if len(rs.opts.Scopes) > 0 {
