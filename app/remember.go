@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,7 +43,7 @@ import (
 // clears them all, and Return does not send them (ui/remember.go).
 //
 // What is never remembered:
-//   - a form with a secret-looking field (elicit.Field.Sensitive): neither
+//   - a form with a secret-looking field (hasSecret): neither
 //     as a rule nor as pre-filled values, so no secret ever reaches this file
 //     (DESIGN.md: secrets are never stored in clear);
 //   - URL mode: a link is opened only after explicit consent, each time
@@ -197,7 +196,7 @@ func rememberable(p *Prompt) string {
 	switch {
 	case p.URL != nil || p.Form == nil:
 		return "a link is opened only after your consent, each time"
-	case hasSecret(p.Form):
+	case hasSecret(p):
 		return "the form asks for a secret, which elicitray never stores"
 	case p.Request != nil && p.Request.ToolUnknown:
 		return "several tool calls were running, so which one asks is not known"
@@ -217,9 +216,15 @@ func secretValue(s string) bool {
 	return has
 }
 
-// hasSecret reports whether form has a secret-looking field.
-func hasSecret(form *elicit.Form) bool {
-	return slices.ContainsFunc(form.Fields, func(f elicit.Field) bool { return f.Sensitive })
+// hasSecret reports whether p's form has a field history would redact
+// (bridge.SecretProperties: elicit's Sensitive ones, and a choice among
+// PINs), so that nothing history keeps from view is remembered here.
+func hasSecret(p *Prompt) bool {
+	var schema []byte
+	if p.Request != nil {
+		schema = p.Request.RequestedSchema
+	}
+	return len(bridge.SecretProperties(schema, p.Form)) > 0
 }
 
 // memory is the remembered answers at path, shared by the hub and the

@@ -129,6 +129,12 @@ func TestRememberable(t *testing.T) {
 	if why := rememberable(&Prompt{URL: &elicit.URLCheck{}}); why == "" {
 		t.Error("a URL prompt may be remembered")
 	}
+	// A choice among PINs: elicit does not mask a choice, but history
+	// redacts it, so it is not kept here either.
+	pins := `{"type":"object","properties":{"pin":{"type":"string","title":"Bank PIN","enum":["4821","9034"]}}}`
+	if why := rememberable(&Prompt{Form: parse(pins), Request: &bridge.Request{RequestedSchema: json.RawMessage(pins)}}); why == "" {
+		t.Error("a choice among PINs may be remembered")
+	}
 }
 
 // TestPrefillAndSettingsSave: the free text the user sent (no secret, no
