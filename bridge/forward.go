@@ -129,6 +129,13 @@ func (f *forwards) complete(method string, line []byte) []byte {
 	return withNewline(out)
 }
 
+// tracked is how many forwarded rounds wait for their retry (Relay.tracked).
+func (f *forwards) tracked() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.rounds)
+}
+
 // drop forgets the rounds forwarded for the host call with id key: the
 // host gave up on it.
 func (f *forwards) drop(key string) {

@@ -31,6 +31,9 @@ type legacy struct {
 	// open is len(pending), stored under mu at each change: the end of
 	// every tool call asks (callEnded), and nearly always none is pending.
 	open atomic.Int32
+	// ended are the last elicitations answered cancel because the host
+	// cancelled their call: the server's own notice for one may follow.
+	ended recentKeys
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
@@ -117,12 +120,15 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		l.mu.Lock()
 		// The server withdrew it (serverCancelled took the entry away).
 		withdrawn := l.pending[key] != pe
-		// After the host cancelled the call, the server often cancels its
-		// own request too (cases/server-cancels.jsonl): the entry stays so
-		// that notice is recognised and kept from the host.
-		if !withdrawn && !hostCancelled {
+		if !withdrawn {
 			delete(l.pending, key)
 			l.open.Store(int32(len(l.pending)))
+			if hostCancelled {
+				// After the host cancelled the call, the server often
+				// cancels its own request too (cases/server-cancels.jsonl):
+				// that notice is recognised and kept from the host.
+				l.ended.add(key)
+			}
 		}
 		l.mu.Unlock()
 		l.url.answered(pe.elicitationID)
@@ -153,6 +159,13 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 	}()
 }
 
+// tracked is how many elicitations legacy keeps (Relay.tracked).
+func (l *legacy) tracked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pending)
+}
+
 // serverCancelled closes the prompt of a pending elicitation named by the
 // server's notifications/cancelled; it reports whether there was one (the
 // host never saw that id, so the notice stops here).
@@ -165,11 +178,12 @@ func (l *legacy) serverCancelled(params json.RawMessage) bool {
 	p, ok := l.pending[key]
 	delete(l.pending, key)
 	l.open.Store(int32(len(l.pending)))
+	late := !ok && l.ended.take(key)
 	l.mu.Unlock()
 	if ok {
 		p.cancel(ErrServerCancelled)
 	}
-	return ok
+	return ok || late
 }
 
 // hostCancelled closes the prompts of the calls with id keys (a tools/call
