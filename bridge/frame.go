@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // lineConn is a stream of newline-terminated messages over a reader and a
@@ -19,6 +21,9 @@ type lineConn struct {
 	closeW func() error
 	// onEnd, when set, is called once when reading reaches the end.
 	onEnd func()
+	// sink is the writer what is read is relayed to, when the relay runs
+	// (Run sets it): cutOff gives it up.
+	sink atomic.Pointer[lineWriter]
 }
 
 func newLineConn(r io.Reader, w io.Writer) *lineConn {
@@ -57,6 +62,15 @@ func (c *lineConn) CloseWrite() error {
 }
 
 func (c *lineConn) flush() { c.w.flush() }
+
+// cutOff gives up relaying what is still read (stdio.go, after grace):
+// the writer it goes to is abandoned, so a pump waiting on a peer that
+// stopped reading returns, and reading can end.
+func (c *lineConn) cutOff() {
+	if w := c.sink.Load(); w != nil {
+		w.abandon()
+	}
+}
 
 // A route is what the relay does with a message, decided from its first
 // bytes by serverRoute or hostRoute (quick.go).
@@ -528,12 +542,30 @@ type lineWriter struct {
 	// file is raw when it is a file (a pipe, a socket): the framer of the
 	// other direction may splice into it.
 	file *os.File
+	// gone is closed by abandon.
+	gone    chan struct{}
+	goneOne sync.Once
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
-	lw := &lineWriter{w: bufio.NewWriterSize(w, 64<<10), raw: w}
+	lw := &lineWriter{w: bufio.NewWriterSize(w, 64<<10), raw: w, gone: make(chan struct{})}
 	lw.file, _ = w.(*os.File)
 	return lw
+}
+
+// abandon gives the writer up: a peer that stopped reading must not hold
+// the wrapper (issue 25). A file Go's poller watches (the host's pipes,
+// pollable) gets a write deadline that has passed, so that the write
+// waiting now and every later one fail at once, and their callers carry
+// on; elsewhere a write may stay blocked, and Run stops waiting for it
+// (gone). It does not take mu, which that write holds.
+func (lw *lineWriter) abandon() {
+	lw.goneOne.Do(func() {
+		if lw.file != nil {
+			_ = lw.file.SetWriteDeadline(time.Now())
+		}
+		close(lw.gone)
+	})
 }
 
 // write appends line (which ends in a newline, or is the stream's last
