@@ -66,6 +66,19 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		l.reply(encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
 		return
 	}
+	if l.session.awaitsInit() {
+		// PROTOCOL.md §7: before initialization the server sends no
+		// request but ping (and logging). The host has not even got the
+		// initialize result, so nothing is settled to ask under: refused,
+		// and history says why, not that anyone cancelled it.
+		msg := "elicitation/create: the server asked before initialization finished (the initialize result had not reached the host yet); until then a server may send no request but ping"
+		l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
+		var p elicitParams
+		_ = json.Unmarshal(params, &p)
+		l.d.refused(l.d.request(&p, o), errors.New(msg))
+		l.reply(encodeError(id, codeInvalidRequest, msg))
+		return
+	}
 	req, form, err := l.d.prepareRaw(params, o)
 	if err != nil {
 		// PROTOCOL.md §4: a clear error, never a crash, never a silent
