@@ -428,6 +428,7 @@ func (r *Relay) hostCancelled(params []byte) {
 	if !ok {
 		return
 	}
+	r.session.hostCancelled(key)
 	keys := r.loop.hostCancelled(key)
 	r.calls.end(key)
 	r.keep.end(key)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -140,4 +141,40 @@ func lineID(line []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return rest[:end], true
+}
+
+// TestInitializeCancelledByHost: the host cancels its initialize, which the
+// server never answers. The relay stops waiting for that result with the
+// cancel, as for any request: the server's elicitations are asked as usual
+// afterwards, not refused as sent before initialization.
+func TestInitializeCancelledByHost(t *testing.T) {
+	s := newScripted()
+	p := startPeer(t, &Options{Approver: s})
+	p.hostSends(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`)
+	p.serverGets()
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"timeout"}}`
+	p.hostSends(cancel)
+	if got := p.serverGets(); got != cancel {
+		t.Fatalf("server got %q, want the host's cancel", got)
+	}
+	// The server's next line is its answer: after the person's, or at
+	// once when the relay refused the elicitation.
+	next := make(chan string, 1)
+	go func() {
+		line, _ := p.gotSrv.ReadString('\n')
+		next <- line
+	}()
+	p.serverSends(`{"jsonrpc":"2.0","id":"e-1","method":"elicitation/create","params":{"message":"name?","requestedSchema":` + nameSchema + `}}`)
+	select {
+	case req := <-s.asked:
+		if req.Message != "name?" {
+			t.Errorf("asked %q, want the server's elicitation", req.Message)
+		}
+	case got := <-next:
+		t.Fatalf("nobody was asked; the server got %q", got)
+	}
+	s.answer <- &Result{Action: ActionDecline}
+	if got := <-next; !strings.Contains(got, `"action":"decline"`) {
+		t.Errorf("server got %q, want the decline", got)
+	}
 }
