@@ -83,6 +83,16 @@ func (c *calls) end(key string) bool {
 	return true
 }
 
+// tracked counts the entries the relay keeps for calls, requests, progress
+// tokens and elicitations in flight, in every feature: each lives exactly as
+// long as what it is kept for (answered, cancelled by the host, or ended
+// with the server), so the count is back to zero once nothing is in flight.
+// Tests read it (TestRelayForgetsEndedCalls).
+func (r *Relay) tracked() int {
+	return r.calls.tracked() + r.loop.tracked() + r.keep.tracked() + r.forward.tracked() +
+		r.legacy.tracked() + r.url.tracked() + r.guard.tracked()
+}
+
 // recentKeysMax is how many ended requests a recentKeys remembers.
 const recentKeysMax = 64
 

@@ -143,16 +143,6 @@ func NewRelay(srv Server, opts *Options) *Relay {
 	return r
 }
 
-// tracked counts the entries the relay keeps for calls, requests, progress
-// tokens and elicitations in flight, in every feature: each lives exactly as
-// long as what it is kept for (answered, cancelled by the host, or ended
-// with the server), so the count is back to zero once nothing is in flight.
-// Tests read it (TestRelayForgetsEndedCalls).
-func (r *Relay) tracked() int {
-	return r.calls.tracked() + r.loop.tracked() + r.keep.tracked() + r.forward.tracked() +
-		r.legacy.tracked() + r.url.tracked() + r.guard.tracked()
-}
-
 // ErrStart is returned by Run when the server could not be started.
 var ErrStart = errors.New("server command could not be started")
 
