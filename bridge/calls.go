@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -39,6 +40,13 @@ func (c *calls) note(key, method, name string) {
 	c.mu.Unlock()
 }
 
+// tracked is how many calls the table keeps (Relay.tracked).
+func (c *calls) tracked() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.tools)
+}
+
 // any reports whether some tools/call is in flight.
 func (c *calls) any() bool { return c.open.Load() > 0 }
 
@@ -65,10 +73,54 @@ func (c *calls) end(key string) bool {
 	delete(c.tools, key)
 	c.open.Store(int32(len(c.tools)))
 	c.lastTool, c.lastCall = "", ""
-	for k, name := range c.tools {
-		c.lastTool, c.lastCall = name, k
+	if len(c.tools) == 1 {
+		// Only the one call left is ever named (inFlight): no walk of a
+		// long table on every reply.
+		for k, name := range c.tools {
+			c.lastTool, c.lastCall = name, k
+		}
 	}
 	return true
+}
+
+// tracked counts the entries the relay keeps for calls, requests, progress
+// tokens and elicitations in flight, in every feature: each lives exactly as
+// long as what it is kept for (answered, cancelled by the host, or ended
+// with the server), so the count is back to zero once nothing is in flight.
+// Tests read it (TestRelayForgetsEndedCalls).
+func (r *Relay) tracked() int {
+	return r.calls.tracked() + r.loop.tracked() + r.keep.tracked() + r.forward.tracked() +
+		r.legacy.tracked() + r.url.tracked() + r.guard.tracked()
+}
+
+// recentKeysMax is how many ended requests a recentKeys remembers.
+const recentKeysMax = 64
+
+// recentKeys are the keys of the last requests a feature ended whose late
+// notice (the server's notifications/cancelled, notifications/elicitation/
+// complete) it still recognises and keeps from the host, which never saw
+// the request. Only the last recentKeysMax are kept: a server that never
+// sends the notice leaves no more than that behind (issue 25), and a
+// notice older than that passes to the host, which ignores a notice for a
+// request it does not know (MCP: cancellation). The zero value is empty;
+// the owner's lock guards it.
+type recentKeys struct{ keys []string }
+
+// add remembers key, forgetting the oldest past recentKeysMax.
+func (r *recentKeys) add(key string) {
+	if len(r.keys) == recentKeysMax {
+		r.keys = append(r.keys[:0], r.keys[1:]...)
+	}
+	r.keys = append(r.keys, key)
+}
+
+// take forgets key and reports whether it was remembered.
+func (r *recentKeys) take(key string) bool {
+	i := slices.Index(r.keys, key)
+	if i >= 0 {
+		r.keys = slices.Delete(r.keys, i, i+1)
+	}
+	return i >= 0
 }
 
 // callName is what a prompt names as the call in flight.

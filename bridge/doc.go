@@ -19,6 +19,12 @@
 //     the server and then closes the call's prompts, whose requests are
 //     answered cancel (PROTOCOL.md §5, §7).
 //
+// What the features keep for a call, a request, a progress token or an
+// elicitation lives as long as it does: until its reply, the host's cancel
+// (the server may never answer a cancelled request) or the server's end.
+// Relay.tracked counts it for tests; the only memory of ended requests is
+// recentKeys, the last few whose late notice is still recognised.
+//
 // Three things are not passed on as they came. A UTF-8 byte order mark at the
 // start of a line is removed (no JSON-RPC text carries one, RFC 8259 §8.1),
 // in both directions. An elicitation/create whose id is null, or that has
@@ -123,7 +129,8 @@
 // mcp-go's own for its streams). Each pending elicitation and each running
 // input_required loop has its own, so the relay keeps flowing while a
 // person thinks. Everything stops when the server is gone; Run returns its
-// exit code.
+// exit code. A host that stopped reading cannot hold that: grace after the
+// server exited, the host's writes are given up (lineConn.cutOff).
 //
 // Nothing in this package writes to the process's stdout except through the
 // host writer given to Run: stdout carries MCP messages only.

@@ -53,6 +53,8 @@ func TestByteOrderMark(t *testing.T) {
 	if got, want := p.serverGets(), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{"form":{},"url":{}}}}}`; got != want {
 		t.Errorf("server got %q, want %q", got, want)
 	}
+	p.serverSends(initReply) // initialized: the server may ask (PROTOCOL.md §7)
+	p.hostGets()
 	p.serverSends(bom + `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Feed?","requestedSchema":{"type":"object","properties":{}}}}`)
 	if req := <-asked; req.Message != "Feed?" {
 		t.Errorf("asked %q", req.Message)

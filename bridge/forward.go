@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,9 +69,13 @@ func (f *forwards) send(hc *hostCall, irRaw []byte, forHost []member, state json
 	}
 	line := concat([]byte(`{"jsonrpc":"2.0","id":`), hc.id, []byte(`,"result":`), result, []byte("}\n"))
 	key, _ := idKey(hc.id)
+	now := time.Now()
 	f.mu.Lock()
+	// Rounds the host never came back for go here too, not only when a
+	// retry comes: a host that retries nothing must not pile them up.
+	f.rounds = slices.DeleteFunc(f.rounds, func(r *forwardedRound) bool { return now.After(r.expires) })
 	f.rounds = append(f.rounds, &forwardedRound{hostKey: key, method: hc.method, params: callParams(hc.line),
-		state: state, answers: answers, expires: time.Now().Add(forwardedLife)})
+		state: state, answers: answers, expires: now.Add(forwardedLife)})
 	f.open.Store(int32(len(f.rounds)))
 	f.mu.Unlock()
 	f.keep.end(key) // the round ends the host's call: no progress after it
@@ -127,6 +132,13 @@ func (f *forwards) complete(method string, line []byte) []byte {
 		return line
 	}
 	return withNewline(out)
+}
+
+// tracked is how many forwarded rounds wait for their retry (Relay.tracked).
+func (f *forwards) tracked() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.rounds)
 }
 
 // drop forgets the rounds forwarded for the host call with id key: the

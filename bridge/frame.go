@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // lineConn is a stream of newline-terminated messages over a reader and a
@@ -20,6 +22,9 @@ type lineConn struct {
 	closeW func() error
 	// onEnd, when set, is called once when reading reaches the end.
 	onEnd func()
+	// sink is the writer what is read is relayed to, when the relay runs
+	// (Run sets it): cutOff gives it up.
+	sink atomic.Pointer[lineWriter]
 }
 
 func newLineConn(r io.Reader, w io.Writer) *lineConn {
@@ -58,6 +63,15 @@ func (c *lineConn) CloseWrite() error {
 }
 
 func (c *lineConn) flush() { c.w.flush() }
+
+// cutOff gives up relaying what is still read (stdio.go, after grace):
+// the writer it goes to is abandoned, so a pump waiting on a peer that
+// stopped reading returns, and reading can end.
+func (c *lineConn) cutOff() {
+	if w := c.sink.Load(); w != nil {
+		w.abandon()
+	}
+}
 
 // A route is what the relay does with a message, decided from its first
 // bytes by serverRoute or hostRoute (quick.go).
@@ -532,12 +546,30 @@ type lineWriter struct {
 	// waiters are told, by endStream, whether the lines in later that
 	// writeWait put there were written.
 	waiters []chan error
+	// gone is closed by abandon.
+	gone    chan struct{}
+	goneOne sync.Once
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
-	lw := &lineWriter{w: bufio.NewWriterSize(w, 64<<10), raw: w}
+	lw := &lineWriter{w: bufio.NewWriterSize(w, 64<<10), raw: w, gone: make(chan struct{})}
 	lw.file, _ = w.(*os.File)
 	return lw
+}
+
+// abandon gives the writer up: a peer that stopped reading must not hold
+// the wrapper (issue 25). A file Go's poller watches (the host's pipes,
+// pollable) gets a write deadline that has passed, so that the write
+// waiting now and every later one fail at once, and their callers carry
+// on; elsewhere a write may stay blocked, and Run stops waiting for it
+// (gone). It does not take mu, which that write holds.
+func (lw *lineWriter) abandon() {
+	lw.goneOne.Do(func() {
+		if lw.file != nil {
+			_ = lw.file.SetWriteDeadline(time.Now())
+		}
+		close(lw.gone)
+	})
 }
 
 // write appends line (which ends in a newline, or is the stream's last

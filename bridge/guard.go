@@ -120,6 +120,18 @@ func (g *guard) set(patterns []string, destructive bool) {
 // Safe to call from any goroutine.
 func (r *Relay) SetGuard(patterns []string, destructive bool) { r.guard.set(patterns, destructive) }
 
+// tracked is how many requests the guard keeps: tools/lists awaiting their
+// result, held calls, and questions asked in the host (Relay.tracked). The
+// tools learned are not counted: there is one entry a tool, not a call.
+func (g *guard) tracked() int {
+	g.mu.Lock()
+	n := len(g.lists) + len(g.held)
+	g.mu.Unlock()
+	g.host.mu.Lock()
+	defer g.host.mu.Unlock()
+	return n + len(g.host.waits)
+}
+
 // on reports whether the user guards any tool of this server now.
 func (g *guard) on() bool { return g.settings.Load().on() }
 

@@ -90,6 +90,13 @@ func (k *keepAlive) interval() time.Duration { return time.Duration(k.every.Load
 // to call from any goroutine.
 func (r *Relay) SetKeepAlive(every time.Duration) { r.keep.every.Store(int64(max(every, 0))) }
 
+// tracked is how many calls and tokens keepAlive keeps (Relay.tracked).
+func (k *keepAlive) tracked() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.calls) + len(k.tokens)
+}
+
 // any reports whether some call with a progress token is in flight: then
 // the server's progress notifications take the full path.
 func (k *keepAlive) any() bool { return k.open.Load() > 0 }

@@ -31,6 +31,9 @@ type legacy struct {
 	// open is len(pending), stored under mu at each change: the end of
 	// every tool call asks (callEnded), and nearly always none is pending.
 	open atomic.Int32
+	// ended are the last elicitations answered cancel because the host
+	// cancelled their call: the server's own notice for one may follow.
+	ended recentKeys
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
@@ -62,6 +65,20 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		req := l.d.request(&p, o)
 		l.d.refused(req, errors.New(msg))
 		l.answer(req, encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
+		return
+	}
+	if l.session.awaitsInit() {
+		// PROTOCOL.md §7: before initialization the server sends no
+		// request but ping (and logging). The host has not even got the
+		// initialize result, so nothing is settled to ask under: refused,
+		// and history says why, not that anyone cancelled it.
+		msg := "elicitation/create: the server asked before initialization finished (the initialize result had not reached the host yet); until then a server may send no request but ping"
+		l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
+		var p elicitParams
+		_ = json.Unmarshal(params, &p)
+		req := l.d.request(&p, o)
+		l.d.refused(req, errors.New(msg))
+		l.answer(req, encodeError(id, codeInvalidRequest, msg))
 		return
 	}
 	req, form, err := l.d.prepareRaw(params, o)
@@ -119,12 +136,15 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		l.mu.Lock()
 		// The server withdrew it (serverCancelled took the entry away).
 		withdrawn := l.pending[key] != pe
-		// After the host cancelled the call, the server often cancels its
-		// own request too (cases/server-cancels.jsonl): the entry stays so
-		// that notice is recognised and kept from the host.
-		if !withdrawn && !hostCancelled {
+		if !withdrawn {
 			delete(l.pending, key)
 			l.open.Store(int32(len(l.pending)))
+			if hostCancelled {
+				// After the host cancelled the call, the server often
+				// cancels its own request too (cases/server-cancels.jsonl):
+				// that notice is recognised and kept from the host.
+				l.ended.add(key)
+			}
 		}
 		l.mu.Unlock()
 		l.url.answered(pe.elicitationID)
@@ -164,6 +184,13 @@ func (l *legacy) answer(req *Request, msg []byte) {
 	l.d.delivered(req, l.w.deliver(withNewline(msg)))
 }
 
+// tracked is how many elicitations legacy keeps (Relay.tracked).
+func (l *legacy) tracked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pending)
+}
+
 // serverCancelled closes the prompt of a pending elicitation named by the
 // server's notifications/cancelled; it reports whether there was one (the
 // host never saw that id, so the notice stops here).
@@ -176,11 +203,12 @@ func (l *legacy) serverCancelled(params json.RawMessage) bool {
 	p, ok := l.pending[key]
 	delete(l.pending, key)
 	l.open.Store(int32(len(l.pending)))
+	late := !ok && l.ended.take(key)
 	l.mu.Unlock()
 	if ok {
 		p.cancel(ErrServerCancelled)
 	}
-	return ok
+	return ok || late
 }
 
 // hostCancelled closes the prompts of the calls with id keys (a tools/call

@@ -70,6 +70,13 @@ type loop struct {
 // count stores how many calls and retries wait (waiting); mu is held.
 func (l *loop) count() { l.waiting.Store(int32(len(l.loops) + len(l.retries))) }
 
+// tracked is how many calls and retries the loop keeps (Relay.tracked).
+func (l *loop) tracked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.loops) + len(l.retries)
+}
+
 // hostCall is a host request whose reply the relay may have to finish: a
 // tools/call, prompts/get or resources/read, in either era.
 type hostCall struct {
@@ -95,7 +102,7 @@ type hostCall struct {
 
 	// Guarded by loop.mu.
 	running   bool // the relay took over the reply
-	cancelled bool // the host sent notifications/cancelled for it
+	cancelled bool // the host sent notifications/cancelled for it (it left loops then)
 
 	// What the loop itself keeps from round to round (whether it retried
 	// a -32042 already, the request it last sent) lives in run's
@@ -260,11 +267,6 @@ func (l *loop) fromServer(key string, env *envelope, line []byte) bool {
 		hc.stop(nil)
 		return true
 	}
-	if hc.cancelled {
-		delete(l.loops, key)
-		l.count()
-		return false // the host gave up on it: start no windows
-	}
 	if hc.running {
 		return false // the server answered this id again: one loop per call
 	}
@@ -277,8 +279,8 @@ func (l *loop) fromServer(key string, env *envelope, line []byte) bool {
 
 // hostCancelled handles a host's notifications/cancelled for one of its
 // calls (PROTOCOL.md §7): the call's windows close and the relay's retry in
-// flight is cancelled; its later replies are dropped. It returns the id
-// keys the call went by: the host's, and its retry's in flight.
+// flight is cancelled; later replies to the retry are dropped. It returns
+// the id keys the call went by: the host's, and its retry's in flight.
 func (l *loop) hostCancelled(key string) []string {
 	l.mu.Lock()
 	keys := []string{key}
@@ -287,11 +289,16 @@ func (l *loop) hostCancelled(key string) []string {
 			keys = append(keys, k)
 		}
 	}
-	// Until the relay has taken the reply over, the server may still answer
-	// the host's id; fromServer then drops an input_required reply.
+	// The call is over for the relay: a server may never answer a request
+	// its client cancelled (MCP: cancellation), so nothing of it is kept
+	// for a reply. A late one passes to the host as any reply does, and the
+	// host, which cancelled, ignores it (PROTOCOL.md §7); an input_required
+	// one opens no window, as no call follows it any more.
 	if hc := l.loops[key]; hc != nil {
 		hc.cancelled = true
 		hc.stop(ErrHostCancelled)
+		delete(l.loops, key)
+		l.count()
 	}
 	l.mu.Unlock()
 	// The host gave up on the call: answers kept for its retry go too.

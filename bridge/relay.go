@@ -207,6 +207,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		host.r.pipe = newPipeIn(hin, sc.w.file)
 		sc.r.pipe = newPipeIn(sc.r.file(), host.w.file)
 		sc.r.strict = true // the server's long lines (oneline.go)
+		sc.sink.Store(host.w)
 	} else {
 		growPipe(hin)
 		growPipe(host.w.file)
@@ -243,12 +244,22 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	code := r.srv.Wait()
 	close(gone)
 	<-closerDone
-	<-serverDone
+	select {
+	case <-serverDone:
+	case <-host.w.gone:
+		// The host stopped reading and its writes were given up (stdio.go),
+		// but the write waiting could not be ended (no deadline on this
+		// file): the server is gone, and nothing is left to wait for.
+	}
 	// The host's pump may wait on for a host that outlives the server; the
 	// fast path's files go now (reads carry on without them).
 	host.r.pipe.close()
 	stop(ErrRelayStopped)
-	host.flush()
+	select {
+	case <-host.w.gone:
+	default:
+		host.flush()
+	}
 	return code, nil
 }
 
@@ -298,6 +309,11 @@ func (r *Relay) pumpServer() {
 	if sc, ok := server.(*lineConn); ok {
 		defer sc.r.pipe.close()
 		_ = sc.r.pump(host.w, r.serverRoute, r.callReplied, r.handleServer, func(err error) {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				// lineConn.cutOff gave the host's writes up.
+				r.w.log.printf("the host read nothing more of elicitray's output after the server ended: the server's last messages were dropped, so that elicitray could end")
+				return
+			}
 			r.w.log.printf("writing to the host: %v", err)
 		}, func() {
 			r.w.log.printf("%s: the server sent a line longer than 1 MiB with a \"method\" the host could read as a request elicitray did not see (a second one, one after its result or in another case, or one outside the message; an elicitation must not pass): the line was cut off there and its rest not passed on", r.opts.Server)
@@ -411,6 +427,7 @@ func (r *Relay) hostCancelled(params []byte) {
 	if !ok {
 		return
 	}
+	r.session.hostCancelled(key)
 	keys := r.loop.hostCancelled(key)
 	r.calls.end(key)
 	r.keep.end(key)

@@ -103,6 +103,19 @@ func (s *session) fromServer(key string, result json.RawMessage) bool {
 	return true
 }
 
+// hostCancelled forgets the host's initialize with id key, if it still
+// waits: the host cancelled it, and the server may never answer it (until
+// it does, every reply takes the full path and elicitations are refused
+// as early, legacy.go).
+func (s *session) hostCancelled(key string) {
+	s.mu.Lock()
+	if key == s.initID {
+		s.initID = ""
+		s.initWaits.Store(false)
+	}
+	s.mu.Unlock()
+}
+
 // noteServerInfo takes what the server calls itself from the _meta of a
 // modern result, when no initialize reply named it: the prompt shows it
 // second, after the configured name (PROTOCOL.md §6).

@@ -133,11 +133,14 @@ func (s *stdioServer) Start(ctx context.Context, log func(format string, args ..
 		defer close(s.drained)
 		<-s.exited
 		// The server is gone; what it wrote is still in the pipe. A
-		// grandchild that inherited the pipe may hold it open, so stop
-		// after grace.
+		// grandchild that inherited the pipe may hold it open, and a host
+		// that stopped reading may hold the relay in a write of it
+		// (issue 25), so stop after grace: the host's writes are given up,
+		// which lets the write waiting return, and the pipe is let go.
 		select {
 		case <-readEnded:
 		case <-time.After(s.grace):
+			s.conn.cutOff()
 			outR.Close()
 		}
 	}()

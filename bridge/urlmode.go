@@ -17,14 +17,24 @@ const codeURLElicitationRequired = -32042
 type urlMode struct {
 	d *decider
 
-	mu sync.Mutex // guards ids and waits
+	mu sync.Mutex // guards the fields below
 	// ids maps the elicitationIds of legacy URL elicitations the relay
-	// took to the cancel of their prompt, or to nil once answered: their
-	// completion notices stay here.
+	// took, whose prompt is open, to its cancel.
 	ids map[string]context.CancelCauseFunc
+	// done are the last elicitationIds the relay answered or whose links
+	// it opened: their completion notices are still the relay's, and stay
+	// here.
+	done recentKeys
 	// waits maps the elicitationIds of -32042 links whose window is open
 	// to its cancel: the server's completion closes it.
 	waits map[string]context.CancelCauseFunc
+}
+
+// tracked is how many elicitationIds urlMode keeps (Relay.tracked).
+func (u *urlMode) tracked() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.ids) + len(u.waits)
 }
 
 // take notes a legacy URL elicitation the relay took; cancel closes its
@@ -40,7 +50,8 @@ func (u *urlMode) take(elicitationID string, cancel context.CancelCauseFunc) {
 func (u *urlMode) answered(elicitationID string) {
 	u.mu.Lock()
 	if _, ok := u.ids[elicitationID]; ok {
-		u.ids[elicitationID] = nil
+		delete(u.ids, elicitationID)
+		u.done.add(elicitationID)
 	}
 	u.mu.Unlock()
 }
@@ -71,12 +82,10 @@ func (u *urlMode) complete(params json.RawMessage) bool {
 	}
 	cancel, ok := u.ids[p.ElicitationID]
 	if !ok {
-		return false
+		return u.done.take(p.ElicitationID)
 	}
 	delete(u.ids, p.ElicitationID)
-	if cancel != nil {
-		cancel(ErrElicitationComplete)
-	}
+	cancel(ErrElicitationComplete)
 	return true
 }
 
@@ -131,7 +140,7 @@ func (u *urlMode) openRequired(hc *hostCall, hostEl json.RawMessage, errRaw []by
 	u.mu.Lock()
 	for _, p := range e.Data.Elicitations {
 		if p.ElicitationID != "" {
-			u.ids[p.ElicitationID] = nil
+			u.done.add(p.ElicitationID)
 		}
 	}
 	u.mu.Unlock()
