@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -221,7 +222,7 @@ func requestID(raw json.RawMessage) mcp.RequestId {
 // answerError answers the host's request id with the error that kept it
 // from the server, in a sentence (PROTOCOL.md §8: -32603).
 func (s *httpServer) answerError(id json.RawMessage, err error) {
-	msg := fmt.Sprintf("elicitray could not get an answer from %s: %v", s.opts.URL, netSentence(err))
+	msg := fmt.Sprintf(noAnswerFrom+"%s: %v", s.opts.URL, netSentence(err))
 	if !errors.Is(err, ErrSessionLost) { // loseSession said it once
 		s.log("%s", msg)
 	}
@@ -230,6 +231,24 @@ func (s *httpServer) answerError(id json.RawMessage, err error) {
 	case s.out <- outLine{line: line}:
 	case <-s.done:
 	}
+}
+
+// noAnswerFrom starts the message of an error answerError makes.
+const noAnswerFrom = "elicitray could not get an answer from "
+
+// relayMade reports whether reply is an error answerError made: the
+// request never got to the server, or its answer never came back.
+func relayMade(reply []byte) bool {
+	return strings.HasPrefix(errorMessage(reply), noAnswerFrom)
+}
+
+// errorMessage is the message of a JSON-RPC error reply, "" for others.
+func errorMessage(reply []byte) string {
+	raw, _ := getMember(reply, "error")
+	msg, _ := getMember(raw, "message")
+	var s string
+	_ = json.Unmarshal(msg, &s)
+	return s
 }
 
 // cancelled ends the POST of a request the host cancelled: on 2026-07-28

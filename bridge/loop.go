@@ -324,6 +324,7 @@ func (l *loop) run(hc *hostCall, reply []byte) {
 		}
 		var responses []inputResponse
 		var state json.RawMessage
+		var answered []*Request
 		switch classify(&env) {
 		case replyFinal:
 			l.toHost(hc, reply)
@@ -338,7 +339,7 @@ func (l *loop) run(hc *hostCall, reply []byte) {
 			urlRetried = true
 			// The request that failed, as it was: a retry's answers and
 			// requestState stay (PROTOCOL.md §6: retry after completion).
-			if reply, last = l.send(hc, last); reply == nil {
+			if reply, last = l.send(hc, last, nil); reply == nil {
 				return
 			}
 			continue
@@ -348,7 +349,7 @@ func (l *loop) run(hc *hostCall, reply []byte) {
 				return
 			}
 			var done bool
-			if responses, state, done = l.answerRound(hc, env.Result); done {
+			if responses, state, answered, done = l.answerRound(hc, env.Result); done {
 				return
 			}
 			if responses == nil {
@@ -362,7 +363,7 @@ func (l *loop) run(hc *hostCall, reply []byte) {
 				pause = min(2*pause, maxStatePause)
 			}
 		}
-		if reply, last = l.retry(hc, responses, state); reply == nil {
+		if reply, last = l.retry(hc, responses, state, answered); reply == nil {
 			return
 		}
 	}
@@ -373,7 +374,7 @@ func (l *loop) run(hc *hostCall, reply []byte) {
 // PROTOCOL.md §1), and waits for the server's reply. It returns nil when
 // the host cancelled meanwhile; the server is then told to stop too. sent
 // is the request as it went out.
-func (l *loop) retry(hc *hostCall, responses []inputResponse, state json.RawMessage) (reply, sent []byte) {
+func (l *loop) retry(hc *hostCall, responses []inputResponse, state json.RawMessage, answered []*Request) (reply, sent []byte) {
 	line, _, err := editMember(hc.line, "params", func(params []byte) ([]byte, bool, error) {
 		var err error
 		if responses == nil {
@@ -392,17 +393,18 @@ func (l *loop) retry(hc *hostCall, responses []inputResponse, state json.RawMess
 		return params, err == nil, err
 	})
 	if err != nil {
+		l.unsent(answered, "elicitray could not build the retry that carries the answers: "+err.Error())
 		l.fail(hc, codeInternalError, "elicitray could not build the retry: "+err.Error())
 		return nil, nil
 	}
-	return l.send(hc, line)
+	return l.send(hc, line, answered)
 }
 
 // send sends request line (a host call as the server should get it) under
 // a new id of the relay's, and waits for the server's reply. It returns
 // nil when the host cancelled meanwhile; the server is then told to stop
 // too. sent is line as it went out, under its new id.
-func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
+func (l *loop) send(hc *hostCall, line []byte, answered []*Request) (reply, sent []byte) {
 	l.mu.Lock()
 	l.retrySeq++
 	l.owned.Store(true)
@@ -411,6 +413,7 @@ func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
 	key, _ := idKey(json.RawMessage(id))
 	line, err := setMember(line, "id", []byte(id))
 	if err != nil {
+		l.unsent(answered, "elicitray could not build the retry that carries the answers: "+err.Error())
 		l.fail(hc, codeInternalError, "elicitray could not build the retry: "+err.Error())
 		return nil, nil
 	}
@@ -418,6 +421,7 @@ func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
 	l.mu.Lock()
 	if hc.cancelled {
 		l.mu.Unlock()
+		l.unsent(answered, "the host cancelled the call before the round's answers were sent")
 		return nil, nil
 	}
 	l.retries[key] = hc
@@ -425,12 +429,29 @@ func (l *loop) send(hc *hostCall, line []byte) (reply, sent []byte) {
 	l.mu.Unlock()
 	// A legacy push during the retry names the call (and closes with it).
 	l.calls.note(key, hc.method, hc.call)
-	l.w.toServer(withNewline(line))
+	// The answers reached the server once the retry was written (stdio),
+	// or once the server answered the retry (HTTP: its POST was taken).
+	_, stdio := l.w.server.(*lineConn)
+	if stdio {
+		werr := l.w.deliver(withNewline(line))
+		for _, a := range answered {
+			l.d.delivered(a, werr)
+		}
+		answered = nil
+	} else {
+		l.w.toServer(withNewline(line))
+	}
 
 	select {
 	case reply := <-hc.replies:
+		why := ""
+		if relayMade(reply) {
+			why = "the server did not take the retry that carries the answers (" + errorMessage(reply) + ")"
+		}
+		l.unsent(answered, why)
 		return reply, line
 	case <-hc.ctx.Done():
+		l.unsent(answered, "the host cancelled the call before the server confirmed it had the round's answers")
 		l.mu.Lock()
 		_, inFlight := l.retries[key]
 		delete(l.retries, key)

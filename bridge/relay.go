@@ -40,9 +40,11 @@ type Options struct {
 	// for long.
 	Overruled func(req *Request, sent Result)
 	// Delivered, when set, is told once, for each elicitation the server
-	// pushed (elicitation/create) whose Request has ReportsDelivery set,
-	// whether its answer reached the server: nil once the line was written
-	// to the server's input (stdio) or its POST was accepted (HTTP, 2xx),
+	// pushed (elicitation/create) or asked in an input_required round
+	// whose Request has ReportsDelivery set, whether its answer reached the
+	// server: nil once the line (the answer, or the round's retry) was
+	// written to the server's input (stdio), or its POST was accepted
+	// (HTTP: 2xx for an answer, the server's reply for a retry),
 	// or when nothing was owed (the server withdrew it, the host answers
 	// it); otherwise why not, a sentence (the server's input was closed,
 	// the POST was refused, the relay stopped first). It runs on the

@@ -29,7 +29,7 @@ type inputResponse struct {
 // the round ended otherwise (an error or a forward to the host was sent,
 // or the host cancelled). Responses are nil for a result that carries only
 // a requestState.
-func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputResponse, state json.RawMessage, done bool) {
+func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputResponse, state json.RawMessage, answered []*Request, done bool) {
 	l.session.noteServerInfo(result)
 	state, _ = getMember(result, "requestState")
 	if isNull(state) {
@@ -43,15 +43,15 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		var err error
 		if irs, err = members(irRaw); err != nil {
 			l.fail(hc, codeInvalidParams, fmt.Sprintf("the server's inputRequests is %s, not an object of input requests by key; elicitray cannot answer it", jsonKind(irRaw)))
-			return nil, nil, true
+			return nil, nil, nil, true
 		}
 	}
 	if len(irs) == 0 {
 		if state == nil {
 			l.fail(hc, codeInternalError, "the server asked for input but sent no inputRequests and no requestState")
-			return nil, nil, true
+			return nil, nil, nil, true
 		}
-		return nil, state, false
+		return nil, state, nil, false
 	}
 
 	// PROTOCOL.md §9: sampling and roots only the host can answer; it must
@@ -66,13 +66,13 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 	for _, m := range irs {
 		if seen[m.key] {
 			l.fail(hc, codeInvalidParams, fmt.Sprintf("the server's inputRequests name the key %q twice", m.key))
-			return nil, nil, true
+			return nil, nil, nil, true
 		}
 		seen[m.key] = true
 		entry := irRaw[m.vStart:m.vEnd]
 		if entry[0] != '{' {
 			l.fail(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q: it is %s, not an object with a method and params", m.key, jsonKind(entry)))
-			return nil, nil, true
+			return nil, nil, nil, true
 		}
 		method := entryMethod(entry)
 		if method == "elicitation/create" {
@@ -82,16 +82,16 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		switch _, declared := getMember(hc.hostCaps, capName); {
 		case method == "":
 			l.fail(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q: it names no method", m.key))
-			return nil, nil, true
+			return nil, nil, nil, true
 		case !known:
 			// Not a request of the revisions elicitray knows. Its host
 			// cannot be assumed to know it either: it declared no
 			// capability for it.
 			l.fail(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q of method %q: unknown method", m.key, method))
-			return nil, nil, true
+			return nil, nil, nil, true
 		case !declared:
 			l.fail(hc, codeInvalidParams, fmt.Sprintf("elicitray cannot answer input request %q of method %q: only the host can, and it did not declare the %s capability", m.key, method, capName))
-			return nil, nil, true
+			return nil, nil, nil, true
 		}
 		forHost = append(forHost, m)
 	}
@@ -104,7 +104,7 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		form *elicit.Form
 	}
 	entries := make(map[string]prepared, len(irs))
-	o := origin{tool: hc.call, version: hc.version}
+	o := origin{tool: hc.call, version: hc.version, reports: true}
 	for _, m := range irs {
 		entry := irRaw[m.vStart:m.vEnd]
 		if entryMethod(entry) != "elicitation/create" {
@@ -115,14 +115,15 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		req, form, err := l.d.prepareRaw(params, o)
 		if err != nil {
 			l.fail(hc, codeInvalidParams, "elicitray cannot show this elicitation: "+err.Error())
-			return nil, nil, true
+			return nil, nil, nil, true
 		}
 		entries[m.key] = prepared{req, form}
 	}
 
 	responses = []inputResponse{}
-	var answered []*Request // the round's requests decided so far
-	var noDesktop error     // set once the round found no desktop
+	// answered are the round's requests decided so far: their answers
+	// reach the server with the retry (loop.send tells delivery).
+	var noDesktop error // set once the round found no desktop
 	hostEl := l.hostElicitation(hc)
 	for _, m := range irs {
 		e, ok := entries[m.key]
@@ -141,7 +142,8 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 					l.d.overrule(a, DecidedByHostCancelled, cause.Error()+" before this answer was sent; the server received none")
 				}
 			}
-			return nil, nil, true
+			l.unsent(append(answered, e.req), "the host cancelled the call before the round's answers were sent")
+			return nil, nil, nil, true
 		}
 		answered = append(answered, e.req)
 		noDesktop = v.noDesktop
@@ -155,10 +157,26 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		responses = append(responses, inputResponse{m.key, b})
 	}
 	if len(forHost) > 0 {
+		// No desktop: the host's own retry carries the relay's answers
+		// (forward.complete), which the relay cannot follow further.
+		l.unsent(answered, "")
 		l.forward.send(hc, irRaw, forHost, state, responses)
-		return nil, nil, true
+		return nil, nil, nil, true
 	}
-	return responses, state, false
+	return responses, state, answered, false
+}
+
+// unsent settles the delivery of a round's answers that go no further
+// than this: why they never reached the server, or "" when nothing more
+// is owed.
+func (l *loop) unsent(reqs []*Request, why string) {
+	var err error
+	if why != "" {
+		err = errors.New(why)
+	}
+	for _, r := range reqs {
+		l.d.delivered(r, err)
+	}
 }
 
 // hostElicitation is the elicitation capability the host declared for
