@@ -24,56 +24,151 @@ import (
 // notifications. One SIGTERM ends the wrapper all the same: its server is
 // shut down as usual (stdin closed, SIGTERM, SIGKILL, each after --grace),
 // and after the grace the writes to the host that nobody reads are given
-// up. On main it stayed blocked in that write until a second signal.
+// up. On 8f05bc5 it stayed blocked in that write until a second signal.
+// The host's stdout is a pipe, or one end of a socketpair as a Node host
+// (Claude Code, the Inspector) gives its servers: there the relay splices
+// the server's pipe into the socket, and the kernel held the server's
+// pipe meanwhile, so that not even SIGKILL ended the server.
 func TestWrapperEndsOnFirstSIGTERM(t *testing.T) {
 	testHome(t)
 	flood := `exec yes '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood"}}'`
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", "flood", "--grace", "200ms", "--", "sh", "-c", flood)
-	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
-	stdin, hostIn, err := os.Pipe() // the host keeps writing end open, and writes nothing
+	for _, socket := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pipe", true: "socket"}[socket], func(t *testing.T) {
+			w := startStalledHost(t, socket, "wrap", "--name", "flood", "--grace", "200ms", "--", "sh", "-c", flood)
+			w.waitFull(t)
+			server := serverOf(t, w.cmd.Process.Pid)
+			w.term(t)
+			// The host's log says why what the server still sent went nowhere.
+			if log, _ := os.ReadFile(w.log); !strings.Contains(string(log), "the server's last messages were dropped") {
+				t.Errorf("the wrapper's log does not say it dropped the server's last messages:\n%s", log)
+			}
+			if err := syscall.Kill(server, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("the server (pid %d) outlived the wrapper: kill 0 says %v", server, err)
+			}
+		})
+	}
+}
+
+// TestWrapperEndsOnFirstSIGTERMRemote is the same with a remote server
+// that floods the GET stream with notifications once the session is up:
+// after one SIGTERM the session ends within --grace, then the host's
+// writes nobody reads are given up, and the wrapper ends.
+func TestWrapperEndsOnFirstSIGTERMRemote(t *testing.T) {
+	testHome(t)
+	flood := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		event := []byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"flood\"}}\n\n")
+		rc := http.NewResponseController(w)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(event); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+	}
+	ts := hostileServer(t, func(w http.ResponseWriter, id string) { answer(w, id, "ok") }, flood)
+	for _, socket := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pipe", true: "socket"}[socket], func(t *testing.T) {
+			w := startStalledHost(t, socket, "wrap", "--name", "flood", "--grace", "200ms", "--url", ts.URL+"/mcp")
+			// The host starts the session, reads the initialize result, and
+			// then reads nothing more.
+			fmt.Fprintln(w.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`)
+			if line, err := bufio.NewReader(w.out).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+				t.Fatalf("no initialize result: %q, %v", line, err)
+			}
+			fmt.Fprintln(w.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			w.waitFull(t)
+			w.term(t)
+		})
+	}
+}
+
+// stalledHost is a host that runs the wrapper and then stops reading its
+// stdout (a pipe, or a socket as Node hosts give).
+type stalledHost struct {
+	cmd    *exec.Cmd
+	in     *os.File // the wrapper's stdin, the host's end
+	out    *os.File // the wrapper's stdout, the host's end
+	socket bool
+	peer   *os.File // socket: a copy of the wrapper's end, to see its send queue
+	log    string
+	exited chan struct{}
+}
+
+func startStalledHost(t *testing.T, socket bool, args ...string) *stalledHost {
+	t.Helper()
+	h := &stalledHost{socket: socket, log: filepath.Join(t.TempDir(), "wrapper.log"), exited: make(chan struct{})}
+	h.cmd = exec.Command(elicitrayBin, args...)
+	h.cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	var stdin, stdout *os.File
+	if socket {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.out, stdout = os.NewFile(uintptr(fds[0]), "host"), os.NewFile(uintptr(fds[1]), "wrapper")
+		peer, err := unix.FcntlInt(uintptr(fds[1]), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.peer = os.NewFile(uintptr(peer), "wrapper's end")
+		t.Cleanup(func() { h.peer.Close() })
+	} else {
+		var err error
+		if h.out, stdout, err = os.Pipe(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdin, in, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer hostIn.Close()
-	hostOut, stdout, err := os.Pipe() // the host never reads
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hostOut.Close()
-	stderr, err := os.Create(t.TempDir() + "/wrapper.log")
+	h.in = in
+	stderr, err := os.Create(h.log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stderr.Close()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	if err := cmd.Start(); err != nil {
+	h.cmd.Stdin, h.cmd.Stdout, h.cmd.Stderr = stdin, stdout, stderr
+	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	stdin.Close()
 	stdout.Close()
-	exited := make(chan struct{})
 	go func() {
-		_ = cmd.Wait()
-		close(exited)
+		_ = h.cmd.Wait()
+		close(h.exited)
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		select {
-		case <-exited:
+		case <-h.exited:
 		default:
-			_ = cmd.Process.Kill()
-			<-exited
+			_ = h.cmd.Process.Kill()
+			<-h.exited
 		}
-	}()
+		h.in.Close()
+		h.out.Close()
+	})
+	return h
+}
 
-	// The wrapper's stdout is full: it waits on the host, and the flood
-	// waits on it.
+// waitFull waits until the wrapper's stdout is full: half a pipe's size
+// queued, or on a socket half the wrapper's send buffer waiting (a Unix
+// socket's writer waits once its queue reaches that buffer). The wrapper
+// then waits on the host, and the flood on the wrapper.
+func (h *stalledHost) waitFull(t *testing.T) {
+	t.Helper()
 	var last string
 	full := func() bool {
-		size, err := unix.FcntlInt(hostOut.Fd(), unix.F_GETPIPE_SZ, 0)
-		if err != nil {
-			t.Fatal(err)
+		var size, queued int
+		var err error
+		if h.socket {
+			if size, err = unix.GetsockoptInt(int(h.peer.Fd()), unix.SOL_SOCKET, unix.SO_SNDBUF); err == nil {
+				queued, err = unix.IoctlGetInt(int(h.peer.Fd()), unix.SIOCOUTQ)
+			}
+		} else if size, err = unix.FcntlInt(h.out.Fd(), unix.F_GETPIPE_SZ, 0); err == nil {
+			queued, err = unix.IoctlGetInt(int(h.out.Fd()), unix.TIOCINQ) // FIONREAD
 		}
-		queued, err := unix.IoctlGetInt(int(hostOut.Fd()), unix.TIOCINQ) // FIONREAD
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,23 +180,19 @@ func TestWrapperEndsOnFirstSIGTERM(t *testing.T) {
 			t.Fatalf("the wrapper's stdout never filled up: %s", last)
 		}
 	}
-	server := serverOf(t, cmd.Process.Pid)
+}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+// term sends the wrapper one SIGTERM and waits for it to end.
+func (h *stalledHost) term(t *testing.T) {
+	t.Helper()
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-exited:
+	case <-h.exited:
 	case <-time.After(time.Minute):
-		log, _ := os.ReadFile(stderr.Name())
+		log, _ := os.ReadFile(h.log)
 		t.Fatalf("the wrapper still runs a minute after one SIGTERM; its log:\n%s", log)
-	}
-	// The host's log says why what the server still sent went nowhere.
-	if log, _ := os.ReadFile(stderr.Name()); !strings.Contains(string(log), "the server's last messages were dropped") {
-		t.Errorf("the wrapper's log does not say it dropped the server's last messages:\n%s", log)
-	}
-	if err := syscall.Kill(server, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("the server (pid %d) outlived the wrapper: kill 0 says %v", server, err)
 	}
 }
 
@@ -123,97 +214,4 @@ func serverOf(t *testing.T, pid int) int {
 	}
 	child, _ := strconv.Atoi(children[0])
 	return child
-}
-
-// TestWrapperEndsOnFirstSIGTERMRemote is the same with a remote server
-// that floods the GET stream with notifications once the session is up:
-// after one SIGTERM the session ends within --grace and the wrapper with
-// it, whatever the host does.
-func TestWrapperEndsOnFirstSIGTERMRemote(t *testing.T) {
-	testHome(t)
-	flood := func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		event := []byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"flood\"}}\n\n")
-		rc := http.NewResponseController(w)
-		for r.Context().Err() == nil {
-			if _, err := w.Write(event); err != nil || rc.Flush() != nil {
-				return
-			}
-		}
-	}
-	ts := hostileServer(t, func(w http.ResponseWriter, id string) { answer(w, id, "ok") }, flood)
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", "flood", "--grace", "200ms", "--url", ts.URL+"/mcp")
-	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
-	stdin, hostIn, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hostIn.Close()
-	hostOut, stdout, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hostOut.Close()
-	stderr, err := os.Create(t.TempDir() + "/wrapper.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stdin.Close()
-	stdout.Close()
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	// The host starts the session, reads the initialize result, and then
-	// reads nothing more.
-	fmt.Fprintln(hostIn, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`)
-	if line, err := bufio.NewReader(hostOut).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
-		t.Fatalf("no initialize result: %q, %v", line, err)
-	}
-	fmt.Fprintln(hostIn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	var last string
-	full := func() bool {
-		size, err := unix.FcntlInt(hostOut.Fd(), unix.F_GETPIPE_SZ, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		queued, err := unix.IoctlGetInt(int(hostOut.Fd()), unix.TIOCINQ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		last = fmt.Sprintf("%d bytes of %d", queued, size)
-		return queued >= size/2
-	}
-	for deadline := time.Now().Add(time.Minute); !full(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the wrapper's stdout never filled up: %s", last)
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-exited:
-	case <-time.After(time.Minute):
-		log, _ := os.ReadFile(stderr.Name())
-		t.Fatalf("the wrapper still runs a minute after one SIGTERM; its log:\n%s", log)
-	}
-	if !cmd.ProcessState.Success() {
-		t.Errorf("the wrapper ended %v after one SIGTERM, want a clean end of the session", cmd.ProcessState)
-	}
 }

@@ -561,15 +561,27 @@ func newLineWriter(w io.Writer) *lineWriter {
 // the wrapper (issue 25). A file Go's poller watches (the host's pipes,
 // pollable) gets a write deadline that has passed, so that the write
 // waiting now and every later one fail at once, and their callers carry
-// on; elsewhere a write may stay blocked, and Run stops waiting for it
-// (gone). It does not take mu, which that write holds.
+// on; a socket's writing side is shut down (endSocketWrite: a splice into
+// it takes no deadline); elsewhere a write may stay blocked, and Run stops
+// waiting for it (gone). It does not take mu, which that write holds.
 func (lw *lineWriter) abandon() {
 	lw.goneOne.Do(func() {
 		if lw.file != nil {
 			_ = lw.file.SetWriteDeadline(time.Now())
+			endSocketWrite(lw.file)
 		}
 		close(lw.gone)
 	})
+}
+
+// abandoned reports whether abandon gave the writer up.
+func (lw *lineWriter) abandoned() bool {
+	select {
+	case <-lw.gone:
+		return true
+	default:
+		return false
+	}
 }
 
 // write appends line (which ends in a newline, or is the stream's last

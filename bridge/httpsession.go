@@ -164,6 +164,8 @@ func (s *httpServer) cancelInFlight() {
 	wg.Wait()
 }
 
+func (s *httpServer) graceTime() time.Duration { return s.opts.Grace }
+
 func (s *httpServer) Wait() int {
 	<-s.done
 	return s.exitCode

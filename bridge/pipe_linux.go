@@ -429,3 +429,18 @@ func pollable(f *os.File) (pf *os.File, done func()) {
 	pf = os.NewFile(uintptr(fd), f.Name())
 	return pf, func() { pf.Close() }
 }
+
+// endSocketWrite shuts down the writing side of f when it is a socket (a
+// Node host's stdout is one end of a socketpair). A splice(2) into a socket
+// whose reader stopped blocks in the kernel, past any deadline, holding the
+// lock of the server's pipe it reads, so that not even SIGKILL ends a
+// server writing into that pipe; shutting the socket's writing side ends
+// that splice at once (lineWriter.abandon: the host's writes are given up).
+func endSocketWrite(f *os.File) {
+	if fileType(f) != unix.S_IFSOCK {
+		return
+	}
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_WR) })
+	}
+}

@@ -22,3 +22,5 @@ func (p *pipeIn) splice(int) (int, error) { return 0, errNoSplice }
 func (p *pipeIn) drop(int) error          { return errNoSplice }
 func (p *pipeIn) noSplice()               {}
 func (p *pipeIn) close()                  {}
+
+func endSocketWrite(*os.File) {}

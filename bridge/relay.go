@@ -252,6 +252,11 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		// The host stopped reading and its writes were given up (stdio.go),
 		// but the write waiting could not be ended (no deadline on this
 		// file): the server is gone, and nothing is left to wait for.
+	case <-time.After(graceOf(r.srv)):
+		// The server is gone, and a host that stopped reading holds its
+		// last messages (a remote server's: stdio.go gives up on its
+		// own): they are given up, so that the wrapper ends.
+		host.w.abandon()
 	}
 	// The host's pump may wait on for a host that outlives the server; the
 	// fast path's files go now (reads carry on without them).
@@ -311,12 +316,7 @@ func (r *Relay) pumpServer() {
 	if sc, ok := server.(*lineConn); ok {
 		defer sc.r.pipe.close()
 		_ = sc.r.pump(host.w, r.serverRoute, r.callReplied, r.handleServer, func(err error) {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				// lineConn.cutOff gave the host's writes up.
-				r.w.log.printf("the host read nothing more of elicitray's output after the server ended: the server's last messages were dropped, so that elicitray could end")
-				return
-			}
-			r.w.log.printf("writing to the host: %v", err)
+			r.hostWriteFailed(err)
 		}, func() {
 			r.w.log.printf("%s: the server sent a line longer than 1 MiB with a \"method\" the host could read as a request elicitray did not see (a second one, one after its result or in another case, or one outside the message; an elicitation must not pass): the line was cut off there and its rest not passed on", r.opts.Server)
 		})
@@ -332,7 +332,7 @@ func (r *Relay) pumpServer() {
 		}
 		if r.fromServer(line) {
 			if werr := host.Write(line, !server.Buffered()); werr != nil {
-				r.w.log.printf("writing to the host: %v", werr)
+				r.hostWriteFailed(werr)
 			}
 		} else if !server.Buffered() {
 			// An intercepted line ends the burst: what came before it
@@ -340,6 +340,16 @@ func (r *Relay) pumpServer() {
 			host.flush()
 		}
 	}
+}
+
+// hostWriteFailed says why a server message did not reach the host.
+func (r *Relay) hostWriteFailed(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) || r.w.host.w.abandoned() {
+		// The host's writes were given up (lineWriter.abandon).
+		r.w.log.printf("the host read nothing more of elicitray's output after the server ended: the server's last messages were dropped, so that elicitray could end")
+		return
+	}
+	r.w.log.printf("writing to the host: %v", err)
 }
 
 // handleServer sends the host a server line the full path passes on.

@@ -209,8 +209,20 @@ func (s *stdioServer) shutdownWhenClosed() {
 		}
 		s.log("the server was still running %v after %s: %s", s.grace, after, s.group.stop(s.cmd.Process, kill))
 	}
+	select {
+	case <-s.exited:
+		return
+	case <-time.After(s.grace):
+	}
+	// Killed, and not gone: it may be held in a write to its stdout
+	// while the relay splices that pipe into a host that stopped
+	// reading (the kernel holds the pipe's lock meanwhile, and SIGKILL
+	// waits for it). The host's writes are given up, which ends it.
+	s.conn.cutOff()
 	<-s.exited
 }
+
+func (s *stdioServer) graceTime() time.Duration { return s.grace }
 
 // Wait waits for the child to exit and its stdout to be read to the end
 // (or cut off after grace), and returns its exit code.

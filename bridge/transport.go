@@ -1,6 +1,9 @@
 package bridge
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // A Conn is the relay's connection to the server it wraps: a stream of
 // JSON-RPC messages, one per line, whatever carries them underneath (a
@@ -41,4 +44,13 @@ type Server interface {
 	// status (128+N for a signal), or for a remote server 0 after a clean
 	// end and 1 when it was lost.
 	Wait() int
+}
+
+// graceOf is how long the relay still writes to a host that reads nothing
+// once srv is gone: its own grace period (Command, HTTPOptions.Grace).
+func graceOf(srv Server) time.Duration {
+	if g, ok := srv.(interface{ graceTime() time.Duration }); ok {
+		return g.graceTime()
+	}
+	return 2 * time.Second
 }
