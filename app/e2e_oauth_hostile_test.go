@@ -142,9 +142,10 @@ func TestWrapURLRefusesUnsafeEndpoints(t *testing.T) {
 // An authorization server whose token response elicitray must not keep: a
 // token of another type than Bearer (every request would be refused), or
 // one larger than any token (it would be written, then refused by the
-// token file's reader on every later start). The sign-in ends with the
-// sentence, nothing is stored, and `auth list` reads the token directory
-// as before.
+// token file's reader on every later start); or one it cannot read or
+// that has no access_token, after which the used code cannot sign in. The
+// sign-in ends at once with the sentence, nothing is stored, and `auth
+// list` reads the token directory as before.
 func TestWrapURLRefusesTokenResponses(t *testing.T) {
 	browser := browserStandIn(t)
 	d := newDesktop(t)
@@ -153,15 +154,22 @@ func TestWrapURLRefusesTokenResponses(t *testing.T) {
 		name   string
 		change func(map[string]any)
 		want   string
+		body   func([]byte) []byte
 	}{
 		{"mac token", func(r map[string]any) { r["token_type"] = "mac" },
-			`signing in to remote: the authorization server gave a token of type "mac"; MCP authorization uses Bearer tokens only, so elicitray did not keep it`},
+			`signing in to remote: the authorization server gave a token of type "mac"; MCP authorization uses Bearer tokens only, so elicitray did not keep it`, nil},
 		{"20 MB token", func(r map[string]any) { r["access_token"] = strings.Repeat("a", 20<<20) },
-			"signing in to remote: the answer of the token endpoint " /* URL */},
+			"signing in to remote: the answer of the token endpoint " /* URL */, nil},
+		{"token_type number", func(r map[string]any) { r["token_type"] = 1 },
+			"/token took the code and answered with a token response elicitray cannot read (json: cannot unmarshal number", nil},
+		{"not JSON", nil, "/token took the code and answered with a token response elicitray cannot read (invalid character '<'",
+			func([]byte) []byte { return []byte("<html>Signed in!</html>") }},
+		{"no access_token", func(r map[string]any) { delete(r, "access_token") },
+			"signing in to remote: the token endpoint gave a token response without an access_token, so elicitray has no token to keep", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := d.with(t)
-			as := oauthtest.NewAuthServer(t, oauthtest.Options{Token: tt.change})
+			as := oauthtest.NewAuthServer(t, oauthtest.Options{Token: tt.change, TokenBody: tt.body})
 			rs := oauthtest.NewResourceServer(t, as)
 			w := d.connectURL("remote", rs.URL)
 			d.openSignIn()

@@ -124,7 +124,9 @@
 //     users can read. The loopback listener hands signIn every response
 //     with the state; only one whose code the token endpoint accepts ends
 //     the sign-in, the others are turned away (the page and the log say
-//     so) until Options.Wait is up, and the error then names them.
+//     so) until Options.Wait is up, and the error then names them. A
+//     2xx token answer accepted the code, so one elicitray cannot use (not
+//     JSON, a member of the wrong type, no access_token) ends it at once.
 //   - https and bounds: mcp-go refuses only metadata endpoints that are not
 //     http(s), then guesses endpoints, which hides why; it sends codes and
 //     tokens over plain http to any host, reads token and registration

@@ -117,3 +117,49 @@ func TestMetadataTooLarge(t *testing.T) {
 		t.Errorf("the user was asked %d times", n)
 	}
 }
+
+// A token response the token endpoint sent for the real code that elicitray
+// cannot use ends the sign-in at once with a sentence naming the endpoint:
+// the code is used, so no later answer to the redirect could finish it.
+// The user's browser is told so, and no token is kept.
+func TestMalformedTokenResponseEndsSignIn(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts oauthtest.Options
+		want string
+	}{
+		{"token_type a number", oauthtest.Options{Token: func(r map[string]any) { r["token_type"] = 1 }},
+			"/token took the code and answered with a token response elicitray cannot read (json: cannot unmarshal number"},
+		{"not JSON", oauthtest.Options{TokenBody: func([]byte) []byte { return []byte("<html>Signed in!</html>") }},
+			"/token took the code and answered with a token response elicitray cannot read (invalid character '<'"},
+		{"no access_token", oauthtest.Options{Token: func(r map[string]any) { delete(r, "access_token") }},
+			"signing in to remote: the token endpoint gave a token response without an access_token, so elicitray has no token to keep"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.as = oauthtest.NewAuthServer(t, tt.opts)
+			w.rs = oauthtest.NewResourceServer(t, w.as)
+			const wait = 10 * time.Second
+			srv, err := oauth.New(oauth.Options{Name: name, URL: w.rs.URL, Dir: w.dir, Consent: w.user.consent, Logf: w.log.logf, Wait: wait})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := transport.NewOAuthHandler(*srv.Config())
+			h.SetBaseURL(w.rs.URL)
+			start := time.Now()
+			err = srv.Authorize(t.Context(), h)
+			if took := time.Since(start); took >= wait {
+				t.Errorf("Authorize took %v, the sign-in's whole wait", took)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Authorize: %v\nwant %q", err, tt.want)
+			}
+			if page := <-w.user.pages; !strings.Contains(page, "elicitray did not finish the sign-in") {
+				t.Errorf("the browser showed %q", page)
+			}
+			if rec, _ := oauth.Load(w.dir, name); rec != nil && rec.Token != nil {
+				t.Errorf("a token was stored: %+v", rec.Token)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -162,6 +163,13 @@ func (s *Server) finish(ctx context.Context, h *transport.OAuthHandler, md *tran
 		var oe transport.OAuthError
 		if errors.As(err, &oe) {
 			return fmt.Errorf("the token endpoint refused its code (%s)", oe.Error())
+		}
+		// A 2xx answer the code was taken for: a forged code is refused,
+		// so this was the real one, and no later answer can be used.
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &se) || errors.As(err, &te) {
+			return refused("the token endpoint %s took the code and answered with a token response elicitray cannot read (%v); the code is used, so the sign-in cannot finish", md.TokenEndpoint, errors.Unwrap(err))
 		}
 		return fmt.Errorf("its code could not be exchanged for a token: %w", err)
 	}

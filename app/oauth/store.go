@@ -373,6 +373,9 @@ func (s *tokenStore) SaveToken(ctx context.Context, token *transport.Token) erro
 		}
 		return refused("the authorization server gave a token of type %q; MCP authorization uses Bearer tokens only, so elicitray did not keep it", token.TokenType)
 	}
+	if token.AccessToken == "" {
+		return refused("the token endpoint gave a token response without an access_token, so elicitray has no token to keep")
+	}
 	saved := *token
 	saved.TokenType = "Bearer"
 	if saved.ExpiresAt.IsZero() && saved.ExpiresIn > 0 {

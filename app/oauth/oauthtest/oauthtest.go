@@ -86,6 +86,9 @@ type Options struct {
 	// Token, when set, changes each token response fosite made before it
 	// is sent.
 	Token func(resp map[string]any)
+	// TokenBody, when set, replaces each token response's bytes (after
+	// Token) before they are sent: one that is not JSON.
+	TokenBody func(body []byte) []byte
 	// Authorize, when set, is called with each authorization request's
 	// query before it is approved; it may visit the redirect URI first, as
 	// someone who read the request's state would.
@@ -300,19 +303,28 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	as.note(what)
-	if as.opts.Token == nil {
+	if as.opts.Token == nil && as.opts.TokenBody == nil {
 		as.provider.WriteAccessResponse(ctx, w, req, resp)
 		return
 	}
 	rec := httptest.NewRecorder()
 	as.provider.WriteAccessResponse(ctx, rec, req, resp)
-	var body map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "server_error"})
-		return
+	body := rec.Body.Bytes()
+	if as.opts.Token != nil {
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "server_error"})
+			return
+		}
+		as.opts.Token(m)
+		body, _ = json.Marshal(m)
 	}
-	as.opts.Token(body)
-	writeJSON(w, rec.Code, body)
+	if as.opts.TokenBody != nil {
+		body = as.opts.TokenBody(body)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
 }
 
 func (as *AuthServer) revoke(w http.ResponseWriter, r *http.Request) {
