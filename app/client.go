@@ -68,6 +68,10 @@ type hubClient struct {
 	unsaved []history.Record
 	// spool keeps what the wrapper sent servers while no hub takes it.
 	spool *spool
+	// delivering counts the Delivered calls under way: close waits for
+	// them, so that a wrapper ending with its server does not lose the
+	// word on an answer that did not reach it (issue 25).
+	delivering sync.WaitGroup
 }
 
 var _ bridge.Approver = (*hubClient)(nil)
@@ -302,6 +306,8 @@ func (c *hubClient) Delivered(req *bridge.Request, err error) {
 	if !req.ReportsDelivery {
 		return
 	}
+	c.delivering.Add(1)
+	defer c.delivering.Done()
 	m := wireMsg{Op: opDelivered, Key: req.ID}
 	if err != nil {
 		m.Error = err.Error()
@@ -748,8 +754,20 @@ func (c *hubClient) hubPID() int {
 	return c.conn.pid
 }
 
-// close ends the client's connection to the hub, if it has one.
+// close ends the client's connection to the hub, if it has one, once the
+// words on deliveries under way are with the hub or in the spool: each
+// takes about recordWait at most, but a hub that stopped reading holds
+// one up, so close waits no longer than that.
 func (c *hubClient) close() {
+	done := make(chan struct{})
+	go func() {
+		c.delivering.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(recordWait):
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.unsaved) > 0 {

@@ -13,13 +13,39 @@ import (
 	"testing"
 )
 
-// TestFaultSpoolRemoved (issue 25): the spool directory is removed while
-// decisions wait in it for a locked history — two of a hub that has
-// stopped since, three of the running hub's. The hub writes its own three
-// again from memory, and tells the two it cannot recover: in `status`, in
-// hub.log and in a note in history; once the lock is gone, history has
-// every decision the hub still had.
+// TestFaultSpoolRemoved (issue 25): the spool directory is removed, or
+// moved away, while decisions wait in it for a locked history — two of a
+// hub that has stopped since, three of the running hub's. The hub writes
+// its own three again from memory, at the spool's own path (not into the
+// file it still has open, moved away with its directory), and tells the
+// two it cannot recover: in `status`, in hub.log and in a note in history;
+// once the lock is gone, history has every decision the hub still had. A
+// spool directory replaced by a symbolic link is not written through: the
+// hub keeps the three and the note in memory, and says so.
 func TestFaultSpoolRemoved(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		away    func(dir string) error
+		waiting string // what status says of the three and the note
+		spooled int    // what the spool's path holds then
+	}{
+		{"removed", os.RemoveAll, "4 decisions waiting in the spool", 4},
+		{"moved", func(dir string) error { return os.Rename(dir, dir+".orig") }, "4 decisions waiting in the spool", 4},
+		{"symlink", func(dir string) error {
+			elsewhere := t.TempDir()
+			if err := os.Rename(dir, dir+".orig"); err != nil {
+				return err
+			}
+			return os.Symlink(elsewhere, dir)
+		}, "4 decisions not saved", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testSpoolGone(t, tc.away, tc.waiting, tc.spooled) })
+	}
+}
+
+// testSpoolGone is TestFaultSpoolRemoved with away taking the spool
+// directory away.
+func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, spooled int) {
 	d := newDesktop(t)
 	_, release := holdLockUntil(t, d.paths.History)
 	answer := func(fh *faultHost, n int, tag string) {
@@ -47,13 +73,13 @@ func TestFaultSpoolRemoved(t *testing.T) {
 		t.Fatalf("status before the spool is removed:\n%s", st)
 	}
 
-	if err := os.RemoveAll(spoolDir(d.paths)); err != nil {
+	if err := away(spoolDir(d.paths)); err != nil {
 		t.Fatal(err)
 	}
 	st := d.status() // the hub looks at its spool now
 	// Waiting: the three written again, and the note of the two lost.
 	for _, want := range []string{"2 decisions lost: the spool was removed or changed before they reached history",
-		"4 decisions waiting in the spool"} {
+		waiting} {
 		if !strings.Contains(st, want) {
 			t.Errorf("status after the spool was removed does not say %q:\n%s", want, st)
 		}
@@ -61,6 +87,10 @@ func TestFaultSpoolRemoved(t *testing.T) {
 	hubLog, _ := os.ReadFile(d.paths.HubLog)
 	if !strings.Contains(string(hubLog), "lost 5 decisions before history took them (its directory was removed, or a file deleted or replaced); 3 were still in memory and were written again, 2 are lost") {
 		t.Errorf("hub.log does not tell the loss:\n%s", hubLog)
+	}
+
+	if n := countSpool(spoolDir(d.paths)); n != spooled {
+		t.Errorf("the spool directory holds %d decisions, want %d", n, spooled)
 	}
 
 	release()

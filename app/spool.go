@@ -35,8 +35,9 @@ import (
 // Windows: platform.Lock): a writer holds it while
 // it appends and syncs one line; the taker holds it while it reads the file,
 // adds its records and unlinks it. A writer whose file was taken in (its
-// link count is zero once it holds the lock) starts a new one, so no line
-// is written to a file nobody will read.
+// link count is zero once it holds the lock), or is no longer where it was
+// made (its directory moved away: inPlace), starts a new one, so no line is
+// written to a file nobody will read.
 //
 // The directory is the user's own (0700, no symbolic link), and files are
 // opened without following links (platform.OpenFile): a link planted in the directory is not written
@@ -92,12 +93,14 @@ func (s *spool) add(rec history.Record) error {
 			return fmt.Errorf("locking the spool file: %w", err)
 		}
 		size, taken, err := fileState(s.f)
-		if err != nil || taken {
+		if err != nil || taken || !inPlace(s.f) {
 			_ = platform.Unlock(s.f)
 			if err != nil {
 				return fmt.Errorf("spool file: %w", err)
 			}
-			// Taken in by a hub: its lines are in history now.
+			// Taken in by a hub: its lines are in history now. Or moved
+			// away with its directory, or its directory replaced: no hub
+			// reads it there, and the new file goes where one does.
 			s.f.Close()
 			s.f = nil
 			continue
@@ -117,6 +120,18 @@ func fileState(f *os.File) (size int64, taken bool, err error) {
 		return 0, false, err
 	}
 	return size, links == 0, nil
+}
+
+// inPlace reports whether the open spool file f is still the file at the
+// path it was made at: not when its directory was moved away (issue 25: the
+// lines written to it were read by no hub) or replaced.
+func inPlace(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	at, err := os.Lstat(f.Name())
+	return err == nil && os.SameFile(fi, at)
 }
 
 // writeSynced appends line to f, whose size is size, and syncs it; on an
@@ -169,7 +184,7 @@ func (s *spool) prepare() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f != nil {
-		if _, taken, err := fileState(s.f); err == nil && !taken {
+		if _, taken, err := fileState(s.f); err == nil && !taken && inPlace(s.f) {
 			return
 		}
 		s.f.Close()

@@ -1,0 +1,33 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/elicitray/elicitray/bridge"
+)
+
+// TestCloseWaitsForDelivered (issue 25): a wrapper whose server ended
+// while the word that an answer did not reach it was on its way to the
+// hub stops only once that word is kept: here the hub stops reading, the
+// word goes to the wrapper's spool, and close waits for it.
+func TestCloseWaitsForDelivered(t *testing.T) {
+	dir := t.TempDir()
+	ours, hub := net.Pipe() // the hub reads nothing: the word waits
+	c := &hubClient{
+		paths: Paths{History: filepath.Join(dir, "history.db")},
+		conn:  &hubConn{c: ours, enc: json.NewEncoder(ours), waiting: map[uint64]chan wireMsg{}},
+	}
+	go c.Delivered(&bridge.Request{ID: "w1-1", Server: "srv", ReportsDelivery: true}, errors.New("the server ended"))
+	time.Sleep(100 * time.Millisecond) // the word is being sent
+	time.AfterFunc(300*time.Millisecond, func() { hub.Close() })
+	c.close()
+	keys, _ := spoolKeys(spoolDir(c.paths))
+	if !keys["w1-1"] {
+		t.Errorf("the wrapper stopped before the word on the delivery was kept; the spool holds %v", keys)
+	}
+}
