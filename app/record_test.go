@@ -57,6 +57,22 @@ func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
 		schema: "{\"type\":\"object\",\"properties\":{\"bank\\u005fpin\" : {\"type\":\"string\",\"default\" :\t\"48\\\"]}21\", \"title\":\"PIN \\u00e9\"}}}",
 		want:   "{\"type\":\"object\",\"properties\":{\"bank\\u005fpin\" : {\"type\":\"string\",\"default\" :\t\"[redacted]\", \"title\":\"PIN \\u00e9\"}}}",
 	}, {
+		name:   "an object default of the form",
+		schema: `{"type":"object","properties":{"pin":{"type":"string"},"city":{"type":"string"}},"default":{"pin":"4821","city":"Oslo"},"examples":[{"pin":"1234"}]}`,
+		want:   `{"type":"object","properties":{"pin":{"type":"string"},"city":{"type":"string"}},"default":{"pin":"[redacted]","city":"Oslo"},"examples":[{"pin":"[redacted]"}]}`,
+	}, {
+		name:   "a nested object, which elicit refuses",
+		schema: `{"type":"object","properties":{"account":{"type":"object","properties":{"pin":{"type":"string","default":"4821"},"city":{"type":"string","default":"Oslo"}},"default":{"pin":"4821"}}}}`,
+		want:   `{"type":"object","properties":{"account":{"type":"object","properties":{"pin":{"type":"string","default":"[redacted]"},"city":{"type":"string","default":"Oslo"}},"default":{"pin":"[redacted]"}}}}`,
+	}, {
+		name:   "if and then, which elicit refuses",
+		schema: `{"type":"object","properties":{"pin":{"type":"string"}},"if":{"properties":{"pin":{"const":"4821"}}},"then":{"properties":{"pin":{"default":"1234"}}},"patternProperties":{"^pw":{"format":"password","default":"4821"}},"additionalProperties":{"writeOnly":true,"default":"4821"}}`,
+		want:   `{"type":"object","properties":{"pin":{"type":"string"}},"if":{"properties":{"pin":{"const":"[redacted]"}}},"then":{"properties":{"pin":{"default":"[redacted]"}}},"patternProperties":{"^pw":{"format":"password","default":"[redacted]"}},"additionalProperties":{"writeOnly":true,"default":"[redacted]"}}`,
+	}, {
+		name:   "a name in full-width letters",
+		schema: `{"type":"object","properties":{"ｐａｓｓｗｏｒｄ":{"type":"string","default":"4821"}}}`,
+		want:   `{"type":"object","properties":{"ｐａｓｓｗｏｒｄ":{"type":"string","default":"[redacted]"}}}`,
+	}, {
 		name:   "no secret",
 		schema: `{"type":"object","properties":{"city":{"type":"string","default":"Oslo"},"remember_password":{"type":"boolean","default":true}}}`,
 		want:   `{"type":"object","properties":{"city":{"type":"string","default":"Oslo"},"remember_password":{"type":"boolean","default":true}}}`,
@@ -122,6 +138,10 @@ func TestRecordKeepsNoTokenOfALink(t *testing.T) {
 		{"https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@git.example/repo", "https://%5Bredacted%5D@git.example/repo"},
 		{"http://user@192.168.0.1:8080/login", "http://user@192.168.0.1:8080/login"},
 		{"https://plain.example/a/b", "https://plain.example/a/b"},
+		{"https://x.example/a?a=1;token=4821&b=2", "https://x.example/a?a=1;token=[redacted]&b=2"},
+		{"https://x.example/a?return_url=https%3A%2F%2Fy.example%2F%3Ftoken%3D4821%26x%3D1", "https://x.example/a?return_url=https%3A%2F%2Fy.example%2F%3Ftoken%3D%5Bredacted%5D%26x%3D1"},
+		{"https://x.example/a?t=4821abcd", "https://x.example/a?t=[redacted]"},
+		{"https://x.example/a?id=9f8e7d6c5b4a39281706&page=2", "https://x.example/a?id=[redacted]&page=2"},
 	} {
 		req := &bridge.Request{Server: "bank", Mode: "url", Message: "Open", URL: tc.link}
 		rec := newRecord(req, bridge.Result{Action: bridge.ActionAccept}, nil, history.SourceHub)

@@ -46,17 +46,25 @@ func SecretProperties(schema json.RawMessage, form *elicit.Form) []string {
 	}
 	for _, m := range ms {
 		prop := props[m.vStart:m.vEnd]
-		if slices.Contains(names, m.key) || stringMember(prop, "type") == "boolean" {
-			continue
-		}
-		writeOnly, _ := getMember(prop, "writeOnly")
-		if elicit.LooksSecret(m.key) || elicit.LooksSecret(stringMember(prop, "title")) ||
-			elicit.LooksSecret(stringMember(prop, "description")) ||
-			strings.EqualFold(stringMember(prop, "format"), "password") || string(writeOnly) == "true" {
+		if !slices.Contains(names, m.key) && secretProperty(m.key, prop) {
 			names = append(names, m.key)
 		}
 	}
 	return names
+}
+
+// secretProperty reports whether the property name, of schema prop, is a
+// secret by its own words: not a boolean, and its name, title or
+// description looks like a secret, or it says "format": "password" or
+// "writeOnly": true.
+func secretProperty(name string, prop []byte) bool {
+	if stringMember(prop, "type") == "boolean" {
+		return false
+	}
+	writeOnly, _ := getMember(prop, "writeOnly")
+	return elicit.LooksSecret(name) || elicit.LooksSecret(stringMember(prop, "title")) ||
+		elicit.LooksSecret(stringMember(prop, "description")) ||
+		strings.EqualFold(stringMember(prop, "format"), "password") || string(writeOnly) == "true"
 }
 
 // maxRedactRefs bounds the definitions a secret property's "$ref"s lead
@@ -66,41 +74,33 @@ const maxRedactRefs = 64
 // RedactSchema returns schema with every value its properties named secret
 // could carry replaced by Redacted: "default", "const", each of "enum" and
 // "examples", the "const" of each "oneOf" or "anyOf" choice, at any depth
-// ("items", "allOf"), and in the definitions their "$ref"s point to.
-// Labels ("title", "enumNames") and every other byte stay as the server
-// wrote them. The values of a list are numbered ("[redacted 1]") so that a
-// choice keeps its options apart and the history window can still show
-// the form. A schema whose secret property cannot be edited (its JSON
-// does not scan), or that leads to more than maxRedactRefs definitions, is
-// kept as the marker alone: losing its shape is better than keeping a
-// secret.
+// ("items", "allOf"), and in the definitions their "$ref"s point to. The
+// same goes for the properties of nested objects, of "if", "then",
+// "else", "not", "dependentSchemas", "patternProperties" and
+// "additionalProperties" that are secret by their own words
+// (secretProperty), and for their members in an object's own "default",
+// "const", "enum" and "examples". Labels ("title", "enumNames") and every
+// other byte stay as the server wrote them. The values of a list are
+// numbered ("[redacted 1]") so that a choice keeps its options apart and
+// the history window can still show the form. A schema whose secret
+// property cannot be edited (its JSON does not scan), or that leads to
+// more than maxRedactRefs definitions, is kept as the marker alone: losing
+// its shape is better than keeping a secret.
 func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
-	if len(secret) == 0 || len(schema) == 0 {
+	if len(schema) == 0 {
 		return schema
 	}
 	whole := appendQuoted(nil, Redacted)
 	var refs []string
-	out, _, err := editMember(schema, "properties", func(props []byte) ([]byte, bool, error) {
-		ms, err := members(props)
-		if err != nil {
-			return nil, false, err
-		}
-		var out []byte
-		prev := 0
-		for _, m := range ms {
-			if slices.Contains(secret, m.key) {
-				out = append(out, props[prev:m.vStart]...)
-				out = redactSchemaValues(out, props[m.vStart:m.vEnd], Redacted, &refs, 0)
-				prev = m.vEnd
-			}
-		}
-		if out == nil {
-			return props, false, nil
-		}
-		return append(out, props[prev:]...), true, nil
-	})
+	out, err := redactObject(nil, schema, secret, &refs, 0)
 	if err != nil {
+		if len(secret) == 0 {
+			return schema
+		}
 		return whole
+	}
+	if string(out) == string(schema) {
+		out = schema
 	}
 	done := map[string]bool{}
 	for n := 0; n < len(refs); n++ {
@@ -128,6 +128,140 @@ func RedactSchema(schema json.RawMessage, secret []string) json.RawMessage {
 // the depth bounds the cost at a few scans of the schema; MCP's forms are
 // two or three levels deep.
 const maxRedactDepth = 32
+
+// redactObject appends to dst the schema s of an object whose properties
+// named secret, and those secret by their own words, are redacted
+// (redactSchemaValues), and so on in the schemas that say more of the
+// same object ("if", "allOf", …) and of the objects under it. A schema
+// that is not an object is kept.
+func redactObject(dst, s []byte, secret []string, refs *[]string, depth int) ([]byte, error) {
+	if first(s) != '{' {
+		return append(dst, s...), nil
+	}
+	if depth > maxRedactDepth {
+		return appendQuoted(dst, Redacted), nil
+	}
+	ms, err := members(s)
+	if err != nil {
+		return nil, err
+	}
+	if props, ok := getMember(s, "properties"); ok {
+		if pms, err := members(props); err == nil {
+			for _, m := range pms {
+				if !slices.Contains(secret, m.key) && secretProperty(m.key, props[m.vStart:m.vEnd]) {
+					secret = append(slices.Clip(secret), m.key)
+				}
+			}
+		}
+	}
+	// same is a schema of this object, under is one of an object under it.
+	same := func(dst, v []byte) ([]byte, error) { return redactObject(dst, v, secret, refs, depth+1) }
+	under := func(dst, v []byte) ([]byte, error) { return redactObject(dst, v, nil, refs, depth+1) }
+	prev := 0
+	for _, m := range ms {
+		dst = append(dst, s[prev:m.vStart]...)
+		prev = m.vEnd
+		v := s[m.vStart:m.vEnd]
+		switch m.key {
+		case "properties":
+			dst, err = eachMember(dst, v, func(dst []byte, key string, p []byte) ([]byte, error) {
+				if slices.Contains(secret, key) {
+					return redactSchemaValues(dst, p, Redacted, refs, 0), nil
+				}
+				return under(dst, p)
+			})
+		case "patternProperties":
+			dst, err = eachMember(dst, v, func(dst []byte, key string, p []byte) ([]byte, error) {
+				if secretProperty(key, p) {
+					return redactSchemaValues(dst, p, Redacted, refs, 0), nil
+				}
+				return under(dst, p)
+			})
+		case "additionalProperties":
+			if first(v) == '{' && secretProperty("", v) {
+				dst = redactSchemaValues(dst, v, Redacted, refs, 0)
+			} else {
+				dst, err = under(dst, v)
+			}
+		case "$defs", "definitions":
+			dst, err = eachMember(dst, v, func(dst []byte, _ string, p []byte) ([]byte, error) { return under(dst, p) })
+		case "dependentSchemas":
+			dst, err = eachMember(dst, v, func(dst []byte, _ string, p []byte) ([]byte, error) { return same(dst, p) })
+		case "if", "then", "else", "not":
+			dst, err = same(dst, v)
+		case "allOf", "anyOf", "oneOf":
+			dst = eachElement(dst, v, func(dst, e []byte, _, _ int) []byte {
+				if err == nil {
+					dst, err = same(dst, e)
+				}
+				return dst
+			})
+		case "items", "additionalItems", "contains":
+			dst, err = under(dst, v)
+		case "default", "const":
+			dst = redactInstance(dst, v, secret, depth)
+		case "enum", "examples":
+			dst = eachElement(dst, v, func(dst, e []byte, _, _ int) []byte {
+				return redactInstance(dst, e, secret, depth)
+			})
+		default:
+			dst = append(dst, v...)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, s[prev:]...), nil
+}
+
+// eachMember appends to dst the JSON object obj with each member's value
+// replaced by what edit appends; obj as it is when it is not an object.
+func eachMember(dst, obj []byte, edit func(dst []byte, key string, v []byte) ([]byte, error)) ([]byte, error) {
+	if first(obj) != '{' {
+		return append(dst, obj...), nil
+	}
+	ms, err := members(obj)
+	if err != nil {
+		return nil, err
+	}
+	prev := 0
+	for _, m := range ms {
+		dst = append(dst, obj[prev:m.vStart]...)
+		if dst, err = edit(dst, m.key, obj[m.vStart:m.vEnd]); err != nil {
+			return nil, err
+		}
+		prev = m.vEnd
+	}
+	return append(dst, obj[prev:]...), nil
+}
+
+// redactInstance appends to dst the value v an object's schema offers
+// ("default": {"pin": "4821"}) with the members named secret, or whose
+// names look like a secret at any depth, replaced by Redacted.
+func redactInstance(dst, v []byte, secret []string, depth int) []byte {
+	if depth > maxRedactDepth {
+		return appendQuoted(dst, Redacted)
+	}
+	switch first(v) {
+	case '[':
+		return eachElement(dst, v, func(dst, e []byte, _, _ int) []byte {
+			return redactInstance(dst, e, nil, depth+1)
+		})
+	case '{':
+	default:
+		return append(dst, v...)
+	}
+	out, err := eachMember(dst, v, func(dst []byte, key string, e []byte) ([]byte, error) {
+		if slices.Contains(secret, key) || elicit.LooksSecret(key) {
+			return appendQuoted(dst, Redacted), nil
+		}
+		return redactInstance(dst, e, nil, depth+1), nil
+	})
+	if err != nil {
+		return appendQuoted(dst, Redacted)
+	}
+	return out
+}
 
 // redactSchemaValues appends to dst the schema s with the values it could
 // carry replaced, const by marker, and adds the "$ref"s in it to refs. One
@@ -349,12 +483,12 @@ func secretParam(name string) bool {
 
 // RedactURL returns the URL-mode link raw with the credentials it carries
 // replaced by Redacted: the password of its userinfo (or a user name given
-// alone that looks like a token, looksLikeToken), and the value
-// of each query parameter, or fragment member, whose name says it is a
-// credential (secretParam). Its scheme, host, path and parameter names
-// stay as the server wrote them, so history still says where the link
-// went. The link is read as text, not parsed, so that one net/url refuses
-// keeps its shape too.
+// alone that looks like a token, looksLikeToken), and the value of each
+// query parameter, or fragment member, that is a credential: named like
+// one (secretParam), or looking like a token (redactParams). Its scheme,
+// host, path and parameter names stay as the server wrote them, so history
+// still says where the link went. The link is read as text, not parsed,
+// so that one net/url refuses keeps its shape too.
 func RedactURL(raw string) string {
 	rest, frag, hasFrag := strings.Cut(raw, "#")
 	rest, query, hasQuery := strings.Cut(rest, "?")
@@ -406,19 +540,62 @@ func looksLikeToken(user string) bool {
 
 // redactParams is the query (or fragment) q with the values of its secret
 // parameters replaced; a fragment that is not name=value pairs stays.
+// Parameters are separated by "&" or ";". A value is secret when its
+// parameter's name says so (secretParam), when it looks like a token
+// (looksLikeToken), or when it is the only parameter and its name is one
+// letter ("?t=…"); a value that is itself a link (an escaped "return_url")
+// keeps its shape with its own tokens replaced, escaped again.
 func redactParams(q string) string {
-	parts := strings.Split(q, "&")
-	for i, p := range parts {
-		name, _, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
+	var b strings.Builder
+	lone := strings.Count(q, "&")+strings.Count(q, ";") == 0
+	for q != "" {
+		i := strings.IndexAny(q, "&;")
+		if i < 0 {
+			i = len(q)
 		}
-		if n, err := url.QueryUnescape(name); err == nil {
-			name = n
+		b.WriteString(redactParam(q[:i], lone))
+		if i < len(q) {
+			b.WriteByte(q[i])
+			i++
 		}
-		if secretParam(name) {
-			parts[i] = p[:strings.IndexByte(p, '=')] + "=" + Redacted
+		q = q[i:]
+	}
+	return b.String()
+}
+
+// redactParam is the parameter p (name=value) with its value redacted
+// when it is secret (redactParams).
+func redactParam(p string, lone bool) string {
+	name, value, ok := strings.Cut(p, "=")
+	if !ok {
+		return p
+	}
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	v, err := url.QueryUnescape(value)
+	if err != nil {
+		v = value
+	}
+	switch {
+	case v == Redacted:
+		return p
+	case secretParam(name) || tokenValue(v) || lone && utf8.RuneCountInString(name) == 1 && len(v) >= 8:
+		return p[:len(p)-len(value)] + Redacted
+	case strings.ContainsAny(v, "?#") && v != value:
+		if r := RedactURL(v); r != v {
+			return p[:len(p)-len(value)] + url.QueryEscape(r)
 		}
 	}
-	return strings.Join(parts, "&")
+	return p
+}
+
+// tokenValue reports whether a parameter's value is a token whatever its
+// name: it looks like one (looksLikeToken) and has only the characters
+// tokens are written in (letters, digits, "-", "_", ".", "~", "+", "/",
+// "="), so that a link or a sentence is not.
+func tokenValue(v string) bool {
+	return looksLikeToken(v) && strings.IndexFunc(v, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_.~+/=", r)
+	}) < 0
 }

@@ -19,6 +19,8 @@ func FuzzRedactSchema(f *testing.F) {
 		`{"properties":{"pin":{"enum":[]},"pin2":[1,2,{"const":3}],"pin3":"x"}}`,
 		`{ "properties" : { "pin" : { "default" : [ "a" , "b" ] } } }`,
 		`{"properties":{"pin":{"default":"\"]}\\"}}}`,
+		`{"properties":{"a":{"properties":{"pin":{"default":"1"}},"default":{"pin":"1","b":[{"password":2}]}}},"default":{"pin":"1"},"examples":[{"pin":1},3]}`,
+		`{"if":{"properties":{"pin":{"const":"1"}}},"then":{"allOf":[{"properties":{"pw":{"writeOnly":true,"enum":["1","2"]}}}]},"patternProperties":{"pin":{"default":"1"}},"additionalProperties":{"format":"password","default":"1"},"dependentSchemas":{"a":{"not":{"properties":{"pin":{"default":"1"}}}}}}`,
 	} {
 		f.Add(s)
 	}

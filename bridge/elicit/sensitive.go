@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Secrets in form mode (PROTOCOL.md §6: "servers must not ask for secrets
@@ -316,8 +318,10 @@ func isSensitive(fld *Field, obj schemaObject) bool {
 // description) names a secret by the word rules above: "apiKey", "GitHub
 // personal access token", "Card CVV", "Bank PIN", "SSN", "One-time code",
 // "Passwort" do; "max_tokens", "tokenizer", "Secretary", "Country code",
-// "account_type", "spinner" do not.
+// "account_type", "spinner" do not. Text is read in NFKC, so that
+// "ｐａｓｓｗｏｒｄ" in full-width letters is "password".
 func LooksSecret(text string) bool {
+	text = norm.NFKC.String(text)
 	if strings.IndexAny(text, clauseEnds) < 0 {
 		return wordsSecret(words(text))
 	}

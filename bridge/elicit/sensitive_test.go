@@ -38,6 +38,8 @@ func TestLooksSecret(t *testing.T) {
 		{"Passphrase for the key", true},
 		{"pass phrase", true},
 		{"pass\u200bword", true}, // a zero-width space does not hide it
+		{"\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44", true}, // nor full-width letters
+		{"\uff30\uff29\uff2e", true},
 		// API keys and private keys.
 		{"apiKey", true},
 		{"APIKey", true},
