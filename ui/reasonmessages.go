@@ -41,6 +41,10 @@ var reasonMessages = Sentences{
 	{regexp.MustCompile(`^the wrapper went away \(it crashed or was killed\) before anyone answered; its server got no answer$`), func([]string) string {
 		return lang.L("the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer")
 	}},
+	// Also the Delivery of such a prompt: nothing was owed (bridge.ErrServerGone).
+	{regexp.MustCompile(`^the server exited before anyone answered$`), func([]string) string {
+		return lang.L("the server exited before anyone answered")
+	}},
 	// Why an answer did not reach its server (Record.Delivery: app/hub.go,
 	// bridge/relay.go).
 	{regexp.MustCompile(`^the wrapper ended \(it crashed or was killed\) before it passed the answer on to the server$`), func([]string) string {
