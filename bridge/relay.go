@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -545,6 +546,10 @@ type wires struct {
 func serverWriteFailed(err error) string {
 	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
 		return "a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)"
+	}
+	if strings.HasPrefix(err.Error(), "sending the server a ") {
+		// A remote server's: its sentence says where already (httpsend.go).
+		return err.Error()
 	}
 	return fmt.Sprintf("writing to the server: %v", err)
 }
