@@ -164,3 +164,29 @@ func TestDeliveryToldInHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestServerGoneWhileAsked: the server exits (it is killed) while its
+// window is open and nobody answered. The window closes, and history says
+// the server ended it, not a crashed or killed wrapper, and that no answer
+// was owed: none was given.
+func TestServerGoneWhileAsked(t *testing.T) {
+	d := newDesktop(t)
+	fh := d.connectFault("gone", nil)
+	fh.ask(t, 1, "gone")
+	d.window()
+	if err := syscall.Kill(childOf(t, fh.wrapper.Process.Pid), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	rec := d.settled("gone")
+	const why = "the server exited before anyone answered"
+	if rec.Action != "cancel" || rec.Reason != why {
+		t.Errorf("history list --json: %s, reason %q; want cancel, reason %q", rec.Action, rec.Reason, why)
+	}
+	if rec.Delivery != why {
+		t.Errorf("history list --json: delivery %q, want %q", rec.Delivery, why)
+	}
+	show := d.historyText("show", strconv.FormatUint(rec.ID, 10))
+	if strings.Contains(show, "wrapper") {
+		t.Errorf("history show blames the wrapper:\n%s", show)
+	}
+}

@@ -470,6 +470,13 @@ func TestHTTPAnswerUndelivered(t *testing.T) {
 	if err == nil || !said[err.Error()] {
 		t.Errorf("Write = %v", err)
 	}
+	// History's Delivered says it in one sentence, without a second
+	// "writing to the server:" in front.
+	if err != nil {
+		if got := serverWriteFailed(err); got != err.Error() {
+			t.Errorf("serverWriteFailed = %q, want %q", got, err.Error())
+		}
+	}
 }
 
 // TestHTTPNotificationNeverAccepted: a server that never answers the POST

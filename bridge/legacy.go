@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // legacy answers the server's elicitation/create requests (PROTOCOL.md §1:
@@ -34,6 +35,22 @@ type legacy struct {
 	// ended are the last elicitations answered cancel because the host
 	// cancelled their call: the server's own notice for one may follow.
 	ended recentKeys
+	// deciding counts the goroutines deciding an elicitation (wait).
+	deciding sync.WaitGroup
+}
+
+// wait waits up to d for the elicitations being decided to end, once the
+// relay stopped.
+func (l *legacy) wait(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		l.deciding.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
@@ -112,7 +129,9 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 	}
 
 	line = append(json.RawMessage(nil), line...)
+	l.deciding.Add(1)
 	go func() {
+		defer l.deciding.Done()
 		closed := l.keep.prompt(call)
 		v := l.d.decide(pctx, req, form, l.session.hostDeclared(), nil)
 		closed()
@@ -167,6 +186,10 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 				by = DecidedByServerCancelled
 			}
 			l.answer(req, encodeResult(id, l.d.overrule(req, by, cause.Error())))
+			return
+		case errors.Is(cause, ErrServerGone):
+			// Nobody answered, and no server is left to answer.
+			l.d.delivered(req, cause)
 			return
 		case pctx.Err() != nil:
 			// The relay stopped: nobody is left to answer.

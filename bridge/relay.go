@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -123,7 +124,18 @@ var (
 	ErrElicitationComplete = errors.New("the server completed the URL elicitation without an answer")
 	// ErrRelayStopped: the host or the server went away.
 	ErrRelayStopped = errors.New("the host or the server stopped")
+	// ErrServerGone: the server exited on its own (Wait returned before
+	// the host went away) while prompts were open. It is an
+	// ErrRelayStopped; history says the server, not the wrapper, ended
+	// them, and that no answer was owed it.
+	ErrServerGone error = serverGone{}
 )
+
+// serverGone is ErrServerGone.
+type serverGone struct{}
+
+func (serverGone) Error() string        { return "the server exited before anyone answered" }
+func (serverGone) Is(target error) bool { return target == ErrRelayStopped }
 
 // NewRelay returns a Relay for srv, which Run starts: a child process
 // (Command) or a remote server.
@@ -168,8 +180,9 @@ var ErrStart = errors.New("server command could not be started")
 //
 // Shutdown order: the server is gone (Wait returned), then its last
 // messages are relayed (the server pump ends), then pending prompts end
-// (ErrRelayStopped: nobody is left to answer), then the host's last bytes
-// are flushed.
+// (ErrRelayStopped: nobody is left to answer; ErrServerGone when the
+// server went first), and the Approver is told, then the host's last
+// bytes are flushed.
 func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (int, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(ErrRelayStopped)
@@ -244,6 +257,14 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	}()
 
 	code := r.srv.Wait()
+	ended := ErrServerGone
+	select {
+	case <-hostDone:
+		ended = ErrRelayStopped // the server followed its host
+	case <-ctx.Done():
+		ended = ErrRelayStopped
+	default:
+	}
 	close(gone)
 	<-closerDone
 	select {
@@ -261,7 +282,10 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	// The host's pump may wait on for a host that outlives the server; the
 	// fast path's files go now (reads carry on without them).
 	host.r.pipe.close()
-	stop(ErrRelayStopped)
+	stop(ended)
+	// The open prompts end now: the Approver hears why before the
+	// wrapper exits, or the hub would blame a crashed wrapper.
+	r.legacy.wait(graceOf(r.srv))
 	select {
 	case <-host.w.gone:
 	default:
@@ -522,6 +546,10 @@ type wires struct {
 func serverWriteFailed(err error) string {
 	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
 		return "a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)"
+	}
+	if strings.HasPrefix(err.Error(), "sending the server a ") {
+		// A remote server's: its sentence says where already (httpsend.go).
+		return err.Error()
 	}
 	return fmt.Sprintf("writing to the server: %v", err)
 }

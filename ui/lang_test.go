@@ -469,6 +469,10 @@ func TestReasonsTranslated(t *testing.T) {
 		"the wrapper ended (it crashed or was killed) before it passed the answer on to the server",
 		"the wrapper stopped before the answer was written to the server",
 		"a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)",
+		"the server exited before anyone answered",
+		"the tool call ended before the answer",
+		"the host or the server stopped",
+		"sending the server a response: nothing is listening there (connection refused)",
 	}
 	withLocale(t, map[string]string{"LANG": "en_US.UTF-8"})
 	for _, r := range reasons {

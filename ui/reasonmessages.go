@@ -41,6 +41,17 @@ var reasonMessages = Sentences{
 	{regexp.MustCompile(`^the wrapper went away \(it crashed or was killed\) before anyone answered; its server got no answer$`), func([]string) string {
 		return lang.L("the wrapper went away (it crashed or was killed) before anyone answered; its server got no answer")
 	}},
+	// The relay's causes for a prompt nobody answered (bridge/relay.go).
+	{regexp.MustCompile(`^the tool call ended before the answer$`), func([]string) string {
+		return lang.L("the tool call ended before the answer")
+	}},
+	{regexp.MustCompile(`^the host or the server stopped$`), func([]string) string {
+		return lang.L("the host or the server stopped")
+	}},
+	// Also the Delivery of such a prompt: nothing was owed (bridge.ErrServerGone).
+	{regexp.MustCompile(`^the server exited before anyone answered$`), func([]string) string {
+		return lang.L("the server exited before anyone answered")
+	}},
 	// Why an answer did not reach its server (Record.Delivery: app/hub.go,
 	// bridge/relay.go).
 	{regexp.MustCompile(`^the wrapper ended \(it crashed or was killed\) before it passed the answer on to the server$`), func([]string) string {
@@ -48,6 +59,9 @@ var reasonMessages = Sentences{
 	}},
 	{regexp.MustCompile(`^the wrapper stopped before the answer was written to the server$`), func([]string) string {
 		return lang.L("the wrapper stopped before the answer was written to the server")
+	}},
+	{regexp.MustCompile(`^sending the server a response: (.+)$`), func(m []string) string {
+		return lang.L("sending the server a response: {{.Why}}", map[string]any{"Why": m[1]})
 	}},
 	{regexp.MustCompile(`^a message for the server was not sent: its input was already closed \(the host has gone, or the server stopped\)$`), func([]string) string {
 		return lang.L("a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)")
