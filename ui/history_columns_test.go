@@ -157,3 +157,23 @@ func TestHistoryDetailShowsWholeTool(t *testing.T) {
 		t.Errorf("the detail pane's message says %q, want it whole", got)
 	}
 }
+
+// TestHistoryActionShowsNotDelivered (issue 25): the list says, without a
+// click, that an answer never reached its server: the Action column is
+// wide enough for "cancel, unsent" whole, in English and Chinese.
+func TestHistoryActionShowsNotDelivered(t *testing.T) {
+	for _, locale := range []string{"en_US.UTF-8", "zh_CN.UTF-8"} {
+		t.Run(locale, func(t *testing.T) {
+			withLocale(t, map[string]string{"LANG": locale})
+			rec := history.Record{ID: 1, Time: t0, Server: "github", Tool: "deploy", Mode: "form",
+				Message: "Deploy?", Action: "cancel", DecidedBy: "user", Delivery: "the server's input was already closed"}
+			h := newHistoryHarness(t, newFakeHistory(rec))
+			r := shownRow(t, h, "deploy")
+			const action = 4
+			text := actionText(&rec)
+			if got, need := columnWidthsOf(r)[action], textWidth(text); got < need {
+				t.Errorf("the Action column is %v wide, and %q needs %v: the mark is cut off", got, text, need)
+			}
+		})
+	}
+}

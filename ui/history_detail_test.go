@@ -288,8 +288,8 @@ func TestHistoryShowsWhatNeverReachedTheServer(t *testing.T) {
 		row             int
 		action, details string
 	}{
-		{0, "accept, not delivered", "no: the wrapper ended (it crashed or was killed) before it passed the answer on to the server"},
-		{1, "decline, delivery not confirmed", "not confirmed: sent to the wrapper, which has not said it wrote the answer to the server"},
+		{0, "accept, unsent", "no: the wrapper ended (it crashed or was killed) before it passed the answer on to the server"},
+		{1, "decline, unconfirmed", "not confirmed: sent to the wrapper, which has not said it wrote the answer to the server"},
 		{2, "cancel", "yes"},
 	} {
 		if got := rowTexts(&recs[tt.row])[4]; got != tt.action {

@@ -38,11 +38,28 @@ func newColumnWidths() *columnWidths {
 	c := &columnWidths{w: make([]float32, len(historyColumns))}
 	for i, col := range historyColumns {
 		c.w[i] = col.width
-		if col.width == 0 {
+		switch {
+		case col.width == 0:
 			c.msg, c.w[i] = i, minMessageWidth
+		case col.title == "Action":
+			c.w[i] = max(col.width, widestAction())
 		}
 	}
 	return c
+}
+
+// widestAction is how wide the Action column must be for its longest text
+// in the user's language ("decline, unconfirmed"), so that the mark of
+// an answer its server never got is read in the list, not cut off.
+func widestAction() float32 {
+	w := float32(0)
+	for _, action := range []string{actionAccept, actionDecline, actionCancel} {
+		for _, delivery := range []string{history.DeliveryPending, "not delivered"} {
+			text := actionText(&history.Record{Action: action, Delivery: delivery})
+			w = max(w, fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width)
+		}
+	}
+	return w + 2*theme.InnerPadding()
 }
 
 // widths is every column's width in a table total wide.
@@ -348,9 +365,9 @@ func actionText(rec *history.Record) string {
 	case rec.Delivered():
 		return recordTerm(rec.Action)
 	case rec.Delivery == history.DeliveryPending:
-		return lang.L("{{.Action}}, delivery not confirmed", action)
+		return lang.L("{{.Action}}, unconfirmed", action)
 	}
-	return lang.L("{{.Action}}, not delivered", action)
+	return lang.L("{{.Action}}, unsent", action)
 }
 
 // deliveryText says whether the server got a record's answer, for the
