@@ -160,3 +160,44 @@ func TestHTTPDeliveryTold(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPServerGoneMidQuestion: a remote server that goes away while its
+// elicitation is open ends the call with the relay's own error, and the
+// window closes; history must not say the server cancelled (new-user
+// session, issue 25): it says the server could not be reached, decided by
+// no one (error).
+func TestHTTPServerGoneMidQuestion(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Go?", RequestedSchema: json.RawMessage(
+			`{"type":"object","properties":{"go":{"type":"boolean"}}}`)})
+		return nil, nil, err
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	asked := make(chan struct{})
+	overruled := make(chan Result, 1)
+	send, get := httpRelayWith(t, ts.URL, &Options{Server: "remote", Log: &syncBuffer{},
+		Approver: ApproverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+			close(asked)
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		}),
+		Overruled: func(req *Request, sent Result) { overruled <- sent },
+	})
+	send(initLegacy)
+	get()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	<-asked
+	// The server goes away: nothing listens, and its streams are cut.
+	ts.Listener.Close()
+	ts.CloseClientConnections()
+	if got := get(); !strings.Contains(got, `"id":2`) || !strings.Contains(got, "could not get an answer") {
+		t.Fatalf("the host got %s, want the call's error", got)
+	}
+	sent := <-overruled
+	if sent.DecidedBy != DecidedByError || sent.Reason != ErrServerUnreachable.Error() {
+		t.Errorf("history keeps %s by %s (%q), want cancel by %s (%q)", sent.Action, sent.DecidedBy, sent.Reason, DecidedByError, ErrServerUnreachable)
+	}
+}

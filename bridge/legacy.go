@@ -173,7 +173,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			// is closed and no response is written, nor owed.
 			l.d.delivered(req, nil)
 			return
-		case hostCancelled, errors.Is(cause, ErrElicitationComplete), errors.Is(cause, ErrCallEnded):
+		case hostCancelled, errors.Is(cause, ErrElicitationComplete), errors.Is(cause, ErrCallEnded), errors.Is(cause, ErrServerUnreachable):
 			// The host gave up on the call (PROTOCOL.md §7), or the server
 			// finished the URL flow without this window, or the call is
 			// over (ErrCallEnded): nobody chose, and
@@ -182,7 +182,10 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			// (Relay.fromHost), so it knows why. History keeps this cancel,
 			// even where a person answered at that very moment.
 			by := DecidedByHostCancelled
-			if !hostCancelled { // the server's doing
+			switch {
+			case errors.Is(cause, ErrServerUnreachable): // nobody's doing
+				by = DecidedByError
+			case !hostCancelled: // the server's doing
 				by = DecidedByServerCancelled
 			}
 			l.answer(req, encodeResult(id, l.d.overrule(req, by, cause.Error())))
@@ -248,8 +251,9 @@ func (l *legacy) hostCancelled(keys []string) {
 }
 
 // callEnded closes the prompts of the tools/call with id key, whose reply
-// has come (ErrCallEnded); their server requests are answered cancel.
-func (l *legacy) callEnded(key string) {
+// has come (cause: ErrCallEnded, or ErrServerUnreachable); their server
+// requests are answered cancel.
+func (l *legacy) callEnded(key string, cause error) {
 	if l.open.Load() == 0 {
 		return
 	}
@@ -257,7 +261,7 @@ func (l *legacy) callEnded(key string) {
 	defer l.mu.Unlock()
 	for _, p := range l.pending {
 		if p.call == key {
-			p.cancel(ErrCallEnded)
+			p.cancel(cause)
 		}
 	}
 }

@@ -234,7 +234,7 @@ func (r *Relay) replyRoute(id []byte, result bool, b []byte) (route, string) {
 func (r *Relay) callReplied(key string) {
 	r.keep.end(key)
 	if r.calls.end(key) {
-		r.legacy.callEnded(key)
+		r.legacy.callEnded(key, ErrCallEnded)
 	}
 	r.loop.finish(key)
 }

@@ -118,6 +118,10 @@ var (
 	// that is over, so the window closes and the server is answered
 	// cancel; history says why.
 	ErrCallEnded = errors.New("the tool call ended before the answer")
+	// ErrServerUnreachable: the call's reply is the relay's own, saying
+	// the remote server could not be reached (answerError): the call is
+	// over, as with ErrCallEnded, but it was not the server's doing.
+	ErrServerUnreachable = errors.New("the server could not be reached, so the tool call ended before anyone answered")
 	// ErrElicitationComplete: the server sent notifications/elicitation/
 	// complete for a URL elicitation whose window was still open
 	// (PROTOCOL.md §6). The server is answered cancel.
@@ -512,7 +516,11 @@ func (r *Relay) fromServer(line []byte) bool {
 			r.guard.fromServer(key, env.Result)
 			if !r.session.fromServer(key, env.Result) {
 				if r.calls.end(key) {
-					r.legacy.callEnded(key)
+					cause := ErrCallEnded
+					if relayMade(line) {
+						cause = ErrServerUnreachable
+					}
+					r.legacy.callEnded(key, cause)
 				}
 			}
 			if !r.loop.fromServer(key, &env, line) {

@@ -471,6 +471,7 @@ func TestReasonsTranslated(t *testing.T) {
 		"a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)",
 		"the server exited before anyone answered",
 		"the tool call ended before the answer",
+		"the server could not be reached, so the tool call ended before anyone answered",
 		"the host or the server stopped",
 		"sending the server a response: nothing is listening there (connection refused)",
 	}

@@ -45,6 +45,9 @@ var reasonMessages = Sentences{
 	{regexp.MustCompile(`^the tool call ended before the answer$`), func([]string) string {
 		return lang.L("the tool call ended before the answer")
 	}},
+	{regexp.MustCompile(`^the server could not be reached, so the tool call ended before anyone answered$`), func([]string) string {
+		return lang.L("the server could not be reached, so the tool call ended before anyone answered")
+	}},
 	{regexp.MustCompile(`^the host or the server stopped$`), func([]string) string {
 		return lang.L("the host or the server stopped")
 	}},
