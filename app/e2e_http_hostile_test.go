@@ -405,3 +405,35 @@ func TestEndToEndHTTPStrayID(t *testing.T) {
 		t.Errorf("the log does not say the stray answer was dropped:\n%s", log)
 	}
 }
+
+// TestEndToEndHTTPStrayIDOnGETStream: with no call in flight, the GET
+// stream carries an answer with an id the wrapper never sent, then a
+// notification. The stray answer is said on the log and never reaches the
+// host (which would take it for the answer to its next request with that
+// id); the notification does, and a call after them is answered.
+func TestEndToEndHTTPStrayIDOnGETStream(t *testing.T) {
+	var gets atomic.Int32
+	ts := hostileServer(t, func(w http.ResponseWriter, id string) { answer(w, id, "fine") },
+		func(w http.ResponseWriter, r *http.Request) {
+			if gets.Add(1) > 1 {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}\n\n"+
+				"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done()
+		})
+	w := startHostileWrap(t, ts.URL, testCeilingMiB)
+	if got := w.next(t); !strings.Contains(got, "notifications/tools/list_changed") {
+		t.Errorf("the host's first line after initialize is %q, want the server's notification; log:\n%s", got, w.logged())
+	}
+	if got := w.call(t, "999"); !strings.Contains(got, `"id":999`) || !strings.Contains(got, "fine") {
+		t.Errorf("the call with id 999 got %q, want its own answer; log:\n%s", got, w.logged())
+	}
+	w.end(t)
+	if log := w.logged(); !strings.Contains(log, "on its GET stream, an answer with id \"999\"") || !strings.Contains(log, "dropped") {
+		t.Errorf("the log does not say the stray answer was dropped:\n%s", log)
+	}
+}
