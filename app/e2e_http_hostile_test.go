@@ -405,3 +405,91 @@ func TestEndToEndHTTPStrayID(t *testing.T) {
 		t.Errorf("the log does not say the stray answer was dropped:\n%s", log)
 	}
 }
+
+// TestEndToEndHTTPStrayIDOnGETStream: with no call in flight, the GET
+// stream carries an answer with an id the wrapper never sent, then a
+// notification. The stray answer is said on the log and never reaches the
+// host (which would take it for the answer to its next request with that
+// id); the notification does, and a call after them is answered.
+func TestEndToEndHTTPStrayIDOnGETStream(t *testing.T) {
+	var gets atomic.Int32
+	ts := hostileServer(t, func(w http.ResponseWriter, id string) { answer(w, id, "fine") },
+		func(w http.ResponseWriter, r *http.Request) {
+			if gets.Add(1) > 1 {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}\n\n"+
+				"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done()
+		})
+	w := startHostileWrap(t, ts.URL, testCeilingMiB)
+	if got := w.next(t); !strings.Contains(got, "notifications/tools/list_changed") {
+		t.Errorf("the host's first line after initialize is %q, want the server's notification; log:\n%s", got, w.logged())
+	}
+	if got := w.call(t, "999"); !strings.Contains(got, `"id":999`) || !strings.Contains(got, "fine") {
+		t.Errorf("the call with id 999 got %q, want its own answer; log:\n%s", got, w.logged())
+	}
+	w.end(t)
+	if log := w.logged(); !strings.Contains(log, "on its GET stream, an answer with id \"999\"") || !strings.Contains(log, "dropped") {
+		t.Errorf("the log does not say the stray answer was dropped:\n%s", log)
+	}
+}
+
+// TestEndToEndHTTPParallelHeldEvents: eight calls in flight at once are
+// each answered with an event of 3 MiB (inside the ceiling of 4 MiB) that
+// does not end. What the server's messages being read hold together stops
+// at twice the ceiling: the calls past it get an error saying so, the
+// wrapper's peak RSS stays within 5× the ceiling of where it was, the two
+// held answers reach the host once the server ends them, and the next
+// call is answered. (The bound is twice the ceiling held, and the heap each
+// message starts on before it moves into a mapping, msgbuf.go; without the
+// budget the eight held 24 MiB.)
+func TestEndToEndHTTPParallelHeldEvents(t *testing.T) {
+	const calls = 8
+	finish := make(chan struct{})
+	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
+		if id == "100" {
+			answer(w, id, "fine")
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		fmt.Fprintf(w, `data: {"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, id)
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for range 3 << 20 / len(chunk) {
+			if _, err := w.Write(chunk); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+		select {
+		case <-finish:
+			io.WriteString(w, "\"}]}}\n\n")
+		case <-time.After(time.Minute):
+		}
+	}, nil)
+	w := startHostileWrap(t, ts.URL, testCeilingMiB)
+	base, _ := w.memory()
+	for i := range calls {
+		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(2+i) + `,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
+	}
+	inFlight := fmt.Sprintf("the server's messages in flight together passed %d MiB", 2*testCeilingMiB)
+	for range calls - 2 {
+		if got := w.next(t); !strings.Contains(got, `"error"`) || !strings.Contains(got, inFlight) {
+			t.Errorf("a call got %.300q, want an error saying %q", got, inFlight)
+		}
+	}
+	w.checkPeak(t, base, 5)
+	close(finish)
+	for range 2 {
+		if got := w.next(t); !strings.Contains(got, `"result"`) || !strings.Contains(got, "xxxx") {
+			t.Errorf("a held call got %.300q, want its answer", got)
+		}
+	}
+	if got := w.call(t, "100"); !strings.Contains(got, `"id":100`) || !strings.Contains(got, "fine") {
+		t.Errorf("the next call got %q; log:\n%s", got, w.logged())
+	}
+	w.end(t)
+}

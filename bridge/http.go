@@ -194,7 +194,7 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, limit: s.opts.MaxMessage, deliver: s.fromServer, tooLarge: s.tooLarge, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
+	c.Transport = &tapTransport{base: base, limit: s.opts.MaxMessage, budget: &msgBudget{max: 2 * s.opts.MaxMessage}, deliver: s.fromServer, tooLarge: s.tooLarge, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
 	follow := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		// The headers given with --header (a token, an API key) are for

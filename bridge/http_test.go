@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/bridge/httpfault"
@@ -166,11 +168,42 @@ func TestSSEParser(t *testing.T) {
 	if strings.Join(retries, ",") != "250" {
 		t.Errorf("retry fields passed on: %q, want 250 only", retries)
 	}
-	for _, tooLong := range []string{"data: " + long, "data: " + long[:600] + "\ndata: " + long[:600], "event: " + long} {
+	for _, tooLong := range []string{"data: " + long, "data: " + long[:600] + "\ndata: " + long[:600]} {
 		p := sseParser{limit: 1 << 10, onEvent: func(string, []byte, func(), bool, string, bool) {}}
 		if err := p.feed([]byte(tooLong)); err == nil || !strings.Contains(err.Error(), "larger than") {
 			t.Errorf("%.20q…: err = %v, want the message too large", tooLong, err)
 		}
+	}
+}
+
+// TestSSEParserLongFields: an event, id or retry field longer than 1 KiB
+// ends the stream with a sentence naming the field, however large the
+// message limit; and a 1 KiB id, held for the events after it, does not
+// count against their data's limit.
+func TestSSEParserLongFields(t *testing.T) {
+	long := strings.Repeat("x", 2<<10)
+	for _, field := range []string{"event", "id", "retry"} {
+		t.Run(field, func(t *testing.T) {
+			p := sseParser{limit: 64 << 20, onEvent: func(string, []byte, func(), bool, string, bool) {}}
+			err := p.feed([]byte(field + ": " + long))
+			if err == nil || !strings.Contains(err.Error(), `"`+field+`" field longer than 1 KiB`) {
+				t.Errorf("err = %v, want the %s field too long", err, field)
+			}
+			if len(p.value) > 1<<10 {
+				t.Errorf("%d bytes of the field held, want at most 1024", len(p.value))
+			}
+		})
+	}
+	var got []string
+	p := sseParser{limit: 2 << 10, onEvent: func(_ string, data []byte, _ func(), _ bool, id string, _ bool) {
+		got = append(got, fmt.Sprintf("%d|%d", len(data), len(id)))
+	}}
+	stream := "id: " + long[:1<<10] + "\ndata: " + long + "\n\ndata: " + long + "\n\n"
+	if err := p.feed([]byte(stream)); err != nil {
+		t.Fatalf("an id of 1 KiB and data of the limit: %v", err)
+	}
+	if diff := cmp.Diff([]string{"2048|1024", "2048|1024"}, got); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -86,16 +86,21 @@ func (s *httpServer) fromServer(msg []byte, free func(), stream *sseStream) []by
 		key, _ := idKey(env.ID)
 		s.mu.Lock()
 		r := s.inflight[key]
-		if r == nil && stream != nil && stream.key != "" {
-			// An answer on a request's stream to a request never sent
-			// (or long answered): the request's own answer may still
-			// follow on the stream, which goes on.
-			what := "request"
-			if own := s.inflight[stream.key]; own != nil {
-				what = own.method
+		if r == nil && stream != nil {
+			// An answer on a stream to a request never sent (or long
+			// answered): the host would take it for the answer to a
+			// request of its own it has yet to send. A request's own
+			// answer may still follow on its stream, which goes on.
+			where := "its GET stream"
+			if stream.key != "" {
+				what := "request"
+				if own := s.inflight[stream.key]; own != nil {
+					what = own.method
+				}
+				where = "the stream of the host's " + what
 			}
 			s.mu.Unlock()
-			s.log("%s sent, on the stream of the host's %s, an answer with id %s, which no request in flight has; it is dropped, and the stream read on", s.opts.URL, what, preview(env.ID))
+			s.log("%s sent, on %s, an answer with id %s, which no request in flight has; it is dropped, and the stream read on", s.opts.URL, where, preview(env.ID))
 			s.noteStream(stream)
 			return nil
 		}
@@ -121,8 +126,7 @@ func (s *httpServer) fromServer(msg []byte, free func(), stream *sseStream) []by
 				s.log("left out of the tools the server listed, as a Streamable HTTP client must (SEP-2243), for invalid x-mcp-header annotations: %s", strings.Join(dropped, "; "))
 			}
 		}
-		// An answer to nothing asked on no request's stream (a stray
-		// reply on the GET stream, or in a body) goes on: the relay or
+		// An answer to nothing asked in a body goes on: the relay or
 		// the host judges it.
 		if v := protocolVersionOf(env.Result); initialize && v != "" {
 			s.setVersion(v)

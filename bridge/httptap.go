@@ -45,6 +45,9 @@ type tapTransport struct {
 	base http.RoundTripper
 	// limit is the most bytes one message may have (HTTPOptions.MaxMessage).
 	limit int
+	// budget bounds what the messages being read, on all of the server's
+	// streams, hold together: twice limit (msgBudget).
+	budget *msgBudget
 	// deliver receives each message the server sent, in the order read,
 	// and the SSE stream it came on (nil for a JSON body), whose last event
 	// id is the cursor to resume it from (PROTOCOL.md §11). An event with
@@ -129,12 +132,15 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// One message (PROTOCOL.md §11), read whole (and no further than
 		// the limit), so that the relay has it before mcp-go's decoder
 		// returns.
-		var m msgBuf
+		m := msgBuf{budget: t.budget}
 		buf := make([]byte, tapChunk)
 		for {
 			n, rerr := resp.Body.Read(buf)
 			if err := m.add(buf[:n], t.limit); err != nil {
 				rerr = err
+				if _, free := m.take(); free != nil {
+					free() // before the host hears of it (tapBody.Read)
+				}
 				t.tooLarge(key, err)
 			}
 			if rerr == io.EOF {
@@ -160,6 +166,7 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case "text/event-stream":
 		b := &tapBody{rc: resp.Body, key: key, t: t}
 		b.p = sseParser{limit: t.limit, onEvent: b.event, onRetry: b.retry}
+		b.p.data.budget = t.budget
 		b.s = &sseStream{method: req.Method, key: key}
 		resp.Body = b
 	default:
@@ -267,12 +274,18 @@ func (b *tapBody) Read(p []byte) (int, error) {
 			b.mu.Unlock()
 			return 0, io.ErrClosedPipe
 		}
-		if perr := b.p.feed(b.buf[:n]); perr != nil {
-			b.t.tooLarge(b.key, perr)
+		perr := b.p.feed(b.buf[:n])
+		if perr != nil {
 			err = perr
 		}
 		if err != nil {
-			b.p.release() // an event the stream ended inside is discarded
+			// An event the stream ended inside is discarded, before the
+			// host hears of it: a stream past the budget gives its share
+			// back before the other streams read on.
+			b.p.release()
+		}
+		if perr != nil {
+			b.t.tooLarge(b.key, perr)
 		}
 		b.mu.Unlock()
 		b.err = err

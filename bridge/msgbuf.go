@@ -1,5 +1,10 @@
 package bridge
 
+import (
+	"fmt"
+	"sync"
+)
+
 // msgBuf holds one message from a remote server while the tap reads it
 // (httptap.go), up to a limit, for as long as the relay needs it: the
 // message is held once, in the memory it was read into, and goes to the
@@ -16,6 +21,25 @@ package bridge
 type msgBuf struct {
 	b      []byte
 	mapped bool
+	// budget, when set, is shared by the buffers of all of a server's
+	// streams: what they hold together.
+	budget *msgBudget
+}
+
+// msgBudget bounds, in bytes, what the messages a server's streams are in
+// the middle of take together: each stream's limit alone let many calls
+// each hold one message of the limit at once.
+type msgBudget struct {
+	mu        sync.Mutex
+	held, max int
+}
+
+// errInFlight ends a stream whose message would have taken what a
+// server's messages being read hold together past max bytes.
+type errInFlight int
+
+func (e errInFlight) Error() string {
+	return fmt.Sprintf("the server's messages in flight together passed %s, the most elicitray holds of them at once (twice max_message_mib under [remote] in config.toml); elicitray stopped reading the stream it came on", mib(int(e)))
 }
 
 // bigMessage is the size past which a message moves into a mapping.
@@ -26,6 +50,17 @@ const bigMessage = 256 << 10
 func (m *msgBuf) add(p []byte, limit int) error {
 	if len(m.b)+len(p) > limit {
 		return errTooLarge(limit)
+	}
+	if b := m.budget; b != nil && len(p) > 0 {
+		b.mu.Lock()
+		over := b.held+len(p) > b.max
+		if !over {
+			b.held += len(p)
+		}
+		b.mu.Unlock()
+		if over {
+			return errInFlight(b.max)
+		}
 	}
 	if !m.mapped && len(m.b)+len(p) > bigMessage {
 		if big, ok := mapMessage(limit + 1); ok {
@@ -44,6 +79,11 @@ func (m *msgBuf) len() int { return len(m.b) }
 func (m *msgBuf) take() ([]byte, func()) {
 	b, mapped := m.b, m.mapped
 	m.b, m.mapped = nil, false
+	if m.budget != nil && len(b) > 0 {
+		m.budget.mu.Lock()
+		m.budget.held -= len(b)
+		m.budget.mu.Unlock()
+	}
 	if !mapped {
 		return b, nil
 	}

@@ -2,7 +2,10 @@ package bridge
 
 // The SSE parser the tap reads remote streams with (httptap.go).
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
 
 // sseParser parses a text/event-stream incrementally, as the HTML standard's
 // "event stream interpretation" says: lines end in CRLF, LF or CR; "data"
@@ -10,8 +13,10 @@ import "bytes"
 // a line starting with a colon is a comment; a field name without a colon
 // has an empty value, and one space after the colon is dropped.
 //
-// It holds no more than one event's fields, and no more than limit bytes
-// of them: a line it ignores (a comment, a field it does not know) is
+// It holds no more than one event's fields: no more than limit bytes of
+// data, and no more than sseFieldMax bytes of each other field's value,
+// which do not count against limit (a long id would otherwise be held,
+// and counted, with every later event). A line it ignores (a comment, a field it does not know) is
 // skipped as it streams by, whatever its length, and data is appended
 // where it will stay, so that an event costs its length once.
 type sseParser struct {
@@ -43,8 +48,21 @@ const (
 // sseNameMax is the longest field name the parser knows ("retry").
 const sseNameMax = 5
 
-// feed parses b. It returns an error once the event being read passes
-// limit bytes; the parser is then of no more use.
+// sseFieldMax bounds, in bytes, the value of an event, id or retry field:
+// an event type, a cursor and a number are short.
+const sseFieldMax = 1 << 10
+
+// errFieldTooLong ends a stream one of whose fields (event, id or retry)
+// passed sseFieldMax.
+type errFieldTooLong string
+
+func (e errFieldTooLong) Error() string {
+	return fmt.Sprintf("the server sent an SSE %q field longer than %d KiB, the most elicitray holds of one; elicitray stopped reading the stream it came on", string(e), sseFieldMax>>10)
+}
+
+// feed parses b. It returns an error once the event's data passes limit
+// bytes, or another field's value sseFieldMax; the parser is then of no
+// more use.
 func (p *sseParser) feed(b []byte) error {
 	for len(b) > 0 {
 		if p.skipLF {
@@ -107,10 +125,10 @@ func (p *sseParser) feed(b []byte) error {
 					return err
 				}
 			} else if p.field != "" {
+				if len(p.value)+len(chunk) > sseFieldMax {
+					return errFieldTooLong(p.field)
+				}
 				p.value = append(p.value, chunk...)
-			}
-			if p.data.len()+len(p.value)+len(p.event)+len(p.id) > p.limit {
-				return errTooLarge(p.limit)
 			}
 		}
 		if end < 0 {
