@@ -591,11 +591,21 @@ func redactParam(p string, lone bool) string {
 }
 
 // tokenValue reports whether a parameter's value is a token whatever its
-// name: it looks like one (looksLikeToken) and has only the characters
-// tokens are written in (letters, digits, "-", "_", ".", "~", "+", "/",
-// "="), so that a link or a sentence is not.
+// name: it looks like one (looksLikeToken), with at least four digits and
+// four letters as random text has, and only the characters tokens are
+// written in (letters, digits, "-", "_", ".", "~", "+", "/", "="), so that
+// a link, a sentence or a name such as "c10-url-error-accept" is not.
 func tokenValue(v string) bool {
-	return looksLikeToken(v) && strings.IndexFunc(v, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_.~+/=", r)
-	}) < 0
+	digits, letters := 0, 0
+	for _, r := range v {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case unicode.IsLetter(r):
+			letters++
+		case !strings.ContainsRune("-_.~+/=", r):
+			return false
+		}
+	}
+	return digits >= 4 && letters >= 4 && looksLikeToken(v)
 }

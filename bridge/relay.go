@@ -517,7 +517,7 @@ func (r *Relay) fromServer(line []byte) bool {
 			if !r.session.fromServer(key, env.Result) {
 				if r.calls.end(key) {
 					cause := ErrCallEnded
-					if relayMade(line) {
+					if _, stdio := r.w.server.(*lineConn); !stdio && relayMade(line) {
 						cause = ErrServerUnreachable
 					}
 					r.legacy.callEnded(key, cause)
