@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/oauth"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
 )
@@ -34,7 +36,7 @@ func newAuthCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			Short: "List the remote servers signed in to: name, URL, authorization server, when the token expires",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(authList(DefaultPaths(), time.Now(), stdout, stderr))
+				return runErr(authList(paths.FromEnv(os.Getenv), time.Now(), stdout, stderr))
 			},
 		},
 		&cobra.Command{
@@ -47,7 +49,7 @@ func newAuthCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(authLogout(ctx, DefaultPaths(), args[0], stdout, stderr))
+				return runErr(authLogout(ctx, paths.FromEnv(os.Getenv), args[0], stdout, stderr))
 			},
 		},
 	)
@@ -56,7 +58,7 @@ func newAuthCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 
 // authList prints one line per stored sign-in. A token file elicitray
 // refuses (a link, another user's) is named on stderr and the rest listed.
-func authList(p Paths, now time.Time, stdout, stderr io.Writer) error {
+func authList(p paths.Paths, now time.Time, stdout, stderr io.Writer) error {
 	if err := checkPrivateDirIfThere(p.Auth); err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func tokenState(r oauth.Record, now time.Time) string {
 // authLogout revokes the tokens of server name at its authorization server
 // (RFC 7009), when it has a revocation endpoint, and removes its token
 // file. The file goes even when revocation fails: that is said on stderr.
-func authLogout(ctx context.Context, p Paths, name string, stdout, stderr io.Writer) error {
+func authLogout(ctx context.Context, p paths.Paths, name string, stdout, stderr io.Writer) error {
 	if err := checkPrivateDirIfThere(p.Auth); err != nil {
 		return err
 	}
@@ -144,7 +146,7 @@ const revokeWait = 10 * time.Second
 // checkPrivateDirIfThere verifies the token directory when it exists: a
 // missing one holds no sign-ins.
 func checkPrivateDirIfThere(dir string) error {
-	if err := checkPrivateDir("the token directory", dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := paths.CheckPrivateDir("the token directory", dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

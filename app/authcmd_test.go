@@ -15,12 +15,13 @@ import (
 
 	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/app/oauth/oauthtest"
+	"github.com/elicitray/elicitray/app/paths"
 )
 
 func TestAuthListLogout(t *testing.T) {
 	testHome(t)
-	p := DefaultPaths()
-	if err := makePrivateDir("the token directory", p.Auth); err != nil {
+	p := paths.FromEnv(os.Getenv)
+	if err := paths.MakePrivateDir("the token directory", p.Auth); err != nil {
 		t.Fatal(err)
 	}
 	secrets := []string{"ACCESS-abc", "REFRESH-def", "CLIENT-SECRET-ghi", "client-id-jkl"}
@@ -85,7 +86,7 @@ func TestAuthRefusesPlantedDirectory(t *testing.T) {
 		!strings.Contains(e.String(), "the token directory "+filepath.Join(home, "auth")+" is a symbolic link") {
 		t.Errorf("auth list with a planted directory: exit %d, stderr %q", code, e.String())
 	}
-	if _, err := newRemoteOAuth(DefaultPaths(), "remote", "https://example.com/mcp", oauth.Registration{}, nil, nil); err == nil ||
+	if _, err := newRemoteOAuth(paths.FromEnv(os.Getenv), "remote", "https://example.com/mcp", oauth.Registration{}, nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a wrapper took the planted token directory: %v", err)
 	}
@@ -95,11 +96,11 @@ func TestAuthRefusesPlantedDirectory(t *testing.T) {
 // them: the refresh token is no longer good there.
 func TestAuthLogoutRevokes(t *testing.T) {
 	testHome(t)
-	p := DefaultPaths()
+	p := paths.FromEnv(os.Getenv)
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
 	rs := oauthtest.NewResourceServer(t, as)
 	pages := make(chan string, 1)
-	if err := makePrivateDir("the token directory", p.Auth); err != nil {
+	if err := paths.MakePrivateDir("the token directory", p.Auth); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := oauth.New(oauth.Options{Name: "remote", URL: rs.URL, Dir: p.Auth, Consent: oauthtest.Agree(pages)})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -186,7 +187,7 @@ func TestCLIDemoServerAuditLog(t *testing.T) {
 // itself.
 func TestCLIHistoryWithoutHub(t *testing.T) {
 	testHome(t)
-	st, err := history.Open(DefaultPaths().History, nil)
+	st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

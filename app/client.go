@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -37,7 +38,7 @@ var ErrNoHub = errors.New("no elicitray hub is running and none could be started
 // socket, starting the hub when none runs, and starting a new one for the
 // next prompt when the hub died.
 type hubClient struct {
-	paths Paths
+	paths paths.Paths
 	// start starts a hub process in a desktop session; nil means the
 	// client never starts one (the history CLI).
 	start func(desktopSession) (*os.Process, error)
@@ -432,7 +433,7 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, int, error) {
 		}
 		return conn, pid, nil
 	}
-	if errors.Is(err, ErrUntrusted) {
+	if errors.Is(err, paths.ErrUntrusted) {
 		return nil, 0, fmt.Errorf("%w: %w", ErrNoHub, err)
 	}
 	if c.start == nil {
@@ -486,14 +487,14 @@ func (c *hubClient) dialVerified(ctx context.Context) (net.Conn, int, error) {
 
 // dialIn connects to the hub socket in the run directory dir.
 func (c *hubClient) dialIn(ctx context.Context, dir string) (net.Conn, int, error) {
-	if err := checkRunDir(dir); err != nil {
+	if err := paths.CheckRunDir(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, fmt.Errorf("%w: %w", ErrNotRunning, err)
 		}
 		return nil, 0, err
 	}
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, socketName))
+	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, paths.SocketName))
 	if err != nil {
 		if ctx.Err() == nil {
 			return nil, 0, fmt.Errorf("%w: %w", ErrNotRunning, err)
@@ -539,7 +540,7 @@ func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ ne
 		if err == nil {
 			return conn, pid, pid == proc.Pid, nil
 		}
-		if errors.Is(err, ErrUntrusted) {
+		if errors.Is(err, paths.ErrUntrusted) {
 			return nil, 0, false, fmt.Errorf("%w: %w", ErrNoHub, err)
 		}
 		select {
@@ -575,7 +576,7 @@ const hubStartWait = 20 * time.Second
 // startingClient is a hub client that starts a hub (this very binary) when
 // none runs: the wrapper's, and the commands that open windows. It says on
 // log what it found and did, once.
-func startingClient(p Paths, log io.Writer) (*hubClient, error) {
+func startingClient(p paths.Paths, log io.Writer) (*hubClient, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -604,7 +605,7 @@ func runnable(exe string) string {
 // startHub starts `elicitray hub` detached from the wrapper, with env: its
 // own session, so the host stopping the wrapper does not stop the hub, and
 // its output in the hub log, never on the wrapper's stdout.
-func startHub(exe string, p Paths, env []string) (*os.Process, error) {
+func startHub(exe string, p paths.Paths, env []string) (*os.Process, error) {
 	if err := os.MkdirAll(dirOf(p.HubLog), 0o700); err != nil {
 		return nil, fmt.Errorf("could not make elicitray's directory %s (HOME is %q): %w", dirOf(p.HubLog), os.Getenv("HOME"), err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -19,7 +20,7 @@ func TestCloseWaitsForDelivered(t *testing.T) {
 	dir := t.TempDir()
 	ours, hub := net.Pipe() // the hub reads nothing: the word waits
 	c := &hubClient{
-		paths: Paths{History: filepath.Join(dir, "history.db")},
+		paths: paths.Paths{History: filepath.Join(dir, "history.db")},
 		conn:  &hubConn{c: ours, enc: json.NewEncoder(ours), waiting: map[uint64]chan wireMsg{}},
 	}
 	go c.Delivered(&bridge.Request{ID: "w1-1", Server: "srv", ReportsDelivery: true}, errors.New("the server ended"))

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -211,7 +212,7 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 	if err := os.Chmod(path, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path); err == nil || !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "other users") {
+	if _, err := LoadConfig(path); err == nil || !errors.Is(err, paths.ErrUntrusted) || !strings.Contains(err.Error(), "other users") {
 		t.Errorf("a config anyone can write: %v, want it refused", err)
 	}
 	if err := os.Chmod(path, 0o644); err != nil {
@@ -223,7 +224,7 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 	if err := os.Chown(path, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path); err == nil || !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "uid 65534") {
+	if _, err := LoadConfig(path); err == nil || !errors.Is(err, paths.ErrUntrusted) || !strings.Contains(err.Error(), "uid 65534") {
 		t.Errorf("a config of uid 65534: %v, want it refused", err)
 	}
 	link := filepath.Join(dir, "link.toml")
@@ -237,7 +238,7 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 	if err := os.Lchown(link, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(link); err == nil || !errors.Is(err, ErrUntrusted) {
+	if _, err := LoadConfig(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("a link of uid 65534 to the user's config: %v, want it refused", err)
 	}
 }

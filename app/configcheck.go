@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"io/fs"
 	"maps"
 	"os"
@@ -13,9 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"fyne.io/fyne/v2/lang"
+
 	"github.com/BurntSushi/toml"
 
 	"github.com/elicitray/elicitray/app/hosts"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 )
 
@@ -562,7 +564,7 @@ func checkConfigOwner(path string) error {
 	}
 	if li.Mode()&fs.ModeSymlink != 0 {
 		if uid, ok := owned(li); !ok {
-			return fmt.Errorf("%s is a symbolic link of %s, not yours; elicitray does not take its rules from it: %w", path, uid, ErrUntrusted)
+			return fmt.Errorf("%s is a symbolic link of %s, not yours; elicitray does not take its rules from it: %w", path, uid, paths.ErrUntrusted)
 		}
 	}
 	fi, err := os.Stat(path)
@@ -570,10 +572,10 @@ func checkConfigOwner(path string) error {
 		return nil
 	}
 	if uid, ok := owned(fi); !ok {
-		return fmt.Errorf("%s belongs to %s, not to you; elicitray does not take its rules from a file another user wrote: %w", path, uid, ErrUntrusted)
+		return fmt.Errorf("%s belongs to %s, not to you; elicitray does not take its rules from a file another user wrote: %w", path, uid, paths.ErrUntrusted)
 	}
 	if why := platform.WritableByOthers(path, fi); fi.Mode().IsRegular() && why != "" {
-		return fmt.Errorf("%s can be changed by other users (%s); elicitray does not take its rules from it until it is 0600 or 0644: %w", path, why, ErrUntrusted)
+		return fmt.Errorf("%s can be changed by other users (%s); elicitray does not take its rules from it until it is 0600 or 0644: %w", path, why, paths.ErrUntrusted)
 	}
 	return nil
 }

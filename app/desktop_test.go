@@ -23,6 +23,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 )
@@ -64,7 +65,7 @@ func needDisplay(t *testing.T) {
 // found there: the test is skipped.
 func noSession(t *testing.T) []string {
 	t.Helper()
-	if rt := userRuntimeDir(os.Getuid()); rt != "" {
+	if rt := paths.UserRuntimeDir(os.Getuid()); rt != "" {
 		t.Skipf("%s exists: the wrapper would find your desktop session through its systemd user manager", rt)
 	}
 	prefix := []string{"unshare", "--pid", "--fork", "--mount-proc", "--kill-child"}
@@ -85,7 +86,7 @@ func noSession(t *testing.T) []string {
 type desktop struct {
 	t     *testing.T
 	home  string
-	paths Paths
+	paths paths.Paths
 	logs  []string // wrapper logs (stderr), shown when a test fails
 	// mark is an environment entry every process started for the test
 	// has, however detached: how stop finds them (ELICITRAY_HOME=home).
@@ -195,7 +196,7 @@ func newDesktop(t *testing.T) *desktop {
 		}
 	}
 	d := &desktop{t: t, home: testHome(t), unmaps: newUnmapWatch(t)}
-	d.paths = DefaultPaths()
+	d.paths = paths.FromEnv(os.Getenv)
 	d.mark = "ELICITRAY_HOME=" + d.home
 	t.Cleanup(d.stop)
 	return d
@@ -900,7 +901,7 @@ func parseRawResult(t *testing.T, text string) rawResult {
 }
 
 // hubAnswers reports whether a hub answers a history query on its socket.
-func hubAnswers(ctx context.Context, p Paths) bool {
+func hubAnswers(ctx context.Context, p paths.Paths) bool {
 	c := &hubClient{paths: p} // no start: never starts a hub
 	_, err := c.call(ctx, wireMsg{Op: opHistory, Query: &history.Query{Limit: 1}}, nil)
 	c.mu.Lock()

@@ -18,6 +18,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 )
 
@@ -145,7 +146,7 @@ func displayError(d string, err error) error {
 	case strings.Contains(msg, "authoriz") || strings.Contains(msg, "authent") || strings.Contains(msg, "auth protocol"):
 		xa := os.Getenv("XAUTHORITY")
 		if xa == "" {
-			xa = filepath.Join(homeDir(), ".Xauthority")
+			xa = filepath.Join(paths.HomeDir(os.Getenv), ".Xauthority")
 		}
 		if _, rerr := os.ReadFile(xa); rerr != nil {
 			return fmt.Errorf("the X server at DISPLAY=%s refused the connection: it wants an authorization, and %s cannot be read (%v)", d, xa, rerr)

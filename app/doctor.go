@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 
 	"fyne.io/fyne/v2/lang"
@@ -46,7 +47,7 @@ type finding struct {
 // doctor gathers findings. Its fields say where to look, so that tests
 // can point it at their own home.
 type doctor struct {
-	paths  Paths
+	paths  paths.Paths
 	exe    string
 	finder *sessionFinder
 
@@ -81,7 +82,7 @@ func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(err)
 			}
-			d := &doctor{paths: DefaultPaths(), exe: exe, finder: newSessionFinder(exe)}
+			d := &doctor{paths: paths.FromEnv(os.Getenv), exe: exe, finder: newSessionFinder(exe)}
 			d.run(ctx)
 			d.write(stdout)
 			// Every ✗, not only what stops prompts: a history that cannot
@@ -235,14 +236,14 @@ func (d *doctor) runDir() {
 		d.blocked = append(d.blocked, lang.L("the hub's socket path is too long"))
 		return
 	}
-	err := checkRunDir(d.paths.RunDir)
+	err := paths.CheckRunDir(d.paths.RunDir)
 	switch {
 	case err == nil:
 		d.add(levelOK, lang.L("Socket directory"), lang.L("%s is yours, mode 0700."), d.paths.RunDir)
 	case errors.Is(err, fs.ErrNotExist):
 		d.add(levelOK, lang.L("Socket directory"), lang.L("%s does not exist yet: the first hub makes it, mode 0700."), d.paths.RunDir)
 	default:
-		d.add(levelProblem, lang.L("Socket directory"), "%s.", runDirRefusal(strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error())))
+		d.add(levelProblem, lang.L("Socket directory"), "%s.", runDirRefusal(strings.TrimSuffix(err.Error(), ": "+paths.ErrUntrusted.Error())))
 		if !d.hubRunning {
 			d.blocked = append(d.blocked, lang.L("the hub's socket directory cannot be trusted"))
 		}
@@ -261,10 +262,10 @@ func (d *doctor) reportHub(pid int, version string, err error) {
 		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe != d.exe {
 			f.more = append(f.more, fmt.Sprintf(lang.L("it runs %s, not %s"), exe, d.exe))
 		}
-	case errors.Is(err, ErrUntrusted) && checkRunDir(d.paths.RunDir) != nil:
+	case errors.Is(err, paths.ErrUntrusted) && paths.CheckRunDir(d.paths.RunDir) != nil:
 		d.add(levelProblem, lang.L("Hub"), "%s", lang.L("not reached: its socket directory cannot be trusted (see above)."))
-	case errors.Is(err, ErrUntrusted):
-		d.add(levelProblem, lang.L("Hub"), "%s.", strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error()))
+	case errors.Is(err, paths.ErrUntrusted):
+		d.add(levelProblem, lang.L("Hub"), "%s.", strings.TrimSuffix(err.Error(), ": "+paths.ErrUntrusted.Error()))
 		d.blocked = append(d.blocked, lang.L("what listens at the hub's socket is not yours"))
 	case errors.Is(err, ErrNotRunning):
 		f := d.add(levelOK, lang.L("Hub"), "%s", lang.L("not running; the first prompt starts one."))

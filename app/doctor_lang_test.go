@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/paths"
 )
 
 // chineseLocale makes lang choose Simplified Chinese for t, as a doctor run
@@ -78,11 +79,11 @@ func TestRunDirRefusalTranslated(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	err := checkRunDir(dir)
+	err := paths.CheckRunDir(dir)
 	if err == nil {
 		t.Fatal("a directory open to all is trusted")
 	}
-	written := strings.TrimSuffix(err.Error(), ": "+ErrUntrusted.Error())
+	written := strings.TrimSuffix(err.Error(), ": "+paths.ErrUntrusted.Error())
 	if got := runDirRefusal(written); got != written {
 		t.Errorf("in English %q reads %q", written, got)
 	}

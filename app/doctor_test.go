@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/paths"
 )
 
 // runElicitray runs the real binary with args, with the test's environment
@@ -138,7 +140,7 @@ func TestDoctor(t *testing.T) {
 	t.Run("history locked", func(t *testing.T) {
 		needDisplay(t)
 		testHome(t)
-		pid := holdLock(t, DefaultPaths().History)
+		pid := holdLock(t, paths.FromEnv(os.Getenv).History)
 		out, _, code := runElicitray(t, nil, nil, "doctor")
 		l := line(out, "History")
 		// A locked history costs no prompt: the hub spools (issue 10); it

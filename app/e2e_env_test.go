@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,7 +30,7 @@ var hostEnvVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 func strippedDesktop(t *testing.T) *desktop {
 	t.Helper()
 	needDisplay(t)
-	if rt := userRuntimeDir(os.Getuid()); rt != "" {
+	if rt := paths.UserRuntimeDir(os.Getuid()); rt != "" {
 		// The run directory would be rt's, shared with this user's real hub.
 		t.Skipf("%s exists: a wrapper with only HOME would reach your own hub there", rt)
 	}
@@ -50,7 +51,7 @@ func strippedDesktop(t *testing.T) *desktop {
 			d.env = append(d.env, k+"="+v)
 		}
 	}
-	d.paths = pathsUnder(
+	d.paths = paths.Layout(
 		filepath.Join(home, ".config", "elicitray"),
 		filepath.Join(home, ".local", "share", "elicitray"),
 		filepath.Join(home, ".local", "state", "elicitray"),

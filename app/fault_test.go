@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -444,7 +445,7 @@ func newDesktopOnSmallDisk(t *testing.T) (*desktop, string) {
 	d := newDesktop(t)
 	d.home, d.mark = full, "ELICITRAY_HOME="+full
 	t.Setenv("ELICITRAY_HOME", full)
-	d.paths = DefaultPaths()
+	d.paths = paths.FromEnv(os.Getenv)
 	return d, full
 }
 
@@ -649,7 +650,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		d := newDesktop(t)
 		elsewhere := t.TempDir()
 		os.Chmod(elsewhere, 0o700)
-		u := listenUntrusted(t, filepath.Join(elsewhere, socketName))
+		u := listenUntrusted(t, filepath.Join(elsewhere, paths.SocketName))
 		if err := os.Symlink(elsewhere, d.paths.RunDir); err != nil {
 			t.Fatal(err)
 		}

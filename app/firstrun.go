@@ -14,6 +14,7 @@ import (
 	"github.com/adrg/xdg"
 
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/ui"
 )
 
@@ -34,7 +35,7 @@ const autostartMarker = "asked-autostart"
 // the XDG data directories names this binary), the offer was never
 // answered, and autostart is not on already (then it is noted as answered).
 // It says in the log why it asks.
-func autostartOfferDue(p Paths, log io.Writer) bool {
+func autostartOfferDue(p paths.Paths, log io.Writer) bool {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		return false // no XDG launcher entry tells an installed app there
 	}

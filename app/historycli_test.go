@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
 )
@@ -81,7 +82,7 @@ func TestHistoryCLI(t *testing.T) {
 				seedHistory(t, h.Store, now)
 			} else {
 				testHome(t)
-				st, err := history.Open(DefaultPaths().History, nil)
+				st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -207,7 +208,7 @@ func TestHistoryCLIKeepsEveryDigit(t *testing.T) {
 				}
 			} else {
 				testHome(t)
-				st, err := history.Open(DefaultPaths().History, nil)
+				st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -242,7 +243,7 @@ func TestHistoryCLIKeepsEveryDigit(t *testing.T) {
 // hub stopped before anyone answered".
 func TestHistoryListHubGoneAtOnce(t *testing.T) {
 	home := testHome(t)
-	p := pathsUnder(home, home, home, filepath.Join(home, "run"))
+	p := paths.Under(home)
 	st, err := history.Open(p.History, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +306,7 @@ func TestCLIReaderGone(t *testing.T) {
 // message is cut to its column's width, between characters.
 func TestHistoryListColumns(t *testing.T) {
 	testHome(t)
-	st, err := history.Open(DefaultPaths().History, nil)
+	st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestRulesListColumns(t *testing.T) {
 // break-it session's finding).
 func TestHistoryListServerTextStaysInItsCell(t *testing.T) {
 	testHome(t)
-	st, err := history.Open(DefaultPaths().History, nil)
+	st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

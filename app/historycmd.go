@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
@@ -23,7 +25,7 @@ import (
 // admits one writer process, and the hub holds the file), or from the file
 // itself when no hub runs (DESIGN.md: cli).
 type historySource struct {
-	paths Paths
+	paths paths.Paths
 	// warn receives a sentence when decisions are not in history yet (the
 	// hub's journal, or a spool no hub took in); nil discards.
 	warn io.Writer
@@ -32,7 +34,7 @@ type historySource struct {
 // cliHistory is the history a command of cmd reads: the user's, with its
 // warnings on the command's stderr.
 func cliHistory(cmd *cobra.Command) historySource {
-	return historySource{paths: DefaultPaths(), warn: cmd.ErrOrStderr()}
+	return historySource{paths: paths.FromEnv(os.Getenv), warn: cmd.ErrOrStderr()}
 }
 
 // warnf says what keeps decisions out of what is shown.
@@ -96,7 +98,7 @@ func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.
 		return r.Records, nil
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)
-	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrUntrusted), errors.Is(err, ErrHubGone):
+	case errors.Is(err, ErrNotRunning), errors.Is(err, paths.ErrUntrusted), errors.Is(err, ErrHubGone):
 		// No hub listening, none to trust, or one that went away before
 		// it answered (it was stopping, or was killed as the call came
 		// in): read the file ourselves, it is the user's own (openDirect

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 )
@@ -149,7 +150,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 		return st.Export(w, format, q)
 	}
 	conn, _, err := (&hubClient{paths: s.paths}).dialVerified(ctx)
-	if errors.Is(err, ErrNotRunning) || errors.Is(err, ErrUntrusted) {
+	if errors.Is(err, ErrNotRunning) || errors.Is(err, paths.ErrUntrusted) {
 		return direct()
 	}
 	if err != nil {
@@ -200,7 +201,7 @@ func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (i
 	switch {
 	case err == nil:
 		return r.Count, nil
-	case !errors.Is(err, ErrNotRunning) && !errors.Is(err, ErrUntrusted):
+	case !errors.Is(err, ErrNotRunning) && !errors.Is(err, paths.ErrUntrusted):
 		return 0, err
 	}
 	if opts == nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -692,7 +693,7 @@ var ErrHubRunning = errors.New("an elicitray hub is already running for this use
 
 // Listen claims the single-hub lock and opens the hub's socket: exactly one
 // hub per user, even when several wrappers start hubs at once (DESIGN.md).
-func Listen(p Paths) (net.Listener, *os.File, error) {
+func Listen(p paths.Paths) (net.Listener, *os.File, error) {
 	lock, err := LockHub(p)
 	if err != nil {
 		return nil, nil, err
@@ -709,15 +710,15 @@ func Listen(p Paths) (net.Listener, *os.File, error) {
 // platform.TryLock) on a file in the run directory, held for the process's life and holding its PID. It fails
 // with ErrHubRunning when another hub holds it, and wrapping ErrUntrusted
 // when the run directory is not a private directory of this user's.
-func LockHub(p Paths) (*os.File, error) {
-	if err := makePrivateDir("the hub's directory", p.RunDir); err != nil {
+func LockHub(p paths.Paths) (*os.File, error) {
+	if err := paths.MakePrivateDir("the hub's directory", p.RunDir); err != nil {
 		return nil, err
 	}
 	// Never through a link (platform.OpenFile: O_NOFOLLOW on Unix): a link
 	// planted in place of the lock is not written through.
 	lock, err := platform.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
 	if errors.Is(err, platform.ErrSymlink) {
-		return nil, fmt.Errorf("the hub's lock %s is a symbolic link, which elicitray does not write through (remove it if you did not make it): %w", p.Lock, ErrUntrusted)
+		return nil, fmt.Errorf("the hub's lock %s is a symbolic link, which elicitray does not write through (remove it if you did not make it): %w", p.Lock, paths.ErrUntrusted)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", p.Lock, err)
@@ -739,6 +740,6 @@ func LockHub(p Paths) (*os.File, error) {
 // ListenHub opens the hub's socket (0600, in the 0700 run directory; on
 // Windows the directory's access list is the user's alone). The
 // caller holds the lock: any socket file left is a dead hub's.
-func ListenHub(p Paths) (net.Listener, error) {
+func ListenHub(p paths.Paths) (net.Listener, error) {
 	return platform.Listen(p.Socket)
 }

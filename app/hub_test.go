@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 )
@@ -50,7 +51,7 @@ func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *
 	if fi, err := os.Stat(filepath.Join(os.Getenv("ELICITRAY_HOME"), "run")); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
 	}
-	return h, sp, &hubClient{paths: DefaultPaths(), startWait: time.Second}
+	return h, sp, &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second}
 }
 
 // serveTestHub gives t its own home and serves a Hub there with a scripted
@@ -59,7 +60,7 @@ func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *
 func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*Hub, *scriptedPrompter) {
 	t.Helper()
 	testHome(t)
-	p := DefaultPaths()
+	p := paths.FromEnv(os.Getenv)
 	ln, lock, err := Listen(p)
 	if err != nil {
 		t.Fatal(err)
@@ -260,10 +261,10 @@ func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 // TestHubSecondListenRefused: a second hub for the same user cannot start.
 func TestHubSecondListenRefused(t *testing.T) {
 	runTestHub(t, time.Hour)
-	if _, _, err := Listen(DefaultPaths()); !errors.Is(err, ErrHubRunning) {
+	if _, _, err := Listen(paths.FromEnv(os.Getenv)); !errors.Is(err, ErrHubRunning) {
 		t.Fatalf("second Listen: %v, want ErrHubRunning", err)
 	}
-	fi, err := os.Stat(DefaultPaths().Socket)
+	fi, err := os.Stat(paths.FromEnv(os.Getenv).Socket)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket: %v mode %v, want 0600", err, fi.Mode().Perm())
 	}
@@ -301,7 +302,7 @@ func TestHubCancelReasons(t *testing.T) {
 // elicitation to the host) and the history file keeps what happened.
 func TestNoHubStillRecorded(t *testing.T) {
 	testHome(t)
-	c := &hubClient{paths: DefaultPaths(), startWait: time.Second,
+	c := &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second,
 		start: func(desktopSession) (*os.Process, error) {
 			t.Error("a hub was started with no desktop session")
 			return nil, ErrNoDisplay

@@ -22,6 +22,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/lang"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/bridge"
@@ -36,7 +37,7 @@ var ErrNoDisplay = errors.New("no display: set DISPLAY (the hub shows desktop wi
 // runHub runs the desktop hub until Quit or ctx ends. When it cannot start,
 // its last line in the log (its stderr) is hubFailPrefix and a sentence
 // saying why, which the wrapper or command that started it shows the user.
-func runHub(ctx context.Context, p Paths, stderr io.Writer) error {
+func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// The hub's log is read later, from hub.log: each line says when.
 	stderr = &stampWriter{w: stderr, now: time.Now}
 	fail := func(err error) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -83,14 +84,14 @@ func TestHistoryFileOfAnotherUserRefused(t *testing.T) {
 	if err := os.Chown(planted, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkHistoryPath(planted); err == nil || !errors.Is(err, ErrUntrusted) {
+	if err := checkHistoryPath(planted); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("a history file of uid 65534: %v, want it refused", err)
 	}
 	link := filepath.Join(dir, "history.db")
 	if err := os.Symlink(planted, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkHistoryPath(link); err == nil || !errors.Is(err, ErrUntrusted) {
+	if err := checkHistoryPath(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("the user's link to a file of uid 65534: %v, want it refused", err)
 	}
 	j, _ := openJournal(link, &spool{dir: filepath.Join(dir, "spool"), role: "hub"}, t.Logf)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/demo"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -98,7 +99,7 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if audit == "" {
-				audit = filepath.Join(filepath.Dir(DefaultPaths().HubLog), "demo-audit.jsonl")
+				audit = filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), "demo-audit.jsonl")
 			}
 			// Absolute: the tool results name it for the user to open.
 			abs, err := filepath.Abs(audit)
@@ -119,7 +120,7 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 // (the history says "paused" too).
 func pausedNow(ctx context.Context) func() string {
 	return func() string {
-		c := &hubClient{paths: DefaultPaths()}
+		c := &hubClient{paths: paths.FromEnv(os.Getenv)}
 		defer c.close()
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
@@ -149,7 +150,7 @@ func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// The hub first: the demo's windows need one, and a desktop
 			// that cannot show them is said before the demo starts.
-			c, err := startingClient(DefaultPaths(), stderr)
+			c, err := startingClient(paths.FromEnv(os.Getenv), stderr)
 			if err != nil {
 				return runErr(err)
 			}
@@ -189,7 +190,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHub(ctx, DefaultPaths(), stderr)
+			return runHub(ctx, paths.FromEnv(os.Getenv), stderr)
 		},
 	}
 	root.Version = Version
@@ -234,7 +235,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Short: "Stop the running hub (as its tray menu's Quit does)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c := &hubClient{paths: DefaultPaths()}
+				c := &hubClient{paths: paths.FromEnv(os.Getenv)}
 				r, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
 				if errors.Is(err, ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
@@ -311,7 +312,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			return remote.check(args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			client, err := startingClient(DefaultPaths(), stderr)
+			client, err := startingClient(paths.FromEnv(os.Getenv), stderr)
 			if err != nil {
 				return runErr(err)
 			}
@@ -321,7 +322,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			} else if name == "" {
 				name = serverName(args)
 			}
-			cfgPath := DefaultPaths().Config
+			cfgPath := paths.FromEnv(os.Getenv).Config
 			stamp := stampOf(cfgPath) // before the read: a change after it is caught
 			settings := wrapperConfig(cfgPath, name, stderr)
 			var srv bridge.Server
@@ -334,7 +335,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 					if err != nil {
 						return err
 					}
-					return withRemoteOAuth(o, DefaultPaths(), name, pre, client, func(format string, args ...any) {
+					return withRemoteOAuth(o, paths.FromEnv(os.Getenv), name, pre, client, func(format string, args ...any) {
 						fmt.Fprintf(stderr, "elicitray: "+format+"\n", args...)
 					})
 				})
@@ -462,7 +463,7 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 				// closed; what it says goes to its log.
 				stderr = io.Discard
 			}
-			return runHub(ctx, DefaultPaths(), stderr)
+			return runHub(ctx, paths.FromEnv(os.Getenv), stderr)
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "run the hub of this `ELICITRAY_HOME` (for autostart entries)")

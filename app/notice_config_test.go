@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -65,7 +66,7 @@ func TestConfigNotice(t *testing.T) {
 	off := false
 	path := filepath.Join(dir, "saved.toml")
 	h := &Hub{Config: Config{Notice: Notice{Notification: &off, Sound: true}}}
-	w := &windows{hub: h, paths: Paths{Config: path}}
+	w := &windows{hub: h, paths: paths.Paths{Config: path}}
 	if err := w.saveSettings(settingsOf(h.Config, nil)); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/godbus/dbus/v5"
 )
 
@@ -170,7 +171,7 @@ func sessionBusAddress() string {
 	if runtime.GOOS != "linux" {
 		return ""
 	}
-	for _, dir := range []string{os.Getenv("XDG_RUNTIME_DIR"), userRuntimeDir(os.Getuid())} {
+	for _, dir := range []string{os.Getenv("XDG_RUNTIME_DIR"), paths.UserRuntimeDir(os.Getuid())} {
 		if dir != "" && isSocket(filepath.Join(dir, "bus")) {
 			return "unix:path=" + filepath.Join(dir, "bus")
 		}

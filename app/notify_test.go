@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/godbus/dbus/v5"
 )
 
@@ -81,7 +82,7 @@ func startTestHub(t *testing.T, env []string) *exec.Cmd {
 	t.Helper()
 	hub := exec.Command(elicitrayBin, "hub")
 	hub.Env = env
-	logf, err := os.Create(DefaultPaths().HubLog)
+	logf, err := os.Create(paths.FromEnv(os.Getenv).HubLog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestNotificationsFindTheBus(t *testing.T) {
 	startTestHub(t, env)
 	// (The bus has no tray host: the hub also says where its menu is.)
 	if n := notes.find(t, "soon"); n == nil {
-		log, _ := os.ReadFile(DefaultPaths().HubLog)
+		log, _ := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
 		t.Fatalf("no notification naming the config mistake reached the session bus within %v; hub log:\n%s", desktopWait, log)
 	}
 
@@ -147,7 +148,7 @@ func TestNotificationsWithoutBus(t *testing.T) {
 		env = append(env, "XAUTHORITY="+xa)
 	}
 	startTestHub(t, env)
-	p := DefaultPaths()
+	p := paths.FromEnv(os.Getenv)
 	deadline := time.Now().Add(desktopWait)
 	const said = "desktop notifications cannot be shown: this session has no D-Bus session bus"
 	var log string
@@ -254,7 +255,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	}
 	rest, _ := io.ReadAll(out)
 	_ = unseen.Wait()
-	if _, err := os.Lstat(filepath.Join(filepath.Dir(DefaultPaths().HubLog), noTrayMarker)); err == nil {
+	if _, err := os.Lstat(filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), noTrayMarker)); err == nil {
 		t.Fatalf("a hub that could show no notification (no session bus) marked the no-tray notice as told; it said:\n%s%s", said.String(), rest)
 	}
 
@@ -265,7 +266,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	first := startTestHub(t, env)
 	n := notes.find(t, "no tray icons")
 	if n == nil {
-		log, _ := os.ReadFile(DefaultPaths().HubLog)
+		log, _ := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
 		t.Fatalf("the first hub without a tray sent no notification saying so; hub log:\n%s", log)
 	}
 	for _, want := range []string{"launcher", "Open Menu", "elicitray menu", "Settings", "Pause All Prompts", "elicitray status"} {
@@ -287,7 +288,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	if n := notes.find(t, "later"); n == nil {
 		t.Fatal("the second hub sent no notification of its config mistake")
 	}
-	log, _ := os.ReadFile(DefaultPaths().HubLog)
+	log, _ := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
 	if !strings.Contains(string(log), "the desktop was told once") {
 		t.Errorf("the second hub's log does not say the desktop was told before:\n%s", log)
 	}

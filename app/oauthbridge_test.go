@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/app/oauth/oauthtest"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -45,7 +47,7 @@ func (a *signInApprover) asked() []*bridge.Request {
 // remoteSession runs one wrapper's worth of the bridge's HTTP server side
 // with sign-in on: initialize and tools/call whoami, as a host writes them,
 // and returns the tool's text.
-func remoteSession(t *testing.T, p Paths, url string, approver bridge.Approver, log *syncBuf) string {
+func remoteSession(t *testing.T, p paths.Paths, url string, approver bridge.Approver, log *syncBuf) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -95,7 +97,7 @@ func remoteSession(t *testing.T, p Paths, url string, approver bridge.Approver, 
 // probe of its 401 goes without it.
 func TestRemoteSignInOverBridge(t *testing.T) {
 	testHome(t)
-	p := DefaultPaths()
+	p := paths.FromEnv(os.Getenv)
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
 	rs := oauthtest.NewResourceServer(t, as)
 	approver := &signInApprover{pages: make(chan string, 2)}

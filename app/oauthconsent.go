@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/oauth"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -23,8 +24,8 @@ import (
 // serverURL, its tokens kept in p.Auth (made private here: 0700, not a
 // link, the user's own), asking the user through approver (the wrapper's
 // hub client). logf writes to the host's log.
-func newRemoteOAuth(p Paths, name, serverURL string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) (*oauth.Server, error) {
-	if err := makePrivateDir("the token directory", p.Auth); err != nil {
+func newRemoteOAuth(p paths.Paths, name, serverURL string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) (*oauth.Server, error) {
+	if err := paths.MakePrivateDir("the token directory", p.Auth); err != nil {
 		return nil, err
 	}
 	return oauth.New(oauth.Options{Name: name, URL: serverURL, Dir: p.Auth, Consent: signInConsent(name, approver), Logf: logf, Client: pre})
@@ -58,7 +59,7 @@ func (f *remoteFlags) preRegistered(getenv func(string) string) (oauth.Registrat
 //
 // pre is a client registered beforehand (--client-id); zero, elicitray
 // registers itself where the authorization server allows it.
-func withRemoteOAuth(o *bridge.HTTPOptions, p Paths, name string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) error {
+func withRemoteOAuth(o *bridge.HTTPOptions, p paths.Paths, name string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) error {
 	if o.Header.Get("Authorization") != "" {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
@@ -265,7 +266,7 @@ func TestSecretsRedacted(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"user": "ada", "api_key": Redacted, "pin": Redacted}, rec.Content); diff != "" {
 		t.Errorf("history content (-want +got):\n%s", diff)
 	}
-	b, err := os.ReadFile(DefaultPaths().History)
+	b, err := os.ReadFile(paths.FromEnv(os.Getenv).History)
 	if err != nil {
 		t.Fatal(err)
 	}

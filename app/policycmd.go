@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/chars"
 )
 
@@ -108,7 +110,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				if errors.Is(err, ErrNotRunning) {
 					// Nothing is paused or muted: say so, and what applies.
 					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
-					if n := countSpool(spoolDir(DefaultPaths())); n > 0 {
+					if n := countSpool(spoolDir(paths.FromEnv(os.Getenv))); n > 0 {
 						fmt.Fprintf(stdout, "History  %s waiting in the spool, not yet in history (the next hub or `elicitray history list` takes them in)\n", decisions(n))
 					}
 					return nil
@@ -145,7 +147,7 @@ const hubAnswerWait = 10 * time.Second
 
 // askHubFor sends m to the running hub and waits hubAnswerWait at most.
 func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
-	c := &hubClient{paths: DefaultPaths()}
+	c := &hubClient{paths: paths.FromEnv(os.Getenv)}
 	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
 	defer cancel()
@@ -223,7 +225,7 @@ func untilText(t, now time.Time) string {
 // openWindow asks the hub, started when none runs, to open a window (op);
 // what names the window in errors.
 func openWindow(ctx context.Context, cmd *cobra.Command, op, what string) error {
-	c, err := startingClient(DefaultPaths(), cmd.ErrOrStderr())
+	c, err := startingClient(paths.FromEnv(os.Getenv), cmd.ErrOrStderr())
 	if err != nil {
 		return runErr(err)
 	}

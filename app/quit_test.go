@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,7 +50,7 @@ func TestQuitClean(t *testing.T) {
 		// status on the same connection: the hub handles one connection's
 		// messages in order, so once the status comes back the prompt is
 		// queued and its window on its way to the screen, ahead of the quit.
-		conn, err := net.Dial("unix", DefaultPaths().Socket)
+		conn, err := net.Dial("unix", paths.FromEnv(os.Getenv).Socket)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func quitStartHub(t *testing.T, extra []string) int {
 	if code != 0 {
 		t.Fatalf("elicitray history window exited %d:\n%s%s\n%s", code, out, stderr, quitLog(t))
 	}
-	b, err := os.ReadFile(DefaultPaths().Lock)
+	b, err := os.ReadFile(paths.FromEnv(os.Getenv).Lock)
 	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || perr != nil || pid <= 0 {
 		t.Fatalf("the hub's lock names no pid (%q, %v):\n%s", b, err, stderr)
@@ -149,7 +150,7 @@ func quitWaitExit(t *testing.T, pid int) {
 
 // quitLog is the hub log's text.
 func quitLog(t *testing.T) string {
-	b, err := os.ReadFile(DefaultPaths().HubLog)
+	b, err := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
 	if err != nil {
 		return "(no hub log: " + err.Error() + ")"
 	}

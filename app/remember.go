@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -81,7 +82,7 @@ const DefaultRememberFor = 30 * 24 * time.Hour
 const maxLastValues = 200
 
 // rememberedPath is the rules file of paths p.
-func rememberedPath(p Paths) string {
+func rememberedPath(p paths.Paths) string {
 	return filepath.Join(filepath.Dir(p.History), rememberedName)
 }
 
@@ -247,21 +248,21 @@ func (m *memory) load() (rememberedFile, error) {
 		return rf, nil
 	}
 	if errors.Is(err, platform.ErrSymlink) {
-		return rf, fmt.Errorf("%s is a symbolic link, which elicitray does not read through (remove it if you did not make it): %w", m.path, ErrUntrusted)
+		return rf, fmt.Errorf("%s is a symbolic link, which elicitray does not read through (remove it if you did not make it): %w", m.path, paths.ErrUntrusted)
 	}
 	if err != nil {
 		return rf, fmt.Errorf("opening the remembered answers: %w", err)
 	}
 	defer f.Close()
 	if o, ok := platform.OwnerOf(f); ok && !o.IsMe() {
-		return rf, fmt.Errorf("%s belongs to %s, not to you: %w", m.path, o, ErrUntrusted)
+		return rf, fmt.Errorf("%s belongs to %s, not to you: %w", m.path, o, paths.ErrUntrusted)
 	}
 	if fi, err := f.Stat(); err == nil {
 		if !fi.Mode().IsRegular() {
-			return rf, fmt.Errorf("%s is not a regular file: %w", m.path, ErrUntrusted)
+			return rf, fmt.Errorf("%s is not a regular file: %w", m.path, paths.ErrUntrusted)
 		}
 		if why := platform.FileOpenToOthers(m.path, fi); why != "" {
-			return rf, fmt.Errorf("%s is open to other users (%s): %w", m.path, why, ErrUntrusted)
+			return rf, fmt.Errorf("%s is open to other users (%s): %w", m.path, why, paths.ErrUntrusted)
 		}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
@@ -282,7 +283,7 @@ func (m *memory) change(edit func(*rememberedFile) error) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	dir := filepath.Dir(m.path)
-	if err := makePrivateDir("the data directory", dir); err != nil {
+	if err := paths.MakePrivateDir("the data directory", dir); err != nil {
 		return err
 	}
 	lock, err := platform.OpenFile(filepath.Join(dir, rememberedLock), os.O_CREATE|os.O_RDWR, 0o600)

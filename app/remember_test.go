@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -95,17 +96,17 @@ func TestMemoryUntrusted(t *testing.T) {
 	if err := os.Symlink(target, m.path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Rules(time.Now()); !errors.Is(err, ErrUntrusted) {
+	if _, err := m.Rules(time.Now()); !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("reading through a link: %v, want ErrUntrusted", err)
 	}
-	if _, err := m.Add(RememberedRule{Server: "x"}, time.Now()); !errors.Is(err, ErrUntrusted) {
+	if _, err := m.Add(RememberedRule{Server: "x"}, time.Now()); !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("writing through a link: %v, want ErrUntrusted", err)
 	}
 	os.Remove(m.path)
 	if err := os.WriteFile(m.path, []byte(`{"rules":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Rules(time.Now()); !errors.Is(err, ErrUntrusted) {
+	if _, err := m.Rules(time.Now()); !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("reading a file others may read: %v, want ErrUntrusted", err)
 	}
 }
@@ -144,7 +145,7 @@ func TestRememberable(t *testing.T) {
 // option.
 func TestPrefillAndSettingsSave(t *testing.T) {
 	testHome(t)
-	p := DefaultPaths()
+	p := paths.FromEnv(os.Getenv)
 	h := &Hub{RulesPath: rememberedPath(p)}
 	req := &bridge.Request{Server: "shop", Mode: "form", Message: "Who?",
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string","format":"password"},"n":{"type":"integer"}}}`)}
@@ -250,7 +251,7 @@ func TestConfigRemember(t *testing.T) {
 // only those; the next identical request never reaches the Prompter.
 func TestRememberAnswersQueued(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	h.RulesPath = rememberedPath(DefaultPaths())
+	h.RulesPath = rememberedPath(paths.FromEnv(os.Getenv))
 	ctx := context.Background()
 	first := approveAsync(c, ctx, formRequest("shop", "How many?"))
 	shown := <-sp.shown
@@ -296,7 +297,7 @@ func TestRememberAnswersQueued(t *testing.T) {
 // "Always answer this way" and no rule answers it.
 func TestPrefillKeepsNothingUnsure(t *testing.T) {
 	testHome(t)
-	h := &Hub{RulesPath: rememberedPath(DefaultPaths())}
+	h := &Hub{RulesPath: rememberedPath(paths.FromEnv(os.Getenv))}
 	schema := json.RawMessage(`{"type":"object","properties":{"ticket":{"type":"string"},"url":{"type":"string","title":"Database URL"}}}`)
 	typed := bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
 		Content: map[string]any{"ticket": "PROD-1", "url": "postgres://admin:Hunter2-prod@db.internal/prod"}}
@@ -340,7 +341,7 @@ func TestPrefillKeepsNothingUnsure(t *testing.T) {
 	if h.refreshPrefill(known); !equalJSON(known.prompt.Prefill, map[string]any{"ticket": "PROD-1"}) {
 		t.Errorf("the form opens with %v, want the ticket only: never a link with a password", known.prompt.Prefill)
 	}
-	b, err := os.ReadFile(rememberedPath(DefaultPaths()))
+	b, err := os.ReadFile(rememberedPath(paths.FromEnv(os.Getenv)))
 	if err != nil || strings.Contains(string(b), "Hunter2") {
 		t.Errorf("the password in the link is stored (%v):\n%s", err, b)
 	}

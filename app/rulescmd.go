@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/chars"
 )
 
@@ -35,7 +37,7 @@ func newRulesCmd(stdout io.Writer) *cobra.Command {
 		Example: "  elicitray rules list",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m := &memory{path: rememberedPath(DefaultPaths())}
+			m := &memory{path: rememberedPath(paths.FromEnv(os.Getenv))}
 			rules, err := m.Rules(time.Now())
 			if err != nil {
 				return runErr(err)
@@ -64,7 +66,7 @@ func newRulesCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m := &memory{path: rememberedPath(DefaultPaths())}
+			m := &memory{path: rememberedPath(paths.FromEnv(os.Getenv))}
 			id := 0
 			if len(args) == 1 {
 				id, _ = strconv.Atoi(args[0])

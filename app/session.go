@@ -17,6 +17,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 )
 
@@ -138,7 +139,7 @@ type sessionFinder struct {
 // `exe probe-display`.
 func newSessionFinder(exe string) *sessionFinder {
 	uid := os.Getuid()
-	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: userRuntimeDir(uid), proc: "/proc",
+	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: paths.UserRuntimeDir(uid), proc: "/proc",
 		loginIsDesktop: platform.LoginIsDesktop}
 	if f.runtimeDir != "" {
 		f.userBus = "unix:path=" + filepath.Join(f.runtimeDir, "bus")
@@ -285,7 +286,7 @@ func (f *sessionFinder) complete(s desktopSession) desktopSession {
 		if vars["DBUS_SESSION_BUS_ADDRESS"] == "" && isSocket(filepath.Join(rt, "bus")) {
 			vars["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + filepath.Join(rt, "bus")
 		}
-		if vars["XAUTHORITY"] == "" && !exists(filepath.Join(homeDir(), ".Xauthority")) {
+		if vars["XAUTHORITY"] == "" && !exists(filepath.Join(paths.HomeDir(os.Getenv), ".Xauthority")) {
 			// GDM's X sessions and mutter's XWayland keep the cookie in
 			// the runtime directory instead of ~/.Xauthority.
 			cands := []string{filepath.Join(rt, "gdm", "Xauthority")}

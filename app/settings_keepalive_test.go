@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/ui"
 )
 
@@ -54,7 +55,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	save := func(s ui.Settings) (Config, string) {
 		t.Helper()
 		h := &Hub{Config: c}
-		w := &windows{hub: h, paths: Paths{Config: path}}
+		w := &windows{hub: h, paths: paths.Paths{Config: path}}
 		if err := w.saveSettings(s); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/history"
 )
@@ -54,7 +55,7 @@ const maxSpoolFile = 256 << 20
 const spoolDirName = "the spool directory"
 
 // spoolDir returns the spool directory of p, beside the history file.
-func spoolDir(p Paths) string { return filepath.Join(filepath.Dir(p.History), "spool") }
+func spoolDir(p paths.Paths) string { return filepath.Join(filepath.Dir(p.History), "spool") }
 
 // spool appends records to a file of its own in a spool directory.
 type spool struct {
@@ -150,7 +151,7 @@ func writeSynced(f *os.File, line []byte, size int64) error {
 
 // create makes a new spool file of s's, in a directory it checked.
 func (s *spool) create() (*os.File, error) {
-	if err := makePrivateDir(spoolDirName, s.dir); err != nil {
+	if err := paths.MakePrivateDir(spoolDirName, s.dir); err != nil {
 		return nil, err
 	}
 	var b [6]byte
@@ -217,14 +218,14 @@ func checkHistoryPath(path string) error {
 		return nil
 	}
 	if who, theirs := othersFile(path, fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symbolic link owned by %s, not you; elicitray does not write through it: %w", path, who.ID(), ErrUntrusted)
+		return fmt.Errorf("%s is a symbolic link owned by %s, not you; elicitray does not write through it: %w", path, who.ID(), paths.ErrUntrusted)
 	} else if theirs {
-		return fmt.Errorf("%s belongs to %s, not you; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), ErrUntrusted)
+		return fmt.Errorf("%s belongs to %s, not you; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), paths.ErrUntrusted)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if ti, err := os.Stat(path); err == nil {
 			if who, theirs := othersFile(path, ti); theirs {
-				return fmt.Errorf("%s links to a file of %s, not yours; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), ErrUntrusted)
+				return fmt.Errorf("%s links to a file of %s, not yours; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), paths.ErrUntrusted)
 			}
 		}
 	}
@@ -321,7 +322,7 @@ func checkSpoolDir(dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return makePrivateDir(spoolDirName, dir)
+	return paths.MakePrivateDir(spoolDirName, dir)
 }
 
 // takeSpoolFile adds the records of one spool file to st and unlinks it,

@@ -27,6 +27,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/tools/txtar"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
@@ -921,7 +922,7 @@ func (tr *transcript) run(st step) {
 // A history step comes first, so that the record is in the file.
 func (tr *transcript) checkLacks(st step) {
 	tr.t.Helper()
-	b, err := os.ReadFile(DefaultPaths().History)
+	b, err := os.ReadFile(paths.FromEnv(os.Getenv).History)
 	if err != nil {
 		tr.fatalf(st, "reading the history file: %v", err)
 	}
@@ -993,7 +994,7 @@ func (tr *transcript) checkFileHistory(st step) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
 	defer cancel()
-	recs, err := historySource{paths: DefaultPaths()}.list(ctx, history.Query{Limit: 1})
+	recs, err := historySource{paths: paths.FromEnv(os.Getenv)}.list(ctx, history.Query{Limit: 1})
 	if err != nil || len(recs) == 0 {
 		tr.fatalf(st, "history: %v, %d records", err, len(recs))
 	}
@@ -1070,7 +1071,7 @@ func (tr *transcript) end(st step) {
 // in order, so once its own is, the wrapper's would have been too.
 func (tr *transcript) checkNoConnect(st step) {
 	tr.t.Helper()
-	conn, err := net.Dial("unix", DefaultPaths().Socket)
+	conn, err := net.Dial("unix", paths.FromEnv(os.Getenv).Socket)
 	if err != nil {
 		tr.fatalf(st, "dialling the hub: %v", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/godbus/dbus/v5/prop"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/history"
 )
@@ -135,7 +136,7 @@ func TestTrayAbsentRunsClean(t *testing.T) {
 			}
 			hub := trayStartHub(t, addr)
 
-			trayWaitAnswers(t, DefaultPaths(), hub)
+			trayWaitAnswers(t, paths.FromEnv(os.Getenv), hub)
 			// The hub serves only after deciding on its tray: the log line,
 			// if any, is there by now.
 			if n := strings.Count(hub.log(), trayNoHostLog); n != 1 {
@@ -383,7 +384,7 @@ func (h *trayHub) checkCleanExit(t *testing.T, after string) {
 
 // trayWaitAnswers waits until the hub at p answers a history query on its
 // socket, as `elicitray history` asks it.
-func trayWaitAnswers(t *testing.T, p Paths, h *trayHub) {
+func trayWaitAnswers(t *testing.T, p paths.Paths, h *trayHub) {
 	t.Helper()
 	deadline := time.Now().Add(trayWait)
 	for {
@@ -404,7 +405,7 @@ func trayWaitAnswers(t *testing.T, p Paths, h *trayHub) {
 }
 
 // trayAsk sends one history query to the hub at p and reads its reply.
-func trayAsk(p Paths) error {
+func trayAsk(p paths.Paths) error {
 	c, err := net.Dial("unix", p.Socket)
 	if err != nil {
 		return err

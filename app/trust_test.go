@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -63,7 +64,7 @@ func (u *untrustedListener) noneReached(t *testing.T) {
 // want, and that no hub was started.
 func approveRefused(t *testing.T, want string) {
 	t.Helper()
-	c := &hubClient{paths: DefaultPaths(), startWait: time.Second, wrapper: true,
+	c := &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second, wrapper: true,
 		start: func(desktopSession) (*os.Process, error) {
 			t.Error("a hub was started in an untrusted run directory")
 			return nil, errors.New("no")
@@ -72,7 +73,7 @@ func approveRefused(t *testing.T, want string) {
 			return try(desktopSession{Vars: map[string]string{"DISPLAY": ":0"}, From: "a test"})
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "Deploy?"))
-	if !errors.Is(err, ErrUntrusted) || !errors.Is(err, bridge.ErrNoDesktop) {
+	if !errors.Is(err, paths.ErrUntrusted) || !errors.Is(err, bridge.ErrNoDesktop) {
 		t.Fatalf("Approve: %v, want it refused as untrusted (and so no desktop)", err)
 	}
 	if !strings.Contains(err.Error(), want) {

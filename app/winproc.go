@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -41,7 +42,7 @@ const windowStopWait = 3 * time.Second
 // sentence in history saying so; the next prompt starts a new one.
 type windows struct {
 	hub   *Hub
-	paths Paths
+	paths paths.Paths
 	// exe is the program run as `exe ui`: this binary.
 	exe string
 	// log receives the hub's sentences and the window process's stderr.

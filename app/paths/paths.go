@@ -1,7 +1,15 @@
-package app
+// Package paths says where elicitray keeps its files (config, history,
+// the hub's socket and lock, logs, sign-in tokens) and whether a directory
+// is safe to use: a real directory of the user's own that no one else may
+// enter (DESIGN.md, "Trust nothing on the path").
+//
+// Nothing here reads the environment by itself: FromEnv is given the
+// getenv to read, once, by app.Main (or a test).
+//
+// Files: paths.go (the layout), private.go (private directories).
+package paths
 
 import (
-	"os"
 	"os/user"
 	"path/filepath"
 
@@ -26,40 +34,51 @@ type Paths struct {
 	// hub started before the user's login session made /run/user/UID.
 	// Clients look there too before they start a hub.
 	OtherRunDirs []string
+	// Home is the user's home directory (HomeDir).
+	Home string
 }
 
-// DefaultPaths returns the paths for the current user.
-func DefaultPaths() Paths {
-	if home := os.Getenv("ELICITRAY_HOME"); home != "" {
-		return pathsUnder(home, home, home, filepath.Join(home, "run"))
+// FromEnv returns the paths for the current user, reading ELICITRAY_HOME
+// and HOME with getenv.
+func FromEnv(getenv func(string) string) Paths {
+	home := HomeDir(getenv)
+	if h := getenv("ELICITRAY_HOME"); h != "" {
+		p := Under(h)
+		p.Home = home
+		return p
 	}
 	// The run directory comes from the uid and the home alone, never from
 	// XDG_RUNTIME_DIR: hosts start wrappers with only HOME, LOGNAME, PATH,
 	// SHELL, TERM and USER (DESIGN.md, "Hosts strip the environment"), and
 	// such a wrapper must find the socket of the hub that runs in the
 	// desktop session, whose environment has it (platform.RunDirs).
-	run, others := platform.RunDirs(homeDir())
-	p := pathsUnder(
+	run, others := platform.RunDirs(home)
+	p := Layout(
 		filepath.Join(xdg.ConfigHome, "elicitray"),
 		filepath.Join(xdg.DataHome, "elicitray"),
 		filepath.Join(xdg.StateHome, "elicitray"),
 		run,
 	)
 	p.OtherRunDirs = others
+	p.Home = home
 	return p
 }
 
-// socketName is the hub's socket in its run directory.
-const socketName = platform.SocketName
+// Under returns the paths of an ELICITRAY_HOME of dir: every file under
+// it, the socket and lock in dir/run.
+func Under(dir string) Paths { return Layout(dir, dir, dir, filepath.Join(dir, "run")) }
 
-// userRuntimeDir is /run/user/UID when it is a real directory (not a link)
+// SocketName is the hub's socket in its run directory.
+const SocketName = platform.SocketName
+
+// UserRuntimeDir is /run/user/UID when it is a real directory (not a link)
 // owned by uid, else "" (always off Linux).
-func userRuntimeDir(uid int) string { return platform.UserRuntimeDir(uid) }
+func UserRuntimeDir(uid int) string { return platform.UserRuntimeDir(uid) }
 
-// homeDir is the user's home: HOME, which every host passes on, else the
+// HomeDir is the user's home: HOME, which every host passes on, else the
 // password database's entry (a service started without HOME).
-func homeDir() string {
-	if h := os.Getenv("HOME"); h != "" {
+func HomeDir(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
 		return h
 	}
 	if u, err := user.Current(); err == nil && u.HomeDir != "" {
@@ -68,12 +87,14 @@ func homeDir() string {
 	return xdg.Home
 }
 
-func pathsUnder(config, data, state, run string) Paths {
+// Layout places the files in four directories: config, data (history, tokens),
+// state (logs) and run (socket, lock).
+func Layout(config, data, state, run string) Paths {
 	return Paths{
 		Config:  filepath.Join(config, "config.toml"),
 		History: filepath.Join(data, "history.db"),
 		RunDir:  run,
-		Socket:  filepath.Join(run, socketName),
+		Socket:  filepath.Join(run, SocketName),
 		Lock:    filepath.Join(run, "hub.lock"),
 		HubLog:  filepath.Join(state, "hub.log"),
 		Auth:    filepath.Join(data, "auth"),
