@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
@@ -740,7 +741,7 @@ func (c *hubClient) silentFailure() string {
 	}
 	msg := fmt.Sprintf(" and wrote nothing in its log %s", c.paths.HubLog)
 	if free, ok := freeSpace(c.paths.HubLog); ok && free < minFree {
-		msg += fmt.Sprintf("; the disk it is on is full (%s free)", byteSize(free))
+		msg += fmt.Sprintf("; the disk it is on is full (%s free)", humanize.IBytes(uint64(free)))
 	}
 	return msg
 }

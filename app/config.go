@@ -286,3 +286,27 @@ func SaveConfig(path string, c Config) error {
 	}
 	return platform.ReplaceFile(path, buf.Bytes())
 }
+
+// Remember is the [remember] table of config.toml.
+type Remember struct {
+	// For is how long a remembered answer holds. Zero: DefaultRememberFor.
+	For Duration `toml:"for,omitempty"`
+	// Prefill, when not false, pre-fills a form asked again with the values
+	// last given for the same question (never a secret's). Nil: on.
+	Prefill *bool `toml:"prefill,omitempty"`
+}
+
+// Holds returns how long a remembered answer holds.
+func (r Remember) Holds() time.Duration {
+	if r.For.Duration > 0 {
+		return r.For.Duration
+	}
+	return DefaultRememberFor
+}
+
+// Prefills reports whether forms asked again are pre-filled.
+func (r Remember) Prefills() bool { return r.Prefill == nil || *r.Prefill }
+
+// DefaultRememberFor is how long a remembered answer holds when the config
+// says nothing: 30 days.
+const DefaultRememberFor = 30 * 24 * time.Hour

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"github.com/BurntSushi/toml"
+	"github.com/dustin/go-humanize"
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/app/paths"
@@ -536,7 +537,7 @@ const maxConfigSize = 256 << 10
 // maxConfigSize bytes.
 func readConfigFile(path string) ([]byte, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxConfigSize {
-		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, byteSize(fi.Size()), byteSize(maxConfigSize))
+		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, humanize.IBytes(uint64(fi.Size())), humanize.IBytes(uint64(maxConfigSize)))
 	}
 	if err := checkConfigOwner(path); err != nil {
 		return nil, err

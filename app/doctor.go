@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
@@ -292,7 +293,7 @@ func (d *doctor) history() {
 	if d.hubRunning {
 		size := lang.L("not made yet")
 		if fi, err := os.Stat(path); err == nil {
-			size = byteSize(fi.Size())
+			size = humanize.IBytes(uint64(fi.Size()))
 		}
 		f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, kept by the running hub"), path, size)
 		if d.hubProblem != "" {
@@ -311,9 +312,9 @@ func (d *doctor) history() {
 		case err == nil && !info.Exists:
 			f = d.add(levelOK, lang.L("History"), lang.L("%s is not made yet (the first decision makes it)"), path)
 		case err == nil && info.Records < 0:
-			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, of an older layout that the hub upgrades when it starts"), path, byteSize(info.Size))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, of an older layout that the hub upgrades when it starts"), path, humanize.IBytes(uint64(info.Size)))
 		case err == nil:
-			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, ui.Count(info.Records)), byteSize(info.Size))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, ui.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
 			if holder, _ := lockHolder(path); holder == d.hubPID {
 				f = d.add(levelProblem, lang.L("History"), lang.L("%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), path, d.hubPID, d.hubPID)
@@ -329,7 +330,7 @@ func (d *doctor) history() {
 		}
 	}
 	if free, ok := freeSpace(path); ok {
-		f.text += fmt.Sprintf(lang.L("; %s free on its disk"), byteSize(free))
+		f.text += fmt.Sprintf(lang.L("; %s free on its disk"), humanize.IBytes(uint64(free)))
 		if free < minFree {
 			f.level = levelProblem
 			f.more = append(f.more, lang.L("the disk is full: decisions are kept in memory, and saved once space is freed"))
@@ -480,18 +481,4 @@ func hostState(st hosts.State) string {
 		return lang.L("unsupported")
 	}
 	return string(st)
-}
-
-// byteSize is n bytes for people: "512 B", "2.1 MiB".
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

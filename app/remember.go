@@ -73,10 +73,6 @@ const (
 	rememberedLock = "remembered.lock"
 )
 
-// DefaultRememberFor is how long a remembered answer holds when the config
-// says nothing: 30 days.
-const DefaultRememberFor = 30 * 24 * time.Hour
-
 // maxLastValues is how many questions' last values are kept for pre-filling;
 // the oldest go first.
 const maxLastValues = 200

@@ -13,26 +13,6 @@ import (
 // that answers from a rule, the offer of "Always answer this way" and the
 // pre-filled values on a prompt, and keeping what the user answered.
 
-// Remember is the [remember] table of config.toml.
-type Remember struct {
-	// For is how long a remembered answer holds. Zero: DefaultRememberFor.
-	For Duration `toml:"for,omitempty"`
-	// Prefill, when not false, pre-fills a form asked again with the values
-	// last given for the same question (never a secret's). Nil: on.
-	Prefill *bool `toml:"prefill,omitempty"`
-}
-
-// Holds returns how long a remembered answer holds.
-func (r Remember) Holds() time.Duration {
-	if r.For.Duration > 0 {
-		return r.For.Duration
-	}
-	return DefaultRememberFor
-}
-
-// Prefills reports whether forms asked again are pre-filled.
-func (r Remember) Prefills() bool { return r.Prefill == nil || *r.Prefill }
-
 // memory returns the hub's remembered answers, nil when it keeps none.
 func (h *Hub) memory() *memory {
 	h.memoOnce.Do(func() {
