@@ -13,6 +13,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 
@@ -358,7 +359,7 @@ const minFree = 1 << 20
 
 // config reports every mistake in config.toml at once.
 func (d *doctor) config() {
-	_, problems, err := CheckConfig(d.paths.Config)
+	_, problems, err := config.Check(d.paths.Config)
 	var mistakes, warnings []string
 	for _, p := range problems {
 		if p.Warning {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -95,10 +96,10 @@ func parseWhen(s string, now time.Time, wholeDay bool) (time.Time, error) {
 }
 
 // retentionOf is what config c keeps of the history, as of now.
-func retentionOf(c Config, now time.Time) history.PruneOptions {
+func retentionOf(c config.Config, now time.Time) history.PruneOptions {
 	keep := c.History.Keep.Duration
 	if keep <= 0 {
-		keep = DefaultKeep
+		keep = config.DefaultKeep
 	}
 	return history.PruneOptions{Before: now.Add(-keep), Keep: c.History.MaxRecords}
 }
@@ -205,7 +206,7 @@ func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (i
 		return 0, err
 	}
 	if opts == nil {
-		cfg, err := LoadConfig(s.paths.Config)
+		cfg, err := config.Load(s.paths.Config)
 		if err != nil {
 			return 0, err
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
@@ -70,7 +71,7 @@ type Hub struct {
 	Prompter Prompter
 	// Config is the policy in force: timeouts, rate limits and rules per
 	// server. Set it before Serve; SetConfig changes it while running.
-	Config Config
+	Config config.Config
 	// ConfigPath, when set, is the config file Config came from: the hub
 	// reads it again when it changes, before it next decides anything.
 	ConfigPath string

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -71,7 +72,7 @@ func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*Hub, *sc
 	}
 	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
 	// The queue's tests ask often; the rate limit has tests of its own.
-	h := &Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: Config{Rate: Rate{Burst: 1000}}}
+	h := &Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: config.Config{Rate: config.Rate{Burst: 1000}}}
 	if wrap != nil {
 		ln = wrap(ln)
 	}

@@ -22,6 +22,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/lang"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/assets"
@@ -67,15 +68,15 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
 	var notices []string
-	cfg, err := LoadConfig(p.Config)
+	cfg, err := config.Load(p.Config)
 	if err != nil {
-		lines, _, body := configTrouble(err, defaultSettings)
+		lines, _, body := config.Trouble(err, config.DefaultSettings)
 		for _, l := range lines {
 			fmt.Fprintf(stderr, "elicitray hub: %s\n", l)
 		}
 		notices = append(notices, body)
 		warnings := cfg.Warnings
-		cfg, _ = LoadConfig("")
+		cfg, _ = config.Load("")
 		cfg.Warnings = warnings
 	}
 	for _, w := range cfg.Warnings {
@@ -391,9 +392,9 @@ var _ Prompter = (*guiPrompter)(nil)
 // server configured (with what its table sets; the rest follows the
 // defaults), and every server seen but not configured, following the
 // defaults in everything.
-func settingsOf(c Config, seen map[string]bool) ui.Settings {
+func settingsOf(c config.Config, seen map[string]bool) ui.Settings {
 	d := c.Policy("")
-	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
+	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: config.RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
 		KeepAlive: keepAliveOf(c.KeepAlive)},
 		Notice: ui.NoticeSettings{Notification: c.Notice.Notifies(), Sound: c.Notice.Sound}}
 	names := map[string]bool{}
@@ -405,9 +406,9 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 		if n == "" {
 			continue
 		}
-		sp := ui.ServerPolicy{Name: n, Rule: RuleAsk}
+		sp := ui.ServerPolicy{Name: n, Rule: config.RuleAsk}
 		if sc, ok := c.Servers[n]; ok {
-			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
+			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, config.RuleAsk), Burst: sc.Burst,
 				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true,
 				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive, KeepAlive: keepAliveOf(sc.KeepAlive)}
 		}
@@ -418,7 +419,7 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 
 // keepAliveOf is a keep_alive as the Settings window holds it: nil when
 // the file says nothing.
-func keepAliveOf(d *Duration) *time.Duration {
+func keepAliveOf(d *config.Duration) *time.Duration {
 	if d == nil {
 		return nil
 	}
@@ -430,7 +431,7 @@ func keepAliveOf(d *Duration) *time.Duration {
 // window does not show carried over from old: [history], [remote] and
 // [remember] (whose prefill the caller then sets from the window:
 // rememberConfigOf).
-func withUnshown(c, old Config) Config {
+func withUnshown(c, old config.Config) config.Config {
 	c.History = old.History
 	c.Remember = old.Remember
 	c.Remote = old.Remote
@@ -445,23 +446,23 @@ func withUnshown(c, old Config) Config {
 // it only the values that are not the defaults'. A server seen but never
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
-func configOf(s ui.Settings) Config {
+func configOf(s ui.Settings) config.Config {
 	d := s.Defaults
-	var c Config
-	if d.Timeout != DefaultTimeout {
-		c.Timeout = Duration{d.Timeout}
+	var c config.Config
+	if d.Timeout != config.DefaultTimeout {
+		c.Timeout = config.Duration{Duration: d.Timeout}
 	}
-	if d.Burst != DefaultBurst {
+	if d.Burst != config.DefaultBurst {
 		c.Rate.Burst = d.Burst
 	}
-	if d.Every != DefaultEvery {
-		c.Rate.Every = Duration{d.Every}
+	if d.Every != config.DefaultEvery {
+		c.Rate.Every = config.Duration{Duration: d.Every}
 	}
-	keepAlive := DefaultKeepAlive // what a server's keep-alive left empty follows
+	keepAlive := config.DefaultKeepAlive // what a server's keep-alive left empty follows
 	if d.KeepAlive != nil {
 		keepAlive = *d.KeepAlive
-		if keepAlive != DefaultKeepAlive {
-			c.KeepAlive = &Duration{keepAlive}
+		if keepAlive != config.DefaultKeepAlive {
+			c.KeepAlive = &config.Duration{Duration: keepAlive}
 		}
 	}
 	// [notice]: only what is not the default (a notification, no sound).
@@ -473,25 +474,25 @@ func configOf(s ui.Settings) Config {
 		if !sp.Own {
 			continue
 		}
-		var sc ServerConfig
-		if sp.Rule != "" && sp.Rule != RuleAsk {
+		var sc config.Server
+		if sp.Rule != "" && sp.Rule != config.RuleAsk {
 			sc.Rule = sp.Rule
 		}
 		if sp.Timeout > 0 && sp.Timeout != d.Timeout {
-			sc.Timeout = Duration{sp.Timeout}
+			sc.Timeout = config.Duration{Duration: sp.Timeout}
 		}
 		if sp.Burst > 0 && sp.Burst != d.Burst {
 			sc.Burst = sp.Burst
 		}
 		if sp.Every > 0 && sp.Every != d.Every {
-			sc.Every = Duration{sp.Every}
+			sc.Every = config.Duration{Duration: sp.Every}
 		}
 		if sp.KeepAlive != nil && *sp.KeepAlive != keepAlive {
-			sc.KeepAlive = &Duration{*sp.KeepAlive}
+			sc.KeepAlive = &config.Duration{Duration: *sp.KeepAlive}
 		}
 		sc.Guard, sc.GuardDestructive = sp.Guard, sp.GuardDestructive
 		if c.Servers == nil {
-			c.Servers = map[string]ServerConfig{}
+			c.Servers = map[string]config.Server{}
 		}
 		c.Servers[sp.Name] = sc
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/demo"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
@@ -476,7 +477,7 @@ type wrapperSettings struct {
 	keepAlive time.Duration
 	// guard holds the tools it guards (ServerConfig.Guard,
 	// GuardDestructive).
-	guard ServerConfig
+	guard config.Server
 	// timeout is the server's prompt timeout (Policy.Timeout): how long a
 	// guarded call asked in the host, with no desktop, waits for it.
 	timeout time.Duration
@@ -490,10 +491,10 @@ type wrapperSettings struct {
 // use gives the defaults, said once in the host's log: the hub says what
 // is wrong with it in full.
 func wrapperConfig(path, name string, stderr io.Writer) wrapperSettings {
-	cfg, err := LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, DefaultKeepAlive, err)
-		return wrapperSettings{keepAlive: DefaultKeepAlive, timeout: DefaultTimeout}
+		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, config.DefaultKeepAlive, err)
+		return wrapperSettings{keepAlive: config.DefaultKeepAlive, timeout: config.DefaultTimeout}
 	}
 	return wrapperSettings{keepAlive: cfg.KeepAliveFor(name), guard: cfg.Servers[name], timeout: cfg.Policy(name).Timeout,
 		maxMessage: cfg.Remote.MaxMessage()}

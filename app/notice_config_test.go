@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -37,7 +38,7 @@ func TestConfigNotice(t *testing.T) {
 		{"[notice]\nnotification = false\n", false, false},
 		{"[notice]\nnotification = true\nsound = false\n", true, false},
 	} {
-		c, err := LoadConfig(write(tt.text))
+		c, err := config.Load(write(tt.text))
 		if err != nil {
 			t.Fatalf("%q: %v", tt.text, err)
 		}
@@ -46,7 +47,7 @@ func TestConfigNotice(t *testing.T) {
 		}
 	}
 
-	_, problems, err := CheckConfig(write("[notice]\nsound = \"yes\"\nbeep = true\n"))
+	_, problems, err := config.Check(write("[notice]\nsound = \"yes\"\nbeep = true\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +66,12 @@ func TestConfigNotice(t *testing.T) {
 	// Saved as the Settings window saves, and read back.
 	off := false
 	path := filepath.Join(dir, "saved.toml")
-	h := &Hub{Config: Config{Notice: Notice{Notification: &off, Sound: true}}}
+	h := &Hub{Config: config.Config{Notice: config.Notice{Notification: &off, Sound: true}}}
 	w := &windows{hub: h, paths: paths.Paths{Config: path}}
 	if err := w.saveSettings(settingsOf(h.Config, nil)); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

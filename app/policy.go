@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
@@ -74,7 +75,7 @@ type ServerState struct {
 
 // SetConfig replaces the policy in force (the Settings window saved).
 // Limits change at once for every server.
-func (h *Hub) SetConfig(c Config) {
+func (h *Hub) SetConfig(c config.Config) {
 	h.mu.Lock()
 	h.Config = c
 	for name, l := range h.policy.limiters {
@@ -241,11 +242,11 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 		return res
 	}
 	switch pol.Rule {
-	case RuleDecline:
+	case config.RuleDecline:
 		return &bridge.Result{Action: bridge.ActionDecline, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is decline"}
-	case RuleCancel:
+	case config.RuleCancel:
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
-	case RuleAcceptDefaults, RuleAcceptDefaultsOrCancel:
+	case config.RuleAcceptDefaults, config.RuleAcceptDefaultsOrCancel:
 		content, whyNot := defaultsOnly(it.prompt.Form)
 		if req.Mode == bridge.ModeToolCall {
 			// The guard exists so that a person approves the call: no
@@ -256,7 +257,7 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 			return &bridge.Result{Action: bridge.ActionAccept, Content: content, DecidedBy: bridge.DecidedByRule,
 				Reason: "the rule for " + req.Server + " is " + pol.Rule + ", and the form's required fields all have defaults: they were sent"}
 		}
-		if pol.Rule == RuleAcceptDefaultsOrCancel {
+		if pol.Rule == config.RuleAcceptDefaultsOrCancel {
 			// Unattended: nobody is there to ask, so what the defaults
 			// cannot answer is cancel, never a window that waits for the
 			// timeout (DESIGN.md: no fabricated decline or accept).
@@ -302,7 +303,7 @@ func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 
 // allow takes one token from server's limiter; on refusal it counts the
 // prompt toward the burst's one notification (PROTOCOL.md §6).
-func (h *Hub) allow(server string, pol Policy, now time.Time) bool {
+func (h *Hub) allow(server string, pol config.Policy, now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	l := h.policy.limiters[server]
@@ -489,10 +490,10 @@ func (h *Hub) refreshConfig() {
 	if same {
 		return
 	}
-	c, err := LoadConfig(h.ConfigPath)
+	c, err := config.Load(h.ConfigPath)
 	if err != nil {
 		// Every mistake at once: the user fixes them in one go.
-		lines, title, body := configTrouble(err, keptSettings)
+		lines, title, body := config.Trouble(err, config.KeptSettings)
 		for _, l := range append(lines, c.Warnings...) {
 			h.logf("%s", l)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/chars"
 )
@@ -179,7 +180,7 @@ func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 		fmt.Fprintf(tw, "History\t%s\n", r.Problem)
 	}
 	for _, s := range r.Servers {
-		state := "rule " + cmp.Or(s.Rule, RuleAsk)
+		state := "rule " + cmp.Or(s.Rule, config.RuleAsk)
 		if !s.MutedUntil.IsZero() {
 			state += ", muted until " + untilText(s.MutedUntil, now)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/ui"
 )
@@ -113,7 +114,7 @@ func (h *Hub) answerQueued(q question) {
 }
 
 // remembering is the [remember] config in force.
-func (h *Hub) remembering() Remember {
+func (h *Hub) remembering() config.Remember {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.Config.Remember
@@ -150,7 +151,7 @@ func (h *Hub) keepLastValues(it *item, res bridge.Result) {
 // rememberSettings is the Settings window's "Remembered answers" section
 // under config c: the rules in force and the pre-fill option. A rules file
 // that does not read shows no rules (the log says why).
-func (h *Hub) rememberSettings(c Config) ui.RememberSettings {
+func (h *Hub) rememberSettings(c config.Config) ui.RememberSettings {
 	s := ui.RememberSettings{Prefill: c.Remember.Prefills()}
 	m := h.memory()
 	if m == nil {
@@ -168,7 +169,7 @@ func (h *Hub) rememberSettings(c Config) ui.RememberSettings {
 
 // rememberConfigOf is the [remember] table after Settings saved s over old:
 // the pre-fill option as ticked, written only when off (on is the default).
-func rememberConfigOf(s ui.RememberSettings, old Remember) Remember {
+func rememberConfigOf(s ui.RememberSettings, old config.Remember) config.Remember {
 	old.Prefill = nil
 	if !s.Prefill {
 		off := false

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -194,7 +195,7 @@ func TestPrefillAndSettingsSave(t *testing.T) {
 	if rules, _ := m.Rules(time.Now()); len(rules) != 0 {
 		t.Errorf("after Save with Forget, rules %+v remain", rules)
 	}
-	c, err := LoadConfig(p.Config)
+	c, err := config.Load(p.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestConfigRemember(t *testing.T) {
 		}
 	}
 	write("[remember]\nfor = \"48h\"\nprefill = false\n")
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil || len(c.Warnings) > 0 {
 		t.Fatalf("LoadConfig: %v, warnings %v", err, c.Warnings)
 	}
@@ -229,19 +230,19 @@ func TestConfigRemember(t *testing.T) {
 		t.Errorf("[remember] read as %+v", c.Remember)
 	}
 	write("timeout = \"1m\"\n")
-	if c, _ = LoadConfig(path); c.Remember.Holds() != DefaultRememberFor || !c.Remember.Prefills() {
+	if c, _ = config.Load(path); c.Remember.Holds() != config.DefaultRememberFor || !c.Remember.Prefills() {
 		t.Errorf("without [remember]: %+v, want 30 days and prefill", c.Remember)
 	}
 	write("[remember]\nfor = \"a month\"\n")
-	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "for") {
+	if _, err := config.Load(path); err == nil || !strings.Contains(err.Error(), "for") {
 		t.Errorf("a bad duration: %v, want an error naming it", err)
 	}
 	// Saved by Settings and read again: the same.
 	off := false
-	if err := SaveConfig(path, Config{Remember: Remember{For: Duration{time.Hour}, Prefill: &off}}); err != nil {
+	if err := config.Save(path, config.Config{Remember: config.Remember{For: config.Duration{Duration: time.Hour}, Prefill: &off}}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = LoadConfig(path); err != nil || c.Remember.Holds() != time.Hour || c.Remember.Prefills() {
+	if c, err = config.Load(path); err != nil || c.Remember.Holds() != time.Hour || c.Remember.Prefills() {
 		t.Errorf("round trip: %+v, %v", c.Remember, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/ui"
 )
@@ -27,7 +28,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 		t.Errorf("notice shown %+v, want %+v", s.Notice, want)
 	}
 
-	save := func(s ui.Settings) (Config, string) {
+	save := func(s ui.Settings) (config.Config, string) {
 		t.Helper()
 		h := &Hub{Config: c}
 		w := &windows{hub: h, paths: paths.Paths{Config: path}}
@@ -60,7 +61,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
-		back, err := LoadConfig(path)
+		back, err := config.Load(path)
 		if err != nil {
 			t.Fatalf("the file Settings wrote does not load: %v\n%s", err, b)
 		}
@@ -97,7 +98,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	}
 	s.Notice = ui.NoticeSettings{Notification: true}
 	back, written = save(s)
-	for name, want := range map[string]time.Duration{"github": time.Minute, "slow": DefaultKeepAlive, "other": DefaultKeepAlive} {
+	for name, want := range map[string]time.Duration{"github": time.Minute, "slow": config.DefaultKeepAlive, "other": config.DefaultKeepAlive} {
 		if got := back.KeepAliveFor(name); got != want {
 			t.Errorf("keep-alive for %s is %v after the change, want %v; the file:\n%s", name, got, want, written)
 		}

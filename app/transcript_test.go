@@ -27,6 +27,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/tools/txtar"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -237,7 +238,7 @@ func runTranscript(t *testing.T, file string) {
 		if err := os.WriteFile(path, f.Data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := LoadConfig(path)
+		cfg, err := config.Load(path)
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}

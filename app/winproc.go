@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
@@ -477,7 +478,7 @@ func (w *windows) saveSettings(s ui.Settings) error {
 	if err := h.forgetRules(s.Remember.Forget); err != nil {
 		return err
 	}
-	if err := SaveConfig(w.paths.Config, c); err != nil {
+	if err := config.Save(w.paths.Config, c); err != nil {
 		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
 	}
 	go h.SetConfig(c)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -43,7 +44,7 @@ type guardWatch struct {
 	// cur is the guard in force, keepAlive the interval; stamp the file's
 	// version they were read from, or last found unusable (so that one
 	// bad version is said once).
-	cur       ServerConfig
+	cur       config.Server
 	keepAlive time.Duration
 	stamp     configStamp
 }
@@ -64,7 +65,7 @@ type liveRelay interface {
 // writing it in place). cur and keepAlive are what was read at start,
 // from the file as stamp found it. When the file cannot be watched, they
 // stay and the log says that a change applies at the next start.
-func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAlive time.Duration, stamp configStamp, relay liveRelay, stderr io.Writer) {
+func watchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp configStamp, relay liveRelay, stderr io.Writer) {
 	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
 	g.dir = filepath.Dir(g.path)
 	w, err := fsnotify.NewWatcher()
@@ -166,7 +167,7 @@ func (g *guardWatch) reload() {
 		return
 	}
 	g.stamp = stamp
-	c, err := LoadConfig(g.path)
+	c, err := config.Load(g.path)
 	if err != nil {
 		g.logf("%s changed but cannot be used (%s), so this wrapper keeps the settings it had: %s.", filepath.Base(g.path), firstMistake(err), guardSentence(g.cur, "wait"))
 		return
@@ -196,7 +197,7 @@ func (g *guardWatch) logf(format string, args ...any) {
 // guardSentence says which calls wait for approval under sc's guard: `calls
 // of "echo" and of the tools the server marks destructive now wait for
 // your approval`, with verb "now wait".
-func guardSentence(sc ServerConfig, verb string) string {
+func guardSentence(sc config.Server, verb string) string {
 	var quoted []string
 	for _, p := range sc.Guard {
 		quoted = append(quoted, strconv.Quote(p))
@@ -218,7 +219,7 @@ func guardSentence(sc ServerConfig, verb string) string {
 // firstMistake is the first mistake of a config that does not load, and
 // how many more there are; the hub's log names them all.
 func firstMistake(err error) string {
-	var ce *ConfigErrors
+	var ce *config.Errors
 	if !errors.As(err, &ce) || len(ce.Problems) == 0 {
 		return err.Error()
 	}
