@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
@@ -69,7 +71,7 @@ type hubClient struct {
 	// disk): they go to the next hub this client reaches.
 	unsaved []history.Record
 	// spool keeps what the wrapper sent servers while no hub takes it.
-	spool *spool
+	spool *journal.Spool
 	// delivering counts the Delivered calls under way: close waits for
 	// them, so that a wrapper ending with its server does not lose the
 	// word on an answer that did not reach it (issue 25).
@@ -273,7 +275,7 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 
 // Reject keeps an elicitation the relay refused (bridge.Options.Rejected).
 func (c *hubClient) Reject(req *bridge.Request, err error) {
-	c.keepSent(req, bridge.Result{Action: actionError, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
+	c.keepSent(req, bridge.Result{Action: journal.ActionError, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
 }
 
 // NoDesktop keeps an elicitation no desktop could show
@@ -281,7 +283,7 @@ func (c *hubClient) Reject(req *bridge.Request, err error) {
 func (c *hubClient) NoDesktop(req *bridge.Request, forwarded bool, err error) {
 	res := bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByNoDesktop, Reason: err.Error()}
 	if forwarded {
-		res.Action = ActionForwarded
+		res.Action = journal.ActionForwarded
 		res.Reason = err.Error() + "; passed to the host, which declared it can show it"
 	}
 	c.keepSent(req, res)
@@ -320,7 +322,7 @@ func (c *hubClient) Delivered(req *bridge.Request, err error) {
 	if hc, cerr := c.connectTo(ctx, false); cerr == nil && hc.send(m) == nil {
 		return
 	}
-	c.keepHere(deliveryWord(req.Server, req.ID, m.Error), "no hub took it")
+	c.keepHere(journal.DeliveryWord(req.Server, req.ID, m.Error), "no hub took it")
 }
 
 // recordWait bounds how long the wrapper waits for the hub to keep a
@@ -334,7 +336,7 @@ const recordWait = 2 * time.Second
 // saying so on the host's log; such records are handed to the next hub
 // this wrapper reaches.
 func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
-	rec := newRecord(req, res, nil, history.SourceWrapper)
+	rec := journal.NewRecord(req, res, nil, history.SourceWrapper)
 	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if hc, err := c.connectTo(ctx, false); err == nil {
@@ -349,7 +351,7 @@ func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
 // memory (unsaved), saying so on the host's log now and then; why says why
 // the wrapper keeps it at all.
 func (c *hubClient) keepHere(rec history.Record, why string) {
-	err := c.wrapperSpool().add(rec)
+	err := c.wrapperSpool().Add(rec)
 	if err == nil {
 		return
 	}
@@ -358,16 +360,16 @@ func (c *hubClient) keepHere(rec history.Record, why string) {
 	n := len(c.unsaved)
 	c.mu.Unlock()
 	if n == 1 || n%100 == 0 {
-		c.logf("elicitray: %s: %s could not be saved (%s; %s); this wrapper keeps them until a hub takes them", rec.Server, decisions(n), why, storageSentence(err))
+		c.logf("elicitray: %s: %s could not be saved (%s; %s); this wrapper keeps them until a hub takes them", rec.Server, journal.Decisions(n), why, journal.StorageSentence(err))
 	}
 }
 
 // wrapperSpool returns the wrapper's spool, made on first use.
-func (c *hubClient) wrapperSpool() *spool {
+func (c *hubClient) wrapperSpool() *journal.Spool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.spool == nil {
-		c.spool = &spool{dir: spoolDir(c.paths), role: "wrapper"}
+		c.spool = &journal.Spool{Dir: journal.SpoolDir(c.paths), Role: "wrapper"}
 	}
 	return c.spool
 }
@@ -776,9 +778,9 @@ func (c *hubClient) close() {
 		// What the wrapper kept goes to disk if there is room by now (a
 		// replay of what a hub saved since adds nothing)…
 		if c.spool == nil {
-			c.spool = &spool{dir: spoolDir(c.paths), role: "wrapper"}
+			c.spool = &journal.Spool{Dir: journal.SpoolDir(c.paths), Role: "wrapper"}
 		}
-		c.unsaved = slices.DeleteFunc(c.unsaved, func(rec history.Record) bool { return c.spool.add(rec) == nil })
+		c.unsaved = slices.DeleteFunc(c.unsaved, func(rec history.Record) bool { return c.spool.Add(rec) == nil })
 	}
 	if c.conn != nil {
 		// …else to the live hub, which keeps them with its own.
@@ -792,16 +794,16 @@ func (c *hubClient) close() {
 				sent = sent && c.conn.send(wireMsg{Op: opRecord, Record: &rec}) == nil
 			}
 			if sent {
-				c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", decisions(len(c.unsaved)), c.conn.pid)
+				c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", journal.Decisions(len(c.unsaved)), c.conn.pid)
 				c.unsaved = nil
 			}
 		}
 		c.conn.c.Close()
 	}
 	if c.spool != nil {
-		c.spool.close()
+		c.spool.Close()
 	}
 	if n := len(c.unsaved); n > 0 {
-		c.logf("elicitray: stopping with %s that could not be saved anywhere (the disk is full?)", decisions(n))
+		c.logf("elicitray: stopping with %s that could not be saved anywhere (the disk is full?)", journal.Decisions(n))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -27,7 +29,7 @@ func TestCloseWaitsForDelivered(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the word is being sent
 	time.AfterFunc(300*time.Millisecond, func() { hub.Close() })
 	c.close()
-	keys, _ := spoolKeys(spoolDir(c.paths))
+	keys, _ := journal.SpoolKeys(journal.SpoolDir(c.paths))
 	if !keys["w1-1"] {
 		t.Errorf("the wrapper stopped before the word on the delivery was kept; the spool holds %v", keys)
 	}

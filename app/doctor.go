@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/config"
@@ -317,13 +319,13 @@ func (d *doctor) history() {
 		case err == nil:
 			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, ui.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
-			if holder, _ := lockHolder(path); holder == d.hubPID {
+			if holder, _ := journal.LockHolder(path); holder == d.hubPID {
 				f = d.add(levelProblem, lang.L("History"), lang.L("%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), path, d.hubPID, d.hubPID)
 				break
 			}
 			fallthrough
 		case errors.Is(err, history.ErrLocked):
-			f = d.add(levelProblem, lang.L("History"), lang.L("%v; a hub keeps decisions in the spool until it is free"), historyOpenError(path, err))
+			f = d.add(levelProblem, lang.L("History"), lang.L("%v; a hub keeps decisions in the spool until it is free"), journal.OpenError(path, err))
 		case errors.Is(err, history.ErrCorrupt):
 			f = d.add(levelNote, lang.L("History"), lang.L("%s cannot be read (%v): the hub will move it aside and start a new one"), path, err)
 		default:
@@ -338,8 +340,8 @@ func (d *doctor) history() {
 		}
 	}
 	f.text += lang.L(".")
-	if n := countSpool(spoolDir(d.paths)); n > 0 && !d.hubRunning {
-		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, ui.Count(n)), spoolDir(d.paths))
+	if n := journal.CountSpool(journal.SpoolDir(d.paths)); n > 0 && !d.hubRunning {
+		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, ui.Count(n)), journal.SpoolDir(d.paths))
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -48,18 +50,18 @@ func (s historySource) warnf(format string, args ...any) {
 // first takes in what waits in the spool, so that every decision kept shows
 // (DESIGN.md: a decision lands in history exactly once).
 func (s historySource) openDirect() (*history.Store, error) {
-	if err := checkHistoryPath(s.paths.History); err != nil {
+	if err := journal.CheckHistoryPath(s.paths.History); err != nil {
 		return nil, err
 	}
 	st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		if n := countSpool(spoolDir(s.paths)); n > 0 {
-			s.warnf("%s waiting in the spool (%s), not yet in history", decisions(n), spoolDir(s.paths))
+		if n := journal.CountSpool(journal.SpoolDir(s.paths)); n > 0 {
+			s.warnf("%s waiting in the spool (%s), not yet in history", journal.Decisions(n), journal.SpoolDir(s.paths))
 		}
-		return nil, historyOpenError(s.paths.History, err)
+		return nil, journal.OpenError(s.paths.History, err)
 	}
-	if _, err := takeSpool(spoolDir(s.paths), st); err != nil {
-		s.warnf("%s in the spool could not be added to history: %v", decisions(countSpool(spoolDir(s.paths))), err)
+	if _, err := journal.TakeSpool(journal.SpoolDir(s.paths), st); err != nil {
+		s.warnf("%s in the spool could not be added to history: %v", journal.Decisions(journal.CountSpool(journal.SpoolDir(s.paths))), err)
 	}
 	return st, nil
 }
@@ -221,7 +223,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(err)
 			}
-			fmt.Fprintf(stdout, "%s deleted\n", decisions(n))
+			fmt.Fprintf(stdout, "%s deleted\n", journal.Decisions(n))
 			return nil
 		},
 	}

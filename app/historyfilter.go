@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -23,7 +25,7 @@ import (
 
 // The values history records have in action and decidedBy.
 var (
-	actions  = []string{bridge.ActionAccept, bridge.ActionDecline, bridge.ActionCancel, "error", ActionForwarded}
+	actions  = []string{bridge.ActionAccept, bridge.ActionDecline, bridge.ActionCancel, "error", journal.ActionForwarded}
 	deciders = []string{bridge.DecidedByUser, bridge.DecidedByRule, bridge.DecidedByTimeout, bridge.DecidedByRateLimit,
 		bridge.DecidedByPaused, bridge.DecidedByMuted, bridge.DecidedByServerCancelled, bridge.DecidedByHostCancelled,
 		bridge.DecidedByNoDesktop, bridge.DecidedByHost, bridge.DecidedByError}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
@@ -107,7 +109,7 @@ type Hub struct {
 
 	// jr keeps decisions (journal.go): set once, by SetJournal or on first
 	// use from Store.
-	jr     *journal
+	jr     *journal.Journal
 	jrOnce sync.Once
 
 	mu      sync.Mutex
@@ -212,7 +214,7 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
 	// A wrapper that could not reach a hub spooled what it sent its
 	// server; when it (or any client) connects, those records come in.
-	go h.records().flush()
+	go h.records().Flush()
 	cs := &connState{enc: json.NewEncoder(conn), items: map[uint64]*item{}, awaiting: map[string]string{}}
 	br := bufio.NewReader(conn)
 	for {
@@ -253,7 +255,7 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	cs.mu.Unlock()
 	for key, server := range owed {
 		h.logf("%s: a decision did not reach the server: %s (request %s)", server, wrapperEnded, key)
-		_ = h.keep(deliveryWord(server, key, wrapperEnded))
+		_ = h.keep(journal.DeliveryWord(server, key, wrapperEnded))
 	}
 }
 
@@ -318,12 +320,12 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		if m.Error != "" {
 			h.logf("%s: a decision did not reach the server: %s (request %s)", server, m.Error, m.Key)
 		}
-		_ = h.keep(deliveryWord(server, m.Key, m.Error))
+		_ = h.keep(journal.DeliveryWord(server, m.Key, m.Error))
 	case opRecord:
 		var err error
 		if m.Record != nil {
 			cs.await(*m.Record)
-			err = h.keep(redacted(*m.Record, nil)) // an older wrapper's too
+			err = h.keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too
 		}
 		if m.ID != 0 {
 			// On disk, or not: a wrapper told "not saved" spools it itself.
@@ -451,7 +453,7 @@ func (w *exportWriter) Write(p []byte) (int, error) {
 // historyReply answers a history query with recs or err, and with what
 // keeps decisions out of history, for the CLI to say.
 func (h *Hub) historyReply(id uint64, recs []history.Record, err error) wireMsg {
-	reply := wireMsg{ID: id, Records: recs, Problem: h.records().state().problem()}
+	reply := wireMsg{ID: id, Records: recs, Problem: h.records().State().Problem()}
 	if err != nil {
 		reply.Records, reply.Error = nil, err.Error()
 	}
@@ -472,9 +474,9 @@ func (h *Hub) historyFor(cs *connState, id uint64) *history.Store {
 // savedState fills in reply what waits to be saved, after one more try to
 // save it: the user asking after freeing the disk sees it land.
 func (h *Hub) savedState(reply *wireMsg) {
-	h.records().flush()
-	js := h.records().state()
-	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.problem()
+	h.records().Flush()
+	js := h.records().State()
+	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.Problem()
 }
 
 // prepare checks a request and builds its prompt: the form or the URL
@@ -639,7 +641,7 @@ func (h *Hub) toldHostCancelled(req *bridge.Request) {
 // A record only in memory (a full disk) goes with the decision to the
 // wrapper too (item.unsaved).
 func (h *Hub) recordDecision(it *item, res *bridge.Result) {
-	rec := newRecord(it.prompt.Request, *res, it.prompt.Form, history.SourceHub)
+	rec := journal.NewRecord(it.prompt.Request, *res, it.prompt.Form, history.SourceHub)
 	if it.conn != nil {
 		it.conn.await(rec)
 	}
@@ -651,7 +653,7 @@ func (h *Hub) recordDecision(it *item, res *bridge.Result) {
 // keep puts rec in history, or in the spool, or in memory (journal.go); the
 // error says when it is in memory only.
 func (h *Hub) keep(rec history.Record) error {
-	err := h.records().keep(rec)
+	err := h.records().Keep(rec)
 	if h.Recorded != nil {
 		h.Recorded()
 	}
@@ -660,15 +662,15 @@ func (h *Hub) keep(rec history.Record) error {
 
 // SetJournal gives the hub the journal that keeps its decisions; call it
 // before Serve.
-func (h *Hub) SetJournal(j *journal) {
+func (h *Hub) SetJournal(j *journal.Journal) {
 	h.jrOnce.Do(func() { h.jr = j })
 }
 
 // records returns the hub's journal: the one SetJournal gave, or one over
 // Store.
-func (h *Hub) records() *journal {
+func (h *Hub) records() *journal.Journal {
 	h.jrOnce.Do(func() {
-		h.jr = &journal{store: h.Store, log: h.logf}
+		h.jr = journal.Over(h.Store, h.logf)
 	})
 	return h.jr
 }

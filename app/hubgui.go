@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/lang"
@@ -27,7 +29,6 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/bridge"
-	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 )
 
@@ -108,14 +109,14 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// unreadable history file is moved aside, not lost: the user is told
 	// where it went, and decisions go on being kept in a new one.
 	hubLog := func(format string, args ...any) { fmt.Fprintf(stderr, "elicitray hub: "+format+"\n", args...) }
-	journal, movedTo := openJournal(p.History, &spool{dir: spoolDir(p), role: "hub", reserve: hubReserve}, hubLog)
-	defer journal.close()
+	jr, movedTo := journal.Open(p.History, &journal.Spool{Dir: journal.SpoolDir(p), Role: "hub", Reserve: journal.HubReserve}, hubLog)
+	defer jr.Close()
 	if movedTo != "" {
 		fmt.Fprintf(stderr, "elicitray hub: the history file %s could not be read; it was moved to %s and a new one started\n", p.History, movedTo)
 		notices = append(notices, lang.L("The history file could not be read. It was moved to {{.Path}} and a new history started.", map[string]any{"Path": movedTo}))
 	}
-	if st := journal.state(); st.problem() != "" {
-		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
+	if st := jr.State(); st.Problem() != "" {
+		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.Problem(), journal.SpoolDir(p))
 		notices = append(notices, storageNotice(st))
 	}
 	ln, err := ListenHub(p)
@@ -131,7 +132,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	hub.SetJournal(journal)
+	hub.SetJournal(jr)
 	hub.ConfigRead()
 	hub.Recorded = win.changed
 	quit := func() { stop() }
@@ -162,7 +163,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	win.menu.quit = quit
 	win.menu.noTray = tray == nil
 	win.menu.state = func() ui.MenuState {
-		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
+		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: jr.State().Problem()}
 		for _, s := range hub.Servers() {
 			st.Servers = append(st.Servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 		}
@@ -192,8 +193,8 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// and when they are again.
 	var lastMu sync.Mutex
 	var lastNotice string
-	journal.told = func(st journalState) {
-		tray.SetProblem(st.problem())
+	jr.Told = func(st journal.State) {
+		tray.SetProblem(st.Problem())
 		win.menuChanged()
 		lastMu.Lock()
 		n := storageNotice(st)
@@ -204,8 +205,8 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 			notify("elicitray", n)
 		}
 	}
-	if st := journal.state(); st.problem() != "" {
-		tray.SetProblem(st.problem())
+	if st := jr.State(); st.Problem() != "" {
+		tray.SetProblem(st.Problem())
 	}
 	hub.Notify = notify
 	hub.Quit = quit
@@ -328,36 +329,17 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 	return userEnv, release, lost, nil
 }
 
-// historyOpenError says why the history file could not be opened, naming
-// the process that holds it when it is locked.
-func historyOpenError(path string, err error) error {
-	if errors.Is(err, history.ErrLocked) {
-		if pid, cmd := lockHolder(path); pid > 0 {
-			return lockedError(fmt.Sprintf("the history file %s is in use by another process (pid %d: %s)", path, pid, cmd))
-		}
-		return lockedError(fmt.Sprintf("the history file %s is in use by another process", path))
-	}
-	return fmt.Errorf("the history file %s could not be opened: %w", path, err)
-}
-
-// lockedError is a sentence about a locked history that is
-// history.ErrLocked to errors.Is.
-type lockedError string
-
-func (e lockedError) Error() string { return string(e) }
-func (e lockedError) Unwrap() error { return history.ErrLocked }
-
 // storageNotice is the notification for what waits to be saved: a problem
 // and what elicitray does about it, or that history is whole again.
-func storageNotice(st journalState) string {
+func storageNotice(st journal.State) string {
 	switch {
 	case st.Lost > 0:
-		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.problem()})
+		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.Problem()})
 	case st.Unsaved > 0:
-		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.problem()})
-	case st.problem() != "":
+		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.Problem()})
+	case st.Problem() != "":
 		return lang.L("History cannot be written now: {{.Problem}}. Prompts still work; the decisions land in history as soon as it can take them.",
-			map[string]any{"Problem": st.problem()})
+			map[string]any{"Problem": st.Problem()})
 	}
 	return lang.L("History is saving again: every decision is in it.")
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -246,7 +248,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 					fmt.Fprintln(stderr, "elicitray: the hub stopped")
 					if r.Unsaved > 0 {
 						// Said where the user looks: they are lost now.
-						fmt.Fprintf(stderr, "elicitray: %s could not be saved before the hub stopped (%s); the wrappers that asked keep copies and save them when they stop, if the disk has room by then; hub.log lists what was decided\n", decisions(r.Unsaved), r.Problem)
+						fmt.Fprintf(stderr, "elicitray: %s could not be saved before the hub stopped (%s); the wrappers that asked keep copies and save them when they stop, if the disk has room by then; hub.log lists what was decided\n", journal.Decisions(r.Unsaved), r.Problem)
 						return exitCode(exitError)
 					}
 				}

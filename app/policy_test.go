@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -264,7 +266,7 @@ func TestSecretsRedacted(t *testing.T) {
 		t.Errorf("the server must get what the user typed: %+v", a.res.Content)
 	}
 	rec := newest(t, h)
-	if diff := cmp.Diff(map[string]any{"user": "ada", "api_key": Redacted, "pin": Redacted}, rec.Content); diff != "" {
+	if diff := cmp.Diff(map[string]any{"user": "ada", "api_key": journal.Redacted, "pin": journal.Redacted}, rec.Content); diff != "" {
 		t.Errorf("history content (-want +got):\n%s", diff)
 	}
 	b, err := os.ReadFile(paths.FromEnv(os.Getenv).History)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -111,8 +113,8 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				if errors.Is(err, ErrNotRunning) {
 					// Nothing is paused or muted: say so, and what applies.
 					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
-					if n := countSpool(spoolDir(paths.FromEnv(os.Getenv))); n > 0 {
-						fmt.Fprintf(stdout, "History  %s waiting in the spool, not yet in history (the next hub or `elicitray history list` takes them in)\n", decisions(n))
+					if n := journal.CountSpool(journal.SpoolDir(paths.FromEnv(os.Getenv))); n > 0 {
+						fmt.Fprintf(stdout, "History  %s waiting in the spool, not yet in history (the next hub or `elicitray history list` takes them in)\n", journal.Decisions(n))
 					}
 					return nil
 				}
