@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/remember"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -120,7 +122,7 @@ type Hub struct {
 	cfgStamp configStamp
 	// memo is the remembered answers at RulesPath, made on first use.
 	memoOnce sync.Once
-	memo     *memory
+	memo     *remember.Memory
 	// handling counts the requests being handled (Handled waits for them).
 	handling sync.WaitGroup
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/remember"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"fyne.io/fyne/v2"
@@ -98,7 +100,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
 	}
-	hub := &Hub{Config: cfg, ConfigPath: p.Config, RulesPath: rememberedPath(p), Log: stderr, Display: os.Getenv("DISPLAY")}
+	hub := &Hub{Config: cfg, ConfigPath: p.Config, RulesPath: remember.Path(p), Log: stderr, Display: os.Getenv("DISPLAY")}
 	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
 	hub.Prompter = win
 	win.prestart()

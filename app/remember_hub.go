@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/elicitray/elicitray/app/remember"
+
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/ui"
@@ -15,10 +17,10 @@ import (
 // pre-filled values on a prompt, and keeping what the user answered.
 
 // memory returns the hub's remembered answers, nil when it keeps none.
-func (h *Hub) memory() *memory {
+func (h *Hub) memory() *remember.Memory {
 	h.memoOnce.Do(func() {
 		if h.RulesPath != "" {
-			h.memo = &memory{path: h.RulesPath}
+			h.memo = &remember.Memory{Path: h.RulesPath}
 		}
 	})
 	return h.memo
@@ -30,10 +32,10 @@ func (h *Hub) memory() *memory {
 // used: the user is asked.
 func (h *Hub) rememberedAnswer(it *item) *bridge.Result {
 	m := h.memory()
-	if m == nil || rememberable(&it.prompt) != "" {
+	if m == nil || remember.Rememberable(it.prompt.Request, it.prompt.Form) != "" {
 		return nil
 	}
-	r, ok, err := m.match(questionOf(it.prompt.Request), h.now())
+	r, ok, err := m.Match(remember.QuestionOf(it.prompt.Request), h.now())
 	if err != nil {
 		h.logf("remembered answers: %v", err)
 		return nil
@@ -41,7 +43,7 @@ func (h *Hub) rememberedAnswer(it *item) *bridge.Result {
 	if !ok {
 		return nil
 	}
-	res := &bridge.Result{Action: r.Action, DecidedBy: bridge.DecidedByRule, Reason: "answered by " + rememberDesc(r)}
+	res := &bridge.Result{Action: r.Action, DecidedBy: bridge.DecidedByRule, Reason: "answered by " + remember.RememberDesc(r)}
 	if r.Action == bridge.ActionAccept {
 		content, err := it.prompt.Form.Normalize(r.Content)
 		if err != nil {
@@ -59,16 +61,16 @@ func (h *Hub) offerRemember(it *item) {
 	m := h.memory()
 	// Prefill is set when the prompt shows (showNext: refreshPrefill), a
 	// form with a secret included: its other fields come back.
-	if m == nil || rememberable(&it.prompt) != "" {
+	if m == nil || remember.Rememberable(it.prompt.Request, it.prompt.Form) != "" {
 		return
 	}
-	q := questionOf(it.prompt.Request)
+	q := remember.QuestionOf(it.prompt.Request)
 	it.prompt.Remember = func(res bridge.Result) {
 		if res.Action != bridge.ActionAccept && res.Action != bridge.ActionDecline {
 			return // cancel is no choice (remember.go)
 		}
 		now := h.now()
-		r := RememberedRule{Server: q.Server, Tool: q.Tool, Input: q.Input, Message: q.Message, Schema: q.Schema,
+		r := remember.Rule{Server: q.Server, Tool: q.Tool, Input: q.Input, Message: q.Message, Schema: q.Schema,
 			Action: res.Action, Saved: now, Expires: now.Add(h.remembering().Holds())}
 		if res.Action == bridge.ActionAccept {
 			r.Content = res.Content
@@ -91,17 +93,17 @@ func (h *Hub) refreshPrefill(it *item) {
 	if m == nil || it.prompt.Form == nil || it.prompt.Request.ToolUnknown || !h.remembering().Prefills() {
 		return
 	}
-	it.prompt.Prefill = prefillValues(it.prompt.Form, m.last(questionOf(it.prompt.Request).key()))
+	it.prompt.Prefill = remember.PrefillValues(it.prompt.Form, m.Last(remember.QuestionOf(it.prompt.Request).Key()))
 }
 
 // answerQueued answers from the rule just remembered the prompts of the
 // same question already waiting behind the window: the user said how to
 // answer them.
-func (h *Hub) answerQueued(q question) {
+func (h *Hub) answerQueued(q remember.Question) {
 	h.mu.Lock()
 	var same []*item
 	for _, it := range h.queue {
-		if it != h.showing && it.prompt.Remember != nil && questionOf(it.prompt.Request) == q {
+		if it != h.showing && it.prompt.Remember != nil && remember.QuestionOf(it.prompt.Request) == q {
 			same = append(same, it)
 		}
 	}
@@ -135,15 +137,15 @@ func (h *Hub) keepLastValues(it *item, res bridge.Result) {
 	values := map[string]any{}
 	for i := range it.prompt.Form.Fields {
 		f := &it.prompt.Form.Fields[i]
-		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() && !secretValue(v) {
+		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() && !remember.SecretValue(v) {
 			values[f.Name] = v
 		}
 	}
-	key := questionOf(it.prompt.Request).key()
-	if len(values) == 0 && m.last(key) == nil {
+	key := remember.QuestionOf(it.prompt.Request).Key()
+	if len(values) == 0 && m.Last(key) == nil {
 		return // nothing to keep, nothing to forget
 	}
-	if err := m.keepLast(key, values, h.now()); err != nil {
+	if err := m.KeepLast(key, values, h.now()); err != nil {
 		h.logf("keeping the values given: %v", err)
 	}
 }
@@ -186,7 +188,7 @@ func (h *Hub) forgetRules(ids []int) error {
 		return nil
 	}
 	for _, id := range ids {
-		if _, err := m.Forget(id, false); err != nil && !errors.Is(err, ErrRuleNotFound) {
+		if _, err := m.Forget(id, false); err != nil && !errors.Is(err, remember.ErrNotFound) {
 			return fmt.Errorf("could not forget remembered rule %d: %w", id, err)
 		}
 	}

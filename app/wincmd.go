@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/elicitray/elicitray/app/remember"
+
 	"fyne.io/fyne/v2"
 
 	"github.com/elicitray/elicitray/app/platform"
@@ -227,7 +229,7 @@ func (s *winSide) show(m *winMsg) {
 		return
 	}
 	p.Deadline = m.Deadline
-	p.Prefill = prefillValues(p.Form, m.Prefill)
+	p.Prefill = remember.PrefillValues(p.Form, m.Prefill)
 	var muteMu sync.Mutex
 	mute, remember := false, false
 	p.Mute = func() {
