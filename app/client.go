@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/dustin/go-humanize"
@@ -126,11 +128,11 @@ type hubConn struct {
 	wmu     sync.Mutex
 	enc     *json.Encoder
 	mu      sync.Mutex
-	waiting map[uint64]chan wireMsg
+	waiting map[uint64]chan hubapi.Message
 	dead    bool
 }
 
-func (hc *hubConn) send(m wireMsg) error {
+func (hc *hubConn) send(m hubapi.Message) error {
 	hc.wmu.Lock()
 	defer hc.wmu.Unlock()
 	return hc.enc.Encode(m)
@@ -143,8 +145,8 @@ func (hc *hubConn) readLoop(onDead func()) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var m wireMsg
-			if decodeWire(line, &m) == nil {
+			var m hubapi.Message
+			if hubapi.Decode(line, &m) == nil {
 				hc.mu.Lock()
 				ch := hc.waiting[m.ID]
 				delete(hc.waiting, m.ID)
@@ -164,7 +166,7 @@ func (hc *hubConn) readLoop(onDead func()) {
 	hc.mu.Lock()
 	hc.dead = true
 	for id, ch := range hc.waiting {
-		ch <- wireMsg{ID: id, Error: ErrHubGone.Error()}
+		ch <- hubapi.Message{ID: id, Error: ErrHubGone.Error()}
 		delete(hc.waiting, id)
 	}
 	hc.mu.Unlock()
@@ -173,30 +175,30 @@ func (hc *hubConn) readLoop(onDead func()) {
 
 // call sends m and waits for its reply or ctx. On ctx, cancel (if set) is
 // sent to the hub so it closes the window.
-func (c *hubClient) call(ctx context.Context, m wireMsg, cancel *wireMsg) (wireMsg, error) {
+func (c *hubClient) call(ctx context.Context, m hubapi.Message, cancel *hubapi.Message) (hubapi.Message, error) {
 	hc, err := c.connect(ctx)
 	if err != nil {
-		return wireMsg{}, err
+		return hubapi.Message{}, err
 	}
 	return c.callOn(ctx, hc, m, cancel)
 }
 
 // callOn is call on the connection hc.
-func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m wireMsg, cancel *wireMsg) (wireMsg, error) {
+func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m hubapi.Message, cancel *hubapi.Message) (hubapi.Message, error) {
 	c.mu.Lock()
 	c.nextID++
 	m.ID = c.nextID
 	c.mu.Unlock()
-	ch := make(chan wireMsg, 1)
+	ch := make(chan hubapi.Message, 1)
 	hc.mu.Lock()
 	if hc.dead {
 		hc.mu.Unlock()
-		return wireMsg{}, ErrHubGone
+		return hubapi.Message{}, ErrHubGone
 	}
 	hc.waiting[m.ID] = ch
 	hc.mu.Unlock()
 	if err := hc.send(m); err != nil {
-		return wireMsg{}, fmt.Errorf("%w: %v", ErrHubGone, err)
+		return hubapi.Message{}, fmt.Errorf("%w: %v", ErrHubGone, err)
 	}
 	select {
 	case r := <-ch:
@@ -216,7 +218,7 @@ func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m wireMsg, cancel *
 			cancel.Result = cancelResult(context.Cause(ctx))
 			_ = hc.send(*cancel)
 		}
-		return wireMsg{}, ctx.Err()
+		return hubapi.Message{}, ctx.Err()
 	}
 }
 
@@ -237,7 +239,7 @@ func cancelResult(cause error) *bridge.Result {
 
 // Approve asks the hub to decide req (DESIGN.md data flow, step 4).
 func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.Result, error) {
-	r, err := c.call(ctx, wireMsg{Op: opPrompt, Request: req}, &wireMsg{Op: opCancel})
+	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpPrompt, Request: req}, &hubapi.Message{Op: hubapi.OpCancel})
 	if err != nil {
 		if errors.Is(err, ErrNoHub) {
 			// The relay decides: to the host, or cancel; NoDesktop records.
@@ -312,7 +314,7 @@ func (c *hubClient) Delivered(req *bridge.Request, err error) {
 	}
 	c.delivering.Add(1)
 	defer c.delivering.Done()
-	m := wireMsg{Op: opDelivered, Key: req.ID}
+	m := hubapi.Message{Op: hubapi.OpDelivered, Key: req.ID}
 	if err != nil {
 		m.Error = err.Error()
 		c.logf("elicitray: %s: the answer to %q did not reach the server: %v", req.Server, req.Message, err)
@@ -340,7 +342,7 @@ func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if hc, err := c.connectTo(ctx, false); err == nil {
-		if _, err := c.callOn(ctx, hc, wireMsg{Op: opRecord, Record: &rec}, nil); err == nil {
+		if _, err := c.callOn(ctx, hc, hubapi.Message{Op: hubapi.OpRecord, Record: &rec}, nil); err == nil {
 			return
 		}
 	}
@@ -405,7 +407,7 @@ func (c *hubClient) connectTo(ctx context.Context, start bool) (*hubConn, error)
 	if err != nil {
 		return nil, err
 	}
-	hc := &hubConn{c: conn, pid: pid, enc: json.NewEncoder(conn), waiting: map[uint64]chan wireMsg{}}
+	hc := &hubConn{c: conn, pid: pid, enc: json.NewEncoder(conn), waiting: map[uint64]chan hubapi.Message{}}
 	c.conn = hc
 	go hc.readLoop(func() {
 		c.mu.Lock()
@@ -420,7 +422,7 @@ func (c *hubClient) connectTo(ctx context.Context, start bool) (*hubConn, error)
 	// them, and a replay adds nothing.
 	for _, rec := range c.unsaved {
 		rec := rec
-		_ = hc.send(wireMsg{Op: opRecord, Record: &rec})
+		_ = hc.send(hubapi.Message{Op: hubapi.OpRecord, Record: &rec})
 	}
 	return hc, nil
 }
@@ -791,7 +793,7 @@ func (c *hubClient) close() {
 			sent := true
 			for _, rec := range c.unsaved {
 				rec := rec
-				sent = sent && c.conn.send(wireMsg{Op: opRecord, Record: &rec}) == nil
+				sent = sent && c.conn.send(hubapi.Message{Op: hubapi.OpRecord, Record: &rec}) == nil
 			}
 			if sent {
 				c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", journal.Decisions(len(c.unsaved)), c.conn.pid)

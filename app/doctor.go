@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/dustin/go-humanize"
@@ -144,7 +146,7 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
+	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpStatus}, nil)
 	pid = c.hubPID()
 	switch {
 	case err == nil:

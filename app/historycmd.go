@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/spf13/cobra"
@@ -67,13 +69,13 @@ func (s historySource) openDirect() (*history.Store, error) {
 }
 
 func (s historySource) list(ctx context.Context, q history.Query) ([]history.Record, error) {
-	return s.ask(ctx, wireMsg{Op: opHistory, Query: &q}, func(st *history.Store) ([]history.Record, error) {
+	return s.ask(ctx, hubapi.Message{Op: hubapi.OpHistory, Query: &q}, func(st *history.Store) ([]history.Record, error) {
 		return st.List(q)
 	})
 }
 
 func (s historySource) get(ctx context.Context, id uint64) (history.Record, error) {
-	recs, err := s.ask(ctx, wireMsg{Op: opGet, RecordID: id}, func(st *history.Store) ([]history.Record, error) {
+	recs, err := s.ask(ctx, hubapi.Message{Op: hubapi.OpGet, RecordID: id}, func(st *history.Store) ([]history.Record, error) {
 		r, err := st.Get(id)
 		return []history.Record{r}, err
 	})
@@ -86,7 +88,7 @@ func (s historySource) get(ctx context.Context, id uint64) (history.Record, erro
 	return recs[0], nil
 }
 
-func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
+func (s historySource) ask(ctx context.Context, m hubapi.Message, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
 	c := &hubClient{paths: s.paths}
 	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
@@ -264,7 +266,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Short: "Open the history window (starts the hub if none runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return openWindow(ctx, cmd, opWindow, "the history window")
+			return openWindow(ctx, cmd, hubapi.OpWindow, "the history window")
 		},
 	}
 	cmd.AddCommand(list, show, export, prune, window)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/spf13/cobra"
@@ -167,7 +169,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 	// was killed as the connection came in) leaves the file to read
 	// directly: once it is gone its lock is too (openDirect waits for it).
 	wrote := false
-	if err := json.NewEncoder(conn).Encode(wireMsg{Op: opExport, ID: 1, Format: format, Query: &q}); err != nil {
+	if err := json.NewEncoder(conn).Encode(hubapi.Message{Op: hubapi.OpExport, ID: 1, Format: format, Query: &q}); err != nil {
 		return direct()
 	}
 	br := bufio.NewReaderSize(conn, 1<<20)
@@ -179,7 +181,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 		if err != nil {
 			return 0, fmt.Errorf("%w during the export: %v", ErrHubGone, err)
 		}
-		var m wireMsg
+		var m hubapi.Message
 		if err := json.Unmarshal(line, &m); err != nil {
 			return 0, fmt.Errorf("the hub sent %q: %v", firstLine(string(line), 80), err)
 		}
@@ -200,7 +202,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 // the file itself when no hub runs, and says how many decisions went.
 func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (int, error) {
 	c := &hubClient{paths: s.paths}
-	r, err := c.call(ctx, wireMsg{Op: opPrune, Prune: opts}, nil)
+	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpPrune, Prune: opts}, nil)
 	switch {
 	case err == nil:
 		return r.Count, nil

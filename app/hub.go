@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/remember"
 
 	"github.com/elicitray/elicitray/app/journal"
@@ -206,7 +208,7 @@ func (c *connState) await(rec history.Record) {
 // ended before it said whether the answer reached the server.
 const wrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
-func (c *connState) send(m wireMsg) {
+func (c *connState) send(m hubapi.Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_ = c.enc.Encode(m)
@@ -222,9 +224,9 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var m wireMsg
-			if jerr := decodeWire(line, &m); jerr != nil {
-				cs.send(wireMsg{Error: "not a hub message: " + jerr.Error()})
+			var m hubapi.Message
+			if jerr := hubapi.Decode(line, &m); jerr != nil {
+				cs.send(hubapi.Message{Error: "not a hub message: " + jerr.Error()})
 			} else {
 				h.handling.Add(1)
 				h.handle(cs, &m)
@@ -261,17 +263,17 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	}
 }
 
-func (h *Hub) handle(cs *connState, m *wireMsg) {
+func (h *Hub) handle(cs *connState, m *hubapi.Message) {
 	switch m.Op {
-	case opPrompt:
+	case hubapi.OpPrompt:
 		if m.Request == nil {
-			cs.send(wireMsg{ID: m.ID, Error: "prompt without a request"})
+			cs.send(hubapi.Message{ID: m.ID, Error: "prompt without a request"})
 			return
 		}
 		id := m.ID
 		it, err := h.prepare(m.Request)
 		if err != nil {
-			cs.send(wireMsg{ID: id, Error: err.Error()})
+			cs.send(hubapi.Message{ID: id, Error: err.Error()})
 			return
 		}
 		it.conn = cs
@@ -279,7 +281,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			// Kept before it is sent (DESIGN.md: durable before its answer
 			// leaves).
 			h.recordDecision(it, res)
-			cs.send(wireMsg{ID: id, Result: res, Record: it.unsaved})
+			cs.send(hubapi.Message{ID: id, Result: res, Record: it.unsaved})
 			return
 		}
 		// Registered under the lock, so a decision that comes at once (a
@@ -289,12 +291,12 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			cs.mu.Lock()
 			delete(cs.items, id)
 			cs.mu.Unlock()
-			cs.send(wireMsg{ID: id, Result: &res, Record: it.unsaved})
+			cs.send(hubapi.Message{ID: id, Result: &res, Record: it.unsaved})
 		})
 		cs.items[id] = it
 		cs.mu.Unlock()
 		h.showNext()
-	case opCancel:
+	case hubapi.OpCancel:
 		cs.mu.Lock()
 		it := cs.items[m.ID]
 		cs.mu.Unlock()
@@ -306,7 +308,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			res.Action = bridge.ActionCancel
 			h.finish(it, res)
 		}
-	case opDelivered:
+	case hubapi.OpDelivered:
 		if m.Key == "" {
 			return
 		}
@@ -323,7 +325,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			h.logf("%s: a decision did not reach the server: %s (request %s)", server, m.Error, m.Key)
 		}
 		_ = h.keep(journal.DeliveryWord(server, m.Key, m.Error))
-	case opRecord:
+	case hubapi.OpRecord:
 		var err error
 		if m.Record != nil {
 			cs.await(*m.Record)
@@ -331,13 +333,13 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		if m.ID != 0 {
 			// On disk, or not: a wrapper told "not saved" spools it itself.
-			reply := wireMsg{ID: m.ID}
+			reply := hubapi.Message{ID: m.ID}
 			if err != nil {
 				reply.Error = err.Error()
 			}
 			cs.send(reply)
 		}
-	case opHistory:
+	case hubapi.OpHistory:
 		q := history.Query{}
 		if m.Query != nil {
 			q = *m.Query
@@ -346,7 +348,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			recs, err := st.List(q)
 			cs.send(h.historyReply(m.ID, recs, err))
 		}
-	case opExport:
+	case hubapi.OpExport:
 		q := history.Query{}
 		if m.Query != nil {
 			q = *m.Query
@@ -363,32 +365,32 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			err = bw.Flush()
 		}
 		if err != nil {
-			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+			cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
 			return
 		}
-		cs.send(wireMsg{ID: m.ID, Done: true, Count: n})
-	case opPrune:
+		cs.send(hubapi.Message{ID: m.ID, Done: true, Count: n})
+	case hubapi.OpPrune:
 		opts := h.retention()
 		if m.Prune != nil {
 			opts = *m.Prune
 		}
 		n, err := h.prune(opts)
 		if err != nil {
-			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+			cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
 			return
 		}
-		cs.send(wireMsg{ID: m.ID, Count: n})
-	case opGet:
+		cs.send(hubapi.Message{ID: m.ID, Count: n})
+	case hubapi.OpGet:
 		if st := h.historyFor(cs, m.ID); st != nil {
 			rec, err := st.Get(m.RecordID)
 			cs.send(h.historyReply(m.ID, []history.Record{rec}, err))
 		}
-	case opPause:
+	case hubapi.OpPause:
 		h.SetPaused(m.Paused)
-		cs.send(wireMsg{ID: m.ID})
-	case opMute:
+		cs.send(hubapi.Message{ID: m.ID})
+	case hubapi.OpMute:
 		if m.Server == "" || m.For <= 0 {
-			cs.send(wireMsg{ID: m.ID, Error: "mute needs a server and a positive duration"})
+			cs.send(hubapi.Message{ID: m.ID, Error: "mute needs a server and a positive duration"})
 			return
 		}
 		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil && !m.Force {
@@ -396,40 +398,40 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			return
 		}
 		h.Mute(m.Server, m.For)
-		cs.send(wireMsg{ID: m.ID, Until: h.now().Add(m.For)})
-	case opUnmute:
+		cs.send(hubapi.Message{ID: m.ID, Until: h.now().Add(m.For)})
+	case hubapi.OpUnmute:
 		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil {
 			cs.send(*r)
 			return
 		}
-		cs.send(wireMsg{ID: m.ID, Until: h.Unmute(m.Server)})
-	case opStatus:
+		cs.send(hubapi.Message{ID: m.ID, Until: h.Unmute(m.Server)})
+	case hubapi.OpStatus:
 		h.refreshConfig() // the rules as config.toml says now
 		h.mu.Lock()
 		waiting := len(h.queue)
 		h.mu.Unlock()
-		reply := wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version, Display: h.Display}
+		reply := hubapi.Message{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version, Display: h.Display}
 		h.savedState(&reply)
 		cs.send(reply)
-	case opQuit, opWindow, opSettings, opMenu:
-		if m.Op == opWindow && h.historyFor(cs, m.ID) == nil {
+	case hubapi.OpQuit, hubapi.OpWindow, hubapi.OpSettings, hubapi.OpMenu:
+		if m.Op == hubapi.OpWindow && h.historyFor(cs, m.ID) == nil {
 			return
 		}
 		f := h.Quit
 		switch m.Op {
-		case opWindow:
+		case hubapi.OpWindow:
 			f = h.ShowHistory
-		case opSettings:
+		case hubapi.OpSettings:
 			f = h.ShowSettings
-		case opMenu:
+		case hubapi.OpMenu:
 			f = h.ShowMenu
 		}
 		if f == nil {
-			cs.send(wireMsg{ID: m.ID, Error: "this hub has no windows"})
+			cs.send(hubapi.Message{ID: m.ID, Error: "this hub has no windows"})
 			return
 		}
-		reply := wireMsg{ID: m.ID}
-		if m.Op == opQuit {
+		reply := hubapi.Message{ID: m.ID}
+		if m.Op == hubapi.OpQuit {
 			// What still cannot be saved is said to the user who quits (and
 			// logged, with each record, by the journal's close).
 			h.savedState(&reply)
@@ -437,7 +439,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		f()
 		cs.send(reply)
 	default:
-		cs.send(wireMsg{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
+		cs.send(hubapi.Message{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
 	}
 }
 
@@ -448,14 +450,14 @@ type exportWriter struct {
 }
 
 func (w *exportWriter) Write(p []byte) (int, error) {
-	w.cs.send(wireMsg{ID: w.id, Data: p})
+	w.cs.send(hubapi.Message{ID: w.id, Data: p})
 	return len(p), nil
 }
 
 // historyReply answers a history query with recs or err, and with what
 // keeps decisions out of history, for the CLI to say.
-func (h *Hub) historyReply(id uint64, recs []history.Record, err error) wireMsg {
-	reply := wireMsg{ID: id, Records: recs, Problem: h.records().State().Problem()}
+func (h *Hub) historyReply(id uint64, recs []history.Record, err error) hubapi.Message {
+	reply := hubapi.Message{ID: id, Records: recs, Problem: h.records().State().Problem()}
 	if err != nil {
 		reply.Records, reply.Error = nil, err.Error()
 	}
@@ -475,7 +477,7 @@ func (h *Hub) historyFor(cs *connState, id uint64) *history.Store {
 
 // savedState fills in reply what waits to be saved, after one more try to
 // save it: the user asking after freeing the disk sees it land.
-func (h *Hub) savedState(reply *wireMsg) {
+func (h *Hub) savedState(reply *hubapi.Message) {
 	h.records().Flush()
 	js := h.records().State()
 	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.Problem()

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/spf13/cobra"
@@ -127,7 +129,7 @@ func pausedNow(ctx context.Context) func() string {
 		defer c.close()
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
+		r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpStatus}, nil)
 		if err != nil || !r.Paused {
 			return ""
 		}
@@ -239,7 +241,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				c := &hubClient{paths: paths.FromEnv(os.Getenv)}
-				r, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
+				r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpQuit}, nil)
 				if errors.Is(err, ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil

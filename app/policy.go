@@ -8,6 +8,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"golang.org/x/time/rate"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -49,28 +51,6 @@ type suppression struct {
 	count int
 	timer *time.Timer
 	since time.Time // the policy clock at the burst's first suppression
-}
-
-// ServerState is a server the hub knows, for the tray's mute menu and
-// `elicitray status`.
-type ServerState struct {
-	Name       string
-	MutedUntil time.Time // zero when not muted
-	// Rule is the rule in force for the server's prompts (RuleAsk,
-	// RuleDecline, RuleCancel, RuleAcceptDefaults,
-	// RuleAcceptDefaultsOrCancel): its own, else ask.
-	Rule string `json:",omitempty"`
-	// Guard and GuardDestructive are the server's tool-call guard as
-	// config.toml sets them ([servers.NAME] guard, guard_destructive):
-	// the tool-name patterns whose calls ask first, and whether every
-	// tool the server calls destructive does too. Empty and false: no
-	// guard.
-	Guard            []string `json:",omitempty"`
-	GuardDestructive bool     `json:",omitempty"`
-	// KeepAlive is how often the wrapper tells the host a prompt is still
-	// open (Config.KeepAliveFor): zero, never. Nil from a hub older than
-	// this field, which did not say.
-	KeepAlive *time.Duration `json:",omitempty"`
 }
 
 // SetConfig replaces the policy in force (the Settings window saved).
@@ -140,7 +120,7 @@ func (h *Hub) Unmute(server string) (was time.Time) {
 // reports, adds none). So a server that asked before the hub restarted
 // is in the tray's and the menu's Mute lists, and in Settings, before it
 // asks again.
-func (h *Hub) Servers() []ServerState {
+func (h *Hub) Servers() []hubapi.ServerState {
 	var inHistory []string
 	if st := h.store(); st != nil {
 		inHistory, _ = st.Servers()
@@ -158,11 +138,11 @@ func (h *Hub) Servers() []ServerState {
 		names[n] = true
 	}
 	now := h.now()
-	var out []ServerState
+	var out []hubapi.ServerState
 	for n := range names {
 		sc := h.Config.Servers[n]
 		keepAlive := h.Config.KeepAliveFor(n)
-		s := ServerState{Name: n, Rule: h.Config.Policy(n).Rule, Guard: sc.Guard,
+		s := hubapi.ServerState{Name: n, Rule: h.Config.Policy(n).Rule, Guard: sc.Guard,
 			GuardDestructive: sc.GuardDestructive, KeepAlive: &keepAlive}
 		if until := h.policy.muted[n]; until.After(now) {
 			s.MutedUntil = until
@@ -187,7 +167,7 @@ func (h *Hub) knows(server string) (bool, []string) {
 // unknownServer is the hub's answer to a mute or unmute of a server it
 // does not know, or nil when it knows it: most likely a typo, which must
 // not silently mute nothing (issue 9).
-func (h *Hub) unknownServer(id uint64, op, server string) *wireMsg {
+func (h *Hub) unknownServer(id uint64, op, server string) *hubapi.Message {
 	known, names := h.knows(server)
 	if known {
 		return nil
@@ -196,10 +176,10 @@ func (h *Hub) unknownServer(id uint64, op, server string) *wireMsg {
 	if s := didYouMean(server, names); s != "" {
 		msg += "; " + s
 	}
-	if op == opMute {
+	if op == hubapi.OpMute {
 		msg += " (to mute a server before it first asks, add --force)"
 	}
-	return &wireMsg{ID: id, Error: msg, Unknown: true}
+	return &hubapi.Message{ID: id, Error: msg, Unknown: true}
 }
 
 func (p *policyState) init() {

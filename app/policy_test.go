@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/google/go-cmp/cmp"
@@ -202,7 +204,7 @@ func TestPauseAndMute(t *testing.T) {
 		t.Errorf("muted server: %+v", res)
 	}
 	keepAlive := config.DefaultKeepAlive
-	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: config.RuleAsk, KeepAlive: &keepAlive}, {Name: "jira", Rule: config.RuleAsk, KeepAlive: &keepAlive}}
+	want := []hubapi.ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: config.RuleAsk, KeepAlive: &keepAlive}, {Name: "jira", Rule: config.RuleAsk, KeepAlive: &keepAlive}}
 	if diff := cmp.Diff(want, h.Servers()); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}

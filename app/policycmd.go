@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/spf13/cobra"
@@ -40,7 +42,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := askHub(ctx, wireMsg{Op: opMute, Server: args[0], For: muteFor, Force: force})
+			r, err := askHub(ctx, hubapi.Message{Op: hubapi.OpMute, Server: args[0], For: muteFor, Force: force})
 			if r.Unknown {
 				return usageError{errors.New(r.Error)}
 			}
@@ -59,7 +61,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Answer every prompt cancel until resume (the tray's Pause all prompts)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, wireMsg{Op: opPause, Paused: true}); err != nil {
+				if _, err := askHub(ctx, hubapi.Message{Op: hubapi.OpPause, Paused: true}); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "all prompts are paused; `elicitray resume` shows them again")
@@ -71,7 +73,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Show prompts again after pause",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, wireMsg{Op: opPause, Paused: false}); err != nil {
+				if _, err := askHub(ctx, hubapi.Message{Op: hubapi.OpPause, Paused: false}); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "prompts are shown again")
@@ -89,7 +91,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				r, err := askHub(ctx, wireMsg{Op: opUnmute, Server: args[0]})
+				r, err := askHub(ctx, hubapi.Message{Op: hubapi.OpUnmute, Server: args[0]})
 				if r.Unknown {
 					return usageError{errors.New(r.Error)}
 				}
@@ -109,7 +111,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Say whether prompts are paused, which servers are muted, and how many prompts wait",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				r, err := askHubFor(ctx, wireMsg{Op: opStatus})
+				r, err := askHubFor(ctx, hubapi.Message{Op: hubapi.OpStatus})
 				if errors.Is(err, ErrNotRunning) {
 					// Nothing is paused or muted: say so, and what applies.
 					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
@@ -129,14 +131,14 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Open the Settings window (starts the hub if none runs)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return openWindow(ctx, cmd, opSettings, "the Settings window")
+				return openWindow(ctx, cmd, hubapi.OpSettings, "the Settings window")
 			},
 		},
 	}
 }
 
 // askHub sends m to the running hub; with none, it says so.
-func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
+func askHub(ctx context.Context, m hubapi.Message) (hubapi.Message, error) {
 	r, err := askHubFor(ctx, m)
 	if errors.Is(err, ErrNotRunning) {
 		return r, runErr(errors.New("no hub is running, so there is nothing to change (a wrapper starts one when a server asks)"))
@@ -149,7 +151,7 @@ func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
 const hubAnswerWait = 10 * time.Second
 
 // askHubFor sends m to the running hub and waits hubAnswerWait at most.
-func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
+func askHubFor(ctx context.Context, m hubapi.Message) (hubapi.Message, error) {
 	c := &hubClient{paths: paths.FromEnv(os.Getenv)}
 	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
@@ -170,7 +172,7 @@ func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
 //	Waiting  0
 //	Server   ci      rule decline, guard none, keep_alive 15s
 //	Server   github  rule ask, muted until 15:04, guard deploy_* delete_*, guard_destructive, keep_alive off
-func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
+func writeStatus(w io.Writer, r hubapi.Message, now time.Time) error {
 	tw := chars.NewColumns(w)
 	paused := "no"
 	if r.Paused {
@@ -232,7 +234,7 @@ func openWindow(ctx context.Context, cmd *cobra.Command, op, what string) error 
 	if err != nil {
 		return runErr(err)
 	}
-	if _, err := c.call(ctx, wireMsg{Op: op}, nil); err != nil {
+	if _, err := c.call(ctx, hubapi.Message{Op: op}, nil); err != nil {
 		return runErr(fmt.Errorf("%s: %w", what, err))
 	}
 	return nil

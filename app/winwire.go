@@ -4,6 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
@@ -131,7 +133,7 @@ func opensWindow(op string) bool {
 // decodeWin reads one line of the window protocol. Numbers stay
 // json.Number, as on the hub's socket (decodeWire): an answer's content
 // reaches the server with the digits the window showed.
-func decodeWin(line []byte, m *winMsg) error { return decodeLine(line, m) }
+func decodeWin(line []byte, m *winMsg) error { return hubapi.DecodeLine(line, m) }
 
 // winError is the error a reply carries, nil when it carries none.
 func winError(m winMsg) error {
