@@ -506,7 +506,7 @@ func (c *hubClient) dialIn(ctx context.Context, dir string) (net.Conn, int, erro
 		}
 		return nil, 0, err
 	}
-	pid, err := checkHubPeer(conn)
+	pid, err := hubapi.CheckHubPeer(conn)
 	if err != nil {
 		conn.Close()
 		return nil, 0, err

@@ -326,7 +326,7 @@ func (d *desktop) hubPID() int {
 		return 0
 	}
 	defer conn.Close()
-	_, pid, err := peerCred(conn)
+	_, pid, err := hubapi.PeerCred(conn)
 	if err != nil {
 		return 0
 	}

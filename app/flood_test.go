@@ -80,9 +80,9 @@ func floodServe() int {
 // -v ./app/`), not asserted.
 func TestFlood(t *testing.T) {
 	h, sp, _ := runTestHub(t, time.Hour)
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config = config.Config{} // the defaults: DefaultBurst, then one per DefaultEvery
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	notes := make(chan string, 4)
 	h.Notify = func(title, _ string) { notes <- title }
 	// The user declines each window that appears.

@@ -99,15 +99,6 @@ func parseWhen(s string, now time.Time, wholeDay bool) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("must be a duration ago like 30m, 12h or 7d, or a date like 2026-11-01, not %q", s)
 }
 
-// retentionOf is what config c keeps of the history, as of now.
-func retentionOf(c config.Config, now time.Time) history.PruneOptions {
-	keep := c.History.Keep.Duration
-	if keep <= 0 {
-		keep = config.DefaultKeep
-	}
-	return history.PruneOptions{Before: now.Add(-keep), Keep: c.History.MaxRecords}
-}
-
 // exportTo writes the export of q to the file output, or to stdout when
 // output is empty; with a file, it says how many decisions went there.
 func exportTo(ctx context.Context, src historySource, q history.Query, format, output string, stdout io.Writer) error {
@@ -214,7 +205,7 @@ func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (i
 		if err != nil {
 			return 0, err
 		}
-		o := retentionOf(cfg, time.Now())
+		o := cfg.Keeps(time.Now())
 		opts = &o
 	}
 	st, err := s.openDirect()

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -31,12 +33,12 @@ type scriptedPrompter struct {
 }
 
 type shownPrompt struct {
-	prompt    *Prompt
+	prompt    *hub.Prompt
 	answer    func(bridge.Result)
 	dismissed chan struct{}
 }
 
-func (s *scriptedPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (s *scriptedPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	sp := shownPrompt{prompt: p, answer: answer, dismissed: make(chan struct{})}
 	s.shown <- sp
 	var once sync.Once
@@ -45,7 +47,7 @@ func (s *scriptedPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 
 // runTestHub runs a Hub on a real socket and bbolt file under a test home and
 // returns a client connected as a wrapper would be.
-func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *hubClient) {
+func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *scriptedPrompter, *hubClient) {
 	t.Helper()
 	h, sp := serveTestHub(t, nil)
 	h.Timeout = timeout
@@ -58,11 +60,11 @@ func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *
 // serveTestHub gives t its own home and serves a Hub there with a scripted
 // person, on the listener wrap makes of the socket's (nil: as it is),
 // until the test ends. Set its fields before a wrapper connects.
-func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*Hub, *scriptedPrompter) {
+func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
 	t.Helper()
 	testHome(t)
 	p := paths.FromEnv(os.Getenv)
-	ln, lock, err := Listen(p)
+	ln, lock, err := hub.Listen(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*Hub, *sc
 	}
 	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
 	// The queue's tests ask often; the rate limit has tests of its own.
-	h := &Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: config.Config{Rate: config.Rate{Burst: 1000}}}
+	h := &hub.Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: config.Config{Rate: config.Rate{Burst: 1000}}}
 	if wrap != nil {
 		ln = wrap(ln)
 	}
@@ -262,7 +264,7 @@ func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 // TestHubSecondListenRefused: a second hub for the same user cannot start.
 func TestHubSecondListenRefused(t *testing.T) {
 	runTestHub(t, time.Hour)
-	if _, _, err := Listen(paths.FromEnv(os.Getenv)); !errors.Is(err, ErrHubRunning) {
+	if _, _, err := hub.Listen(paths.FromEnv(os.Getenv)); !errors.Is(err, hub.ErrRunning) {
 		t.Fatalf("second Listen: %v, want ErrHubRunning", err)
 	}
 	fi, err := os.Stat(paths.FromEnv(os.Getenv).Socket)
@@ -356,13 +358,13 @@ func TestHubURLMode(t *testing.T) {
 }
 
 // waitQueued waits until n prompts are queued at the hub.
-func waitQueued(t *testing.T, h *Hub, n int) {
+func waitQueued(t *testing.T, h *hub.Hub, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		h.mu.Lock()
-		got := len(h.queue)
-		h.mu.Unlock()
+		h.Mu.Lock()
+		got := len(h.Queue)
+		h.Mu.Unlock()
 		if got == n {
 			return
 		}

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/remember"
 
 	"github.com/elicitray/elicitray/app/journal"
@@ -59,8 +61,8 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 		return exitCode(hubExitNoDisplay)
 	}
 	defer releaseDisplay() // held for the hub's life (below)
-	lock, err := LockHub(p)
-	if errors.Is(err, ErrHubRunning) {
+	lock, err := hub.Lock(p)
+	if errors.Is(err, hub.ErrRunning) {
 		fmt.Fprintf(stderr, "elicitray: %v\n", err)
 		return nil
 	}
@@ -100,11 +102,11 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
 	}
-	hub := &Hub{Config: cfg, ConfigPath: p.Config, RulesPath: remember.Path(p), Log: stderr, Display: os.Getenv("DISPLAY")}
-	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
-	hub.Prompter = win
+	hb := &hub.Hub{Version: Version, Config: cfg, ConfigPath: p.Config, RulesPath: remember.Path(p), Log: stderr, Display: os.Getenv("DISPLAY")}
+	win := &windows{hub: hb, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
+	hb.Prompter = win
 	win.prestart()
-	defer win.Close() // a hub that fails below lets it go; else done below
+	defer win.Close() // a hb that fails below lets it go; else done below
 	// The history before the socket. A history that cannot take records
 	// now (another process holds it, the disk is full) does not cost a
 	// prompt: the hub spools decisions and tries again (journal.go). An
@@ -121,7 +123,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.Problem(), journal.SpoolDir(p))
 		notices = append(notices, storageNotice(st))
 	}
-	ln, err := ListenHub(p)
+	ln, err := hub.OpenSocket(p)
 	if err != nil {
 		return fail(err)
 	}
@@ -130,13 +132,13 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	defer notes.close()
 	notify := notes.Notify
 	// Each prompt on screen comes with a notification of it (notice.go).
-	hub.Prompter = &noticer{Prompter: win, hub: hub, note: notes}
+	hb.Prompter = &noticer{Prompter: win, hub: hb, note: notes}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	hub.SetJournal(jr)
-	hub.ConfigRead()
-	hub.Recorded = win.changed
+	hb.SetJournal(jr)
+	hb.ConfigRead()
+	hb.Recorded = win.changed
 	quit := func() { stop() }
 	var tray *ui.Tray
 	// noTrayTold, in the hub log's directory, says the desktop was shown
@@ -149,9 +151,9 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 			History:   win.showHistory,
 			Settings:  win.showSettings,
 			Quit:      quit,
-			SetPaused: func(paused bool) { go hub.SetPaused(paused) },
-			Mute:      func(server string) { go hub.Mute(server, MuteFor) },
-			Unmute:    func(server string) { go hub.Unmute(server) },
+			SetPaused: func(paused bool) { go hb.SetPaused(paused) },
+			Mute:      func(server string) { go hb.Mute(server, hub.MuteFor) },
+			Unmute:    func(server string) { go hb.Unmute(server) },
 		})
 	} else {
 		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
@@ -165,31 +167,31 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	win.menu.quit = quit
 	win.menu.noTray = tray == nil
 	win.menu.state = func() ui.MenuState {
-		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: jr.State().Problem()}
-		for _, s := range hub.Servers() {
+		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hb.Paused(), Problem: jr.State().Problem()}
+		for _, s := range hb.Servers() {
 			st.Servers = append(st.Servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 		}
 		return st
 	}
-	hub.Changed = func(n int) {
+	hb.Changed = func(n int) {
 		win.menu.waiting.Store(int64(n))
 		tray.SetPending(n)
 		win.setWaiting(n - 1) // behind the window on screen
 		win.menuChanged()
 	}
-	hub.PolicyChanged = func() {
+	hb.PolicyChanged = func() {
 		// Read on the tray's goroutine, in the order changes happen: the
 		// tray ends on the latest state.
 		tray.Sync(func() (bool, []ui.TrayServer) {
 			var servers []ui.TrayServer
-			for _, s := range hub.Servers() {
+			for _, s := range hb.Servers() {
 				servers = append(servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 			}
-			return hub.Paused(), servers
+			return hb.Paused(), servers
 		})
 		win.menuChanged()
 	}
-	hub.PolicyChanged()
+	hb.PolicyChanged()
 	// What waits to be saved shows in the tray, and a change of it as a
 	// notification: the user learns when decisions are not in history,
 	// and when they are again.
@@ -210,11 +212,11 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	if st := jr.State(); st.Problem() != "" {
 		tray.SetProblem(st.Problem())
 	}
-	hub.Notify = notify
-	hub.Quit = quit
-	hub.ShowHistory = win.showHistory
-	hub.ShowSettings = win.showSettings
-	hub.ShowMenu = win.showMenu
+	hb.Notify = notify
+	hb.Quit = quit
+	hb.ShowHistory = win.showHistory
+	hb.ShowSettings = win.showSettings
+	hb.ShowMenu = win.showMenu
 	for _, n := range notices {
 		notify("elicitray", n)
 	}
@@ -232,11 +234,11 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 		win.openWindow(winMsg{Op: winOffer})
 	}
 
-	go hub.keepPruning(ctx)
+	go hb.KeepPruning(ctx)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		if err := hub.Serve(ctx, ln); err != nil {
+		if err := hb.Serve(ctx, ln); err != nil {
 			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)
 		}
 	}()
@@ -251,11 +253,11 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	case <-ctx.Done():
 	case <-served:
 	case <-displayLost:
-		fmt.Fprintf(stderr, "elicitray hub: the display DISPLAY=%s is gone (its X server ended or closed the connection), so the hub stops; the next prompt starts a new hub on the display there is then\n", os.Getenv("DISPLAY"))
+		fmt.Fprintf(stderr, "elicitray hub: the display DISPLAY=%s is gone (its X server ended or closed the connection), so the hb stops; the next prompt starts a new hb on the display there is then\n", os.Getenv("DISPLAY"))
 	}
 	stop()
 	<-served
-	hub.Handled()
+	hb.Handled()
 	win.Close()
 	tray.Close()
 	fmt.Fprintln(stderr, "elicitray hub: stopped")
@@ -370,7 +372,7 @@ func (g *guiPrompter) setWaiting(n int) {
 	}
 }
 
-var _ Prompter = (*guiPrompter)(nil)
+var _ hub.Prompter = (*guiPrompter)(nil)
 
 // settingsOf is what the Settings window shows for c: the defaults, every
 // server configured (with what its table sets; the rest follows the
@@ -483,7 +485,7 @@ func configOf(s ui.Settings) config.Config {
 	return c
 }
 
-func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (g *guiPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	var pw *ui.PromptWindow
 	done := func(a ui.Answer) {
 		// Muting, recording and replying touch disk and socket: not on the
@@ -551,7 +553,7 @@ func browserOpener(env []string) func(*url.URL) error {
 	}
 }
 
-func uiPrompt(p *Prompt) *ui.Prompt {
+func uiPrompt(p *hub.Prompt) *ui.Prompt {
 	r := p.Request
 	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
 		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall, Shown: p.Shown}

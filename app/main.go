@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/journal"
@@ -328,7 +330,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				name = serverName(args)
 			}
 			cfgPath := paths.FromEnv(os.Getenv).Config
-			stamp := stampOf(cfgPath) // before the read: a change after it is caught
+			stamp := hub.StampOf(cfgPath) // before the read: a change after it is caught
 			settings := wrapperConfig(cfgPath, name, stderr)
 			var srv bridge.Server
 			what := ""

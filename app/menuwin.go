@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"fyne.io/fyne/v2"
 
 	"github.com/elicitray/elicitray/ui"
@@ -114,7 +116,7 @@ func (w *windows) menuDo(m *winMsg) error {
 	case menuDoPause, menuDoResume:
 		h.SetPaused(m.Do == menuDoPause)
 	case menuDoMute:
-		h.Mute(m.Server, MuteFor)
+		h.Mute(m.Server, hub.MuteFor)
 	case menuDoUnmute:
 		h.Unmute(m.Server)
 	case menuDoHistory:

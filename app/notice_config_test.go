@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -66,7 +68,7 @@ func TestConfigNotice(t *testing.T) {
 	// Saved as the Settings window saves, and read back.
 	off := false
 	path := filepath.Join(dir, "saved.toml")
-	h := &Hub{Config: config.Config{Notice: config.Notice{Notification: &off, Sound: true}}}
+	h := &hub.Hub{Config: config.Config{Notice: config.Notice{Notification: &off, Sound: true}}}
 	w := &windows{hub: h, paths: paths.Paths{Config: path}}
 	if err := w.saveSettings(settingsOf(h.Config, nil)); err != nil {
 		t.Fatal(err)
@@ -116,7 +118,7 @@ func TestNoticeText(t *testing.T) {
 // answeringPrompter answers every prompt at once, as it is shown.
 type answeringPrompter struct{}
 
-func (answeringPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (answeringPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	answer(bridge.Result{Action: bridge.ActionCancel})
 	return func() {}
 }
@@ -130,11 +132,11 @@ func TestNoticeWithdrawnWhenAnsweredFirst(t *testing.T) {
 	notes := serveNotices(t, conn)
 	note := &notifier{addr: addr}
 	t.Cleanup(note.close)
-	h := &Hub{}
+	h := &hub.Hub{}
 	n := &noticer{Prompter: answeringPrompter{}, hub: h, note: note}
 	req := &bridge.Request{Server: "github", Tool: "deploy", Mode: "form"}
 	answered := make(chan bridge.Result, 1)
-	n.Show(&Prompt{Request: req}, func(r bridge.Result) { answered <- r })
+	n.Show(&hub.Prompt{Request: req}, func(r bridge.Result) { answered <- r })
 	<-answered
 	var shown shownNotice
 	select {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/journal"
@@ -44,18 +46,18 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 // policyHub is runTestHub with cfg as the policy and a fake clock.
-func policyHub(t *testing.T, cfg config.Config) (*Hub, *scriptedPrompter, *hubClient, *fakeClock) {
+func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *scriptedPrompter, *hubClient, *fakeClock) {
 	t.Helper()
 	h, sp, c := runTestHub(t, time.Hour)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)}
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config, h.Clock = cfg, clock.Now
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	return h, sp, c, clock
 }
 
 // newest is the newest history record.
-func newest(t *testing.T, h *Hub) history.Record {
+func newest(t *testing.T, h *hub.Hub) history.Record {
 	t.Helper()
 	recs, err := h.Store.List(history.Query{Limit: 1})
 	if err != nil || len(recs) == 0 {
@@ -400,11 +402,11 @@ func TestConfigReload(t *testing.T) {
 	}
 	notes := make(chan string, 4)
 	var log lockedBuffer
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config, h.ConfigPath = cfg, path
 	h.Notify = func(title, body string) { notes <- body }
 	h.Log = &log
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.ConfigRead()
 	ask := func() outcome {
 		t.Helper()
@@ -461,9 +463,9 @@ func TestStatusShowsRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config, h.ConfigPath = cfg, path
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.ConfigRead()
 	// jira asked once: the hub knows it, with no rule of its own.
 	asked := approveAsync(c, context.Background(), formRequest("jira", "x"))
@@ -505,9 +507,9 @@ func TestStatusShowsRules(t *testing.T) {
 // server ahead of its first prompt.
 func TestMuteUnknownServer(t *testing.T) {
 	h, _, _ := runTestHub(t, time.Hour)
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config.Servers = map[string]config.Server{"demo": {Rule: config.RuleAsk}}
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	if _, err := h.Store.Add(history.Record{Time: time.Now(), Server: "github", Action: "accept", DecidedBy: "user"}); err != nil {
 		t.Fatal(err)
 	}
@@ -574,9 +576,9 @@ func TestMuteUnknownServer(t *testing.T) {
 // `mute --for 7d` failed while `history list --since 7d` worked).
 func TestDurationFlags(t *testing.T) {
 	h, _, _ := runTestHub(t, time.Hour)
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config.Servers = map[string]config.Server{"github": {}}
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	if out := cli(t, "mute", "github", "--for", "7d"); !strings.Contains(out, "github is muted until "+untilText(time.Now().Add(7*24*time.Hour), time.Now())) {
 		t.Errorf("mute --for 7d says %q", out)
 	}

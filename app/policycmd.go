@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/journal"
@@ -53,7 +55,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			return nil
 		},
 	}
-	durationVar(mute.Flags(), &muteFor, "for", MuteFor, "how long")
+	durationVar(mute.Flags(), &muteFor, "for", hub.MuteFor, "how long")
 	mute.Flags().BoolVar(&force, "force", false, "mute a server the hub does not know yet (not configured, not asked yet, not in the history)")
 	return []*cobra.Command{
 		{

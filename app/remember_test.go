@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/remember"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -149,44 +151,44 @@ func TestRememberable(t *testing.T) {
 func TestPrefillAndSettingsSave(t *testing.T) {
 	testHome(t)
 	p := paths.FromEnv(os.Getenv)
-	h := &Hub{RulesPath: remember.Path(p)}
+	h := &hub.Hub{RulesPath: remember.Path(p)}
 	req := &bridge.Request{Server: "shop", Mode: "form", Message: "Who?",
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string","format":"password"},"n":{"type":"integer"}}}`)}
-	it, err := h.prepare(req)
+	it, err := h.Prepare(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if it.prompt.Remember != nil {
+	if it.Prompt.Remember != nil {
 		t.Error("a form with a password may be remembered")
 	}
-	h.keepLastValues(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
+	h.KeepLastValues(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
 		Content: map[string]any{"user": "ada", "password": "hunter2", "n": json.Number("7")}})
-	it, _ = h.prepare(req)
-	h.refreshPrefill(it) // as showNext does
-	if want := map[string]any{"user": "ada"}; !equalJSON(it.prompt.Prefill, want) {
-		t.Errorf("Prefill = %v, want %v", it.prompt.Prefill, want)
+	it, _ = h.Prepare(req)
+	h.RefreshPrefill(it) // as showNext does
+	if want := map[string]any{"user": "ada"}; !equalJSON(it.Prompt.Prefill, want) {
+		t.Errorf("Prefill = %v, want %v", it.Prompt.Prefill, want)
 	}
 	for _, other := range []bridge.Request{{Tool: "set_priority"}, {InputKey: "who"}} {
 		other.Server, other.Mode, other.Message, other.RequestedSchema = req.Server, req.Mode, req.Message, req.RequestedSchema
-		it, _ := h.prepare(&other)
-		if h.refreshPrefill(it); it.prompt.Prefill != nil {
-			t.Errorf("the same form asked by tool %q, input request %q, opens with %v", other.Tool, other.InputKey, it.prompt.Prefill)
+		it, _ := h.Prepare(&other)
+		if h.RefreshPrefill(it); it.Prompt.Prefill != nil {
+			t.Errorf("the same form asked by tool %q, input request %q, opens with %v", other.Tool, other.InputKey, it.Prompt.Prefill)
 		}
 	}
 	off := false
 	h.Config.Remember.Prefill = &off
-	if h.refreshPrefill(it); it.prompt.Prefill != nil {
-		t.Errorf("with prefill off, Prefill = %v", it.prompt.Prefill)
+	if h.RefreshPrefill(it); it.Prompt.Prefill != nil {
+		t.Errorf("with prefill off, Prefill = %v", it.Prompt.Prefill)
 	}
 
-	m := h.memory()
+	m := h.Memory()
 	r, err := m.Add(remember.Rule{Server: "shop", Message: "Ship?", Schema: "s", Action: bridge.ActionDecline, Saved: time.Now()}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &windows{hub: h, paths: p}
 	s := settingsOf(h.Config, nil)
-	s.Remember = h.rememberSettings(h.Config)
+	s.Remember = h.RememberSettings(h.Config)
 	if len(s.Remember.Rules) != 1 || s.Remember.Prefill {
 		t.Fatalf("Settings opens on %+v, want the one rule, prefill off", s.Remember)
 	}
@@ -300,14 +302,14 @@ func TestRememberAnswersQueued(t *testing.T) {
 // "Always answer this way" and no rule answers it.
 func TestPrefillKeepsNothingUnsure(t *testing.T) {
 	testHome(t)
-	h := &Hub{RulesPath: remember.Path(paths.FromEnv(os.Getenv))}
+	h := &hub.Hub{RulesPath: remember.Path(paths.FromEnv(os.Getenv))}
 	schema := json.RawMessage(`{"type":"object","properties":{"ticket":{"type":"string"},"url":{"type":"string","title":"Database URL"}}}`)
 	typed := bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
 		Content: map[string]any{"ticket": "PROD-1", "url": "postgres://admin:Hunter2-prod@db.internal/prod"}}
-	ask := func(req bridge.Request) *item {
+	ask := func(req bridge.Request) *hub.Item {
 		t.Helper()
 		req.Server, req.Mode, req.Message, req.RequestedSchema = "brk", "form", "Which ticket?", schema
-		it, err := h.prepare(&req)
+		it, err := h.Prepare(&req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,34 +317,34 @@ func TestPrefillKeepsNothingUnsure(t *testing.T) {
 	}
 
 	unknown := ask(bridge.Request{ToolUnknown: true})
-	if h.offerRemember(unknown); unknown.prompt.Remember != nil {
+	if h.OfferRemember(unknown); unknown.Prompt.Remember != nil {
 		t.Error("a question whose tool is not known is offered \"Always answer this way\"")
 	}
-	if _, err := h.memory().Add(remember.Rule{Server: "brk", Message: "Which ticket?", Schema: remember.CanonicalSchema(schema), Action: bridge.ActionDecline}, time.Now()); err != nil {
+	if _, err := h.Memory().Add(remember.Rule{Server: "brk", Message: "Which ticket?", Schema: remember.CanonicalSchema(schema), Action: bridge.ActionDecline}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.rememberedAnswer(unknown); res != nil {
+	if res := h.RememberedAnswer(unknown); res != nil {
 		t.Errorf("a rule for no tool answered a question whose tool is not known: %+v", res)
 	}
-	h.keepLastValues(unknown, typed)
-	if h.refreshPrefill(unknown); unknown.prompt.Prefill != nil {
-		t.Errorf("a question whose tool is not known opens with %v", unknown.prompt.Prefill)
+	h.KeepLastValues(unknown, typed)
+	if h.RefreshPrefill(unknown); unknown.Prompt.Prefill != nil {
+		t.Errorf("a question whose tool is not known opens with %v", unknown.Prompt.Prefill)
 	}
-	if rf, _ := h.memory().Load(); len(rf.Last) != 0 {
+	if rf, _ := h.Memory().Load(); len(rf.Last) != 0 {
 		t.Errorf("values were kept for a question whose tool is not known: %v", rf.Last)
 	}
 
 	known := ask(bridge.Request{Tool: "set_priority"})
 	off := false
 	h.Config.Remember.Prefill = &off
-	h.keepLastValues(known, typed)
-	if rf, _ := h.memory().Load(); len(rf.Last) != 0 {
+	h.KeepLastValues(known, typed)
+	if rf, _ := h.Memory().Load(); len(rf.Last) != 0 {
 		t.Errorf("with pre-filling off, values were kept: %v", rf.Last)
 	}
 	h.Config.Remember.Prefill = nil
-	h.keepLastValues(known, typed)
-	if h.refreshPrefill(known); !equalJSON(known.prompt.Prefill, map[string]any{"ticket": "PROD-1"}) {
-		t.Errorf("the form opens with %v, want the ticket only: never a link with a password", known.prompt.Prefill)
+	h.KeepLastValues(known, typed)
+	if h.RefreshPrefill(known); !equalJSON(known.Prompt.Prefill, map[string]any{"ticket": "PROD-1"}) {
+		t.Errorf("the form opens with %v, want the ticket only: never a link with a password", known.Prompt.Prefill)
 	}
 	b, err := os.ReadFile(remember.Path(paths.FromEnv(os.Getenv)))
 	if err != nil || strings.Contains(string(b), "Hunter2") {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/config"
@@ -55,7 +57,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 
 	save := func(s ui.Settings) (config.Config, string) {
 		t.Helper()
-		h := &Hub{Config: c}
+		h := &hub.Hub{Config: c}
 		w := &windows{hub: h, paths: paths.Paths{Config: path}}
 		if err := w.saveSettings(s); err != nil {
 			t.Fatal(err)

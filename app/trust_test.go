@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -171,7 +173,7 @@ while True:
 		if err := os.Rename(sock, filepath.Join(run, "hub.sock")); err != nil {
 			t.Fatal(err)
 		}
-		approveRefused(t, "runs as "+userName(65534)+", not as you")
+		approveRefused(t, "runs as "+hubapi.UserName(65534)+", not as you")
 		listener.Process.Kill()
 		for lines.Scan() {
 			if f := strings.Fields(lines.Text()); len(f) == 2 && f[0] == "received" && f[1] != "0" {

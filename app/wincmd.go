@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/remember"
 
 	"fyne.io/fyne/v2"
@@ -223,7 +225,7 @@ func (s *winSide) show(m *winMsg) {
 		s.answer(id, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the hub sent a prompt without its request"}, false)
 		return
 	}
-	p, err := promptFor(m.Request)
+	p, err := hub.PromptFor(m.Request)
 	if err != nil {
 		s.answer(id, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the prompt window could not show it: " + err.Error()}, false)
 		return

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
@@ -42,7 +44,7 @@ const windowStopWait = 3 * time.Second
 // prompt on screen (a crash, a kill) answers that prompt cancel, with a
 // sentence in history saying so; the next prompt starts a new one.
 type windows struct {
-	hub   *Hub
+	hub   *hub.Hub
 	paths paths.Paths
 	// exe is the program run as `exe ui`: this binary.
 	exe string
@@ -81,14 +83,14 @@ type winProc struct {
 
 // shown is a prompt sent to a window process.
 type shown struct {
-	p      *Prompt
+	p      *hub.Prompt
 	answer func(bridge.Result)
 	// onScreen: the process said its window is shown (winShown). Under
 	// windows.mu.
 	onScreen bool
 }
 
-var _ Prompter = (*windows)(nil)
+var _ hub.Prompter = (*windows)(nil)
 
 // lingerFrom is the linger lingerEnv sets, else defaultLinger.
 func lingerFrom(getenv func(string) string) time.Duration {
@@ -103,7 +105,7 @@ func (w *windows) logf(format string, args ...any) {
 }
 
 // Show sends p to the window process, starting one if none runs.
-func (w *windows) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (w *windows) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	proc, err := w.procLocked()
@@ -154,7 +156,7 @@ func (w *windows) setWaiting(n int) {
 
 // showHistory opens the history window (or brings it forward).
 func (w *windows) showHistory() {
-	if _, err := w.hub.records().Store(); err != nil {
+	if _, err := w.hub.Records().Store(); err != nil {
 		if w.hub.Notify != nil {
 			w.hub.Notify("elicitray", err.Error())
 		}
@@ -167,15 +169,13 @@ func (w *windows) showHistory() {
 // brings it forward).
 func (w *windows) showSettings() {
 	h := w.hub
-	h.mu.Lock()
-	cfg := h.Config
-	h.mu.Unlock()
+	cfg := h.Settings()
 	servers := map[string]bool{}
 	for _, s := range h.Servers() {
 		servers[s.Name] = true
 	}
 	s := settingsOf(cfg, servers)
-	s.Remember = h.rememberSettings(cfg)
+	s.Remember = h.RememberSettings(cfg)
 	w.openWindow(winMsg{Op: winSettings, Settings: &s})
 }
 
@@ -420,7 +420,7 @@ func (w *windows) call(p *winProc, m *winMsg, reply *winMsg) error {
 		}
 		return w.open(u)
 	}
-	st, err := w.hub.records().Store()
+	st, err := w.hub.Records().Store()
 	if err != nil {
 		return err
 	}
@@ -471,11 +471,9 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 // [remember] for) stays as it was (withUnshown).
 func (w *windows) saveSettings(s ui.Settings) error {
 	h := w.hub
-	h.mu.Lock()
-	c := withUnshown(configOf(s), h.Config)
-	h.mu.Unlock()
-	c.Remember = rememberConfigOf(s.Remember, c.Remember)
-	if err := h.forgetRules(s.Remember.Forget); err != nil {
+	c := withUnshown(configOf(s), h.Settings())
+	c.Remember = hub.RememberConfigOf(s.Remember, c.Remember)
+	if err := h.ForgetRules(s.Remember.Forget); err != nil {
 		return err
 	}
 	if err := config.Save(w.paths.Config, c); err != nil {

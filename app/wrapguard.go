@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/fsnotify/fsnotify"
 )
@@ -46,7 +48,7 @@ type guardWatch struct {
 	// bad version is said once).
 	cur       config.Server
 	keepAlive time.Duration
-	stamp     configStamp
+	stamp     hub.ConfigStamp
 }
 
 // liveRelay is what of a running relay follows config.toml
@@ -65,7 +67,7 @@ type liveRelay interface {
 // writing it in place). cur and keepAlive are what was read at start,
 // from the file as stamp found it. When the file cannot be watched, they
 // stay and the log says that a change applies at the next start.
-func watchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp configStamp, relay liveRelay, stderr io.Writer) {
+func watchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp hub.ConfigStamp, relay liveRelay, stderr io.Writer) {
 	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
 	g.dir = filepath.Dir(g.path)
 	w, err := fsnotify.NewWatcher()
@@ -159,8 +161,8 @@ func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
 // reload reads the file when it is not the version last read, and puts its
 // guard and keep-alive in force.
 func (g *guardWatch) reload() {
-	stamp := stampOf(g.path)
-	if stamp.empty() || stamp.same(g.stamp) {
+	stamp := hub.StampOf(g.path)
+	if stamp.Empty() || stamp.Same(g.stamp) {
 		// Removed or empty: most likely an editor replacing the file, or
 		// writing it in place (truncated first): its next event brings
 		// the text. (A file emptied on purpose keeps the guard.)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/history"
 )
 
 // Config is the user's config.toml: how long prompts wait, how often each
@@ -310,3 +311,12 @@ func (r Remember) Prefills() bool { return r.Prefill == nil || *r.Prefill }
 // DefaultRememberFor is how long a remembered answer holds when the config
 // says nothing: 30 days.
 const DefaultRememberFor = 30 * 24 * time.Hour
+
+// Keeps is what c keeps of the history, as of now: what retention prunes.
+func (c Config) Keeps(now time.Time) history.PruneOptions {
+	keep := c.History.Keep.Duration
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	return history.PruneOptions{Before: now.Add(-keep), Keep: c.History.MaxRecords}
+}
