@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/journal"
@@ -46,12 +48,12 @@ type hubClient struct {
 	paths paths.Paths
 	// start starts a hub process in a desktop session; nil means the
 	// client never starts one (the history CLI).
-	start func(desktopSession) (*os.Process, error)
+	start func(session.Desktop) (*os.Process, error)
 	// sessions offers the desktop sessions found to start a hub in, best
 	// first, to try until one is taken (sessionFinder.each): a hub started
 	// in one whose display does not open says so (hubExitNoDisplay), and
 	// the next is tried.
-	sessions func(ctx context.Context, try func(desktopSession) error) error
+	sessions func(ctx context.Context, try func(session.Desktop) error) error
 	// log receives what the client found and did, for people (the
 	// wrapper's stderr); nil discards.
 	log io.Writer
@@ -448,8 +450,8 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, int, error) {
 	// host that stripped the environment gives none (session.go); the
 	// hub checks the session's display itself.
 	var ours bool
-	var sess desktopSession
-	err = c.sessions(ctx, func(s desktopSession) error {
+	var sess session.Desktop
+	err = c.sessions(ctx, func(s session.Desktop) error {
 		sess = s
 		// A hub that fails to start is tried once more: a display can
 		// refuse a connection for a moment.
@@ -460,7 +462,7 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, int, error) {
 		}
 		return err
 	})
-	if errors.Is(err, ErrNoSession) {
+	if errors.Is(err, session.ErrNoSession) {
 		err = fmt.Errorf("%w: %w", ErrNoHub, err) // no session, or none whose display opened
 	}
 	if err == nil {
@@ -519,7 +521,7 @@ var errHubFailed = errors.New("the hub exited")
 
 // startAndDial starts a hub in sess and waits for a verified socket: the
 // hub it started (ours), or one that beat it to the lock.
-func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ net.Conn, pid int, ours bool, _ error) {
+func (c *hubClient) startAndDial(ctx context.Context, sess session.Desktop) (_ net.Conn, pid int, ours bool, _ error) {
 	logStart := fileSize(c.paths.HubLog)
 	proc, err := c.start(sess)
 	if err != nil {
@@ -559,7 +561,7 @@ func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ ne
 				if why == "" {
 					why = fmt.Sprintf("the hub exited (%v)%s", st, c.silentFailure())
 				}
-				return nil, 0, false, displayFailed{errors.New(why)}
+				return nil, 0, false, session.DisplayFailed{Err: errors.New(why)}
 			}
 			if st == nil || !st.Success() {
 				if why := hubFailure(c.paths.HubLog, logStart); why != "" {
@@ -586,25 +588,16 @@ func startingClient(p paths.Paths, log io.Writer) (*hubClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	finder := newSessionFinder(exe)
+	finder := session.NewFinder(exe)
 	return &hubClient{
 		paths: p,
 		log:   log,
-		start: func(s desktopSession) (*os.Process, error) {
-			return startHub(runnable(exe), p, s.Env(hubEnv(os.Environ())))
+		start: func(s session.Desktop) (*os.Process, error) {
+			return startHub(session.Runnable(exe), p, s.Env(session.HubEnv(os.Environ())))
 		},
-		sessions:  finder.each,
+		sessions:  finder.Each,
 		startWait: hubStartWait,
 	}, nil
-}
-
-// runnable is exe, or this very program through /proc/self/exe when exe is
-// gone: an upgrade may move the binary while a wrapper runs.
-func runnable(exe string) string {
-	if _, err := os.Stat(exe); err != nil && exists("/proc/self/exe") {
-		return "/proc/self/exe"
-	}
-	return exe
 }
 
 // startHub starts `elicitray hub` detached from the wrapper, with env: its

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/journal"
@@ -55,7 +57,7 @@ type finding struct {
 type doctor struct {
 	paths  paths.Paths
 	exe    string
-	finder *sessionFinder
+	finder *session.Finder
 
 	found []finding
 	// hubRunning: a hub answered.
@@ -88,7 +90,7 @@ func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(err)
 			}
-			d := &doctor{paths: paths.FromEnv(os.Getenv), exe: exe, finder: newSessionFinder(exe)}
+			d := &doctor{paths: paths.FromEnv(os.Getenv), exe: exe, finder: session.NewFinder(exe)}
 			d.run(ctx)
 			d.write(stdout)
 			// Every ✗, not only what stops prompts: a history that cannot
@@ -161,8 +163,8 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 }
 
 // display finds the desktop session a wrapper would start a hub in.
-func (d *doctor) display(ctx context.Context) desktopSession {
-	sess, err := d.finder.find(ctx)
+func (d *doctor) display(ctx context.Context) session.Desktop {
+	sess, err := d.finder.Find(ctx)
 	if err == nil && platform.LoginIsDesktop {
 		d.add(levelOK, lang.L("Display"), lang.L("windows open in %s."), sessionFrom(sess.From))
 		return sess
@@ -187,12 +189,12 @@ func (d *doctor) display(ctx context.Context) desktopSession {
 		d.add(levelProblem, lang.L("Display"), "%v.", err)
 		d.blocked = append(d.blocked, lang.L("no desktop session was found to start a hub in"))
 	}
-	return desktopSession{}
+	return session.Desktop{}
 }
 
 // bus checks the tray host and the notification server on the session's
 // bus.
-func (d *doctor) bus(ctx context.Context, sess desktopSession) {
+func (d *doctor) bus(ctx context.Context, sess session.Desktop) {
 	if platform.LoginIsDesktop {
 		// macOS and Windows: the tray icon and the notifications are the
 		// system's own (the menu bar, the notification area), always there.
@@ -224,7 +226,7 @@ func (d *doctor) bus(ctx context.Context, sess desktopSession) {
 // (org.freedesktop.Notifications.GetServerInformation).
 func notificationServer(ctx context.Context, addr string) (string, error) {
 	var name, vendor, version, spec string
-	err := withBus(ctx, addr, func(conn *dbus.Conn) error {
+	err := session.WithBus(ctx, addr, func(conn *dbus.Conn) error {
 		return conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").
 			CallWithContext(ctx, "org.freedesktop.Notifications.GetServerInformation", 0).
 			Store(&name, &vendor, &version, &spec)
@@ -351,7 +353,7 @@ func (d *doctor) history() {
 // of its nearest existing parent when it is not made yet.
 func freeSpace(path string) (int64, bool) {
 	dir := filepath.Dir(path)
-	for !exists(dir) && filepath.Dir(dir) != dir {
+	for !session.Exists(dir) && filepath.Dir(dir) != dir {
 		dir = filepath.Dir(dir)
 	}
 	return platform.FreeSpace(dir)
@@ -375,7 +377,7 @@ func (d *doctor) config() {
 	switch {
 	case err != nil:
 		d.add(levelProblem, lang.L("Config"), lang.L("%v; the hub uses the default settings."), err) // err names the file
-	case !exists(d.paths.Config):
+	case !session.Exists(d.paths.Config):
 		d.add(levelOK, lang.L("Config"), lang.L("%s does not exist: the defaults apply."), d.paths.Config)
 	case len(mistakes) > 0:
 		uses := lang.N("a hub started now uses the default settings until they are fixed", len(mistakes))

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/elicitray/elicitray/app/hub"
 
 	"github.com/google/go-cmp/cmp"
@@ -306,12 +308,12 @@ func TestHubCancelReasons(t *testing.T) {
 func TestNoHubStillRecorded(t *testing.T) {
 	testHome(t)
 	c := &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second,
-		start: func(desktopSession) (*os.Process, error) {
+		start: func(session.Desktop) (*os.Process, error) {
 			t.Error("a hub was started with no desktop session")
-			return nil, ErrNoDisplay
+			return nil, session.ErrNoDisplay
 		},
-		sessions: func(context.Context, func(desktopSession) error) error {
-			return fmt.Errorf("%w: DISPLAY is not set here", ErrNoSession)
+		sessions: func(context.Context, func(session.Desktop) error) error {
+			return fmt.Errorf("%w: DISPLAY is not set here", session.ErrNoSession)
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "deploy?"))
 	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, ErrNoHub) {

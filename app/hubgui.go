@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/elicitray/elicitray/app/hub"
 
 	"github.com/elicitray/elicitray/app/remember"
@@ -35,10 +37,6 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/ui"
 )
-
-// ErrNoDisplay is returned by the hub when the session has no display to
-// show windows on.
-var ErrNoDisplay = errors.New("no display: set DISPLAY (the hub shows desktop windows)")
 
 // runHub runs the desktop hub until Quit or ctx ends. When it cannot start,
 // its last line in the log (its stderr) is hubFailPrefix and a sentence
@@ -302,16 +300,16 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		sess, err := newSessionFinder(exe).find(ctx)
+		sess, err := session.NewFinder(exe).Find(ctx)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w (%w)", ErrNoDisplay, err)
+			return nil, nil, nil, fmt.Errorf("%w (%w)", session.ErrNoDisplay, err)
 		}
 		for k, v := range sess.Vars {
 			os.Setenv(k, v)
 		}
 		fmt.Fprintf(log, "elicitray hub: DISPLAY was not set; using display %s, found in %s\n", sess.Display(), sess.From)
 	}
-	release, lost, err = openDisplay()
+	release, lost, err = session.OpenDisplay()
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/elicitray/elicitray/app/hub"
 
 	"github.com/elicitray/elicitray/app/hubapi"
@@ -268,7 +270,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				release, _, err := openDisplay()
+				release, _, err := session.OpenDisplay()
 				release()
 				return runErr(err)
 			},
