@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/winproto"
+
 	"github.com/elicitray/elicitray/app/session"
 
 	"github.com/elicitray/elicitray/app/hub"
@@ -229,7 +231,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	}
 	// Before the socket serves: a window a command opens comes after it.
 	if autostartOfferDue(p, stderr) {
-		win.openWindow(winMsg{Op: winOffer})
+		win.openWindow(winproto.Message{Op: winproto.OpOffer})
 	}
 
 	go hb.KeepPruning(ctx)
