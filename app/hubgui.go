@@ -106,7 +106,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	win := &windows{hub: hb, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
 	hb.Prompter = win
 	win.prestart()
-	defer win.Close() // a hb that fails below lets it go; else done below
+	defer win.Close() // a hub that fails below lets it go; else done below
 	// The history before the socket. A history that cannot take records
 	// now (another process holds it, the disk is full) does not cost a
 	// prompt: the hub spools decisions and tries again (journal.go). An
@@ -253,7 +253,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	case <-ctx.Done():
 	case <-served:
 	case <-displayLost:
-		fmt.Fprintf(stderr, "elicitray hub: the display DISPLAY=%s is gone (its X server ended or closed the connection), so the hb stops; the next prompt starts a new hb on the display there is then\n", os.Getenv("DISPLAY"))
+		fmt.Fprintf(stderr, "elicitray hub: the display DISPLAY=%s is gone (its X server ended or closed the connection), so the hub stops; the next prompt starts a new hub on the display there is then\n", os.Getenv("DISPLAY"))
 	}
 	stop()
 	<-served
