@@ -239,7 +239,7 @@ func cancelResult(cause error) *bridge.Result {
 	return res
 }
 
-// Approve asks the hub to decide req (DESIGN.md data flow, step 4).
+// Approve asks the hub to decide req (DESIGN.md, "One elicitation", step 4).
 func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.Result, error) {
 	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpPrompt, Request: req}, &hubapi.Message{Op: hubapi.OpCancel})
 	if err != nil {

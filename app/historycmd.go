@@ -27,7 +27,7 @@ import (
 
 // historySource answers history queries through the running hub (bbolt
 // admits one writer process, and the hub holds the file), or from the file
-// itself when no hub runs (DESIGN.md: cli).
+// itself when no hub runs (DESIGN.md, "Processes": the CLI).
 type historySource struct {
 	paths paths.Paths
 	// warn receives a sentence when decisions are not in history yet (the

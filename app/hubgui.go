@@ -489,7 +489,7 @@ func (g *guiPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	var pw *ui.PromptWindow
 	done := func(a ui.Answer) {
 		// Muting, recording and replying touch disk and socket: not on the
-		// Fyne goroutine (STYLE.md 7).
+		// Fyne goroutine (STYLE.md §7).
 		go func() {
 			if a.MuteHour && p.Mute != nil {
 				p.Mute() // first: the prompts behind it are answered too

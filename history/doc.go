@@ -3,7 +3,7 @@
 //
 // It owns one bbolt file (history.db), wraps bbolt completely and exposes
 // Records only; callers never see a bucket, a key or a transaction
-// (STYLE.md 9). Every exported method of Store is one bbolt View or Update
+// (STYLE.md §9). Every exported method of Store is one bbolt View or Update
 // transaction, except where its doc says it works in steps (Prune, Export,
 // the upgrade in Open) because one transaction over a million records would
 // hold hundreds of megabytes. A Store is safe for use by many goroutines at

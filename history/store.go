@@ -110,7 +110,7 @@ func openDB(path string, timeout time.Duration) (db *bolt.DB, upgraded bool, err
 	}
 	// bbolt applies the mode only to a file it creates, narrowed by the
 	// umask; a file made by hand or by an older build may be readable by
-	// others. "The history file is private to the user (0600)" (DESIGN.md).
+	// others; DESIGN.md: "The history file is private to the user (0600)".
 	if err := os.Chmod(path, 0o600); err != nil {
 		db.Close()
 		return nil, false, fmt.Errorf("making it private: %w", err)

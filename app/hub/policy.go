@@ -20,9 +20,9 @@ import (
 	"fyne.io/fyne/v2/lang"
 )
 
-// The hub's policy (DESIGN.md step 4): before a prompt joins the queue,
-// "Pause all", a muted server, the server's rule and its rate limit may
-// answer it. Whatever no person saw is cancel, never a fabricated decline
+// The hub's policy (DESIGN.md, "One elicitation", step 4): before a prompt
+// joins the queue, "Pause all", a muted server, the server's rule and its
+// rate limit may answer it. Whatever no person saw is cancel, never a fabricated decline
 // or accept (DESIGN.md), except what the user's own rule says.
 
 // MuteFor is how long "Don't ask again for an hour" and the tray's mute

@@ -101,8 +101,8 @@
 //     handler's own refresh runs only when that one failed.
 //   - A 401 for a token the clock still calls valid: the transport reports
 //     authorization required without trying the refresh token; Authorize
-//     tries it first (§12: "A 401 after expiry → refresh token, then the
-//     flow again").
+//     tries it first (PROTOCOL.md §12: after expiry a refresh, then the
+//     flow again).
 //   - A refused refresh token: the handler swallows the refresh error and
 //     reports only that authorization is required; Authorize refreshes
 //     itself to learn why, forgets the token on invalid_grant and says so

@@ -1,0 +1,308 @@
+package bridge
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// The module's documentation is docs/ and the README beside go.mod; this
+// package's tests run in bridge/.
+const moduleRoot = ".."
+
+// mdDoc is one Markdown file as a citation or a link sees it.
+type mdDoc struct {
+	text     string          // the file in lower case, emphasis marks dropped, whitespace as single spaces
+	numbers  map[string]bool // "7", "7.3": the numbers headings start with
+	headings map[string]bool // each heading's text in lower case, emphasis marks dropped
+	anchors  map[string]bool // GitHub's #anchor of each heading
+}
+
+var headingNumber = regexp.MustCompile(`^(\d+(?:\.\d+)*)\.?\s`)
+
+func readDoc(t *testing.T, path string) *mdDoc {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &mdDoc{numbers: map[string]bool{}, headings: map[string]bool{}, anchors: map[string]bool{}}
+	seen := map[string]int{}
+	for _, line := range proseLines(string(data)) {
+		h := strings.TrimLeft(line, "#")
+		if len(h) == len(line) || len(line)-len(h) > 6 || !strings.HasPrefix(h, " ") {
+			continue
+		}
+		h = plain(strings.TrimSpace(h))
+		d.headings[strings.ToLower(h)] = true
+		if m := headingNumber.FindStringSubmatch(h); m != nil {
+			d.numbers[m[1]] = true
+		}
+		a := anchor(h)
+		if n := seen[a]; n > 0 {
+			d.anchors[a+"-"+strconv.Itoa(n)] = true
+		} else {
+			d.anchors[a] = true
+		}
+		seen[a]++
+	}
+	d.text = strings.ToLower(plain(string(data)))
+	return d
+}
+
+// proseLines are the lines of a Markdown file outside its fenced code.
+func proseLines(md string) []string {
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// plain is s without Markdown's emphasis marks, its whitespace runs one space.
+func plain(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "**", "")), " ")
+}
+
+// anchor is the #fragment GitHub gives a heading: lower case, only letters,
+// digits, '-' and '_' kept, each space a '-'.
+func anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// docs reads docs/*.md and README.md, keyed by their path from the module's
+// root: docs/PROTOCOL.md, README.md.
+func docs(t *testing.T) map[string]*mdDoc {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(moduleRoot, "docs", "*.md"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	out := map[string]*mdDoc{}
+	for _, name := range append(names, filepath.Join(moduleRoot, "README.md")) {
+		rel, _ := filepath.Rel(moduleRoot, name)
+		out[filepath.ToSlash(rel)] = readDoc(t, name)
+	}
+	return out
+}
+
+// citation finds what Go code cites of docs/: a file's name (README.md is
+// the root's, any other is in docs/, with or without "docs/"), then a
+// section ("§7", "§7.3", "§4–§6") or a quote in double quotes, after a
+// comma, a colon or a space. A name right after a '/' or a word is another
+// directory's file (bench/README.md) and not docs/'s.
+var citation = regexp.MustCompile(`(?:^|[^\w./-])((?:docs/)?[A-Za-z][\w-]*\.md)\b(?:\s*§(\d+(?:\.\d+)*)(?:\s*[–-]\s*§?(\d+(?:\.\d+)*))?|[,:]?\s*"([^"\s,][^"]*)")?`)
+
+// goText is one comment group or string literal of a Go file: its text and
+// where each of its lines is in the file.
+type goText struct {
+	text  string
+	lines []int // lines[i]: the file's line of text's line i
+}
+
+func (g goText) line(offset int) int {
+	return g.lines[strings.Count(g.text[:offset], "\n")]
+}
+
+// goTexts are the comments, each group joined, and the string literals of
+// a Go file.
+func goTexts(fset *token.FileSet, f *ast.File) []goText {
+	var out []goText
+	for _, cg := range f.Comments {
+		var g goText
+		for _, c := range cg.List {
+			body := strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*")
+			body = strings.TrimSuffix(body, "*/")
+			start := fset.Position(c.Slash).Line
+			for i, l := range strings.Split(body, "\n") {
+				if g.lines != nil {
+					g.text += "\n"
+				}
+				g.text += l
+				g.lines = append(g.lines, start+i)
+			}
+		}
+		out = append(out, g)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return true
+		}
+		start := fset.Position(lit.Pos()).Line
+		g := goText{text: s}
+		for i := 0; i <= strings.Count(s, "\n"); i++ {
+			g.lines = append(g.lines, start+i)
+		}
+		out = append(out, g)
+		return true
+	})
+	return out
+}
+
+// unresolved says why a citation of doc does not resolve, or "".
+func unresolved(all map[string]*mdDoc, name string, sections []string, quote string) string {
+	path := name
+	if !strings.HasPrefix(path, "docs/") && path != "README.md" {
+		path = "docs/" + name
+	}
+	d, ok := all[path]
+	if !ok {
+		return path + " does not exist"
+	}
+	for _, s := range sections {
+		if s != "" && !d.numbers[s] {
+			return path + " has no heading numbered " + s
+		}
+	}
+	if quote == "" {
+		return ""
+	}
+	q := strings.ToLower(plain(strings.TrimRight(quote, ".,;: ")))
+	if d.headings[q] || (path == "docs/DESIGN.md" && strings.Contains(d.text, q)) {
+		return ""
+	}
+	if path == "docs/DESIGN.md" {
+		return path + " does not say " + strconv.Quote(q)
+	}
+	return path + " has no heading " + strconv.Quote(q)
+}
+
+// TestDocsCitations: each citation of docs/ in the module's Go code,
+// comments and strings, resolves: the file is in docs/, a "§N" or "§N.M"
+// is the number of one of its headings, a quoted heading is one of its
+// headings, and a quote of DESIGN.md is in DESIGN.md. Code that cites a
+// rule leads a reader to it from a clean clone.
+func TestDocsCitations(t *testing.T) {
+	all := docs(t)
+	fset := token.NewFileSet()
+	cited := 0
+	err := filepath.WalkDir(moduleRoot, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if n := e.Name(); path != moduleRoot && (n == "node_modules" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(moduleRoot, path)
+		for _, g := range goTexts(fset, f) {
+			for _, m := range citation.FindAllStringSubmatchIndex(g.text, -1) {
+				sub := func(i int) string {
+					if m[2*i] < 0 {
+						return ""
+					}
+					return g.text[m[2*i]:m[2*i+1]]
+				}
+				cited++
+				if why := unresolved(all, sub(1), []string{sub(2), sub(3)}, sub(4)); why != "" {
+					t.Errorf("%s:%d: %s", filepath.ToSlash(rel), g.line(m[2]), why)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited < 300 {
+		t.Errorf("found %d citations of docs/ in the code; the code has more than 300", cited)
+	}
+}
+
+// mdLink is a Markdown link's or image's target: [text](target) or a
+// reference definition "[name]: target".
+var mdLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)|^\s*\[[^\]]+\]:\s+(\S+)`)
+
+// TestDocsLinks: every relative link in README.md and docs/*.md leads to a
+// file, and one with #anchor to a heading of the Markdown file it names.
+func TestDocsLinks(t *testing.T) {
+	all := docs(t)
+	for path := range all {
+		data, err := os.ReadFile(filepath.Join(moduleRoot, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fenced := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				fenced = !fenced
+			}
+			if fenced {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(stripCode(line), -1) {
+				target := m[1] + m[2]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				file, frag, _ := strings.Cut(target, "#")
+				dest := path
+				if file != "" {
+					dest = filepath.ToSlash(filepath.Join(filepath.Dir(path), file))
+					if _, err := os.Stat(filepath.Join(moduleRoot, dest)); err != nil {
+						t.Errorf("%s:%d: %s does not exist", path, i+1, target)
+						continue
+					}
+				}
+				if frag == "" {
+					continue
+				}
+				d, ok := all[dest]
+				if !ok && strings.HasSuffix(dest, ".md") {
+					d = readDoc(t, filepath.Join(moduleRoot, dest))
+				}
+				if d == nil || !d.anchors[frag] {
+					t.Errorf("%s:%d: %s has no heading for #%s", path, i+1, dest, frag)
+				}
+			}
+		}
+	}
+}
+
+// stripCode is a Markdown line without its `code spans`, where brackets are
+// not links.
+func stripCode(line string) string {
+	parts := strings.Split(line, "`")
+	for i := 1; i < len(parts); i += 2 {
+		parts[i] = ""
+	}
+	return strings.Join(parts, "`")
+}
