@@ -9,15 +9,11 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/elicitray/elicitray/app/winproto"
-
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
 	"github.com/adrg/xdg"
 
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/paths"
-	"github.com/elicitray/elicitray/ui"
 )
 
 // The first-run autostart offer (issue 13: "The installed app offers it on
@@ -111,32 +107,4 @@ func newMarker(marker, content string) (bool, error) {
 		werr = err
 	}
 	return true, werr
-}
-
-// showOffer opens the first-run offer, or brings it forward; on the Fyne
-// goroutine (window process). The answer counts as a window open until
-// the hub has it: the process does not go in between.
-func (s *winSide) showOffer() {
-	if s.offerWin != nil {
-		s.offerWin.Show()
-		s.offerWin.RequestFocus()
-		return
-	}
-	w := ui.ShowAutostartOffer(s.app, func(yes bool) {
-		s.open++
-		go func() {
-			if _, err := s.call(winproto.Message{Op: winproto.OpOfferAnswer, Yes: yes}, nil); err != nil && !errors.Is(err, errHubGone) {
-				fmt.Fprintf(s.log, "elicitray ui: the autostart answer: %v\n", err)
-			}
-			fyne.Do(s.closedOne)
-		}()
-	})
-	s.offerWin = w
-	s.open++
-	w.SetOnClosed(func() {
-		if s.offerWin == w {
-			s.offerWin = nil
-		}
-		s.closedOne()
-	})
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/session"
+	"github.com/elicitray/elicitray/app/winui"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -227,7 +228,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runWindows(stderr)
+				return winui.Run(stderr)
 			},
 		},
 		newHistoryCmd(ctx, stdout),

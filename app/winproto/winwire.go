@@ -151,3 +151,15 @@ type NotFoundError string
 
 func (e NotFoundError) Error() string { return string(e) }
 func (e NotFoundError) Unwrap() error { return history.ErrNotFound }
+
+// The items of a menu-do call.
+const (
+	MenuPause    = "pause"
+	MenuResume   = "resume"
+	MenuMute     = "mute"
+	MenuUnmute   = "unmute"
+	MenuHistory  = "history"
+	MenuSettings = "settings"
+	MenuQuit     = "quit"
+	MenuMenu     = "menu" // the history window's Menu…
+)
