@@ -306,3 +306,30 @@ func stripCode(line string) string {
 	}
 	return strings.Join(parts, "`")
 }
+
+// TestREADMEFirstMinute: the README stays short and keeps what a newcomer
+// needs in the first minute, linking to docs/ for the rest.
+func TestREADMEFirstMinute(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	if n := strings.Count(readme, "\n"); n >= 250 {
+		t.Errorf("README.md has %d lines; it stays under 250 and links to docs/ for the rest", n)
+	}
+	for _, want := range []struct{ what, text string }{
+		{"a picture", "](docs/prompt.png)"},
+		{"the demo", "make demo"},
+		{"installing", "make install"},
+		{"wrapping a server by hand", "elicitray wrap --name"},
+		{"wrapping a host's servers", "elicitray hosts wrap"},
+		{"doctor", "elicitray doctor"},
+		{"the tests", "make test"},
+		{"the architecture", "](docs/how-it-works.md)"},
+	} {
+		if !strings.Contains(readme, want.text) {
+			t.Errorf("README.md lost %s: no %q", want.what, want.text)
+		}
+	}
+}
