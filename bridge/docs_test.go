@@ -20,10 +20,11 @@ const moduleRoot = ".."
 
 // mdDoc is one Markdown file as a citation or a link sees it.
 type mdDoc struct {
-	text     string          // the file in lower case, emphasis marks dropped, whitespace as single spaces
-	numbers  map[string]bool // "7", "7.3": the numbers headings start with
-	headings map[string]bool // each heading's text in lower case, emphasis marks dropped
-	anchors  map[string]bool // GitHub's #anchor of each heading
+	text     string            // the file in lower case, emphasis marks dropped, whitespace as single spaces
+	numbers  map[string]bool   // "7", "7.3": the numbers headings start with
+	sections map[string]string // "7": the text under heading 7 (and 7.M), as text is
+	headings map[string]bool   // each heading's text in lower case, emphasis marks dropped
+	anchors  map[string]bool   // GitHub's #anchor of each heading
 }
 
 var headingNumber = regexp.MustCompile(`^(\d+(?:\.\d+)*)\.?\s`)
@@ -34,17 +35,22 @@ func readDoc(t *testing.T, path string) *mdDoc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &mdDoc{numbers: map[string]bool{}, headings: map[string]bool{}, anchors: map[string]bool{}}
+	d := &mdDoc{numbers: map[string]bool{}, sections: map[string]string{}, headings: map[string]bool{}, anchors: map[string]bool{}}
 	seen := map[string]int{}
+	section := ""
 	for _, line := range proseLines(string(data)) {
 		h := strings.TrimLeft(line, "#")
 		if len(h) == len(line) || len(line)-len(h) > 6 || !strings.HasPrefix(h, " ") {
+			if section != "" {
+				d.sections[section] += " " + strings.ToLower(plain(line))
+			}
 			continue
 		}
 		h = plain(strings.TrimSpace(h))
 		d.headings[strings.ToLower(h)] = true
 		if m := headingNumber.FindStringSubmatch(h); m != nil {
 			d.numbers[m[1]] = true
+			section, _, _ = strings.Cut(m[1], ".")
 		}
 		a := anchor(h)
 		if n := seen[a]; n > 0 {
@@ -74,9 +80,11 @@ func proseLines(md string) []string {
 	return out
 }
 
-// plain is s without Markdown's emphasis marks, its whitespace runs one space.
+// plain is s without Markdown's emphasis and code marks, its whitespace
+// runs one space.
 func plain(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "**", "")), " ")
+	s = strings.NewReplacer("**", "", "`", "").Replace(s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // anchor is the #fragment GitHub gives a heading: lower case, only letters,
@@ -112,10 +120,10 @@ func docs(t *testing.T) map[string]*mdDoc {
 
 // citation finds what Go code cites of docs/: a file's name (README.md is
 // the root's, any other is in docs/, with or without "docs/"), then a
-// section ("§7", "§7.3", "§4–§6") or a quote in double quotes, after a
-// comma, a colon or a space. A name right after a '/' or a word is another
+// section ("§7", "§7.3", "§4–§6"), a quote in double quotes after a comma,
+// a colon or a space, or both. A name right after a '/' or a word is another
 // directory's file (bench/README.md) and not docs/'s.
-var citation = regexp.MustCompile(`(?:^|[^\w./-])((?:docs/)?[A-Za-z][\w-]*\.md)\b(?:\s*§(\d+(?:\.\d+)*)(?:\s*[–-]\s*§?(\d+(?:\.\d+)*))?|[,:]?\s*"([^"\s,][^"]*)")?`)
+var citation = regexp.MustCompile(`(?:^|[^\w./-])((?:docs/)?[A-Za-z][\w-]*\.md)\b(?:\s*§(\d+(?:\.\d+)*)(?:\s*[–-]\s*§?(\d+(?:\.\d+)*))?)?(?:[,:]?\s*"([^"\s,][^"]*)")?`)
 
 // goText is one comment group or string literal of a Go file: its text and
 // where each of its lines is in the file.
@@ -187,6 +195,13 @@ func unresolved(all map[string]*mdDoc, name string, sections []string, quote str
 		return ""
 	}
 	q := strings.ToLower(plain(strings.TrimRight(quote, ".,;: ")))
+	if s := sections[0]; s != "" {
+		top, _, _ := strings.Cut(s, ".")
+		if !strings.Contains(d.sections[top], q) {
+			return path + " §" + top + " does not say " + strconv.Quote(q)
+		}
+		return ""
+	}
 	if d.headings[q] || (path == "docs/DESIGN.md" && strings.Contains(d.text, q)) {
 		return ""
 	}
@@ -198,8 +213,9 @@ func unresolved(all map[string]*mdDoc, name string, sections []string, quote str
 
 // TestDocsCitations: each citation of docs/ in the module's Go code,
 // comments and strings, resolves: the file is in docs/, a "§N" or "§N.M"
-// is the number of one of its headings, a quoted heading is one of its
-// headings, and a quote of DESIGN.md is in DESIGN.md. Code that cites a
+// is the number of one of its headings, a quote after a section is in that
+// section, a quoted heading is one of its headings, and a quote of
+// DESIGN.md is in DESIGN.md. Code that cites a
 // rule leads a reader to it from a clean clone.
 func TestDocsCitations(t *testing.T) {
 	all := docs(t)

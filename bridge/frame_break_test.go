@@ -961,7 +961,7 @@ func TestBreakServerExitsMidHostLine(t *testing.T) {
 // and as a long TypeScript-style reply ("result" first, more than a read
 // buffer). The full path runs the loop for any call's input_required
 // (loop.fromServer: the era is told by the reply, PROTOCOL.md §2: "a
-// result carrying resultType → modern server"); the fast path must not
+// result with resultType comes from a newer server"); the fast path must not
 // pass it to the host instead, which asked nothing of the kind and cannot
 // answer it.
 func TestBreakInputRequiredToLegacyCall(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// The 2026-07-28 input_required loop (PROTOCOL.md §1, "modern (MRTR)").
+// The 2026-07-28 input_required loop (PROTOCOL.md §1, "input_required rounds").
 //
 // A modern server answers tools/call, prompts/get or resources/read with a
 // result of resultType "input_required" whose inputRequests the client must

@@ -223,8 +223,8 @@ func (s *Server) Config() *transport.OAuthConfig {
 }
 
 // Authorize gets the server a token after it answered 401: with the stored
-// refresh token when there is one (PROTOCOL.md §12: "A 401 after expiry →
-// refresh token, then the flow again"), else by the authorization flow —
+// refresh token when there is one (PROTOCOL.md §12: "after expiry a
+// refresh, then the flow again"), else by the authorization flow —
 // client registration when none is stored, PKCE (S256), the user's consent
 // to the full authorization URL, the browser, the loopback redirect and
 // the code exchange. When it returns nil a token is stored and the request
