@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/google/go-cmp/cmp"
 )
@@ -35,7 +37,7 @@ func TestConfigGuard(t *testing.T) {
 		t.Errorf("prod's config mismatch (-want +got):\n%s", diff)
 	}
 	// Saved through the Settings window, and read again: the same guard.
-	if err := config.Save(path, withUnshown(configOf(settingsOf(c, map[string]bool{})), c)); err != nil {
+	if err := config.Save(path, desktop.WithUnshown(desktop.ConfigOf(desktop.SettingsOf(c, map[string]bool{})), c)); err != nil {
 		t.Fatal(err)
 	}
 	again, err := config.Load(path)

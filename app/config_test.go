@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/google/go-cmp/cmp"
@@ -164,7 +166,7 @@ keep = "1y"
 func TestStampWriter(t *testing.T) {
 	var b strings.Builder
 	at := time.Date(2026, 11, 30, 9, 5, 0, 0, time.Local)
-	w := &stampWriter{w: &b, now: func() time.Time { return at }}
+	w := &desktop.StampWriter{W: &b, Now: func() time.Time { return at }}
 	for _, s := range []string{"elicitray hub: listening\n", "first ", "half\nsecond\n", "\n"} {
 		if _, err := w.Write([]byte(s)); err != nil {
 			t.Fatal(err)

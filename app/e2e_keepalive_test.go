@@ -94,7 +94,7 @@ func TestEndToEndKeepAlive(t *testing.T) {
 }
 
 // tsHostLineOf decodes what the TypeScript SDK host printed.
-func tsHostLineOf(t *testing.T, d *desktop, r *hostProc) tsHostLine {
+func tsHostLineOf(t *testing.T, d *testDesktop, r *hostProc) tsHostLine {
 	t.Helper()
 	var line tsHostLine
 	if err := json.Unmarshal(r.stdout, &line); err != nil {

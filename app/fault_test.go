@@ -88,13 +88,13 @@ type faultHost struct {
 // connectFault starts a host session with the fault server named name
 // behind the real wrapper; env is the wrapper's environment (nil: the
 // test's own).
-func (d *desktop) connectFault(name string, env []string) *faultHost {
+func (d *testDesktop) connectFault(name string, env []string) *faultHost {
 	return d.connectFaultCounting(name, env, make(chan struct{}, 100000))
 }
 
 // connectFaultCounting is connectFault with the progress of its server sent
 // to answered.
-func (d *desktop) connectFaultCounting(name string, env []string, answered chan struct{}) *faultHost {
+func (d *testDesktop) connectFaultCounting(name string, env []string, answered chan struct{}) *faultHost {
 	d.t.Helper()
 	logPath := filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")
 	logf, err := os.Create(logPath)
@@ -169,7 +169,7 @@ func (fh *faultHost) ask(t *testing.T, n int, tag string) <-chan asked {
 }
 
 // received waits for what an ask's server received.
-func (d *desktop) received(ch <-chan asked) []string {
+func (d *testDesktop) received(ch <-chan asked) []string {
 	d.t.Helper()
 	select {
 	case got := <-ch:
@@ -185,7 +185,7 @@ func (d *desktop) received(ch <-chan asked) []string {
 
 // status is `elicitray status`, which also makes the hub try to save what
 // waits.
-func (d *desktop) status() string {
+func (d *testDesktop) status() string {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, "status")
 	cmd.Env = d.env
@@ -197,7 +197,7 @@ func (d *desktop) status() string {
 }
 
 // waitFor polls cond until it holds; what says what is awaited.
-func (d *desktop) waitFor(what string, cond func() bool) {
+func (d *testDesktop) waitFor(what string, cond func() bool) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for !cond() {
@@ -209,7 +209,7 @@ func (d *desktop) waitFor(what string, cond func() bool) {
 }
 
 // waiting is how many prompts the running hub has queued.
-func (d *desktop) waiting() int {
+func (d *testDesktop) waiting() int {
 	out, err := exec.Command(elicitrayBin, "status").Output()
 	if err != nil {
 		return -1
@@ -224,7 +224,7 @@ func (d *desktop) waiting() int {
 }
 
 // config writes the user's config.toml.
-func (d *desktop) config(toml string) {
+func (d *testDesktop) config(toml string) {
 	d.t.Helper()
 	if err := os.WriteFile(d.paths.Config, []byte(toml), 0o600); err != nil {
 		d.t.Fatal(err)
@@ -234,7 +234,7 @@ func (d *desktop) config(toml string) {
 // matchHistory checks that history holds exactly one record per
 // elicitation the servers received, with the action each received. got
 // maps a message ("TAG #i") to the action its server received.
-func (d *desktop) matchHistory(got map[string]string) []history.Record {
+func (d *testDesktop) matchHistory(got map[string]string) []history.Record {
 	d.t.Helper()
 	recs := d.history("--limit", "1000000")
 	kept := map[string]string{}
@@ -441,7 +441,7 @@ func holdLockUntil(t *testing.T, path string) (pid int, release func()) {
 // everything of elicitray's on it (run directory, history, spool, the hub's
 // log). The file system is mounted first, so that it is unmounted after the
 // desktop's processes are gone (cleanups run last first). Needs root.
-func newDesktopOnSmallDisk(t *testing.T) (*desktop, string) {
+func newDesktopOnSmallDisk(t *testing.T) (*testDesktop, string) {
 	t.Helper()
 	full := smallFileSystem(t)
 	d := newDesktop(t)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,7 +33,7 @@ func TestJournalTellsTheUser(t *testing.T) {
 	j.Told = func(st journal.State) {
 		mu.Lock()
 		defer mu.Unlock()
-		told = append(told, st.Problem()+" | "+storageNotice(st))
+		told = append(told, st.Problem()+" | "+desktop.StorageNotice(st))
 	}
 	defer j.Close()
 	if _, err := j.Store(); err == nil || !strings.Contains(err.Error(), "is in use by another process (pid ") {

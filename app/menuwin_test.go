@@ -84,7 +84,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 
 // elicitray runs the real binary with args, as a person in a terminal or
 // the launcher would, and fails the test when it fails.
-func (d *desktop) elicitray(args ...string) string {
+func (d *testDesktop) elicitray(args ...string) string {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, args...)
 	if d.env != nil {
@@ -99,7 +99,7 @@ func (d *desktop) elicitray(args ...string) string {
 
 // statusSays waits until `elicitray status` has a line for topic that
 // starts with want after the topic's column.
-func (d *desktop) statusSays(topic, want string) {
+func (d *testDesktop) statusSays(topic, want string) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	var out string
@@ -119,7 +119,7 @@ func (d *desktop) statusSays(topic, want string) {
 
 // screenChanged waits until the screen differs from before by more than a
 // text cursor's blink, then until it settles.
-func (d *desktop) screenChanged(before []byte) {
+func (d *testDesktop) screenChanged(before []byte) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for changedPixels(before, d.capture()) < 20 {
@@ -132,7 +132,7 @@ func (d *desktop) screenChanged(before []byte) {
 }
 
 // hubLog is the hub's log so far.
-func (d *desktop) hubLog() string {
+func (d *testDesktop) hubLog() string {
 	b, _ := os.ReadFile(d.paths.HubLog)
 	return string(b)
 }

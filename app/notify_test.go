@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/session"
 	"github.com/godbus/dbus/v5"
 )
 
@@ -245,7 +248,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	var said strings.Builder
 	for sc := bufio.NewScanner(out); sc.Scan(); {
 		said.WriteString(sc.Text() + "\n")
-		if strings.Contains(sc.Text(), hubStartedLine) {
+		if strings.Contains(sc.Text(), session.HubStartedLine) {
 			break
 		}
 	}
@@ -255,7 +258,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	}
 	rest, _ := io.ReadAll(out)
 	_ = unseen.Wait()
-	if _, err := os.Lstat(filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), noTrayMarker)); err == nil {
+	if _, err := os.Lstat(filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), desktop.NoTrayMarker)); err == nil {
 		t.Fatalf("a hub that could show no notification (no session bus) marked the no-tray notice as told; it said:\n%s%s", said.String(), rest)
 	}
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/hub"
 
 	"github.com/elicitray/elicitray/app/remember"
@@ -186,14 +188,14 @@ func TestPrefillAndSettingsSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &windows{hub: h, paths: p}
-	s := settingsOf(h.Config, nil)
+	w := &desktop.Windows{Hub: h, Paths: p}
+	s := desktop.SettingsOf(h.Config, nil)
 	s.Remember = h.RememberSettings(h.Config)
 	if len(s.Remember.Rules) != 1 || s.Remember.Prefill {
 		t.Fatalf("Settings opens on %+v, want the one rule, prefill off", s.Remember)
 	}
 	s.Remember.Prefill, s.Remember.Forget = true, []int{r.ID}
-	if err := w.saveSettings(s); err != nil {
+	if err := w.SaveSettings(s); err != nil {
 		t.Fatal(err)
 	}
 	if rules, _ := m.Rules(time.Now()); len(rules) != 0 {
