@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/session"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -51,7 +52,7 @@ func line(out, topic string) string {
 // it when the test does. It returns the holder's pid.
 func holdLock(t *testing.T, path string) int {
 	t.Helper()
-	pid, _ := holdLockUntil(t, path)
+	pid, _ := testkit.HoldLock(t, path)
 	return pid
 }
 

@@ -13,11 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -368,7 +368,7 @@ func childOf(t *testing.T, pid int) int {
 // lock is gone they land in history, exactly once.
 func TestFaultHistoryLocked(t *testing.T) {
 	d := newDesktop(t)
-	_, release := holdLockUntil(t, d.paths.History)
+	_, release := testkit.HoldLock(t, d.paths.History)
 	fh := d.connectFault("locked", nil)
 	ask := fh.ask(t, 2, "locked")
 	for range 2 {
@@ -395,46 +395,6 @@ func TestFaultHistoryLocked(t *testing.T) {
 		t.Errorf("status after the lock went still names a problem:\n%s", st)
 	}
 	d.matchHistory(map[string]string{"locked #0": "accept", "locked #1": "accept", "after #0": "cancel", "Deploy?": "accept"})
-}
-
-// holdLockUntil holds an exclusive flock on path (made a history with one
-// decision first) in another process until release is called or the test
-// ends; pid is the holder's.
-func holdLockUntil(t *testing.T, path string) (pid int, release func()) {
-	t.Helper()
-	st, err := history.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Add(history.Record{Server: "github", Message: "Deploy?", Action: "accept", DecidedBy: "user"}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	holder := exec.Command("flock", "--exclusive", path, "sh", "-c", "echo held; exec cat")
-	in, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Skipf("flock(1) is needed to hold a lock: %v", err)
-	}
-	buf := make([]byte, 5)
-	if _, err := out.Read(buf); err != nil || string(buf) != "held\n" {
-		t.Fatalf("the lock holder did not start: %v %q", err, buf)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			in.Close()
-			holder.Wait()
-		})
-	}
-	t.Cleanup(release)
-	return holder.Process.Pid, release
 }
 
 // newDesktopOnSmallDisk is a desktop whose ELICITRAY_HOME is a 1 MiB tmpfs:
@@ -755,7 +715,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 	t.Run("spool directory", func(t *testing.T) {
 		// history.db is locked, so the hub would spool; the spool is a link.
 		d := newDesktop(t)
-		holdLockUntil(t, d.paths.History)
+		testkit.HoldLock(t, d.paths.History)
 		elsewhere := t.TempDir()
 		if err := os.Symlink(elsewhere, journal.SpoolDir(d.paths)); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // TestMenuWindowOnDesktop (issue 13): `elicitray menu` starts the hub and
@@ -175,7 +177,7 @@ func TestHistoryOffersMenuOnDesktop(t *testing.T) {
 func TestDoctorNamesTheMenu(t *testing.T) {
 	testHome(t)
 	runtimeDir := t.TempDir()
-	sessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
+	testkit.SessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
 	out, _, _ := runElicitray(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}, "doctor")
 	l := line(out, "Tray")
 	if !strings.Contains(l, "no tray host") || !strings.Contains(l, "`elicitray menu` opens its menu in a window") {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -129,7 +130,7 @@ func (answeringPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() 
 // notification server even answered the Notify still has its notification
 // withdrawn, once it has an id.
 func TestNoticeWithdrawnWhenAnsweredFirst(t *testing.T) {
-	addr := sessionBus(t, t.TempDir())
+	addr := testkit.SessionBus(t, t.TempDir())
 	conn := trayConnect(t, addr)
 	notes := serveNotices(t, conn)
 	note := &desktop.Notifier{Addr: addr}

@@ -14,37 +14,12 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/godbus/dbus/v5"
 )
-
-// sessionBus starts a real dbus-daemon for the test with its socket at
-// dir/bus, where a user's runtime directory has it, and stops it after.
-func sessionBus(t *testing.T, dir string) string {
-	t.Helper()
-	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Skipf("dbus-daemon is needed (make deps-system installs dbus): %v", err)
-	}
-	addr := "unix:path=" + filepath.Join(dir, "bus")
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address="+addr, "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-		t.Fatalf("dbus-daemon did not start: %v", err)
-	}
-	return addr
-}
 
 // notificationServer is a notification server on a test's bus: it keeps
 // every notification it is sent.
@@ -109,7 +84,7 @@ func TestNotificationsFindTheBus(t *testing.T) {
 	needDisplay(t)
 	home := testHome(t)
 	runtimeDir := t.TempDir()
-	addr := sessionBus(t, runtimeDir)
+	addr := testkit.SessionBus(t, runtimeDir)
 	notes := serveNotifications(t, addr)
 	// A config mistake is a notification the hub sends as it starts.
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("timeout = \"soon\"\n"), 0o600); err != nil {
@@ -263,7 +238,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	}
 
 	runtimeDir := t.TempDir()
-	addr := sessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
+	addr := testkit.SessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
 	notes := serveNotifications(t, addr)
 	env := envIn(runtimeDir)
 	first := startTestHub(t, env)

@@ -24,7 +24,7 @@ import (
 // `make demo`, a copy in the build directory) is never asked: it is not
 // what a login should start.
 
-// autostartMarker, in the hub log's directory, holds the answer to the
+// AutostartMarker, in the hub log's directory, holds the answer to the
 // first-run offer ("yes", "not now"), or says autostart was on already.
 const AutostartMarker = "asked-autostart"
 
@@ -81,11 +81,11 @@ func (w *Windows) autostartAnswer(yes bool) error {
 	return nil
 }
 
-// rememberAnswer writes the offer's answer to marker (newMarker); one
+// RememberAnswer writes the offer's answer to marker (newMarker); one
 // there already stays.
 func RememberAnswer(marker, answer string) { _, _ = NewMarker(marker, answer+"\n") }
 
-// newMarker makes the file marker with content, a file of this user's
+// NewMarker makes the file marker with content, a file of this user's
 // (0600) made anew, never through a link, and reports whether it made it:
 // false with a nil error when it was there already. O_CREATE|O_EXCL is
 // what keeps links out, on every system: POSIX open(2) fails with EEXIST

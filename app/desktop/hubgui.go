@@ -128,7 +128,7 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 	}
 	if st := jr.State(); st.Problem() != "" {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.Problem(), journal.SpoolDir(p))
-		notices = append(notices, StorageNotice(st))
+		notices = append(notices, st.Notice())
 	}
 	ln, err := hub.OpenSocket(p)
 	if err != nil {
@@ -208,7 +208,7 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 		tray.SetProblem(st.Problem())
 		win.menuChanged()
 		lastMu.Lock()
-		n := StorageNotice(st)
+		n := st.Notice()
 		changed := n != lastNotice
 		lastNotice = n
 		lastMu.Unlock()
@@ -317,22 +317,7 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 	return userEnv, release, lost, nil
 }
 
-// storageNotice is the notification for what waits to be saved: a problem
-// and what elicitray does about it, or that history is whole again.
-func StorageNotice(st journal.State) string {
-	switch {
-	case st.Lost > 0:
-		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.Problem()})
-	case st.Unsaved > 0:
-		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.Problem()})
-	case st.Problem() != "":
-		return lang.L("History cannot be written now: {{.Problem}}. Prompts still work; the decisions land in history as soon as it can take them.",
-			map[string]any{"Problem": st.Problem()})
-	}
-	return lang.L("History is saving again: every decision is in it.")
-}
-
-// settingsOf is what the Settings window shows for c: the defaults, every
+// SettingsOf is what the Settings window shows for c: the defaults, every
 // server configured (with what its table sets; the rest follows the
 // defaults), and every server seen but not configured, following the
 // defaults in everything.
@@ -371,7 +356,7 @@ func keepAliveOf(d *config.Duration) *time.Duration {
 	return &v
 }
 
-// withUnshown is c, the config the Settings window saved, with what the
+// WithUnshown is c, the config the Settings window saved, with what the
 // window does not show carried over from old: [history], [remote] and
 // [remember] (whose prefill the caller then sets from the window:
 // rememberConfigOf).
@@ -382,7 +367,7 @@ func WithUnshown(c, old config.Config) config.Config {
 	return c
 }
 
-// configOf is the config the Settings window saved (the window does not
+// ConfigOf is the config the Settings window saved (the window does not
 // show [history]: the caller keeps it). It writes only what differs from
 // what would apply without it: the defaults where they are not the
 // built-in ones, a [servers.NAME] table only for a server with settings of
@@ -461,7 +446,7 @@ func browserOpener(env []string) func(*url.URL) error {
 	}
 }
 
-// stampWriter starts each line written to w with the local time.
+// StampWriter starts each line written to w with the local time.
 type StampWriter struct {
 	mu      sync.Mutex
 	W       io.Writer
@@ -497,7 +482,7 @@ const noTrayNotice = "This desktop shows no tray icons, so elicitray runs withou
 	"in `elicitray menu`, a small window with the tray's items, " +
 	"and in the commands elicitray status, pause, resume, settings, history window and quit."
 
-// noTrayMarker, in the hub log's directory, says noTrayNotice was shown
+// NoTrayMarker, in the hub log's directory, says noTrayNotice was shown
 // (noTrayTold).
 const NoTrayMarker = "told-no-tray"
 

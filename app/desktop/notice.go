@@ -15,7 +15,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 )
 
-// noticer is the hub's Prompter around the windows (issue 14, "a prompt
+// Noticer is the hub's Prompter around the windows (issue 14, "a prompt
 // you notice"): every prompt put on screen comes with one desktop
 // notification naming the server and the tool, for the user who is in
 // another window, on another workspace or away — the prompt window itself
@@ -98,7 +98,7 @@ func (s *shownNote) withdraw(id uint32) {
 	_ = s.n.withdraw(context.Background(), id)
 }
 
-// noticeOf is the notification of a prompt for r: the configured server
+// NoticeOf is the notification of a prompt for r: the configured server
 // name (the trusted identity, PROTOCOL.md §6) in the title, the tool in
 // flight in the body. Nothing the server wrote goes in it — the window
 // shows the message, cleaned (ui) — and the tool's name, from the host's

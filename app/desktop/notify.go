@@ -15,13 +15,13 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// notifier shows desktop notifications through the session bus's
+// Notifier shows desktop notifications through the session bus's
 // notification server (org.freedesktop.Notifications, the Desktop
 // Notifications Specification). Fyne's own sender drops its errors into a
 // log line per notification; this one says once in the hub's log why none
 // can be shown, and `elicitray doctor` says the same.
 type Notifier struct {
-	// addr is the session bus address; "" means there is none.
+	// Addr is the session bus address; "" means there is none.
 	Addr string
 	// log receives the one sentence saying notifications are off.
 	log io.Writer
@@ -42,14 +42,14 @@ func (n *Notifier) Notify(title, body string) {
 	}()
 }
 
-// note is one notification as the Desktop Notifications Specification's
+// Note is one notification as the Desktop Notifications Specification's
 // Notify takes it.
 type Note struct {
 	Title, Body string
 	// replaces is the id of a notification of ours this one takes the
 	// place of (the server updates it in place); 0 for a new one.
 	replaces uint32
-	// sound asks the notification server to play the desktop's sound for
+	// Sound asks the notification server to play the desktop's sound for
 	// a new message with it (the "sound-name" hint, a name of the
 	// freedesktop Sound Naming Specification): no audio code here, and a
 	// server without sounds shows the notification all the same.
@@ -150,7 +150,7 @@ func (n *Notifier) dropLocked() {
 	}
 }
 
-// close ends the bus connection.
+// Close ends the bus connection.
 func (n *Notifier) Close() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -162,7 +162,7 @@ func (n *Notifier) Close() {
 
 var errNoSessionBus = fmt.Errorf("this session has no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no bus socket in the runtime directory)")
 
-// sessionBusAddress is the session bus of this process: the address in
+// SessionBusAddress is the session bus of this process: the address in
 // DBUS_SESSION_BUS_ADDRESS, else the bus socket in the user's runtime
 // directory (where systemd and dbus-broker put it), else "". It never starts
 // a bus: dbus-launch's would outlive the hub.

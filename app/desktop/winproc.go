@@ -31,7 +31,7 @@ import (
 // hub left alone is back to no GL, no polling, within seconds.
 const defaultLinger = 10 * time.Second
 
-// lingerEnv, when set to a Go duration ("2s", "0s"), replaces defaultLinger:
+// LingerEnv, when set to a Go duration ("2s", "0s"), replaces defaultLinger:
 // for tests and benchmarks that wait for the window process to go.
 const LingerEnv = "ELICITRAY_WINDOW_LINGER"
 
@@ -39,7 +39,7 @@ const LingerEnv = "ELICITRAY_WINDOW_LINGER"
 // process to end after telling it to; then it is killed.
 const windowStopWait = 3 * time.Second
 
-// windows is the hub's side of the window process (winwire.go): the
+// Windows is the hub's side of the window process (winwire.go): the
 // desktop Prompter, and what opens the history and Settings windows. It
 // starts the process when a window is wanted and none runs, and lets it go
 // once it has had no window for the linger. A process that ends with a
@@ -468,7 +468,7 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// saveSettings writes what the Settings window saved to config.toml and
+// SaveSettings writes what the Settings window saved to config.toml and
 // puts it in force at once; what the window does not show ([history],
 // [remember] for) stays as it was (withUnshown).
 func (w *Windows) SaveSettings(s ui.Settings) error {
