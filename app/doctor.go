@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/session"
 
 	"github.com/elicitray/elicitray/app/hubapi"
@@ -203,7 +205,7 @@ func (d *doctor) bus(ctx context.Context, sess session.Desktop) {
 	}
 	addr := sess.Vars["DBUS_SESSION_BUS_ADDRESS"]
 	if addr == "" {
-		addr = sessionBusAddress()
+		addr = desktop.SessionBusAddress()
 	}
 	if addr == "" {
 		d.add(levelNote, lang.L("Tray"), "%s", lang.L("this session has no D-Bus session bus, so no tray icon: `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do."))

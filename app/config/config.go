@@ -104,7 +104,7 @@ type Remote struct {
 	MaxMessageMiB int `toml:"max_message_mib,omitempty,omitzero"`
 }
 
-// maxMessageMiB is the most Remote.MaxMessageMiB may be: 4 GiB.
+// MaxMessageMiB is the most Remote.MaxMessageMiB may be: 4 GiB.
 const MaxMessageMiB = 4096
 
 // MaxMessage is the most bytes one message from a remote server may

@@ -186,7 +186,7 @@ func Default() Config {
 	return Config{Timeout: Duration{DefaultTimeout}}
 }
 
-// configReader decodes the values of one parsed file into a Config,
+// ConfigReader decodes the values of one parsed file into a Config,
 // noting every problem.
 type ConfigReader struct {
 	md       toml.MetaData
@@ -513,7 +513,7 @@ func (UnknownKey) UnmarshalTOML(any) error {
 	return errors.New("is not a setting elicitray knows; it is ignored (see the README's Configuration)")
 }
 
-// tomlValue writes v as it appears in the file: "ten" with its quotes, 5,
+// TomlValue writes v as it appears in the file: "ten" with its quotes, 5,
 // a table.
 func TomlValue(v any) string {
 	switch v := v.(type) {
@@ -532,7 +532,7 @@ func TomlValue(v any) string {
 // "[[[[" would end the hub with a stack overflow.
 const MaxSize = 256 << 10
 
-// readConfigFile reads config.toml as host configs are read (a regular
+// ReadConfigFile reads config.toml as host configs are read (a regular
 // file only: a FIFO would block the hub for ever), of at most
 // maxConfigSize bytes.
 func ReadConfigFile(path string) ([]byte, error) {
@@ -545,7 +545,7 @@ func ReadConfigFile(path string) ([]byte, error) {
 	return hosts.ReadConfig(path)
 }
 
-// checkConfigOwner refuses a config file another user can change: its rules
+// CheckConfigOwner refuses a config file another user can change: its rules
 // answer prompts for the user (accept-defaults, decline), so a config.toml
 // planted by someone else (an ELICITRAY_HOME in a shared directory, say)
 // must not be followed. The file, and a symbolic link to it, must be the

@@ -138,7 +138,7 @@ func (h *Hub) Handled() {
 	h.handling.Wait()
 }
 
-// item is one queued prompt.
+// Item is one queued prompt.
 type Item struct {
 	Prompt  Prompt
 	reply   func(bridge.Result)
@@ -184,7 +184,7 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
-// connState is one wrapper's connection.
+// ConnState is one wrapper's connection.
 type ConnState struct {
 	mu    sync.Mutex
 	enc   *json.Encoder
@@ -206,7 +206,7 @@ func (c *ConnState) await(rec history.Record) {
 	c.mu.Unlock()
 }
 
-// wrapperEnded is the Delivery of a decision whose wrapper's connection
+// WrapperEnded is the Delivery of a decision whose wrapper's connection
 // ended before it said whether the answer reached the server.
 const WrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
@@ -445,7 +445,7 @@ func (h *Hub) handle(cs *ConnState, m *hubapi.Message) {
 	}
 }
 
-// exportWriter sends what Store.Export writes as chunks of one export.
+// ExportWriter sends what Store.Export writes as chunks of one export.
 type ExportWriter struct {
 	cs *ConnState
 	id uint64
@@ -485,7 +485,7 @@ func (h *Hub) savedState(reply *hubapi.Message) {
 	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.Problem()
 }
 
-// prepare checks a request and builds its prompt: the form or the URL
+// Prepare checks a request and builds its prompt: the form or the URL
 // check. A request that cannot be shown is refused with an error; the
 // wrapper, which answers its server cancel then, records that (newRecord).
 func (h *Hub) Prepare(req *bridge.Request) (*Item, error) {
@@ -499,7 +499,7 @@ func (h *Hub) Prepare(req *bridge.Request) (*Item, error) {
 	return it, nil
 }
 
-// promptFor is the prompt of req, arrived now: its form parsed, or its URL
+// PromptFor is the prompt of req, arrived now: its form parsed, or its URL
 // checked. The window process builds its prompts from the requests the
 // same way.
 func PromptFor(req *bridge.Request) (Prompt, error) {
@@ -672,7 +672,7 @@ func (h *Hub) SetJournal(j *journal.Journal) {
 	h.jrOnce.Do(func() { h.jr = j })
 }
 
-// records returns the hub's journal: the one SetJournal gave, or one over
+// Records returns the hub's journal: the one SetJournal gave, or one over
 // Store.
 func (h *Hub) Records() *journal.Journal {
 	h.jrOnce.Do(func() {

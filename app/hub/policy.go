@@ -37,7 +37,7 @@ const (
 	SuppressedAtMost = 30 * time.Second
 )
 
-// policyState is the hub's policy state, guarded by Hub.mu.
+// PolicyState is the hub's policy state, guarded by Hub.mu.
 type PolicyState struct {
 	paused     bool
 	muted      map[string]time.Time     // server → muted until
@@ -46,7 +46,7 @@ type PolicyState struct {
 	seen       map[string]bool // servers that asked since the hub started
 }
 
-// suppression counts one server's suppressed prompts until its notice.
+// Suppression counts one server's suppressed prompts until its notice.
 type Suppression struct {
 	count int
 	timer *time.Timer
@@ -260,7 +260,7 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 	return nil
 }
 
-// defaultsOnly returns the content a form's defaults make, when every
+// DefaultsOnly returns the content a form's defaults make, when every
 // required field has a default and together they pass the form's checks;
 // otherwise it says why not, as the end of a sentence for the history
 // ("a link is never opened by a rule"). URL prompts (no form) never
@@ -406,10 +406,10 @@ func (h *Hub) prune(opts history.PruneOptions) (int, error) {
 	return n, st.Compact()
 }
 
-// retentionEvery is how often a running hub applies the retention.
+// RetentionEvery is how often a running hub applies the retention.
 const RetentionEvery = 24 * time.Hour
 
-// keepPruning applies the retention now and then once a day until ctx ends.
+// KeepPruning applies the retention now and then once a day until ctx ends.
 func (h *Hub) KeepPruning(ctx context.Context) {
 	t := time.NewTicker(RetentionEvery)
 	defer t.Stop()
@@ -427,7 +427,7 @@ func (h *Hub) KeepPruning(ctx context.Context) {
 	}
 }
 
-// configStamp tells one version of the config file from another: its
+// ConfigStamp tells one version of the config file from another: its
 // size and time, and which file it is. The time alone misses a save in
 // the same tick of the file system's coarse clock (a few milliseconds)
 // that kept the size; a save renames a new file over the old (SaveConfig,
@@ -444,10 +444,10 @@ func StampOf(path string) ConfigStamp {
 	return ConfigStamp{fi}
 }
 
-// empty reports whether there is no file, or an empty one.
+// Empty reports whether there is no file, or an empty one.
 func (s ConfigStamp) Empty() bool { return s.fi == nil || s.fi.Size() == 0 }
 
-// same reports whether s and o stamp the same version of the file.
+// Same reports whether s and o stamp the same version of the file.
 func (s ConfigStamp) Same(o ConfigStamp) bool {
 	if s.fi == nil || o.fi == nil {
 		return s.fi == nil && o.fi == nil

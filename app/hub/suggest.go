@@ -7,7 +7,7 @@ import (
 	"github.com/elicitray/elicitray/app/hosts"
 )
 
-// suggest returns the names a mistyped name was most likely meant to be
+// Suggest returns the names a mistyped name was most likely meant to be
 // (hosts.Suggest), or none when name is one of them.
 func Suggest(name string, names []string) []string {
 	if slices.Contains(names, name) {
@@ -16,7 +16,7 @@ func Suggest(name string, names []string) []string {
 	return hosts.Suggest(name, names)
 }
 
-// didYouMean is "did you mean demo?" for the suggestions of name among
+// DidYouMean is "did you mean demo?" for the suggestions of name among
 // names, "" for none.
 func DidYouMean(name string, names []string) string {
 	s := Suggest(name, names)

@@ -16,7 +16,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 )
 
-// journal is where the hub keeps decisions: in history when the file takes
+// Journal is where the hub keeps decisions: in history when the file takes
 // them, else in the spool (spool.go), and only when neither can be written
 // in memory, with the user told (DESIGN.md: "A decision is durable before
 // its answer leaves, or the user is told"). While anything waits, it tries
@@ -28,9 +28,9 @@ type Journal struct {
 	path string
 	// spool takes what history cannot; nil keeps such records in memory.
 	spool *Spool
-	// log says what happened, for people (hub.log).
+	// Log says what happened, for people (hub.log).
 	Log func(format string, args ...any)
-	// told, when set, is called when what waits or why changed: the tray
+	// Told, when set, is called when what waits or why changed: the tray
 	// and a notification show it (hubgui.go). It must not block.
 	Told func(st State)
 
@@ -63,11 +63,11 @@ type Journal struct {
 	closed bool
 }
 
-// retryEvery is how often a journal with records waiting tries history
+// RetryEvery is how often a journal with records waiting tries history
 // again.
 var RetryEvery = 5 * time.Second
 
-// unsavedBatch is how many records kept in memory go to history in one
+// UnsavedBatch is how many records kept in memory go to history in one
 // transaction (journal.flush).
 const UnsavedBatch = 200
 
@@ -79,7 +79,7 @@ type State struct {
 	Why     string // a sentence: why history takes nothing now; "" when it does
 }
 
-// problem says what waits, for `elicitray status`, the tray and `history
+// Problem says what waits, for `elicitray status`, the tray and `history
 // list`: "12 decisions not saved: the disk is full". "" when nothing does.
 func (st State) Problem() string {
 	s := st.waiting()
@@ -182,7 +182,7 @@ func (j *Journal) Store() (*history.Store, error) {
 	return j.store, nil
 }
 
-// state returns what waits and why.
+// State returns what waits and why.
 func (j *Journal) State() State {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -202,7 +202,7 @@ func (j *Journal) stateLocked() State {
 	return st
 }
 
-// keep puts rec in history, or in the spool when history fails, or in
+// Keep puts rec in history, or in the spool when history fails, or in
 // memory when both fail. It returns nil when rec is on disk (history or
 // spool), and otherwise why it is not.
 func (j *Journal) Keep(rec history.Record) error {
@@ -282,7 +282,7 @@ func (j *Journal) spoolLocked(rec history.Record) error {
 	return err
 }
 
-// decisionsIn counts the records of recs that are decisions: not words on
+// DecisionsIn counts the records of recs that are decisions: not words on
 // one's delivery (history.SourceDelivery).
 func DecisionsIn(recs []history.Record) int {
 	n := 0
@@ -343,7 +343,7 @@ func (j *Journal) checkSpoolLocked() {
 	}
 }
 
-// flush moves what waits into history when it can: it opens the file if
+// Flush moves what waits into history when it can: it opens the file if
 // needed, takes in the spool and adds the records kept in memory. While
 // anything still waits it schedules another try.
 func (j *Journal) Flush() {
@@ -418,7 +418,7 @@ func (j *Journal) report(before, after State) {
 	}
 }
 
-// close stops retrying and closes history. What is only in memory is lost,
+// Close stops retrying and closes history. What is only in memory is lost,
 // and the log says so.
 func (j *Journal) Close() {
 	j.Flush()
@@ -448,10 +448,10 @@ func (j *Journal) Close() {
 	j.store = nil
 }
 
-// decisions is n decisions, in words: "1 decision", "1,234 decisions".
+// Decisions is n decisions, in words: "1 decision", "1,234 decisions".
 func Decisions(n int) string { return ui.CountText(n, "decision", "decisions") }
 
-// storageSentence says in a few words why a write failed: "the disk is
+// StorageSentence says in a few words why a write failed: "the disk is
 // full", or the error itself.
 func StorageSentence(err error) string {
 	switch {
@@ -471,4 +471,19 @@ func StorageSentence(err error) string {
 // given its Store keeps decisions in.
 func Over(st *history.Store, log func(string, ...any)) *Journal {
 	return &Journal{store: st, Log: log}
+}
+
+// Notice is the notification for what waits to be saved: a problem
+// and what elicitray does about it, or that history is whole again.
+func (st State) Notice() string {
+	switch {
+	case st.Lost > 0:
+		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.Problem()})
+	case st.Unsaved > 0:
+		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.Problem()})
+	case st.Problem() != "":
+		return lang.L("History cannot be written now: {{.Problem}}. Prompts still work; the decisions land in history as soon as it can take them.",
+			map[string]any{"Problem": st.Problem()})
+	}
+	return lang.L("History is saving again: every decision is in it.")
 }

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockHolder returns the process holding a lock on the file at path and its
+// LockHolder returns the process holding a lock on the file at path and its
 // command line, from Linux's /proc/locks, or 0 when it cannot tell (another
 // OS, a holder in another pid namespace). bbolt locks its file with flock.
 func LockHolder(path string) (pid int, cmd string) {
@@ -42,7 +42,7 @@ func LockHolder(path string) (pid int, cmd string) {
 	return 0, ""
 }
 
-// commandLine is process pid's command line, words joined by spaces, or its
+// CommandLine is process pid's command line, words joined by spaces, or its
 // name when the line cannot be read.
 func CommandLine(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))

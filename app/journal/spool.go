@@ -44,24 +44,24 @@ import (
 // opened without following links (platform.OpenFile): a link planted in the directory is not written
 // through or read (DESIGN.md, "Trust nothing on the path").
 
-// spoolSuffix ends the name of every spool file.
+// SpoolSuffix ends the name of every spool file.
 const SpoolSuffix = ".jsonl"
 
-// maxSpoolFile bounds how much of one spool file is read: 300 records of a
+// MaxSpoolFile bounds how much of one spool file is read: 300 records of a
 // realistic size take 300 kB; a file far beyond this is not a spool.
 const MaxSpoolFile = 256 << 20
 
-// spoolDirName names the spool directory in errors.
+// SpoolDirName names the spool directory in errors.
 const SpoolDirName = "the spool directory"
 
-// spoolDir returns the spool directory of p, beside the history file.
+// SpoolDir returns the spool directory of p, beside the history file.
 func SpoolDir(p paths.Paths) string { return filepath.Join(filepath.Dir(p.History), "spool") }
 
-// spool appends records to a file of its own in a spool directory.
+// Spool appends records to a file of its own in a spool directory.
 type Spool struct {
 	Dir  string
 	Role string // "hub" or "wrapper": the start of the file's name
-	// reserve is how many bytes a new file sets aside on disk (fallocate,
+	// Reserve is how many bytes a new file sets aside on disk (fallocate,
 	// keeping its size 0), so that records still land on a disk that
 	// filled up since; 0 reserves nothing. The hub reserves hubReserve.
 	Reserve int64
@@ -70,7 +70,7 @@ type Spool struct {
 	f  *os.File   // nil until the first record, and after the file was taken in
 }
 
-// add appends rec to the spool and syncs it to disk. A write that fails
+// Add appends rec to the spool and syncs it to disk. A write that fails
 // part way (a full disk) is cut back, so the file never ends in half a line.
 func (s *Spool) Add(rec history.Record) error {
 	line, err := json.Marshal(rec)
@@ -113,7 +113,7 @@ func (s *Spool) Add(rec history.Record) error {
 	return errors.New("spooling a record: the spool file keeps being taken in")
 }
 
-// fileState returns the size of the open file f and whether it was taken
+// FileState returns the size of the open file f and whether it was taken
 // in: unlinked by takeSpoolFile, its records in history.
 func FileState(f *os.File) (size int64, taken bool, err error) {
 	size, links, err := platform.Links(f)
@@ -123,7 +123,7 @@ func FileState(f *os.File) (size int64, taken bool, err error) {
 	return size, links == 0, nil
 }
 
-// inPlace reports whether the open spool file f is still the file at the
+// InPlace reports whether the open spool file f is still the file at the
 // path it was made at: not when its directory was moved away (issue 25: the
 // lines written to it were read by no hub) or replaced.
 func InPlace(f *os.File) bool {
@@ -135,7 +135,7 @@ func InPlace(f *os.File) bool {
 	return err == nil && os.SameFile(fi, at)
 }
 
-// writeSynced appends line to f, whose size is size, and syncs it; on an
+// WriteSynced appends line to f, whose size is size, and syncs it; on an
 // error it cuts f back to size.
 func WriteSynced(f *os.File, line []byte, size int64) error {
 	_, err := f.Write(line)
@@ -174,7 +174,7 @@ func (s *Spool) create() (*os.File, error) {
 	return f, nil
 }
 
-// hubReserve is what the hub's spool sets aside on disk: about 500
+// HubReserve is what the hub's spool sets aside on disk: about 500
 // decisions of a realistic size.
 const HubReserve = 256 << 10
 
@@ -196,7 +196,7 @@ func (s *Spool) prepare() {
 	}
 }
 
-// close closes the spool's file; its records stay for the next hub.
+// Close closes the spool's file; its records stay for the next hub.
 func (s *Spool) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -206,7 +206,7 @@ func (s *Spool) Close() {
 	}
 }
 
-// checkHistoryPath refuses a history file that is someone else's, or a
+// CheckHistoryPath refuses a history file that is someone else's, or a
 // symbolic link someone else owns (bbolt would write through it), or a link
 // to a file of someone else's: the user's decisions would be kept where
 // another user reads them (an ELICITRAY_HOME in a shared directory). A link
@@ -232,7 +232,7 @@ func CheckHistoryPath(path string) error {
 	return nil
 }
 
-// othersFile returns the owner of the file at path that fi describes, and
+// OthersFile returns the owner of the file at path that fi describes, and
 // whether it is not this user.
 func OthersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) {
 	o, ok := platform.FileOwner(path, fi)
@@ -242,7 +242,7 @@ func OthersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) 
 	return o, !o.IsMe()
 }
 
-// spoolFiles returns the paths of the spool files in dir, none when dir is
+// SpoolFiles returns the paths of the spool files in dir, none when dir is
 // missing.
 func SpoolFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -261,14 +261,14 @@ func SpoolFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-// spoolTaken says what takeSpool did.
+// SpoolTaken says what takeSpool did.
 type SpoolTaken struct {
 	Added   int // records added to history (or changed: see history.Store.Add)
 	Records int // records read, replays included
 	Bad     int // lines that were no record (a line cut short by a crash)
 }
 
-// takeSpool adds the records of every spool file in dir to st and removes
+// TakeSpool adds the records of every spool file in dir to st and removes
 // the files, exactly once (see the top of this file). A file whose records
 // history refuses stays, and the error says why; the other files are taken.
 func TakeSpool(dir string, st *history.Store) (SpoolTaken, error) {
@@ -296,7 +296,7 @@ func TakeSpool(dir string, st *history.Store) (SpoolTaken, error) {
 	return got, errors.Join(errs...)
 }
 
-// emptyOfLiveProcess reports whether the spool file at path holds no
+// EmptyOfLiveProcess reports whether the spool file at path holds no
 // record and was made by a process still running (its name is
 // ROLE-PID-RANDOM.jsonl): a reserve set aside for later. The empty file of
 // a process gone is taken (removed) like any other.
@@ -316,7 +316,7 @@ func EmptyOfLiveProcess(path string) bool {
 	return platform.Alive(pid)
 }
 
-// checkSpoolDir refuses a spool directory that is a link or someone else's;
+// CheckSpoolDir refuses a spool directory that is a link or someone else's;
 // a missing one is empty.
 func CheckSpoolDir(dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -325,7 +325,7 @@ func CheckSpoolDir(dir string) error {
 	return paths.MakePrivateDir(SpoolDirName, dir)
 }
 
-// takeSpoolFile adds the records of one spool file to st and unlinks it,
+// TakeSpoolFile adds the records of one spool file to st and unlinks it,
 // holding its lock throughout.
 func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 	var got SpoolTaken
@@ -366,7 +366,7 @@ func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 	return got, nil
 }
 
-// readSpool returns the records of a spool file and how many lines were no
+// ReadSpool returns the records of a spool file and how many lines were no
 // record. Numbers in Content keep every digit (json.Number).
 func ReadSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 	br := bufio.NewReader(r)
@@ -391,7 +391,7 @@ func ReadSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 	}
 }
 
-// spoolKeys returns the Keys of the records in the spool directory dir, and
+// SpoolKeys returns the Keys of the records in the spool directory dir, and
 // how many decisions (and lines that are none) its files hold, as
 // countSpool counts them.
 func SpoolKeys(dir string) (keys map[string]bool, n int) {
@@ -415,7 +415,7 @@ func SpoolKeys(dir string) (keys map[string]bool, n int) {
 	return keys, n
 }
 
-// countSpool returns how many decisions wait in the spool directory dir:
+// CountSpool returns how many decisions wait in the spool directory dir:
 // the lines of its files, counted without decoding them (each record is
 // one line; a line cut short by a crash counts too, and takeSpool says
 // so), but for the words on a decision's delivery (isWordLine), which are
@@ -449,7 +449,7 @@ func CountSpool(dir string) int {
 	return n
 }
 
-// isWordLine reports whether a spool line is a word on a decision's
+// IsWordLine reports whether a spool line is a word on a decision's
 // delivery (history.SourceDelivery). A server's text holds its quotes
 // escaped, so only the field itself matches.
 func IsWordLine(line []byte) bool {

@@ -34,11 +34,11 @@ func init() {
 	xgb.Logger = log.New(io.Discard, "", 0)
 }
 
-// displayTimeout bounds opening a display: an X server that accepts a
+// DisplayTimeout bounds opening a display: an X server that accepts a
 // connection and then says nothing must not hang a prompt.
 const DisplayTimeout = 5 * time.Second
 
-// openDisplay checks that this process can open windows: on Linux, that the
+// OpenDisplay checks that this process can open windows: on Linux, that the
 // X server in DISPLAY accepts a connection with this process's XAUTHORITY.
 // Its error is a sentence for the user. The connection stays open until
 // release is called: an X server with no other client resets when the last
@@ -101,7 +101,7 @@ func OpenDisplay() (release func(), lost <-chan struct{}, err error) {
 	}
 }
 
-// watchDisplay reads c, a connection that asked for no events, until it
+// WatchDisplay reads c, a connection that asked for no events, until it
 // ends, and closes gone then unless released says this process closed it.
 // xgb's WaitForEvent returns nil and nil once the connection ended, on an
 // end of file or a read error alike (its readResponses); X errors of
@@ -118,7 +118,7 @@ func WatchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
 	}
 }
 
-// canDraw checks what Fyne needs of the X server at c beyond a connection:
+// CanDraw checks what Fyne needs of the X server at c beyond a connection:
 // the screen DISPLAY names, and OpenGL through GLX (VNC servers, xrdp and
 // ssh -X forwarding often lack it; Fyne would fail at its first window).
 func CanDraw(c *xgb.Conn, d string) error {
@@ -135,7 +135,7 @@ func CanDraw(c *xgb.Conn, d string) error {
 	return nil
 }
 
-// displayError says why display d did not open, from xgb's error.
+// DisplayError says why display d did not open, from xgb's error.
 func DisplayError(d string, err error) error {
 	msg := strings.TrimSpace(err.Error())
 	err = errors.New(msg) // the server's reason may end in a newline
@@ -156,7 +156,7 @@ func DisplayError(d string, err error) error {
 	return fmt.Errorf("cannot open the X display %s: %v", d, err)
 }
 
-// probeDisplay runs `exe probe-display` with env and reports whether a
+// ProbeDisplay runs `exe probe-display` with env and reports whether a
 // process started that way could open windows: it is how doctor, and a hub
 // started without DISPLAY, check a session they found (xgb reads XAUTHORITY
 // from the process's own environment). A wrapper needs none: the hub it

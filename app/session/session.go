@@ -67,7 +67,7 @@ func (s Desktop) Env(base []string) []string {
 	return env
 }
 
-// sessionVars are the variables that place a process in a graphical
+// SessionVars are the variables that place a process in a graphical
 // session: the display, its authorization, the runtime directory and the
 // session bus (notifications, the tray), the desktop's name, and the
 // language the windows speak.
@@ -81,7 +81,7 @@ var SessionVars = []string{
 	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
 }
 
-// hubEnvVars are the variables of a wrapper's own environment that a hub it
+// HubEnvVars are the variables of a wrapper's own environment that a hub it
 // starts keeps; the desktop session's are added (desktopSession.Env). The
 // rest — the server's tokens a host config passes in env, say — stays with
 // the wrapper: the hub serves every server, and starts the browser.
@@ -97,7 +97,7 @@ var HubEnvVars = []string{
 	"GORACE",
 }
 
-// hubEnv is the part of env a hub started from it keeps (hubEnvVars, and
+// HubEnv is the part of env a hub started from it keeps (hubEnvVars, and
 // what the system needs: platform.SystemEnv).
 func HubEnv(env []string) []string {
 	keep := append(slices.Clone(HubEnvVars), platform.SystemEnv()...)
@@ -115,22 +115,22 @@ var ErrNoSession = errors.New("no desktop session of yours was found")
 // the running process's values (newSessionFinder).
 type Finder struct {
 	Uid int
-	// pid is where the walk up the process tree starts.
+	// Pid is where the walk up the process tree starts.
 	Pid int
-	// getenv reads this process's environment.
+	// Getenv reads this process's environment.
 	Getenv func(string) string
 	// runtimeDir is /run/user/UID when it exists, else "".
 	runtimeDir string
-	// userBus is the systemd user manager's bus address; "" skips it.
+	// UserBus is the systemd user manager's bus address; "" skips it.
 	UserBus string
-	// systemBus is the system bus address for logind; "" skips it.
+	// SystemBus is the system bus address for logind; "" skips it.
 	SystemBus string
-	// proc is the proc file system's mount point.
+	// Proc is the proc file system's mount point.
 	Proc string
-	// probe opens a session's display, returning why it did not; nil
+	// Probe opens a session's display, returning why it did not; nil
 	// takes every session found as working.
 	Probe func(ctx context.Context, s Desktop) error
-	// loginIsDesktop says that this process's own session is the desktop
+	// LoginIsDesktop says that this process's own session is the desktop
 	// (macOS and Windows: platform.LoginIsDesktop); false looks for it.
 	LoginIsDesktop bool
 }
@@ -153,7 +153,7 @@ func NewFinder(exe string) *Finder {
 	return f
 }
 
-// find returns the first session found whose display opens (probe).
+// Find returns the first session found whose display opens (probe).
 // Its error wraps ErrNoSession and says where it looked and why each
 // display found did not open.
 func (f *Finder) Find(ctx context.Context) (Desktop, error) {
@@ -170,14 +170,14 @@ func (f *Finder) Find(ctx context.Context) (Desktop, error) {
 	return found, err
 }
 
-// displayFailed is why a session's display did not open, from a try of
+// DisplayFailed is why a session's display did not open, from a try of
 // sessionFinder.each: the next session is tried.
 type DisplayFailed struct{ Err error }
 
 func (e DisplayFailed) Error() string { return e.Err.Error() }
 func (e DisplayFailed) Unwrap() error { return e.Err }
 
-// each offers the sessions found to try, in the order of the package
+// Each offers the sessions found to try, in the order of the package
 // comment, until one is taken: try returns nil. A try that fails with a
 // displayFailed moves on to the next session; any other error ends the
 // search with that error. When no session was taken, the error wraps
@@ -203,7 +203,7 @@ func (f *Finder) Each(ctx context.Context, try func(Desktop) error) error {
 	return fmt.Errorf("%w: DISPLAY is not set here, nor in the environment of the processes that started this one, the systemd user manager, logind or any other process of yours", ErrNoSession)
 }
 
-// candidates lists the sessions found, in the order of the package comment,
+// Candidates lists the sessions found, in the order of the package comment,
 // one per display.
 func (f *Finder) Candidates(ctx context.Context) []Desktop {
 	return slices.Collect(f.sessions(ctx))
@@ -351,7 +351,7 @@ func (f *Finder) fromSystemd(ctx context.Context) (Desktop, bool) {
 	return Desktop{Vars: vars, From: "the systemd user manager's environment"}, true
 }
 
-// logindSession is an entry of org.freedesktop.login1.Manager.ListSessions.
+// LogindSession is an entry of org.freedesktop.login1.Manager.ListSessions.
 type LogindSession struct {
 	ID   string
 	UID  uint32
@@ -474,7 +474,7 @@ func (f *Finder) fromProcesses(visited map[int]bool) []Desktop {
 	return out
 }
 
-// sessionScore is how much a process's environment looks like a desktop
+// SessionScore is how much a process's environment looks like a desktop
 // session's: 2 for a desktop named, 1 for a session bus.
 func SessionScore(vars map[string]string) int {
 	score := 0
@@ -535,7 +535,7 @@ func (f *Finder) commOf(pid int) string {
 	return string(bytes.TrimSpace(b))
 }
 
-// pickVars returns the sessionVars among env's KEY=value entries.
+// PickVars returns the sessionVars among env's KEY=value entries.
 func PickVars(env []string) map[string]string {
 	vars := map[string]string{}
 	for _, kv := range env {
@@ -547,11 +547,11 @@ func PickVars(env []string) map[string]string {
 	return vars
 }
 
-// busTimeout bounds each question to a bus: one that does not answer must
+// BusTimeout bounds each question to a bus: one that does not answer must
 // not hold up a prompt.
 const BusTimeout = 2 * time.Second
 
-// withBus connects to the bus at addr, runs f, and disconnects.
+// WithBus connects to the bus at addr, runs f, and disconnects.
 func WithBus(ctx context.Context, addr string, f func(*dbus.Conn) error) error {
 	ctx, cancel := context.WithTimeout(ctx, BusTimeout)
 	defer cancel()
@@ -585,7 +585,7 @@ func Exists(path string) bool {
 	return err == nil
 }
 
-// runnable is exe, or this very program through /proc/self/exe when exe is
+// Runnable is exe, or this very program through /proc/self/exe when exe is
 // gone: an upgrade may move the binary while a wrapper runs.
 func Runnable(exe string) string {
 	if _, err := os.Stat(exe); err != nil && Exists("/proc/self/exe") {

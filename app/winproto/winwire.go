@@ -124,7 +124,7 @@ const (
 	OpOfferAnswer  = "autostart-answer"
 )
 
-// opensWindow reports whether a message of op opens a window (and so
+// OpensWindow reports whether a message of op opens a window (and so
 // counts in seq).
 func OpensWindow(op string) bool {
 	return op == OpShow || op == OpHistory || op == OpSettings || op == OpMenu || op == OpOffer
@@ -146,7 +146,7 @@ func Error(m Message) error {
 	return errors.New(m.Error)
 }
 
-// notFoundError is a sentence that is history.ErrNotFound to errors.Is.
+// NotFoundError is a sentence that is history.ErrNotFound to errors.Is.
 type NotFoundError string
 
 func (e NotFoundError) Error() string { return string(e) }

@@ -84,7 +84,7 @@ type Side struct {
 	offerWin    fyne.Window
 }
 
-// winCall is one call waiting for the hub's reply; data receives an
+// WinCall is one call waiting for the hub's reply; data receives an
 // export's chunks.
 type WinCall struct {
 	reply chan winproto.Message
@@ -377,7 +377,7 @@ func (s *Side) openURL(u *url.URL) error {
 	return err
 }
 
-// winHistorySource is the history window's HistorySource in the window process:
+// WinHistorySource is the history window's HistorySource in the window process:
 // every read and change is a call to the hub, which holds history.db.
 type WinHistorySource struct{ s *Side }
 

@@ -45,7 +45,7 @@ func (s *Side) offerMenu() {
 	}
 }
 
-// pauseItem is the menu-do item that pauses (paused) or resumes.
+// PauseItem is the menu-do item that pauses (paused) or resumes.
 func PauseItem(paused bool) string {
 	if paused {
 		return winproto.MenuPause

@@ -15,7 +15,7 @@ import (
 	"github.com/elicitray/elicitray/ui"
 )
 
-// newFyneApp starts Fyne and opens the display. Fyne panics when the display
+// NewFyneApp starts Fyne and opens the display. Fyne panics when the display
 // refuses it; that becomes an error here, after openDisplay had its say.
 func NewFyneApp() (a fyne.App, err error) {
 	defer func() {

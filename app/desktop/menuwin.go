@@ -1,4 +1,4 @@
-package app
+package desktop
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ type menuHub struct {
 // forward). The state is read and sent in one step with menuChanged's: a
 // change meanwhile, which finds no window process yet to send to, is sent
 // after, to the process this starts.
-func (w *windows) showMenu() {
+func (w *Windows) showMenu() {
 	w.menu.sendMu.Lock()
 	defer w.menu.sendMu.Unlock()
 	st := ui.MenuState{}
@@ -61,7 +61,7 @@ func (w *windows) showMenu() {
 // its callbacks (Changed, PolicyChanged, the journal's told, which may hold
 // locks the state's read takes). Changes that come while a send waits are
 // in the state it reads.
-func (w *windows) menuChanged() {
+func (w *Windows) menuChanged() {
 	m := &w.menu
 	if m.state == nil {
 		return
@@ -98,8 +98,8 @@ func (w *windows) menuChanged() {
 }
 
 // menuDo serves a menu window's item, as the tray serves its clicks.
-func (w *windows) menuDo(m *winproto.Message) error {
-	h := w.hub
+func (w *Windows) menuDo(m *winproto.Message) error {
+	h := w.Hub
 	switch m.Do {
 	case winproto.MenuPause, winproto.MenuResume:
 		h.SetPaused(m.Do == winproto.MenuPause)
