@@ -49,7 +49,7 @@ const conformanceRule = "[servers." + ConformanceServerName + "]\nrule = \"" + c
 // ELICITRAY_CONFORMANCE=all (`make conformance`) it runs every client
 // scenario the suite lists, or with a comma-separated list those, and
 // still requires only those two; with ELICITRAY_CONFORMANCE_REPORT=FILE it
-// writes the results as a Markdown table (the README's), and with
+// writes the results as a Markdown table (docs/how-it-works.md's), and with
 // ELICITRAY_CONFORMANCE_RESULTS=DIR it keeps each scenario's checks.json,
 // the client's stdout and stderr, and the suite's output (suite.log) in
 // DIR/SCENARIO.
@@ -301,7 +301,7 @@ func (r conformanceRow) result() string {
 	return "pass"
 }
 
-// conformanceTable is rows as the README's Markdown table.
+// conformanceTable is rows as docs/how-it-works.md's Markdown table.
 func conformanceTable(rows []conformanceRow) string {
 	var b strings.Builder
 	b.WriteString("| scenario | spec | result | checks passed | failed | warnings | first failure (or skip) |\n|---|---|---|---|---|---|---|\n")

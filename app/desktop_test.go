@@ -642,7 +642,7 @@ func (d *testDesktop) keysClosing(win string, keys ...string) {
 }
 
 // screenshot saves the whole screen as DIR/name when ELICITRAY_SCREENSHOTS
-// names a directory (make screenshots: the README's pictures). It waits for
+// names a directory (make screenshots: the pictures of docs/). It waits for
 // the picture to settle first, so that what was just typed is on it.
 func (d *testDesktop) screenshot(name string) {
 	d.t.Helper()

@@ -37,7 +37,7 @@ import (
 // `elicitray doctor`: one screen of sentences on everything a prompt needs
 // on its way to a window, in the order it needs them, and whether prompts
 // can be shown at all. It exits 1 when it prints a ✗, 0 when every line is
-// ✓ or ! (README.md's table of checks says which is which).
+// ✓ or ! (docs/troubleshooting.md says which is which).
 
 // Finding levels.
 const (

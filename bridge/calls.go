@@ -13,8 +13,8 @@ var loopMethods = map[string]bool{"tools/call": true, "prompts/get": true, "reso
 
 // calls are the tools/calls in flight, the host's and the relay's retries
 // of them: a legacy elicitation belongs to the call in flight when there is
-// exactly one, and its prompt names that call's tool (README: the tool
-// "when known"). A call leaves on its reply, or when the host cancels it.
+// exactly one, and its prompt names that call's tool
+// (docs/prompt-window.md: the tool "when known"). A call leaves on its reply, or when the host cancels it.
 type calls struct {
 	mu sync.Mutex // guards the fields below
 	// tools maps the id keys of the tools/calls in flight to their tool.

@@ -69,7 +69,7 @@ func TestBreakForwardedRoundsMixedUp(t *testing.T) {
 // twice with input_required. The relay starts a second loop for the same
 // host call (hostCall.running is set but never read): a second window opens
 // for the same round, and the host may get two replies for one id
-// (README: "which the host receives under its own id, once").
+// (docs/how-it-works.md: "which the host receives under its own id, once").
 func TestBreakDuplicateInputRequired(t *testing.T) {
 	s := newScripted()
 	p := startPeer(t, &Options{Approver: s})
@@ -92,9 +92,9 @@ func TestBreakDuplicateInputRequired(t *testing.T) {
 
 // TestBreakNoDesktopForwardsUndeclaredMode: with no desktop, a host that
 // declared form mode only (`elicitation: {}` in its _meta) must never be
-// handed a URL elicitation (PROTOCOL.md §3; README "an elicitation goes to
-// the host when the host declared it can show that mode itself ...
-// otherwise it is answered cancel"). A round holding a URL entry and then a
+// handed a URL elicitation (PROTOCOL.md §3; docs/how-it-works.md "an
+// elicitation goes to the host when the host declared it can show that mode
+// itself", "otherwise it is answered cancel"). A round holding a URL entry and then a
 // form entry is forwarded whole, URL entry included, while the NoDesktop
 // hook was told the URL entry was answered cancel (so history says cancel
 // for a link the host was in fact asked to show).
@@ -120,8 +120,8 @@ func TestBreakNoDesktopForwardsUndeclaredMode(t *testing.T) {
 // (notifications/elicitation/complete). The legacy path closes such a
 // window and keeps the notice from the host; the -32042 path registers the
 // elicitationId only after the user accepted, so the notice goes to a host
-// that never saw the id (README: "completions for links elicitray handled
-// never reach the host") and the window stays open until its timeout.
+// that never saw the id (docs/url-mode-and-sign-in.md: "completions for
+// links elicitray handled never reach the host") and the window stays open until its timeout.
 func TestBreakURLRequiredCompletion(t *testing.T) {
 	s := newScripted()
 	p := startPeer(t, &Options{Approver: s})
@@ -178,7 +178,7 @@ func TestBreakManyInputRequests(t *testing.T) {
 // belong to). The prompt names the most recent call as "the tool call in
 // flight", so a confirmation asked by delete_everything is shown as asked
 // by get_weather. When the call is not known the prompt should not name
-// one (README: "then the tool call in flight when known").
+// one (docs/prompt-window.md: "then the tool call in flight when known").
 func TestBreakLegacyPromptNamesWrongTool(t *testing.T) {
 	s := newScripted()
 	p := startPeer(t, &Options{Approver: s})

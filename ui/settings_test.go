@@ -12,7 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// sampleSettings is the config.toml of the README, with one more server.
+// sampleSettings is the config.toml of docs/configuration.md, with one more
+// server.
 func sampleSettings() Settings {
 	return Settings{
 		Defaults: ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},

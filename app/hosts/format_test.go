@@ -11,7 +11,7 @@ import (
 // TestConfigFormatBearerEnv: a file given with --config --format HOST is
 // wrapped in HOST's forms: an Authorization header of `Bearer ` and one of
 // HOST's variable references becomes --bearer-env VAR, with the reference
-// in the entry's env, as README's remote example promises, not
+// in the entry's env, as docs/hosts.md's remote example promises, not
 // --header-env Authorization=ELICITRAY_HEADER_AUTHORIZATION.
 func TestConfigFormatBearerEnv(t *testing.T) {
 	const bin = `"command": "/opt/elicitray/bin/elicitray", "args": ["wrap", "--name", "github", "--url", "https://api.githubcopilot.com/mcp/", "--bearer-env", "GH_TOKEN"]`

@@ -44,8 +44,8 @@ func newDesk(b bins) (*desk, error) {
 		return nil, err
 	}
 	// The wrapper finds the display in its host's environment (this
-	// process's), as it does under a real host (README, "Hosts strip the
-	// environment").
+	// process's), as it does under a real host (DESIGN.md, "Hosts strip
+	// the environment").
 	d.peer, err = startPeer([]string{b.elicitray, "wrap", "--name", "bench", "--", b.server}, d.env, d.log)
 	if err != nil {
 		d.log.Close()
