@@ -206,9 +206,9 @@ func (c *ConnState) await(rec history.Record) {
 	c.mu.Unlock()
 }
 
-// WrapperEnded is the Delivery of a decision whose wrapper's connection
+// wrapperEnded is the Delivery of a decision whose wrapper's connection
 // ended before it said whether the answer reached the server.
-const WrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
+const wrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
 func (c *ConnState) send(m hubapi.Message) {
 	c.mu.Lock()
@@ -260,8 +260,8 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	cs.awaiting = map[string]string{}
 	cs.mu.Unlock()
 	for key, server := range owed {
-		h.logf("%s: a decision did not reach the server: %s (request %s)", server, WrapperEnded, key)
-		_ = h.keep(journal.DeliveryWord(server, key, WrapperEnded))
+		h.logf("%s: a decision did not reach the server: %s (request %s)", server, wrapperEnded, key)
+		_ = h.keep(journal.DeliveryWord(server, key, wrapperEnded))
 	}
 }
 
