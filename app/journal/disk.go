@@ -1,17 +1,20 @@
 package journal
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/elicitray/elicitray/app/platform"
-	"github.com/elicitray/elicitray/app/session"
 )
 
 // FreeSpace is the space free to this user on the file system of path, or
 // of its nearest existing parent when it is not made yet.
 func FreeSpace(path string) (int64, bool) {
 	dir := filepath.Dir(path)
-	for !session.Exists(dir) && filepath.Dir(dir) != dir {
+	for filepath.Dir(dir) != dir {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
 		dir = filepath.Dir(dir)
 	}
 	return platform.FreeSpace(dir)
