@@ -55,6 +55,21 @@ type Prompt struct {
 	Shown func()
 }
 
+// Decided does what follows a person's answer res to p, in order: mutes
+// the server for an hour (muteHour; first, so that the prompts behind it
+// are answered too), keeps the answer as a remembered rule (remember;
+// before the answer, so that the next request finds it), then answers.
+// It touches disk and socket: never call it on Fyne's goroutine.
+func (p *Prompt) Decided(res bridge.Result, muteHour, remember bool, answer func(bridge.Result)) {
+	if muteHour && p.Mute != nil {
+		p.Mute()
+	}
+	if remember && p.Remember != nil {
+		p.Remember(res)
+	}
+	answer(res)
+}
+
 // A Prompter shows prompts to a person: the desktop windows, or a scripted
 // stand-in in tests. Show must not block; it calls answer at most once,
 // with DecidedBy empty (the user decided) or "error" and a Reason when the

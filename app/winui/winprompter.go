@@ -67,16 +67,7 @@ func (g *Prompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	done := func(a ui.Answer) {
 		// Muting, recording and replying touch disk and socket: not on the
 		// Fyne goroutine (STYLE.md 7).
-		go func() {
-			if a.MuteHour && p.Mute != nil {
-				p.Mute() // first: the prompts behind it are answered too
-			}
-			res := bridge.Result{Action: a.Action, Content: a.Content}
-			if a.Remember && p.Remember != nil {
-				p.Remember(res) // before the answer: the next request finds it
-			}
-			answer(res)
-		}()
+		go p.Decided(bridge.Result{Action: a.Action, Content: a.Content}, a.MuteHour, a.Remember, answer)
 	}
 	g.mu.Lock()
 	waiting := g.waiting
