@@ -721,7 +721,7 @@ func (c *hubClient) silentFailure() string {
 		}
 	}
 	msg := fmt.Sprintf(" and wrote nothing in its log %s", c.paths.HubLog)
-	if free, ok := freeSpace(c.paths.HubLog); ok && free < minFree {
+	if free, ok := journal.FreeSpace(c.paths.HubLog); ok && free < journal.MinFree {
 		msg += fmt.Sprintf("; the disk it is on is full (%s free)", humanize.IBytes(uint64(free)))
 	}
 	return msg

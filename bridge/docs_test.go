@@ -125,6 +125,9 @@ func docs(t *testing.T) map[string]*mdDoc {
 // directory's file (bench/README.md) and not docs/'s.
 var citation = regexp.MustCompile(`(?:^|[^\w./-])((?:docs/)?[A-Za-z][\w-]*\.md)\b(?:\s*§(\d+(?:\.\d+)*)(?:\s*[–-]\s*§?(\d+(?:\.\d+)*))?)?(?:[,:]?\s*"([^"\s,][^"]*)")?`)
 
+// bareSection is a section number right after a file's name, without its §.
+var bareSection = regexp.MustCompile(`^ \d`)
+
 // goText is one comment group or string literal of a Go file: its text and
 // where each of its lines is in the file.
 type goText struct {
@@ -244,6 +247,10 @@ func TestDocsCitations(t *testing.T) {
 					return g.text[m[2*i]:m[2*i+1]]
 				}
 				cited++
+				if rest := g.text[m[3]:]; bareSection.MatchString(rest) {
+					t.Errorf("%s:%d: %s cites a section without its §", filepath.ToSlash(rel), g.line(m[2]), sub(1))
+					continue
+				}
 				if why := unresolved(all, sub(1), []string{sub(2), sub(3)}, sub(4)); why != "" {
 					t.Errorf("%s:%d: %s", filepath.ToSlash(rel), g.line(m[2]), why)
 				}

@@ -344,15 +344,7 @@ func (w *Windows) handle(p *winProc, m *winproto.Message) {
 		if m.Result != nil {
 			res = *m.Result
 		}
-		go func() {
-			if m.MuteHour && s.p.Mute != nil {
-				s.p.Mute() // first: the prompts behind it are answered too
-			}
-			if m.Remember && s.p.Remember != nil {
-				s.p.Remember(res) // before the answer: the next request finds it
-			}
-			s.answer(res)
-		}()
+		go s.p.Decided(res, m.MuteHour, m.Remember, s.answer)
 	case winproto.OpShown:
 		w.mu.Lock()
 		if s := p.prompts[m.ID]; s != nil {

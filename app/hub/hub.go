@@ -55,6 +55,21 @@ type Prompt struct {
 	Shown func()
 }
 
+// Decided does what follows a person's answer res to p, in order: mutes
+// the server for an hour (muteHour; first, so that the prompts behind it
+// are answered too), keeps the answer as a remembered rule (remember;
+// before the answer, so that the next request finds it), then answers.
+// It touches disk and socket: never call it on Fyne's goroutine.
+func (p *Prompt) Decided(res bridge.Result, muteHour, remember bool, answer func(bridge.Result)) {
+	if muteHour && p.Mute != nil {
+		p.Mute()
+	}
+	if remember && p.Remember != nil {
+		p.Remember(res)
+	}
+	answer(res)
+}
+
 // A Prompter shows prompts to a person: the desktop windows, or a scripted
 // stand-in in tests. Show must not block; it calls answer at most once,
 // with DecidedBy empty (the user decided) or "error" and a Reason when the
@@ -206,9 +221,9 @@ func (c *ConnState) await(rec history.Record) {
 	c.mu.Unlock()
 }
 
-// WrapperEnded is the Delivery of a decision whose wrapper's connection
+// wrapperEnded is the Delivery of a decision whose wrapper's connection
 // ended before it said whether the answer reached the server.
-const WrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
+const wrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
 func (c *ConnState) send(m hubapi.Message) {
 	c.mu.Lock()
@@ -260,8 +275,8 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	cs.awaiting = map[string]string{}
 	cs.mu.Unlock()
 	for key, server := range owed {
-		h.logf("%s: a decision did not reach the server: %s (request %s)", server, WrapperEnded, key)
-		_ = h.keep(journal.DeliveryWord(server, key, WrapperEnded))
+		h.logf("%s: a decision did not reach the server: %s (request %s)", server, wrapperEnded, key)
+		_ = h.keep(journal.DeliveryWord(server, key, wrapperEnded))
 	}
 }
 

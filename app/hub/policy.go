@@ -33,8 +33,8 @@ const MuteFor = time.Hour
 // its one notification waits, so a flood gives one notice, not hundreds;
 // a flood that goes on is summed up every suppressedAtMost all the same.
 const (
-	SuppressedNotice = 2 * time.Second
-	SuppressedAtMost = 30 * time.Second
+	suppressedNotice = 2 * time.Second
+	suppressedAtMost = 30 * time.Second
 )
 
 // PolicyState is the hub's policy state, guarded by Hub.mu.
@@ -235,7 +235,7 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 	case config.RuleCancel:
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
 	case config.RuleAcceptDefaults, config.RuleAcceptDefaultsOrCancel:
-		content, whyNot := DefaultsOnly(it.Prompt.Form)
+		content, whyNot := defaultsOnly(it.Prompt.Form)
 		if req.Mode == bridge.ModeToolCall {
 			// The guard exists so that a person approves the call: no
 			// rule ever does (an unattended run denies it below).
@@ -260,13 +260,13 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 	return nil
 }
 
-// DefaultsOnly returns the content a form's defaults make, when every
+// defaultsOnly returns the content a form's defaults make, when every
 // required field has a default and together they pass the form's checks;
 // otherwise it says why not, as the end of a sentence for the history
 // ("a link is never opened by a rule"). URL prompts (no form) never
 // qualify: a rule never opens a link (PROTOCOL.md §6: open only after
 // explicit consent).
-func DefaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
+func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 	if form == nil {
 		return nil, "a link is never opened by a rule"
 	}
@@ -311,13 +311,13 @@ func (h *Hub) allow(server string, pol config.Policy, now time.Time) bool {
 	switch {
 	case s.timer == nil:
 		s.since = now
-		s.timer = time.AfterFunc(SuppressedNotice, func() { h.noticeSuppressed(server) })
-	case now.Sub(s.since) >= SuppressedAtMost:
+		s.timer = time.AfterFunc(suppressedNotice, func() { h.noticeSuppressed(server) })
+	case now.Sub(s.since) >= suppressedAtMost:
 		// A flood that goes on: say so now, not when it ends.
 		s.timer.Stop()
 		go h.noticeSuppressed(server)
 	default:
-		s.timer.Reset(SuppressedNotice)
+		s.timer.Reset(suppressedNotice)
 	}
 	return false
 }
@@ -406,12 +406,12 @@ func (h *Hub) prune(opts history.PruneOptions) (int, error) {
 	return n, st.Compact()
 }
 
-// RetentionEvery is how often a running hub applies the retention.
-const RetentionEvery = 24 * time.Hour
+// retentionEvery is how often a running hub applies the retention.
+const retentionEvery = 24 * time.Hour
 
 // KeepPruning applies the retention now and then once a day until ctx ends.
 func (h *Hub) KeepPruning(ctx context.Context) {
-	t := time.NewTicker(RetentionEvery)
+	t := time.NewTicker(retentionEvery)
 	defer t.Stop()
 	for {
 		if h.store() == nil {

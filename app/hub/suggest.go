@@ -7,9 +7,9 @@ import (
 	"github.com/elicitray/elicitray/app/hosts"
 )
 
-// Suggest returns the names a mistyped name was most likely meant to be
+// suggest returns the names a mistyped name was most likely meant to be
 // (hosts.Suggest), or none when name is one of them.
-func Suggest(name string, names []string) []string {
+func suggest(name string, names []string) []string {
 	if slices.Contains(names, name) {
 		return nil
 	}
@@ -19,7 +19,7 @@ func Suggest(name string, names []string) []string {
 // DidYouMean is "did you mean demo?" for the suggestions of name among
 // names, "" for none.
 func DidYouMean(name string, names []string) string {
-	s := Suggest(name, names)
+	s := suggest(name, names)
 	switch len(s) {
 	case 0:
 		return ""

@@ -63,13 +63,13 @@ type Journal struct {
 	closed bool
 }
 
-// RetryEvery is how often a journal with records waiting tries history
+// retryEvery is how often a journal with records waiting tries history
 // again.
-var RetryEvery = 5 * time.Second
+var retryEvery = 5 * time.Second
 
-// UnsavedBatch is how many records kept in memory go to history in one
+// unsavedBatch is how many records kept in memory go to history in one
 // transaction (journal.flush).
-const UnsavedBatch = 200
+const unsavedBatch = 200
 
 // journalState is what a journal has not put in history yet, and why.
 type State struct {
@@ -190,7 +190,7 @@ func (j *Journal) State() State {
 }
 
 func (j *Journal) stateLocked() State {
-	st := State{Spooled: j.spooled, Unsaved: DecisionsIn(j.unsaved), Lost: j.lost}
+	st := State{Spooled: j.spooled, Unsaved: decisionsIn(j.unsaved), Lost: j.lost}
 	if j.why != nil {
 		st.Why = StorageSentence(j.why)
 		// History and the spool failed for reasons of their own (history
@@ -232,7 +232,7 @@ func (j *Journal) scheduleLocked() {
 	if !waiting || j.retry != nil || j.closed {
 		return
 	}
-	j.retry = time.AfterFunc(RetryEvery, func() {
+	j.retry = time.AfterFunc(retryEvery, func() {
 		j.mu.Lock()
 		j.retry = nil
 		j.mu.Unlock()
@@ -282,9 +282,9 @@ func (j *Journal) spoolLocked(rec history.Record) error {
 	return err
 }
 
-// DecisionsIn counts the records of recs that are decisions: not words on
+// decisionsIn counts the records of recs that are decisions: not words on
 // one's delivery (history.SourceDelivery).
-func DecisionsIn(recs []history.Record) int {
+func decisionsIn(recs []history.Record) int {
 	n := 0
 	for _, rec := range recs {
 		if rec.Source != history.SourceDelivery {
@@ -314,7 +314,7 @@ func (j *Journal) checkSpoolLocked() {
 	if gone <= 0 && len(missing) == 0 {
 		return
 	}
-	gone = max(gone, DecisionsIn(missing))
+	gone = max(gone, decisionsIn(missing))
 	j.held = slices.DeleteFunc(j.held, func(rec history.Record) bool { return rec.Key != "" && !keys[rec.Key] })
 	j.spooled = onDisk
 	for _, rec := range missing {
@@ -322,9 +322,9 @@ func (j *Journal) checkSpoolLocked() {
 			j.unsaved = append(j.unsaved, rec)
 		}
 	}
-	lost := gone - DecisionsIn(missing)
+	lost := gone - decisionsIn(missing)
 	j.Log("the spool %s lost %s before history took them (its directory was removed, or a file deleted or replaced); %d were still in memory and were written again, %d are lost",
-		j.spool.Dir, Decisions(gone), DecisionsIn(missing), lost)
+		j.spool.Dir, Decisions(gone), decisionsIn(missing), lost)
 	if lost == 0 {
 		return
 	}
@@ -375,7 +375,7 @@ func (j *Journal) Flush() {
 		saved := 0
 		var err error
 		for len(j.unsaved) > 0 {
-			n := min(len(j.unsaved), UnsavedBatch)
+			n := min(len(j.unsaved), unsavedBatch)
 			if _, err = j.store.AddAll(j.unsaved[:n]); err != nil {
 				break
 			}

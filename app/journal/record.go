@@ -82,13 +82,13 @@ func RedactRecord(rec history.Record, form *elicit.Form) history.Record {
 	secret := bridge.SecretProperties(rec.RequestedSchema, form)
 	rec.RequestedSchema = bridge.RedactSchema(rec.RequestedSchema, secret)
 	rec.URL = bridge.RedactURL(rec.URL)
-	rec.Content = Redact(secret, rec.Content)
+	rec.Content = redact(secret, rec.Content)
 	return rec
 }
 
-// Redact is content with the values of the fields named secret replaced by
+// redact is content with the values of the fields named secret replaced by
 // Redacted.
-func Redact(secret []string, content map[string]any) map[string]any {
+func redact(secret []string, content map[string]any) map[string]any {
 	if len(secret) == 0 || len(content) == 0 {
 		return content
 	}

@@ -175,7 +175,7 @@ func TestSpooledRecordIsRedacted(t *testing.T) {
 		}
 		spooled.Write(append(b, '\n'))
 	}
-	recs, bad, err := ReadSpool(strings.NewReader(spooled.String()))
+	recs, bad, err := readSpool(strings.NewReader(spooled.String()))
 	if err != nil || bad != 0 || len(recs) != 2 {
 		t.Fatalf("readSpool: %d records, %d bad, %v", len(recs), bad, err)
 	}

@@ -44,15 +44,15 @@ import (
 // opened without following links (platform.OpenFile): a link planted in the directory is not written
 // through or read (DESIGN.md, "Trust nothing on the path").
 
-// SpoolSuffix ends the name of every spool file.
-const SpoolSuffix = ".jsonl"
+// spoolSuffix ends the name of every spool file.
+const spoolSuffix = ".jsonl"
 
-// MaxSpoolFile bounds how much of one spool file is read: 300 records of a
+// maxSpoolFile bounds how much of one spool file is read: 300 records of a
 // realistic size take 300 kB; a file far beyond this is not a spool.
-const MaxSpoolFile = 256 << 20
+const maxSpoolFile = 256 << 20
 
-// SpoolDirName names the spool directory in errors.
-const SpoolDirName = "the spool directory"
+// spoolDirName names the spool directory in errors.
+const spoolDirName = "the spool directory"
 
 // SpoolDir returns the spool directory of p, beside the history file.
 func SpoolDir(p paths.Paths) string { return filepath.Join(filepath.Dir(p.History), "spool") }
@@ -93,8 +93,8 @@ func (s *Spool) Add(rec history.Record) error {
 		if err := platform.Lock(s.f); err != nil {
 			return fmt.Errorf("locking the spool file: %w", err)
 		}
-		size, taken, err := FileState(s.f)
-		if err != nil || taken || !InPlace(s.f) {
+		size, taken, err := fileState(s.f)
+		if err != nil || taken || !inPlace(s.f) {
 			_ = platform.Unlock(s.f)
 			if err != nil {
 				return fmt.Errorf("spool file: %w", err)
@@ -106,16 +106,16 @@ func (s *Spool) Add(rec history.Record) error {
 			s.f = nil
 			continue
 		}
-		err = WriteSynced(s.f, line, size)
+		err = writeSynced(s.f, line, size)
 		_ = platform.Unlock(s.f)
 		return err
 	}
 	return errors.New("spooling a record: the spool file keeps being taken in")
 }
 
-// FileState returns the size of the open file f and whether it was taken
+// fileState returns the size of the open file f and whether it was taken
 // in: unlinked by takeSpoolFile, its records in history.
-func FileState(f *os.File) (size int64, taken bool, err error) {
+func fileState(f *os.File) (size int64, taken bool, err error) {
 	size, links, err := platform.Links(f)
 	if err != nil {
 		return 0, false, err
@@ -123,10 +123,10 @@ func FileState(f *os.File) (size int64, taken bool, err error) {
 	return size, links == 0, nil
 }
 
-// InPlace reports whether the open spool file f is still the file at the
+// inPlace reports whether the open spool file f is still the file at the
 // path it was made at: not when its directory was moved away (issue 25: the
 // lines written to it were read by no hub) or replaced.
-func InPlace(f *os.File) bool {
+func inPlace(f *os.File) bool {
 	fi, err := f.Stat()
 	if err != nil {
 		return false
@@ -135,9 +135,9 @@ func InPlace(f *os.File) bool {
 	return err == nil && os.SameFile(fi, at)
 }
 
-// WriteSynced appends line to f, whose size is size, and syncs it; on an
+// writeSynced appends line to f, whose size is size, and syncs it; on an
 // error it cuts f back to size.
-func WriteSynced(f *os.File, line []byte, size int64) error {
+func writeSynced(f *os.File, line []byte, size int64) error {
 	_, err := f.Write(line)
 	if err == nil {
 		err = f.Sync()
@@ -151,12 +151,12 @@ func WriteSynced(f *os.File, line []byte, size int64) error {
 
 // create makes a new spool file of s's, in a directory it checked.
 func (s *Spool) create() (*os.File, error) {
-	if err := paths.MakePrivateDir(SpoolDirName, s.Dir); err != nil {
+	if err := paths.MakePrivateDir(spoolDirName, s.Dir); err != nil {
 		return nil, err
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := filepath.Join(s.Dir, fmt.Sprintf("%s-%d-%s%s", s.Role, os.Getpid(), hex.EncodeToString(b[:]), SpoolSuffix))
+	name := filepath.Join(s.Dir, fmt.Sprintf("%s-%d-%s%s", s.Role, os.Getpid(), hex.EncodeToString(b[:]), spoolSuffix))
 	f, err := platform.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating a spool file: %w", err)
@@ -185,7 +185,7 @@ func (s *Spool) prepare() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f != nil {
-		if _, taken, err := FileState(s.f); err == nil && !taken && InPlace(s.f) {
+		if _, taken, err := fileState(s.f); err == nil && !taken && inPlace(s.f) {
 			return
 		}
 		s.f.Close()
@@ -217,14 +217,14 @@ func CheckHistoryPath(path string) error {
 	if err != nil {
 		return nil
 	}
-	if who, theirs := OthersFile(path, fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
+	if who, theirs := othersFile(path, fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symbolic link owned by %s, not you; elicitray does not write through it: %w", path, who.ID(), paths.ErrUntrusted)
 	} else if theirs {
 		return fmt.Errorf("%s belongs to %s, not you; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), paths.ErrUntrusted)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if ti, err := os.Stat(path); err == nil {
-			if who, theirs := OthersFile(path, ti); theirs {
+			if who, theirs := othersFile(path, ti); theirs {
 				return fmt.Errorf("%s links to a file of %s, not yours; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), paths.ErrUntrusted)
 			}
 		}
@@ -232,9 +232,9 @@ func CheckHistoryPath(path string) error {
 	return nil
 }
 
-// OthersFile returns the owner of the file at path that fi describes, and
+// othersFile returns the owner of the file at path that fi describes, and
 // whether it is not this user.
-func OthersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) {
+func othersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) {
 	o, ok := platform.FileOwner(path, fi)
 	if !ok {
 		return platform.User{}, false
@@ -242,9 +242,9 @@ func OthersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) 
 	return o, !o.IsMe()
 }
 
-// SpoolFiles returns the paths of the spool files in dir, none when dir is
+// spoolFiles returns the paths of the spool files in dir, none when dir is
 // missing.
-func SpoolFiles(dir string) ([]string, error) {
+func spoolFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -254,7 +254,7 @@ func SpoolFiles(dir string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), SpoolSuffix) {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), spoolSuffix) {
 			files = append(files, filepath.Join(dir, e.Name()))
 		}
 	}
@@ -273,19 +273,19 @@ type SpoolTaken struct {
 // history refuses stays, and the error says why; the other files are taken.
 func TakeSpool(dir string, st *history.Store) (SpoolTaken, error) {
 	var got SpoolTaken
-	if err := CheckSpoolDir(dir); err != nil {
+	if err := checkSpoolDir(dir); err != nil {
 		return got, err
 	}
-	files, err := SpoolFiles(dir)
+	files, err := spoolFiles(dir)
 	if err != nil {
 		return got, err
 	}
 	var errs []error
 	for _, path := range files {
-		if EmptyOfLiveProcess(path) {
+		if emptyOfLiveProcess(path) {
 			continue // a spool's reserve, for later
 		}
-		t, err := TakeSpoolFile(path, st)
+		t, err := takeSpoolFile(path, st)
 		got.Added += t.Added
 		got.Records += t.Records
 		got.Bad += t.Bad
@@ -296,16 +296,16 @@ func TakeSpool(dir string, st *history.Store) (SpoolTaken, error) {
 	return got, errors.Join(errs...)
 }
 
-// EmptyOfLiveProcess reports whether the spool file at path holds no
+// emptyOfLiveProcess reports whether the spool file at path holds no
 // record and was made by a process still running (its name is
 // ROLE-PID-RANDOM.jsonl): a reserve set aside for later. The empty file of
 // a process gone is taken (removed) like any other.
-func EmptyOfLiveProcess(path string) bool {
+func emptyOfLiveProcess(path string) bool {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Size() != 0 {
 		return false
 	}
-	parts := strings.Split(strings.TrimSuffix(filepath.Base(path), SpoolSuffix), "-")
+	parts := strings.Split(strings.TrimSuffix(filepath.Base(path), spoolSuffix), "-")
 	if len(parts) != 3 {
 		return false
 	}
@@ -316,18 +316,18 @@ func EmptyOfLiveProcess(path string) bool {
 	return platform.Alive(pid)
 }
 
-// CheckSpoolDir refuses a spool directory that is a link or someone else's;
+// checkSpoolDir refuses a spool directory that is a link or someone else's;
 // a missing one is empty.
-func CheckSpoolDir(dir string) error {
+func checkSpoolDir(dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return paths.MakePrivateDir(SpoolDirName, dir)
+	return paths.MakePrivateDir(spoolDirName, dir)
 }
 
-// TakeSpoolFile adds the records of one spool file to st and unlinks it,
+// takeSpoolFile adds the records of one spool file to st and unlinks it,
 // holding its lock throughout.
-func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
+func takeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 	var got SpoolTaken
 	f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -341,16 +341,16 @@ func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 	if err != nil {
 		return got, err
 	}
-	if _, theirs := OthersFile(path, fi); !fi.Mode().IsRegular() || theirs {
+	if _, theirs := othersFile(path, fi); !fi.Mode().IsRegular() || theirs {
 		return got, fmt.Errorf("%s is not a spool file of yours; it is left alone", path)
 	}
 	if err := platform.Lock(f); err != nil {
 		return got, fmt.Errorf("locking the spool file %s: %w", path, err)
 	}
-	if _, taken, err := FileState(f); err == nil && taken {
+	if _, taken, err := fileState(f); err == nil && taken {
 		return got, nil // taken while we waited for the lock
 	}
-	recs, bad, err := ReadSpool(io.LimitReader(f, MaxSpoolFile))
+	recs, bad, err := readSpool(io.LimitReader(f, maxSpoolFile))
 	if err != nil {
 		return got, fmt.Errorf("reading the spool file %s: %w", path, err)
 	}
@@ -366,9 +366,9 @@ func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 	return got, nil
 }
 
-// ReadSpool returns the records of a spool file and how many lines were no
+// readSpool returns the records of a spool file and how many lines were no
 // record. Numbers in Content keep every digit (json.Number).
-func ReadSpool(r io.Reader) (recs []history.Record, bad int, err error) {
+func readSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -396,13 +396,13 @@ func ReadSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 // countSpool counts them.
 func SpoolKeys(dir string) (keys map[string]bool, n int) {
 	keys = map[string]bool{}
-	files, _ := SpoolFiles(dir)
+	files, _ := spoolFiles(dir)
 	for _, path := range files {
 		f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 		if err != nil {
 			continue
 		}
-		recs, bad, _ := ReadSpool(io.LimitReader(f, MaxSpoolFile))
+		recs, bad, _ := readSpool(io.LimitReader(f, maxSpoolFile))
 		f.Close()
 		n += bad
 		for _, rec := range recs {
@@ -421,14 +421,14 @@ func SpoolKeys(dir string) (keys map[string]bool, n int) {
 // so), but for the words on a decision's delivery (isWordLine), which are
 // no decision of their own.
 func CountSpool(dir string) int {
-	files, _ := SpoolFiles(dir)
+	files, _ := spoolFiles(dir)
 	n := 0
 	for _, path := range files {
 		f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 		if err != nil {
 			continue
 		}
-		br := bufio.NewReaderSize(io.LimitReader(f, MaxSpoolFile), 32<<10)
+		br := bufio.NewReaderSize(io.LimitReader(f, maxSpoolFile), 32<<10)
 		for {
 			line, err := br.ReadSlice('\n')
 			long := false
@@ -437,7 +437,7 @@ func CountSpool(dir string) int {
 				long = true
 				_, err = br.ReadSlice('\n')
 			}
-			if long || len(bytes.TrimSpace(line)) > 0 && !IsWordLine(line) {
+			if long || len(bytes.TrimSpace(line)) > 0 && !isWordLine(line) {
 				n++
 			}
 			if err != nil {
@@ -449,9 +449,9 @@ func CountSpool(dir string) int {
 	return n
 }
 
-// IsWordLine reports whether a spool line is a word on a decision's
+// isWordLine reports whether a spool line is a word on a decision's
 // delivery (history.SourceDelivery). A server's text holds its quotes
 // escaped, so only the field itself matches.
-func IsWordLine(line []byte) bool {
+func isWordLine(line []byte) bool {
 	return bytes.Contains(line, []byte(`"source":"`+history.SourceDelivery+`"`))
 }

@@ -76,17 +76,17 @@ import (
 // rememberedName and rememberedLock are the rules file and its lock, in
 // the directory of history.db.
 const (
-	RememberedName = "remembered.json"
-	RememberedLock = "remembered.lock"
+	rememberedName = "remembered.json"
+	rememberedLock = "remembered.lock"
 )
 
-// MaxLastValues is how many questions' last values are kept for pre-filling;
+// maxLastValues is how many questions' last values are kept for pre-filling;
 // the oldest go first.
-const MaxLastValues = 200
+const maxLastValues = 200
 
 // rememberedPath is the rules file of paths p.
 func Path(p paths.Paths) string {
-	return filepath.Join(filepath.Dir(p.History), RememberedName)
+	return filepath.Join(filepath.Dir(p.History), rememberedName)
 }
 
 // RememberedRule is one remembered answer: what a server is sent, without a
@@ -200,7 +200,7 @@ func Rememberable(req *bridge.Request, form *elicit.Form) string {
 	switch {
 	case form == nil:
 		return "a link is opened only after your consent, each time"
-	case HasSecret(req, form):
+	case hasSecret(req, form):
 		return "the form asks for a secret, which elicitray never stores"
 	case req != nil && req.ToolUnknown:
 		return "several tool calls were running, so which one asks is not known"
@@ -220,10 +220,10 @@ func SecretValue(s string) bool {
 	return has
 }
 
-// HasSecret reports whether form has a field history would redact
+// hasSecret reports whether form has a field history would redact
 // (bridge.SecretProperties: elicit's Sensitive ones, and a choice among
 // PINs), so that nothing history keeps from view is remembered here.
-func HasSecret(req *bridge.Request, form *elicit.Form) bool {
+func hasSecret(req *bridge.Request, form *elicit.Form) bool {
 	var schema []byte
 	if req != nil {
 		schema = req.RequestedSchema
@@ -289,7 +289,7 @@ func (m *Memory) change(edit func(*RememberedFile) error) error {
 	if err := paths.MakePrivateDir("the data directory", dir); err != nil {
 		return err
 	}
-	lock, err := platform.OpenFile(filepath.Join(dir, RememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := platform.OpenFile(filepath.Join(dir, rememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening the remembered answers' lock: %w", err)
 	}
@@ -413,13 +413,13 @@ func (m *Memory) KeepLast(key string, values map[string]any, now time.Time) erro
 			rf.Last = map[string]LastValues{}
 		}
 		rf.Last[key] = LastValues{Values: values, Time: now}
-		if len(rf.Last) > MaxLastValues {
+		if len(rf.Last) > maxLastValues {
 			keys := make([]string, 0, len(rf.Last))
 			for k := range rf.Last {
 				keys = append(keys, k)
 			}
 			sort.Slice(keys, func(i, j int) bool { return rf.Last[keys[i]].Time.Before(rf.Last[keys[j]].Time) })
-			for _, k := range keys[:len(keys)-MaxLastValues] {
+			for _, k := range keys[:len(keys)-maxLastValues] {
 				delete(rf.Last, k)
 			}
 		}

@@ -34,7 +34,7 @@ func TestCanonicalSchema(t *testing.T) {
 // an unknown number is a clear error.
 func TestMemoryRules(t *testing.T) {
 	t.Parallel()
-	m := &Memory{Path: filepath.Join(t.TempDir(), "data", RememberedName)}
+	m := &Memory{Path: filepath.Join(t.TempDir(), "data", rememberedName)}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	add := func(server, msg, action string) Rule {
 		t.Helper()
@@ -91,7 +91,7 @@ func TestMemoryUntrusted(t *testing.T) {
 	if err := os.WriteFile(target, []byte(`{"rules":[]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := &Memory{Path: filepath.Join(dir, RememberedName)}
+	m := &Memory{Path: filepath.Join(dir, rememberedName)}
 	if err := os.Symlink(target, m.Path); err != nil {
 		t.Fatal(err)
 	}

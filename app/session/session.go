@@ -59,7 +59,7 @@ func (s Desktop) Env(base []string) []string {
 		_, ours := s.Vars[k]
 		return ours
 	})
-	for _, k := range SessionVars {
+	for _, k := range sessionVars {
 		if v, ok := s.Vars[k]; ok {
 			env = append(env, k+"="+v)
 		}
@@ -67,11 +67,11 @@ func (s Desktop) Env(base []string) []string {
 	return env
 }
 
-// SessionVars are the variables that place a process in a graphical
+// sessionVars are the variables that place a process in a graphical
 // session: the display, its authorization, the runtime directory and the
 // session bus (notifications, the tray), the desktop's name, and the
 // language the windows speak.
-var SessionVars = []string{
+var sessionVars = []string{
 	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
 	"XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",
 	"LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LC_TIME",
@@ -81,11 +81,11 @@ var SessionVars = []string{
 	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
 }
 
-// HubEnvVars are the variables of a wrapper's own environment that a hub it
+// hubEnvVars are the variables of a wrapper's own environment that a hub it
 // starts keeps; the desktop session's are added (desktopSession.Env). The
 // rest — the server's tokens a host config passes in env, say — stays with
 // the wrapper: the hub serves every server, and starts the browser.
-var HubEnvVars = []string{
+var hubEnvVars = []string{
 	"HOME", "USER", "LOGNAME", "PATH", "SHELL", "TERM", "TZ", "TMPDIR", "ELICITRAY_HOME",
 	// The language: LANGUAGE too, which lists the languages the windows
 	// may speak, in order (Fyne's lang reads it after LC_ALL,
@@ -100,7 +100,7 @@ var HubEnvVars = []string{
 // HubEnv is the part of env a hub started from it keeps (hubEnvVars, and
 // what the system needs: platform.SystemEnv).
 func HubEnv(env []string) []string {
-	keep := append(slices.Clone(HubEnvVars), platform.SystemEnv()...)
+	keep := append(slices.Clone(hubEnvVars), platform.SystemEnv()...)
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		return !slices.ContainsFunc(keep, func(v string) bool { return platform.SameEnvName(k, v) })
@@ -147,7 +147,7 @@ func NewFinder(exe string) *Finder {
 	f.SystemBus = "unix:path=/run/dbus/system_bus_socket"
 	if exe != "" {
 		f.Probe = func(ctx context.Context, s Desktop) error {
-			return ProbeDisplay(ctx, Runnable(exe), s.Env(HubEnv(os.Environ())))
+			return probeDisplay(ctx, Runnable(exe), s.Env(HubEnv(os.Environ())))
 		}
 	}
 	return f
@@ -221,7 +221,7 @@ func (f *Finder) sessions(ctx context.Context) iter.Seq[Desktop] {
 			// in, with no display to name; this process's session is the
 			// one.
 			vars := map[string]string{}
-			for _, k := range SessionVars {
+			for _, k := range sessionVars {
 				if v := f.Getenv(k); v != "" {
 					vars[k] = v
 				}
@@ -240,7 +240,7 @@ func (f *Finder) sessions(ctx context.Context) iter.Seq[Desktop] {
 		}
 		if d := f.Getenv("DISPLAY"); d != "" {
 			vars := map[string]string{}
-			for _, k := range SessionVars {
+			for _, k := range sessionVars {
 				if v := f.Getenv(k); v != "" {
 					vars[k] = v
 				}
@@ -344,7 +344,7 @@ func (f *Finder) fromSystemd(ctx context.Context) (Desktop, bool) {
 	if err != nil {
 		return Desktop{}, false
 	}
-	vars := PickVars(env)
+	vars := pickVars(env)
 	if vars["DISPLAY"] == "" {
 		return Desktop{}, false
 	}
@@ -447,7 +447,7 @@ func (f *Finder) fromProcesses(visited map[int]bool) []Desktop {
 		if !ok || d == "" {
 			continue
 		}
-		score := SessionScore(vars)
+		score := sessionScore(vars)
 		b := byDisplay[d]
 		if b == nil {
 			b = &display{pid: pid, vars: vars, score: score}
@@ -474,9 +474,9 @@ func (f *Finder) fromProcesses(visited map[int]bool) []Desktop {
 	return out
 }
 
-// SessionScore is how much a process's environment looks like a desktop
+// sessionScore is how much a process's environment looks like a desktop
 // session's: 2 for a desktop named, 1 for a session bus.
-func SessionScore(vars map[string]string) int {
+func sessionScore(vars map[string]string) int {
 	score := 0
 	if t := vars["XDG_SESSION_TYPE"]; vars["XDG_CURRENT_DESKTOP"] != "" || t == "x11" || t == "wayland" {
 		score += 2
@@ -508,7 +508,7 @@ func (f *Finder) environOf(pid int) (map[string]string, bool) {
 			env = append(env, string(kv))
 		}
 	}
-	return PickVars(env), true
+	return pickVars(env), true
 }
 
 // parentOf is pid's parent process id, or 0.
@@ -535,12 +535,12 @@ func (f *Finder) commOf(pid int) string {
 	return string(bytes.TrimSpace(b))
 }
 
-// PickVars returns the sessionVars among env's KEY=value entries.
-func PickVars(env []string) map[string]string {
+// pickVars returns the sessionVars among env's KEY=value entries.
+func pickVars(env []string) map[string]string {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && v != "" && slices.Contains(SessionVars, k) {
+		if ok && v != "" && slices.Contains(sessionVars, k) {
 			vars[k] = v
 		}
 	}

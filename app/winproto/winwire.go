@@ -124,9 +124,9 @@ const (
 	OpOfferAnswer  = "autostart-answer"
 )
 
-// OpensWindow reports whether a message of op opens a window (and so
+// opensWindow reports whether a message of op opens a window (and so
 // counts in seq).
-func OpensWindow(op string) bool {
+func opensWindow(op string) bool {
 	return op == OpShow || op == OpHistory || op == OpSettings || op == OpMenu || op == OpOffer
 }
 

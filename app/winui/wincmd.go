@@ -31,7 +31,7 @@ func Run(stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("elicitray ui is started by the hub only (no connection to it: %w)", err)
 	}
-	a, err := NewFyneApp()
+	a, err := newFyneApp()
 	if err != nil {
 		fc.Close()
 		return err

@@ -22,7 +22,7 @@ func (s *Side) showMenu(st ui.MenuState) {
 		History:   func() { s.menuItem(winproto.MenuHistory, "", true) },
 		Settings:  func() { s.menuItem(winproto.MenuSettings, "", true) },
 		Quit:      func() { s.menuItem(winproto.MenuQuit, "", true) },
-		SetPaused: func(paused bool) { s.menuItem(PauseItem(paused), "", false) },
+		SetPaused: func(paused bool) { s.menuItem(pauseItem(paused), "", false) },
 		Mute:      func(server string) { s.menuItem(winproto.MenuMute, server, false) },
 		Unmute:    func(server string) { s.menuItem(winproto.MenuUnmute, server, false) },
 	})
@@ -45,8 +45,8 @@ func (s *Side) offerMenu() {
 	}
 }
 
-// PauseItem is the menu-do item that pauses (paused) or resumes.
-func PauseItem(paused bool) string {
+// pauseItem is the menu-do item that pauses (paused) or resumes.
+func pauseItem(paused bool) string {
 	if paused {
 		return winproto.MenuPause
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/elicitray/elicitray/ui"
 )
 
-// NewFyneApp starts Fyne and opens the display. Fyne panics when the display
+// newFyneApp starts Fyne and opens the display. Fyne panics when the display
 // refuses it; that becomes an error here, after openDisplay had its say.
-func NewFyneApp() (a fyne.App, err error) {
+func newFyneApp() (a fyne.App, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			a, err = nil, fmt.Errorf("the desktop's graphics could not start on DISPLAY=%s: %v", os.Getenv("DISPLAY"), r)
@@ -67,22 +67,13 @@ func (g *Prompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	done := func(a ui.Answer) {
 		// Muting, recording and replying touch disk and socket: not on the
 		// Fyne goroutine (STYLE.md §7).
-		go func() {
-			if a.MuteHour && p.Mute != nil {
-				p.Mute() // first: the prompts behind it are answered too
-			}
-			res := bridge.Result{Action: a.Action, Content: a.Content}
-			if a.Remember && p.Remember != nil {
-				p.Remember(res) // before the answer: the next request finds it
-			}
-			answer(res)
-		}()
+		go p.Decided(bridge.Result{Action: a.Action, Content: a.Content}, a.MuteHour, a.Remember, answer)
 	}
 	g.mu.Lock()
 	waiting := g.waiting
 	g.mu.Unlock()
 	fyne.Do(func() {
-		fp := UiPrompt(p)
+		fp := uiPrompt(p)
 		fp.Waiting = waiting
 		if p.URL != nil {
 			pw = ui.ShowURLPrompt(g.app, &ui.URLPrompt{Server: fp.Server, ServerInfo: fp.ServerInfo,
@@ -112,7 +103,7 @@ func (g *Prompter) opener() func(*url.URL) error {
 	return g.open
 }
 
-func UiPrompt(p *hub.Prompt) *ui.Prompt {
+func uiPrompt(p *hub.Prompt) *ui.Prompt {
 	r := p.Request
 	return &ui.Prompt{Server: r.Server, ServerInfo: r.ServerInfo.Called(), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
 		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall, Shown: p.Shown}
