@@ -22,7 +22,7 @@ const moduleRoot = ".."
 type mdDoc struct {
 	text     string            // the file in lower case, emphasis marks dropped, whitespace as single spaces
 	numbers  map[string]bool   // "7", "7.3": the numbers headings start with
-	sections map[string]string // "7": the text under heading 7 (and 7.M), as text is
+	sections map[string]string // "7": the text under heading 7 and its 7.M, as text is
 	headings map[string]bool   // each heading's text in lower case, emphasis marks dropped
 	anchors  map[string]bool   // GitHub's #anchor of each heading
 }
@@ -48,6 +48,7 @@ func readDoc(t *testing.T, path string) *mdDoc {
 		}
 		h = plain(strings.TrimSpace(h))
 		d.headings[strings.ToLower(h)] = true
+		section = ""
 		if m := headingNumber.FindStringSubmatch(h); m != nil {
 			d.numbers[m[1]] = true
 			section, _, _ = strings.Cut(m[1], ".")
@@ -214,9 +215,10 @@ func unresolved(all map[string]*mdDoc, name string, sections []string, quote str
 // TestDocsCitations: each citation of docs/ in the module's Go code,
 // comments and strings, resolves: the file is in docs/, a "§N" or "§N.M"
 // is the number of one of its headings, a quote after a section is in that
-// section, and any other quote is one of its headings or in its text. Code that cites a
-// rule leads a reader to it from a clean clone.
+// section, and any other quote is one of its headings or in its text. Code
+// that cites a rule leads a reader to it from a clean clone.
 func TestDocsCitations(t *testing.T) {
+	t.Parallel()
 	all := docs(t)
 	fset := token.NewFileSet()
 	cited := 0
@@ -274,6 +276,7 @@ var mdLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)|^\s*\
 // TestDocsLinks: every relative link in README.md and docs/*.md leads to a
 // file, and one with #anchor to a heading of the Markdown file it names.
 func TestDocsLinks(t *testing.T) {
+	t.Parallel()
 	all := docs(t)
 	for path := range all {
 		data, err := os.ReadFile(filepath.Join(moduleRoot, path))
@@ -330,6 +333,7 @@ func stripCode(line string) string {
 // TestREADMEFirstMinute: the README stays short and keeps what a newcomer
 // needs in the first minute, linking to docs/ for the rest.
 func TestREADMEFirstMinute(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
