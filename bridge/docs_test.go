@@ -273,8 +273,14 @@ func TestDocsCitations(t *testing.T) {
 // reference definition "[name]: target".
 var mdLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)|^\s*\[[^\]]+\]:\s+(\S+)`)
 
+// sourcePath is a file of the repository named by its path in prose:
+// app/hub/hub.go, testdata/npm/tshost.mjs.
+var sourcePath = regexp.MustCompile(`(?:^|[^\w./-])((?:app|bridge|history|ui|chars|bench|testdata|assets|packaging)/[\w./-]*\.(?:go|s|md|mjs|txtar|json|toml|png|svg))\b`)
+
 // TestDocsLinks: every relative link in README.md and docs/*.md leads to a
-// file, and one with #anchor to a heading of the Markdown file it names.
+// file, and one with #anchor to a heading of the Markdown file it names;
+// every source file they name by its path exists, so that code moved
+// elsewhere takes its docs along.
 func TestDocsLinks(t *testing.T) {
 	t.Parallel()
 	all := docs(t)
@@ -282,6 +288,13 @@ func TestDocsLinks(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join(moduleRoot, path))
 		if err != nil {
 			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range sourcePath.FindAllStringSubmatch(line, -1) {
+				if _, err := os.Stat(filepath.Join(moduleRoot, m[1])); err != nil {
+					t.Errorf("%s:%d: %s does not exist", path, i+1, m[1])
+				}
+			}
 		}
 		fenced := false
 		for i, line := range strings.Split(string(data), "\n") {
