@@ -140,10 +140,9 @@ func (g goText) line(offset int) int {
 	return g.lines[strings.Count(g.text[:offset], "\n")]
 }
 
-// goTexts are the comments, each group joined, and the string literals of
-// a Go file.
-func goTexts(fset *token.FileSet, f *ast.File) []goText {
-	var out []goText
+// goTexts are the comments, each group joined, and then the string
+// literals of a Go file; comments is how many of them are comments.
+func goTexts(fset *token.FileSet, f *ast.File) (out []goText, comments int) {
 	for _, cg := range f.Comments {
 		var g goText
 		for _, c := range cg.List {
@@ -160,6 +159,7 @@ func goTexts(fset *token.FileSet, f *ast.File) []goText {
 		}
 		out = append(out, g)
 	}
+	comments = len(out)
 	ast.Inspect(f, func(n ast.Node) bool {
 		lit, ok := n.(*ast.BasicLit)
 		if !ok || lit.Kind != token.STRING {
@@ -177,7 +177,7 @@ func goTexts(fset *token.FileSet, f *ast.File) []goText {
 		out = append(out, g)
 		return true
 	})
-	return out
+	return out, comments
 }
 
 // unresolved says why a citation of doc does not resolve, or "".
@@ -216,7 +216,8 @@ func unresolved(all map[string]*mdDoc, name string, sections []string, quote str
 // comments and strings, resolves: the file is in docs/, a "§N" or "§N.M"
 // is the number of one of its headings, a quote after a section is in that
 // section, and any other quote is one of its headings or in its text. Code
-// that cites a rule leads a reader to it from a clean clone.
+// that cites a rule leads a reader to it from a clean clone. A file a
+// comment names by its path (app/hub/hub.go) exists.
 func TestDocsCitations(t *testing.T) {
 	t.Parallel()
 	all := docs(t)
@@ -240,7 +241,18 @@ func TestDocsCitations(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(moduleRoot, path)
-		for _, g := range goTexts(fset, f) {
+		texts, comments := goTexts(fset, f)
+		for i, g := range texts {
+			if i < comments {
+				// A comment that names a file of the repository by its path
+				// leads to it (strings may name files a test makes).
+				for _, m := range sourcePath.FindAllStringSubmatchIndex(g.text, -1) {
+					p := g.text[m[2]:m[3]]
+					if _, err := os.Stat(filepath.Join(moduleRoot, p)); err != nil {
+						t.Errorf("%s:%d: %s does not exist", filepath.ToSlash(rel), g.line(m[2]), p)
+					}
+				}
+			}
 			for _, m := range citation.FindAllStringSubmatchIndex(g.text, -1) {
 				sub := func(i int) string {
 					if m[2*i] < 0 {

@@ -450,7 +450,8 @@ func TestPromptSpeaksTheUsersLanguage(t *testing.T) {
 }
 
 // TestReasonsTranslated: the reasons the hub records for decisions no
-// person made (app/policy.go, hub.go, remember.go, journal.go write them so)
+// person made (app/hub/policy.go, hub.go, remember_hub.go and
+// app/journal/journal.go write them so)
 // read in English exactly as recorded, and in Chinese for a Chinese user,
 // the names, numbers and times they quote as recorded; a reason the table
 // does not know (an error quoted from the system) stays as kept.

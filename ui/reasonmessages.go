@@ -11,8 +11,9 @@ import (
 // shows the reasons the hub writes itself in the user's language:
 // reasonMessages turns each into its translation, names and times as
 // recorded. A reason not listed (an error quoted from the system) is shown
-// as kept. The table follows the hub's sentences (app/policy.go, hub.go,
-// remember.go, journal.go): TestReasonsTranslated makes each one.
+// as kept. The table follows the hub's sentences (app/hub/policy.go,
+// hub.go, remember_hub.go, app/journal/journal.go): TestReasonsTranslated
+// makes each one.
 var reasonMessages = Sentences{
 	{regexp.MustCompile(`^all prompts are paused$`), func([]string) string { return lang.L("all prompts are paused") }},
 	{regexp.MustCompile(`^(.+) is muted until (\S+)$`), func(m []string) string {
@@ -55,7 +56,7 @@ var reasonMessages = Sentences{
 	{regexp.MustCompile(`^the server exited before anyone answered$`), func([]string) string {
 		return lang.L("the server exited before anyone answered")
 	}},
-	// Why an answer did not reach its server (Record.Delivery: app/hub.go,
+	// Why an answer did not reach its server (Record.Delivery: app/hub/hub.go,
 	// bridge/relay.go).
 	{regexp.MustCompile(`^the wrapper ended \(it crashed or was killed\) before it passed the answer on to the server$`), func([]string) string {
 		return lang.L("the wrapper ended (it crashed or was killed) before it passed the answer on to the server")

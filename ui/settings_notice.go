@@ -9,8 +9,8 @@ import (
 )
 
 // The settings window's "When a prompt opens" section: config.toml's
-// [notice] (app/notice.go). The window always comes to the front and asks
-// the window manager for attention; these say what comes with it.
+// [notice] (app/desktop/notice.go). The window always comes to the front
+// and asks the window manager for attention; these say what comes with it.
 
 // NoticeSettings is the "When a prompt opens" section of Settings.
 type NoticeSettings struct {

@@ -15,7 +15,7 @@ import (
 )
 
 // The settings window's "Remembered answers" section: the answers given
-// with "Always answer this way" (app/remember.go), each with Forget, and
+// with "Always answer this way" (app/remember/remember.go), each with Forget, and
 // whether forms asked again start with the values last given. Forget takes
 // the row out; Save forgets it.
 
