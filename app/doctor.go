@@ -15,8 +15,8 @@ import (
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/ui/lang"
 
-	"fyne.io/fyne/v2/lang"
 	"github.com/godbus/dbus/v5"
 	"github.com/spf13/cobra"
 
@@ -314,7 +314,7 @@ func (d *doctor) history() {
 		case err == nil && info.Records < 0:
 			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, of an older layout that the hub upgrades when it starts"), path, humanize.IBytes(uint64(info.Size)))
 		case err == nil:
-			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, ui.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, lang.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
 			if holder, _ := lockHolder(path); holder == d.hubPID {
 				f = d.add(levelProblem, lang.L("History"), lang.L("%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), path, d.hubPID, d.hubPID)
@@ -338,7 +338,7 @@ func (d *doctor) history() {
 	}
 	f.text += lang.L(".")
 	if n := countSpool(spoolDir(d.paths)); n > 0 && !d.hubRunning {
-		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, ui.Count(n)), spoolDir(d.paths))
+		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, lang.Count(n)), spoolDir(d.paths))
 	}
 }
 
@@ -377,7 +377,7 @@ func (d *doctor) config() {
 		if d.hubRunning {
 			uses = lang.N("the running hub keeps the settings it had, and one started now uses the defaults, until they are fixed", len(mistakes))
 		}
-		f := d.add(levelProblem, lang.L("Config"), lang.L("%s has %s; %s:"), d.paths.Config, lang.N("{{.Count}} mistakes", len(mistakes), ui.Count(len(mistakes))), uses)
+		f := d.add(levelProblem, lang.L("Config"), lang.L("%s has %s; %s:"), d.paths.Config, lang.N("{{.Count}} mistakes", len(mistakes), lang.Count(len(mistakes))), uses)
 		f.more = append(mistakes, warnings...)
 	case len(warnings) > 0:
 		f := d.add(levelNote, lang.L("Config"), lang.L("%s has keys elicitray does not know, ignored:"), d.paths.Config)

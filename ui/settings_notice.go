@@ -5,7 +5,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
+
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The settings window's "When a prompt opens" section: config.toml's

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
 
 	"github.com/elicitray/elicitray/assets"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // trayWatcher is the DBus name of the StatusNotifier host's watcher; a tray
@@ -504,5 +504,5 @@ func pendingText(n int) string {
 	if n == 0 {
 		return lang.L("No prompts waiting")
 	}
-	return lang.N("{{.Count}} prompts waiting", n, Count(n))
+	return lang.N("{{.Count}} prompts waiting", n, lang.Count(n))
 }
