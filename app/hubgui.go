@@ -28,6 +28,7 @@ import (
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // ErrNoDisplay is returned by the hub when the session has no display to
@@ -160,10 +161,10 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// The menu window (menuwin.go) shows what the tray shows.
 	win.menu.quit = quit
 	win.menu.noTray = tray == nil
-	win.menu.state = func() ui.MenuState {
-		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
+	win.menu.state = func() state.MenuState {
+		st := state.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
 		for _, s := range hub.Servers() {
-			st.Servers = append(st.Servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
+			st.Servers = append(st.Servers, state.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 		}
 		return st
 	}
@@ -176,10 +177,10 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	hub.PolicyChanged = func() {
 		// Read on the tray's goroutine, in the order changes happen: the
 		// tray ends on the latest state.
-		tray.Sync(func() (bool, []ui.TrayServer) {
-			var servers []ui.TrayServer
+		tray.Sync(func() (bool, []state.TrayServer) {
+			var servers []state.TrayServer
 			for _, s := range hub.Servers() {
-				servers = append(servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
+				servers = append(servers, state.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 			}
 			return hub.Paused(), servers
 		})
@@ -391,11 +392,11 @@ var _ Prompter = (*guiPrompter)(nil)
 // server configured (with what its table sets; the rest follows the
 // defaults), and every server seen but not configured, following the
 // defaults in everything.
-func settingsOf(c Config, seen map[string]bool) ui.Settings {
+func settingsOf(c Config, seen map[string]bool) state.Settings {
 	d := c.Policy("")
-	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
+	s := state.Settings{Defaults: state.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
 		KeepAlive: keepAliveOf(c.KeepAlive)},
-		Notice: ui.NoticeSettings{Notification: c.Notice.Notifies(), Sound: c.Notice.Sound}}
+		Notice: state.NoticeSettings{Notification: c.Notice.Notifies(), Sound: c.Notice.Sound}}
 	names := map[string]bool{}
 	maps.Copy(names, seen)
 	for n := range c.Servers {
@@ -405,9 +406,9 @@ func settingsOf(c Config, seen map[string]bool) ui.Settings {
 		if n == "" {
 			continue
 		}
-		sp := ui.ServerPolicy{Name: n, Rule: RuleAsk}
+		sp := state.ServerPolicy{Name: n, Rule: RuleAsk}
 		if sc, ok := c.Servers[n]; ok {
-			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
+			sp = state.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
 				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true,
 				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive, KeepAlive: keepAliveOf(sc.KeepAlive)}
 		}
@@ -445,7 +446,7 @@ func withUnshown(c, old Config) Config {
 // it only the values that are not the defaults'. A server seen but never
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
-func configOf(s ui.Settings) Config {
+func configOf(s state.Settings) Config {
 	d := s.Defaults
 	var c Config
 	if d.Timeout != DefaultTimeout {

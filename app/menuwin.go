@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // The menu window (issue 13): the tray menu's items in a small window, for
@@ -35,7 +36,7 @@ const (
 // by runHub.
 type menuHub struct {
 	// state is the menu's state now; it may take the hub's locks.
-	state func() ui.MenuState
+	state func() state.MenuState
 	// quit stops the hub, as the tray's Quit does.
 	quit func()
 	// noTray is set when the hub has no tray icon: the history window
@@ -59,7 +60,7 @@ type menuHub struct {
 func (w *windows) showMenu() {
 	w.menu.sendMu.Lock()
 	defer w.menu.sendMu.Unlock()
-	st := ui.MenuState{}
+	st := state.MenuState{}
 	if w.menu.state != nil {
 		st = w.menu.state()
 	}
@@ -136,7 +137,7 @@ func (w *windows) menuDo(m *winMsg) error {
 
 // showMenu opens the menu window on st, or brings it forward showing st;
 // on the Fyne goroutine (window process).
-func (s *winSide) showMenu(st ui.MenuState) {
+func (s *winSide) showMenu(st state.MenuState) {
 	if s.menuWin != nil {
 		s.menuWin.SetState(st)
 		s.menuWin.Window().Show()
@@ -200,7 +201,7 @@ func (s *winSide) menuItem(do, server string, opens bool) {
 
 // menuState sends an open menu window the hub's state; on the reader's
 // goroutine.
-func (s *winSide) menuState(st ui.MenuState) {
+func (s *winSide) menuState(st state.MenuState) {
 	fyne.Do(func() {
 		if s.menuWin != nil {
 			s.menuWin.SetState(st)

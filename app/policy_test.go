@@ -17,7 +17,7 @@ import (
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // fakeClock is the policy's clock in tests: it moves only when told.
@@ -321,7 +321,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := settingsOf(c, map[string]bool{"demo": true, "github": true})
-	want := []ui.ServerPolicy{
+	want := []state.ServerPolicy{
 		{Name: "demo", Rule: RuleAsk},
 		{Name: "github", Rule: RuleDecline, Burst: 1, Own: true},
 		{Name: "jira", Rule: RuleAsk, Own: true},
@@ -329,7 +329,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, s.Servers); diff != "" {
 		t.Errorf("servers shown (-want +got):\n%s", diff)
 	}
-	save := func(s ui.Settings) (Config, string) {
+	save := func(s state.Settings) (Config, string) {
 		t.Helper()
 		if err := SaveConfig(path, configOf(s)); err != nil {
 			t.Fatal(err)
@@ -370,7 +370,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 
 	// demo changed in the window: its table holds that change only.
-	s.Servers[0] = ui.ServerPolicy{Name: "demo", Rule: RuleAsk, Timeout: 2 * time.Minute, Own: true}
+	s.Servers[0] = state.ServerPolicy{Name: "demo", Rule: RuleAsk, Timeout: 2 * time.Minute, Own: true}
 	back, text = save(s)
 	if diff := cmp.Diff(ServerConfig{Timeout: Duration{2 * time.Minute}}, back.Servers["demo"]); diff != "" {
 		t.Errorf("demo's table (-want +got):\n%s\n%s", diff, text)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
-	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // The hub's part of remembered answers (remember.go): the policy step
@@ -150,8 +150,8 @@ func (h *Hub) keepLastValues(it *item, res bridge.Result) {
 // rememberSettings is the Settings window's "Remembered answers" section
 // under config c: the rules in force and the pre-fill option. A rules file
 // that does not read shows no rules (the log says why).
-func (h *Hub) rememberSettings(c Config) ui.RememberSettings {
-	s := ui.RememberSettings{Prefill: c.Remember.Prefills()}
+func (h *Hub) rememberSettings(c Config) state.RememberSettings {
+	s := state.RememberSettings{Prefill: c.Remember.Prefills()}
 	m := h.memory()
 	if m == nil {
 		return s
@@ -161,14 +161,14 @@ func (h *Hub) rememberSettings(c Config) ui.RememberSettings {
 		h.logf("remembered answers: %v", err)
 	}
 	for _, r := range rules {
-		s.Rules = append(s.Rules, ui.RememberedAnswer{ID: r.ID, Server: r.Server, Message: r.Message, Answer: r.Answer(), Expires: r.Expires})
+		s.Rules = append(s.Rules, state.RememberedAnswer{ID: r.ID, Server: r.Server, Message: r.Message, Answer: r.Answer(), Expires: r.Expires})
 	}
 	return s
 }
 
 // rememberConfigOf is the [remember] table after Settings saved s over old:
 // the pre-fill option as ticked, written only when off (on is the default).
-func rememberConfigOf(s ui.RememberSettings, old Remember) Remember {
+func rememberConfigOf(s state.RememberSettings, old Remember) Remember {
 	old.Prefill = nil
 	if !s.Prefill {
 		off := false

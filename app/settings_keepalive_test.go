@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/paths"
-	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // TestSettingsShowKeepAliveAndNotice: the Settings window shows
@@ -37,7 +37,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 		Name      string
 		KeepAlive *time.Duration
 	}
-	keepAlives := func(s ui.Settings) []shown {
+	keepAlives := func(s state.Settings) []shown {
 		out := []shown{{"(defaults)", s.Defaults.KeepAlive}}
 		for _, sp := range s.Servers {
 			out = append(out, shown{sp.Name, sp.KeepAlive})
@@ -48,11 +48,11 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	if diff := cmp.Diff(want, keepAlives(s)); diff != "" {
 		t.Errorf("keep-alives shown mismatch (-want +got):\n%s", diff)
 	}
-	if want := (ui.NoticeSettings{Notification: false, Sound: true}); s.Notice != want {
+	if want := (state.NoticeSettings{Notification: false, Sound: true}); s.Notice != want {
 		t.Errorf("notice shown %+v, want %+v", s.Notice, want)
 	}
 
-	save := func(s ui.Settings) (Config, string) {
+	save := func(s state.Settings) (Config, string) {
 		t.Helper()
 		h := &Hub{Config: c}
 		w := &windows{hub: h, paths: paths.Paths{Config: path}}
@@ -95,7 +95,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 			s.Servers[i].KeepAlive = dur(time.Minute)
 		}
 	}
-	s.Notice = ui.NoticeSettings{Notification: true}
+	s.Notice = state.NoticeSettings{Notification: true}
 	back, written = save(s)
 	for name, want := range map[string]time.Duration{"github": time.Minute, "slow": DefaultKeepAlive, "other": DefaultKeepAlive} {
 		if got := back.KeepAliveFor(name); got != want {

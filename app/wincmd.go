@@ -15,6 +15,7 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // runWindows is the window process (`elicitray ui`, started by the hub
@@ -317,13 +318,13 @@ func (s *winSide) showHistory() {
 
 // showSettings opens the Settings window on st, or brings it forward; on
 // the Fyne goroutine. Save goes to the hub, which writes config.toml.
-func (s *winSide) showSettings(st ui.Settings) {
+func (s *winSide) showSettings(st state.Settings) {
 	if s.settingsWin != nil {
 		s.settingsWin.Show()
 		s.settingsWin.RequestFocus()
 		return
 	}
-	win := ui.ShowSettings(s.app, st, func(saved ui.Settings) error {
+	win := ui.ShowSettings(s.app, st, func(saved state.Settings) error {
 		_, err := s.call(winMsg{Op: winSaveSettings, Settings: &saved}, nil)
 		return err
 	})

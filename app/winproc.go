@@ -15,8 +15,8 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
 	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // defaultLinger is how long the window process stays after its last window
@@ -467,7 +467,7 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 // saveSettings writes what the Settings window saved to config.toml and
 // puts it in force at once; what the window does not show ([history],
 // [remember] for) stays as it was (withUnshown).
-func (w *windows) saveSettings(s ui.Settings) error {
+func (w *windows) saveSettings(s state.Settings) error {
 	h := w.hub
 	h.mu.Lock()
 	c := withUnshown(configOf(s), h.Config)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // trayWatcher is the DBus name of the StatusNotifier host's watcher; a tray
@@ -88,16 +89,6 @@ type TrayActions struct {
 	Mute, Unmute func(server string)
 }
 
-// TrayServer is a server the hub has seen, as the tray's mute submenu
-// shows it.
-type TrayServer struct {
-	// Name is the configured name (--name).
-	Name string
-	// MutedUntil is when the server's mute ends. Zero, or a time already
-	// past, means the server is not muted.
-	MutedUntil time.Time
-}
-
 // muteFor is how long the tray's "Mute for an hour" mutes a server; the
 // hub decides for real, the tray only shows it until the hub's next
 // SetServers.
@@ -117,12 +108,12 @@ type Tray struct {
 
 	// Read and written on the tray's goroutine only (inside do).
 	paused  bool
-	servers []TrayServer // sorted by name
-	expiry  *time.Timer  // refreshes the menu when the first mute ends
-	refresh func()       // shows menu changes: render, or a counter in tests
-	count   func(n int)  // shows the count on the icon: showCount, or a recorder in tests
-	counted int          // the count the icon shows
-	do      func(func()) // runs on the tray's goroutine (serialQueue.do)
+	servers []state.TrayServer // sorted by name
+	expiry  *time.Timer        // refreshes the menu when the first mute ends
+	refresh func()             // shows menu changes: render, or a counter in tests
+	count   func(n int)        // shows the count on the icon: showCount, or a recorder in tests
+	counted int                // the count the icon shows
+	do      func(func())       // runs on the tray's goroutine (serialQueue.do)
 	now     func() time.Time
 	stop    func() // takes the icon off the bus; nil once closed or in tests
 }
@@ -261,14 +252,14 @@ func (q *serialQueue) run() {
 // Sync shows the state read returns, read on the tray's goroutine in the
 // order Sync was called: of changes made in quick succession, the menu
 // ends on the latest.
-func (t *Tray) Sync(read func() (paused bool, servers []TrayServer)) {
+func (t *Tray) Sync(read func() (paused bool, servers []state.TrayServer)) {
 	if t == nil {
 		return
 	}
 	t.do(func() {
 		paused, servers := read()
 		s := slices.Clone(servers)
-		slices.SortFunc(s, func(a, b TrayServer) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(s, func(a, b state.TrayServer) int { return strings.Compare(a.Name, b.Name) })
 		t.showPaused(paused)
 		t.servers = s
 		t.showServers()
@@ -375,13 +366,13 @@ func (t *Tray) SetPaused(paused bool) {
 
 // SetServers lists the servers seen so far in the mute submenu, sorted by
 // name, each with its mute. The menu changes by itself when a mute ends.
-func (t *Tray) SetServers(servers []TrayServer) {
+func (t *Tray) SetServers(servers []state.TrayServer) {
 	if t == nil {
 		return
 	}
 	// Copied now: the caller may reuse its slice before do runs.
 	s := slices.Clone(servers)
-	slices.SortFunc(s, func(a, b TrayServer) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s, func(a, b state.TrayServer) int { return strings.Compare(a.Name, b.Name) })
 	t.do(func() {
 		t.servers = s
 		t.showServers()

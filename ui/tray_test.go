@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // trayHarness is a tray menu, as SetupTray builds it, recording what its
@@ -221,7 +223,7 @@ func TestTrayPause(t *testing.T) {
 func TestTrayMute(t *testing.T) {
 	h := newTrayHarness(t)
 	now := h.clock.t
-	servers := []TrayServer{
+	servers := []state.TrayServer{
 		{Name: "github", MutedUntil: now.Add(time.Hour)},
 		{Name: "everything"},
 		{Name: "jira", MutedUntil: now.Add(-time.Minute)}, // ended
@@ -252,7 +254,7 @@ func TestTrayMute(t *testing.T) {
 	wantMute("everything — muted until 14:05", "github", "jira")
 
 	// The hub's list is the truth, and a mute ends by itself.
-	h.tr.SetServers([]TrayServer{{Name: "everything", MutedUntil: now.Add(time.Minute)}, {Name: "github"}})
+	h.tr.SetServers([]state.TrayServer{{Name: "everything", MutedUntil: now.Add(time.Minute)}, {Name: "github"}})
 	wantMute("everything — muted until 13:06", "github")
 	if h.tr.expiry == nil {
 		t.Fatal("no timer set for the end of everything's mute")
@@ -276,7 +278,7 @@ func TestTrayMuteEndsOnItsOwn(t *testing.T) {
 	// runs here.
 	fyneQueue := make(chan func(), 1)
 	h.tr.do = func(f func()) { fyneQueue <- f }
-	h.tr.SetServers([]TrayServer{{Name: "github", MutedUntil: time.Now().Add(50 * time.Millisecond)}})
+	h.tr.SetServers([]state.TrayServer{{Name: "github", MutedUntil: time.Now().Add(50 * time.Millisecond)}})
 	(<-fyneQueue)()
 	if got := h.lines()[4]; !strings.HasPrefix(got, "  github — muted until ") {
 		t.Fatalf("mute submenu shows %q, want github muted", got)
@@ -296,7 +298,7 @@ func TestTrayNilDoesNothing(t *testing.T) {
 	var none *Tray // no tray host
 	none.SetPending(2)
 	none.SetPaused(true)
-	none.SetServers([]TrayServer{{Name: "github"}})
+	none.SetServers([]state.TrayServer{{Name: "github"}})
 }
 
 func TestTrayNilActionsDoNothing(t *testing.T) {
@@ -314,7 +316,7 @@ func TestTrayNilActionsDoNothing(t *testing.T) {
 			}
 		}
 	}
-	tr.SetServers([]TrayServer{{Name: "github"}})
+	tr.SetServers([]state.TrayServer{{Name: "github"}})
 	walk(tr.menu)
 }
 
