@@ -22,7 +22,6 @@ import (
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
 )
 
 // `elicitray doctor`: one screen of sentences on everything a prompt needs
@@ -203,7 +202,7 @@ func (d *doctor) bus(ctx context.Context, sess desktopSession) {
 		d.add(levelNote, lang.L("Notifications"), lang.L("no session bus, so no desktop notifications: notices go to %s only."), d.paths.HubLog)
 		return
 	}
-	if ui.TrayHostOn(addr) {
+	if platform.TrayHostOn(addr) {
 		d.add(levelOK, lang.L("Tray"), "%s", lang.L("a tray host (StatusNotifierWatcher) runs on the session bus."))
 	} else {
 		d.add(levelNote, lang.L("Tray"), "%s", lang.L("no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do."))

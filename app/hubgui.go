@@ -141,7 +141,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// session with no notifications either (no bus) tells at a later start.
 	noTrayTold := filepath.Join(filepath.Dir(p.HubLog), noTrayMarker)
 	tellNoTray := false
-	if ui.TrayAvailable() {
+	if platform.TrayAvailable() {
 		tray = ui.SetupTray(ui.TrayActions{
 			History:   win.showHistory,
 			Settings:  win.showSettings,

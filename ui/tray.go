@@ -1,9 +1,6 @@
 package ui
 
 import (
-	"context"
-	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -11,64 +8,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/systray"
-	"github.com/godbus/dbus/v5"
 
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/ui/lang"
 	"github.com/elicitray/elicitray/ui/state"
 )
-
-// trayWatcher is the DBus name of the StatusNotifier host's watcher; a tray
-// icon is only visible on Linux when someone owns it.
-const trayWatcher = "org.kde.StatusNotifierWatcher"
-
-// trayProbeTimeout bounds how long TrayAvailable waits for the session bus.
-const trayProbeTimeout = 2 * time.Second
-
-// TrayAvailable reports whether a tray icon can be shown. On Linux that
-// needs a session DBus (DBUS_SESSION_BUS_ADDRESS set and connectable) on
-// which org.kde.StatusNotifierWatcher has an owner; other systems always
-// have a tray. Call it before SetupTray: Fyne's tray crashes on quit when
-// there is no DBus at all (DESIGN.md: without a tray host the hub runs
-// without an icon). It may take up to two seconds on a stuck bus.
-func TrayAvailable() bool {
-	if runtime.GOOS != "linux" {
-		return true
-	}
-	return TrayHostOn(os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
-}
-
-// TrayHostOn reports whether a tray host (org.kde.StatusNotifierWatcher)
-// runs on the session bus at addr, waiting at most two seconds.
-func TrayHostOn(addr string) bool {
-	if addr == "" {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), trayProbeTimeout)
-	defer cancel()
-	found := make(chan bool, 1)
-	// Connecting and authenticating take no context: run them aside and
-	// give up on a bus that does not answer.
-	go func() { found <- hasBusOwner(ctx, addr, trayWatcher) }()
-	select {
-	case ok := <-found:
-		return ok
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// hasBusOwner reports whether name has an owner on the bus at addr.
-func hasBusOwner(ctx context.Context, addr, name string) bool {
-	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
-	if err != nil {
-		return false
-	}
-	defer conn.Close()
-	var has bool
-	err = conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has)
-	return err == nil && has
-}
 
 // TrayActions are what the tray menu's items do, in the tray and in the
 // menu window (ShowMenu). Each runs on the tray's goroutine, or the Fyne
@@ -122,8 +66,8 @@ type Tray struct {
 // the number of prompts waiting (greyed out); "Pause all prompts" (or
 // "Resume prompts" while paused); "Mute for an hour", a submenu with one
 // item per server (a muted one shows until when, and unmutes when
-// clicked); History…; Settings…; Quit. Call it only when TrayAvailable
-// reports true.
+// clicked); History…; Settings…; Quit. Call it only when app/platform's
+// TrayAvailable reports true: Fyne's tray crashes on quit without DBus.
 //
 // The icon is a StatusNotifierItem with a com.canonical.dbusmenu menu on
 // the session bus, made with fyne.io/systray directly: no Fyne driver runs,
