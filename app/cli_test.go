@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -244,7 +246,7 @@ func TestSuggest(t *testing.T) {
 		{"payments", ""},
 		{"jira", ""},
 	} {
-		if got := didYouMean(tt.name, names); got != tt.want {
+		if got := hub.DidYouMean(tt.name, names); got != tt.want {
 			t.Errorf("didYouMean(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}

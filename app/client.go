@@ -17,6 +17,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
@@ -42,12 +48,12 @@ type hubClient struct {
 	paths paths.Paths
 	// start starts a hub process in a desktop session; nil means the
 	// client never starts one (the history CLI).
-	start func(desktopSession) (*os.Process, error)
+	start func(session.Desktop) (*os.Process, error)
 	// sessions offers the desktop sessions found to start a hub in, best
 	// first, to try until one is taken (sessionFinder.each): a hub started
 	// in one whose display does not open says so (hubExitNoDisplay), and
 	// the next is tried.
-	sessions func(ctx context.Context, try func(desktopSession) error) error
+	sessions func(ctx context.Context, try func(session.Desktop) error) error
 	// log receives what the client found and did, for people (the
 	// wrapper's stderr); nil discards.
 	log io.Writer
@@ -69,7 +75,7 @@ type hubClient struct {
 	// disk): they go to the next hub this client reaches.
 	unsaved []history.Record
 	// spool keeps what the wrapper sent servers while no hub takes it.
-	spool *spool
+	spool *journal.Spool
 	// delivering counts the Delivered calls under way: close waits for
 	// them, so that a wrapper ending with its server does not lose the
 	// word on an answer that did not reach it (issue 25).
@@ -124,11 +130,11 @@ type hubConn struct {
 	wmu     sync.Mutex
 	enc     *json.Encoder
 	mu      sync.Mutex
-	waiting map[uint64]chan wireMsg
+	waiting map[uint64]chan hubapi.Message
 	dead    bool
 }
 
-func (hc *hubConn) send(m wireMsg) error {
+func (hc *hubConn) send(m hubapi.Message) error {
 	hc.wmu.Lock()
 	defer hc.wmu.Unlock()
 	return hc.enc.Encode(m)
@@ -141,8 +147,8 @@ func (hc *hubConn) readLoop(onDead func()) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var m wireMsg
-			if decodeWire(line, &m) == nil {
+			var m hubapi.Message
+			if hubapi.Decode(line, &m) == nil {
 				hc.mu.Lock()
 				ch := hc.waiting[m.ID]
 				delete(hc.waiting, m.ID)
@@ -162,7 +168,7 @@ func (hc *hubConn) readLoop(onDead func()) {
 	hc.mu.Lock()
 	hc.dead = true
 	for id, ch := range hc.waiting {
-		ch <- wireMsg{ID: id, Error: ErrHubGone.Error()}
+		ch <- hubapi.Message{ID: id, Error: ErrHubGone.Error()}
 		delete(hc.waiting, id)
 	}
 	hc.mu.Unlock()
@@ -171,30 +177,30 @@ func (hc *hubConn) readLoop(onDead func()) {
 
 // call sends m and waits for its reply or ctx. On ctx, cancel (if set) is
 // sent to the hub so it closes the window.
-func (c *hubClient) call(ctx context.Context, m wireMsg, cancel *wireMsg) (wireMsg, error) {
+func (c *hubClient) call(ctx context.Context, m hubapi.Message, cancel *hubapi.Message) (hubapi.Message, error) {
 	hc, err := c.connect(ctx)
 	if err != nil {
-		return wireMsg{}, err
+		return hubapi.Message{}, err
 	}
 	return c.callOn(ctx, hc, m, cancel)
 }
 
 // callOn is call on the connection hc.
-func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m wireMsg, cancel *wireMsg) (wireMsg, error) {
+func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m hubapi.Message, cancel *hubapi.Message) (hubapi.Message, error) {
 	c.mu.Lock()
 	c.nextID++
 	m.ID = c.nextID
 	c.mu.Unlock()
-	ch := make(chan wireMsg, 1)
+	ch := make(chan hubapi.Message, 1)
 	hc.mu.Lock()
 	if hc.dead {
 		hc.mu.Unlock()
-		return wireMsg{}, ErrHubGone
+		return hubapi.Message{}, ErrHubGone
 	}
 	hc.waiting[m.ID] = ch
 	hc.mu.Unlock()
 	if err := hc.send(m); err != nil {
-		return wireMsg{}, fmt.Errorf("%w: %v", ErrHubGone, err)
+		return hubapi.Message{}, fmt.Errorf("%w: %v", ErrHubGone, err)
 	}
 	select {
 	case r := <-ch:
@@ -214,7 +220,7 @@ func (c *hubClient) callOn(ctx context.Context, hc *hubConn, m wireMsg, cancel *
 			cancel.Result = cancelResult(context.Cause(ctx))
 			_ = hc.send(*cancel)
 		}
-		return wireMsg{}, ctx.Err()
+		return hubapi.Message{}, ctx.Err()
 	}
 }
 
@@ -235,7 +241,7 @@ func cancelResult(cause error) *bridge.Result {
 
 // Approve asks the hub to decide req (DESIGN.md data flow, step 4).
 func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.Result, error) {
-	r, err := c.call(ctx, wireMsg{Op: opPrompt, Request: req}, &wireMsg{Op: opCancel})
+	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpPrompt, Request: req}, &hubapi.Message{Op: hubapi.OpCancel})
 	if err != nil {
 		if errors.Is(err, ErrNoHub) {
 			// The relay decides: to the host, or cancel; NoDesktop records.
@@ -273,7 +279,7 @@ func (c *hubClient) Approve(ctx context.Context, req *bridge.Request) (*bridge.R
 
 // Reject keeps an elicitation the relay refused (bridge.Options.Rejected).
 func (c *hubClient) Reject(req *bridge.Request, err error) {
-	c.keepSent(req, bridge.Result{Action: actionError, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
+	c.keepSent(req, bridge.Result{Action: journal.ActionError, DecidedBy: bridge.DecidedByError, Reason: err.Error()})
 }
 
 // NoDesktop keeps an elicitation no desktop could show
@@ -281,7 +287,7 @@ func (c *hubClient) Reject(req *bridge.Request, err error) {
 func (c *hubClient) NoDesktop(req *bridge.Request, forwarded bool, err error) {
 	res := bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByNoDesktop, Reason: err.Error()}
 	if forwarded {
-		res.Action = ActionForwarded
+		res.Action = journal.ActionForwarded
 		res.Reason = err.Error() + "; passed to the host, which declared it can show it"
 	}
 	c.keepSent(req, res)
@@ -310,7 +316,7 @@ func (c *hubClient) Delivered(req *bridge.Request, err error) {
 	}
 	c.delivering.Add(1)
 	defer c.delivering.Done()
-	m := wireMsg{Op: opDelivered, Key: req.ID}
+	m := hubapi.Message{Op: hubapi.OpDelivered, Key: req.ID}
 	if err != nil {
 		m.Error = err.Error()
 		c.logf("elicitray: %s: the answer to %q did not reach the server: %v", req.Server, req.Message, err)
@@ -320,7 +326,7 @@ func (c *hubClient) Delivered(req *bridge.Request, err error) {
 	if hc, cerr := c.connectTo(ctx, false); cerr == nil && hc.send(m) == nil {
 		return
 	}
-	c.keepHere(deliveryWord(req.Server, req.ID, m.Error), "no hub took it")
+	c.keepHere(journal.DeliveryWord(req.Server, req.ID, m.Error), "no hub took it")
 }
 
 // recordWait bounds how long the wrapper waits for the hub to keep a
@@ -334,11 +340,11 @@ const recordWait = 2 * time.Second
 // saying so on the host's log; such records are handed to the next hub
 // this wrapper reaches.
 func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
-	rec := newRecord(req, res, nil, history.SourceWrapper)
+	rec := journal.NewRecord(req, res, nil, history.SourceWrapper)
 	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
 	if hc, err := c.connectTo(ctx, false); err == nil {
-		if _, err := c.callOn(ctx, hc, wireMsg{Op: opRecord, Record: &rec}, nil); err == nil {
+		if _, err := c.callOn(ctx, hc, hubapi.Message{Op: hubapi.OpRecord, Record: &rec}, nil); err == nil {
 			return
 		}
 	}
@@ -349,7 +355,7 @@ func (c *hubClient) keepSent(req *bridge.Request, res bridge.Result) {
 // memory (unsaved), saying so on the host's log now and then; why says why
 // the wrapper keeps it at all.
 func (c *hubClient) keepHere(rec history.Record, why string) {
-	err := c.wrapperSpool().add(rec)
+	err := c.wrapperSpool().Add(rec)
 	if err == nil {
 		return
 	}
@@ -358,16 +364,16 @@ func (c *hubClient) keepHere(rec history.Record, why string) {
 	n := len(c.unsaved)
 	c.mu.Unlock()
 	if n == 1 || n%100 == 0 {
-		c.logf("elicitray: %s: %s could not be saved (%s; %s); this wrapper keeps them until a hub takes them", rec.Server, decisions(n), why, storageSentence(err))
+		c.logf("elicitray: %s: %s could not be saved (%s; %s); this wrapper keeps them until a hub takes them", rec.Server, journal.Decisions(n), why, journal.StorageSentence(err))
 	}
 }
 
 // wrapperSpool returns the wrapper's spool, made on first use.
-func (c *hubClient) wrapperSpool() *spool {
+func (c *hubClient) wrapperSpool() *journal.Spool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.spool == nil {
-		c.spool = &spool{dir: spoolDir(c.paths), role: "wrapper"}
+		c.spool = &journal.Spool{Dir: journal.SpoolDir(c.paths), Role: "wrapper"}
 	}
 	return c.spool
 }
@@ -403,7 +409,7 @@ func (c *hubClient) connectTo(ctx context.Context, start bool) (*hubConn, error)
 	if err != nil {
 		return nil, err
 	}
-	hc := &hubConn{c: conn, pid: pid, enc: json.NewEncoder(conn), waiting: map[uint64]chan wireMsg{}}
+	hc := &hubConn{c: conn, pid: pid, enc: json.NewEncoder(conn), waiting: map[uint64]chan hubapi.Message{}}
 	c.conn = hc
 	go hc.readLoop(func() {
 		c.mu.Lock()
@@ -418,7 +424,7 @@ func (c *hubClient) connectTo(ctx context.Context, start bool) (*hubConn, error)
 	// them, and a replay adds nothing.
 	for _, rec := range c.unsaved {
 		rec := rec
-		_ = hc.send(wireMsg{Op: opRecord, Record: &rec})
+		_ = hc.send(hubapi.Message{Op: hubapi.OpRecord, Record: &rec})
 	}
 	return hc, nil
 }
@@ -444,8 +450,8 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, int, error) {
 	// host that stripped the environment gives none (session.go); the
 	// hub checks the session's display itself.
 	var ours bool
-	var sess desktopSession
-	err = c.sessions(ctx, func(s desktopSession) error {
+	var sess session.Desktop
+	err = c.sessions(ctx, func(s session.Desktop) error {
 		sess = s
 		// A hub that fails to start is tried once more: a display can
 		// refuse a connection for a moment.
@@ -456,7 +462,7 @@ func (c *hubClient) dial(ctx context.Context) (net.Conn, int, error) {
 		}
 		return err
 	})
-	if errors.Is(err, ErrNoSession) {
+	if errors.Is(err, session.ErrNoSession) {
 		err = fmt.Errorf("%w: %w", ErrNoHub, err) // no session, or none whose display opened
 	}
 	if err == nil {
@@ -502,7 +508,7 @@ func (c *hubClient) dialIn(ctx context.Context, dir string) (net.Conn, int, erro
 		}
 		return nil, 0, err
 	}
-	pid, err := checkHubPeer(conn)
+	pid, err := hubapi.CheckHubPeer(conn)
 	if err != nil {
 		conn.Close()
 		return nil, 0, err
@@ -515,7 +521,7 @@ var errHubFailed = errors.New("the hub exited")
 
 // startAndDial starts a hub in sess and waits for a verified socket: the
 // hub it started (ours), or one that beat it to the lock.
-func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ net.Conn, pid int, ours bool, _ error) {
+func (c *hubClient) startAndDial(ctx context.Context, sess session.Desktop) (_ net.Conn, pid int, ours bool, _ error) {
 	logStart := fileSize(c.paths.HubLog)
 	proc, err := c.start(sess)
 	if err != nil {
@@ -555,7 +561,7 @@ func (c *hubClient) startAndDial(ctx context.Context, sess desktopSession) (_ ne
 				if why == "" {
 					why = fmt.Sprintf("the hub exited (%v)%s", st, c.silentFailure())
 				}
-				return nil, 0, false, displayFailed{errors.New(why)}
+				return nil, 0, false, session.DisplayFailed{Err: errors.New(why)}
 			}
 			if st == nil || !st.Success() {
 				if why := hubFailure(c.paths.HubLog, logStart); why != "" {
@@ -582,25 +588,16 @@ func startingClient(p paths.Paths, log io.Writer) (*hubClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	finder := newSessionFinder(exe)
+	finder := session.NewFinder(exe)
 	return &hubClient{
 		paths: p,
 		log:   log,
-		start: func(s desktopSession) (*os.Process, error) {
-			return startHub(runnable(exe), p, s.Env(hubEnv(os.Environ())))
+		start: func(s session.Desktop) (*os.Process, error) {
+			return startHub(session.Runnable(exe), p, s.Env(session.HubEnv(os.Environ())))
 		},
-		sessions:  finder.each,
+		sessions:  finder.Each,
 		startWait: hubStartWait,
 	}, nil
-}
-
-// runnable is exe, or this very program through /proc/self/exe when exe is
-// gone: an upgrade may move the binary while a wrapper runs.
-func runnable(exe string) string {
-	if _, err := os.Stat(exe); err != nil && exists("/proc/self/exe") {
-		return "/proc/self/exe"
-	}
-	return exe
 }
 
 // startHub starts `elicitray hub` detached from the wrapper, with env: its
@@ -776,9 +773,9 @@ func (c *hubClient) close() {
 		// What the wrapper kept goes to disk if there is room by now (a
 		// replay of what a hub saved since adds nothing)…
 		if c.spool == nil {
-			c.spool = &spool{dir: spoolDir(c.paths), role: "wrapper"}
+			c.spool = &journal.Spool{Dir: journal.SpoolDir(c.paths), Role: "wrapper"}
 		}
-		c.unsaved = slices.DeleteFunc(c.unsaved, func(rec history.Record) bool { return c.spool.add(rec) == nil })
+		c.unsaved = slices.DeleteFunc(c.unsaved, func(rec history.Record) bool { return c.spool.Add(rec) == nil })
 	}
 	if c.conn != nil {
 		// …else to the live hub, which keeps them with its own.
@@ -789,19 +786,19 @@ func (c *hubClient) close() {
 			sent := true
 			for _, rec := range c.unsaved {
 				rec := rec
-				sent = sent && c.conn.send(wireMsg{Op: opRecord, Record: &rec}) == nil
+				sent = sent && c.conn.send(hubapi.Message{Op: hubapi.OpRecord, Record: &rec}) == nil
 			}
 			if sent {
-				c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", decisions(len(c.unsaved)), c.conn.pid)
+				c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", journal.Decisions(len(c.unsaved)), c.conn.pid)
 				c.unsaved = nil
 			}
 		}
 		c.conn.c.Close()
 	}
 	if c.spool != nil {
-		c.spool.close()
+		c.spool.Close()
 	}
 	if n := len(c.unsaved); n > 0 {
-		c.logf("elicitray: stopping with %s that could not be saved anywhere (the disk is full?)", decisions(n))
+		c.logf("elicitray: stopping with %s that could not be saved anywhere (the disk is full?)", journal.Decisions(n))
 	}
 }

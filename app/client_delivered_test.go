@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -21,13 +25,13 @@ func TestCloseWaitsForDelivered(t *testing.T) {
 	ours, hub := net.Pipe() // the hub reads nothing: the word waits
 	c := &hubClient{
 		paths: paths.Paths{History: filepath.Join(dir, "history.db")},
-		conn:  &hubConn{c: ours, enc: json.NewEncoder(ours), waiting: map[uint64]chan wireMsg{}},
+		conn:  &hubConn{c: ours, enc: json.NewEncoder(ours), waiting: map[uint64]chan hubapi.Message{}},
 	}
 	go c.Delivered(&bridge.Request{ID: "w1-1", Server: "srv", ReportsDelivery: true}, errors.New("the server ended"))
 	time.Sleep(100 * time.Millisecond) // the word is being sent
 	time.AfterFunc(300*time.Millisecond, func() { hub.Close() })
 	c.close()
-	keys, _ := spoolKeys(spoolDir(c.paths))
+	keys, _ := journal.SpoolKeys(journal.SpoolDir(c.paths))
 	if !keys["w1-1"] {
 		t.Errorf("the wrapper stopped before the word on the delivery was kept; the spool holds %v", keys)
 	}

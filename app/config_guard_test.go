@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,19 +26,19 @@ func TestConfigGuard(t *testing.T) {
 		return path
 	}
 	path := write("good", "[servers.prod]\nguard = [\"delete_*\", \"deploy\"]\nguard_destructive = true\n")
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ServerConfig{Guard: []string{"delete_*", "deploy"}, GuardDestructive: true}
+	want := config.Server{Guard: []string{"delete_*", "deploy"}, GuardDestructive: true}
 	if diff := cmp.Diff(want, c.Servers["prod"]); diff != "" {
 		t.Errorf("prod's config mismatch (-want +got):\n%s", diff)
 	}
 	// Saved through the Settings window, and read again: the same guard.
-	if err := SaveConfig(path, withUnshown(configOf(settingsOf(c, map[string]bool{})), c)); err != nil {
+	if err := config.Save(path, withUnshown(configOf(settingsOf(c, map[string]bool{})), c)); err != nil {
 		t.Fatal(err)
 	}
-	again, err := LoadConfig(path)
+	again, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestConfigGuard(t *testing.T) {
 		{"not a flag", "[servers.prod]\nguard_destructive = \"yes\"\n", `line 2: servers.prod: guard_destructive must be true or false`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := LoadConfig(write(tt.name, tt.text))
+			_, err := config.Load(write(tt.name, tt.text))
 			if err == nil || !strings.Contains(err.Error(), tt.says) {
 				t.Errorf("error %v, want one saying %q", err, tt.says)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/google/go-cmp/cmp"
 )
@@ -25,9 +26,9 @@ func TestLoadConfig(t *testing.T) {
 		want       time.Duration
 		err        string
 	}{
-		{"missing file", "", DefaultTimeout, ""},
+		{"missing file", "", config.DefaultTimeout, ""},
 		{"timeout", `timeout = "90s"`, 90 * time.Second, ""},
-		{"zero means default", `timeout = "0s"`, DefaultTimeout, ""},
+		{"zero means default", `timeout = "0s"`, config.DefaultTimeout, ""},
 		{"bad duration", `timeout = "ten minutes"`, 0, `not a duration like "10m"`},
 		{"not TOML", `timeout = `, 0, "config.toml"},
 	} {
@@ -41,7 +42,7 @@ func TestLoadConfig(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			c, err := LoadConfig(path)
+			c, err := config.Load(path)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want one containing %q", err, tt.err)
@@ -87,7 +88,7 @@ keep = "1y"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, problems, err := CheckConfig(path)
+	_, problems, err := config.Check(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +118,8 @@ keep = "1y"
 		t.Errorf("problems mismatch (-want +got):\n%s", diff)
 	}
 
-	c, err := LoadConfig(path)
-	var ce *ConfigErrors
+	c, err := config.Load(path)
+	var ce *config.Errors
 	if !errors.As(err, &ce) || len(ce.Problems) != 8 {
 		t.Fatalf("LoadConfig: %v, want the 8 mistakes", err)
 	}
@@ -146,11 +147,11 @@ keep = "1y"
 	if err := os.WriteFile(path, []byte(fixed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err = LoadConfig(path)
+	c, err = config.Load(path)
 	if err != nil {
 		t.Fatalf("the fixed file: %v", err)
 	}
-	if p := c.Policy("github"); p != (Policy{Rule: RuleDecline, Timeout: 2 * time.Minute, Burst: 1, Every: 3 * time.Second}) {
+	if p := c.Policy("github"); p != (config.Policy{Rule: config.RuleDecline, Timeout: 2 * time.Minute, Burst: 1, Every: 3 * time.Second}) {
 		t.Errorf("github's policy from the fixed file: %+v", p)
 	}
 	if len(c.Warnings) != 3 || !strings.Contains(c.Warnings[1], `line 8: "server.github" is not a setting`) {
@@ -182,7 +183,7 @@ func TestCheckConfigQuotedServerNames(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[servers.\"acme.tools\"]\nrule = \"never\"\ncolour = \"red\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, problems, err := CheckConfig(path)
+	_, problems, err := config.Check(path)
 	var got []string
 	for _, p := range problems {
 		got = append(got, p.String())
@@ -206,13 +207,13 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[servers.github]\nrule = \"accept-defaults\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path); err != nil {
+	if _, err := config.Load(path); err != nil {
 		t.Fatalf("the user's own config: %v", err)
 	}
 	if err := os.Chmod(path, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path); err == nil || !errors.Is(err, paths.ErrUntrusted) || !strings.Contains(err.Error(), "other users") {
+	if _, err := config.Load(path); err == nil || !errors.Is(err, paths.ErrUntrusted) || !strings.Contains(err.Error(), "other users") {
 		t.Errorf("a config anyone can write: %v, want it refused", err)
 	}
 	if err := os.Chmod(path, 0o644); err != nil {
@@ -224,7 +225,7 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 	if err := os.Chown(path, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path); err == nil || !errors.Is(err, paths.ErrUntrusted) || !strings.Contains(err.Error(), "uid 65534") {
+	if _, err := config.Load(path); err == nil || !errors.Is(err, paths.ErrUntrusted) || !strings.Contains(err.Error(), "uid 65534") {
 		t.Errorf("a config of uid 65534: %v, want it refused", err)
 	}
 	link := filepath.Join(dir, "link.toml")
@@ -238,7 +239,7 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 	if err := os.Lchown(link, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
+	if _, err := config.Load(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("a link of uid 65534 to the user's config: %v, want it refused", err)
 	}
 }
@@ -248,27 +249,27 @@ func TestConfigOfAnotherUserRefused(t *testing.T) {
 // in the user's language, and so are the mistakes it lists (Shown); the
 // log keeps the English.
 func TestConfigTroubleInTheUsersLanguage(t *testing.T) {
-	mistake := &ConfigErrors{Path: "/home/u/.config/elicitray/config.toml", Problems: []ConfigProblem{
+	mistake := &config.Errors{Path: "/home/u/.config/elicitray/config.toml", Problems: []config.Problem{
 		{Line: 1, Key: "timeout", Message: "must be a duration"},
 		{Line: 2, Key: "burst", Message: "must be a number"},
 	}}
 	one := errors.New("config.toml: line 1: bad")
 	for _, err := range []error{one, mistake} {
-		lines, title, body := configTrouble(err, defaultSettings)
+		lines, title, body := config.Trouble(err, config.DefaultSettings)
 		if !strings.HasSuffix(body, "The default settings apply until it is fixed.") || !strings.HasPrefix(title, "elicitray: config.toml has ") {
 			t.Errorf("in English: %q / %q", title, body)
 		}
-		if !strings.Contains(lines[0], defaultSettings) {
-			t.Errorf("the log says %q, want it to say %q", lines[0], defaultSettings)
+		if !strings.Contains(lines[0], config.DefaultSettings) {
+			t.Errorf("the log says %q, want it to say %q", lines[0], config.DefaultSettings)
 		}
 	}
 	chineseLocale(t)
 	for _, err := range []error{one, mistake} {
-		lines, title, body := configTrouble(err, keptSettings)
+		lines, title, body := config.Trouble(err, config.KeptSettings)
 		if !strings.HasSuffix(body, "在修正之前，当前生效的设置保持不变。") || !strings.Contains(title, "错误") {
 			t.Errorf("a Chinese user reads %q / %q", title, body)
 		}
-		if !strings.Contains(lines[0], keptSettings) {
+		if !strings.Contains(lines[0], config.KeptSettings) {
 			t.Errorf("the log changed language: %q", lines[0])
 		}
 	}
@@ -289,7 +290,7 @@ func TestConfigProblemsShownTranslated(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, problems, err := CheckConfig(path)
+		_, problems, err := config.Check(path)
 		if err != nil || len(problems) == 0 {
 			t.Fatalf("CheckConfig: %v, %d problems", err, len(problems))
 		}
@@ -330,7 +331,7 @@ func TestRemoteMaxMessage(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			c, problems, err := CheckConfig(path)
+			c, problems, err := config.Check(path)
 			if err != nil {
 				t.Fatal(err)
 			}

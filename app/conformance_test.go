@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/config"
 )
 
 // The official MCP conformance suite and the Node it needs (22 or newer),
@@ -33,7 +35,7 @@ var conformanceMustPass = []string{"elicitation-sep1034-client-defaults", "sep-2
 // conformanceRule is the config.toml of a conformance run: nobody watches
 // the desktop, so the conformance server's prompts follow the rule for
 // unattended runs.
-const conformanceRule = "[servers." + ConformanceServerName + "]\nrule = \"" + RuleAcceptDefaultsOrCancel + "\"\n"
+const conformanceRule = "[servers." + ConformanceServerName + "]\nrule = \"" + config.RuleAcceptDefaultsOrCancel + "\"\n"
 
 // TestConformance runs client scenarios of @modelcontextprotocol/conformance
 // with elicitray as the client's elicitation layer: the suite starts

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -324,7 +326,7 @@ func (d *desktop) hubPID() int {
 		return 0
 	}
 	defer conn.Close()
-	_, pid, err := peerCred(conn)
+	_, pid, err := hubapi.PeerCred(conn)
 	if err != nil {
 		return 0
 	}
@@ -903,7 +905,7 @@ func parseRawResult(t *testing.T, text string) rawResult {
 // hubAnswers reports whether a hub answers a history query on its socket.
 func hubAnswers(ctx context.Context, p paths.Paths) bool {
 	c := &hubClient{paths: p} // no start: never starts a hub
-	_, err := c.call(ctx, wireMsg{Op: opHistory, Query: &history.Query{Limit: 1}}, nil)
+	_, err := c.call(ctx, hubapi.Message{Op: hubapi.OpHistory, Query: &history.Query{Limit: 1}}, nil)
 	c.mu.Lock()
 	if c.conn != nil {
 		c.conn.c.Close()

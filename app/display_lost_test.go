@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/elicitray/elicitray/app/platform"
 )
 
@@ -157,14 +159,14 @@ func TestDoctorVerdictFollowsDisplay(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := &doctor{hubRunning: tt.hubRunning, hubDisplay: tt.hubDisplay, hubPID: 42,
-				finder: &sessionFinder{uid: os.Getuid(), pid: 1, proc: "/nonexistent",
-					getenv: func(k string) string {
+				finder: &session.Finder{Uid: os.Getuid(), Pid: 1, Proc: "/nonexistent",
+					Getenv: func(k string) string {
 						if k == "DISPLAY" {
 							return ":97"
 						}
 						return ""
 					},
-					probe: func(context.Context, desktopSession) error {
+					Probe: func(context.Context, session.Desktop) error {
 						return errors.New("no X server is running at DISPLAY=:97")
 					}}}
 			d.display(t.Context())

@@ -11,11 +11,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+	"github.com/elicitray/elicitray/ui/lang"
+
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
-	"github.com/elicitray/elicitray/ui/lang"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/spf13/cobra"
@@ -49,7 +56,7 @@ type finding struct {
 type doctor struct {
 	paths  paths.Paths
 	exe    string
-	finder *sessionFinder
+	finder *session.Finder
 
 	found []finding
 	// hubRunning: a hub answered.
@@ -82,7 +89,7 @@ func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(err)
 			}
-			d := &doctor{paths: paths.FromEnv(os.Getenv), exe: exe, finder: newSessionFinder(exe)}
+			d := &doctor{paths: paths.FromEnv(os.Getenv), exe: exe, finder: session.NewFinder(exe)}
 			d.run(ctx)
 			d.write(stdout)
 			// Every ✗, not only what stops prompts: a history that cannot
@@ -140,7 +147,7 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
+	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpStatus}, nil)
 	pid = c.hubPID()
 	switch {
 	case err == nil:
@@ -155,8 +162,8 @@ func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
 }
 
 // display finds the desktop session a wrapper would start a hub in.
-func (d *doctor) display(ctx context.Context) desktopSession {
-	sess, err := d.finder.find(ctx)
+func (d *doctor) display(ctx context.Context) session.Desktop {
+	sess, err := d.finder.Find(ctx)
 	if err == nil && platform.LoginIsDesktop {
 		d.add(levelOK, lang.L("Display"), lang.L("windows open in %s."), sessionFrom(sess.From))
 		return sess
@@ -181,12 +188,12 @@ func (d *doctor) display(ctx context.Context) desktopSession {
 		d.add(levelProblem, lang.L("Display"), "%v.", err)
 		d.blocked = append(d.blocked, lang.L("no desktop session was found to start a hub in"))
 	}
-	return desktopSession{}
+	return session.Desktop{}
 }
 
 // bus checks the tray host and the notification server on the session's
 // bus.
-func (d *doctor) bus(ctx context.Context, sess desktopSession) {
+func (d *doctor) bus(ctx context.Context, sess session.Desktop) {
 	if platform.LoginIsDesktop {
 		// macOS and Windows: the tray icon and the notifications are the
 		// system's own (the menu bar, the notification area), always there.
@@ -218,7 +225,7 @@ func (d *doctor) bus(ctx context.Context, sess desktopSession) {
 // (org.freedesktop.Notifications.GetServerInformation).
 func notificationServer(ctx context.Context, addr string) (string, error) {
 	var name, vendor, version, spec string
-	err := withBus(ctx, addr, func(conn *dbus.Conn) error {
+	err := session.WithBus(ctx, addr, func(conn *dbus.Conn) error {
 		return conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").
 			CallWithContext(ctx, "org.freedesktop.Notifications.GetServerInformation", 0).
 			Store(&name, &vendor, &version, &spec)
@@ -315,13 +322,13 @@ func (d *doctor) history() {
 		case err == nil:
 			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, lang.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
-			if holder, _ := lockHolder(path); holder == d.hubPID {
+			if holder, _ := journal.LockHolder(path); holder == d.hubPID {
 				f = d.add(levelProblem, lang.L("History"), lang.L("%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), path, d.hubPID, d.hubPID)
 				break
 			}
 			fallthrough
 		case errors.Is(err, history.ErrLocked):
-			f = d.add(levelProblem, lang.L("History"), lang.L("%v; a hub keeps decisions in the spool until it is free"), historyOpenError(path, err))
+			f = d.add(levelProblem, lang.L("History"), lang.L("%v; a hub keeps decisions in the spool until it is free"), journal.OpenError(path, err))
 		case errors.Is(err, history.ErrCorrupt):
 			f = d.add(levelNote, lang.L("History"), lang.L("%s cannot be read (%v): the hub will move it aside and start a new one"), path, err)
 		default:
@@ -336,8 +343,8 @@ func (d *doctor) history() {
 		}
 	}
 	f.text += lang.L(".")
-	if n := countSpool(spoolDir(d.paths)); n > 0 && !d.hubRunning {
-		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, lang.Count(n)), spoolDir(d.paths))
+	if n := journal.CountSpool(journal.SpoolDir(d.paths)); n > 0 && !d.hubRunning {
+		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, lang.Count(n)), journal.SpoolDir(d.paths))
 	}
 }
 
@@ -345,7 +352,7 @@ func (d *doctor) history() {
 // of its nearest existing parent when it is not made yet.
 func freeSpace(path string) (int64, bool) {
 	dir := filepath.Dir(path)
-	for !exists(dir) && filepath.Dir(dir) != dir {
+	for !session.Exists(dir) && filepath.Dir(dir) != dir {
 		dir = filepath.Dir(dir)
 	}
 	return platform.FreeSpace(dir)
@@ -357,7 +364,7 @@ const minFree = 1 << 20
 
 // config reports every mistake in config.toml at once.
 func (d *doctor) config() {
-	_, problems, err := CheckConfig(d.paths.Config)
+	_, problems, err := config.Check(d.paths.Config)
 	var mistakes, warnings []string
 	for _, p := range problems {
 		if p.Warning {
@@ -369,7 +376,7 @@ func (d *doctor) config() {
 	switch {
 	case err != nil:
 		d.add(levelProblem, lang.L("Config"), lang.L("%v; the hub uses the default settings."), err) // err names the file
-	case !exists(d.paths.Config):
+	case !session.Exists(d.paths.Config):
 		d.add(levelOK, lang.L("Config"), lang.L("%s does not exist: the defaults apply."), d.paths.Config)
 	case len(mistakes) > 0:
 		uses := lang.N("a hub started now uses the default settings until they are fixed", len(mistakes))

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/paths"
 )
 
@@ -121,7 +123,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, _, code := runElicitray(t, nil, nil, "doctor")
-		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "belongs to "+userName(65534)+", not to you") {
+		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "belongs to "+hubapi.UserName(65534)+", not to you") {
 			t.Errorf("exit %d, line %q\n%s", code, l, out)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -93,7 +94,7 @@ func TestEndToEndGuardFollowsConfig(t *testing.T) {
 		t.Errorf("the broken config is said %d times, want once:\n%s", n, d.wrapperLog())
 	}
 
-	if err := SaveConfig(d.paths.Config, Config{}); err != nil {
+	if err := config.Save(d.paths.Config, config.Config{}); err != nil {
 		t.Fatal(err)
 	}
 	logSays(`elicitray: live: config.toml changed: no tool call waits for your approval.`)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/remember"
+
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -117,19 +119,19 @@ func TestEndToEndRemember(t *testing.T) {
 				t.Fatalf("the server received %s", got)
 			}
 		}
-		b, err := os.ReadFile(rememberedPath(d.paths))
+		b, err := os.ReadFile(remember.Path(d.paths))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(string(b), "hunter2-secret") {
-			t.Errorf("the secret is stored in %s:\n%s", rememberedPath(d.paths), b)
+			t.Errorf("the secret is stored in %s:\n%s", remember.Path(d.paths), b)
 		}
 		if !strings.Contains(string(b), `"ada"`) {
 			t.Errorf("the user name, no secret, is not kept to pre-fill the form:\n%s", b)
 		}
-		fi, err := os.Stat(rememberedPath(d.paths))
+		fi, err := os.Stat(remember.Path(d.paths))
 		if err != nil || fi.Mode().Perm() != 0o600 {
-			t.Errorf("%s is mode %v (%v), want 0600", rememberedPath(d.paths), fi.Mode(), err)
+			t.Errorf("%s is mode %v (%v), want 0600", remember.Path(d.paths), fi.Mode(), err)
 		}
 	})
 }

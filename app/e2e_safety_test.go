@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -93,7 +95,7 @@ func TestEndToEndSafety(t *testing.T) {
 			t.Errorf("the server received %s", got)
 		}
 		rec := d.history()[0]
-		if rec.Content["api_key"] != Redacted || rec.Content["account"] != "acme" {
+		if rec.Content["api_key"] != journal.Redacted || rec.Content["account"] != "acme" {
 			t.Errorf("history content %v: the key must be redacted, the account kept", rec.Content)
 		}
 		if b, err := os.ReadFile(d.paths.History); err != nil || strings.Contains(string(b), "sk-live-123") {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/journal"
 )
 
 // TestEndToEndNoSecretInHistory (issue 25): a bank's server asks for a PIN
@@ -66,9 +68,9 @@ func TestEndToEndNoSecretInHistory(t *testing.T) {
 			}
 		}
 	}
-	spooled, err := filepath.Glob(filepath.Join(spoolDir(d.paths), "*"))
-	if err != nil || countSpool(spoolDir(d.paths)) != 3 {
-		t.Fatalf("the spool holds %d records in %v (%v), want the 3 decisions", countSpool(spoolDir(d.paths)), spooled, err)
+	spooled, err := filepath.Glob(filepath.Join(journal.SpoolDir(d.paths), "*"))
+	if err != nil || journal.CountSpool(journal.SpoolDir(d.paths)) != 3 {
+		t.Fatalf("the spool holds %d records in %v (%v), want the 3 decisions", journal.CountSpool(journal.SpoolDir(d.paths)), spooled, err)
 	}
 	for _, f := range spooled {
 		b, err := os.ReadFile(f)
@@ -128,11 +130,11 @@ Requested schema:
 			if !strings.HasSuffix(show, want) {
 				t.Errorf("history show of the rule's decision does not end with the schema in the server's order, redacted:\n%s", show)
 			}
-			if r.DecidedBy != "rule" || r.Content["bank_pin"] != Redacted || r.Content["account"] != "acme" {
+			if r.DecidedBy != "rule" || r.Content["bank_pin"] != journal.Redacted || r.Content["account"] != "acme" {
 				t.Errorf("the rule's record: decided by %q, content %v", r.DecidedBy, r.Content)
 			}
 		case "Pay the rent":
-			if r.DecidedBy != "user" || r.Content["bank_pin"] != Redacted || r.Content["memo"] != "rent" {
+			if r.DecidedBy != "user" || r.Content["bank_pin"] != journal.Redacted || r.Content["memo"] != "rent" {
 				t.Errorf("the window's record: decided by %q, content %v", r.DecidedBy, r.Content)
 			}
 		case "Verify your account":

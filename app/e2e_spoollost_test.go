@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/journal"
 )
 
 // TestFaultSpoolRemoved (issue 25): the spool directory is removed, or
@@ -73,7 +75,7 @@ func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, sp
 		t.Fatalf("status before the spool is removed:\n%s", st)
 	}
 
-	if err := away(spoolDir(d.paths)); err != nil {
+	if err := away(journal.SpoolDir(d.paths)); err != nil {
 		t.Fatal(err)
 	}
 	st := d.status() // the hub looks at its spool now
@@ -89,7 +91,7 @@ func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, sp
 		t.Errorf("hub.log does not tell the loss:\n%s", hubLog)
 	}
 
-	if n := countSpool(spoolDir(d.paths)); n != spooled {
+	if n := journal.CountSpool(journal.SpoolDir(d.paths)); n != spooled {
 		t.Errorf("the spool directory holds %d decisions, want %d", n, spooled)
 	}
 
@@ -101,7 +103,7 @@ func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, sp
 		got[r.Message] = r.Action
 	}
 	want := map[string]string{"Deploy?": "accept", "second #0": "accept", "second #1": "accept", "second #2": "accept",
-		fmt.Sprintf("2 decisions lost: the spool %s was removed or changed before they reached history, and no copy was left", spoolDir(d.paths)): "error"}
+		fmt.Sprintf("2 decisions lost: the spool %s was removed or changed before they reached history, and no copy was left", journal.SpoolDir(d.paths)): "error"}
 	for msg, action := range want {
 		if got[msg] != action {
 			t.Errorf("history has %q as %q, want %q; it has %v", msg, got[msg], action, got)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -154,15 +155,15 @@ func TestHubRestartsAfterCrash(t *testing.T) {
 func TestOneHubWhenStartedTogether(t *testing.T) {
 	d := newDesktop(t)
 	const n = 4
-	type hub struct {
+	type started struct {
 		cmd    *exec.Cmd
 		stderr bytes.Buffer
 		err    error
 	}
-	hubs := make([]*hub, n)
+	hubs := make([]*started, n)
 	exited := make(chan int, n)
 	for i := range hubs {
-		h := &hub{cmd: exec.Command(elicitrayBin, "hub")}
+		h := &started{cmd: exec.Command(elicitrayBin, "hub")}
 		h.cmd.Stderr = &h.stderr
 		if err := h.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -199,8 +200,8 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 		if h.err != nil {
 			t.Errorf("a hub that found another running exited with %v, want 0; stderr:\n%s", h.err, h.stderr.String())
 		}
-		if !strings.Contains(h.stderr.String(), ErrHubRunning.Error()) {
-			t.Errorf("a hub that found another running said %q, want it to say %q", h.stderr.String(), ErrHubRunning.Error())
+		if !strings.Contains(h.stderr.String(), hub.ErrRunning.Error()) {
+			t.Errorf("a hub that found another running said %q, want it to say %q", h.stderr.String(), hub.ErrRunning.Error())
 		}
 	}
 

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -298,7 +300,7 @@ func TestFaultHubKilledWithPromptsWaiting(t *testing.T) {
 			t.Errorf("record %q: decided by %s (%s), source %q; want error, the hub stopped, by the wrapper", r.Message, r.DecidedBy, r.Reason, r.Source)
 		}
 	}
-	if n := countSpool(spoolDir(d.paths)); n != 0 {
+	if n := journal.CountSpool(journal.SpoolDir(d.paths)); n != 0 {
 		t.Errorf("%d records left in the spool after history took them", n)
 	}
 	// Taken twice, the spool adds nothing twice.
@@ -755,7 +757,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		d := newDesktop(t)
 		holdLockUntil(t, d.paths.History)
 		elsewhere := t.TempDir()
-		if err := os.Symlink(elsewhere, spoolDir(d.paths)); err != nil {
+		if err := os.Symlink(elsewhere, journal.SpoolDir(d.paths)); err != nil {
 			t.Fatal(err)
 		}
 		fh := d.connectFault("spool", nil)
@@ -768,7 +770,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 			t.Errorf("the hub wrote %d files through the planted spool link", len(entries))
 		}
-		if st := d.status(); !strings.Contains(st, "1 decision not saved") || !strings.Contains(st, "; the spool directory "+spoolDir(d.paths)+" is a symbolic link") {
+		if st := d.status(); !strings.Contains(st, "1 decision not saved") || !strings.Contains(st, "; the spool directory "+journal.SpoolDir(d.paths)+" is a symbolic link") {
 			t.Errorf("status does not say the decision is not saved:\n%s", st)
 		}
 	})

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/elicitray/elicitray/app/winproto"
+
 	"fyne.io/fyne/v2"
 	"github.com/adrg/xdg"
 
@@ -123,7 +125,7 @@ func (s *winSide) showOffer() {
 	w := ui.ShowAutostartOffer(s.app, func(yes bool) {
 		s.open++
 		go func() {
-			if _, err := s.call(winMsg{Op: winOfferAnswer, Yes: yes}, nil); err != nil && !errors.Is(err, errHubGone) {
+			if _, err := s.call(winproto.Message{Op: winproto.OpOfferAnswer, Yes: yes}, nil); err != nil && !errors.Is(err, errHubGone) {
 				fmt.Fprintf(s.log, "elicitray ui: the autostart answer: %v\n", err)
 			}
 			fyne.Do(s.closedOne)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 )
@@ -79,9 +80,9 @@ func floodServe() int {
 // -v ./app/`), not asserted.
 func TestFlood(t *testing.T) {
 	h, sp, _ := runTestHub(t, time.Hour)
-	h.mu.Lock()
-	h.Config = Config{} // the defaults: DefaultBurst, then one per DefaultEvery
-	h.mu.Unlock()
+	h.Mu.Lock()
+	h.Config = config.Config{} // the defaults: DefaultBurst, then one per DefaultEvery
+	h.Mu.Unlock()
 	notes := make(chan string, 4)
 	h.Notify = func(title, _ string) { notes <- title }
 	// The user declines each window that appears.
@@ -163,9 +164,9 @@ func TestFlood(t *testing.T) {
 	n := shown
 	shownMu.Unlock()
 	// The limit refills one prompt per DefaultEvery while the flood lasts.
-	most := DefaultBurst + int(elapsed/DefaultEvery) + 1
+	most := config.DefaultBurst + int(elapsed/config.DefaultEvery) + 1
 	if n < 1 || n > most {
-		t.Errorf("%d windows reached the user; want at most the burst (%d, or %d with refills)", n, DefaultBurst, most)
+		t.Errorf("%d windows reached the user; want at most the burst (%d, or %d with refills)", n, config.DefaultBurst, most)
 	}
 	if counts != (floodCounts{Decline: n, Cancel: floodSize - n}) {
 		t.Errorf("the server received %+v; want %d declines (the windows) and the rest cancel", counts, n)

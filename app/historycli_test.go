@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/remember"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -372,7 +374,7 @@ func TestHistoryListColumns(t *testing.T) {
 // too, and cuts a long message to its 60 columns between characters.
 func TestRulesListColumns(t *testing.T) {
 	var out bytes.Buffer
-	writeRules(&out, []RememberedRule{
+	writeRules(&out, []remember.Rule{
 		{ID: 1, Server: "github", Action: "decline", Message: "Deploy?"},
 		{ID: 2, Server: "数据库", Action: "decline", Message: strings.Repeat("备份数据库👍🏽", 20)},
 		{ID: 3, Server: "👩‍👩‍👧‍👦", Action: "decline", Message: "ملاحظة: تم النسخ الاحتياطي"},

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -48,30 +52,30 @@ func (s historySource) warnf(format string, args ...any) {
 // first takes in what waits in the spool, so that every decision kept shows
 // (DESIGN.md: a decision lands in history exactly once).
 func (s historySource) openDirect() (*history.Store, error) {
-	if err := checkHistoryPath(s.paths.History); err != nil {
+	if err := journal.CheckHistoryPath(s.paths.History); err != nil {
 		return nil, err
 	}
 	st, err := history.Open(s.paths.History, &history.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		if n := countSpool(spoolDir(s.paths)); n > 0 {
-			s.warnf("%s waiting in the spool (%s), not yet in history", decisions(n), spoolDir(s.paths))
+		if n := journal.CountSpool(journal.SpoolDir(s.paths)); n > 0 {
+			s.warnf("%s waiting in the spool (%s), not yet in history", journal.Decisions(n), journal.SpoolDir(s.paths))
 		}
-		return nil, historyOpenError(s.paths.History, err)
+		return nil, journal.OpenError(s.paths.History, err)
 	}
-	if _, err := takeSpool(spoolDir(s.paths), st); err != nil {
-		s.warnf("%s in the spool could not be added to history: %v", decisions(countSpool(spoolDir(s.paths))), err)
+	if _, err := journal.TakeSpool(journal.SpoolDir(s.paths), st); err != nil {
+		s.warnf("%s in the spool could not be added to history: %v", journal.Decisions(journal.CountSpool(journal.SpoolDir(s.paths))), err)
 	}
 	return st, nil
 }
 
 func (s historySource) list(ctx context.Context, q history.Query) ([]history.Record, error) {
-	return s.ask(ctx, wireMsg{Op: opHistory, Query: &q}, func(st *history.Store) ([]history.Record, error) {
+	return s.ask(ctx, hubapi.Message{Op: hubapi.OpHistory, Query: &q}, func(st *history.Store) ([]history.Record, error) {
 		return st.List(q)
 	})
 }
 
 func (s historySource) get(ctx context.Context, id uint64) (history.Record, error) {
-	recs, err := s.ask(ctx, wireMsg{Op: opGet, RecordID: id}, func(st *history.Store) ([]history.Record, error) {
+	recs, err := s.ask(ctx, hubapi.Message{Op: hubapi.OpGet, RecordID: id}, func(st *history.Store) ([]history.Record, error) {
 		r, err := st.Get(id)
 		return []history.Record{r}, err
 	})
@@ -84,7 +88,7 @@ func (s historySource) get(ctx context.Context, id uint64) (history.Record, erro
 	return recs[0], nil
 }
 
-func (s historySource) ask(ctx context.Context, m wireMsg, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
+func (s historySource) ask(ctx context.Context, m hubapi.Message, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
 	c := &hubClient{paths: s.paths}
 	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
@@ -221,7 +225,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(err)
 			}
-			fmt.Fprintf(stdout, "%s deleted\n", decisions(n))
+			fmt.Fprintf(stdout, "%s deleted\n", journal.Decisions(n))
 			return nil
 		},
 	}
@@ -262,7 +266,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Short: "Open the history window (starts the hub if none runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return openWindow(ctx, cmd, opWindow, "the history window")
+			return openWindow(ctx, cmd, hubapi.OpWindow, "the history window")
 		},
 	}
 	cmd.AddCommand(list, show, export, prune, window)

@@ -13,8 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -22,7 +27,7 @@ import (
 
 // The values history records have in action and decidedBy.
 var (
-	actions  = []string{bridge.ActionAccept, bridge.ActionDecline, bridge.ActionCancel, "error", ActionForwarded}
+	actions  = []string{bridge.ActionAccept, bridge.ActionDecline, bridge.ActionCancel, "error", journal.ActionForwarded}
 	deciders = []string{bridge.DecidedByUser, bridge.DecidedByRule, bridge.DecidedByTimeout, bridge.DecidedByRateLimit,
 		bridge.DecidedByPaused, bridge.DecidedByMuted, bridge.DecidedByServerCancelled, bridge.DecidedByHostCancelled,
 		bridge.DecidedByNoDesktop, bridge.DecidedByHost, bridge.DecidedByError}
@@ -94,15 +99,6 @@ func parseWhen(s string, now time.Time, wholeDay bool) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("must be a duration ago like 30m, 12h or 7d, or a date like 2026-11-01, not %q", s)
 }
 
-// retentionOf is what config c keeps of the history, as of now.
-func retentionOf(c Config, now time.Time) history.PruneOptions {
-	keep := c.History.Keep.Duration
-	if keep <= 0 {
-		keep = DefaultKeep
-	}
-	return history.PruneOptions{Before: now.Add(-keep), Keep: c.History.MaxRecords}
-}
-
 // exportTo writes the export of q to the file output, or to stdout when
 // output is empty; with a file, it says how many decisions went there.
 func exportTo(ctx context.Context, src historySource, q history.Query, format, output string, stdout io.Writer) error {
@@ -164,7 +160,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 	// was killed as the connection came in) leaves the file to read
 	// directly: once it is gone its lock is too (openDirect waits for it).
 	wrote := false
-	if err := json.NewEncoder(conn).Encode(wireMsg{Op: opExport, ID: 1, Format: format, Query: &q}); err != nil {
+	if err := json.NewEncoder(conn).Encode(hubapi.Message{Op: hubapi.OpExport, ID: 1, Format: format, Query: &q}); err != nil {
 		return direct()
 	}
 	br := bufio.NewReaderSize(conn, 1<<20)
@@ -176,7 +172,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 		if err != nil {
 			return 0, fmt.Errorf("%w during the export: %v", ErrHubGone, err)
 		}
-		var m wireMsg
+		var m hubapi.Message
 		if err := json.Unmarshal(line, &m); err != nil {
 			return 0, fmt.Errorf("the hub sent %q: %v", firstLine(string(line), 80), err)
 		}
@@ -197,7 +193,7 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 // the file itself when no hub runs, and says how many decisions went.
 func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (int, error) {
 	c := &hubClient{paths: s.paths}
-	r, err := c.call(ctx, wireMsg{Op: opPrune, Prune: opts}, nil)
+	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpPrune, Prune: opts}, nil)
 	switch {
 	case err == nil:
 		return r.Count, nil
@@ -205,11 +201,11 @@ func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (i
 		return 0, err
 	}
 	if opts == nil {
-		cfg, err := LoadConfig(s.paths.Config)
+		cfg, err := config.Load(s.paths.Config)
 		if err != nil {
 			return 0, err
 		}
-		o := retentionOf(cfg, time.Now())
+		o := cfg.Keeps(time.Now())
 		opts = &o
 	}
 	st, err := s.openDirect()

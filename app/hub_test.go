@@ -15,9 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -30,12 +35,12 @@ type scriptedPrompter struct {
 }
 
 type shownPrompt struct {
-	prompt    *Prompt
+	prompt    *hub.Prompt
 	answer    func(bridge.Result)
 	dismissed chan struct{}
 }
 
-func (s *scriptedPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (s *scriptedPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	sp := shownPrompt{prompt: p, answer: answer, dismissed: make(chan struct{})}
 	s.shown <- sp
 	var once sync.Once
@@ -44,7 +49,7 @@ func (s *scriptedPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
 
 // runTestHub runs a Hub on a real socket and bbolt file under a test home and
 // returns a client connected as a wrapper would be.
-func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *hubClient) {
+func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *scriptedPrompter, *hubClient) {
 	t.Helper()
 	h, sp := serveTestHub(t, nil)
 	h.Timeout = timeout
@@ -57,11 +62,11 @@ func runTestHub(t *testing.T, timeout time.Duration) (*Hub, *scriptedPrompter, *
 // serveTestHub gives t its own home and serves a Hub there with a scripted
 // person, on the listener wrap makes of the socket's (nil: as it is),
 // until the test ends. Set its fields before a wrapper connects.
-func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*Hub, *scriptedPrompter) {
+func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
 	t.Helper()
 	testHome(t)
 	p := paths.FromEnv(os.Getenv)
-	ln, lock, err := Listen(p)
+	ln, lock, err := hub.Listen(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +76,7 @@ func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*Hub, *sc
 	}
 	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
 	// The queue's tests ask often; the rate limit has tests of its own.
-	h := &Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: Config{Rate: Rate{Burst: 1000}}}
+	h := &hub.Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: config.Config{Rate: config.Rate{Burst: 1000}}}
 	if wrap != nil {
 		ln = wrap(ln)
 	}
@@ -261,7 +266,7 @@ func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 // TestHubSecondListenRefused: a second hub for the same user cannot start.
 func TestHubSecondListenRefused(t *testing.T) {
 	runTestHub(t, time.Hour)
-	if _, _, err := Listen(paths.FromEnv(os.Getenv)); !errors.Is(err, ErrHubRunning) {
+	if _, _, err := hub.Listen(paths.FromEnv(os.Getenv)); !errors.Is(err, hub.ErrRunning) {
 		t.Fatalf("second Listen: %v, want ErrHubRunning", err)
 	}
 	fi, err := os.Stat(paths.FromEnv(os.Getenv).Socket)
@@ -303,12 +308,12 @@ func TestHubCancelReasons(t *testing.T) {
 func TestNoHubStillRecorded(t *testing.T) {
 	testHome(t)
 	c := &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second,
-		start: func(desktopSession) (*os.Process, error) {
+		start: func(session.Desktop) (*os.Process, error) {
 			t.Error("a hub was started with no desktop session")
-			return nil, ErrNoDisplay
+			return nil, session.ErrNoDisplay
 		},
-		sessions: func(context.Context, func(desktopSession) error) error {
-			return fmt.Errorf("%w: DISPLAY is not set here", ErrNoSession)
+		sessions: func(context.Context, func(session.Desktop) error) error {
+			return fmt.Errorf("%w: DISPLAY is not set here", session.ErrNoSession)
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "deploy?"))
 	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, ErrNoHub) {
@@ -355,13 +360,13 @@ func TestHubURLMode(t *testing.T) {
 }
 
 // waitQueued waits until n prompts are queued at the hub.
-func waitQueued(t *testing.T, h *Hub, n int) {
+func waitQueued(t *testing.T, h *hub.Hub, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		h.mu.Lock()
-		got := len(h.queue)
-		h.mu.Unlock()
+		h.Mu.Lock()
+		got := len(h.Queue)
+		h.Mu.Unlock()
 		if got == n {
 			return
 		}

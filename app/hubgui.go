@@ -18,22 +18,28 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
+
+	"github.com/elicitray/elicitray/app/session"
+
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/remember"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/assets"
 	"github.com/elicitray/elicitray/bridge"
-	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
-	"github.com/elicitray/elicitray/ui/lang"
-	"github.com/elicitray/elicitray/ui/state"
 )
-
-// ErrNoDisplay is returned by the hub when the session has no display to
-// show windows on.
-var ErrNoDisplay = errors.New("no display: set DISPLAY (the hub shows desktop windows)")
 
 // runHub runs the desktop hub until Quit or ctx ends. When it cannot start,
 // its last line in the log (its stderr) is hubFailPrefix and a sentence
@@ -56,8 +62,8 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 		return exitCode(hubExitNoDisplay)
 	}
 	defer releaseDisplay() // held for the hub's life (below)
-	lock, err := LockHub(p)
-	if errors.Is(err, ErrHubRunning) {
+	lock, err := hub.Lock(p)
+	if errors.Is(err, hub.ErrRunning) {
 		fmt.Fprintf(stderr, "elicitray: %v\n", err)
 		return nil
 	}
@@ -68,15 +74,15 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// A config the hub cannot use must not turn prompts off: the hub runs
 	// with the defaults (it asks) and says what is wrong.
 	var notices []string
-	cfg, err := LoadConfig(p.Config)
+	cfg, err := config.Load(p.Config)
 	if err != nil {
-		lines, _, body := configTrouble(err, defaultSettings)
+		lines, _, body := config.Trouble(err, config.DefaultSettings)
 		for _, l := range lines {
 			fmt.Fprintf(stderr, "elicitray hub: %s\n", l)
 		}
 		notices = append(notices, body)
 		warnings := cfg.Warnings
-		cfg, _ = LoadConfig("")
+		cfg, _ = config.Load("")
 		cfg.Warnings = warnings
 	}
 	for _, w := range cfg.Warnings {
@@ -97,9 +103,9 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
 	}
-	hub := &Hub{Config: cfg, ConfigPath: p.Config, RulesPath: rememberedPath(p), Log: stderr, Display: os.Getenv("DISPLAY")}
-	win := &windows{hub: hub, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
-	hub.Prompter = win
+	hb := &hub.Hub{Version: Version, Config: cfg, ConfigPath: p.Config, RulesPath: remember.Path(p), Log: stderr, Display: os.Getenv("DISPLAY")}
+	win := &windows{hub: hb, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
+	hb.Prompter = win
 	win.prestart()
 	defer win.Close() // a hub that fails below lets it go; else done below
 	// The history before the socket. A history that cannot take records
@@ -108,17 +114,17 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// unreadable history file is moved aside, not lost: the user is told
 	// where it went, and decisions go on being kept in a new one.
 	hubLog := func(format string, args ...any) { fmt.Fprintf(stderr, "elicitray hub: "+format+"\n", args...) }
-	journal, movedTo := openJournal(p.History, &spool{dir: spoolDir(p), role: "hub", reserve: hubReserve}, hubLog)
-	defer journal.close()
+	jr, movedTo := journal.Open(p.History, &journal.Spool{Dir: journal.SpoolDir(p), Role: "hub", Reserve: journal.HubReserve}, hubLog)
+	defer jr.Close()
 	if movedTo != "" {
 		fmt.Fprintf(stderr, "elicitray hub: the history file %s could not be read; it was moved to %s and a new one started\n", p.History, movedTo)
 		notices = append(notices, lang.L("The history file could not be read. It was moved to {{.Path}} and a new history started.", map[string]any{"Path": movedTo}))
 	}
-	if st := journal.state(); st.problem() != "" {
-		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.problem(), spoolDir(p))
+	if st := jr.State(); st.Problem() != "" {
+		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.Problem(), journal.SpoolDir(p))
 		notices = append(notices, storageNotice(st))
 	}
-	ln, err := ListenHub(p)
+	ln, err := hub.OpenSocket(p)
 	if err != nil {
 		return fail(err)
 	}
@@ -127,13 +133,13 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	defer notes.close()
 	notify := notes.Notify
 	// Each prompt on screen comes with a notification of it (notice.go).
-	hub.Prompter = &noticer{Prompter: win, hub: hub, note: notes}
+	hb.Prompter = &noticer{Prompter: win, hub: hb, note: notes}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	hub.SetJournal(journal)
-	hub.ConfigRead()
-	hub.Recorded = win.changed
+	hb.SetJournal(jr)
+	hb.ConfigRead()
+	hb.Recorded = win.changed
 	quit := func() { stop() }
 	var tray *ui.Tray
 	// noTrayTold, in the hub log's directory, says the desktop was shown
@@ -146,9 +152,9 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 			History:   win.showHistory,
 			Settings:  win.showSettings,
 			Quit:      quit,
-			SetPaused: func(paused bool) { go hub.SetPaused(paused) },
-			Mute:      func(server string) { go hub.Mute(server, MuteFor) },
-			Unmute:    func(server string) { go hub.Unmute(server) },
+			SetPaused: func(paused bool) { go hb.SetPaused(paused) },
+			Mute:      func(server string) { go hb.Mute(server, hub.MuteFor) },
+			Unmute:    func(server string) { go hb.Unmute(server) },
 		})
 	} else {
 		fmt.Fprintln(stderr, "elicitray hub: this session has no tray host (StatusNotifier on DBus); running without a tray icon — windows and `elicitray history` still work")
@@ -162,38 +168,38 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	win.menu.quit = quit
 	win.menu.noTray = tray == nil
 	win.menu.state = func() state.MenuState {
-		st := state.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hub.Paused(), Problem: journal.state().problem()}
-		for _, s := range hub.Servers() {
+		st := state.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hb.Paused(), Problem: jr.State().Problem()}
+		for _, s := range hb.Servers() {
 			st.Servers = append(st.Servers, state.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 		}
 		return st
 	}
-	hub.Changed = func(n int) {
+	hb.Changed = func(n int) {
 		win.menu.waiting.Store(int64(n))
 		tray.SetPending(n)
 		win.setWaiting(n - 1) // behind the window on screen
 		win.menuChanged()
 	}
-	hub.PolicyChanged = func() {
+	hb.PolicyChanged = func() {
 		// Read on the tray's goroutine, in the order changes happen: the
 		// tray ends on the latest state.
 		tray.Sync(func() (bool, []state.TrayServer) {
 			var servers []state.TrayServer
-			for _, s := range hub.Servers() {
+			for _, s := range hb.Servers() {
 				servers = append(servers, state.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 			}
-			return hub.Paused(), servers
+			return hb.Paused(), servers
 		})
 		win.menuChanged()
 	}
-	hub.PolicyChanged()
+	hb.PolicyChanged()
 	// What waits to be saved shows in the tray, and a change of it as a
 	// notification: the user learns when decisions are not in history,
 	// and when they are again.
 	var lastMu sync.Mutex
 	var lastNotice string
-	journal.told = func(st journalState) {
-		tray.SetProblem(st.problem())
+	jr.Told = func(st journal.State) {
+		tray.SetProblem(st.Problem())
 		win.menuChanged()
 		lastMu.Lock()
 		n := storageNotice(st)
@@ -204,14 +210,14 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 			notify("elicitray", n)
 		}
 	}
-	if st := journal.state(); st.problem() != "" {
-		tray.SetProblem(st.problem())
+	if st := jr.State(); st.Problem() != "" {
+		tray.SetProblem(st.Problem())
 	}
-	hub.Notify = notify
-	hub.Quit = quit
-	hub.ShowHistory = win.showHistory
-	hub.ShowSettings = win.showSettings
-	hub.ShowMenu = win.showMenu
+	hb.Notify = notify
+	hb.Quit = quit
+	hb.ShowHistory = win.showHistory
+	hb.ShowSettings = win.showSettings
+	hb.ShowMenu = win.showMenu
 	for _, n := range notices {
 		notify("elicitray", n)
 	}
@@ -226,14 +232,14 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	}
 	// Before the socket serves: a window a command opens comes after it.
 	if autostartOfferDue(p, stderr) {
-		win.openWindow(winMsg{Op: winOffer})
+		win.openWindow(winproto.Message{Op: winproto.OpOffer})
 	}
 
-	go hub.keepPruning(ctx)
+	go hb.KeepPruning(ctx)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		if err := hub.Serve(ctx, ln); err != nil {
+		if err := hb.Serve(ctx, ln); err != nil {
 			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)
 		}
 	}()
@@ -252,7 +258,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	}
 	stop()
 	<-served
-	hub.Handled()
+	hb.Handled()
 	win.Close()
 	tray.Close()
 	fmt.Fprintln(stderr, "elicitray hub: stopped")
@@ -297,16 +303,16 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		sess, err := newSessionFinder(exe).find(ctx)
+		sess, err := session.NewFinder(exe).Find(ctx)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w (%w)", ErrNoDisplay, err)
+			return nil, nil, nil, fmt.Errorf("%w (%w)", session.ErrNoDisplay, err)
 		}
 		for k, v := range sess.Vars {
 			os.Setenv(k, v)
 		}
 		fmt.Fprintf(log, "elicitray hub: DISPLAY was not set; using display %s, found in %s\n", sess.Display(), sess.From)
 	}
-	release, lost, err = openDisplay()
+	release, lost, err = session.OpenDisplay()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -328,36 +334,17 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 	return userEnv, release, lost, nil
 }
 
-// historyOpenError says why the history file could not be opened, naming
-// the process that holds it when it is locked.
-func historyOpenError(path string, err error) error {
-	if errors.Is(err, history.ErrLocked) {
-		if pid, cmd := lockHolder(path); pid > 0 {
-			return lockedError(fmt.Sprintf("the history file %s is in use by another process (pid %d: %s)", path, pid, cmd))
-		}
-		return lockedError(fmt.Sprintf("the history file %s is in use by another process", path))
-	}
-	return fmt.Errorf("the history file %s could not be opened: %w", path, err)
-}
-
-// lockedError is a sentence about a locked history that is
-// history.ErrLocked to errors.Is.
-type lockedError string
-
-func (e lockedError) Error() string { return string(e) }
-func (e lockedError) Unwrap() error { return history.ErrLocked }
-
 // storageNotice is the notification for what waits to be saved: a problem
 // and what elicitray does about it, or that history is whole again.
-func storageNotice(st journalState) string {
+func storageNotice(st journal.State) string {
 	switch {
 	case st.Lost > 0:
-		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.problem()})
+		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.Problem()})
 	case st.Unsaved > 0:
-		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.problem()})
-	case st.problem() != "":
+		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.Problem()})
+	case st.Problem() != "":
 		return lang.L("History cannot be written now: {{.Problem}}. Prompts still work; the decisions land in history as soon as it can take them.",
-			map[string]any{"Problem": st.problem()})
+			map[string]any{"Problem": st.Problem()})
 	}
 	return lang.L("History is saving again: every decision is in it.")
 }
@@ -386,15 +373,15 @@ func (g *guiPrompter) setWaiting(n int) {
 	}
 }
 
-var _ Prompter = (*guiPrompter)(nil)
+var _ hub.Prompter = (*guiPrompter)(nil)
 
 // settingsOf is what the Settings window shows for c: the defaults, every
 // server configured (with what its table sets; the rest follows the
 // defaults), and every server seen but not configured, following the
 // defaults in everything.
-func settingsOf(c Config, seen map[string]bool) state.Settings {
+func settingsOf(c config.Config, seen map[string]bool) state.Settings {
 	d := c.Policy("")
-	s := state.Settings{Defaults: state.ServerPolicy{Rule: RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
+	s := state.Settings{Defaults: state.ServerPolicy{Rule: config.RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
 		KeepAlive: keepAliveOf(c.KeepAlive)},
 		Notice: state.NoticeSettings{Notification: c.Notice.Notifies(), Sound: c.Notice.Sound}}
 	names := map[string]bool{}
@@ -406,9 +393,9 @@ func settingsOf(c Config, seen map[string]bool) state.Settings {
 		if n == "" {
 			continue
 		}
-		sp := state.ServerPolicy{Name: n, Rule: RuleAsk}
+		sp := state.ServerPolicy{Name: n, Rule: config.RuleAsk}
 		if sc, ok := c.Servers[n]; ok {
-			sp = state.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, RuleAsk), Burst: sc.Burst,
+			sp = state.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, config.RuleAsk), Burst: sc.Burst,
 				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true,
 				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive, KeepAlive: keepAliveOf(sc.KeepAlive)}
 		}
@@ -419,7 +406,7 @@ func settingsOf(c Config, seen map[string]bool) state.Settings {
 
 // keepAliveOf is a keep_alive as the Settings window holds it: nil when
 // the file says nothing.
-func keepAliveOf(d *Duration) *time.Duration {
+func keepAliveOf(d *config.Duration) *time.Duration {
 	if d == nil {
 		return nil
 	}
@@ -431,7 +418,7 @@ func keepAliveOf(d *Duration) *time.Duration {
 // window does not show carried over from old: [history], [remote] and
 // [remember] (whose prefill the caller then sets from the window:
 // rememberConfigOf).
-func withUnshown(c, old Config) Config {
+func withUnshown(c, old config.Config) config.Config {
 	c.History = old.History
 	c.Remember = old.Remember
 	c.Remote = old.Remote
@@ -446,23 +433,23 @@ func withUnshown(c, old Config) Config {
 // it only the values that are not the defaults'. A server seen but never
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
-func configOf(s state.Settings) Config {
+func configOf(s state.Settings) config.Config {
 	d := s.Defaults
-	var c Config
-	if d.Timeout != DefaultTimeout {
-		c.Timeout = Duration{d.Timeout}
+	var c config.Config
+	if d.Timeout != config.DefaultTimeout {
+		c.Timeout = config.Duration{Duration: d.Timeout}
 	}
-	if d.Burst != DefaultBurst {
+	if d.Burst != config.DefaultBurst {
 		c.Rate.Burst = d.Burst
 	}
-	if d.Every != DefaultEvery {
-		c.Rate.Every = Duration{d.Every}
+	if d.Every != config.DefaultEvery {
+		c.Rate.Every = config.Duration{Duration: d.Every}
 	}
-	keepAlive := DefaultKeepAlive // what a server's keep-alive left empty follows
+	keepAlive := config.DefaultKeepAlive // what a server's keep-alive left empty follows
 	if d.KeepAlive != nil {
 		keepAlive = *d.KeepAlive
-		if keepAlive != DefaultKeepAlive {
-			c.KeepAlive = &Duration{keepAlive}
+		if keepAlive != config.DefaultKeepAlive {
+			c.KeepAlive = &config.Duration{Duration: keepAlive}
 		}
 	}
 	// [notice]: only what is not the default (a notification, no sound).
@@ -474,32 +461,32 @@ func configOf(s state.Settings) Config {
 		if !sp.Own {
 			continue
 		}
-		var sc ServerConfig
-		if sp.Rule != "" && sp.Rule != RuleAsk {
+		var sc config.Server
+		if sp.Rule != "" && sp.Rule != config.RuleAsk {
 			sc.Rule = sp.Rule
 		}
 		if sp.Timeout > 0 && sp.Timeout != d.Timeout {
-			sc.Timeout = Duration{sp.Timeout}
+			sc.Timeout = config.Duration{Duration: sp.Timeout}
 		}
 		if sp.Burst > 0 && sp.Burst != d.Burst {
 			sc.Burst = sp.Burst
 		}
 		if sp.Every > 0 && sp.Every != d.Every {
-			sc.Every = Duration{sp.Every}
+			sc.Every = config.Duration{Duration: sp.Every}
 		}
 		if sp.KeepAlive != nil && *sp.KeepAlive != keepAlive {
-			sc.KeepAlive = &Duration{*sp.KeepAlive}
+			sc.KeepAlive = &config.Duration{Duration: *sp.KeepAlive}
 		}
 		sc.Guard, sc.GuardDestructive = sp.Guard, sp.GuardDestructive
 		if c.Servers == nil {
-			c.Servers = map[string]ServerConfig{}
+			c.Servers = map[string]config.Server{}
 		}
 		c.Servers[sp.Name] = sc
 	}
 	return c
 }
 
-func (g *guiPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (g *guiPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	var pw *ui.PromptWindow
 	done := func(a ui.Answer) {
 		// Muting, recording and replying touch disk and socket: not on the
@@ -567,7 +554,7 @@ func browserOpener(env []string) func(*url.URL) error {
 	}
 }
 
-func uiPrompt(p *Prompt) *ui.Prompt {
+func uiPrompt(p *hub.Prompt) *ui.Prompt {
 	r := p.Request
 	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
 		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall, Shown: p.Shown}

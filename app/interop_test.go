@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/google/go-cmp/cmp"
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -656,7 +658,7 @@ func (s *interopSession) checkWire(t *testing.T, fromMark, toMark int) {
 
 // run plays one cell: the call, each prompt shown and answered in turn, the
 // reply; then what the server received, the wire and the history.
-func (s *interopSession) run(t *testing.T, h *Hub, sp *scriptedPrompter, c interopCase) {
+func (s *interopSession) run(t *testing.T, h *hub.Hub, sp *scriptedPrompter, c interopCase) {
 	if s.hung {
 		t.Fatal("not run: an earlier call of this session got no reply")
 	}
@@ -729,7 +731,7 @@ func (s *interopSession) run(t *testing.T, h *Hub, sp *scriptedPrompter, c inter
 	}
 }
 
-func interopHistory(t *testing.T, h *Hub) []history.Record {
+func interopHistory(t *testing.T, h *hub.Hub) []history.Record {
 	t.Helper()
 	recs, err := h.Store.List(history.Query{})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -25,26 +27,26 @@ func TestJournalTellsTheUser(t *testing.T) {
 	_, release := holdLockUntil(t, path)
 	var mu sync.Mutex
 	var told []string
-	j, _ := openJournal(path, &spool{dir: filepath.Join(dir, "spool"), role: "hub"}, t.Logf)
-	j.told = func(st journalState) {
+	j, _ := journal.Open(path, &journal.Spool{Dir: filepath.Join(dir, "spool"), Role: "hub"}, t.Logf)
+	j.Told = func(st journal.State) {
 		mu.Lock()
 		defer mu.Unlock()
-		told = append(told, st.problem()+" | "+storageNotice(st))
+		told = append(told, st.Problem()+" | "+storageNotice(st))
 	}
-	defer j.close()
+	defer j.Close()
 	if _, err := j.Store(); err == nil || !strings.Contains(err.Error(), "is in use by another process (pid ") {
 		t.Fatalf("Store with the file locked: %v", err)
 	}
 	for _, key := range []string{"k1", "k2"} {
-		if err := j.keep(history.Record{Server: "github", Message: "Deploy?", Action: "accept", DecidedBy: "user", Key: key}); err != nil {
+		if err := j.Keep(history.Record{Server: "github", Message: "Deploy?", Action: "accept", DecidedBy: "user", Key: key}); err != nil {
 			t.Fatalf("keep: %v (the spool should take it)", err)
 		}
 	}
-	if n := countSpool(filepath.Join(dir, "spool")); n != 2 {
+	if n := journal.CountSpool(filepath.Join(dir, "spool")); n != 2 {
 		t.Errorf("%d records in the spool, want 2", n)
 	}
 	release()
-	j.flush()
+	j.Flush()
 	st, err := j.Store()
 	if err != nil {
 		t.Fatal(err)
@@ -84,22 +86,22 @@ func TestHistoryFileOfAnotherUserRefused(t *testing.T) {
 	if err := os.Chown(planted, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkHistoryPath(planted); err == nil || !errors.Is(err, paths.ErrUntrusted) {
+	if err := journal.CheckHistoryPath(planted); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("a history file of uid 65534: %v, want it refused", err)
 	}
 	link := filepath.Join(dir, "history.db")
 	if err := os.Symlink(planted, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkHistoryPath(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
+	if err := journal.CheckHistoryPath(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("the user's link to a file of uid 65534: %v, want it refused", err)
 	}
-	j, _ := openJournal(link, &spool{dir: filepath.Join(dir, "spool"), role: "hub"}, t.Logf)
-	defer j.close()
-	if err := j.keep(history.Record{Server: "s", Action: "decline", Key: "k1"}); err != nil {
+	j, _ := journal.Open(link, &journal.Spool{Dir: filepath.Join(dir, "spool"), Role: "hub"}, t.Logf)
+	defer j.Close()
+	if err := j.Keep(history.Record{Server: "s", Action: "decline", Key: "k1"}); err != nil {
 		t.Fatalf("keep: %v", err)
 	}
-	if st := j.state(); st.Spooled != 1 || !strings.Contains(st.Why, "uid 65534") {
+	if st := j.State(); st.Spooled != 1 || !strings.Contains(st.Why, "uid 65534") {
 		t.Errorf("state %+v, want the decision spooled and the reason given", st)
 	}
 	if fi, _ := os.Stat(planted); fi.Size() != 0 {

@@ -14,8 +14,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/demo"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
@@ -124,7 +133,7 @@ func pausedNow(ctx context.Context) func() string {
 		defer c.close()
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		r, err := c.call(ctx, wireMsg{Op: opStatus}, nil)
+		r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpStatus}, nil)
 		if err != nil || !r.Paused {
 			return ""
 		}
@@ -236,7 +245,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				c := &hubClient{paths: paths.FromEnv(os.Getenv)}
-				r, err := c.call(ctx, wireMsg{Op: opQuit}, nil)
+				r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpQuit}, nil)
 				if errors.Is(err, ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil
@@ -245,7 +254,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 					fmt.Fprintln(stderr, "elicitray: the hub stopped")
 					if r.Unsaved > 0 {
 						// Said where the user looks: they are lost now.
-						fmt.Fprintf(stderr, "elicitray: %s could not be saved before the hub stopped (%s); the wrappers that asked keep copies and save them when they stop, if the disk has room by then; hub.log lists what was decided\n", decisions(r.Unsaved), r.Problem)
+						fmt.Fprintf(stderr, "elicitray: %s could not be saved before the hub stopped (%s); the wrappers that asked keep copies and save them when they stop, if the disk has room by then; hub.log lists what was decided\n", journal.Decisions(r.Unsaved), r.Problem)
 						return exitCode(exitError)
 					}
 				}
@@ -261,7 +270,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				release, _, err := openDisplay()
+				release, _, err := session.OpenDisplay()
 				release()
 				return runErr(err)
 			},
@@ -323,7 +332,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				name = serverName(args)
 			}
 			cfgPath := paths.FromEnv(os.Getenv).Config
-			stamp := stampOf(cfgPath) // before the read: a change after it is caught
+			stamp := hub.StampOf(cfgPath) // before the read: a change after it is caught
 			settings := wrapperConfig(cfgPath, name, stderr)
 			var srv bridge.Server
 			what := ""
@@ -476,7 +485,7 @@ type wrapperSettings struct {
 	keepAlive time.Duration
 	// guard holds the tools it guards (ServerConfig.Guard,
 	// GuardDestructive).
-	guard ServerConfig
+	guard config.Server
 	// timeout is the server's prompt timeout (Policy.Timeout): how long a
 	// guarded call asked in the host, with no desktop, waits for it.
 	timeout time.Duration
@@ -490,10 +499,10 @@ type wrapperSettings struct {
 // use gives the defaults, said once in the host's log: the hub says what
 // is wrong with it in full.
 func wrapperConfig(path, name string, stderr io.Writer) wrapperSettings {
-	cfg, err := LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, DefaultKeepAlive, err)
-		return wrapperSettings{keepAlive: DefaultKeepAlive, timeout: DefaultTimeout}
+		fmt.Fprintf(stderr, "elicitray: %s: progress while a prompt is open comes every %v (the default), and no tool call waits for approval: %v\n", name, config.DefaultKeepAlive, err)
+		return wrapperSettings{keepAlive: config.DefaultKeepAlive, timeout: config.DefaultTimeout}
 	}
 	return wrapperSettings{keepAlive: cfg.KeepAliveFor(name), guard: cfg.Servers[name], timeout: cfg.Policy(name).Timeout,
 		maxMessage: cfg.Remote.MaxMessage()}

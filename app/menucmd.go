@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/spf13/cobra"
 )
 
@@ -19,7 +21,7 @@ func newMenuCmd(ctx context.Context) *cobra.Command {
 			"entry offers it too (right-click elicitray: Open Menu).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return openWindow(ctx, cmd, opMenu, "the menu window")
+			return openWindow(ctx, cmd, hubapi.OpMenu, "the menu window")
 		},
 	}
 }

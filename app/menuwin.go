@@ -6,6 +6,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/elicitray/elicitray/app/winproto"
+
+	"github.com/elicitray/elicitray/app/hub"
+
 	"fyne.io/fyne/v2"
 
 	"github.com/elicitray/elicitray/ui"
@@ -64,7 +68,7 @@ func (w *windows) showMenu() {
 	if w.menu.state != nil {
 		st = w.menu.state()
 	}
-	w.openWindow(winMsg{Op: winMenu, Menu: &st})
+	w.openWindow(winproto.Message{Op: winproto.OpMenu, Menu: &st})
 }
 
 // menuChanged sends the menu's state to the window process, when one runs,
@@ -103,19 +107,19 @@ func (w *windows) menuChanged() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.cur != nil {
-			w.cur.send(winMsg{Op: winMenuState, Menu: &st})
+			w.cur.send(winproto.Message{Op: winproto.OpMenuState, Menu: &st})
 		}
 	}()
 }
 
 // menuDo serves a menu window's item, as the tray serves its clicks.
-func (w *windows) menuDo(m *winMsg) error {
+func (w *windows) menuDo(m *winproto.Message) error {
 	h := w.hub
 	switch m.Do {
 	case menuDoPause, menuDoResume:
 		h.SetPaused(m.Do == menuDoPause)
 	case menuDoMute:
-		h.Mute(m.Server, MuteFor)
+		h.Mute(m.Server, hub.MuteFor)
 	case menuDoUnmute:
 		h.Unmute(m.Server)
 	case menuDoHistory:
@@ -189,7 +193,7 @@ func (s *winSide) menuItem(do, server string, opens bool) {
 		s.open++
 	}
 	go func() {
-		_, err := s.call(winMsg{Op: winMenuDo, Do: do, Server: server}, nil)
+		_, err := s.call(winproto.Message{Op: winproto.OpMenuDo, Do: do, Server: server}, nil)
 		if err != nil && !errors.Is(err, errHubGone) {
 			fmt.Fprintf(s.log, "elicitray ui: the menu's %s: %v\n", do, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
@@ -24,17 +26,15 @@ import (
 // one window at a time, at most one is on screen. config.toml's [notice]
 // turns it off, or on with the desktop's sound (Notice).
 type noticer struct {
-	Prompter
-	hub  *Hub
+	hub.Prompter
+	hub  *hub.Hub
 	note *notifier
 }
 
 // Show shows p through the windows and, unless the config turned it off,
 // a notification of it, withdrawn when the prompt ends.
-func (n *noticer) Show(p *Prompt, answer func(bridge.Result)) func() {
-	n.hub.mu.Lock()
-	cfg := n.hub.Config.Notice
-	n.hub.mu.Unlock()
+func (n *noticer) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
+	cfg := n.hub.Settings().Notice
 	if !cfg.Notifies() || n.note == nil {
 		return n.Prompter.Show(p, answer)
 	}

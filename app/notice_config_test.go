@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -37,7 +40,7 @@ func TestConfigNotice(t *testing.T) {
 		{"[notice]\nnotification = false\n", false, false},
 		{"[notice]\nnotification = true\nsound = false\n", true, false},
 	} {
-		c, err := LoadConfig(write(tt.text))
+		c, err := config.Load(write(tt.text))
 		if err != nil {
 			t.Fatalf("%q: %v", tt.text, err)
 		}
@@ -46,7 +49,7 @@ func TestConfigNotice(t *testing.T) {
 		}
 	}
 
-	_, problems, err := CheckConfig(write("[notice]\nsound = \"yes\"\nbeep = true\n"))
+	_, problems, err := config.Check(write("[notice]\nsound = \"yes\"\nbeep = true\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +68,12 @@ func TestConfigNotice(t *testing.T) {
 	// Saved as the Settings window saves, and read back.
 	off := false
 	path := filepath.Join(dir, "saved.toml")
-	h := &Hub{Config: Config{Notice: Notice{Notification: &off, Sound: true}}}
+	h := &hub.Hub{Config: config.Config{Notice: config.Notice{Notification: &off, Sound: true}}}
 	w := &windows{hub: h, paths: paths.Paths{Config: path}}
 	if err := w.saveSettings(settingsOf(h.Config, nil)); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +118,7 @@ func TestNoticeText(t *testing.T) {
 // answeringPrompter answers every prompt at once, as it is shown.
 type answeringPrompter struct{}
 
-func (answeringPrompter) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (answeringPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	answer(bridge.Result{Action: bridge.ActionCancel})
 	return func() {}
 }
@@ -129,11 +132,11 @@ func TestNoticeWithdrawnWhenAnsweredFirst(t *testing.T) {
 	notes := serveNotices(t, conn)
 	note := &notifier{addr: addr}
 	t.Cleanup(note.close)
-	h := &Hub{}
+	h := &hub.Hub{}
 	n := &noticer{Prompter: answeringPrompter{}, hub: h, note: note}
 	req := &bridge.Request{Server: "github", Tool: "deploy", Mode: "form"}
 	answered := make(chan bridge.Result, 1)
-	n.Show(&Prompt{Request: req}, func(r bridge.Result) { answered <- r })
+	n.Show(&hub.Prompt{Request: req}, func(r bridge.Result) { answered <- r })
 	<-answered
 	var shown shownNotice
 	select {

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/godbus/dbus/v5"
 )
@@ -84,7 +86,7 @@ func (n *notifier) send(ctx context.Context, m note) (uint32, error) {
 	if err := n.connectLocked(ctx); err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+	ctx, cancel := context.WithTimeout(ctx, session.BusTimeout)
 	defer cancel()
 	// The launcher entry's id: the desktop shows and groups the
 	// notification as elicitray's, with its icon and name.
@@ -112,7 +114,7 @@ func (n *notifier) withdraw(ctx context.Context, id uint32) error {
 	if err := n.connectLocked(ctx); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+	ctx, cancel := context.WithTimeout(ctx, session.BusTimeout)
 	defer cancel()
 	call := n.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").CallWithContext(ctx,
 		"org.freedesktop.Notifications.CloseNotification", 0, id)
@@ -172,7 +174,7 @@ func sessionBusAddress() string {
 		return ""
 	}
 	for _, dir := range []string{os.Getenv("XDG_RUNTIME_DIR"), paths.UserRuntimeDir(os.Getuid())} {
-		if dir != "" && isSocket(filepath.Join(dir, "bus")) {
+		if dir != "" && session.IsSocket(filepath.Join(dir, "bus")) {
 			return "unix:path=" + filepath.Join(dir, "bus")
 		}
 	}

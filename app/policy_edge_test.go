@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -32,7 +33,7 @@ func TestBreakConfigUnknownKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Loaded (the rest of the file applies), with a sentence naming the key.
-		c, err := LoadConfig(path)
+		c, err := config.Load(path)
 		if err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `"`+tt.key+`" is not a setting elicitray knows`) {
 			t.Errorf("config %q: %v, warnings %q", tt.text, err, c.Warnings)
 		}
@@ -46,7 +47,7 @@ func TestBreakConfigUnknownKeys(t *testing.T) {
 // required fields with defaults" and is accepted without a window: the
 // most consequential prompts are the ones this rule answers "accept" to.
 func TestBreakAcceptDefaultsConfirmation(t *testing.T) {
-	_, sp, c, _ := policyHub(t, Config{Servers: map[string]ServerConfig{"def": {Rule: RuleAcceptDefaults}}})
+	_, sp, c, _ := policyHub(t, config.Config{Servers: map[string]config.Server{"def": {Rule: config.RuleAcceptDefaults}}})
 	for _, schema := range []string{
 		`{"type":"object","properties":{}}`,
 		`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Really delete it?"}}}`,
@@ -71,7 +72,7 @@ func TestBreakAcceptDefaultsConfirmation(t *testing.T) {
 // never told while it lasts. A flood of an hour gives its notice an hour
 // late.
 func TestBreakSteadyFloodNeverNotified(t *testing.T) {
-	h, sp, c, clock := policyHub(t, Config{Rate: Rate{Burst: 1, Every: Duration{time.Hour}}})
+	h, sp, c, clock := policyHub(t, config.Config{Rate: config.Rate{Burst: 1, Every: config.Duration{Duration: time.Hour}}})
 	notes := make(chan string, 8)
 	h.Notify = func(title, body string) { notes <- title }
 	ctx := context.Background()

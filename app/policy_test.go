@@ -12,12 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/ui/state"
+
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui/state"
 )
 
 // fakeClock is the policy's clock in tests: it moves only when told.
@@ -39,18 +46,18 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 // policyHub is runTestHub with cfg as the policy and a fake clock.
-func policyHub(t *testing.T, cfg Config) (*Hub, *scriptedPrompter, *hubClient, *fakeClock) {
+func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *scriptedPrompter, *hubClient, *fakeClock) {
 	t.Helper()
 	h, sp, c := runTestHub(t, time.Hour)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)}
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config, h.Clock = cfg, clock.Now
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	return h, sp, c, clock
 }
 
 // newest is the newest history record.
-func newest(t *testing.T, h *Hub) history.Record {
+func newest(t *testing.T, h *hub.Hub) history.Record {
 	t.Helper()
 	recs, err := h.Store.List(history.Query{Limit: 1})
 	if err != nil || len(recs) == 0 {
@@ -70,8 +77,8 @@ const defaultsSchema = `{"type":"object","properties":{"env":{"type":"string","e
 // history; accept-defaults asks when a required field has no default, and
 // never opens a link.
 func TestPolicyRules(t *testing.T) {
-	h, sp, c, _ := policyHub(t, Config{Servers: map[string]ServerConfig{
-		"dec": {Rule: RuleDecline}, "can": {Rule: RuleCancel}, "def": {Rule: RuleAcceptDefaults},
+	h, sp, c, _ := policyHub(t, config.Config{Servers: map[string]config.Server{
+		"dec": {Rule: config.RuleDecline}, "can": {Rule: config.RuleCancel}, "def": {Rule: config.RuleAcceptDefaults},
 	}})
 	ctx := context.Background()
 	withDefaults := formRequest("def", "defaults")
@@ -121,7 +128,7 @@ func TestPolicyRules(t *testing.T) {
 // and one notification sums up the burst; another server is not limited;
 // once the limit's interval passed, a prompt gets through again.
 func TestRateLimit(t *testing.T) {
-	h, sp, c, clock := policyHub(t, Config{Rate: Rate{Burst: 2, Every: Duration{time.Minute}}})
+	h, sp, c, clock := policyHub(t, config.Config{Rate: config.Rate{Burst: 2, Every: config.Duration{Duration: time.Minute}}})
 	notes := make(chan string, 4)
 	h.Notify = func(title, body string) { notes <- title }
 	ctx := context.Background()
@@ -167,7 +174,7 @@ func TestRateLimit(t *testing.T) {
 // pausing also answers the prompts waiting behind the window; the
 // window's "Don't ask again for an hour" mutes its server for an hour.
 func TestPauseAndMute(t *testing.T) {
-	h, sp, c, clock := policyHub(t, Config{})
+	h, sp, c, clock := policyHub(t, config.Config{})
 	changed := make(chan struct{}, 16)
 	h.PolicyChanged = func() { changed <- struct{}{} }
 	ctx := context.Background()
@@ -198,8 +205,8 @@ func TestPauseAndMute(t *testing.T) {
 	if outcomeOf(res) != (outcome{"cancel", "muted"}) || !strings.Contains(res.Reason, "github is muted until 13:00") {
 		t.Errorf("muted server: %+v", res)
 	}
-	keepAlive := DefaultKeepAlive
-	want := []ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: RuleAsk, KeepAlive: &keepAlive}, {Name: "jira", Rule: RuleAsk, KeepAlive: &keepAlive}}
+	keepAlive := config.DefaultKeepAlive
+	want := []hubapi.ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: config.RuleAsk, KeepAlive: &keepAlive}, {Name: "jira", Rule: config.RuleAsk, KeepAlive: &keepAlive}}
 	if diff := cmp.Diff(want, h.Servers()); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
@@ -232,7 +239,7 @@ func TestPauseAndMute(t *testing.T) {
 // TestServerTimeout: a server's own timeout decides its prompts' deadline
 // and the countdown the window shows.
 func TestServerTimeout(t *testing.T) {
-	h, sp, c, _ := policyHub(t, Config{Timeout: Duration{time.Hour}, Servers: map[string]ServerConfig{"quick": {Timeout: Duration{time.Millisecond}}}})
+	h, sp, c, _ := policyHub(t, config.Config{Timeout: config.Duration{Duration: time.Hour}, Servers: map[string]config.Server{"quick": {Timeout: config.Duration{Duration: time.Millisecond}}}})
 	h.Timeout = 0 // the config's default, not runTestHub's
 	res, err := c.Approve(context.Background(), formRequest("quick", "hurry"))
 	if err != nil || outcomeOf(res) != (outcome{"cancel", "timeout"}) {
@@ -254,7 +261,7 @@ func TestServerTimeout(t *testing.T) {
 // TestSecretsRedacted: the server gets what the user typed in a
 // secret-looking field; history keeps "[redacted]".
 func TestSecretsRedacted(t *testing.T) {
-	h, sp, c, _ := policyHub(t, Config{})
+	h, sp, c, _ := policyHub(t, config.Config{})
 	req := formRequest("github", "log in")
 	req.RequestedSchema = []byte(`{"type":"object","properties":{"user":{"type":"string"},"api_key":{"type":"string"},"pin":{"type":"string","format":"password"}}}`)
 	got := approveAsync(c, context.Background(), req)
@@ -263,7 +270,7 @@ func TestSecretsRedacted(t *testing.T) {
 		t.Errorf("the server must get what the user typed: %+v", a.res.Content)
 	}
 	rec := newest(t, h)
-	if diff := cmp.Diff(map[string]any{"user": "ada", "api_key": Redacted, "pin": Redacted}, rec.Content); diff != "" {
+	if diff := cmp.Diff(map[string]any{"user": "ada", "api_key": journal.Redacted, "pin": journal.Redacted}, rec.Content); diff != "" {
 		t.Errorf("history content (-want +got):\n%s", diff)
 	}
 	b, err := os.ReadFile(paths.FromEnv(os.Getenv).History)
@@ -279,12 +286,12 @@ func TestSecretsRedacted(t *testing.T) {
 // loads; the file is private; a bad rule names the server and the choices.
 func TestConfigRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "elicitray", "config.toml")
-	in := Config{Timeout: Duration{2 * time.Minute}, Rate: Rate{Burst: 4, Every: Duration{10 * time.Second}},
-		Servers: map[string]ServerConfig{"github": {Rule: RuleAcceptDefaults, Timeout: Duration{time.Minute}, Burst: 1, Every: Duration{30 * time.Second}}}}
-	if err := SaveConfig(path, in); err != nil {
+	in := config.Config{Timeout: config.Duration{Duration: 2 * time.Minute}, Rate: config.Rate{Burst: 4, Every: config.Duration{Duration: 10 * time.Second}},
+		Servers: map[string]config.Server{"github": {Rule: config.RuleAcceptDefaults, Timeout: config.Duration{Duration: time.Minute}, Burst: 1, Every: config.Duration{Duration: 30 * time.Second}}}}
+	if err := config.Save(path, in); err != nil {
 		t.Fatal(err)
 	}
-	out, err := LoadConfig(path)
+	out, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,13 +301,13 @@ func TestConfigRoundTrip(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("config file mode: %v %v, want 0600", fi.Mode().Perm(), err)
 	}
-	if p := out.Policy("other"); p != (Policy{Rule: RuleAsk, Timeout: 2 * time.Minute, Burst: 4, Every: 10 * time.Second}) {
+	if p := out.Policy("other"); p != (config.Policy{Rule: config.RuleAsk, Timeout: 2 * time.Minute, Burst: 4, Every: 10 * time.Second}) {
 		t.Errorf("defaults for an unlisted server: %+v", p)
 	}
 	if err := os.WriteFile(path, []byte("[servers.jira]\nrule = \"maybe\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), `servers.jira: rule "maybe" is not one of ask, decline, cancel, accept-defaults, accept-defaults-or-cancel`) {
+	if _, err := config.Load(path); err == nil || !strings.Contains(err.Error(), `servers.jira: rule "maybe" is not one of ask, decline, cancel, accept-defaults, accept-defaults-or-cancel`) {
 		t.Errorf("bad rule: %v", err)
 	}
 }
@@ -316,26 +323,26 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[rate]\nburst = 4\nevery = \"2s\"\n\n[servers.github]\nrule = \"decline\"\nburst = 1\n\n[servers.jira]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := settingsOf(c, map[string]bool{"demo": true, "github": true})
 	want := []state.ServerPolicy{
-		{Name: "demo", Rule: RuleAsk},
-		{Name: "github", Rule: RuleDecline, Burst: 1, Own: true},
-		{Name: "jira", Rule: RuleAsk, Own: true},
+		{Name: "demo", Rule: config.RuleAsk},
+		{Name: "github", Rule: config.RuleDecline, Burst: 1, Own: true},
+		{Name: "jira", Rule: config.RuleAsk, Own: true},
 	}
 	if diff := cmp.Diff(want, s.Servers); diff != "" {
 		t.Errorf("servers shown (-want +got):\n%s", diff)
 	}
-	save := func(s state.Settings) (Config, string) {
+	save := func(s state.Settings) (config.Config, string) {
 		t.Helper()
-		if err := SaveConfig(path, configOf(s)); err != nil {
+		if err := config.Save(path, configOf(s)); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
-		back, err := LoadConfig(path)
+		back, err := config.Load(path)
 		if err != nil {
 			t.Fatalf("the file Settings wrote does not load: %v\n%s", err, b)
 		}
@@ -370,9 +377,9 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 
 	// demo changed in the window: its table holds that change only.
-	s.Servers[0] = state.ServerPolicy{Name: "demo", Rule: RuleAsk, Timeout: 2 * time.Minute, Own: true}
+	s.Servers[0] = state.ServerPolicy{Name: "demo", Rule: config.RuleAsk, Timeout: 2 * time.Minute, Own: true}
 	back, text = save(s)
-	if diff := cmp.Diff(ServerConfig{Timeout: Duration{2 * time.Minute}}, back.Servers["demo"]); diff != "" {
+	if diff := cmp.Diff(config.Server{Timeout: config.Duration{Duration: 2 * time.Minute}}, back.Servers["demo"]); diff != "" {
 		t.Errorf("demo's table (-want +got):\n%s\n%s", diff, text)
 	}
 }
@@ -380,7 +387,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 // TestConfigReload: an edit to config.toml applies to the next prompt
 // without a restart; a broken edit keeps the settings in force and says so.
 func TestConfigReload(t *testing.T) {
-	h, _, c, _ := policyHub(t, Config{})
+	h, _, c, _ := policyHub(t, config.Config{})
 	path := filepath.Join(t.TempDir(), "config.toml")
 	write := func(text string) {
 		t.Helper()
@@ -389,17 +396,17 @@ func TestConfigReload(t *testing.T) {
 		}
 	}
 	write("[servers.ci]\nrule = \"decline\"\n")
-	cfg, err := LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	notes := make(chan string, 4)
 	var log lockedBuffer
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config, h.ConfigPath = cfg, path
 	h.Notify = func(title, body string) { notes <- body }
 	h.Log = &log
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.ConfigRead()
 	ask := func() outcome {
 		t.Helper()
@@ -452,13 +459,13 @@ func TestStatusShowsRules(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[servers.ci]\nrule = \"decline\"\n[servers.bot]\nrule = \"accept-defaults\"\n[servers.noisy]\nrule = \"cancel\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.Config, h.ConfigPath = cfg, path
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.ConfigRead()
 	// jira asked once: the hub knows it, with no rule of its own.
 	asked := approveAsync(c, context.Background(), formRequest("jira", "x"))
@@ -500,9 +507,9 @@ func TestStatusShowsRules(t *testing.T) {
 // server ahead of its first prompt.
 func TestMuteUnknownServer(t *testing.T) {
 	h, _, _ := runTestHub(t, time.Hour)
-	h.mu.Lock()
-	h.Config.Servers = map[string]ServerConfig{"demo": {Rule: RuleAsk}}
-	h.mu.Unlock()
+	h.Mu.Lock()
+	h.Config.Servers = map[string]config.Server{"demo": {Rule: config.RuleAsk}}
+	h.Mu.Unlock()
 	if _, err := h.Store.Add(history.Record{Time: time.Now(), Server: "github", Action: "accept", DecidedBy: "user"}); err != nil {
 		t.Fatal(err)
 	}
@@ -569,9 +576,9 @@ func TestMuteUnknownServer(t *testing.T) {
 // `mute --for 7d` failed while `history list --since 7d` worked).
 func TestDurationFlags(t *testing.T) {
 	h, _, _ := runTestHub(t, time.Hour)
-	h.mu.Lock()
-	h.Config.Servers = map[string]ServerConfig{"github": {}}
-	h.mu.Unlock()
+	h.Mu.Lock()
+	h.Config.Servers = map[string]config.Server{"github": {}}
+	h.Mu.Unlock()
 	if out := cli(t, "mute", "github", "--for", "7d"); !strings.Contains(out, "github is muted until "+untilText(time.Now().Add(7*24*time.Hour), time.Now())) {
 		t.Errorf("mute --for 7d says %q", out)
 	}
@@ -677,16 +684,16 @@ func TestSettingsKeepWhatTheyDoNotShow(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	saved := withUnshown(configOf(settingsOf(c, map[string]bool{"github": true})), c)
-	if err := SaveConfig(path, saved); err != nil {
+	if err := config.Save(path, saved); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	back, err := LoadConfig(path)
+	back, err := config.Load(path)
 	if err != nil {
 		t.Fatalf("the file Settings wrote does not load: %v\n%s", err, b)
 	}
@@ -695,7 +702,7 @@ func TestSettingsKeepWhatTheyDoNotShow(t *testing.T) {
 			t.Errorf("keep-alive for %s is %v after saving Settings, want %v; the file:\n%s", name, got, want, b)
 		}
 	}
-	if back.History.Keep.Duration != 720*time.Hour || back.Policy("github").Rule != RuleDecline {
+	if back.History.Keep.Duration != 720*time.Hour || back.Policy("github").Rule != config.RuleDecline {
 		t.Errorf("saving Settings lost [history] or github's rule; the file:\n%s", b)
 	}
 }

@@ -10,8 +10,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/chars"
 )
@@ -37,7 +44,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := askHub(ctx, wireMsg{Op: opMute, Server: args[0], For: muteFor, Force: force})
+			r, err := askHub(ctx, hubapi.Message{Op: hubapi.OpMute, Server: args[0], For: muteFor, Force: force})
 			if r.Unknown {
 				return usageError{errors.New(r.Error)}
 			}
@@ -48,7 +55,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			return nil
 		},
 	}
-	durationVar(mute.Flags(), &muteFor, "for", MuteFor, "how long")
+	durationVar(mute.Flags(), &muteFor, "for", hub.MuteFor, "how long")
 	mute.Flags().BoolVar(&force, "force", false, "mute a server the hub does not know yet (not configured, not asked yet, not in the history)")
 	return []*cobra.Command{
 		{
@@ -56,7 +63,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Answer every prompt cancel until resume (the tray's Pause all prompts)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, wireMsg{Op: opPause, Paused: true}); err != nil {
+				if _, err := askHub(ctx, hubapi.Message{Op: hubapi.OpPause, Paused: true}); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "all prompts are paused; `elicitray resume` shows them again")
@@ -68,7 +75,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Show prompts again after pause",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, wireMsg{Op: opPause, Paused: false}); err != nil {
+				if _, err := askHub(ctx, hubapi.Message{Op: hubapi.OpPause, Paused: false}); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "prompts are shown again")
@@ -86,7 +93,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				r, err := askHub(ctx, wireMsg{Op: opUnmute, Server: args[0]})
+				r, err := askHub(ctx, hubapi.Message{Op: hubapi.OpUnmute, Server: args[0]})
 				if r.Unknown {
 					return usageError{errors.New(r.Error)}
 				}
@@ -106,12 +113,12 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Say whether prompts are paused, which servers are muted, and how many prompts wait",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				r, err := askHubFor(ctx, wireMsg{Op: opStatus})
+				r, err := askHubFor(ctx, hubapi.Message{Op: hubapi.OpStatus})
 				if errors.Is(err, ErrNotRunning) {
 					// Nothing is paused or muted: say so, and what applies.
 					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
-					if n := countSpool(spoolDir(paths.FromEnv(os.Getenv))); n > 0 {
-						fmt.Fprintf(stdout, "History  %s waiting in the spool, not yet in history (the next hub or `elicitray history list` takes them in)\n", decisions(n))
+					if n := journal.CountSpool(journal.SpoolDir(paths.FromEnv(os.Getenv))); n > 0 {
+						fmt.Fprintf(stdout, "History  %s waiting in the spool, not yet in history (the next hub or `elicitray history list` takes them in)\n", journal.Decisions(n))
 					}
 					return nil
 				}
@@ -126,14 +133,14 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Open the Settings window (starts the hub if none runs)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return openWindow(ctx, cmd, opSettings, "the Settings window")
+				return openWindow(ctx, cmd, hubapi.OpSettings, "the Settings window")
 			},
 		},
 	}
 }
 
 // askHub sends m to the running hub; with none, it says so.
-func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
+func askHub(ctx context.Context, m hubapi.Message) (hubapi.Message, error) {
 	r, err := askHubFor(ctx, m)
 	if errors.Is(err, ErrNotRunning) {
 		return r, runErr(errors.New("no hub is running, so there is nothing to change (a wrapper starts one when a server asks)"))
@@ -146,7 +153,7 @@ func askHub(ctx context.Context, m wireMsg) (wireMsg, error) {
 const hubAnswerWait = 10 * time.Second
 
 // askHubFor sends m to the running hub and waits hubAnswerWait at most.
-func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
+func askHubFor(ctx context.Context, m hubapi.Message) (hubapi.Message, error) {
 	c := &hubClient{paths: paths.FromEnv(os.Getenv)}
 	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
@@ -167,7 +174,7 @@ func askHubFor(ctx context.Context, m wireMsg) (wireMsg, error) {
 //	Waiting  0
 //	Server   ci      rule decline, guard none, keep_alive 15s
 //	Server   github  rule ask, muted until 15:04, guard deploy_* delete_*, guard_destructive, keep_alive off
-func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
+func writeStatus(w io.Writer, r hubapi.Message, now time.Time) error {
 	tw := chars.NewColumns(w)
 	paused := "no"
 	if r.Paused {
@@ -179,7 +186,7 @@ func writeStatus(w io.Writer, r wireMsg, now time.Time) error {
 		fmt.Fprintf(tw, "History\t%s\n", r.Problem)
 	}
 	for _, s := range r.Servers {
-		state := "rule " + cmp.Or(s.Rule, RuleAsk)
+		state := "rule " + cmp.Or(s.Rule, config.RuleAsk)
 		if !s.MutedUntil.IsZero() {
 			state += ", muted until " + untilText(s.MutedUntil, now)
 		}
@@ -229,7 +236,7 @@ func openWindow(ctx context.Context, cmd *cobra.Command, op, what string) error 
 	if err != nil {
 		return runErr(err)
 	}
-	if _, err := c.call(ctx, wireMsg{Op: op}, nil); err != nil {
+	if _, err := c.call(ctx, hubapi.Message{Op: op}, nil); err != nil {
 		return runErr(fmt.Errorf("%s: %w", what, err))
 	}
 	return nil

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/paths"
 	"golang.org/x/sys/unix"
 )
@@ -56,10 +58,10 @@ func TestQuitClean(t *testing.T) {
 		}
 		defer conn.Close()
 		enc := json.NewEncoder(conn)
-		if err := enc.Encode(wireMsg{Op: opPrompt, ID: 1, Request: formRequest("deploys", "Deploy now?")}); err != nil {
+		if err := enc.Encode(hubapi.Message{Op: hubapi.OpPrompt, ID: 1, Request: formRequest("deploys", "Deploy now?")}); err != nil {
 			t.Fatal(err)
 		}
-		if err := enc.Encode(wireMsg{Op: opStatus, ID: 2}); err != nil {
+		if err := enc.Encode(hubapi.Message{Op: hubapi.OpStatus, ID: 2}); err != nil {
 			t.Fatal(err)
 		}
 		replies := bufio.NewReader(conn)
@@ -67,7 +69,7 @@ func TestQuitClean(t *testing.T) {
 			t.Fatal(err)
 		}
 		line, err := replies.ReadBytes('\n')
-		var status wireMsg
+		var status hubapi.Message
 		if err != nil || json.Unmarshal(line, &status) != nil || status.ID != 2 || status.Count != 1 {
 			t.Fatalf("the hub's status: %q, %v; want id 2 with one prompt waiting\n%s", line, err, quitLog(t))
 		}
@@ -75,7 +77,7 @@ func TestQuitClean(t *testing.T) {
 		// The prompt was not answered for the person: its connection just
 		// ended with the hub.
 		if line, err := replies.ReadBytes('\n'); !errors.Is(err, os.ErrDeadlineExceeded) && len(line) > 0 {
-			var m wireMsg
+			var m hubapi.Message
 			if json.Unmarshal(line, &m) == nil && m.Result != nil && m.Result.Action != "cancel" {
 				t.Errorf("after quit the prompt was answered %+v", m.Result)
 			}

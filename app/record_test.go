@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/journal"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -84,11 +86,11 @@ func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
 				if parsed {
 					form, _ = elicit.Parse(req.RequestedSchema)
 				}
-				rec := newRecord(req, bridge.Result{Action: bridge.ActionDecline}, form, history.SourceHub)
+				rec := journal.NewRecord(req, bridge.Result{Action: bridge.ActionDecline}, form, history.SourceHub)
 				if diff := cmp.Diff(tc.want, string(rec.RequestedSchema)); diff != "" {
 					t.Errorf("form %v: stored requestedSchema mismatch (-want +got):\n%s", parsed, diff)
 				}
-				if again := redacted(rec, nil); string(again.RequestedSchema) != string(rec.RequestedSchema) {
+				if again := journal.RedactRecord(rec, nil); string(again.RequestedSchema) != string(rec.RequestedSchema) {
 					t.Errorf("form %v: redacted twice, the schema changes again: %s", parsed, again.RequestedSchema)
 				}
 				if rec.Message != req.Message {
@@ -113,8 +115,8 @@ func TestRecordKeepsNoSecretOfTheAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := newRecord(req, bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"pin": "4821", "user": "ada"}}, form, history.SourceHub)
-	if diff := cmp.Diff(map[string]any{"pin": Redacted, "user": "ada"}, rec.Content); diff != "" {
+	rec := journal.NewRecord(req, bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"pin": "4821", "user": "ada"}}, form, history.SourceHub)
+	if diff := cmp.Diff(map[string]any{"pin": journal.Redacted, "user": "ada"}, rec.Content); diff != "" {
 		t.Errorf("content mismatch (-want +got):\n%s", diff)
 	}
 	if strings.Contains(string(rec.RequestedSchema), "4821") {
@@ -144,7 +146,7 @@ func TestRecordKeepsNoTokenOfALink(t *testing.T) {
 		{"https://x.example/a?id=9f8e7d6c5b4a39281706&page=2", "https://x.example/a?id=[redacted]&page=2"},
 	} {
 		req := &bridge.Request{Server: "bank", Mode: "url", Message: "Open", URL: tc.link}
-		rec := newRecord(req, bridge.Result{Action: bridge.ActionAccept}, nil, history.SourceHub)
+		rec := journal.NewRecord(req, bridge.Result{Action: bridge.ActionAccept}, nil, history.SourceHub)
 		if rec.URL != tc.want {
 			t.Errorf("%s\n got %s\nwant %s", tc.link, rec.URL, tc.want)
 		}
@@ -171,7 +173,7 @@ func TestSpooledRecordIsRedacted(t *testing.T) {
 		}
 		spooled.Write(append(b, '\n'))
 	}
-	recs, bad, err := readSpool(strings.NewReader(spooled.String()))
+	recs, bad, err := journal.ReadSpool(strings.NewReader(spooled.String()))
 	if err != nil || bad != 0 || len(recs) != 2 {
 		t.Fatalf("readSpool: %d records, %d bad, %v", len(recs), bad, err)
 	}

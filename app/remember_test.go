@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/remember"
+
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -20,9 +25,9 @@ import (
 // TestCanonicalSchema: the same requestedSchema with another key order or
 // spacing is the same question; another constraint is another question.
 func TestCanonicalSchema(t *testing.T) {
-	a := canonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":10}}}`))
-	b := canonicalSchema(json.RawMessage(` { "properties" : { "n" : { "maximum":10, "type":"integer" } }, "type":"object" }`))
-	c := canonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":11}}}`))
+	a := remember.CanonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":10}}}`))
+	b := remember.CanonicalSchema(json.RawMessage(` { "properties" : { "n" : { "maximum":10, "type":"integer" } }, "type":"object" }`))
+	c := remember.CanonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":11}}}`))
 	if a != b {
 		t.Error("reordered keys make another question")
 	}
@@ -36,11 +41,11 @@ func TestCanonicalSchema(t *testing.T) {
 // answer to the same question replaces it, forget removes one or all, and
 // an unknown number is a clear error.
 func TestMemoryRules(t *testing.T) {
-	m := &memory{path: filepath.Join(t.TempDir(), "data", rememberedName)}
+	m := &remember.Memory{Path: filepath.Join(t.TempDir(), "data", remember.RememberedName)}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	add := func(server, msg, action string) RememberedRule {
+	add := func(server, msg, action string) remember.Rule {
 		t.Helper()
-		r, err := m.Add(RememberedRule{Server: server, Tool: "deploy", Message: msg, Schema: "s", Action: action, Saved: now, Expires: now.Add(time.Hour)}, now)
+		r, err := m.Add(remember.Rule{Server: server, Tool: "deploy", Message: msg, Schema: "s", Action: action, Saved: now, Expires: now.Add(time.Hour)}, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,19 +53,19 @@ func TestMemoryRules(t *testing.T) {
 	}
 	r1 := add("shop", "Ship where?", bridge.ActionAccept)
 	add("bank", "Pay?", bridge.ActionDecline)
-	q := question{Server: "shop", Tool: "deploy", Message: "Ship where?", Schema: "s"}
-	if r, ok, _ := m.match(q, now); !ok || r.ID != r1.ID {
+	q := remember.Question{Server: "shop", Tool: "deploy", Message: "Ship where?", Schema: "s"}
+	if r, ok, _ := m.Match(q, now); !ok || r.ID != r1.ID {
 		t.Fatalf("match = %+v, %v; want rule %d", r, ok, r1.ID)
 	}
-	if _, ok, _ := m.match(q, now.Add(time.Hour)); ok {
+	if _, ok, _ := m.Match(q, now.Add(time.Hour)); ok {
 		t.Error("an expired rule still answers")
 	}
-	for _, other := range []question{
+	for _, other := range []remember.Question{
 		{Server: "shop", Tool: "deploy", Message: "Ship where now?", Schema: "s"},
 		{Server: "shop", Tool: "set_priority", Message: "Ship where?", Schema: "s"},
 		{Server: "shop", Tool: "deploy", Input: "confirm", Message: "Ship where?", Schema: "s"},
 	} {
-		if _, ok, _ := m.match(other, now); ok {
+		if _, ok, _ := m.Match(other, now); ok {
 			t.Errorf("%+v is answered by the rule for %+v", other, q)
 		}
 	}
@@ -69,7 +74,7 @@ func TestMemoryRules(t *testing.T) {
 	if len(rules) != 2 || r3.ID != 3 {
 		t.Fatalf("after answering the same question again: rules %+v, new ID %d; want 2 rules, ID 3", rules, r3.ID)
 	}
-	if _, err := m.Forget(99, false); !errors.Is(err, ErrRuleNotFound) {
+	if _, err := m.Forget(99, false); !errors.Is(err, remember.ErrNotFound) {
 		t.Errorf("forgetting rule 99: %v, want ErrRuleNotFound", err)
 	}
 	if gone, err := m.Forget(r3.ID, false); err != nil || len(gone) != 1 {
@@ -78,7 +83,7 @@ func TestMemoryRules(t *testing.T) {
 	if gone, err := m.Forget(0, true); err != nil || len(gone) != 1 {
 		t.Fatalf("forget --all: %v, %v", gone, err)
 	}
-	fi, err := os.Stat(m.path)
+	fi, err := os.Stat(m.Path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the file is %v (%v), want 0600", fi.Mode(), err)
 	}
@@ -92,18 +97,18 @@ func TestMemoryUntrusted(t *testing.T) {
 	if err := os.WriteFile(target, []byte(`{"rules":[]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := &memory{path: filepath.Join(dir, rememberedName)}
-	if err := os.Symlink(target, m.path); err != nil {
+	m := &remember.Memory{Path: filepath.Join(dir, remember.RememberedName)}
+	if err := os.Symlink(target, m.Path); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Rules(time.Now()); !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("reading through a link: %v, want ErrUntrusted", err)
 	}
-	if _, err := m.Add(RememberedRule{Server: "x"}, time.Now()); !errors.Is(err, paths.ErrUntrusted) {
+	if _, err := m.Add(remember.Rule{Server: "x"}, time.Now()); !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("writing through a link: %v, want ErrUntrusted", err)
 	}
-	os.Remove(m.path)
-	if err := os.WriteFile(m.path, []byte(`{"rules":[]}`), 0o644); err != nil {
+	os.Remove(m.Path)
+	if err := os.WriteFile(m.Path, []byte(`{"rules":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Rules(time.Now()); !errors.Is(err, paths.ErrUntrusted) {
@@ -121,19 +126,19 @@ func TestRememberable(t *testing.T) {
 		}
 		return f
 	}
-	if why := rememberable(&Prompt{Form: parse(`{"type":"object","properties":{"city":{"type":"string"}}}`)}); why != "" {
+	if why := remember.Rememberable(nil, parse(`{"type":"object","properties":{"city":{"type":"string"}}}`)); why != "" {
 		t.Errorf("a plain form is not remembered: %s", why)
 	}
-	if why := rememberable(&Prompt{Form: parse(`{"type":"object","properties":{"api_token":{"type":"string"}}}`)}); why == "" {
+	if why := remember.Rememberable(nil, parse(`{"type":"object","properties":{"api_token":{"type":"string"}}}`)); why == "" {
 		t.Error("a form asking for a token may be remembered")
 	}
-	if why := rememberable(&Prompt{URL: &elicit.URLCheck{}}); why == "" {
+	if why := remember.Rememberable(nil, nil); why == "" {
 		t.Error("a URL prompt may be remembered")
 	}
 	// A choice among PINs: elicit does not mask a choice, but history
 	// redacts it, so it is not kept here either.
 	pins := `{"type":"object","properties":{"pin":{"type":"string","title":"Bank PIN","enum":["4821","9034"]}}}`
-	if why := rememberable(&Prompt{Form: parse(pins), Request: &bridge.Request{RequestedSchema: json.RawMessage(pins)}}); why == "" {
+	if why := remember.Rememberable(&bridge.Request{RequestedSchema: json.RawMessage(pins)}, parse(pins)); why == "" {
 		t.Error("a choice among PINs may be remembered")
 	}
 }
@@ -146,44 +151,44 @@ func TestRememberable(t *testing.T) {
 func TestPrefillAndSettingsSave(t *testing.T) {
 	testHome(t)
 	p := paths.FromEnv(os.Getenv)
-	h := &Hub{RulesPath: rememberedPath(p)}
+	h := &hub.Hub{RulesPath: remember.Path(p)}
 	req := &bridge.Request{Server: "shop", Mode: "form", Message: "Who?",
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string","format":"password"},"n":{"type":"integer"}}}`)}
-	it, err := h.prepare(req)
+	it, err := h.Prepare(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if it.prompt.Remember != nil {
+	if it.Prompt.Remember != nil {
 		t.Error("a form with a password may be remembered")
 	}
-	h.keepLastValues(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
+	h.KeepLastValues(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
 		Content: map[string]any{"user": "ada", "password": "hunter2", "n": json.Number("7")}})
-	it, _ = h.prepare(req)
-	h.refreshPrefill(it) // as showNext does
-	if want := map[string]any{"user": "ada"}; !equalJSON(it.prompt.Prefill, want) {
-		t.Errorf("Prefill = %v, want %v", it.prompt.Prefill, want)
+	it, _ = h.Prepare(req)
+	h.RefreshPrefill(it) // as showNext does
+	if want := map[string]any{"user": "ada"}; !equalJSON(it.Prompt.Prefill, want) {
+		t.Errorf("Prefill = %v, want %v", it.Prompt.Prefill, want)
 	}
 	for _, other := range []bridge.Request{{Tool: "set_priority"}, {InputKey: "who"}} {
 		other.Server, other.Mode, other.Message, other.RequestedSchema = req.Server, req.Mode, req.Message, req.RequestedSchema
-		it, _ := h.prepare(&other)
-		if h.refreshPrefill(it); it.prompt.Prefill != nil {
-			t.Errorf("the same form asked by tool %q, input request %q, opens with %v", other.Tool, other.InputKey, it.prompt.Prefill)
+		it, _ := h.Prepare(&other)
+		if h.RefreshPrefill(it); it.Prompt.Prefill != nil {
+			t.Errorf("the same form asked by tool %q, input request %q, opens with %v", other.Tool, other.InputKey, it.Prompt.Prefill)
 		}
 	}
 	off := false
 	h.Config.Remember.Prefill = &off
-	if h.refreshPrefill(it); it.prompt.Prefill != nil {
-		t.Errorf("with prefill off, Prefill = %v", it.prompt.Prefill)
+	if h.RefreshPrefill(it); it.Prompt.Prefill != nil {
+		t.Errorf("with prefill off, Prefill = %v", it.Prompt.Prefill)
 	}
 
-	m := h.memory()
-	r, err := m.Add(RememberedRule{Server: "shop", Message: "Ship?", Schema: "s", Action: bridge.ActionDecline, Saved: time.Now()}, time.Now())
+	m := h.Memory()
+	r, err := m.Add(remember.Rule{Server: "shop", Message: "Ship?", Schema: "s", Action: bridge.ActionDecline, Saved: time.Now()}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &windows{hub: h, paths: p}
 	s := settingsOf(h.Config, nil)
-	s.Remember = h.rememberSettings(h.Config)
+	s.Remember = h.RememberSettings(h.Config)
 	if len(s.Remember.Rules) != 1 || s.Remember.Prefill {
 		t.Fatalf("Settings opens on %+v, want the one rule, prefill off", s.Remember)
 	}
@@ -194,7 +199,7 @@ func TestPrefillAndSettingsSave(t *testing.T) {
 	if rules, _ := m.Rules(time.Now()); len(rules) != 0 {
 		t.Errorf("after Save with Forget, rules %+v remain", rules)
 	}
-	c, err := LoadConfig(p.Config)
+	c, err := config.Load(p.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +226,7 @@ func TestConfigRemember(t *testing.T) {
 		}
 	}
 	write("[remember]\nfor = \"48h\"\nprefill = false\n")
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil || len(c.Warnings) > 0 {
 		t.Fatalf("LoadConfig: %v, warnings %v", err, c.Warnings)
 	}
@@ -229,19 +234,19 @@ func TestConfigRemember(t *testing.T) {
 		t.Errorf("[remember] read as %+v", c.Remember)
 	}
 	write("timeout = \"1m\"\n")
-	if c, _ = LoadConfig(path); c.Remember.Holds() != DefaultRememberFor || !c.Remember.Prefills() {
+	if c, _ = config.Load(path); c.Remember.Holds() != config.DefaultRememberFor || !c.Remember.Prefills() {
 		t.Errorf("without [remember]: %+v, want 30 days and prefill", c.Remember)
 	}
 	write("[remember]\nfor = \"a month\"\n")
-	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "for") {
+	if _, err := config.Load(path); err == nil || !strings.Contains(err.Error(), "for") {
 		t.Errorf("a bad duration: %v, want an error naming it", err)
 	}
 	// Saved by Settings and read again: the same.
 	off := false
-	if err := SaveConfig(path, Config{Remember: Remember{For: Duration{time.Hour}, Prefill: &off}}); err != nil {
+	if err := config.Save(path, config.Config{Remember: config.Remember{For: config.Duration{Duration: time.Hour}, Prefill: &off}}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = LoadConfig(path); err != nil || c.Remember.Holds() != time.Hour || c.Remember.Prefills() {
+	if c, err = config.Load(path); err != nil || c.Remember.Holds() != time.Hour || c.Remember.Prefills() {
 		t.Errorf("round trip: %+v, %v", c.Remember, err)
 	}
 }
@@ -251,7 +256,7 @@ func TestConfigRemember(t *testing.T) {
 // only those; the next identical request never reaches the Prompter.
 func TestRememberAnswersQueued(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	h.RulesPath = rememberedPath(paths.FromEnv(os.Getenv))
+	h.RulesPath = remember.Path(paths.FromEnv(os.Getenv))
 	ctx := context.Background()
 	first := approveAsync(c, ctx, formRequest("shop", "How many?"))
 	shown := <-sp.shown
@@ -297,14 +302,14 @@ func TestRememberAnswersQueued(t *testing.T) {
 // "Always answer this way" and no rule answers it.
 func TestPrefillKeepsNothingUnsure(t *testing.T) {
 	testHome(t)
-	h := &Hub{RulesPath: rememberedPath(paths.FromEnv(os.Getenv))}
+	h := &hub.Hub{RulesPath: remember.Path(paths.FromEnv(os.Getenv))}
 	schema := json.RawMessage(`{"type":"object","properties":{"ticket":{"type":"string"},"url":{"type":"string","title":"Database URL"}}}`)
 	typed := bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,
 		Content: map[string]any{"ticket": "PROD-1", "url": "postgres://admin:Hunter2-prod@db.internal/prod"}}
-	ask := func(req bridge.Request) *item {
+	ask := func(req bridge.Request) *hub.Item {
 		t.Helper()
 		req.Server, req.Mode, req.Message, req.RequestedSchema = "brk", "form", "Which ticket?", schema
-		it, err := h.prepare(&req)
+		it, err := h.Prepare(&req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,36 +317,36 @@ func TestPrefillKeepsNothingUnsure(t *testing.T) {
 	}
 
 	unknown := ask(bridge.Request{ToolUnknown: true})
-	if h.offerRemember(unknown); unknown.prompt.Remember != nil {
+	if h.OfferRemember(unknown); unknown.Prompt.Remember != nil {
 		t.Error("a question whose tool is not known is offered \"Always answer this way\"")
 	}
-	if _, err := h.memory().Add(RememberedRule{Server: "brk", Message: "Which ticket?", Schema: canonicalSchema(schema), Action: bridge.ActionDecline}, time.Now()); err != nil {
+	if _, err := h.Memory().Add(remember.Rule{Server: "brk", Message: "Which ticket?", Schema: remember.CanonicalSchema(schema), Action: bridge.ActionDecline}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.rememberedAnswer(unknown); res != nil {
+	if res := h.RememberedAnswer(unknown); res != nil {
 		t.Errorf("a rule for no tool answered a question whose tool is not known: %+v", res)
 	}
-	h.keepLastValues(unknown, typed)
-	if h.refreshPrefill(unknown); unknown.prompt.Prefill != nil {
-		t.Errorf("a question whose tool is not known opens with %v", unknown.prompt.Prefill)
+	h.KeepLastValues(unknown, typed)
+	if h.RefreshPrefill(unknown); unknown.Prompt.Prefill != nil {
+		t.Errorf("a question whose tool is not known opens with %v", unknown.Prompt.Prefill)
 	}
-	if rf, _ := h.memory().load(); len(rf.Last) != 0 {
+	if rf, _ := h.Memory().Load(); len(rf.Last) != 0 {
 		t.Errorf("values were kept for a question whose tool is not known: %v", rf.Last)
 	}
 
 	known := ask(bridge.Request{Tool: "set_priority"})
 	off := false
 	h.Config.Remember.Prefill = &off
-	h.keepLastValues(known, typed)
-	if rf, _ := h.memory().load(); len(rf.Last) != 0 {
+	h.KeepLastValues(known, typed)
+	if rf, _ := h.Memory().Load(); len(rf.Last) != 0 {
 		t.Errorf("with pre-filling off, values were kept: %v", rf.Last)
 	}
 	h.Config.Remember.Prefill = nil
-	h.keepLastValues(known, typed)
-	if h.refreshPrefill(known); !equalJSON(known.prompt.Prefill, map[string]any{"ticket": "PROD-1"}) {
-		t.Errorf("the form opens with %v, want the ticket only: never a link with a password", known.prompt.Prefill)
+	h.KeepLastValues(known, typed)
+	if h.RefreshPrefill(known); !equalJSON(known.Prompt.Prefill, map[string]any{"ticket": "PROD-1"}) {
+		t.Errorf("the form opens with %v, want the ticket only: never a link with a password", known.Prompt.Prefill)
 	}
-	b, err := os.ReadFile(rememberedPath(paths.FromEnv(os.Getenv)))
+	b, err := os.ReadFile(remember.Path(paths.FromEnv(os.Getenv)))
 	if err != nil || strings.Contains(string(b), "Hunter2") {
 		t.Errorf("the password in the link is stored (%v):\n%s", err, b)
 	}

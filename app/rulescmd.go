@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/elicitray/elicitray/app/remember"
+
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -37,7 +39,7 @@ func newRulesCmd(stdout io.Writer) *cobra.Command {
 		Example: "  elicitray rules list",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m := &memory{path: rememberedPath(paths.FromEnv(os.Getenv))}
+			m := &remember.Memory{Path: remember.Path(paths.FromEnv(os.Getenv))}
 			rules, err := m.Rules(time.Now())
 			if err != nil {
 				return runErr(err)
@@ -66,7 +68,7 @@ func newRulesCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m := &memory{path: rememberedPath(paths.FromEnv(os.Getenv))}
+			m := &remember.Memory{Path: remember.Path(paths.FromEnv(os.Getenv))}
 			id := 0
 			if len(args) == 1 {
 				id, _ = strconv.Atoi(args[0])
@@ -92,7 +94,7 @@ func newRulesCmd(stdout io.Writer) *cobra.Command {
 }
 
 // writeRules prints rules as a table, or a sentence when there are none.
-func writeRules(w io.Writer, rules []RememberedRule) {
+func writeRules(w io.Writer, rules []remember.Rule) {
 	if len(rules) == 0 {
 		fmt.Fprintln(w, "No answers are remembered. A prompt window's \"Always answer this way\" remembers one.")
 		return

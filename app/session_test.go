@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/session"
+
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
 	"github.com/google/go-cmp/cmp"
@@ -35,9 +37,9 @@ func exportProps(t *testing.T, conn *dbus.Conn, name string, path dbus.ObjectPat
 }
 
 // fakeLogind answers org.freedesktop.login1.Manager.ListSessions.
-type fakeLogind struct{ sessions []logindSession }
+type fakeLogind struct{ sessions []session.LogindSession }
 
-func (f *fakeLogind) ListSessions() ([]logindSession, *dbus.Error) { return f.sessions, nil }
+func (f *fakeLogind) ListSessions() ([]session.LogindSession, *dbus.Error) { return f.sessions, nil }
 
 // TestSessionFromBuses: with nothing in its own environment and no process
 // to read, the finder takes the session from the systemd user manager's
@@ -64,7 +66,7 @@ func TestSessionFromBuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	logind := &fakeLogind{sessions: []logindSession{
+	logind := &fakeLogind{sessions: []session.LogindSession{
 		{ID: "3", UID: uint32(uid), User: "u", Path: "/org/freedesktop/login1/session/_33"},
 		{ID: "7", UID: uint32(uid) + 1, User: "someone", Path: "/org/freedesktop/login1/session/_37"},
 		{ID: "2", UID: uint32(uid), User: "u", Seat: "seat0", Path: "/org/freedesktop/login1/session/_32"},
@@ -89,11 +91,11 @@ func TestSessionFromBuses(t *testing.T) {
 		t.Fatalf("owning org.freedesktop.login1: %v %v", reply, err)
 	}
 
-	f := &sessionFinder{uid: uid, pid: 1, getenv: func(string) string { return "" },
-		userBus: userBus, systemBus: systemBus, proc: "/nonexistent"}
+	f := &session.Finder{Uid: uid, Pid: 1, Getenv: func(string) string { return "" },
+		UserBus: userBus, SystemBus: systemBus, Proc: "/nonexistent"}
 	type found struct{ Display, From string }
 	var got []found
-	for _, c := range f.candidates(t.Context()) {
+	for _, c := range f.Candidates(t.Context()) {
 		got = append(got, found{c.Display(), c.From})
 	}
 	want := []found{
@@ -107,20 +109,20 @@ func TestSessionFromBuses(t *testing.T) {
 
 	// The first display does not open: the next one is taken.
 	refused := map[string]bool{":5": true}
-	f.probe = func(_ context.Context, s desktopSession) error {
+	f.Probe = func(_ context.Context, s session.Desktop) error {
 		if refused[s.Display()] {
 			return fmt.Errorf("no X server is running at DISPLAY=%s", s.Display())
 		}
 		return nil
 	}
-	sess, err := f.find(t.Context())
+	sess, err := f.Find(t.Context())
 	if err != nil || sess.Display() != ":7" {
 		t.Fatalf("find: %v, %v; want display :7", sess, err)
 	}
 	// None opens: the error names each.
 	refused[":7"], refused[":8"] = true, true
-	_, err = f.find(t.Context())
-	if !errors.Is(err, ErrNoSession) {
+	_, err = f.Find(t.Context())
+	if !errors.Is(err, session.ErrNoSession) {
 		t.Fatalf("find: %v, want ErrNoSession", err)
 	}
 	for _, want := range []string{
@@ -137,7 +139,7 @@ func TestSessionFromBuses(t *testing.T) {
 // TestSessionEnv: a hub started in a session found gets the session's
 // variables in place of the wrapper's, and keeps the rest of the wrapper's.
 func TestSessionEnv(t *testing.T) {
-	s := desktopSession{Vars: map[string]string{"DISPLAY": ":0", "XAUTHORITY": "/run/user/1000/gdm/Xauthority"}}
+	s := session.Desktop{Vars: map[string]string{"DISPLAY": ":0", "XAUTHORITY": "/run/user/1000/gdm/Xauthority"}}
 	got := s.Env([]string{"HOME=/home/u", "DISPLAY=", "PATH=/usr/bin", "ELICITRAY_HOME=/tmp/e"})
 	want := []string{"HOME=/home/u", "PATH=/usr/bin", "ELICITRAY_HOME=/tmp/e", "DISPLAY=:0", "XAUTHORITY=/run/user/1000/gdm/Xauthority"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -151,16 +153,16 @@ func TestSessionEnv(t *testing.T) {
 // saying no desktop session was found.
 func TestSessionOfTheLogin(t *testing.T) {
 	env := map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config", "PATH": "/usr/bin"}
-	f := &sessionFinder{uid: os.Getuid(), pid: 1, getenv: func(k string) string { return env[k] }, loginIsDesktop: true}
-	var tried []desktopSession
-	err := f.each(t.Context(), func(s desktopSession) error {
+	f := &session.Finder{Uid: os.Getuid(), Pid: 1, Getenv: func(k string) string { return env[k] }, LoginIsDesktop: true}
+	var tried []session.Desktop
+	err := f.Each(t.Context(), func(s session.Desktop) error {
 		tried = append(tried, s)
 		return nil
 	})
 	if err != nil {
 		t.Fatalf("each: %v, want the login session taken", err)
 	}
-	want := []desktopSession{{Vars: map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config"}, From: "this login session"}}
+	want := []session.Desktop{{Vars: map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config"}, From: "this login session"}}
 	if diff := cmp.Diff(want, tried); diff != "" {
 		t.Errorf("sessions tried mismatch (-want +got):\n%s", diff)
 	}

@@ -9,10 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/ui/state"
+
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
-	"github.com/elicitray/elicitray/ui/state"
 )
 
 // TestSettingsShowKeepAliveAndNotice: the Settings window shows
@@ -27,7 +30,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(path)
+	c, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +55,15 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 		t.Errorf("notice shown %+v, want %+v", s.Notice, want)
 	}
 
-	save := func(s state.Settings) (Config, string) {
+	save := func(s state.Settings) (config.Config, string) {
 		t.Helper()
-		h := &Hub{Config: c}
+		h := &hub.Hub{Config: c}
 		w := &windows{hub: h, paths: paths.Paths{Config: path}}
 		if err := w.saveSettings(s); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
-		back, err := LoadConfig(path)
+		back, err := config.Load(path)
 		if err != nil {
 			t.Fatalf("the file Settings wrote does not load: %v\n%s", err, b)
 		}
@@ -97,7 +100,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	}
 	s.Notice = state.NoticeSettings{Notification: true}
 	back, written = save(s)
-	for name, want := range map[string]time.Duration{"github": time.Minute, "slow": DefaultKeepAlive, "other": DefaultKeepAlive} {
+	for name, want := range map[string]time.Duration{"github": time.Minute, "slow": config.DefaultKeepAlive, "other": config.DefaultKeepAlive} {
 		if got := back.KeepAliveFor(name); got != want {
 			t.Errorf("keep-alive for %s is %v after the change, want %v; the file:\n%s", name, got, want, written)
 		}

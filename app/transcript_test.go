@@ -23,10 +23,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 	"golang.org/x/tools/txtar"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
@@ -237,7 +240,7 @@ func runTranscript(t *testing.T, file string) {
 		if err := os.WriteFile(path, f.Data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := LoadConfig(path)
+		cfg, err := config.Load(path)
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
@@ -328,7 +331,7 @@ func (tr *transcript) do(st step) {
 	case "resume":
 		tr.hub.h.SetPaused(false)
 	case "mute":
-		tr.hub.h.Mute(st.arg, MuteFor)
+		tr.hub.h.Mute(st.arg, hub.MuteFor)
 	case "noconnect":
 		if !tr.ended {
 			tr.fatalf(st, "noconnect comes after end")
@@ -692,7 +695,7 @@ func (tr *transcript) expectPrompt(st step) {
 // promptView is what a prompt step checks: the request's fields (server,
 // serverInfo, tool, mode, message, url…) and, in URL mode, link: what the
 // consent window shows about the URL.
-func promptView(p *Prompt) map[string]any {
+func promptView(p *hub.Prompt) map[string]any {
 	v := jsonView(p.Request)
 	if p.URL != nil {
 		warnings := []any{}
@@ -1197,7 +1200,7 @@ func readLines(f *os.File) <-chan streamItem {
 // is watched: which processes connected, and each write (after which the
 // history holds every decision sent).
 type transcriptHub struct {
-	h     *Hub
+	h     *hub.Hub
 	sp    *scriptedPrompter
 	watch *hubWatch
 }

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
 	"github.com/google/go-cmp/cmp"
@@ -414,14 +416,14 @@ func trayAsk(p paths.Paths) error {
 	if err := c.SetDeadline(time.Now().Add(trayWait)); err != nil {
 		return err
 	}
-	if err := json.NewEncoder(c).Encode(wireMsg{Op: opHistory, ID: 1, Query: &history.Query{Limit: 1}}); err != nil {
+	if err := json.NewEncoder(c).Encode(hubapi.Message{Op: hubapi.OpHistory, ID: 1, Query: &history.Query{Limit: 1}}); err != nil {
 		return err
 	}
 	line, err := bufio.NewReader(c).ReadBytes('\n')
 	if err != nil {
 		return err
 	}
-	var m wireMsg
+	var m hubapi.Message
 	if err := json.Unmarshal(line, &m); err != nil {
 		return fmt.Errorf("hub replied %q: %w", line, err)
 	}

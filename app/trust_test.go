@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/session"
+
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -65,12 +69,12 @@ func (u *untrustedListener) noneReached(t *testing.T) {
 func approveRefused(t *testing.T, want string) {
 	t.Helper()
 	c := &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second, wrapper: true,
-		start: func(desktopSession) (*os.Process, error) {
+		start: func(session.Desktop) (*os.Process, error) {
 			t.Error("a hub was started in an untrusted run directory")
 			return nil, errors.New("no")
 		},
-		sessions: func(ctx context.Context, try func(desktopSession) error) error {
-			return try(desktopSession{Vars: map[string]string{"DISPLAY": ":0"}, From: "a test"})
+		sessions: func(ctx context.Context, try func(session.Desktop) error) error {
+			return try(session.Desktop{Vars: map[string]string{"DISPLAY": ":0"}, From: "a test"})
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "Deploy?"))
 	if !errors.Is(err, paths.ErrUntrusted) || !errors.Is(err, bridge.ErrNoDesktop) {
@@ -171,7 +175,7 @@ while True:
 		if err := os.Rename(sock, filepath.Join(run, "hub.sock")); err != nil {
 			t.Fatal(err)
 		}
-		approveRefused(t, "runs as "+userName(65534)+", not as you")
+		approveRefused(t, "runs as "+hubapi.UserName(65534)+", not as you")
 		listener.Process.Kill()
 		for lines.Scan() {
 			if f := strings.Fields(lines.Text()); len(f) == 2 && f[0] == "received" && f[1] != "0" {

@@ -9,13 +9,19 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/state"
+
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/remember"
+
 	"fyne.io/fyne/v2"
 
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
-	"github.com/elicitray/elicitray/ui/state"
 )
 
 // runWindows is the window process (`elicitray ui`, started by the hub
@@ -82,12 +88,12 @@ type winSide struct {
 // winCall is one call waiting for the hub's reply; data receives an
 // export's chunks.
 type winCall struct {
-	reply chan winMsg
+	reply chan winproto.Message
 	data  io.Writer
 	werr  error
 }
 
-func (s *winSide) send(m winMsg) {
+func (s *winSide) send(m winproto.Message) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	_ = s.enc.Encode(m)
@@ -100,8 +106,8 @@ func (s *winSide) read() {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var m winMsg
-			if derr := decodeWin(line, &m); derr != nil {
+			var m winproto.Message
+			if derr := winproto.Decode(line, &m); derr != nil {
 				fmt.Fprintf(s.log, "elicitray ui: the hub said something unreadable: %v\n", derr)
 			} else {
 				s.handle(&m)
@@ -127,11 +133,11 @@ func (s *winSide) read() {
 	fyne.Do(func() { s.app.Driver().Quit() })
 }
 
-func (s *winSide) handle(m *winMsg) {
+func (s *winSide) handle(m *winproto.Message) {
 	switch m.Op {
-	case winShow:
+	case winproto.OpShow:
 		s.show(m)
-	case winDismiss:
+	case winproto.OpDismiss:
 		s.mu.Lock()
 		dismiss, open := s.prompts[m.ID]
 		delete(s.prompts, m.ID)
@@ -143,9 +149,9 @@ func (s *winSide) handle(m *winMsg) {
 			dismiss()
 		}
 		fyne.Do(s.closedOne)
-	case winWaiting:
+	case winproto.OpWaiting:
 		s.prompter.setWaiting(m.Waiting)
-	case winHistory:
+	case winproto.OpHistory:
 		fyne.Do(func() {
 			s.seq++
 			s.showHistory()
@@ -153,7 +159,7 @@ func (s *winSide) handle(m *winMsg) {
 				s.offerMenu()
 			}
 		})
-	case winSettings:
+	case winproto.OpSettings:
 		fyne.Do(func() {
 			s.seq++
 			if m.Settings != nil {
@@ -161,7 +167,7 @@ func (s *winSide) handle(m *winMsg) {
 			}
 			s.idleCheck()
 		})
-	case winMenu:
+	case winproto.OpMenu:
 		fyne.Do(func() {
 			s.seq++
 			if m.Menu != nil {
@@ -169,31 +175,31 @@ func (s *winSide) handle(m *winMsg) {
 			}
 			s.idleCheck()
 		})
-	case winMenuState:
+	case winproto.OpMenuState:
 		if m.Menu != nil {
 			s.menuState(*m.Menu)
 		}
-	case winOffer:
+	case winproto.OpOffer:
 		fyne.Do(func() {
 			s.seq++
 			s.showOffer()
 		})
-	case winChanged:
+	case winproto.OpChanged:
 		fyne.Do(func() {
 			if s.historyWin != nil {
 				s.historyWin.Changed()
 			}
 		})
-	case winReply, winData:
+	case winproto.OpReply, winproto.OpData:
 		s.mu.Lock()
 		c := s.calls[m.ID]
-		if c != nil && m.Op == winReply {
+		if c != nil && m.Op == winproto.OpReply {
 			delete(s.calls, m.ID)
 		}
 		s.mu.Unlock()
 		switch {
 		case c == nil:
-		case m.Op == winData:
+		case m.Op == winproto.OpData:
 			if c.werr == nil {
 				_, c.werr = c.data.Write(m.Data)
 			}
@@ -209,7 +215,7 @@ func (s *winSide) handle(m *winMsg) {
 // the Fyne goroutine, before guiPrompter's own fyne.Do makes it: fyne.Do
 // keeps order. show and dismiss run on the reader's goroutine, one after
 // the other; only an answer may come meanwhile.
-func (s *winSide) show(m *winMsg) {
+func (s *winSide) show(m *winproto.Message) {
 	id := m.ID
 	fyne.Do(func() {
 		s.seq++
@@ -222,13 +228,13 @@ func (s *winSide) show(m *winMsg) {
 		s.answer(id, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the hub sent a prompt without its request"}, false)
 		return
 	}
-	p, err := promptFor(m.Request)
+	p, err := hub.PromptFor(m.Request)
 	if err != nil {
 		s.answer(id, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the prompt window could not show it: " + err.Error()}, false)
 		return
 	}
 	p.Deadline = m.Deadline
-	p.Prefill = prefillValues(p.Form, m.Prefill)
+	p.Prefill = remember.PrefillValues(p.Form, m.Prefill)
 	var muteMu sync.Mutex
 	mute, remember := false, false
 	p.Mute = func() {
@@ -245,7 +251,7 @@ func (s *winSide) show(m *winMsg) {
 	}
 	// The hub counts what was on the screen when a process ends: a
 	// process that fails as it makes the window never says this.
-	p.Shown = func() { go s.send(winMsg{Op: winShown, ID: id}) }
+	p.Shown = func() { go s.send(winproto.Message{Op: winproto.OpShown, ID: id}) }
 	s.prompter.setWaiting(m.Waiting)
 	// guiPrompter calls Mute and Remember before answer, on one goroutine.
 	dismiss := s.prompter.Show(&p, func(res bridge.Result) {
@@ -276,7 +282,7 @@ func (s *winSide) answerWith(id uint64, res bridge.Result, muteHour, remember bo
 	if !open {
 		return
 	}
-	s.send(winMsg{Op: winAnswer, ID: id, Result: &res, MuteHour: muteHour, Remember: remember})
+	s.send(winproto.Message{Op: winproto.OpAnswer, ID: id, Result: &res, MuteHour: muteHour, Remember: remember})
 	fyne.Do(s.closedOne)
 }
 
@@ -293,7 +299,7 @@ func (s *winSide) idleCheck() {
 	if s.open <= 0 {
 		s.open = 0
 		seq := s.seq
-		go s.send(winMsg{Op: winIdle, Seq: seq})
+		go s.send(winproto.Message{Op: winproto.OpIdle, Seq: seq})
 	}
 }
 
@@ -325,7 +331,7 @@ func (s *winSide) showSettings(st state.Settings) {
 		return
 	}
 	win := ui.ShowSettings(s.app, st, func(saved state.Settings) error {
-		_, err := s.call(winMsg{Op: winSaveSettings, Settings: &saved}, nil)
+		_, err := s.call(winproto.Message{Op: winproto.OpSaveSettings, Settings: &saved}, nil)
 		return err
 	})
 	s.settingsWin = win
@@ -340,12 +346,12 @@ func (s *winSide) showSettings(st state.Settings) {
 
 // call sends m as a call to the hub and waits for its reply; data, when
 // set, receives an export's chunks.
-func (s *winSide) call(m winMsg, data io.Writer) (winMsg, error) {
-	c := &winCall{reply: make(chan winMsg, 1), data: data}
+func (s *winSide) call(m winproto.Message, data io.Writer) (winproto.Message, error) {
+	c := &winCall{reply: make(chan winproto.Message, 1), data: data}
 	s.mu.Lock()
 	if s.gone {
 		s.mu.Unlock()
-		return winMsg{}, errHubGone
+		return winproto.Message{}, errHubGone
 	}
 	s.nextID++
 	m.ID = s.nextID
@@ -354,9 +360,9 @@ func (s *winSide) call(m winMsg, data io.Writer) (winMsg, error) {
 	s.send(m)
 	r, ok := <-c.reply
 	if !ok {
-		return winMsg{}, errHubGone
+		return winproto.Message{}, errHubGone
 	}
-	if err := winError(r); err != nil {
+	if err := winproto.Error(r); err != nil {
 		return r, err
 	}
 	return r, c.werr
@@ -368,7 +374,7 @@ var errHubGone = errors.New("the hub stopped")
 // openURL asks the hub to open u in the user's browser (it knows the
 // user's environment: prepareDesktop).
 func (s *winSide) openURL(u *url.URL) error {
-	_, err := s.call(winMsg{Op: winOpen, URL: u.String()}, nil)
+	_, err := s.call(winproto.Message{Op: winproto.OpOpen, URL: u.String()}, nil)
 	return err
 }
 
@@ -379,12 +385,12 @@ type winHistorySource struct{ s *winSide }
 var _ ui.HistorySource = (*winHistorySource)(nil)
 
 func (h *winHistorySource) List(q history.Query) ([]history.Record, error) {
-	r, err := h.s.call(winMsg{Op: winList, Query: &q}, nil)
+	r, err := h.s.call(winproto.Message{Op: winproto.OpList, Query: &q}, nil)
 	return r.Records, err
 }
 
 func (h *winHistorySource) Get(id uint64) (history.Record, error) {
-	r, err := h.s.call(winMsg{Op: winGet, RecordID: id}, nil)
+	r, err := h.s.call(winproto.Message{Op: winproto.OpGet, RecordID: id}, nil)
 	if err != nil {
 		return history.Record{}, err
 	}
@@ -395,27 +401,27 @@ func (h *winHistorySource) Get(id uint64) (history.Record, error) {
 }
 
 func (h *winHistorySource) CountQuery(q history.Query) (int, error) {
-	r, err := h.s.call(winMsg{Op: winCount, Query: &q}, nil)
+	r, err := h.s.call(winproto.Message{Op: winproto.OpCount, Query: &q}, nil)
 	return r.Count, err
 }
 
 func (h *winHistorySource) Delete(id uint64) error {
-	_, err := h.s.call(winMsg{Op: winDelete, RecordID: id}, nil)
+	_, err := h.s.call(winproto.Message{Op: winproto.OpDelete, RecordID: id}, nil)
 	return err
 }
 
 func (h *winHistorySource) Clear() error {
-	_, err := h.s.call(winMsg{Op: winClear}, nil)
+	_, err := h.s.call(winproto.Message{Op: winproto.OpClear}, nil)
 	return err
 }
 
 func (h *winHistorySource) Export(w io.Writer, format string, q history.Query) (int, error) {
-	r, err := h.s.call(winMsg{Op: winExport, Format: format, Query: &q}, w)
+	r, err := h.s.call(winproto.Message{Op: winproto.OpExport, Format: format, Query: &q}, w)
 	return r.Count, err
 }
 
 // Servers names the servers with records, for the server filter.
 func (h *winHistorySource) Servers() ([]string, error) {
-	r, err := h.s.call(winMsg{Op: winServers}, nil)
+	r, err := h.s.call(winproto.Message{Op: winproto.OpServers}, nil)
 	return r.Servers, err
 }

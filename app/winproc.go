@@ -11,6 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/winproto"
+
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
@@ -40,7 +45,7 @@ const windowStopWait = 3 * time.Second
 // prompt on screen (a crash, a kill) answers that prompt cancel, with a
 // sentence in history saying so; the next prompt starts a new one.
 type windows struct {
-	hub   *Hub
+	hub   *hub.Hub
 	paths paths.Paths
 	// exe is the program run as `exe ui`: this binary.
 	exe string
@@ -79,14 +84,14 @@ type winProc struct {
 
 // shown is a prompt sent to a window process.
 type shown struct {
-	p      *Prompt
+	p      *hub.Prompt
 	answer func(bridge.Result)
 	// onScreen: the process said its window is shown (winShown). Under
 	// windows.mu.
 	onScreen bool
 }
 
-var _ Prompter = (*windows)(nil)
+var _ hub.Prompter = (*windows)(nil)
 
 // lingerFrom is the linger lingerEnv sets, else defaultLinger.
 func lingerFrom(getenv func(string) string) time.Duration {
@@ -101,7 +106,7 @@ func (w *windows) logf(format string, args ...any) {
 }
 
 // Show sends p to the window process, starting one if none runs.
-func (w *windows) Show(p *Prompt, answer func(bridge.Result)) func() {
+func (w *windows) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	proc, err := w.procLocked()
@@ -114,14 +119,14 @@ func (w *windows) Show(p *Prompt, answer func(bridge.Result)) func() {
 	id := w.nextID
 	proc.prompts[id] = &shown{p: p, answer: answer}
 	proc.opening()
-	proc.send(winMsg{Op: winShow, ID: id, Request: p.Request, Deadline: p.Deadline, Waiting: w.waiting,
+	proc.send(winproto.Message{Op: winproto.OpShow, ID: id, Request: p.Request, Deadline: p.Deadline, Waiting: w.waiting,
 		CanRemember: p.Remember != nil, Prefill: p.Prefill})
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if _, ok := proc.prompts[id]; ok {
 			delete(proc.prompts, id)
-			proc.send(winMsg{Op: winDismiss, ID: id})
+			proc.send(winproto.Message{Op: winproto.OpDismiss, ID: id})
 		}
 	}
 }
@@ -146,40 +151,38 @@ func (w *windows) setWaiting(n int) {
 	defer w.mu.Unlock()
 	w.waiting = max(n, 0)
 	if w.cur != nil {
-		w.cur.send(winMsg{Op: winWaiting, Waiting: w.waiting})
+		w.cur.send(winproto.Message{Op: winproto.OpWaiting, Waiting: w.waiting})
 	}
 }
 
 // showHistory opens the history window (or brings it forward).
 func (w *windows) showHistory() {
-	if _, err := w.hub.records().Store(); err != nil {
+	if _, err := w.hub.Records().Store(); err != nil {
 		if w.hub.Notify != nil {
 			w.hub.Notify("elicitray", err.Error())
 		}
 		return
 	}
-	w.openWindow(winMsg{Op: winHistory, NoTray: w.menu.noTray})
+	w.openWindow(winproto.Message{Op: winproto.OpHistory, NoTray: w.menu.noTray})
 }
 
 // showSettings opens the Settings window on the config in force (or
 // brings it forward).
 func (w *windows) showSettings() {
 	h := w.hub
-	h.mu.Lock()
-	cfg := h.Config
-	h.mu.Unlock()
+	cfg := h.Settings()
 	servers := map[string]bool{}
 	for _, s := range h.Servers() {
 		servers[s.Name] = true
 	}
 	s := settingsOf(cfg, servers)
-	s.Remember = h.rememberSettings(cfg)
-	w.openWindow(winMsg{Op: winSettings, Settings: &s})
+	s.Remember = h.RememberSettings(cfg)
+	w.openWindow(winproto.Message{Op: winproto.OpSettings, Settings: &s})
 }
 
 // openWindow sends m, a window-opening message, starting a process if none
 // runs.
-func (w *windows) openWindow(m winMsg) {
+func (w *windows) openWindow(m winproto.Message) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	proc, err := w.procLocked()
@@ -199,7 +202,7 @@ func (w *windows) changed() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cur != nil {
-		w.cur.send(winMsg{Op: winChanged})
+		w.cur.send(winproto.Message{Op: winproto.OpChanged})
 	}
 }
 
@@ -213,7 +216,7 @@ func (p *winProc) opening() {
 	}
 }
 
-func (p *winProc) send(m winMsg) {
+func (p *winProc) send(m winproto.Message) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	// A process gone is found by the reader (EOF), which answers its
@@ -270,8 +273,8 @@ func (w *windows) read(p *winProc) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var m winMsg
-			if derr := decodeWin(line, &m); derr != nil {
+			var m winproto.Message
+			if derr := winproto.Decode(line, &m); derr != nil {
 				w.logf("the window process said something unreadable: %v", derr)
 			} else {
 				w.handle(p, &m)
@@ -326,9 +329,9 @@ func (w *windows) read(p *winProc) {
 }
 
 // handle serves one message of p's.
-func (w *windows) handle(p *winProc, m *winMsg) {
+func (w *windows) handle(p *winProc, m *winproto.Message) {
 	switch m.Op {
-	case winAnswer:
+	case winproto.OpAnswer:
 		w.mu.Lock()
 		s := p.prompts[m.ID]
 		delete(p.prompts, m.ID)
@@ -349,13 +352,13 @@ func (w *windows) handle(p *winProc, m *winMsg) {
 			}
 			s.answer(res)
 		}()
-	case winShown:
+	case winproto.OpShown:
 		w.mu.Lock()
 		if s := p.prompts[m.ID]; s != nil {
 			s.onScreen = true
 		}
 		w.mu.Unlock()
-	case winIdle:
+	case winproto.OpIdle:
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.cur != p || m.Seq != p.seq || len(p.prompts) > 0 {
@@ -387,8 +390,8 @@ func (w *windows) retire(p *winProc, seq uint64) {
 
 // serveCall answers one call of the window process: history, Settings'
 // save, opening a link.
-func (w *windows) serveCall(p *winProc, m *winMsg) {
-	reply := winMsg{Op: winReply, ID: m.ID}
+func (w *windows) serveCall(p *winProc, m *winproto.Message) {
+	reply := winproto.Message{Op: winproto.OpReply, ID: m.ID}
 	err := w.call(p, m, &reply)
 	if err != nil {
 		reply.Error = err.Error()
@@ -397,18 +400,18 @@ func (w *windows) serveCall(p *winProc, m *winMsg) {
 	p.send(reply)
 }
 
-func (w *windows) call(p *winProc, m *winMsg, reply *winMsg) error {
+func (w *windows) call(p *winProc, m *winproto.Message, reply *winproto.Message) error {
 	switch m.Op {
-	case winSaveSettings:
+	case winproto.OpSaveSettings:
 		if m.Settings == nil {
 			return errors.New("no settings to save")
 		}
 		return w.saveSettings(*m.Settings)
-	case winMenuDo:
+	case winproto.OpMenuDo:
 		return w.menuDo(m)
-	case winOfferAnswer:
+	case winproto.OpOfferAnswer:
 		return w.autostartAnswer(m.Yes)
-	case winOpen:
+	case winproto.OpOpen:
 		u, err := url.Parse(m.URL)
 		if err != nil {
 			return fmt.Errorf("not a link: %w", err)
@@ -418,7 +421,7 @@ func (w *windows) call(p *winProc, m *winMsg, reply *winMsg) error {
 		}
 		return w.open(u)
 	}
-	st, err := w.hub.records().Store()
+	st, err := w.hub.Records().Store()
 	if err != nil {
 		return err
 	}
@@ -427,21 +430,21 @@ func (w *windows) call(p *winProc, m *winMsg, reply *winMsg) error {
 		q = *m.Query
 	}
 	switch m.Op {
-	case winList:
+	case winproto.OpList:
 		reply.Records, err = st.List(q)
-	case winGet:
+	case winproto.OpGet:
 		var rec history.Record
 		rec, err = st.Get(m.RecordID)
 		reply.Records = []history.Record{rec}
-	case winCount:
+	case winproto.OpCount:
 		reply.Count, err = st.CountQuery(q)
-	case winDelete:
+	case winproto.OpDelete:
 		err = st.Delete(m.RecordID)
-	case winClear:
+	case winproto.OpClear:
 		err = st.Clear()
-	case winServers:
+	case winproto.OpServers:
 		reply.Servers, err = st.Servers()
-	case winExport:
+	case winproto.OpExport:
 		bw := bufio.NewWriterSize(winExportWriter{p: p, id: m.ID}, 256<<10)
 		reply.Count, err = st.Export(bw, m.Format, q)
 		if err == nil {
@@ -460,7 +463,7 @@ type winExportWriter struct {
 }
 
 func (x winExportWriter) Write(b []byte) (int, error) {
-	x.p.send(winMsg{Op: winData, ID: x.id, Data: b})
+	x.p.send(winproto.Message{Op: winproto.OpData, ID: x.id, Data: b})
 	return len(b), nil
 }
 
@@ -469,14 +472,12 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 // [remember] for) stays as it was (withUnshown).
 func (w *windows) saveSettings(s state.Settings) error {
 	h := w.hub
-	h.mu.Lock()
-	c := withUnshown(configOf(s), h.Config)
-	h.mu.Unlock()
-	c.Remember = rememberConfigOf(s.Remember, c.Remember)
-	if err := h.forgetRules(s.Remember.Forget); err != nil {
+	c := withUnshown(configOf(s), h.Settings())
+	c.Remember = hub.RememberConfigOf(s.Remember, c.Remember)
+	if err := h.ForgetRules(s.Remember.Forget); err != nil {
 		return err
 	}
-	if err := SaveConfig(w.paths.Config, c); err != nil {
+	if err := config.Save(w.paths.Config, c); err != nil {
 		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
 	}
 	go h.SetConfig(c)

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -33,7 +35,7 @@ type winHub struct {
 	exited  chan struct{}
 	conn    net.Conn
 	enc     *json.Encoder
-	replies chan wireMsg // the hub's replies, in order
+	replies chan hubapi.Message // the hub's replies, in order
 }
 
 // startWinHub runs `elicitray hub` for d with the window process's linger
@@ -50,7 +52,7 @@ func startWinHub(d *desktop, linger string) *winHub {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	h := &winHub{d: d, cmd: exec.Command(elicitrayBin, "hub"), exited: make(chan struct{}), replies: make(chan wireMsg, 16)}
+	h := &winHub{d: d, cmd: exec.Command(elicitrayBin, "hub"), exited: make(chan struct{}), replies: make(chan hubapi.Message, 16)}
 	h.cmd.Stderr = logf
 	if err := h.cmd.Start(); err != nil {
 		t.Fatalf("starting the hub: %v", err)
@@ -85,8 +87,8 @@ func startWinHub(d *desktop, linger string) *winHub {
 			if err != nil {
 				return
 			}
-			var m wireMsg
-			if decodeWire(line, &m) == nil {
+			var m hubapi.Message
+			if hubapi.Decode(line, &m) == nil {
 				h.replies <- m
 			}
 		}
@@ -100,7 +102,7 @@ func (h *winHub) ask(id uint64) {
 	req := &bridge.Request{ID: strconv.FormatUint(id, 10), Time: time.Now(), Server: "winproc", Mode: "form",
 		Message:         "Prompt " + strconv.FormatUint(id, 10),
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)}
-	if err := h.enc.Encode(wireMsg{Op: opPrompt, ID: id, Request: req}); err != nil {
+	if err := h.enc.Encode(hubapi.Message{Op: hubapi.OpPrompt, ID: id, Request: req}); err != nil {
 		h.d.t.Fatalf("sending prompt %d: %v", id, err)
 	}
 }

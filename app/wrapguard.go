@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -43,9 +46,9 @@ type guardWatch struct {
 	// cur is the guard in force, keepAlive the interval; stamp the file's
 	// version they were read from, or last found unusable (so that one
 	// bad version is said once).
-	cur       ServerConfig
+	cur       config.Server
 	keepAlive time.Duration
-	stamp     configStamp
+	stamp     hub.ConfigStamp
 }
 
 // liveRelay is what of a running relay follows config.toml
@@ -64,7 +67,7 @@ type liveRelay interface {
 // writing it in place). cur and keepAlive are what was read at start,
 // from the file as stamp found it. When the file cannot be watched, they
 // stay and the log says that a change applies at the next start.
-func watchGuard(ctx context.Context, path, name string, cur ServerConfig, keepAlive time.Duration, stamp configStamp, relay liveRelay, stderr io.Writer) {
+func watchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp hub.ConfigStamp, relay liveRelay, stderr io.Writer) {
 	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
 	g.dir = filepath.Dir(g.path)
 	w, err := fsnotify.NewWatcher()
@@ -158,15 +161,15 @@ func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
 // reload reads the file when it is not the version last read, and puts its
 // guard and keep-alive in force.
 func (g *guardWatch) reload() {
-	stamp := stampOf(g.path)
-	if stamp.empty() || stamp.same(g.stamp) {
+	stamp := hub.StampOf(g.path)
+	if stamp.Empty() || stamp.Same(g.stamp) {
 		// Removed or empty: most likely an editor replacing the file, or
 		// writing it in place (truncated first): its next event brings
 		// the text. (A file emptied on purpose keeps the guard.)
 		return
 	}
 	g.stamp = stamp
-	c, err := LoadConfig(g.path)
+	c, err := config.Load(g.path)
 	if err != nil {
 		g.logf("%s changed but cannot be used (%s), so this wrapper keeps the settings it had: %s.", filepath.Base(g.path), firstMistake(err), guardSentence(g.cur, "wait"))
 		return
@@ -196,7 +199,7 @@ func (g *guardWatch) logf(format string, args ...any) {
 // guardSentence says which calls wait for approval under sc's guard: `calls
 // of "echo" and of the tools the server marks destructive now wait for
 // your approval`, with verb "now wait".
-func guardSentence(sc ServerConfig, verb string) string {
+func guardSentence(sc config.Server, verb string) string {
 	var quoted []string
 	for _, p := range sc.Guard {
 		quoted = append(quoted, strconv.Quote(p))
@@ -218,7 +221,7 @@ func guardSentence(sc ServerConfig, verb string) string {
 // firstMistake is the first mistake of a config that does not load, and
 // how many more there are; the hub's log names them all.
 func firstMistake(err error) string {
-	var ce *ConfigErrors
+	var ce *config.Errors
 	if !errors.As(err, &ce) || len(ce.Problems) == 0 {
 		return err.Error()
 	}

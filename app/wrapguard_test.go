@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hub"
+
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -71,7 +74,7 @@ func TestWatchGuardSaysWhatChanged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "elicitray", "config.toml") // no directory yet
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	watchGuard(t.Context(), path, "prod", ServerConfig{}, DefaultKeepAlive, stampOf(path), relay, log)
+	watchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
 	inForce := func(guard []string, destr bool, keepAlive time.Duration) {
 		t.Helper()
 		relay.mu.Lock()
@@ -113,5 +116,5 @@ func TestWatchGuardSaysWhatChanged(t *testing.T) {
 			t.Errorf("after the file was removed and written again the log says\n%s\nwant\n%s", got, want)
 		}
 	}
-	inForce([]string{"wipe"}, false, DefaultKeepAlive)
+	inForce([]string{"wipe"}, false, config.DefaultKeepAlive)
 }

@@ -71,4 +71,3 @@ func MakePrivateDir(what, dir string) error {
 	}
 	return CheckPrivateDir(what, dir)
 }
-

@@ -1,4 +1,4 @@
-package app
+package hubapi
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 // peerCred returns the user and pid of the process at the other end of a
 // local socket connection (platform.PeerCred: SO_PEERCRED on Linux).
-func peerCred(conn net.Conn) (platform.User, int, error) {
+func PeerCred(conn net.Conn) (platform.User, int, error) {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return platform.User{}, 0, fmt.Errorf("not a unix socket connection: %T", conn)
@@ -20,8 +20,8 @@ func peerCred(conn net.Conn) (platform.User, int, error) {
 
 // checkHubPeer verifies that the process listening at the socket conn
 // reached runs as this user, and returns its pid.
-func checkHubPeer(conn net.Conn) (pid int, err error) {
-	who, pid, err := peerCred(conn)
+func CheckHubPeer(conn net.Conn) (pid int, err error) {
+	who, pid, err := PeerCred(conn)
 	if err != nil {
 		return 0, fmt.Errorf("could not tell who listens at the hub's socket: %v: %w", err, paths.ErrUntrusted)
 	}
@@ -33,11 +33,11 @@ func checkHubPeer(conn net.Conn) (pid int, err error) {
 
 // checkPeer refuses peers running as another user: the socket's 0700
 // directory should already keep them out; peer credentials make sure.
-func checkPeer(conn net.Conn) error {
+func CheckPeer(conn net.Conn) error {
 	if _, ok := conn.(*net.UnixConn); !ok {
 		return nil
 	}
-	who, _, err := peerCred(conn)
+	who, _, err := PeerCred(conn)
 	if err != nil {
 		return err
 	}
@@ -49,4 +49,4 @@ func checkPeer(conn net.Conn) error {
 
 // userName names the user uid for a sentence: "alice (uid 1000)", or "uid
 // 1000" when the password database does not know it.
-func userName(uid int) string { return platform.UID(uid).String() }
+func UserName(uid int) string { return platform.UID(uid).String() }

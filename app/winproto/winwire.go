@@ -1,8 +1,10 @@
-package app
+package winproto
 
 import (
 	"errors"
 	"time"
+
+	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -49,7 +51,7 @@ import (
 // the order sent (seq, implicit); idle names the last one read, so that
 // the hub, which alone decides when the window process goes, never lets
 // it go with a window on its way.
-type winMsg struct {
+type Message struct {
 	Op       string          `json:"op"`
 	ID       uint64          `json:"id,omitempty"`
 	Seq      uint64          `json:"seq,omitempty"`
@@ -95,57 +97,57 @@ type winMsg struct {
 
 // Window process protocol operations.
 const (
-	winShow         = "show"
-	winDismiss      = "dismiss"
-	winWaiting      = "waiting"
-	winHistory      = "history"
-	winSettings     = "settings"
-	winChanged      = "changed"
-	winReply        = "reply"
-	winData         = "data"
-	winAnswer       = "answer"
-	winIdle         = "idle"
-	winShown        = "shown"
-	winList         = "list"
-	winGet          = "get"
-	winCount        = "count"
-	winDelete       = "delete"
-	winClear        = "clear"
-	winExport       = "export"
-	winServers      = "servers"
-	winSaveSettings = "save-settings"
-	winOpen         = "open"
-	winMenu         = "menu"
-	winMenuState    = "menu-state"
-	winMenuDo       = "menu-do"
-	winOffer        = "offer-autostart"
-	winOfferAnswer  = "autostart-answer"
+	OpShow         = "show"
+	OpDismiss      = "dismiss"
+	OpWaiting      = "waiting"
+	OpHistory      = "history"
+	OpSettings     = "settings"
+	OpChanged      = "changed"
+	OpReply        = "reply"
+	OpData         = "data"
+	OpAnswer       = "answer"
+	OpIdle         = "idle"
+	OpShown        = "shown"
+	OpList         = "list"
+	OpGet          = "get"
+	OpCount        = "count"
+	OpDelete       = "delete"
+	OpClear        = "clear"
+	OpExport       = "export"
+	OpServers      = "servers"
+	OpSaveSettings = "save-settings"
+	OpOpen         = "open"
+	OpMenu         = "menu"
+	OpMenuState    = "menu-state"
+	OpMenuDo       = "menu-do"
+	OpOffer        = "offer-autostart"
+	OpOfferAnswer  = "autostart-answer"
 )
 
 // opensWindow reports whether a message of op opens a window (and so
 // counts in seq).
-func opensWindow(op string) bool {
-	return op == winShow || op == winHistory || op == winSettings || op == winMenu || op == winOffer
+func OpensWindow(op string) bool {
+	return op == OpShow || op == OpHistory || op == OpSettings || op == OpMenu || op == OpOffer
 }
 
 // decodeWin reads one line of the window protocol. Numbers stay
 // json.Number, as on the hub's socket (decodeWire): an answer's content
 // reaches the server with the digits the window showed.
-func decodeWin(line []byte, m *winMsg) error { return decodeLine(line, m) }
+func Decode(line []byte, m *Message) error { return hubapi.DecodeLine(line, m) }
 
 // winError is the error a reply carries, nil when it carries none.
-func winError(m winMsg) error {
+func Error(m Message) error {
 	switch {
 	case m.Error == "":
 		return nil
 	case m.NotFound:
-		return notFoundError(m.Error)
+		return NotFoundError(m.Error)
 	}
 	return errors.New(m.Error)
 }
 
 // notFoundError is a sentence that is history.ErrNotFound to errors.Is.
-type notFoundError string
+type NotFoundError string
 
-func (e notFoundError) Error() string { return string(e) }
-func (e notFoundError) Unwrap() error { return history.ErrNotFound }
+func (e NotFoundError) Error() string { return string(e) }
+func (e NotFoundError) Unwrap() error { return history.ErrNotFound }

@@ -1,4 +1,4 @@
-package app
+package hub
 
 import (
 	"context"
@@ -8,8 +8,11 @@ import (
 	"sort"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
 	"golang.org/x/time/rate"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
@@ -29,78 +32,64 @@ const MuteFor = time.Hour
 // its one notification waits, so a flood gives one notice, not hundreds;
 // a flood that goes on is summed up every suppressedAtMost all the same.
 const (
-	suppressedNotice = 2 * time.Second
-	suppressedAtMost = 30 * time.Second
+	SuppressedNotice = 2 * time.Second
+	SuppressedAtMost = 30 * time.Second
 )
 
 // policyState is the hub's policy state, guarded by Hub.mu.
-type policyState struct {
+type PolicyState struct {
 	paused     bool
 	muted      map[string]time.Time     // server → muted until
 	limiters   map[string]*rate.Limiter // server → its limit, shared by all its wrappers
-	suppressed map[string]*suppression
+	suppressed map[string]*Suppression
 	seen       map[string]bool // servers that asked since the hub started
 }
 
 // suppression counts one server's suppressed prompts until its notice.
-type suppression struct {
+type Suppression struct {
 	count int
 	timer *time.Timer
 	since time.Time // the policy clock at the burst's first suppression
 }
 
-// ServerState is a server the hub knows, for the tray's mute menu and
-// `elicitray status`.
-type ServerState struct {
-	Name       string
-	MutedUntil time.Time // zero when not muted
-	// Rule is the rule in force for the server's prompts (RuleAsk,
-	// RuleDecline, RuleCancel, RuleAcceptDefaults,
-	// RuleAcceptDefaultsOrCancel): its own, else ask.
-	Rule string `json:",omitempty"`
-	// Guard and GuardDestructive are the server's tool-call guard as
-	// config.toml sets them ([servers.NAME] guard, guard_destructive):
-	// the tool-name patterns whose calls ask first, and whether every
-	// tool the server calls destructive does too. Empty and false: no
-	// guard.
-	Guard            []string `json:",omitempty"`
-	GuardDestructive bool     `json:",omitempty"`
-	// KeepAlive is how often the wrapper tells the host a prompt is still
-	// open (Config.KeepAliveFor): zero, never. Nil from a hub older than
-	// this field, which did not say.
-	KeepAlive *time.Duration `json:",omitempty"`
+// Settings returns the config in force (SetConfig, or config.toml read
+// again).
+func (h *Hub) Settings() config.Config {
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
+	return h.Config
 }
 
 // SetConfig replaces the policy in force (the Settings window saved).
 // Limits change at once for every server.
-func (h *Hub) SetConfig(c Config) {
-	h.mu.Lock()
+func (h *Hub) SetConfig(c config.Config) {
+	h.Mu.Lock()
 	h.Config = c
 	for name, l := range h.policy.limiters {
 		p := c.Policy(name)
 		l.SetLimit(rate.Every(p.Every))
 		l.SetBurst(p.Burst)
 	}
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.policyChanged()
 }
 
 // SetPaused pauses or resumes all prompts. Pausing also answers the prompts
 // waiting behind the window on screen.
 func (h *Hub) SetPaused(paused bool) {
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.policy.paused = paused
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	if paused {
-		h.dropQueued(func(*item) bool { return true }, bridge.DecidedByPaused, "all prompts were paused")
+		h.dropQueued(func(*Item) bool { return true }, bridge.DecidedByPaused, "all prompts were paused")
 	}
 	h.policyChanged()
 }
 
 // Paused reports whether all prompts are paused.
 func (h *Hub) Paused() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
 	return h.policy.paused
 }
 
@@ -108,13 +97,13 @@ func (h *Hub) Paused() bool {
 // those already waiting behind the window on screen.
 func (h *Hub) Mute(server string, d time.Duration) {
 	until := h.now().Add(d)
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.policy.init()
 	h.policy.muted[server] = until
 	h.policy.seen[server] = true
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.logf("%s is muted until %s", server, until.Format("15:04"))
-	h.dropQueued(func(it *item) bool { return it.prompt.Request.Server == server },
+	h.dropQueued(func(it *Item) bool { return it.Prompt.Request.Server == server },
 		bridge.DecidedByMuted, fmt.Sprintf("%s was muted until %s", server, until.Format("15:04")))
 	h.policyChanged()
 }
@@ -122,12 +111,12 @@ func (h *Hub) Mute(server string, d time.Duration) {
 // Unmute lifts a mute, and returns when it would have ended (zero when the
 // server was not muted).
 func (h *Hub) Unmute(server string) (was time.Time) {
-	h.mu.Lock()
+	h.Mu.Lock()
 	if until := h.policy.muted[server]; until.After(h.now()) {
 		was = until
 	}
 	delete(h.policy.muted, server)
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.policyChanged()
 	return was
 }
@@ -138,13 +127,13 @@ func (h *Hub) Unmute(server string) (was time.Time) {
 // reports, adds none). So a server that asked before the hub restarted
 // is in the tray's and the menu's Mute lists, and in Settings, before it
 // asks again.
-func (h *Hub) Servers() []ServerState {
+func (h *Hub) Servers() []hubapi.ServerState {
 	var inHistory []string
 	if st := h.store(); st != nil {
 		inHistory, _ = st.Servers()
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
 	names := map[string]bool{}
 	for _, n := range inHistory {
 		names[n] = true
@@ -156,11 +145,11 @@ func (h *Hub) Servers() []ServerState {
 		names[n] = true
 	}
 	now := h.now()
-	var out []ServerState
+	var out []hubapi.ServerState
 	for n := range names {
 		sc := h.Config.Servers[n]
 		keepAlive := h.Config.KeepAliveFor(n)
-		s := ServerState{Name: n, Rule: h.Config.Policy(n).Rule, Guard: sc.Guard,
+		s := hubapi.ServerState{Name: n, Rule: h.Config.Policy(n).Rule, Guard: sc.Guard,
 			GuardDestructive: sc.GuardDestructive, KeepAlive: &keepAlive}
 		if until := h.policy.muted[n]; until.After(now) {
 			s.MutedUntil = until
@@ -185,44 +174,44 @@ func (h *Hub) knows(server string) (bool, []string) {
 // unknownServer is the hub's answer to a mute or unmute of a server it
 // does not know, or nil when it knows it: most likely a typo, which must
 // not silently mute nothing (issue 9).
-func (h *Hub) unknownServer(id uint64, op, server string) *wireMsg {
+func (h *Hub) unknownServer(id uint64, op, server string) *hubapi.Message {
 	known, names := h.knows(server)
 	if known {
 		return nil
 	}
 	msg := fmt.Sprintf("no server named %q is configured, has asked since the hub started, or is in the history", server)
-	if s := didYouMean(server, names); s != "" {
+	if s := DidYouMean(server, names); s != "" {
 		msg += "; " + s
 	}
-	if op == opMute {
+	if op == hubapi.OpMute {
 		msg += " (to mute a server before it first asks, add --force)"
 	}
-	return &wireMsg{ID: id, Error: msg, Unknown: true}
+	return &hubapi.Message{ID: id, Error: msg, Unknown: true}
 }
 
-func (p *policyState) init() {
+func (p *PolicyState) init() {
 	if p.muted == nil {
 		p.muted = map[string]time.Time{}
 		p.limiters = map[string]*rate.Limiter{}
-		p.suppressed = map[string]*suppression{}
+		p.suppressed = map[string]*Suppression{}
 		p.seen = map[string]bool{}
 	}
 }
 
 // decidePolicy returns the answer the policy gives it without a window, or
 // nil when a person must be asked.
-func (h *Hub) decidePolicy(it *item) *bridge.Result {
+func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 	h.refreshConfig()
-	req := it.prompt.Request
+	req := it.Prompt.Request
 	now := h.now()
-	h.mu.Lock()
+	h.Mu.Lock()
 	h.policy.init()
 	newServer := !h.policy.seen[req.Server]
 	h.policy.seen[req.Server] = true
 	pol := h.Config.Policy(req.Server)
 	paused := h.policy.paused
 	mutedUntil := h.policy.muted[req.Server]
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	if newServer {
 		defer h.policyChanged()
 	}
@@ -236,16 +225,16 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 	}
 	// An answer the user remembered for this very question is more
 	// specific than the server's rule, so it comes first (remember.go).
-	if res := h.rememberedAnswer(it); res != nil {
+	if res := h.RememberedAnswer(it); res != nil {
 		return res
 	}
 	switch pol.Rule {
-	case RuleDecline:
+	case config.RuleDecline:
 		return &bridge.Result{Action: bridge.ActionDecline, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is decline"}
-	case RuleCancel:
+	case config.RuleCancel:
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
-	case RuleAcceptDefaults, RuleAcceptDefaultsOrCancel:
-		content, whyNot := defaultsOnly(it.prompt.Form)
+	case config.RuleAcceptDefaults, config.RuleAcceptDefaultsOrCancel:
+		content, whyNot := DefaultsOnly(it.Prompt.Form)
 		if req.Mode == bridge.ModeToolCall {
 			// The guard exists so that a person approves the call: no
 			// rule ever does (an unattended run denies it below).
@@ -255,7 +244,7 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 			return &bridge.Result{Action: bridge.ActionAccept, Content: content, DecidedBy: bridge.DecidedByRule,
 				Reason: "the rule for " + req.Server + " is " + pol.Rule + ", and the form's required fields all have defaults: they were sent"}
 		}
-		if pol.Rule == RuleAcceptDefaultsOrCancel {
+		if pol.Rule == config.RuleAcceptDefaultsOrCancel {
 			// Unattended: nobody is there to ask, so what the defaults
 			// cannot answer is cancel, never a window that waits for the
 			// timeout (DESIGN.md: no fabricated decline or accept).
@@ -276,7 +265,7 @@ func (h *Hub) decidePolicy(it *item) *bridge.Result {
 // ("a link is never opened by a rule"). URL prompts (no form) never
 // qualify: a rule never opens a link (PROTOCOL.md §6: open only after
 // explicit consent).
-func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
+func DefaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 	if form == nil {
 		return nil, "a link is never opened by a rule"
 	}
@@ -301,9 +290,9 @@ func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 
 // allow takes one token from server's limiter; on refusal it counts the
 // prompt toward the burst's one notification (PROTOCOL.md §6).
-func (h *Hub) allow(server string, pol Policy, now time.Time) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+func (h *Hub) allow(server string, pol config.Policy, now time.Time) bool {
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
 	l := h.policy.limiters[server]
 	if l == nil {
 		l = rate.NewLimiter(rate.Every(pol.Every), pol.Burst)
@@ -314,20 +303,20 @@ func (h *Hub) allow(server string, pol Policy, now time.Time) bool {
 	}
 	s := h.policy.suppressed[server]
 	if s == nil {
-		s = &suppression{}
+		s = &Suppression{}
 		h.policy.suppressed[server] = s
 	}
 	s.count++
 	switch {
 	case s.timer == nil:
 		s.since = now
-		s.timer = time.AfterFunc(suppressedNotice, func() { h.noticeSuppressed(server) })
-	case now.Sub(s.since) >= suppressedAtMost:
+		s.timer = time.AfterFunc(SuppressedNotice, func() { h.noticeSuppressed(server) })
+	case now.Sub(s.since) >= SuppressedAtMost:
 		// A flood that goes on: say so now, not when it ends.
 		s.timer.Stop()
 		go h.noticeSuppressed(server)
 	default:
-		s.timer.Reset(suppressedNotice)
+		s.timer.Reset(SuppressedNotice)
 	}
 	return false
 }
@@ -335,10 +324,10 @@ func (h *Hub) allow(server string, pol Policy, now time.Time) bool {
 // noticeSuppressed sends the one notification of a burst of suppressed
 // prompts: "github: 37 prompts suppressed".
 func (h *Hub) noticeSuppressed(server string) {
-	h.mu.Lock()
+	h.Mu.Lock()
 	s := h.policy.suppressed[server]
 	delete(h.policy.suppressed, server)
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	if s == nil || s.count == 0 {
 		return
 	}
@@ -353,15 +342,15 @@ func (h *Hub) noticeSuppressed(server string) {
 
 // dropQueued answers cancel every queued prompt that match selects, except
 // the one on screen.
-func (h *Hub) dropQueued(match func(*item) bool, decidedBy, reason string) {
-	h.mu.Lock()
-	var drop []*item
-	for _, it := range h.queue {
+func (h *Hub) dropQueued(match func(*Item) bool, decidedBy, reason string) {
+	h.Mu.Lock()
+	var drop []*Item
+	for _, it := range h.Queue {
 		if it != h.showing && match(it) {
 			drop = append(drop, it)
 		}
 	}
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	for _, it := range drop {
 		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: decidedBy, Reason: reason})
 	}
@@ -383,16 +372,16 @@ func (h *Hub) now() time.Time {
 // retention is what the config keeps of the history, as of now.
 func (h *Hub) retention() history.PruneOptions {
 	h.refreshConfig()
-	h.mu.Lock()
+	h.Mu.Lock()
 	c := h.Config
-	h.mu.Unlock()
-	return retentionOf(c, time.Now())
+	h.Mu.Unlock()
+	return c.Keeps(time.Now())
 }
 
 // prune deletes what retention does not keep, then gives the space back to
 // the disk.
 func (h *Hub) prune(opts history.PruneOptions) (int, error) {
-	st, err := h.records().Store()
+	st, err := h.Records().Store()
 	if err != nil {
 		return 0, err
 	}
@@ -417,11 +406,11 @@ func (h *Hub) prune(opts history.PruneOptions) (int, error) {
 }
 
 // retentionEvery is how often a running hub applies the retention.
-const retentionEvery = 24 * time.Hour
+const RetentionEvery = 24 * time.Hour
 
 // keepPruning applies the retention now and then once a day until ctx ends.
-func (h *Hub) keepPruning(ctx context.Context) {
-	t := time.NewTicker(retentionEvery)
+func (h *Hub) KeepPruning(ctx context.Context) {
+	t := time.NewTicker(RetentionEvery)
 	defer t.Stop()
 	for {
 		if h.store() == nil {
@@ -442,23 +431,23 @@ func (h *Hub) keepPruning(ctx context.Context) {
 // the same tick of the file system's coarse clock (a few milliseconds)
 // that kept the size; a save renames a new file over the old (SaveConfig,
 // and most editors), which the file's identity tells.
-type configStamp struct {
+type ConfigStamp struct {
 	fi os.FileInfo // nil: there is no file
 }
 
-func stampOf(path string) configStamp {
+func StampOf(path string) ConfigStamp {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return configStamp{}
+		return ConfigStamp{}
 	}
-	return configStamp{fi}
+	return ConfigStamp{fi}
 }
 
 // empty reports whether there is no file, or an empty one.
-func (s configStamp) empty() bool { return s.fi == nil || s.fi.Size() == 0 }
+func (s ConfigStamp) Empty() bool { return s.fi == nil || s.fi.Size() == 0 }
 
 // same reports whether s and o stamp the same version of the file.
-func (s configStamp) same(o configStamp) bool {
+func (s ConfigStamp) Same(o ConfigStamp) bool {
 	if s.fi == nil || o.fi == nil {
 		return s.fi == nil && o.fi == nil
 	}
@@ -468,9 +457,9 @@ func (s configStamp) same(o configStamp) bool {
 // ConfigRead records that Config is what the file at ConfigPath says now,
 // so that refreshConfig reads it again only once it changes.
 func (h *Hub) ConfigRead() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.cfgStamp = stampOf(h.ConfigPath)
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
+	h.cfgStamp = StampOf(h.ConfigPath)
 }
 
 // refreshConfig reads the config file again when it changed since it was
@@ -480,18 +469,18 @@ func (h *Hub) refreshConfig() {
 	if h.ConfigPath == "" {
 		return
 	}
-	stamp := stampOf(h.ConfigPath)
-	h.mu.Lock()
-	same := stamp.same(h.cfgStamp)
+	stamp := StampOf(h.ConfigPath)
+	h.Mu.Lock()
+	same := stamp.Same(h.cfgStamp)
 	h.cfgStamp = stamp
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	if same {
 		return
 	}
-	c, err := LoadConfig(h.ConfigPath)
+	c, err := config.Load(h.ConfigPath)
 	if err != nil {
 		// Every mistake at once: the user fixes them in one go.
-		lines, title, body := configTrouble(err, keptSettings)
+		lines, title, body := config.Trouble(err, config.KeptSettings)
 		for _, l := range append(lines, c.Warnings...) {
 			h.logf("%s", l)
 		}

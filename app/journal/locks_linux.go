@@ -1,4 +1,4 @@
-package app
+package journal
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // lockHolder returns the process holding a lock on the file at path and its
 // command line, from Linux's /proc/locks, or 0 when it cannot tell (another
 // OS, a holder in another pid namespace). bbolt locks its file with flock.
-func lockHolder(path string) (pid int, cmd string) {
+func LockHolder(path string) (pid int, cmd string) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return 0, ""
@@ -37,14 +37,14 @@ func lockHolder(path string) (pid int, cmd string) {
 		if pid, err = strconv.Atoi(f[4]); err != nil || pid == os.Getpid() {
 			continue
 		}
-		return pid, commandLine(pid)
+		return pid, CommandLine(pid)
 	}
 	return 0, ""
 }
 
 // commandLine is process pid's command line, words joined by spaces, or its
 // name when the line cannot be read.
-func commandLine(pid int) string {
+func CommandLine(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil || len(b) == 0 {
 		return "unknown command"

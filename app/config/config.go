@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/history"
 )
 
 // Config is the user's config.toml: how long prompts wait, how often each
@@ -59,7 +60,7 @@ type Config struct {
 	// Rate is every server's rate limit unless its own entry says otherwise.
 	Rate Rate `toml:"rate,omitempty"`
 	// Servers holds per-server settings by configured name.
-	Servers map[string]ServerConfig `toml:"servers,omitempty"`
+	Servers map[string]Server `toml:"servers,omitempty"`
 	// History is how long decisions are kept.
 	History Retention `toml:"history,omitempty"`
 	// Notice is how a prompt window makes itself noticed.
@@ -104,7 +105,7 @@ type Remote struct {
 }
 
 // maxMessageMiB is the most Remote.MaxMessageMiB may be: 4 GiB.
-const maxMessageMiB = 4096
+const MaxMessageMiB = 4096
 
 // MaxMessage is the most bytes one message from a remote server may
 // have: MaxMessageMiB's, or zero for bridge's default.
@@ -126,7 +127,7 @@ type Rate struct {
 }
 
 // ServerConfig is one server's settings; zero fields take the defaults.
-type ServerConfig struct {
+type Server struct {
 	// Rule is what happens to the server's prompts: RuleAsk (default),
 	// RuleDecline, RuleCancel, RuleAcceptDefaults or
 	// RuleAcceptDefaultsOrCancel.
@@ -166,7 +167,7 @@ const (
 	RuleAcceptDefaultsOrCancel = "accept-defaults-or-cancel"
 )
 
-var rules = []string{RuleAsk, RuleDecline, RuleCancel, RuleAcceptDefaults, RuleAcceptDefaultsOrCancel}
+var Rules = []string{RuleAsk, RuleDecline, RuleCancel, RuleAcceptDefaults, RuleAcceptDefaultsOrCancel}
 
 // Defaults when the config says nothing.
 const (
@@ -254,12 +255,12 @@ func (d Duration) IsZero() bool { return d.Duration == 0 }
 // one of them (see CheckConfig), and a Config holding only the Warnings;
 // keys it does not know are ignored and named in Config.Warnings. Other
 // errors name the file.
-func LoadConfig(path string) (Config, error) {
-	c, problems, err := CheckConfig(path)
+func Load(path string) (Config, error) {
+	c, problems, err := Check(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	ce := &ConfigErrors{Path: path}
+	ce := &Errors{Path: path}
 	for _, p := range problems {
 		if p.Warning {
 			c.Warnings = append(c.Warnings, path+": "+p.String())
@@ -275,7 +276,7 @@ func LoadConfig(path string) (Config, error) {
 
 // SaveConfig writes c to path (0600, in a 0700 directory), replacing the
 // file in one step so a crash never leaves half a config.
-func SaveConfig(path string, c Config) error {
+func Save(path string, c Config) error {
 	var buf bytes.Buffer
 	buf.WriteString("# elicitray settings; see `elicitray --help` and the README.\n")
 	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
@@ -310,3 +311,12 @@ func (r Remember) Prefills() bool { return r.Prefill == nil || *r.Prefill }
 // DefaultRememberFor is how long a remembered answer holds when the config
 // says nothing: 30 days.
 const DefaultRememberFor = 30 * 24 * time.Hour
+
+// Keeps is what c keeps of the history, as of now: what retention prunes.
+func (c Config) Keeps(now time.Time) history.PruneOptions {
+	keep := c.History.Keep.Duration
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	return history.PruneOptions{Before: now.Add(-keep), Keep: c.History.MaxRecords}
+}

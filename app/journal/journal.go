@@ -1,4 +1,4 @@
-package app
+package journal
 
 import (
 	"encoding/json"
@@ -21,16 +21,16 @@ import (
 // again every retryEvery, and after every decision it keeps, so that the
 // spool lands in history once the lock is free or the disk has room; with
 // nothing waiting it starts no timer (an idle hub sleeps).
-type journal struct {
+type Journal struct {
 	// path is history.db's; open opens it (nil: the store given is all).
 	path string
 	// spool takes what history cannot; nil keeps such records in memory.
-	spool *spool
+	spool *Spool
 	// log says what happened, for people (hub.log).
-	log func(format string, args ...any)
+	Log func(format string, args ...any)
 	// told, when set, is called when what waits or why changed: the tray
 	// and a notification show it (hubgui.go). It must not block.
-	told func(st journalState)
+	Told func(st State)
 
 	mu sync.Mutex // guards the fields below
 	// store is the open history, nil while it cannot be opened.
@@ -63,14 +63,14 @@ type journal struct {
 
 // retryEvery is how often a journal with records waiting tries history
 // again.
-var retryEvery = 5 * time.Second
+var RetryEvery = 5 * time.Second
 
 // unsavedBatch is how many records kept in memory go to history in one
 // transaction (journal.flush).
-const unsavedBatch = 200
+const UnsavedBatch = 200
 
 // journalState is what a journal has not put in history yet, and why.
-type journalState struct {
+type State struct {
 	Spooled int    // records in the spool, on disk
 	Unsaved int    // records only in memory: lost if the hub stops
 	Lost    int    // records the spool lost with no copy left (checkSpoolLocked)
@@ -79,7 +79,7 @@ type journalState struct {
 
 // problem says what waits, for `elicitray status`, the tray and `history
 // list`: "12 decisions not saved: the disk is full". "" when nothing does.
-func (st journalState) problem() string {
+func (st State) Problem() string {
 	s := st.waiting()
 	if st.Lost > 0 {
 		lost := lang.N("{{.Count}} decisions lost: the spool was removed or changed before they reached history", st.Lost, lang.Count(st.Lost))
@@ -92,7 +92,7 @@ func (st journalState) problem() string {
 }
 
 // waiting says what waits to be saved, and why.
-func (st journalState) waiting() string {
+func (st State) waiting() string {
 	var s string
 	switch {
 	case st.Unsaved > 0:
@@ -118,26 +118,26 @@ func (st journalState) waiting() string {
 // full disk) does not stop the hub: the journal spools and tries again.
 // Only a file elicitray cannot read (history.ErrCorrupt) is moved aside, as
 // history.OpenOrRecover does; movedTo then says where.
-func openJournal(path string, sp *spool, log func(string, ...any)) (j *journal, movedTo string) {
-	j = &journal{path: path, spool: sp, log: log}
+func Open(path string, sp *Spool, log func(string, ...any)) (j *Journal, movedTo string) {
+	j = &Journal{path: path, spool: sp, Log: log}
 	movedTo = j.tryOpen()
 	j.mu.Lock()
 	j.countSpool()
 	j.mu.Unlock()
-	j.flush()
+	j.Flush()
 	return j, movedTo
 }
 
 // tryOpen opens history when it is not open; it reports where an unreadable
 // file went.
-func (j *journal) tryOpen() (movedTo string) {
+func (j *Journal) tryOpen() (movedTo string) {
 	j.mu.Lock()
 	skip := j.store != nil || j.path == "" || j.closed
 	j.mu.Unlock()
 	if skip {
 		return ""
 	}
-	if err := checkHistoryPath(j.path); err != nil {
+	if err := CheckHistoryPath(j.path); err != nil {
 		j.mu.Lock()
 		j.why = err
 		j.mu.Unlock()
@@ -148,7 +148,7 @@ func (j *journal) tryOpen() (movedTo string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err != nil {
-		j.why = historyOpenError(j.path, err)
+		j.why = OpenError(j.path, err)
 		return ""
 	}
 	if j.closed {
@@ -160,14 +160,14 @@ func (j *journal) tryOpen() (movedTo string) {
 }
 
 // countSpool counts the spool's records; j.mu is held.
-func (j *journal) countSpool() {
+func (j *Journal) countSpool() {
 	if j.spool != nil {
-		j.spooled = countSpool(j.spool.dir)
+		j.spooled = CountSpool(j.spool.Dir)
 	}
 }
 
 // Store returns the open history, or an error saying why there is none.
-func (j *journal) Store() (*history.Store, error) {
+func (j *Journal) Store() (*history.Store, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.store == nil {
@@ -181,19 +181,19 @@ func (j *journal) Store() (*history.Store, error) {
 }
 
 // state returns what waits and why.
-func (j *journal) state() journalState {
+func (j *Journal) State() State {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.stateLocked()
 }
 
-func (j *journal) stateLocked() journalState {
-	st := journalState{Spooled: j.spooled, Unsaved: decisionsIn(j.unsaved), Lost: j.lost}
+func (j *Journal) stateLocked() State {
+	st := State{Spooled: j.spooled, Unsaved: DecisionsIn(j.unsaved), Lost: j.lost}
 	if j.why != nil {
-		st.Why = storageSentence(j.why)
+		st.Why = StorageSentence(j.why)
 		// History and the spool failed for reasons of their own (history
 		// locked, the spool a planted link): the user hears of both.
-		if sw := storageSentence(j.spoolWhy); len(j.unsaved) > 0 && sw != "" && sw != st.Why {
+		if sw := StorageSentence(j.spoolWhy); len(j.unsaved) > 0 && sw != "" && sw != st.Why {
 			st.Why += "; " + sw
 		}
 	}
@@ -203,7 +203,7 @@ func (j *journal) stateLocked() journalState {
 // keep puts rec in history, or in the spool when history fails, or in
 // memory when both fail. It returns nil when rec is on disk (history or
 // spool), and otherwise why it is not.
-func (j *journal) keep(rec history.Record) error {
+func (j *Journal) Keep(rec history.Record) error {
 	j.mu.Lock()
 	before := j.stateLocked()
 	err := j.keepLocked(rec)
@@ -217,7 +217,7 @@ func (j *journal) keep(rec history.Record) error {
 	}
 	j.mu.Unlock()
 	if flushNow {
-		go j.flush()
+		go j.Flush()
 	}
 	j.report(before, after)
 	return err
@@ -225,20 +225,20 @@ func (j *journal) keep(rec history.Record) error {
 
 // scheduleLocked starts the retry timer when anything waits and none runs;
 // j.mu is held.
-func (j *journal) scheduleLocked() {
+func (j *Journal) scheduleLocked() {
 	waiting := j.spooled > 0 || len(j.unsaved) > 0 || j.store == nil && j.path != ""
 	if !waiting || j.retry != nil || j.closed {
 		return
 	}
-	j.retry = time.AfterFunc(retryEvery, func() {
+	j.retry = time.AfterFunc(RetryEvery, func() {
 		j.mu.Lock()
 		j.retry = nil
 		j.mu.Unlock()
-		j.flush()
+		j.Flush()
 	})
 }
 
-func (j *journal) keepLocked(rec history.Record) error {
+func (j *Journal) keepLocked(rec history.Record) error {
 	if j.store != nil {
 		_, err := j.store.Add(rec)
 		if err == nil {
@@ -246,14 +246,14 @@ func (j *journal) keepLocked(rec history.Record) error {
 			return nil
 		}
 		j.why = err
-		j.log("could not write a decision to history, keeping it in the spool: %v", err)
+		j.Log("could not write a decision to history, keeping it in the spool: %v", err)
 	}
 	if j.spool != nil {
 		err := j.spoolLocked(rec)
 		if err == nil {
 			return nil
 		}
-		j.log("could not write a decision to the spool either, keeping it in memory: %v", err)
+		j.Log("could not write a decision to the spool either, keeping it in memory: %v", err)
 		if j.why == nil || j.store != nil {
 			j.why = err
 		}
@@ -263,13 +263,13 @@ func (j *journal) keepLocked(rec history.Record) error {
 	if rec.Key == "" || !slices.ContainsFunc(j.unsaved, func(u history.Record) bool { return u.Key == rec.Key && u.Source == rec.Source }) {
 		j.unsaved = append(j.unsaved, rec)
 	}
-	return fmt.Errorf("not saved: %s", storageSentence(j.why))
+	return fmt.Errorf("not saved: %s", StorageSentence(j.why))
 }
 
 // spoolLocked appends rec to the spool and counts it; j.mu is held and
 // j.spool is set.
-func (j *journal) spoolLocked(rec history.Record) error {
-	err := j.spool.add(rec)
+func (j *Journal) spoolLocked(rec history.Record) error {
+	err := j.spool.Add(rec)
 	j.spoolWhy = err
 	if err == nil {
 		if rec.Source != history.SourceDelivery {
@@ -282,7 +282,7 @@ func (j *journal) spoolLocked(rec history.Record) error {
 
 // decisionsIn counts the records of recs that are decisions: not words on
 // one's delivery (history.SourceDelivery).
-func decisionsIn(recs []history.Record) int {
+func DecisionsIn(recs []history.Record) int {
 	n := 0
 	for _, rec := range recs {
 		if rec.Source != history.SourceDelivery {
@@ -297,11 +297,11 @@ func decisionsIn(recs []history.Record) int {
 // — and writes those it holds (held) again; those it does not are counted
 // lost, logged, and noted in history (issue 25: nothing is lost in
 // silence). j.mu is held.
-func (j *journal) checkSpoolLocked() {
+func (j *Journal) checkSpoolLocked() {
 	if j.spool == nil || j.spooled == 0 {
 		return
 	}
-	keys, onDisk := spoolKeys(j.spool.dir)
+	keys, onDisk := SpoolKeys(j.spool.Dir)
 	var missing []history.Record
 	for _, rec := range j.held {
 		if rec.Key != "" && !keys[rec.Key] {
@@ -312,7 +312,7 @@ func (j *journal) checkSpoolLocked() {
 	if gone <= 0 && len(missing) == 0 {
 		return
 	}
-	gone = max(gone, decisionsIn(missing))
+	gone = max(gone, DecisionsIn(missing))
 	j.held = slices.DeleteFunc(j.held, func(rec history.Record) bool { return rec.Key != "" && !keys[rec.Key] })
 	j.spooled = onDisk
 	for _, rec := range missing {
@@ -320,16 +320,16 @@ func (j *journal) checkSpoolLocked() {
 			j.unsaved = append(j.unsaved, rec)
 		}
 	}
-	lost := gone - decisionsIn(missing)
-	j.log("the spool %s lost %s before history took them (its directory was removed, or a file deleted or replaced); %d were still in memory and were written again, %d are lost",
-		j.spool.dir, decisions(gone), decisionsIn(missing), lost)
+	lost := gone - DecisionsIn(missing)
+	j.Log("the spool %s lost %s before history took them (its directory was removed, or a file deleted or replaced); %d were still in memory and were written again, %d are lost",
+		j.spool.Dir, Decisions(gone), DecisionsIn(missing), lost)
 	if lost == 0 {
 		return
 	}
 	j.lost += lost
 	// The note goes where records go; it is no decision of a server's.
-	note := history.Record{Time: time.Now(), Server: "elicitray", Mode: "form", Action: actionError, DecidedBy: bridge.DecidedByError,
-		Message: fmt.Sprintf("%s lost: the spool %s was removed or changed before they reached history, and no copy was left", decisions(lost), j.spool.dir),
+	note := history.Record{Time: time.Now(), Server: "elicitray", Mode: "form", Action: ActionError, DecidedBy: bridge.DecidedByError,
+		Message: fmt.Sprintf("%s lost: the spool %s was removed or changed before they reached history, and no copy was left", Decisions(lost), j.spool.Dir),
 		Key:     fmt.Sprintf("elicitray-spool-lost-%d", time.Now().UnixNano())}
 	if j.store != nil && j.why == nil {
 		if _, err := j.store.Add(note); err == nil {
@@ -344,7 +344,7 @@ func (j *journal) checkSpoolLocked() {
 // flush moves what waits into history when it can: it opens the file if
 // needed, takes in the spool and adds the records kept in memory. While
 // anything still waits it schedules another try.
-func (j *journal) flush() {
+func (j *Journal) Flush() {
 	j.tryOpen()
 	j.mu.Lock()
 	j.flushing = true
@@ -355,9 +355,9 @@ func (j *journal) flush() {
 	if j.store != nil && j.spool != nil {
 		// Always a look: a wrapper that could not reach this hub spools
 		// on its own (a directory read when there is nothing).
-		got, err := takeSpool(j.spool.dir, j.store)
+		got, err := TakeSpool(j.spool.Dir, j.store)
 		if got.Added > 0 || got.Bad > 0 {
-			j.log("took %s from the spool into history (%d lines unreadable)", decisions(got.Added), got.Bad)
+			j.Log("took %s from the spool into history (%d lines unreadable)", Decisions(got.Added), got.Bad)
 		}
 		if err != nil {
 			j.why = err
@@ -373,7 +373,7 @@ func (j *journal) flush() {
 		saved := 0
 		var err error
 		for len(j.unsaved) > 0 {
-			n := min(len(j.unsaved), unsavedBatch)
+			n := min(len(j.unsaved), UnsavedBatch)
 			if _, err = j.store.AddAll(j.unsaved[:n]); err != nil {
 				break
 			}
@@ -381,7 +381,7 @@ func (j *journal) flush() {
 			j.unsaved = j.unsaved[n:]
 		}
 		if saved > 0 {
-			j.log("saved what was kept in memory: %s", decisions(saved))
+			j.Log("saved what was kept in memory: %s", Decisions(saved))
 		}
 		if len(j.unsaved) == 0 {
 			j.unsaved = nil
@@ -410,16 +410,16 @@ func (j *journal) flush() {
 }
 
 // report tells j.told when what waits changed.
-func (j *journal) report(before, after journalState) {
-	if before != after && j.told != nil {
-		j.told(after)
+func (j *Journal) report(before, after State) {
+	if before != after && j.Told != nil {
+		j.Told(after)
 	}
 }
 
 // close stops retrying and closes history. What is only in memory is lost,
 // and the log says so.
-func (j *journal) close() {
-	j.flush()
+func (j *Journal) Close() {
+	j.Flush()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.closed = true
@@ -430,15 +430,15 @@ func (j *journal) close() {
 	if n := len(j.unsaved); n > 0 {
 		// Lost with the hub: the log keeps them, so that a person can see
 		// what was decided.
-		j.log("stopping with %s that could not be saved: %s", decisions(n), storageSentence(j.why))
+		j.Log("stopping with %s that could not be saved: %s", Decisions(n), StorageSentence(j.why))
 		for _, rec := range j.unsaved {
 			if b, err := json.Marshal(rec); err == nil {
-				j.log("not saved: %s", b)
+				j.Log("not saved: %s", b)
 			}
 		}
 	}
 	if j.spool != nil {
-		j.spool.close()
+		j.spool.Close()
 	}
 	if j.store != nil && j.path != "" {
 		j.store.Close()
@@ -447,11 +447,11 @@ func (j *journal) close() {
 }
 
 // decisions is n decisions, in words: "1 decision", "1,234 decisions".
-func decisions(n int) string { return lang.CountText(n, "decision", "decisions") }
+func Decisions(n int) string { return lang.CountText(n, "decision", "decisions") }
 
 // storageSentence says in a few words why a write failed: "the disk is
 // full", or the error itself.
-func storageSentence(err error) string {
+func StorageSentence(err error) string {
 	switch {
 	case err == nil:
 		return ""
@@ -463,4 +463,10 @@ func storageSentence(err error) string {
 		return "the disk reported an I/O error"
 	}
 	return err.Error()
+}
+
+// Over is a journal over an open history st, with no spool: what a hub
+// given its Store keeps decisions in.
+func Over(st *history.Store, log func(string, ...any)) *Journal {
+	return &Journal{store: st, Log: log}
 }

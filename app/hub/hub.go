@@ -1,4 +1,4 @@
-package app
+package hub
 
 import (
 	"bufio"
@@ -12,6 +12,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+
+	"github.com/elicitray/elicitray/app/remember"
+
+	"github.com/elicitray/elicitray/app/journal"
+
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
@@ -69,7 +76,7 @@ type Hub struct {
 	Prompter Prompter
 	// Config is the policy in force: timeouts, rate limits and rules per
 	// server. Set it before Serve; SetConfig changes it while running.
-	Config Config
+	Config config.Config
 	// ConfigPath, when set, is the config file Config came from: the hub
 	// reads it again when it changes, before it next decides anything.
 	ConfigPath string
@@ -91,6 +98,8 @@ type Hub struct {
 	RulesPath string
 	// Log receives sentences for people; nil discards.
 	Log io.Writer
+	// Version is the elicitray version status reports (app.Version).
+	Version string
 	// Display is the X display the hub's windows open on (its DISPLAY),
 	// which status tells doctor; empty: none said. runHub sets it: the
 	// hub holds that display open and stops when it goes (openDisplay).
@@ -105,18 +114,18 @@ type Hub struct {
 
 	// jr keeps decisions (journal.go): set once, by SetJournal or on first
 	// use from Store.
-	jr     *journal
+	jr     *journal.Journal
 	jrOnce sync.Once
 
-	mu      sync.Mutex
-	queue   []*item // arrival order; the shown one stays in it until decided
-	showing *item
-	policy  policyState
+	Mu      sync.Mutex
+	Queue   []*Item // arrival order; the shown one stays in it until decided
+	showing *Item
+	policy  PolicyState
 	// cfgStamp is the config file's size and time when Config was read.
-	cfgStamp configStamp
+	cfgStamp ConfigStamp
 	// memo is the remembered answers at RulesPath, made on first use.
 	memoOnce sync.Once
-	memo     *memory
+	memo     *remember.Memory
 	// handling counts the requests being handled (Handled waits for them).
 	handling sync.WaitGroup
 }
@@ -129,8 +138,8 @@ func (h *Hub) Handled() {
 }
 
 // item is one queued prompt.
-type item struct {
-	prompt  Prompt
+type Item struct {
+	Prompt  Prompt
 	reply   func(bridge.Result)
 	once    sync.Once
 	timer   *time.Timer
@@ -142,7 +151,7 @@ type item struct {
 	unsaved *history.Record
 	// conn is the connection of the wrapper that asked: it owes the word
 	// on the decision's delivery (connState.awaiting).
-	conn *connState
+	conn *ConnState
 }
 
 func (h *Hub) logf(format string, args ...any) {
@@ -165,7 +174,7 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		if err := checkPeer(conn); err != nil {
+		if err := hubapi.CheckPeer(conn); err != nil {
 			h.logf("refused a connection: %v", err)
 			conn.Close()
 			continue
@@ -175,10 +184,10 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // connState is one wrapper's connection.
-type connState struct {
+type ConnState struct {
 	mu    sync.Mutex
 	enc   *json.Encoder
-	items map[uint64]*item
+	items map[uint64]*Item
 	// awaiting maps the requests whose records are kept as
 	// history.DeliveryPending to their servers: the wrapper owes word of
 	// whether each answer reached its server (opDelivered). Those still
@@ -187,7 +196,7 @@ type connState struct {
 }
 
 // await notes that the wrapper owes word on rec's delivery.
-func (c *connState) await(rec history.Record) {
+func (c *ConnState) await(rec history.Record) {
 	if rec.Delivery != history.DeliveryPending || rec.Key == "" {
 		return
 	}
@@ -198,9 +207,9 @@ func (c *connState) await(rec history.Record) {
 
 // wrapperEnded is the Delivery of a decision whose wrapper's connection
 // ended before it said whether the answer reached the server.
-const wrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
+const WrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
-func (c *connState) send(m wireMsg) {
+func (c *ConnState) send(m hubapi.Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_ = c.enc.Encode(m)
@@ -210,15 +219,15 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
 	// A wrapper that could not reach a hub spooled what it sent its
 	// server; when it (or any client) connects, those records come in.
-	go h.records().flush()
-	cs := &connState{enc: json.NewEncoder(conn), items: map[uint64]*item{}, awaiting: map[string]string{}}
+	go h.Records().Flush()
+	cs := &ConnState{enc: json.NewEncoder(conn), items: map[uint64]*Item{}, awaiting: map[string]string{}}
 	br := bufio.NewReader(conn)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var m wireMsg
-			if jerr := decodeWire(line, &m); jerr != nil {
-				cs.send(wireMsg{Error: "not a hub message: " + jerr.Error()})
+			var m hubapi.Message
+			if jerr := hubapi.Decode(line, &m); jerr != nil {
+				cs.send(hubapi.Message{Error: "not a hub message: " + jerr.Error()})
 			} else {
 				h.handling.Add(1)
 				h.handle(cs, &m)
@@ -232,7 +241,7 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	// The wrapper went away (its server or host stopped): nobody is left to
 	// receive an answer, so its prompts close.
 	cs.mu.Lock()
-	left := make([]*item, 0, len(cs.items))
+	left := make([]*Item, 0, len(cs.items))
 	for _, it := range cs.items {
 		left = append(left, it)
 	}
@@ -250,22 +259,22 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	cs.awaiting = map[string]string{}
 	cs.mu.Unlock()
 	for key, server := range owed {
-		h.logf("%s: a decision did not reach the server: %s (request %s)", server, wrapperEnded, key)
-		_ = h.keep(deliveryWord(server, key, wrapperEnded))
+		h.logf("%s: a decision did not reach the server: %s (request %s)", server, WrapperEnded, key)
+		_ = h.keep(journal.DeliveryWord(server, key, WrapperEnded))
 	}
 }
 
-func (h *Hub) handle(cs *connState, m *wireMsg) {
+func (h *Hub) handle(cs *ConnState, m *hubapi.Message) {
 	switch m.Op {
-	case opPrompt:
+	case hubapi.OpPrompt:
 		if m.Request == nil {
-			cs.send(wireMsg{ID: m.ID, Error: "prompt without a request"})
+			cs.send(hubapi.Message{ID: m.ID, Error: "prompt without a request"})
 			return
 		}
 		id := m.ID
-		it, err := h.prepare(m.Request)
+		it, err := h.Prepare(m.Request)
 		if err != nil {
-			cs.send(wireMsg{ID: id, Error: err.Error()})
+			cs.send(hubapi.Message{ID: id, Error: err.Error()})
 			return
 		}
 		it.conn = cs
@@ -273,7 +282,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			// Kept before it is sent (DESIGN.md: durable before its answer
 			// leaves).
 			h.recordDecision(it, res)
-			cs.send(wireMsg{ID: id, Result: res, Record: it.unsaved})
+			cs.send(hubapi.Message{ID: id, Result: res, Record: it.unsaved})
 			return
 		}
 		// Registered under the lock, so a decision that comes at once (a
@@ -283,12 +292,12 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			cs.mu.Lock()
 			delete(cs.items, id)
 			cs.mu.Unlock()
-			cs.send(wireMsg{ID: id, Result: &res, Record: it.unsaved})
+			cs.send(hubapi.Message{ID: id, Result: &res, Record: it.unsaved})
 		})
 		cs.items[id] = it
 		cs.mu.Unlock()
 		h.showNext()
-	case opCancel:
+	case hubapi.OpCancel:
 		cs.mu.Lock()
 		it := cs.items[m.ID]
 		cs.mu.Unlock()
@@ -300,7 +309,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			res.Action = bridge.ActionCancel
 			h.finish(it, res)
 		}
-	case opDelivered:
+	case hubapi.OpDelivered:
 		if m.Key == "" {
 			return
 		}
@@ -316,22 +325,22 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		if m.Error != "" {
 			h.logf("%s: a decision did not reach the server: %s (request %s)", server, m.Error, m.Key)
 		}
-		_ = h.keep(deliveryWord(server, m.Key, m.Error))
-	case opRecord:
+		_ = h.keep(journal.DeliveryWord(server, m.Key, m.Error))
+	case hubapi.OpRecord:
 		var err error
 		if m.Record != nil {
 			cs.await(*m.Record)
-			err = h.keep(redacted(*m.Record, nil)) // an older wrapper's too
+			err = h.keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too
 		}
 		if m.ID != 0 {
 			// On disk, or not: a wrapper told "not saved" spools it itself.
-			reply := wireMsg{ID: m.ID}
+			reply := hubapi.Message{ID: m.ID}
 			if err != nil {
 				reply.Error = err.Error()
 			}
 			cs.send(reply)
 		}
-	case opHistory:
+	case hubapi.OpHistory:
 		q := history.Query{}
 		if m.Query != nil {
 			q = *m.Query
@@ -340,7 +349,7 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			recs, err := st.List(q)
 			cs.send(h.historyReply(m.ID, recs, err))
 		}
-	case opExport:
+	case hubapi.OpExport:
 		q := history.Query{}
 		if m.Query != nil {
 			q = *m.Query
@@ -351,38 +360,38 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		}
 		// Streamed on this connection's goroutine: the CLI that asked uses
 		// a connection of its own for it.
-		bw := bufio.NewWriterSize(&exportWriter{cs: cs, id: m.ID}, 256<<10)
+		bw := bufio.NewWriterSize(&ExportWriter{cs: cs, id: m.ID}, 256<<10)
 		n, err := st.Export(bw, m.Format, q)
 		if err == nil {
 			err = bw.Flush()
 		}
 		if err != nil {
-			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+			cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
 			return
 		}
-		cs.send(wireMsg{ID: m.ID, Done: true, Count: n})
-	case opPrune:
+		cs.send(hubapi.Message{ID: m.ID, Done: true, Count: n})
+	case hubapi.OpPrune:
 		opts := h.retention()
 		if m.Prune != nil {
 			opts = *m.Prune
 		}
 		n, err := h.prune(opts)
 		if err != nil {
-			cs.send(wireMsg{ID: m.ID, Error: err.Error()})
+			cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
 			return
 		}
-		cs.send(wireMsg{ID: m.ID, Count: n})
-	case opGet:
+		cs.send(hubapi.Message{ID: m.ID, Count: n})
+	case hubapi.OpGet:
 		if st := h.historyFor(cs, m.ID); st != nil {
 			rec, err := st.Get(m.RecordID)
 			cs.send(h.historyReply(m.ID, []history.Record{rec}, err))
 		}
-	case opPause:
+	case hubapi.OpPause:
 		h.SetPaused(m.Paused)
-		cs.send(wireMsg{ID: m.ID})
-	case opMute:
+		cs.send(hubapi.Message{ID: m.ID})
+	case hubapi.OpMute:
 		if m.Server == "" || m.For <= 0 {
-			cs.send(wireMsg{ID: m.ID, Error: "mute needs a server and a positive duration"})
+			cs.send(hubapi.Message{ID: m.ID, Error: "mute needs a server and a positive duration"})
 			return
 		}
 		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil && !m.Force {
@@ -390,40 +399,40 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 			return
 		}
 		h.Mute(m.Server, m.For)
-		cs.send(wireMsg{ID: m.ID, Until: h.now().Add(m.For)})
-	case opUnmute:
+		cs.send(hubapi.Message{ID: m.ID, Until: h.now().Add(m.For)})
+	case hubapi.OpUnmute:
 		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil {
 			cs.send(*r)
 			return
 		}
-		cs.send(wireMsg{ID: m.ID, Until: h.Unmute(m.Server)})
-	case opStatus:
+		cs.send(hubapi.Message{ID: m.ID, Until: h.Unmute(m.Server)})
+	case hubapi.OpStatus:
 		h.refreshConfig() // the rules as config.toml says now
-		h.mu.Lock()
-		waiting := len(h.queue)
-		h.mu.Unlock()
-		reply := wireMsg{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: Version, Display: h.Display}
+		h.Mu.Lock()
+		waiting := len(h.Queue)
+		h.Mu.Unlock()
+		reply := hubapi.Message{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: h.Version, Display: h.Display}
 		h.savedState(&reply)
 		cs.send(reply)
-	case opQuit, opWindow, opSettings, opMenu:
-		if m.Op == opWindow && h.historyFor(cs, m.ID) == nil {
+	case hubapi.OpQuit, hubapi.OpWindow, hubapi.OpSettings, hubapi.OpMenu:
+		if m.Op == hubapi.OpWindow && h.historyFor(cs, m.ID) == nil {
 			return
 		}
 		f := h.Quit
 		switch m.Op {
-		case opWindow:
+		case hubapi.OpWindow:
 			f = h.ShowHistory
-		case opSettings:
+		case hubapi.OpSettings:
 			f = h.ShowSettings
-		case opMenu:
+		case hubapi.OpMenu:
 			f = h.ShowMenu
 		}
 		if f == nil {
-			cs.send(wireMsg{ID: m.ID, Error: "this hub has no windows"})
+			cs.send(hubapi.Message{ID: m.ID, Error: "this hub has no windows"})
 			return
 		}
-		reply := wireMsg{ID: m.ID}
-		if m.Op == opQuit {
+		reply := hubapi.Message{ID: m.ID}
+		if m.Op == hubapi.OpQuit {
 			// What still cannot be saved is said to the user who quits (and
 			// logged, with each record, by the journal's close).
 			h.savedState(&reply)
@@ -431,25 +440,25 @@ func (h *Hub) handle(cs *connState, m *wireMsg) {
 		f()
 		cs.send(reply)
 	default:
-		cs.send(wireMsg{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
+		cs.send(hubapi.Message{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
 	}
 }
 
 // exportWriter sends what Store.Export writes as chunks of one export.
-type exportWriter struct {
-	cs *connState
+type ExportWriter struct {
+	cs *ConnState
 	id uint64
 }
 
-func (w *exportWriter) Write(p []byte) (int, error) {
-	w.cs.send(wireMsg{ID: w.id, Data: p})
+func (w *ExportWriter) Write(p []byte) (int, error) {
+	w.cs.send(hubapi.Message{ID: w.id, Data: p})
 	return len(p), nil
 }
 
 // historyReply answers a history query with recs or err, and with what
 // keeps decisions out of history, for the CLI to say.
-func (h *Hub) historyReply(id uint64, recs []history.Record, err error) wireMsg {
-	reply := wireMsg{ID: id, Records: recs, Problem: h.records().state().problem()}
+func (h *Hub) historyReply(id uint64, recs []history.Record, err error) hubapi.Message {
+	reply := hubapi.Message{ID: id, Records: recs, Problem: h.Records().State().Problem()}
 	if err != nil {
 		reply.Records, reply.Error = nil, err.Error()
 	}
@@ -458,8 +467,8 @@ func (h *Hub) historyReply(id uint64, recs []history.Record, err error) wireMsg 
 
 // historyFor returns the open history for request id, or nil after it
 // answered why there is none (history.db locked since the hub started, say).
-func (h *Hub) historyFor(cs *connState, id uint64) *history.Store {
-	st, err := h.records().Store()
+func (h *Hub) historyFor(cs *ConnState, id uint64) *history.Store {
+	st, err := h.Records().Store()
 	if err != nil {
 		cs.send(h.historyReply(id, nil, err))
 		return nil
@@ -469,30 +478,30 @@ func (h *Hub) historyFor(cs *connState, id uint64) *history.Store {
 
 // savedState fills in reply what waits to be saved, after one more try to
 // save it: the user asking after freeing the disk sees it land.
-func (h *Hub) savedState(reply *wireMsg) {
-	h.records().flush()
-	js := h.records().state()
-	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.problem()
+func (h *Hub) savedState(reply *hubapi.Message) {
+	h.Records().Flush()
+	js := h.Records().State()
+	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.Problem()
 }
 
 // prepare checks a request and builds its prompt: the form or the URL
 // check. A request that cannot be shown is refused with an error; the
 // wrapper, which answers its server cancel then, records that (newRecord).
-func (h *Hub) prepare(req *bridge.Request) (*item, error) {
-	p, err := promptFor(req)
+func (h *Hub) Prepare(req *bridge.Request) (*Item, error) {
+	p, err := PromptFor(req)
 	if err != nil {
 		return nil, err
 	}
-	it := &item{prompt: p}
-	it.prompt.Mute = func() { h.Mute(req.Server, MuteFor) }
-	h.offerRemember(it)
+	it := &Item{Prompt: p}
+	it.Prompt.Mute = func() { h.Mute(req.Server, MuteFor) }
+	h.OfferRemember(it)
 	return it, nil
 }
 
 // promptFor is the prompt of req, arrived now: its form parsed, or its URL
 // checked. The window process builds its prompts from the requests the
 // same way.
-func promptFor(req *bridge.Request) (Prompt, error) {
+func PromptFor(req *bridge.Request) (Prompt, error) {
 	p := Prompt{Request: req, Arrived: time.Now()}
 	switch req.Mode {
 	case "form", "":
@@ -519,53 +528,53 @@ func promptFor(req *bridge.Request) (Prompt, error) {
 
 // enqueue adds a prepared prompt to the queue, with its server's timeout
 // (DESIGN.md). reply receives the decision once.
-func (h *Hub) enqueue(it *item, reply func(bridge.Result)) {
+func (h *Hub) enqueue(it *Item, reply func(bridge.Result)) {
 	it.reply = reply
-	h.mu.Lock()
-	server := it.prompt.Request.Server
+	h.Mu.Lock()
+	server := it.Prompt.Request.Server
 	timeout := h.Config.Policy(server).Timeout
 	if h.Timeout > 0 && h.Config.Servers[server].Timeout.Duration == 0 {
 		timeout = h.Timeout
 	}
-	it.prompt.Deadline = it.prompt.Arrived.Add(timeout)
-	h.queue = append(h.queue, it)
+	it.Prompt.Deadline = it.Prompt.Arrived.Add(timeout)
+	h.Queue = append(h.Queue, it)
 	// Set under the lock that finish reads it under: the timer may fire
 	// before AfterFunc has returned.
-	it.timer = time.AfterFunc(time.Until(it.prompt.Deadline), func() {
+	it.timer = time.AfterFunc(time.Until(it.Prompt.Deadline), func() {
 		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByTimeout,
 			Reason: fmt.Sprintf("nobody answered within %v", timeout)})
 	})
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	h.changed()
 }
 
 // showNext shows the oldest waiting prompt when none is on screen: one
 // window at a time, in arrival order (DESIGN.md).
 func (h *Hub) showNext() {
-	h.mu.Lock()
-	if h.showing != nil || len(h.queue) == 0 {
-		h.mu.Unlock()
+	h.Mu.Lock()
+	if h.showing != nil || len(h.Queue) == 0 {
+		h.Mu.Unlock()
 		return
 	}
-	it := h.queue[0]
+	it := h.Queue[0]
 	h.showing = it
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	// The values last given as of now: an identical prompt answered while
 	// this one waited gave them.
-	h.refreshPrefill(it)
+	h.RefreshPrefill(it)
 
-	dismiss := h.Prompter.Show(&it.prompt, func(res bridge.Result) {
+	dismiss := h.Prompter.Show(&it.Prompt, func(res bridge.Result) {
 		if res.DecidedBy != bridge.DecidedByError {
 			res.DecidedBy = bridge.DecidedByUser
 		}
 		h.finish(it, res)
 	})
-	h.mu.Lock()
+	h.Mu.Lock()
 	if h.showing == it {
 		it.dismiss = dismiss
 		dismiss = nil
 	}
-	h.mu.Unlock()
+	h.Mu.Unlock()
 	if dismiss != nil {
 		// Decided while Show ran (a scripted Prompter answers at once).
 		dismiss()
@@ -574,15 +583,15 @@ func (h *Hub) showNext() {
 
 // finish decides it once: it leaves the queue, its window closes, the
 // decision is recorded and sent, and the next prompt is shown.
-func (h *Hub) finish(it *item, res bridge.Result) {
+func (h *Hub) finish(it *Item, res bridge.Result) {
 	it.once.Do(func() {
-		h.mu.Lock()
+		h.Mu.Lock()
 		if it.timer != nil {
 			it.timer.Stop()
 		}
-		for i, q := range h.queue {
+		for i, q := range h.Queue {
 			if q == it {
-				h.queue = append(h.queue[:i], h.queue[i+1:]...)
+				h.Queue = append(h.Queue[:i], h.Queue[i+1:]...)
 				break
 			}
 		}
@@ -593,7 +602,7 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 				dismiss = it.dismiss
 			}
 		}
-		h.mu.Unlock()
+		h.Mu.Unlock()
 		if res.Action != bridge.ActionAccept {
 			res.Content = nil // PROTOCOL.md §5: content only with accept
 		}
@@ -603,13 +612,13 @@ func (h *Hub) finish(it *item, res bridge.Result) {
 		if dismiss != nil {
 			dismiss()
 			if res.DecidedBy == bridge.DecidedByHostCancelled {
-				h.toldHostCancelled(it.prompt.Request)
+				h.toldHostCancelled(it.Prompt.Request)
 			}
 		}
 		// Before the reply: the host may ask the same question again as
 		// soon as the answer reaches it, and that prompt must open with
 		// these values (the history record waits for the disk too).
-		h.keepLastValues(it, res)
+		h.KeepLastValues(it, res)
 		it.reply(res)
 		h.changed()
 		h.showNext()
@@ -636,8 +645,8 @@ func (h *Hub) toldHostCancelled(req *bridge.Request) {
 // recordDecision keeps a prompt's decision, secrets redacted (DESIGN.md).
 // A record only in memory (a full disk) goes with the decision to the
 // wrapper too (item.unsaved).
-func (h *Hub) recordDecision(it *item, res *bridge.Result) {
-	rec := newRecord(it.prompt.Request, *res, it.prompt.Form, history.SourceHub)
+func (h *Hub) recordDecision(it *Item, res *bridge.Result) {
+	rec := journal.NewRecord(it.Prompt.Request, *res, it.Prompt.Form, history.SourceHub)
 	if it.conn != nil {
 		it.conn.await(rec)
 	}
@@ -649,7 +658,7 @@ func (h *Hub) recordDecision(it *item, res *bridge.Result) {
 // keep puts rec in history, or in the spool, or in memory (journal.go); the
 // error says when it is in memory only.
 func (h *Hub) keep(rec history.Record) error {
-	err := h.records().keep(rec)
+	err := h.Records().Keep(rec)
 	if h.Recorded != nil {
 		h.Recorded()
 	}
@@ -658,22 +667,22 @@ func (h *Hub) keep(rec history.Record) error {
 
 // SetJournal gives the hub the journal that keeps its decisions; call it
 // before Serve.
-func (h *Hub) SetJournal(j *journal) {
+func (h *Hub) SetJournal(j *journal.Journal) {
 	h.jrOnce.Do(func() { h.jr = j })
 }
 
 // records returns the hub's journal: the one SetJournal gave, or one over
 // Store.
-func (h *Hub) records() *journal {
+func (h *Hub) Records() *journal.Journal {
 	h.jrOnce.Do(func() {
-		h.jr = &journal{store: h.Store, log: h.logf}
+		h.jr = journal.Over(h.Store, h.logf)
 	})
 	return h.jr
 }
 
 // store returns the open history, or nil while there is none.
 func (h *Hub) store() *history.Store {
-	st, _ := h.records().Store()
+	st, _ := h.Records().Store()
 	return st
 }
 
@@ -681,23 +690,23 @@ func (h *Hub) changed() {
 	if h.Changed == nil {
 		return
 	}
-	h.mu.Lock()
-	n := len(h.queue)
-	h.mu.Unlock()
+	h.Mu.Lock()
+	n := len(h.Queue)
+	h.Mu.Unlock()
 	h.Changed(n)
 }
 
-// ErrHubRunning is returned by Listen when another hub holds the lock.
-var ErrHubRunning = errors.New("an elicitray hub is already running for this user")
+// ErrRunning is returned by Listen when another hub holds the lock.
+var ErrRunning = errors.New("an elicitray hub is already running for this user")
 
 // Listen claims the single-hub lock and opens the hub's socket: exactly one
 // hub per user, even when several wrappers start hubs at once (DESIGN.md).
 func Listen(p paths.Paths) (net.Listener, *os.File, error) {
-	lock, err := LockHub(p)
+	lock, err := Lock(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	ln, err := ListenHub(p)
+	ln, err := OpenSocket(p)
 	if err != nil {
 		lock.Close()
 		return nil, nil, err
@@ -705,11 +714,11 @@ func Listen(p paths.Paths) (net.Listener, *os.File, error) {
 	return ln, lock, nil
 }
 
-// LockHub claims the single-hub lock: an flock (LockFileEx on Windows:
+// Lock claims the single-hub lock: an flock (LockFileEx on Windows:
 // platform.TryLock) on a file in the run directory, held for the process's life and holding its PID. It fails
-// with ErrHubRunning when another hub holds it, and wrapping ErrUntrusted
+// with ErrRunning when another hub holds it, and wrapping ErrUntrusted
 // when the run directory is not a private directory of this user's.
-func LockHub(p paths.Paths) (*os.File, error) {
+func Lock(p paths.Paths) (*os.File, error) {
 	if err := paths.MakePrivateDir("the hub's directory", p.RunDir); err != nil {
 		return nil, err
 	}
@@ -725,7 +734,7 @@ func LockHub(p paths.Paths) (*os.File, error) {
 	if err := platform.TryLock(lock); err != nil {
 		lock.Close()
 		if errors.Is(err, platform.ErrLocked) {
-			return nil, ErrHubRunning
+			return nil, ErrRunning
 		}
 		return nil, fmt.Errorf("locking %s: %w", p.Lock, err)
 	}
@@ -736,9 +745,9 @@ func LockHub(p paths.Paths) (*os.File, error) {
 	return lock, nil
 }
 
-// ListenHub opens the hub's socket (0600, in the 0700 run directory; on
+// OpenSocket opens the hub's socket (0600, in the 0700 run directory; on
 // Windows the directory's access list is the user's alone). The
 // caller holds the lock: any socket file left is a dead hub's.
-func ListenHub(p paths.Paths) (net.Listener, error) {
+func OpenSocket(p paths.Paths) (net.Listener, error) {
 	return platform.Listen(p.Socket)
 }

@@ -1,4 +1,4 @@
-package app
+package session
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func init() {
 
 // displayTimeout bounds opening a display: an X server that accepts a
 // connection and then says nothing must not hang a prompt.
-const displayTimeout = 5 * time.Second
+const DisplayTimeout = 5 * time.Second
 
 // openDisplay checks that this process can open windows: on Linux, that the
 // X server in DISPLAY accepts a connection with this process's XAUTHORITY.
@@ -47,7 +47,7 @@ const displayTimeout = 5 * time.Second
 // release (an end of file or a read error: the X server ended, or dropped
 // this client): the display is gone, and a hub on it can show nothing
 // more. On other systems lost is nil (never closed).
-func openDisplay() (release func(), lost <-chan struct{}, err error) {
+func OpenDisplay() (release func(), lost <-chan struct{}, err error) {
 	release = func() {}
 	if runtime.GOOS != "linux" {
 		return release, nil, nil
@@ -69,7 +69,7 @@ func openDisplay() (release func(), lost <-chan struct{}, err error) {
 		var err error
 		// A server resetting (see above) closes the connections that
 		// arrive meanwhile: such an end of file is tried again.
-		for wait := 25 * time.Millisecond; wait < displayTimeout; wait *= 2 {
+		for wait := 25 * time.Millisecond; wait < DisplayTimeout; wait *= 2 {
 			if c, err = xgb.NewConnDisplay(d); err == nil {
 				break
 			}
@@ -83,21 +83,21 @@ func openDisplay() (release func(), lost <-chan struct{}, err error) {
 	select {
 	case o := <-done:
 		if o.err != nil {
-			return release, nil, displayError(d, o.err)
+			return release, nil, DisplayError(d, o.err)
 		}
-		if err := canDraw(o.c, d); err != nil {
+		if err := CanDraw(o.c, d); err != nil {
 			o.c.Close()
 			return release, nil, err
 		}
 		var released atomic.Bool
 		gone := make(chan struct{})
-		go watchDisplay(o.c, &released, gone)
+		go WatchDisplay(o.c, &released, gone)
 		return sync.OnceFunc(func() {
 			released.Store(true)
 			o.c.Close()
 		}), gone, nil
-	case <-time.After(displayTimeout + time.Second):
-		return release, nil, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
+	case <-time.After(DisplayTimeout + time.Second):
+		return release, nil, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, DisplayTimeout)
 	}
 }
 
@@ -106,7 +106,7 @@ func openDisplay() (release func(), lost <-chan struct{}, err error) {
 // xgb's WaitForEvent returns nil and nil once the connection ended, on an
 // end of file or a read error alike (its readResponses); X errors of
 // requests nobody checked are skipped (the hub sends none after canDraw).
-func watchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
+func WatchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
 	for {
 		ev, xerr := c.WaitForEvent()
 		if ev == nil && xerr == nil {
@@ -121,7 +121,7 @@ func watchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
 // canDraw checks what Fyne needs of the X server at c beyond a connection:
 // the screen DISPLAY names, and OpenGL through GLX (VNC servers, xrdp and
 // ssh -X forwarding often lack it; Fyne would fail at its first window).
-func canDraw(c *xgb.Conn, d string) error {
+func CanDraw(c *xgb.Conn, d string) error {
 	if n := len(xproto.Setup(c).Roots); c.DefaultScreen >= n {
 		return fmt.Errorf("DISPLAY=%s names screen %d, but that X server has %d", d, c.DefaultScreen, n)
 	}
@@ -136,7 +136,7 @@ func canDraw(c *xgb.Conn, d string) error {
 }
 
 // displayError says why display d did not open, from xgb's error.
-func displayError(d string, err error) error {
+func DisplayError(d string, err error) error {
 	msg := strings.TrimSpace(err.Error())
 	err = errors.New(msg) // the server's reason may end in a newline
 	switch {
@@ -161,8 +161,8 @@ func displayError(d string, err error) error {
 // started without DISPLAY, check a session they found (xgb reads XAUTHORITY
 // from the process's own environment). A wrapper needs none: the hub it
 // starts in a session checks the display first (hubExitNoDisplay).
-func probeDisplay(ctx context.Context, exe string, env []string) error {
-	ctx, cancel := context.WithTimeout(ctx, displayTimeout+2*time.Second)
+func ProbeDisplay(ctx context.Context, exe string, env []string) error {
+	ctx, cancel := context.WithTimeout(ctx, DisplayTimeout+2*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "probe-display")
 	cmd.Env = env
@@ -179,3 +179,7 @@ func probeDisplay(ctx context.Context, exe string, env []string) error {
 	}
 	return fmt.Errorf("the display check failed: %v", err)
 }
+
+// ErrNoDisplay is returned by the hub when the session has no display to
+// show windows on.
+var ErrNoDisplay = errors.New("no display: set DISPLAY (the hub shows desktop windows)")

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"cmp"
@@ -30,7 +30,7 @@ import (
 // ConfigProblem is one thing wrong in a config file: a mistake (a value
 // elicitray cannot use: the whole file is then not used) or a warning (a
 // key it does not know, which is ignored).
-type ConfigProblem struct {
+type Problem struct {
 	// Line is where in the file, from 1; 0 when the TOML library does not
 	// say (a table only implied by its sub-tables, say).
 	Line int
@@ -53,7 +53,7 @@ type ConfigProblem struct {
 // String is the problem as one sentence without a final stop:
 // `line 4: servers.jira: rule "maybe" is not one of ask, decline, cancel,
 // accept-defaults`.
-func (p ConfigProblem) String() string {
+func (p Problem) String() string {
 	var b strings.Builder
 	if p.Line > 0 {
 		fmt.Fprintf(&b, "line %d: ", p.Line)
@@ -72,12 +72,12 @@ func (p ConfigProblem) String() string {
 // the file's order. Its Error has a line per mistake, each starting with
 // the file's path (as errors.Join would join them, and as Config.Warnings
 // are written); Lines gives them without the path.
-type ConfigErrors struct {
+type Errors struct {
 	Path     string
-	Problems []ConfigProblem
+	Problems []Problem
 }
 
-func (e *ConfigErrors) Error() string {
+func (e *Errors) Error() string {
 	lines := e.Lines()
 	for i, l := range lines {
 		lines[i] = e.Path + ": " + l
@@ -86,7 +86,7 @@ func (e *ConfigErrors) Error() string {
 }
 
 // Lines is each mistake as a sentence, in the file's order.
-func (e *ConfigErrors) Lines() []string {
+func (e *Errors) Lines() []string {
 	out := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		out[i] = p.String()
@@ -97,8 +97,8 @@ func (e *ConfigErrors) Lines() []string {
 // What applies while config.toml cannot be used, as configTrouble's
 // meanwhile says it.
 const (
-	keptSettings    = "the settings in force stay until it is fixed"
-	defaultSettings = "the default settings apply until it is fixed"
+	KeptSettings    = "the settings in force stay until it is fixed"
+	DefaultSettings = "the default settings apply until it is fixed"
 )
 
 // configTrouble is what the hub says of a config file it cannot use: in
@@ -106,12 +106,12 @@ const (
 // mistake, the title and what applies meanwhile in the user's language
 // (the mistakes quote the file, and stay as the log has them). meanwhile
 // is keptSettings or defaultSettings.
-func configTrouble(err error, meanwhile string) (logLines []string, title, body string) {
+func Trouble(err error, meanwhile string) (logLines []string, title, body string) {
 	told := lang.L("The settings in force stay until it is fixed.")
-	if meanwhile == defaultSettings {
+	if meanwhile == DefaultSettings {
 		told = lang.L("The default settings apply until it is fixed.")
 	}
-	var ce *ConfigErrors
+	var ce *Errors
 	if !errors.As(err, &ce) || len(ce.Problems) < 2 {
 		title = lang.L("elicitray: config.toml has a mistake")
 		return []string{err.Error() + "; " + meanwhile}, title, err.Error() + ". " + told
@@ -137,30 +137,30 @@ func configTrouble(err error, meanwhile string) (logLines []string, title, body 
 // use the file; otherwise it is what the file says, keys it does not know
 // left out. err is set only when the file exists but cannot be read
 // (permissions, a directory); problems are then nil.
-func CheckConfig(path string) (Config, []ConfigProblem, error) {
-	data, err := readConfigFile(path)
+func Check(path string) (Config, []Problem, error) {
+	data, err := ReadConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return defaultConfig(), nil, nil
+		return Default(), nil, nil
 	}
 	if err != nil {
 		return Config{}, nil, err
 	}
-	r := &configReader{}
+	r := &ConfigReader{}
 	var top map[string]toml.Primitive
 	r.md, err = toml.Decode(string(data), &top)
 	if err != nil {
 		// Nothing in it can be read: this one mistake is all there is.
-		p := ConfigProblem{Message: "the file is not TOML: " + err.Error()}
+		p := Problem{Message: "the file is not TOML: " + err.Error()}
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			p.Line, p.Message = pe.Position.Line, "the file is not TOML: "+pe.Message
 		}
-		return defaultConfig(), []ConfigProblem{p}, nil
+		return Default(), []Problem{p}, nil
 	}
 	var c Config
 	r.config(top, &c)
 	// In the file's order; a problem whose line is not known last.
-	slices.SortStableFunc(r.problems, func(a, b ConfigProblem) int {
+	slices.SortStableFunc(r.problems, func(a, b Problem) int {
 		if (a.Line == 0) != (b.Line == 0) {
 			if a.Line == 0 {
 				return 1
@@ -171,7 +171,7 @@ func CheckConfig(path string) (Config, []ConfigProblem, error) {
 	})
 	for _, p := range r.problems {
 		if !p.Warning {
-			return defaultConfig(), r.problems, nil
+			return Default(), r.problems, nil
 		}
 	}
 	if c.Timeout.Duration <= 0 {
@@ -181,19 +181,19 @@ func CheckConfig(path string) (Config, []ConfigProblem, error) {
 }
 
 // defaultConfig is the config of no file.
-func defaultConfig() Config {
+func Default() Config {
 	return Config{Timeout: Duration{DefaultTimeout}}
 }
 
 // configReader decodes the values of one parsed file into a Config,
 // noting every problem.
-type configReader struct {
+type ConfigReader struct {
 	md       toml.MetaData
-	problems []ConfigProblem
+	problems []Problem
 }
 
 // config reads the top level of the file into c.
-func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
+func (r *ConfigReader) config(top map[string]toml.Primitive, c *Config) {
 	for _, k := range slices.Sorted(maps.Keys(top)) {
 		p := top[k]
 		switch k {
@@ -245,7 +245,7 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				r.keys(t, where, map[string]func(toml.Primitive, string){
 					"max_message_mib": func(p toml.Primitive, k string) {
-						v := countValue{least: 1, most: maxMessageMiB}
+						v := CountValue{least: 1, most: MaxMessageMiB}
 						if r.decode(p, where, k, &v, false) {
 							c.Remote.MaxMessageMiB = v.n
 						}
@@ -257,10 +257,10 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 				for _, name := range slices.Sorted(maps.Keys(t)) {
 					where := toml.Key{"servers", name}
 					r.table(t[name], toml.Key{"servers"}, toml.Key{name}.String(), func(st map[string]toml.Primitive) {
-						var sc ServerConfig
+						var sc Server
 						if r.server(st, where, &sc) {
 							if c.Servers == nil {
-								c.Servers = map[string]ServerConfig{}
+								c.Servers = map[string]Server{}
 							}
 							c.Servers[name] = sc
 						}
@@ -274,7 +274,7 @@ func (r *configReader) config(top map[string]toml.Primitive, c *Config) {
 }
 
 // rate reads a [rate] table.
-func (r *configReader) rate(t map[string]toml.Primitive, where toml.Key, rt *Rate) {
+func (r *ConfigReader) rate(t map[string]toml.Primitive, where toml.Key, rt *Rate) {
 	r.keys(t, where, map[string]func(toml.Primitive, string){
 		"burst": func(p toml.Primitive, k string) { r.count(p, where, k, 1, &rt.Burst) },
 		"every": func(p toml.Primitive, k string) { r.duration(p, where, k, &rt.Every) },
@@ -283,7 +283,7 @@ func (r *configReader) rate(t map[string]toml.Primitive, where toml.Key, rt *Rat
 
 // server reads a [servers.NAME] table; it reports whether every value in
 // it was good.
-func (r *configReader) server(t map[string]toml.Primitive, where toml.Key, sc *ServerConfig) bool {
+func (r *ConfigReader) server(t map[string]toml.Primitive, where toml.Key, sc *Server) bool {
 	before := r.mistakes()
 	r.keys(t, where, map[string]func(toml.Primitive, string){
 		"rule":    func(p toml.Primitive, k string) { r.rule(p, where, k, &sc.Rule) },
@@ -295,7 +295,7 @@ func (r *configReader) server(t map[string]toml.Primitive, where toml.Key, sc *S
 			r.duration(p, where, k, sc.KeepAlive)
 		},
 		"guard": func(p toml.Primitive, k string) {
-			var v guardValue
+			var v GuardValue
 			if r.decode(p, where, k, &v, false) {
 				sc.Guard = v
 			}
@@ -307,7 +307,7 @@ func (r *configReader) server(t map[string]toml.Primitive, where toml.Key, sc *S
 
 // keys reads each key of table t with its reader in known; the others are
 // warned about and ignored.
-func (r *configReader) keys(t map[string]toml.Primitive, where toml.Key, known map[string]func(toml.Primitive, string)) {
+func (r *ConfigReader) keys(t map[string]toml.Primitive, where toml.Key, known map[string]func(toml.Primitive, string)) {
 	for _, k := range slices.Sorted(maps.Keys(t)) {
 		if read, ok := known[k]; ok {
 			read(t[k], k)
@@ -317,7 +317,7 @@ func (r *configReader) keys(t map[string]toml.Primitive, where toml.Key, known m
 	}
 }
 
-func (r *configReader) mistakes() int {
+func (r *ConfigReader) mistakes() int {
 	n := 0
 	for _, p := range r.problems {
 		if !p.Warning {
@@ -329,12 +329,12 @@ func (r *configReader) mistakes() int {
 
 // decode decodes p into v, whose UnmarshalTOML says in a sentence what
 // is wrong; a problem is noted at p's line.
-func (r *configReader) decode(p toml.Primitive, table toml.Key, key string, v toml.Unmarshaler, warning bool) bool {
+func (r *ConfigReader) decode(p toml.Primitive, table toml.Key, key string, v toml.Unmarshaler, warning bool) bool {
 	err := r.md.PrimitiveDecode(p, v)
 	if err == nil {
 		return true
 	}
-	prob := ConfigProblem{Table: table.String(), Key: key, Message: err.Error(), Warning: warning}
+	prob := Problem{Table: table.String(), Key: key, Message: err.Error(), Warning: warning}
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		prob.Line, prob.Message = pe.Position.Line, pe.Message
@@ -344,35 +344,35 @@ func (r *configReader) decode(p toml.Primitive, table toml.Key, key string, v to
 }
 
 // table reads p as a table and hands it to read.
-func (r *configReader) table(p toml.Primitive, table toml.Key, key string, read func(map[string]toml.Primitive)) {
-	if !r.decode(p, table, key, &tableValue{}, false) {
+func (r *ConfigReader) table(p toml.Primitive, table toml.Key, key string, read func(map[string]toml.Primitive)) {
+	if !r.decode(p, table, key, &TableValue{}, false) {
 		return
 	}
 	var t map[string]toml.Primitive
 	if err := r.md.PrimitiveDecode(p, &t); err != nil {
-		r.problems = append(r.problems, ConfigProblem{Table: table.String(), Key: key, Message: err.Error()})
+		r.problems = append(r.problems, Problem{Table: table.String(), Key: key, Message: err.Error()})
 		return
 	}
 	read(t)
 }
 
-func (r *configReader) duration(p toml.Primitive, table toml.Key, key string, d *Duration) {
-	var v durationValue
+func (r *ConfigReader) duration(p toml.Primitive, table toml.Key, key string, d *Duration) {
+	var v DurationValue
 	if r.decode(p, table, key, &v, false) {
 		*d = Duration{time.Duration(v)}
 	}
 }
 
-func (r *configReader) count(p toml.Primitive, table toml.Key, key string, least int, n *int) {
-	v := countValue{least: least}
+func (r *ConfigReader) count(p toml.Primitive, table toml.Key, key string, least int, n *int) {
+	v := CountValue{least: least}
 	if r.decode(p, table, key, &v, false) {
 		*n = v.n
 	}
 }
 
 // flag reads a true/false setting; it reports whether it was one.
-func (r *configReader) flag(p toml.Primitive, table toml.Key, key string, on *bool) bool {
-	var v flagValue
+func (r *ConfigReader) flag(p toml.Primitive, table toml.Key, key string, on *bool) bool {
+	var v FlagValue
 	if !r.decode(p, table, key, &v, false) {
 		return false
 	}
@@ -380,8 +380,8 @@ func (r *configReader) flag(p toml.Primitive, table toml.Key, key string, on *bo
 	return true
 }
 
-func (r *configReader) rule(p toml.Primitive, table toml.Key, key string, rule *string) {
-	var v ruleValue
+func (r *ConfigReader) rule(p toml.Primitive, table toml.Key, key string, rule *string) {
+	var v RuleValue
 	if r.decode(p, table, key, &v, false) {
 		*rule = string(v)
 	}
@@ -389,13 +389,13 @@ func (r *configReader) rule(p toml.Primitive, table toml.Key, key string, rule *
 
 // unknown warns about a key elicitray does not know (a misspelt
 // `[server.github]` or `rules = …`): one warning for a whole table.
-func (r *configReader) unknown(p toml.Primitive, table toml.Key, key string) {
+func (r *ConfigReader) unknown(p toml.Primitive, table toml.Key, key string) {
 	path := toml.Key{key}
 	// A table only implied by `[server.github]` has no line of its own:
 	// name the path down to the header that has one.
 	for {
 		var sub map[string]toml.Primitive
-		if r.line(p, unknownKey{}) > 0 || r.md.PrimitiveDecode(p, &sub) != nil || len(sub) != 1 {
+		if r.line(p, UnknownKey{}) > 0 || r.md.PrimitiveDecode(p, &sub) != nil || len(sub) != 1 {
 			break
 		}
 		for k, v := range sub {
@@ -403,12 +403,12 @@ func (r *configReader) unknown(p toml.Primitive, table toml.Key, key string) {
 		}
 	}
 	path = append(append(toml.Key{}, table...), path...)
-	r.decode(p, nil, `"`+path.String()+`"`, unknownKey{}, true)
+	r.decode(p, nil, `"`+path.String()+`"`, UnknownKey{}, true)
 }
 
 // line is where p is in the file, as decoding it into v (which must fail)
 // tells; 0 when it does not.
-func (r *configReader) line(p toml.Primitive, v toml.Unmarshaler) int {
+func (r *ConfigReader) line(p toml.Primitive, v toml.Unmarshaler) int {
 	var pe toml.ParseError
 	if errors.As(r.md.PrimitiveDecode(p, v), &pe) {
 		return pe.Position.Line
@@ -419,25 +419,25 @@ func (r *configReader) line(p toml.Primitive, v toml.Unmarshaler) int {
 // The values of config.toml, each saying what is wrong with it in the
 // words of the README's Configuration.
 type (
-	tableValue    struct{}
-	durationValue time.Duration
-	countValue    struct{ n, least, most int }
-	ruleValue     string
-	flagValue     bool
-	guardValue    []string
-	unknownKey    struct{}
+	TableValue    struct{}
+	DurationValue time.Duration
+	CountValue    struct{ n, least, most int }
+	RuleValue     string
+	FlagValue     bool
+	GuardValue    []string
+	UnknownKey    struct{}
 )
 
-func (g *guardValue) UnmarshalTOML(v any) error {
+func (g *GuardValue) UnmarshalTOML(v any) error {
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("must be a list of tool names or patterns in quotes, like [\"delete_*\", \"deploy\"], not %s", tomlValue(v))
+		return fmt.Errorf("must be a list of tool names or patterns in quotes, like [\"delete_*\", \"deploy\"], not %s", TomlValue(v))
 	}
 	out := make([]string, 0, len(list))
 	for _, item := range list {
 		s, ok := item.(string)
 		if !ok || s == "" {
-			return fmt.Errorf("must list tool names or patterns in quotes, like \"delete_*\", not %s", tomlValue(item))
+			return fmt.Errorf("must list tool names or patterns in quotes, like \"delete_*\", not %s", TomlValue(item))
 		}
 		// path.Match reports a malformed pattern only when it meets it:
 		// try it once here, so the mistake is said now, with its line.
@@ -450,17 +450,17 @@ func (g *guardValue) UnmarshalTOML(v any) error {
 	return nil
 }
 
-func (tableValue) UnmarshalTOML(v any) error {
+func (TableValue) UnmarshalTOML(v any) error {
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("must be a table (a [section]), not %s", tomlValue(v))
+		return fmt.Errorf("must be a table (a [section]), not %s", TomlValue(v))
 	}
 	return nil
 }
 
-func (d *durationValue) UnmarshalTOML(v any) error {
+func (d *DurationValue) UnmarshalTOML(v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("must be a duration in quotes, like \"10m\" or \"90s\", not %s", tomlValue(v))
+		return fmt.Errorf("must be a duration in quotes, like \"10m\" or \"90s\", not %s", TomlValue(v))
 	}
 	dur, err := time.ParseDuration(s)
 	switch {
@@ -469,14 +469,14 @@ func (d *durationValue) UnmarshalTOML(v any) error {
 	case dur < 0:
 		return fmt.Errorf("cannot be negative: %q", s)
 	}
-	*d = durationValue(dur)
+	*d = DurationValue(dur)
 	return nil
 }
 
-func (c *countValue) UnmarshalTOML(v any) error {
+func (c *CountValue) UnmarshalTOML(v any) error {
 	n, ok := v.(int64)
 	if !ok {
-		return fmt.Errorf("must be a whole number, not %s", tomlValue(v))
+		return fmt.Errorf("must be a whole number, not %s", TomlValue(v))
 	}
 	switch {
 	case n < 0 && c.least > 0:
@@ -490,31 +490,31 @@ func (c *countValue) UnmarshalTOML(v any) error {
 	return nil
 }
 
-func (r *ruleValue) UnmarshalTOML(v any) error {
+func (r *RuleValue) UnmarshalTOML(v any) error {
 	s, ok := v.(string)
-	if !ok || !slices.Contains(rules, s) {
-		return fmt.Errorf("%s is not one of %s", tomlValue(v), strings.Join(rules, ", "))
+	if !ok || !slices.Contains(Rules, s) {
+		return fmt.Errorf("%s is not one of %s", TomlValue(v), strings.Join(Rules, ", "))
 	}
-	*r = ruleValue(s)
+	*r = RuleValue(s)
 	return nil
 }
 
-func (f *flagValue) UnmarshalTOML(v any) error {
+func (f *FlagValue) UnmarshalTOML(v any) error {
 	b, ok := v.(bool)
 	if !ok {
-		return fmt.Errorf("must be true or false (without quotes), not %s", tomlValue(v))
+		return fmt.Errorf("must be true or false (without quotes), not %s", TomlValue(v))
 	}
-	*f = flagValue(b)
+	*f = FlagValue(b)
 	return nil
 }
 
-func (unknownKey) UnmarshalTOML(any) error {
+func (UnknownKey) UnmarshalTOML(any) error {
 	return errors.New("is not a setting elicitray knows; it is ignored (see the README's Configuration)")
 }
 
 // tomlValue writes v as it appears in the file: "ten" with its quotes, 5,
 // a table.
-func tomlValue(v any) string {
+func TomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
 		return fmt.Sprintf("%q", v)
@@ -529,16 +529,16 @@ func tomlValue(v any) string {
 // maxConfigSize bounds config.toml: a real one is a few hundred bytes, and
 // the TOML parser recurses into nested arrays, so a file of megabytes of
 // "[[[[" would end the hub with a stack overflow.
-const maxConfigSize = 256 << 10
+const MaxSize = 256 << 10
 
 // readConfigFile reads config.toml as host configs are read (a regular
 // file only: a FIFO would block the hub for ever), of at most
 // maxConfigSize bytes.
-func readConfigFile(path string) ([]byte, error) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > maxConfigSize {
-		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, humanize.IBytes(uint64(fi.Size())), humanize.IBytes(uint64(maxConfigSize)))
+func ReadConfigFile(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxSize {
+		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, humanize.IBytes(uint64(fi.Size())), humanize.IBytes(uint64(MaxSize)))
 	}
-	if err := checkConfigOwner(path); err != nil {
+	if err := CheckConfigOwner(path); err != nil {
 		return nil, err
 	}
 	return hosts.ReadConfig(path)
@@ -550,7 +550,7 @@ func readConfigFile(path string) ([]byte, error) {
 // must not be followed. The file, and a symbolic link to it, must be the
 // user's own or root's, and not writable by group or others. A missing
 // file is the default config.
-func checkConfigOwner(path string) error {
+func CheckConfigOwner(path string) error {
 	owned := func(fi fs.FileInfo) (platform.User, bool) {
 		o, ok := platform.FileOwner(path, fi)
 		if !ok {

@@ -1,4 +1,4 @@
-package app
+package hub
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 
 // suggest returns the names a mistyped name was most likely meant to be
 // (hosts.Suggest), or none when name is one of them.
-func suggest(name string, names []string) []string {
+func Suggest(name string, names []string) []string {
 	if slices.Contains(names, name) {
 		return nil
 	}
@@ -18,8 +18,8 @@ func suggest(name string, names []string) []string {
 
 // didYouMean is "did you mean demo?" for the suggestions of name among
 // names, "" for none.
-func didYouMean(name string, names []string) string {
-	s := suggest(name, names)
+func DidYouMean(name string, names []string) string {
+	s := Suggest(name, names)
 	switch len(s) {
 	case 0:
 		return ""

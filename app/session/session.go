@@ -1,4 +1,4 @@
-package app
+package session
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ import (
 
 // desktopSession is the user's graphical session as found: the variables
 // that let a process open windows in it and reach its session bus.
-type desktopSession struct {
+type Desktop struct {
 	// Vars holds the session's values of sessionVars that are set.
 	Vars map[string]string
 	// From says where they were found, for a sentence ("the environment
@@ -49,17 +49,17 @@ type desktopSession struct {
 }
 
 // Display is the session's X11 display, e.g. ":0".
-func (s desktopSession) Display() string { return s.Vars["DISPLAY"] }
+func (s Desktop) Display() string { return s.Vars["DISPLAY"] }
 
 // Env is base with the session's variables set, for a process to start in
 // the session.
-func (s desktopSession) Env(base []string) []string {
+func (s Desktop) Env(base []string) []string {
 	env := slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		_, ours := s.Vars[k]
 		return ours
 	})
-	for _, k := range sessionVars {
+	for _, k := range SessionVars {
 		if v, ok := s.Vars[k]; ok {
 			env = append(env, k+"="+v)
 		}
@@ -71,7 +71,7 @@ func (s desktopSession) Env(base []string) []string {
 // session: the display, its authorization, the runtime directory and the
 // session bus (notifications, the tray), the desktop's name, and the
 // language the windows speak.
-var sessionVars = []string{
+var SessionVars = []string{
 	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
 	"XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",
 	"LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LC_TIME",
@@ -85,7 +85,7 @@ var sessionVars = []string{
 // starts keeps; the desktop session's are added (desktopSession.Env). The
 // rest — the server's tokens a host config passes in env, say — stays with
 // the wrapper: the hub serves every server, and starts the browser.
-var hubEnvVars = []string{
+var HubEnvVars = []string{
 	"HOME", "USER", "LOGNAME", "PATH", "SHELL", "TERM", "TZ", "TMPDIR", "ELICITRAY_HOME",
 	// The language: LANGUAGE too, which lists the languages the windows
 	// may speak, in order (Fyne's lang reads it after LC_ALL,
@@ -99,8 +99,8 @@ var hubEnvVars = []string{
 
 // hubEnv is the part of env a hub started from it keeps (hubEnvVars, and
 // what the system needs: platform.SystemEnv).
-func hubEnv(env []string) []string {
-	keep := append(slices.Clone(hubEnvVars), platform.SystemEnv()...)
+func HubEnv(env []string) []string {
+	keep := append(slices.Clone(HubEnvVars), platform.SystemEnv()...)
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		return !slices.ContainsFunc(keep, func(v string) bool { return platform.SameEnvName(k, v) })
@@ -113,41 +113,41 @@ var ErrNoSession = errors.New("no desktop session of yours was found")
 
 // sessionFinder looks for the user's desktop session. Its zero fields take
 // the running process's values (newSessionFinder).
-type sessionFinder struct {
-	uid int
+type Finder struct {
+	Uid int
 	// pid is where the walk up the process tree starts.
-	pid int
+	Pid int
 	// getenv reads this process's environment.
-	getenv func(string) string
+	Getenv func(string) string
 	// runtimeDir is /run/user/UID when it exists, else "".
 	runtimeDir string
 	// userBus is the systemd user manager's bus address; "" skips it.
-	userBus string
+	UserBus string
 	// systemBus is the system bus address for logind; "" skips it.
-	systemBus string
+	SystemBus string
 	// proc is the proc file system's mount point.
-	proc string
+	Proc string
 	// probe opens a session's display, returning why it did not; nil
 	// takes every session found as working.
-	probe func(ctx context.Context, s desktopSession) error
+	Probe func(ctx context.Context, s Desktop) error
 	// loginIsDesktop says that this process's own session is the desktop
 	// (macOS and Windows: platform.LoginIsDesktop); false looks for it.
-	loginIsDesktop bool
+	LoginIsDesktop bool
 }
 
 // newSessionFinder is the finder for this process, probing displays with
 // `exe probe-display`.
-func newSessionFinder(exe string) *sessionFinder {
+func NewFinder(exe string) *Finder {
 	uid := os.Getuid()
-	f := &sessionFinder{uid: uid, pid: os.Getpid(), getenv: os.Getenv, runtimeDir: paths.UserRuntimeDir(uid), proc: "/proc",
-		loginIsDesktop: platform.LoginIsDesktop}
+	f := &Finder{Uid: uid, Pid: os.Getpid(), Getenv: os.Getenv, runtimeDir: paths.UserRuntimeDir(uid), Proc: "/proc",
+		LoginIsDesktop: platform.LoginIsDesktop}
 	if f.runtimeDir != "" {
-		f.userBus = "unix:path=" + filepath.Join(f.runtimeDir, "bus")
+		f.UserBus = "unix:path=" + filepath.Join(f.runtimeDir, "bus")
 	}
-	f.systemBus = "unix:path=/run/dbus/system_bus_socket"
+	f.SystemBus = "unix:path=/run/dbus/system_bus_socket"
 	if exe != "" {
-		f.probe = func(ctx context.Context, s desktopSession) error {
-			return probeDisplay(ctx, runnable(exe), s.Env(hubEnv(os.Environ())))
+		f.Probe = func(ctx context.Context, s Desktop) error {
+			return ProbeDisplay(ctx, Runnable(exe), s.Env(HubEnv(os.Environ())))
 		}
 	}
 	return f
@@ -156,12 +156,12 @@ func newSessionFinder(exe string) *sessionFinder {
 // find returns the first session found whose display opens (probe).
 // Its error wraps ErrNoSession and says where it looked and why each
 // display found did not open.
-func (f *sessionFinder) find(ctx context.Context) (desktopSession, error) {
-	var found desktopSession
-	err := f.each(ctx, func(s desktopSession) error {
-		if f.probe != nil {
-			if err := f.probe(ctx, s); err != nil {
-				return displayFailed{err}
+func (f *Finder) Find(ctx context.Context) (Desktop, error) {
+	var found Desktop
+	err := f.Each(ctx, func(s Desktop) error {
+		if f.Probe != nil {
+			if err := f.Probe(ctx, s); err != nil {
+				return DisplayFailed{Err: err}
 			}
 		}
 		found = s
@@ -172,10 +172,10 @@ func (f *sessionFinder) find(ctx context.Context) (desktopSession, error) {
 
 // displayFailed is why a session's display did not open, from a try of
 // sessionFinder.each: the next session is tried.
-type displayFailed struct{ err error }
+type DisplayFailed struct{ Err error }
 
-func (e displayFailed) Error() string { return e.err.Error() }
-func (e displayFailed) Unwrap() error { return e.err }
+func (e DisplayFailed) Error() string { return e.Err.Error() }
+func (e DisplayFailed) Unwrap() error { return e.Err }
 
 // each offers the sessions found to try, in the order of the package
 // comment, until one is taken: try returns nil. A try that fails with a
@@ -184,18 +184,18 @@ func (e displayFailed) Unwrap() error { return e.err }
 // ErrNoSession and says where it looked and why each display found did
 // not open. f.probe is not used: try checks the display (find probes; a
 // wrapper starts a hub there, which checks it itself).
-func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error) error {
+func (f *Finder) Each(ctx context.Context, try func(Desktop) error) error {
 	var failed []string
 	for s := range f.sessions(ctx) {
 		err := try(s)
 		if err == nil {
 			return nil
 		}
-		var df displayFailed
+		var df DisplayFailed
 		if !errors.As(err, &df) {
 			return err
 		}
-		failed = append(failed, fmt.Sprintf("display %s (from %s) did not open: %v", s.Display(), s.From, df.err))
+		failed = append(failed, fmt.Sprintf("display %s (from %s) did not open: %v", s.Display(), s.From, df.Err))
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%w: %s", ErrNoSession, strings.Join(failed, "; "))
@@ -205,7 +205,7 @@ func (f *sessionFinder) each(ctx context.Context, try func(desktopSession) error
 
 // candidates lists the sessions found, in the order of the package comment,
 // one per display.
-func (f *sessionFinder) candidates(ctx context.Context) []desktopSession {
+func (f *Finder) Candidates(ctx context.Context) []Desktop {
 	return slices.Collect(f.sessions(ctx))
 }
 
@@ -214,42 +214,42 @@ func (f *sessionFinder) candidates(ctx context.Context) []desktopSession {
 // taken: a wrapper whose own environment names a display that opens reads
 // no other process's (issue 12: scanning every process of the user cost a
 // cold prompt milliseconds before its hub even started).
-func (f *sessionFinder) sessions(ctx context.Context) iter.Seq[desktopSession] {
-	return func(yield func(desktopSession) bool) {
-		if f.loginIsDesktop {
+func (f *Finder) sessions(ctx context.Context) iter.Seq[Desktop] {
+	return func(yield func(Desktop) bool) {
+		if f.LoginIsDesktop {
 			// macOS and Windows: windows open wherever the user is logged
 			// in, with no display to name; this process's session is the
 			// one.
 			vars := map[string]string{}
-			for _, k := range sessionVars {
-				if v := f.getenv(k); v != "" {
+			for _, k := range SessionVars {
+				if v := f.Getenv(k); v != "" {
 					vars[k] = v
 				}
 			}
-			yield(desktopSession{Vars: vars, From: "this login session"})
+			yield(Desktop{Vars: vars, From: "this login session"})
 			return
 		}
 		seen := map[string]bool{}
 		// add offers s unless its display came already; false: stop.
-		add := func(s desktopSession) bool {
+		add := func(s Desktop) bool {
 			if s.Display() == "" || seen[s.Display()] {
 				return true
 			}
 			seen[s.Display()] = true
 			return yield(f.complete(s))
 		}
-		if d := f.getenv("DISPLAY"); d != "" {
+		if d := f.Getenv("DISPLAY"); d != "" {
 			vars := map[string]string{}
-			for _, k := range sessionVars {
-				if v := f.getenv(k); v != "" {
+			for _, k := range SessionVars {
+				if v := f.Getenv(k); v != "" {
 					vars[k] = v
 				}
 			}
-			if !add(desktopSession{Vars: vars, From: "this process's environment"}) {
+			if !add(Desktop{Vars: vars, From: "this process's environment"}) {
 				return
 			}
 		}
-		visited := map[int]bool{f.pid: true}
+		visited := map[int]bool{f.Pid: true}
 		for _, s := range f.fromAncestors(visited) {
 			if !add(s) {
 				return
@@ -274,7 +274,7 @@ func (f *sessionFinder) sessions(ctx context.Context) iter.Seq[desktopSession] {
 // complete fills in what a session found without them needs: the runtime
 // directory, the bus in it, and the display's authorization file where the
 // display manager keeps it there.
-func (f *sessionFinder) complete(s desktopSession) desktopSession {
+func (f *Finder) complete(s Desktop) Desktop {
 	vars := make(map[string]string, len(s.Vars)+3)
 	for k, v := range s.Vars {
 		vars[k] = v
@@ -283,16 +283,16 @@ func (f *sessionFinder) complete(s desktopSession) desktopSession {
 		vars["XDG_RUNTIME_DIR"] = f.runtimeDir
 	}
 	if rt := vars["XDG_RUNTIME_DIR"]; rt != "" {
-		if vars["DBUS_SESSION_BUS_ADDRESS"] == "" && isSocket(filepath.Join(rt, "bus")) {
+		if vars["DBUS_SESSION_BUS_ADDRESS"] == "" && IsSocket(filepath.Join(rt, "bus")) {
 			vars["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + filepath.Join(rt, "bus")
 		}
-		if vars["XAUTHORITY"] == "" && !exists(filepath.Join(paths.HomeDir(os.Getenv), ".Xauthority")) {
+		if vars["XAUTHORITY"] == "" && !Exists(filepath.Join(paths.HomeDir(os.Getenv), ".Xauthority")) {
 			// GDM's X sessions and mutter's XWayland keep the cookie in
 			// the runtime directory instead of ~/.Xauthority.
 			cands := []string{filepath.Join(rt, "gdm", "Xauthority")}
 			more, _ := filepath.Glob(filepath.Join(rt, ".mutter-Xwaylandauth.*"))
 			for _, c := range append(cands, more...) {
-				if exists(c) {
+				if Exists(c) {
 					vars["XAUTHORITY"] = c
 					break
 				}
@@ -305,9 +305,9 @@ func (f *sessionFinder) complete(s desktopSession) desktopSession {
 
 // fromAncestors returns the sessions in the environments of this process's
 // parent, its parent, and so on, as far as they run as this user.
-func (f *sessionFinder) fromAncestors(visited map[int]bool) []desktopSession {
-	var out []desktopSession
-	pid := f.pid
+func (f *Finder) fromAncestors(visited map[int]bool) []Desktop {
+	var out []Desktop
+	pid := f.Pid
 	for range 64 {
 		ppid := f.parentOf(pid)
 		if ppid <= 1 || visited[ppid] {
@@ -320,7 +320,7 @@ func (f *sessionFinder) fromAncestors(visited map[int]bool) []desktopSession {
 			continue // another user's (sudo, sshd): look further up
 		}
 		if vars["DISPLAY"] != "" {
-			out = append(out, desktopSession{Vars: vars, From: fmt.Sprintf("the environment of %s (pid %d), which started this one", f.commOf(pid), pid)})
+			out = append(out, Desktop{Vars: vars, From: fmt.Sprintf("the environment of %s (pid %d), which started this one", f.commOf(pid), pid)})
 		}
 	}
 	return out
@@ -328,12 +328,12 @@ func (f *sessionFinder) fromAncestors(visited map[int]bool) []desktopSession {
 
 // fromSystemd returns the session in the systemd user manager's
 // environment (org.freedesktop.systemd1.Manager.Environment).
-func (f *sessionFinder) fromSystemd(ctx context.Context) (desktopSession, bool) {
-	if f.userBus == "" || !isSocket(strings.TrimPrefix(f.userBus, "unix:path=")) {
-		return desktopSession{}, false
+func (f *Finder) fromSystemd(ctx context.Context) (Desktop, bool) {
+	if f.UserBus == "" || !IsSocket(strings.TrimPrefix(f.UserBus, "unix:path=")) {
+		return Desktop{}, false
 	}
 	var env []string
-	err := withBus(ctx, f.userBus, func(conn *dbus.Conn) error {
+	err := WithBus(ctx, f.UserBus, func(conn *dbus.Conn) error {
 		v, err := conn.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").
 			GetProperty("org.freedesktop.systemd1.Manager.Environment")
 		if err != nil {
@@ -342,17 +342,17 @@ func (f *sessionFinder) fromSystemd(ctx context.Context) (desktopSession, bool) 
 		return v.Store(&env)
 	})
 	if err != nil {
-		return desktopSession{}, false
+		return Desktop{}, false
 	}
-	vars := pickVars(env)
+	vars := PickVars(env)
 	if vars["DISPLAY"] == "" {
-		return desktopSession{}, false
+		return Desktop{}, false
 	}
-	return desktopSession{Vars: vars, From: "the systemd user manager's environment"}, true
+	return Desktop{Vars: vars, From: "the systemd user manager's environment"}, true
 }
 
 // logindSession is an entry of org.freedesktop.login1.Manager.ListSessions.
-type logindSession struct {
+type LogindSession struct {
 	ID   string
 	UID  uint32
 	User string
@@ -363,23 +363,23 @@ type logindSession struct {
 // fromLogind returns this user's graphical logind sessions that name an
 // X11 display, active ones first; the session leader's environment is used
 // when it is the user's own.
-func (f *sessionFinder) fromLogind(ctx context.Context) []desktopSession {
-	if f.systemBus == "" || !isSocket(strings.TrimPrefix(f.systemBus, "unix:path=")) {
+func (f *Finder) fromLogind(ctx context.Context) []Desktop {
+	if f.SystemBus == "" || !IsSocket(strings.TrimPrefix(f.SystemBus, "unix:path=")) {
 		return nil
 	}
 	type found struct {
-		s      desktopSession
+		s      Desktop
 		active bool
 	}
 	var all []found
-	_ = withBus(ctx, f.systemBus, func(conn *dbus.Conn) error {
-		var sessions []logindSession
+	_ = WithBus(ctx, f.SystemBus, func(conn *dbus.Conn) error {
+		var sessions []LogindSession
 		if err := conn.Object("org.freedesktop.login1", "/org/freedesktop/login1").
 			CallWithContext(ctx, "org.freedesktop.login1.Manager.ListSessions", 0).Store(&sessions); err != nil {
 			return err
 		}
 		for _, ls := range sessions {
-			if int(ls.UID) != f.uid {
+			if int(ls.UID) != f.Uid {
 				continue
 			}
 			obj := conn.Object("org.freedesktop.login1", ls.Path)
@@ -398,7 +398,7 @@ func (f *sessionFinder) fromLogind(ctx context.Context) []desktopSession {
 			if env, ok := f.environOf(int(leader)); ok && env["DISPLAY"] == display {
 				vars = env
 			}
-			all = append(all, found{desktopSession{Vars: vars, From: fmt.Sprintf("logind session %s (%s)", ls.ID, typ)}, active})
+			all = append(all, found{Desktop{Vars: vars, From: fmt.Sprintf("logind session %s (%s)", ls.ID, typ)}, active})
 		}
 		return nil
 	})
@@ -411,7 +411,7 @@ func (f *sessionFinder) fromLogind(ctx context.Context) []desktopSession {
 		}
 		return 1
 	})
-	out := make([]desktopSession, len(all))
+	out := make([]Desktop, len(all))
 	for i, x := range all {
 		out[i] = x.s
 	}
@@ -425,8 +425,8 @@ func (f *sessionFinder) fromLogind(ctx context.Context) []desktopSession {
 // whose processes name a desktop (XDG_CURRENT_DESKTOP, or XDG_SESSION_TYPE
 // x11 or wayland) comes first, then one whose processes name a session bus,
 // then the display more processes use.
-func (f *sessionFinder) fromProcesses(visited map[int]bool) []desktopSession {
-	entries, err := os.ReadDir(f.proc)
+func (f *Finder) fromProcesses(visited map[int]bool) []Desktop {
+	entries, err := os.ReadDir(f.Proc)
 	if err != nil {
 		return nil
 	}
@@ -447,7 +447,7 @@ func (f *sessionFinder) fromProcesses(visited map[int]bool) []desktopSession {
 		if !ok || d == "" {
 			continue
 		}
-		score := sessionScore(vars)
+		score := SessionScore(vars)
 		b := byDisplay[d]
 		if b == nil {
 			b = &display{pid: pid, vars: vars, score: score}
@@ -467,16 +467,16 @@ func (f *sessionFinder) fromProcesses(visited map[int]bool) []desktopSession {
 		}
 		return cmp.Compare(a.pid, b.pid)
 	})
-	var out []desktopSession
+	var out []Desktop
 	for _, p := range displays {
-		out = append(out, desktopSession{Vars: p.vars, From: fmt.Sprintf("the environment of %s (pid %d), a process of yours", f.commOf(p.pid), p.pid)})
+		out = append(out, Desktop{Vars: p.vars, From: fmt.Sprintf("the environment of %s (pid %d), a process of yours", f.commOf(p.pid), p.pid)})
 	}
 	return out
 }
 
 // sessionScore is how much a process's environment looks like a desktop
 // session's: 2 for a desktop named, 1 for a session bus.
-func sessionScore(vars map[string]string) int {
+func SessionScore(vars map[string]string) int {
 	score := 0
 	if t := vars["XDG_SESSION_TYPE"]; vars["XDG_CURRENT_DESKTOP"] != "" || t == "x11" || t == "wayland" {
 		score += 2
@@ -489,13 +489,13 @@ func sessionScore(vars map[string]string) int {
 
 // environOf returns the session variables in the environment of process
 // pid, and whether it could be read: it runs as this user.
-func (f *sessionFinder) environOf(pid int) (map[string]string, bool) {
-	dir := filepath.Join(f.proc, strconv.Itoa(pid))
+func (f *Finder) environOf(pid int) (map[string]string, bool) {
+	dir := filepath.Join(f.Proc, strconv.Itoa(pid))
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, false
 	}
-	if o, ok := platform.FileOwner(dir, fi); !ok || o != platform.UID(f.uid) {
+	if o, ok := platform.FileOwner(dir, fi); !ok || o != platform.UID(f.Uid) {
 		return nil, false
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "environ"))
@@ -508,12 +508,12 @@ func (f *sessionFinder) environOf(pid int) (map[string]string, bool) {
 			env = append(env, string(kv))
 		}
 	}
-	return pickVars(env), true
+	return PickVars(env), true
 }
 
 // parentOf is pid's parent process id, or 0.
-func (f *sessionFinder) parentOf(pid int) int {
-	b, err := os.ReadFile(filepath.Join(f.proc, strconv.Itoa(pid), "status"))
+func (f *Finder) parentOf(pid int) int {
+	b, err := os.ReadFile(filepath.Join(f.Proc, strconv.Itoa(pid), "status"))
 	if err != nil {
 		return 0
 	}
@@ -527,8 +527,8 @@ func (f *sessionFinder) parentOf(pid int) int {
 }
 
 // commOf is process pid's command name, e.g. "code".
-func (f *sessionFinder) commOf(pid int) string {
-	b, err := os.ReadFile(filepath.Join(f.proc, strconv.Itoa(pid), "comm"))
+func (f *Finder) commOf(pid int) string {
+	b, err := os.ReadFile(filepath.Join(f.Proc, strconv.Itoa(pid), "comm"))
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return "process"
 	}
@@ -536,11 +536,11 @@ func (f *sessionFinder) commOf(pid int) string {
 }
 
 // pickVars returns the sessionVars among env's KEY=value entries.
-func pickVars(env []string) map[string]string {
+func PickVars(env []string) map[string]string {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && v != "" && slices.Contains(sessionVars, k) {
+		if ok && v != "" && slices.Contains(SessionVars, k) {
 			vars[k] = v
 		}
 	}
@@ -549,11 +549,11 @@ func pickVars(env []string) map[string]string {
 
 // busTimeout bounds each question to a bus: one that does not answer must
 // not hold up a prompt.
-const busTimeout = 2 * time.Second
+const BusTimeout = 2 * time.Second
 
 // withBus connects to the bus at addr, runs f, and disconnects.
-func withBus(ctx context.Context, addr string, f func(*dbus.Conn) error) error {
-	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+func WithBus(ctx context.Context, addr string, f func(*dbus.Conn) error) error {
+	ctx, cancel := context.WithTimeout(ctx, BusTimeout)
 	defer cancel()
 	done := make(chan error, 1)
 	// Connecting and authenticating take no context: aside, and given up
@@ -575,12 +575,21 @@ func withBus(ctx context.Context, addr string, f func(*dbus.Conn) error) error {
 	}
 }
 
-func isSocket(path string) bool {
+func IsSocket(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
-func exists(path string) bool {
+func Exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// runnable is exe, or this very program through /proc/self/exe when exe is
+// gone: an upgrade may move the binary while a wrapper runs.
+func Runnable(exe string) string {
+	if _, err := os.Stat(exe); err != nil && Exists("/proc/self/exe") {
+		return "/proc/self/exe"
+	}
+	return exe
 }

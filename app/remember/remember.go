@@ -1,4 +1,11 @@
-package app
+// Package remember keeps the answers a person chose to have given again
+// ("Always answer this way": rules that hold for a while) and the values
+// last given to each question, which pre-fill the form when it is asked
+// again (never a secret's). Both live in one 0600 file beside history,
+// read afresh on every call, shared by the hub and `elicitray rules`.
+//
+// Files: remember.go.
+package remember
 
 import (
 	"bytes"
@@ -69,22 +76,22 @@ import (
 // rememberedName and rememberedLock are the rules file and its lock, in
 // the directory of history.db.
 const (
-	rememberedName = "remembered.json"
-	rememberedLock = "remembered.lock"
+	RememberedName = "remembered.json"
+	RememberedLock = "remembered.lock"
 )
 
 // maxLastValues is how many questions' last values are kept for pre-filling;
 // the oldest go first.
-const maxLastValues = 200
+const MaxLastValues = 200
 
 // rememberedPath is the rules file of paths p.
-func rememberedPath(p paths.Paths) string {
-	return filepath.Join(filepath.Dir(p.History), rememberedName)
+func Path(p paths.Paths) string {
+	return filepath.Join(filepath.Dir(p.History), RememberedName)
 }
 
 // RememberedRule is one remembered answer: what a server is sent, without a
 // window, for one question of its.
-type RememberedRule struct {
+type Rule struct {
 	// ID names the rule in `elicitray rules forget ID` and in history.
 	ID int `json:"id"`
 	// Server is the configured name (--name) the rule is for.
@@ -114,13 +121,13 @@ type RememberedRule struct {
 
 // Describe is the rule in a few words, as history and `rules list` show
 // it: `remembered rule 3 for github: accept {"name":"widgets"}`.
-func (r RememberedRule) Describe() string {
+func (r Rule) Describe() string {
 	return fmt.Sprintf("remembered rule %d for %s: %s", r.ID, r.Server, r.Answer())
 }
 
 // Answer is what the rule sends: `decline`, or `accept` and its content as
 // JSON.
-func (r RememberedRule) Answer() string {
+func (r Rule) Answer() string {
 	s := r.Action
 	if r.Action == bridge.ActionAccept && len(r.Content) > 0 {
 		if b, err := json.Marshal(r.Content); err == nil {
@@ -131,23 +138,23 @@ func (r RememberedRule) Answer() string {
 }
 
 // lastValues are the values last given for one question.
-type lastValues struct {
+type LastValues struct {
 	Values map[string]any `json:"values"`
 	Time   time.Time      `json:"time"`
 }
 
 // rememberedFile is the content of remembered.json.
-type rememberedFile struct {
-	NextID int              `json:"nextId"`
-	Rules  []RememberedRule `json:"rules"`
+type RememberedFile struct {
+	NextID int    `json:"nextId"`
+	Rules  []Rule `json:"rules"`
 	// Last holds the values last given per question (questionKey).
-	Last map[string]lastValues `json:"last,omitempty"`
+	Last map[string]LastValues `json:"last,omitempty"`
 }
 
 // canonicalSchema is the SHA-256 (hex) of requestedSchema with its object
 // keys sorted and its whitespace gone: the same schema sent with another
 // key order or spacing is the same question. Numbers keep their digits.
-func canonicalSchema(schema json.RawMessage) string {
+func CanonicalSchema(schema json.RawMessage) string {
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
@@ -165,37 +172,37 @@ func canonicalSchema(schema json.RawMessage) string {
 // question is what makes two elicitations the same question: the server
 // that asks, the tool call in flight, the key of the round's input request,
 // the message and the requestedSchema's hash (canonicalSchema).
-type question struct {
+type Question struct {
 	Server, Tool, Input, Message, Schema string
 }
 
 // questionOf is the question req asks.
-func questionOf(req *bridge.Request) question {
-	return question{Server: req.Server, Tool: req.Tool, Input: req.InputKey, Message: req.Message,
-		Schema: canonicalSchema(req.RequestedSchema)}
+func QuestionOf(req *bridge.Request) Question {
+	return Question{Server: req.Server, Tool: req.Tool, Input: req.InputKey, Message: req.Message,
+		Schema: CanonicalSchema(req.RequestedSchema)}
 }
 
 // key is the question as the map key of rememberedFile.Last.
-func (q question) key() string {
+func (q Question) Key() string {
 	// JSON, so no choice of separator can make two questions one.
 	b, _ := json.Marshal([]string{q.Server, q.Tool, q.Input, q.Message, q.Schema})
 	return string(b)
 }
 
 // question is the question the rule answers.
-func (r RememberedRule) question() question {
-	return question{Server: r.Server, Tool: r.Tool, Input: r.Input, Message: r.Message, Schema: r.Schema}
+func (r Rule) question() Question {
+	return Question{Server: r.Server, Tool: r.Tool, Input: r.Input, Message: r.Message, Schema: r.Schema}
 }
 
-// rememberable says why a prompt's answer cannot be remembered, "" when it
-// can.
-func rememberable(p *Prompt) string {
+// rememberable says why the answer to req, asking form (nil: a link to
+// open, not a form), cannot be remembered, "" when it can.
+func Rememberable(req *bridge.Request, form *elicit.Form) string {
 	switch {
-	case p.URL != nil || p.Form == nil:
+	case form == nil:
 		return "a link is opened only after your consent, each time"
-	case hasSecret(p):
+	case HasSecret(req, form):
 		return "the form asks for a secret, which elicitray never stores"
-	case p.Request != nil && p.Request.ToolUnknown:
+	case req != nil && req.ToolUnknown:
 		return "several tool calls were running, so which one asks is not known"
 	}
 	return ""
@@ -204,7 +211,7 @@ func rememberable(p *Prompt) string {
 // secretValue reports whether a value typed into a field that does not
 // look secret still holds one: a link with a password in it
 // (postgres://admin:…@db), which is never kept to pre-fill a form.
-func secretValue(s string) bool {
+func SecretValue(s string) bool {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || u.User == nil {
 		return false
@@ -213,52 +220,52 @@ func secretValue(s string) bool {
 	return has
 }
 
-// hasSecret reports whether p's form has a field history would redact
+// hasSecret reports whether form has a field history would redact
 // (bridge.SecretProperties: elicit's Sensitive ones, and a choice among
 // PINs), so that nothing history keeps from view is remembered here.
-func hasSecret(p *Prompt) bool {
+func HasSecret(req *bridge.Request, form *elicit.Form) bool {
 	var schema []byte
-	if p.Request != nil {
-		schema = p.Request.RequestedSchema
+	if req != nil {
+		schema = req.RequestedSchema
 	}
-	return len(bridge.SecretProperties(schema, p.Form)) > 0
+	return len(bridge.SecretProperties(schema, form)) > 0
 }
 
 // memory is the remembered answers at path, shared by the hub and the
 // rules command. Each call reads the file afresh.
-type memory struct {
-	path string
+type Memory struct {
+	Path string
 	// mu orders this process's changes; the lock file orders them with
 	// other processes'.
 	mu sync.Mutex
 }
 
 // ErrRuleNotFound is Forget's error for an ID no rule has.
-var ErrRuleNotFound = errors.New("no remembered rule has that number")
+var ErrNotFound = errors.New("no remembered rule has that number")
 
 // load reads the file; a missing file is an empty one.
-func (m *memory) load() (rememberedFile, error) {
-	var rf rememberedFile
-	f, err := platform.OpenFile(m.path, os.O_RDONLY|platform.ONonblock, 0)
+func (m *Memory) Load() (RememberedFile, error) {
+	var rf RememberedFile
+	f, err := platform.OpenFile(m.Path, os.O_RDONLY|platform.ONonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rf, nil
 	}
 	if errors.Is(err, platform.ErrSymlink) {
-		return rf, fmt.Errorf("%s is a symbolic link, which elicitray does not read through (remove it if you did not make it): %w", m.path, paths.ErrUntrusted)
+		return rf, fmt.Errorf("%s is a symbolic link, which elicitray does not read through (remove it if you did not make it): %w", m.Path, paths.ErrUntrusted)
 	}
 	if err != nil {
 		return rf, fmt.Errorf("opening the remembered answers: %w", err)
 	}
 	defer f.Close()
 	if o, ok := platform.OwnerOf(f); ok && !o.IsMe() {
-		return rf, fmt.Errorf("%s belongs to %s, not to you: %w", m.path, o, paths.ErrUntrusted)
+		return rf, fmt.Errorf("%s belongs to %s, not to you: %w", m.Path, o, paths.ErrUntrusted)
 	}
 	if fi, err := f.Stat(); err == nil {
 		if !fi.Mode().IsRegular() {
-			return rf, fmt.Errorf("%s is not a regular file: %w", m.path, paths.ErrUntrusted)
+			return rf, fmt.Errorf("%s is not a regular file: %w", m.Path, paths.ErrUntrusted)
 		}
-		if why := platform.FileOpenToOthers(m.path, fi); why != "" {
-			return rf, fmt.Errorf("%s is open to other users (%s): %w", m.path, why, paths.ErrUntrusted)
+		if why := platform.FileOpenToOthers(m.Path, fi); why != "" {
+			return rf, fmt.Errorf("%s is open to other users (%s): %w", m.Path, why, paths.ErrUntrusted)
 		}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
@@ -268,21 +275,21 @@ func (m *memory) load() (rememberedFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // the digits the user gave
 	if err := dec.Decode(&rf); err != nil {
-		return rememberedFile{}, fmt.Errorf("%s is not a file of remembered answers (%v); move it away to start afresh", m.path, err)
+		return RememberedFile{}, fmt.Errorf("%s is not a file of remembered answers (%v); move it away to start afresh", m.Path, err)
 	}
 	return rf, nil
 }
 
 // change applies edit to the file under the lock and writes it back in one
 // rename, unless edit returns an error.
-func (m *memory) change(edit func(*rememberedFile) error) error {
+func (m *Memory) change(edit func(*RememberedFile) error) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	dir := filepath.Dir(m.path)
+	dir := filepath.Dir(m.Path)
 	if err := paths.MakePrivateDir("the data directory", dir); err != nil {
 		return err
 	}
-	lock, err := platform.OpenFile(filepath.Join(dir, rememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := platform.OpenFile(filepath.Join(dir, RememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening the remembered answers' lock: %w", err)
 	}
@@ -291,7 +298,7 @@ func (m *memory) change(edit func(*rememberedFile) error) error {
 		return fmt.Errorf("locking the remembered answers: %w", err)
 	}
 	defer platform.Unlock(lock)
-	rf, err := m.load()
+	rf, err := m.Load()
 	if err != nil {
 		return err
 	}
@@ -304,19 +311,19 @@ func (m *memory) change(edit func(*rememberedFile) error) error {
 	}
 	// A new file of our own, renamed over the old: a link planted at the
 	// path is replaced, never written through.
-	if err := platform.ReplaceFile(m.path, append(b, '\n')); err != nil {
+	if err := platform.ReplaceFile(m.Path, append(b, '\n')); err != nil {
 		return fmt.Errorf("saving the remembered answers: %w", err)
 	}
 	return nil
 }
 
 // Rules returns the rules in force at now, oldest first.
-func (m *memory) Rules(now time.Time) ([]RememberedRule, error) {
-	rf, err := m.load()
+func (m *Memory) Rules(now time.Time) ([]Rule, error) {
+	rf, err := m.Load()
 	if err != nil {
 		return nil, err
 	}
-	var out []RememberedRule
+	var out []Rule
 	for _, r := range rf.Rules {
 		if r.Expires.IsZero() || r.Expires.After(now) {
 			out = append(out, r)
@@ -326,23 +333,23 @@ func (m *memory) Rules(now time.Time) ([]RememberedRule, error) {
 }
 
 // match returns the rule in force at now for the question, if any.
-func (m *memory) match(q question, now time.Time) (RememberedRule, bool, error) {
+func (m *Memory) Match(q Question, now time.Time) (Rule, bool, error) {
 	rules, err := m.Rules(now)
 	if err != nil {
-		return RememberedRule{}, false, err
+		return Rule{}, false, err
 	}
 	for i := len(rules) - 1; i >= 0; i-- { // the newest wins
 		if rules[i].question() == q {
 			return rules[i], true, nil
 		}
 	}
-	return RememberedRule{}, false, nil
+	return Rule{}, false, nil
 }
 
 // Add keeps r (its ID given here) in place of any rule for the same
 // question, drops expired rules, and returns it.
-func (m *memory) Add(r RememberedRule, now time.Time) (RememberedRule, error) {
-	err := m.change(func(rf *rememberedFile) error {
+func (m *Memory) Add(r Rule, now time.Time) (Rule, error) {
+	err := m.change(func(rf *RememberedFile) error {
 		kept := rf.Rules[:0]
 		for _, old := range rf.Rules {
 			same := old.question() == r.question()
@@ -365,9 +372,9 @@ func (m *memory) Add(r RememberedRule, now time.Time) (RememberedRule, error) {
 
 // Forget removes the rule numbered id (all of them when all is set) and
 // returns what it removed.
-func (m *memory) Forget(id int, all bool) ([]RememberedRule, error) {
-	var gone []RememberedRule
-	err := m.change(func(rf *rememberedFile) error {
+func (m *Memory) Forget(id int, all bool) ([]Rule, error) {
+	var gone []Rule
+	err := m.change(func(rf *RememberedFile) error {
 		kept := rf.Rules[:0:0]
 		for _, r := range rf.Rules {
 			if all || r.ID == id {
@@ -377,7 +384,7 @@ func (m *memory) Forget(id int, all bool) ([]RememberedRule, error) {
 			kept = append(kept, r)
 		}
 		if len(gone) == 0 && !all {
-			return fmt.Errorf("forgetting rule %d: %w (`elicitray rules list` shows them)", id, ErrRuleNotFound)
+			return fmt.Errorf("forgetting rule %d: %w (`elicitray rules list` shows them)", id, ErrNotFound)
 		}
 		rf.Rules = kept
 		return nil
@@ -386,8 +393,8 @@ func (m *memory) Forget(id int, all bool) ([]RememberedRule, error) {
 }
 
 // last returns the values last given for the question, nil when none.
-func (m *memory) last(key string) map[string]any {
-	rf, err := m.load()
+func (m *Memory) Last(key string) map[string]any {
+	rf, err := m.Load()
 	if err != nil {
 		return nil
 	}
@@ -396,23 +403,23 @@ func (m *memory) last(key string) map[string]any {
 
 // keepLast keeps values as the last given for the question, dropping the
 // oldest beyond maxLastValues; no values forgets the question's.
-func (m *memory) keepLast(key string, values map[string]any, now time.Time) error {
-	return m.change(func(rf *rememberedFile) error {
+func (m *Memory) KeepLast(key string, values map[string]any, now time.Time) error {
+	return m.change(func(rf *RememberedFile) error {
 		if len(values) == 0 {
 			delete(rf.Last, key)
 			return nil
 		}
 		if rf.Last == nil {
-			rf.Last = map[string]lastValues{}
+			rf.Last = map[string]LastValues{}
 		}
-		rf.Last[key] = lastValues{Values: values, Time: now}
-		if len(rf.Last) > maxLastValues {
+		rf.Last[key] = LastValues{Values: values, Time: now}
+		if len(rf.Last) > MaxLastValues {
 			keys := make([]string, 0, len(rf.Last))
 			for k := range rf.Last {
 				keys = append(keys, k)
 			}
 			sort.Slice(keys, func(i, j int) bool { return rf.Last[keys[i]].Time.Before(rf.Last[keys[j]].Time) })
-			for _, k := range keys[:len(keys)-maxLastValues] {
+			for _, k := range keys[:len(keys)-MaxLastValues] {
 				delete(rf.Last, k)
 			}
 		}
@@ -424,7 +431,7 @@ func (m *memory) keepLast(key string, values map[string]any, now time.Time) erro
 // may be pre-filled (elicit.Field.Prefillable: free text with no server
 // default, never a secret) and whose value still fits; the rest are
 // dropped, whatever an older remembered.json holds for them.
-func prefillValues(form *elicit.Form, values map[string]any) map[string]any {
+func PrefillValues(form *elicit.Form, values map[string]any) map[string]any {
 	if form == nil || len(values) == 0 {
 		return nil
 	}
@@ -435,7 +442,7 @@ func prefillValues(form *elicit.Form, values map[string]any) map[string]any {
 		if !ok || !f.Prefillable() {
 			continue
 		}
-		if s, isText := v.(string); !isText || s == "" || secretValue(s) || f.Check(s) != nil {
+		if s, isText := v.(string); !isText || s == "" || SecretValue(s) || f.Check(s) != nil {
 			continue // the question changed its constraints: not this value
 		}
 		out[f.Name] = v
@@ -448,7 +455,7 @@ func prefillValues(form *elicit.Form, values map[string]any) map[string]any {
 
 // rememberDesc is the rule's end of a history reason: who made it and
 // until when.
-func rememberDesc(r RememberedRule) string {
+func RememberDesc(r Rule) string {
 	var b strings.Builder
 	b.WriteString(r.Describe())
 	fmt.Fprintf(&b, " (you chose \"Always answer this way\" on %s", r.Saved.Local().Format("2 Jan 2006 15:04"))

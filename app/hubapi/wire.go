@@ -1,4 +1,4 @@
-package app
+package hubapi
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ import (
 //	                              "spooled":0,"unsaved":3,"problem":"3 decisions not saved: …"}
 //	→ {"op":"settings","id":12}               ← {"id":12}
 //	← {"id":N,"error":"a sentence"}
-type wireMsg struct {
+type Message struct {
 	Op       string           `json:"op,omitempty"`
 	ID       uint64           `json:"id,omitempty"`
 	Request  *bridge.Request  `json:"request,omitempty"`
@@ -87,11 +87,11 @@ type wireMsg struct {
 // stay json.Number: decoded into float64 they lose digits beyond about 16,
 // and the wrapper would send the server another number than the window
 // showed (issue 10; PROTOCOL.md §5: numbers stay JSON numbers).
-func decodeWire(line []byte, m *wireMsg) error { return decodeLine(line, m) }
+func Decode(line []byte, m *Message) error { return DecodeLine(line, m) }
 
 // decodeLine decodes the one JSON value of a protocol line into v, numbers
 // as json.Number (decodeWire says why); anything after it is an error.
-func decodeLine(line []byte, v any) error {
+func DecodeLine(line []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -105,24 +105,46 @@ func decodeLine(line []byte, v any) error {
 
 // Hub protocol operations.
 const (
-	opPrompt   = "prompt"
-	opCancel   = "cancel"
-	opRecord   = "record"
-	opHistory  = "history"
-	opGet      = "get"
-	opQuit     = "quit"         // stop the hub (`elicitray quit`)
-	opWindow   = "show-history" // open the history window
-	opExport   = "export"       // stream an export of the history
-	opPrune    = "prune"        // apply retention now
-	opPause    = "pause"        // pause (paused true) or resume all prompts
-	opMute     = "mute"         // mute a server for a while
-	opUnmute   = "unmute"       // lift a mute
-	opStatus   = "status"       // paused, muted servers, prompts waiting
-	opSettings = "settings"     // open the Settings window
-	opMenu     = "menu"         // open the menu window (menuwin.go)
+	OpPrompt   = "prompt"
+	OpCancel   = "cancel"
+	OpRecord   = "record"
+	OpHistory  = "history"
+	OpGet      = "get"
+	OpQuit     = "quit"         // stop the hub (`elicitray quit`)
+	OpWindow   = "show-history" // open the history window
+	OpExport   = "export"       // stream an export of the history
+	OpPrune    = "prune"        // apply retention now
+	OpPause    = "pause"        // pause (paused true) or resume all prompts
+	OpMute     = "mute"         // mute a server for a while
+	OpUnmute   = "unmute"       // lift a mute
+	OpStatus   = "status"       // paused, muted servers, prompts waiting
+	OpSettings = "settings"     // open the Settings window
+	OpMenu     = "menu"         // open the menu window (menuwin.go)
 )
 
 // opDelivered tells the hub whether the answer to a request reached its
 // server (bridge.Options.Delivered); a request says it will with
 // reportsDelivery, so that a hub hears it only from wrappers that send it.
-const opDelivered = "delivered"
+const OpDelivered = "delivered"
+
+// ServerState is a server the hub knows, for the tray's mute menu and
+// `elicitray status`.
+type ServerState struct {
+	Name       string
+	MutedUntil time.Time // zero when not muted
+	// Rule is the rule in force for the server's prompts (RuleAsk,
+	// RuleDecline, RuleCancel, RuleAcceptDefaults,
+	// RuleAcceptDefaultsOrCancel): its own, else ask.
+	Rule string `json:",omitempty"`
+	// Guard and GuardDestructive are the server's tool-call guard as
+	// config.toml sets them ([servers.NAME] guard, guard_destructive):
+	// the tool-name patterns whose calls ask first, and whether every
+	// tool the server calls destructive does too. Empty and false: no
+	// guard.
+	Guard            []string `json:",omitempty"`
+	GuardDestructive bool     `json:",omitempty"`
+	// KeepAlive is how often the wrapper tells the host a prompt is still
+	// open (Config.KeepAliveFor): zero, never. Nil from a hub older than
+	// this field, which did not say.
+	KeepAlive *time.Duration `json:",omitempty"`
+}

@@ -1,4 +1,4 @@
-package app
+package journal
 
 import (
 	"slices"
@@ -11,7 +11,7 @@ import (
 
 // actionError is the history action of an elicitation answered with a
 // JSON-RPC error (an unrenderable schema: PROTOCOL.md §4).
-const actionError = "error"
+const ActionError = "error"
 
 // ActionForwarded is the history action of an elicitation passed to the
 // host because no desktop could show it; the host's answer is its own.
@@ -26,7 +26,7 @@ const ActionForwarded = "forwarded"
 // §5). The record is keyed by the request, so that history keeps one per
 // elicitation. A request whose wrapper reports delivery is kept as
 // history.DeliveryPending.
-func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source string) history.Record {
+func NewRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source string) history.Record {
 	if form == nil && len(req.RequestedSchema) > 0 {
 		form, _ = elicit.Parse(req.RequestedSchema) // refused: the schema's own words still count
 	}
@@ -60,13 +60,13 @@ func newRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		// wrapper ended without one).
 		rec.Delivery = history.DeliveryPending
 	}
-	return redacted(rec, form)
+	return RedactRecord(rec, form)
 }
 
 // deliveryWord is the record that settles the delivery of request key's
 // record (history.SourceDelivery): "" the server got the answer, else why
 // not.
-func deliveryWord(server, key, why string) history.Record {
+func DeliveryWord(server, key, why string) history.Record {
 	return history.Record{Server: server, Key: key, Source: history.SourceDelivery, Delivery: why}
 }
 
@@ -78,17 +78,17 @@ func deliveryWord(server, key, why string) history.Record {
 // nothing twice, so the hub passes what it takes from elsewhere through it
 // too: a record a wrapper sends, a spooled one, which an older elicitray
 // may have made.
-func redacted(rec history.Record, form *elicit.Form) history.Record {
+func RedactRecord(rec history.Record, form *elicit.Form) history.Record {
 	secret := bridge.SecretProperties(rec.RequestedSchema, form)
 	rec.RequestedSchema = bridge.RedactSchema(rec.RequestedSchema, secret)
 	rec.URL = bridge.RedactURL(rec.URL)
-	rec.Content = redact(secret, rec.Content)
+	rec.Content = Redact(secret, rec.Content)
 	return rec
 }
 
 // redact is content with the values of the fields named secret replaced by
 // Redacted.
-func redact(secret []string, content map[string]any) map[string]any {
+func Redact(secret []string, content map[string]any) map[string]any {
 	if len(secret) == 0 || len(content) == 0 {
 		return content
 	}

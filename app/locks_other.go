@@ -1,7 +1,0 @@
-//go:build !linux
-
-package app
-
-// lockHolder cannot tell who holds a lock here: only Linux lists the locks
-// (/proc/locks). It returns 0, and the callers say less.
-func lockHolder(path string) (pid int, cmd string) { return 0, "" }

@@ -1,0 +1,8 @@
+// Package session finds the user's desktop session from wherever elicitray
+// runs (a host's stripped environment, an ssh terminal, a service): its
+// display, bus and variables (Finder, from the process's ancestors, systemd,
+// logind and the user's processes), checks that a window can be drawn
+// there (ProbeDisplay), and holds a display open for the hub (OpenDisplay).
+//
+// Files: session.go (finding the session), display.go (the X display).
+package session
