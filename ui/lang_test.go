@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,10 +22,28 @@ import (
 	"github.com/elicitray/elicitray/ui/lang"
 )
 
-// translatedDirs are the packages whose user-visible strings go through
-// lang: the windows, tray and menu (ui), the notifications and the doctor
-// report (app).
-var translatedDirs = []string{".", "../app"}
+// translatedDirs are the directories of the packages whose user-visible
+// strings go through lang: every package of the module that imports
+// ui/lang (the windows, tray and menu in ui, the notifications, the doctor
+// report and the rest in app/...).
+func translatedDirs(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.Dir}} {{join .Imports " "}}`, "../...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var dirs []string
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) > 0 && slices.Contains(f[1:], "github.com/elicitray/elicitray/ui/lang") {
+			dirs = append(dirs, f[0])
+		}
+	}
+	if len(dirs) < 2 {
+		t.Fatalf("go list found %q importing ui/lang:\n%s", dirs, out)
+	}
+	return dirs
+}
 
 // sinks are the calls whose string arguments a user reads, from the
 // argument at the index given on: Fyne's widget constructors and setters,
@@ -334,7 +353,7 @@ func templateVars(v any) []string {
 // the windows say.
 func TestEveryShownStringIsTranslated(t *testing.T) {
 	used := map[string]string{}
-	for _, dir := range translatedDirs {
+	for _, dir := range translatedDirs(t) {
 		s := parseSource(t, dir)
 		for k, fn := range keysUsed(t, s) {
 			used[k] = fn
