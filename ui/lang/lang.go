@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"log"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,61 +77,88 @@ func localize(key string, count any, data []any) string {
 	return s
 }
 
-// bundle is every translation, parsed once: English under "en" and under
-// each of FyneOnly, Chinese under "zh-Hans".
-var bundle = sync.OnceValue(func() *i18n.Bundle {
-	b := i18n.NewBundle(language.English)
-	b.RegisterUnmarshalFunc("json", json.Unmarshal)
+// files are the translation files, parsed once: English and Chinese.
+var files = sync.OnceValue(func() []*i18n.MessageFile {
+	var fs []*i18n.MessageFile
 	for _, name := range []string{"en.json", "zh_Hans.json"} {
 		data, err := Files.ReadFile("translations/" + name)
 		var f *i18n.MessageFile
 		if err == nil {
-			f, err = b.ParseMessageFileBytes(data, name)
+			f, err = i18n.ParseMessageFileBytes(data, name, map[string]i18n.UnmarshalFunc{"json": json.Unmarshal})
 		}
 		if err != nil {
 			log.Printf("elicitray: loading translations: %v", err)
 			continue
 		}
-		if f.Tag != language.English {
-			continue
-		}
-		for _, l := range FyneOnly {
-			if err := b.AddMessages(language.Make(l), f.Messages...); err != nil {
-				log.Printf("elicitray: loading translations: %v", err)
-			}
-		}
+		fs = append(fs, f)
 	}
-	return b
+	return fs
 })
 
 // speaker is the language chosen for an environment.
 type speaker struct {
-	env string // the variables it was chosen from
+	env [4]string // the variables it was chosen from
 	loc *i18n.Localizer
 }
 
 var current atomic.Pointer[speaker]
 
+// localeVars are what go-locale reads on Unix; elsewhere it asks the
+// system, which does not change under a running process.
+var localeVars = [4]string{"LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"}
+
 // localizer is the language of the environment as it is now.
 func localizer() *i18n.Localizer {
-	env := localeEnv()
+	var env [4]string
+	for i, k := range localeVars {
+		env[i] = os.Getenv(k)
+	}
 	if s := current.Load(); s != nil && s.env == env {
 		return s.loc
 	}
-	// go-locale returns nothing for C and POSIX: English, the bundle's first.
-	locales, _ := locale.GetLocales()
-	s := &speaker{env: env, loc: i18n.NewLocalizer(bundle(), locales...)}
+	s := &speaker{env: env, loc: choose()}
 	current.Store(s)
 	return s.loc
 }
 
-// localeEnv is what go-locale reads on Unix; elsewhere it asks the system,
-// which does not change under a running process.
-func localeEnv() string {
-	var b strings.Builder
-	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"} {
-		b.WriteString(os.Getenv(k))
-		b.WriteByte(0)
+// choose matches the user's locales against the languages Fyne's lang has
+// with elicitray's files added (English first, FyneOnly, Chinese), as
+// go-i18n does for Fyne: Chinese, or English, under the language matched.
+func choose() *i18n.Localizer {
+	b := i18n.NewBundle(language.English)
+	add := func(tag language.Tag, m []*i18n.Message) {
+		if err := b.AddMessages(tag, m...); err != nil {
+			log.Printf("elicitray: loading translations: %v", err)
+		}
 	}
-	return b.String()
+	var english []*i18n.Message
+	for _, f := range files() {
+		if f.Tag == language.English {
+			english = f.Messages
+		}
+	}
+	add(language.English, english)
+	for _, l := range FyneOnly {
+		add(language.Make(l), nil) // matched, but given English only if chosen
+	}
+	for _, f := range files() {
+		if f.Tag != language.English {
+			add(f.Tag, f.Messages)
+		}
+	}
+	// go-locale returns nothing for C and POSIX: English, the first.
+	locales, _ := locale.GetLocales()
+	var want []language.Tag
+	for _, l := range locales {
+		if t, _, err := language.ParseAcceptLanguage(l); err == nil {
+			want = append(want, t...)
+		}
+	}
+	have := b.LanguageTags()
+	_, i, _ := language.NewMatcher(have).Match(want...)
+	if tag := have[i]; slices.ContainsFunc(FyneOnly, func(l string) bool { return language.Make(l) == tag }) {
+		add(tag, english)
+	}
+	// The tag as the bundle has it: go-i18n matches it again at every call.
+	return i18n.NewLocalizer(b, have[i].String())
 }
