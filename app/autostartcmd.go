@@ -35,7 +35,7 @@ func newAutostartCmd(stdout io.Writer) *cobra.Command {
 			a := autostart.New()
 			switch args[0] {
 			case "on":
-				said, err := autostartOn()
+				said, err := autostart.On()
 				if err != nil {
 					return runErr(err)
 				}
@@ -61,19 +61,4 @@ func newAutostartCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	return cmd
-}
-
-// autostartOn makes the desktop start this binary's hub at login, as
-// `elicitray autostart on` does (and the first-run offer's Start at login),
-// and says so in a sentence.
-func autostartOn() (string, error) {
-	t, err := autostart.Current()
-	if err != nil {
-		return "", err
-	}
-	a := autostart.New()
-	if err := a.Enable(t); err != nil {
-		return "", fmt.Errorf("turning autostart on: %w", err)
-	}
-	return fmt.Sprintf("autostart on: %s starts %s hub when you log in.", a.Where(), t.Exe), nil
 }

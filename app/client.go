@@ -51,7 +51,7 @@ type hubClient struct {
 	start func(session.Desktop) (*os.Process, error)
 	// sessions offers the desktop sessions found to start a hub in, best
 	// first, to try until one is taken (sessionFinder.each): a hub started
-	// in one whose display does not open says so (hubExitNoDisplay), and
+	// in one whose display does not open says so (session.ExitNoDisplay), and
 	// the next is tried.
 	sessions func(ctx context.Context, try func(session.Desktop) error) error
 	// log receives what the client found and did, for people (the
@@ -556,7 +556,7 @@ func (c *hubClient) startAndDial(ctx context.Context, sess session.Desktop) (_ n
 		case <-deadline.C:
 			return nil, 0, false, fmt.Errorf("%w: the hub did not open its socket within %v (see %s)", ErrNoHub, c.startWait, c.paths.HubLog)
 		case st := <-exited:
-			if st != nil && st.ExitCode() == hubExitNoDisplay {
+			if st != nil && st.ExitCode() == session.ExitNoDisplay {
 				why := hubFailure(c.paths.HubLog, logStart)
 				if why == "" {
 					why = fmt.Sprintf("the hub exited (%v)%s", st, c.silentFailure())
@@ -642,22 +642,6 @@ func openHubLog(path string) (*os.File, error) {
 	return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 }
 
-// hubFailPrefix starts the hub's last line when it cannot start; the rest
-// of the line is a sentence for the user (runHub, hubFailure).
-const hubFailPrefix = "elicitray hub: cannot start: "
-
-// hubExitNoDisplay is the exit status of a hub whose display did not open
-// (the last line of its log says why): the wrapper that started it in a
-// desktop session it found tries the next one (sessionFinder.each). The hub
-// checks its display before anything else, as `elicitray probe-display`
-// does, so that a wrapper needs no process of its own to check a session
-// before it starts a hub there: one process less on a cold prompt's way to
-// the screen (issue 12).
-const hubExitNoDisplay = 3
-
-// hubStartedLine is in the line a hub writes once it listens.
-const hubStartedLine = "elicitray hub: listening on "
-
 // hubLogTail is what the hub log holds of the last hub: its lines after
 // byte offset from and after the last "listening on" line, read from the
 // end of the log (its last 64 KiB: the log only grows).
@@ -677,7 +661,7 @@ func hubLogTail(logPath string, from int64) []string {
 	b, _ := io.ReadAll(f)
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], hubStartedLine) {
+		if strings.Contains(lines[i], session.HubStartedLine) {
 			return lines[i+1:]
 		}
 	}
@@ -689,7 +673,7 @@ func hubLogTail(logPath string, from int64) []string {
 func hubFailure(logPath string, from int64) string {
 	lines := hubLogTail(logPath, from)
 	for i := len(lines) - 1; i >= 0; i-- {
-		if _, rest, ok := strings.Cut(lines[i], hubFailPrefix); ok {
+		if _, rest, ok := strings.Cut(lines[i], session.HubFailPrefix); ok {
 			return strings.TrimSpace(rest)
 		}
 	}
@@ -737,7 +721,7 @@ func (c *hubClient) silentFailure() string {
 		}
 	}
 	msg := fmt.Sprintf(" and wrote nothing in its log %s", c.paths.HubLog)
-	if free, ok := freeSpace(c.paths.HubLog); ok && free < minFree {
+	if free, ok := journal.FreeSpace(c.paths.HubLog); ok && free < journal.MinFree {
 		msg += fmt.Sprintf("; the disk it is on is full (%s free)", humanize.IBytes(uint64(free)))
 	}
 	return msg

@@ -85,7 +85,7 @@ func noSession(t *testing.T) []string {
 
 // desktop is one test's user session: its own ELICITRAY_HOME, the hub the
 // wrappers start there, and the windows that hub shows.
-type desktop struct {
+type testDesktop struct {
 	t     *testing.T
 	home  string
 	paths paths.Paths
@@ -189,7 +189,7 @@ func (u *unmapWatch) unmappedSince(win string) bool {
 
 // newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub
 // and checks that no process started for it is left.
-func newDesktop(t *testing.T) *desktop {
+func newDesktop(t *testing.T) *testDesktop {
 	t.Helper()
 	needDisplay(t)
 	for _, tool := range []string{"xdotool", "import"} {
@@ -197,7 +197,7 @@ func newDesktop(t *testing.T) *desktop {
 			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
 		}
 	}
-	d := &desktop{t: t, home: testHome(t), unmaps: newUnmapWatch(t)}
+	d := &testDesktop{t: t, home: testHome(t), unmaps: newUnmapWatch(t)}
 	d.paths = paths.FromEnv(os.Getenv)
 	d.mark = "ELICITRAY_HOME=" + d.home
 	t.Cleanup(d.stop)
@@ -205,7 +205,7 @@ func newDesktop(t *testing.T) *desktop {
 }
 
 // with is d for subtest t.
-func (d *desktop) with(t *testing.T) *desktop {
+func (d *testDesktop) with(t *testing.T) *testDesktop {
 	c := *d
 	c.t = t
 	return &c
@@ -215,21 +215,21 @@ func (d *desktop) with(t *testing.T) *desktop {
 // SDK's host would, and initializes a session at protocol version 2025-11-25
 // (legacy elicitation, PROTOCOL.md §1). The host has no ElicitationHandler,
 // so it declares no elicitation itself: the wrapper does.
-func (d *desktop) connect(name string, server ...string) *mcp.ClientSession {
+func (d *testDesktop) connect(name string, server ...string) *mcp.ClientSession {
 	d.t.Helper()
 	return d.connectVia(nil, name, server...)
 }
 
 // connectVia is connect with the wrapper started through launcher (e.g.
 // setsid -f), as a host that runs it through another program would.
-func (d *desktop) connectVia(launcher []string, name string, server ...string) *mcp.ClientSession {
+func (d *testDesktop) connectVia(launcher []string, name string, server ...string) *mcp.ClientSession {
 	d.t.Helper()
 	return d.connectWrap(launcher, "2025-11-25", append([]string{"--name", name, "--"}, server...))
 }
 
 // connectWrap runs `elicitray wrap ARGS…` (through launcher, if any) as
 // the official Go SDK's host, and initializes a session at version.
-func (d *desktop) connectWrap(launcher []string, version string, args []string) *mcp.ClientSession {
+func (d *testDesktop) connectWrap(launcher []string, version string, args []string) *mcp.ClientSession {
 	d.t.Helper()
 	name := "server"
 	for i, a := range args {
@@ -277,7 +277,7 @@ type toolCall struct {
 
 // call starts tools/call name in the background: it blocks until someone
 // answers the elicitation it causes.
-func (d *desktop) call(cs *mcp.ClientSession, name string) <-chan toolCall {
+func (d *testDesktop) call(cs *mcp.ClientSession, name string) <-chan toolCall {
 	ch := make(chan toolCall, 1)
 	ctx := d.t.Context()
 	go func() {
@@ -288,7 +288,7 @@ func (d *desktop) call(cs *mcp.ClientSession, name string) <-chan toolCall {
 }
 
 // result waits for a call's result and returns its text.
-func (d *desktop) result(ch <-chan toolCall) string {
+func (d *testDesktop) result(ch <-chan toolCall) string {
 	d.t.Helper()
 	select {
 	case c := <-ch:
@@ -313,7 +313,7 @@ func (d *desktop) result(ch <-chan toolCall) string {
 
 // hubPID is the PID the running hub wrote in its lock file, or 0 while there
 // is none (no hub yet, or one still writing it).
-func (d *desktop) hubPID() int {
+func (d *testDesktop) hubPID() int {
 	b, err := os.ReadFile(d.paths.Lock)
 	if err == nil {
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
@@ -338,7 +338,7 @@ func (d *desktop) hubPID() int {
 // windows of other tests on the same X server never do; there must be
 // exactly one, as prompts queue. A prompt window is returned once it takes
 // input (armed), as a person starts typing once the window is ready.
-func (d *desktop) window() (win string, hubPID int) {
+func (d *testDesktop) window() (win string, hubPID int) {
 	d.t.Helper()
 	return d.windowUnless(nil, nil)
 }
@@ -346,7 +346,7 @@ func (d *desktop) window() (win string, hubPID int) {
 // windowUnless is window, except that it fails at once when ended closes
 // before a window appears: the call that was to ask has ended, and why says
 // how it ended.
-func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
+func (d *testDesktop) windowUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
 	d.t.Helper()
 	win, hubPID = d.mappedUnless(ended, why)
 	if isPrompt(win) {
@@ -357,14 +357,14 @@ func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win st
 
 // mapped is window without the wait for a prompt to take input: the
 // window as soon as it is on the screen.
-func (d *desktop) mapped() (win string, hubPID int) {
+func (d *testDesktop) mapped() (win string, hubPID int) {
 	d.t.Helper()
 	return d.mappedUnless(nil, nil)
 }
 
 // mappedUnless is mapped, failing at once when ended closes first (see
 // windowUnless).
-func (d *desktop) mappedUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
+func (d *testDesktop) mappedUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
@@ -442,7 +442,7 @@ func isPrompt(win string) bool {
 // armedProperty connects to the X server for window win's
 // ui.ArmedProperty: the connection (the caller closes it), the window and
 // the property's atom.
-func (d *desktop) armedProperty(win string) (*xgb.Conn, xproto.Window, *xproto.InternAtomReply) {
+func (d *testDesktop) armedProperty(win string) (*xgb.Conn, xproto.Window, *xproto.InternAtomReply) {
 	d.t.Helper()
 	n, err := strconv.ParseUint(win, 10, 32)
 	if err != nil {
@@ -466,7 +466,7 @@ func (d *desktop) armedProperty(win string) (*xgb.Conn, xproto.Window, *xproto.I
 // ui.ArmedProperty, and reports true; or until the window is gone (shown
 // again for a later prompt, closed, unmapped), and reports false. It
 // waits on the X server's events: PropertyNotify, UnmapNotify.
-func (d *desktop) armed(win string) bool {
+func (d *testDesktop) armed(win string) bool {
 	d.t.Helper()
 	conn, id, atom := d.armedProperty(win)
 	defer conn.Close()
@@ -531,7 +531,7 @@ func (d *desktop) armed(win string) bool {
 }
 
 // title is the title of window win.
-func (d *desktop) title(win string) string {
+func (d *testDesktop) title(win string) string {
 	d.t.Helper()
 	out, err := exec.Command("xdotool", "getwindowname", win).Output()
 	if err != nil {
@@ -541,7 +541,7 @@ func (d *desktop) title(win string) string {
 }
 
 // closed waits until window win is no longer on the screen.
-func (d *desktop) closed(win string) {
+func (d *testDesktop) closed(win string) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
@@ -562,7 +562,7 @@ func (d *desktop) closed(win string) {
 // (history, menu) says nothing of when its first frames take keys: like a
 // person whose first key did nothing, answer presses again until it goes.
 // It returns the number of presses.
-func (d *desktop) answer(win, key string) int {
+func (d *testDesktop) answer(win, key string) int {
 	d.t.Helper()
 	d.releaseAlt(win)
 	if isPrompt(win) {
@@ -598,7 +598,7 @@ func (d *desktop) answer(win, key string) int {
 
 // visible reports whether window win is on the screen, still showing what
 // it showed when window found it.
-func (d *desktop) visible(win string) bool {
+func (d *testDesktop) visible(win string) bool {
 	// Shown again since window found it, it shows a later prompt.
 	if d.unmaps.unmappedSince(win) {
 		return false
@@ -613,7 +613,7 @@ func (d *desktop) visible(win string) bool {
 
 // typeInto types text into the focused field of prompt window win once the
 // window takes input (armed): typed before, it goes nowhere, on purpose.
-func (d *desktop) typeInto(win, text string) {
+func (d *testDesktop) typeInto(win, text string) {
 	d.t.Helper()
 	if !d.armed(win) {
 		d.t.Fatalf("window %s went before it took input: nothing typed%s", win, d.diagnostics())
@@ -623,7 +623,7 @@ func (d *desktop) typeInto(win, text string) {
 
 // xdo runs xdotool with args: typing and key presses go to the window named
 // by --window (XSendEvent), which needs no window manager.
-func (d *desktop) xdo(args ...string) {
+func (d *testDesktop) xdo(args ...string) {
 	d.t.Helper()
 	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
 		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
@@ -633,7 +633,7 @@ func (d *desktop) xdo(args ...string) {
 // keysClosing presses keys in window win, the last of which closes it: the
 // window may go between that key's press and its release, so xdotool's
 // BadWindow for the release is no failure once the window is gone.
-func (d *desktop) keysClosing(win string, keys ...string) {
+func (d *testDesktop) keysClosing(win string, keys ...string) {
 	d.t.Helper()
 	args := append([]string{"key", "--window", win}, keys...)
 	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil && d.visible(win) {
@@ -644,7 +644,7 @@ func (d *desktop) keysClosing(win string, keys ...string) {
 // screenshot saves the whole screen as DIR/name when ELICITRAY_SCREENSHOTS
 // names a directory (make screenshots: the README's pictures). It waits for
 // the picture to settle first, so that what was just typed is on it.
-func (d *desktop) screenshot(name string) {
+func (d *testDesktop) screenshot(name string) {
 	d.t.Helper()
 	dir := os.Getenv("ELICITRAY_SCREENSHOTS")
 	if dir == "" {
@@ -664,7 +664,7 @@ func (d *desktop) screenshot(name string) {
 
 // settle waits until three screen captures in a row agree but for a blinking
 // text cursor: Fyne paints keys it has handled on a later frame.
-func (d *desktop) settle() {
+func (d *testDesktop) settle() {
 	d.t.Helper()
 	const cursorPixels = 400 // a text cursor is a few pixels wide, a line high
 	prev := d.capture()
@@ -685,7 +685,7 @@ func (d *desktop) settle() {
 }
 
 // capture is the screen as raw RGB bytes.
-func (d *desktop) capture() []byte {
+func (d *testDesktop) capture() []byte {
 	d.t.Helper()
 	out, err := exec.Command("import", "-window", "root", "-depth", "8", "rgb:-").Output()
 	if err != nil {
@@ -709,7 +709,7 @@ func changedPixels(a, b []byte) int {
 }
 
 // history is `elicitray history list --json`: every decision, newest first.
-func (d *desktop) history(flags ...string) []history.Record {
+func (d *testDesktop) history(flags ...string) []history.Record {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, append([]string{"history", "list", "--json"}, flags...)...)
 	cmd.Env = d.env
@@ -774,7 +774,7 @@ func asDecoded(content map[string]any) map[string]any {
 }
 
 // diagnostics is the hub log and the wrapper logs, for failure messages.
-func (d *desktop) diagnostics() string {
+func (d *testDesktop) diagnostics() string {
 	var b strings.Builder
 	hubLog, err := os.ReadFile(d.paths.HubLog)
 	if err != nil {
@@ -802,7 +802,7 @@ func (d *desktop) diagnostics() string {
 // not) and waits until no process started for this test is left: wrappers,
 // servers, hubs. A process left behind would keep the test's session bus
 // (dbus-run-session) and X server alive after the run.
-func (d *desktop) stop() {
+func (d *testDesktop) stop() {
 	if pid := d.hubPID(); pid > 0 && len(ownProcesses(d.mark, pid)) > 0 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
@@ -921,7 +921,7 @@ func hubAnswers(ctx context.Context, p paths.Paths) bool {
 // were still down, in about a third of runs under load; on a real X server
 // the release goes to the focused window instead. A release of a key that is
 // not down does nothing.
-func (d *desktop) releaseAlt(win string) {
+func (d *testDesktop) releaseAlt(win string) {
 	d.t.Helper()
 	// Ctrl too: a window that closes on Ctrl+W loses Ctrl's release the
 	// same way, and the next window then takes Escape for Ctrl+Escape.

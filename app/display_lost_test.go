@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/session"
 
 	"github.com/elicitray/elicitray/app/platform"
@@ -83,7 +85,7 @@ func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
 	needDisplay(t) // xdotool and the session bus come with make test's
 	x := startX(t, "")
 	t.Setenv("DISPLAY", x.display)
-	t.Setenv(lingerEnv, "30s")
+	t.Setenv(desktop.LingerEnv, "30s")
 	d := newDesktop(t)
 	cs := d.connect("demo", elicitrayBin, "demo-server")
 

@@ -1,34 +1,34 @@
-// Package app is elicitray's composition root: the CLI (cobra), paths and
-// config, the hub (socket server, prompt queue, timeouts, history
-// recording, and its desktop Prompter), and the wrapper's hub client, which
-// is the bridge.Approver the relay asks.
+// Package app is elicitray's composition root: Main and one file per
+// command (cobra). Everything else lives in packages below it, each
+// importing only the ones beneath it:
 //
-// Processes: `elicitray hub` runs no Fyne driver, so that a hub with no
-// window open sleeps (Fyne's GL loop polls from app.Run until the process
-// ends; issue 12). It holds the socket, the policy, the queue, history, the
-// notifications and the tray icon (fyne.io/systray over DBus); its windows
-// are drawn by a window process, the hidden `elicitray ui`, which it starts
-// when a window is wanted, speaks to over an inherited socketpair (two
-// pipes on Windows: platform.ChildConn; winwire.go), and lets go a little
-// while after the last window closed.
-// The window process dies with the hub.
+//	paths      where elicitray's files are; private directories
+//	config     config.toml: settings, reading and checking it
+//	journal    the history record of a decision, the journal and the spool
+//	remember   remembered answers and the values last given
+//	hubapi     the hub protocol and the peer check
+//	hub        the engine: serve, queue, policy, decisions
+//	winproto   the hub ↔ window process messages
+//	session    finding the desktop session and its display, starting a hub
+//	desktop    the hub process (`elicitray hub`): display, lock, tray,
+//	           notifications, the window process from the hub's side
+//	winui      the window process (`elicitray ui`): the Fyne app
+//	hosts, oauth, autostart, platform, demo, earlylog: as their doc.go says
 //
-// Goroutines: the hub serves each wrapper connection on its own goroutine,
-// and reads its window process on one more while it runs; a change of what
-// the menu window shows (the tray's items without a tray, menuwin.go) is
-// sent on a short-lived one. In `elicitray
-// ui` the Fyne event loop owns the main goroutine, and everything that
-// touches widgets goes through fyne.Do. The wrapper's hub client reads
-// replies on one goroutine per connection, and one more watches
-// config.toml, putting a change of the server's guard or keep-alive in
-// force in the running relay (wrapguard.go).
+// Fyne is in no package but desktop (its tray), winui and ui: the layering
+// test (bridge/layering_test.go) keeps it so. Below Main nothing reads the
+// environment to find paths: Main's commands make paths.FromEnv once and
+// pass it down.
 //
-// Systems: what differs between Linux, macOS and Windows (locks, owners and
-// private directories, peer credentials, the socket, the detached hub,
-// paths) is in app/platform, behind build tags. The tests of this package
-// are Linux's (//go:build linux on every _test.go file): they run the
-// built binary under Xvfb with a private session bus and read /proc. On
-// Windows this package is cross-built and vetted with mingw-w64 (`make
-// cross-windows`); on macOS it is not built here (no SDK), only its
-// cgo-free packages are vetted.
+// Files: main.go (Main, the root, wrap, hub, ui and the small commands),
+// client.go (the wrapper's hub client), *cmd.go (one command each),
+// doctor*.go, history*.go, hosts*.go (the larger commands and their
+// output), wrapguard.go, remote.go, oauthconsent.go (the wrapper's guard,
+// remote servers and sign-in), flags.go (flag types), resident_*.go (the
+// start-up pages a long-lived process gives back).
+//
+// The tests of this package are end-to-end: they build the binary once
+// (TestMain) and run it as host, wrapper and hub under Xvfb with a private
+// session bus, so they are Linux's (//go:build linux). The unit tests live
+// with their packages and run anywhere.
 package app

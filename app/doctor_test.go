@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/testkit"
+	"github.com/elicitray/elicitray/app/session"
 
 	"github.com/elicitray/elicitray/app/paths"
 )
@@ -50,7 +52,7 @@ func line(out, topic string) string {
 // it when the test does. It returns the holder's pid.
 func holdLock(t *testing.T, path string) int {
 	t.Helper()
-	pid, _ := holdLockUntil(t, path)
+	pid, _ := testkit.HoldLock(t, path)
 	return pid
 }
 
@@ -294,7 +296,7 @@ func TestHubStartFailures(t *testing.T) {
 	t.Run("bad display, hub run directly", func(t *testing.T) {
 		testHome(t)
 		_, stderr, code := runElicitray(t, nil, []string{"DISPLAY=:97"}, "hub")
-		if code != hubExitNoDisplay || !strings.Contains(stderr, hubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
+		if code != session.ExitNoDisplay || !strings.Contains(stderr, session.HubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
 			t.Errorf("exit %d, stderr:\n%s", code, stderr)
 		}
 	})
@@ -328,10 +330,10 @@ func TestHubFailureSentence(t *testing.T) {
 	for _, tt := range []struct {
 		name, log, want string
 	}{
-		{"none", "2026-12-01 10:00:00 " + hubStartedLine + "/run/user/1000/elicitray/hub.sock\n", ""},
-		{"failed", "2026-12-01 10:00:00 " + hubFailPrefix + "no X server is running at DISPLAY=:5\n", "no X server is running at DISPLAY=:5"},
-		{"failed twice", hubFailPrefix + "first\n" + hubFailPrefix + "second\n", "second"},
-		{"failed, then started", hubFailPrefix + "the history file is in use\n" + hubStartedLine + "sock\n", ""},
+		{"none", "2026-12-01 10:00:00 " + session.HubStartedLine + "/run/user/1000/elicitray/hub.sock\n", ""},
+		{"failed", "2026-12-01 10:00:00 " + session.HubFailPrefix + "no X server is running at DISPLAY=:5\n", "no X server is running at DISPLAY=:5"},
+		{"failed twice", session.HubFailPrefix + "first\n" + session.HubFailPrefix + "second\n", "second"},
+		{"failed, then started", session.HubFailPrefix + "the history file is in use\n" + session.HubStartedLine + "sock\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "hub.log")

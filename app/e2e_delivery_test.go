@@ -57,7 +57,7 @@ func closingServe() int {
 }
 
 // historyText is `elicitray history ARGS…`'s output.
-func (d *desktop) historyText(args ...string) string {
+func (d *testDesktop) historyText(args ...string) string {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, append([]string{"history"}, args...)...)
 	cmd.Env = d.env
@@ -70,7 +70,7 @@ func (d *desktop) historyText(args ...string) string {
 
 // settled waits until server's one record says whether its answer was
 // delivered, and returns it.
-func (d *desktop) settled(server string) history.Record {
+func (d *testDesktop) settled(server string) history.Record {
 	d.t.Helper()
 	var rec history.Record
 	d.waitFor("the delivery of "+server+"'s decision settled", func() bool {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/session"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,7 +28,7 @@ var hostEnvVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 // ELICITRAY_HOME, so the wrapper gets it), and the wrappers get only
 // hostEnvVars. The test process itself stands for the desktop session: it
 // has DISPLAY (Xvfb) and its session bus.
-func strippedDesktop(t *testing.T) *desktop {
+func strippedDesktop(t *testing.T) *testDesktop {
 	t.Helper()
 	needDisplay(t)
 	if rt := paths.UserRuntimeDir(os.Getuid()); rt != "" {
@@ -41,7 +42,7 @@ func strippedDesktop(t *testing.T) *desktop {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	t.Setenv("ELICITRAY_HOME", "") // what a stripped wrapper sees
 	os.Unsetenv("ELICITRAY_HOME")
-	d := &desktop{t: t, home: home, mark: "HOME=" + home, unmaps: newUnmapWatch(t)}
+	d := &testDesktop{t: t, home: home, mark: "HOME=" + home, unmaps: newUnmapWatch(t)}
 	for _, k := range hostEnvVars {
 		v := os.Getenv(k)
 		if k == "HOME" {
@@ -63,7 +64,7 @@ func strippedDesktop(t *testing.T) *desktop {
 
 // sessionEnv is d's environment as the desktop session has it: the
 // stripped one plus the display and the bus.
-func (d *desktop) sessionEnv() []string {
+func (d *testDesktop) sessionEnv() []string {
 	env := append([]string{}, d.env...)
 	for _, k := range []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "LANG"} {
 		if v := os.Getenv(k); v != "" {
@@ -75,7 +76,7 @@ func (d *desktop) sessionEnv() []string {
 
 // startHub starts a hub in the desktop session, as the session's autostart
 // would, and waits until it answers.
-func (d *desktop) startHub() int {
+func (d *testDesktop) startHub() int {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, "hub")
 	cmd.Env = d.sessionEnv()
@@ -105,7 +106,7 @@ func (d *desktop) startHub() int {
 // session (as gnome-shell or plasmashell would): it runs as the user with
 // the environment a desktop gives, naming the test's display and a desktop.
 // It returns its pid; it ends with the test.
-func (d *desktop) sessionProcess() int {
+func (d *testDesktop) sessionProcess() int {
 	d.t.Helper()
 	cmd := exec.Command("sleep", "infinity")
 	cmd.Env = append(d.sessionEnv(), "XDG_CURRENT_DESKTOP=elicitray-test", "XDG_SESSION_TYPE=x11")
@@ -120,7 +121,7 @@ func (d *desktop) sessionProcess() int {
 }
 
 // wrapperLog is everything the wrappers of d wrote on stderr.
-func (d *desktop) wrapperLog() string {
+func (d *testDesktop) wrapperLog() string {
 	var b strings.Builder
 	for _, p := range d.logs {
 		out, _ := os.ReadFile(p)
@@ -205,7 +206,7 @@ func TestStrippedEnvironment(t *testing.T) {
 			if tt.display != "" {
 				// The hub tried there first said why it could not start.
 				hubLog, _ := os.ReadFile(d.paths.HubLog)
-				if want := hubFailPrefix + "no X server is running at DISPLAY=" + tt.display; !strings.Contains(string(hubLog), want) {
+				if want := session.HubFailPrefix + "no X server is running at DISPLAY=" + tt.display; !strings.Contains(string(hubLog), want) {
 					t.Errorf("the hub log does not say %q:\n%s", want, hubLog)
 				}
 			}

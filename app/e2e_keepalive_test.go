@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // TestEndToEndKeepAlive (issue 14): the TypeScript SDK host times its
@@ -36,7 +38,7 @@ func TestEndToEndKeepAlive(t *testing.T) {
 			// A session bus of its own, with a notification server on it,
 			// for the hub the wrapper starts.
 			env := d.desktopEnv()
-			env["DBUS_SESSION_BUS_ADDRESS"] = sessionBus(t, t.TempDir())
+			env["DBUS_SESSION_BUS_ADDRESS"] = testkit.SessionBus(t, t.TempDir())
 			notes := serveNotifications(t, env["DBUS_SESSION_BUS_ADDRESS"])
 			wire := d.hostLog("wire")
 			cmd := tsHostCommand(t, env, []string{"--timeout", "3000", "--progress", "--wire", wire,
@@ -94,7 +96,7 @@ func TestEndToEndKeepAlive(t *testing.T) {
 }
 
 // tsHostLineOf decodes what the TypeScript SDK host printed.
-func tsHostLineOf(t *testing.T, d *desktop, r *hostProc) tsHostLine {
+func tsHostLineOf(t *testing.T, d *testDesktop, r *hostProc) tsHostLine {
 	t.Helper()
 	var line tsHostLine
 	if err := json.Unmarshal(r.stdout, &line); err != nil {

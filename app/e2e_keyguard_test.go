@@ -51,7 +51,7 @@ func TestTypingBeforeArmedGoesNowhere(t *testing.T) {
 
 // armedNow reports whether prompt window win has ui.ArmedProperty now:
 // it takes input.
-func (d *desktop) armedNow(win string) bool {
+func (d *testDesktop) armedNow(win string) bool {
 	d.t.Helper()
 	conn, id, atom := d.armedProperty(win)
 	defer conn.Close()

@@ -108,7 +108,7 @@ func TestEndToEndLastAnswersNeverDecide(t *testing.T) {
 }
 
 // press presses keys in prompt window win once it takes input (armed).
-func (d *desktop) press(win string, keys ...string) {
+func (d *testDesktop) press(win string, keys ...string) {
 	d.t.Helper()
 	if !d.armed(win) {
 		d.t.Fatalf("window %s went before it took input%s", win, d.diagnostics())
@@ -117,7 +117,7 @@ func (d *desktop) press(win string, keys ...string) {
 }
 
 // onScreen fails unless window win lies wholly on the screen.
-func (d *desktop) onScreen(win string) {
+func (d *testDesktop) onScreen(win string) {
 	d.t.Helper()
 	conn, id, _ := d.armedProperty(win)
 	defer conn.Close()

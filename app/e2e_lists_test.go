@@ -99,7 +99,7 @@ func TestEndToEndBigForm(t *testing.T) {
 var geometryRE = regexp.MustCompile(`Geometry: (\d+)x(\d+)`)
 
 // geometry is the size of window win on the screen, in pixels.
-func (d *desktop) geometry(win string) (w, h int) {
+func (d *testDesktop) geometry(win string) (w, h int) {
 	d.t.Helper()
 	out, err := exec.Command("xdotool", "getwindowgeometry", win).Output()
 	m := geometryRE.FindStringSubmatch(string(out))

@@ -22,7 +22,7 @@ import (
 
 // tsHostCall runs the TypeScript SDK host (tshost.mjs --tool) in front of the
 // command line server: it calls tool with args, prints one line, and ends.
-func (d *desktop) tsHostCall(env map[string]string, tool string, args map[string]any, server ...string) *hostProc {
+func (d *testDesktop) tsHostCall(env map[string]string, tool string, args map[string]any, server ...string) *hostProc {
 	d.t.Helper()
 	if args == nil {
 		args = map[string]any{}
@@ -38,7 +38,7 @@ func (d *desktop) tsHostCall(env map[string]string, tool string, args map[string
 
 // inspectorCall runs the MCP Inspector's CLI in front of the command line
 // server: it calls tool with args (nil: none), prints the result, and ends.
-func (d *desktop) inspectorCall(env map[string]string, tool string, args map[string]any, server ...string) *hostProc {
+func (d *testDesktop) inspectorCall(env map[string]string, tool string, args map[string]any, server ...string) *hostProc {
 	d.t.Helper()
 	cmd := inspectorCommand(d.t, env, tool, args, server...)
 	cmd.Env = d.hostEnv
@@ -47,7 +47,7 @@ func (d *desktop) inspectorCall(env map[string]string, tool string, args map[str
 
 // hostLog is a new log file for a host's stderr (where its wrapper's goes
 // too), shown by diagnostics.
-func (d *desktop) hostLog(name string) string {
+func (d *testDesktop) hostLog(name string) string {
 	p := filepath.Join(d.t.TempDir(), name+".log")
 	d.logs = append(d.logs, p)
 	return p
@@ -55,7 +55,7 @@ func (d *desktop) hostLog(name string) string {
 
 // hostWindow waits for the prompt window that host p's call causes, and
 // fails at once if p ends first.
-func (d *desktop) hostWindow(p *hostProc) string {
+func (d *testDesktop) hostWindow(p *hostProc) string {
 	d.t.Helper()
 	win, _ := d.windowUnless(p.done, func() string {
 		return fmt.Sprintf("the host ended first (%v), printing %s", p.err, p.stdout)
@@ -64,7 +64,7 @@ func (d *desktop) hostWindow(p *hostProc) string {
 }
 
 // hostEnded waits for host p to end.
-func (d *desktop) hostEnded(p *hostProc) *hostProc {
+func (d *testDesktop) hostEnded(p *hostProc) *hostProc {
 	d.t.Helper()
 	select {
 	case <-p.done:
@@ -76,7 +76,7 @@ func (d *desktop) hostEnded(p *hostProc) *hostProc {
 }
 
 // tsHostText is the text of the tool result the TypeScript SDK host printed.
-func (d *desktop) tsHostText(r *hostProc) string {
+func (d *testDesktop) tsHostText(r *hostProc) string {
 	d.t.Helper()
 	if r.err != nil {
 		d.t.Fatalf("the TS host ended with %v; it printed %s%s", r.err, r.stdout, d.diagnostics())
@@ -94,7 +94,7 @@ func (d *desktop) tsHostText(r *hostProc) string {
 
 // inspectorText is the text of the tool result the Inspector printed
 // (--format json: {"result": CallToolResult}; an error ends it non-zero).
-func (d *desktop) inspectorText(r *hostProc) string {
+func (d *testDesktop) inspectorText(r *hostProc) string {
 	d.t.Helper()
 	if r.err != nil {
 		d.t.Fatalf("the Inspector ended with %v; it printed %s%s", r.err, r.stdout, d.diagnostics())
@@ -117,7 +117,7 @@ func (d *desktop) inspectorText(r *hostProc) string {
 // session has one. Without XAUTHORITY the X server refuses the hub when its
 // cookie is not in ~/.Xauthority: so under xvfb-run, and in desktop sessions
 // whose display manager keeps it elsewhere.
-func (d *desktop) desktopEnv() map[string]string {
+func (d *testDesktop) desktopEnv() map[string]string {
 	env := map[string]string{"ELICITRAY_HOME": d.home, "DISPLAY": os.Getenv("DISPLAY")}
 	if xauth := os.Getenv("XAUTHORITY"); xauth != "" {
 		env["XAUTHORITY"] = xauth
@@ -136,11 +136,11 @@ func TestEndToEndNodeHosts(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		// call runs the host for one call; text reads what it printed.
-		call func(d *desktop, env map[string]string, tool string, args map[string]any, server ...string) *hostProc
-		text func(d *desktop, r *hostProc) string
+		call func(d *testDesktop, env map[string]string, tool string, args map[string]any, server ...string) *hostProc
+		text func(d *testDesktop, r *hostProc) string
 		// env is what the host's config gives the server (nil: nothing;
 		// the SDK's default environment alone).
-		env func(d *desktop) map[string]string
+		env func(d *testDesktop) map[string]string
 		// stripped: the user's HOME is the test's, and env is nil: the host
 		// passes the SDK's default environment alone (HOME, LOGNAME, PATH,
 		// SHELL, TERM, USER), as most host configs do.
@@ -148,14 +148,14 @@ func TestEndToEndNodeHosts(t *testing.T) {
 		// hub: a hub already runs in the desktop session.
 		hub bool
 	}{
-		{name: "ts-sdk with the desktop in env", call: (*desktop).tsHostCall, text: (*desktop).tsHostText, env: (*desktop).desktopEnv},
-		{name: "inspector with the desktop in -e", call: (*desktop).inspectorCall, text: (*desktop).inspectorText, env: (*desktop).desktopEnv},
-		{name: "ts-sdk with its default environment, hub running", call: (*desktop).tsHostCall, text: (*desktop).tsHostText, stripped: true, hub: true},
-		{name: "ts-sdk with its default environment, no hub", call: (*desktop).tsHostCall, text: (*desktop).tsHostText, stripped: true},
-		{name: "inspector with its default environment, no hub", call: (*desktop).inspectorCall, text: (*desktop).inspectorText, stripped: true},
+		{name: "ts-sdk with the desktop in env", call: (*testDesktop).tsHostCall, text: (*testDesktop).tsHostText, env: (*testDesktop).desktopEnv},
+		{name: "inspector with the desktop in -e", call: (*testDesktop).inspectorCall, text: (*testDesktop).inspectorText, env: (*testDesktop).desktopEnv},
+		{name: "ts-sdk with its default environment, hub running", call: (*testDesktop).tsHostCall, text: (*testDesktop).tsHostText, stripped: true, hub: true},
+		{name: "ts-sdk with its default environment, no hub", call: (*testDesktop).tsHostCall, text: (*testDesktop).tsHostText, stripped: true},
+		{name: "inspector with its default environment, no hub", call: (*testDesktop).inspectorCall, text: (*testDesktop).inspectorText, stripped: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var d *desktop
+			var d *testDesktop
 			var env map[string]string
 			if tt.stripped {
 				d = strippedDesktop(t)

@@ -52,7 +52,7 @@ func (e *elsewhere) requests() []string {
 
 // declineUntilDone waits for the host's connection w to be made or fail,
 // declining each prompt window shown meanwhile, and returns how many.
-func (d *desktop) declineUntilDone(w *wrapURL) (windows int) {
+func (d *testDesktop) declineUntilDone(w *wrapURL) (windows int) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {

@@ -65,7 +65,7 @@ func browserPage(t *testing.T, dir string) string {
 
 // startHubHere starts a hub with the test's environment (its PATH holds
 // the browser stand-in) and waits until it answers.
-func (d *desktop) startHubHere() {
+func (d *testDesktop) startHubHere() {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, "hub")
 	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
@@ -93,7 +93,7 @@ func (d *desktop) startHubHere() {
 // tokens, and initialize and a tools/call are retried once after
 // Authorize, as bridge/http.go does. It sends the tool's text, or the
 // error, on the channel.
-func (d *desktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-chan string {
+func (d *testDesktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-chan string {
 	out := make(chan string, 1)
 	hc := &hubClient{paths: d.paths, wrapper: true, log: log}
 	srv, err := newRemoteOAuth(d.paths, "remote", rs.URL, oauth.Registration{}, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
@@ -245,7 +245,7 @@ func TestSignInThroughHub(t *testing.T) {
 // wrapURL is a host's connection to `elicitray wrap --url`, being made in
 // the background: initialize waits while the user signs in.
 type wrapURL struct {
-	d       *desktop
+	d       *testDesktop
 	done    chan struct{}
 	cs      *sdkmcp.ClientSession
 	err     error
@@ -254,7 +254,7 @@ type wrapURL struct {
 
 // connectURL starts `elicitray wrap --name name --url u` as the official Go
 // SDK's host would, and connects in the background.
-func (d *desktop) connectURL(name, u string, extra ...string) *wrapURL {
+func (d *testDesktop) connectURL(name, u string, extra ...string) *wrapURL {
 	d.t.Helper()
 	w := &wrapURL{d: d, done: make(chan struct{}), logPath: filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")}
 	logf, err := os.Create(w.logPath)
@@ -310,7 +310,7 @@ func (w *wrapURL) whoami() string {
 }
 
 // openSignIn answers the sign-in consent window with Open in browser.
-func (d *desktop) openSignIn() {
+func (d *testDesktop) openSignIn() {
 	d.t.Helper()
 	win, _ := d.window()
 	if got := d.title(win); !strings.Contains(got, "remote") {

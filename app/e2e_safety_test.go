@@ -60,7 +60,7 @@ func askServe() int {
 
 // connectAsk connects a host to the ask server (askServe, this test binary)
 // behind the real wrapper, named name.
-func (d *desktop) connectAsk(name string) *mcp.ClientSession {
+func (d *testDesktop) connectAsk(name string) *mcp.ClientSession {
 	d.t.Helper()
 	exe, err := os.Executable()
 	if err != nil {

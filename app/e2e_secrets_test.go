@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/journal"
 )
 
@@ -26,7 +27,7 @@ func TestEndToEndNoSecretInHistory(t *testing.T) {
 	const pin, token = "48213957", "tk-7731-bearer"
 	d := newDesktop(t)
 	d.config("[servers.bank]\nrule = \"accept-defaults\"\n")
-	_, release := holdLockUntil(t, d.paths.History)
+	_, release := testkit.HoldLock(t, d.paths.History)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/journal"
 )
 
@@ -49,7 +50,7 @@ func TestFaultSpoolRemoved(t *testing.T) {
 // directory away.
 func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, spooled int) {
 	d := newDesktop(t)
-	_, release := holdLockUntil(t, d.paths.History)
+	_, release := testkit.HoldLock(t, d.paths.History)
 	answer := func(fh *faultHost, n int, tag string) {
 		ask := fh.ask(t, n, tag)
 		for range n {

@@ -195,7 +195,7 @@ func urlDecisionOf(r history.Record) urlDecision {
 
 // checkNewest checks that the history holds one record more than before,
 // and that the newest is want.
-func (d *desktop) checkNewest(before int, want urlDecision) {
+func (d *testDesktop) checkNewest(before int, want urlDecision) {
 	d.t.Helper()
 	recs := d.history()
 	if len(recs) != before+1 {
@@ -207,7 +207,7 @@ func (d *desktop) checkNewest(before int, want urlDecision) {
 }
 
 // callWith is call with arguments.
-func (d *desktop) callWith(cs *mcp.ClientSession, name string, args map[string]any) <-chan toolCall {
+func (d *testDesktop) callWith(cs *mcp.ClientSession, name string, args map[string]any) <-chan toolCall {
 	ch := make(chan toolCall, 1)
 	ctx := d.t.Context()
 	go func() {
@@ -218,7 +218,7 @@ func (d *desktop) callWith(cs *mcp.ClientSession, name string, args map[string]a
 }
 
 // text is the text of a call's result; the call must have succeeded.
-func (d *desktop) text(c toolCall) string {
+func (d *testDesktop) text(c toolCall) string {
 	d.t.Helper()
 	if c.err != nil {
 		d.t.Fatalf("tools/call failed: %v%s", c.err, d.diagnostics())
@@ -238,7 +238,7 @@ func (d *desktop) text(c toolCall) string {
 // wait for the window to close, which a URL prompt does not when the
 // browser cannot start after accept, and it presses again while the
 // result does not come.
-func (d *desktop) pressUntilResult(win, key string, call <-chan toolCall) (toolCall, int) {
+func (d *testDesktop) pressUntilResult(win, key string, call <-chan toolCall) (toolCall, int) {
 	d.t.Helper()
 	d.armed(win)
 	d.releaseAlt(win)

@@ -13,11 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,13 +88,13 @@ type faultHost struct {
 // connectFault starts a host session with the fault server named name
 // behind the real wrapper; env is the wrapper's environment (nil: the
 // test's own).
-func (d *desktop) connectFault(name string, env []string) *faultHost {
+func (d *testDesktop) connectFault(name string, env []string) *faultHost {
 	return d.connectFaultCounting(name, env, make(chan struct{}, 100000))
 }
 
 // connectFaultCounting is connectFault with the progress of its server sent
 // to answered.
-func (d *desktop) connectFaultCounting(name string, env []string, answered chan struct{}) *faultHost {
+func (d *testDesktop) connectFaultCounting(name string, env []string, answered chan struct{}) *faultHost {
 	d.t.Helper()
 	logPath := filepath.Join(d.t.TempDir(), "wrapper-"+name+".log")
 	logf, err := os.Create(logPath)
@@ -169,7 +169,7 @@ func (fh *faultHost) ask(t *testing.T, n int, tag string) <-chan asked {
 }
 
 // received waits for what an ask's server received.
-func (d *desktop) received(ch <-chan asked) []string {
+func (d *testDesktop) received(ch <-chan asked) []string {
 	d.t.Helper()
 	select {
 	case got := <-ch:
@@ -185,7 +185,7 @@ func (d *desktop) received(ch <-chan asked) []string {
 
 // status is `elicitray status`, which also makes the hub try to save what
 // waits.
-func (d *desktop) status() string {
+func (d *testDesktop) status() string {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, "status")
 	cmd.Env = d.env
@@ -197,7 +197,7 @@ func (d *desktop) status() string {
 }
 
 // waitFor polls cond until it holds; what says what is awaited.
-func (d *desktop) waitFor(what string, cond func() bool) {
+func (d *testDesktop) waitFor(what string, cond func() bool) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for !cond() {
@@ -209,7 +209,7 @@ func (d *desktop) waitFor(what string, cond func() bool) {
 }
 
 // waiting is how many prompts the running hub has queued.
-func (d *desktop) waiting() int {
+func (d *testDesktop) waiting() int {
 	out, err := exec.Command(elicitrayBin, "status").Output()
 	if err != nil {
 		return -1
@@ -224,7 +224,7 @@ func (d *desktop) waiting() int {
 }
 
 // config writes the user's config.toml.
-func (d *desktop) config(toml string) {
+func (d *testDesktop) config(toml string) {
 	d.t.Helper()
 	if err := os.WriteFile(d.paths.Config, []byte(toml), 0o600); err != nil {
 		d.t.Fatal(err)
@@ -234,7 +234,7 @@ func (d *desktop) config(toml string) {
 // matchHistory checks that history holds exactly one record per
 // elicitation the servers received, with the action each received. got
 // maps a message ("TAG #i") to the action its server received.
-func (d *desktop) matchHistory(got map[string]string) []history.Record {
+func (d *testDesktop) matchHistory(got map[string]string) []history.Record {
 	d.t.Helper()
 	recs := d.history("--limit", "1000000")
 	kept := map[string]string{}
@@ -368,7 +368,7 @@ func childOf(t *testing.T, pid int) int {
 // lock is gone they land in history, exactly once.
 func TestFaultHistoryLocked(t *testing.T) {
 	d := newDesktop(t)
-	_, release := holdLockUntil(t, d.paths.History)
+	_, release := testkit.HoldLock(t, d.paths.History)
 	fh := d.connectFault("locked", nil)
 	ask := fh.ask(t, 2, "locked")
 	for range 2 {
@@ -397,51 +397,11 @@ func TestFaultHistoryLocked(t *testing.T) {
 	d.matchHistory(map[string]string{"locked #0": "accept", "locked #1": "accept", "after #0": "cancel", "Deploy?": "accept"})
 }
 
-// holdLockUntil holds an exclusive flock on path (made a history with one
-// decision first) in another process until release is called or the test
-// ends; pid is the holder's.
-func holdLockUntil(t *testing.T, path string) (pid int, release func()) {
-	t.Helper()
-	st, err := history.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Add(history.Record{Server: "github", Message: "Deploy?", Action: "accept", DecidedBy: "user"}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	holder := exec.Command("flock", "--exclusive", path, "sh", "-c", "echo held; exec cat")
-	in, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Skipf("flock(1) is needed to hold a lock: %v", err)
-	}
-	buf := make([]byte, 5)
-	if _, err := out.Read(buf); err != nil || string(buf) != "held\n" {
-		t.Fatalf("the lock holder did not start: %v %q", err, buf)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			in.Close()
-			holder.Wait()
-		})
-	}
-	t.Cleanup(release)
-	return holder.Process.Pid, release
-}
-
 // newDesktopOnSmallDisk is a desktop whose ELICITRAY_HOME is a 1 MiB tmpfs:
 // everything of elicitray's on it (run directory, history, spool, the hub's
 // log). The file system is mounted first, so that it is unmounted after the
 // desktop's processes are gone (cleanups run last first). Needs root.
-func newDesktopOnSmallDisk(t *testing.T) (*desktop, string) {
+func newDesktopOnSmallDisk(t *testing.T) (*testDesktop, string) {
 	t.Helper()
 	full := smallFileSystem(t)
 	d := newDesktop(t)
@@ -755,7 +715,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 	t.Run("spool directory", func(t *testing.T) {
 		// history.db is locked, so the hub would spool; the spool is a link.
 		d := newDesktop(t)
-		holdLockUntil(t, d.paths.History)
+		testkit.HoldLock(t, d.paths.History)
 		elsewhere := t.TempDir()
 		if err := os.Symlink(elsewhere, journal.SpoolDir(d.paths)); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/desktop"
 )
 
 // installedDesktop is a user whose elicitray was installed by `make
@@ -17,7 +19,7 @@ import (
 // $XDG_DATA_HOME/applications names the installed binary, and autostart
 // entries go to its $XDG_CONFIG_HOME/autostart.
 type installedDesktop struct {
-	*desktop
+	*testDesktop
 	bin       string   // the installed elicitray
 	env       []string // the user's environment
 	autostart string   // where `autostart on` writes its entry
@@ -39,9 +41,9 @@ func newInstalledDesktop(t *testing.T) *installedDesktop {
 		env = append(env, "XAUTHORITY="+xa)
 	}
 	d.env = env
-	return &installedDesktop{desktop: d, bin: filepath.Join(prefix, "bin", "elicitray"), env: env,
+	return &installedDesktop{testDesktop: d, bin: filepath.Join(prefix, "bin", "elicitray"), env: env,
 		autostart: filepath.Join(home, ".config", "autostart", appID+".desktop"),
-		marker:    filepath.Join(filepath.Dir(d.paths.HubLog), autostartMarker)}
+		marker:    filepath.Join(filepath.Dir(d.paths.HubLog), desktop.AutostartMarker)}
 }
 
 // startHub starts bin's hub in the user's environment, its output in the
@@ -204,9 +206,9 @@ func TestAutostartOfferNotNow(t *testing.T) {
 // target is left as it was), and an answer there already stays.
 func TestAnswerMarkerNoLinks(t *testing.T) {
 	dir := t.TempDir()
-	marker := filepath.Join(dir, "state", autostartMarker)
-	rememberAnswer(marker, "not now")
-	rememberAnswer(marker, "yes")
+	marker := filepath.Join(dir, "state", desktop.AutostartMarker)
+	desktop.RememberAnswer(marker, "not now")
+	desktop.RememberAnswer(marker, "yes")
 	if b, err := os.ReadFile(marker); err != nil || string(b) != "not now\n" {
 		t.Errorf("the answer file holds %q (%v), want the first answer only", b, err)
 	}
@@ -218,27 +220,27 @@ func TestAnswerMarkerNoLinks(t *testing.T) {
 	if err := os.WriteFile(target, []byte("theirs\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	planted := filepath.Join(dir, "planted", autostartMarker)
+	planted := filepath.Join(dir, "planted", desktop.AutostartMarker)
 	if err := os.MkdirAll(filepath.Dir(planted), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(target, planted); err != nil {
 		t.Fatal(err)
 	}
-	if made, err := newMarker(planted, "yes\n"); made {
+	if made, err := desktop.NewMarker(planted, "yes\n"); made {
 		t.Errorf("newMarker wrote through a link (err %v)", err)
 	}
 	if b, _ := os.ReadFile(target); string(b) != "theirs\n" {
 		t.Errorf("the link's target now holds %q", b)
 	}
-	dangling := filepath.Join(dir, "dangling", autostartMarker)
+	dangling := filepath.Join(dir, "dangling", desktop.AutostartMarker)
 	if err := os.MkdirAll(filepath.Dir(dangling), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
 		t.Fatal(err)
 	}
-	if made, _ := newMarker(dangling, "yes\n"); made {
+	if made, _ := desktop.NewMarker(dangling, "yes\n"); made {
 		t.Error("newMarker made a file through a dangling link")
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); err == nil {

@@ -286,7 +286,7 @@ func writeJSONLines(w io.Writer, recs []history.Record) error {
 func writeRecord(w io.Writer, r history.Record) error {
 	r = printable(r)
 	tw := chars.NewColumns(w)
-	who := calledItself(bridge.ServerInfo(r.ServerInfo))
+	who := bridge.ServerInfo(r.ServerInfo).Called()
 	fmt.Fprintf(tw, "ID\t%d\n", r.ID)
 	fmt.Fprintf(tw, "Time\t%s\n", r.Time.Local().Format(time.RFC3339))
 	fmt.Fprintf(tw, "Server\t%s (calls itself %s)\n", cell(r.Server), dash(cell(who)))

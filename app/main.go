@@ -14,7 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/session"
+	"github.com/elicitray/elicitray/app/winui"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -199,7 +202,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHub(ctx, paths.FromEnv(os.Getenv), stderr)
+			return hubExit(desktop.Run(ctx, paths.FromEnv(os.Getenv), Version, stderr))
 		},
 	}
 	root.Version = Version
@@ -227,7 +230,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Hidden: true,
 			Args:   cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runWindows(stderr)
+				return winui.Run(stderr)
 			},
 		},
 		newHistoryCmd(ctx, stdout),
@@ -451,6 +454,20 @@ func serverName(args []string) string {
 	return name
 }
 
+// hubExit is the hub command's outcome for runHub's err: a hub that could
+// not start said why in its log, and ends with status 1, or
+// session.ExitNoDisplay when its display did not open.
+func hubExit(err error) error {
+	var se *desktop.StartError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if se.NoDisplay {
+		return exitCode(session.ExitNoDisplay)
+	}
+	return exitCode(exitError)
+}
+
 func dirOf(path string) string { return filepath.Dir(path) }
 
 func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
@@ -472,7 +489,7 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 				// closed; what it says goes to its log.
 				stderr = io.Discard
 			}
-			return runHub(ctx, paths.FromEnv(os.Getenv), stderr)
+			return hubExit(desktop.Run(ctx, paths.FromEnv(os.Getenv), Version, stderr))
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "run the hub of this `ELICITRAY_HOME` (for autostart entries)")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // TestMenuWindowOnDesktop (issue 13): `elicitray menu` starts the hub and
@@ -84,7 +86,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 
 // elicitray runs the real binary with args, as a person in a terminal or
 // the launcher would, and fails the test when it fails.
-func (d *desktop) elicitray(args ...string) string {
+func (d *testDesktop) elicitray(args ...string) string {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin, args...)
 	if d.env != nil {
@@ -99,7 +101,7 @@ func (d *desktop) elicitray(args ...string) string {
 
 // statusSays waits until `elicitray status` has a line for topic that
 // starts with want after the topic's column.
-func (d *desktop) statusSays(topic, want string) {
+func (d *testDesktop) statusSays(topic, want string) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	var out string
@@ -119,7 +121,7 @@ func (d *desktop) statusSays(topic, want string) {
 
 // screenChanged waits until the screen differs from before by more than a
 // text cursor's blink, then until it settles.
-func (d *desktop) screenChanged(before []byte) {
+func (d *testDesktop) screenChanged(before []byte) {
 	d.t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for changedPixels(before, d.capture()) < 20 {
@@ -132,7 +134,7 @@ func (d *desktop) screenChanged(before []byte) {
 }
 
 // hubLog is the hub's log so far.
-func (d *desktop) hubLog() string {
+func (d *testDesktop) hubLog() string {
 	b, _ := os.ReadFile(d.paths.HubLog)
 	return string(b)
 }
@@ -175,7 +177,7 @@ func TestHistoryOffersMenuOnDesktop(t *testing.T) {
 func TestDoctorNamesTheMenu(t *testing.T) {
 	testHome(t)
 	runtimeDir := t.TempDir()
-	sessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
+	testkit.SessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
 	out, _, _ := runElicitray(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}, "doctor")
 	l := line(out, "Tray")
 	if !strings.Contains(l, "no tray host") || !strings.Contains(l, "`elicitray menu` opens its menu in a window") {

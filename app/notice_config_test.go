@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
+
 	"github.com/elicitray/elicitray/app/hub"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,8 +72,8 @@ func TestConfigNotice(t *testing.T) {
 	off := false
 	path := filepath.Join(dir, "saved.toml")
 	h := &hub.Hub{Config: config.Config{Notice: config.Notice{Notification: &off, Sound: true}}}
-	w := &windows{hub: h, paths: paths.Paths{Config: path}}
-	if err := w.saveSettings(settingsOf(h.Config, nil)); err != nil {
+	w := &desktop.Windows{Hub: h, Paths: paths.Paths{Config: path}}
+	if err := w.SaveSettings(desktop.SettingsOf(h.Config, nil)); err != nil {
 		t.Fatal(err)
 	}
 	c, err := config.Load(path)
@@ -88,28 +91,28 @@ func TestConfigNotice(t *testing.T) {
 func TestNoticeText(t *testing.T) {
 	for _, tt := range []struct {
 		req  bridge.Request
-		want note
+		want desktop.Note
 	}{
 		{bridge.Request{Server: "github", Tool: "create_repo", Mode: "form", Message: "<b>Name?</b>"},
-			note{title: "elicitray: github asks", body: "During the tool call create_repo. The prompt window is waiting for your answer."}},
+			desktop.Note{Title: "elicitray: github asks", Body: "During the tool call create_repo. The prompt window is waiting for your answer."}},
 		{bridge.Request{Server: "github", Mode: "form"},
-			note{title: "elicitray: github asks", body: "The prompt window is waiting for your answer."}},
+			desktop.Note{Title: "elicitray: github asks", Body: "The prompt window is waiting for your answer."}},
 		{bridge.Request{Server: "pay", Tool: "checkout", Mode: "url"},
-			note{title: "elicitray: pay asks", body: "During the tool call checkout: a link to open. The prompt window is waiting for you."}},
+			desktop.Note{Title: "elicitray: pay asks", Body: "During the tool call checkout: a link to open. The prompt window is waiting for you."}},
 		{bridge.Request{Server: "x", Tool: "<a href='http://evil'>x</a>\u202e&amp;", Mode: "form"},
-			note{title: "elicitray: x asks", body: "During the tool call a href='http://evil'x/aamp;. The prompt window is waiting for your answer."}},
+			desktop.Note{Title: "elicitray: x asks", Body: "During the tool call a href='http://evil'x/aamp;. The prompt window is waiting for your answer."}},
 		{bridge.Request{Server: "x", Tool: "👩‍👩‍👧‍👦_invite\u200b_a\u200db", Mode: "form"},
-			note{title: "elicitray: x asks", body: "During the tool call 👩‍👩‍👧‍👦_invite_ab. The prompt window is waiting for your answer."}},
+			desktop.Note{Title: "elicitray: x asks", Body: "During the tool call 👩‍👩‍👧‍👦_invite_ab. The prompt window is waiting for your answer."}},
 	} {
-		if got := noticeOf(&tt.req, false); got != tt.want {
+		if got := desktop.NoticeOf(&tt.req, false); got != tt.want {
 			t.Errorf("noticeOf(%+v) = %+v, want %+v", tt.req, got, tt.want)
 		}
 	}
 	// A long name is cut to 80 characters, between characters: a skin
 	// tone or an accent is a rune of its own (issue 24).
 	for _, c := range []string{"t", "👍🏽", "e\u0301", "数"} {
-		long := noticeOf(&bridge.Request{Server: "s", Tool: strings.Repeat(c, 100), Mode: "form"}, true)
-		if want := "During the tool call " + strings.Repeat(c, 79) + "…. The prompt window is waiting for your answer."; long.body != want || !long.sound {
+		long := desktop.NoticeOf(&bridge.Request{Server: "s", Tool: strings.Repeat(c, 100), Mode: "form"}, true)
+		if want := "During the tool call " + strings.Repeat(c, 79) + "…. The prompt window is waiting for your answer."; long.Body != want || !long.Sound {
 			t.Errorf("a long tool name: %+v, want the name cut at 80 characters and the sound asked for", long)
 		}
 	}
@@ -127,13 +130,13 @@ func (answeringPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() 
 // notification server even answered the Notify still has its notification
 // withdrawn, once it has an id.
 func TestNoticeWithdrawnWhenAnsweredFirst(t *testing.T) {
-	addr := sessionBus(t, t.TempDir())
+	addr := testkit.SessionBus(t, t.TempDir())
 	conn := trayConnect(t, addr)
 	notes := serveNotices(t, conn)
-	note := &notifier{addr: addr}
-	t.Cleanup(note.close)
+	note := &desktop.Notifier{Addr: addr}
+	t.Cleanup(note.Close)
 	h := &hub.Hub{}
-	n := &noticer{Prompter: answeringPrompter{}, hub: h, note: note}
+	n := &desktop.Noticer{Prompter: answeringPrompter{}, Hub: h, Note: note}
 	req := &bridge.Request{Server: "github", Tool: "deploy", Mode: "form"}
 	answered := make(chan bridge.Result, 1)
 	n.Show(&hub.Prompt{Request: req}, func(r bridge.Result) { answered <- r })

@@ -116,7 +116,7 @@ func watchAttention(t *testing.T) *attentionWatch {
 }
 
 // next waits for the request about win.
-func (w *attentionWatch) next(t *testing.T, d *desktop, win string) attentionAsk {
+func (w *attentionWatch) next(t *testing.T, d *testDesktop, win string) attentionAsk {
 	t.Helper()
 	deadline := time.After(desktopWait)
 	for {
@@ -143,7 +143,7 @@ func urgent(t *testing.T, win string) bool {
 }
 
 // waitUrgent waits until xprop shows win's urgency hint as want.
-func waitUrgent(t *testing.T, d *desktop, win string, want bool) {
+func waitUrgent(t *testing.T, d *testDesktop, win string, want bool) {
 	t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for urgent(t, win) != want {
@@ -190,7 +190,7 @@ func trayToolTip(t *testing.T, item dbus.BusObject) (string, []byte) {
 
 // waitTray waits until the tray's tooltip says want, and returns the icon
 // it then shows.
-func waitTray(t *testing.T, d *desktop, item dbus.BusObject, want string) []byte {
+func waitTray(t *testing.T, d *testDesktop, item dbus.BusObject, want string) []byte {
 	t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
@@ -272,15 +272,15 @@ func TestPromptNoticed(t *testing.T) {
 			}
 
 			// The window asks for attention.
-			waitUrgent(t, d.desktop, win, true)
-			if a := d.asks.next(t, d.desktop, win); !a.add {
+			waitUrgent(t, d.testDesktop, win, true)
+			if a := d.asks.next(t, d.testDesktop, win); !a.add {
 				t.Errorf("the first _NET_WM_STATE request about window %s removes DEMANDS_ATTENTION", win)
 			}
 
 			// The tray counts it.
 			itemObj := d.tray()
 			plain := appIconARGB(t)
-			if pix := waitTray(t, d.desktop, itemObj, "elicitray: 1 prompt waiting"); bytes.Equal(pix, plain) {
+			if pix := waitTray(t, d.testDesktop, itemObj, "elicitray: 1 prompt waiting"); bytes.Equal(pix, plain) {
 				t.Error("with a prompt waiting the tray icon is the plain app icon: no count on it")
 			}
 
@@ -290,11 +290,11 @@ func TestPromptNoticed(t *testing.T) {
 				t.Errorf("the prompt was answered %q, want cancel", got)
 			}
 			d.withdrawn(n.id)
-			if a := d.asks.next(t, d.desktop, win); a.add {
+			if a := d.asks.next(t, d.testDesktop, win); a.add {
 				t.Errorf("after the answer, window %s asks for attention again instead of ending it", win)
 			}
-			waitUrgent(t, d.desktop, win, false)
-			if pix := waitTray(t, d.desktop, itemObj, "elicitray"); !bytes.Equal(pix, plain) {
+			waitUrgent(t, d.testDesktop, win, false)
+			if pix := waitTray(t, d.testDesktop, itemObj, "elicitray"); !bytes.Equal(pix, plain) {
 				t.Error("with no prompt waiting the tray icon is not the app icon again")
 			}
 			select {
@@ -310,7 +310,7 @@ func TestPromptNoticed(t *testing.T) {
 // notification server on a session bus of its own, the X root watched for
 // attention requests.
 type noticeDesk struct {
-	*desktop
+	*testDesktop
 	conn  *dbus.Conn
 	items <-chan trayItem
 	notes *noticeServer
@@ -325,7 +325,7 @@ func newNoticeDesk(t *testing.T, config string) *noticeDesk {
 	n := &noticeDesk{conn: conn, items: trayServeWatcher(t, conn), notes: serveNotices(t, conn)}
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	n.asks = watchAttention(t)
-	n.desktop = newDesktop(t)
+	n.testDesktop = newDesktop(t)
 	if config != "" {
 		if err := os.WriteFile(n.paths.Config, []byte(config), 0o600); err != nil {
 			t.Fatal(err)
@@ -386,7 +386,7 @@ func TestPromptNoticedQueued(t *testing.T) {
 	win1, _ := n.mapped()
 	note1 := n.note()
 	second := n.call(cs, "trigger-elicitation-request")
-	waitTray(t, n.desktop, n.tray(), "elicitray: 2 prompts waiting")
+	waitTray(t, n.testDesktop, n.tray(), "elicitray: 2 prompts waiting")
 	select {
 	case extra := <-n.notes.notes:
 		t.Fatalf("a notification for the prompt waiting behind the window: %q %q", extra.title, extra.body)

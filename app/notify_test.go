@@ -13,35 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
+
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/session"
 	"github.com/godbus/dbus/v5"
 )
-
-// sessionBus starts a real dbus-daemon for the test with its socket at
-// dir/bus, where a user's runtime directory has it, and stops it after.
-func sessionBus(t *testing.T, dir string) string {
-	t.Helper()
-	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Skipf("dbus-daemon is needed (make deps-system installs dbus): %v", err)
-	}
-	addr := "unix:path=" + filepath.Join(dir, "bus")
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address="+addr, "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-		t.Fatalf("dbus-daemon did not start: %v", err)
-	}
-	return addr
-}
 
 // notificationServer is a notification server on a test's bus: it keeps
 // every notification it is sent.
@@ -106,7 +84,7 @@ func TestNotificationsFindTheBus(t *testing.T) {
 	needDisplay(t)
 	home := testHome(t)
 	runtimeDir := t.TempDir()
-	addr := sessionBus(t, runtimeDir)
+	addr := testkit.SessionBus(t, runtimeDir)
 	notes := serveNotifications(t, addr)
 	// A config mistake is a notification the hub sends as it starts.
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("timeout = \"soon\"\n"), 0o600); err != nil {
@@ -245,7 +223,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	var said strings.Builder
 	for sc := bufio.NewScanner(out); sc.Scan(); {
 		said.WriteString(sc.Text() + "\n")
-		if strings.Contains(sc.Text(), hubStartedLine) {
+		if strings.Contains(sc.Text(), session.HubStartedLine) {
 			break
 		}
 	}
@@ -255,12 +233,12 @@ func TestNoTrayToldOnce(t *testing.T) {
 	}
 	rest, _ := io.ReadAll(out)
 	_ = unseen.Wait()
-	if _, err := os.Lstat(filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), noTrayMarker)); err == nil {
+	if _, err := os.Lstat(filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), desktop.NoTrayMarker)); err == nil {
 		t.Fatalf("a hub that could show no notification (no session bus) marked the no-tray notice as told; it said:\n%s%s", said.String(), rest)
 	}
 
 	runtimeDir := t.TempDir()
-	addr := sessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
+	addr := testkit.SessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
 	notes := serveNotifications(t, addr)
 	env := envIn(runtimeDir)
 	first := startTestHub(t, env)

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/desktop"
 	"github.com/elicitray/elicitray/ui/state"
+
+	"github.com/elicitray/elicitray/app/hub"
 
 	"github.com/elicitray/elicitray/app/hubapi"
 
@@ -327,7 +329,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := settingsOf(c, map[string]bool{"demo": true, "github": true})
+	s := desktop.SettingsOf(c, map[string]bool{"demo": true, "github": true})
 	want := []state.ServerPolicy{
 		{Name: "demo", Rule: config.RuleAsk},
 		{Name: "github", Rule: config.RuleDecline, Burst: 1, Own: true},
@@ -338,7 +340,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 	save := func(s state.Settings) (config.Config, string) {
 		t.Helper()
-		if err := config.Save(path, configOf(s)); err != nil {
+		if err := config.Save(path, desktop.ConfigOf(s)); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
@@ -688,7 +690,7 @@ func TestSettingsKeepWhatTheyDoNotShow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := withUnshown(configOf(settingsOf(c, map[string]bool{"github": true})), c)
+	saved := desktop.WithUnshown(desktop.ConfigOf(desktop.SettingsOf(c, map[string]bool{"github": true})), c)
 	if err := config.Save(path, saved); err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,13 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/desktop"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -19,129 +20,7 @@ import (
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
-	"github.com/elicitray/elicitray/bridge/elicit"
 )
-
-// TestCanonicalSchema: the same requestedSchema with another key order or
-// spacing is the same question; another constraint is another question.
-func TestCanonicalSchema(t *testing.T) {
-	a := remember.CanonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":10}}}`))
-	b := remember.CanonicalSchema(json.RawMessage(` { "properties" : { "n" : { "maximum":10, "type":"integer" } }, "type":"object" }`))
-	c := remember.CanonicalSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":11}}}`))
-	if a != b {
-		t.Error("reordered keys make another question")
-	}
-	if a == c {
-		t.Error("another maximum is the same question")
-	}
-}
-
-// TestMemoryRules: a rule holds until it expires, for its own question
-// only (server, tool, input request key, message and schema), a newer
-// answer to the same question replaces it, forget removes one or all, and
-// an unknown number is a clear error.
-func TestMemoryRules(t *testing.T) {
-	m := &remember.Memory{Path: filepath.Join(t.TempDir(), "data", remember.RememberedName)}
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	add := func(server, msg, action string) remember.Rule {
-		t.Helper()
-		r, err := m.Add(remember.Rule{Server: server, Tool: "deploy", Message: msg, Schema: "s", Action: action, Saved: now, Expires: now.Add(time.Hour)}, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	r1 := add("shop", "Ship where?", bridge.ActionAccept)
-	add("bank", "Pay?", bridge.ActionDecline)
-	q := remember.Question{Server: "shop", Tool: "deploy", Message: "Ship where?", Schema: "s"}
-	if r, ok, _ := m.Match(q, now); !ok || r.ID != r1.ID {
-		t.Fatalf("match = %+v, %v; want rule %d", r, ok, r1.ID)
-	}
-	if _, ok, _ := m.Match(q, now.Add(time.Hour)); ok {
-		t.Error("an expired rule still answers")
-	}
-	for _, other := range []remember.Question{
-		{Server: "shop", Tool: "deploy", Message: "Ship where now?", Schema: "s"},
-		{Server: "shop", Tool: "set_priority", Message: "Ship where?", Schema: "s"},
-		{Server: "shop", Tool: "deploy", Input: "confirm", Message: "Ship where?", Schema: "s"},
-	} {
-		if _, ok, _ := m.Match(other, now); ok {
-			t.Errorf("%+v is answered by the rule for %+v", other, q)
-		}
-	}
-	r3 := add("shop", "Ship where?", bridge.ActionDecline)
-	rules, _ := m.Rules(now)
-	if len(rules) != 2 || r3.ID != 3 {
-		t.Fatalf("after answering the same question again: rules %+v, new ID %d; want 2 rules, ID 3", rules, r3.ID)
-	}
-	if _, err := m.Forget(99, false); !errors.Is(err, remember.ErrNotFound) {
-		t.Errorf("forgetting rule 99: %v, want ErrRuleNotFound", err)
-	}
-	if gone, err := m.Forget(r3.ID, false); err != nil || len(gone) != 1 {
-		t.Fatalf("forget %d: %v, %v", r3.ID, gone, err)
-	}
-	if gone, err := m.Forget(0, true); err != nil || len(gone) != 1 {
-		t.Fatalf("forget --all: %v, %v", gone, err)
-	}
-	fi, err := os.Stat(m.Path)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("the file is %v (%v), want 0600", fi.Mode(), err)
-	}
-}
-
-// TestMemoryUntrusted: a link in place of the file, or a file others may
-// read, is refused with a sentence, never read or written through.
-func TestMemoryUntrusted(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "elsewhere.json")
-	if err := os.WriteFile(target, []byte(`{"rules":[]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := &remember.Memory{Path: filepath.Join(dir, remember.RememberedName)}
-	if err := os.Symlink(target, m.Path); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Rules(time.Now()); !errors.Is(err, paths.ErrUntrusted) {
-		t.Errorf("reading through a link: %v, want ErrUntrusted", err)
-	}
-	if _, err := m.Add(remember.Rule{Server: "x"}, time.Now()); !errors.Is(err, paths.ErrUntrusted) {
-		t.Errorf("writing through a link: %v, want ErrUntrusted", err)
-	}
-	os.Remove(m.Path)
-	if err := os.WriteFile(m.Path, []byte(`{"rules":[]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Rules(time.Now()); !errors.Is(err, paths.ErrUntrusted) {
-		t.Errorf("reading a file others may read: %v, want ErrUntrusted", err)
-	}
-}
-
-// TestRememberable: URL mode and forms with a secret are never
-// remembered; a plain form is.
-func TestRememberable(t *testing.T) {
-	parse := func(s string) *elicit.Form {
-		f, err := elicit.Parse(json.RawMessage(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
-	if why := remember.Rememberable(nil, parse(`{"type":"object","properties":{"city":{"type":"string"}}}`)); why != "" {
-		t.Errorf("a plain form is not remembered: %s", why)
-	}
-	if why := remember.Rememberable(nil, parse(`{"type":"object","properties":{"api_token":{"type":"string"}}}`)); why == "" {
-		t.Error("a form asking for a token may be remembered")
-	}
-	if why := remember.Rememberable(nil, nil); why == "" {
-		t.Error("a URL prompt may be remembered")
-	}
-	// A choice among PINs: elicit does not mask a choice, but history
-	// redacts it, so it is not kept here either.
-	pins := `{"type":"object","properties":{"pin":{"type":"string","title":"Bank PIN","enum":["4821","9034"]}}}`
-	if why := remember.Rememberable(&bridge.Request{RequestedSchema: json.RawMessage(pins)}, parse(pins)); why == "" {
-		t.Error("a choice among PINs may be remembered")
-	}
-}
 
 // TestPrefillAndSettingsSave: the free text the user sent (no secret, no
 // number) comes back as the next prompt's Prefill for the same question,
@@ -186,14 +65,14 @@ func TestPrefillAndSettingsSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &windows{hub: h, paths: p}
-	s := settingsOf(h.Config, nil)
+	w := &desktop.Windows{Hub: h, Paths: p}
+	s := desktop.SettingsOf(h.Config, nil)
 	s.Remember = h.RememberSettings(h.Config)
 	if len(s.Remember.Rules) != 1 || s.Remember.Prefill {
 		t.Fatalf("Settings opens on %+v, want the one rule, prefill off", s.Remember)
 	}
 	s.Remember.Prefill, s.Remember.Forget = true, []int{r.ID}
-	if err := w.saveSettings(s); err != nil {
+	if err := w.SaveSettings(s); err != nil {
 		t.Fatal(err)
 	}
 	if rules, _ := m.Rules(time.Now()); len(rules) != 0 {

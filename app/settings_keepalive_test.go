@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/hub"
 	"github.com/elicitray/elicitray/ui/state"
 
@@ -35,7 +37,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 		t.Fatal(err)
 	}
 	dur := func(d time.Duration) *time.Duration { return &d }
-	s := settingsOf(c, map[string]bool{"seen": true})
+	s := desktop.SettingsOf(c, map[string]bool{"seen": true})
 	type shown struct {
 		Name      string
 		KeepAlive *time.Duration
@@ -58,8 +60,8 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	save := func(s state.Settings) (config.Config, string) {
 		t.Helper()
 		h := &hub.Hub{Config: c}
-		w := &windows{hub: h, paths: paths.Paths{Config: path}}
-		if err := w.saveSettings(s); err != nil {
+		w := &desktop.Windows{Hub: h, Paths: paths.Paths{Config: path}}
+		if err := w.SaveSettings(s); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
@@ -88,7 +90,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	// slow's taken away (it follows), github's set; the notification on,
 	// the sound off.
 	c = back
-	s = settingsOf(c, nil)
+	s = desktop.SettingsOf(c, nil)
 	s.Defaults.KeepAlive = nil
 	for i := range s.Servers {
 		switch s.Servers[i].Name {
@@ -114,7 +116,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 			t.Errorf("the file repeats a default (%s):\n%s", key, written)
 		}
 	}
-	again := settingsOf(back, nil)
+	again := desktop.SettingsOf(back, nil)
 	want = []shown{{"(defaults)", nil}, {"github", dur(time.Minute)}, {"slow", nil}}
 	if diff := cmp.Diff(want, keepAlives(again)); diff != "" {
 		t.Errorf("keep-alives shown after the save mismatch (-want +got):\n%s", diff)

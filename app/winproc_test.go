@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/desktop"
+
 	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/jezek/xgb/xproto"
@@ -30,7 +32,7 @@ import (
 
 // winHub is a hub the test started itself, and a wrapper's connection to it.
 type winHub struct {
-	d       *desktop
+	d       *testDesktop
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	conn    net.Conn
@@ -40,10 +42,10 @@ type winHub struct {
 
 // startWinHub runs `elicitray hub` for d with the window process's linger
 // set to linger, and connects to it as a wrapper does.
-func startWinHub(d *desktop, linger string) *winHub {
+func startWinHub(d *testDesktop, linger string) *winHub {
 	t := d.t
 	t.Helper()
-	t.Setenv(lingerEnv, linger)
+	t.Setenv(desktop.LingerEnv, linger)
 	if err := os.MkdirAll(filepath.Dir(d.paths.HubLog), 0o700); err != nil {
 		t.Fatal(err)
 	}

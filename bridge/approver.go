@@ -46,6 +46,19 @@ type ServerInfo struct {
 	Version string `json:"version,omitempty"`
 }
 
+// Called is what the server calls itself, as windows and the command line
+// show it: its title (else its name) and version, "elicitray demo 1.0.0".
+func (info ServerInfo) Called() string {
+	s := info.Name
+	if info.Title != "" {
+		s = info.Title
+	}
+	if s != "" && info.Version != "" {
+		s += " " + info.Version
+	}
+	return s
+}
+
 // Request is one elicitation the wrapper asks its Approver to decide.
 type Request struct {
 	// ID identifies this elicitation wherever it is recorded (the hub, the

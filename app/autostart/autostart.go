@@ -320,3 +320,18 @@ func programOf(content []byte) string {
 	v, _, _ := strings.Cut(rest, "</string>")
 	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(v)
 }
+
+// On makes the desktop start this binary's hub at login, as
+// `elicitray autostart on` does (and the first-run offer's Start at login),
+// and says so in a sentence.
+func On() (string, error) {
+	t, err := Current()
+	if err != nil {
+		return "", err
+	}
+	a := New()
+	if err := a.Enable(t); err != nil {
+		return "", fmt.Errorf("turning autostart on: %w", err)
+	}
+	return fmt.Sprintf("autostart on: %s starts %s hub when you log in.", a.Where(), t.Exe), nil
+}

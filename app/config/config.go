@@ -105,7 +105,7 @@ type Remote struct {
 }
 
 // maxMessageMiB is the most Remote.MaxMessageMiB may be: 4 GiB.
-const MaxMessageMiB = 4096
+const maxMessageMiB = 4096
 
 // MaxMessage is the most bytes one message from a remote server may
 // have: MaxMessageMiB's, or zero for bridge's default.
@@ -114,9 +114,9 @@ func (r Remote) MaxMessage() int { return r.MaxMessageMiB << 20 }
 // Notifies reports whether a prompt window comes with a notification.
 func (n Notice) Notifies() bool { return n.Notification == nil || *n.Notification }
 
-// DefaultKeep is how long decisions are kept when the config says
+// defaultKeep is how long decisions are kept when the config says
 // nothing: a year.
-const DefaultKeep = 365 * 24 * time.Hour
+const defaultKeep = 365 * 24 * time.Hour
 
 // Rate is a rate limit (PROTOCOL.md §6: clients rate-limit elicitations):
 // Burst prompts may come at once, then one per Every. Suppressed prompts
@@ -167,7 +167,7 @@ const (
 	RuleAcceptDefaultsOrCancel = "accept-defaults-or-cancel"
 )
 
-var Rules = []string{RuleAsk, RuleDecline, RuleCancel, RuleAcceptDefaults, RuleAcceptDefaultsOrCancel}
+var rules = []string{RuleAsk, RuleDecline, RuleCancel, RuleAcceptDefaults, RuleAcceptDefaultsOrCancel}
 
 // Defaults when the config says nothing.
 const (
@@ -316,7 +316,7 @@ const DefaultRememberFor = 30 * 24 * time.Hour
 func (c Config) Keeps(now time.Time) history.PruneOptions {
 	keep := c.History.Keep.Duration
 	if keep <= 0 {
-		keep = DefaultKeep
+		keep = defaultKeep
 	}
 	return history.PruneOptions{Before: now.Add(-keep), Keep: c.History.MaxRecords}
 }

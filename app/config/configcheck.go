@@ -132,15 +132,15 @@ func Trouble(err error, meanwhile string) (logLines []string, title, body string
 // CheckConfig reads the config file at path and returns the config it
 // holds and every problem in it at once, mistakes and warnings, in the
 // file's order (what `elicitray doctor` prints). A missing file is the
-// default config with no problems. When any problem is a mistake
+// defaultConfig config with no problems. When any problem is a mistake
 // (Warning false) the config is the default one, as LoadConfig would not
 // use the file; otherwise it is what the file says, keys it does not know
 // left out. err is set only when the file exists but cannot be read
 // (permissions, a directory); problems are then nil.
 func Check(path string) (Config, []Problem, error) {
-	data, err := ReadConfigFile(path)
+	data, err := readConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Default(), nil, nil
+		return defaultConfig(), nil, nil
 	}
 	if err != nil {
 		return Config{}, nil, err
@@ -155,7 +155,7 @@ func Check(path string) (Config, []Problem, error) {
 		if errors.As(err, &pe) {
 			p.Line, p.Message = pe.Position.Line, "the file is not TOML: "+pe.Message
 		}
-		return Default(), []Problem{p}, nil
+		return defaultConfig(), []Problem{p}, nil
 	}
 	var c Config
 	r.config(top, &c)
@@ -171,7 +171,7 @@ func Check(path string) (Config, []Problem, error) {
 	})
 	for _, p := range r.problems {
 		if !p.Warning {
-			return Default(), r.problems, nil
+			return defaultConfig(), r.problems, nil
 		}
 	}
 	if c.Timeout.Duration <= 0 {
@@ -181,11 +181,11 @@ func Check(path string) (Config, []Problem, error) {
 }
 
 // defaultConfig is the config of no file.
-func Default() Config {
+func defaultConfig() Config {
 	return Config{Timeout: Duration{DefaultTimeout}}
 }
 
-// configReader decodes the values of one parsed file into a Config,
+// ConfigReader decodes the values of one parsed file into a Config,
 // noting every problem.
 type ConfigReader struct {
 	md       toml.MetaData
@@ -245,7 +245,7 @@ func (r *ConfigReader) config(top map[string]toml.Primitive, c *Config) {
 			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				r.keys(t, where, map[string]func(toml.Primitive, string){
 					"max_message_mib": func(p toml.Primitive, k string) {
-						v := CountValue{least: 1, most: MaxMessageMiB}
+						v := CountValue{least: 1, most: maxMessageMiB}
 						if r.decode(p, where, k, &v, false) {
 							c.Remote.MaxMessageMiB = v.n
 						}
@@ -431,13 +431,13 @@ type (
 func (g *GuardValue) UnmarshalTOML(v any) error {
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("must be a list of tool names or patterns in quotes, like [\"delete_*\", \"deploy\"], not %s", TomlValue(v))
+		return fmt.Errorf("must be a list of tool names or patterns in quotes, like [\"delete_*\", \"deploy\"], not %s", tomlValue(v))
 	}
 	out := make([]string, 0, len(list))
 	for _, item := range list {
 		s, ok := item.(string)
 		if !ok || s == "" {
-			return fmt.Errorf("must list tool names or patterns in quotes, like \"delete_*\", not %s", TomlValue(item))
+			return fmt.Errorf("must list tool names or patterns in quotes, like \"delete_*\", not %s", tomlValue(item))
 		}
 		// path.Match reports a malformed pattern only when it meets it:
 		// try it once here, so the mistake is said now, with its line.
@@ -452,7 +452,7 @@ func (g *GuardValue) UnmarshalTOML(v any) error {
 
 func (TableValue) UnmarshalTOML(v any) error {
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("must be a table (a [section]), not %s", TomlValue(v))
+		return fmt.Errorf("must be a table (a [section]), not %s", tomlValue(v))
 	}
 	return nil
 }
@@ -460,7 +460,7 @@ func (TableValue) UnmarshalTOML(v any) error {
 func (d *DurationValue) UnmarshalTOML(v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("must be a duration in quotes, like \"10m\" or \"90s\", not %s", TomlValue(v))
+		return fmt.Errorf("must be a duration in quotes, like \"10m\" or \"90s\", not %s", tomlValue(v))
 	}
 	dur, err := time.ParseDuration(s)
 	switch {
@@ -476,7 +476,7 @@ func (d *DurationValue) UnmarshalTOML(v any) error {
 func (c *CountValue) UnmarshalTOML(v any) error {
 	n, ok := v.(int64)
 	if !ok {
-		return fmt.Errorf("must be a whole number, not %s", TomlValue(v))
+		return fmt.Errorf("must be a whole number, not %s", tomlValue(v))
 	}
 	switch {
 	case n < 0 && c.least > 0:
@@ -492,8 +492,8 @@ func (c *CountValue) UnmarshalTOML(v any) error {
 
 func (r *RuleValue) UnmarshalTOML(v any) error {
 	s, ok := v.(string)
-	if !ok || !slices.Contains(Rules, s) {
-		return fmt.Errorf("%s is not one of %s", TomlValue(v), strings.Join(Rules, ", "))
+	if !ok || !slices.Contains(rules, s) {
+		return fmt.Errorf("%s is not one of %s", tomlValue(v), strings.Join(rules, ", "))
 	}
 	*r = RuleValue(s)
 	return nil
@@ -502,7 +502,7 @@ func (r *RuleValue) UnmarshalTOML(v any) error {
 func (f *FlagValue) UnmarshalTOML(v any) error {
 	b, ok := v.(bool)
 	if !ok {
-		return fmt.Errorf("must be true or false (without quotes), not %s", TomlValue(v))
+		return fmt.Errorf("must be true or false (without quotes), not %s", tomlValue(v))
 	}
 	*f = FlagValue(b)
 	return nil
@@ -514,7 +514,7 @@ func (UnknownKey) UnmarshalTOML(any) error {
 
 // tomlValue writes v as it appears in the file: "ten" with its quotes, 5,
 // a table.
-func TomlValue(v any) string {
+func tomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
 		return fmt.Sprintf("%q", v)
@@ -529,16 +529,16 @@ func TomlValue(v any) string {
 // maxConfigSize bounds config.toml: a real one is a few hundred bytes, and
 // the TOML parser recurses into nested arrays, so a file of megabytes of
 // "[[[[" would end the hub with a stack overflow.
-const MaxSize = 256 << 10
+const maxSize = 256 << 10
 
 // readConfigFile reads config.toml as host configs are read (a regular
 // file only: a FIFO would block the hub for ever), of at most
 // maxConfigSize bytes.
-func ReadConfigFile(path string) ([]byte, error) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxSize {
-		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, humanize.IBytes(uint64(fi.Size())), humanize.IBytes(uint64(MaxSize)))
+func readConfigFile(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxSize {
+		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, humanize.IBytes(uint64(fi.Size())), humanize.IBytes(uint64(maxSize)))
 	}
-	if err := CheckConfigOwner(path); err != nil {
+	if err := checkConfigOwner(path); err != nil {
 		return nil, err
 	}
 	return hosts.ReadConfig(path)
@@ -550,7 +550,7 @@ func ReadConfigFile(path string) ([]byte, error) {
 // must not be followed. The file, and a symbolic link to it, must be the
 // user's own or root's, and not writable by group or others. A missing
 // file is the default config.
-func CheckConfigOwner(path string) error {
+func checkConfigOwner(path string) error {
 	owned := func(fi fs.FileInfo) (platform.User, bool) {
 		o, ok := platform.FileOwner(path, fi)
 		if !ok {

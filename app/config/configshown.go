@@ -8,7 +8,7 @@ import (
 
 // configMessages are the mistakes configcheck.go finds in config.toml
 // (ConfigProblem.Message), written in English for hub.log.
-var Messages = lang.Sentences{
+var messages = lang.Sentences{
 	{Pattern: regexp.MustCompile(`^the file is not TOML: (.*)$`), Say: func(m []string) string {
 		return lang.L("the file is not TOML: {{.Detail}}", map[string]any{"Detail": m[1]})
 	}},
@@ -52,7 +52,7 @@ var Messages = lang.Sentences{
 // String's English). A mistake not listed in configMessages reads as
 // written.
 func (p Problem) Shown() string {
-	msg, _ := Messages.Say(p.Message)
+	msg, _ := messages.Say(p.Message)
 	var prefix string
 	if p.Line > 0 {
 		prefix = lang.L("line {{.Line}}: ", map[string]any{"Line": p.Line})

@@ -54,6 +54,21 @@ type Prompt struct {
 	Shown func()
 }
 
+// Decided does what follows a person's answer res to p, in order: mutes
+// the server for an hour (muteHour; first, so that the prompts behind it
+// are answered too), keeps the answer as a remembered rule (remember;
+// before the answer, so that the next request finds it), then answers.
+// It touches disk and socket: never call it on Fyne's goroutine.
+func (p *Prompt) Decided(res bridge.Result, muteHour, remember bool, answer func(bridge.Result)) {
+	if muteHour && p.Mute != nil {
+		p.Mute()
+	}
+	if remember && p.Remember != nil {
+		p.Remember(res)
+	}
+	answer(res)
+}
+
 // A Prompter shows prompts to a person: the desktop windows, or a scripted
 // stand-in in tests. Show must not block; it calls answer at most once,
 // with DecidedBy empty (the user decided) or "error" and a Reason when the
@@ -137,7 +152,7 @@ func (h *Hub) Handled() {
 	h.handling.Wait()
 }
 
-// item is one queued prompt.
+// Item is one queued prompt.
 type Item struct {
 	Prompt  Prompt
 	reply   func(bridge.Result)
@@ -183,7 +198,7 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
-// connState is one wrapper's connection.
+// ConnState is one wrapper's connection.
 type ConnState struct {
 	mu    sync.Mutex
 	enc   *json.Encoder
@@ -207,7 +222,7 @@ func (c *ConnState) await(rec history.Record) {
 
 // wrapperEnded is the Delivery of a decision whose wrapper's connection
 // ended before it said whether the answer reached the server.
-const WrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
+const wrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
 func (c *ConnState) send(m hubapi.Message) {
 	c.mu.Lock()
@@ -259,8 +274,8 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	cs.awaiting = map[string]string{}
 	cs.mu.Unlock()
 	for key, server := range owed {
-		h.logf("%s: a decision did not reach the server: %s (request %s)", server, WrapperEnded, key)
-		_ = h.keep(journal.DeliveryWord(server, key, WrapperEnded))
+		h.logf("%s: a decision did not reach the server: %s (request %s)", server, wrapperEnded, key)
+		_ = h.keep(journal.DeliveryWord(server, key, wrapperEnded))
 	}
 }
 
@@ -444,7 +459,7 @@ func (h *Hub) handle(cs *ConnState, m *hubapi.Message) {
 	}
 }
 
-// exportWriter sends what Store.Export writes as chunks of one export.
+// ExportWriter sends what Store.Export writes as chunks of one export.
 type ExportWriter struct {
 	cs *ConnState
 	id uint64
@@ -484,7 +499,7 @@ func (h *Hub) savedState(reply *hubapi.Message) {
 	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.Problem()
 }
 
-// prepare checks a request and builds its prompt: the form or the URL
+// Prepare checks a request and builds its prompt: the form or the URL
 // check. A request that cannot be shown is refused with an error; the
 // wrapper, which answers its server cancel then, records that (newRecord).
 func (h *Hub) Prepare(req *bridge.Request) (*Item, error) {
@@ -498,7 +513,7 @@ func (h *Hub) Prepare(req *bridge.Request) (*Item, error) {
 	return it, nil
 }
 
-// promptFor is the prompt of req, arrived now: its form parsed, or its URL
+// PromptFor is the prompt of req, arrived now: its form parsed, or its URL
 // checked. The window process builds its prompts from the requests the
 // same way.
 func PromptFor(req *bridge.Request) (Prompt, error) {
@@ -671,7 +686,7 @@ func (h *Hub) SetJournal(j *journal.Journal) {
 	h.jrOnce.Do(func() { h.jr = j })
 }
 
-// records returns the hub's journal: the one SetJournal gave, or one over
+// Records returns the hub's journal: the one SetJournal gave, or one over
 // Store.
 func (h *Hub) Records() *journal.Journal {
 	h.jrOnce.Do(func() {

@@ -32,11 +32,11 @@ const MuteFor = time.Hour
 // its one notification waits, so a flood gives one notice, not hundreds;
 // a flood that goes on is summed up every suppressedAtMost all the same.
 const (
-	SuppressedNotice = 2 * time.Second
-	SuppressedAtMost = 30 * time.Second
+	suppressedNotice = 2 * time.Second
+	suppressedAtMost = 30 * time.Second
 )
 
-// policyState is the hub's policy state, guarded by Hub.mu.
+// PolicyState is the hub's policy state, guarded by Hub.mu.
 type PolicyState struct {
 	paused     bool
 	muted      map[string]time.Time     // server → muted until
@@ -45,7 +45,7 @@ type PolicyState struct {
 	seen       map[string]bool // servers that asked since the hub started
 }
 
-// suppression counts one server's suppressed prompts until its notice.
+// Suppression counts one server's suppressed prompts until its notice.
 type Suppression struct {
 	count int
 	timer *time.Timer
@@ -234,7 +234,7 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 	case config.RuleCancel:
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
 	case config.RuleAcceptDefaults, config.RuleAcceptDefaultsOrCancel:
-		content, whyNot := DefaultsOnly(it.Prompt.Form)
+		content, whyNot := defaultsOnly(it.Prompt.Form)
 		if req.Mode == bridge.ModeToolCall {
 			// The guard exists so that a person approves the call: no
 			// rule ever does (an unattended run denies it below).
@@ -265,7 +265,7 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 // ("a link is never opened by a rule"). URL prompts (no form) never
 // qualify: a rule never opens a link (PROTOCOL.md §6: open only after
 // explicit consent).
-func DefaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
+func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 	if form == nil {
 		return nil, "a link is never opened by a rule"
 	}
@@ -310,13 +310,13 @@ func (h *Hub) allow(server string, pol config.Policy, now time.Time) bool {
 	switch {
 	case s.timer == nil:
 		s.since = now
-		s.timer = time.AfterFunc(SuppressedNotice, func() { h.noticeSuppressed(server) })
-	case now.Sub(s.since) >= SuppressedAtMost:
+		s.timer = time.AfterFunc(suppressedNotice, func() { h.noticeSuppressed(server) })
+	case now.Sub(s.since) >= suppressedAtMost:
 		// A flood that goes on: say so now, not when it ends.
 		s.timer.Stop()
 		go h.noticeSuppressed(server)
 	default:
-		s.timer.Reset(SuppressedNotice)
+		s.timer.Reset(suppressedNotice)
 	}
 	return false
 }
@@ -406,11 +406,11 @@ func (h *Hub) prune(opts history.PruneOptions) (int, error) {
 }
 
 // retentionEvery is how often a running hub applies the retention.
-const RetentionEvery = 24 * time.Hour
+const retentionEvery = 24 * time.Hour
 
-// keepPruning applies the retention now and then once a day until ctx ends.
+// KeepPruning applies the retention now and then once a day until ctx ends.
 func (h *Hub) KeepPruning(ctx context.Context) {
-	t := time.NewTicker(RetentionEvery)
+	t := time.NewTicker(retentionEvery)
 	defer t.Stop()
 	for {
 		if h.store() == nil {
@@ -426,7 +426,7 @@ func (h *Hub) KeepPruning(ctx context.Context) {
 	}
 }
 
-// configStamp tells one version of the config file from another: its
+// ConfigStamp tells one version of the config file from another: its
 // size and time, and which file it is. The time alone misses a save in
 // the same tick of the file system's coarse clock (a few milliseconds)
 // that kept the size; a save renames a new file over the old (SaveConfig,
@@ -443,10 +443,10 @@ func StampOf(path string) ConfigStamp {
 	return ConfigStamp{fi}
 }
 
-// empty reports whether there is no file, or an empty one.
+// Empty reports whether there is no file, or an empty one.
 func (s ConfigStamp) Empty() bool { return s.fi == nil || s.fi.Size() == 0 }
 
-// same reports whether s and o stamp the same version of the file.
+// Same reports whether s and o stamp the same version of the file.
 func (s ConfigStamp) Same(o ConfigStamp) bool {
 	if s.fi == nil || o.fi == nil {
 		return s.fi == nil && o.fi == nil

@@ -16,7 +16,7 @@ import (
 // that answers from a rule, the offer of "Always answer this way" and the
 // pre-filled values on a prompt, and keeping what the user answered.
 
-// memory returns the hub's remembered answers, nil when it keeps none.
+// Memory returns the hub's remembered answers, nil when it keeps none.
 func (h *Hub) Memory() *remember.Memory {
 	h.memoOnce.Do(func() {
 		if h.RulesPath != "" {
@@ -26,7 +26,7 @@ func (h *Hub) Memory() *remember.Memory {
 	return h.memo
 }
 
-// rememberedAnswer is the answer a remembered rule gives it, or nil when
+// RememberedAnswer is the answer a remembered rule gives it, or nil when
 // none holds (or it is a prompt no rule may answer: URL mode, a secret
 // field). A rule whose content no longer passes the form's checks is not
 // used: the user is asked.
@@ -55,7 +55,7 @@ func (h *Hub) RememberedAnswer(it *Item) *bridge.Result {
 	return res
 }
 
-// offerRemember gives it's prompt the "Always answer this way" choice
+// OfferRemember gives it's prompt the "Always answer this way" choice
 // when it may be remembered.
 func (h *Hub) OfferRemember(it *Item) {
 	m := h.Memory()
@@ -85,7 +85,7 @@ func (h *Hub) OfferRemember(it *Item) {
 	}
 }
 
-// refreshPrefill sets it's Prefill to the values last given for its
+// RefreshPrefill sets it's Prefill to the values last given for its
 // question, when the config pre-fills; nil otherwise.
 func (h *Hub) RefreshPrefill(it *Item) {
 	m := h.Memory()
@@ -122,7 +122,7 @@ func (h *Hub) remembering() config.Remember {
 	return h.Config.Remember
 }
 
-// keepLastValues keeps what the user typed into it's free-text fields
+// KeepLastValues keeps what the user typed into it's free-text fields
 // (elicit.Field.Prefillable: no secret, no choice, no check box, nothing the
 // server set a default for), to pre-fill them the next time the same
 // question is asked.
@@ -150,7 +150,7 @@ func (h *Hub) KeepLastValues(it *Item, res bridge.Result) {
 	}
 }
 
-// rememberSettings is the Settings window's "Remembered answers" section
+// RememberSettings is the Settings window's "Remembered answers" section
 // under config c: the rules in force and the pre-fill option. A rules file
 // that does not read shows no rules (the log says why).
 func (h *Hub) RememberSettings(c config.Config) state.RememberSettings {
@@ -169,7 +169,7 @@ func (h *Hub) RememberSettings(c config.Config) state.RememberSettings {
 	return s
 }
 
-// rememberConfigOf is the [remember] table after Settings saved s over old:
+// RememberConfigOf is the [remember] table after Settings saved s over old:
 // the pre-fill option as ticked, written only when off (on is the default).
 func RememberConfigOf(s state.RememberSettings, old config.Remember) config.Remember {
 	old.Prefill = nil
@@ -180,7 +180,7 @@ func RememberConfigOf(s state.RememberSettings, old config.Remember) config.Reme
 	return old
 }
 
-// forgetRules forgets the rules numbered ids (Settings' Forget); one
+// ForgetRules forgets the rules numbered ids (Settings' Forget); one
 // already gone (forgotten from the command line meanwhile) is no error.
 func (h *Hub) ForgetRules(ids []int) error {
 	m := h.Memory()

@@ -9,17 +9,17 @@ import (
 
 // suggest returns the names a mistyped name was most likely meant to be
 // (hosts.Suggest), or none when name is one of them.
-func Suggest(name string, names []string) []string {
+func suggest(name string, names []string) []string {
 	if slices.Contains(names, name) {
 		return nil
 	}
 	return hosts.Suggest(name, names)
 }
 
-// didYouMean is "did you mean demo?" for the suggestions of name among
+// DidYouMean is "did you mean demo?" for the suggestions of name among
 // names, "" for none.
 func DidYouMean(name string, names []string) string {
-	s := Suggest(name, names)
+	s := suggest(name, names)
 	switch len(s) {
 	case 0:
 		return ""

@@ -8,7 +8,7 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 )
 
-// peerCred returns the user and pid of the process at the other end of a
+// PeerCred returns the user and pid of the process at the other end of a
 // local socket connection (platform.PeerCred: SO_PEERCRED on Linux).
 func PeerCred(conn net.Conn) (platform.User, int, error) {
 	uc, ok := conn.(*net.UnixConn)
@@ -18,7 +18,7 @@ func PeerCred(conn net.Conn) (platform.User, int, error) {
 	return platform.PeerCred(uc)
 }
 
-// checkHubPeer verifies that the process listening at the socket conn
+// CheckHubPeer verifies that the process listening at the socket conn
 // reached runs as this user, and returns its pid.
 func CheckHubPeer(conn net.Conn) (pid int, err error) {
 	who, pid, err := PeerCred(conn)
@@ -31,7 +31,7 @@ func CheckHubPeer(conn net.Conn) (pid int, err error) {
 	return pid, nil
 }
 
-// checkPeer refuses peers running as another user: the socket's 0700
+// CheckPeer refuses peers running as another user: the socket's 0700
 // directory should already keep them out; peer credentials make sure.
 func CheckPeer(conn net.Conn) error {
 	if _, ok := conn.(*net.UnixConn); !ok {
@@ -47,6 +47,6 @@ func CheckPeer(conn net.Conn) error {
 	return nil
 }
 
-// userName names the user uid for a sentence: "alice (uid 1000)", or "uid
+// UserName names the user uid for a sentence: "alice (uid 1000)", or "uid
 // 1000" when the password database does not know it.
 func UserName(uid int) string { return platform.UID(uid).String() }

@@ -89,7 +89,7 @@ type Message struct {
 // showed (issue 10; PROTOCOL.md §5: numbers stay JSON numbers).
 func Decode(line []byte, m *Message) error { return DecodeLine(line, m) }
 
-// decodeLine decodes the one JSON value of a protocol line into v, numbers
+// DecodeLine decodes the one JSON value of a protocol line into v, numbers
 // as json.Number (decodeWire says why); anything after it is an error.
 func DecodeLine(line []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -122,7 +122,7 @@ const (
 	OpMenu     = "menu"         // open the menu window (menuwin.go)
 )
 
-// opDelivered tells the hub whether the answer to a request reached its
+// OpDelivered tells the hub whether the answer to a request reached its
 // server (bridge.Options.Delivered); a request says it will with
 // reportsDelivery, so that a hub hears it only from wrappers that send it.
 const OpDelivered = "delivered"

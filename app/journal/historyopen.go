@@ -19,7 +19,7 @@ func OpenError(path string, err error) error {
 	return fmt.Errorf("the history file %s could not be opened: %w", path, err)
 }
 
-// lockedError is a sentence about a locked history that is
+// LockedError is a sentence about a locked history that is
 // history.ErrLocked to errors.Is.
 type LockedError string
 

@@ -14,7 +14,7 @@ import (
 	"github.com/elicitray/elicitray/ui/lang"
 )
 
-// journal is where the hub keeps decisions: in history when the file takes
+// Journal is where the hub keeps decisions: in history when the file takes
 // them, else in the spool (spool.go), and only when neither can be written
 // in memory, with the user told (DESIGN.md: "A decision is durable before
 // its answer leaves, or the user is told"). While anything waits, it tries
@@ -26,9 +26,9 @@ type Journal struct {
 	path string
 	// spool takes what history cannot; nil keeps such records in memory.
 	spool *Spool
-	// log says what happened, for people (hub.log).
+	// Log says what happened, for people (hub.log).
 	Log func(format string, args ...any)
-	// told, when set, is called when what waits or why changed: the tray
+	// Told, when set, is called when what waits or why changed: the tray
 	// and a notification show it (hubgui.go). It must not block.
 	Told func(st State)
 
@@ -63,11 +63,11 @@ type Journal struct {
 
 // retryEvery is how often a journal with records waiting tries history
 // again.
-var RetryEvery = 5 * time.Second
+var retryEvery = 5 * time.Second
 
 // unsavedBatch is how many records kept in memory go to history in one
 // transaction (journal.flush).
-const UnsavedBatch = 200
+const unsavedBatch = 200
 
 // journalState is what a journal has not put in history yet, and why.
 type State struct {
@@ -77,7 +77,7 @@ type State struct {
 	Why     string // a sentence: why history takes nothing now; "" when it does
 }
 
-// problem says what waits, for `elicitray status`, the tray and `history
+// Problem says what waits, for `elicitray status`, the tray and `history
 // list`: "12 decisions not saved: the disk is full". "" when nothing does.
 func (st State) Problem() string {
 	s := st.waiting()
@@ -180,7 +180,7 @@ func (j *Journal) Store() (*history.Store, error) {
 	return j.store, nil
 }
 
-// state returns what waits and why.
+// State returns what waits and why.
 func (j *Journal) State() State {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -188,7 +188,7 @@ func (j *Journal) State() State {
 }
 
 func (j *Journal) stateLocked() State {
-	st := State{Spooled: j.spooled, Unsaved: DecisionsIn(j.unsaved), Lost: j.lost}
+	st := State{Spooled: j.spooled, Unsaved: decisionsIn(j.unsaved), Lost: j.lost}
 	if j.why != nil {
 		st.Why = StorageSentence(j.why)
 		// History and the spool failed for reasons of their own (history
@@ -200,7 +200,7 @@ func (j *Journal) stateLocked() State {
 	return st
 }
 
-// keep puts rec in history, or in the spool when history fails, or in
+// Keep puts rec in history, or in the spool when history fails, or in
 // memory when both fail. It returns nil when rec is on disk (history or
 // spool), and otherwise why it is not.
 func (j *Journal) Keep(rec history.Record) error {
@@ -230,7 +230,7 @@ func (j *Journal) scheduleLocked() {
 	if !waiting || j.retry != nil || j.closed {
 		return
 	}
-	j.retry = time.AfterFunc(RetryEvery, func() {
+	j.retry = time.AfterFunc(retryEvery, func() {
 		j.mu.Lock()
 		j.retry = nil
 		j.mu.Unlock()
@@ -282,7 +282,7 @@ func (j *Journal) spoolLocked(rec history.Record) error {
 
 // decisionsIn counts the records of recs that are decisions: not words on
 // one's delivery (history.SourceDelivery).
-func DecisionsIn(recs []history.Record) int {
+func decisionsIn(recs []history.Record) int {
 	n := 0
 	for _, rec := range recs {
 		if rec.Source != history.SourceDelivery {
@@ -312,7 +312,7 @@ func (j *Journal) checkSpoolLocked() {
 	if gone <= 0 && len(missing) == 0 {
 		return
 	}
-	gone = max(gone, DecisionsIn(missing))
+	gone = max(gone, decisionsIn(missing))
 	j.held = slices.DeleteFunc(j.held, func(rec history.Record) bool { return rec.Key != "" && !keys[rec.Key] })
 	j.spooled = onDisk
 	for _, rec := range missing {
@@ -320,9 +320,9 @@ func (j *Journal) checkSpoolLocked() {
 			j.unsaved = append(j.unsaved, rec)
 		}
 	}
-	lost := gone - DecisionsIn(missing)
+	lost := gone - decisionsIn(missing)
 	j.Log("the spool %s lost %s before history took them (its directory was removed, or a file deleted or replaced); %d were still in memory and were written again, %d are lost",
-		j.spool.Dir, Decisions(gone), DecisionsIn(missing), lost)
+		j.spool.Dir, Decisions(gone), decisionsIn(missing), lost)
 	if lost == 0 {
 		return
 	}
@@ -341,7 +341,7 @@ func (j *Journal) checkSpoolLocked() {
 	}
 }
 
-// flush moves what waits into history when it can: it opens the file if
+// Flush moves what waits into history when it can: it opens the file if
 // needed, takes in the spool and adds the records kept in memory. While
 // anything still waits it schedules another try.
 func (j *Journal) Flush() {
@@ -373,7 +373,7 @@ func (j *Journal) Flush() {
 		saved := 0
 		var err error
 		for len(j.unsaved) > 0 {
-			n := min(len(j.unsaved), UnsavedBatch)
+			n := min(len(j.unsaved), unsavedBatch)
 			if _, err = j.store.AddAll(j.unsaved[:n]); err != nil {
 				break
 			}
@@ -416,7 +416,7 @@ func (j *Journal) report(before, after State) {
 	}
 }
 
-// close stops retrying and closes history. What is only in memory is lost,
+// Close stops retrying and closes history. What is only in memory is lost,
 // and the log says so.
 func (j *Journal) Close() {
 	j.Flush()
@@ -446,10 +446,10 @@ func (j *Journal) Close() {
 	j.store = nil
 }
 
-// decisions is n decisions, in words: "1 decision", "1,234 decisions".
+// Decisions is n decisions, in words: "1 decision", "1,234 decisions".
 func Decisions(n int) string { return lang.CountText(n, "decision", "decisions") }
 
-// storageSentence says in a few words why a write failed: "the disk is
+// StorageSentence says in a few words why a write failed: "the disk is
 // full", or the error itself.
 func StorageSentence(err error) string {
 	switch {
@@ -469,4 +469,19 @@ func StorageSentence(err error) string {
 // given its Store keeps decisions in.
 func Over(st *history.Store, log func(string, ...any)) *Journal {
 	return &Journal{store: st, Log: log}
+}
+
+// Notice is the notification for what waits to be saved: a problem
+// and what elicitray does about it, or that history is whole again.
+func (st State) Notice() string {
+	switch {
+	case st.Lost > 0:
+		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.Problem()})
+	case st.Unsaved > 0:
+		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.Problem()})
+	case st.Problem() != "":
+		return lang.L("History cannot be written now: {{.Problem}}. Prompts still work; the decisions land in history as soon as it can take them.",
+			map[string]any{"Problem": st.Problem()})
+	}
+	return lang.L("History is saving again: every decision is in it.")
 }

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockHolder returns the process holding a lock on the file at path and its
+// LockHolder returns the process holding a lock on the file at path and its
 // command line, from Linux's /proc/locks, or 0 when it cannot tell (another
 // OS, a holder in another pid namespace). bbolt locks its file with flock.
 func LockHolder(path string) (pid int, cmd string) {
@@ -37,14 +37,14 @@ func LockHolder(path string) (pid int, cmd string) {
 		if pid, err = strconv.Atoi(f[4]); err != nil || pid == os.Getpid() {
 			continue
 		}
-		return pid, CommandLine(pid)
+		return pid, commandLine(pid)
 	}
 	return 0, ""
 }
 
 // commandLine is process pid's command line, words joined by spaces, or its
 // name when the line cannot be read.
-func CommandLine(pid int) string {
+func commandLine(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil || len(b) == 0 {
 		return "unknown command"

@@ -9,7 +9,7 @@ import (
 	"github.com/elicitray/elicitray/history"
 )
 
-// actionError is the history action of an elicitation answered with a
+// ActionError is the history action of an elicitation answered with a
 // JSON-RPC error (an unrenderable schema: PROTOCOL.md §4).
 const ActionError = "error"
 
@@ -17,7 +17,7 @@ const ActionError = "error"
 // host because no desktop could show it; the host's answer is its own.
 const ActionForwarded = "forwarded"
 
-// newRecord is the history record of req and of what its server was sent,
+// NewRecord is the history record of req and of what its server was sent,
 // res: the one place a record is made, by the hub (source
 // history.SourceHub, before it sends its decision) and by the wrapper
 // (history.SourceWrapper, when the server got something else). No secret
@@ -63,7 +63,7 @@ func NewRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 	return RedactRecord(rec, form)
 }
 
-// deliveryWord is the record that settles the delivery of request key's
+// DeliveryWord is the record that settles the delivery of request key's
 // record (history.SourceDelivery): "" the server got the answer, else why
 // not.
 func DeliveryWord(server, key, why string) history.Record {
@@ -82,13 +82,13 @@ func RedactRecord(rec history.Record, form *elicit.Form) history.Record {
 	secret := bridge.SecretProperties(rec.RequestedSchema, form)
 	rec.RequestedSchema = bridge.RedactSchema(rec.RequestedSchema, secret)
 	rec.URL = bridge.RedactURL(rec.URL)
-	rec.Content = Redact(secret, rec.Content)
+	rec.Content = redact(secret, rec.Content)
 	return rec
 }
 
 // redact is content with the values of the fields named secret replaced by
 // Redacted.
-func Redact(secret []string, content map[string]any) map[string]any {
+func redact(secret []string, content map[string]any) map[string]any {
 	if len(secret) == 0 || len(content) == 0 {
 		return content
 	}

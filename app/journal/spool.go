@@ -45,23 +45,23 @@ import (
 // through or read (DESIGN.md, "Trust nothing on the path").
 
 // spoolSuffix ends the name of every spool file.
-const SpoolSuffix = ".jsonl"
+const spoolSuffix = ".jsonl"
 
 // maxSpoolFile bounds how much of one spool file is read: 300 records of a
 // realistic size take 300 kB; a file far beyond this is not a spool.
-const MaxSpoolFile = 256 << 20
+const maxSpoolFile = 256 << 20
 
 // spoolDirName names the spool directory in errors.
-const SpoolDirName = "the spool directory"
+const spoolDirName = "the spool directory"
 
-// spoolDir returns the spool directory of p, beside the history file.
+// SpoolDir returns the spool directory of p, beside the history file.
 func SpoolDir(p paths.Paths) string { return filepath.Join(filepath.Dir(p.History), "spool") }
 
-// spool appends records to a file of its own in a spool directory.
+// Spool appends records to a file of its own in a spool directory.
 type Spool struct {
 	Dir  string
 	Role string // "hub" or "wrapper": the start of the file's name
-	// reserve is how many bytes a new file sets aside on disk (fallocate,
+	// Reserve is how many bytes a new file sets aside on disk (fallocate,
 	// keeping its size 0), so that records still land on a disk that
 	// filled up since; 0 reserves nothing. The hub reserves hubReserve.
 	Reserve int64
@@ -70,7 +70,7 @@ type Spool struct {
 	f  *os.File   // nil until the first record, and after the file was taken in
 }
 
-// add appends rec to the spool and syncs it to disk. A write that fails
+// Add appends rec to the spool and syncs it to disk. A write that fails
 // part way (a full disk) is cut back, so the file never ends in half a line.
 func (s *Spool) Add(rec history.Record) error {
 	line, err := json.Marshal(rec)
@@ -93,8 +93,8 @@ func (s *Spool) Add(rec history.Record) error {
 		if err := platform.Lock(s.f); err != nil {
 			return fmt.Errorf("locking the spool file: %w", err)
 		}
-		size, taken, err := FileState(s.f)
-		if err != nil || taken || !InPlace(s.f) {
+		size, taken, err := fileState(s.f)
+		if err != nil || taken || !inPlace(s.f) {
 			_ = platform.Unlock(s.f)
 			if err != nil {
 				return fmt.Errorf("spool file: %w", err)
@@ -106,7 +106,7 @@ func (s *Spool) Add(rec history.Record) error {
 			s.f = nil
 			continue
 		}
-		err = WriteSynced(s.f, line, size)
+		err = writeSynced(s.f, line, size)
 		_ = platform.Unlock(s.f)
 		return err
 	}
@@ -115,7 +115,7 @@ func (s *Spool) Add(rec history.Record) error {
 
 // fileState returns the size of the open file f and whether it was taken
 // in: unlinked by takeSpoolFile, its records in history.
-func FileState(f *os.File) (size int64, taken bool, err error) {
+func fileState(f *os.File) (size int64, taken bool, err error) {
 	size, links, err := platform.Links(f)
 	if err != nil {
 		return 0, false, err
@@ -126,7 +126,7 @@ func FileState(f *os.File) (size int64, taken bool, err error) {
 // inPlace reports whether the open spool file f is still the file at the
 // path it was made at: not when its directory was moved away (issue 25: the
 // lines written to it were read by no hub) or replaced.
-func InPlace(f *os.File) bool {
+func inPlace(f *os.File) bool {
 	fi, err := f.Stat()
 	if err != nil {
 		return false
@@ -137,7 +137,7 @@ func InPlace(f *os.File) bool {
 
 // writeSynced appends line to f, whose size is size, and syncs it; on an
 // error it cuts f back to size.
-func WriteSynced(f *os.File, line []byte, size int64) error {
+func writeSynced(f *os.File, line []byte, size int64) error {
 	_, err := f.Write(line)
 	if err == nil {
 		err = f.Sync()
@@ -151,12 +151,12 @@ func WriteSynced(f *os.File, line []byte, size int64) error {
 
 // create makes a new spool file of s's, in a directory it checked.
 func (s *Spool) create() (*os.File, error) {
-	if err := paths.MakePrivateDir(SpoolDirName, s.Dir); err != nil {
+	if err := paths.MakePrivateDir(spoolDirName, s.Dir); err != nil {
 		return nil, err
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := filepath.Join(s.Dir, fmt.Sprintf("%s-%d-%s%s", s.Role, os.Getpid(), hex.EncodeToString(b[:]), SpoolSuffix))
+	name := filepath.Join(s.Dir, fmt.Sprintf("%s-%d-%s%s", s.Role, os.Getpid(), hex.EncodeToString(b[:]), spoolSuffix))
 	f, err := platform.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating a spool file: %w", err)
@@ -174,7 +174,7 @@ func (s *Spool) create() (*os.File, error) {
 	return f, nil
 }
 
-// hubReserve is what the hub's spool sets aside on disk: about 500
+// HubReserve is what the hub's spool sets aside on disk: about 500
 // decisions of a realistic size.
 const HubReserve = 256 << 10
 
@@ -185,7 +185,7 @@ func (s *Spool) prepare() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f != nil {
-		if _, taken, err := FileState(s.f); err == nil && !taken && InPlace(s.f) {
+		if _, taken, err := fileState(s.f); err == nil && !taken && inPlace(s.f) {
 			return
 		}
 		s.f.Close()
@@ -196,7 +196,7 @@ func (s *Spool) prepare() {
 	}
 }
 
-// close closes the spool's file; its records stay for the next hub.
+// Close closes the spool's file; its records stay for the next hub.
 func (s *Spool) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -206,7 +206,7 @@ func (s *Spool) Close() {
 	}
 }
 
-// checkHistoryPath refuses a history file that is someone else's, or a
+// CheckHistoryPath refuses a history file that is someone else's, or a
 // symbolic link someone else owns (bbolt would write through it), or a link
 // to a file of someone else's: the user's decisions would be kept where
 // another user reads them (an ELICITRAY_HOME in a shared directory). A link
@@ -217,14 +217,14 @@ func CheckHistoryPath(path string) error {
 	if err != nil {
 		return nil
 	}
-	if who, theirs := OthersFile(path, fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
+	if who, theirs := othersFile(path, fi); theirs && fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symbolic link owned by %s, not you; elicitray does not write through it: %w", path, who.ID(), paths.ErrUntrusted)
 	} else if theirs {
 		return fmt.Errorf("%s belongs to %s, not you; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), paths.ErrUntrusted)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if ti, err := os.Stat(path); err == nil {
-			if who, theirs := OthersFile(path, ti); theirs {
+			if who, theirs := othersFile(path, ti); theirs {
 				return fmt.Errorf("%s links to a file of %s, not yours; elicitray does not keep your decisions in another user's file: %w", path, who.ID(), paths.ErrUntrusted)
 			}
 		}
@@ -234,7 +234,7 @@ func CheckHistoryPath(path string) error {
 
 // othersFile returns the owner of the file at path that fi describes, and
 // whether it is not this user.
-func OthersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) {
+func othersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) {
 	o, ok := platform.FileOwner(path, fi)
 	if !ok {
 		return platform.User{}, false
@@ -244,7 +244,7 @@ func OthersFile(path string, fi fs.FileInfo) (owner platform.User, theirs bool) 
 
 // spoolFiles returns the paths of the spool files in dir, none when dir is
 // missing.
-func SpoolFiles(dir string) ([]string, error) {
+func spoolFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -254,38 +254,38 @@ func SpoolFiles(dir string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), SpoolSuffix) {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), spoolSuffix) {
 			files = append(files, filepath.Join(dir, e.Name()))
 		}
 	}
 	return files, nil
 }
 
-// spoolTaken says what takeSpool did.
+// SpoolTaken says what takeSpool did.
 type SpoolTaken struct {
 	Added   int // records added to history (or changed: see history.Store.Add)
 	Records int // records read, replays included
 	Bad     int // lines that were no record (a line cut short by a crash)
 }
 
-// takeSpool adds the records of every spool file in dir to st and removes
+// TakeSpool adds the records of every spool file in dir to st and removes
 // the files, exactly once (see the top of this file). A file whose records
 // history refuses stays, and the error says why; the other files are taken.
 func TakeSpool(dir string, st *history.Store) (SpoolTaken, error) {
 	var got SpoolTaken
-	if err := CheckSpoolDir(dir); err != nil {
+	if err := checkSpoolDir(dir); err != nil {
 		return got, err
 	}
-	files, err := SpoolFiles(dir)
+	files, err := spoolFiles(dir)
 	if err != nil {
 		return got, err
 	}
 	var errs []error
 	for _, path := range files {
-		if EmptyOfLiveProcess(path) {
+		if emptyOfLiveProcess(path) {
 			continue // a spool's reserve, for later
 		}
-		t, err := TakeSpoolFile(path, st)
+		t, err := takeSpoolFile(path, st)
 		got.Added += t.Added
 		got.Records += t.Records
 		got.Bad += t.Bad
@@ -300,12 +300,12 @@ func TakeSpool(dir string, st *history.Store) (SpoolTaken, error) {
 // record and was made by a process still running (its name is
 // ROLE-PID-RANDOM.jsonl): a reserve set aside for later. The empty file of
 // a process gone is taken (removed) like any other.
-func EmptyOfLiveProcess(path string) bool {
+func emptyOfLiveProcess(path string) bool {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Size() != 0 {
 		return false
 	}
-	parts := strings.Split(strings.TrimSuffix(filepath.Base(path), SpoolSuffix), "-")
+	parts := strings.Split(strings.TrimSuffix(filepath.Base(path), spoolSuffix), "-")
 	if len(parts) != 3 {
 		return false
 	}
@@ -318,16 +318,16 @@ func EmptyOfLiveProcess(path string) bool {
 
 // checkSpoolDir refuses a spool directory that is a link or someone else's;
 // a missing one is empty.
-func CheckSpoolDir(dir string) error {
+func checkSpoolDir(dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return paths.MakePrivateDir(SpoolDirName, dir)
+	return paths.MakePrivateDir(spoolDirName, dir)
 }
 
 // takeSpoolFile adds the records of one spool file to st and unlinks it,
 // holding its lock throughout.
-func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
+func takeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 	var got SpoolTaken
 	f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -341,16 +341,16 @@ func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 	if err != nil {
 		return got, err
 	}
-	if _, theirs := OthersFile(path, fi); !fi.Mode().IsRegular() || theirs {
+	if _, theirs := othersFile(path, fi); !fi.Mode().IsRegular() || theirs {
 		return got, fmt.Errorf("%s is not a spool file of yours; it is left alone", path)
 	}
 	if err := platform.Lock(f); err != nil {
 		return got, fmt.Errorf("locking the spool file %s: %w", path, err)
 	}
-	if _, taken, err := FileState(f); err == nil && taken {
+	if _, taken, err := fileState(f); err == nil && taken {
 		return got, nil // taken while we waited for the lock
 	}
-	recs, bad, err := ReadSpool(io.LimitReader(f, MaxSpoolFile))
+	recs, bad, err := readSpool(io.LimitReader(f, maxSpoolFile))
 	if err != nil {
 		return got, fmt.Errorf("reading the spool file %s: %w", path, err)
 	}
@@ -368,7 +368,7 @@ func TakeSpoolFile(path string, st *history.Store) (SpoolTaken, error) {
 
 // readSpool returns the records of a spool file and how many lines were no
 // record. Numbers in Content keep every digit (json.Number).
-func ReadSpool(r io.Reader) (recs []history.Record, bad int, err error) {
+func readSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -391,18 +391,18 @@ func ReadSpool(r io.Reader) (recs []history.Record, bad int, err error) {
 	}
 }
 
-// spoolKeys returns the Keys of the records in the spool directory dir, and
+// SpoolKeys returns the Keys of the records in the spool directory dir, and
 // how many decisions (and lines that are none) its files hold, as
 // countSpool counts them.
 func SpoolKeys(dir string) (keys map[string]bool, n int) {
 	keys = map[string]bool{}
-	files, _ := SpoolFiles(dir)
+	files, _ := spoolFiles(dir)
 	for _, path := range files {
 		f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 		if err != nil {
 			continue
 		}
-		recs, bad, _ := ReadSpool(io.LimitReader(f, MaxSpoolFile))
+		recs, bad, _ := readSpool(io.LimitReader(f, maxSpoolFile))
 		f.Close()
 		n += bad
 		for _, rec := range recs {
@@ -415,20 +415,20 @@ func SpoolKeys(dir string) (keys map[string]bool, n int) {
 	return keys, n
 }
 
-// countSpool returns how many decisions wait in the spool directory dir:
+// CountSpool returns how many decisions wait in the spool directory dir:
 // the lines of its files, counted without decoding them (each record is
 // one line; a line cut short by a crash counts too, and takeSpool says
 // so), but for the words on a decision's delivery (isWordLine), which are
 // no decision of their own.
 func CountSpool(dir string) int {
-	files, _ := SpoolFiles(dir)
+	files, _ := spoolFiles(dir)
 	n := 0
 	for _, path := range files {
 		f, err := platform.OpenFile(path, os.O_RDONLY|platform.ONonblock, 0)
 		if err != nil {
 			continue
 		}
-		br := bufio.NewReaderSize(io.LimitReader(f, MaxSpoolFile), 32<<10)
+		br := bufio.NewReaderSize(io.LimitReader(f, maxSpoolFile), 32<<10)
 		for {
 			line, err := br.ReadSlice('\n')
 			long := false
@@ -437,7 +437,7 @@ func CountSpool(dir string) int {
 				long = true
 				_, err = br.ReadSlice('\n')
 			}
-			if long || len(bytes.TrimSpace(line)) > 0 && !IsWordLine(line) {
+			if long || len(bytes.TrimSpace(line)) > 0 && !isWordLine(line) {
 				n++
 			}
 			if err != nil {
@@ -452,6 +452,6 @@ func CountSpool(dir string) int {
 // isWordLine reports whether a spool line is a word on a decision's
 // delivery (history.SourceDelivery). A server's text holds its quotes
 // escaped, so only the field itself matches.
-func IsWordLine(line []byte) bool {
+func isWordLine(line []byte) bool {
 	return bytes.Contains(line, []byte(`"source":"`+history.SourceDelivery+`"`))
 }

@@ -76,17 +76,17 @@ import (
 // rememberedName and rememberedLock are the rules file and its lock, in
 // the directory of history.db.
 const (
-	RememberedName = "remembered.json"
-	RememberedLock = "remembered.lock"
+	rememberedName = "remembered.json"
+	rememberedLock = "remembered.lock"
 )
 
 // maxLastValues is how many questions' last values are kept for pre-filling;
 // the oldest go first.
-const MaxLastValues = 200
+const maxLastValues = 200
 
 // rememberedPath is the rules file of paths p.
 func Path(p paths.Paths) string {
-	return filepath.Join(filepath.Dir(p.History), RememberedName)
+	return filepath.Join(filepath.Dir(p.History), rememberedName)
 }
 
 // RememberedRule is one remembered answer: what a server is sent, without a
@@ -137,13 +137,13 @@ func (r Rule) Answer() string {
 	return s
 }
 
-// lastValues are the values last given for one question.
+// LastValues are the values last given for one question.
 type LastValues struct {
 	Values map[string]any `json:"values"`
 	Time   time.Time      `json:"time"`
 }
 
-// rememberedFile is the content of remembered.json.
+// RememberedFile is the content of remembered.json.
 type RememberedFile struct {
 	NextID int    `json:"nextId"`
 	Rules  []Rule `json:"rules"`
@@ -151,7 +151,7 @@ type RememberedFile struct {
 	Last map[string]LastValues `json:"last,omitempty"`
 }
 
-// canonicalSchema is the SHA-256 (hex) of requestedSchema with its object
+// CanonicalSchema is the SHA-256 (hex) of requestedSchema with its object
 // keys sorted and its whitespace gone: the same schema sent with another
 // key order or spacing is the same question. Numbers keep their digits.
 func CanonicalSchema(schema json.RawMessage) string {
@@ -169,20 +169,20 @@ func CanonicalSchema(schema json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// question is what makes two elicitations the same question: the server
+// Question is what makes two elicitations the same question: the server
 // that asks, the tool call in flight, the key of the round's input request,
 // the message and the requestedSchema's hash (canonicalSchema).
 type Question struct {
 	Server, Tool, Input, Message, Schema string
 }
 
-// questionOf is the question req asks.
+// QuestionOf is the question req asks.
 func QuestionOf(req *bridge.Request) Question {
 	return Question{Server: req.Server, Tool: req.Tool, Input: req.InputKey, Message: req.Message,
 		Schema: CanonicalSchema(req.RequestedSchema)}
 }
 
-// key is the question as the map key of rememberedFile.Last.
+// Key is the question as the map key of rememberedFile.Last.
 func (q Question) Key() string {
 	// JSON, so no choice of separator can make two questions one.
 	b, _ := json.Marshal([]string{q.Server, q.Tool, q.Input, q.Message, q.Schema})
@@ -194,13 +194,13 @@ func (r Rule) question() Question {
 	return Question{Server: r.Server, Tool: r.Tool, Input: r.Input, Message: r.Message, Schema: r.Schema}
 }
 
-// rememberable says why the answer to req, asking form (nil: a link to
+// Rememberable says why the answer to req, asking form (nil: a link to
 // open, not a form), cannot be remembered, "" when it can.
 func Rememberable(req *bridge.Request, form *elicit.Form) string {
 	switch {
 	case form == nil:
 		return "a link is opened only after your consent, each time"
-	case HasSecret(req, form):
+	case hasSecret(req, form):
 		return "the form asks for a secret, which elicitray never stores"
 	case req != nil && req.ToolUnknown:
 		return "several tool calls were running, so which one asks is not known"
@@ -208,7 +208,7 @@ func Rememberable(req *bridge.Request, form *elicit.Form) string {
 	return ""
 }
 
-// secretValue reports whether a value typed into a field that does not
+// SecretValue reports whether a value typed into a field that does not
 // look secret still holds one: a link with a password in it
 // (postgres://admin:…@db), which is never kept to pre-fill a form.
 func SecretValue(s string) bool {
@@ -223,7 +223,7 @@ func SecretValue(s string) bool {
 // hasSecret reports whether form has a field history would redact
 // (bridge.SecretProperties: elicit's Sensitive ones, and a choice among
 // PINs), so that nothing history keeps from view is remembered here.
-func HasSecret(req *bridge.Request, form *elicit.Form) bool {
+func hasSecret(req *bridge.Request, form *elicit.Form) bool {
 	var schema []byte
 	if req != nil {
 		schema = req.RequestedSchema
@@ -231,7 +231,7 @@ func HasSecret(req *bridge.Request, form *elicit.Form) bool {
 	return len(bridge.SecretProperties(schema, form)) > 0
 }
 
-// memory is the remembered answers at path, shared by the hub and the
+// Memory is the remembered answers at path, shared by the hub and the
 // rules command. Each call reads the file afresh.
 type Memory struct {
 	Path string
@@ -243,7 +243,7 @@ type Memory struct {
 // ErrRuleNotFound is Forget's error for an ID no rule has.
 var ErrNotFound = errors.New("no remembered rule has that number")
 
-// load reads the file; a missing file is an empty one.
+// Load reads the file; a missing file is an empty one.
 func (m *Memory) Load() (RememberedFile, error) {
 	var rf RememberedFile
 	f, err := platform.OpenFile(m.Path, os.O_RDONLY|platform.ONonblock, 0)
@@ -289,7 +289,7 @@ func (m *Memory) change(edit func(*RememberedFile) error) error {
 	if err := paths.MakePrivateDir("the data directory", dir); err != nil {
 		return err
 	}
-	lock, err := platform.OpenFile(filepath.Join(dir, RememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := platform.OpenFile(filepath.Join(dir, rememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening the remembered answers' lock: %w", err)
 	}
@@ -332,7 +332,7 @@ func (m *Memory) Rules(now time.Time) ([]Rule, error) {
 	return out, nil
 }
 
-// match returns the rule in force at now for the question, if any.
+// Match returns the rule in force at now for the question, if any.
 func (m *Memory) Match(q Question, now time.Time) (Rule, bool, error) {
 	rules, err := m.Rules(now)
 	if err != nil {
@@ -392,7 +392,7 @@ func (m *Memory) Forget(id int, all bool) ([]Rule, error) {
 	return gone, err
 }
 
-// last returns the values last given for the question, nil when none.
+// Last returns the values last given for the question, nil when none.
 func (m *Memory) Last(key string) map[string]any {
 	rf, err := m.Load()
 	if err != nil {
@@ -401,7 +401,7 @@ func (m *Memory) Last(key string) map[string]any {
 	return rf.Last[key].Values
 }
 
-// keepLast keeps values as the last given for the question, dropping the
+// KeepLast keeps values as the last given for the question, dropping the
 // oldest beyond maxLastValues; no values forgets the question's.
 func (m *Memory) KeepLast(key string, values map[string]any, now time.Time) error {
 	return m.change(func(rf *RememberedFile) error {
@@ -413,13 +413,13 @@ func (m *Memory) KeepLast(key string, values map[string]any, now time.Time) erro
 			rf.Last = map[string]LastValues{}
 		}
 		rf.Last[key] = LastValues{Values: values, Time: now}
-		if len(rf.Last) > MaxLastValues {
+		if len(rf.Last) > maxLastValues {
 			keys := make([]string, 0, len(rf.Last))
 			for k := range rf.Last {
 				keys = append(keys, k)
 			}
 			sort.Slice(keys, func(i, j int) bool { return rf.Last[keys[i]].Time.Before(rf.Last[keys[j]].Time) })
-			for _, k := range keys[:len(keys)-MaxLastValues] {
+			for _, k := range keys[:len(keys)-maxLastValues] {
 				delete(rf.Last, k)
 			}
 		}
@@ -427,7 +427,7 @@ func (m *Memory) KeepLast(key string, values map[string]any, now time.Time) erro
 	})
 }
 
-// prefillValues are the values (as remembered) of the fields of form that
+// PrefillValues are the values (as remembered) of the fields of form that
 // may be pre-filled (elicit.Field.Prefillable: free text with no server
 // default, never a secret) and whose value still fits; the rest are
 // dropped, whatever an older remembered.json holds for them.
@@ -453,7 +453,7 @@ func PrefillValues(form *elicit.Form, values map[string]any) map[string]any {
 	return out
 }
 
-// rememberDesc is the rule's end of a history reason: who made it and
+// RememberDesc is the rule's end of a history reason: who made it and
 // until when.
 func RememberDesc(r Rule) string {
 	var b strings.Builder

@@ -36,9 +36,9 @@ func init() {
 
 // displayTimeout bounds opening a display: an X server that accepts a
 // connection and then says nothing must not hang a prompt.
-const DisplayTimeout = 5 * time.Second
+const displayTimeout = 5 * time.Second
 
-// openDisplay checks that this process can open windows: on Linux, that the
+// OpenDisplay checks that this process can open windows: on Linux, that the
 // X server in DISPLAY accepts a connection with this process's XAUTHORITY.
 // Its error is a sentence for the user. The connection stays open until
 // release is called: an X server with no other client resets when the last
@@ -69,7 +69,7 @@ func OpenDisplay() (release func(), lost <-chan struct{}, err error) {
 		var err error
 		// A server resetting (see above) closes the connections that
 		// arrive meanwhile: such an end of file is tried again.
-		for wait := 25 * time.Millisecond; wait < DisplayTimeout; wait *= 2 {
+		for wait := 25 * time.Millisecond; wait < displayTimeout; wait *= 2 {
 			if c, err = xgb.NewConnDisplay(d); err == nil {
 				break
 			}
@@ -83,21 +83,21 @@ func OpenDisplay() (release func(), lost <-chan struct{}, err error) {
 	select {
 	case o := <-done:
 		if o.err != nil {
-			return release, nil, DisplayError(d, o.err)
+			return release, nil, displayError(d, o.err)
 		}
-		if err := CanDraw(o.c, d); err != nil {
+		if err := canDraw(o.c, d); err != nil {
 			o.c.Close()
 			return release, nil, err
 		}
 		var released atomic.Bool
 		gone := make(chan struct{})
-		go WatchDisplay(o.c, &released, gone)
+		go watchDisplay(o.c, &released, gone)
 		return sync.OnceFunc(func() {
 			released.Store(true)
 			o.c.Close()
 		}), gone, nil
-	case <-time.After(DisplayTimeout + time.Second):
-		return release, nil, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, DisplayTimeout)
+	case <-time.After(displayTimeout + time.Second):
+		return release, nil, fmt.Errorf("the X server at DISPLAY=%s did not answer within %v", d, displayTimeout)
 	}
 }
 
@@ -106,7 +106,7 @@ func OpenDisplay() (release func(), lost <-chan struct{}, err error) {
 // xgb's WaitForEvent returns nil and nil once the connection ended, on an
 // end of file or a read error alike (its readResponses); X errors of
 // requests nobody checked are skipped (the hub sends none after canDraw).
-func WatchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
+func watchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
 	for {
 		ev, xerr := c.WaitForEvent()
 		if ev == nil && xerr == nil {
@@ -121,7 +121,7 @@ func WatchDisplay(c *xgb.Conn, released *atomic.Bool, gone chan<- struct{}) {
 // canDraw checks what Fyne needs of the X server at c beyond a connection:
 // the screen DISPLAY names, and OpenGL through GLX (VNC servers, xrdp and
 // ssh -X forwarding often lack it; Fyne would fail at its first window).
-func CanDraw(c *xgb.Conn, d string) error {
+func canDraw(c *xgb.Conn, d string) error {
 	if n := len(xproto.Setup(c).Roots); c.DefaultScreen >= n {
 		return fmt.Errorf("DISPLAY=%s names screen %d, but that X server has %d", d, c.DefaultScreen, n)
 	}
@@ -136,7 +136,7 @@ func CanDraw(c *xgb.Conn, d string) error {
 }
 
 // displayError says why display d did not open, from xgb's error.
-func DisplayError(d string, err error) error {
+func displayError(d string, err error) error {
 	msg := strings.TrimSpace(err.Error())
 	err = errors.New(msg) // the server's reason may end in a newline
 	switch {
@@ -161,8 +161,8 @@ func DisplayError(d string, err error) error {
 // started without DISPLAY, check a session they found (xgb reads XAUTHORITY
 // from the process's own environment). A wrapper needs none: the hub it
 // starts in a session checks the display first (hubExitNoDisplay).
-func ProbeDisplay(ctx context.Context, exe string, env []string) error {
-	ctx, cancel := context.WithTimeout(ctx, DisplayTimeout+2*time.Second)
+func probeDisplay(ctx context.Context, exe string, env []string) error {
+	ctx, cancel := context.WithTimeout(ctx, displayTimeout+2*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "probe-display")
 	cmd.Env = env

@@ -59,7 +59,7 @@ func (s Desktop) Env(base []string) []string {
 		_, ours := s.Vars[k]
 		return ours
 	})
-	for _, k := range SessionVars {
+	for _, k := range sessionVars {
 		if v, ok := s.Vars[k]; ok {
 			env = append(env, k+"="+v)
 		}
@@ -71,7 +71,7 @@ func (s Desktop) Env(base []string) []string {
 // session: the display, its authorization, the runtime directory and the
 // session bus (notifications, the tray), the desktop's name, and the
 // language the windows speak.
-var SessionVars = []string{
+var sessionVars = []string{
 	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
 	"XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",
 	"LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LC_TIME",
@@ -85,7 +85,7 @@ var SessionVars = []string{
 // starts keeps; the desktop session's are added (desktopSession.Env). The
 // rest — the server's tokens a host config passes in env, say — stays with
 // the wrapper: the hub serves every server, and starts the browser.
-var HubEnvVars = []string{
+var hubEnvVars = []string{
 	"HOME", "USER", "LOGNAME", "PATH", "SHELL", "TERM", "TZ", "TMPDIR", "ELICITRAY_HOME",
 	// The language: LANGUAGE too, which lists the languages the windows
 	// may speak, in order (Fyne's lang reads it after LC_ALL,
@@ -97,10 +97,10 @@ var HubEnvVars = []string{
 	"GORACE",
 }
 
-// hubEnv is the part of env a hub started from it keeps (hubEnvVars, and
+// HubEnv is the part of env a hub started from it keeps (hubEnvVars, and
 // what the system needs: platform.SystemEnv).
 func HubEnv(env []string) []string {
-	keep := append(slices.Clone(HubEnvVars), platform.SystemEnv()...)
+	keep := append(slices.Clone(hubEnvVars), platform.SystemEnv()...)
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		return !slices.ContainsFunc(keep, func(v string) bool { return platform.SameEnvName(k, v) })
@@ -115,22 +115,22 @@ var ErrNoSession = errors.New("no desktop session of yours was found")
 // the running process's values (newSessionFinder).
 type Finder struct {
 	Uid int
-	// pid is where the walk up the process tree starts.
+	// Pid is where the walk up the process tree starts.
 	Pid int
-	// getenv reads this process's environment.
+	// Getenv reads this process's environment.
 	Getenv func(string) string
 	// runtimeDir is /run/user/UID when it exists, else "".
 	runtimeDir string
-	// userBus is the systemd user manager's bus address; "" skips it.
+	// UserBus is the systemd user manager's bus address; "" skips it.
 	UserBus string
-	// systemBus is the system bus address for logind; "" skips it.
+	// SystemBus is the system bus address for logind; "" skips it.
 	SystemBus string
-	// proc is the proc file system's mount point.
+	// Proc is the proc file system's mount point.
 	Proc string
-	// probe opens a session's display, returning why it did not; nil
+	// Probe opens a session's display, returning why it did not; nil
 	// takes every session found as working.
 	Probe func(ctx context.Context, s Desktop) error
-	// loginIsDesktop says that this process's own session is the desktop
+	// LoginIsDesktop says that this process's own session is the desktop
 	// (macOS and Windows: platform.LoginIsDesktop); false looks for it.
 	LoginIsDesktop bool
 }
@@ -147,13 +147,13 @@ func NewFinder(exe string) *Finder {
 	f.SystemBus = "unix:path=/run/dbus/system_bus_socket"
 	if exe != "" {
 		f.Probe = func(ctx context.Context, s Desktop) error {
-			return ProbeDisplay(ctx, Runnable(exe), s.Env(HubEnv(os.Environ())))
+			return probeDisplay(ctx, Runnable(exe), s.Env(HubEnv(os.Environ())))
 		}
 	}
 	return f
 }
 
-// find returns the first session found whose display opens (probe).
+// Find returns the first session found whose display opens (probe).
 // Its error wraps ErrNoSession and says where it looked and why each
 // display found did not open.
 func (f *Finder) Find(ctx context.Context) (Desktop, error) {
@@ -170,14 +170,14 @@ func (f *Finder) Find(ctx context.Context) (Desktop, error) {
 	return found, err
 }
 
-// displayFailed is why a session's display did not open, from a try of
+// DisplayFailed is why a session's display did not open, from a try of
 // sessionFinder.each: the next session is tried.
 type DisplayFailed struct{ Err error }
 
 func (e DisplayFailed) Error() string { return e.Err.Error() }
 func (e DisplayFailed) Unwrap() error { return e.Err }
 
-// each offers the sessions found to try, in the order of the package
+// Each offers the sessions found to try, in the order of the package
 // comment, until one is taken: try returns nil. A try that fails with a
 // displayFailed moves on to the next session; any other error ends the
 // search with that error. When no session was taken, the error wraps
@@ -203,7 +203,7 @@ func (f *Finder) Each(ctx context.Context, try func(Desktop) error) error {
 	return fmt.Errorf("%w: DISPLAY is not set here, nor in the environment of the processes that started this one, the systemd user manager, logind or any other process of yours", ErrNoSession)
 }
 
-// candidates lists the sessions found, in the order of the package comment,
+// Candidates lists the sessions found, in the order of the package comment,
 // one per display.
 func (f *Finder) Candidates(ctx context.Context) []Desktop {
 	return slices.Collect(f.sessions(ctx))
@@ -221,7 +221,7 @@ func (f *Finder) sessions(ctx context.Context) iter.Seq[Desktop] {
 			// in, with no display to name; this process's session is the
 			// one.
 			vars := map[string]string{}
-			for _, k := range SessionVars {
+			for _, k := range sessionVars {
 				if v := f.Getenv(k); v != "" {
 					vars[k] = v
 				}
@@ -240,7 +240,7 @@ func (f *Finder) sessions(ctx context.Context) iter.Seq[Desktop] {
 		}
 		if d := f.Getenv("DISPLAY"); d != "" {
 			vars := map[string]string{}
-			for _, k := range SessionVars {
+			for _, k := range sessionVars {
 				if v := f.Getenv(k); v != "" {
 					vars[k] = v
 				}
@@ -344,14 +344,14 @@ func (f *Finder) fromSystemd(ctx context.Context) (Desktop, bool) {
 	if err != nil {
 		return Desktop{}, false
 	}
-	vars := PickVars(env)
+	vars := pickVars(env)
 	if vars["DISPLAY"] == "" {
 		return Desktop{}, false
 	}
 	return Desktop{Vars: vars, From: "the systemd user manager's environment"}, true
 }
 
-// logindSession is an entry of org.freedesktop.login1.Manager.ListSessions.
+// LogindSession is an entry of org.freedesktop.login1.Manager.ListSessions.
 type LogindSession struct {
 	ID   string
 	UID  uint32
@@ -447,7 +447,7 @@ func (f *Finder) fromProcesses(visited map[int]bool) []Desktop {
 		if !ok || d == "" {
 			continue
 		}
-		score := SessionScore(vars)
+		score := sessionScore(vars)
 		b := byDisplay[d]
 		if b == nil {
 			b = &display{pid: pid, vars: vars, score: score}
@@ -476,7 +476,7 @@ func (f *Finder) fromProcesses(visited map[int]bool) []Desktop {
 
 // sessionScore is how much a process's environment looks like a desktop
 // session's: 2 for a desktop named, 1 for a session bus.
-func SessionScore(vars map[string]string) int {
+func sessionScore(vars map[string]string) int {
 	score := 0
 	if t := vars["XDG_SESSION_TYPE"]; vars["XDG_CURRENT_DESKTOP"] != "" || t == "x11" || t == "wayland" {
 		score += 2
@@ -508,7 +508,7 @@ func (f *Finder) environOf(pid int) (map[string]string, bool) {
 			env = append(env, string(kv))
 		}
 	}
-	return PickVars(env), true
+	return pickVars(env), true
 }
 
 // parentOf is pid's parent process id, or 0.
@@ -536,22 +536,22 @@ func (f *Finder) commOf(pid int) string {
 }
 
 // pickVars returns the sessionVars among env's KEY=value entries.
-func PickVars(env []string) map[string]string {
+func pickVars(env []string) map[string]string {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && v != "" && slices.Contains(SessionVars, k) {
+		if ok && v != "" && slices.Contains(sessionVars, k) {
 			vars[k] = v
 		}
 	}
 	return vars
 }
 
-// busTimeout bounds each question to a bus: one that does not answer must
+// BusTimeout bounds each question to a bus: one that does not answer must
 // not hold up a prompt.
 const BusTimeout = 2 * time.Second
 
-// withBus connects to the bus at addr, runs f, and disconnects.
+// WithBus connects to the bus at addr, runs f, and disconnects.
 func WithBus(ctx context.Context, addr string, f func(*dbus.Conn) error) error {
 	ctx, cancel := context.WithTimeout(ctx, BusTimeout)
 	defer cancel()
@@ -585,7 +585,7 @@ func Exists(path string) bool {
 	return err == nil
 }
 
-// runnable is exe, or this very program through /proc/self/exe when exe is
+// Runnable is exe, or this very program through /proc/self/exe when exe is
 // gone: an upgrade may move the binary while a wrapper runs.
 func Runnable(exe string) string {
 	if _, err := os.Stat(exe); err != nil && Exists("/proc/self/exe") {

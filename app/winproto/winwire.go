@@ -126,7 +126,7 @@ const (
 
 // opensWindow reports whether a message of op opens a window (and so
 // counts in seq).
-func OpensWindow(op string) bool {
+func opensWindow(op string) bool {
 	return op == OpShow || op == OpHistory || op == OpSettings || op == OpMenu || op == OpOffer
 }
 
@@ -146,8 +146,20 @@ func Error(m Message) error {
 	return errors.New(m.Error)
 }
 
-// notFoundError is a sentence that is history.ErrNotFound to errors.Is.
+// NotFoundError is a sentence that is history.ErrNotFound to errors.Is.
 type NotFoundError string
 
 func (e NotFoundError) Error() string { return string(e) }
 func (e NotFoundError) Unwrap() error { return history.ErrNotFound }
+
+// The items of a menu-do call.
+const (
+	MenuPause    = "pause"
+	MenuResume   = "resume"
+	MenuMute     = "mute"
+	MenuUnmute   = "unmute"
+	MenuHistory  = "history"
+	MenuSettings = "settings"
+	MenuQuit     = "quit"
+	MenuMenu     = "menu" // the history window's Menu…
+)

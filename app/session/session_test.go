@@ -1,6 +1,4 @@
-//go:build linux
-
-package app
+package session
 
 import (
 	"context"
@@ -10,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/elicitray/elicitray/app/session"
-
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
 	"github.com/google/go-cmp/cmp"
@@ -37,9 +34,9 @@ func exportProps(t *testing.T, conn *dbus.Conn, name string, path dbus.ObjectPat
 }
 
 // fakeLogind answers org.freedesktop.login1.Manager.ListSessions.
-type fakeLogind struct{ sessions []session.LogindSession }
+type fakeLogind struct{ sessions []LogindSession }
 
-func (f *fakeLogind) ListSessions() ([]session.LogindSession, *dbus.Error) { return f.sessions, nil }
+func (f *fakeLogind) ListSessions() ([]LogindSession, *dbus.Error) { return f.sessions, nil }
 
 // TestSessionFromBuses: with nothing in its own environment and no process
 // to read, the finder takes the session from the systemd user manager's
@@ -48,8 +45,9 @@ func (f *fakeLogind) ListSessions() ([]session.LogindSession, *dbus.Error) { ret
 // refuses a display moves on to the next, and the error says why each
 // failed.
 func TestSessionFromBuses(t *testing.T) {
-	userBus := sessionBus(t, t.TempDir())
-	systemBus := sessionBus(t, t.TempDir())
+	t.Parallel()
+	userBus := testkit.SessionBus(t, t.TempDir())
+	systemBus := testkit.SessionBus(t, t.TempDir())
 	uid := os.Getuid()
 
 	u, err := dbus.Connect(userBus)
@@ -66,7 +64,7 @@ func TestSessionFromBuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	logind := &fakeLogind{sessions: []session.LogindSession{
+	logind := &fakeLogind{sessions: []LogindSession{
 		{ID: "3", UID: uint32(uid), User: "u", Path: "/org/freedesktop/login1/session/_33"},
 		{ID: "7", UID: uint32(uid) + 1, User: "someone", Path: "/org/freedesktop/login1/session/_37"},
 		{ID: "2", UID: uint32(uid), User: "u", Seat: "seat0", Path: "/org/freedesktop/login1/session/_32"},
@@ -91,7 +89,7 @@ func TestSessionFromBuses(t *testing.T) {
 		t.Fatalf("owning org.freedesktop.login1: %v %v", reply, err)
 	}
 
-	f := &session.Finder{Uid: uid, Pid: 1, Getenv: func(string) string { return "" },
+	f := &Finder{Uid: uid, Pid: 1, Getenv: func(string) string { return "" },
 		UserBus: userBus, SystemBus: systemBus, Proc: "/nonexistent"}
 	type found struct{ Display, From string }
 	var got []found
@@ -109,7 +107,7 @@ func TestSessionFromBuses(t *testing.T) {
 
 	// The first display does not open: the next one is taken.
 	refused := map[string]bool{":5": true}
-	f.Probe = func(_ context.Context, s session.Desktop) error {
+	f.Probe = func(_ context.Context, s Desktop) error {
 		if refused[s.Display()] {
 			return fmt.Errorf("no X server is running at DISPLAY=%s", s.Display())
 		}
@@ -122,7 +120,7 @@ func TestSessionFromBuses(t *testing.T) {
 	// None opens: the error names each.
 	refused[":7"], refused[":8"] = true, true
 	_, err = f.Find(t.Context())
-	if !errors.Is(err, session.ErrNoSession) {
+	if !errors.Is(err, ErrNoSession) {
 		t.Fatalf("find: %v, want ErrNoSession", err)
 	}
 	for _, want := range []string{
@@ -139,7 +137,8 @@ func TestSessionFromBuses(t *testing.T) {
 // TestSessionEnv: a hub started in a session found gets the session's
 // variables in place of the wrapper's, and keeps the rest of the wrapper's.
 func TestSessionEnv(t *testing.T) {
-	s := session.Desktop{Vars: map[string]string{"DISPLAY": ":0", "XAUTHORITY": "/run/user/1000/gdm/Xauthority"}}
+	t.Parallel()
+	s := Desktop{Vars: map[string]string{"DISPLAY": ":0", "XAUTHORITY": "/run/user/1000/gdm/Xauthority"}}
 	got := s.Env([]string{"HOME=/home/u", "DISPLAY=", "PATH=/usr/bin", "ELICITRAY_HOME=/tmp/e"})
 	want := []string{"HOME=/home/u", "PATH=/usr/bin", "ELICITRAY_HOME=/tmp/e", "DISPLAY=:0", "XAUTHORITY=/run/user/1000/gdm/Xauthority"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -152,17 +151,18 @@ func TestSessionEnv(t *testing.T) {
 // in, with no DISPLAY to find: a wrapper there starts a hub instead of
 // saying no desktop session was found.
 func TestSessionOfTheLogin(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config", "PATH": "/usr/bin"}
-	f := &session.Finder{Uid: os.Getuid(), Pid: 1, Getenv: func(k string) string { return env[k] }, LoginIsDesktop: true}
-	var tried []session.Desktop
-	err := f.Each(t.Context(), func(s session.Desktop) error {
+	f := &Finder{Uid: os.Getuid(), Pid: 1, Getenv: func(k string) string { return env[k] }, LoginIsDesktop: true}
+	var tried []Desktop
+	err := f.Each(t.Context(), func(s Desktop) error {
 		tried = append(tried, s)
 		return nil
 	})
 	if err != nil {
 		t.Fatalf("each: %v, want the login session taken", err)
 	}
-	want := []session.Desktop{{Vars: map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config"}, From: "this login session"}}
+	want := []Desktop{{Vars: map[string]string{"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": "/Users/u/.config"}, From: "this login session"}}
 	if diff := cmp.Diff(want, tried); diff != "" {
 		t.Errorf("sessions tried mismatch (-want +got):\n%s", diff)
 	}

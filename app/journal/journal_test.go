@@ -1,6 +1,4 @@
-//go:build linux
-
-package app
+package journal
 
 import (
 	"errors"
@@ -10,10 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/elicitray/elicitray/app/journal"
-
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/history"
 )
@@ -22,16 +19,17 @@ import (
 // hub's decisions go to the spool, and the user is told so — the tray line
 // and a notification — and told again when every decision is in history.
 func TestJournalTellsTheUser(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "history.db")
-	_, release := holdLockUntil(t, path)
+	_, release := testkit.HoldLock(t, path)
 	var mu sync.Mutex
 	var told []string
-	j, _ := journal.Open(path, &journal.Spool{Dir: filepath.Join(dir, "spool"), Role: "hub"}, t.Logf)
-	j.Told = func(st journal.State) {
+	j, _ := Open(path, &Spool{Dir: filepath.Join(dir, "spool"), Role: "hub"}, t.Logf)
+	j.Told = func(st State) {
 		mu.Lock()
 		defer mu.Unlock()
-		told = append(told, st.Problem()+" | "+storageNotice(st))
+		told = append(told, st.Problem()+" | "+st.Notice())
 	}
 	defer j.Close()
 	if _, err := j.Store(); err == nil || !strings.Contains(err.Error(), "is in use by another process (pid ") {
@@ -42,7 +40,7 @@ func TestJournalTellsTheUser(t *testing.T) {
 			t.Fatalf("keep: %v (the spool should take it)", err)
 		}
 	}
-	if n := journal.CountSpool(filepath.Join(dir, "spool")); n != 2 {
+	if n := CountSpool(filepath.Join(dir, "spool")); n != 2 {
 		t.Errorf("%d records in the spool, want 2", n)
 	}
 	release()
@@ -75,6 +73,7 @@ func TestJournalTellsTheUser(t *testing.T) {
 // of the user's to such a file, is not written: the decisions would land
 // where that user reads them. They are spooled, and the reason is given.
 func TestHistoryFileOfAnotherUserRefused(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("a file of another user needs root to make (chown); not run")
 	}
@@ -86,17 +85,17 @@ func TestHistoryFileOfAnotherUserRefused(t *testing.T) {
 	if err := os.Chown(planted, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if err := journal.CheckHistoryPath(planted); err == nil || !errors.Is(err, paths.ErrUntrusted) {
+	if err := CheckHistoryPath(planted); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("a history file of uid 65534: %v, want it refused", err)
 	}
 	link := filepath.Join(dir, "history.db")
 	if err := os.Symlink(planted, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := journal.CheckHistoryPath(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
+	if err := CheckHistoryPath(link); err == nil || !errors.Is(err, paths.ErrUntrusted) {
 		t.Errorf("the user's link to a file of uid 65534: %v, want it refused", err)
 	}
-	j, _ := journal.Open(link, &journal.Spool{Dir: filepath.Join(dir, "spool"), Role: "hub"}, t.Logf)
+	j, _ := Open(link, &Spool{Dir: filepath.Join(dir, "spool"), Role: "hub"}, t.Logf)
 	defer j.Close()
 	if err := j.Keep(history.Record{Server: "s", Action: "decline", Key: "k1"}); err != nil {
 		t.Fatalf("keep: %v", err)

@@ -1,4 +1,4 @@
-package app
+package desktop
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -20,8 +22,6 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui/lang"
-	"github.com/elicitray/elicitray/ui/state"
 )
 
 // defaultLinger is how long the window process stays after its last window
@@ -30,23 +30,23 @@ import (
 // hub left alone is back to no GL, no polling, within seconds.
 const defaultLinger = 10 * time.Second
 
-// lingerEnv, when set to a Go duration ("2s", "0s"), replaces defaultLinger:
+// LingerEnv, when set to a Go duration ("2s", "0s"), replaces defaultLinger:
 // for tests and benchmarks that wait for the window process to go.
-const lingerEnv = "ELICITRAY_WINDOW_LINGER"
+const LingerEnv = "ELICITRAY_WINDOW_LINGER"
 
 // windowStopWait bounds how long a stopping hub waits for its window
 // process to end after telling it to; then it is killed.
 const windowStopWait = 3 * time.Second
 
-// windows is the hub's side of the window process (winwire.go): the
+// Windows is the hub's side of the window process (winwire.go): the
 // desktop Prompter, and what opens the history and Settings windows. It
 // starts the process when a window is wanted and none runs, and lets it go
 // once it has had no window for the linger. A process that ends with a
 // prompt on screen (a crash, a kill) answers that prompt cancel, with a
 // sentence in history saying so; the next prompt starts a new one.
-type windows struct {
-	hub   *hub.Hub
-	paths paths.Paths
+type Windows struct {
+	Hub   *hub.Hub
+	Paths paths.Paths
 	// exe is the program run as `exe ui`: this binary.
 	exe string
 	// log receives the hub's sentences and the window process's stderr.
@@ -91,22 +91,22 @@ type shown struct {
 	onScreen bool
 }
 
-var _ hub.Prompter = (*windows)(nil)
+var _ hub.Prompter = (*Windows)(nil)
 
 // lingerFrom is the linger lingerEnv sets, else defaultLinger.
 func lingerFrom(getenv func(string) string) time.Duration {
-	if d, err := time.ParseDuration(getenv(lingerEnv)); err == nil && d >= 0 {
+	if d, err := time.ParseDuration(getenv(LingerEnv)); err == nil && d >= 0 {
 		return d
 	}
 	return defaultLinger
 }
 
-func (w *windows) logf(format string, args ...any) {
+func (w *Windows) logf(format string, args ...any) {
 	fmt.Fprintf(w.log, "elicitray hub: "+format+"\n", args...)
 }
 
 // Show sends p to the window process, starting one if none runs.
-func (w *windows) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
+func (w *Windows) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	proc, err := w.procLocked()
@@ -136,7 +136,7 @@ func (w *windows) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 // the first), and the window process's start (its program, Fyne, the
 // display) then overlaps the hub's own and the wrapper's connecting. With
 // nothing to show it goes after the linger, as after its last window.
-func (w *windows) prestart() {
+func (w *Windows) prestart() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, err := w.procLocked(); err != nil {
@@ -146,7 +146,7 @@ func (w *windows) prestart() {
 
 // setWaiting tells the window on screen how many prompts wait behind it.
 // It starts no process.
-func (w *windows) setWaiting(n int) {
+func (w *Windows) setWaiting(n int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.waiting = max(n, 0)
@@ -156,10 +156,10 @@ func (w *windows) setWaiting(n int) {
 }
 
 // showHistory opens the history window (or brings it forward).
-func (w *windows) showHistory() {
-	if _, err := w.hub.Records().Store(); err != nil {
-		if w.hub.Notify != nil {
-			w.hub.Notify("elicitray", err.Error())
+func (w *Windows) showHistory() {
+	if _, err := w.Hub.Records().Store(); err != nil {
+		if w.Hub.Notify != nil {
+			w.Hub.Notify("elicitray", err.Error())
 		}
 		return
 	}
@@ -168,28 +168,28 @@ func (w *windows) showHistory() {
 
 // showSettings opens the Settings window on the config in force (or
 // brings it forward).
-func (w *windows) showSettings() {
-	h := w.hub
+func (w *Windows) showSettings() {
+	h := w.Hub
 	cfg := h.Settings()
 	servers := map[string]bool{}
 	for _, s := range h.Servers() {
 		servers[s.Name] = true
 	}
-	s := settingsOf(cfg, servers)
+	s := SettingsOf(cfg, servers)
 	s.Remember = h.RememberSettings(cfg)
 	w.openWindow(winproto.Message{Op: winproto.OpSettings, Settings: &s})
 }
 
 // openWindow sends m, a window-opening message, starting a process if none
 // runs.
-func (w *windows) openWindow(m winproto.Message) {
+func (w *Windows) openWindow(m winproto.Message) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	proc, err := w.procLocked()
 	if err != nil {
 		w.logf("%v", err)
-		if w.hub.Notify != nil {
-			w.hub.Notify("elicitray", lang.L("The window could not be opened: {{.Error}}", map[string]any{"Error": err}))
+		if w.Hub.Notify != nil {
+			w.Hub.Notify("elicitray", lang.L("The window could not be opened: {{.Error}}", map[string]any{"Error": err}))
 		}
 		return
 	}
@@ -198,7 +198,7 @@ func (w *windows) openWindow(m winproto.Message) {
 }
 
 // changed tells an open history window that history changed.
-func (w *windows) changed() {
+func (w *Windows) changed() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cur != nil {
@@ -226,7 +226,7 @@ func (p *winProc) send(m winproto.Message) {
 
 // procLocked returns the window process, started now when none runs.
 // windows.mu is held.
-func (w *windows) procLocked() (*winProc, error) {
+func (w *Windows) procLocked() (*winProc, error) {
 	if w.closed {
 		return nil, errors.New("the hub is stopping")
 	}
@@ -248,7 +248,7 @@ func (w *windows) procLocked() (*winProc, error) {
 // start runs `elicitray ui` with its end of a new connection to the hub
 // (platform.ChildConn: a socketpair as fd 3 on Unix, its stdin and stdout
 // on Windows).
-func (w *windows) start() (*winProc, error) {
+func (w *Windows) start() (*winProc, error) {
 	cmd := exec.Command(w.exe, "ui")
 	conn, started, err := platform.ChildConn(cmd)
 	if err != nil {
@@ -268,7 +268,7 @@ func (w *windows) start() (*winProc, error) {
 
 // read serves what p says until it goes, then reaps it and answers what it
 // left on screen.
-func (w *windows) read(p *winProc) {
+func (w *Windows) read(p *winProc) {
 	br := bufio.NewReaderSize(p.conn, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -329,7 +329,7 @@ func (w *windows) read(p *winProc) {
 }
 
 // handle serves one message of p's.
-func (w *windows) handle(p *winProc, m *winproto.Message) {
+func (w *Windows) handle(p *winProc, m *winproto.Message) {
 	switch m.Op {
 	case winproto.OpAnswer:
 		w.mu.Lock()
@@ -343,15 +343,7 @@ func (w *windows) handle(p *winProc, m *winproto.Message) {
 		if m.Result != nil {
 			res = *m.Result
 		}
-		go func() {
-			if m.MuteHour && s.p.Mute != nil {
-				s.p.Mute() // first: the prompts behind it are answered too
-			}
-			if m.Remember && s.p.Remember != nil {
-				s.p.Remember(res) // before the answer: the next request finds it
-			}
-			s.answer(res)
-		}()
+		go s.p.Decided(res, m.MuteHour, m.Remember, s.answer)
 	case winproto.OpShown:
 		w.mu.Lock()
 		if s := p.prompts[m.ID]; s != nil {
@@ -376,7 +368,7 @@ func (w *windows) handle(p *winProc, m *winproto.Message) {
 
 // retire lets p go when it still has had no window since its idle at seq:
 // it reads the end of its input and exits.
-func (w *windows) retire(p *winProc, seq uint64) {
+func (w *Windows) retire(p *winProc, seq uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cur != p || p.seq != seq || len(p.prompts) > 0 {
@@ -390,7 +382,7 @@ func (w *windows) retire(p *winProc, seq uint64) {
 
 // serveCall answers one call of the window process: history, Settings'
 // save, opening a link.
-func (w *windows) serveCall(p *winProc, m *winproto.Message) {
+func (w *Windows) serveCall(p *winProc, m *winproto.Message) {
 	reply := winproto.Message{Op: winproto.OpReply, ID: m.ID}
 	err := w.call(p, m, &reply)
 	if err != nil {
@@ -400,13 +392,13 @@ func (w *windows) serveCall(p *winProc, m *winproto.Message) {
 	p.send(reply)
 }
 
-func (w *windows) call(p *winProc, m *winproto.Message, reply *winproto.Message) error {
+func (w *Windows) call(p *winProc, m *winproto.Message, reply *winproto.Message) error {
 	switch m.Op {
 	case winproto.OpSaveSettings:
 		if m.Settings == nil {
 			return errors.New("no settings to save")
 		}
-		return w.saveSettings(*m.Settings)
+		return w.SaveSettings(*m.Settings)
 	case winproto.OpMenuDo:
 		return w.menuDo(m)
 	case winproto.OpOfferAnswer:
@@ -421,7 +413,7 @@ func (w *windows) call(p *winProc, m *winproto.Message, reply *winproto.Message)
 		}
 		return w.open(u)
 	}
-	st, err := w.hub.Records().Store()
+	st, err := w.Hub.Records().Store()
 	if err != nil {
 		return err
 	}
@@ -467,18 +459,18 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// saveSettings writes what the Settings window saved to config.toml and
+// SaveSettings writes what the Settings window saved to config.toml and
 // puts it in force at once; what the window does not show ([history],
 // [remember] for) stays as it was (withUnshown).
-func (w *windows) saveSettings(s state.Settings) error {
-	h := w.hub
-	c := withUnshown(configOf(s), h.Settings())
+func (w *Windows) SaveSettings(s state.Settings) error {
+	h := w.Hub
+	c := WithUnshown(ConfigOf(s), h.Settings())
 	c.Remember = hub.RememberConfigOf(s.Remember, c.Remember)
 	if err := h.ForgetRules(s.Remember.Forget); err != nil {
 		return err
 	}
-	if err := config.Save(w.paths.Config, c); err != nil {
-		return fmt.Errorf("could not write %s: %w", w.paths.Config, err)
+	if err := config.Save(w.Paths.Config, c); err != nil {
+		return fmt.Errorf("could not write %s: %w", w.Paths.Config, err)
 	}
 	go h.SetConfig(c)
 	return nil
@@ -486,7 +478,7 @@ func (w *windows) saveSettings(s state.Settings) error {
 
 // Close lets every window process go and waits until each has exited; one
 // that does not within windowStopWait is killed. Nothing starts another.
-func (w *windows) Close() {
+func (w *Windows) Close() {
 	w.mu.Lock()
 	w.closed = true
 	w.cur = nil

@@ -1,4 +1,4 @@
-package app
+package desktop
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/elicitray/elicitray/ui/lang"
 )
 
-// noticer is the hub's Prompter around the windows (issue 14, "a prompt
+// Noticer is the hub's Prompter around the windows (issue 14, "a prompt
 // you notice"): every prompt put on screen comes with one desktop
 // notification naming the server and the tool, for the user who is in
 // another window, on another workspace or away — the prompt window itself
@@ -25,21 +25,21 @@ import (
 // timed out), so that none is left telling of a prompt that is gone; with
 // one window at a time, at most one is on screen. config.toml's [notice]
 // turns it off, or on with the desktop's sound (Notice).
-type noticer struct {
+type Noticer struct {
 	hub.Prompter
-	hub  *hub.Hub
-	note *notifier
+	Hub  *hub.Hub
+	Note *Notifier
 }
 
 // Show shows p through the windows and, unless the config turned it off,
 // a notification of it, withdrawn when the prompt ends.
-func (n *noticer) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
-	cfg := n.hub.Settings().Notice
-	if !cfg.Notifies() || n.note == nil {
+func (n *Noticer) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
+	cfg := n.Hub.Settings().Notice
+	if !cfg.Notifies() || n.Note == nil {
 		return n.Prompter.Show(p, answer)
 	}
-	sn := &shownNote{n: n.note}
-	go sn.send(noticeOf(p.Request, cfg.Sound))
+	sn := &shownNote{n: n.Note}
+	go sn.send(NoticeOf(p.Request, cfg.Sound))
 	dismiss := n.Prompter.Show(p, func(res bridge.Result) {
 		sn.end()
 		answer(res)
@@ -52,7 +52,7 @@ func (n *noticer) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 
 // shownNote is the notification of one prompt on screen.
 type shownNote struct {
-	n *notifier
+	n *Notifier
 
 	mu    sync.Mutex
 	id    uint32 // the server's id once it answered; 0 before or on failure
@@ -60,7 +60,7 @@ type shownNote struct {
 }
 
 // send shows m; when the prompt ended meanwhile, it is withdrawn at once.
-func (s *shownNote) send(m note) {
+func (s *shownNote) send(m Note) {
 	id, err := s.n.send(context.Background(), m)
 	if err != nil {
 		s.n.failedOnce(err)
@@ -97,13 +97,13 @@ func (s *shownNote) withdraw(id uint32) {
 	_ = s.n.withdraw(context.Background(), id)
 }
 
-// noticeOf is the notification of a prompt for r: the configured server
+// NoticeOf is the notification of a prompt for r: the configured server
 // name (the trusted identity, PROTOCOL.md §6) in the title, the tool in
 // flight in the body. Nothing the server wrote goes in it — the window
 // shows the message, cleaned (ui) — and the tool's name, from the host's
 // call, is cut short and kept to plain printable text, so that a
 // notification server that reads markup finds none.
-func noticeOf(r *bridge.Request, sound bool) note {
+func NoticeOf(r *bridge.Request, sound bool) Note {
 	d := map[string]any{"Server": plainText(r.Server, 64), "Tool": plainText(r.Tool, 80)}
 	title := lang.L("elicitray: {{.Server}} asks", d)
 	var body string
@@ -119,7 +119,7 @@ func noticeOf(r *bridge.Request, sound bool) note {
 	default:
 		body = lang.L("The prompt window is waiting for your answer.")
 	}
-	return note{title: title, body: body, sound: sound}
+	return Note{Title: title, Body: body, Sound: sound}
 }
 
 // plainText is s with only printable characters, none of the markup

@@ -1,4 +1,4 @@
-package app
+package desktop
 
 import (
 	"context"
@@ -15,14 +15,14 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// notifier shows desktop notifications through the session bus's
+// Notifier shows desktop notifications through the session bus's
 // notification server (org.freedesktop.Notifications, the Desktop
 // Notifications Specification). Fyne's own sender drops its errors into a
 // log line per notification; this one says once in the hub's log why none
 // can be shown, and `elicitray doctor` says the same.
-type notifier struct {
-	// addr is the session bus address; "" means there is none.
-	addr string
+type Notifier struct {
+	// Addr is the session bus address; "" means there is none.
+	Addr string
 	// log receives the one sentence saying notifications are off.
 	log io.Writer
 	// icon is the path of elicitray's icon, or "".
@@ -34,26 +34,26 @@ type notifier struct {
 }
 
 // Notify shows title and body without blocking the caller.
-func (n *notifier) Notify(title, body string) {
+func (n *Notifier) Notify(title, body string) {
 	go func() {
-		if _, err := n.send(context.Background(), note{title: title, body: body}); err != nil {
+		if _, err := n.send(context.Background(), Note{Title: title, Body: body}); err != nil {
 			n.failedOnce(err)
 		}
 	}()
 }
 
-// note is one notification as the Desktop Notifications Specification's
+// Note is one notification as the Desktop Notifications Specification's
 // Notify takes it.
-type note struct {
-	title, body string
+type Note struct {
+	Title, Body string
 	// replaces is the id of a notification of ours this one takes the
 	// place of (the server updates it in place); 0 for a new one.
 	replaces uint32
-	// sound asks the notification server to play the desktop's sound for
+	// Sound asks the notification server to play the desktop's sound for
 	// a new message with it (the "sound-name" hint, a name of the
 	// freedesktop Sound Naming Specification): no audio code here, and a
 	// server without sounds shows the notification all the same.
-	sound bool
+	Sound bool
 }
 
 // promptSound is the sound theme's name for the sound a notification
@@ -68,7 +68,7 @@ const desktopEntryID = "io.github.elicitray"
 
 // failedOnce says in the log, the first time only, why notifications
 // cannot be shown.
-func (n *notifier) failedOnce(err error) {
+func (n *Notifier) failedOnce(err error) {
 	n.mu.Lock()
 	said := n.failed
 	n.failed = true
@@ -80,7 +80,7 @@ func (n *notifier) failedOnce(err error) {
 
 // send shows one notification, connecting to the bus the first time, and
 // returns the id the notification server gave it.
-func (n *notifier) send(ctx context.Context, m note) (uint32, error) {
+func (n *Notifier) send(ctx context.Context, m Note) (uint32, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err := n.connectLocked(ctx); err != nil {
@@ -91,13 +91,13 @@ func (n *notifier) send(ctx context.Context, m note) (uint32, error) {
 	// The launcher entry's id: the desktop shows and groups the
 	// notification as elicitray's, with its icon and name.
 	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant(desktopEntryID)}
-	if m.sound {
+	if m.Sound {
 		hints["sound-name"] = dbus.MakeVariant(promptSound)
 	}
 	var id uint32
 	err := n.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").CallWithContext(ctx,
 		"org.freedesktop.Notifications.Notify", 0,
-		"elicitray", m.replaces, n.icon, m.title, m.body, []string{}, hints, int32(-1)).Store(&id)
+		"elicitray", m.replaces, n.icon, m.Title, m.Body, []string{}, hints, int32(-1)).Store(&id)
 	if err != nil {
 		n.dropLocked()
 		return 0, fmt.Errorf("no notification server answered on the session bus: %w", err)
@@ -108,7 +108,7 @@ func (n *notifier) send(ctx context.Context, m note) (uint32, error) {
 // withdraw takes notification id off the screen (CloseNotification): the
 // prompt it told of was answered. A server that already closed it, or
 // cannot, answers with an error that changes nothing for the user.
-func (n *notifier) withdraw(ctx context.Context, id uint32) error {
+func (n *Notifier) withdraw(ctx context.Context, id uint32) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err := n.connectLocked(ctx); err != nil {
@@ -126,16 +126,16 @@ func (n *notifier) withdraw(ctx context.Context, id uint32) error {
 }
 
 // connectLocked connects to the session bus unless connected; n.mu is held.
-func (n *notifier) connectLocked(ctx context.Context) error {
+func (n *Notifier) connectLocked(ctx context.Context) error {
 	if n.conn != nil {
 		return nil
 	}
-	if n.addr == "" {
+	if n.Addr == "" {
 		return errNoSessionBus
 	}
-	conn, err := dbus.Connect(n.addr, dbus.WithContext(ctx))
+	conn, err := dbus.Connect(n.Addr, dbus.WithContext(ctx))
 	if err != nil {
-		return fmt.Errorf("the session bus at %s: %w", n.addr, err)
+		return fmt.Errorf("the session bus at %s: %w", n.Addr, err)
 	}
 	n.conn = conn
 	return nil
@@ -143,15 +143,15 @@ func (n *notifier) connectLocked(ctx context.Context) error {
 
 // dropLocked forgets a connection the bus ended, so that the next
 // notification connects anew; n.mu is held.
-func (n *notifier) dropLocked() {
+func (n *Notifier) dropLocked() {
 	if n.conn != nil && !n.conn.Connected() {
 		n.conn.Close()
 		n.conn = nil
 	}
 }
 
-// close ends the bus connection.
-func (n *notifier) close() {
+// Close ends the bus connection.
+func (n *Notifier) Close() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.conn != nil {
@@ -162,11 +162,11 @@ func (n *notifier) close() {
 
 var errNoSessionBus = fmt.Errorf("this session has no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no bus socket in the runtime directory)")
 
-// sessionBusAddress is the session bus of this process: the address in
+// SessionBusAddress is the session bus of this process: the address in
 // DBUS_SESSION_BUS_ADDRESS, else the bus socket in the user's runtime
 // directory (where systemd and dbus-broker put it), else "". It never starts
 // a bus: dbus-launch's would outlive the hub.
-func sessionBusAddress() string {
+func SessionBusAddress() string {
 	if a := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" {
 		return a
 	}

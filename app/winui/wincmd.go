@@ -1,4 +1,4 @@
-package app
+package winui
 
 import (
 	"bufio"
@@ -27,7 +27,7 @@ import (
 // runWindows is the window process (`elicitray ui`, started by the hub
 // only): it shows the windows the hub sends until the hub ends its socket,
 // then stops. Every answer, history call and Settings save goes to the hub.
-func runWindows(stderr io.Writer) error {
+func Run(stderr io.Writer) error {
 	fc, err := platform.ParentConn()
 	if err != nil {
 		return fmt.Errorf("elicitray ui is started by the hub only (no connection to it: %w)", err)
@@ -37,10 +37,10 @@ func runWindows(stderr io.Writer) error {
 		fc.Close()
 		return err
 	}
-	s := &winSide{app: a, conn: fc, enc: json.NewEncoder(fc), log: stderr,
-		calls: map[uint64]*winCall{}, prompts: map[uint64]func(){}}
-	s.prompter = &guiPrompter{app: a, open: s.openURL}
-	s.history = &winHistorySource{s: s}
+	s := &Side{app: a, conn: fc, enc: json.NewEncoder(fc), log: stderr,
+		calls: map[uint64]*WinCall{}, prompts: map[uint64]func(){}}
+	s.prompter = &Prompter{app: a, open: s.openURL}
+	s.history = &WinHistorySource{s: s}
 	// Prompts come one after another here: each next one reuses the last
 	// one's window, tens of milliseconds sooner on screen.
 	ui.KeepPromptWindows(a)
@@ -60,18 +60,18 @@ func runWindows(stderr io.Writer) error {
 }
 
 // winSide is the window process's end of its socket to the hub.
-type winSide struct {
+type Side struct {
 	app      fyne.App
 	conn     platform.Conn
 	log      io.Writer
-	prompter *guiPrompter
-	history  *winHistorySource
+	prompter *Prompter
+	history  *WinHistorySource
 
 	wmu sync.Mutex // one line at a time
 	enc *json.Encoder
 
 	mu      sync.Mutex
-	calls   map[uint64]*winCall // waiting for their reply
+	calls   map[uint64]*WinCall // waiting for their reply
 	nextID  uint64
 	gone    bool              // the hub ended the socket
 	prompts map[uint64]func() // on screen: their dismiss
@@ -85,15 +85,15 @@ type winSide struct {
 	offerWin    fyne.Window
 }
 
-// winCall is one call waiting for the hub's reply; data receives an
+// WinCall is one call waiting for the hub's reply; data receives an
 // export's chunks.
-type winCall struct {
+type WinCall struct {
 	reply chan winproto.Message
 	data  io.Writer
 	werr  error
 }
 
-func (s *winSide) send(m winproto.Message) {
+func (s *Side) send(m winproto.Message) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	_ = s.enc.Encode(m)
@@ -101,7 +101,7 @@ func (s *winSide) send(m winproto.Message) {
 
 // read handles what the hub sends until it ends the socket; then the
 // process stops.
-func (s *winSide) read() {
+func (s *Side) read() {
 	br := bufio.NewReaderSize(s.conn, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -133,7 +133,7 @@ func (s *winSide) read() {
 	fyne.Do(func() { s.app.Driver().Quit() })
 }
 
-func (s *winSide) handle(m *winproto.Message) {
+func (s *Side) handle(m *winproto.Message) {
 	switch m.Op {
 	case winproto.OpShow:
 		s.show(m)
@@ -215,7 +215,7 @@ func (s *winSide) handle(m *winproto.Message) {
 // the Fyne goroutine, before guiPrompter's own fyne.Do makes it: fyne.Do
 // keeps order. show and dismiss run on the reader's goroutine, one after
 // the other; only an answer may come meanwhile.
-func (s *winSide) show(m *winproto.Message) {
+func (s *Side) show(m *winproto.Message) {
 	id := m.ID
 	fyne.Do(func() {
 		s.seq++
@@ -269,12 +269,12 @@ func (s *winSide) show(m *winproto.Message) {
 
 // answer sends the answer of prompt id and counts its window closed,
 // unless the hub dismissed it first (the hub decided then).
-func (s *winSide) answer(id uint64, res bridge.Result, muteHour bool) {
+func (s *Side) answer(id uint64, res bridge.Result, muteHour bool) {
 	s.answerWith(id, res, muteHour, false)
 }
 
 // answerWith is answer with the "Always answer this way" choice.
-func (s *winSide) answerWith(id uint64, res bridge.Result, muteHour, remember bool) {
+func (s *Side) answerWith(id uint64, res bridge.Result, muteHour, remember bool) {
 	s.mu.Lock()
 	_, open := s.prompts[id]
 	delete(s.prompts, id)
@@ -287,7 +287,7 @@ func (s *winSide) answerWith(id uint64, res bridge.Result, muteHour, remember bo
 }
 
 // closedOne counts a window closed; on the Fyne goroutine.
-func (s *winSide) closedOne() {
+func (s *Side) closedOne() {
 	s.open--
 	s.idleCheck()
 }
@@ -295,7 +295,7 @@ func (s *winSide) closedOne() {
 // idleCheck tells the hub when no window is open, naming the last
 // window-opening message handled: the hub lets the process go after the
 // linger unless it sent another since. On the Fyne goroutine.
-func (s *winSide) idleCheck() {
+func (s *Side) idleCheck() {
 	if s.open <= 0 {
 		s.open = 0
 		seq := s.seq
@@ -305,7 +305,7 @@ func (s *winSide) idleCheck() {
 
 // showHistory opens the history window, or brings it forward; on the Fyne
 // goroutine.
-func (s *winSide) showHistory() {
+func (s *Side) showHistory() {
 	if s.historyWin != nil {
 		s.historyWin.Window().Show()
 		s.historyWin.Window().RequestFocus()
@@ -324,7 +324,7 @@ func (s *winSide) showHistory() {
 
 // showSettings opens the Settings window on st, or brings it forward; on
 // the Fyne goroutine. Save goes to the hub, which writes config.toml.
-func (s *winSide) showSettings(st state.Settings) {
+func (s *Side) showSettings(st state.Settings) {
 	if s.settingsWin != nil {
 		s.settingsWin.Show()
 		s.settingsWin.RequestFocus()
@@ -346,8 +346,8 @@ func (s *winSide) showSettings(st state.Settings) {
 
 // call sends m as a call to the hub and waits for its reply; data, when
 // set, receives an export's chunks.
-func (s *winSide) call(m winproto.Message, data io.Writer) (winproto.Message, error) {
-	c := &winCall{reply: make(chan winproto.Message, 1), data: data}
+func (s *Side) call(m winproto.Message, data io.Writer) (winproto.Message, error) {
+	c := &WinCall{reply: make(chan winproto.Message, 1), data: data}
 	s.mu.Lock()
 	if s.gone {
 		s.mu.Unlock()
@@ -373,23 +373,23 @@ var errHubGone = errors.New("the hub stopped")
 
 // openURL asks the hub to open u in the user's browser (it knows the
 // user's environment: prepareDesktop).
-func (s *winSide) openURL(u *url.URL) error {
+func (s *Side) openURL(u *url.URL) error {
 	_, err := s.call(winproto.Message{Op: winproto.OpOpen, URL: u.String()}, nil)
 	return err
 }
 
-// winHistorySource is the history window's HistorySource in the window process:
+// WinHistorySource is the history window's HistorySource in the window process:
 // every read and change is a call to the hub, which holds history.db.
-type winHistorySource struct{ s *winSide }
+type WinHistorySource struct{ s *Side }
 
-var _ ui.HistorySource = (*winHistorySource)(nil)
+var _ ui.HistorySource = (*WinHistorySource)(nil)
 
-func (h *winHistorySource) List(q history.Query) ([]history.Record, error) {
+func (h *WinHistorySource) List(q history.Query) ([]history.Record, error) {
 	r, err := h.s.call(winproto.Message{Op: winproto.OpList, Query: &q}, nil)
 	return r.Records, err
 }
 
-func (h *winHistorySource) Get(id uint64) (history.Record, error) {
+func (h *WinHistorySource) Get(id uint64) (history.Record, error) {
 	r, err := h.s.call(winproto.Message{Op: winproto.OpGet, RecordID: id}, nil)
 	if err != nil {
 		return history.Record{}, err
@@ -400,28 +400,28 @@ func (h *winHistorySource) Get(id uint64) (history.Record, error) {
 	return r.Records[0], nil
 }
 
-func (h *winHistorySource) CountQuery(q history.Query) (int, error) {
+func (h *WinHistorySource) CountQuery(q history.Query) (int, error) {
 	r, err := h.s.call(winproto.Message{Op: winproto.OpCount, Query: &q}, nil)
 	return r.Count, err
 }
 
-func (h *winHistorySource) Delete(id uint64) error {
+func (h *WinHistorySource) Delete(id uint64) error {
 	_, err := h.s.call(winproto.Message{Op: winproto.OpDelete, RecordID: id}, nil)
 	return err
 }
 
-func (h *winHistorySource) Clear() error {
+func (h *WinHistorySource) Clear() error {
 	_, err := h.s.call(winproto.Message{Op: winproto.OpClear}, nil)
 	return err
 }
 
-func (h *winHistorySource) Export(w io.Writer, format string, q history.Query) (int, error) {
+func (h *WinHistorySource) Export(w io.Writer, format string, q history.Query) (int, error) {
 	r, err := h.s.call(winproto.Message{Op: winproto.OpExport, Format: format, Query: &q}, w)
 	return r.Count, err
 }
 
 // Servers names the servers with records, for the server filter.
-func (h *winHistorySource) Servers() ([]string, error) {
+func (h *WinHistorySource) Servers() ([]string, error) {
 	r, err := h.s.call(winproto.Message{Op: winproto.OpServers}, nil)
 	return r.Servers, err
 }

@@ -1,6 +1,4 @@
-//go:build linux
-
-package app
+package desktop
 
 import (
 	"os"
@@ -17,6 +15,7 @@ import (
 // guard that is not a list of names, is a mistake naming its line; and the
 // Settings window's save writes the guard back as it read it.
 func TestConfigGuard(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name+".toml")
@@ -35,7 +34,7 @@ func TestConfigGuard(t *testing.T) {
 		t.Errorf("prod's config mismatch (-want +got):\n%s", diff)
 	}
 	// Saved through the Settings window, and read again: the same guard.
-	if err := config.Save(path, withUnshown(configOf(settingsOf(c, map[string]bool{})), c)); err != nil {
+	if err := config.Save(path, WithUnshown(ConfigOf(SettingsOf(c, map[string]bool{})), c)); err != nil {
 		t.Fatal(err)
 	}
 	again, err := config.Load(path)

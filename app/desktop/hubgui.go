@@ -1,4 +1,4 @@
-package app
+package desktop
 
 import (
 	"bytes"
@@ -30,26 +30,32 @@ import (
 
 	"github.com/elicitray/elicitray/app/journal"
 
-	"fyne.io/fyne/v2"
-	fyneapp "fyne.io/fyne/v2/app"
-
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
-	"github.com/elicitray/elicitray/assets"
-	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/ui"
 )
 
+// StartError is runHub's error when the hub could not start, already said
+// in its log (session.HubFailPrefix). NoDisplay: its display did not open,
+// and the hub process ends with session.ExitNoDisplay.
+type StartError struct {
+	Err       error
+	NoDisplay bool
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
 // runHub runs the desktop hub until Quit or ctx ends. When it cannot start,
-// its last line in the log (its stderr) is hubFailPrefix and a sentence
+// its last line in the log (its stderr) is session.HubFailPrefix and a sentence
 // saying why, which the wrapper or command that started it shows the user.
-func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
+func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) error {
 	// The hub's log is read later, from hub.log: each line says when.
-	stderr = &stampWriter{w: stderr, now: time.Now}
+	stderr = &StampWriter{W: stderr, Now: time.Now}
 	fail := func(err error) error {
-		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
-		return exitCode(exitError)
+		fmt.Fprintf(stderr, "%s%v\n", session.HubFailPrefix, err)
+		return &StartError{Err: err}
 	}
 	// The display first, then the lock: a hub whose display does not open
 	// stops before it holds the lock (saying so by its exit status, so that
@@ -58,8 +64,8 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// started together, all but one stop at the lock.
 	userEnv, releaseDisplay, displayLost, err := prepareDesktop(ctx, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s%v\n", hubFailPrefix, err)
-		return exitCode(hubExitNoDisplay)
+		fmt.Fprintf(stderr, "%s%v\n", session.HubFailPrefix, err)
+		return &StartError{Err: err, NoDisplay: true}
 	}
 	defer releaseDisplay() // held for the hub's life (below)
 	lock, err := hub.Lock(p)
@@ -103,8 +109,8 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	if err != nil {
 		return fail(fmt.Errorf("finding elicitray's own program: %w", err))
 	}
-	hb := &hub.Hub{Version: Version, Config: cfg, ConfigPath: p.Config, RulesPath: remember.Path(p), Log: stderr, Display: os.Getenv("DISPLAY")}
-	win := &windows{hub: hb, paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
+	hb := &hub.Hub{Version: version, Config: cfg, ConfigPath: p.Config, RulesPath: remember.Path(p), Log: stderr, Display: os.Getenv("DISPLAY")}
+	win := &Windows{Hub: hb, Paths: p, exe: exe, log: stderr, linger: lingerFrom(os.Getenv), open: browserOpener(userEnv)}
 	hb.Prompter = win
 	win.prestart()
 	defer win.Close() // a hub that fails below lets it go; else done below
@@ -122,18 +128,18 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	}
 	if st := jr.State(); st.Problem() != "" {
 		fmt.Fprintf(stderr, "elicitray hub: %s; prompts work meanwhile, and their decisions are kept in the spool (%s) until history takes them\n", st.Problem(), journal.SpoolDir(p))
-		notices = append(notices, storageNotice(st))
+		notices = append(notices, st.Notice())
 	}
 	ln, err := hub.OpenSocket(p)
 	if err != nil {
 		return fail(err)
 	}
 	defer ln.Close()
-	notes := &notifier{addr: sessionBusAddress(), log: stderr}
-	defer notes.close()
+	notes := &Notifier{Addr: SessionBusAddress(), log: stderr}
+	defer notes.Close()
 	notify := notes.Notify
 	// Each prompt on screen comes with a notification of it (notice.go).
-	hb.Prompter = &noticer{Prompter: win, hub: hb, note: notes}
+	hb.Prompter = &Noticer{Prompter: win, Hub: hb, Note: notes}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -145,7 +151,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	// noTrayTold, in the hub log's directory, says the desktop was shown
 	// noTrayNotice: made once a notification server took it, so that a
 	// session with no notifications either (no bus) tells at a later start.
-	noTrayTold := filepath.Join(filepath.Dir(p.HubLog), noTrayMarker)
+	noTrayTold := filepath.Join(filepath.Dir(p.HubLog), NoTrayMarker)
 	tellNoTray := false
 	if platform.TrayAvailable() {
 		tray = ui.SetupTray(ui.TrayActions{
@@ -202,7 +208,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 		tray.SetProblem(st.Problem())
 		win.menuChanged()
 		lastMu.Lock()
-		n := storageNotice(st)
+		n := st.Notice()
 		changed := n != lastNotice
 		lastNotice = n
 		lastMu.Unlock()
@@ -223,7 +229,7 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	}
 	if tellNoTray {
 		go func() {
-			if _, err := notes.send(ctx, note{title: "elicitray", body: lang.L(noTrayNotice)}); err != nil {
+			if _, err := notes.send(ctx, Note{Title: "elicitray", Body: lang.L(noTrayNotice)}); err != nil {
 				notes.failedOnce(err)
 				return
 			}
@@ -243,13 +249,13 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)
 		}
 	}()
-	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", hubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
+	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", session.HubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
 	// Until Quit, a signal, the socket failing, or the display going: the
 	// hub then stops. A hub whose X server ended can show nothing more:
 	// every window process it started would fail, and every prompt be
 	// answered cancel, until the user quit it. Stopping frees the lock and
 	// the socket, so that the next prompt's wrapper starts a hub on the
-	// display there is then, or says there is none (hubExitNoDisplay).
+	// display there is then, or says there is none (session.ExitNoDisplay).
 	select {
 	case <-ctx.Done():
 	case <-served:
@@ -263,29 +269,6 @@ func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
 	tray.Close()
 	fmt.Fprintln(stderr, "elicitray hub: stopped")
 	return nil
-}
-
-// newFyneApp starts Fyne and opens the display. Fyne panics when the display
-// refuses it; that becomes an error here, after openDisplay had its say.
-func newFyneApp() (a fyne.App, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			a, err = nil, fmt.Errorf("the desktop's graphics could not start on DISPLAY=%s: %v", os.Getenv("DISPLAY"), r)
-		}
-	}()
-	a = fyneapp.NewWithID("io.github.elicitray")
-	// The hub keeps no Fyne preferences, yet Fyne saves them as it stops,
-	// and its own watcher of their file may read it half written: "Fyne
-	// error: Preferences load error: EOF" in hub.log on quit. With nothing
-	// to save, that save goes (the hook serves it alone).
-	if lc, ok := a.Lifecycle().(interface{ SetOnStoppedHookExecuted(func()) }); ok {
-		lc.SetOnStoppedHookExecuted(nil)
-	}
-	a.SetIcon(fyne.NewStaticResource("elicitray.png", assets.Icon))
-	// Fyne quits when its last window closes; the hub outlives its prompt
-	// windows, so one window stays, never shown.
-	a.NewWindow("elicitray")
-	return a, nil
 }
 
 // prepareDesktop makes this process's environment the desktop session's
@@ -317,7 +300,7 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 		return nil, nil, nil, err
 	}
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		if addr := sessionBusAddress(); addr != "" {
+		if addr := SessionBusAddress(); addr != "" {
 			os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 		}
 	}
@@ -334,52 +317,11 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 	return userEnv, release, lost, nil
 }
 
-// storageNotice is the notification for what waits to be saved: a problem
-// and what elicitray does about it, or that history is whole again.
-func storageNotice(st journal.State) string {
-	switch {
-	case st.Lost > 0:
-		return lang.L("Decisions were lost: {{.Problem}}. History has a note of it, and hub.log says more.", map[string]any{"Problem": st.Problem()})
-	case st.Unsaved > 0:
-		return lang.L("Decisions cannot be saved: {{.Problem}}. Prompts still work; elicitray keeps trying.", map[string]any{"Problem": st.Problem()})
-	case st.Problem() != "":
-		return lang.L("History cannot be written now: {{.Problem}}. Prompts still work; the decisions land in history as soon as it can take them.",
-			map[string]any{"Problem": st.Problem()})
-	}
-	return lang.L("History is saving again: every decision is in it.")
-}
-
-// guiPrompter shows prompts as desktop windows (package ui), in the window
-// process (wincmd.go).
-type guiPrompter struct {
-	app fyne.App
-	// open opens a link the user agreed to: the hub's browserOpener, by a
-	// call to the hub. Nil leaves it to Fyne.
-	open func(*url.URL) error
-
-	mu      sync.Mutex
-	current *ui.PromptWindow // the window on screen, or nil
-	waiting int              // prompts queued behind it
-}
-
-// setWaiting tells the window on screen how many prompts wait behind it.
-func (g *guiPrompter) setWaiting(n int) {
-	g.mu.Lock()
-	g.waiting = max(n, 0)
-	pw := g.current
-	g.mu.Unlock()
-	if pw != nil {
-		pw.SetWaiting(max(n, 0))
-	}
-}
-
-var _ hub.Prompter = (*guiPrompter)(nil)
-
-// settingsOf is what the Settings window shows for c: the defaults, every
+// SettingsOf is what the Settings window shows for c: the defaults, every
 // server configured (with what its table sets; the rest follows the
 // defaults), and every server seen but not configured, following the
 // defaults in everything.
-func settingsOf(c config.Config, seen map[string]bool) state.Settings {
+func SettingsOf(c config.Config, seen map[string]bool) state.Settings {
 	d := c.Policy("")
 	s := state.Settings{Defaults: state.ServerPolicy{Rule: config.RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
 		KeepAlive: keepAliveOf(c.KeepAlive)},
@@ -414,18 +356,18 @@ func keepAliveOf(d *config.Duration) *time.Duration {
 	return &v
 }
 
-// withUnshown is c, the config the Settings window saved, with what the
+// WithUnshown is c, the config the Settings window saved, with what the
 // window does not show carried over from old: [history], [remote] and
 // [remember] (whose prefill the caller then sets from the window:
 // rememberConfigOf).
-func withUnshown(c, old config.Config) config.Config {
+func WithUnshown(c, old config.Config) config.Config {
 	c.History = old.History
 	c.Remember = old.Remember
 	c.Remote = old.Remote
 	return c
 }
 
-// configOf is the config the Settings window saved (the window does not
+// ConfigOf is the config the Settings window saved (the window does not
 // show [history]: the caller keeps it). It writes only what differs from
 // what would apply without it: the defaults where they are not the
 // built-in ones, a [servers.NAME] table only for a server with settings of
@@ -433,7 +375,7 @@ func withUnshown(c, old config.Config) config.Config {
 // it only the values that are not the defaults'. A server seen but never
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
-func configOf(s state.Settings) config.Config {
+func ConfigOf(s state.Settings) config.Config {
 	d := s.Defaults
 	var c config.Config
 	if d.Timeout != config.DefaultTimeout {
@@ -486,56 +428,6 @@ func configOf(s state.Settings) config.Config {
 	return c
 }
 
-func (g *guiPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
-	var pw *ui.PromptWindow
-	done := func(a ui.Answer) {
-		// Muting, recording and replying touch disk and socket: not on the
-		// Fyne goroutine (STYLE.md 7).
-		go func() {
-			if a.MuteHour && p.Mute != nil {
-				p.Mute() // first: the prompts behind it are answered too
-			}
-			res := bridge.Result{Action: a.Action, Content: a.Content}
-			if a.Remember && p.Remember != nil {
-				p.Remember(res) // before the answer: the next request finds it
-			}
-			answer(res)
-		}()
-	}
-	g.mu.Lock()
-	waiting := g.waiting
-	g.mu.Unlock()
-	fyne.Do(func() {
-		fp := uiPrompt(p)
-		fp.Waiting = waiting
-		if p.URL != nil {
-			pw = ui.ShowURLPrompt(g.app, &ui.URLPrompt{Server: fp.Server, ServerInfo: fp.ServerInfo,
-				Tool: fp.Tool, Message: fp.Message, Check: *p.URL, Deadline: p.Deadline, Waiting: waiting, Open: g.opener(), Shown: p.Shown}, done)
-		} else {
-			pw = ui.ShowPrompt(g.app, fp, done)
-		}
-		g.mu.Lock()
-		g.current = pw
-		g.mu.Unlock()
-	})
-	return func() {
-		// Runs after the fyne.Do above: fyne.Do keeps order.
-		fyne.Do(func() {
-			pw.Close()
-			g.mu.Lock()
-			if g.current == pw {
-				g.current = nil
-			}
-			g.mu.Unlock()
-		})
-	}
-}
-
-// opener is what opens a link the user agreed to; nil leaves it to Fyne.
-func (g *guiPrompter) opener() func(*url.URL) error {
-	return g.open
-}
-
 // browserOpener is what opens a link the user agreed to: on Linux xdg-open
 // in the user's own environment env rather than the hub's (prepareDesktop);
 // nil (other systems, or no environment kept) leaves it to Fyne.
@@ -554,21 +446,15 @@ func browserOpener(env []string) func(*url.URL) error {
 	}
 }
 
-func uiPrompt(p *hub.Prompt) *ui.Prompt {
-	r := p.Request
-	return &ui.Prompt{Server: r.Server, ServerInfo: calledItself(r.ServerInfo), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline,
-		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: r.Mode == bridge.ModeToolCall, Shown: p.Shown}
-}
-
-// stampWriter starts each line written to w with the local time.
-type stampWriter struct {
+// StampWriter starts each line written to w with the local time.
+type StampWriter struct {
 	mu      sync.Mutex
-	w       io.Writer
-	now     func() time.Time
+	W       io.Writer
+	Now     func() time.Time
 	midLine bool
 }
 
-func (s *stampWriter) Write(p []byte) (int, error) {
+func (s *StampWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []byte
@@ -577,28 +463,15 @@ func (s *stampWriter) Write(p []byte) (int, error) {
 			continue
 		}
 		if !s.midLine {
-			out = append(out, s.now().Format("2006-01-02 15:04:05 ")...)
+			out = append(out, s.Now().Format("2006-01-02 15:04:05 ")...)
 		}
 		out = append(out, line...)
 		s.midLine = line[len(line)-1] != '\n'
 	}
-	if _, err := s.w.Write(out); err != nil {
+	if _, err := s.W.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// calledItself is what a server calls itself, as windows and the CLI show
-// it: its title (else its name) and version, e.g. "elicitray demo 1.0.0".
-func calledItself(info bridge.ServerInfo) string {
-	s := info.Name
-	if info.Title != "" {
-		s = info.Title
-	}
-	if s != "" && info.Version != "" {
-		s += " " + info.Version
-	}
-	return s
 }
 
 // noTrayNotice is the notification a hub with no tray host shows once, at
@@ -609,9 +482,9 @@ const noTrayNotice = "This desktop shows no tray icons, so elicitray runs withou
 	"in `elicitray menu`, a small window with the tray's items, " +
 	"and in the commands elicitray status, pause, resume, settings, history window and quit."
 
-// noTrayMarker, in the hub log's directory, says noTrayNotice was shown
+// NoTrayMarker, in the hub log's directory, says noTrayNotice was shown
 // (noTrayTold).
-const noTrayMarker = "told-no-tray"
+const NoTrayMarker = "told-no-tray"
 
 // firstTime reports whether marker did not exist, and makes it: a file of
 // this user's, never through a link. When it cannot be made, it is the

@@ -1,4 +1,4 @@
-package app
+package desktop
 
 import (
 	"errors"
@@ -9,14 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/elicitray/elicitray/app/winproto"
-
-	"fyne.io/fyne/v2"
 	"github.com/adrg/xdg"
 
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/paths"
-	"github.com/elicitray/elicitray/ui"
 	"github.com/elicitray/elicitray/ui/lang"
 )
 
@@ -28,9 +24,9 @@ import (
 // `make demo`, a copy in the build directory) is never asked: it is not
 // what a login should start.
 
-// autostartMarker, in the hub log's directory, holds the answer to the
+// AutostartMarker, in the hub log's directory, holds the answer to the
 // first-run offer ("yes", "not now"), or says autostart was on already.
-const autostartMarker = "asked-autostart"
+const AutostartMarker = "asked-autostart"
 
 // autostartOfferDue reports whether this hub asks whether to start at
 // login: elicitray is installed (autostart.Installed: a launcher entry in
@@ -41,7 +37,7 @@ func autostartOfferDue(p paths.Paths, log io.Writer) bool {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		return false // no XDG launcher entry tells an installed app there
 	}
-	marker := filepath.Join(filepath.Dir(p.HubLog), autostartMarker)
+	marker := filepath.Join(filepath.Dir(p.HubLog), AutostartMarker)
 	if _, err := os.Lstat(marker); !errors.Is(err, fs.ErrNotExist) {
 		return false // answered (or unreadable: better never than twice)
 	}
@@ -54,7 +50,7 @@ func autostartOfferDue(p paths.Paths, log io.Writer) bool {
 		return false
 	}
 	if st, err := autostart.New().Status(t); err == nil && st.On {
-		rememberAnswer(marker, "autostart was on already")
+		RememberAnswer(marker, "autostart was on already")
 		return false
 	}
 	fmt.Fprintf(log, "elicitray hub: the first start of the elicitray that %s names: asking whether to start it at login (`elicitray autostart on` does the same)\n", entry)
@@ -65,19 +61,19 @@ func autostartOfferDue(p paths.Paths, log io.Writer) bool {
 // `elicitray autostart on` does. Either way the answer is kept and the
 // offer does not come again; autostart that could not be turned on is
 // said in a notification, with the command that tries again.
-func (w *windows) autostartAnswer(yes bool) error {
-	marker := filepath.Join(filepath.Dir(w.paths.HubLog), autostartMarker)
+func (w *Windows) autostartAnswer(yes bool) error {
+	marker := filepath.Join(filepath.Dir(w.Paths.HubLog), AutostartMarker)
 	if !yes {
-		rememberAnswer(marker, "not now")
+		RememberAnswer(marker, "not now")
 		w.logf("autostart: not now (asked once; `elicitray autostart on` turns it on)")
 		return nil
 	}
-	rememberAnswer(marker, "yes")
-	said, err := autostartOn()
+	RememberAnswer(marker, "yes")
+	said, err := autostart.On()
 	if err != nil {
 		w.logf("%v", err)
-		if w.hub.Notify != nil {
-			w.hub.Notify("elicitray", lang.L("elicitray could not start itself at login: {{.Error}}. `elicitray autostart on` tries again.", map[string]any{"Error": err}))
+		if w.Hub.Notify != nil {
+			w.Hub.Notify("elicitray", lang.L("elicitray could not start itself at login: {{.Error}}. `elicitray autostart on` tries again.", map[string]any{"Error": err}))
 		}
 		return err
 	}
@@ -85,17 +81,17 @@ func (w *windows) autostartAnswer(yes bool) error {
 	return nil
 }
 
-// rememberAnswer writes the offer's answer to marker (newMarker); one
+// RememberAnswer writes the offer's answer to marker (newMarker); one
 // there already stays.
-func rememberAnswer(marker, answer string) { _, _ = newMarker(marker, answer+"\n") }
+func RememberAnswer(marker, answer string) { _, _ = NewMarker(marker, answer+"\n") }
 
-// newMarker makes the file marker with content, a file of this user's
+// NewMarker makes the file marker with content, a file of this user's
 // (0600) made anew, never through a link, and reports whether it made it:
 // false with a nil error when it was there already. O_CREATE|O_EXCL is
 // what keeps links out, on every system: POSIX open(2) fails with EEXIST
 // when the name is a symbolic link, whatever it points to, and Windows'
 // CREATE_NEW fails on any name that exists.
-func newMarker(marker, content string) (bool, error) {
+func NewMarker(marker, content string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
 		return false, err
 	}
@@ -111,32 +107,4 @@ func newMarker(marker, content string) (bool, error) {
 		werr = err
 	}
 	return true, werr
-}
-
-// showOffer opens the first-run offer, or brings it forward; on the Fyne
-// goroutine (window process). The answer counts as a window open until
-// the hub has it: the process does not go in between.
-func (s *winSide) showOffer() {
-	if s.offerWin != nil {
-		s.offerWin.Show()
-		s.offerWin.RequestFocus()
-		return
-	}
-	w := ui.ShowAutostartOffer(s.app, func(yes bool) {
-		s.open++
-		go func() {
-			if _, err := s.call(winproto.Message{Op: winproto.OpOfferAnswer, Yes: yes}, nil); err != nil && !errors.Is(err, errHubGone) {
-				fmt.Fprintf(s.log, "elicitray ui: the autostart answer: %v\n", err)
-			}
-			fyne.Do(s.closedOne)
-		}()
-	})
-	s.offerWin = w
-	s.open++
-	w.SetOnClosed(func() {
-		if s.offerWin == w {
-			s.offerWin = nil
-		}
-		s.closedOne()
-	})
 }

@@ -1,11 +1,9 @@
-package app
+package journal
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -18,6 +16,7 @@ import (
 // carries is replaced in the record, in place, and the rest of the schema
 // stays byte for byte in the server's order.
 func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, schema, want string
 	}{{
@@ -86,11 +85,11 @@ func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
 				if parsed {
 					form, _ = elicit.Parse(req.RequestedSchema)
 				}
-				rec := journal.NewRecord(req, bridge.Result{Action: bridge.ActionDecline}, form, history.SourceHub)
+				rec := NewRecord(req, bridge.Result{Action: bridge.ActionDecline}, form, history.SourceHub)
 				if diff := cmp.Diff(tc.want, string(rec.RequestedSchema)); diff != "" {
 					t.Errorf("form %v: stored requestedSchema mismatch (-want +got):\n%s", parsed, diff)
 				}
-				if again := journal.RedactRecord(rec, nil); string(again.RequestedSchema) != string(rec.RequestedSchema) {
+				if again := RedactRecord(rec, nil); string(again.RequestedSchema) != string(rec.RequestedSchema) {
 					t.Errorf("form %v: redacted twice, the schema changes again: %s", parsed, again.RequestedSchema)
 				}
 				if rec.Message != req.Message {
@@ -109,14 +108,15 @@ func TestRecordKeepsNoSecretOfTheSchema(t *testing.T) {
 // TestRecordKeepsNoSecretOfTheAnswer: accept-defaults sends the server its
 // PIN default; the record keeps the marker in content and schema alike.
 func TestRecordKeepsNoSecretOfTheAnswer(t *testing.T) {
+	t.Parallel()
 	req := &bridge.Request{Server: "bank", Mode: "form", Message: "Confirm",
 		RequestedSchema: []byte(`{"type":"object","properties":{"pin":{"type":"string","enum":["4821"]},"user":{"type":"string"}}}`)}
 	form, err := elicit.Parse(req.RequestedSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := journal.NewRecord(req, bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"pin": "4821", "user": "ada"}}, form, history.SourceHub)
-	if diff := cmp.Diff(map[string]any{"pin": journal.Redacted, "user": "ada"}, rec.Content); diff != "" {
+	rec := NewRecord(req, bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"pin": "4821", "user": "ada"}}, form, history.SourceHub)
+	if diff := cmp.Diff(map[string]any{"pin": Redacted, "user": "ada"}, rec.Content); diff != "" {
 		t.Errorf("content mismatch (-want +got):\n%s", diff)
 	}
 	if strings.Contains(string(rec.RequestedSchema), "4821") {
@@ -127,6 +127,7 @@ func TestRecordKeepsNoSecretOfTheAnswer(t *testing.T) {
 // TestRecordKeepsNoTokenOfALink: a URL-mode link keeps its scheme, host,
 // path and parameter names; the values of credentials are replaced.
 func TestRecordKeepsNoTokenOfALink(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ link, want string }{
 		{"https://bank.example/verify?user=ada&token=tk_4821&step=2", "https://bank.example/verify?user=ada&token=[redacted]&step=2"},
 		{"https://s3.example/b/o?X-Amz-Credential=AK%2F4821&X-Amz-Signature=ab4821&X-Amz-Expires=60",
@@ -146,7 +147,7 @@ func TestRecordKeepsNoTokenOfALink(t *testing.T) {
 		{"https://x.example/a?id=9f8e7d6c5b4a39281706&page=2", "https://x.example/a?id=[redacted]&page=2"},
 	} {
 		req := &bridge.Request{Server: "bank", Mode: "url", Message: "Open", URL: tc.link}
-		rec := journal.NewRecord(req, bridge.Result{Action: bridge.ActionAccept}, nil, history.SourceHub)
+		rec := NewRecord(req, bridge.Result{Action: bridge.ActionAccept}, nil, history.SourceHub)
 		if rec.URL != tc.want {
 			t.Errorf("%s\n got %s\nwant %s", tc.link, rec.URL, tc.want)
 		}
@@ -160,6 +161,7 @@ func TestRecordKeepsNoTokenOfALink(t *testing.T) {
 // wrapper of one sent the hub) with a secret in clear is taken in without
 // it.
 func TestSpooledRecordIsRedacted(t *testing.T) {
+	t.Parallel()
 	old := history.Record{Server: "bank", Mode: "form", Message: "Confirm", Action: "accept", DecidedBy: "rule",
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"bank_pin":{"type":"string","default":"4821"}}}`),
 		Content:         map[string]any{"bank_pin": "4821"}}
@@ -173,7 +175,7 @@ func TestSpooledRecordIsRedacted(t *testing.T) {
 		}
 		spooled.Write(append(b, '\n'))
 	}
-	recs, bad, err := journal.ReadSpool(strings.NewReader(spooled.String()))
+	recs, bad, err := readSpool(strings.NewReader(spooled.String()))
 	if err != nil || bad != 0 || len(recs) != 2 {
 		t.Fatalf("readSpool: %d records, %d bad, %v", len(recs), bad, err)
 	}

@@ -1,4 +1,4 @@
-package app
+package desktop
 
 import (
 	"errors"
@@ -7,13 +7,9 @@ import (
 	"sync/atomic"
 
 	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
-
-	"fyne.io/fyne/v2"
-
-	"github.com/elicitray/elicitray/ui"
-	"github.com/elicitray/elicitray/ui/state"
 )
 
 // The menu window (issue 13): the tray menu's items in a small window, for
@@ -23,18 +19,6 @@ import (
 // runs, every change of that state (winMenuState: prompts waiting, pause,
 // mutes, what keeps decisions out of history). The items chosen come back
 // as menu-do calls, which the hub serves as the tray's clicks.
-
-// The items of a menu-do call.
-const (
-	menuDoPause    = "pause"
-	menuDoResume   = "resume"
-	menuDoMute     = "mute"
-	menuDoUnmute   = "unmute"
-	menuDoHistory  = "history"
-	menuDoSettings = "settings"
-	menuDoQuit     = "quit"
-	menuDoMenu     = "menu" // the history window's Menu…
-)
 
 // menuHub is what the hub's side of the menu window needs of the hub, set
 // by runHub.
@@ -61,7 +45,7 @@ type menuHub struct {
 // forward). The state is read and sent in one step with menuChanged's: a
 // change meanwhile, which finds no window process yet to send to, is sent
 // after, to the process this starts.
-func (w *windows) showMenu() {
+func (w *Windows) showMenu() {
 	w.menu.sendMu.Lock()
 	defer w.menu.sendMu.Unlock()
 	st := state.MenuState{}
@@ -76,7 +60,7 @@ func (w *windows) showMenu() {
 // its callbacks (Changed, PolicyChanged, the journal's told, which may hold
 // locks the state's read takes). Changes that come while a send waits are
 // in the state it reads.
-func (w *windows) menuChanged() {
+func (w *Windows) menuChanged() {
 	m := &w.menu
 	if m.state == nil {
 		return
@@ -113,22 +97,22 @@ func (w *windows) menuChanged() {
 }
 
 // menuDo serves a menu window's item, as the tray serves its clicks.
-func (w *windows) menuDo(m *winproto.Message) error {
-	h := w.hub
+func (w *Windows) menuDo(m *winproto.Message) error {
+	h := w.Hub
 	switch m.Do {
-	case menuDoPause, menuDoResume:
-		h.SetPaused(m.Do == menuDoPause)
-	case menuDoMute:
+	case winproto.MenuPause, winproto.MenuResume:
+		h.SetPaused(m.Do == winproto.MenuPause)
+	case winproto.MenuMute:
 		h.Mute(m.Server, hub.MuteFor)
-	case menuDoUnmute:
+	case winproto.MenuUnmute:
 		h.Unmute(m.Server)
-	case menuDoHistory:
+	case winproto.MenuHistory:
 		w.showHistory()
-	case menuDoSettings:
+	case winproto.MenuSettings:
 		w.showSettings()
-	case menuDoMenu:
+	case winproto.MenuMenu:
 		w.showMenu()
-	case menuDoQuit:
+	case winproto.MenuQuit:
 		if w.menu.quit == nil {
 			return errors.New("this hub cannot quit from its menu")
 		}
@@ -137,78 +121,4 @@ func (w *windows) menuDo(m *winproto.Message) error {
 		return fmt.Errorf("unknown menu item %q", m.Do)
 	}
 	return nil
-}
-
-// showMenu opens the menu window on st, or brings it forward showing st;
-// on the Fyne goroutine (window process).
-func (s *winSide) showMenu(st state.MenuState) {
-	if s.menuWin != nil {
-		s.menuWin.SetState(st)
-		s.menuWin.Window().Show()
-		s.menuWin.Window().RequestFocus()
-		return
-	}
-	mw := ui.ShowMenu(s.app, st, ui.TrayActions{
-		History:   func() { s.menuItem(menuDoHistory, "", true) },
-		Settings:  func() { s.menuItem(menuDoSettings, "", true) },
-		Quit:      func() { s.menuItem(menuDoQuit, "", true) },
-		SetPaused: func(paused bool) { s.menuItem(pauseItem(paused), "", false) },
-		Mute:      func(server string) { s.menuItem(menuDoMute, server, false) },
-		Unmute:    func(server string) { s.menuItem(menuDoUnmute, server, false) },
-	})
-	s.menuWin = mw
-	s.open++
-	mw.SetOnClosed(func() {
-		if s.menuWin == mw {
-			s.menuWin = nil
-		}
-		s.closedOne()
-	})
-}
-
-// offerMenu gives the history window Menu…, which opens the menu window:
-// with no tray, History (what the app launcher opens) leads to the tray's
-// items; on the Fyne goroutine (window process).
-func (s *winSide) offerMenu() {
-	if s.historyWin != nil {
-		s.historyWin.OfferMenu(func() { s.menuItem(menuDoMenu, "", true) })
-	}
-}
-
-// pauseItem is the menu-do item that pauses (paused) or resumes.
-func pauseItem(paused bool) string {
-	if paused {
-		return menuDoPause
-	}
-	return menuDoResume
-}
-
-// menuItem tells the hub of a menu item chosen; on the Fyne goroutine.
-// An item that opens a window (opens) counts as a window open until the
-// hub replied, by when the window it opens is on its way here: the menu
-// window, which closes now, is not the last, and the hub does not let this
-// process go in between.
-func (s *winSide) menuItem(do, server string, opens bool) {
-	if opens {
-		s.open++
-	}
-	go func() {
-		_, err := s.call(winproto.Message{Op: winproto.OpMenuDo, Do: do, Server: server}, nil)
-		if err != nil && !errors.Is(err, errHubGone) {
-			fmt.Fprintf(s.log, "elicitray ui: the menu's %s: %v\n", do, err)
-		}
-		if opens {
-			fyne.Do(s.closedOne)
-		}
-	}()
-}
-
-// menuState sends an open menu window the hub's state; on the reader's
-// goroutine.
-func (s *winSide) menuState(st state.MenuState) {
-	fyne.Do(func() {
-		if s.menuWin != nil {
-			s.menuWin.SetState(st)
-		}
-	})
 }
