@@ -13,10 +13,10 @@ const module = "github.com/elicitray/elicitray"
 // drawsWindows are the packages that may link Fyne, under module: the
 // program (main) and app, which composes everything; ui, the windows; the
 // hub's process with its tray (app/desktop) and the window process
-// (app/winui), once app is split so; and bench/fynewin, the bare Fyne
-// window make bench measures against. Every other package of the module
-// must not: the wrapper starts fast and works without a display, and
-// make vet checks these for macOS and Windows without cgo.
+// (app/winui); and bench/fynewin, the bare Fyne window make bench measures
+// against. Every other package of the module must not: the wrapper starts
+// fast and works without a display, and make vet checks each of them for
+// Linux, macOS and Windows without cgo.
 var drawsWindows = []string{"", "/app", "/app/desktop", "/app/winui", "/ui", "/bench/fynewin"}
 
 // TestNoFyneBelowApp keeps DESIGN.md's one-way dependencies: Fyne only
