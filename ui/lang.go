@@ -12,7 +12,8 @@ import (
 
 // translations are elicitray's translation files (ui/lang), which Fyne's
 // lang gets too: Fyne's own words (a dialog's buttons, an entry's menu)
-// then come from the same files, in the language ui/lang chooses.
+// then come from the same files, in the language ui/lang chooses for
+// elicitray's (TestFyneSpeaksAsElicitray).
 var translations = lang.Files
 
 func init() { loadTranslations() }
