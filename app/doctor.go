@@ -13,6 +13,7 @@ import (
 	"github.com/elicitray/elicitray/app/desktop"
 
 	"github.com/elicitray/elicitray/app/session"
+	"github.com/elicitray/elicitray/ui/lang"
 
 	"github.com/elicitray/elicitray/app/hubapi"
 
@@ -24,13 +25,11 @@ import (
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 
-	"fyne.io/fyne/v2/lang"
 	"github.com/godbus/dbus/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
 )
 
 // `elicitray doctor`: one screen of sentences on everything a prompt needs
@@ -211,7 +210,7 @@ func (d *doctor) bus(ctx context.Context, sess session.Desktop) {
 		d.add(levelNote, lang.L("Notifications"), lang.L("no session bus, so no desktop notifications: notices go to %s only."), d.paths.HubLog)
 		return
 	}
-	if ui.TrayHostOn(addr) {
+	if platform.TrayHostOn(addr) {
 		d.add(levelOK, lang.L("Tray"), "%s", lang.L("a tray host (StatusNotifierWatcher) runs on the session bus."))
 	} else {
 		d.add(levelNote, lang.L("Tray"), "%s", lang.L("no tray host (StatusNotifierWatcher) on the session bus (stock GNOME needs an extension): the hub runs without a tray icon; `elicitray menu` opens its menu in a window (the launcher's Open Menu), and `history window`, `settings`, `pause`, `status` and `quit` do what its items do."))
@@ -322,7 +321,7 @@ func (d *doctor) history() {
 		case err == nil && info.Records < 0:
 			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, of an older layout that the hub upgrades when it starts"), path, humanize.IBytes(uint64(info.Size)))
 		case err == nil:
-			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, ui.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, lang.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
 			if holder, _ := journal.LockHolder(path); holder == d.hubPID {
 				f = d.add(levelProblem, lang.L("History"), lang.L("%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), path, d.hubPID, d.hubPID)
@@ -346,7 +345,7 @@ func (d *doctor) history() {
 	}
 	f.text += lang.L(".")
 	if n := journal.CountSpool(journal.SpoolDir(d.paths)); n > 0 && !d.hubRunning {
-		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, ui.Count(n)), journal.SpoolDir(d.paths))
+		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, lang.Count(n)), journal.SpoolDir(d.paths))
 	}
 }
 
@@ -371,7 +370,7 @@ func (d *doctor) config() {
 		if d.hubRunning {
 			uses = lang.N("the running hub keeps the settings it had, and one started now uses the defaults, until they are fixed", len(mistakes))
 		}
-		f := d.add(levelProblem, lang.L("Config"), lang.L("%s has %s; %s:"), d.paths.Config, lang.N("{{.Count}} mistakes", len(mistakes), ui.Count(len(mistakes))), uses)
+		f := d.add(levelProblem, lang.L("Config"), lang.L("%s has %s; %s:"), d.paths.Config, lang.N("{{.Count}} mistakes", len(mistakes), lang.Count(len(mistakes))), uses)
 		f.more = append(mistakes, warnings...)
 	case len(warnings) > 0:
 		f := d.add(levelNote, lang.L("Config"), lang.L("%s has keys elicitray does not know, ignored:"), d.paths.Config)

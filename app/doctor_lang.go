@@ -3,10 +3,8 @@ package app
 import (
 	"regexp"
 
-	"fyne.io/fyne/v2/lang"
-
 	"github.com/elicitray/elicitray/app/autostart"
-	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The sentences doctor takes from elsewhere, where they are written in
@@ -14,7 +12,7 @@ import (
 // in the user's language; one not listed reads as written.
 
 // sessionFroms are where a desktop session was found (desktopSession.From).
-var sessionFroms = ui.Sentences{
+var sessionFroms = lang.Sentences{
 	{Pattern: regexp.MustCompile(`^this login session$`), Say: func([]string) string { return lang.L("this login session") }},
 	{Pattern: regexp.MustCompile(`^this process's environment$`), Say: func([]string) string { return lang.L("this process's environment") }},
 	{Pattern: regexp.MustCompile(`^the systemd user manager's environment$`), Say: func([]string) string {
@@ -58,7 +56,7 @@ func autostartSentence(st autostart.State) string {
 
 // runDirMessages are checkRunDir's refusals of the hub's directory
 // (trust.go), written in English for the log and the wrapper's errors.
-var runDirMessages = ui.Sentences{
+var runDirMessages = lang.Sentences{
 	{Pattern: regexp.MustCompile(`^the hub's directory (.+) is a symbolic link \(to (.*)\), not a directory of your own$`), Say: func(m []string) string {
 		return lang.L("the hub's directory {{.Dir}} is a symbolic link (to {{.Target}}), not a directory of your own", map[string]any{"Dir": m[1], "Target": m[2]})
 	}},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -26,7 +27,6 @@ import (
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
 )
 
 // fakeClock is the policy's clock in tests: it moves only when told.
@@ -330,7 +330,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := desktop.SettingsOf(c, map[string]bool{"demo": true, "github": true})
-	want := []ui.ServerPolicy{
+	want := []state.ServerPolicy{
 		{Name: "demo", Rule: config.RuleAsk},
 		{Name: "github", Rule: config.RuleDecline, Burst: 1, Own: true},
 		{Name: "jira", Rule: config.RuleAsk, Own: true},
@@ -338,7 +338,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, s.Servers); diff != "" {
 		t.Errorf("servers shown (-want +got):\n%s", diff)
 	}
-	save := func(s ui.Settings) (config.Config, string) {
+	save := func(s state.Settings) (config.Config, string) {
 		t.Helper()
 		if err := config.Save(path, desktop.ConfigOf(s)); err != nil {
 			t.Fatal(err)
@@ -379,7 +379,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 
 	// demo changed in the window: its table holds that change only.
-	s.Servers[0] = ui.ServerPolicy{Name: "demo", Rule: config.RuleAsk, Timeout: 2 * time.Minute, Own: true}
+	s.Servers[0] = state.ServerPolicy{Name: "demo", Rule: config.RuleAsk, Timeout: 2 * time.Minute, Own: true}
 	back, text = save(s)
 	if diff := cmp.Diff(config.Server{Timeout: config.Duration{Duration: 2 * time.Minute}}, back.Servers["demo"]); diff != "" {
 		t.Errorf("demo's table (-want +got):\n%s\n%s", diff, text)

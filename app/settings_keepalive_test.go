@@ -12,12 +12,12 @@ import (
 	"github.com/elicitray/elicitray/app/desktop"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
-	"github.com/elicitray/elicitray/ui"
 )
 
 // TestSettingsShowKeepAliveAndNotice: the Settings window shows
@@ -42,7 +42,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 		Name      string
 		KeepAlive *time.Duration
 	}
-	keepAlives := func(s ui.Settings) []shown {
+	keepAlives := func(s state.Settings) []shown {
 		out := []shown{{"(defaults)", s.Defaults.KeepAlive}}
 		for _, sp := range s.Servers {
 			out = append(out, shown{sp.Name, sp.KeepAlive})
@@ -53,11 +53,11 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 	if diff := cmp.Diff(want, keepAlives(s)); diff != "" {
 		t.Errorf("keep-alives shown mismatch (-want +got):\n%s", diff)
 	}
-	if want := (ui.NoticeSettings{Notification: false, Sound: true}); s.Notice != want {
+	if want := (state.NoticeSettings{Notification: false, Sound: true}); s.Notice != want {
 		t.Errorf("notice shown %+v, want %+v", s.Notice, want)
 	}
 
-	save := func(s ui.Settings) (config.Config, string) {
+	save := func(s state.Settings) (config.Config, string) {
 		t.Helper()
 		h := &hub.Hub{Config: c}
 		w := &desktop.Windows{Hub: h, Paths: paths.Paths{Config: path}}
@@ -100,7 +100,7 @@ func TestSettingsShowKeepAliveAndNotice(t *testing.T) {
 			s.Servers[i].KeepAlive = dur(time.Minute)
 		}
 	}
-	s.Notice = ui.NoticeSettings{Notification: true}
+	s.Notice = state.NoticeSettings{Notification: true}
 	back, written = save(s)
 	for name, want := range map[string]time.Duration{"github": time.Minute, "slow": config.DefaultKeepAlive, "other": config.DefaultKeepAlive} {
 		if got := back.KeepAliveFor(name); got != want {

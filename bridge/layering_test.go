@@ -2,31 +2,79 @@ package bridge
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestNoFyneBelowApp keeps DESIGN.md's one-way dependencies: the relay, the
-// elicitation model and history never link Fyne (the wrapper must start
-// fast and work without a display), and bridge never links bbolt.
+// module is elicitray's module path.
+const module = "github.com/elicitray/elicitray"
+
+// drawsWindows are the packages that may link Fyne, under module: the
+// program (main) and app, which composes everything; ui, the windows; the
+// hub's process with its tray (app/desktop) and the window process
+// (app/winui); and bench/fynewin, the bare Fyne window make bench measures
+// against. Every other package of the module must not: the wrapper starts
+// fast and works without a display, and make vet checks each of them for
+// Linux, macOS and Windows without cgo.
+var drawsWindows = []string{"", "/app", "/app/desktop", "/app/winui", "/ui", "/bench/fynewin"}
+
+// TestNoFyneBelowApp keeps DESIGN.md's one-way dependencies: Fyne only
+// where windows are drawn (drawsWindows), and bridge never links bbolt,
+// history or app, nor history bridge.
 func TestNoFyneBelowApp(t *testing.T) {
-	for _, tt := range []struct {
-		pkgs   []string
-		banned []string
-	}{
-		{[]string{"./...", "../history/..."}, []string{"fyne.io"}},
-		{[]string{"./..."}, []string{"go.etcd.io/bbolt", "github.com/elicitray/elicitray/history", "github.com/elicitray/elicitray/app"}},
-		{[]string{"../history/..."}, []string{"github.com/elicitray/elicitray/bridge"}},
-	} {
-		out, err := exec.Command("go", append([]string{"list", "-deps"}, tt.pkgs...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list: %v\n%s", err, out)
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports ","}} {{join .Deps ","}}`, "../...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := map[string][]string{}
+	imports := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			f = append(f, "", "")
 		}
-		for _, dep := range strings.Fields(string(out)) {
-			for _, b := range tt.banned {
+		imports[f[0]] = strings.Split(f[1], ",")
+		deps[f[0]] = strings.Split(f[2], ",")
+	}
+	if _, ok := deps[module+"/ui/lang"]; !ok {
+		t.Fatalf("go list did not list the module's packages:\n%s", out)
+	}
+	banned := func(pkg string, prefixes ...string) []string {
+		var found []string
+		for _, dep := range deps[pkg] {
+			for _, b := range prefixes {
 				if dep == b || strings.HasPrefix(dep, b+"/") {
-					t.Errorf("%v depends on %s", tt.pkgs, dep)
+					found = append(found, dep)
 				}
+			}
+		}
+		return found
+	}
+	for pkg := range deps {
+		if slices.Contains(drawsWindows, strings.TrimPrefix(pkg, module)) {
+			continue
+		}
+		if fyne := banned(pkg, "fyne.io"); len(fyne) > 0 {
+			// The module's imports that bring it in say where to cut.
+			var through []string
+			for _, imp := range imports[pkg] {
+				if strings.HasPrefix(imp, "fyne.io/") || len(banned(imp, "fyne.io")) > 0 {
+					through = append(through, imp)
+				}
+			}
+			t.Errorf("%s links %s, through %s", pkg, fyne[0], strings.Join(through, ", "))
+		}
+	}
+	for pkg := range deps {
+		switch {
+		case pkg == module+"/bridge" || strings.HasPrefix(pkg, module+"/bridge/"):
+			for _, dep := range banned(pkg, "go.etcd.io/bbolt", module+"/history", module+"/app") {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		case pkg == module+"/history" || strings.HasPrefix(pkg, module+"/history/"):
+			for _, dep := range banned(pkg, module+"/bridge") {
+				t.Errorf("%s depends on %s", pkg, dep)
 			}
 		}
 	}

@@ -7,12 +7,12 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // longList is the most choices a select shows as short ones are shown: a
@@ -166,7 +166,7 @@ func newChoiceList(f *elicit.Field, keys *promptKeys, initial any, changed func(
 // build returns the filter, the list and the status line, top to bottom.
 func (c *choiceList) build() fyne.CanvasObject {
 	c.filter = newChoiceFilter(c)
-	c.filter.PlaceHolder = lang.N("Type to filter {{.Count}} choices", len(c.f.Options), Count(len(c.f.Options)))
+	c.filter.PlaceHolder = lang.N("Type to filter {{.Count}} choices", len(c.f.Options), lang.Count(len(c.f.Options)))
 	c.filter.OnChanged = c.applyFilter
 
 	c.list = newChoiceRows(c)
@@ -250,11 +250,11 @@ func (c *choiceList) showStatus() {
 	var b strings.Builder
 	switch n := len(c.shown); {
 	case len(c.folder.words(c.query)) == 0:
-		b.WriteString(lang.N("{{.Count}} choices", len(c.f.Options), Count(len(c.f.Options))))
+		b.WriteString(lang.N("{{.Count}} choices", len(c.f.Options), lang.Count(len(c.f.Options))))
 	case n == 0:
 		b.WriteString(lang.L("No choice matches “{{.Query}}”", map[string]any{"Query": bidiText(chars.Cut(oneLine(c.query), maxLabel))}))
 	default:
-		b.WriteString(lang.L("{{.Shown}} of {{.All}} match", map[string]any{"Shown": Thousands(n), "All": Thousands(len(c.f.Options))}))
+		b.WriteString(lang.L("{{.Shown}} of {{.All}} match", map[string]any{"Shown": lang.Thousands(n), "All": lang.Thousands(len(c.f.Options))}))
 	}
 	b.WriteString(" · ")
 	chosen := c.chosenLabels(statusNames + 1)
@@ -264,7 +264,7 @@ func (c *choiceList) showStatus() {
 	case !c.multi:
 		b.WriteString(lang.L("chosen: {{.Choice}}", map[string]any{"Choice": chosen[0]}))
 	default:
-		b.WriteString(lang.N("{{.Count}} chosen", c.count, Count(c.count)))
+		b.WriteString(lang.N("{{.Count}} chosen", c.count, lang.Count(c.count)))
 		if r := itemsRange(c.f); r != "" {
 			b.WriteString(" (" + r + ")")
 		}
@@ -272,7 +272,7 @@ func (c *choiceList) showStatus() {
 			b.WriteString(lang.L(": ") + strings.Join(chosen[:min(len(chosen), statusNames)], lang.L(", ")))
 		}
 		if c.count > statusNames {
-			b.WriteString(lang.N(" and {{.Count}} more", c.count-statusNames, Count(c.count-statusNames)))
+			b.WriteString(lang.N(" and {{.Count}} more", c.count-statusNames, lang.Count(c.count-statusNames)))
 		}
 	}
 	c.status.Text = b.String()

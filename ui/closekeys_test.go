@@ -6,6 +6,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // isOpen reports whether w is one of a's windows.
@@ -104,8 +106,8 @@ func TestSettingsClosesOnEscapeAndCtrlW(t *testing.T) {
 		} {
 			t.Run(key.name+"/"+tt.focus, func(t *testing.T) {
 				a := test.NewTempApp(t)
-				var saved []Settings
-				w, v := showSettings(a, sampleSettings(), func(s Settings) error {
+				var saved []state.Settings
+				w, v := showSettings(a, sampleSettings(), func(s state.Settings) error {
 					saved = append(saved, s)
 					return nil
 				})
@@ -188,7 +190,7 @@ func TestSettingsAsksBeforeDiscarding(t *testing.T) {
 // and Discard there closes it.
 func TestShowSettingsAsksInADialog(t *testing.T) {
 	a := test.NewTempApp(t)
-	w, v := showSettings(a, sampleSettings(), func(Settings) error { return nil })
+	w, v := showSettings(a, sampleSettings(), func(state.Settings) error { return nil })
 	v.defaults.burst.entry.SetText("8")
 	typeShortcut(w.Canvas(), closeShortcut)
 	top := w.Canvas().Overlays().Top()

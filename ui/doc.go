@@ -71,9 +71,10 @@
 //   - Errors reach the user through one helper, showError, as a dialog with a
 //     sentence; the detail goes to the log.
 //   - Everything ui (and app's notifications and doctor) says goes through
-//     Fyne's lang, keyed by the English text, with the translations embedded
-//     from translations/ (lang.go) and the language taken from LC_ALL,
-//     LC_MESSAGES, LANG and LANGUAGE; what the server wrote never does.
+//     ui/lang, keyed by the English text, with the translations embedded
+//     there and the language taken from LC_ALL, LC_MESSAGES, LANG and
+//     LANGUAGE; Fyne's lang gets the same files for Fyne's own words
+//     (lang.go). What the server wrote never goes through them.
 //     bridge/elicit's messages about values and links are English, for the
 //     log and the host too: fieldmessages.go and urlmessages.go translate
 //     them for the window.

@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"fyne.io/fyne/v2/lang"
-
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // bridge/elicit says what is wrong with a value in English ("must be at
@@ -153,12 +152,12 @@ func fieldData(label string, pairs ...string) map[string]any {
 
 // formMessages are elicit's messages about a whole form (content.go), after
 // ErrInvalidContent's text.
-var formMessages = Sentences{
-	{regexp.MustCompile(`^fill in at least (\d+) fields?$`), func(m []string) string {
+var formMessages = lang.Sentences{
+	{Pattern: regexp.MustCompile(`^fill in at least (\d+) fields?$`), Say: func(m []string) string {
 		n, _ := strconv.Atoi(m[1])
 		return lang.N("Content does not fit the requestedSchema: fill in at least {{.Count}} fields.", n, map[string]any{"Count": m[1]})
 	}},
-	{regexp.MustCompile(`^fill in at most (\d+) fields?$`), func(m []string) string {
+	{Pattern: regexp.MustCompile(`^fill in at most (\d+) fields?$`), Say: func(m []string) string {
 		n, _ := strconv.Atoi(m[1])
 		return lang.N("Content does not fit the requestedSchema: fill in at most {{.Count}} fields.", n, map[string]any{"Count": m[1]})
 	}},

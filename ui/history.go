@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"os"
@@ -13,13 +12,13 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // HistorySource is where the history window reads and deletes decisions:
@@ -470,9 +469,9 @@ func (v *historyView) onClear() {
 			return
 		}
 	}
-	msg := lang.N("Delete all {{.Count}} decisions in the history? This cannot be undone.", n, Count(n))
+	msg := lang.N("Delete all {{.Count}} decisions in the history? This cannot be undone.", n, lang.Count(n))
 	if v.q != (history.Query{}) {
-		msg = lang.N("Delete all {{.Count}} decisions in the history, not only those the filters show? This cannot be undone.", n, Count(n))
+		msg = lang.N("Delete all {{.Count}} decisions in the history, not only those the filters show? This cannot be undone.", n, lang.Count(n))
 	}
 	v.opts.confirm(lang.L("Clear the history?"), msg, lang.L("Clear all"), func(ok bool) {
 		if ok {
@@ -530,7 +529,7 @@ func (v *historyView) onExport() {
 					v.opts.onError(lang.L("export the history to {{.File}}", map[string]any{"File": name}), err)
 					return
 				}
-				v.notice = lang.N("Exported {{.Count}} decisions to {{.File}}.", n, map[string]any{"Count": Thousands(n), "File": name})
+				v.notice = lang.N("Exported {{.Count}} decisions to {{.File}}.", n, map[string]any{"Count": lang.Thousands(n), "File": name})
 				v.showStatus()
 			})
 		})
@@ -549,19 +548,19 @@ func (v *historyView) showStatus() {
 	case v.total < 0 && v.q != (history.Query{}):
 		parts = append(parts, lang.L("Searching…"))
 	case v.total < 0:
-		parts = append(parts, lang.N("{{.Count}} decisions loaded", len(v.rows.ids), Count(len(v.rows.ids))))
+		parts = append(parts, lang.N("{{.Count}} decisions loaded", len(v.rows.ids), lang.Count(len(v.rows.ids))))
 	case v.q == (history.Query{}) && v.total == 0:
 		parts = append(parts, lang.L("No decisions recorded yet."))
 	case v.q == (history.Query{}):
-		parts = append(parts, lang.N("{{.Count}} decisions", v.total, Count(v.total)))
+		parts = append(parts, lang.N("{{.Count}} decisions", v.total, lang.Count(v.total)))
 	case v.total == 0:
 		parts = append(parts, lang.L("No decisions match these filters."))
 	default:
-		s := lang.N("{{.Count}} decisions match", v.total, Count(v.total))
+		s := lang.N("{{.Count}} decisions match", v.total, lang.Count(v.total))
 		if v.all >= 0 {
 			// The verb agrees with the matches; the count after "of" is of all.
-			s = lang.N("{{.Count}} of {{.All}} match", v.total, map[string]any{"Count": Thousands(v.total),
-				"All": lang.N("{{.Count}} decisions", v.all, Count(v.all))})
+			s = lang.N("{{.Count}} of {{.All}} match", v.total, map[string]any{"Count": lang.Thousands(v.total),
+				"All": lang.N("{{.Count}} decisions", v.all, lang.Count(v.all))})
 		}
 		parts = append(parts, s)
 	}
@@ -579,31 +578,4 @@ func (v *historyView) showStatus() {
 	} else {
 		v.exportB.Disable()
 	}
-}
-
-// CountText is n with thousands separators and the noun that fits:
-// "1 decision", "1,234 decisions". The CLI writes counts with it too.
-func CountText(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return Thousands(n) + " " + many
-}
-
-// Thousands writes n with commas between groups of three digits.
-func Thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -17,6 +16,7 @@ import (
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // redacted is what the detail pane shows for the value of a field that
@@ -216,9 +216,9 @@ const maxDetailChoices = 50
 func chosenOf(shown, chosen, choices int) string {
 	if shown < chosen {
 		return lang.N("{{.Shown}} shown of {{.Chosen}} chosen, of {{.Count}} choices", choices,
-			map[string]any{"Shown": Thousands(shown), "Chosen": Thousands(chosen), "Count": Thousands(choices)})
+			map[string]any{"Shown": lang.Thousands(shown), "Chosen": lang.Thousands(chosen), "Count": lang.Thousands(choices)})
 	}
-	return lang.N("{{.Chosen}} of {{.Count}} choices chosen", choices, map[string]any{"Chosen": Thousands(chosen), "Count": Thousands(choices)})
+	return lang.N("{{.Chosen}} of {{.Count}} choices chosen", choices, map[string]any{"Chosen": lang.Thousands(chosen), "Count": lang.Thousands(choices)})
 }
 
 // build makes the field's read-only widgets showing v, its value.

@@ -8,11 +8,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The choices of the filters; the first of each selects everything.

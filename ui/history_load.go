@@ -7,10 +7,10 @@ import (
 	"errors"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // onFilterChanged reads the filters again: a valid change reloads.

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // TestHistoryWithTheStore drives the window over a real history file: the
@@ -120,7 +121,7 @@ func TestHistoryWithTheStore(t *testing.T) {
 	test.Tap(h.v.filters.clear)
 	h.run()
 	test.Tap(h.v.clearB)
-	if got, want := h.lastConfirm().message, fmt.Sprintf("Delete all %s decisions in the history? This cannot be undone.", Thousands(n-1)); got != want {
+	if got, want := h.lastConfirm().message, fmt.Sprintf("Delete all %s decisions in the history? This cannot be undone.", lang.Thousands(n-1)); got != want {
 		t.Errorf("asked %q, want %q", got, want)
 	}
 	h.lastConfirm().done(true)

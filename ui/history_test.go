@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 var t0 = time.Date(2026, 1, 31, 9, 0, 0, 0, time.UTC)
@@ -301,7 +302,7 @@ func TestThousands(t *testing.T) {
 		{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {12345, "12,345"},
 		{1000000, "1,000,000"}, {-1234, "-1,234"},
 	} {
-		if got := Thousands(tt.n); got != tt.want {
+		if got := lang.Thousands(tt.n); got != tt.want {
 			t.Errorf("Thousands(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}

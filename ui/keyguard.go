@@ -4,7 +4,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/lang"
+
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The key guard (DESIGN.md, "Behaviour that users rely on": "A key pressed

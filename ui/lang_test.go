@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,14 +15,35 @@ import (
 	"testing"
 	"unicode"
 
+	fynelang "fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
-// translatedDirs are the packages whose user-visible strings go through
-// lang: the windows, tray and menu (ui), the notifications and the doctor
-// report (app).
-var translatedDirs = []string{".", "../app"}
+// translatedDirs are the directories of the packages whose user-visible
+// strings go through lang: every package of the module that imports
+// ui/lang (the windows, tray and menu in ui, the notifications, the doctor
+// report and the rest in app/...).
+func translatedDirs(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.Dir}} {{join .Imports " "}}`, "../...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var dirs []string
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) > 0 && slices.Contains(f[1:], "github.com/elicitray/elicitray/ui/lang") {
+			dirs = append(dirs, f[0])
+		}
+	}
+	if len(dirs) < 2 {
+		t.Fatalf("go list found %q importing ui/lang:\n%s", dirs, out)
+	}
+	return dirs
+}
 
 // sinks are the calls whose string arguments a user reads, from the
 // argument at the index given on: Fyne's widget constructors and setters,
@@ -331,7 +353,7 @@ func templateVars(v any) []string {
 // the windows say.
 func TestEveryShownStringIsTranslated(t *testing.T) {
 	used := map[string]string{}
-	for _, dir := range translatedDirs {
+	for _, dir := range translatedDirs(t) {
 		s := parseSource(t, dir)
 		for k, fn := range keysUsed(t, s) {
 			used[k] = fn
@@ -494,5 +516,29 @@ func TestReasonsTranslated(t *testing.T) {
 	}
 	if got := recordReason(reasons[6]); !strings.Contains(got, `accept {"city":"Lisbon"}`) || !strings.Contains(got, "4 Jan 2027 22:35") {
 		t.Errorf("the remembered rule's reason lost what it quotes: %q", got)
+	}
+}
+
+// TestFyneSpeaksAsElicitray: Fyne's lang, which draws Fyne's own words in
+// a window, and ui/lang, which says elicitray's everywhere, choose the same
+// language from every environment, plurals included.
+func TestFyneSpeaksAsElicitray(t *testing.T) {
+	for _, env := range []map[string]string{
+		{"LANG": "en_US.UTF-8"}, {"LANG": "zh_CN.UTF-8"}, {"LANG": "zh_TW.UTF-8"}, {"LANG": "C"}, {},
+		{"LANG": "en_US.UTF-8", "LC_ALL": "zh_CN.UTF-8"}, {"LANG": "zh_CN.UTF-8", "LC_MESSAGES": "en_US.UTF-8"},
+		{"LANG": "en_GB.UTF-8", "LANGUAGE": "zh_CN:en"}, {"LANG": "en_GB.UTF-8", "LANGUAGE": "fr_FR:zh_CN"},
+		{"LANG": "en_GB.UTF-8", "LANGUAGE": "ja:zh_CN"}, {"LANG": "fr_FR.UTF-8"}, {"LANG": "pt_BR.UTF-8"}, {"LANG": "ja_JP.UTF-8"},
+	} {
+		withLocale(t, env)
+		key := " and {{.Count}} decisions waiting in the spool"
+		fyne := []string{fynelang.L("Cancel"), fynelang.L("Decline")}
+		ours := []string{lang.L("Cancel"), lang.L("Decline")}
+		for _, n := range []int{0, 1, 2} {
+			fyne = append(fyne, fynelang.N(key, n, lang.Count(n)))
+			ours = append(ours, lang.N(key, n, lang.Count(n)))
+		}
+		if diff := cmp.Diff(fyne, ours); diff != "" {
+			t.Errorf("%v: ui/lang speaks otherwise than Fyne's lang (-fyne +ui/lang):\n%s", env, diff)
+		}
 	}
 }

@@ -7,25 +7,12 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-)
 
-// MenuState is what the menu window shows: what the tray menu shows.
-type MenuState struct {
-	// Waiting is the number of prompts waiting for an answer, the one on
-	// screen included.
-	Waiting int
-	// Problem says what keeps decisions out of history ("12 decisions not
-	// saved: the disk is full"); "" when nothing does.
-	Problem string
-	// Paused is set while all prompts are paused.
-	Paused bool
-	// Servers are the servers the hub knows, each with its mute; the
-	// window sorts them by name.
-	Servers []TrayServer
-}
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
+)
 
 // MenuWindow is the menu window: the tray menu's items in a small window,
 // for desktops that show no tray icons (GNOME without an extension), opened
@@ -47,7 +34,7 @@ func (m *MenuWindow) SetOnClosed(f func()) {
 }
 
 // SetState shows st: the number waiting, the problem, pause and the mutes.
-func (m *MenuWindow) SetState(st MenuState) { m.view.setState(st) }
+func (m *MenuWindow) SetState(st state.MenuState) { m.view.setState(st) }
 
 // menuSize is the window's size as it opens: a tray menu's width, tall
 // enough for a few servers.
@@ -66,7 +53,7 @@ var menuSize = fyne.NewSize(360, 0)
 //
 // It must be called on the Fyne goroutine, and act's funcs run there: they
 // must return promptly.
-func ShowMenu(a fyne.App, st MenuState, act TrayActions) *MenuWindow {
+func ShowMenu(a fyne.App, st state.MenuState, act TrayActions) *MenuWindow {
 	w := a.NewWindow(lang.L("elicitray — menu"))
 	v := newMenuView(st, act, w.Close)
 	w.SetContent(v.content)
@@ -98,7 +85,7 @@ type menuView struct {
 	// when its row is rebuilt; nil until the window has one.
 	canvas fyne.Canvas
 
-	state  MenuState
+	state  state.MenuState
 	expiry func() bool             // stops the timer for the next mute's end; nil when none
 	mutes  map[string]*closeButton // each server's Mute or Unmute button
 
@@ -109,7 +96,7 @@ type menuView struct {
 	content fyne.CanvasObject
 }
 
-func newMenuView(st MenuState, act TrayActions, close func()) *menuView {
+func newMenuView(st state.MenuState, act TrayActions, close func()) *menuView {
 	v := &menuView{act: act, close: close, now: time.Now, after: afterOnFyne}
 	v.keys = &windowKeys{close: func() { v.close() }}
 	v.waiting = widget.NewLabel("")
@@ -156,9 +143,9 @@ func afterOnFyne(d time.Duration, f func()) func() bool {
 }
 
 // setState shows st.
-func (v *menuView) setState(st MenuState) {
+func (v *menuView) setState(st state.MenuState) {
 	st.Servers = slices.Clone(st.Servers)
-	slices.SortFunc(st.Servers, func(a, b TrayServer) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(st.Servers, func(a, b state.TrayServer) int { return strings.Compare(a.Name, b.Name) })
 	v.state = st
 	v.render()
 }

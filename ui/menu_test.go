@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // menuHarness is a menu window on a test app, recording what its items do.
@@ -25,12 +27,12 @@ type menuHarness struct {
 	timers map[time.Time]func()
 }
 
-func newMenuHarness(t *testing.T, st MenuState) *menuHarness {
+func newMenuHarness(t *testing.T, st state.MenuState) *menuHarness {
 	t.Helper()
 	h := &menuHarness{t: t, a: test.NewTempApp(t), timers: map[time.Time]func(){},
 		clock: &fakeClock{t: time.Date(2026, 1, 31, 13, 5, 0, 0, time.Local)}}
 	record := func(s string) func() { return func() { h.calls = append(h.calls, s) } }
-	h.mw = ShowMenu(h.a, MenuState{}, TrayActions{
+	h.mw = ShowMenu(h.a, state.MenuState{}, TrayActions{
 		History:   record("history"),
 		Settings:  record("settings"),
 		Quit:      record("quit"),
@@ -141,18 +143,18 @@ func TestMenuWindow(t *testing.T) {
 	clock := time.Date(2026, 1, 31, 13, 5, 0, 0, time.Local)
 	for _, tt := range []struct {
 		name string
-		st   MenuState
+		st   state.MenuState
 		want []string
 	}{
-		{"nothing yet", MenuState{}, []string{
+		{"nothing yet", state.MenuState{}, []string{
 			"No prompts waiting", "-----", "[Pause all prompts]", "Mute for an hour", "(no servers yet)",
 			"-----", "[History…]", "[Settings…]", "-----", "[Quit elicitray]"}},
-		{"busy, paused, one muted, disk full", MenuState{Waiting: 3, Paused: true, Problem: "2 decisions not saved: the disk is full",
-			Servers: []TrayServer{{Name: "github"}, {Name: "ci", MutedUntil: clock.Add(30 * time.Minute)}}}, []string{
+		{"busy, paused, one muted, disk full", state.MenuState{Waiting: 3, Paused: true, Problem: "2 decisions not saved: the disk is full",
+			Servers: []state.TrayServer{{Name: "github"}, {Name: "ci", MutedUntil: clock.Add(30 * time.Minute)}}}, []string{
 			"3 prompts waiting", "⚠ 2 decisions not saved: the disk is full", "-----", "[Resume prompts]", "Mute for an hour",
 			"ci — muted until 13:35 [Unmute]", "github [Mute]",
 			"-----", "[History…]", "[Settings…]", "-----", "[Quit elicitray]"}},
-		{"a mute already over", MenuState{Waiting: 1, Servers: []TrayServer{{Name: "ci", MutedUntil: clock.Add(-time.Minute)}}}, []string{
+		{"a mute already over", state.MenuState{Waiting: 1, Servers: []state.TrayServer{{Name: "ci", MutedUntil: clock.Add(-time.Minute)}}}, []string{
 			"1 prompt waiting", "-----", "[Pause all prompts]", "Mute for an hour", "ci [Mute]",
 			"-----", "[History…]", "[Settings…]", "-----", "[Quit elicitray]"}},
 	} {
@@ -170,7 +172,7 @@ func TestMenuWindow(t *testing.T) {
 // change at once and keep the window open; a mute's end shows by itself
 // when it comes; the hub's next state wins.
 func TestMenuWindowPauseAndMute(t *testing.T) {
-	h := newMenuHarness(t, MenuState{Servers: []TrayServer{{Name: "github"}}})
+	h := newMenuHarness(t, state.MenuState{Servers: []state.TrayServer{{Name: "github"}}})
 	h.press("", "Pause all prompts")
 	h.press("", "Resume prompts")
 	h.press("github", "Mute")
@@ -197,7 +199,7 @@ func TestMenuWindowPauseAndMute(t *testing.T) {
 	}
 
 	// The hub says: muted again (by `elicitray mute`), and a prompt waits.
-	h.mw.SetState(MenuState{Waiting: 1, Servers: []TrayServer{{Name: "github", MutedUntil: h.clock.t.Add(time.Hour)}}})
+	h.mw.SetState(state.MenuState{Waiting: 1, Servers: []state.TrayServer{{Name: "github", MutedUntil: h.clock.t.Add(time.Hour)}}})
 	if got := h.lines(); got[0] != "1 prompt waiting" || got[4] != "github — muted until 15:05 [Unmute]" {
 		t.Errorf("after the hub's state the window reads %q", got)
 	}
@@ -217,7 +219,7 @@ func TestMenuWindowItemsClose(t *testing.T) {
 		{"Quit elicitray", "quit"},
 	} {
 		t.Run(tt.call, func(t *testing.T) {
-			h := newMenuHarness(t, MenuState{})
+			h := newMenuHarness(t, state.MenuState{})
 			h.press("", tt.button)
 			h.wantCalls(tt.call)
 			if isOpen(h.a, h.mw.Window()) {
@@ -232,7 +234,7 @@ func TestMenuWindowItemsClose(t *testing.T) {
 // keeps the focus (its row is rebuilt); Escape and Ctrl+W close the window
 // wherever the focus is.
 func TestMenuWindowKeys(t *testing.T) {
-	h := newMenuHarness(t, MenuState{Servers: []TrayServer{{Name: "ci"}, {Name: "github"}}})
+	h := newMenuHarness(t, state.MenuState{Servers: []state.TrayServer{{Name: "ci"}, {Name: "github"}}})
 	c := h.mw.Window().Canvas()
 	if c.Focused() != h.mw.view.pause {
 		t.Fatalf("focus on %T as the window opens, want the pause button", c.Focused())
@@ -254,7 +256,7 @@ func TestMenuWindowKeys(t *testing.T) {
 	for _, key := range closeKeys {
 		for _, focus := range []string{"pause", "server", "nothing"} {
 			t.Run(key.name+"/"+focus, func(t *testing.T) {
-				h := newMenuHarness(t, MenuState{Servers: []TrayServer{{Name: "ci"}}})
+				h := newMenuHarness(t, state.MenuState{Servers: []state.TrayServer{{Name: "ci"}}})
 				c := h.mw.Window().Canvas()
 				switch focus {
 				case "server":
@@ -323,14 +325,14 @@ func buttonsOf(o fyne.CanvasObject) []*closeButton {
 // window is open (a problem, servers) are laid out again: none overlaps
 // another or is squeezed below its size, and none leaves a gap.
 func TestMenuWindowLaysOutChanges(t *testing.T) {
-	busy := MenuState{Problem: "2 decisions not saved: the disk is full",
-		Servers: []TrayServer{{Name: "ci"}, {Name: "github"}, {Name: "jira"}}}
+	busy := state.MenuState{Problem: "2 decisions not saved: the disk is full",
+		Servers: []state.TrayServer{{Name: "ci"}, {Name: "github"}, {Name: "jira"}}}
 	for _, tt := range []struct {
 		name     string
-		from, to MenuState
+		from, to state.MenuState
 	}{
-		{"lines come", MenuState{}, busy},
-		{"lines go", busy, MenuState{Servers: []TrayServer{{Name: "ci"}}}},
+		{"lines come", state.MenuState{}, busy},
+		{"lines go", busy, state.MenuState{Servers: []state.TrayServer{{Name: "ci"}}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newMenuHarness(t, tt.from)

@@ -9,13 +9,13 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The actions of an ElicitResult (PROTOCOL.md §5).
@@ -633,7 +633,7 @@ func fixHint(names []string) string {
 		return lang.L("To submit, fix: {{.Fields}}", map[string]any{"Fields": strings.Join(names, lang.L(", "))})
 	}
 	return lang.N("To submit, fix {{.Count}} fields: {{.Fields}}", len(names), map[string]any{
-		"Count": Thousands(len(names)), "Fields": strings.Join(names[:hintNames], lang.L(", ")) + lang.L(", ") + "…"})
+		"Count": lang.Thousands(len(names)), "Fields": strings.Join(names[:hintNames], lang.L(", ")) + lang.L(", ") + "…"})
 }
 
 // onReturn is Return pressed anywhere but on a button: it submits like
@@ -1085,7 +1085,7 @@ func messageText(m string) string {
 	tail := maxMessage - head
 	return m[:chars.Index(m, head)] + "\n\n[… " +
 		lang.N("{{.Count}} characters of the message not shown here; the history keeps all of it once answered", n-head-tail,
-			map[string]any{"Count": Thousands(n - head - tail)}) +
+			map[string]any{"Count": lang.Thousands(n - head - tail)}) +
 		" …]\n\n" + m[chars.Index(m, n-tail):]
 }
 

@@ -3,11 +3,11 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // "Always answer this way" (Answer.Remember) and the values last given

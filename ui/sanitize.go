@@ -6,11 +6,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // hiddenCharsNote is shown when server text had invisible characters.

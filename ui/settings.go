@@ -12,71 +12,14 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/chars"
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 )
-
-// ServerPolicy is how one server's prompts are handled, or, with an empty
-// Name, every server's that has no policy of its own. It maps 1:1 to the
-// config file: the top-level timeout and [rate] for the defaults,
-// [servers.NAME] for a server.
-type ServerPolicy struct {
-	// Name is the server's configured name (--name); "" for the defaults.
-	Name string
-	// Rule is what happens to the server's prompts: "ask" (show them; ""
-	// means the same), "decline" or "cancel" (answered so at once, without
-	// a window), "accept-defaults" (a form whose every required field has a
-	// default is accepted with the defaults; others are asked),
-	// "accept-defaults-or-cancel" (the same, but what the defaults cannot
-	// answer, links included, is answered cancel: never a window). The
-	// settings window does not edit the defaults' Rule: it is saved as given.
-	Rule string
-	// Burst is how many prompts may come at once before the rate limit
-	// applies; at least 1. For a server, zero: it follows the defaults.
-	Burst int
-	// Every is how often one more prompt may come once the burst is used
-	// up; more than zero. Prompts over the limit are answered cancel. For a
-	// server, zero: it follows the defaults.
-	Every time.Duration
-	// Timeout is how long a prompt waits for a person before it is answered
-	// cancel; more than zero. For a server, zero: it follows the defaults.
-	Timeout time.Duration
-	// Guard lists patterns of tool names ("delete_*", "deploy") whose
-	// calls wait for the user's approval (the tool-call guard); nil guards
-	// none. GuardDestructive guards, besides, the tools the server marks
-	// destructiveHint: true. Only a server has them: the defaults' are
-	// unused.
-	Guard            []string
-	GuardDestructive bool
-	// KeepAlive is how often the host hears progress for a tool call
-	// while one of its prompts is open (config.toml's keep_alive); zero
-	// sends none. Nil: for the defaults, the built-in 15 seconds
-	// (DefaultKeepAlive); for a server, the defaults'.
-	KeepAlive *time.Duration
-	// Own says the server has settings of its own: given, that config.toml
-	// has a table for it; saved, that it had one, or the user added the
-	// server or changed its row in the window. A server without Own (one
-	// listed only because it asked something) follows the defaults in
-	// everything and need not be written. Unused for the defaults.
-	Own bool
-}
-
-// Settings is what the settings window edits.
-type Settings struct {
-	// Defaults apply to every server not in Servers.
-	Defaults ServerPolicy
-	// Servers are the servers with a policy of their own, in the order the
-	// window lists them.
-	Servers []ServerPolicy
-	// Remember is the "Remembered answers" section (settings_remember.go).
-	Remember RememberSettings
-	// Notice is the "When a prompt opens" section (settings_notice.go).
-	Notice NoticeSettings
-}
 
 // The rules a server's prompts can follow, as ServerPolicy.Rule holds them.
 const (
@@ -125,13 +68,13 @@ var settingsSize = fyne.NewSize(640, 660)
 // save runs on it too, so it must be quick (writing a small file). The
 // returned window can be brought forward with RequestFocus instead of
 // opening a second one.
-func ShowSettings(a fyne.App, s Settings, save func(Settings) error) fyne.Window {
+func ShowSettings(a fyne.App, s state.Settings, save func(state.Settings) error) fyne.Window {
 	w, _ := showSettings(a, s, save)
 	return w
 }
 
 // showSettings is ShowSettings, returning the view too (tests).
-func showSettings(a fyne.App, s Settings, save func(Settings) error) (fyne.Window, *settingsView) {
+func showSettings(a fyne.App, s state.Settings, save func(state.Settings) error) (fyne.Window, *settingsView) {
 	w := a.NewWindow(lang.L("elicitray settings"))
 	v := newSettingsView(s, save)
 	v.closeWindow = w.Close
@@ -157,7 +100,7 @@ func showSettings(a fyne.App, s Settings, save func(Settings) error) (fyne.Windo
 // settingsView is the content of the settings window, without the window,
 // so that tests can drive it on a test canvas.
 type settingsView struct {
-	save func(Settings) error
+	save func(state.Settings) error
 	// closeWindow closes the window: after Save, or on Close.
 	closeWindow func()
 	// keys close the window (asking first when something was changed) on
@@ -194,7 +137,7 @@ type settingsView struct {
 }
 
 // newSettingsView builds the content for s; save receives the edits.
-func newSettingsView(s Settings, save func(Settings) error) *settingsView {
+func newSettingsView(s state.Settings, save func(state.Settings) error) *settingsView {
 	v := &settingsView{save: save, closeWindow: func() {}, defaultsRule: s.Defaults.Rule}
 	v.keys = &windowKeys{close: v.onClose}
 	v.content = v.build(s)
@@ -203,7 +146,7 @@ func newSettingsView(s Settings, save func(Settings) error) *settingsView {
 	return v
 }
 
-func (v *settingsView) build(s Settings) fyne.CanvasObject {
+func (v *settingsView) build(s state.Settings) fyne.CanvasObject {
 	v.defaults = newPolicyRow(s.Defaults, v)
 	defaults := container.NewVBox(
 		heading(lang.L("Defaults")),
@@ -215,7 +158,7 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 	v.list = container.NewVBox()
 	v.noServers = helpLabel(lang.L("No server has settings of its own yet."))
 	servers := slices.Clone(s.Servers)
-	slices.SortStableFunc(servers, func(a, b ServerPolicy) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(servers, func(a, b state.ServerPolicy) int { return strings.Compare(a.Name, b.Name) })
 	for _, p := range servers {
 		v.addRow(p)
 	}
@@ -250,7 +193,7 @@ func (v *settingsView) build(s Settings) fyne.CanvasObject {
 
 // addRow adds a row for p to the servers' list; its empty fields follow
 // the defaults.
-func (v *settingsView) addRow(p ServerPolicy) *policyRow {
+func (v *settingsView) addRow(p state.ServerPolicy) *policyRow {
 	r := newPolicyRow(p, v)
 	r.remove = newCloseButton(v.keys, lang.L("Remove"), theme.DeleteIcon(), func() { v.onRemove(r) })
 	r.remove.Importance = widget.LowImportance
@@ -262,9 +205,9 @@ func (v *settingsView) addRow(p ServerPolicy) *policyRow {
 
 // defaultsNow is the defaults as the window shows them; a field that is
 // not valid now gives zero.
-func (v *settingsView) defaultsNow() ServerPolicy {
+func (v *settingsView) defaultsNow() state.ServerPolicy {
 	if v.defaults == nil {
-		return ServerPolicy{}
+		return state.ServerPolicy{}
 	}
 	p, _ := v.defaults.policy()
 	return p
@@ -307,7 +250,7 @@ func (v *settingsView) onAdd() {
 		return
 	}
 	// Added by the user: saved even if nothing else in it is changed.
-	v.addRow(ServerPolicy{Name: strings.TrimSpace(v.addName.Text), Rule: ruleAsk, Own: true})
+	v.addRow(state.ServerPolicy{Name: strings.TrimSpace(v.addName.Text), Rule: ruleAsk, Own: true})
 	v.addName.SetText("")
 	v.validate()
 	v.scroll.ScrollToBottom()
@@ -329,14 +272,14 @@ func (v *settingsView) onRemove(r *policyRow) {
 
 // settings reads the window: the Settings to save, and the fields that
 // are not valid, as "Every (defaults)".
-func (v *settingsView) settings() (Settings, []string) {
+func (v *settingsView) settings() (state.Settings, []string) {
 	var bad []string
 	d, errs := v.defaults.policy()
 	d.Rule = v.defaultsRule
 	for _, f := range errs {
 		bad = append(bad, f+lang.L(" (defaults)"))
 	}
-	s := Settings{Defaults: d, Remember: v.remember.now(), Notice: v.notice.now()}
+	s := state.Settings{Defaults: d, Remember: v.remember.now(), Notice: v.notice.now()}
 	for _, r := range v.servers {
 		p, errs := r.policy()
 		for _, f := range errs {
@@ -475,7 +418,7 @@ type policyRow struct {
 
 // newPolicyRow makes the row for p; fields p leaves zero start empty (for
 // a server: following the defaults).
-func newPolicyRow(p ServerPolicy, v *settingsView) *policyRow {
+func newPolicyRow(p state.ServerPolicy, v *settingsView) *policyRow {
 	if p.Name != "" && p.Rule == "" {
 		p.Rule = ruleAsk
 	}
@@ -592,8 +535,8 @@ func (r *policyRow) buildRule() fyne.CanvasObject {
 // policy reads the row: the ServerPolicy (fields that are not valid, and
 // a server's empty fields, are zero), and the names of the fields that
 // are not valid.
-func (r *policyRow) policy() (ServerPolicy, []string) {
-	p := ServerPolicy{Name: r.name, Rule: r.ruleValue}
+func (r *policyRow) policy() (state.ServerPolicy, []string) {
+	p := state.ServerPolicy{Name: r.name, Rule: r.ruleValue}
 	if r.name != "" {
 		p.Own = r.own || r.changed()
 	}
@@ -640,7 +583,7 @@ func (r *policyRow) policy() (ServerPolicy, []string) {
 // validate shows the row's field errors (all when all is set, else those of
 // edited fields) and its help line; d is the defaults as they read now,
 // which a server's empty fields follow.
-func (r *policyRow) validate(all bool, d ServerPolicy) {
+func (r *policyRow) validate(all bool, d state.ServerPolicy) {
 	for _, f := range r.fields() {
 		f.validate(all)
 	}
@@ -675,7 +618,7 @@ func cmpOr[T int | time.Duration](v, orElse T) T {
 }
 
 // policySummary says in one line what a policy's numbers amount to.
-func policySummary(p ServerPolicy) string {
+func policySummary(p state.ServerPolicy) string {
 	return lang.L("{{.Burst}} at once, then one every {{.Every}}; a prompt waits {{.Timeout}} for an answer.",
 		map[string]any{"Burst": p.Burst, "Every": formatDuration(p.Every), "Timeout": formatDuration(p.Timeout)})
 }

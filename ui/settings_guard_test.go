@@ -5,6 +5,8 @@ import (
 
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // TestSettingsGuard: a server's row shows its guarded tools and the
@@ -38,7 +40,7 @@ func TestSettingsGuard(t *testing.T) {
 	h.row("github").destructive.SetChecked(false)
 	test.Tap(h.v.saveBtn)
 	got := h.onlySaved()
-	want := []ServerPolicy{
+	want := []state.ServerPolicy{
 		{Name: "everything", Rule: "accept-defaults", Burst: 3, Every: s.Servers[1].Every, Timeout: s.Servers[1].Timeout, Own: true,
 			Guard: []string{"wipe", "drop_*"}, GuardDestructive: true},
 		{Name: "github", Rule: "ask", Burst: 1, Every: s.Servers[0].Every, Timeout: s.Servers[0].Timeout, Own: true,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"fyne.io/fyne/v2/lang"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The keep-alive of a policy row (config.toml's keep_alive, PROTOCOL.md

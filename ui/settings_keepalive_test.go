@@ -6,6 +6,8 @@ import (
 
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // TestSettingsKeepAlive: the defaults and each server show their
@@ -84,7 +86,7 @@ func TestSettingsKeepAlive(t *testing.T) {
 // and Save hands over what is ticked.
 func TestSettingsNotice(t *testing.T) {
 	s := sampleSettings()
-	s.Notice = NoticeSettings{Notification: false, Sound: true}
+	s.Notice = state.NoticeSettings{Notification: false, Sound: true}
 	h := newSettingsHarness(t, s)
 	asked := 0
 	h.v.confirm = func(title, message, ok, dismiss string, done func(bool)) { asked++ }
@@ -105,7 +107,7 @@ func TestSettingsNotice(t *testing.T) {
 	}
 	test.Tap(n.sound)
 	test.Tap(h.v.saveBtn)
-	if got := h.onlySaved().Notice; got != (NoticeSettings{Notification: true, Sound: false}) {
+	if got := h.onlySaved().Notice; got != (state.NoticeSettings{Notification: true, Sound: false}) {
 		t.Errorf("saved notice %+v, want the notification on and the sound off", got)
 	}
 }

@@ -5,25 +5,14 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
+
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // The settings window's "When a prompt opens" section: config.toml's
 // [notice] (app/desktop/notice.go). The window always comes to the front
 // and asks the window manager for attention; these say what comes with it.
-
-// NoticeSettings is the "When a prompt opens" section of Settings.
-type NoticeSettings struct {
-	// Notification is set when a prompt window comes with a desktop
-	// notification naming the server and the tool ([notice] notification;
-	// on unless the file turns it off).
-	Notification bool
-	// Sound is set when that notification plays the desktop's message
-	// sound ([notice] sound; off unless set). It comes with the
-	// notification only: the window keeps it, unused, while Notification
-	// is off.
-	Sound bool
-}
 
 // noticeSection is the section's check boxes.
 type noticeSection struct {
@@ -31,7 +20,7 @@ type noticeSection struct {
 }
 
 // buildNotice makes the section for s.
-func (v *settingsView) buildNotice(s NoticeSettings) fyne.CanvasObject {
+func (v *settingsView) buildNotice(s state.NoticeSettings) fyne.CanvasObject {
 	sec := &noticeSection{}
 	v.notice = sec
 	sec.sound = newCloseCheck(v.keys, lang.L("Play the desktop's message sound with the notification"), func(bool) { v.validate() })
@@ -59,11 +48,11 @@ func (sec *noticeSection) soundFollows() {
 }
 
 // now is the section as the window holds it, for Save.
-func (sec *noticeSection) now() NoticeSettings {
+func (sec *noticeSection) now() state.NoticeSettings {
 	if sec == nil {
-		return NoticeSettings{}
+		return state.NoticeSettings{}
 	}
-	return NoticeSettings{Notification: sec.notification.Checked, Sound: sec.sound.Checked}
+	return state.NoticeSettings{Notification: sec.notification.Checked, Sound: sec.sound.Checked}
 }
 
 // snapshot is the section's state for settingsView.snapshot.

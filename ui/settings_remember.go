@@ -3,15 +3,15 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/chars"
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // The settings window's "Remembered answers" section: the answers given
@@ -19,39 +19,18 @@ import (
 // whether forms asked again start with the values last given. Forget takes
 // the row out; Save forgets it.
 
-// RememberSettings is the "Remembered answers" section of Settings.
-type RememberSettings struct {
-	// Prefill is set when a form asked again starts with the values last
-	// given for the same question (never a secret's).
-	Prefill bool
-	// Rules are the remembered answers in force, in the order listed.
-	Rules []RememberedAnswer
-	// Forget, in the Settings that Save hands over, holds the IDs of the
-	// rules the user chose to forget; the window ignores it on open.
-	Forget []int
-}
-
-// RememberedAnswer is one remembered answer as the window lists it.
-type RememberedAnswer struct {
-	ID      int
-	Server  string
-	Message string // the server's message, untrusted text
-	Answer  string // `decline`, or `accept {"city":"Lisbon"}`
-	Expires time.Time
-}
-
 // rememberSection is the section's widgets and state.
 type rememberSection struct {
 	prefill *closeCheck
 	list    *fyne.Container
 	none    *widget.Label
-	rules   []RememberedAnswer
+	rules   []state.RememberedAnswer
 	forget  []int
 	changed func()
 }
 
 // buildRemember makes the section for s.
-func (v *settingsView) buildRemember(s RememberSettings) fyne.CanvasObject {
+func (v *settingsView) buildRemember(s state.RememberSettings) fyne.CanvasObject {
 	sec := &rememberSection{rules: s.Rules, changed: func() { v.validate() }}
 	v.remember = sec
 	sec.prefill = newCloseCheck(v.keys, lang.L("Pre-fill free-text fields asked again with the text last typed, marked (never secrets, choices or check boxes)"), nil)
@@ -69,7 +48,7 @@ func (v *settingsView) buildRemember(s RememberSettings) fyne.CanvasObject {
 }
 
 // row is one rule's line and its Forget button.
-func (sec *rememberSection) row(keys *windowKeys, r RememberedAnswer) fyne.CanvasObject {
+func (sec *rememberSection) row(keys *windowKeys, r state.RememberedAnswer) fyne.CanvasObject {
 	// The answer's action in the user's language, its content as sent; the
 	// server's name and message each in their own visual order (bidiText).
 	action, content, _ := strings.Cut(oneLine(r.Answer), " ")
@@ -95,17 +74,17 @@ func (sec *rememberSection) row(keys *windowKeys, r RememberedAnswer) fyne.Canva
 }
 
 // now is the section as the window holds it, for Save.
-func (sec *rememberSection) now() RememberSettings {
+func (sec *rememberSection) now() state.RememberSettings {
 	if sec == nil {
-		return RememberSettings{}
+		return state.RememberSettings{}
 	}
-	var left []RememberedAnswer
+	var left []state.RememberedAnswer
 	for _, r := range sec.rules {
 		if !containsInt(sec.forget, r.ID) {
 			left = append(left, r)
 		}
 	}
-	return RememberSettings{Prefill: sec.prefill.Checked, Rules: left, Forget: append([]int(nil), sec.forget...)}
+	return state.RememberSettings{Prefill: sec.prefill.Checked, Rules: left, Forget: append([]int(nil), sec.forget...)}
 }
 
 // snapshot is the section's state for settingsView.snapshot.

@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // TestSettingsRememberedAnswers: Settings lists the remembered answers;
@@ -16,7 +18,7 @@ import (
 // Close asks first.
 func TestSettingsRememberedAnswers(t *testing.T) {
 	s := sampleSettings()
-	s.Remember = RememberSettings{Prefill: true, Rules: []RememberedAnswer{
+	s.Remember = state.RememberSettings{Prefill: true, Rules: []state.RememberedAnswer{
 		{ID: 1, Server: "shop", Message: "Ship to which city?", Answer: `accept {"city":"Lisbon"}`, Expires: time.Date(2026, 12, 31, 0, 0, 0, 0, time.Local)},
 		{ID: 4, Server: "bank", Message: "Pay now?", Answer: "decline"},
 	}}
@@ -52,7 +54,7 @@ func TestSettingsRememberedAnswers(t *testing.T) {
 	if len(h.saved) != 1 {
 		t.Fatalf("%d saves", len(h.saved))
 	}
-	want := RememberSettings{Prefill: false, Rules: s.Remember.Rules[1:], Forget: []int{1}}
+	want := state.RememberSettings{Prefill: false, Rules: s.Remember.Rules[1:], Forget: []int{1}}
 	if diff := cmp.Diff(want, h.saved[0].Remember); diff != "" {
 		t.Errorf("saved mismatch (-want +got):\n%s", diff)
 	}

@@ -10,14 +10,16 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // sampleSettings is the config.toml of docs/configuration.md, with one more
 // server.
-func sampleSettings() Settings {
-	return Settings{
-		Defaults: ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
-		Servers: []ServerPolicy{
+func sampleSettings() state.Settings {
+	return state.Settings{
+		Defaults: state.ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
+		Servers: []state.ServerPolicy{
 			{Name: "github", Rule: "ask", Burst: 1, Every: 30 * time.Second, Timeout: 2 * time.Minute},
 			{Name: "everything", Rule: "accept-defaults", Burst: 3, Every: 5 * time.Second, Timeout: 90 * time.Minute},
 		},
@@ -30,16 +32,16 @@ type settingsHarness struct {
 	t       *testing.T
 	v       *settingsView
 	c       fyne.Canvas
-	saved   []Settings
+	saved   []state.Settings
 	saveErr error // what save returns
 	closed  int
 }
 
-func newSettingsHarness(t *testing.T, s Settings) *settingsHarness {
+func newSettingsHarness(t *testing.T, s state.Settings) *settingsHarness {
 	t.Helper()
 	test.NewTempApp(t)
 	h := &settingsHarness{t: t}
-	h.v = newSettingsView(s, func(s Settings) error {
+	h.v = newSettingsView(s, func(s state.Settings) error {
 		h.saved = append(h.saved, s)
 		return h.saveErr
 	})
@@ -114,7 +116,7 @@ func (h *settingsHarness) errorText(server, name string) string {
 }
 
 // onlySaved returns the one Settings saved, failing unless exactly one was.
-func (h *settingsHarness) onlySaved() Settings {
+func (h *settingsHarness) onlySaved() state.Settings {
 	h.t.Helper()
 	if len(h.saved) != 1 {
 		h.t.Fatalf("save called %d times, want once", len(h.saved))
@@ -177,9 +179,9 @@ func TestSettingsSaveSendsEdits(t *testing.T) {
 	h.row("everything").rule.SetSelected("Always cancel")
 	test.Tap(h.v.saveBtn)
 
-	want := Settings{
-		Defaults: ServerPolicy{Burst: 5, Every: time.Minute, Timeout: 10 * time.Minute},
-		Servers: []ServerPolicy{
+	want := state.Settings{
+		Defaults: state.ServerPolicy{Burst: 5, Every: time.Minute, Timeout: 10 * time.Minute},
+		Servers: []state.ServerPolicy{
 			// Changed in the window: they have settings of their own.
 			{Name: "everything", Rule: "cancel", Burst: 3, Every: 5 * time.Second, Timeout: 90 * time.Minute, Own: true},
 			{Name: "github", Rule: "decline", Burst: 1, Every: 30 * time.Second, Timeout: 90 * time.Minute, Own: true},
@@ -357,9 +359,9 @@ func TestSettingsAddAndRemoveServers(t *testing.T) {
 	}
 
 	test.Tap(h.v.saveBtn)
-	want := Settings{
-		Defaults: ServerPolicy{Burst: 3, Every: 10 * time.Second, Timeout: 10 * time.Minute},
-		Servers: []ServerPolicy{
+	want := state.Settings{
+		Defaults: state.ServerPolicy{Burst: 3, Every: 10 * time.Second, Timeout: 10 * time.Minute},
+		Servers: []state.ServerPolicy{
 			{Name: "everything", Rule: "accept-defaults", Burst: 3, Every: 5 * time.Second, Timeout: 90 * time.Minute},
 			// Added by the user: saved, following the defaults.
 			{Name: "jira", Rule: "ask", Own: true},
@@ -371,9 +373,9 @@ func TestSettingsAddAndRemoveServers(t *testing.T) {
 }
 
 func TestSettingsRemoveLastServer(t *testing.T) {
-	h := newSettingsHarness(t, Settings{
-		Defaults: ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
-		Servers:  []ServerPolicy{{Name: "github", Burst: 1, Every: time.Second, Timeout: time.Minute}},
+	h := newSettingsHarness(t, state.Settings{
+		Defaults: state.ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
+		Servers:  []state.ServerPolicy{{Name: "github", Burst: 1, Every: time.Second, Timeout: time.Minute}},
 	})
 	// An invalid server row keeps Save disabled until it is removed.
 	h.retype("github", "Burst", "x")
@@ -397,9 +399,9 @@ func TestSettingsRemoveLastServer(t *testing.T) {
 // as an empty field saying the default it follows, even after the defaults
 // are edited, and is saved as zero so that it goes on following them.
 func TestSettingsServerFollowsDefaults(t *testing.T) {
-	h := newSettingsHarness(t, Settings{
-		Defaults: ServerPolicy{Rule: "ask", Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
-		Servers:  []ServerPolicy{{Name: "github", Timeout: 2 * time.Minute, Own: true}},
+	h := newSettingsHarness(t, state.Settings{
+		Defaults: state.ServerPolicy{Rule: "ask", Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
+		Servers:  []state.ServerPolicy{{Name: "github", Timeout: 2 * time.Minute, Own: true}},
 	})
 	gh := h.row("github")
 	if got := []string{gh.burst.entry.Text, gh.burst.entry.PlaceHolder, gh.every.entry.Text, gh.every.entry.PlaceHolder, gh.timeout.entry.Text}; !cmp.Equal(got, []string{"", "3 (default)", "", "5s (default)", "2m"}) {
@@ -419,10 +421,10 @@ func TestSettingsServerFollowsDefaults(t *testing.T) {
 		t.Errorf("an empty server field shows %q; it follows the defaults", got)
 	}
 	test.Tap(h.v.saveBtn)
-	want := Settings{
+	want := state.Settings{
 		// The defaults' rule is not edited: saved as given.
-		Defaults: ServerPolicy{Rule: "ask", Burst: 4, Every: 5 * time.Second, Timeout: 10 * time.Minute},
-		Servers:  []ServerPolicy{{Name: "github", Rule: "ask", Timeout: 2 * time.Minute, Own: true}},
+		Defaults: state.ServerPolicy{Rule: "ask", Burst: 4, Every: 5 * time.Second, Timeout: 10 * time.Minute},
+		Servers:  []state.ServerPolicy{{Name: "github", Rule: "ask", Timeout: 2 * time.Minute, Own: true}},
 	}
 	if diff := cmp.Diff(want, h.onlySaved()); diff != "" {
 		t.Errorf("saved settings mismatch (-want +got):\n%s", diff)
@@ -433,9 +435,9 @@ func TestSettingsServerFollowsDefaults(t *testing.T) {
 // it asked something is saved as having settings of its own only once the
 // user changes its row; one configured before stays so.
 func TestSettingsOwnOnlyWhenConfiguredOrChanged(t *testing.T) {
-	s := Settings{
-		Defaults: ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
-		Servers:  []ServerPolicy{{Name: "demo", Rule: "ask"}, {Name: "github", Rule: "ask", Own: true}},
+	s := state.Settings{
+		Defaults: state.ServerPolicy{Burst: 3, Every: 5 * time.Second, Timeout: 10 * time.Minute},
+		Servers:  []state.ServerPolicy{{Name: "demo", Rule: "ask"}, {Name: "github", Rule: "ask", Own: true}},
 	}
 	own := func(h *settingsHarness) map[string]bool {
 		t.Helper()
@@ -527,8 +529,8 @@ func TestSettingsCloseAndEscapeDoNotSave(t *testing.T) {
 
 func TestShowSettings(t *testing.T) {
 	a := test.NewTempApp(t)
-	var saved []Settings
-	w := ShowSettings(a, sampleSettings(), func(s Settings) error {
+	var saved []state.Settings
+	w := ShowSettings(a, sampleSettings(), func(s state.Settings) error {
 		saved = append(saved, s)
 		return nil
 	})
@@ -583,7 +585,7 @@ func TestSettingsLongListScrolls(t *testing.T) {
 	s := sampleSettings()
 	s.Servers = nil
 	for i := range 30 {
-		s.Servers = append(s.Servers, ServerPolicy{Name: "server-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)),
+		s.Servers = append(s.Servers, state.ServerPolicy{Name: "server-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)),
 			Burst: 1, Every: time.Second, Timeout: time.Minute})
 	}
 	h := newSettingsHarness(t, s)

@@ -8,9 +8,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The status line of a prompt, above its buttons: on the left the "Don't
@@ -136,7 +137,7 @@ func countdownText(left time.Duration) string {
 
 // waitingText says how many prompts are queued behind this one.
 func waitingText(n int) string {
-	return lang.N("{{.Count}} more waiting", n, Count(n))
+	return lang.N("{{.Count}} more waiting", n, lang.Count(n))
 }
 
 // SetWaiting shows in the window that n more prompts are queued behind

@@ -1,73 +1,18 @@
 package ui
 
 import (
-	"context"
-	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/systray"
-	"github.com/godbus/dbus/v5"
 
 	"github.com/elicitray/elicitray/assets"
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 )
-
-// trayWatcher is the DBus name of the StatusNotifier host's watcher; a tray
-// icon is only visible on Linux when someone owns it.
-const trayWatcher = "org.kde.StatusNotifierWatcher"
-
-// trayProbeTimeout bounds how long TrayAvailable waits for the session bus.
-const trayProbeTimeout = 2 * time.Second
-
-// TrayAvailable reports whether a tray icon can be shown. On Linux that
-// needs a session DBus (DBUS_SESSION_BUS_ADDRESS set and connectable) on
-// which org.kde.StatusNotifierWatcher has an owner; other systems always
-// have a tray. Call it before SetupTray: Fyne's tray crashes on quit when
-// there is no DBus at all (DESIGN.md: without a tray host the hub runs
-// without an icon). It may take up to two seconds on a stuck bus.
-func TrayAvailable() bool {
-	if runtime.GOOS != "linux" {
-		return true
-	}
-	return TrayHostOn(os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
-}
-
-// TrayHostOn reports whether a tray host (org.kde.StatusNotifierWatcher)
-// runs on the session bus at addr, waiting at most two seconds.
-func TrayHostOn(addr string) bool {
-	if addr == "" {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), trayProbeTimeout)
-	defer cancel()
-	found := make(chan bool, 1)
-	// Connecting and authenticating take no context: run them aside and
-	// give up on a bus that does not answer.
-	go func() { found <- hasBusOwner(ctx, addr, trayWatcher) }()
-	select {
-	case ok := <-found:
-		return ok
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// hasBusOwner reports whether name has an owner on the bus at addr.
-func hasBusOwner(ctx context.Context, addr, name string) bool {
-	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
-	if err != nil {
-		return false
-	}
-	defer conn.Close()
-	var has bool
-	err = conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has)
-	return err == nil && has
-}
 
 // TrayActions are what the tray menu's items do, in the tray and in the
 // menu window (ShowMenu). Each runs on the tray's goroutine, or the Fyne
@@ -86,16 +31,6 @@ type TrayActions struct {
 	// Mute mutes server for an hour (its prompts are answered cancel
 	// without a window); Unmute lifts it. server is the configured name.
 	Mute, Unmute func(server string)
-}
-
-// TrayServer is a server the hub has seen, as the tray's mute submenu
-// shows it.
-type TrayServer struct {
-	// Name is the configured name (--name).
-	Name string
-	// MutedUntil is when the server's mute ends. Zero, or a time already
-	// past, means the server is not muted.
-	MutedUntil time.Time
 }
 
 // muteFor is how long the tray's "Mute for an hour" mutes a server; the
@@ -117,12 +52,12 @@ type Tray struct {
 
 	// Read and written on the tray's goroutine only (inside do).
 	paused  bool
-	servers []TrayServer // sorted by name
-	expiry  *time.Timer  // refreshes the menu when the first mute ends
-	refresh func()       // shows menu changes: render, or a counter in tests
-	count   func(n int)  // shows the count on the icon: showCount, or a recorder in tests
-	counted int          // the count the icon shows
-	do      func(func()) // runs on the tray's goroutine (serialQueue.do)
+	servers []state.TrayServer // sorted by name
+	expiry  *time.Timer        // refreshes the menu when the first mute ends
+	refresh func()             // shows menu changes: render, or a counter in tests
+	count   func(n int)        // shows the count on the icon: showCount, or a recorder in tests
+	counted int                // the count the icon shows
+	do      func(func())       // runs on the tray's goroutine (serialQueue.do)
 	now     func() time.Time
 	stop    func() // takes the icon off the bus; nil once closed or in tests
 }
@@ -131,8 +66,8 @@ type Tray struct {
 // the number of prompts waiting (greyed out); "Pause all prompts" (or
 // "Resume prompts" while paused); "Mute for an hour", a submenu with one
 // item per server (a muted one shows until when, and unmutes when
-// clicked); History…; Settings…; Quit. Call it only when TrayAvailable
-// reports true.
+// clicked); History…; Settings…; Quit. Call it only when app/platform's
+// TrayAvailable reports true: Fyne's tray crashes on quit without DBus.
 //
 // The icon is a StatusNotifierItem with a com.canonical.dbusmenu menu on
 // the session bus, made with fyne.io/systray directly: no Fyne driver runs,
@@ -261,14 +196,14 @@ func (q *serialQueue) run() {
 // Sync shows the state read returns, read on the tray's goroutine in the
 // order Sync was called: of changes made in quick succession, the menu
 // ends on the latest.
-func (t *Tray) Sync(read func() (paused bool, servers []TrayServer)) {
+func (t *Tray) Sync(read func() (paused bool, servers []state.TrayServer)) {
 	if t == nil {
 		return
 	}
 	t.do(func() {
 		paused, servers := read()
 		s := slices.Clone(servers)
-		slices.SortFunc(s, func(a, b TrayServer) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(s, func(a, b state.TrayServer) int { return strings.Compare(a.Name, b.Name) })
 		t.showPaused(paused)
 		t.servers = s
 		t.showServers()
@@ -375,13 +310,13 @@ func (t *Tray) SetPaused(paused bool) {
 
 // SetServers lists the servers seen so far in the mute submenu, sorted by
 // name, each with its mute. The menu changes by itself when a mute ends.
-func (t *Tray) SetServers(servers []TrayServer) {
+func (t *Tray) SetServers(servers []state.TrayServer) {
 	if t == nil {
 		return
 	}
 	// Copied now: the caller may reuse its slice before do runs.
 	s := slices.Clone(servers)
-	slices.SortFunc(s, func(a, b TrayServer) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s, func(a, b state.TrayServer) int { return strings.Compare(a.Name, b.Name) })
 	t.do(func() {
 		t.servers = s
 		t.showServers()
@@ -504,5 +439,5 @@ func pendingText(n int) string {
 	if n == 0 {
 		return lang.L("No prompts waiting")
 	}
-	return lang.N("{{.Count}} prompts waiting", n, Count(n))
+	return lang.N("{{.Count}} prompts waiting", n, lang.Count(n))
 }

@@ -12,14 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"fyne.io/fyne/v2/lang"
-
 	"github.com/BurntSushi/toml"
 	"github.com/dustin/go-humanize"
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // Reading config.toml a key at a time. toml.Decode into Config stops at

@@ -3,13 +3,12 @@ package config
 import (
 	"regexp"
 
-	"fyne.io/fyne/v2/lang"
-	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // configMessages are the mistakes configcheck.go finds in config.toml
 // (ConfigProblem.Message), written in English for hub.log.
-var messages = ui.Sentences{
+var messages = lang.Sentences{
 	{Pattern: regexp.MustCompile(`^the file is not TOML: (.*)$`), Say: func(m []string) string {
 		return lang.L("the file is not TOML: {{.Detail}}", map[string]any{"Detail": m[1]})
 	}},

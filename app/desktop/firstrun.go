@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"fyne.io/fyne/v2/lang"
 	"github.com/adrg/xdg"
 
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The first-run autostart offer (issue 13: "The installed app offers it on

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/session"
 
@@ -27,8 +29,6 @@ import (
 	"github.com/elicitray/elicitray/app/remember"
 
 	"github.com/elicitray/elicitray/app/journal"
-
-	"fyne.io/fyne/v2/lang"
 
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
@@ -153,7 +153,7 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 	// session with no notifications either (no bus) tells at a later start.
 	noTrayTold := filepath.Join(filepath.Dir(p.HubLog), NoTrayMarker)
 	tellNoTray := false
-	if ui.TrayAvailable() {
+	if platform.TrayAvailable() {
 		tray = ui.SetupTray(ui.TrayActions{
 			History:   win.showHistory,
 			Settings:  win.showSettings,
@@ -173,10 +173,10 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 	// The menu window (menuwin.go) shows what the tray shows.
 	win.menu.quit = quit
 	win.menu.noTray = tray == nil
-	win.menu.state = func() ui.MenuState {
-		st := ui.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hb.Paused(), Problem: jr.State().Problem()}
+	win.menu.state = func() state.MenuState {
+		st := state.MenuState{Waiting: int(win.menu.waiting.Load()), Paused: hb.Paused(), Problem: jr.State().Problem()}
 		for _, s := range hb.Servers() {
-			st.Servers = append(st.Servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
+			st.Servers = append(st.Servers, state.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 		}
 		return st
 	}
@@ -189,10 +189,10 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 	hb.PolicyChanged = func() {
 		// Read on the tray's goroutine, in the order changes happen: the
 		// tray ends on the latest state.
-		tray.Sync(func() (bool, []ui.TrayServer) {
-			var servers []ui.TrayServer
+		tray.Sync(func() (bool, []state.TrayServer) {
+			var servers []state.TrayServer
 			for _, s := range hb.Servers() {
-				servers = append(servers, ui.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
+				servers = append(servers, state.TrayServer{Name: s.Name, MutedUntil: s.MutedUntil})
 			}
 			return hb.Paused(), servers
 		})
@@ -321,11 +321,11 @@ func prepareDesktop(ctx context.Context, log io.Writer) (userEnv []string, relea
 // server configured (with what its table sets; the rest follows the
 // defaults), and every server seen but not configured, following the
 // defaults in everything.
-func SettingsOf(c config.Config, seen map[string]bool) ui.Settings {
+func SettingsOf(c config.Config, seen map[string]bool) state.Settings {
 	d := c.Policy("")
-	s := ui.Settings{Defaults: ui.ServerPolicy{Rule: config.RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
+	s := state.Settings{Defaults: state.ServerPolicy{Rule: config.RuleAsk, Burst: d.Burst, Every: d.Every, Timeout: d.Timeout,
 		KeepAlive: keepAliveOf(c.KeepAlive)},
-		Notice: ui.NoticeSettings{Notification: c.Notice.Notifies(), Sound: c.Notice.Sound}}
+		Notice: state.NoticeSettings{Notification: c.Notice.Notifies(), Sound: c.Notice.Sound}}
 	names := map[string]bool{}
 	maps.Copy(names, seen)
 	for n := range c.Servers {
@@ -335,9 +335,9 @@ func SettingsOf(c config.Config, seen map[string]bool) ui.Settings {
 		if n == "" {
 			continue
 		}
-		sp := ui.ServerPolicy{Name: n, Rule: config.RuleAsk}
+		sp := state.ServerPolicy{Name: n, Rule: config.RuleAsk}
 		if sc, ok := c.Servers[n]; ok {
-			sp = ui.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, config.RuleAsk), Burst: sc.Burst,
+			sp = state.ServerPolicy{Name: n, Rule: cmp.Or(sc.Rule, config.RuleAsk), Burst: sc.Burst,
 				Every: sc.Every.Duration, Timeout: sc.Timeout.Duration, Own: true,
 				Guard: sc.Guard, GuardDestructive: sc.GuardDestructive, KeepAlive: keepAliveOf(sc.KeepAlive)}
 		}
@@ -375,7 +375,7 @@ func WithUnshown(c, old config.Config) config.Config {
 // it only the values that are not the defaults'. A server seen but never
 // configured, left as it was, is not written, so that it goes on following
 // the defaults (issue 9).
-func ConfigOf(s ui.Settings) config.Config {
+func ConfigOf(s state.Settings) config.Config {
 	d := s.Defaults
 	var c config.Config
 	if d.Timeout != config.DefaultTimeout {

@@ -7,10 +7,9 @@ import (
 	"sync/atomic"
 
 	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
-
-	"github.com/elicitray/elicitray/ui"
 )
 
 // The menu window (issue 13): the tray menu's items in a small window, for
@@ -25,7 +24,7 @@ import (
 // by runHub.
 type menuHub struct {
 	// state is the menu's state now; it may take the hub's locks.
-	state func() ui.MenuState
+	state func() state.MenuState
 	// quit stops the hub, as the tray's Quit does.
 	quit func()
 	// noTray is set when the hub has no tray icon: the history window
@@ -49,7 +48,7 @@ type menuHub struct {
 func (w *Windows) showMenu() {
 	w.menu.sendMu.Lock()
 	defer w.menu.sendMu.Unlock()
-	st := ui.MenuState{}
+	st := state.MenuState{}
 	if w.menu.state != nil {
 		st = w.menu.state()
 	}

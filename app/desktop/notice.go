@@ -11,8 +11,7 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
-
-	"fyne.io/fyne/v2/lang"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // Noticer is the hub's Prompter around the windows (issue 14, "a prompt

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/lang"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -20,9 +22,6 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
-
-	"fyne.io/fyne/v2/lang"
 )
 
 // defaultLinger is how long the window process stays after its last window
@@ -463,7 +462,7 @@ func (x winExportWriter) Write(b []byte) (int, error) {
 // SaveSettings writes what the Settings window saved to config.toml and
 // puts it in force at once; what the window does not show ([history],
 // [remember] for) stays as it was (withUnshown).
-func (w *Windows) SaveSettings(s ui.Settings) error {
+func (w *Windows) SaveSettings(s state.Settings) error {
 	h := w.Hub
 	c := WithUnshown(ConfigOf(s), h.Settings())
 	c.Remember = hub.RememberConfigOf(s.Remember, c.Remember)

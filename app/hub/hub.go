@@ -24,8 +24,7 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
-
-	"fyne.io/fyne/v2/lang"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // Prompt is one elicitation waiting for a person, as the hub hands it to a

@@ -16,8 +16,7 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/history"
-
-	"fyne.io/fyne/v2/lang"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The hub's policy (DESIGN.md, "One elicitation", step 4): before a prompt

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/remember"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
-	"github.com/elicitray/elicitray/ui"
 )
 
 // The hub's part of remembered answers (remember.go): the policy step
@@ -153,8 +153,8 @@ func (h *Hub) KeepLastValues(it *Item, res bridge.Result) {
 // RememberSettings is the Settings window's "Remembered answers" section
 // under config c: the rules in force and the pre-fill option. A rules file
 // that does not read shows no rules (the log says why).
-func (h *Hub) RememberSettings(c config.Config) ui.RememberSettings {
-	s := ui.RememberSettings{Prefill: c.Remember.Prefills()}
+func (h *Hub) RememberSettings(c config.Config) state.RememberSettings {
+	s := state.RememberSettings{Prefill: c.Remember.Prefills()}
 	m := h.Memory()
 	if m == nil {
 		return s
@@ -164,14 +164,14 @@ func (h *Hub) RememberSettings(c config.Config) ui.RememberSettings {
 		h.logf("remembered answers: %v", err)
 	}
 	for _, r := range rules {
-		s.Rules = append(s.Rules, ui.RememberedAnswer{ID: r.ID, Server: r.Server, Message: r.Message, Answer: r.Answer(), Expires: r.Expires})
+		s.Rules = append(s.Rules, state.RememberedAnswer{ID: r.ID, Server: r.Server, Message: r.Message, Answer: r.Answer(), Expires: r.Expires})
 	}
 	return s
 }
 
 // RememberConfigOf is the [remember] table after Settings saved s over old:
 // the pre-fill option as ticked, written only when off (on is the default).
-func RememberConfigOf(s ui.RememberSettings, old config.Remember) config.Remember {
+func RememberConfigOf(s state.RememberSettings, old config.Remember) config.Remember {
 	old.Prefill = nil
 	if !s.Prefill {
 		off := false

@@ -11,9 +11,7 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
-
-	"fyne.io/fyne/v2/lang"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // Journal is where the hub keeps decisions: in history when the file takes
@@ -84,7 +82,7 @@ type State struct {
 func (st State) Problem() string {
 	s := st.waiting()
 	if st.Lost > 0 {
-		lost := lang.N("{{.Count}} decisions lost: the spool was removed or changed before they reached history", st.Lost, ui.Count(st.Lost))
+		lost := lang.N("{{.Count}} decisions lost: the spool was removed or changed before they reached history", st.Lost, lang.Count(st.Lost))
 		if s == "" {
 			return lost
 		}
@@ -98,12 +96,12 @@ func (st State) waiting() string {
 	var s string
 	switch {
 	case st.Unsaved > 0:
-		s = lang.N("{{.Count}} decisions not saved", st.Unsaved, ui.Count(st.Unsaved))
+		s = lang.N("{{.Count}} decisions not saved", st.Unsaved, lang.Count(st.Unsaved))
 		if st.Spooled > 0 {
-			s += lang.N(" and {{.Count}} decisions waiting in the spool", st.Spooled, ui.Count(st.Spooled))
+			s += lang.N(" and {{.Count}} decisions waiting in the spool", st.Spooled, lang.Count(st.Spooled))
 		}
 	case st.Spooled > 0:
-		s = lang.N("{{.Count}} decisions waiting in the spool, not yet in history", st.Spooled, ui.Count(st.Spooled))
+		s = lang.N("{{.Count}} decisions waiting in the spool, not yet in history", st.Spooled, lang.Count(st.Spooled))
 	case st.Why != "":
 		return lang.L("history cannot be written: {{.Why}}", map[string]any{"Why": st.Why})
 	default:
@@ -449,7 +447,7 @@ func (j *Journal) Close() {
 }
 
 // Decisions is n decisions, in words: "1 decision", "1,234 decisions".
-func Decisions(n int) string { return ui.CountText(n, "decision", "decisions") }
+func Decisions(n int) string { return lang.CountText(n, "decision", "decisions") }
 
 // StorageSentence says in a few words why a write failed: "the disk is
 // full", or the error itself.

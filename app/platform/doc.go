@@ -4,8 +4,9 @@
 // is closed to other users and how to make it so, opening a file without
 // following a link planted in its place, file locks, the peer credentials
 // of a local socket, starting the hub detached, the window process's
-// connection to the hub, free space, the classes of storage errors, and
-// where the hub's socket lives.
+// connection to the hub, free space, the classes of storage errors,
+// where the hub's socket lives, and whether a tray icon can be shown
+// (tray.go).
 //
 // It needs no cgo (app/ does, for Fyne), so `make vet` checks it for all
 // three systems: GOOS=linux, darwin and windows with CGO_ENABLED=0.

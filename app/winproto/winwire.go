@@ -8,7 +8,7 @@ import (
 
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
-	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // The hub draws no windows itself: Fyne's GL loop polls sixty times a
@@ -63,10 +63,10 @@ type Message struct {
 	// CanRemember, on show, offers "Always answer this way"; Remember, on
 	// answer, says the user chose it (remember.go). Prefill, on show, holds
 	// the values last given for the question.
-	CanRemember bool           `json:"canRemember,omitempty"`
-	Remember    bool           `json:"remember,omitempty"`
-	Prefill     map[string]any `json:"prefill,omitempty"`
-	Settings    *ui.Settings   `json:"settings,omitempty"`
+	CanRemember bool            `json:"canRemember,omitempty"`
+	Remember    bool            `json:"remember,omitempty"`
+	Prefill     map[string]any  `json:"prefill,omitempty"`
+	Settings    *state.Settings `json:"settings,omitempty"`
 
 	Query    *history.Query   `json:"query,omitempty"`
 	RecordID uint64           `json:"recordId,omitempty"`
@@ -77,7 +77,7 @@ type Message struct {
 	Data     []byte           `json:"data,omitempty"`
 	URL      string           `json:"url,omitempty"`
 	// Menu is the menu window's state (menu, menu-state).
-	Menu *ui.MenuState `json:"menu,omitempty"`
+	Menu *state.MenuState `json:"menu,omitempty"`
 	// Do is the menu item chosen (menu-do), one of the menuDo… values;
 	// Server names the server of mute and unmute.
 	Do     string `json:"do,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/elicitray/elicitray/app/winproto"
+	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -323,13 +324,13 @@ func (s *Side) showHistory() {
 
 // showSettings opens the Settings window on st, or brings it forward; on
 // the Fyne goroutine. Save goes to the hub, which writes config.toml.
-func (s *Side) showSettings(st ui.Settings) {
+func (s *Side) showSettings(st state.Settings) {
 	if s.settingsWin != nil {
 		s.settingsWin.Show()
 		s.settingsWin.RequestFocus()
 		return
 	}
-	win := ui.ShowSettings(s.app, st, func(saved ui.Settings) error {
+	win := ui.ShowSettings(s.app, st, func(saved state.Settings) error {
 		_, err := s.call(winproto.Message{Op: winproto.OpSaveSettings, Settings: &saved}, nil)
 		return err
 	})

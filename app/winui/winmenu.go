@@ -7,11 +7,12 @@ import (
 	"fyne.io/fyne/v2"
 	"github.com/elicitray/elicitray/app/winproto"
 	"github.com/elicitray/elicitray/ui"
+	"github.com/elicitray/elicitray/ui/state"
 )
 
 // showMenu opens the menu window on st, or brings it forward showing st;
 // on the Fyne goroutine (window process).
-func (s *Side) showMenu(st ui.MenuState) {
+func (s *Side) showMenu(st state.MenuState) {
 	if s.menuWin != nil {
 		s.menuWin.SetState(st)
 		s.menuWin.Window().Show()
@@ -75,7 +76,7 @@ func (s *Side) menuItem(do, server string, opens bool) {
 
 // menuState sends an open menu window the hub's state; on the reader's
 // goroutine.
-func (s *Side) menuState(st ui.MenuState) {
+func (s *Side) menuState(st state.MenuState) {
 	fyne.Do(func() {
 		if s.menuWin != nil {
 			s.menuWin.SetState(st)
