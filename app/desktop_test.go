@@ -240,7 +240,7 @@ func (d *desktop) connectWrap(launcher []string, version string, args []string) 
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	argv := append(append(append([]string{}, launcher...), elicitrayBin, "wrap"), args...)
+	argv := append(append(append([]string{}, launcher...), elicitrayBin(d.t), "wrap"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = d.env
 	// A file, not a buffer: exec.Cmd.Wait would wait for every holder of a pipe.
@@ -708,7 +708,7 @@ func changedPixels(a, b []byte) int {
 // history is `elicitray history list --json`: every decision, newest first.
 func (d *desktop) history(flags ...string) []history.Record {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, append([]string{"history", "list", "--json"}, flags...)...)
+	cmd := exec.Command(elicitrayBin(d.t), append([]string{"history", "list", "--json"}, flags...)...)
 	cmd.Env = d.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -779,7 +779,7 @@ func (d *desktop) diagnostics() string {
 	}
 	b.WriteString("\n--- hub log (" + d.paths.HubLog + ") ---\n")
 	b.Write(hubLog)
-	list := exec.Command(elicitrayBin, "history", "list")
+	list := exec.Command(elicitrayBin(d.t), "history", "list")
 	list.Env = d.env
 	hist, err := list.CombinedOutput()
 	if err != nil {

@@ -83,7 +83,7 @@ func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
 	t.Setenv("DISPLAY", x.display)
 	t.Setenv(lingerEnv, "30s")
 	d := newDesktop(t)
-	cs := d.connect("demo", elicitrayBin, "demo-server")
+	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 
 	first := d.call(cs, "confirm_deploy")
 	_, oldHub := d.window()

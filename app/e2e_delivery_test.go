@@ -59,7 +59,7 @@ func closingServe() int {
 // historyText is `elicitray history ARGS…`'s output.
 func (d *desktop) historyText(args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, append([]string{"history"}, args...)...)
+	cmd := exec.Command(elicitrayBin(d.t), append([]string{"history"}, args...)...)
 	cmd.Env = d.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {

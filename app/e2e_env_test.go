@@ -76,7 +76,7 @@ func (d *desktop) sessionEnv() []string {
 // would, and waits until it answers.
 func (d *desktop) startHub() int {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, "hub")
+	cmd := exec.Command(elicitrayBin(d.t), "hub")
 	cmd.Env = d.sessionEnv()
 	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
 	if err != nil {

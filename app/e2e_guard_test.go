@@ -163,7 +163,7 @@ func TestEndToEndGuardTypeScriptHost(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := tsHostCommand(t, d.desktopEnv(), []string{"--tool", "echo", "--arguments", `{"message":"from the TypeScript host"}`},
-				wrapCommand("everything", everythingCommand(t)...)...)
+				wrapCommand(t, "everything", everythingCommand(t)...)...)
 			cmd.Env = d.hostEnv
 			run := runHost(t, cmd, d.hostLog("tshost-"+tt.name))
 			win := d.hostWindow(run)

@@ -169,7 +169,7 @@ func TestEndToEndNodeHosts(t *testing.T) {
 				d = newDesktop(t)
 				env = tt.env(d)
 			}
-			run := tt.call(d, env, "trigger-elicitation-request", nil, wrapCommand("everything", everythingCommand(t)...)...)
+			run := tt.call(d, env, "trigger-elicitation-request", nil, wrapCommand(t, "everything", everythingCommand(t)...)...)
 			win := d.hostWindow(run)
 			if got, want := d.title(win), "elicitray — everything asks"; got != want {
 				t.Errorf("window title %q, want %q (the configured name)", got, want)

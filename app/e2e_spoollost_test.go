@@ -61,7 +61,7 @@ func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, sp
 	// A first hub spools two decisions, and stops.
 	answer(d.connectFault("first", nil), 2, "first")
 	first := d.hubPID()
-	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
 		t.Fatalf("quit: %v: %s", err, out)
 	}
 	d.waitFor("the first hub gone", func() bool {

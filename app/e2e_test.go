@@ -105,7 +105,7 @@ func TestEndToEndEverything(t *testing.T) {
 // hub whose window the user answers; the history keeps both.
 func TestHubRestartsAfterCrash(t *testing.T) {
 	d := newDesktop(t)
-	cs := d.connect("demo", elicitrayBin, "demo-server")
+	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 
 	first := d.call(cs, "confirm_deploy")
@@ -162,7 +162,7 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	hubs := make([]*hub, n)
 	exited := make(chan int, n)
 	for i := range hubs {
-		h := &hub{cmd: exec.Command(elicitrayBin, "hub")}
+		h := &hub{cmd: exec.Command(elicitrayBin(t), "hub")}
 		h.cmd.Stderr = &h.stderr
 		if err := h.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -221,7 +221,7 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	if got, want := d.hubPID(), hubs[survivor].cmd.Process.Pid; got != want {
 		t.Errorf("hub.lock names PID %d, want the running hub's %d", got, want)
 	}
-	if out, err := exec.Command(elicitrayBin, "history", "list").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "history", "list").CombinedOutput(); err != nil {
 		t.Errorf("elicitray history list with the hub running: %v\n%s", err, out)
 	}
 	select {
@@ -286,7 +286,7 @@ func TestHubRecoversUnreadableHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	hub := exec.Command(elicitrayBin, "hub")
+	hub := exec.Command(elicitrayBin(t), "hub")
 	hub.Stdout, hub.Stderr = logf, logf
 	if err := hub.Start(); err != nil {
 		t.Fatal(err)

@@ -121,7 +121,7 @@ func TestEndToEndValuesOnDesktop(t *testing.T) {
 			{[]string{"history", "list", "--json"}, `"content":{"from":9007199254740993,"to":9007199254740995}`},
 			{[]string{"history", "export", "--format", "csv"}, `"{""from"":9007199254740993,""to"":9007199254740995}"`},
 		} {
-			out, err := exec.Command(elicitrayBin, tt.args...).Output()
+			out, err := exec.Command(elicitrayBin(t), tt.args...).Output()
 			if err != nil {
 				t.Fatalf("elicitray %s: %v", strings.Join(tt.args, " "), err)
 			}

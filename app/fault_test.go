@@ -99,7 +99,7 @@ func (d *desktop) connectFaultCounting(name string, env []string, answered chan 
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", name, "--", os.Args[0])
+	cmd := exec.Command(elicitrayBin(d.t), "wrap", "--name", name, "--", os.Args[0])
 	if env == nil {
 		env = os.Environ()
 	}
@@ -184,7 +184,7 @@ func (d *desktop) received(ch <-chan asked) []string {
 // waits.
 func (d *desktop) status() string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, "status")
+	cmd := exec.Command(elicitrayBin(d.t), "status")
 	cmd.Env = d.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -207,7 +207,7 @@ func (d *desktop) waitFor(what string, cond func() bool) {
 
 // waiting is how many prompts the running hub has queued.
 func (d *desktop) waiting() int {
-	out, err := exec.Command(elicitrayBin, "status").Output()
+	out, err := exec.Command(elicitrayBin(d.t), "status").Output()
 	if err != nil {
 		return -1
 	}

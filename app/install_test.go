@@ -116,7 +116,7 @@ func TestInstallStaged(t *testing.T) {
 		t.Skip("make is not installed")
 	}
 	stage := t.TempDir()
-	makeIn(t, "install", "DESTDIR="+stage, "PREFIX=/usr", "INSTALL_BIN="+elicitrayBin)
+	makeIn(t, "install", "DESTDIR="+stage, "PREFIX=/usr", "INSTALL_BIN="+elicitrayBin(t))
 	var want []string
 	for _, f := range installedFiles() {
 		want = append(want, filepath.Join("usr", f))

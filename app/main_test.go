@@ -7,12 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
-
-// elicitrayBin is the real binary, built once per test run by TestMain, for
-// tests that start wrappers and hubs as the host and the desktop would.
-var elicitrayBin string
 
 func TestMain(m *testing.M) {
 	// TestInterop (interop_test.go) runs this test binary again as an MCP
@@ -51,6 +48,10 @@ func TestMain(m *testing.M) {
 // adds -race).
 var buildFlags []string
 
+// binDir holds the binary elicitrayBin builds: made by run, removed after
+// the last test.
+var binDir string
+
 func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "elicitray-bin-")
 	if err != nil {
@@ -58,14 +59,34 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	elicitrayBin = filepath.Join(dir, "elicitray")
-	build := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", elicitrayBin, "..")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "building elicitray: %v\n", err)
-		return 1
-	}
+	binDir = dir
 	return m.Run()
+}
+
+// built is the binary's build, done once, by the first test that needs it.
+var built = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "elicitray")
+	out, err := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", bin, "..")...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building elicitray: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// elicitrayBin is the real binary, for tests that start wrappers and hubs
+// as the host and the desktop would. It is built on the first call, so a
+// run of unit tests builds none; under -short (make check) a test that
+// needs it is skipped: the short tier starts no elicitray process.
+func elicitrayBin(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts the elicitray binary: not in the short tier (-short)")
+	}
+	bin, err := built()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
 
 // testHome gives a test its own ELICITRAY_HOME, so hubs, sockets and

@@ -86,7 +86,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 // the launcher would, and fails the test when it fails.
 func (d *desktop) elicitray(args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, args...)
+	cmd := exec.Command(elicitrayBin(d.t), args...)
 	if d.env != nil {
 		cmd.Env = d.env
 	}

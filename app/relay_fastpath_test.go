@@ -68,7 +68,7 @@ func TestRelayFastPathHostLeaves(t *testing.T) {
 	home := testHome(t)
 	for _, sockets := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) {
-			cmd := exec.Command(elicitrayBin, "wrap", "--name", "leaver", "--", "sh", "-c", `cat "$0"; exit 4`, path)
+			cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "leaver", "--", "sh", "-c", `cat "$0"; exit 4`, path)
 			cmd.Env = append(os.Environ(), "ELICITRAY_HOME="+home)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -123,7 +123,7 @@ func TestRelayFastPathHostLeaves(t *testing.T) {
 // line among thousands of small ones) byte for byte.
 func TestRelayFastPathSocketHost(t *testing.T) {
 	path, want := fastPathStream(t)
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", "sockets", "--", "sh", "-c", `cat "$0"`, path)
+	cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "sockets", "--", "sh", "-c", `cat "$0"`, path)
 	cmd.Env = append(os.Environ(), "ELICITRAY_HOME="+testHome(t))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -172,7 +172,7 @@ func TestWrapperLeavesHostPipesAlone(t *testing.T) {
 			defer inW.Close()
 			defer outR.Close()
 			defer outW.Close()
-			cmd := exec.Command(elicitrayBin, "wrap", "--name", "sharer", "--", "cat")
+			cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "sharer", "--", "cat")
 			cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + home}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

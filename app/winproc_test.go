@@ -50,7 +50,7 @@ func startWinHub(d *desktop, linger string) *winHub {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	h := &winHub{d: d, cmd: exec.Command(elicitrayBin, "hub"), exited: make(chan struct{}), replies: make(chan wireMsg, 16)}
+	h := &winHub{d: d, cmd: exec.Command(elicitrayBin(t), "hub"), exited: make(chan struct{}), replies: make(chan wireMsg, 16)}
 	h.cmd.Stderr = logf
 	if err := h.cmd.Start(); err != nil {
 		t.Fatalf("starting the hub: %v", err)
