@@ -86,6 +86,10 @@ type desktop struct {
 	t     *testing.T
 	home  string
 	paths Paths
+	// display is the X server the hub shows its windows on, which xdotool
+	// and the watches of the test look at: the run's (DISPLAY), or the
+	// test's own (newParallelDesktop).
+	display string
 	logs  []string // wrapper logs (stderr), shown when a test fails
 	// mark is an environment entry every process started for the test
 	// has, however detached: how stop finds them (ELICITRAY_HOME=home).
@@ -113,21 +117,21 @@ type unmapWatch struct {
 	marks  map[string]int // counts[id] when window found id
 }
 
-// newUnmapWatch watches the root window's children on DISPLAY.
-func newUnmapWatch(t *testing.T) *unmapWatch {
+// newUnmapWatch watches the root window's children on display.
+func newUnmapWatch(t *testing.T, display string) *unmapWatch {
 	t.Helper()
-	return &unmapWatch{conn: watchRoot(t), counts: map[string]int{}, marks: map[string]int{}}
+	return &unmapWatch{conn: watchRoot(t, display), counts: map[string]int{}, marks: map[string]int{}}
 }
 
-// watchRoot connects to the X server on DISPLAY and asks for the events of
+// watchRoot connects to the X server on display and asks for the events of
 // the root window's children (maps, unmaps). An X server whose last client
 // left (the previous test's) resets and refuses connections meanwhile:
 // those are tried again.
-func watchRoot(t *testing.T) *xgb.Conn {
+func watchRoot(t *testing.T, display string) *xgb.Conn {
 	t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
-		conn, err := xgb.NewConn()
+		conn, err := xgb.NewConnDisplay(display)
 		if err == nil {
 			root := xproto.Setup(conn).DefaultScreen(conn).Root
 			err = xproto.ChangeWindowAttributesChecked(conn, root, xproto.CwEventMask,
@@ -184,21 +188,63 @@ func (u *unmapWatch) unmappedSince(win string) bool {
 	return ok && u.counts[win] > m
 }
 
-// newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub
-// and checks that no process started for it is left.
+// newDesktop gives t its own ELICITRAY_HOME, set in the test process, on
+// the run's display and session bus, and, in Cleanup, stops its hub and
+// checks that no process started for it is left.
 func newDesktop(t *testing.T) *desktop {
 	t.Helper()
-	needDisplay(t)
-	for _, tool := range []string{"xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
-		}
-	}
-	d := &desktop{t: t, home: testHome(t), unmaps: newUnmapWatch(t)}
+	needDesktopTools(t)
+	d := &desktop{t: t, home: testHome(t), display: os.Getenv("DISPLAY")}
+	d.unmaps = newUnmapWatch(t, d.display)
 	d.paths = DefaultPaths()
 	d.mark = "ELICITRAY_HOME=" + d.home
 	t.Cleanup(d.stop)
 	return d
+}
+
+// newParallelDesktop is newDesktop for a test that runs in parallel with
+// others (it calls t.Parallel): its home, X server and session bus are its
+// own (newTestEnv), given to every process it starts in d.env and
+// d.hostEnv, never set in the test process.
+func newParallelDesktop(t *testing.T) *desktop {
+	t.Helper()
+	t.Parallel()
+	needDesktopTools(t)
+	e := newTestEnv(t, true)
+	d := &desktop{t: t, home: e.home, display: e.display, env: e.vars, hostEnv: e.vars}
+	d.unmaps = newUnmapWatch(t, d.display)
+	d.paths = homePaths(d.home)
+	d.mark = "ELICITRAY_HOME=" + d.home
+	t.Cleanup(d.stop)
+	return d
+}
+
+// needDesktopTools skips a test that shows windows where there is no X
+// server (needDisplay), and fails it without the tools that drive them.
+func needDesktopTools(t *testing.T) {
+	t.Helper()
+	needDisplay(t)
+	for _, tool := range []string{"xdotool", "import", "Xvfb", "dbus-daemon"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
+		}
+	}
+}
+
+// environ is the environment of the processes d starts: d.env, or the
+// test process's when that is nil.
+func (d *desktop) environ() []string {
+	if d.env != nil {
+		return d.env
+	}
+	return os.Environ()
+}
+
+// x is the X client name args… (xdotool, import) on d's display.
+func (d *desktop) x(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+d.display)
+	return cmd
 }
 
 // with is d for subtest t.
@@ -346,7 +392,7 @@ func (d *desktop) window() (win string, hubPID int) {
 func (d *desktop) windowUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
 	d.t.Helper()
 	win, hubPID = d.mappedUnless(ended, why)
-	if isPrompt(win) {
+	if d.isPrompt(win) {
 		d.armed(win)
 	}
 	return win, hubPID
@@ -371,7 +417,7 @@ func (d *desktop) mappedUnless(ended <-chan struct{}, why func() string) (win st
 		default:
 		}
 		if pid := d.hubPID(); pid > 0 {
-			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+			if ids := d.visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
 				d.unmaps.mark(ids[0])
 				return ids[0], pid
 			} else if len(ids) > 1 {
@@ -388,14 +434,14 @@ func (d *desktop) mappedUnless(ended <-chan struct{}, why func() string) (win st
 // visibleWindows lists the mapped windows whose title starts with
 // "elicitray", of the hub pid and its window process (`elicitray ui`, a
 // child of the hub's) when pid is not empty.
-func visibleWindows(pid string) []string {
+func (d *desktop) visibleWindows(pid string) []string {
 	if pid == "" {
-		return searchWindows(nil)
+		return d.searchWindows(nil)
 	}
 	// A window found under either PID is counted once.
 	var ids []string
 	for _, p := range append([]string{pid}, childPIDs(pid)...) {
-		for _, id := range searchWindows([]string{"--pid", p}) {
+		for _, id := range d.searchWindows([]string{"--pid", p}) {
 			if !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
@@ -405,10 +451,10 @@ func visibleWindows(pid string) []string {
 }
 
 // searchWindows is xdotool's search for mapped windows named elicitray….
-func searchWindows(args []string) []string {
+func (d *desktop) searchWindows(args []string) []string {
 	args = append([]string{"search", "--onlyvisible"}, args...)
 	// search exits 1 when it finds nothing: that is an empty list.
-	out, _ := exec.Command("xdotool", append(args, "--name", "^elicitray")...).Output()
+	out, _ := d.x("xdotool", append(args, "--name", "^elicitray")...).Output()
 	return strings.Fields(string(out))
 }
 
@@ -431,8 +477,8 @@ var promptTitle = regexp.MustCompile(`^elicitray — (.+ asks|.+ asks to open a 
 
 // isPrompt reports whether window win is a prompt window: one that takes
 // no input until it is armed. A window gone is none.
-func isPrompt(win string) bool {
-	out, err := exec.Command("xdotool", "getwindowname", win).Output()
+func (d *desktop) isPrompt(win string) bool {
+	out, err := d.x("xdotool", "getwindowname", win).Output()
 	return err == nil && promptTitle.MatchString(strings.TrimSpace(string(out)))
 }
 
@@ -445,7 +491,7 @@ func (d *desktop) armedProperty(win string) (*xgb.Conn, xproto.Window, *xproto.I
 	if err != nil {
 		d.t.Fatalf("window id %q: %v", win, err)
 	}
-	conn, err := xgb.NewConn()
+	conn, err := xgb.NewConnDisplay(d.display)
 	if err != nil {
 		d.t.Fatalf("connecting to the X server: %v", err)
 	}
@@ -530,7 +576,7 @@ func (d *desktop) armed(win string) bool {
 // title is the title of window win.
 func (d *desktop) title(win string) string {
 	d.t.Helper()
-	out, err := exec.Command("xdotool", "getwindowname", win).Output()
+	out, err := d.x("xdotool", "getwindowname", win).Output()
 	if err != nil {
 		d.t.Fatalf("xdotool getwindowname %s: %v", win, err)
 	}
@@ -562,7 +608,7 @@ func (d *desktop) closed(win string) {
 func (d *desktop) answer(win, key string) int {
 	d.t.Helper()
 	d.releaseAlt(win)
-	if isPrompt(win) {
+	if d.isPrompt(win) {
 		if d.armed(win) {
 			d.keysClosing(win, key)
 		}
@@ -571,7 +617,7 @@ func (d *desktop) answer(win, key string) int {
 	}
 	deadline := time.Now().Add(desktopWait)
 	for presses := 1; ; presses++ {
-		out, err := exec.Command("xdotool", "key", "--window", win, key).CombinedOutput()
+		out, err := d.x("xdotool", "key", "--window", win, key).CombinedOutput()
 		if !d.visible(win) {
 			// The key answered: the window may have gone between the key's
 			// press and release, so xdotool's BadWindow is no failure.
@@ -600,7 +646,7 @@ func (d *desktop) visible(win string) bool {
 	if d.unmaps.unmappedSince(win) {
 		return false
 	}
-	for _, id := range visibleWindows("") {
+	for _, id := range d.visibleWindows("") {
 		if id == win {
 			return true
 		}
@@ -622,7 +668,7 @@ func (d *desktop) typeInto(win, text string) {
 // by --window (XSendEvent), which needs no window manager.
 func (d *desktop) xdo(args ...string) {
 	d.t.Helper()
-	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
+	if out, err := d.x("xdotool", args...).CombinedOutput(); err != nil {
 		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
 	}
 }
@@ -633,7 +679,7 @@ func (d *desktop) xdo(args ...string) {
 func (d *desktop) keysClosing(win string, keys ...string) {
 	d.t.Helper()
 	args := append([]string{"key", "--window", win}, keys...)
-	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil && d.visible(win) {
+	if out, err := d.x("xdotool", args...).CombinedOutput(); err != nil && d.visible(win) {
 		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
 	}
 }
@@ -653,7 +699,7 @@ func (d *desktop) screenshot(name string) {
 	d.settle()
 	path := filepath.Join(dir, name)
 	// The whole screen, trimmed to the window: Xvfb's background is black.
-	if out, err := exec.Command("import", "-window", "root", "-trim", "+repage", path).CombinedOutput(); err != nil {
+	if out, err := d.x("import", "-window", "root", "-trim", "+repage", path).CombinedOutput(); err != nil {
 		d.t.Fatalf("import -window root %s: %v\n%s", path, err, out)
 	}
 	d.t.Logf("screenshot: %s", path)
@@ -684,7 +730,7 @@ func (d *desktop) settle() {
 // capture is the screen as raw RGB bytes.
 func (d *desktop) capture() []byte {
 	d.t.Helper()
-	out, err := exec.Command("import", "-window", "root", "-depth", "8", "rgb:-").Output()
+	out, err := d.x("import", "-window", "root", "-depth", "8", "rgb:-").Output()
 	if err != nil {
 		d.t.Fatalf("import -window root rgb:-: %v", err)
 	}

@@ -119,7 +119,7 @@ func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
 	// The user's X server is back (they logged in again): the next prompt
 	// is shown there, by a new hub, and answered.
 	x = startX(t, x.display)
-	d.unmaps = newUnmapWatch(t)
+	d.unmaps = newUnmapWatch(t, d.display)
 	second := d.call(cs, "confirm_deploy")
 	win, newHub := d.window()
 	if newHub == oldHub {

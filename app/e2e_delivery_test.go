@@ -170,7 +170,7 @@ func TestDeliveryToldInHistory(t *testing.T) {
 // the server ended it, not a crashed or killed wrapper, and that no answer
 // was owed: none was given.
 func TestServerGoneWhileAsked(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	fh := d.connectFault("gone", nil)
 	fh.ask(t, 1, "gone")
 	d.window()

@@ -161,7 +161,7 @@ func TestDemoSaysWhenPaused(t *testing.T) {
 // in place and Return submits them at once; profile_form needs a full name,
 // which typed, Return submits with the form's defaults.
 func TestDemoFormsReturn(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 	for _, tt := range []struct {
 		tool, typing, want string

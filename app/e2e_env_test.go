@@ -40,7 +40,8 @@ func strippedDesktop(t *testing.T) *desktop {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	t.Setenv("ELICITRAY_HOME", "") // what a stripped wrapper sees
 	os.Unsetenv("ELICITRAY_HOME")
-	d := &desktop{t: t, home: home, mark: "HOME=" + home, unmaps: newUnmapWatch(t)}
+	d := &desktop{t: t, home: home, mark: "HOME=" + home, display: os.Getenv("DISPLAY")}
+	d.unmaps = newUnmapWatch(t, d.display)
 	for _, k := range hostEnvVars {
 		v := os.Getenv(k)
 		if k == "HOME" {

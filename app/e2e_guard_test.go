@@ -29,7 +29,7 @@ import (
 // selects them.
 func TestEndToEndGuard(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.guarded]\nguard = [\"echo\"]\n\n[servers.hurried]\nguard = [\"ech?\"]\ntimeout = \"2s\"\n")
 	guarded := d.connect("guarded", server)
 	hurried := d.connect("hurried", server)
@@ -152,7 +152,7 @@ func TestEndToEndGuard(t *testing.T) {
 // it (not a protocol error).
 func TestEndToEndGuardTypeScriptHost(t *testing.T) {
 	needDisplay(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.everything]\nguard = [\"echo\"]\n")
 	for _, tt := range []struct {
 		name, key, text string
@@ -194,7 +194,7 @@ const guardServerScript = "../testdata/npm/guardserver.mjs"
 // what the tool does, in the server's words.
 func TestEndToEndGuardDestructive(t *testing.T) {
 	needDisplay(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.disks]\nguard_destructive = true\n")
 	cs := d.connect("disks", systemNode(t), needNPM(t, guardServerScript, tsSDKPackage)[0])
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {

@@ -118,7 +118,7 @@ func (d *desktop) inspectorText(r *hostProc) string {
 // cookie is not in ~/.Xauthority: so under xvfb-run, and in desktop sessions
 // whose display manager keeps it elsewhere.
 func (d *desktop) desktopEnv() map[string]string {
-	env := map[string]string{"ELICITRAY_HOME": d.home, "DISPLAY": os.Getenv("DISPLAY")}
+	env := map[string]string{"ELICITRAY_HOME": d.home, "DISPLAY": d.display}
 	if xauth := os.Getenv("XAUTHORITY"); xauth != "" {
 		env["XAUTHORITY"] = xauth
 	}

@@ -62,7 +62,7 @@ func (d *desktop) declineUntilDone(w *wrapURL) (windows int) {
 		default:
 		}
 		if pid := d.hubPID(); pid > 0 {
-			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+			if ids := d.visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
 				d.unmaps.mark(ids[0])
 				d.answer(ids[0], "alt+d")
 				windows++

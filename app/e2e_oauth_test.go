@@ -68,6 +68,7 @@ func browserPage(t *testing.T, dir string) string {
 func (d *desktop) startHubHere() {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin(d.t), "hub")
+	cmd.Env = d.env
 	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
 	if err != nil {
 		d.t.Fatal(err)

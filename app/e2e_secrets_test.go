@@ -22,14 +22,14 @@ func TestEndToEndNoSecretInHistory(t *testing.T) {
 	// Eight digits: a date or a duration in the files could hold four by
 	// chance.
 	const pin, token = "48213957", "tk-7731-bearer"
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.bank]\nrule = \"accept-defaults\"\n")
 	_, release := holdLockUntil(t, d.paths.History)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(rawAskServerEnv, "1") // the schema reaches the wrapper as written
+	d.env = append(d.environ(), rawAskServerEnv+"=1") // the schema reaches the wrapper as written
 	cs := d.connect("bank", exe)
 
 	// The server's order, which no encoder sorting keys would give.

@@ -24,7 +24,7 @@ const everythingBin = "../testdata/npm/node_modules/.bin/mcp-server-everything"
 // declines, Escape cancels, and each decision is in the history.
 func TestEndToEndEverything(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connect("everything", server)
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 
@@ -104,7 +104,7 @@ func TestEndToEndEverything(t *testing.T) {
 // call ends cancel (nobody answered), and the next elicitation starts a new
 // hub whose window the user answers; the history keeps both.
 func TestHubRestartsAfterCrash(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 

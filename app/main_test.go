@@ -89,16 +89,63 @@ func elicitrayBin(t testing.TB) string {
 	return bin
 }
 
-// testHome gives a test its own ELICITRAY_HOME, so hubs, sockets and
-// history of different tests never meet. Unix socket paths are limited to
-// about 100 bytes, so it lives under a short temporary directory.
+// testHome gives a test its own ELICITRAY_HOME, set in the test process
+// (t.Setenv), so hubs, sockets and history of different tests never meet;
+// such a test cannot run in parallel (newTestEnv can).
 func testHome(t *testing.T) string {
+	t.Helper()
+	home := tempHome(t)
+	t.Setenv("ELICITRAY_HOME", home)
+	return home
+}
+
+// tempHome is a new directory for an ELICITRAY_HOME, removed after the
+// test. Unix socket paths are limited to about 100 bytes, so it lives under
+// a short temporary directory.
+func tempHome(t *testing.T) string {
 	t.Helper()
 	home, err := os.MkdirTemp("", "er-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
-	t.Setenv("ELICITRAY_HOME", home)
 	return home
+}
+
+// testEnv is the environment one test gives every process it starts (the
+// binary as wrapper, hub and CLI; hosts), passed in exec.Cmd.Env, never set
+// in the test process, so that tests using it may run in parallel: its own
+// ELICITRAY_HOME and, for a test that shows windows, its own X server and
+// session bus, whose keyboard, focus and tray no other test shares.
+type testEnv struct {
+	home    string
+	display string   // the X display the test's windows go to (":N")
+	vars    []string // the test process's environment, the test's own entries last
+}
+
+// newTestEnv is a testEnv with a home of its own and, with ownDisplay, an
+// X server (Xvfb) and session bus (dbus-daemon) of its own, ended after the
+// test; without, the run's (DISPLAY, DBUS_SESSION_BUS_ADDRESS).
+func newTestEnv(t *testing.T, ownDisplay bool) *testEnv {
+	t.Helper()
+	e := &testEnv{home: tempHome(t), display: os.Getenv("DISPLAY")}
+	e.vars = append(os.Environ(), "ELICITRAY_HOME="+e.home)
+	if ownDisplay {
+		e.display = startX(t, "").display
+		e.vars = append(e.vars, "DISPLAY="+e.display, "DBUS_SESSION_BUS_ADDRESS="+trayStartBus(t))
+	}
+	return e
+}
+
+// command is name args… in e's environment.
+func (e *testEnv) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = e.vars
+	return cmd
+}
+
+// paths are the files of a hub whose ELICITRAY_HOME is home (DefaultPaths
+// there).
+func homePaths(home string) Paths {
+	return pathsUnder(home, home, home, filepath.Join(home, "run"))
 }

@@ -18,7 +18,7 @@ import (
 // pause made elsewhere (`elicitray pause`: the hub's state reaches the
 // open window), opens History (and closes itself), and quits the hub.
 func TestMenuWindowOnDesktop(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	// A configured server, for the menu to list.
 	if err := os.WriteFile(d.paths.Config, []byte("[servers.github]\nrule = \"ask\"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func (d *desktop) hubLog() string {
 // StatusNotifierWatcher), the history window, what the app launcher opens,
 // has Menu… at its bottom left, and it opens the menu window beside it.
 func TestHistoryOffersMenuOnDesktop(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	seedRealistic(t, d.paths.History, 5)
 	d.elicitray("history", "window")
 	hist, hubPID := d.window()
@@ -155,7 +155,7 @@ func TestHistoryOffersMenuOnDesktop(t *testing.T) {
 	deadline := time.Now().Add(desktopWait)
 	for {
 		var titles []string
-		for _, w := range visibleWindows(strconv.Itoa(hubPID)) {
+		for _, w := range d.visibleWindows(strconv.Itoa(hubPID)) {
 			titles = append(titles, d.title(w))
 		}
 		slices.Sort(titles)

@@ -314,7 +314,7 @@ type mapWatch struct{ mapped chan time.Time }
 // DISPLAY.
 func watchMaps(t *testing.T) *mapWatch {
 	t.Helper()
-	conn := watchRoot(t)
+	conn := watchRoot(t, os.Getenv("DISPLAY"))
 	w := &mapWatch{mapped: make(chan time.Time, 64)}
 	go func() {
 		for {
