@@ -45,8 +45,12 @@ func TestConformanceAuth(t *testing.T) {
 			t.Errorf("the conformance suite failed (%v):\n%s", err, tail(out, 6000))
 		}
 	}
+	// Each scenario has servers and a client of its own: they run in
+	// parallel, most of their time spent waiting (the iss scenarios until
+	// confclient's sign-in gives up).
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run("suite auth at "+version, func(t *testing.T) {
+			t.Parallel()
 			run(t, "--suite", "auth", "--spec-version", version)
 		})
 	}
@@ -59,6 +63,7 @@ func TestConformanceAuth(t *testing.T) {
 		"auth/iss-normalized", "auth/metadata-issuer-mismatch",
 	} {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
 			run(t, "--scenario", scenario, "--spec-version", "2026-07-28")
 		})
 	}
