@@ -44,9 +44,13 @@ const pollEvery = 50 * time.Millisecond
 const pressAgain = 200 * time.Millisecond
 
 // needDisplay skips a test that shows windows when there is no X server,
-// except in CI, where a skipped end-to-end test would hide a broken set-up.
+// except in CI, where a skipped end-to-end test would hide a broken set-up;
+// and under -short (make check), which shows none.
 func needDisplay(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("shows desktop windows: not in the short tier (-short)")
+	}
 	if os.Getenv("DISPLAY") != "" {
 		return
 	}

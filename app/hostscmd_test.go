@@ -89,7 +89,8 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 // run, in project, with the built binary as the one wrap puts in configs.
 func hostsEnv(t *testing.T, home, project string) {
 	t.Helper()
-	hostsBinary = func() (string, error) { return elicitrayBin(t), nil }
+	bin := elicitrayBin(t)
+	hostsBinary = func() (string, error) { return bin, nil }
 	t.Cleanup(func() { hostsBinary = os.Executable })
 	t.Setenv("HOME", home)
 	for _, v := range []string{"XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "APPDATA"} {

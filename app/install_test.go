@@ -52,6 +52,10 @@ func sizeDir(s int) string { return fmt.Sprintf("%dx%d", s, s) }
 // and AppStream metadata of the same version in place; `make uninstall`
 // removes exactly those files and leaves the rest of the prefix alone.
 func TestInstallUninstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds elicitray with make: not in the short tier (-short)")
+	}
+	t.Parallel() // its own directories; most of it is make's building
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}

@@ -22,6 +22,9 @@ import (
 // access and a mismatched resource. What elicitray does not do yet is
 // listed in testdata/conformance-auth-baseline.yml.
 func TestConformanceAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the conformance suite's scenarios on Node: not in the short tier (-short)")
+	}
 	const npm = "../../testdata/npm/node_modules"
 	suite := filepath.Join(npm, "@modelcontextprotocol/conformance/dist/index.js")
 	node := filepath.Join(npm, "node/bin/node")
