@@ -94,7 +94,7 @@ type desktop struct {
 	// and the watches of the test look at: the run's (DISPLAY), or the
 	// test's own (newParallelDesktop).
 	display string
-	logs  []string // wrapper logs (stderr), shown when a test fails
+	logs    []string // wrapper logs (stderr), shown when a test fails
 	// mark is an environment entry every process started for the test
 	// has, however detached: how stop finds them (ELICITRAY_HOME=home).
 	mark string
