@@ -21,7 +21,7 @@ func TestAutostartOnOffStatus(t *testing.T) {
 	cfg := filepath.Join(tmp, "config")
 	env := []string{"HOME=" + tmp, "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=" + cfg, "ELICITRAY_HOME=" + filepath.Join(tmp, "eh")}
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(elicitrayBin, args...)
+		cmd := exec.Command(elicitrayBin(t), args...)
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -41,7 +41,7 @@ func TestAutostartOnOffStatus(t *testing.T) {
 	if out := must("autostart", "on"); !strings.Contains(out, entry) {
 		t.Errorf("on says %q, want the entry's path %s", out, entry)
 	}
-	exe, err := filepath.EvalSymlinks(elicitrayBin)
+	exe, err := filepath.EvalSymlinks(elicitrayBin(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func TestCLIVersion(t *testing.T) {
 // instead of running four tools that all fail.
 func TestCLIDemoNeedsDisplay(t *testing.T) {
 	testHome(t)
-	argv := append(noSession(t), elicitrayBin, "demo")
+	argv := append(noSession(t), elicitrayBin(t), "demo")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdout, stderr bytes.Buffer
@@ -153,7 +153,7 @@ func TestCLIDemoServerAuditLog(t *testing.T) {
 		{[]string{"demo-server"}, filepath.Join(home, "demo-audit.jsonl")},
 		{[]string{"demo-server", "--audit", "audit/changes.jsonl"}, filepath.Join(dir, "audit", "changes.jsonl")},
 	} {
-		cmd := exec.Command(elicitrayBin, tt.args...)
+		cmd := exec.Command(elicitrayBin(t), tt.args...)
 		cmd.Dir = dir
 		host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{
 			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

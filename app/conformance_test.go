@@ -141,7 +141,7 @@ func runScenario(t *testing.T, node, suite, scenario, dir string) (string, error
 	ctx, cancel := context.WithTimeout(t.Context(), scenarioWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, suite, "client",
-		"--command", elicitrayBin+" conformance-host",
+		"--command", elicitrayBin(t)+" conformance-host",
 		"--scenario", scenario, "-o", dir)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log

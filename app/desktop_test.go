@@ -47,9 +47,13 @@ const pollEvery = 50 * time.Millisecond
 const pressAgain = 200 * time.Millisecond
 
 // needDisplay skips a test that shows windows when there is no X server,
-// except in CI, where a skipped end-to-end test would hide a broken set-up.
+// except in CI, where a skipped end-to-end test would hide a broken set-up;
+// and under -short (make check), which shows none.
 func needDisplay(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("shows desktop windows: not in the short tier (-short)")
+	}
 	if os.Getenv("DISPLAY") != "" {
 		return
 	}
@@ -89,7 +93,11 @@ type testDesktop struct {
 	t     *testing.T
 	home  string
 	paths paths.Paths
-	logs  []string // wrapper logs (stderr), shown when a test fails
+	// display is the X server the hub shows its windows on, which xdotool
+	// and the watches of the test look at: the run's (DISPLAY), or the
+	// test's own (newParallelDesktop).
+	display string
+	logs    []string // wrapper logs (stderr), shown when a test fails
 	// mark is an environment entry every process started for the test
 	// has, however detached: how stop finds them (ELICITRAY_HOME=home).
 	mark string
@@ -116,21 +124,21 @@ type unmapWatch struct {
 	marks  map[string]int // counts[id] when window found id
 }
 
-// newUnmapWatch watches the root window's children on DISPLAY.
-func newUnmapWatch(t *testing.T) *unmapWatch {
+// newUnmapWatch watches the root window's children on display.
+func newUnmapWatch(t *testing.T, display string) *unmapWatch {
 	t.Helper()
-	return &unmapWatch{conn: watchRoot(t), counts: map[string]int{}, marks: map[string]int{}}
+	return &unmapWatch{conn: watchRoot(t, display), counts: map[string]int{}, marks: map[string]int{}}
 }
 
-// watchRoot connects to the X server on DISPLAY and asks for the events of
+// watchRoot connects to the X server on display and asks for the events of
 // the root window's children (maps, unmaps). An X server whose last client
 // left (the previous test's) resets and refuses connections meanwhile:
 // those are tried again.
-func watchRoot(t *testing.T) *xgb.Conn {
+func watchRoot(t *testing.T, display string) *xgb.Conn {
 	t.Helper()
 	deadline := time.Now().Add(desktopWait)
 	for {
-		conn, err := xgb.NewConn()
+		conn, err := xgb.NewConnDisplay(display)
 		if err == nil {
 			root := xproto.Setup(conn).DefaultScreen(conn).Root
 			err = xproto.ChangeWindowAttributesChecked(conn, root, xproto.CwEventMask,
@@ -187,21 +195,63 @@ func (u *unmapWatch) unmappedSince(win string) bool {
 	return ok && u.counts[win] > m
 }
 
-// newDesktop gives t its own ELICITRAY_HOME and, in Cleanup, stops its hub
-// and checks that no process started for it is left.
+// newDesktop gives t its own ELICITRAY_HOME, set in the test process, on
+// the run's display and session bus, and, in Cleanup, stops its hub and
+// checks that no process started for it is left.
 func newDesktop(t *testing.T) *testDesktop {
 	t.Helper()
-	needDisplay(t)
-	for _, tool := range []string{"xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
-		}
-	}
-	d := &testDesktop{t: t, home: testHome(t), unmaps: newUnmapWatch(t)}
+	needDesktopTools(t)
+	d := &testDesktop{t: t, home: testHome(t), display: os.Getenv("DISPLAY")}
+	d.unmaps = newUnmapWatch(t, d.display)
 	d.paths = paths.FromEnv(os.Getenv)
 	d.mark = "ELICITRAY_HOME=" + d.home
 	t.Cleanup(d.stop)
 	return d
+}
+
+// newParallelDesktop is newDesktop for a test that runs in parallel with
+// others (it calls t.Parallel): its home, X server and session bus are its
+// own (newTestEnv), given to every process it starts in d.env and
+// d.hostEnv, never set in the test process.
+func newParallelDesktop(t *testing.T) *testDesktop {
+	t.Helper()
+	t.Parallel()
+	needDesktopTools(t)
+	e := newTestEnv(t, true)
+	d := &testDesktop{t: t, home: e.home, display: e.display, env: e.vars, hostEnv: e.vars}
+	d.unmaps = newUnmapWatch(t, d.display)
+	d.paths = homePaths(d.home)
+	d.mark = "ELICITRAY_HOME=" + d.home
+	t.Cleanup(d.stop)
+	return d
+}
+
+// needDesktopTools skips a test that shows windows where there is no X
+// server (needDisplay), and fails it without the tools that drive them.
+func needDesktopTools(t *testing.T) {
+	t.Helper()
+	needDisplay(t)
+	for _, tool := range []string{"xdotool", "import", "Xvfb", "dbus-daemon"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed to drive windows (make deps-system installs it): %v", tool, err)
+		}
+	}
+}
+
+// environ is the environment of the processes d starts: d.env, or the
+// test process's when that is nil.
+func (d *testDesktop) environ() []string {
+	if d.env != nil {
+		return d.env
+	}
+	return os.Environ()
+}
+
+// x is the X client name args… (xdotool, import) on d's display.
+func (d *testDesktop) x(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+d.display)
+	return cmd
 }
 
 // with is d for subtest t.
@@ -243,7 +293,7 @@ func (d *testDesktop) connectWrap(launcher []string, version string, args []stri
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	argv := append(append(append([]string{}, launcher...), elicitrayBin, "wrap"), args...)
+	argv := append(append(append([]string{}, launcher...), elicitrayBin(d.t), "wrap"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = d.env
 	// A file, not a buffer: exec.Cmd.Wait would wait for every holder of a pipe.
@@ -349,7 +399,7 @@ func (d *testDesktop) window() (win string, hubPID int) {
 func (d *testDesktop) windowUnless(ended <-chan struct{}, why func() string) (win string, hubPID int) {
 	d.t.Helper()
 	win, hubPID = d.mappedUnless(ended, why)
-	if isPrompt(win) {
+	if d.isPrompt(win) {
 		d.armed(win)
 	}
 	return win, hubPID
@@ -374,7 +424,7 @@ func (d *testDesktop) mappedUnless(ended <-chan struct{}, why func() string) (wi
 		default:
 		}
 		if pid := d.hubPID(); pid > 0 {
-			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+			if ids := d.visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
 				d.unmaps.mark(ids[0])
 				return ids[0], pid
 			} else if len(ids) > 1 {
@@ -391,14 +441,14 @@ func (d *testDesktop) mappedUnless(ended <-chan struct{}, why func() string) (wi
 // visibleWindows lists the mapped windows whose title starts with
 // "elicitray", of the hub pid and its window process (`elicitray ui`, a
 // child of the hub's) when pid is not empty.
-func visibleWindows(pid string) []string {
+func (d *testDesktop) visibleWindows(pid string) []string {
 	if pid == "" {
-		return searchWindows(nil)
+		return d.searchWindows(nil)
 	}
 	// A window found under either PID is counted once.
 	var ids []string
 	for _, p := range append([]string{pid}, childPIDs(pid)...) {
-		for _, id := range searchWindows([]string{"--pid", p}) {
+		for _, id := range d.searchWindows([]string{"--pid", p}) {
 			if !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
@@ -408,10 +458,10 @@ func visibleWindows(pid string) []string {
 }
 
 // searchWindows is xdotool's search for mapped windows named elicitray….
-func searchWindows(args []string) []string {
+func (d *testDesktop) searchWindows(args []string) []string {
 	args = append([]string{"search", "--onlyvisible"}, args...)
 	// search exits 1 when it finds nothing: that is an empty list.
-	out, _ := exec.Command("xdotool", append(args, "--name", "^elicitray")...).Output()
+	out, _ := d.x("xdotool", append(args, "--name", "^elicitray")...).Output()
 	return strings.Fields(string(out))
 }
 
@@ -434,8 +484,8 @@ var promptTitle = regexp.MustCompile(`^elicitray — (.+ asks|.+ asks to open a 
 
 // isPrompt reports whether window win is a prompt window: one that takes
 // no input until it is armed. A window gone is none.
-func isPrompt(win string) bool {
-	out, err := exec.Command("xdotool", "getwindowname", win).Output()
+func (d *testDesktop) isPrompt(win string) bool {
+	out, err := d.x("xdotool", "getwindowname", win).Output()
 	return err == nil && promptTitle.MatchString(strings.TrimSpace(string(out)))
 }
 
@@ -448,7 +498,7 @@ func (d *testDesktop) armedProperty(win string) (*xgb.Conn, xproto.Window, *xpro
 	if err != nil {
 		d.t.Fatalf("window id %q: %v", win, err)
 	}
-	conn, err := xgb.NewConn()
+	conn, err := xgb.NewConnDisplay(d.display)
 	if err != nil {
 		d.t.Fatalf("connecting to the X server: %v", err)
 	}
@@ -533,7 +583,7 @@ func (d *testDesktop) armed(win string) bool {
 // title is the title of window win.
 func (d *testDesktop) title(win string) string {
 	d.t.Helper()
-	out, err := exec.Command("xdotool", "getwindowname", win).Output()
+	out, err := d.x("xdotool", "getwindowname", win).Output()
 	if err != nil {
 		d.t.Fatalf("xdotool getwindowname %s: %v", win, err)
 	}
@@ -565,7 +615,7 @@ func (d *testDesktop) closed(win string) {
 func (d *testDesktop) answer(win, key string) int {
 	d.t.Helper()
 	d.releaseAlt(win)
-	if isPrompt(win) {
+	if d.isPrompt(win) {
 		if d.armed(win) {
 			d.keysClosing(win, key)
 		}
@@ -574,7 +624,7 @@ func (d *testDesktop) answer(win, key string) int {
 	}
 	deadline := time.Now().Add(desktopWait)
 	for presses := 1; ; presses++ {
-		out, err := exec.Command("xdotool", "key", "--window", win, key).CombinedOutput()
+		out, err := d.x("xdotool", "key", "--window", win, key).CombinedOutput()
 		if !d.visible(win) {
 			// The key answered: the window may have gone between the key's
 			// press and release, so xdotool's BadWindow is no failure.
@@ -603,7 +653,7 @@ func (d *testDesktop) visible(win string) bool {
 	if d.unmaps.unmappedSince(win) {
 		return false
 	}
-	for _, id := range visibleWindows("") {
+	for _, id := range d.visibleWindows("") {
 		if id == win {
 			return true
 		}
@@ -625,7 +675,7 @@ func (d *testDesktop) typeInto(win, text string) {
 // by --window (XSendEvent), which needs no window manager.
 func (d *testDesktop) xdo(args ...string) {
 	d.t.Helper()
-	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
+	if out, err := d.x("xdotool", args...).CombinedOutput(); err != nil {
 		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
 	}
 }
@@ -636,7 +686,7 @@ func (d *testDesktop) xdo(args ...string) {
 func (d *testDesktop) keysClosing(win string, keys ...string) {
 	d.t.Helper()
 	args := append([]string{"key", "--window", win}, keys...)
-	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil && d.visible(win) {
+	if out, err := d.x("xdotool", args...).CombinedOutput(); err != nil && d.visible(win) {
 		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
 	}
 }
@@ -656,7 +706,7 @@ func (d *testDesktop) screenshot(name string) {
 	d.settle()
 	path := filepath.Join(dir, name)
 	// The whole screen, trimmed to the window: Xvfb's background is black.
-	if out, err := exec.Command("import", "-window", "root", "-trim", "+repage", path).CombinedOutput(); err != nil {
+	if out, err := d.x("import", "-window", "root", "-trim", "+repage", path).CombinedOutput(); err != nil {
 		d.t.Fatalf("import -window root %s: %v\n%s", path, err, out)
 	}
 	d.t.Logf("screenshot: %s", path)
@@ -687,7 +737,7 @@ func (d *testDesktop) settle() {
 // capture is the screen as raw RGB bytes.
 func (d *testDesktop) capture() []byte {
 	d.t.Helper()
-	out, err := exec.Command("import", "-window", "root", "-depth", "8", "rgb:-").Output()
+	out, err := d.x("import", "-window", "root", "-depth", "8", "rgb:-").Output()
 	if err != nil {
 		d.t.Fatalf("import -window root rgb:-: %v", err)
 	}
@@ -711,7 +761,7 @@ func changedPixels(a, b []byte) int {
 // history is `elicitray history list --json`: every decision, newest first.
 func (d *testDesktop) history(flags ...string) []history.Record {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, append([]string{"history", "list", "--json"}, flags...)...)
+	cmd := exec.Command(elicitrayBin(d.t), append([]string{"history", "list", "--json"}, flags...)...)
 	cmd.Env = d.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -782,7 +832,7 @@ func (d *testDesktop) diagnostics() string {
 	}
 	b.WriteString("\n--- hub log (" + d.paths.HubLog + ") ---\n")
 	b.Write(hubLog)
-	list := exec.Command(elicitrayBin, "history", "list")
+	list := exec.Command(elicitrayBin(d.t), "history", "list")
 	list.Env = d.env
 	hist, err := list.CombinedOutput()
 	if err != nil {

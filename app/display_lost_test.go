@@ -87,7 +87,7 @@ func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
 	t.Setenv("DISPLAY", x.display)
 	t.Setenv(desktop.LingerEnv, "30s")
 	d := newDesktop(t)
-	cs := d.connect("demo", elicitrayBin, "demo-server")
+	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 
 	first := d.call(cs, "confirm_deploy")
 	_, oldHub := d.window()
@@ -123,7 +123,7 @@ func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
 	// The user's X server is back (they logged in again): the next prompt
 	// is shown there, by a new hub, and answered.
 	x = startX(t, x.display)
-	d.unmaps = newUnmapWatch(t)
+	d.unmaps = newUnmapWatch(t, d.display)
 	second := d.call(cs, "confirm_deploy")
 	win, newHub := d.window()
 	if newHub == oldHub {

@@ -24,7 +24,7 @@ import (
 // the exit code.
 func runElicitray(t *testing.T, prefix []string, extra []string, args ...string) (string, string, int) {
 	t.Helper()
-	argv := append(append(append([]string{}, prefix...), elicitrayBin), args...)
+	argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), extra...)
 	var stdout, stderr bytes.Buffer

@@ -41,14 +41,14 @@ func TestEndToEndRightToLeft(t *testing.T) {
 		t.Errorf("history keeps the message as %q, want it as sent", rec.Message)
 	}
 
-	if out, err := exec.Command(elicitrayBin, "history", "window").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "history", "window").CombinedOutput(); err != nil {
 		t.Fatalf("history window: %v: %s", err, out)
 	}
 	hwin, _ := d.window()
 	d.settle() // the first row drawn, to click
 	d.xdo("mousemove", "--window", hwin, "400", "107", "click", "1")
 	d.screenshot("rtl-history.png")
-	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

@@ -59,7 +59,7 @@ func closingServe() int {
 // historyText is `elicitray history ARGS…`'s output.
 func (d *testDesktop) historyText(args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, append([]string{"history"}, args...)...)
+	cmd := exec.Command(elicitrayBin(d.t), append([]string{"history"}, args...)...)
 	cmd.Env = d.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -170,7 +170,7 @@ func TestDeliveryToldInHistory(t *testing.T) {
 // the server ended it, not a crashed or killed wrapper, and that no answer
 // was owed: none was given.
 func TestServerGoneWhileAsked(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	fh := d.connectFault("gone", nil)
 	fh.ask(t, 1, "gone")
 	d.window()

@@ -23,7 +23,7 @@ import (
 // each era and its outcome, naming the audit log, which holds both.
 func TestEndToEndDemoApprovalFlow(t *testing.T) {
 	d := newDesktop(t)
-	cmd := exec.Command(elicitrayBin, "demo", "--tool", "request_change")
+	cmd := exec.Command(elicitrayBin(t), "demo", "--tool", "request_change")
 	cmd.Env = d.env
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
@@ -127,10 +127,10 @@ func TestEndToEndDemoApprovalFlow(t *testing.T) {
 func TestDemoSaysWhenPaused(t *testing.T) {
 	d := newDesktop(t)
 	startWinHub(d, "0s")
-	if out, err := exec.Command(elicitrayBin, "pause").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "pause").CombinedOutput(); err != nil {
 		t.Fatalf("elicitray pause: %v\n%s", err, out)
 	}
-	cmd := exec.Command(elicitrayBin, "demo", "--tool", "confirm_deploy", "--tool", "request_change")
+	cmd := exec.Command(elicitrayBin(t), "demo", "--tool", "confirm_deploy", "--tool", "request_change")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -161,8 +161,8 @@ func TestDemoSaysWhenPaused(t *testing.T) {
 // in place and Return submits them at once; profile_form needs a full name,
 // which typed, Return submits with the form's defaults.
 func TestDemoFormsReturn(t *testing.T) {
-	d := newDesktop(t)
-	cs := d.connect("demo", elicitrayBin, "demo-server")
+	d := newParallelDesktop(t)
+	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 	for _, tt := range []struct {
 		tool, typing, want string
 	}{

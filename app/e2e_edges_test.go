@@ -108,7 +108,7 @@ func utf8Next(t *testing.T, ch <-chan streamItem, who string) []byte {
 func utf8CheckCLI(t *testing.T, prefix []string, action string) {
 	t.Helper()
 	for _, args := range [][]string{{"history", "list", "--json"}, {"history", "export"}} {
-		argv := append(append(append([]string{}, prefix...), elicitrayBin), args...)
+		argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

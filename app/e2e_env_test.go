@@ -42,7 +42,8 @@ func strippedDesktop(t *testing.T) *testDesktop {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	t.Setenv("ELICITRAY_HOME", "") // what a stripped wrapper sees
 	os.Unsetenv("ELICITRAY_HOME")
-	d := &testDesktop{t: t, home: home, mark: "HOME=" + home, unmaps: newUnmapWatch(t)}
+	d := &testDesktop{t: t, home: home, mark: "HOME=" + home, display: os.Getenv("DISPLAY")}
+	d.unmaps = newUnmapWatch(t, d.display)
 	for _, k := range hostEnvVars {
 		v := os.Getenv(k)
 		if k == "HOME" {
@@ -78,7 +79,7 @@ func (d *testDesktop) sessionEnv() []string {
 // would, and waits until it answers.
 func (d *testDesktop) startHub() int {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, "hub")
+	cmd := exec.Command(elicitrayBin(d.t), "hub")
 	cmd.Env = d.sessionEnv()
 	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
 	if err != nil {

@@ -29,7 +29,7 @@ import (
 // selects them.
 func TestEndToEndGuard(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.guarded]\nguard = [\"echo\"]\n\n[servers.hurried]\nguard = [\"ech?\"]\ntimeout = \"2s\"\n")
 	guarded := d.connect("guarded", server)
 	hurried := d.connect("hurried", server)
@@ -152,7 +152,7 @@ func TestEndToEndGuard(t *testing.T) {
 // it (not a protocol error).
 func TestEndToEndGuardTypeScriptHost(t *testing.T) {
 	needDisplay(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.everything]\nguard = [\"echo\"]\n")
 	for _, tt := range []struct {
 		name, key, text string
@@ -163,7 +163,7 @@ func TestEndToEndGuardTypeScriptHost(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := tsHostCommand(t, d.desktopEnv(), []string{"--tool", "echo", "--arguments", `{"message":"from the TypeScript host"}`},
-				wrapCommand("everything", everythingCommand(t)...)...)
+				wrapCommand(t, "everything", everythingCommand(t)...)...)
 			cmd.Env = d.hostEnv
 			run := runHost(t, cmd, d.hostLog("tshost-"+tt.name))
 			win := d.hostWindow(run)
@@ -194,7 +194,7 @@ const guardServerScript = "../testdata/npm/guardserver.mjs"
 // what the tool does, in the server's words.
 func TestEndToEndGuardDestructive(t *testing.T) {
 	needDisplay(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.disks]\nguard_destructive = true\n")
 	cs := d.connect("disks", systemNode(t), needNPM(t, guardServerScript, tsSDKPackage)[0])
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {

@@ -25,7 +25,7 @@ import (
 // the old), echo runs at once again. History holds the two decisions.
 func TestEndToEndGuardFollowsConfig(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.live]\nrule = \"ask\"\n")
 	cs := d.connect("live", server)
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {

@@ -68,7 +68,7 @@ func TestHistoryWindowOnDesktop(t *testing.T) {
 	d := newDesktop(t)
 	seedRealistic(t, d.paths.History, 300)
 	// The real binary: it starts a hub (itself) when none runs.
-	if out, err := exec.Command(elicitrayBin, "history", "window").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "history", "window").CombinedOutput(); err != nil {
 		t.Fatalf("history window: %v: %s", err, out)
 	}
 	win, _ := d.window()
@@ -78,7 +78,7 @@ func TestHistoryWindowOnDesktop(t *testing.T) {
 	// The third row: a deploy, whose form has a field to show.
 	d.xdo("mousemove", "--window", win, "400", "179", "click", "1")
 	d.screenshot("history.png")
-	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }
@@ -95,7 +95,7 @@ func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
 		{"settings", "elicitray settings", "Escape"},
 		{"settings", "elicitray settings", "ctrl+w"},
 	} {
-		if out, err := exec.Command(elicitrayBin, strings.Fields(tt.command)...).CombinedOutput(); err != nil {
+		if out, err := exec.Command(elicitrayBin(t), strings.Fields(tt.command)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", tt.command, err, out)
 		}
 		win, _ := d.window()
@@ -104,7 +104,7 @@ func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
 		}
 		d.answer(win, tt.key) // fails the test unless the window closes
 	}
-	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

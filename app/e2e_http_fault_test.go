@@ -74,7 +74,7 @@ func TestEndToEndHTTPHostileServer(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	home := t.TempDir()
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", "hostile", "--url", ts.URL+"/mcp")
+	cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "hostile", "--url", ts.URL+"/mcp")
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "USER=" + os.Getenv("USER"),
 		"LOGNAME=" + os.Getenv("LOGNAME"), "SHELL=/bin/sh", "TERM=xterm"}
 	var stderr strings.Builder

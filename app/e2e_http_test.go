@@ -100,7 +100,7 @@ func TestEndToEndHTTPEverything(t *testing.T) {
 	for _, mode := range []string{"streamableHttp", "sse"} {
 		t.Run(mode, func(t *testing.T) {
 			url := everythingHTTP(t, mode)
-			d := newDesktop(t)
+			d := newParallelDesktop(t)
 			cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "remote", "--url", url})
 			if got := cs.InitializeResult().ServerInfo.Name; !strings.Contains(got, "everything") {
 				t.Errorf("serverInfo.name = %q, want server-everything's", got)
@@ -156,7 +156,7 @@ func TestEndToEndHTTPSDKs(t *testing.T) {
 	for _, sdk := range []string{"gosdk", "mcpgo"} {
 		for _, version := range []string{"2025-11-25", modernVersion} {
 			t.Run(sdk+"/"+version, func(t *testing.T) {
-				d := newDesktop(t)
+				d := newParallelDesktop(t)
 				name := "remote-" + sdk
 				url := servers[sdk]
 				if u, ok := servers[sdk+"/"+version]; ok {
@@ -223,7 +223,7 @@ func TestEndToEndHTTPServerRestarts(t *testing.T) {
 	restart()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Load().ServeHTTP(w, r) }))
 	t.Cleanup(ts.Close)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "restarts", "--url", ts.URL})
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func TestEndToEndHTTPStreamResumed(t *testing.T) {
 		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
 	ts := httptest.NewServer(httpfault.CutFirstCall(h))
 	t.Cleanup(ts.Close)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "flaky", "--url", ts.URL})
 	call := d.callWith(cs, "push", map[string]any{"cell": "resumed"})
 	win, _ := d.window()
@@ -280,7 +280,7 @@ func TestEndToEndHTTPHostCancels(t *testing.T) {
 			if u, ok := servers["gosdk/"+version]; ok {
 				url = u
 			}
-			d := newDesktop(t)
+			d := newParallelDesktop(t)
 			cs := d.connectWrap(nil, version, []string{"--name", "cancelled", "--url", url})
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan error, 1)
@@ -317,7 +317,7 @@ func TestEndToEndHTTPEverythingRestarts(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	url, stop := everythingHTTPOn(t, "streamableHttp", port)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "restarts", "--url", url})
 	if got := d.result(d.callWith(cs, "echo", map[string]any{"message": "before"})); got != "Echo: before" {
 		t.Fatalf("echo said %q", got)

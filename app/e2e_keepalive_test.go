@@ -43,7 +43,7 @@ func TestEndToEndKeepAlive(t *testing.T) {
 			wire := d.hostLog("wire")
 			cmd := tsHostCommand(t, env, []string{"--timeout", "3000", "--progress", "--wire", wire,
 				"--tool", "trigger-elicitation-request", "--arguments", "{}"},
-				wrapCommand("everything", everythingCommand(t)...)...)
+				wrapCommand(t, "everything", everythingCommand(t)...)...)
 			cmd.Env = d.hostEnv
 			run := runHost(t, cmd, d.hostLog("tshost"))
 			win := d.hostWindow(run)

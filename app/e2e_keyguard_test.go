@@ -18,7 +18,7 @@ import (
 // name reaches the server as typed.
 func TestTypingBeforeArmedGoesNowhere(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connect("everything", server)
 	const early = "hunter2"
 	for attempt := 1; ; attempt++ {

@@ -3,7 +3,6 @@
 package app
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 // it cancels the second prompt.
 func TestHeldKeyAnswersNothing(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connect("everything", server)
 	first := d.call(cs, "trigger-elicitation-request")
 	win1, _ := d.window()
@@ -37,7 +36,7 @@ func TestHeldKeyAnswersNothing(t *testing.T) {
 	// part of what the user did, not a wait for the program.
 	time.Sleep(660 * time.Millisecond)
 	for end := time.Now().Add(time.Second); time.Now().Before(end) && d.visible(win2); {
-		exec.Command("xdotool", "keydown", "--window", win2, "Return").Run()
+		d.x("xdotool", "keydown", "--window", win2, "Return").Run()
 	}
 	if d.visible(win2) {
 		d.xdo("keyup", "--window", win2, "Return")

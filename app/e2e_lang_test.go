@@ -48,7 +48,7 @@ func TestWindowsInChineseOnDesktop(t *testing.T) {
 		{"history window", "elicitray — 历史记录", "zh-history.png"},
 		{"settings", "elicitray 设置", "zh-settings.png"},
 	} {
-		if out, err := exec.Command(elicitrayBin, strings.Fields(tt.command)...).CombinedOutput(); err != nil {
+		if out, err := exec.Command(elicitrayBin(t), strings.Fields(tt.command)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", tt.command, err, out)
 		}
 		win, _ := d.window()
@@ -64,7 +64,7 @@ func TestWindowsInChineseOnDesktop(t *testing.T) {
 			d.answer(win, "Escape") // one window at a time; quit closes the last
 		}
 	}
-	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

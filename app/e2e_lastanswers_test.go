@@ -22,7 +22,7 @@ const approvalServerScript = "../testdata/npm/approvalserver.mjs"
 // alone sends none of it. make screenshots keeps both runs' windows.
 func TestEndToEndLastAnswersNeverDecide(t *testing.T) {
 	needDisplay(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	// Eleven prompts answered as fast as keys go: the rate limit is not
 	// what this tests.
 	d.config("[servers.changes]\nburst = 50\n")

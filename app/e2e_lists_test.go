@@ -5,7 +5,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,7 +38,7 @@ func longListSchema(n int) string {
 // on Zürich, Down moves to Zug, Space picks it and Return submits: the
 // server receives exactly Zug's value, and the history records it.
 func TestEndToEndLongList(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectAsk("travel")
 	asked := time.Now()
 	call := d.callWith(cs, "ask", map[string]any{
@@ -68,7 +67,7 @@ func TestEndToEndLongList(t *testing.T) {
 // the first field to the last, 499 presses; what was typed in both is what
 // the server receives.
 func TestEndToEndBigForm(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectAsk("crm")
 	props := make([]string, 500)
 	for i := range props {
@@ -101,7 +100,7 @@ var geometryRE = regexp.MustCompile(`Geometry: (\d+)x(\d+)`)
 // geometry is the size of window win on the screen, in pixels.
 func (d *testDesktop) geometry(win string) (w, h int) {
 	d.t.Helper()
-	out, err := exec.Command("xdotool", "getwindowgeometry", win).Output()
+	out, err := d.x("xdotool", "getwindowgeometry", win).Output()
 	m := geometryRE.FindStringSubmatch(string(out))
 	if err != nil || m == nil {
 		d.t.Fatalf("xdotool getwindowgeometry %s: %v\n%s", win, err, out)
@@ -117,7 +116,7 @@ func (d *testDesktop) geometry(win string) (w, h int) {
 // and when the wrapper's record of a refusal reaches the history is issue
 // 10's durability work; nested.txtar shows the record.)
 func TestEndToEndBeyondLimits(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectAsk("crm")
 	props := make([]string, 501)
 	for i := range props {
@@ -143,7 +142,7 @@ func TestEndToEndBeyondLimits(t *testing.T) {
 			if err := json.Unmarshal([]byte(text), &got); err != nil || got.Error.Code != -32602 || !strings.Contains(got.Error.Message, tt.want) {
 				t.Errorf("the server's elicitation got %s, want error -32602 with %q", text, tt.want)
 			}
-			if ids := visibleWindows(""); len(ids) != 0 {
+			if ids := d.visibleWindows(""); len(ids) != 0 {
 				t.Errorf("%d windows opened for a schema past the limits", len(ids))
 			}
 		})

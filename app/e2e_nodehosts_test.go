@@ -118,7 +118,7 @@ func (d *testDesktop) inspectorText(r *hostProc) string {
 // cookie is not in ~/.Xauthority: so under xvfb-run, and in desktop sessions
 // whose display manager keeps it elsewhere.
 func (d *testDesktop) desktopEnv() map[string]string {
-	env := map[string]string{"ELICITRAY_HOME": d.home, "DISPLAY": os.Getenv("DISPLAY")}
+	env := map[string]string{"ELICITRAY_HOME": d.home, "DISPLAY": d.display}
 	if xauth := os.Getenv("XAUTHORITY"); xauth != "" {
 		env["XAUTHORITY"] = xauth
 	}
@@ -169,7 +169,7 @@ func TestEndToEndNodeHosts(t *testing.T) {
 				d = newDesktop(t)
 				env = tt.env(d)
 			}
-			run := tt.call(d, env, "trigger-elicitation-request", nil, wrapCommand("everything", everythingCommand(t)...)...)
+			run := tt.call(d, env, "trigger-elicitation-request", nil, wrapCommand(t, "everything", everythingCommand(t)...)...)
 			win := d.hostWindow(run)
 			if got, want := d.title(win), "elicitray — everything asks"; got != want {
 				t.Errorf("window title %q, want %q (the configured name)", got, want)

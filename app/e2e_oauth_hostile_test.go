@@ -62,7 +62,7 @@ func (d *testDesktop) declineUntilDone(w *wrapURL) (windows int) {
 		default:
 		}
 		if pid := d.hubPID(); pid > 0 {
-			if ids := visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
+			if ids := d.visibleWindows(strconv.Itoa(pid)); len(ids) == 1 {
 				d.unmaps.mark(ids[0])
 				d.answer(ids[0], "alt+d")
 				windows++
@@ -189,7 +189,7 @@ func TestWrapURLRefusesTokenResponses(t *testing.T) {
 			if rec, err := oauth.Load(d.paths.Auth, "remote"); err != nil || (rec != nil && rec.Token != nil) {
 				t.Errorf("the token file after the refusal: %v, %v; want no token", rec, err)
 			}
-			list := exec.Command(elicitrayBin, "auth", "list")
+			list := exec.Command(elicitrayBin(t), "auth", "list")
 			list.Env = d.env
 			if out, err := list.CombinedOutput(); err != nil || strings.Contains(string(out), "token file") {
 				t.Errorf("auth list: %v\n%s", err, out)

@@ -20,12 +20,12 @@ import (
 // the values last given. A form with a secret field remembers nothing:
 // neither a rule nor its secret.
 func TestEndToEndRemember(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(rawAskServerEnv, "1") // inherited by the wrapper, and so by its server
+	d.env = append(d.environ(), rawAskServerEnv+"=1") // inherited by the wrapper, and so by its server
 	cs := d.connect("shop", exe)
 	ship := map[string]any{
 		"message": "Ship to which city?",

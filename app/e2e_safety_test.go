@@ -66,7 +66,7 @@ func (d *testDesktop) connectAsk(name string) *mcp.ClientSession {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	d.t.Setenv(askServerEnv, "1") // inherited by the wrapper, and so by its server
+	d.env = append(d.environ(), askServerEnv+"=1") // the wrapper's, and so its server's
 	return d.connect(name, exe)
 }
 
@@ -75,7 +75,7 @@ func (d *testDesktop) connectAsk(name string) *mcp.ClientSession {
 // typed, history keeps "[redacted]"), and a message hiding a bidi
 // override (removed and flagged). `make screenshots` keeps both pictures.
 func TestEndToEndSafety(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectAsk("payments")
 
 	// The second window must not be mistaken for a first one left open.

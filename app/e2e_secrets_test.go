@@ -25,14 +25,14 @@ func TestEndToEndNoSecretInHistory(t *testing.T) {
 	// Eight digits: a date or a duration in the files could hold four by
 	// chance.
 	const pin, token = "48213957", "tk-7731-bearer"
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.bank]\nrule = \"accept-defaults\"\n")
 	_, release := testkit.HoldLock(t, d.paths.History)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(rawAskServerEnv, "1") // the schema reaches the wrapper as written
+	d.env = append(d.environ(), rawAskServerEnv+"=1") // the schema reaches the wrapper as written
 	cs := d.connect("bank", exe)
 
 	// The server's order, which no encoder sorting keys would give.
@@ -84,7 +84,7 @@ func TestEndToEndNoSecretInHistory(t *testing.T) {
 	release()
 	d.status() // the hub takes the spool in now
 	recs := d.history()
-	if len(recs) != 4 { // and the one holdLockUntil made
+	if len(recs) != 4 { // and the one testkit.HoldLock made
 		t.Fatalf("history holds %d records, want 4: %+v", len(recs), recs)
 	}
 	for _, p := range []string{d.paths.History, d.paths.HubLog} {

@@ -49,7 +49,7 @@ func TestFaultSpoolRemoved(t *testing.T) {
 // testSpoolGone is TestFaultSpoolRemoved with away taking the spool
 // directory away.
 func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, spooled int) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	_, release := testkit.HoldLock(t, d.paths.History)
 	answer := func(fh *faultHost, n int, tag string) {
 		ask := fh.ask(t, n, tag)
@@ -64,7 +64,9 @@ func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, sp
 	// A first hub spools two decisions, and stops.
 	answer(d.connectFault("first", nil), 2, "first")
 	first := d.hubPID()
-	if out, err := exec.Command(elicitrayBin, "quit").CombinedOutput(); err != nil {
+	quit := exec.Command(elicitrayBin(t), "quit")
+	quit.Env = d.env
+	if out, err := quit.CombinedOutput(); err != nil {
 		t.Fatalf("quit: %v: %s", err, out)
 	}
 	d.waitFor("the first hub gone", func() bool {

@@ -25,7 +25,7 @@ const everythingBin = "../testdata/npm/node_modules/.bin/mcp-server-everything"
 // declines, Escape cancels, and each decision is in the history.
 func TestEndToEndEverything(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connect("everything", server)
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 
@@ -105,8 +105,8 @@ func TestEndToEndEverything(t *testing.T) {
 // call ends cancel (nobody answered), and the next elicitation starts a new
 // hub whose window the user answers; the history keeps both.
 func TestHubRestartsAfterCrash(t *testing.T) {
-	d := newDesktop(t)
-	cs := d.connect("demo", elicitrayBin, "demo-server")
+	d := newParallelDesktop(t)
+	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 
 	first := d.call(cs, "confirm_deploy")
@@ -163,7 +163,7 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	hubs := make([]*started, n)
 	exited := make(chan int, n)
 	for i := range hubs {
-		h := &started{cmd: exec.Command(elicitrayBin, "hub")}
+		h := &started{cmd: exec.Command(elicitrayBin(t), "hub")}
 		h.cmd.Stderr = &h.stderr
 		if err := h.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -222,7 +222,7 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	if got, want := d.hubPID(), hubs[survivor].cmd.Process.Pid; got != want {
 		t.Errorf("hub.lock names PID %d, want the running hub's %d", got, want)
 	}
-	if out, err := exec.Command(elicitrayBin, "history", "list").CombinedOutput(); err != nil {
+	if out, err := exec.Command(elicitrayBin(t), "history", "list").CombinedOutput(); err != nil {
 		t.Errorf("elicitray history list with the hub running: %v\n%s", err, out)
 	}
 	select {
@@ -287,7 +287,7 @@ func TestHubRecoversUnreadableHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	hub := exec.Command(elicitrayBin, "hub")
+	hub := exec.Command(elicitrayBin(t), "hub")
 	hub.Stdout, hub.Stderr = logf, logf
 	if err := hub.Start(); err != nil {
 		t.Fatal(err)

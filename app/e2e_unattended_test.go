@@ -22,7 +22,7 @@ import (
 // doing, and why.
 func TestEndToEndUnattended(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.ci]\nrule = \"accept-defaults-or-cancel\"\n")
 	ask := d.connectAsk("ci")
 	everything := d.connect("ci", server)
@@ -91,7 +91,7 @@ func TestEndToEndUnattended(t *testing.T) {
 				t.Errorf("tool result does not say %q:\n%s", tt.says, text)
 			}
 			// The answer came without a window: none is open now either.
-			if wins := visibleWindows(strconv.Itoa(d.hubPID())); len(wins) > 0 {
+			if wins := d.visibleWindows(strconv.Itoa(d.hubPID())); len(wins) > 0 {
 				t.Errorf("the hub shows %d window(s) for a server whose rule never asks", len(wins))
 			}
 			want := decision{

@@ -3,7 +3,6 @@
 package app
 
 import (
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,7 +27,7 @@ const noWindowWait = 2 * time.Second
 // refused without a window; each decision is in the history.
 func TestEndToEndURL(t *testing.T) {
 	server := everythingServer(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connect("everything", server)
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 	const tool = "trigger-url-elicitation"
@@ -151,7 +150,7 @@ func TestEndToEndURL(t *testing.T) {
 		// Bounded: the refusal came before anyone asked the hub.
 		hub := strconv.Itoa(d.hubPID())
 		for end := time.Now().Add(noWindowWait); time.Now().Before(end); time.Sleep(pollEvery) {
-			if ids := visibleWindows(hub); len(ids) > 0 {
+			if ids := d.visibleWindows(hub); len(ids) > 0 {
 				t.Fatalf("a window %v appeared for a refused javascript: link: %q%s", ids, d.title(ids[0]), d.diagnostics())
 			}
 		}
@@ -246,7 +245,7 @@ func (d *testDesktop) pressUntilResult(win, key string, call <-chan toolCall) (t
 	presses := 0
 	for {
 		if d.visible(win) {
-			out, err := exec.Command("xdotool", "key", "--window", win, key).CombinedOutput()
+			out, err := d.x("xdotool", "key", "--window", win, key).CombinedOutput()
 			presses++
 			// The window may have gone between press and release.
 			if err != nil && d.visible(win) {

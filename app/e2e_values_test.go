@@ -90,12 +90,12 @@ func rawAskServe() int {
 // so; a text default hiding a NUL, a bidi override and a second line
 // reaches the server as the entry showed it, without them.
 func TestEndToEndValuesOnDesktop(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(rawAskServerEnv, "1") // inherited by the wrapper, and so by its server
+	d.env = append(d.environ(), rawAskServerEnv+"=1") // inherited by the wrapper, and so by its server
 	cs := d.connect("bank", exe)
 
 	if !t.Run("numbers above 2^53", func(t *testing.T) {
@@ -121,7 +121,9 @@ func TestEndToEndValuesOnDesktop(t *testing.T) {
 			{[]string{"history", "list", "--json"}, `"content":{"from":9007199254740993,"to":9007199254740995}`},
 			{[]string{"history", "export", "--format", "csv"}, `"{""from"":9007199254740993,""to"":9007199254740995}"`},
 		} {
-			out, err := exec.Command(elicitrayBin, tt.args...).Output()
+			cmd := exec.Command(elicitrayBin(t), tt.args...)
+			cmd.Env = d.env
+			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("elicitray %s: %v", strings.Join(tt.args, " "), err)
 			}

@@ -102,9 +102,9 @@ func (d *testDesktop) connectFaultCounting(name string, env []string, answered c
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", name, "--", os.Args[0])
+	cmd := exec.Command(elicitrayBin(d.t), "wrap", "--name", name, "--", os.Args[0])
 	if env == nil {
-		env = os.Environ()
+		env = d.environ()
 	}
 	cmd.Env = append(slices.Clone(env), faultServerEnv+"=1")
 	cmd.Stderr = logf
@@ -187,7 +187,7 @@ func (d *testDesktop) received(ch <-chan asked) []string {
 // waits.
 func (d *testDesktop) status() string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, "status")
+	cmd := exec.Command(elicitrayBin(d.t), "status")
 	cmd.Env = d.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -210,7 +210,9 @@ func (d *testDesktop) waitFor(what string, cond func() bool) {
 
 // waiting is how many prompts the running hub has queued.
 func (d *testDesktop) waiting() int {
-	out, err := exec.Command(elicitrayBin, "status").Output()
+	cmd := exec.Command(elicitrayBin(d.t), "status")
+	cmd.Env = d.env
+	out, err := cmd.Output()
 	if err != nil {
 		return -1
 	}
@@ -273,7 +275,7 @@ func first(s []string) []string { return s[:min(len(s), 3)] }
 // hub runs again, holds ten records that say so — the wrappers spooled
 // them, since no hub was left to tell.
 func TestFaultHubKilledWithPromptsWaiting(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	const n = 10
 	var asks []<-chan asked
 	for i := range n {
@@ -310,7 +312,7 @@ func TestFaultHubKilledWithPromptsWaiting(t *testing.T) {
 // TestFaultPeerGone: the server is killed (kill -9), or the host goes away,
 // while a window is open. The window closes, and history keeps one cancel.
 func TestFaultPeerGone(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	for _, tt := range []struct {
 		name  string
 		fault func(fh *faultHost)
@@ -367,7 +369,7 @@ func childOf(t *testing.T, pid int) int {
 // all the same, shows the prompt, and says why decisions wait; once the
 // lock is gone they land in history, exactly once.
 func TestFaultHistoryLocked(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	_, release := testkit.HoldLock(t, d.paths.History)
 	fh := d.connectFault("locked", nil)
 	ask := fh.ask(t, 2, "locked")
@@ -554,7 +556,7 @@ func TestFaultDiskFullHubKilled(t *testing.T) {
 // hub for the next prompt; every server's answers and the history agree,
 // one record per elicitation, whatever the crash cut short.
 func TestFaultHubCrashUnderLoad(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	const servers, each = 10, 300
 	var toml strings.Builder
 	for i := range servers {

@@ -32,7 +32,7 @@ func newInstalledDesktop(t *testing.T) *installedDesktop {
 	tmp := t.TempDir()
 	home := filepath.Join(tmp, "home")
 	prefix := filepath.Join(home, ".local")
-	makeIn(t, "install", "PREFIX="+prefix, "INSTALL_BIN="+elicitrayBin)
+	makeIn(t, "install", "PREFIX="+prefix, "INSTALL_BIN="+elicitrayBin(t))
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + d.home,
 		"DISPLAY=" + os.Getenv("DISPLAY"), "XDG_RUNTIME_DIR=" + t.TempDir(),
 		"XDG_DATA_HOME=" + filepath.Join(prefix, "share"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
@@ -176,8 +176,8 @@ func TestAutostartOfferYes(t *testing.T) {
 // autostart entry, and is not asked again.
 func TestAutostartOfferNotNow(t *testing.T) {
 	u := newInstalledDesktop(t)
-	hub := u.startHub(elicitrayBin)
-	u.onlyMenu(elicitrayBin)
+	hub := u.startHub(elicitrayBin(t))
+	u.onlyMenu(elicitrayBin(t))
 	u.quit(hub)
 	if _, err := os.Lstat(u.marker); err == nil {
 		t.Errorf("the build directory's elicitray kept an answer (%s) it never asked for", u.marker)

@@ -110,7 +110,7 @@ func TestFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", "flood", "--", exe)
+	cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "flood", "--", exe)
 	cmd.Env = append(os.Environ(), floodServerEnv+"=1")
 	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -89,7 +89,8 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 // run, in project, with the built binary as the one wrap puts in configs.
 func hostsEnv(t *testing.T, home, project string) {
 	t.Helper()
-	hostsBinary = func() (string, error) { return elicitrayBin, nil }
+	bin := elicitrayBin(t)
+	hostsBinary = func() (string, error) { return bin, nil }
 	t.Cleanup(func() { hostsBinary = os.Executable })
 	t.Setenv("HOME", home)
 	for _, v := range []string{"XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "APPDATA"} {
@@ -101,7 +102,7 @@ func hostsEnv(t *testing.T, home, project string) {
 // runBin runs the built elicitray as a user whose home is home, in dir.
 func runBin(t *testing.T, home, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	return runBinAs(t, elicitrayBin, home, dir, args...)
+	return runBinAs(t, elicitrayBin(t), home, dir, args...)
 }
 
 // runBinAs is runBin with the built elicitray run as bin (a link to it).
@@ -204,7 +205,7 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 		t.Fatalf("hosts wrap: exit %d: %s", code, errOut)
 	}
 	golden, _ := os.ReadFile(filepath.Join(hostsFixtures, "cursor", "mcp.json.wrapped"))
-	wantWrapped := strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin)
+	wantWrapped := strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin(t))
 	got, _ := os.ReadFile(cursor)
 	if diff := cmp.Diff(wantWrapped, string(got)); diff != "" {
 		t.Errorf("wrapped file mismatch (-want +got):\n%s", diff)
@@ -239,12 +240,12 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	}
 	for _, e := range entries {
 		if s, ok := servers[e.Key]; ok {
-			if e.Command != elicitrayBin || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key, "--"}, s...)) {
+			if e.Command != elicitrayBin(t) || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key, "--"}, s...)) {
 				t.Errorf("%s runs %s %q", e.Key, e.Command, e.Args)
 			}
 		}
 		if flags, ok := remotes[e.Key]; ok {
-			if e.State != hosts.StateWrapped || e.Command != elicitrayBin || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key}, flags...)) {
+			if e.State != hosts.StateWrapped || e.Command != elicitrayBin(t) || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key}, flags...)) {
 				t.Errorf("%s: %s runs %s %q", e.Key, e.State, e.Command, e.Args)
 			}
 		}
@@ -259,8 +260,8 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	}
 
 	out, _, _ = runBin(t, home, project, "hosts", "list")
-	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+elicitrayBin+")\n") ||
-		!strings.Contains(out, "  search         wrapped  https://search.example.com/mcp  (headers: Authorization, Accept-Language)  (through "+elicitrayBin+")\n") {
+	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+elicitrayBin(t)+")\n") ||
+		!strings.Contains(out, "  search         wrapped  https://search.example.com/mcp  (headers: Authorization, Accept-Language)  (through "+elicitrayBin(t)+")\n") {
 		t.Errorf("list after wrap:\n%s", out)
 	}
 
@@ -300,7 +301,7 @@ func TestHostsWrappedServerRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := cfg.MCPServers["echo"]
-	if diff := cmp.Diff([]string{"wrap", "--name", "echo", "--", "sh", "-c", echoScript}, e.Args); e.Command != elicitrayBin || diff != "" {
+	if diff := cmp.Diff([]string{"wrap", "--name", "echo", "--", "sh", "-c", echoScript}, e.Args); e.Command != elicitrayBin(t) || diff != "" {
 		t.Fatalf("command %s, args mismatch (-want +got):\n%s", e.Command, diff)
 	}
 	if e.Env["ECHO_MODE"] != "plain" {
@@ -337,7 +338,7 @@ func TestHostsMovedBinary(t *testing.T) {
 	}
 	out, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "old")
 	got, _ := os.ReadFile(cursor)
-	want := `{"mcpServers": {"old": {"command": "` + elicitrayBin + `", "args": ["wrap", "--name", "old", "--", "srv"]}}}`
+	want := `{"mcpServers": {"old": {"command": "` + elicitrayBin(t) + `", "args": ["wrap", "--name", "old", "--", "srv"]}}}`
 	if code != 0 || string(got) != want || !strings.Contains(out, "old  repointed") {
 		t.Errorf("exit %d (%s), said %q, file:\n%s", code, errOut, out, got)
 	}
@@ -523,7 +524,7 @@ func TestHostsRemoteCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, _ := os.ReadFile(tt.file)
-			if diff := cmp.Diff(strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin), string(got)); diff != "" {
+			if diff := cmp.Diff(strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin(t)), string(got)); diff != "" {
 				t.Errorf("wrapped file mismatch (-want +got):\n%s", diff)
 			}
 			stdout.Reset()
@@ -691,7 +692,7 @@ func TestHostsWrapThroughLink(t *testing.T) {
 	home, project := fakeHosts(t)
 	arch := filepath.Join(home, "opt", "elicitray-linux-amd64")
 	os.MkdirAll(filepath.Dir(arch), 0o700)
-	if err := os.Link(elicitrayBin, arch); err != nil {
+	if err := os.Link(elicitrayBin(t), arch); err != nil {
 		t.Skipf("cannot hard-link the built binary: %v", err)
 	}
 	bin := filepath.Join(home, ".local", "bin", "elicitray")
@@ -802,7 +803,7 @@ func TestHostsEmptyKey(t *testing.T) {
 	if !strings.Contains(stdout.String(), "  \"\"  left alone (its name is empty, and elicitray wrap --name needs one: name it in the file first)\n  a   wrapped\n") {
 		t.Errorf("wrap --all said:\n%s", stdout.String())
 	}
-	if data, _ := os.ReadFile(path); !strings.HasPrefix(string(data), `{"mcpServers": {"": {"command": "y"}, "a": {"command": "`+elicitrayBin) {
+	if data, _ := os.ReadFile(path); !strings.HasPrefix(string(data), `{"mcpServers": {"": {"command": "y"}, "a": {"command": "`+elicitrayBin(t)) {
 		t.Errorf("file:\n%s", data)
 	}
 }

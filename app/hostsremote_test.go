@@ -26,7 +26,7 @@ import (
 // binary has none.
 func TestHostsWrappedRemoteRuns(t *testing.T) {
 	testHome(t)
-	if help, _ := exec.Command(elicitrayBin, "wrap", "--help").CombinedOutput(); !strings.Contains(string(help), "--header-env") {
+	if help, _ := exec.Command(elicitrayBin(t), "wrap", "--help").CombinedOutput(); !strings.Contains(string(help), "--header-env") {
 		t.Skip("this elicitray wrap has no --url and --header-env yet")
 	}
 	home, project := fakeHosts(t)

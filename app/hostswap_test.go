@@ -51,7 +51,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	refused := map[string]int{}
 	for i := range 32 {
 		verb := "wrap" // or unwrap, so that every command edits
-		if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(`"command": "`+elicitrayBin)) {
+		if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(`"command": "`+elicitrayBin(t))) {
 			verb = "unwrap"
 		}
 		trigger := []string{".claude.json.elicitray-backup-", "..claude.json.elicitray-"}[i%2] // the backup, or the new version
@@ -93,7 +93,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 		t.Fatalf("wrap once the host is idle: exit %d\n%s%s", code, stdout, stderr)
 	}
 	data, _ := os.ReadFile(path)
-	if !bytes.Contains(data, fmt.Appendf(nil, `"numStartups": %d,`, h.n)) || !bytes.Contains(data, []byte(`"command": "`+elicitrayBin+`", "args": ["wrap", "--name", "fs", "--", "mcp-server-fs", "/tmp"]`)) {
+	if !bytes.Contains(data, fmt.Appendf(nil, `"numStartups": %d,`, h.n)) || !bytes.Contains(data, []byte(`"command": "`+elicitrayBin(t)+`", "args": ["wrap", "--name", "fs", "--", "mcp-server-fs", "/tmp"]`)) {
 		t.Errorf("after the host's last version (%d) and a wrap, the file holds:\n%.300s", h.n, data)
 	}
 	if left, _ := filepath.Glob(filepath.Join(home, "..claude.json.elicitray-*")); len(left) > 0 {

@@ -52,6 +52,10 @@ func sizeDir(s int) string { return fmt.Sprintf("%dx%d", s, s) }
 // and AppStream metadata of the same version in place; `make uninstall`
 // removes exactly those files and leaves the rest of the prefix alone.
 func TestInstallUninstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds elicitray with make: not in the short tier (-short)")
+	}
+	t.Parallel() // its own directories; most of it is make's building
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
@@ -116,7 +120,7 @@ func TestInstallStaged(t *testing.T) {
 		t.Skip("make is not installed")
 	}
 	stage := t.TempDir()
-	makeIn(t, "install", "DESTDIR="+stage, "PREFIX=/usr", "INSTALL_BIN="+elicitrayBin)
+	makeIn(t, "install", "DESTDIR="+stage, "PREFIX=/usr", "INSTALL_BIN="+elicitrayBin(t))
 	var want []string
 	for _, f := range installedFiles() {
 		want = append(want, filepath.Join("usr", f))

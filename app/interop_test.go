@@ -490,7 +490,7 @@ func startInteropSession(t *testing.T, connect func(context.Context, string, io.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(elicitrayBin, append([]string{"wrap", "--name", name, "--"}, server...)...)
+	cmd := exec.Command(elicitrayBin(t), append([]string{"wrap", "--name", name, "--"}, server...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = logf
 	stdin, err := cmd.StdinPipe()

@@ -20,7 +20,7 @@ import (
 // pause made elsewhere (`elicitray pause`: the hub's state reaches the
 // open window), opens History (and closes itself), and quits the hub.
 func TestMenuWindowOnDesktop(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	// A configured server, for the menu to list.
 	if err := os.WriteFile(d.paths.Config, []byte("[servers.github]\nrule = \"ask\"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 // the launcher would, and fails the test when it fails.
 func (d *testDesktop) elicitray(args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin, args...)
+	cmd := exec.Command(elicitrayBin(d.t), args...)
 	if d.env != nil {
 		cmd.Env = d.env
 	}
@@ -143,7 +143,7 @@ func (d *testDesktop) hubLog() string {
 // StatusNotifierWatcher), the history window, what the app launcher opens,
 // has Menu… at its bottom left, and it opens the menu window beside it.
 func TestHistoryOffersMenuOnDesktop(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	seedRealistic(t, d.paths.History, 5)
 	d.elicitray("history", "window")
 	hist, hubPID := d.window()
@@ -157,7 +157,7 @@ func TestHistoryOffersMenuOnDesktop(t *testing.T) {
 	deadline := time.Now().Add(desktopWait)
 	for {
 		var titles []string
-		for _, w := range visibleWindows(strconv.Itoa(hubPID)) {
+		for _, w := range d.visibleWindows(strconv.Itoa(hubPID)) {
 			titles = append(titles, d.title(w))
 		}
 		slices.Sort(titles)

@@ -84,8 +84,8 @@ func systemNode(t *testing.T) string {
 
 // wrapCommand is `elicitray wrap --name name -- server…`: what a host's
 // config names as the server's command.
-func wrapCommand(name string, server ...string) []string {
-	return append([]string{elicitrayBin, "wrap", "--name", name, "--"}, server...)
+func wrapCommand(t testing.TB, name string, server ...string) []string {
+	return append([]string{elicitrayBin(t), "wrap", "--name", name, "--"}, server...)
 }
 
 // everythingCommand is server-everything started the way its README's host
@@ -273,7 +273,7 @@ func startTSInteropSession(t *testing.T, version, name string, env []string, ser
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wireFile.Close() })
-	cmd := tsHostCommand(t, hostEnv, []string{"--wire", wirePath}, wrapCommand(name, server...)...)
+	cmd := tsHostCommand(t, hostEnv, []string{"--wire", wirePath}, wrapCommand(t, name, server...)...)
 	logf, err := os.Create(s.logPath)
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ type attentionAsk struct {
 
 func watchAttention(t *testing.T) *attentionWatch {
 	t.Helper()
-	conn := watchRoot(t)
+	conn := watchRoot(t, os.Getenv("DISPLAY"))
 	atom := func(name string) xproto.Atom {
 		r, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
 		if err != nil {

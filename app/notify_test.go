@@ -58,7 +58,7 @@ func serveNotifications(t *testing.T, addr string) *fakeNotifications {
 // wrapper would, and stops it after the test.
 func startTestHub(t *testing.T, env []string) *exec.Cmd {
 	t.Helper()
-	hub := exec.Command(elicitrayBin, "hub")
+	hub := exec.Command(elicitrayBin(t), "hub")
 	hub.Env = env
 	logf, err := os.Create(paths.FromEnv(os.Getenv).HubLog)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	// A start with no session bus: its log is read as it writes it, to
 	// the line saying it listens, so that quit finds it.
 	noBus := t.TempDir()
-	unseen := exec.Command(elicitrayBin, "hub")
+	unseen := exec.Command(elicitrayBin(t), "hub")
 	unseen.Env = envIn(noBus)
 	out, err := unseen.StdoutPipe()
 	if err != nil {

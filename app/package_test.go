@@ -19,6 +19,10 @@ import (
 // with its version, architecture and dependencies in its control file.
 // FyneApp.toml, which fyne package rewrites, is left as it was.
 func TestPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds elicitray with make: not in the short tier (-short)")
+	}
+	t.Parallel() // its own directories; most of it is make's building
 	for _, tool := range []string{"make", "dpkg-deb", "tar"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)

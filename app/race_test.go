@@ -21,12 +21,12 @@ func init() {
 // and a race halts them (GORACE reaches the hub too, hubEnvVars): else the
 // fault suite under -race would check the real processes for nothing.
 func TestRaceBuild(t *testing.T) {
-	out, err := exec.Command("go", "version", "-m", elicitrayBin).Output()
+	out, err := exec.Command("go", "version", "-m", elicitrayBin(t)).Output()
 	if err != nil {
-		t.Fatalf("go version -m %s: %v", elicitrayBin, err)
+		t.Fatalf("go version -m %s: %v", elicitrayBin(t), err)
 	}
 	if !strings.Contains(string(out), "\tbuild\t-race=true\n") {
-		t.Errorf("%s is not built with -race:\n%s", elicitrayBin, out)
+		t.Errorf("%s is not built with -race:\n%s", elicitrayBin(t), out)
 	}
 	env := hubEnv([]string{"GORACE=" + os.Getenv("GORACE"), "SECRET=x"})
 	if len(env) != 1 || !strings.Contains(env[0], "halt_on_error=1") {

@@ -64,11 +64,13 @@ func socketStdio(t *testing.T, name string) (wrapper, host *os.File) {
 // of SIGPIPE (nor hang): the server writes all it has, exits, and the
 // wrapper exits with the server's code, as when the host stays.
 func TestRelayFastPathHostLeaves(t *testing.T) {
+	bin := elicitrayBin(t)
+	t.Parallel()
 	path, _ := fastPathStream(t)
-	home := testHome(t)
+	home := tempHome(t)
 	for _, sockets := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) {
-			cmd := exec.Command(elicitrayBin, "wrap", "--name", "leaver", "--", "sh", "-c", `cat "$0"; exit 4`, path)
+			cmd := exec.Command(bin, "wrap", "--name", "leaver", "--", "sh", "-c", `cat "$0"; exit 4`, path)
 			cmd.Env = append(os.Environ(), "ELICITRAY_HOME="+home)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -122,9 +124,11 @@ func TestRelayFastPathHostLeaves(t *testing.T) {
 // Node hosts give them, the wrapper relays a server's stream (the 64 MiB
 // line among thousands of small ones) byte for byte.
 func TestRelayFastPathSocketHost(t *testing.T) {
+	bin := elicitrayBin(t)
+	t.Parallel()
 	path, want := fastPathStream(t)
-	cmd := exec.Command(elicitrayBin, "wrap", "--name", "sockets", "--", "sh", "-c", `cat "$0"`, path)
-	cmd.Env = append(os.Environ(), "ELICITRAY_HOME="+testHome(t))
+	cmd := exec.Command(bin, "wrap", "--name", "sockets", "--", "sh", "-c", `cat "$0"`, path)
+	cmd.Env = append(os.Environ(), "ELICITRAY_HOME="+tempHome(t))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, inHost := socketStdio(t, "stdin")
@@ -172,7 +176,7 @@ func TestWrapperLeavesHostPipesAlone(t *testing.T) {
 			defer inW.Close()
 			defer outR.Close()
 			defer outW.Close()
-			cmd := exec.Command(elicitrayBin, "wrap", "--name", "sharer", "--", "cat")
+			cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "sharer", "--", "cat")
 			cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + home}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

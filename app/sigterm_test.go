@@ -98,7 +98,7 @@ type stalledHost struct {
 func startStalledHost(t *testing.T, socket bool, args ...string) *stalledHost {
 	t.Helper()
 	h := &stalledHost{socket: socket, log: filepath.Join(t.TempDir(), "wrapper.log"), exited: make(chan struct{})}
-	h.cmd = exec.Command(elicitrayBin, args...)
+	h.cmd = exec.Command(elicitrayBin(t), args...)
 	h.cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdin, stdout *os.File
 	if socket {

@@ -910,7 +910,7 @@ func (tr *transcript) run(st step) {
 	tr.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, elicitrayBin, strings.Fields(st.arg)...)
+	cmd := exec.CommandContext(ctx, elicitrayBin(tr.t), strings.Fields(st.arg)...)
 	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -1130,7 +1130,7 @@ func startWrapper(t *testing.T, args []string, nohub bool) *wrapperProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{elicitrayBin, "wrap"}, args...), "--", "sh", "-c", peerServer)
+	argv := append(append([]string{elicitrayBin(t), "wrap"}, args...), "--", "sh", "-c", peerServer)
 	if nohub {
 		// No desktop at all: none in its environment, and none to find.
 		argv = append(noSession(t), argv...)

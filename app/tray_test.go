@@ -329,7 +329,7 @@ func trayStartHub(t *testing.T, busAddr string) *trayHub {
 	if busAddr != "" {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+busAddr)
 	}
-	h.cmd = exec.Command(elicitrayBin, "hub")
+	h.cmd = exec.Command(elicitrayBin(t), "hub")
 	h.cmd.Env = env
 	// A file, not a buffer: the log can be read while the hub runs.
 	h.cmd.Stderr = logf

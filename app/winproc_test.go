@@ -5,7 +5,6 @@ package app
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -54,7 +53,7 @@ func startWinHub(d *testDesktop, linger string) *winHub {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	h := &winHub{d: d, cmd: exec.Command(elicitrayBin, "hub"), exited: make(chan struct{}), replies: make(chan hubapi.Message, 16)}
+	h := &winHub{d: d, cmd: exec.Command(elicitrayBin(t), "hub"), exited: make(chan struct{}), replies: make(chan hubapi.Message, 16)}
 	h.cmd.Stderr = logf
 	if err := h.cmd.Start(); err != nil {
 		t.Fatalf("starting the hub: %v", err)
@@ -318,7 +317,7 @@ type mapWatch struct{ mapped chan time.Time }
 // DISPLAY.
 func watchMaps(t *testing.T) *mapWatch {
 	t.Helper()
-	conn := watchRoot(t)
+	conn := watchRoot(t, os.Getenv("DISPLAY"))
 	w := &mapWatch{mapped: make(chan time.Time, 64)}
 	go func() {
 		for {
@@ -358,22 +357,17 @@ func (w *mapWatch) since(t *testing.T, sent time.Time) time.Duration {
 	return 0
 }
 
-// TestHubIdleAfterAPrompt measures issue 12's idle hub: a hub with its tray
-// icon up (a StatusNotifier watcher on a bus of the test's) shows one
-// prompt, which is answered; its window process lingers, then goes; then,
-// after 5 s of settling, the hub alone must sleep for 10 s: at most one wake-up a second (voluntary and
-// involuntary context switches of all its threads, from /proc) and at most
-// 60 MB resident. The numbers, the lingering window process's too, are
-// logged in one line each for the bench:
-//
-//	go test ./app -run TestHubIdleAfterAPrompt -v   (under Xvfb and a session bus)
+// TestHubIdleAfterAPrompt: a hub with its tray icon up (a StatusNotifier
+// watcher on a bus of the test's) shows one prompt, which is answered; its
+// window process lingers, then goes, and the hub stays. How much the idle
+// hub then wakes and holds (issue 12: at most one wake-up a second, 60 MB)
+// is a measure, taken by make bench (bench/run/idle.go), not here.
 func TestHubIdleAfterAPrompt(t *testing.T) {
 	d := newDesktop(t)
 	addr := trayStartBus(t)
 	items := trayServeWatcher(t, trayConnect(t, addr))
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	const linger = 6 * time.Second
-	h := startWinHub(d, linger.String())
+	h := startWinHub(d, "1s")
 	select {
 	case <-items:
 	case <-time.After(desktopWait):
@@ -381,65 +375,15 @@ func TestHubIdleAfterAPrompt(t *testing.T) {
 	}
 	h.ask(1)
 	win, _ := d.window()
-	ui := h.windowProc()
+	h.windowProc()
 	d.answer(win, "Escape")
 	h.reply(1)
-
-	lingering := sampleProcs(t, []string{ui}, linger/2)
-	t.Logf("idle window process, lingering: %s", lingering)
 	h.noWindowProc("after the linger")
-	hub := strconv.Itoa(h.cmd.Process.Pid)
-	// For a few seconds after the window process ended, Go's runtime in
-	// the hub returns the memory the prompt used (its scavenger and
-	// sysmon wake a few times); that is measured apart.
-	settling := sampleProcs(t, []string{hub}, 5*time.Second)
-	t.Logf("hub, the first 5 s after its window process ended: %s", settling)
-	idle := sampleProcs(t, []string{hub}, 10*time.Second)
-	t.Logf("idle hub, no window process: %s", idle)
-	if idle.wakeups > 1 {
-		t.Errorf("the idle hub woke %.1f times a second, want at most 1", idle.wakeups)
+	select {
+	case <-h.exited:
+		t.Fatalf("the hub exited after its window process went%s", d.diagnostics())
+	default:
 	}
-	if idle.rssKB > 60_000 {
-		t.Errorf("the idle hub holds %d kB resident, want at most 60 MB", idle.rssKB)
-	}
-}
-
-// procSample is what processes did over a while, from /proc.
-type procSample struct {
-	wakeups float64 // context switches a second, all threads
-	rssKB   int     // VmRSS at the end, summed
-	threads int
-	over    time.Duration
-}
-
-func (s procSample) String() string {
-	return fmt.Sprintf("%.1f wake-ups/s, %.1f MB RSS, %d threads (over %v)", s.wakeups, float64(s.rssKB)/1e3, s.threads, s.over)
-}
-
-// sampleProcs sums the context switches of every thread of pids over d,
-// and their VmRSS and threads at the end.
-func sampleProcs(t *testing.T, pids []string, d time.Duration) procSample {
-	t.Helper()
-	switches := func() int {
-		n := 0
-		for _, pid := range pids {
-			tasks, _ := filepath.Glob("/proc/" + pid + "/task/*/status")
-			for _, f := range tasks {
-				n += statusField(f, "voluntary_ctxt_switches") + statusField(f, "nonvoluntary_ctxt_switches")
-			}
-		}
-		return n
-	}
-	before, start := switches(), time.Now()
-	time.Sleep(d) // the measure is of this while
-	after, took := switches(), time.Since(start)
-	s := procSample{wakeups: float64(after-before) / took.Seconds(), over: took.Round(time.Millisecond)}
-	for _, pid := range pids {
-		f := "/proc/" + pid + "/status"
-		s.rssKB += statusField(f, "VmRSS")
-		s.threads += statusField(f, "Threads")
-	}
-	return s
 }
 
 // statusField is the number of field name in a /proc status file, 0 when

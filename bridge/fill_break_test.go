@@ -364,6 +364,9 @@ func runRelayGrace(cmd *exec.Cmd, e hostEnds, grace time.Duration) chan runResul
 // for (teed), and lines around 8 kB, teeMin: everything comes back byte for
 // byte, in order, nothing glued, nothing lost.
 func TestBreakRoundTripsAndBursts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	for _, kind := range inputKinds {
 		for _, sockets := range []bool{false, true} {
 			if sockets && kind.name != "os.Pipe" {
@@ -440,6 +443,9 @@ func TestBreakRoundTripsAndBursts(t *testing.T) {
 // time (dd bs=1), on each kind of host stdin: the host gets its stream
 // back byte for byte.
 func TestBreakBytewiseServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	if _, err := exec.LookPath("dd"); err != nil {
 		t.Skip("no dd here")
 	}
@@ -663,6 +669,9 @@ func TestBreakFillSmallPipes(t *testing.T) {
 // splits: what comes back through `cat` is the stream byte for byte, less
 // the byte order marks.
 func TestBreakRandomStreamsEveryStdin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	sizes := []int{0, 1, 40, 4095, 8191, 8192, 8193, 65536, 300_000, frameBuf - 1, frameBuf, frameBuf + 1, 2*frameBuf + 5}
 	for i, kind := range inputKinds[1:] {
 		for _, big := range []bool{false, true} {

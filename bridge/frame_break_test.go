@@ -310,6 +310,9 @@ func (e hostEnds) closeWrite() {
 // >1 MiB lines, and with and without a final newline: what comes back is
 // the stream byte for byte, less the byte order marks.
 func TestBreakRandomStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	small := []int{0, 1, 3, 40, 1000, 4095, 65535, 65536, 65537, 300_000, frameBuf - 2, frameBuf - 1, frameBuf, frameBuf + 1, frameBuf + 2, 2*frameBuf + 5}
 	for _, tt := range []struct {
 		name        string
@@ -674,6 +677,9 @@ func fdCount(t *testing.T) int {
 // the private pipe, /dev/null) and over sockets leaves no file open and
 // no goroutine running.
 func TestBreakNoLeaks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	in, want := streamOf(rng, 200, []int{0, 100, 70_000, frameBuf + 3, 3 << 20}, true)
 	// One run first: what the runtime and exec start once stays.
@@ -1045,6 +1051,9 @@ func TestBreakLongReplyTailEndsCall(t *testing.T) {
 // non-JSON lines and no final newline, reach a host on pipes and on
 // sockets byte for byte, less the marks.
 func TestBreakRandomServerStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	sizes := []int{0, 1, 3, 100, 4095, 8191, 8192, 8193, 65536, 300_000, frameBuf - 1, frameBuf, frameBuf + 1, 3*frameBuf + 1}
 	for seed, sockets := range []bool{false, true, false, true} {
 		t.Run(fmt.Sprintf("%d/sockets=%v", seed, sockets), func(t *testing.T) {
@@ -1218,6 +1227,9 @@ func TestBreakStreamedEscapedMethodKey(t *testing.T) {
 // an escape or in another case: the tail searches those bytes
 // (lineTail.search) and holds a key a piece ends inside.
 func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	members := []string{
 		`,"method":"elicitation/create","id":"x"}`,
 		`,"Method":"elicitation/create","id":"x"}`,

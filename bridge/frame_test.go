@@ -80,6 +80,9 @@ func crc(b []byte) uint32 {
 // order, every marked line is handled whole, in its place, and a last
 // line without a newline is kept.
 func TestFramerRelaysStreamsExactly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	for seed := range 6 {
 		for _, splice := range []bool{true, false} {
 			t.Run(fmt.Sprintf("seed%d/splice=%v", seed, splice), func(t *testing.T) {

@@ -246,6 +246,9 @@ func recordsRead(t *testing.T, s *Store, text string) int {
 }
 
 func TestSearchAgreesWithPlainScan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	// Small blocks, so that a few hundred records make many, and small
 	// batches, so that Prune takes several transactions.
 	lower(t, &blockRecords, 8)
@@ -344,6 +347,9 @@ func TestSearchForgetsDeletedText(t *testing.T) {
 // had no search blocks; version 4 wrote the ids and requests buckets' values
 // and the records' values that version 5 reads as they are.
 func TestOpenUpgradesFixtures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: not in the short tier (-short)")
+	}
 	for _, version := range []int{3, 4} {
 		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
 			path := copyFile(t, fmt.Sprintf("testdata/v%d.db", version))

@@ -22,6 +22,9 @@ import (
 // access and a mismatched resource. What elicitray does not do yet is
 // listed in testdata/conformance-auth-baseline.yml.
 func TestConformanceAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the conformance suite's scenarios on Node: not in the short tier (-short)")
+	}
 	const npm = "../../testdata/npm/node_modules"
 	suite := filepath.Join(npm, "@modelcontextprotocol/conformance/dist/index.js")
 	node := filepath.Join(npm, "node/bin/node")
@@ -45,8 +48,12 @@ func TestConformanceAuth(t *testing.T) {
 			t.Errorf("the conformance suite failed (%v):\n%s", err, tail(out, 6000))
 		}
 	}
+	// Each scenario has servers and a client of its own: they run in
+	// parallel, most of their time spent waiting (the iss scenarios until
+	// confclient's sign-in gives up).
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run("suite auth at "+version, func(t *testing.T) {
+			t.Parallel()
 			run(t, "--suite", "auth", "--spec-version", version)
 		})
 	}
@@ -59,6 +66,7 @@ func TestConformanceAuth(t *testing.T) {
 		"auth/iss-normalized", "auth/metadata-issuer-mismatch",
 	} {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
 			run(t, "--scenario", scenario, "--spec-version", "2026-07-28")
 		})
 	}
