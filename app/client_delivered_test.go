@@ -1,7 +1,7 @@
 package app
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"net"
 	"path/filepath"
@@ -25,7 +25,7 @@ func TestCloseWaitsForDelivered(t *testing.T) {
 	ours, hub := net.Pipe() // the hub reads nothing: the word waits
 	c := &hubClient{
 		paths: paths.Paths{History: filepath.Join(dir, "history.db")},
-		conn:  &hubConn{c: ours, enc: json.NewEncoder(ours), waiting: map[uint64]chan hubapi.Message{}},
+		hub:   &hubapi.Client{Dialer: func(context.Context) (net.Conn, int, error) { return ours, 0, nil }},
 	}
 	go c.Delivered(&bridge.Request{ID: "w1-1", Server: "srv", ReportsDelivery: true}, errors.New("the server ended"))
 	time.Sleep(100 * time.Millisecond) // the word is being sent

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/session"
 
 	"github.com/elicitray/elicitray/app/paths"
 )
@@ -338,7 +339,7 @@ func TestHubFailureSentence(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.log), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if got := hubFailure(path, 0); got != tt.want {
+			if got := session.HubFailure(path, 0); got != tt.want {
 				t.Errorf("hubFailure = %q, want %q", got, tt.want)
 			}
 		})

@@ -18,8 +18,6 @@ import (
 
 	"github.com/elicitray/elicitray/app/hub"
 
-	"github.com/elicitray/elicitray/app/hubapi"
-
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/spf13/cobra"
@@ -129,11 +127,9 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 // (the history says "paused" too).
 func pausedNow(ctx context.Context) func() string {
 	return func() string {
-		c := &hubClient{paths: paths.FromEnv(os.Getenv)}
-		defer c.close()
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpStatus}, nil)
+		c := cliHub(paths.FromEnv(os.Getenv), nil)
+		defer c.Close()
+		r, err := c.Probe(ctx)
 		if err != nil || !r.Paused {
 			return ""
 		}
@@ -159,11 +155,9 @@ func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// The hub first: the demo's windows need one, and a desktop
 			// that cannot show them is said before the demo starts.
-			c, err := startingClient(paths.FromEnv(os.Getenv), stderr)
-			if err != nil {
-				return runErr(err)
-			}
-			if _, err := c.connect(ctx); err != nil {
+			c := cliHub(paths.FromEnv(os.Getenv), stderr)
+			defer c.Close()
+			if _, err := c.Connect(ctx); err != nil {
 				return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
 			}
 			exe, err := os.Executable()
@@ -244,8 +238,9 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Short: "Stop the running hub (as its tray menu's Quit does)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c := &hubClient{paths: paths.FromEnv(os.Getenv)}
-				r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpQuit}, nil)
+				c := cliHub(paths.FromEnv(os.Getenv), nil)
+				defer c.Close()
+				r, err := c.Quit(ctx)
 				if errors.Is(err, ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil
@@ -258,7 +253,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 						return exitCode(exitError)
 					}
 				}
-				return runErr(err)
+				return runErr(cliHubErr(err))
 			},
 		},
 		&cobra.Command{

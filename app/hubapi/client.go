@@ -72,6 +72,8 @@ type Client struct {
 	// hub's pid before any call is sent on it. It runs under the client's
 	// lock: it may write to conn, not call the client.
 	Connected func(conn *Conn, pid int)
+	// Dialer, when set, connects in place of Dial.
+	Dialer func(ctx context.Context) (net.Conn, int, error)
 
 	mu     sync.Mutex
 	conn   *clientConn
@@ -154,7 +156,11 @@ func (c *Client) connect(ctx context.Context, start bool) (*clientConn, error) {
 		}
 		c.conn = nil
 	}
-	raw, pid, err := c.Dial(ctx)
+	dial := c.Dial
+	if c.Dialer != nil {
+		dial = c.Dialer
+	}
+	raw, pid, err := dial(ctx)
 	if err != nil && start {
 		switch {
 		case errors.Is(err, paths.ErrUntrusted):
@@ -345,8 +351,8 @@ func (c *Client) callOn(ctx context.Context, start bool, m Message, onCancel fun
 // (DESIGN.md data flow, step 4). When ctx ends first the hub is told
 // (OpCancel) who ended the prompt and why, from ctx's cause.
 func (c *Client) Prompt(ctx context.Context, req PromptRequest) (PromptReply, error) {
-	r, err := c.call(ctx, 0, true, req.message(), func(id uint64, cause error) Message {
-		return CancelRequest{ID: id, Result: CancelResult(cause)}.message()
+	r, err := c.call(ctx, 0, true, req.Message(), func(id uint64, cause error) Message {
+		return CancelRequest{ID: id, Result: CancelResult(cause)}.Message()
 	}, nil)
 	return promptReplyOf(r), err
 }
@@ -371,32 +377,32 @@ func CancelResult(cause error) *bridge.Result {
 func (c *Client) Delivered(ctx context.Context, req DeliveredRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, KeepWait)
 	defer cancel()
-	return c.send(ctx, req.message())
+	return c.send(ctx, req.Message())
 }
 
 // Record asks a running hub to keep rec, and waits KeepWait at most for it
 // to say the record is on disk.
 func (c *Client) Record(ctx context.Context, req RecordRequest) error {
-	_, err := c.call(ctx, KeepWait, false, req.message(), nil, nil)
+	_, err := c.call(ctx, KeepWait, false, req.Message(), nil, nil)
 	return err
 }
 
 // History lists the running hub's history.
 func (c *Client) History(ctx context.Context, req HistoryRequest) (HistoryReply, error) {
-	r, err := c.call(ctx, AskWait, false, req.message(), nil, nil)
+	r, err := c.call(ctx, AskWait, false, req.Message(), nil, nil)
 	return historyReplyOf(r), err
 }
 
 // Get returns one record of the running hub's history.
 func (c *Client) Get(ctx context.Context, req GetRequest) (HistoryReply, error) {
-	r, err := c.call(ctx, AskWait, false, req.message(), nil, nil)
+	r, err := c.call(ctx, AskWait, false, req.Message(), nil, nil)
 	return historyReplyOf(r), err
 }
 
 // Export writes the running hub's history to w as it comes.
 func (c *Client) Export(ctx context.Context, req ExportRequest, w io.Writer) (CountReply, error) {
 	var werr error
-	r, err := c.call(ctx, 0, false, req.message(), nil, func(m Message) bool {
+	r, err := c.call(ctx, 0, false, req.Message(), nil, func(m Message) bool {
 		if m.Done {
 			return true
 		}
@@ -413,27 +419,27 @@ func (c *Client) Export(ctx context.Context, req ExportRequest, w io.Writer) (Co
 
 // Prune applies retention in the running hub.
 func (c *Client) Prune(ctx context.Context, req PruneRequest) (CountReply, error) {
-	r, err := c.call(ctx, 0, false, req.message(), nil, nil)
+	r, err := c.call(ctx, 0, false, req.Message(), nil, nil)
 	return CountReply{Count: r.Count}, err
 }
 
 // Pause pauses or resumes every prompt in the running hub.
 func (c *Client) Pause(ctx context.Context, req PauseRequest) error {
-	_, err := c.call(ctx, AskWait, false, req.message(), nil, nil)
+	_, err := c.call(ctx, AskWait, false, req.Message(), nil, nil)
 	return err
 }
 
 // Mute mutes a server in the running hub; UnknownServerError when the hub
 // does not know it and req.Force is not set.
 func (c *Client) Mute(ctx context.Context, req MuteRequest) (MuteReply, error) {
-	r, err := c.call(ctx, AskWait, false, req.message(), nil, nil)
+	r, err := c.call(ctx, AskWait, false, req.Message(), nil, nil)
 	return MuteReply{Until: r.Until}, err
 }
 
 // Unmute lifts a server's mute in the running hub; UnknownServerError when
 // the hub does not know it.
 func (c *Client) Unmute(ctx context.Context, req UnmuteRequest) (MuteReply, error) {
-	r, err := c.call(ctx, AskWait, false, req.message(), nil, nil)
+	r, err := c.call(ctx, AskWait, false, req.Message(), nil, nil)
 	return MuteReply{Until: r.Until}, err
 }
 

@@ -17,7 +17,7 @@ import (
 // PromptRequest asks the hub to decide an elicitation (OpPrompt).
 type PromptRequest struct{ Request *bridge.Request }
 
-func (r PromptRequest) message() Message { return Message{Op: OpPrompt, Request: r.Request} }
+func (r PromptRequest) Message() Message { return Message{Op: OpPrompt, Request: r.Request} }
 
 // PromptReply is the hub's decision, and the record of it when the hub
 // could not save it (a full disk): the wrapper keeps that copy.
@@ -35,7 +35,7 @@ type CancelRequest struct {
 	Result *bridge.Result
 }
 
-func (r CancelRequest) message() Message { return Message{Op: OpCancel, ID: r.ID, Result: r.Result} }
+func (r CancelRequest) Message() Message { return Message{Op: OpCancel, ID: r.ID, Result: r.Result} }
 
 // DeliveredRequest says whether the answer to request Key reached its
 // server: Error is why not, "" when it did (OpDelivered); no reply.
@@ -44,7 +44,7 @@ type DeliveredRequest struct {
 	Error string
 }
 
-func (r DeliveredRequest) message() Message {
+func (r DeliveredRequest) Message() Message {
 	return Message{Op: OpDelivered, Key: r.Key, Error: r.Error}
 }
 
@@ -53,12 +53,12 @@ func (r DeliveredRequest) message() Message {
 // hub's memory.
 type RecordRequest struct{ Record *history.Record }
 
-func (r RecordRequest) message() Message { return Message{Op: OpRecord, Record: r.Record} }
+func (r RecordRequest) Message() Message { return Message{Op: OpRecord, Record: r.Record} }
 
 // HistoryRequest lists history (OpHistory); a nil Query is every record.
 type HistoryRequest struct{ Query *history.Query }
 
-func (r HistoryRequest) message() Message { return Message{Op: OpHistory, Query: r.Query} }
+func (r HistoryRequest) Message() Message { return Message{Op: OpHistory, Query: r.Query} }
 
 // HistoryReply is the records asked for, and what keeps decisions out of
 // history ("" when nothing does). It answers OpHistory and OpGet.
@@ -74,7 +74,7 @@ func historyReplyOf(m Message) HistoryReply {
 // GetRequest asks for record RecordID (OpGet).
 type GetRequest struct{ RecordID uint64 }
 
-func (r GetRequest) message() Message { return Message{Op: OpGet, RecordID: r.RecordID} }
+func (r GetRequest) Message() Message { return Message{Op: OpGet, RecordID: r.RecordID} }
 
 // ExportRequest streams history as Format (history.FormatJSONL or
 // FormatCSV) in chunks (OpExport); the last message says how many records.
@@ -83,14 +83,14 @@ type ExportRequest struct {
 	Query  *history.Query
 }
 
-func (r ExportRequest) message() Message {
+func (r ExportRequest) Message() Message {
 	return Message{Op: OpExport, Format: r.Format, Query: r.Query}
 }
 
 // PruneRequest applies retention now (OpPrune); nil Prune is the config's.
 type PruneRequest struct{ Prune *history.PruneOptions }
 
-func (r PruneRequest) message() Message { return Message{Op: OpPrune, Prune: r.Prune} }
+func (r PruneRequest) Message() Message { return Message{Op: OpPrune, Prune: r.Prune} }
 
 // CountReply is how many records an export wrote or a prune removed.
 type CountReply struct{ Count int }
@@ -98,7 +98,7 @@ type CountReply struct{ Count int }
 // PauseRequest pauses every prompt (Paused) or resumes them (OpPause).
 type PauseRequest struct{ Paused bool }
 
-func (r PauseRequest) message() Message { return Message{Op: OpPause, Paused: r.Paused} }
+func (r PauseRequest) Message() Message { return Message{Op: OpPause, Paused: r.Paused} }
 
 // MuteRequest mutes Server for For (OpMute); Force even a server the hub
 // does not know.
@@ -108,14 +108,14 @@ type MuteRequest struct {
 	Force  bool
 }
 
-func (r MuteRequest) message() Message {
+func (r MuteRequest) Message() Message {
 	return Message{Op: OpMute, Server: r.Server, For: r.For, Force: r.Force}
 }
 
 // UnmuteRequest lifts Server's mute (OpUnmute).
 type UnmuteRequest struct{ Server string }
 
-func (r UnmuteRequest) message() Message { return Message{Op: OpUnmute, Server: r.Server} }
+func (r UnmuteRequest) Message() Message { return Message{Op: OpUnmute, Server: r.Server} }
 
 // MuteReply is when the mute ends (mute) or would have ended (unmute;
 // zero when the server was not muted).

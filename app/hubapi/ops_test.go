@@ -24,22 +24,22 @@ func TestRequestsOnTheWire(t *testing.T) {
 		m    Message
 		want string
 	}{
-		{"prompt", 1, PromptRequest{Request: &bridge.Request{Server: "github", Mode: "form", Message: "Name?"}}.message(),
+		{"prompt", 1, PromptRequest{Request: &bridge.Request{Server: "github", Mode: "form", Message: "Name?"}}.Message(),
 			`{"op":"prompt","id":1,"request":{"server":"github","serverInfo":{"name":""},"mode":"form","message":"Name?"}}`},
-		{"cancel", 0, CancelRequest{ID: 1, Result: &bridge.Result{Action: "cancel", DecidedBy: "server-cancelled", Reason: "gone"}}.message(),
+		{"cancel", 0, CancelRequest{ID: 1, Result: &bridge.Result{Action: "cancel", DecidedBy: "server-cancelled", Reason: "gone"}}.Message(),
 			`{"op":"cancel","id":1,"result":{"action":"cancel","decidedBy":"server-cancelled","reason":"gone"}}`},
-		{"delivered", 0, DeliveredRequest{Key: "elicitray-1-3"}.message(), `{"op":"delivered","key":"elicitray-1-3"}`},
-		{"not delivered", 0, DeliveredRequest{Key: "k", Error: "broken pipe"}.message(), `{"op":"delivered","key":"k","error":"broken pipe"}`},
-		{"record", 4, RecordRequest{Record: rec}.message(), `{"op":"record","id":4,"record":` + mustJSON(t, rec) + `}`},
-		{"history", 2, HistoryRequest{Query: &history.Query{Limit: 5}}.message(), `{"op":"history","id":2,"query":` + mustJSON(t, &history.Query{Limit: 5}) + `}`},
-		{"get", 3, GetRequest{RecordID: 42}.message(), `{"op":"get","id":3,"recordId":42}`},
-		{"export", 6, ExportRequest{Format: "csv", Query: &history.Query{}}.message(), `{"op":"export","id":6,"format":"csv","query":` + mustJSON(t, &history.Query{}) + `}`},
-		{"prune", 7, PruneRequest{Prune: &history.PruneOptions{Keep: 10}}.message(), `{"op":"prune","id":7,"prune":` + mustJSON(t, &history.PruneOptions{Keep: 10}) + `}`},
-		{"pause", 8, PauseRequest{Paused: true}.message(), `{"op":"pause","id":8,"paused":true}`},
-		{"resume", 8, PauseRequest{}.message(), `{"op":"pause","id":8}`},
-		{"mute", 9, MuteRequest{Server: "github", For: time.Hour}.message(), `{"op":"mute","id":9,"server":"github","for":3600000000000}`},
-		{"mute --force", 9, MuteRequest{Server: "github", For: time.Hour, Force: true}.message(), `{"op":"mute","id":9,"server":"github","for":3600000000000,"force":true}`},
-		{"unmute", 10, UnmuteRequest{Server: "github"}.message(), `{"op":"unmute","id":10,"server":"github"}`},
+		{"delivered", 0, DeliveredRequest{Key: "elicitray-1-3"}.Message(), `{"op":"delivered","key":"elicitray-1-3"}`},
+		{"not delivered", 0, DeliveredRequest{Key: "k", Error: "broken pipe"}.Message(), `{"op":"delivered","key":"k","error":"broken pipe"}`},
+		{"record", 4, RecordRequest{Record: rec}.Message(), `{"op":"record","id":4,"record":` + mustJSON(t, rec) + `}`},
+		{"history", 2, HistoryRequest{Query: &history.Query{Limit: 5}}.Message(), `{"op":"history","id":2,"query":` + mustJSON(t, &history.Query{Limit: 5}) + `}`},
+		{"get", 3, GetRequest{RecordID: 42}.Message(), `{"op":"get","id":3,"recordId":42}`},
+		{"export", 6, ExportRequest{Format: "csv", Query: &history.Query{}}.Message(), `{"op":"export","id":6,"format":"csv","query":` + mustJSON(t, &history.Query{}) + `}`},
+		{"prune", 7, PruneRequest{Prune: &history.PruneOptions{Keep: 10}}.Message(), `{"op":"prune","id":7,"prune":` + mustJSON(t, &history.PruneOptions{Keep: 10}) + `}`},
+		{"pause", 8, PauseRequest{Paused: true}.Message(), `{"op":"pause","id":8,"paused":true}`},
+		{"resume", 8, PauseRequest{}.Message(), `{"op":"pause","id":8}`},
+		{"mute", 9, MuteRequest{Server: "github", For: time.Hour}.Message(), `{"op":"mute","id":9,"server":"github","for":3600000000000}`},
+		{"mute --force", 9, MuteRequest{Server: "github", For: time.Hour, Force: true}.Message(), `{"op":"mute","id":9,"server":"github","for":3600000000000,"force":true}`},
+		{"unmute", 10, UnmuteRequest{Server: "github"}.Message(), `{"op":"unmute","id":10,"server":"github"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
