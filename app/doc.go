@@ -1,7 +1,7 @@
 // Package app is elicitray's composition root: the CLI (cobra), paths and
-// config, the hub (socket server, prompt queue, timeouts, history
-// recording, and its desktop Prompter), and the wrapper's hub client, which
-// is the bridge.Approver the relay asks.
+// config, the hub's desktop Prompter, and the commands, which reach the hub
+// through the one hubapi.Client cliHub builds (client.go); the wrapper's
+// bridge.Approver is app/wrapper's.
 //
 // Processes: `elicitray hub` runs no Fyne driver, so that a hub with no
 // window open sleeps (Fyne's GL loop polls from app.Run until the process
@@ -18,8 +18,9 @@
 // the menu window shows (the tray's items without a tray, menuwin.go) is
 // sent on a short-lived one. In `elicitray
 // ui` the Fyne event loop owns the main goroutine, and everything that
-// touches widgets goes through fyne.Do. The wrapper's hub client reads
-// replies on one goroutine per connection, and one more watches
+// touches widgets goes through fyne.Do. The wrapper's hub client
+// (hubapi.Client) reads replies on one goroutine per connection, and one
+// more watches
 // config.toml, putting a change of the server's guard or keep-alive in
 // force in the running relay (wrapguard.go).
 //

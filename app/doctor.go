@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -332,9 +331,9 @@ func (d *doctor) history() {
 			f = d.add(levelProblem, lang.L("History"), lang.L("%s: %v"), path, err)
 		}
 	}
-	if free, ok := freeSpace(path); ok {
+	if free, ok := session.FreeSpace(path); ok {
 		f.text += fmt.Sprintf(lang.L("; %s free on its disk"), humanize.IBytes(uint64(free)))
-		if free < minFree {
+		if free < session.MinFree {
 			f.level = levelProblem
 			f.more = append(f.more, lang.L("the disk is full: decisions are kept in memory, and saved once space is freed"))
 		}
@@ -344,20 +343,6 @@ func (d *doctor) history() {
 		d.add(levelNote, lang.L("Spool"), lang.L("%s in %s, not yet in history: the next hub (or `elicitray history list`) takes them in."), lang.N("{{.Count}} decisions", n, ui.Count(n)), journal.SpoolDir(d.paths))
 	}
 }
-
-// freeSpace is the space free to this user on the file system of path, or
-// of its nearest existing parent when it is not made yet.
-func freeSpace(path string) (int64, bool) {
-	dir := filepath.Dir(path)
-	for !session.Exists(dir) && filepath.Dir(dir) != dir {
-		dir = filepath.Dir(dir)
-	}
-	return platform.FreeSpace(dir)
-}
-
-// minFree is the free space below which the history cannot be kept: bbolt
-// grows the file by at least a page, and by more as it gets bigger.
-const minFree = 1 << 20
 
 // config reports every mistake in config.toml at once.
 func (d *doctor) config() {

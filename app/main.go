@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/session"
+	"github.com/elicitray/elicitray/app/wrapper"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -316,11 +317,11 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			return remote.check(args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			client, err := startingClient(paths.FromEnv(os.Getenv), stderr)
+			client, err := wrapper.New(paths.FromEnv(os.Getenv), stderr)
 			if err != nil {
 				return runErr(err)
 			}
-			client.wrapper = true
+			client.SayHub = true
 			if name == "" && remote.url != "" {
 				name = remoteName(remote.url)
 			} else if name == "" {
@@ -370,7 +371,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
 			stopWatch()
-			client.close()
+			client.Close()
 			if err != nil {
 				fmt.Fprintf(stderr, "elicitray: %v\n", startError(what, err))
 			}

@@ -161,29 +161,6 @@ func askHub(ctx context.Context, ask func(*hubapi.Client) error) error {
 	return runErr(err)
 }
 
-// cliHub is the commands' client of the user's hub: with log set, one that
-// starts a hub when none runs, saying so on log (the commands that open
-// windows), else one that asks only a running hub.
-func cliHub(p paths.Paths, log io.Writer) *hubapi.Client {
-	if log == nil {
-		return &hubapi.Client{Paths: p}
-	}
-	c, err := startingClient(p, log)
-	if err != nil {
-		return &hubapi.Client{Paths: p}
-	}
-	return c.api()
-}
-
-// cliHubErr is err with the command line's advice for a hub that did not
-// answer in time.
-func cliHubErr(err error) error {
-	if na := (hubapi.NoAnswerError{}); errors.As(err, &na) {
-		return fmt.Errorf("%v: it may be stopped or hung (`elicitray doctor` names it)", na)
-	}
-	return err
-}
-
 // writeStatus writes the hub's status r: whether prompts are paused, how
 // many wait, and each server the hub knows with the rule in force for it,
 // whether it is muted, its tool-call guard and its keep-alive, named as

@@ -1,0 +1,14 @@
+// Package wrapper is the wrapper's side of the hub: the bridge.Approver
+// (Approver) that asks the user's hub over its socket through
+// hubapi.Client, starting a hub when none runs (session.Starter) and a new
+// one for the next prompt when the hub died; it keeps what the wrapper
+// sent servers that was not the hub's decision (rejected requests, no
+// desktop, overruled answers, deliveries), through the hub or, when no hub
+// takes it, in the wrapper's own spool, and says on the host's log why a
+// prompt was answered without a person.
+//
+// Goroutines: hubapi.Client's reader; Delivered may be called from the
+// relay's goroutines, and Close waits for those under way.
+//
+// Files: approver.go.
+package wrapper
