@@ -22,7 +22,7 @@
 // (hubapi.Client) reads replies on one goroutine per connection, and one
 // more watches
 // config.toml, putting a change of the server's guard or keep-alive in
-// force in the running relay (wrapguard.go).
+// force in the running relay (wrapper.WatchGuard).
 //
 // Systems: what differs between Linux, macOS and Windows (locks, owners and
 // private directories, peer credentials, the socket, the detached hub,

@@ -365,9 +365,9 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				PromptTimeout:    settings.timeout,
 				Log:              stderr,
 			})
-			// The guard and keep-alive follow config.toml while the wrapper runs (wrapguard.go).
+			// The guard and keep-alive follow config.toml while the wrapper runs (wrapper.WatchGuard).
 			watchCtx, stopWatch := context.WithCancel(ctx)
-			watchGuard(watchCtx, cfgPath, name, settings.guard, settings.keepAlive, stamp, relay, stderr)
+			wrapper.WatchGuard(watchCtx, cfgPath, name, settings.guard, settings.keepAlive, stamp, relay, stderr)
 			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
 			stopWatch()
@@ -490,7 +490,7 @@ type wrapperSettings struct {
 }
 
 // wrapperConfig is what the wrapper of the server configured as name reads
-// of the config file at path when it starts; watchGuard follows later
+// of the config file at path when it starts; wrapper.WatchGuard follows later
 // changes of its keep-alive and guard. A config file the wrapper cannot
 // use gives the defaults, said once in the host's log: the hub says what
 // is wrong with it in full.

@@ -5,10 +5,12 @@
 // sent servers that was not the hub's decision (rejected requests, no
 // desktop, overruled answers, deliveries), through the hub or, when no hub
 // takes it, in the wrapper's own spool, and says on the host's log why a
-// prompt was answered without a person.
+// prompt was answered without a person. A running wrapper follows the
+// guard and keep-alive config.toml sets for its server (WatchGuard).
 //
 // Goroutines: hubapi.Client's reader; Delivered may be called from the
-// relay's goroutines, and Close waits for those under way.
+// relay's goroutines, and Close waits for those under way; WatchGuard
+// runs on the goroutine it is called on until its context ends.
 //
-// Files: approver.go.
+// Files: approver.go (the Approver), guard.go (following config.toml).
 package wrapper
