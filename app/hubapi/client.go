@@ -283,9 +283,9 @@ func (c *Client) send(ctx context.Context, m Message) error {
 // call sends m and waits for its reply, wait at most (0: as long as ctx
 // allows); start says whether a hub is started when none runs. On ctx,
 // onCancel (if set) gives the message that tells the hub the call ended.
-// Each reply, the last included, goes to each (nil: only the reply is
-// returned); a reply with an error ends the call with it.
-func (c *Client) call(ctx context.Context, wait time.Duration, start bool, m Message, onCancel func(id uint64, cause error) Message, each func(Message) bool) (Message, error) {
+// A stream's replies go to each until it says done or fails (nil: one
+// reply, returned); a reply with an error ends the call with it.
+func (c *Client) call(ctx context.Context, wait time.Duration, start bool, m Message, onCancel func(id uint64, cause error) Message, each func(Message) (done bool, err error)) (Message, error) {
 	if wait > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, wait, NoAnswerError{wait})
@@ -300,7 +300,7 @@ func (c *Client) call(ctx context.Context, wait time.Duration, start bool, m Mes
 	return r, err
 }
 
-func (c *Client) callOn(ctx context.Context, start bool, m Message, onCancel func(id uint64, cause error) Message, each func(Message) bool) (Message, error) {
+func (c *Client) callOn(ctx context.Context, start bool, m Message, onCancel func(id uint64, cause error) Message, each func(Message) (bool, error)) (Message, error) {
 	cc, err := c.connect(ctx, start)
 	if err != nil {
 		return Message{}, err
@@ -321,6 +321,11 @@ func (c *Client) callOn(ctx context.Context, start bool, m Message, onCancel fun
 	if err := cc.conn.Write(m); err != nil {
 		return Message{}, fmt.Errorf("%w: %v", ErrHubGone, err)
 	}
+	forget := func() {
+		cc.mu.Lock()
+		delete(cc.waiting, m.ID)
+		cc.mu.Unlock()
+	}
 	for {
 		select {
 		case r := <-p.ch:
@@ -331,14 +336,18 @@ func (c *Client) callOn(ctx context.Context, start bool, m Message, onCancel fun
 				return r, UnknownServerError{r.Error}
 			case r.Error != "":
 				return r, errors.New(r.Error)
-			case each != nil && !each(r):
+			case each == nil:
+				return r, nil
+			}
+			if done, err := each(r); err != nil {
+				forget()
+				return r, err
+			} else if !done {
 				continue
 			}
 			return r, nil
 		case <-ctx.Done():
-			cc.mu.Lock()
-			delete(cc.waiting, m.ID)
-			cc.mu.Unlock()
+			forget()
 			if onCancel != nil {
 				_ = cc.conn.Write(onCancel(m.ID, context.Cause(ctx)))
 			}
@@ -399,21 +408,16 @@ func (c *Client) Get(ctx context.Context, req GetRequest) (HistoryReply, error) 
 	return historyReplyOf(r), err
 }
 
-// Export writes the running hub's history to w as it comes.
+// Export writes the running hub's history to w as it comes; a failed
+// write ends it.
 func (c *Client) Export(ctx context.Context, req ExportRequest, w io.Writer) (CountReply, error) {
-	var werr error
-	r, err := c.call(ctx, 0, false, req.Message(), nil, func(m Message) bool {
+	r, err := c.call(ctx, 0, false, req.Message(), nil, func(m Message) (bool, error) {
 		if m.Done {
-			return true
+			return true, nil
 		}
-		if werr == nil {
-			_, werr = w.Write(m.Data)
-		}
-		return false
+		_, err := w.Write(m.Data)
+		return false, err
 	})
-	if err == nil {
-		err = werr
-	}
 	return CountReply{Count: r.Count}, err
 }
 
