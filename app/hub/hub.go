@@ -303,7 +303,7 @@ func (h *Hub) opPrompt(cs *ConnState, m *hubapi.Message) {
 		// Kept before it is sent (DESIGN.md: durable before its answer
 		// leaves).
 		h.recordDecision(it, res)
-		cs.send(hubapi.Message{ID: id, Result: res, Record: it.unsaved})
+		cs.send(hubapi.PromptReply{Result: res, Record: it.unsaved}.Reply(id))
 		return
 	}
 	// Registered under the lock, so a decision that comes at once (a
@@ -313,7 +313,7 @@ func (h *Hub) opPrompt(cs *ConnState, m *hubapi.Message) {
 		cs.mu.Lock()
 		delete(cs.items, id)
 		cs.mu.Unlock()
-		cs.send(hubapi.Message{ID: id, Result: &res, Record: it.unsaved})
+		cs.send(hubapi.PromptReply{Result: &res, Record: it.unsaved}.Reply(id))
 	})
 	cs.items[id] = it
 	cs.mu.Unlock()
@@ -408,7 +408,9 @@ func (h *Hub) opExport(cs *ConnState, m *hubapi.Message) {
 		cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
 		return
 	}
-	cs.send(hubapi.Message{ID: m.ID, Done: true, Count: n})
+	done := hubapi.CountReply{Count: n}.Reply(m.ID)
+	done.Done = true
+	cs.send(done)
 }
 
 func (h *Hub) opPrune(cs *ConnState, m *hubapi.Message) {
@@ -421,7 +423,7 @@ func (h *Hub) opPrune(cs *ConnState, m *hubapi.Message) {
 		cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
 		return
 	}
-	cs.send(hubapi.Message{ID: m.ID, Count: n})
+	cs.send(hubapi.CountReply{Count: n}.Reply(m.ID))
 }
 
 func (h *Hub) opPause(cs *ConnState, m *hubapi.Message) {
@@ -439,7 +441,7 @@ func (h *Hub) opMute(cs *ConnState, m *hubapi.Message) {
 		return
 	}
 	h.Mute(m.Server, m.For)
-	cs.send(hubapi.Message{ID: m.ID, Until: h.now().Add(m.For)})
+	cs.send(hubapi.MuteReply{Until: h.now().Add(m.For)}.Reply(m.ID))
 }
 
 func (h *Hub) opUnmute(cs *ConnState, m *hubapi.Message) {
@@ -447,7 +449,7 @@ func (h *Hub) opUnmute(cs *ConnState, m *hubapi.Message) {
 		cs.send(*r)
 		return
 	}
-	cs.send(hubapi.Message{ID: m.ID, Until: h.Unmute(m.Server)})
+	cs.send(hubapi.MuteReply{Until: h.Unmute(m.Server)}.Reply(m.ID))
 }
 
 func (h *Hub) opStatus(cs *ConnState, m *hubapi.Message) {
@@ -455,9 +457,8 @@ func (h *Hub) opStatus(cs *ConnState, m *hubapi.Message) {
 	h.Mu.Lock()
 	waiting := len(h.Queue)
 	h.Mu.Unlock()
-	reply := hubapi.Message{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: h.Version, Display: h.Display}
-	h.savedState(&reply)
-	cs.send(reply)
+	cs.send(hubapi.StatusReply{Paused: h.Paused(), Waiting: waiting, Servers: h.Servers(), Version: h.Version,
+		Display: h.Display, SavedState: h.savedState()}.Reply(m.ID))
 }
 
 // opWindow opens a window (show-history, settings, menu) or quits.
@@ -482,7 +483,7 @@ func (h *Hub) opWindow(cs *ConnState, m *hubapi.Message) {
 	if m.Op == hubapi.OpQuit {
 		// What still cannot be saved is said to the user who quits (and
 		// logged, with each record, by the journal's close).
-		h.savedState(&reply)
+		reply = h.savedState().Reply(m.ID)
 	}
 	f()
 	cs.send(reply)
@@ -502,7 +503,7 @@ func (w *ExportWriter) Write(p []byte) (int, error) {
 // historyReply answers a history query with recs or err, and with what
 // keeps decisions out of history, for the CLI to say.
 func (h *Hub) historyReply(id uint64, recs []history.Record, err error) hubapi.Message {
-	reply := hubapi.Message{ID: id, Records: recs, Problem: h.Records().State().Problem()}
+	reply := hubapi.HistoryReply{Records: recs, Problem: h.Records().State().Problem()}.Reply(id)
 	if err != nil {
 		reply.Records, reply.Error = nil, err.Error()
 	}
@@ -520,12 +521,12 @@ func (h *Hub) historyFor(cs *ConnState, id uint64) *history.Store {
 	return st
 }
 
-// savedState fills in reply what waits to be saved, after one more try to
-// save it: the user asking after freeing the disk sees it land.
-func (h *Hub) savedState(reply *hubapi.Message) {
+// savedState is what waits to be saved, after one more try to save it:
+// the user asking after freeing the disk sees it land.
+func (h *Hub) savedState() hubapi.SavedState {
 	h.Records().Flush()
 	js := h.Records().State()
-	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.Problem()
+	return hubapi.SavedState{Spooled: js.Spooled, Unsaved: js.Unsaved, Problem: js.Problem()}
 }
 
 // prepare checks a request and builds its prompt: the form or the URL

@@ -184,7 +184,8 @@ func (h *Hub) unknownServer(id uint64, server string) *hubapi.Message {
 	if s := DidYouMean(server, names); s != "" {
 		msg += "; " + s
 	}
-	return &hubapi.Message{ID: id, Error: msg, Unknown: true}
+	r := hubapi.UnknownServerReply(id, msg)
+	return &r
 }
 
 func (p *PolicyState) init() {

@@ -9,7 +9,8 @@ import (
 
 // One request and one reply type per operation. Each request turns into
 // the Message that carries it (its message method) and each reply is read
-// from the Message that answers (the …Of functions), so that the JSON on
+// from the Message that answers (the …Of functions; the hub writes it with
+// the reply's Reply method), so that the JSON on
 // the wire is Message's whatever the Go types: a wrapper of this version
 // and a hub of the last one understand each other (ops_test.go holds the
 // shapes wire.go documents).
@@ -27,6 +28,11 @@ type PromptReply struct {
 }
 
 func promptReplyOf(m Message) PromptReply { return PromptReply{Result: m.Result, Record: m.Record} }
+
+// Reply is r answering call id.
+func (r PromptReply) Reply(id uint64) Message {
+	return Message{ID: id, Result: r.Result, Record: r.Record}
+}
 
 // CancelRequest ends prompt ID before anyone answered, saying who and why
 // (OpCancel); the hub does not reply.
@@ -71,6 +77,11 @@ func historyReplyOf(m Message) HistoryReply {
 	return HistoryReply{Records: m.Records, Problem: m.Problem}
 }
 
+// Reply is r answering call id.
+func (r HistoryReply) Reply(id uint64) Message {
+	return Message{ID: id, Records: r.Records, Problem: r.Problem}
+}
+
 // GetRequest asks for record RecordID (OpGet).
 type GetRequest struct{ RecordID uint64 }
 
@@ -94,6 +105,9 @@ func (r PruneRequest) Message() Message { return Message{Op: OpPrune, Prune: r.P
 
 // CountReply is how many records an export wrote or a prune removed.
 type CountReply struct{ Count int }
+
+// Reply is r answering call id.
+func (r CountReply) Reply(id uint64) Message { return Message{ID: id, Count: r.Count} }
 
 // PauseRequest pauses every prompt (Paused) or resumes them (OpPause).
 type PauseRequest struct{ Paused bool }
@@ -121,6 +135,15 @@ func (r UnmuteRequest) Message() Message { return Message{Op: OpUnmute, Server: 
 // zero when the server was not muted).
 type MuteReply struct{ Until time.Time }
 
+// Reply is r answering call id.
+func (r MuteReply) Reply(id uint64) Message { return Message{ID: id, Until: r.Until} }
+
+// UnknownServerReply answers call id, a mute or unmute of a server the hub
+// does not know, with sentence.
+func UnknownServerReply(id uint64, sentence string) Message {
+	return Message{ID: id, Error: sentence, Unknown: true}
+}
+
 // StatusReply is the hub's state (OpStatus): whether prompts are paused,
 // how many wait, the servers it knows, its version and display, and the
 // decisions not in history yet (SavedState).
@@ -131,6 +154,13 @@ type StatusReply struct {
 	Version string
 	Display string
 	SavedState
+}
+
+// Reply is r answering call id.
+func (r StatusReply) Reply(id uint64) Message {
+	m := r.SavedState.Reply(id)
+	m.Paused, m.Count, m.Servers, m.Version, m.Display = r.Paused, r.Waiting, r.Servers, r.Version, r.Display
+	return m
 }
 
 func statusReplyOf(m Message) StatusReply {
@@ -145,6 +175,11 @@ type SavedState struct {
 	Spooled int
 	Unsaved int
 	Problem string
+}
+
+// Reply is s answering call id (a quit).
+func (s SavedState) Reply(id uint64) Message {
+	return Message{ID: id, Spooled: s.Spooled, Unsaved: s.Unsaved, Problem: s.Problem}
 }
 
 func savedStateOf(m Message) SavedState {

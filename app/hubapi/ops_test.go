@@ -59,7 +59,8 @@ func TestRequestsOnTheWire(t *testing.T) {
 }
 
 // TestRepliesOffTheWire checks that each reply wire.go documents reads
-// into its operation's reply type.
+// into its operation's reply type, and that the hub writes that type as
+// the same line.
 func TestRepliesOffTheWire(t *testing.T) {
 	t.Parallel()
 	until := time.Date(2026, 12, 6, 15, 4, 0, 0, time.UTC)
@@ -72,10 +73,10 @@ func TestRepliesOffTheWire(t *testing.T) {
 		{"prompt", `{"id":1,"result":{"action":"accept","content":{"n":12345678901234567890},"decidedBy":"user"}}`,
 			func(m Message) any { return promptReplyOf(m) },
 			PromptReply{Result: &bridge.Result{Action: "accept", Content: map[string]any{"n": json.Number("12345678901234567890")}, DecidedBy: "user"}}},
-		{"prompt not saved", `{"id":1,"result":{"action":"decline","decidedBy":"rule"},"record":{"server":"github"}}`,
+		{"prompt not saved", `{"id":1,"result":{"action":"decline","decidedBy":"rule"},"record":` + mustJSON(t, &history.Record{Server: "github"}) + `}`,
 			func(m Message) any { return promptReplyOf(m) },
 			PromptReply{Result: &bridge.Result{Action: "decline", DecidedBy: "rule"}, Record: &history.Record{Server: "github"}}},
-		{"history", `{"id":2,"records":[{"id":7,"server":"github"}],"problem":"3 decisions not saved"}`,
+		{"history", `{"id":2,"records":[` + mustJSON(t, &history.Record{ID: 7, Server: "github"}) + `],"problem":"3 decisions not saved"}`,
 			func(m Message) any { return historyReplyOf(m) },
 			HistoryReply{Records: []history.Record{{ID: 7, Server: "github"}}, Problem: "3 decisions not saved"}},
 		{"mute", `{"id":9,"until":"2026-12-06T15:04:00Z"}`,
@@ -97,6 +98,14 @@ func TestRepliesOffTheWire(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, tt.got(m)); diff != "" {
 				t.Errorf("%s reply mismatch (-want +got):\n%s", tt.name, diff)
+			}
+			// And the hub writes the reply as the line says.
+			sent, err := json.Marshal(tt.want.(interface{ Reply(uint64) Message }).Reply(m.ID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(decoded(t, tt.line), decoded(t, string(sent))); diff != "" {
+				t.Errorf("%s reply on the wire mismatch (-want +got):\n%s", tt.name, diff)
 			}
 		})
 	}
