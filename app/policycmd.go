@@ -50,7 +50,11 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				return err
 			})
 			if unknown := (hubapi.UnknownServerError{}); errors.As(err, &unknown) {
-				return usageError{errors.New(unknown.Sentence + " (to mute a server before it first asks, add --force)")}
+				why := unknown.Sentence
+				if !strings.Contains(why, "--force") { // a hub of the last version says it itself
+					why += " (to mute a server before it first asks, add --force)"
+				}
+				return usageError{errors.New(why)}
 			}
 			if err != nil {
 				return err
