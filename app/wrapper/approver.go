@@ -197,7 +197,9 @@ func (c *Approver) Delivered(req *bridge.Request, err error) {
 	if !req.ReportsDelivery {
 		return
 	}
+	c.mu.Lock() // before Close's Wait, when it begins first
 	c.delivering.Add(1)
+	c.mu.Unlock()
 	defer c.delivering.Done()
 	word := hubapi.DeliveredRequest{Key: req.ID}
 	if err != nil {
@@ -312,10 +314,12 @@ func (c *Approver) HubPID() int { return c.API().PID() }
 // holds one up, so close waits no longer than that.
 func (c *Approver) Close() {
 	done := make(chan struct{})
+	c.mu.Lock() // after the Adds of the Delivered calls that began
 	go func() {
 		c.delivering.Wait()
 		close(done)
 	}()
+	c.mu.Unlock()
 	select {
 	case <-done:
 	case <-time.After(hubapi.KeepWait):
