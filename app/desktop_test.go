@@ -954,13 +954,9 @@ func parseRawResult(t *testing.T, text string) rawResult {
 
 // hubAnswers reports whether a hub answers a history query on its socket.
 func hubAnswers(ctx context.Context, p paths.Paths) bool {
-	c := &hubClient{paths: p} // no start: never starts a hub
-	_, err := c.call(ctx, hubapi.Message{Op: hubapi.OpHistory, Query: &history.Query{Limit: 1}}, nil)
-	c.mu.Lock()
-	if c.conn != nil {
-		c.conn.c.Close()
-	}
-	c.mu.Unlock()
+	c := &hubapi.Client{Paths: p} // no start: never starts a hub
+	defer c.Close()
+	_, err := c.History(ctx, hubapi.HistoryRequest{Query: &history.Query{Limit: 1}})
 	return err == nil
 }
 

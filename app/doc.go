@@ -10,6 +10,7 @@
 //	hub        the engine: serve, queue, policy, decisions
 //	winproto   the hub ↔ window process messages
 //	session    finding the desktop session and its display, starting a hub
+//	wrapper    the wrapper's Approver: asks the hub, keeps what it sent
 //	desktop    the hub process (`elicitray hub`): display, lock, tray,
 //	           notifications, the window process from the hub's side
 //	winui      the window process (`elicitray ui`): the Fyne app
@@ -21,11 +22,11 @@
 // pass it down.
 //
 // Files: main.go (Main, the root, wrap, hub, ui and the small commands),
-// client.go (the wrapper's hub client), *cmd.go (one command each),
-// doctor*.go, history*.go, hosts*.go (the larger commands and their
-// output), wrapguard.go, remote.go, oauthconsent.go (the wrapper's guard,
-// remote servers and sign-in), flags.go (flag types), resident_*.go (the
-// start-up pages a long-lived process gives back).
+// client.go (cliHub: the commands' one hubapi.Client), *cmd.go (one
+// command each), doctor*.go, history*.go, hosts*.go (the larger commands
+// and their output), remote.go, oauthconsent.go (the wrap command's remote
+// servers and sign-in), flags.go (flag types), resident_*.go (the start-up
+// pages a long-lived process gives back).
 //
 // The tests of this package are end-to-end: they build the binary once
 // (TestMain) and run it as host, wrapper and hub under Xvfb with a private

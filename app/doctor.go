@@ -11,11 +11,10 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/elicitray/elicitray/ui/lang"
-
-	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/journal"
 
@@ -144,12 +143,10 @@ func (d *doctor) autostart() {
 // hub asks the running hub for its status: its pid and version, or why none
 // answers (with the pid of what listens, if anything does).
 func (d *doctor) hub(ctx context.Context) (pid int, version string, err error) {
-	c := &hubClient{paths: d.paths}
-	defer c.close()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpStatus}, nil)
-	pid = c.hubPID()
+	c := cliHub(d.paths, nil)
+	defer c.Close()
+	r, err := c.Probe(ctx)
+	pid = c.PID()
 	switch {
 	case err == nil:
 		d.hubProblem, d.hubDisplay = r.Problem, r.Display
@@ -275,9 +272,9 @@ func (d *doctor) reportHub(pid int, version string, err error) {
 	case errors.Is(err, paths.ErrUntrusted):
 		d.add(levelProblem, lang.L("Hub"), "%s.", strings.TrimSuffix(err.Error(), ": "+paths.ErrUntrusted.Error()))
 		d.blocked = append(d.blocked, lang.L("what listens at the hub's socket is not yours"))
-	case errors.Is(err, ErrNotRunning):
+	case errors.Is(err, hubapi.ErrNotRunning):
 		f := d.add(levelOK, lang.L("Hub"), "%s", lang.L("not running; the first prompt starts one."))
-		if why := hubFailure(d.paths.HubLog, 0); why != "" {
+		if why := session.HubFailure(d.paths.HubLog, 0); why != "" {
 			f.level = levelNote
 			f.more = append(f.more, lang.L("the last hub that was started could not: ")+why)
 		}

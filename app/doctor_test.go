@@ -296,7 +296,7 @@ func TestHubStartFailures(t *testing.T) {
 	t.Run("bad display, hub run directly", func(t *testing.T) {
 		testHome(t)
 		_, stderr, code := runElicitray(t, nil, []string{"DISPLAY=:97"}, "hub")
-		if code != session.ExitNoDisplay || !strings.Contains(stderr, session.HubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
+		if code != session.HubExitNoDisplay || !strings.Contains(stderr, session.HubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
 			t.Errorf("exit %d, stderr:\n%s", code, stderr)
 		}
 	})
@@ -340,7 +340,7 @@ func TestHubFailureSentence(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.log), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if got := hubFailure(path, 0); got != tt.want {
+			if got := session.HubFailure(path, 0); got != tt.want {
 				t.Errorf("hubFailure = %q, want %q", got, tt.want)
 			}
 		})

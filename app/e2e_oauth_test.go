@@ -25,6 +25,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/app/oauth/oauthtest"
+	"github.com/elicitray/elicitray/app/wrapper"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -96,13 +97,13 @@ func (d *testDesktop) startHubHere() {
 // error, on the channel.
 func (d *testDesktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-chan string {
 	out := make(chan string, 1)
-	hc := &hubClient{paths: d.paths, wrapper: true, log: log}
+	hc := &wrapper.Approver{Paths: d.paths, SayHub: true, Log: log}
 	srv, err := newRemoteOAuth(d.paths, "remote", rs.URL, oauth.Registration{}, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
 	if err != nil {
 		d.t.Fatal(err)
 	}
 	go func() {
-		defer hc.close()
+		defer hc.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), desktopWait)
 		defer cancel()
 		tr, err := transport.NewStreamableHTTP(rs.URL, transport.WithHTTPOAuth(*srv.Config()),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -141,7 +142,7 @@ func TestHubRestartsAfterCrash(t *testing.T) {
 		},
 		{
 			Server: "demo", ServerInfo: serverInfo, Tool: "confirm_deploy",
-			Action: "cancel", DecidedBy: "error", Reason: ErrHubGone.Error(),
+			Action: "cancel", DecidedBy: "error", Reason: hubapi.ErrHubGone.Error(),
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/journal"
 
@@ -298,7 +299,7 @@ func TestFaultHubKilledWithPromptsWaiting(t *testing.T) {
 	// No hub runs: `history list` takes the spool in itself.
 	recs := d.matchHistory(got)
 	for _, r := range recs {
-		if r.DecidedBy != "error" || !strings.Contains(r.Reason, ErrHubGone.Error()) || r.Source != history.SourceWrapper {
+		if r.DecidedBy != "error" || !strings.Contains(r.Reason, hubapi.ErrHubGone.Error()) || r.Source != history.SourceWrapper {
 			t.Errorf("record %q: decided by %s (%s), source %q; want error, the hub stopped, by the wrapper", r.Message, r.DecidedBy, r.Reason, r.Source)
 		}
 	}

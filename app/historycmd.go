@@ -69,13 +69,17 @@ func (s historySource) openDirect() (*history.Store, error) {
 }
 
 func (s historySource) list(ctx context.Context, q history.Query) ([]history.Record, error) {
-	return s.ask(ctx, hubapi.Message{Op: hubapi.OpHistory, Query: &q}, func(st *history.Store) ([]history.Record, error) {
+	return s.ask(ctx, func(c *hubapi.Client) (hubapi.HistoryReply, error) {
+		return c.History(ctx, hubapi.HistoryRequest{Query: &q})
+	}, func(st *history.Store) ([]history.Record, error) {
 		return st.List(q)
 	})
 }
 
 func (s historySource) get(ctx context.Context, id uint64) (history.Record, error) {
-	recs, err := s.ask(ctx, hubapi.Message{Op: hubapi.OpGet, RecordID: id}, func(st *history.Store) ([]history.Record, error) {
+	recs, err := s.ask(ctx, func(c *hubapi.Client) (hubapi.HistoryReply, error) {
+		return c.Get(ctx, hubapi.GetRequest{RecordID: id})
+	}, func(st *history.Store) ([]history.Record, error) {
 		r, err := st.Get(id)
 		return []history.Record{r}, err
 	})
@@ -88,21 +92,19 @@ func (s historySource) get(ctx context.Context, id uint64) (history.Record, erro
 	return recs[0], nil
 }
 
-func (s historySource) ask(ctx context.Context, m hubapi.Message, direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
-	c := &hubClient{paths: s.paths}
-	defer c.close()
-	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
-	defer cancel()
-	r, err := c.call(ctx, m, nil)
+func (s historySource) ask(ctx context.Context, ask func(*hubapi.Client) (hubapi.HistoryReply, error), direct func(*history.Store) ([]history.Record, error)) ([]history.Record, error) {
+	c := cliHub(s.paths, nil)
+	defer c.Close()
+	r, err := ask(c)
 	if r.Problem != "" {
 		s.warnf("%s", r.Problem)
 	}
 	switch {
 	case err == nil:
 		return r.Records, nil
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)
-	case errors.Is(err, ErrNotRunning), errors.Is(err, paths.ErrUntrusted), errors.Is(err, ErrHubGone):
+	case errors.As(err, new(hubapi.NoAnswerError)):
+		return nil, cliHubErr(err)
+	case errors.Is(err, hubapi.ErrNotRunning), errors.Is(err, paths.ErrUntrusted), errors.Is(err, hubapi.ErrHubGone):
 		// No hub listening, none to trust, or one that went away before
 		// it answered (it was stopping, or was killed as the call came
 		// in): read the file ourselves, it is the user's own (openDirect
@@ -266,7 +268,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Short: "Open the history window (starts the hub if none runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return openWindow(ctx, cmd, hubapi.OpWindow, "the history window")
+			return openWindow(ctx, cmd, (*hubapi.Client).ShowHistory, "the history window")
 		},
 	}
 	cmd.AddCommand(list, show, export, prune, window)

@@ -3,7 +3,6 @@ package app
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -145,59 +144,48 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 		defer st.Close()
 		return st.Export(w, format, q)
 	}
-	conn, _, err := (&hubClient{paths: s.paths}).dialVerified(ctx)
-	if errors.Is(err, ErrNotRunning) || errors.Is(err, paths.ErrUntrusted) {
-		return direct()
-	}
-	if err != nil {
-		return 0, err
-	}
-	// A connection of its own: the export comes in many messages.
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
+	c := cliHub(s.paths, nil)
+	defer c.Close()
 	// A hub that goes away before it sent anything (it was stopping, or
 	// was killed as the connection came in) leaves the file to read
 	// directly: once it is gone its lock is too (openDirect waits for it).
-	wrote := false
-	if err := json.NewEncoder(conn).Encode(hubapi.Message{Op: hubapi.OpExport, ID: 1, Format: format, Query: &q}); err != nil {
+	cw := &countingWriter{w: w}
+	r, err := c.Export(ctx, hubapi.ExportRequest{Format: format, Query: &q}, cw)
+	switch {
+	case err == nil:
+		return r.Count, nil
+	case errors.Is(err, hubapi.ErrNotRunning), errors.Is(err, paths.ErrUntrusted):
 		return direct()
+	case errors.Is(err, hubapi.ErrHubGone) && cw.n == 0 && ctx.Err() == nil:
+		return direct()
+	case errors.Is(err, hubapi.ErrHubGone):
+		return 0, fmt.Errorf("%w during the export", hubapi.ErrHubGone)
 	}
-	br := bufio.NewReaderSize(conn, 1<<20)
-	for {
-		line, err := br.ReadBytes('\n')
-		if err != nil && !wrote && ctx.Err() == nil {
-			return direct()
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%w during the export: %v", ErrHubGone, err)
-		}
-		var m hubapi.Message
-		if err := json.Unmarshal(line, &m); err != nil {
-			return 0, fmt.Errorf("the hub sent %q: %v", firstLine(string(line), 80), err)
-		}
-		switch {
-		case m.Error != "":
-			return 0, errors.New(m.Error)
-		case m.Done:
-			return m.Count, nil
-		}
-		wrote = true
-		if _, err := w.Write(m.Data); err != nil {
-			return 0, err
-		}
-	}
+	return 0, err
+}
+
+// countingWriter counts what passes through it to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // prune applies opts (nil: the config's retention) through the hub, or to
 // the file itself when no hub runs, and says how many decisions went.
 func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (int, error) {
-	c := &hubClient{paths: s.paths}
-	r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpPrune, Prune: opts}, nil)
+	c := cliHub(s.paths, nil)
+	defer c.Close()
+	r, err := c.Prune(ctx, hubapi.PruneRequest{Prune: opts})
 	switch {
 	case err == nil:
 		return r.Count, nil
-	case !errors.Is(err, ErrNotRunning) && !errors.Is(err, paths.ErrUntrusted):
+	case !errors.Is(err, hubapi.ErrNotRunning) && !errors.Is(err, paths.ErrUntrusted):
 		return 0, err
 	}
 	if opts == nil {

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/session"
+	"github.com/elicitray/elicitray/app/wrapper"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -49,14 +51,14 @@ func (s *scriptedPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func(
 
 // runTestHub runs a Hub on a real socket and bbolt file under a test home and
 // returns a client connected as a wrapper would be.
-func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *scriptedPrompter, *hubClient) {
+func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *scriptedPrompter, *wrapper.Approver) {
 	t.Helper()
 	h, sp := serveTestHub(t, nil)
 	h.Timeout = timeout
 	if fi, err := os.Stat(filepath.Join(os.Getenv("ELICITRAY_HOME"), "run")); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
 	}
-	return h, sp, &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second}
+	return h, sp, &wrapper.Approver{Paths: paths.FromEnv(os.Getenv), StartWait: time.Second}
 }
 
 // serveTestHub gives t its own home and serves a Hub there with a scripted
@@ -107,7 +109,7 @@ type approval struct {
 	err error
 }
 
-func approveAsync(c *hubClient, ctx context.Context, req *bridge.Request) <-chan approval {
+func approveAsync(c *wrapper.Approver, ctx context.Context, req *bridge.Request) <-chan approval {
 	ch := make(chan approval, 1)
 	go func() {
 		res, err := c.Approve(ctx, req)
@@ -219,7 +221,7 @@ func TestHubRecordsRejections(t *testing.T) {
 	_, _, c := runTestHub(t, time.Hour)
 	req := formRequest("shop", "Shipping details")
 	c.Reject(req, errors.New(`property "address": nested objects are not supported`))
-	src := historySource{paths: c.paths}
+	src := historySource{paths: c.Paths}
 	recs, err := src.list(context.Background(), history.Query{})
 	if err != nil {
 		t.Fatal(err)
@@ -307,21 +309,21 @@ func TestHubCancelReasons(t *testing.T) {
 // elicitation to the host) and the history file keeps what happened.
 func TestNoHubStillRecorded(t *testing.T) {
 	testHome(t)
-	c := &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second,
-		start: func(session.Desktop) (*os.Process, error) {
+	c := &wrapper.Approver{Paths: paths.FromEnv(os.Getenv), StartWait: time.Second,
+		Start: func(session.Desktop) (*os.Process, error) {
 			t.Error("a hub was started with no desktop session")
 			return nil, session.ErrNoDisplay
 		},
-		sessions: func(context.Context, func(session.Desktop) error) error {
+		Sessions: func(context.Context, func(session.Desktop) error) error {
 			return fmt.Errorf("%w: DISPLAY is not set here", session.ErrNoSession)
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "deploy?"))
-	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, ErrNoHub) {
+	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, hubapi.ErrNoHub) {
 		t.Fatalf("Approve: %v, want ErrNoDesktop and ErrNoHub", err)
 	}
 	c.NoDesktop(formRequest("github", "deploy?"), false, err)
 	c.NoDesktop(formRequest("github", "tag?"), true, err)
-	recs, err := historySource{paths: c.paths}.list(context.Background(), history.Query{})
+	recs, err := historySource{paths: c.Paths}.list(context.Background(), history.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}

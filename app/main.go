@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/elicitray/elicitray/app/winui"
+	"github.com/elicitray/elicitray/app/wrapper"
 
 	"github.com/elicitray/elicitray/app/hub"
-
-	"github.com/elicitray/elicitray/app/hubapi"
 
 	"github.com/elicitray/elicitray/app/journal"
 
@@ -132,11 +132,9 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 // (the history says "paused" too).
 func pausedNow(ctx context.Context) func() string {
 	return func() string {
-		c := &hubClient{paths: paths.FromEnv(os.Getenv)}
-		defer c.close()
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpStatus}, nil)
+		c := cliHub(paths.FromEnv(os.Getenv), nil)
+		defer c.Close()
+		r, err := c.Probe(ctx)
 		if err != nil || !r.Paused {
 			return ""
 		}
@@ -162,11 +160,9 @@ func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// The hub first: the demo's windows need one, and a desktop
 			// that cannot show them is said before the demo starts.
-			c, err := startingClient(paths.FromEnv(os.Getenv), stderr)
-			if err != nil {
-				return runErr(err)
-			}
-			if _, err := c.connect(ctx); err != nil {
+			c := cliHub(paths.FromEnv(os.Getenv), stderr)
+			defer c.Close()
+			if _, err := c.Connect(ctx); err != nil {
 				return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
 			}
 			exe, err := os.Executable()
@@ -247,9 +243,10 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			Short: "Stop the running hub (as its tray menu's Quit does)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c := &hubClient{paths: paths.FromEnv(os.Getenv)}
-				r, err := c.call(ctx, hubapi.Message{Op: hubapi.OpQuit}, nil)
-				if errors.Is(err, ErrNotRunning) {
+				c := cliHub(paths.FromEnv(os.Getenv), nil)
+				defer c.Close()
+				r, err := c.Quit(ctx)
+				if errors.Is(err, hubapi.ErrNotRunning) {
 					fmt.Fprintln(stderr, "elicitray: no hub is running")
 					return nil
 				}
@@ -261,7 +258,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 						return exitCode(exitError)
 					}
 				}
-				return runErr(err)
+				return runErr(cliHubErr(err))
 			},
 		},
 		&cobra.Command{
@@ -324,11 +321,11 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			return remote.check(args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			client, err := startingClient(paths.FromEnv(os.Getenv), stderr)
+			client, err := wrapper.New(paths.FromEnv(os.Getenv), stderr)
 			if err != nil {
 				return runErr(err)
 			}
-			client.wrapper = true
+			client.SayHub = true
 			if name == "" && remote.url != "" {
 				name = remoteName(remote.url)
 			} else if name == "" {
@@ -372,13 +369,13 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				PromptTimeout:    settings.timeout,
 				Log:              stderr,
 			})
-			// The guard and keep-alive follow config.toml while the wrapper runs (wrapguard.go).
+			// The guard and keep-alive follow config.toml while the wrapper runs (wrapper.WatchGuard).
 			watchCtx, stopWatch := context.WithCancel(ctx)
-			watchGuard(watchCtx, cfgPath, name, settings.guard, settings.keepAlive, stamp, relay, stderr)
+			wrapper.WatchGuard(watchCtx, cfgPath, name, settings.guard, settings.keepAlive, stamp, relay, stderr)
 			dropStartupPages()
 			code, err := relay.Run(ctx, stdin, stdout)
 			stopWatch()
-			client.close()
+			client.Close()
 			if err != nil {
 				fmt.Fprintf(stderr, "elicitray: %v\n", startError(what, err))
 			}
@@ -456,14 +453,14 @@ func serverName(args []string) string {
 
 // hubExit is the hub command's outcome for runHub's err: a hub that could
 // not start said why in its log, and ends with status 1, or
-// session.ExitNoDisplay when its display did not open.
+// session.HubExitNoDisplay when its display did not open.
 func hubExit(err error) error {
 	var se *desktop.StartError
 	if !errors.As(err, &se) {
 		return err
 	}
 	if se.NoDisplay {
-		return exitCode(session.ExitNoDisplay)
+		return exitCode(session.HubExitNoDisplay)
 	}
 	return exitCode(exitError)
 }
@@ -511,7 +508,7 @@ type wrapperSettings struct {
 }
 
 // wrapperConfig is what the wrapper of the server configured as name reads
-// of the config file at path when it starts; watchGuard follows later
+// of the config file at path when it starts; wrapper.WatchGuard follows later
 // changes of its keep-alive and guard. A config file the wrapper cannot
 // use gives the defaults, said once in the host's log: the hub says what
 // is wrong with it in full.

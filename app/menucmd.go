@@ -21,7 +21,7 @@ func newMenuCmd(ctx context.Context) *cobra.Command {
 			"entry offers it too (right-click elicitray: Open Menu).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return openWindow(ctx, cmd, hubapi.OpMenu, "the menu window")
+			return openWindow(ctx, cmd, (*hubapi.Client).Menu, "the menu window")
 		},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/wrapper"
 
 	"github.com/elicitray/elicitray/app/hubapi"
 
@@ -48,7 +49,7 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 // policyHub is runTestHub with cfg as the policy and a fake clock.
-func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *scriptedPrompter, *hubClient, *fakeClock) {
+func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *scriptedPrompter, *wrapper.Approver, *fakeClock) {
 	t.Helper()
 	h, sp, c := runTestHub(t, time.Hour)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)}
@@ -634,7 +635,7 @@ func TestPolicyCLI(t *testing.T) {
 		t.Errorf("pause says %q", out)
 	}
 	var hostLog bytes.Buffer // the wrapper's stderr: the host's log
-	c.log = &hostLog
+	c.Log = &hostLog
 	for range 3 {
 		if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "paused" {
 			t.Errorf("after pause: %+v", res)

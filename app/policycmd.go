@@ -44,9 +44,17 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := askHub(ctx, hubapi.Message{Op: hubapi.OpMute, Server: args[0], For: muteFor, Force: force})
-			if r.Unknown {
-				return usageError{errors.New(r.Error)}
+			var r hubapi.MuteReply
+			err := askHub(ctx, func(c *hubapi.Client) (err error) {
+				r, err = c.Mute(ctx, hubapi.MuteRequest{Server: args[0], For: muteFor, Force: force})
+				return err
+			})
+			if unknown := (hubapi.UnknownServerError{}); errors.As(err, &unknown) {
+				why := unknown.Sentence
+				if !strings.Contains(why, "--force") { // a hub of the last version says it itself
+					why += " (to mute a server before it first asks, add --force)"
+				}
+				return usageError{errors.New(why)}
 			}
 			if err != nil {
 				return err
@@ -63,7 +71,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Answer every prompt cancel until resume (the tray's Pause all prompts)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, hubapi.Message{Op: hubapi.OpPause, Paused: true}); err != nil {
+				if err := askHub(ctx, func(c *hubapi.Client) error { return c.Pause(ctx, hubapi.PauseRequest{Paused: true}) }); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "all prompts are paused; `elicitray resume` shows them again")
@@ -75,7 +83,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Show prompts again after pause",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if _, err := askHub(ctx, hubapi.Message{Op: hubapi.OpPause, Paused: false}); err != nil {
+				if err := askHub(ctx, func(c *hubapi.Client) error { return c.Pause(ctx, hubapi.PauseRequest{Paused: false}) }); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "prompts are shown again")
@@ -93,9 +101,13 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				r, err := askHub(ctx, hubapi.Message{Op: hubapi.OpUnmute, Server: args[0]})
-				if r.Unknown {
-					return usageError{errors.New(r.Error)}
+				var r hubapi.MuteReply
+				err := askHub(ctx, func(c *hubapi.Client) (err error) {
+					r, err = c.Unmute(ctx, hubapi.UnmuteRequest{Server: args[0]})
+					return err
+				})
+				if unknown := (hubapi.UnknownServerError{}); errors.As(err, &unknown) {
+					return usageError{unknown}
 				}
 				if err != nil {
 					return err
@@ -113,8 +125,11 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Say whether prompts are paused, which servers are muted, and how many prompts wait",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				r, err := askHubFor(ctx, hubapi.Message{Op: hubapi.OpStatus})
-				if errors.Is(err, ErrNotRunning) {
+				c := cliHub(paths.FromEnv(os.Getenv), nil)
+				defer c.Close()
+				r, err := c.Status(ctx)
+				err = cliHubErr(err)
+				if errors.Is(err, hubapi.ErrNotRunning) {
 					// Nothing is paused or muted: say so, and what applies.
 					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
 					if n := journal.CountSpool(journal.SpoolDir(paths.FromEnv(os.Getenv))); n > 0 {
@@ -133,36 +148,21 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Open the Settings window (starts the hub if none runs)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return openWindow(ctx, cmd, hubapi.OpSettings, "the Settings window")
+				return openWindow(ctx, cmd, (*hubapi.Client).Settings, "the Settings window")
 			},
 		},
 	}
 }
 
-// askHub sends m to the running hub; with none, it says so.
-func askHub(ctx context.Context, m hubapi.Message) (hubapi.Message, error) {
-	r, err := askHubFor(ctx, m)
-	if errors.Is(err, ErrNotRunning) {
-		return r, runErr(errors.New("no hub is running, so there is nothing to change (a wrapper starts one when a server asks)"))
+// askHub asks the running hub through ask; with none, it says so.
+func askHub(ctx context.Context, ask func(*hubapi.Client) error) error {
+	c := cliHub(paths.FromEnv(os.Getenv), nil)
+	defer c.Close()
+	err := cliHubErr(ask(c))
+	if errors.Is(err, hubapi.ErrNotRunning) {
+		return runErr(errors.New("no hub is running, so there is nothing to change (a wrapper starts one when a server asks)"))
 	}
-	return r, runErr(err)
-}
-
-// hubAnswerWait bounds how long a command waits for the hub's answer: a hub
-// that is stopped (kill -STOP) or hung must not hang the shell too.
-const hubAnswerWait = 10 * time.Second
-
-// askHubFor sends m to the running hub and waits hubAnswerWait at most.
-func askHubFor(ctx context.Context, m hubapi.Message) (hubapi.Message, error) {
-	c := &hubClient{paths: paths.FromEnv(os.Getenv)}
-	defer c.close()
-	ctx, cancel := context.WithTimeout(ctx, hubAnswerWait)
-	defer cancel()
-	r, err := c.call(ctx, m, nil)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return r, fmt.Errorf("the hub did not answer within %v: it may be stopped or hung (`elicitray doctor` names it)", hubAnswerWait)
-	}
-	return r, err
+	return runErr(err)
 }
 
 // writeStatus writes the hub's status r: whether prompts are paused, how
@@ -174,14 +174,14 @@ func askHubFor(ctx context.Context, m hubapi.Message) (hubapi.Message, error) {
 //	Waiting  0
 //	Server   ci      rule decline, guard none, keep_alive 15s
 //	Server   github  rule ask, muted until 15:04, guard deploy_* delete_*, guard_destructive, keep_alive off
-func writeStatus(w io.Writer, r hubapi.Message, now time.Time) error {
+func writeStatus(w io.Writer, r hubapi.StatusReply, now time.Time) error {
 	tw := chars.NewColumns(w)
 	paused := "no"
 	if r.Paused {
 		paused = "yes (elicitray resume)"
 	}
 	fmt.Fprintf(tw, "Paused\t%s\n", paused)
-	fmt.Fprintf(tw, "Waiting\t%d\n", r.Count)
+	fmt.Fprintf(tw, "Waiting\t%d\n", r.Waiting)
 	if r.Problem != "" {
 		fmt.Fprintf(tw, "History\t%s\n", r.Problem)
 	}
@@ -229,14 +229,11 @@ func untilText(t, now time.Time) string {
 	return t.Format("2006-01-02 15:04")
 }
 
-// openWindow asks the hub, started when none runs, to open a window (op);
+// openWindow asks the hub, started when none runs, to open a window;
 // what names the window in errors.
-func openWindow(ctx context.Context, cmd *cobra.Command, op, what string) error {
-	c, err := startingClient(paths.FromEnv(os.Getenv), cmd.ErrOrStderr())
-	if err != nil {
-		return runErr(err)
-	}
-	if _, err := c.call(ctx, hubapi.Message{Op: op}, nil); err != nil {
+func openWindow(ctx context.Context, cmd *cobra.Command, open func(*hubapi.Client, context.Context) error, what string) error {
+	c := cliHub(paths.FromEnv(os.Getenv), cmd.ErrOrStderr())
+	if err := open(c, ctx); err != nil {
 		return runErr(fmt.Errorf("%s: %w", what, err))
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/session"
 )
 
 // Under `go test -race` the binary the tests run (wrapper, hub) is built
@@ -28,7 +30,7 @@ func TestRaceBuild(t *testing.T) {
 	if !strings.Contains(string(out), "\tbuild\t-race=true\n") {
 		t.Errorf("%s is not built with -race:\n%s", elicitrayBin(t), out)
 	}
-	env := hubEnv([]string{"GORACE=" + os.Getenv("GORACE"), "SECRET=x"})
+	env := session.HubEnv([]string{"GORACE=" + os.Getenv("GORACE"), "SECRET=x"})
 	if len(env) != 1 || !strings.Contains(env[0], "halt_on_error=1") {
 		t.Errorf("a hub started from the race run gets %q, want GORACE with halt_on_error=1 only", env)
 	}

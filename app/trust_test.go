@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/session"
+	"github.com/elicitray/elicitray/app/wrapper"
 
 	"github.com/elicitray/elicitray/app/hubapi"
 
@@ -68,12 +69,12 @@ func (u *untrustedListener) noneReached(t *testing.T) {
 // want, and that no hub was started.
 func approveRefused(t *testing.T, want string) {
 	t.Helper()
-	c := &hubClient{paths: paths.FromEnv(os.Getenv), startWait: time.Second, wrapper: true,
-		start: func(session.Desktop) (*os.Process, error) {
+	c := &wrapper.Approver{Paths: paths.FromEnv(os.Getenv), StartWait: time.Second, SayHub: true,
+		Start: func(session.Desktop) (*os.Process, error) {
 			t.Error("a hub was started in an untrusted run directory")
 			return nil, errors.New("no")
 		},
-		sessions: func(ctx context.Context, try func(session.Desktop) error) error {
+		Sessions: func(ctx context.Context, try func(session.Desktop) error) error {
 			return try(session.Desktop{Vars: map[string]string{"DISPLAY": ":0"}, From: "a test"})
 		}}
 	_, err := c.Approve(context.Background(), formRequest("github", "Deploy?"))

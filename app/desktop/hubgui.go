@@ -38,7 +38,7 @@ import (
 
 // StartError is runHub's error when the hub could not start, already said
 // in its log (session.HubFailPrefix). NoDisplay: its display did not open,
-// and the hub process ends with session.ExitNoDisplay.
+// and the hub process ends with session.HubExitNoDisplay.
 type StartError struct {
 	Err       error
 	NoDisplay bool
@@ -255,7 +255,7 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 	// every window process it started would fail, and every prompt be
 	// answered cancel, until the user quit it. Stopping frees the lock and
 	// the socket, so that the next prompt's wrapper starts a hub on the
-	// display there is then, or says there is none (session.ExitNoDisplay).
+	// display there is then, or says there is none (session.HubExitNoDisplay).
 	select {
 	case <-ctx.Done():
 	case <-served:

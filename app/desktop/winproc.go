@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/winproto"
 	"github.com/elicitray/elicitray/ui/lang"
 	"github.com/elicitray/elicitray/ui/state"
@@ -72,8 +72,8 @@ type Windows struct {
 type winProc struct {
 	cmd  *exec.Cmd
 	conn platform.Conn
-	wmu  sync.Mutex // one line at a time
-	enc  *json.Encoder
+	// lines frames conn: one message a line.
+	lines *hubapi.Conn
 	// Under windows.mu:
 	seq      uint64            // window-opening messages sent
 	prompts  map[uint64]*shown // on its screen, by id
@@ -217,11 +217,9 @@ func (p *winProc) opening() {
 }
 
 func (p *winProc) send(m winproto.Message) {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
 	// A process gone is found by the reader (EOF), which answers its
 	// prompts: the error here adds nothing.
-	_ = p.enc.Encode(m)
+	_ = p.lines.Write(m)
 }
 
 // procLocked returns the window process, started now when none runs.
@@ -261,7 +259,7 @@ func (w *Windows) start() (*winProc, error) {
 		conn.Close()
 		return nil, fmt.Errorf("starting the window process: %w", err)
 	}
-	p := &winProc{cmd: cmd, conn: conn, enc: json.NewEncoder(conn), prompts: map[uint64]*shown{}, exited: make(chan struct{})}
+	p := &winProc{cmd: cmd, conn: conn, lines: hubapi.NewConn(conn, 0), prompts: map[uint64]*shown{}, exited: make(chan struct{})}
 	go w.read(p)
 	return p, nil
 }
@@ -269,20 +267,17 @@ func (w *Windows) start() (*winProc, error) {
 // read serves what p says until it goes, then reaps it and answers what it
 // left on screen.
 func (w *Windows) read(p *winProc) {
-	br := bufio.NewReaderSize(p.conn, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			var m winproto.Message
-			if derr := winproto.Decode(line, &m); derr != nil {
-				w.logf("the window process said something unreadable: %v", derr)
-			} else {
-				w.handle(p, &m)
-			}
+		var m winproto.Message
+		err := p.lines.Read(&m)
+		if bad := (hubapi.BadLineError{}); errors.As(err, &bad) {
+			w.logf("the window process said something unreadable: %v", bad)
+			continue
 		}
 		if err != nil {
 			break
 		}
+		w.handle(p, &m)
 	}
 	p.conn.Close()
 	werr := p.cmd.Wait()

@@ -3,7 +3,6 @@ package hub
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -200,8 +199,8 @@ func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
 
 // ConnState is one wrapper's connection.
 type ConnState struct {
+	conn  *hubapi.Conn
 	mu    sync.Mutex
-	enc   *json.Encoder
 	items map[uint64]*Item
 	// awaiting maps the requests whose records are kept as
 	// history.DeliveryPending to their servers: the wrapper owes word of
@@ -224,34 +223,27 @@ func (c *ConnState) await(rec history.Record) {
 // ended before it said whether the answer reached the server.
 const wrapperEnded = "the wrapper ended (it crashed or was killed) before it passed the answer on to the server"
 
-func (c *ConnState) send(m hubapi.Message) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_ = c.enc.Encode(m)
-}
+func (c *ConnState) send(m hubapi.Message) { _ = c.conn.Write(m) }
 
 func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
 	// A wrapper that could not reach a hub spooled what it sent its
 	// server; when it (or any client) connects, those records come in.
 	go h.Records().Flush()
-	cs := &ConnState{enc: json.NewEncoder(conn), items: map[uint64]*Item{}, awaiting: map[string]string{}}
-	br := bufio.NewReader(conn)
+	cs := &ConnState{conn: hubapi.NewConn(conn, 0), items: map[uint64]*Item{}, awaiting: map[string]string{}}
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			var m hubapi.Message
-			if jerr := hubapi.Decode(line, &m); jerr != nil {
-				cs.send(hubapi.Message{Error: "not a hub message: " + jerr.Error()})
-			} else {
-				h.handling.Add(1)
-				h.handle(cs, &m)
-				h.handling.Done()
-			}
+		var m hubapi.Message
+		err := cs.conn.Read(&m)
+		if bad := (hubapi.BadLineError{}); errors.As(err, &bad) {
+			cs.send(hubapi.Message{Error: "not a hub message: " + bad.Error()})
+			continue
 		}
 		if err != nil {
 			break
 		}
+		h.handling.Add(1)
+		h.handle(cs, &m)
+		h.handling.Done()
 	}
 	// The wrapper went away (its server or host stopped): nobody is left to
 	// receive an answer, so its prompts close.
@@ -279,184 +271,236 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	}
 }
 
+// operations is the hub protocol: each operation's handler, which answers
+// on cs (or not: cancel, delivered). wire.go says what each is.
+var operations = map[string]func(h *Hub, cs *ConnState, m *hubapi.Message){
+	hubapi.OpPrompt:    (*Hub).opPrompt,
+	hubapi.OpCancel:    (*Hub).opCancel,
+	hubapi.OpDelivered: (*Hub).opDelivered,
+	hubapi.OpRecord:    (*Hub).opRecord,
+	hubapi.OpHistory:   (*Hub).opHistory,
+	hubapi.OpGet:       (*Hub).opGet,
+	hubapi.OpExport:    (*Hub).opExport,
+	hubapi.OpPrune:     (*Hub).opPrune,
+	hubapi.OpPause:     (*Hub).opPause,
+	hubapi.OpMute:      (*Hub).opMute,
+	hubapi.OpUnmute:    (*Hub).opUnmute,
+	hubapi.OpStatus:    (*Hub).opStatus,
+	hubapi.OpQuit:      (*Hub).opWindow,
+	hubapi.OpWindow:    (*Hub).opWindow,
+	hubapi.OpSettings:  (*Hub).opWindow,
+	hubapi.OpMenu:      (*Hub).opWindow,
+}
+
 func (h *Hub) handle(cs *ConnState, m *hubapi.Message) {
-	switch m.Op {
-	case hubapi.OpPrompt:
-		if m.Request == nil {
-			cs.send(hubapi.Message{ID: m.ID, Error: "prompt without a request"})
-			return
-		}
-		id := m.ID
-		it, err := h.Prepare(m.Request)
-		if err != nil {
-			cs.send(hubapi.Message{ID: id, Error: err.Error()})
-			return
-		}
-		it.conn = cs
-		if res := h.decidePolicy(it); res != nil {
-			// Kept before it is sent (DESIGN.md: durable before its answer
-			// leaves).
-			h.recordDecision(it, res)
-			cs.send(hubapi.Message{ID: id, Result: res, Record: it.unsaved})
-			return
-		}
-		// Registered under the lock, so a decision that comes at once (a
-		// tiny timeout) finds the item to remove.
-		cs.mu.Lock()
-		h.enqueue(it, func(res bridge.Result) {
-			cs.mu.Lock()
-			delete(cs.items, id)
-			cs.mu.Unlock()
-			cs.send(hubapi.Message{ID: id, Result: &res, Record: it.unsaved})
-		})
-		cs.items[id] = it
-		cs.mu.Unlock()
-		h.showNext()
-	case hubapi.OpCancel:
-		cs.mu.Lock()
-		it := cs.items[m.ID]
-		cs.mu.Unlock()
-		if it != nil {
-			res := bridge.Result{DecidedBy: bridge.DecidedByServerCancelled, Reason: "the server cancelled the request"}
-			if m.Result != nil {
-				res = *m.Result // the wrapper knows why
-			}
-			res.Action = bridge.ActionCancel
-			h.finish(it, res)
-		}
-	case hubapi.OpDelivered:
-		if m.Key == "" {
-			return
-		}
-		cs.mu.Lock()
-		server, ok := cs.awaiting[m.Key]
-		delete(cs.awaiting, m.Key)
-		cs.mu.Unlock()
-		if !ok {
-			// Asked through another hub, which stopped: its record is in
-			// history or the spool all the same.
-			server = "a server"
-		}
-		if m.Error != "" {
-			h.logf("%s: a decision did not reach the server: %s (request %s)", server, m.Error, m.Key)
-		}
-		_ = h.keep(journal.DeliveryWord(server, m.Key, m.Error))
-	case hubapi.OpRecord:
-		var err error
-		if m.Record != nil {
-			cs.await(*m.Record)
-			err = h.keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too
-		}
-		if m.ID != 0 {
-			// On disk, or not: a wrapper told "not saved" spools it itself.
-			reply := hubapi.Message{ID: m.ID}
-			if err != nil {
-				reply.Error = err.Error()
-			}
-			cs.send(reply)
-		}
-	case hubapi.OpHistory:
-		q := history.Query{}
-		if m.Query != nil {
-			q = *m.Query
-		}
-		if st := h.historyFor(cs, m.ID); st != nil {
-			recs, err := st.List(q)
-			cs.send(h.historyReply(m.ID, recs, err))
-		}
-	case hubapi.OpExport:
-		q := history.Query{}
-		if m.Query != nil {
-			q = *m.Query
-		}
-		st := h.historyFor(cs, m.ID)
-		if st == nil {
-			return
-		}
-		// Streamed on this connection's goroutine: the CLI that asked uses
-		// a connection of its own for it.
-		bw := bufio.NewWriterSize(&ExportWriter{cs: cs, id: m.ID}, 256<<10)
-		n, err := st.Export(bw, m.Format, q)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err != nil {
-			cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
-			return
-		}
-		cs.send(hubapi.Message{ID: m.ID, Done: true, Count: n})
-	case hubapi.OpPrune:
-		opts := h.retention()
-		if m.Prune != nil {
-			opts = *m.Prune
-		}
-		n, err := h.prune(opts)
-		if err != nil {
-			cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
-			return
-		}
-		cs.send(hubapi.Message{ID: m.ID, Count: n})
-	case hubapi.OpGet:
-		if st := h.historyFor(cs, m.ID); st != nil {
-			rec, err := st.Get(m.RecordID)
-			cs.send(h.historyReply(m.ID, []history.Record{rec}, err))
-		}
-	case hubapi.OpPause:
-		h.SetPaused(m.Paused)
-		cs.send(hubapi.Message{ID: m.ID})
-	case hubapi.OpMute:
-		if m.Server == "" || m.For <= 0 {
-			cs.send(hubapi.Message{ID: m.ID, Error: "mute needs a server and a positive duration"})
-			return
-		}
-		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil && !m.Force {
-			cs.send(*r)
-			return
-		}
-		h.Mute(m.Server, m.For)
-		cs.send(hubapi.Message{ID: m.ID, Until: h.now().Add(m.For)})
-	case hubapi.OpUnmute:
-		if r := h.unknownServer(m.ID, m.Op, m.Server); r != nil {
-			cs.send(*r)
-			return
-		}
-		cs.send(hubapi.Message{ID: m.ID, Until: h.Unmute(m.Server)})
-	case hubapi.OpStatus:
-		h.refreshConfig() // the rules as config.toml says now
-		h.Mu.Lock()
-		waiting := len(h.Queue)
-		h.Mu.Unlock()
-		reply := hubapi.Message{ID: m.ID, Paused: h.Paused(), Count: waiting, Servers: h.Servers(), Version: h.Version, Display: h.Display}
-		h.savedState(&reply)
-		cs.send(reply)
-	case hubapi.OpQuit, hubapi.OpWindow, hubapi.OpSettings, hubapi.OpMenu:
-		if m.Op == hubapi.OpWindow && h.historyFor(cs, m.ID) == nil {
-			return
-		}
-		f := h.Quit
-		switch m.Op {
-		case hubapi.OpWindow:
-			f = h.ShowHistory
-		case hubapi.OpSettings:
-			f = h.ShowSettings
-		case hubapi.OpMenu:
-			f = h.ShowMenu
-		}
-		if f == nil {
-			cs.send(hubapi.Message{ID: m.ID, Error: "this hub has no windows"})
-			return
-		}
-		reply := hubapi.Message{ID: m.ID}
-		if m.Op == hubapi.OpQuit {
-			// What still cannot be saved is said to the user who quits (and
-			// logged, with each record, by the journal's close).
-			h.savedState(&reply)
-		}
-		f()
-		cs.send(reply)
-	default:
+	op, ok := operations[m.Op]
+	if !ok {
 		cs.send(hubapi.Message{ID: m.ID, Error: fmt.Sprintf("unknown operation %q", m.Op)})
+		return
 	}
+	op(h, cs, m)
+}
+
+func (h *Hub) opPrompt(cs *ConnState, m *hubapi.Message) {
+	if m.Request == nil {
+		cs.send(hubapi.Message{ID: m.ID, Error: "prompt without a request"})
+		return
+	}
+	id := m.ID
+	it, err := h.Prepare(m.Request)
+	if err != nil {
+		cs.send(hubapi.Message{ID: id, Error: err.Error()})
+		return
+	}
+	it.conn = cs
+	if res := h.decidePolicy(it); res != nil {
+		// Kept before it is sent (DESIGN.md: durable before its answer
+		// leaves).
+		h.recordDecision(it, res)
+		cs.send(hubapi.PromptReply{Result: res, Record: it.unsaved}.Reply(id))
+		return
+	}
+	// Registered under the lock, so a decision that comes at once (a
+	// tiny timeout) finds the item to remove.
+	cs.mu.Lock()
+	h.enqueue(it, func(res bridge.Result) {
+		cs.mu.Lock()
+		delete(cs.items, id)
+		cs.mu.Unlock()
+		cs.send(hubapi.PromptReply{Result: &res, Record: it.unsaved}.Reply(id))
+	})
+	cs.items[id] = it
+	cs.mu.Unlock()
+	h.showNext()
+}
+
+func (h *Hub) opCancel(cs *ConnState, m *hubapi.Message) {
+	cs.mu.Lock()
+	it := cs.items[m.ID]
+	cs.mu.Unlock()
+	if it == nil {
+		return
+	}
+	res := bridge.Result{DecidedBy: bridge.DecidedByServerCancelled, Reason: "the server cancelled the request"}
+	if m.Result != nil {
+		res = *m.Result // the wrapper knows why
+	}
+	res.Action = bridge.ActionCancel
+	h.finish(it, res)
+}
+
+func (h *Hub) opDelivered(cs *ConnState, m *hubapi.Message) {
+	if m.Key == "" {
+		return
+	}
+	cs.mu.Lock()
+	server, ok := cs.awaiting[m.Key]
+	delete(cs.awaiting, m.Key)
+	cs.mu.Unlock()
+	if !ok {
+		// Asked through another hub, which stopped: its record is in
+		// history or the spool all the same.
+		server = "a server"
+	}
+	if m.Error != "" {
+		h.logf("%s: a decision did not reach the server: %s (request %s)", server, m.Error, m.Key)
+	}
+	_ = h.keep(journal.DeliveryWord(server, m.Key, m.Error))
+}
+
+func (h *Hub) opRecord(cs *ConnState, m *hubapi.Message) {
+	var err error
+	if m.Record != nil {
+		cs.await(*m.Record)
+		err = h.keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too
+	}
+	if m.ID != 0 {
+		// On disk, or not: a wrapper told "not saved" spools it itself.
+		reply := hubapi.Message{ID: m.ID}
+		if err != nil {
+			reply.Error = err.Error()
+		}
+		cs.send(reply)
+	}
+}
+
+func (h *Hub) opHistory(cs *ConnState, m *hubapi.Message) {
+	q := history.Query{}
+	if m.Query != nil {
+		q = *m.Query
+	}
+	if st := h.historyFor(cs, m.ID); st != nil {
+		recs, err := st.List(q)
+		cs.send(h.historyReply(m.ID, recs, err))
+	}
+}
+
+func (h *Hub) opGet(cs *ConnState, m *hubapi.Message) {
+	if st := h.historyFor(cs, m.ID); st != nil {
+		rec, err := st.Get(m.RecordID)
+		cs.send(h.historyReply(m.ID, []history.Record{rec}, err))
+	}
+}
+
+func (h *Hub) opExport(cs *ConnState, m *hubapi.Message) {
+	q := history.Query{}
+	if m.Query != nil {
+		q = *m.Query
+	}
+	st := h.historyFor(cs, m.ID)
+	if st == nil {
+		return
+	}
+	// Streamed on this connection's goroutine: the connection's other
+	// calls wait for it.
+	bw := bufio.NewWriterSize(&ExportWriter{cs: cs, id: m.ID}, 256<<10)
+	n, err := st.Export(bw, m.Format, q)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
+		return
+	}
+	done := hubapi.CountReply{Count: n}.Reply(m.ID)
+	done.Done = true
+	cs.send(done)
+}
+
+func (h *Hub) opPrune(cs *ConnState, m *hubapi.Message) {
+	opts := h.retention()
+	if m.Prune != nil {
+		opts = *m.Prune
+	}
+	n, err := h.prune(opts)
+	if err != nil {
+		cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
+		return
+	}
+	cs.send(hubapi.CountReply{Count: n}.Reply(m.ID))
+}
+
+func (h *Hub) opPause(cs *ConnState, m *hubapi.Message) {
+	h.SetPaused(m.Paused)
+	cs.send(hubapi.Message{ID: m.ID})
+}
+
+func (h *Hub) opMute(cs *ConnState, m *hubapi.Message) {
+	if m.Server == "" || m.For <= 0 {
+		cs.send(hubapi.Message{ID: m.ID, Error: "mute needs a server and a positive duration"})
+		return
+	}
+	if r := h.unknownServer(m.ID, m.Server); r != nil && !m.Force {
+		cs.send(*r)
+		return
+	}
+	h.Mute(m.Server, m.For)
+	cs.send(hubapi.MuteReply{Until: h.now().Add(m.For)}.Reply(m.ID))
+}
+
+func (h *Hub) opUnmute(cs *ConnState, m *hubapi.Message) {
+	if r := h.unknownServer(m.ID, m.Server); r != nil {
+		cs.send(*r)
+		return
+	}
+	cs.send(hubapi.MuteReply{Until: h.Unmute(m.Server)}.Reply(m.ID))
+}
+
+func (h *Hub) opStatus(cs *ConnState, m *hubapi.Message) {
+	h.refreshConfig() // the rules as config.toml says now
+	h.Mu.Lock()
+	waiting := len(h.Queue)
+	h.Mu.Unlock()
+	cs.send(hubapi.StatusReply{Paused: h.Paused(), Waiting: waiting, Servers: h.Servers(), Version: h.Version,
+		Display: h.Display, SavedState: h.savedState()}.Reply(m.ID))
+}
+
+// opWindow opens a window (show-history, settings, menu) or quits.
+func (h *Hub) opWindow(cs *ConnState, m *hubapi.Message) {
+	if m.Op == hubapi.OpWindow && h.historyFor(cs, m.ID) == nil {
+		return
+	}
+	f := h.Quit
+	switch m.Op {
+	case hubapi.OpWindow:
+		f = h.ShowHistory
+	case hubapi.OpSettings:
+		f = h.ShowSettings
+	case hubapi.OpMenu:
+		f = h.ShowMenu
+	}
+	if f == nil {
+		cs.send(hubapi.Message{ID: m.ID, Error: "this hub has no windows"})
+		return
+	}
+	reply := hubapi.Message{ID: m.ID}
+	if m.Op == hubapi.OpQuit {
+		// What still cannot be saved is said to the user who quits (and
+		// logged, with each record, by the journal's close).
+		reply = h.savedState().Reply(m.ID)
+	}
+	f()
+	cs.send(reply)
 }
 
 // ExportWriter sends what Store.Export writes as chunks of one export.
@@ -473,7 +517,7 @@ func (w *ExportWriter) Write(p []byte) (int, error) {
 // historyReply answers a history query with recs or err, and with what
 // keeps decisions out of history, for the CLI to say.
 func (h *Hub) historyReply(id uint64, recs []history.Record, err error) hubapi.Message {
-	reply := hubapi.Message{ID: id, Records: recs, Problem: h.Records().State().Problem()}
+	reply := hubapi.HistoryReply{Records: recs, Problem: h.Records().State().Problem()}.Reply(id)
 	if err != nil {
 		reply.Records, reply.Error = nil, err.Error()
 	}
@@ -491,12 +535,12 @@ func (h *Hub) historyFor(cs *ConnState, id uint64) *history.Store {
 	return st
 }
 
-// savedState fills in reply what waits to be saved, after one more try to
-// save it: the user asking after freeing the disk sees it land.
-func (h *Hub) savedState(reply *hubapi.Message) {
+// savedState is what waits to be saved, after one more try to save it:
+// the user asking after freeing the disk sees it land.
+func (h *Hub) savedState() hubapi.SavedState {
 	h.Records().Flush()
 	js := h.Records().State()
-	reply.Spooled, reply.Unsaved, reply.Problem = js.Spooled, js.Unsaved, js.Problem()
+	return hubapi.SavedState{Spooled: js.Spooled, Unsaved: js.Unsaved, Problem: js.Problem()}
 }
 
 // Prepare checks a request and builds its prompt: the form or the URL

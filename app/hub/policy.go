@@ -174,7 +174,7 @@ func (h *Hub) knows(server string) (bool, []string) {
 // unknownServer is the hub's answer to a mute or unmute of a server it
 // does not know, or nil when it knows it: most likely a typo, which must
 // not silently mute nothing (issue 9).
-func (h *Hub) unknownServer(id uint64, op, server string) *hubapi.Message {
+func (h *Hub) unknownServer(id uint64, server string) *hubapi.Message {
 	known, names := h.knows(server)
 	if known {
 		return nil
@@ -183,10 +183,8 @@ func (h *Hub) unknownServer(id uint64, op, server string) *hubapi.Message {
 	if s := DidYouMean(server, names); s != "" {
 		msg += "; " + s
 	}
-	if op == hubapi.OpMute {
-		msg += " (to mute a server before it first asks, add --force)"
-	}
-	return &hubapi.Message{ID: id, Error: msg, Unknown: true}
+	r := hubapi.UnknownServerReply(id, msg)
+	return &r
 }
 
 func (p *PolicyState) init() {

@@ -1,14 +1,13 @@
 package winui
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"sync"
 
+	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/winproto"
 	"github.com/elicitray/elicitray/ui/state"
 
@@ -37,7 +36,7 @@ func Run(stderr io.Writer) error {
 		fc.Close()
 		return err
 	}
-	s := &Side{app: a, conn: fc, enc: json.NewEncoder(fc), log: stderr,
+	s := &Side{app: a, conn: fc, lines: hubapi.NewConn(fc, 0), log: stderr,
 		calls: map[uint64]*WinCall{}, prompts: map[uint64]func(){}}
 	s.prompter = &Prompter{app: a, open: s.openURL}
 	s.history = &WinHistorySource{s: s}
@@ -67,8 +66,8 @@ type Side struct {
 	prompter *Prompter
 	history  *WinHistorySource
 
-	wmu sync.Mutex // one line at a time
-	enc *json.Encoder
+	// lines frames conn: one message a line.
+	lines *hubapi.Conn
 
 	mu      sync.Mutex
 	calls   map[uint64]*WinCall // waiting for their reply
@@ -94,28 +93,23 @@ type WinCall struct {
 }
 
 func (s *Side) send(m winproto.Message) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_ = s.enc.Encode(m)
+	_ = s.lines.Write(m)
 }
 
 // read handles what the hub sends until it ends the socket; then the
 // process stops.
 func (s *Side) read() {
-	br := bufio.NewReaderSize(s.conn, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			var m winproto.Message
-			if derr := winproto.Decode(line, &m); derr != nil {
-				fmt.Fprintf(s.log, "elicitray ui: the hub said something unreadable: %v\n", derr)
-			} else {
-				s.handle(&m)
-			}
+		var m winproto.Message
+		err := s.lines.Read(&m)
+		if bad := (hubapi.BadLineError{}); errors.As(err, &bad) {
+			fmt.Fprintf(s.log, "elicitray ui: the hub said something unreadable: %v\n", bad)
+			continue
 		}
 		if err != nil {
 			break
 		}
+		s.handle(&m)
 	}
 	s.mu.Lock()
 	s.gone = true

@@ -1,6 +1,4 @@
-//go:build linux
-
-package app
+package wrapper
 
 import (
 	"os"
@@ -18,11 +16,12 @@ import (
 // config.toml again: the running wrapper follows the new file, as it did
 // the old one.
 func TestWatchGuardDirectoryRecreated(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "elicitray")
 	path := filepath.Join(dir, "config.toml")
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	watchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
+	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
 	saveAsSettings(t, path, "[servers.prod]\nguard = [\"deploy\"]\n")
 	if got, want := next(), `elicitray: prod: config.toml changed: calls of "deploy" now wait for your approval.`; got != want {
 		t.Fatalf("log says\n%s\nwant\n%s", got, want)
@@ -53,11 +52,12 @@ func TestWatchGuardDirectoryRecreated(t *testing.T) {
 // ["b"]; a script toggling it, say): the second, a new file renamed over
 // the first, is put in force, though its size and time are the first's.
 func TestWatchGuardSameSizeSameTime(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "elicitray")
 	path := filepath.Join(dir, "config.toml")
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	watchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
+	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
 	var first os.FileInfo
 	for _, name := range []string{"a", "b"} {
 		tmp := path + ".new"

@@ -1,4 +1,4 @@
-package app
+package wrapper
 
 import (
 	"context"
@@ -41,7 +41,7 @@ type guardWatch struct {
 	// whether the log said it was removed while it could not be.
 	dir                     string
 	parentWatched, goneSaid bool
-	relay                   liveRelay
+	relay                   LiveRelay
 	stderr                  io.Writer
 	// cur is the guard in force, keepAlive the interval; stamp the file's
 	// version they were read from, or last found unusable (so that one
@@ -51,14 +51,14 @@ type guardWatch struct {
 	stamp     hub.ConfigStamp
 }
 
-// liveRelay is what of a running relay follows config.toml
+// LiveRelay is what of a running relay follows config.toml
 // (*bridge.Relay).
-type liveRelay interface {
+type LiveRelay interface {
 	SetGuard(patterns []string, destructive bool)
 	SetKeepAlive(every time.Duration)
 }
 
-// watchGuard follows the guard and keep-alive of the server configured as
+// WatchGuard follows the guard and keep-alive of the server configured as
 // name in the config file at path until ctx is done: when the file
 // changes, its guard, guard_destructive and keep-alive for name are put in
 // force in relay, and the host's log says what changed in a sentence. A
@@ -67,7 +67,7 @@ type liveRelay interface {
 // writing it in place). cur and keepAlive are what was read at start,
 // from the file as stamp found it. When the file cannot be watched, they
 // stay and the log says that a change applies at the next start.
-func watchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp hub.ConfigStamp, relay liveRelay, stderr io.Writer) {
+func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp hub.ConfigStamp, relay LiveRelay, stderr io.Writer) {
 	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
 	g.dir = filepath.Dir(g.path)
 	w, err := fsnotify.NewWatcher()

@@ -1,6 +1,4 @@
-//go:build linux
-
-package app
+package wrapper
 
 import (
 	"testing"
@@ -14,6 +12,7 @@ import (
 // answered, not that there was no window (a new user read "without a
 // window" after watching the window for 20 s).
 func TestWhySaid(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		res  bridge.Result
 		want string

@@ -1,7 +1,7 @@
-package app
+package wrapper
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"net"
 	"path/filepath"
@@ -23,15 +23,16 @@ import (
 func TestCloseWaitsForDelivered(t *testing.T) {
 	dir := t.TempDir()
 	ours, hub := net.Pipe() // the hub reads nothing: the word waits
-	c := &hubClient{
-		paths: paths.Paths{History: filepath.Join(dir, "history.db")},
-		conn:  &hubConn{c: ours, enc: json.NewEncoder(ours), waiting: map[uint64]chan hubapi.Message{}},
+	t.Parallel()
+	c := &Approver{
+		Paths: paths.Paths{History: filepath.Join(dir, "history.db")},
+		Hub:   &hubapi.Client{Dialer: func(context.Context) (net.Conn, int, error) { return ours, 0, nil }},
 	}
 	go c.Delivered(&bridge.Request{ID: "w1-1", Server: "srv", ReportsDelivery: true}, errors.New("the server ended"))
 	time.Sleep(100 * time.Millisecond) // the word is being sent
 	time.AfterFunc(300*time.Millisecond, func() { hub.Close() })
-	c.close()
-	keys, _ := journal.SpoolKeys(journal.SpoolDir(c.paths))
+	c.Close()
+	keys, _ := journal.SpoolKeys(journal.SpoolDir(c.Paths))
 	if !keys["w1-1"] {
 		t.Errorf("the wrapper stopped before the word on the delivery was kept; the spool holds %v", keys)
 	}

@@ -1,6 +1,4 @@
-//go:build linux
-
-package app
+package wrapper
 
 import (
 	"bufio"
@@ -17,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// watchLog is a log for watchGuard, and next returns its next line (the
+// watchLog is a log for WatchGuard, and next returns its next line (the
 // test fails when the log ends).
 func watchLog(t *testing.T) (log io.Writer, next func() string) {
 	pr, pw := io.Pipe()
@@ -45,7 +43,7 @@ func saveAsSettings(t *testing.T, path, text string) {
 	}
 }
 
-// relaySettings records what watchGuard puts in force.
+// relaySettings records what WatchGuard puts in force.
 type relaySettings struct {
 	mu        sync.Mutex
 	guard     []string
@@ -71,10 +69,11 @@ func (r *relaySettings) SetKeepAlive(d time.Duration) {
 // another server; and keeps what it had through a file with mistakes,
 // naming the first, and through the file's removal.
 func TestWatchGuardSaysWhatChanged(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "elicitray", "config.toml") // no directory yet
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	watchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
+	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
 	inForce := func(guard []string, destr bool, keepAlive time.Duration) {
 		t.Helper()
 		relay.mu.Lock()
