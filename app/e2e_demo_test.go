@@ -22,7 +22,7 @@ import (
 // rounds; at 2025-11-25 Escape on the approval aborts it. The demo prints
 // each era and its outcome, naming the audit log, which holds both.
 func TestEndToEndDemoApprovalFlow(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cmd := exec.Command(elicitrayBin(t), "demo", "--tool", "request_change")
 	cmd.Env = d.env
 	var stdout bytes.Buffer

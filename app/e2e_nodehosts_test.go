@@ -166,7 +166,7 @@ func TestEndToEndNodeHosts(t *testing.T) {
 					d.startHub()
 				}
 			} else {
-				d = newDesktop(t)
+				d = newParallelDesktop(t)
 				env = tt.env(d)
 			}
 			run := tt.call(d, env, "trigger-elicitation-request", nil, wrapCommand(t, "everything", everythingCommand(t)...)...)

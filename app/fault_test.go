@@ -612,7 +612,7 @@ func TestFaultHubCrashUnderLoad(t *testing.T) {
 // is a spool directory that is one.
 func TestFaultPlantedLinks(t *testing.T) {
 	t.Run("run directory", func(t *testing.T) {
-		d := newDesktop(t)
+		d := newParallelDesktop(t)
 		elsewhere := t.TempDir()
 		os.Chmod(elsewhere, 0o700)
 		u := listenUntrusted(t, filepath.Join(elsewhere, paths.SocketName))
