@@ -21,8 +21,6 @@ import (
 	"github.com/elicitray/elicitray/app/winui"
 	"github.com/elicitray/elicitray/app/wrapper"
 
-	"github.com/elicitray/elicitray/app/hub"
-
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/spf13/cobra"
@@ -332,7 +330,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 				name = serverName(args)
 			}
 			cfgPath := paths.FromEnv(os.Getenv).Config
-			stamp := hub.StampOf(cfgPath) // before the read: a change after it is caught
+			stamp := config.StampOf(cfgPath) // before the read: a change after it is caught
 			settings := wrapperConfig(cfgPath, name, stderr)
 			var srv bridge.Server
 			what := ""

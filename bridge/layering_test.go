@@ -77,5 +77,27 @@ func TestNoFyneBelowApp(t *testing.T) {
 				t.Errorf("%s depends on %s", pkg, dep)
 			}
 		}
+		// app's processes stay apart: the wrapper and the window process
+		// never link the hub's process, nor the engine either process.
+		for _, rule := range processRules {
+			if strings.TrimPrefix(pkg, module) == rule.pkg {
+				for _, dep := range banned(pkg, rule.not...) {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
 	}
+}
+
+// processRules are the packages of app each process's code must not reach
+// (how-it-works.md, "Packages").
+var processRules = []struct {
+	pkg string
+	not []string
+}{
+	{"/app/wrapper", []string{module + "/app/hub", module + "/app/desktop", module + "/app/winui"}},
+	{"/app/winui", []string{module + "/app/desktop", module + "/app/wrapper", module + "/app/session"}},
+	{"/app/desktop", []string{module + "/app/winui", module + "/app/wrapper"}},
+	{"/app/hub", []string{module + "/app/desktop", module + "/app/winui", module + "/app/wrapper", module + "/app/session"}},
+	{"/app/hubapi", []string{module + "/app/hub", module + "/app/session", module + "/app/journal"}},
 }

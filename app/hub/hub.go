@@ -136,7 +136,7 @@ type Hub struct {
 	showing *Item
 	policy  PolicyState
 	// cfgStamp is the config file's size and time when Config was read.
-	cfgStamp ConfigStamp
+	cfgStamp config.Stamp
 	// memo is the remembered answers at RulesPath, made on first use.
 	memoOnce sync.Once
 	memo     *remember.Memory

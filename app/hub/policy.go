@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"time"
@@ -424,40 +423,12 @@ func (h *Hub) KeepPruning(ctx context.Context) {
 	}
 }
 
-// ConfigStamp tells one version of the config file from another: its
-// size and time, and which file it is. The time alone misses a save in
-// the same tick of the file system's coarse clock (a few milliseconds)
-// that kept the size; a save renames a new file over the old (SaveConfig,
-// and most editors), which the file's identity tells.
-type ConfigStamp struct {
-	fi os.FileInfo // nil: there is no file
-}
-
-func StampOf(path string) ConfigStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return ConfigStamp{}
-	}
-	return ConfigStamp{fi}
-}
-
-// Empty reports whether there is no file, or an empty one.
-func (s ConfigStamp) Empty() bool { return s.fi == nil || s.fi.Size() == 0 }
-
-// Same reports whether s and o stamp the same version of the file.
-func (s ConfigStamp) Same(o ConfigStamp) bool {
-	if s.fi == nil || o.fi == nil {
-		return s.fi == nil && o.fi == nil
-	}
-	return s.fi.Size() == o.fi.Size() && s.fi.ModTime().Equal(o.fi.ModTime()) && os.SameFile(s.fi, o.fi)
-}
-
 // ConfigRead records that Config is what the file at ConfigPath says now,
 // so that refreshConfig reads it again only once it changes.
 func (h *Hub) ConfigRead() {
 	h.Mu.Lock()
 	defer h.Mu.Unlock()
-	h.cfgStamp = StampOf(h.ConfigPath)
+	h.cfgStamp = config.StampOf(h.ConfigPath)
 }
 
 // refreshConfig reads the config file again when it changed since it was
@@ -467,7 +438,7 @@ func (h *Hub) refreshConfig() {
 	if h.ConfigPath == "" {
 		return
 	}
-	stamp := StampOf(h.ConfigPath)
+	stamp := config.StampOf(h.ConfigPath)
 	h.Mu.Lock()
 	same := stamp.Same(h.cfgStamp)
 	h.cfgStamp = stamp

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/elicitray/elicitray/app/hub"
-
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/fsnotify/fsnotify"
 )
@@ -48,7 +46,7 @@ type guardWatch struct {
 	// bad version is said once).
 	cur       config.Server
 	keepAlive time.Duration
-	stamp     hub.ConfigStamp
+	stamp     config.Stamp
 }
 
 // LiveRelay is what of a running relay follows config.toml
@@ -67,7 +65,7 @@ type LiveRelay interface {
 // writing it in place). cur and keepAlive are what was read at start,
 // from the file as stamp found it. When the file cannot be watched, they
 // stay and the log says that a change applies at the next start.
-func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp hub.ConfigStamp, relay LiveRelay, stderr io.Writer) {
+func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp config.Stamp, relay LiveRelay, stderr io.Writer) {
 	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
 	g.dir = filepath.Dir(g.path)
 	w, err := fsnotify.NewWatcher()
@@ -161,7 +159,7 @@ func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
 // reload reads the file when it is not the version last read, and puts its
 // guard and keep-alive in force.
 func (g *guardWatch) reload() {
-	stamp := hub.StampOf(g.path)
+	stamp := config.StampOf(g.path)
 	if stamp.Empty() || stamp.Same(g.stamp) {
 		// Removed or empty: most likely an editor replacing the file, or
 		// writing it in place (truncated first): its next event brings

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitray/elicitray/app/hub"
-
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/google/go-cmp/cmp"
 )
@@ -73,7 +71,7 @@ func TestWatchGuardSaysWhatChanged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "elicitray", "config.toml") // no directory yet
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, hub.StampOf(path), relay, log)
+	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log)
 	inForce := func(guard []string, destr bool, keepAlive time.Duration) {
 		t.Helper()
 		relay.mu.Lock()
