@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -23,7 +22,7 @@ import (
 // secret or client id is ever printed.
 
 // newAuthCmd returns the auth command and its list and logout.
-func newAuthCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+func newAuthCmd(ctx context.Context, p paths.Paths, stdout, stderr io.Writer) *cobra.Command {
 	auth := &cobra.Command{
 		Use:   "auth",
 		Short: "Show or forget the sign-ins of remote servers (wrap --url)",
@@ -36,7 +35,7 @@ func newAuthCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			Short: "List the remote servers signed in to: name, URL, authorization server, when the token expires",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(authList(paths.FromEnv(os.Getenv), time.Now(), stdout, stderr))
+				return runErr(authList(p, time.Now(), stdout, stderr))
 			},
 		},
 		&cobra.Command{
@@ -49,7 +48,7 @@ func newAuthCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runErr(authLogout(ctx, paths.FromEnv(os.Getenv), args[0], stdout, stderr))
+				return runErr(authLogout(ctx, p, args[0], stdout, stderr))
 			},
 		},
 	)

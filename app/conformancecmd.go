@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/elicitray/elicitray/app/demo"
+	"github.com/elicitray/elicitray/app/paths"
 )
 
 // ConformanceServerName is the name conformance-host gives the wrapper
@@ -24,7 +25,7 @@ const ConformanceServerName = "conformance"
 // starts it with the scenario's server URL as its last argument, and it
 // hosts `elicitray wrap --url URL`, so that elicitray is the client's
 // elicitation layer (demo.Conformance).
-func newConformanceHostCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+func newConformanceHostCmd(ctx context.Context, p paths.Paths, stdout, stderr io.Writer) *cobra.Command {
 	var name string
 	var timeout time.Duration
 	cmd := &cobra.Command{

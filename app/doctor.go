@@ -74,7 +74,7 @@ type doctor struct {
 	blocked []string
 }
 
-func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
+func newDoctorCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check everything prompts need: display, tray, hub, history, config, hosts",
@@ -89,7 +89,7 @@ func newDoctorCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(err)
 			}
-			d := &doctor{paths: paths.FromEnv(os.Getenv), exe: exe, finder: session.NewFinder(exe)}
+			d := &doctor{paths: p, exe: exe, finder: session.NewFinder(exe)}
 			d.run(ctx)
 			d.write(stdout)
 			// Every ✗, not only what stops prompts: a history that cannot

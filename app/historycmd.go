@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -37,8 +36,8 @@ type historySource struct {
 
 // cliHistory is the history a command of cmd reads: the user's, with its
 // warnings on the command's stderr.
-func cliHistory(cmd *cobra.Command) historySource {
-	return historySource{paths: paths.FromEnv(os.Getenv), warn: cmd.ErrOrStderr()}
+func cliHistory(p paths.Paths, cmd *cobra.Command) historySource {
+	return historySource{paths: p, warn: cmd.ErrOrStderr()}
 }
 
 // warnf says what keeps decisions out of what is shown.
@@ -121,7 +120,7 @@ func (s historySource) ask(ctx context.Context, ask func(*hubapi.Client) (hubapi
 	return nil, err
 }
 
-func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
+func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "List, show, export and prune past decisions, or open the history window",
@@ -153,7 +152,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			q.Limit = limit
-			recs, err := cliHistory(cmd).list(ctx, q)
+			recs, err := cliHistory(p, cmd).list(ctx, q)
 			if err != nil {
 				return runErr(err)
 			}
@@ -196,7 +195,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runErr(exportTo(ctx, cliHistory(cmd), q, format, output, stdout))
+			return runErr(exportTo(ctx, cliHistory(p, cmd), q, format, output, stdout))
 		},
 	}
 	export.Flags().StringVar(&format, "format", history.FormatJSONL, "jsonl or csv")
@@ -223,7 +222,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 			if keep < 0 {
 				return usageError{fmt.Errorf("--keep must be 0 (no limit) or more, not %d", keep)}
 			}
-			n, err := cliHistory(cmd).prune(ctx, opts)
+			n, err := cliHistory(p, cmd).prune(ctx, opts)
 			if err != nil {
 				return runErr(err)
 			}
@@ -249,7 +248,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, _ := strconv.ParseUint(args[0], 10, 64)
-			r, err := cliHistory(cmd).get(ctx, id)
+			r, err := cliHistory(p, cmd).get(ctx, id)
 			if errors.Is(err, history.ErrNotFound) {
 				return runErr(fmt.Errorf("no decision with ID %d", id))
 			}
@@ -268,7 +267,7 @@ func newHistoryCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
 		Short: "Open the history window (starts the hub if none runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return openWindow(ctx, cmd, (*hubapi.Client).ShowHistory, "the history window")
+			return openWindow(ctx, p, cmd, (*hubapi.Client).ShowHistory, "the history window")
 		},
 	}
 	cmd.AddCommand(list, show, export, prune, window)

@@ -56,7 +56,7 @@ type usageError struct{ error }
 // tests call it in-process.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log.SetOutput(stderr) // quiet until now: see package earlylog
-	root := newRoot(ctx, stdin, stdout, stderr)
+	root := newRoot(ctx, paths.FromEnv(os.Getenv), stdin, stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
@@ -101,7 +101,7 @@ func runErr(err error) error {
 }
 
 // newDemoServerCmd is `elicitray demo-server [--audit FILE]`.
-func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *cobra.Command {
+func newDemoServerCmd(ctx context.Context, p paths.Paths, stdin io.Reader, stdout io.Writer) *cobra.Command {
 	var audit string
 	cmd := &cobra.Command{
 		Use:   "demo-server",
@@ -109,14 +109,14 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if audit == "" {
-				audit = filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), "demo-audit.jsonl")
+				audit = filepath.Join(filepath.Dir(p.HubLog), "demo-audit.jsonl")
 			}
 			// Absolute: the tool results name it for the user to open.
 			abs, err := filepath.Abs(audit)
 			if err != nil {
 				return usageError{fmt.Errorf("--audit %q: %w", audit, err)}
 			}
-			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs, NotShown: pausedNow(ctx)}))
+			return runErr(demo.Server(ctx, stdin, stdout, &demo.Options{AuditLog: abs, NotShown: pausedNow(ctx, p)}))
 		},
 	}
 	cmd.Flags().StringVar(&audit, "audit", "", "request_change appends each outcome to `FILE`, one JSON line each (default: demo-audit.jsonl next to hub.log)")
@@ -128,9 +128,9 @@ func newDemoServerCmd(ctx context.Context, stdin io.Reader, stdout io.Writer) *c
 // server is elicitray's own, so it may ask what a server cannot know: that
 // its cancel came from the pause, not from someone dismissing the window
 // (the history says "paused" too).
-func pausedNow(ctx context.Context) func() string {
+func pausedNow(ctx context.Context, p paths.Paths) func() string {
 	return func() string {
-		c := cliHub(paths.FromEnv(os.Getenv), nil)
+		c := cliHub(p, nil)
 		defer c.Close()
 		r, err := c.Probe(ctx)
 		if err != nil || !r.Paused {
@@ -141,7 +141,7 @@ func pausedNow(ctx context.Context) func() string {
 }
 
 // newDemoCmd is `elicitray demo [--protocol VERSION] [--tool NAME]…`.
-func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+func newDemoCmd(ctx context.Context, p paths.Paths, stdout, stderr io.Writer) *cobra.Command {
 	var protocol string
 	var tools []string
 	cmd := &cobra.Command{
@@ -158,7 +158,7 @@ func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// The hub first: the demo's windows need one, and a desktop
 			// that cannot show them is said before the demo starts.
-			c := cliHub(paths.FromEnv(os.Getenv), stderr)
+			c := cliHub(p, stderr)
 			defer c.Close()
 			if _, err := c.Connect(ctx); err != nil {
 				return runErr(fmt.Errorf("the demo shows desktop windows: %w", err))
@@ -179,7 +179,7 @@ func newDemoCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRoot(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "elicitray",
 		Short: "Answer MCP servers' elicitations in native desktop windows",
@@ -196,7 +196,7 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return hubExit(desktop.Run(ctx, paths.FromEnv(os.Getenv), Version, stderr))
+			return hubExit(desktop.Run(ctx, p, Version, stderr))
 		},
 	}
 	root.Version = Version
@@ -211,11 +211,11 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 
-	root.AddCommand(newPolicyCmds(ctx, stdout, stderr)...)
-	root.AddCommand(newConformanceHostCmd(ctx, stdout, stderr))
+	root.AddCommand(newPolicyCmds(ctx, p, stdout, stderr)...)
+	root.AddCommand(newConformanceHostCmd(ctx, p, stdout, stderr))
 	root.AddCommand(
-		newWrapCmd(ctx, stdin, stdout, stderr),
-		newHubCmd(ctx, stderr),
+		newWrapCmd(ctx, p, stdin, stdout, stderr),
+		newHubCmd(ctx, p, stderr),
 		&cobra.Command{
 			// The hub's window process (wincmd.go): started by the hub,
 			// with its socket as fd 3; not for people.
@@ -227,21 +227,21 @@ func newRoot(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *co
 				return winui.Run(stderr)
 			},
 		},
-		newHistoryCmd(ctx, stdout),
+		newHistoryCmd(ctx, p, stdout),
 		newAutostartCmd(stdout),
-		newRulesCmd(stdout),
-		newMenuCmd(ctx),
-		newDoctorCmd(ctx, stdout),
+		newRulesCmd(p, stdout),
+		newMenuCmd(ctx, p),
+		newDoctorCmd(ctx, p, stdout),
 		newHostsCmd(stdout),
-		newAuthCmd(ctx, stdout, stderr),
-		newDemoServerCmd(ctx, stdin, stdout),
-		newDemoCmd(ctx, stdout, stderr),
+		newAuthCmd(ctx, p, stdout, stderr),
+		newDemoServerCmd(ctx, p, stdin, stdout),
+		newDemoCmd(ctx, p, stdout, stderr),
 		&cobra.Command{
 			Use:   "quit",
 			Short: "Stop the running hub (as its tray menu's Quit does)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c := cliHub(paths.FromEnv(os.Getenv), nil)
+				c := cliHub(p, nil)
 				defer c.Close()
 				r, err := c.Quit(ctx)
 				if errors.Is(err, hubapi.ErrNotRunning) {
@@ -300,7 +300,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	return usageError{errors.New(msg)}
 }
 
-func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newWrapCmd(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var name string
 	var grace time.Duration
 	var remote remoteFlags
@@ -319,7 +319,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			return remote.check(args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			client, err := wrapper.New(paths.FromEnv(os.Getenv), stderr)
+			client, err := wrapper.New(p, stderr)
 			if err != nil {
 				return runErr(err)
 			}
@@ -329,7 +329,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 			} else if name == "" {
 				name = serverName(args)
 			}
-			cfgPath := paths.FromEnv(os.Getenv).Config
+			cfgPath := p.Config
 			stamp := config.StampOf(cfgPath) // before the read: a change after it is caught
 			settings := wrapperConfig(cfgPath, name, stderr)
 			var srv bridge.Server
@@ -342,7 +342,7 @@ func newWrapCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 					if err != nil {
 						return err
 					}
-					return withRemoteOAuth(o, paths.FromEnv(os.Getenv), name, pre, client, func(format string, args ...any) {
+					return withRemoteOAuth(o, p, name, pre, client, func(format string, args ...any) {
 						fmt.Fprintf(stderr, "elicitray: "+format+"\n", args...)
 					})
 				})
@@ -465,7 +465,7 @@ func hubExit(err error) error {
 
 func dirOf(path string) string { return filepath.Dir(path) }
 
-func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
+func newHubCmd(ctx context.Context, p paths.Paths, stderr io.Writer) *cobra.Command {
 	var home string
 	cmd := &cobra.Command{
 		Use:   "hub",
@@ -475,16 +475,19 @@ func newHubCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
 			if home != "" {
 				// An autostart entry's way to ELICITRAY_HOME, which not
 				// every OS's entry can set (autostart.go).
+				// Set in the environment too: the window process
+				// inherits it.
 				if err := os.Setenv("ELICITRAY_HOME", home); err != nil {
 					return runErr(err)
 				}
+				p = paths.FromEnv(os.Getenv)
 			}
 			if platform.LeaveOwnConsole() {
 				// Windows: started by the Run key, its console window
 				// closed; what it says goes to its log.
 				stderr = io.Discard
 			}
-			return hubExit(desktop.Run(ctx, paths.FromEnv(os.Getenv), Version, stderr))
+			return hubExit(desktop.Run(ctx, p, Version, stderr))
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "run the hub of this `ELICITRAY_HOME` (for autostart entries)")

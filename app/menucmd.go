@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/paths"
 
 	"github.com/spf13/cobra"
 )
@@ -11,7 +12,7 @@ import (
 // newMenuCmd is `elicitray menu`: the tray's menu in a small window
 // (menuwin.go), for desktops that show no tray icons; the launcher entry's
 // Open Menu action runs it.
-func newMenuCmd(ctx context.Context) *cobra.Command {
+func newMenuCmd(ctx context.Context, p paths.Paths) *cobra.Command {
 	return &cobra.Command{
 		Use:   "menu",
 		Short: "Open the tray's menu in a small window: pause, mute, History, Settings, Quit (starts the hub if none runs)",
@@ -21,7 +22,7 @@ func newMenuCmd(ctx context.Context) *cobra.Command {
 			"entry offers it too (right-click elicitray: Open Menu).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return openWindow(ctx, cmd, (*hubapi.Client).Menu, "the menu window")
+			return openWindow(ctx, p, cmd, (*hubapi.Client).Menu, "the menu window")
 		},
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -28,7 +27,7 @@ import (
 // the running hub, which holds the policy; settings starts one if needed.
 
 // newPolicyCmds returns the policy commands.
-func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Command {
+func newPolicyCmds(ctx context.Context, p paths.Paths, stdout, stderr io.Writer) []*cobra.Command {
 	var muteFor time.Duration
 	var force bool
 	mute := &cobra.Command{
@@ -45,7 +44,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r hubapi.MuteReply
-			err := askHub(ctx, func(c *hubapi.Client) (err error) {
+			err := askHub(ctx, p, func(c *hubapi.Client) (err error) {
 				r, err = c.Mute(ctx, hubapi.MuteRequest{Server: args[0], For: muteFor, Force: force})
 				return err
 			})
@@ -71,7 +70,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Answer every prompt cancel until resume (the tray's Pause all prompts)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if err := askHub(ctx, func(c *hubapi.Client) error { return c.Pause(ctx, hubapi.PauseRequest{Paused: true}) }); err != nil {
+				if err := askHub(ctx, p, func(c *hubapi.Client) error { return c.Pause(ctx, hubapi.PauseRequest{Paused: true}) }); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "all prompts are paused; `elicitray resume` shows them again")
@@ -83,7 +82,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Show prompts again after pause",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if err := askHub(ctx, func(c *hubapi.Client) error { return c.Pause(ctx, hubapi.PauseRequest{Paused: false}) }); err != nil {
+				if err := askHub(ctx, p, func(c *hubapi.Client) error { return c.Pause(ctx, hubapi.PauseRequest{Paused: false}) }); err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, "prompts are shown again")
@@ -102,7 +101,7 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
 				var r hubapi.MuteReply
-				err := askHub(ctx, func(c *hubapi.Client) (err error) {
+				err := askHub(ctx, p, func(c *hubapi.Client) (err error) {
 					r, err = c.Unmute(ctx, hubapi.UnmuteRequest{Server: args[0]})
 					return err
 				})
@@ -125,14 +124,14 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Say whether prompts are paused, which servers are muted, and how many prompts wait",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c := cliHub(paths.FromEnv(os.Getenv), nil)
+				c := cliHub(p, nil)
 				defer c.Close()
 				r, err := c.Status(ctx)
 				err = cliHubErr(err)
 				if errors.Is(err, hubapi.ErrNotRunning) {
 					// Nothing is paused or muted: say so, and what applies.
 					fmt.Fprintln(stdout, "Hub      not running: the first prompt starts one, with nothing paused or muted")
-					if n := journal.CountSpool(journal.SpoolDir(paths.FromEnv(os.Getenv))); n > 0 {
+					if n := journal.CountSpool(journal.SpoolDir(p)); n > 0 {
 						fmt.Fprintf(stdout, "History  %s waiting in the spool, not yet in history (the next hub or `elicitray history list` takes them in)\n", journal.Decisions(n))
 					}
 					return nil
@@ -148,15 +147,15 @@ func newPolicyCmds(ctx context.Context, stdout, stderr io.Writer) []*cobra.Comma
 			Short: "Open the Settings window (starts the hub if none runs)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return openWindow(ctx, cmd, (*hubapi.Client).Settings, "the Settings window")
+				return openWindow(ctx, p, cmd, (*hubapi.Client).Settings, "the Settings window")
 			},
 		},
 	}
 }
 
 // askHub asks the running hub through ask; with none, it says so.
-func askHub(ctx context.Context, ask func(*hubapi.Client) error) error {
-	c := cliHub(paths.FromEnv(os.Getenv), nil)
+func askHub(ctx context.Context, p paths.Paths, ask func(*hubapi.Client) error) error {
+	c := cliHub(p, nil)
 	defer c.Close()
 	err := cliHubErr(ask(c))
 	if errors.Is(err, hubapi.ErrNotRunning) {
@@ -231,8 +230,8 @@ func untilText(t, now time.Time) string {
 
 // openWindow asks the hub, started when none runs, to open a window;
 // what names the window in errors.
-func openWindow(ctx context.Context, cmd *cobra.Command, open func(*hubapi.Client, context.Context) error, what string) error {
-	c := cliHub(paths.FromEnv(os.Getenv), cmd.ErrOrStderr())
+func openWindow(ctx context.Context, p paths.Paths, cmd *cobra.Command, open func(*hubapi.Client, context.Context) error, what string) error {
+	c := cliHub(p, cmd.ErrOrStderr())
 	if err := open(c, ctx); err != nil {
 		return runErr(fmt.Errorf("%s: %w", what, err))
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +22,7 @@ import (
 // (remember.go). It reads and changes the rules file itself, hub or no
 // hub: a running hub reads the file afresh for each prompt, so a rule
 // forgotten here is gone for the next request.
-func newRulesCmd(stdout io.Writer) *cobra.Command {
+func newRulesCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "List or forget the answers remembered with \"Always answer this way\"",
@@ -39,7 +38,7 @@ func newRulesCmd(stdout io.Writer) *cobra.Command {
 		Example: "  elicitray rules list",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m := &remember.Memory{Path: remember.Path(paths.FromEnv(os.Getenv))}
+			m := &remember.Memory{Path: remember.Path(p)}
 			rules, err := m.Rules(time.Now())
 			if err != nil {
 				return runErr(err)
@@ -68,7 +67,7 @@ func newRulesCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m := &remember.Memory{Path: remember.Path(paths.FromEnv(os.Getenv))}
+			m := &remember.Memory{Path: remember.Path(p)}
 			id := 0
 			if len(args) == 1 {
 				id, _ = strconv.Atoi(args[0])

@@ -34,25 +34,20 @@ type Paths struct {
 	// hub started before the user's login session made /run/user/UID.
 	// Clients look there too before they start a hub.
 	OtherRunDirs []string
-	// Home is the user's home directory (HomeDir).
-	Home string
 }
 
 // FromEnv returns the paths for the current user, reading ELICITRAY_HOME
 // and HOME with getenv.
 func FromEnv(getenv func(string) string) Paths {
-	home := HomeDir(getenv)
 	if h := getenv("ELICITRAY_HOME"); h != "" {
-		p := Under(h)
-		p.Home = home
-		return p
+		return Under(h)
 	}
 	// The run directory comes from the uid and the home alone, never from
 	// XDG_RUNTIME_DIR: hosts start wrappers with only HOME, LOGNAME, PATH,
 	// SHELL, TERM and USER (DESIGN.md, "Hosts strip the environment"), and
 	// such a wrapper must find the socket of the hub that runs in the
 	// desktop session, whose environment has it (platform.RunDirs).
-	run, others := platform.RunDirs(home)
+	run, others := platform.RunDirs(HomeDir(getenv))
 	p := Layout(
 		filepath.Join(xdg.ConfigHome, "elicitray"),
 		filepath.Join(xdg.DataHome, "elicitray"),
@@ -60,7 +55,6 @@ func FromEnv(getenv func(string) string) Paths {
 		run,
 	)
 	p.OtherRunDirs = others
-	p.Home = home
 	return p
 }
 
