@@ -165,17 +165,8 @@ cross-windows:
 # run in parallel (newParallelDesktop in app/) start an Xvfb and a bus of
 # their own; most of their time is spent waiting for processes and
 # windows, so four run at once (-parallel) on two cores.
-#
-# app's end-to-end tests take most of the time, and they wait more than they
-# compute: they run as two shards side by side, each with a display and a
-# session bus of its own (.ci/xvfb): the tests named E2E_SHARD, and every
-# other test of every package.
-E2E_SHARD := ^(TestEndToEnd|TestFault|TestHub)
-GOTEST := $(GO) test -count=1 -parallel 4 -timeout 20m
 test: deps vet cross-windows
-	@.ci/xvfb dbus-run-session -- $(GOTEST) -run '$(E2E_SHARD)' ./app/ & shard=$$!; \
-	.ci/xvfb dbus-run-session -- $(GOTEST) -skip '$(E2E_SHARD)' ./...; rest=$$?; \
-	wait $$shard; shard=$$?; exit $$(( rest || shard ))
+	$(XVFB) dbus-run-session -- $(GO) test -count=1 -parallel 4 -timeout 20m ./...
 
 # The inner loop, in well under two minutes on a warm build cache: go vet
 # for the three OSes (make vet) and the short tier, every package's tests
