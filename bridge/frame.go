@@ -566,11 +566,13 @@ func newLineWriter(w io.Writer) *lineWriter {
 // waiting for it (gone). It does not take mu, which that write holds.
 func (lw *lineWriter) abandon() {
 	lw.goneOne.Do(func() {
+		// Said first: a write that fails because of what follows (EPIPE
+		// on the shut socket, the deadline) is then told as given up.
+		close(lw.gone)
 		if lw.file != nil {
 			_ = lw.file.SetWriteDeadline(time.Now())
 			endSocketWrite(lw.file)
 		}
-		close(lw.gone)
 	})
 }
 

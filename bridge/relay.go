@@ -371,20 +371,25 @@ func (r *Relay) pumpServer() {
 }
 
 // hostWriteFailed says why a server message did not reach the host.
-func (r *Relay) hostWriteFailed(err error) {
-	if errors.Is(err, os.ErrDeadlineExceeded) || r.w.host.w.abandoned() {
-		// The host's writes were given up (lineWriter.abandon).
-		r.w.log.printf("the host read nothing more of elicitray's output after the server ended: the server's last messages were dropped, so that elicitray could end")
+func (r *Relay) hostWriteFailed(err error) { r.w.hostWriteFailed(err) }
+
+// hostWriteFailed says why a message did not reach the host: every write
+// to the host that fails is said here, so that one given up
+// (lineWriter.abandon; on a socket its writing side is shut, and a write
+// racing that fails with EPIPE) is said as such, whichever path wrote.
+func (w *wires) hostWriteFailed(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) || w.host.w.abandoned() {
+		w.log.printf("the host read nothing more of elicitray's output after the server ended: the server's last messages were dropped, so that elicitray could end")
 		return
 	}
-	r.w.log.printf("writing to the host: %v", err)
+	w.log.printf("writing to the host: %v", err)
 }
 
 // handleServer sends the host a server line the full path passes on.
 func (r *Relay) handleServer(line []byte, more bool) {
 	if r.fromServer(line) {
 		if werr := r.w.host.Write(line, !more); werr != nil {
-			r.w.log.printf("writing to the host: %v", werr)
+			r.hostWriteFailed(werr)
 		}
 	} else if !more {
 		// An intercepted line ends the burst: what came before it
@@ -569,7 +574,7 @@ func (w *wires) serverWriteFailed(err error) { w.log.printf("%s", serverWriteFai
 // toHost writes one whole message to the host and flushes it.
 func (w *wires) toHost(line []byte) {
 	if err := w.host.Write(line, true); err != nil {
-		w.log.printf("writing to the host: %v", err)
+		w.hostWriteFailed(err)
 	}
 }
 
