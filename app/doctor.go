@@ -18,7 +18,6 @@ import (
 
 	"github.com/elicitray/elicitray/app/journal"
 
-	"github.com/dustin/go-humanize"
 	"github.com/elicitray/elicitray/app/autostart"
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
@@ -297,7 +296,7 @@ func (d *doctor) history() {
 	if d.hubRunning {
 		size := lang.L("not made yet")
 		if fi, err := os.Stat(path); err == nil {
-			size = humanize.IBytes(uint64(fi.Size()))
+			size = lang.Bytes(fi.Size())
 		}
 		f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, kept by the running hub"), path, size)
 		if d.hubProblem != "" {
@@ -316,9 +315,9 @@ func (d *doctor) history() {
 		case err == nil && !info.Exists:
 			f = d.add(levelOK, lang.L("History"), lang.L("%s is not made yet (the first decision makes it)"), path)
 		case err == nil && info.Records < 0:
-			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, of an older layout that the hub upgrades when it starts"), path, humanize.IBytes(uint64(info.Size)))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, of an older layout that the hub upgrades when it starts"), path, lang.Bytes(info.Size))
 		case err == nil:
-			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, lang.Count(info.Records)), humanize.IBytes(uint64(info.Size)))
+			f = d.add(levelOK, lang.L("History"), lang.L("%s, %s, %s"), path, lang.N("{{.Count}} decisions", info.Records, lang.Count(info.Records)), lang.Bytes(info.Size))
 		case errors.Is(err, history.ErrLocked) && d.hubPID > 0:
 			if holder, _ := journal.LockHolder(path); holder == d.hubPID {
 				f = d.add(levelProblem, lang.L("History"), lang.L("%s is held by the hub (pid %d), which does not answer: it may be stopped or hung (`kill %d`; the next prompt starts a new one)"), path, d.hubPID, d.hubPID)
@@ -334,7 +333,7 @@ func (d *doctor) history() {
 		}
 	}
 	if free, ok := journal.FreeSpace(path); ok {
-		f.text += fmt.Sprintf(lang.L("; %s free on its disk"), humanize.IBytes(uint64(free)))
+		f.text += fmt.Sprintf(lang.L("; %s free on its disk"), lang.Bytes(free))
 		if free < journal.MinFree {
 			f.level = levelProblem
 			f.more = append(f.more, lang.L("the disk is full: decisions are kept in memory, and saved once space is freed"))

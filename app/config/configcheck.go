@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/dustin/go-humanize"
 
 	"github.com/elicitray/elicitray/app/hosts"
 	"github.com/elicitray/elicitray/app/paths"
@@ -536,7 +535,7 @@ const maxSize = 256 << 10
 // maxConfigSize bytes.
 func readConfigFile(path string) ([]byte, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxSize {
-		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, humanize.IBytes(uint64(fi.Size())), humanize.IBytes(uint64(maxSize)))
+		return nil, fmt.Errorf("%s is %s, and elicitray reads a config of at most %s", path, lang.Bytes(fi.Size()), lang.Bytes(maxSize))
 	}
 	if err := checkConfigOwner(path); err != nil {
 		return nil, err

@@ -161,15 +161,14 @@ func (c *Client) connect(ctx context.Context, start bool) (*clientConn, error) {
 		dial = c.Dialer
 	}
 	raw, pid, err := dial(ctx)
-	if err != nil && start {
-		switch {
-		case errors.Is(err, paths.ErrUntrusted):
-			// Where the run directory cannot be trusted, no hub is
-			// started either.
-			err = fmt.Errorf("%w: %w", ErrNoHub, err)
-		case c.Start != nil:
-			raw, pid, err = c.Start(ctx)
-		}
+	switch {
+	case err == nil:
+	case errors.Is(err, paths.ErrUntrusted):
+		// Where the run directory cannot be trusted, no hub is started
+		// either, by any client.
+		err = fmt.Errorf("%w: %w", ErrNoHub, err)
+	case start && c.Start != nil:
+		raw, pid, err = c.Start(ctx)
 	}
 	if err != nil {
 		return nil, err

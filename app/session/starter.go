@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/elicitray/elicitray/app/journal"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // Starting a hub: when no hub runs, a wrapper (or a command that opens a
@@ -290,7 +289,7 @@ func silentFailure(hubLog string) string {
 	}
 	msg := fmt.Sprintf(" and wrote nothing in its log %s", hubLog)
 	if free, ok := journal.FreeSpace(hubLog); ok && free < journal.MinFree {
-		msg += fmt.Sprintf("; the disk it is on is full (%s free)", humanize.IBytes(uint64(free)))
+		msg += fmt.Sprintf("; the disk it is on is full (%s free)", lang.Bytes(free))
 	}
 	return msg
 }

@@ -78,3 +78,13 @@ func TestThousands(t *testing.T) {
 		t.Errorf("CountText: %q", got)
 	}
 }
+
+// TestBytes: sizes as doctor and the config check have always said them.
+func TestBytes(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{512: "512 B", 64 << 10: "64.0 KiB", 256 << 10: "256.0 KiB", 300000: "293.0 KiB", 59<<30 + 1<<29: "59.5 GiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

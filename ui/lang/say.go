@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,6 +33,20 @@ func Thousands(n int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Bytes is a size for people, in binary units with one decimal: "512 B",
+// "64.0 KiB", "59.5 GiB".
+func Bytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, unit := int64(1024), 0
+	for m := n / 1024; m >= 1024 && unit < 5; m /= 1024 {
+		div *= 1024
+		unit++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[unit])
 }
 
 // Sentences translate sentences that other parts of elicitray write in
