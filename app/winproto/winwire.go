@@ -4,8 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/elicitray/elicitray/app/hubapi"
-
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui/state"
@@ -129,11 +127,6 @@ const (
 func opensWindow(op string) bool {
 	return op == OpShow || op == OpHistory || op == OpSettings || op == OpMenu || op == OpOffer
 }
-
-// decodeWin reads one line of the window protocol. Numbers stay
-// json.Number, as on the hub's socket (decodeWire): an answer's content
-// reaches the server with the digits the window showed.
-func Decode(line []byte, m *Message) error { return hubapi.DecodeLine(line, m) }
 
 // winError is the error a reply carries, nil when it carries none.
 func Error(m Message) error {
