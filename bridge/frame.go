@@ -546,9 +546,12 @@ type lineWriter struct {
 	// waiters are told, by endStream, whether the lines in later that
 	// writeWait put there were written.
 	waiters []chan error
-	// gone is closed by abandon.
+	// gone is closed by abandon once the writes are cut; given is set
+	// before they are, so that a write failing of the cut is known as
+	// given up (abandoned).
 	gone    chan struct{}
 	goneOne sync.Once
+	given   atomic.Bool
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
@@ -566,25 +569,17 @@ func newLineWriter(w io.Writer) *lineWriter {
 // waiting for it (gone). It does not take mu, which that write holds.
 func (lw *lineWriter) abandon() {
 	lw.goneOne.Do(func() {
-		// Said first: a write that fails because of what follows (EPIPE
-		// on the shut socket, the deadline) is then told as given up.
-		close(lw.gone)
+		lw.given.Store(true)
 		if lw.file != nil {
 			_ = lw.file.SetWriteDeadline(time.Now())
 			endSocketWrite(lw.file)
 		}
+		close(lw.gone)
 	})
 }
 
 // abandoned reports whether abandon gave the writer up.
-func (lw *lineWriter) abandoned() bool {
-	select {
-	case <-lw.gone:
-		return true
-	default:
-		return false
-	}
-}
+func (lw *lineWriter) abandoned() bool { return lw.given.Load() }
 
 // write appends line (which ends in a newline, or is the stream's last
 // bytes) and flushes when flush is set.
