@@ -170,11 +170,15 @@ func TestBreakMixedMembersHost(t *testing.T) {
 // (dropOrCut). None of them has an id, so that the relay answers nothing
 // (cat would echo the answer back at no fixed place).
 func streamOf(rng *rand.Rand, n int, sizes []int, lastNewline bool) (in, want []byte) {
-	var ib, wb bytes.Buffer
+	var ib, wb pieces
 	letters := func(n int) []byte {
 		b := make([]byte, max(n, 0))
-		for j := range b {
-			b[j] = 'a' + byte(rng.IntN(26))
+		for j := 0; j < len(b); j += 8 { // eight letters from each draw
+			x := rng.Uint64()
+			for k := j; k < min(j+8, len(b)); k++ {
+				b[k] = 'a' + byte(x%26)
+				x /= 26
+			}
 		}
 		return b
 	}
@@ -208,7 +212,7 @@ func streamOf(rng *rand.Rand, n int, sizes []int, lastNewline bool) (in, want []
 		case 9: // a message over two lines: its head names the method
 			line = []byte(`{"jsonrpc":"2.0","method":"elicitation/create",`)
 			ib.Write(line)
-			ib.WriteByte('\n')
+			ib.writeByte('\n')
 			line = []byte(`"params":{"message":"` + string(letters(size-30)) + `"}}`)
 			out = line
 		case 10: // two replies after a "\r": no method, passes
@@ -239,14 +243,32 @@ func streamOf(rng *rand.Rand, n int, sizes []int, lastNewline bool) (in, want []
 		ib.Write(line)
 		nl := i < n-1 || lastNewline
 		if nl {
-			ib.WriteByte('\n')
+			ib.writeByte('\n')
 		}
 		wb.Write(out)
 		if out != nil && nl && !cut {
-			wb.WriteByte('\n')
+			wb.writeByte('\n')
 		}
 	}
 	return ib.Bytes(), wb.Bytes()
+}
+
+// pieces gathers a stream of many lines, some of 64 MiB, and copies them
+// into one slice once at the end (a bytes.Buffer would copy and clear the
+// whole stream again at every doubling). Written slices must not change.
+type pieces struct {
+	parts [][]byte
+	n     int
+}
+
+func (p *pieces) Write(b []byte)   { p.parts, p.n = append(p.parts, b), p.n+len(b) }
+func (p *pieces) writeByte(c byte) { p.Write([]byte{c}) }
+func (p *pieces) Bytes() []byte {
+	out := make([]byte, 0, p.n)
+	for _, b := range p.parts {
+		out = append(out, b...)
+	}
+	return out
 }
 
 // dropOrCut is what the host gets of a server line whose key at k names a
