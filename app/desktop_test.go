@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -438,31 +437,19 @@ func (d *testDesktop) mappedUnless(ended <-chan struct{}, why func() string) (wi
 	}
 }
 
-// visibleWindows lists the mapped windows whose title starts with
-// "elicitray", of the hub pid and its window process (`elicitray ui`, a
-// child of the hub's) when pid is not empty.
+// visibleWindows lists the viewable windows whose title starts with
+// "elicitray", and, when pid is not empty, every one of the hub pid and of
+// its window process (`elicitray ui`, a child of the hub's).
 func (d *testDesktop) visibleWindows(pid string) []string {
-	if pid == "" {
-		return d.searchWindows(nil)
-	}
-	// A window found under either PID is counted once.
-	var ids []string
-	for _, p := range append([]string{pid}, childPIDs(pid)...) {
-		for _, id := range d.searchWindows([]string{"--pid", p}) {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
+	var pids []int
+	if pid != "" {
+		for _, p := range append([]string{pid}, childPIDs(pid)...) {
+			if n, err := strconv.Atoi(p); err == nil {
+				pids = append(pids, n)
 			}
 		}
 	}
-	return ids
-}
-
-// searchWindows is xdotool's search for mapped windows named elicitray….
-func (d *testDesktop) searchWindows(args []string) []string {
-	args = append([]string{"search", "--onlyvisible"}, args...)
-	// search exits 1 when it finds nothing: that is an empty list.
-	out, _ := d.x("xdotool", append(args, "--name", "^elicitray")...).Output()
-	return strings.Fields(string(out))
+	return elicitrayWindows(d.display, pids)
 }
 
 // childPIDs lists the children of process pid (every thread's).
