@@ -229,7 +229,7 @@ func TestDoctor(t *testing.T) {
 		needDisplay(t)
 		dir := smallFileSystem(t)
 		fill(t, dir)
-		out, _, code := runElicitrayIn(t, os.Environ(), nil, []string{"ELICITRAY_HOME=" + dir}, "doctor")
+		out, _, code := runElicitrayEnv(t, os.Environ(), nil, []string{"ELICITRAY_HOME=" + dir}, "doctor")
 		if l := line(out, "History"); code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(out, "the disk is full: decisions are kept in memory, and saved once space is freed") {
 			t.Errorf("exit %d, History line %q\n%s", code, l, out)
 		}
@@ -316,12 +316,12 @@ func TestHubStartFailures(t *testing.T) {
 		// history window cannot open until the lock goes, and says why.
 		d := newParallelDesktop(t)
 		holdLock(t, d.paths.History)
-		_, stderr, code := runElicitrayIn(t, d.env, nil, nil, "history", "window")
+		_, stderr, code := runElicitrayEnv(t, d.env, nil, nil, "history", "window")
 		want := "elicitray: the history window: the history is not available: the history file " + d.paths.History + " is in use by another process (pid "
 		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "flock --exclusive") {
 			t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", code, stderr, want)
 		}
-		if st, _, _ := runElicitrayIn(t, d.env, nil, nil, "status"); !strings.Contains(st, "history cannot be written: the history file "+d.paths.History+" is in use") {
+		if st, _, _ := runElicitrayEnv(t, d.env, nil, nil, "status"); !strings.Contains(st, "history cannot be written: the history file "+d.paths.History+" is in use") {
 			t.Errorf("status with the history locked:\n%s", st)
 		}
 	})

@@ -40,14 +40,14 @@ func TestEndToEndRightToLeft(t *testing.T) {
 		t.Errorf("history keeps the message as %q, want it as sent", rec.Message)
 	}
 
-	if out, err := d.binary("history", "window").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("history", "window").CombinedOutput(); err != nil {
 		t.Fatalf("history window: %v: %s", err, out)
 	}
 	hwin, _ := d.window()
 	d.settle() // the first row drawn, to click
 	d.xdo("mousemove", "--window", hwin, "400", "107", "click", "1")
 	d.screenshot("rtl-history.png")
-	if out, err := d.binary("quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

@@ -67,7 +67,7 @@ func TestHistoryWindowOnDesktop(t *testing.T) {
 	d := newParallelDesktop(t)
 	seedRealistic(t, d.paths.History, 300)
 	// The real binary: it starts a hub (itself) when none runs.
-	if out, err := d.binary("history", "window").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("history", "window").CombinedOutput(); err != nil {
 		t.Fatalf("history window: %v: %s", err, out)
 	}
 	win, _ := d.window()
@@ -77,7 +77,7 @@ func TestHistoryWindowOnDesktop(t *testing.T) {
 	// The third row: a deploy, whose form has a field to show.
 	d.xdo("mousemove", "--window", win, "400", "179", "click", "1")
 	d.screenshot("history.png")
-	if out, err := d.binary("quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }
@@ -94,7 +94,7 @@ func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
 		{"settings", "elicitray settings", "Escape"},
 		{"settings", "elicitray settings", "ctrl+w"},
 	} {
-		if out, err := d.binary(strings.Fields(tt.command)...).CombinedOutput(); err != nil {
+		if out, err := d.binCmd(strings.Fields(tt.command)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", tt.command, err, out)
 		}
 		win, _ := d.window()
@@ -103,7 +103,7 @@ func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
 		}
 		d.answer(win, tt.key) // fails the test unless the window closes
 	}
-	if out, err := d.binary("quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

@@ -44,7 +44,7 @@ func TestWindowsInChineseOnDesktop(t *testing.T) {
 		{"history window", "elicitray — 历史记录", "zh-history.png"},
 		{"settings", "elicitray 设置", "zh-settings.png"},
 	} {
-		if out, err := d.binary(strings.Fields(tt.command)...).CombinedOutput(); err != nil {
+		if out, err := d.binCmd(strings.Fields(tt.command)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", tt.command, err, out)
 		}
 		win, _ := d.window()
@@ -60,7 +60,7 @@ func TestWindowsInChineseOnDesktop(t *testing.T) {
 			d.answer(win, "Escape") // one window at a time; quit closes the last
 		}
 	}
-	if out, err := d.binary("quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

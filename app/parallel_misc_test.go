@@ -26,9 +26,9 @@ import (
 // their own (newParallelDesktop, newTestEnv): every process they start gets
 // that environment in exec.Cmd.Env.
 
-// binary is the real binary with args in d's environment (d.environ), for
+// binCmd is the real binary with args in d's environment (d.environ), for
 // a test that looks at how it ended itself.
-func (d *testDesktop) binary(args ...string) *exec.Cmd {
+func (d *testDesktop) binCmd(args ...string) *exec.Cmd {
 	d.t.Helper()
 	cmd := exec.Command(elicitrayBin(d.t), args...)
 	cmd.Env = d.environ()
@@ -48,9 +48,9 @@ func (d *testDesktop) setenv(entries ...string) {
 	d.hostEnv = append(slices.Clone(host), entries...)
 }
 
-// runElicitrayIn is runElicitray in the environment env (testEnv.vars,
+// runElicitrayEnv is runElicitray in the environment env (testEnv.vars,
 // testDesktop.env) rather than the test process's.
-func runElicitrayIn(t *testing.T, env []string, prefix []string, extra []string, args ...string) (string, string, int) {
+func runElicitrayEnv(t *testing.T, env []string, prefix []string, extra []string, args ...string) (string, string, int) {
 	t.Helper()
 	argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -68,7 +68,7 @@ func runElicitrayIn(t *testing.T, env []string, prefix []string, extra []string,
 // run is runElicitray in e's environment.
 func (e *testEnv) run(t *testing.T, prefix []string, extra []string, args ...string) (string, string, int) {
 	t.Helper()
-	return runElicitrayIn(t, e.vars, prefix, extra, args...)
+	return runElicitrayEnv(t, e.vars, prefix, extra, args...)
 }
 
 // runTestHubAt is runTestHub under home (newTestEnv's), set in no
@@ -76,7 +76,7 @@ func (e *testEnv) run(t *testing.T, prefix []string, extra []string, args ...str
 func runTestHubAt(t *testing.T, home string, timeout time.Duration) (*hub.Hub, *scriptedPrompter, *wrapper.Approver) {
 	t.Helper()
 	p := homePaths(home)
-	h, sp := serveTestHubAt(t, p, nil)
+	h, sp := serveTestHubUnder(t, p, nil)
 	h.Timeout = timeout
 	if fi, err := os.Stat(filepath.Join(home, "run")); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
@@ -84,8 +84,8 @@ func runTestHubAt(t *testing.T, home string, timeout time.Duration) (*hub.Hub, *
 	return h, sp, &wrapper.Approver{Paths: p, StartWait: time.Second}
 }
 
-// serveTestHubAt is serveTestHub at p, set in no environment.
-func serveTestHubAt(t *testing.T, p paths.Paths, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
+// serveTestHubUnder is serveTestHub at p, set in no environment.
+func serveTestHubUnder(t *testing.T, p paths.Paths, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
 	t.Helper()
 	ln, lock, err := hub.Listen(p)
 	if err != nil {
