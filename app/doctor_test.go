@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +23,16 @@ import (
 // the exit code.
 func runElicitray(t *testing.T, prefix []string, extra []string, args ...string) (string, string, int) {
 	t.Helper()
+	return runElicitrayEnv(t, os.Environ(), prefix, extra, args...)
+}
+
+// runElicitrayEnv is runElicitray in the environment env (testEnv.vars,
+// testDesktop.env) rather than the test process's.
+func runElicitrayEnv(t *testing.T, env []string, prefix []string, extra []string, args ...string) (string, string, int) {
+	t.Helper()
 	argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), extra...)
+	cmd.Env = append(slices.Clone(env), extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -3,15 +3,12 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -46,23 +43,6 @@ func (d *testDesktop) setenv(entries ...string) {
 		host = os.Environ()
 	}
 	d.hostEnv = append(slices.Clone(host), entries...)
-}
-
-// runElicitrayEnv is runElicitray in the environment env (testEnv.vars,
-// testDesktop.env) rather than the test process's.
-func runElicitrayEnv(t *testing.T, env []string, prefix []string, extra []string, args ...string) (string, string, int) {
-	t.Helper()
-	argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(slices.Clone(env), extra...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("running %s: %v", strings.Join(argv, " "), err)
-	}
-	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
 }
 
 // run is runElicitray in e's environment.
