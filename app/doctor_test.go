@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,6 @@ import (
 	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/session"
-
-	"github.com/elicitray/elicitray/app/paths"
 )
 
 // runElicitray runs the real binary with args, with the test's environment
@@ -24,9 +23,16 @@ import (
 // the exit code.
 func runElicitray(t *testing.T, prefix []string, extra []string, args ...string) (string, string, int) {
 	t.Helper()
+	return runElicitrayEnv(t, os.Environ(), prefix, extra, args...)
+}
+
+// runElicitrayEnv is runElicitray in the environment env (testEnv.vars,
+// testDesktop.env) rather than the test process's.
+func runElicitrayEnv(t *testing.T, env []string, prefix []string, extra []string, args ...string) (string, string, int) {
+	t.Helper()
 	argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), extra...)
+	cmd.Env = append(slices.Clone(env), extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -59,15 +65,16 @@ func holdLock(t *testing.T, path string) int {
 // TestDoctor (issue 9): doctor's findings for what stops prompts, each as a
 // sentence, and its exit status.
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	t.Run("all well", func(t *testing.T) {
 		needDisplay(t)
-		testHome(t)
-		out, stderr, code := runElicitray(t, nil, nil, "doctor")
+		e := newTestEnv(t, false)
+		out, stderr, code := e.run(t, nil, nil, "doctor")
 		if code != 0 || !strings.Contains(out, "Prompts can be shown.") {
 			t.Fatalf("exit %d:\n%s%s", code, out, stderr)
 		}
 		for topic, want := range map[string]string{
-			"Display":          "✓ Display: " + os.Getenv("DISPLAY") + " opens (found in this process's environment).",
+			"Display":          "✓ Display: " + e.display + " opens (found in this process's environment).",
 			"Socket directory": "does not exist yet: the first hub makes it, mode 0700.",
 			"Hub":              "✓ Hub: not running; the first prompt starts one.",
 			"History":          "is not made yet",
@@ -79,8 +86,8 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("no display", func(t *testing.T) {
-		testHome(t)
-		out, _, code := runElicitray(t, noSession(t), []string{"DISPLAY=", "WAYLAND_DISPLAY="}, "doctor")
+		e := newTestEnv(t, false)
+		out, _, code := e.run(t, noSession(t), []string{"DISPLAY=", "WAYLAND_DISPLAY="}, "doctor")
 		if code != 1 {
 			t.Errorf("exit %d, want 1 (prompts cannot be shown)", code)
 		}
@@ -92,20 +99,21 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("bad display", func(t *testing.T) {
-		testHome(t)
-		out, _, code := runElicitray(t, noSession(t), []string{"DISPLAY=:97"}, "doctor")
+		e := newTestEnv(t, false)
+		out, _, code := e.run(t, noSession(t), []string{"DISPLAY=:97"}, "doctor")
 		if l := line(out, "Display"); code != 1 || !strings.Contains(l, "display :97 (from this process's environment) did not open: no X server is running at DISPLAY=:97") {
 			t.Errorf("exit %d, Display line %q\n%s", code, l, out)
 		}
 	})
 	t.Run("run directory open to others", func(t *testing.T) {
 		needDisplay(t)
-		home := testHome(t)
+		e := newTestEnv(t, false)
+		home := e.home
 		if err := os.Mkdir(filepath.Join(home, "run"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		os.Chmod(filepath.Join(home, "run"), 0o755) // past the umask
-		out, _, code := runElicitray(t, nil, nil, "doctor")
+		out, _, code := e.run(t, nil, nil, "doctor")
 		want := "✗ Socket directory: the hub's directory " + filepath.Join(home, "run") + " is open to other users (mode 0755, want 0700)."
 		if l := line(out, "Socket directory"); code != 1 || l != want {
 			t.Errorf("exit %d, line %q, want %q\n%s", code, l, want, out)
@@ -116,7 +124,8 @@ func TestDoctor(t *testing.T) {
 		if os.Getuid() != 0 {
 			t.Skip("only root can give a directory to another user: skipped")
 		}
-		home := testHome(t)
+		e := newTestEnv(t, false)
+		home := e.home
 		run := filepath.Join(home, "run")
 		if err := os.Mkdir(run, 0o700); err != nil {
 			t.Fatal(err)
@@ -124,28 +133,29 @@ func TestDoctor(t *testing.T) {
 		if err := os.Chown(run, 65534, 65534); err != nil {
 			t.Fatal(err)
 		}
-		out, _, code := runElicitray(t, nil, nil, "doctor")
+		out, _, code := e.run(t, nil, nil, "doctor")
 		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "belongs to "+hubapi.UserName(65534)+", not to you") {
 			t.Errorf("exit %d, line %q\n%s", code, l, out)
 		}
 	})
 	t.Run("run directory is a link", func(t *testing.T) {
 		needDisplay(t)
-		home := testHome(t)
+		e := newTestEnv(t, false)
+		home := e.home
 		elsewhere := t.TempDir()
 		if err := os.Symlink(elsewhere, filepath.Join(home, "run")); err != nil {
 			t.Fatal(err)
 		}
-		out, _, code := runElicitray(t, nil, nil, "doctor")
+		out, _, code := e.run(t, nil, nil, "doctor")
 		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "is a symbolic link (to "+elsewhere+"), not a directory of your own") {
 			t.Errorf("exit %d, line %q\n%s", code, l, out)
 		}
 	})
 	t.Run("history locked", func(t *testing.T) {
 		needDisplay(t)
-		testHome(t)
-		pid := holdLock(t, paths.FromEnv(os.Getenv).History)
-		out, _, code := runElicitray(t, nil, nil, "doctor")
+		e := newTestEnv(t, false)
+		pid := holdLock(t, homePaths(e.home).History)
+		out, _, code := e.run(t, nil, nil, "doctor")
 		l := line(out, "History")
 		// A locked history costs no prompt: the hub spools (issue 10); it
 		// is a ✗ all the same, and doctor exits 1 (issue 24).
@@ -156,12 +166,13 @@ func TestDoctor(t *testing.T) {
 	})
 	t.Run("bad config", func(t *testing.T) {
 		needDisplay(t)
-		home := testHome(t)
+		e := newTestEnv(t, false)
+		home := e.home
 		cfg := "timeout = \"ten minutes\"\n[servers.github]\nrule = \"ask-me\"\n[server.typo]\nrule = \"ask\"\n"
 		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, _, code := runElicitray(t, nil, nil, "doctor")
+		out, _, code := e.run(t, nil, nil, "doctor")
 		if l := line(out, "Config"); code != 1 || !strings.HasPrefix(l, "✗ Config: ") {
 			t.Errorf("exit %d, Config line %q\n%s", code, l, out)
 		}
@@ -173,7 +184,7 @@ func TestDoctor(t *testing.T) {
 	})
 	t.Run("hosts", func(t *testing.T) {
 		needDisplay(t)
-		testHome(t)
+		e := newTestEnv(t, false)
 		userHome := t.TempDir()
 		cursor := `{"mcpServers": {
   "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
@@ -186,7 +197,7 @@ func TestDoctor(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(userHome, ".cursor", "mcp.json"), []byte(cursor), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, _, code := runElicitray(t, nil, []string{"HOME=" + userHome}, "doctor")
+		out, _, code := e.run(t, nil, []string{"HOME=" + userHome}, "doctor")
 		want := "✗ Cursor (user): ~/.cursor/mcp.json: wrapped: old; not wrapped: github; remote: docs."
 		if l := line(out, "Cursor (user)"); l != want {
 			t.Errorf("Cursor line %q, want %q\n%s", l, want, out)
@@ -207,7 +218,7 @@ func TestDoctor(t *testing.T) {
 	})
 	t.Run("hosts, warnings only", func(t *testing.T) {
 		needDisplay(t)
-		testHome(t)
+		e := newTestEnv(t, false)
 		userHome := t.TempDir()
 		cursor := `{"mcpServers": {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}}`
 		if err := os.MkdirAll(filepath.Join(userHome, ".cursor"), 0o700); err != nil {
@@ -216,7 +227,7 @@ func TestDoctor(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(userHome, ".cursor", "mcp.json"), []byte(cursor), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, _, code := runElicitray(t, nil, []string{"HOME=" + userHome}, "doctor")
+		out, _, code := e.run(t, nil, []string{"HOME=" + userHome}, "doctor")
 		// A server not yet wrapped is a !, a warning: doctor exits 0.
 		if l := line(out, "Cursor (user)"); code != 0 || !strings.HasPrefix(l, "! Cursor (user): ") || strings.Contains(out, "✗") {
 			t.Errorf("exit %d, Cursor line %q, want ! and exit 0\n%s", code, l, out)
@@ -225,9 +236,8 @@ func TestDoctor(t *testing.T) {
 	t.Run("full disk", func(t *testing.T) {
 		needDisplay(t)
 		dir := smallFileSystem(t)
-		t.Setenv("ELICITRAY_HOME", dir)
 		fill(t, dir)
-		out, _, code := runElicitray(t, nil, nil, "doctor")
+		out, _, code := runElicitrayEnv(t, os.Environ(), nil, []string{"ELICITRAY_HOME=" + dir}, "doctor")
 		if l := line(out, "History"); code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(out, "the disk is full: decisions are kept in memory, and saved once space is freed") {
 			t.Errorf("exit %d, History line %q\n%s", code, l, out)
 		}
@@ -293,16 +303,17 @@ func fill(t *testing.T, dir string) {
 // sentence, to the wrapper or command that started it — never a stack
 // trace.
 func TestHubStartFailures(t *testing.T) {
+	t.Parallel()
 	t.Run("bad display, hub run directly", func(t *testing.T) {
-		testHome(t)
-		_, stderr, code := runElicitray(t, nil, []string{"DISPLAY=:97"}, "hub")
+		e := newTestEnv(t, false)
+		_, stderr, code := e.run(t, nil, []string{"DISPLAY=:97"}, "hub")
 		if code != session.HubExitNoDisplay || !strings.Contains(stderr, session.HubFailPrefix+"no X server is running at DISPLAY=:97") || strings.Contains(stderr, "goroutine") {
 			t.Errorf("exit %d, stderr:\n%s", code, stderr)
 		}
 	})
 	t.Run("bad display, settings", func(t *testing.T) {
-		testHome(t)
-		_, stderr, code := runElicitray(t, noSession(t), []string{"DISPLAY=:97"}, "settings")
+		e := newTestEnv(t, false)
+		_, stderr, code := e.run(t, noSession(t), []string{"DISPLAY=:97"}, "settings")
 		want := "elicitray: the Settings window: no elicitray hub is running and none could be started: no desktop session of yours was found: display :97 (from this process's environment) did not open: no X server is running at DISPLAY=:97"
 		if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "goroutine") {
 			t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", code, stderr, want)
@@ -311,14 +322,14 @@ func TestHubStartFailures(t *testing.T) {
 	t.Run("history locked", func(t *testing.T) {
 		// The hub starts all the same (prompts work, issue 10); the
 		// history window cannot open until the lock goes, and says why.
-		d := newDesktop(t)
+		d := newParallelDesktop(t)
 		holdLock(t, d.paths.History)
-		_, stderr, code := runElicitray(t, nil, nil, "history", "window")
+		_, stderr, code := runElicitrayEnv(t, d.env, nil, nil, "history", "window")
 		want := "elicitray: the history window: the history is not available: the history file " + d.paths.History + " is in use by another process (pid "
 		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "flock --exclusive") {
 			t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", code, stderr, want)
 		}
-		if st, _, _ := runElicitray(t, nil, nil, "status"); !strings.Contains(st, "history cannot be written: the history file "+d.paths.History+" is in use") {
+		if st, _, _ := runElicitrayEnv(t, d.env, nil, nil, "status"); !strings.Contains(st, "history cannot be written: the history file "+d.paths.History+" is in use") {
 			t.Errorf("status with the history locked:\n%s", st)
 		}
 	})

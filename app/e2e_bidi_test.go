@@ -3,7 +3,6 @@
 package app
 
 import (
-	"os/exec"
 	"testing"
 )
 
@@ -21,7 +20,7 @@ const rtlMessage = "ملاحظة: تم النسخ الاحتياطي\n" +
 // docs/rtl-history.png). The server gets its own values back and the
 // history keeps the message as sent: only what is drawn is reordered.
 func TestEndToEndRightToLeft(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	cs := d.connectAsk("backups")
 	call := d.callWith(cs, "ask", map[string]any{
 		"message": rtlMessage,
@@ -41,14 +40,14 @@ func TestEndToEndRightToLeft(t *testing.T) {
 		t.Errorf("history keeps the message as %q, want it as sent", rec.Message)
 	}
 
-	if out, err := exec.Command(elicitrayBin(t), "history", "window").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("history", "window").CombinedOutput(); err != nil {
 		t.Fatalf("history window: %v: %s", err, out)
 	}
 	hwin, _ := d.window()
 	d.settle() // the first row drawn, to click
 	d.xdo("mousemove", "--window", hwin, "400", "107", "click", "1")
 	d.screenshot("rtl-history.png")
-	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

@@ -93,7 +93,7 @@ func (d *testDesktop) settled(server string) history.Record {
 // server got it, and why not, in every view; the answer that reached the
 // server reads delivered.
 func TestDeliveryToldInHistory(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	for _, tt := range []struct {
 		name   string
 		env    []string
@@ -118,7 +118,7 @@ func TestDeliveryToldInHistory(t *testing.T) {
 		},
 		{
 			name: "closed",
-			env:  append(os.Environ(), closingServerEnv+"=1"),
+			env:  append(slices.Clone(d.env), closingServerEnv+"=1"),
 			why:  "a message for the server was not sent: its input was already closed (the host has gone, or the server stopped)",
 		},
 	} {

@@ -5,7 +5,6 @@ package app
 import (
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -65,10 +64,10 @@ func seedRealistic(t *testing.T, path string, n int) {
 // history of a few hundred decisions, selects one, and keeps a
 // picture of it (`make screenshots`: docs/history.png).
 func TestHistoryWindowOnDesktop(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	seedRealistic(t, d.paths.History, 300)
 	// The real binary: it starts a hub (itself) when none runs.
-	if out, err := exec.Command(elicitrayBin(t), "history", "window").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("history", "window").CombinedOutput(); err != nil {
 		t.Fatalf("history window: %v: %s", err, out)
 	}
 	win, _ := d.window()
@@ -78,7 +77,7 @@ func TestHistoryWindowOnDesktop(t *testing.T) {
 	// The third row: a deploy, whose form has a field to show.
 	d.xdo("mousemove", "--window", win, "400", "179", "click", "1")
 	d.screenshot("history.png")
-	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }
@@ -87,7 +86,7 @@ func TestHistoryWindowOnDesktop(t *testing.T) {
 // closes on Escape (focus in its search entry, as it opens) and on Ctrl+W,
 // and the settings window on Escape (issue 9).
 func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	seedRealistic(t, d.paths.History, 20)
 	for _, tt := range []struct{ command, title, key string }{
 		{"history window", "elicitray — history", "Escape"},
@@ -95,7 +94,7 @@ func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
 		{"settings", "elicitray settings", "Escape"},
 		{"settings", "elicitray settings", "ctrl+w"},
 	} {
-		if out, err := exec.Command(elicitrayBin(t), strings.Fields(tt.command)...).CombinedOutput(); err != nil {
+		if out, err := d.binCmd(strings.Fields(tt.command)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", tt.command, err, out)
 		}
 		win, _ := d.window()
@@ -104,7 +103,7 @@ func TestWindowsCloseOnKeysOnDesktop(t *testing.T) {
 		}
 		d.answer(win, tt.key) // fails the test unless the window closes
 	}
-	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

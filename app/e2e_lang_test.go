@@ -3,7 +3,6 @@
 package app
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -14,11 +13,8 @@ import (
 // starts, and its window process — while the server's own text stays as the
 // server wrote it. `make screenshots` keeps the pictures (docs/zh-*.png).
 func TestWindowsInChineseOnDesktop(t *testing.T) {
-	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANGUAGE"} {
-		t.Setenv(k, "")
-	}
-	t.Setenv("LANG", "zh_CN.UTF-8") // inherited by the wrapper, the hub and its windows
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	d.setenv("LC_ALL=", "LC_MESSAGES=", "LANGUAGE=", "LANG=zh_CN.UTF-8") // inherited by the wrapper, the hub and its windows
 	seedRealistic(t, d.paths.History, 12)
 	cs := d.connectAsk("deploy")
 
@@ -48,7 +44,7 @@ func TestWindowsInChineseOnDesktop(t *testing.T) {
 		{"history window", "elicitray — 历史记录", "zh-history.png"},
 		{"settings", "elicitray 设置", "zh-settings.png"},
 	} {
-		if out, err := exec.Command(elicitrayBin(t), strings.Fields(tt.command)...).CombinedOutput(); err != nil {
+		if out, err := d.binCmd(strings.Fields(tt.command)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", tt.command, err, out)
 		}
 		win, _ := d.window()
@@ -64,7 +60,7 @@ func TestWindowsInChineseOnDesktop(t *testing.T) {
 			d.answer(win, "Escape") // one window at a time; quit closes the last
 		}
 	}
-	if out, err := exec.Command(elicitrayBin(t), "quit").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("quit").CombinedOutput(); err != nil {
 		t.Errorf("quit: %v: %s", err, out)
 	}
 }

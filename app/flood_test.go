@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"sync"
 	"testing"
@@ -79,7 +78,9 @@ func floodServe() int {
 // latencies with and without the flood are logged (`go test -run TestFlood
 // -v ./app/`), not asserted.
 func TestFlood(t *testing.T) {
-	h, sp, _ := runTestHub(t, time.Hour)
+	t.Parallel()
+	e := newTestEnv(t, false)
+	h, sp, _ := runTestHubAt(t, e.home, time.Hour)
 	h.Mu.Lock()
 	h.Config = config.Config{} // the defaults: DefaultBurst, then one per DefaultEvery
 	h.Mu.Unlock()
@@ -110,8 +111,8 @@ func TestFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "flood", "--", exe)
-	cmd.Env = append(os.Environ(), floodServerEnv+"=1")
+	cmd := e.command(elicitrayBin(t), "wrap", "--name", "flood", "--", exe)
+	cmd.Env = append(cmd.Env, floodServerEnv+"=1")
 	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

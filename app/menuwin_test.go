@@ -175,10 +175,11 @@ func TestHistoryOffersMenuOnDesktop(t *testing.T) {
 // TestDoctorNamesTheMenu: on a session bus with no tray host, doctor's
 // Tray line names `elicitray menu`, where the tray's menu is instead.
 func TestDoctorNamesTheMenu(t *testing.T) {
-	testHome(t)
+	t.Parallel()
+	e := newTestEnv(t, false)
 	runtimeDir := t.TempDir()
 	testkit.SessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
-	out, _, _ := runElicitray(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}, "doctor")
+	out, _, _ := e.run(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}, "doctor")
 	l := line(out, "Tray")
 	if !strings.Contains(l, "no tray host") || !strings.Contains(l, "`elicitray menu` opens its menu in a window") {
 		t.Errorf("doctor's Tray line on a bus without a tray host: %q\n%s", l, out)

@@ -16,7 +16,6 @@ import (
 	"github.com/elicitray/elicitray/app/desktop"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 
-	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/godbus/dbus/v5"
 )
@@ -54,13 +53,19 @@ func serveNotifications(t *testing.T, addr string) *fakeNotifications {
 	return f
 }
 
-// startTestHub starts the real hub with env, its output in its log as a
-// wrapper would, and stops it after the test.
+// startTestHub starts the real hub with env, its output in its log (under
+// env's ELICITRAY_HOME) as a wrapper would, and stops it after the test.
 func startTestHub(t *testing.T, env []string) *exec.Cmd {
 	t.Helper()
 	hub := exec.Command(elicitrayBin(t), "hub")
 	hub.Env = env
-	logf, err := os.Create(paths.FromEnv(os.Getenv).HubLog)
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "ELICITRAY_HOME="); ok {
+			home = v
+		}
+	}
+	logf, err := os.Create(homePaths(home).HubLog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +86,10 @@ func startTestHub(t *testing.T, env []string) *exec.Cmd {
 // no dbus-launch — sends its notifications to the bus in the user's runtime
 // directory, and doctor names the notification server there.
 func TestNotificationsFindTheBus(t *testing.T) {
+	t.Parallel()
 	needDisplay(t)
-	home := testHome(t)
+	e := newTestEnv(t, false)
+	home := e.home
 	runtimeDir := t.TempDir()
 	addr := testkit.SessionBus(t, runtimeDir)
 	notes := serveNotifications(t, addr)
@@ -91,19 +98,19 @@ func TestNotificationsFindTheBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + home,
-		"DISPLAY=" + os.Getenv("DISPLAY"), "XDG_RUNTIME_DIR=" + runtimeDir}
+		"DISPLAY=" + e.display, "XDG_RUNTIME_DIR=" + runtimeDir}
 	if xa := os.Getenv("XAUTHORITY"); xa != "" {
 		env = append(env, "XAUTHORITY="+xa)
 	}
 	startTestHub(t, env)
 	// (The bus has no tray host: the hub also says where its menu is.)
 	if n := notes.find(t, "soon"); n == nil {
-		log, _ := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
+		log, _ := os.ReadFile(homePaths(home).HubLog)
 		t.Fatalf("no notification naming the config mistake reached the session bus within %v; hub log:\n%s", desktopWait, log)
 	}
 
 	doctorEnv := []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}
-	out, _, _ := runElicitray(t, nil, doctorEnv, "doctor")
+	out, _, _ := e.run(t, nil, doctorEnv, "doctor")
 	if l := line(out, "Notifications"); l != "✓ Notifications: test-notifier 1.0 shows desktop notifications." {
 		t.Errorf("Notifications line %q\n%s", l, out)
 	}
@@ -114,19 +121,21 @@ func TestNotificationsFindTheBus(t *testing.T) {
 // its own files — Fyne's preferences too — under ELICITRAY_HOME, with no
 // "Preferences load error" in its log.
 func TestNotificationsWithoutBus(t *testing.T) {
+	t.Parallel()
 	needDisplay(t)
-	home := testHome(t)
+	e := newTestEnv(t, false)
+	home := e.home
 	userHome := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("timeout = \"soon\"\nrules = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"HOME=" + userHome, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + home,
-		"DISPLAY=" + os.Getenv("DISPLAY"), "XDG_RUNTIME_DIR=" + t.TempDir()}
+		"DISPLAY=" + e.display, "XDG_RUNTIME_DIR=" + t.TempDir()}
 	if xa := os.Getenv("XAUTHORITY"); xa != "" {
 		env = append(env, "XAUTHORITY="+xa)
 	}
 	startTestHub(t, env)
-	p := paths.FromEnv(os.Getenv)
+	p := homePaths(home)
 	deadline := time.Now().Add(desktopWait)
 	const said = "desktop notifications cannot be shown: this session has no D-Bus session bus"
 	var log string
@@ -196,11 +205,13 @@ func (f *fakeNotifications) find(t *testing.T, text string) []string {
 // commands); later starts say it only in the log. A start in a session
 // with no bus at all, where no notification can be shown, does not count.
 func TestNoTrayToldOnce(t *testing.T) {
+	t.Parallel()
 	needDisplay(t)
-	home := testHome(t)
+	e := newTestEnv(t, false)
+	home := e.home
 	envIn := func(runtimeDir string) []string {
 		env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + home,
-			"DISPLAY=" + os.Getenv("DISPLAY"), "XDG_RUNTIME_DIR=" + runtimeDir}
+			"DISPLAY=" + e.display, "XDG_RUNTIME_DIR=" + runtimeDir}
 		if xa := os.Getenv("XAUTHORITY"); xa != "" {
 			env = append(env, "XAUTHORITY="+xa)
 		}
@@ -227,13 +238,13 @@ func TestNoTrayToldOnce(t *testing.T) {
 			break
 		}
 	}
-	if _, _, code := runElicitray(t, nil, []string{"XDG_RUNTIME_DIR=" + noBus}, "quit"); code != 0 {
+	if _, _, code := e.run(t, nil, []string{"XDG_RUNTIME_DIR=" + noBus}, "quit"); code != 0 {
 		unseen.Process.Kill()
 		t.Fatalf("quit: exit %d; hub said:\n%s", code, said.String())
 	}
 	rest, _ := io.ReadAll(out)
 	_ = unseen.Wait()
-	if _, err := os.Lstat(filepath.Join(filepath.Dir(paths.FromEnv(os.Getenv).HubLog), desktop.NoTrayMarker)); err == nil {
+	if _, err := os.Lstat(filepath.Join(filepath.Dir(homePaths(home).HubLog), desktop.NoTrayMarker)); err == nil {
 		t.Fatalf("a hub that could show no notification (no session bus) marked the no-tray notice as told; it said:\n%s%s", said.String(), rest)
 	}
 
@@ -244,7 +255,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	first := startTestHub(t, env)
 	n := notes.find(t, "no tray icons")
 	if n == nil {
-		log, _ := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
+		log, _ := os.ReadFile(homePaths(home).HubLog)
 		t.Fatalf("the first hub without a tray sent no notification saying so; hub log:\n%s", log)
 	}
 	for _, want := range []string{"launcher", "Open Menu", "elicitray menu", "Settings", "Pause All Prompts", "elicitray status"} {
@@ -252,7 +263,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 			t.Errorf("the notification %q does not name %q", n[1], want)
 		}
 	}
-	if _, _, code := runElicitray(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir}, "quit"); code != 0 {
+	if _, _, code := e.run(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir}, "quit"); code != 0 {
 		t.Fatalf("quit: exit %d", code)
 	}
 	_ = first.Wait()
@@ -266,7 +277,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	if n := notes.find(t, "later"); n == nil {
 		t.Fatal("the second hub sent no notification of its config mistake")
 	}
-	log, _ := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
+	log, _ := os.ReadFile(homePaths(home).HubLog)
 	if !strings.Contains(string(log), "the desktop was told once") {
 		t.Errorf("the second hub's log does not say the desktop was told before:\n%s", log)
 	}

@@ -165,7 +165,8 @@ func TestRelayFastPathSocketHost(t *testing.T) {
 // the pipe and wait, where it would meet EAGAIN ("Resource temporarily
 // unavailable").
 func TestWrapperLeavesHostPipesAlone(t *testing.T) {
-	home := testHome(t)
+	t.Parallel()
+	home := tempHome(t)
 	for _, kill := range []bool{false, true} {
 		t.Run(fmt.Sprintf("kill=%v", kill), func(t *testing.T) {
 			// Pipes made blocking, as a shell makes them: os.Pipe's would

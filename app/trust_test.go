@@ -64,12 +64,12 @@ func (u *untrustedListener) noneReached(t *testing.T) {
 	}
 }
 
-// approveRefused asks for a prompt as the wrapper does, with a client that
-// would start a hub, and checks it is refused with ErrUntrusted, saying
-// want, and that no hub was started.
-func approveRefused(t *testing.T, want string) {
+// approveRefused asks for a prompt as the wrapper does, with a client of
+// the hub at p that would start a hub, and checks it is refused with
+// ErrUntrusted, saying want, and that no hub was started.
+func approveRefused(t *testing.T, p paths.Paths, want string) {
 	t.Helper()
-	c := &wrapper.Approver{Paths: paths.FromEnv(os.Getenv), StartWait: time.Second, SayHub: true,
+	c := &wrapper.Approver{Paths: p, StartWait: time.Second, SayHub: true,
 		Start: func(session.Desktop) (*os.Process, error) {
 			t.Error("a hub was started in an untrusted run directory")
 			return nil, errors.New("no")
@@ -89,30 +89,33 @@ func approveRefused(t *testing.T, want string) {
 // TestUntrustedHub (issue 9): a wrapper sends nothing to a socket it has not
 // verified is its user's own hub, and starts no hub there.
 func TestUntrustedHub(t *testing.T) {
+	t.Parallel()
 	t.Run("run directory is a link", func(t *testing.T) {
-		home := testHome(t)
+		e := newTestEnv(t, false)
+		home := e.home
 		elsewhere := t.TempDir() // someone's directory, with a hub socket in it
 		os.Chmod(elsewhere, 0o700)
 		u := listenUntrusted(t, filepath.Join(elsewhere, "hub.sock"))
 		if err := os.Symlink(elsewhere, filepath.Join(home, "run")); err != nil {
 			t.Fatal(err)
 		}
-		approveRefused(t, "is a symbolic link (to "+elsewhere+")")
-		_, stderr, code := runElicitray(t, nil, nil, "status")
+		approveRefused(t, homePaths(home), "is a symbolic link (to "+elsewhere+")")
+		_, stderr, code := e.run(t, nil, nil, "status")
 		if code == 0 || !strings.Contains(stderr, "is a symbolic link") {
 			t.Errorf("status: exit %d, %s", code, stderr)
 		}
 		u.noneReached(t)
 	})
 	t.Run("run directory open to others", func(t *testing.T) {
-		home := testHome(t)
+		e := newTestEnv(t, false)
+		home := e.home
 		run := filepath.Join(home, "run")
 		if err := os.Mkdir(run, 0o777); err != nil {
 			t.Fatal(err)
 		}
 		os.Chmod(run, 0o777)
 		u := listenUntrusted(t, filepath.Join(run, "hub.sock"))
-		approveRefused(t, "is open to other users (mode 0777, want 0700)")
+		approveRefused(t, homePaths(home), "is open to other users (mode 0777, want 0700)")
 		u.noneReached(t)
 	})
 	t.Run("hub of another user", func(t *testing.T) {
@@ -128,7 +131,8 @@ func TestUntrustedHub(t *testing.T) {
 		if _, err := os.Stat(python); err != nil {
 			t.Skipf("%s is needed for the other user's listener: %v", python, err)
 		}
-		home := testHome(t)
+		e := newTestEnv(t, false)
+		home := e.home
 		run := filepath.Join(home, "run")
 		if err := os.Mkdir(run, 0o700); err != nil {
 			t.Fatal(err)
@@ -176,7 +180,7 @@ while True:
 		if err := os.Rename(sock, filepath.Join(run, "hub.sock")); err != nil {
 			t.Fatal(err)
 		}
-		approveRefused(t, "runs as "+hubapi.UserName(65534)+", not as you")
+		approveRefused(t, homePaths(home), "runs as "+hubapi.UserName(65534)+", not as you")
 		listener.Process.Kill()
 		for lines.Scan() {
 			if f := strings.Fields(lines.Text()); len(f) == 2 && f[0] == "received" && f[1] != "0" {
