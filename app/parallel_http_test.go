@@ -19,10 +19,10 @@ func (d *testDesktop) addVars(kv ...string) {
 	d.hostEnv = append(slices.Clip(d.hostEnv), kv...)
 }
 
-// runBinEnv is runBin with the environment vars instead of the test
+// runBinVars is runBin with the environment vars instead of the test
 // process's: the built elicitray with args in directory dir, HOME set to
 // home and no host config directory of the test process's.
-func runBinEnv(t *testing.T, vars []string, home, dir string, args ...string) (stdout, stderr string, code int) {
+func runBinVars(t *testing.T, vars []string, home, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(elicitrayBin(t), args...)
 	cmd.Dir = dir
