@@ -17,6 +17,7 @@ import (
 // doctor say so, off removes it; a link planted where the entry goes is
 // refused and left as it was.
 func TestAutostartOnOffStatus(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cfg := filepath.Join(tmp, "config")
 	env := []string{"HOME=" + tmp, "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=" + cfg, "ELICITRAY_HOME=" + filepath.Join(tmp, "eh")}

@@ -25,6 +25,7 @@ import (
 // once; the log speaks in sentences; and when the host goes the session is
 // ended with DELETE and the wrapper exits 0.
 func TestEndToEndHTTPHostileServer(t *testing.T) {
+	t.Parallel()
 	var deleted atomic.Bool
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {

@@ -231,6 +231,7 @@ var tooLarge = fmt.Sprintf("the server sent a message larger than %d MiB", testC
 // peak RSS stays within 2× the ceiling of where it was, and the next call
 // is answered.
 func TestEndToEndHTTPEndlessLineOnCall(t *testing.T) {
+	t.Parallel()
 	sent := make(chan int, 1)
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
 		if id == "2" {
@@ -263,6 +264,7 @@ func TestEndToEndHTTPEndlessLineOnCall(t *testing.T) {
 // of where it was, and what it held of them is given back (its RSS after
 // the three is as bound); a call is answered after them.
 func TestEndToEndHTTPEndlessLineOnGETStream(t *testing.T) {
+	t.Parallel()
 	const attacks = 3
 	var gets atomic.Int32
 	sent := make(chan int, attacks)
@@ -299,6 +301,7 @@ func TestEndToEndHTTPEndlessLineOnGETStream(t *testing.T) {
 // joined the lines at a cost that grows with the square of their number:
 // minutes for this one.)
 func TestEndToEndHTTPManyLineEvent(t *testing.T) {
+	t.Parallel()
 	const lines = 32 << 10
 	part := strings.Repeat("a", 1000)
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
@@ -352,6 +355,7 @@ func TestEndToEndHTTPManyLineEvent(t *testing.T) {
 // dealt with that one) the call's own answer. The stray answer is said on
 // the log and never reaches the host; the call's answer does.
 func TestEndToEndHTTPStrayID(t *testing.T) {
+	t.Parallel()
 	seen := make(chan struct{})
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
 		if id != "2" {
@@ -412,6 +416,7 @@ func TestEndToEndHTTPStrayID(t *testing.T) {
 // host (which would take it for the answer to its next request with that
 // id); the notification does, and a call after them is answered.
 func TestEndToEndHTTPStrayIDOnGETStream(t *testing.T) {
+	t.Parallel()
 	var gets atomic.Int32
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) { answer(w, id, "fine") },
 		func(w http.ResponseWriter, r *http.Request) {
@@ -448,6 +453,7 @@ func TestEndToEndHTTPStrayIDOnGETStream(t *testing.T) {
 // message starts on before it moves into a mapping, msgbuf.go; without the
 // budget the eight held 24 MiB.)
 func TestEndToEndHTTPParallelHeldEvents(t *testing.T) {
+	t.Parallel()
 	const calls = 8
 	finish := make(chan struct{})
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {

@@ -97,6 +97,7 @@ func nodeBin(t *testing.T) string {
 // GET or POST stream) answered in a real window, the answer reaching the
 // server and the history naming the configured server.
 func TestEndToEndHTTPEverything(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"streamableHttp", "sse"} {
 		t.Run(mode, func(t *testing.T) {
 			url := everythingHTTP(t, mode)
@@ -152,6 +153,7 @@ func sdkHTTPServers(t *testing.T) map[string]string {
 // round trip itself) answered in a real window, and a URL-mode request
 // whose consent window is cancelled.
 func TestEndToEndHTTPSDKs(t *testing.T) {
+	t.Parallel()
 	servers := sdkHTTPServers(t)
 	for _, sdk := range []string{"gosdk", "mcpgo"} {
 		for _, version := range []string{"2025-11-25", modernVersion} {
@@ -273,6 +275,7 @@ func TestEndToEndHTTPStreamResumed(t *testing.T) {
 // window is open, over HTTP at both eras. The window closes, the history
 // says the host cancelled, and the wrapper goes on serving the host.
 func TestEndToEndHTTPHostCancels(t *testing.T) {
+	t.Parallel()
 	servers := sdkHTTPServers(t)
 	for _, version := range []string{"2025-11-25", modernVersion} {
 		t.Run(version, func(t *testing.T) {

@@ -21,12 +21,13 @@ import (
 )
 
 // elsewhere stands for every machine but this one: the wrapper's
-// HTTP_PROXY, so that a request to a host that is not loopback (Go sends
-// loopback requests direct) reaches it instead of the network, and is
-// counted. It answers 502.
+// HTTP_PROXY (vars), so that a request to a host that is not loopback (Go
+// sends loopback requests direct) reaches it instead of the network, and
+// is counted. It answers 502.
 type elsewhere struct {
 	mu   sync.Mutex
 	seen []string
+	url  string
 }
 
 func newElsewhere(t *testing.T) *elsewhere {
@@ -38,10 +39,13 @@ func newElsewhere(t *testing.T) *elsewhere {
 		http.Error(w, "no other machine here", http.StatusBadGateway)
 	}))
 	t.Cleanup(srv.Close)
-	t.Setenv("HTTP_PROXY", srv.URL)
-	t.Setenv("HTTPS_PROXY", srv.URL)
-	t.Setenv("NO_PROXY", "")
+	e.url = srv.URL
 	return e
+}
+
+// vars are the environment entries that make e the proxy of a process.
+func (e *elsewhere) vars() []string {
+	return []string{"HTTP_PROXY=" + e.url, "HTTPS_PROXY=" + e.url, "NO_PROXY="}
 }
 
 func (e *elsewhere) requests() []string {
@@ -82,10 +86,11 @@ func (d *testDesktop) declineUntilDone(w *wrapURL) (windows int) {
 // no browser, no request leaves the machine), and the host is told which
 // endpoint, with its URL.
 func TestWrapURLRefusesUnsafeEndpoints(t *testing.T) {
-	browser := browserStandIn(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	browser := d.browserStandIn()
 	d.startHubHere()
 	away := newElsewhere(t)
+	d.addVars(away.vars()...)
 	for _, tt := range []struct {
 		name string
 		// field of the metadata and its value, or the issuer the
@@ -147,8 +152,8 @@ func TestWrapURLRefusesUnsafeEndpoints(t *testing.T) {
 // sign-in ends at once with the sentence, nothing is stored, and `auth
 // list` reads the token directory as before.
 func TestWrapURLRefusesTokenResponses(t *testing.T) {
-	browser := browserStandIn(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	browser := d.browserStandIn()
 	d.startHubHere()
 	for _, tt := range []struct {
 		name   string
@@ -194,7 +199,7 @@ func TestWrapURLRefusesTokenResponses(t *testing.T) {
 			if out, err := list.CombinedOutput(); err != nil || strings.Contains(string(out), "token file") {
 				t.Errorf("auth list: %v\n%s", err, out)
 			}
-			cli(t, "auth", "logout", "remote")
+			d.elicitray("auth", "logout", "remote")
 		})
 	}
 }
@@ -206,8 +211,8 @@ func TestWrapURLRefusesTokenResponses(t *testing.T) {
 // turned away and said on the wrapper's log, and the real answer, which
 // follows, signs in.
 func TestWrapURLForgedRedirect(t *testing.T) {
-	browserStandIn(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	d.browserStandIn()
 	d.startHubHere()
 	type visit struct {
 		status int

@@ -29,10 +29,12 @@ import (
 	"github.com/elicitray/elicitray/bridge"
 )
 
-// browserStandIn puts an xdg-open on PATH that does what a browser does
-// with the link: it notes it in dir/opened and follows it (curl -L) to the
-// loopback redirect, keeping the last page in dir/page.
-func browserStandIn(t *testing.T) (dir string) {
+// browserStandIn puts an xdg-open on the PATH of the processes d starts
+// (addVars) that does what a browser does with the link: it notes it in
+// dir/opened and follows it (curl -L) to the loopback redirect, keeping
+// the last page in dir/page.
+func (d *testDesktop) browserStandIn() (dir string) {
+	t := d.t
 	t.Helper()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatalf("curl stands in for the browser: %v", err)
@@ -42,7 +44,7 @@ func browserStandIn(t *testing.T) (dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "xdg-open"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	d.addVars("PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"))
 	return dir
 }
 
@@ -173,8 +175,8 @@ func (s *syncBuf) String() string {
 // the full authorization URL is shown, and the browser opens only after the
 // user chooses Open; Decline opens nothing.
 func TestSignInThroughHub(t *testing.T) {
-	browser := browserStandIn(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	browser := d.browserStandIn()
 	d.startHubHere()
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
 	rs := oauthtest.NewResourceServer(t, as)
@@ -223,7 +225,7 @@ func TestSignInThroughHub(t *testing.T) {
 
 	t.Run("Decline", func(t *testing.T) {
 		d := d.with(t)
-		if out := cli(t, "auth", "logout", "remote"); !strings.Contains(out, "forgot the sign-in of remote") {
+		if out := d.elicitray("auth", "logout", "remote"); !strings.Contains(out, "forgot the sign-in of remote") {
 			t.Fatalf("logout: %q", out)
 		}
 		before := len(as.Authorizations())
@@ -330,8 +332,8 @@ func (d *testDesktop) openSignIn() {
 // token without asking; a revoked refresh token brings the window back,
 // and the wrapper's log says why; auth list and logout see the sign-in.
 func TestWrapURLSignIn(t *testing.T) {
-	browser := browserStandIn(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	browser := d.browserStandIn()
 	d.startHubHere()
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
 	rs := oauthtest.NewResourceServer(t, as)
@@ -422,8 +424,8 @@ func TestWrapURLSignIn(t *testing.T) {
 // that client (HTTP Basic at the token endpoint), registers nothing, and
 // never writes the secret to its log or the token file.
 func TestWrapURLPreRegistered(t *testing.T) {
-	browserStandIn(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	d.browserStandIn()
 	d.startHubHere()
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{NoRegistration: true})
 	rs := oauthtest.NewResourceServer(t, as)
@@ -431,7 +433,7 @@ func TestWrapURLPreRegistered(t *testing.T) {
 	if err := as.AddClient("elicitray-desktop", secret); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("REMOTE_CLIENT_SECRET", secret)
+	d.addVars("REMOTE_CLIENT_SECRET=" + secret)
 
 	w := d.connectURL("remote", rs.URL, "--client-id", "elicitray-desktop", "--client-secret-env", "REMOTE_CLIENT_SECRET")
 	d.openSignIn()
@@ -461,8 +463,8 @@ func TestWrapURLPreRegistered(t *testing.T) {
 // Without a client id for an authorization server that has no dynamic
 // registration, the host's request gets a sentence saying what to give.
 func TestWrapURLNeedsClientID(t *testing.T) {
-	browserStandIn(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
+	d.browserStandIn()
 	d.startHubHere()
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{NoRegistration: true})
 	rs := oauthtest.NewResourceServer(t, as)

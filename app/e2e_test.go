@@ -154,7 +154,7 @@ func TestHubRestartsAfterCrash(t *testing.T) {
 // exactly one stays and answers on the socket; the others say a hub runs and
 // exit 0 (DESIGN.md: "two racing starts must end with exactly one hub").
 func TestOneHubWhenStartedTogether(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	const n = 4
 	type started struct {
 		cmd    *exec.Cmd
@@ -165,6 +165,7 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	exited := make(chan int, n)
 	for i := range hubs {
 		h := &started{cmd: exec.Command(elicitrayBin(t), "hub")}
+		h.cmd.Env = d.env
 		h.cmd.Stderr = &h.stderr
 		if err := h.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -223,7 +224,9 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	if got, want := d.hubPID(), hubs[survivor].cmd.Process.Pid; got != want {
 		t.Errorf("hub.lock names PID %d, want the running hub's %d", got, want)
 	}
-	if out, err := exec.Command(elicitrayBin(t), "history", "list").CombinedOutput(); err != nil {
+	list := exec.Command(elicitrayBin(t), "history", "list")
+	list.Env = d.env
+	if out, err := list.CombinedOutput(); err != nil {
 		t.Errorf("elicitray history list with the hub running: %v\n%s", err, out)
 	}
 	select {
@@ -275,7 +278,7 @@ func everythingServer(t *testing.T) string {
 // not a history file moves it aside under a dated name, says where in its
 // log, and keeps the decisions that follow in a new file.
 func TestHubRecoversUnreadableHistory(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	garbage := []byte("this is not a bbolt file, it was overwritten by something else\n")
 	if err := os.MkdirAll(filepath.Dir(d.paths.History), 0o700); err != nil {
 		t.Fatal(err)
@@ -289,6 +292,7 @@ func TestHubRecoversUnreadableHistory(t *testing.T) {
 	}
 	defer logf.Close()
 	hub := exec.Command(elicitrayBin(t), "hub")
+	hub.Env = d.env
 	hub.Stdout, hub.Stderr = logf, logf
 	if err := hub.Start(); err != nil {
 		t.Fatal(err)
@@ -314,12 +318,11 @@ func TestHubRecoversUnreadableHistory(t *testing.T) {
 		t.Errorf("the hub's log does not say %q:\n%s", want, log)
 	}
 	// The new history works.
-	var out, errb bytes.Buffer
-	if code := Main(t.Context(), []string{"history", "list", "--json"}, nil, &out, &errb); code != 0 || out.Len() != 0 {
-		t.Errorf("history list: exit %d, %q, %s", code, out.String(), errb.String())
+	if out, errb, code := d.binary("history", "list", "--json"); code != 0 || len(out) != 0 {
+		t.Errorf("history list: exit %d, %q, %s", code, out, errb)
 	}
-	if code := Main(t.Context(), []string{"quit"}, nil, &out, &errb); code != 0 {
-		t.Errorf("quit: exit %d: %s", code, errb.String())
+	if _, errb, code := d.binary("quit"); code != 0 {
+		t.Errorf("quit: exit %d: %s", code, errb)
 	}
 	if err := <-exited; err != nil {
 		t.Errorf("hub: %v", err)

@@ -25,8 +25,9 @@ import (
 // needs `elicitray wrap --url` and its header flags, and says so when the
 // binary has none.
 func TestHostsWrappedRemoteRuns(t *testing.T) {
-	testHome(t)
-	if help, _ := exec.Command(elicitrayBin(t), "wrap", "--help").CombinedOutput(); !strings.Contains(string(help), "--header-env") {
+	t.Parallel()
+	env := newTestEnv(t, false)
+	if help, _ := env.command(elicitrayBin(t), "wrap", "--help").CombinedOutput(); !strings.Contains(string(help), "--header-env") {
 		t.Skip("this elicitray wrap has no --url and --header-env yet")
 	}
 	home, project := fakeHosts(t)
@@ -44,7 +45,7 @@ func TestHostsWrappedRemoteRuns(t *testing.T) {
 	const secret = "Bearer tok-0123456789abcdef0123"
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
 	writeFile(t, cursor, `{"mcpServers": {"api": {"url": "`+ts.URL+`/mcp", "headers": {"Authorization": "`+secret+`", "X-Client": "elicitray-test", "X-Tenant": "${env:TENANT}"}}}}`, 0o600)
-	if _, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "api"); code != 0 {
+	if _, errOut, code := runBinVars(t, env.vars, home, project, "hosts", "wrap", "cursor", "api"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	data, _ := os.ReadFile(cursor)
@@ -65,7 +66,7 @@ func TestHostsWrappedRemoteRuns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.Command, e.Args...)
-	cmd.Env = os.Environ()
+	cmd.Env = env.vars
 	for k, v := range e.Env { // as Cursor does: its variables expanded, then set
 		cmd.Env = append(cmd.Env, k+"="+strings.ReplaceAll(v, "${env:TENANT}", "acme"))
 	}
