@@ -4,10 +4,18 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"net"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/elicitray/elicitray/app/config"
+	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/history"
 )
 
 // Helpers of the fault group's tests (fault, quit, sigterm, transcripts,
@@ -41,4 +49,41 @@ func varIn(vars []string, key string) string {
 		}
 	}
 	return v
+}
+
+// serveTestHubAt is serveTestHub at the paths p instead of a home set in
+// the test process: it serves a Hub there with a scripted person, on the
+// listener wrap makes of the socket's (nil: as it is), until the test
+// ends. Set its fields before a wrapper connects.
+func serveTestHubAt(t *testing.T, p paths.Paths, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
+	t.Helper()
+	ln, lock, err := hub.Listen(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := history.Open(p.History, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
+	// The queue's tests ask often; the rate limit has tests of its own.
+	h := &hub.Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: config.Config{Rate: config.Rate{Burst: 1000}}}
+	if wrap != nil {
+		ln = wrap(ln)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := h.Serve(ctx, ln); err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		store.Close()
+		lock.Close()
+	})
+	return h, sp
 }
