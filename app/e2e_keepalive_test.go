@@ -24,7 +24,6 @@ import (
 // up after 3 s, and the window closes, saying why in a notification, its
 // prompt answered cancel as the host's doing.
 func TestEndToEndKeepAlive(t *testing.T) {
-	t.Parallel()
 	needDisplay(t)
 	for _, tt := range []struct {
 		name      string
@@ -34,7 +33,7 @@ func TestEndToEndKeepAlive(t *testing.T) {
 		{"keep-alive off", "0s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newParallelDesktop(t)
+			d := newDesktop(t)
 			d.config("keep_alive = \"" + tt.keepAlive + "\"\n")
 			// A session bus of its own, with a notification server on it,
 			// for the hub the wrapper starts.

@@ -23,9 +23,7 @@
 //                    to FILE, one JSON line each: {"dir":"send"|"recv",
 //                    "message":…}. Each is written (synchronously) before the
 //                    line of the call it completes is printed.
-//   --timeout MS     the SDK's request timeout for tool calls (default: the
-//                    SDK's, 60 s); initialize keeps the SDK's, as the
-//                    server may be slow to start on a loaded machine.
+//   --timeout MS     the SDK's request timeout (default: the SDK's, 60 s).
 //   --progress       call tools with an onprogress handler (the SDK then
 //                    sends a progressToken in _meta) and
 //                    resetTimeoutOnProgress: each notifications/progress
@@ -173,7 +171,7 @@ async function main() {
 
     const options = timeout === undefined ? undefined : { timeout };
     try {
-        await client.connect(transport);
+        await client.connect(transport, options);
     } catch (err) {
         log(`connecting to ${command}: ${err.message}`);
         print({ error: errorOf(err) });
