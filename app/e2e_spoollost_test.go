@@ -26,6 +26,7 @@ import (
 // spool directory replaced by a symbolic link is not written through: the
 // hub keeps the three and the note in memory, and says so.
 func TestFaultSpoolRemoved(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		away    func(dir string) error

@@ -400,17 +400,19 @@ func TestFaultHistoryLocked(t *testing.T) {
 	d.matchHistory(map[string]string{"locked #0": "accept", "locked #1": "accept", "after #0": "cancel", "Deploy?": "accept"})
 }
 
-// newDesktopOnSmallDisk is a desktop whose ELICITRAY_HOME is a 1 MiB tmpfs:
-// everything of elicitray's on it (run directory, history, spool, the hub's
-// log). The file system is mounted first, so that it is unmounted after the
-// desktop's processes are gone (cleanups run last first). Needs root.
+// newDesktopOnSmallDisk is a parallel desktop (newParallelDesktop) whose
+// ELICITRAY_HOME is a 1 MiB tmpfs of its own: everything of elicitray's on
+// it (run directory, history, spool, the hub's log). The file system is
+// mounted first, so that it is unmounted after the desktop's processes are
+// gone (cleanups run last first). Needs root.
 func newDesktopOnSmallDisk(t *testing.T) (*testDesktop, string) {
 	t.Helper()
 	full := smallFileSystem(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.home, d.mark = full, "ELICITRAY_HOME="+full
-	t.Setenv("ELICITRAY_HOME", full)
-	d.paths = paths.FromEnv(os.Getenv)
+	d.env = append(slices.Clone(d.env), d.mark)
+	d.hostEnv = d.env
+	d.paths = homePaths(full)
 	return d, full
 }
 
@@ -444,7 +446,7 @@ func TestFaultDiskFull(t *testing.T) {
 	if st := d.status(); !strings.Contains(st, "301 decisions not saved: the disk is full") {
 		t.Errorf("status with the disk full:\n%s", st)
 	}
-	if _, stderr, _ := runElicitray(t, nil, nil, "history", "list"); !strings.Contains(stderr, "elicitray: 301 decisions not saved: the disk is full") {
+	if _, stderr, _ := runElicitrayIn(t, d.env, "history", "list"); !strings.Contains(stderr, "elicitray: 301 decisions not saved: the disk is full") {
 		t.Errorf("history list with the disk full does not say so on stderr: %q", stderr)
 	}
 
@@ -511,7 +513,7 @@ func TestFaultDiskFullQuit(t *testing.T) {
 	win, _ := d.window()
 	d.answer(win, "Return")
 	d.received(ask)
-	_, stderr, code := runElicitray(t, nil, nil, "quit")
+	_, stderr, code := runElicitrayIn(t, d.env, "quit")
 	if code != 1 || !strings.Contains(stderr, "1 decision could not be saved before the hub stopped (1 decision not saved: the disk is full); the wrappers that asked keep copies") {
 		t.Errorf("quit with a decision not saved: exit %d, %q", code, stderr)
 	}
@@ -611,6 +613,7 @@ func TestFaultHubCrashUnderLoad(t *testing.T) {
 // why, once. A hub.lock that is a link is not written through, and neither
 // is a spool directory that is one.
 func TestFaultPlantedLinks(t *testing.T) {
+	t.Parallel()
 	t.Run("run directory", func(t *testing.T) {
 		d := newParallelDesktop(t)
 		elsewhere := t.TempDir()
@@ -630,7 +633,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		}
 	})
 	t.Run("hub.lock", func(t *testing.T) {
-		d := newDesktop(t)
+		d := newParallelDesktop(t)
 		victim := filepath.Join(t.TempDir(), "precious")
 		if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -641,7 +644,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		if err := os.Symlink(victim, d.paths.Lock); err != nil {
 			t.Fatal(err)
 		}
-		_, stderr, code := runElicitray(t, nil, nil, "hub")
+		_, stderr, code := runElicitrayIn(t, d.env, "hub")
 		if code != 1 || !strings.Contains(stderr, "is a symbolic link, which elicitray does not write through") {
 			t.Errorf("hub with a planted lock: exit %d, %s", code, stderr)
 		}
@@ -653,7 +656,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		if os.Getuid() != 0 {
 			t.Skip("a link owned by another user needs root to make: skipped")
 		}
-		d := newDesktop(t)
+		d := newParallelDesktop(t)
 		victim := filepath.Join(t.TempDir(), "precious")
 		if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -685,7 +688,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		if os.Getuid() != 0 {
 			t.Skip("a file owned by another user needs root to make: skipped")
 		}
-		d := newDesktop(t)
+		d := newParallelDesktop(t)
 		if err := os.MkdirAll(filepath.Dir(d.paths.HubLog), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -717,7 +720,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 	})
 	t.Run("spool directory", func(t *testing.T) {
 		// history.db is locked, so the hub would spool; the spool is a link.
-		d := newDesktop(t)
+		d := newParallelDesktop(t)
 		testkit.HoldLock(t, d.paths.History)
 		elsewhere := t.TempDir()
 		if err := os.Symlink(elsewhere, journal.SpoolDir(d.paths)); err != nil {

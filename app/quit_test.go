@@ -16,7 +16,6 @@ import (
 
 	"github.com/elicitray/elicitray/app/hubapi"
 
-	"github.com/elicitray/elicitray/app/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,28 +30,31 @@ import (
 // with a tray icon, and quit with the history window and a prompt window
 // open.
 func TestQuitClean(t *testing.T) {
+	t.Parallel()
 	needDisplay(t)
 	t.Run("tray", func(t *testing.T) {
-		testHome(t)
-		addr := trayStartBus(t)
+		t.Parallel()
+		// Its own X server and session bus (newTestEnv), the bus watched.
+		e := newTestEnv(t, true)
+		addr := varIn(e.vars, "DBUS_SESSION_BUS_ADDRESS")
 		items := trayServeWatcher(t, trayConnect(t, addr))
-		env := []string{"DBUS_SESSION_BUS_ADDRESS=" + addr}
-		pid := quitStartHub(t, env)
+		pid := quitStartHub(t, e)
 		select {
 		case <-items:
 		case <-time.After(trayWait):
-			t.Fatalf("the hub registered no tray icon within %v:\n%s", trayWait, quitLog(t))
+			t.Fatalf("the hub registered no tray icon within %v:\n%s", trayWait, quitLog(e))
 		}
-		quitAndCheck(t, env, pid)
+		quitAndCheck(t, e, pid)
 	})
 	t.Run("windows open", func(t *testing.T) {
-		testHome(t)
-		pid := quitStartHub(t, nil) // its history window opens
+		t.Parallel()
+		e := newTestEnv(t, true)
+		pid := quitStartHub(t, e) // its history window opens
 		// A prompt, asked on the socket as a wrapper asks, and the hub's
 		// status on the same connection: the hub handles one connection's
 		// messages in order, so once the status comes back the prompt is
 		// queued and its window on its way to the screen, ahead of the quit.
-		conn, err := net.Dial("unix", paths.FromEnv(os.Getenv).Socket)
+		conn, err := net.Dial("unix", homePaths(e.home).Socket)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,9 +73,9 @@ func TestQuitClean(t *testing.T) {
 		line, err := replies.ReadBytes('\n')
 		var status hubapi.Message
 		if err != nil || json.Unmarshal(line, &status) != nil || status.ID != 2 || status.Count != 1 {
-			t.Fatalf("the hub's status: %q, %v; want id 2 with one prompt waiting\n%s", line, err, quitLog(t))
+			t.Fatalf("the hub's status: %q, %v; want id 2 with one prompt waiting\n%s", line, err, quitLog(e))
 		}
-		quitAndCheck(t, nil, pid)
+		quitAndCheck(t, e, pid)
 		// The prompt was not answered for the person: its connection just
 		// ended with the hub.
 		if line, err := replies.ReadBytes('\n'); !errors.Is(err, os.ErrDeadlineExceeded) && len(line) > 0 {
@@ -86,15 +88,15 @@ func TestQuitClean(t *testing.T) {
 }
 
 // quitStartHub starts a hub as `elicitray history window` does when none
-// runs (startingClient: detached, writing hub.log), with extra in the
-// environment, and returns its pid. Cleanup kills it if it still runs.
-func quitStartHub(t *testing.T, extra []string) int {
+// runs (startingClient: detached, writing hub.log), in e's environment, and
+// returns its pid. Cleanup kills it if it still runs.
+func quitStartHub(t *testing.T, e *testEnv) int {
 	t.Helper()
-	out, stderr, code := runElicitray(t, nil, extra, "history", "window")
+	out, stderr, code := runElicitrayIn(t, e.vars, "history", "window")
 	if code != 0 {
-		t.Fatalf("elicitray history window exited %d:\n%s%s\n%s", code, out, stderr, quitLog(t))
+		t.Fatalf("elicitray history window exited %d:\n%s%s\n%s", code, out, stderr, quitLog(e))
 	}
-	b, err := os.ReadFile(paths.FromEnv(os.Getenv).Lock)
+	b, err := os.ReadFile(homePaths(e.home).Lock)
 	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || perr != nil || pid <= 0 {
 		t.Fatalf("the hub's lock names no pid (%q, %v):\n%s", b, err, stderr)
@@ -103,16 +105,16 @@ func quitStartHub(t *testing.T, extra []string) int {
 	return pid
 }
 
-// quitAndCheck runs `elicitray quit`, waits for the hub (pid) to exit, and
-// checks what the hub's log says of it.
-func quitAndCheck(t *testing.T, extra []string, pid int) {
+// quitAndCheck runs `elicitray quit` in e's environment, waits for the hub
+// (pid) to exit, and checks what the hub's log says of it.
+func quitAndCheck(t *testing.T, e *testEnv, pid int) {
 	t.Helper()
-	_, stderr, code := runElicitray(t, nil, extra, "quit")
+	_, stderr, code := runElicitrayIn(t, e.vars, "quit")
 	if code != 0 || !strings.Contains(stderr, "the hub stopped") {
 		t.Fatalf("elicitray quit exited %d: %s", code, stderr)
 	}
-	quitWaitExit(t, pid)
-	log := quitLog(t)
+	quitWaitExit(t, e, pid)
+	log := quitLog(e)
 	if !strings.Contains(log, "elicitray hub: stopped") {
 		t.Errorf("the hub's log does not say it stopped:\n%s", log)
 	}
@@ -124,7 +126,7 @@ func quitAndCheck(t *testing.T, extra []string, pid int) {
 // quitWaitExit waits until process pid has exited, through a pidfd that
 // becomes readable then (it is not the test's child: the hub runs in a
 // session of its own).
-func quitWaitExit(t *testing.T, pid int) {
+func quitWaitExit(t *testing.T, e *testEnv, pid int) {
 	t.Helper()
 	fd, err := unix.PidfdOpen(pid, 0)
 	if errors.Is(err, unix.ESRCH) {
@@ -144,15 +146,15 @@ func quitWaitExit(t *testing.T, pid int) {
 			t.Fatalf("waiting for the hub to exit: %v", err)
 		}
 		if n == 0 {
-			t.Fatalf("the hub (pid %d) still runs %v after elicitray quit:\n%s", pid, trayWait, quitLog(t))
+			t.Fatalf("the hub (pid %d) still runs %v after elicitray quit:\n%s", pid, trayWait, quitLog(e))
 		}
 		return
 	}
 }
 
-// quitLog is the hub log's text.
-func quitLog(t *testing.T) string {
-	b, err := os.ReadFile(paths.FromEnv(os.Getenv).HubLog)
+// quitLog is the text of the log of e's hub.
+func quitLog(e *testEnv) string {
+	b, err := os.ReadFile(homePaths(e.home).HubLog)
 	if err != nil {
 		return "(no hub log: " + err.Error() + ")"
 	}

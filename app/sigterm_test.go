@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,11 +31,12 @@ import (
 // the server's pipe into the socket, and the kernel held the server's
 // pipe meanwhile, so that not even SIGKILL ended the server.
 func TestWrapperEndsOnFirstSIGTERM(t *testing.T) {
-	testHome(t)
+	t.Parallel()
+	e := newTestEnv(t, false)
 	flood := `exec yes '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood"}}'`
 	for _, socket := range []bool{false, true} {
 		t.Run(map[bool]string{false: "pipe", true: "socket"}[socket], func(t *testing.T) {
-			w := startStalledHost(t, socket, "wrap", "--name", "flood", "--grace", "200ms", "--", "sh", "-c", flood)
+			w := startStalledHost(t, e, socket, "wrap", "--name", "flood", "--grace", "200ms", "--", "sh", "-c", flood)
 			w.waitFull(t)
 			server := serverOf(t, w.cmd.Process.Pid)
 			w.term(t)
@@ -54,7 +56,8 @@ func TestWrapperEndsOnFirstSIGTERM(t *testing.T) {
 // after one SIGTERM the session ends within --grace, then the host's
 // writes nobody reads are given up, and the wrapper ends.
 func TestWrapperEndsOnFirstSIGTERMRemote(t *testing.T) {
-	testHome(t)
+	t.Parallel()
+	e := newTestEnv(t, false)
 	flood := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -69,7 +72,7 @@ func TestWrapperEndsOnFirstSIGTERMRemote(t *testing.T) {
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) { answer(w, id, "ok") }, flood)
 	for _, socket := range []bool{false, true} {
 		t.Run(map[bool]string{false: "pipe", true: "socket"}[socket], func(t *testing.T) {
-			w := startStalledHost(t, socket, "wrap", "--name", "flood", "--grace", "200ms", "--url", ts.URL+"/mcp")
+			w := startStalledHost(t, e, socket, "wrap", "--name", "flood", "--grace", "200ms", "--url", ts.URL+"/mcp")
 			// The host starts the session, reads the initialize result, and
 			// then reads nothing more.
 			fmt.Fprintln(w.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`)
@@ -95,11 +98,13 @@ type stalledHost struct {
 	exited chan struct{}
 }
 
-func startStalledHost(t *testing.T, socket bool, args ...string) *stalledHost {
+// startStalledHost runs the binary with args in e's environment, without a
+// display, as the host.
+func startStalledHost(t *testing.T, e *testEnv, socket bool, args ...string) *stalledHost {
 	t.Helper()
 	h := &stalledHost{socket: socket, log: filepath.Join(t.TempDir(), "wrapper.log"), exited: make(chan struct{})}
-	h.cmd = exec.Command(elicitrayBin(t), args...)
-	h.cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	h.cmd = e.command(elicitrayBin(t), args...)
+	h.cmd.Env = append(slices.Clone(h.cmd.Env), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdin, stdout *os.File
 	if socket {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)

@@ -64,6 +64,7 @@ const peerServer = "cat <&4 & exec cat >&3"
 // TestTranscripts runs every testdata/transcripts/*.txtar through the real
 // wrapper binary (cases/README.md: the expected behaviour is the assertion).
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(transcriptDir, "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +86,7 @@ const casesDir = "../testdata/cases"
 // is a section of the same name, byte for byte; each line of a .jsonl case
 // is written, as it stands, by the side its "dir" names.
 func TestTranscriptsCoverCases(t *testing.T) {
+	t.Parallel()
 	cases, err := filepath.Glob(filepath.Join(casesDir, "*"))
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no case files at %s", casesDir)
@@ -199,6 +201,11 @@ type transcript struct {
 	nohub    bool   // no hub runs: the wrapper has no desktop
 	output   *step  // the last run step, for output~
 	stdout   string // what it printed
+	// env is the environment of the processes the transcript starts (the
+	// wrapper, run steps): the test process's with the transcript's own
+	// ELICITRAY_HOME, whose files are paths.
+	env   []string
+	paths paths.Paths
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -220,14 +227,15 @@ func runTranscript(t *testing.T, file string) {
 	if steps == nil {
 		t.Fatalf("%s: no script section", base)
 	}
-	tr := &transcript{t: t, archive: ar, binds: map[string]any{}, expanded: map[string][]byte{}}
+	home := tempHome(t)
+	tr := &transcript{t: t, archive: ar, binds: map[string]any{}, expanded: map[string][]byte{},
+		env: append(os.Environ(), "ELICITRAY_HOME="+home), paths: homePaths(home)}
 	if steps[0].verb == "nohub" {
 		// The wrapper runs without DISPLAY (startWrapper), so with no hub
 		// listening it has no desktop at all.
-		testHome(t)
 		tr.nohub = true
 	} else {
-		tr.hub = startTranscriptHub(t)
+		tr.hub = startTranscriptHubAt(t, tr.paths)
 	}
 	for _, f := range ar.Files {
 		if f.Name != "config.toml" {
@@ -292,7 +300,7 @@ func (tr *transcript) do(st step) {
 				tr.server = n
 			}
 		}
-		tr.w = startWrapper(tr.t, args, tr.nohub)
+		tr.w = startWrapperIn(tr.t, tr.env, args, tr.nohub)
 	case "host>":
 		tr.write(st, "host", tr.w.host)
 	case "server>":
@@ -911,7 +919,7 @@ func (tr *transcript) run(st step) {
 	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, elicitrayBin(tr.t), strings.Fields(st.arg)...)
-	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	cmd.Env = append(slices.Clone(tr.env), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -925,7 +933,7 @@ func (tr *transcript) run(st step) {
 // A history step comes first, so that the record is in the file.
 func (tr *transcript) checkLacks(st step) {
 	tr.t.Helper()
-	b, err := os.ReadFile(paths.FromEnv(os.Getenv).History)
+	b, err := os.ReadFile(tr.paths.History)
 	if err != nil {
 		tr.fatalf(st, "reading the history file: %v", err)
 	}
@@ -997,7 +1005,7 @@ func (tr *transcript) checkFileHistory(st step) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
 	defer cancel()
-	recs, err := historySource{paths: paths.FromEnv(os.Getenv)}.list(ctx, history.Query{Limit: 1})
+	recs, err := historySource{paths: tr.paths}.list(ctx, history.Query{Limit: 1})
 	if err != nil || len(recs) == 0 {
 		tr.fatalf(st, "history: %v, %d records", err, len(recs))
 	}
@@ -1074,7 +1082,7 @@ func (tr *transcript) end(st step) {
 // in order, so once its own is, the wrapper's would have been too.
 func (tr *transcript) checkNoConnect(st step) {
 	tr.t.Helper()
-	conn, err := net.Dial("unix", paths.FromEnv(os.Getenv).Socket)
+	conn, err := net.Dial("unix", tr.paths.Socket)
 	if err != nil {
 		tr.fatalf(st, "dialling the hub: %v", err)
 	}
@@ -1111,7 +1119,16 @@ type streamItem struct {
 	err  error
 }
 
+// startWrapper is startWrapperIn the test process's environment.
 func startWrapper(t *testing.T, args []string, nohub bool) *wrapperProc {
+	t.Helper()
+	return startWrapperIn(t, os.Environ(), args, nohub)
+}
+
+// startWrapperIn starts `elicitray wrap ARGS… -- peerServer` in the
+// environment env, without a display; with nohub, where no desktop session
+// can be found either.
+func startWrapperIn(t *testing.T, env []string, args []string, nohub bool) *wrapperProc {
 	t.Helper()
 	var files []*os.File
 	pipe := func() (r, w *os.File) {
@@ -1140,7 +1157,7 @@ func startWrapper(t *testing.T, args []string, nohub bool) *wrapperProc {
 	// The wrapper passes fds it inherited on to the server it starts.
 	cmd.ExtraFiles = []*os.File{srvInW, srvOutR}
 	// Should anything start a real hub, it must not reach a display.
-	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	cmd.Env = append(slices.Clone(env), "DISPLAY=", "WAYLAND_DISPLAY=")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -1205,10 +1222,18 @@ type transcriptHub struct {
 	watch *hubWatch
 }
 
+// startTranscriptHub is startTranscriptHubAt a home of t's own, set in the
+// test process (testHome).
 func startTranscriptHub(t *testing.T) *transcriptHub {
 	t.Helper()
+	return startTranscriptHubAt(t, homePaths(testHome(t)))
+}
+
+// startTranscriptHubAt serves a transcriptHub at p until the test ends.
+func startTranscriptHubAt(t *testing.T, p paths.Paths) *transcriptHub {
+	t.Helper()
 	th := &transcriptHub{watch: &hubWatch{event: make(chan struct{})}}
-	th.h, th.sp = serveTestHub(t, func(ln net.Listener) net.Listener { return &watchedListener{Listener: ln, w: th.watch} })
+	th.h, th.sp = serveTestHubAt(t, p, func(ln net.Listener) net.Listener { return &watchedListener{Listener: ln, w: th.watch} })
 	return th
 }
 
