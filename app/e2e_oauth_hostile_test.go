@@ -90,7 +90,7 @@ func TestWrapURLRefusesUnsafeEndpoints(t *testing.T) {
 	browser := d.browserStandIn()
 	d.startHubHere()
 	away := newElsewhere(t)
-	d.addVars(away.vars()...)
+	d.setenv(away.vars()...)
 	for _, tt := range []struct {
 		name string
 		// field of the metadata and its value, or the issuer the

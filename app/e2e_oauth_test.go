@@ -30,7 +30,7 @@ import (
 )
 
 // browserStandIn puts an xdg-open on the PATH of the processes d starts
-// (addVars) that does what a browser does with the link: it notes it in
+// (setenv) that does what a browser does with the link: it notes it in
 // dir/opened and follows it (curl -L) to the loopback redirect, keeping
 // the last page in dir/page.
 func (d *testDesktop) browserStandIn() (dir string) {
@@ -44,7 +44,7 @@ func (d *testDesktop) browserStandIn() (dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "xdg-open"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	d.addVars("PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"))
+	d.setenv("PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"))
 	return dir
 }
 
@@ -433,7 +433,7 @@ func TestWrapURLPreRegistered(t *testing.T) {
 	if err := as.AddClient("elicitray-desktop", secret); err != nil {
 		t.Fatal(err)
 	}
-	d.addVars("REMOTE_CLIENT_SECRET=" + secret)
+	d.setenv("REMOTE_CLIENT_SECRET=" + secret)
 
 	w := d.connectURL("remote", rs.URL, "--client-id", "elicitray-desktop", "--client-secret-env", "REMOTE_CLIENT_SECRET")
 	d.openSignIn()

@@ -24,7 +24,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -67,36 +66,7 @@ func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *scriptedPrompte
 func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
 	t.Helper()
 	testHome(t)
-	p := paths.FromEnv(os.Getenv)
-	ln, lock, err := hub.Listen(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := history.Open(p.History, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
-	// The queue's tests ask often; the rate limit has tests of its own.
-	h := &hub.Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: config.Config{Rate: config.Rate{Burst: 1000}}}
-	if wrap != nil {
-		ln = wrap(ln)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := h.Serve(ctx, ln); err != nil {
-			t.Error(err)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		store.Close()
-		lock.Close()
-	})
-	return h, sp
+	return serveTestHubAt(t, paths.FromEnv(os.Getenv), wrap)
 }
 
 func formRequest(server, message string) *bridge.Request {

@@ -5,19 +5,9 @@ package app
 import (
 	"bytes"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 )
-
-// addVars adds the environment entries kv ("KEY=value") to what every
-// process d starts from then on gets, wrappers, hubs and hosts alike: what
-// t.Setenv did for a test that ran alone. A later entry for a key wins
-// over an earlier one (exec.Cmd.Env).
-func (d *testDesktop) addVars(kv ...string) {
-	d.env = append(slices.Clip(d.env), kv...)
-	d.hostEnv = append(slices.Clip(d.hostEnv), kv...)
-}
 
 // runBinVars is runBin with the environment vars instead of the test
 // process's: the built elicitray with args in directory dir, HOME set to
@@ -49,15 +39,5 @@ func runBinVars(t *testing.T, vars []string, home, dir string, args ...string) (
 // would run in a test alone, and returns what it wrote and its exit code.
 func (d *testDesktop) binary(args ...string) (stdout, stderr string, code int) {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), args...)
-	cmd.Env = d.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		d.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return runElicitrayEnv(d.t, d.env, nil, nil, args...)
 }

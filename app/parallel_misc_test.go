@@ -3,8 +3,6 @@
 package app
 
 import (
-	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,11 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/hub"
-	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/wrapper"
-	"github.com/elicitray/elicitray/history"
 )
 
 // Helpers of the tests that moved from the test process's environment to
@@ -56,44 +51,10 @@ func (e *testEnv) run(t *testing.T, prefix []string, extra []string, args ...str
 func runTestHubAt(t *testing.T, home string, timeout time.Duration) (*hub.Hub, *scriptedPrompter, *wrapper.Approver) {
 	t.Helper()
 	p := homePaths(home)
-	h, sp := serveTestHubUnder(t, p, nil)
+	h, sp := serveTestHubAt(t, p, nil)
 	h.Timeout = timeout
 	if fi, err := os.Stat(filepath.Join(home, "run")); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
 	}
 	return h, sp, &wrapper.Approver{Paths: p, StartWait: time.Second}
-}
-
-// serveTestHubUnder is serveTestHub at p, set in no environment.
-func serveTestHubUnder(t *testing.T, p paths.Paths, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
-	t.Helper()
-	ln, lock, err := hub.Listen(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := history.Open(p.History, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := &scriptedPrompter{shown: make(chan shownPrompt, 16)}
-	// The queue's tests ask often; the rate limit has tests of its own.
-	h := &hub.Hub{Store: store, Prompter: sp, Timeout: time.Hour, Config: config.Config{Rate: config.Rate{Burst: 1000}}}
-	if wrap != nil {
-		ln = wrap(ln)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := h.Serve(ctx, ln); err != nil {
-			t.Error(err)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		store.Close()
-		lock.Close()
-	})
-	return h, sp
 }

@@ -92,7 +92,7 @@ func TestQuitClean(t *testing.T) {
 // returns its pid. Cleanup kills it if it still runs.
 func quitStartHub(t *testing.T, e *testEnv) int {
 	t.Helper()
-	out, stderr, code := runElicitrayIn(t, e.vars, "history", "window")
+	out, stderr, code := runElicitrayEnv(t, e.vars, nil, nil, "history", "window")
 	if code != 0 {
 		t.Fatalf("elicitray history window exited %d:\n%s%s\n%s", code, out, stderr, quitLog(e))
 	}
@@ -109,7 +109,7 @@ func quitStartHub(t *testing.T, e *testEnv) int {
 // (pid) to exit, and checks what the hub's log says of it.
 func quitAndCheck(t *testing.T, e *testEnv, pid int) {
 	t.Helper()
-	_, stderr, code := runElicitrayIn(t, e.vars, "quit")
+	_, stderr, code := runElicitrayEnv(t, e.vars, nil, nil, "quit")
 	if code != 0 || !strings.Contains(stderr, "the hub stopped") {
 		t.Fatalf("elicitray quit exited %d: %s", code, stderr)
 	}
