@@ -13,10 +13,12 @@ import (
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
-// TestMain keeps prompt windows from arming on a timer of their own, on
+// TestMain gives Fyne elicitray's translations, as the window process
+// does, and keeps prompt windows from arming on a timer of their own, on
 // another goroutine than the test's: a test that needs a window to take
 // input arms it (PromptWindow.arm), as the guard's end would.
 func TestMain(m *testing.M) {
+	LoadTranslations()
 	after = func(time.Duration, func()) func() { return func() {} }
 	os.Exit(m.Run())
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"log"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	fynelang "fyne.io/fyne/v2/lang"
@@ -16,7 +17,12 @@ import (
 // elicitray's (TestFyneSpeaksAsElicitray).
 var translations = lang.Files
 
-func init() { loadTranslations() }
+// LoadTranslations gives Fyne elicitray's translations, once: the window
+// process calls it before its Fyne app starts. Other processes (wrapper,
+// hub, CLI) draw no Fyne widget and do not pay for it at start.
+func LoadTranslations() { loadOnce.Do(loadTranslations) }
+
+var loadOnce sync.Once
 
 // loadTranslations adds elicitray's translations to Fyne's and lets Fyne
 // choose the language again from the environment, as it does each time

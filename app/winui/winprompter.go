@@ -23,6 +23,7 @@ func newFyneApp() (a fyne.App, err error) {
 			a, err = nil, fmt.Errorf("the desktop's graphics could not start on DISPLAY=%s: %v", os.Getenv("DISPLAY"), r)
 		}
 	}()
+	ui.LoadTranslations()
 	a = fyneapp.NewWithID("io.github.elicitray")
 	// The hub keeps no Fyne preferences, yet Fyne saves them as it stops,
 	// and its own watcher of their file may read it half written: "Fyne
