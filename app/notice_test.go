@@ -81,9 +81,10 @@ type attentionAsk struct {
 	add bool
 }
 
-func watchAttention(t *testing.T) *attentionWatch {
+// watchAttention watches the root window of the X server at display.
+func watchAttention(t *testing.T, display string) *attentionWatch {
 	t.Helper()
-	conn := watchRoot(t, os.Getenv("DISPLAY"))
+	conn := watchRoot(t, display)
 	atom := func(name string) xproto.Atom {
 		r, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
 		if err != nil {
@@ -133,9 +134,9 @@ func (w *attentionWatch) next(t *testing.T, d *testDesktop, win string) attentio
 
 // urgent reports whether xprop shows window win's WM_HINTS with the
 // urgency hint.
-func urgent(t *testing.T, win string) bool {
+func urgent(t *testing.T, d *testDesktop, win string) bool {
 	t.Helper()
-	out, err := exec.Command("xprop", "-id", win, "WM_HINTS").CombinedOutput()
+	out, err := d.x("xprop", "-id", win, "WM_HINTS").CombinedOutput()
 	if err != nil {
 		t.Fatalf("xprop -id %s WM_HINTS: %v\n%s", win, err, out)
 	}
@@ -146,9 +147,9 @@ func urgent(t *testing.T, win string) bool {
 func waitUrgent(t *testing.T, d *testDesktop, win string, want bool) {
 	t.Helper()
 	deadline := time.Now().Add(desktopWait)
-	for urgent(t, win) != want {
+	for urgent(t, d, win) != want {
 		if time.Now().After(deadline) {
-			out, _ := exec.Command("xprop", "-id", win, "WM_HINTS").CombinedOutput()
+			out, _ := d.x("xprop", "-id", win, "WM_HINTS").CombinedOutput()
 			t.Fatalf("window %s: urgency hint is not %v within %v:\n%s%s", win, want, desktopWait, out, d.diagnostics())
 		}
 		time.Sleep(pollEvery)
@@ -238,6 +239,7 @@ func TestPromptNoticed(t *testing.T) {
 		t.Fatalf("xprop is needed to read window hints (make deps-system installs x11-utils): %v", err)
 	}
 	server := everythingServer(t)
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		config string
@@ -247,7 +249,7 @@ func TestPromptNoticed(t *testing.T) {
 		{name: "sound on", config: "[notice]\nsound = true\n", sound: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newNoticeDesk(t, tt.config)
+			d := newNoticeDesk(t, tt.config) // in parallel (newParallelDesktop)
 			cs := d.connect("everything", server)
 			call := d.call(cs, "trigger-elicitation-request")
 			win, _ := d.window()
@@ -306,9 +308,9 @@ func TestPromptNoticed(t *testing.T) {
 	}
 }
 
-// noticeDesk is a test's desktop session with a tray host and a
-// notification server on a session bus of its own, the X root watched for
-// attention requests.
+// noticeDesk is a test's desktop session (newParallelDesktop) with a tray
+// host and a notification server on its session bus, the X root watched
+// for attention requests.
 type noticeDesk struct {
 	*testDesktop
 	conn  *dbus.Conn
@@ -320,12 +322,10 @@ type noticeDesk struct {
 // newNoticeDesk starts it, with config as config.toml when not empty.
 func newNoticeDesk(t *testing.T, config string) *noticeDesk {
 	t.Helper()
-	addr := trayStartBus(t)
-	conn := trayConnect(t, addr)
-	n := &noticeDesk{conn: conn, items: trayServeWatcher(t, conn), notes: serveNotices(t, conn)}
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	n.asks = watchAttention(t)
-	n.testDesktop = newDesktop(t)
+	d := newParallelDesktop(t)
+	conn := trayConnect(t, d.sessionBus())
+	n := &noticeDesk{testDesktop: d, conn: conn, items: trayServeWatcher(t, conn), notes: serveNotices(t, conn)}
+	n.asks = watchAttention(t, d.display)
 	if config != "" {
 		if err := os.WriteFile(n.paths.Config, []byte(config), 0o600); err != nil {
 			t.Fatal(err)
