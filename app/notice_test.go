@@ -308,9 +308,9 @@ func TestPromptNoticed(t *testing.T) {
 	}
 }
 
-// noticeDesk is a test's desktop session (newParallelDesktop) with a tray
-// host and a notification server on its session bus, the X root watched
-// for attention requests.
+// noticeDesk is a test's desktop session with a tray host and a
+// notification server on a session bus of its own, the X root watched for
+// attention requests.
 type noticeDesk struct {
 	*testDesktop
 	conn  *dbus.Conn
@@ -319,11 +319,29 @@ type noticeDesk struct {
 	asks  *attentionWatch
 }
 
-// newNoticeDesk starts it, with config as config.toml when not empty.
+// newNoticeDesk starts it, in parallel with other tests
+// (newParallelDesktop: its bus is the test's own), with config as
+// config.toml when not empty.
 func newNoticeDesk(t *testing.T, config string) *noticeDesk {
 	t.Helper()
 	d := newParallelDesktop(t)
-	conn := trayConnect(t, d.sessionBus())
+	return noticeOn(t, d, d.sessionBus(), config)
+}
+
+// newSerialNoticeDesk is newNoticeDesk on the run's display, its bus set
+// in the test process (newDesktop): for a test whose seconds-long timeout
+// leaves no time to the load of the tests that run in parallel.
+func newSerialNoticeDesk(t *testing.T, config string) *noticeDesk {
+	t.Helper()
+	addr := trayStartBus(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	return noticeOn(t, newDesktop(t), addr, config)
+}
+
+// noticeOn makes d a noticeDesk whose bus is at addr.
+func noticeOn(t *testing.T, d *testDesktop, addr, config string) *noticeDesk {
+	t.Helper()
+	conn := trayConnect(t, addr)
 	n := &noticeDesk{testDesktop: d, conn: conn, items: trayServeWatcher(t, conn), notes: serveNotices(t, conn)}
 	n.asks = watchAttention(t, d.display)
 	if config != "" {
@@ -375,11 +393,12 @@ func (n *noticeDesk) tray() dbus.BusObject {
 // at a time: the first prompt's while its window is up (the tray counts
 // both), withdrawn when it is answered, before the second's window shows
 // with its own; a prompt that times out has its notification withdrawn
-// too.
+// too. It runs alone (newSerialNoticeDesk): under the load of the tests
+// in parallel, the first prompt's 3 s ran out before the second came.
 func TestPromptNoticedQueued(t *testing.T) {
 	needDisplay(t)
 	server := everythingServer(t)
-	n := newNoticeDesk(t, "timeout = \"3s\"\n")
+	n := newSerialNoticeDesk(t, "timeout = \"3s\"\n")
 	cs := n.connect("everything", server)
 	first := n.call(cs, "trigger-elicitation-request")
 	// On the screen is enough: the 3 s timeout leaves no time to spare.
