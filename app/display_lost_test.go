@@ -82,11 +82,12 @@ func (x *privateX) kill() {
 // a new hub on the display there is then, and the user answers it there.
 // With no display there, doctor says prompts cannot be shown.
 func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
-	needDisplay(t) // xdotool and the session bus come with make test's
-	x := startX(t, "")
-	t.Setenv("DISPLAY", x.display)
-	t.Setenv(desktop.LingerEnv, "30s")
-	d := newDesktop(t)
+	needDisplay(t) // xdotool comes with make test's
+	t.Parallel()
+	// A display number no other test's X server takes while this one's is
+	// ended, before it starts again there.
+	x := startX(t, unusedDisplay(t))
+	d := newParallelDesktopOn(t, x.display, desktop.LingerEnv+"=30s")
 	cs := d.connect("demo", elicitrayBin(t), "demo-server")
 
 	first := d.call(cs, "confirm_deploy")
@@ -113,7 +114,7 @@ func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
 	}
 
 	t.Run("doctor", func(t *testing.T) {
-		out, _, code := runElicitray(t, noSession(t), []string{"DISPLAY=" + x.display}, "doctor")
+		out, _, code := runElicitray(t, noSession(t), d.env, "doctor")
 		if l := line(out, "Display"); code != 1 || !strings.HasPrefix(l, "✗ Display: ") ||
 			!strings.Contains(out, "Prompts cannot be shown: ") || strings.Contains(out, "Prompts can be shown.") {
 			t.Errorf("exit %d, Display line %q, want ✗ and \"Prompts cannot be shown\":\n%s", code, l, out)

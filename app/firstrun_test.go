@@ -28,13 +28,13 @@ type installedDesktop struct {
 
 func newInstalledDesktop(t *testing.T) *installedDesktop {
 	t.Helper()
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	tmp := t.TempDir()
 	home := filepath.Join(tmp, "home")
 	prefix := filepath.Join(home, ".local")
 	makeIn(t, "install", "PREFIX="+prefix, "INSTALL_BIN="+elicitrayBin(t))
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + d.home,
-		"DISPLAY=" + os.Getenv("DISPLAY"), "XDG_RUNTIME_DIR=" + t.TempDir(),
+		"DISPLAY=" + d.display, "XDG_RUNTIME_DIR=" + t.TempDir(),
 		"XDG_DATA_HOME=" + filepath.Join(prefix, "share"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_DATA_DIRS=" + filepath.Join(tmp, "no-system-data")}
 	if xa := os.Getenv("XAUTHORITY"); xa != "" {

@@ -31,7 +31,8 @@ import (
 // backup. Every command edits (once more on the host's version where it
 // wrote meanwhile) or says that nothing was changed.
 func TestHostsWrapWhileHostWrites(t *testing.T) {
-	testHome(t)
+	t.Parallel()
+	e := newTestEnv(t, false)
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 		trigger := []string{".claude.json.elicitray-backup-", "..claude.json.elicitray-"}[i%2] // the backup, or the new version
 		inPlace := i/2%2 == 0
 		h.arm(trigger, inPlace)
-		stdout, stderr, code := runBin(t, home, home, "hosts", verb, "claude-code", "fs", "--scope", "user")
+		stdout, stderr, code := runBinEnv(t, e.vars, home, home, "hosts", verb, "claude-code", "fs", "--scope", "user")
 		n, ok := h.settle()
 		if ok {
 			wrote++
@@ -89,7 +90,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 		t.Errorf("the host wrote during %d commands of 32: the race was not run", wrote)
 	}
 
-	if stdout, stderr, code := runBin(t, home, home, "hosts", "wrap", "claude-code", "fs", "--scope", "user"); code != 0 {
+	if stdout, stderr, code := runBinEnv(t, e.vars, home, home, "hosts", "wrap", "claude-code", "fs", "--scope", "user"); code != 0 {
 		t.Fatalf("wrap once the host is idle: exit %d\n%s%s", code, stdout, stderr)
 	}
 	data, _ := os.ReadFile(path)

@@ -119,6 +119,7 @@ func TestInstallStaged(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
+	t.Parallel() // its own directories; make only copies the built binary (INSTALL_BIN)
 	stage := t.TempDir()
 	makeIn(t, "install", "DESTDIR="+stage, "PREFIX=/usr", "INSTALL_BIN="+elicitrayBin(t))
 	var want []string

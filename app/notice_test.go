@@ -81,9 +81,10 @@ type attentionAsk struct {
 	add bool
 }
 
-func watchAttention(t *testing.T) *attentionWatch {
+// watchAttention watches the root window of the X server at display.
+func watchAttention(t *testing.T, display string) *attentionWatch {
 	t.Helper()
-	conn := watchRoot(t, os.Getenv("DISPLAY"))
+	conn := watchRoot(t, display)
 	atom := func(name string) xproto.Atom {
 		r, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
 		if err != nil {
@@ -133,9 +134,9 @@ func (w *attentionWatch) next(t *testing.T, d *testDesktop, win string) attentio
 
 // urgent reports whether xprop shows window win's WM_HINTS with the
 // urgency hint.
-func urgent(t *testing.T, win string) bool {
+func urgent(t *testing.T, d *testDesktop, win string) bool {
 	t.Helper()
-	out, err := exec.Command("xprop", "-id", win, "WM_HINTS").CombinedOutput()
+	out, err := d.x("xprop", "-id", win, "WM_HINTS").CombinedOutput()
 	if err != nil {
 		t.Fatalf("xprop -id %s WM_HINTS: %v\n%s", win, err, out)
 	}
@@ -146,9 +147,9 @@ func urgent(t *testing.T, win string) bool {
 func waitUrgent(t *testing.T, d *testDesktop, win string, want bool) {
 	t.Helper()
 	deadline := time.Now().Add(desktopWait)
-	for urgent(t, win) != want {
+	for urgent(t, d, win) != want {
 		if time.Now().After(deadline) {
-			out, _ := exec.Command("xprop", "-id", win, "WM_HINTS").CombinedOutput()
+			out, _ := d.x("xprop", "-id", win, "WM_HINTS").CombinedOutput()
 			t.Fatalf("window %s: urgency hint is not %v within %v:\n%s%s", win, want, desktopWait, out, d.diagnostics())
 		}
 		time.Sleep(pollEvery)
@@ -238,6 +239,7 @@ func TestPromptNoticed(t *testing.T) {
 		t.Fatalf("xprop is needed to read window hints (make deps-system installs x11-utils): %v", err)
 	}
 	server := everythingServer(t)
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		config string
@@ -247,7 +249,7 @@ func TestPromptNoticed(t *testing.T) {
 		{name: "sound on", config: "[notice]\nsound = true\n", sound: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newNoticeDesk(t, tt.config)
+			d := newNoticeDesk(t, tt.config) // in parallel (newParallelDesktop)
 			cs := d.connect("everything", server)
 			call := d.call(cs, "trigger-elicitation-request")
 			win, _ := d.window()
@@ -317,15 +319,31 @@ type noticeDesk struct {
 	asks  *attentionWatch
 }
 
-// newNoticeDesk starts it, with config as config.toml when not empty.
+// newNoticeDesk starts it, in parallel with other tests
+// (newParallelDesktop: its bus is the test's own), with config as
+// config.toml when not empty.
 func newNoticeDesk(t *testing.T, config string) *noticeDesk {
 	t.Helper()
+	d := newParallelDesktop(t)
+	return noticeOn(t, d, d.sessionBus(), config)
+}
+
+// newSerialNoticeDesk is newNoticeDesk on the run's display, its bus set
+// in the test process (newDesktop): for a test whose seconds-long timeout
+// leaves no time to the load of the tests that run in parallel.
+func newSerialNoticeDesk(t *testing.T, config string) *noticeDesk {
+	t.Helper()
 	addr := trayStartBus(t)
-	conn := trayConnect(t, addr)
-	n := &noticeDesk{conn: conn, items: trayServeWatcher(t, conn), notes: serveNotices(t, conn)}
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	n.asks = watchAttention(t)
-	n.testDesktop = newDesktop(t)
+	return noticeOn(t, newDesktop(t), addr, config)
+}
+
+// noticeOn makes d a noticeDesk whose bus is at addr.
+func noticeOn(t *testing.T, d *testDesktop, addr, config string) *noticeDesk {
+	t.Helper()
+	conn := trayConnect(t, addr)
+	n := &noticeDesk{testDesktop: d, conn: conn, items: trayServeWatcher(t, conn), notes: serveNotices(t, conn)}
+	n.asks = watchAttention(t, d.display)
 	if config != "" {
 		if err := os.WriteFile(n.paths.Config, []byte(config), 0o600); err != nil {
 			t.Fatal(err)
@@ -375,11 +393,12 @@ func (n *noticeDesk) tray() dbus.BusObject {
 // at a time: the first prompt's while its window is up (the tray counts
 // both), withdrawn when it is answered, before the second's window shows
 // with its own; a prompt that times out has its notification withdrawn
-// too.
+// too. It runs alone (newSerialNoticeDesk): under the load of the tests
+// in parallel, the first prompt's 3 s ran out before the second came.
 func TestPromptNoticedQueued(t *testing.T) {
 	needDisplay(t)
 	server := everythingServer(t)
-	n := newNoticeDesk(t, "timeout = \"3s\"\n")
+	n := newSerialNoticeDesk(t, "timeout = \"3s\"\n")
 	cs := n.connect("everything", server)
 	first := n.call(cs, "trigger-elicitation-request")
 	// On the screen is enough: the 3 s timeout leaves no time to spare.

@@ -68,12 +68,13 @@ var trayWantMenu = []string{
 
 func TestTrayWithWatcher(t *testing.T) {
 	needDisplay(t)
-	home := testHome(t)
-	trayNoLeftovers(t, home)
+	t.Parallel()
+	e := newTestEnv(t, false)
+	trayNoLeftovers(t, e.home)
 	addr := trayStartBus(t)
 	conn := trayConnect(t, addr)
 	items := trayServeWatcher(t, conn)
-	hub := trayStartHub(t, addr)
+	hub := trayStartHub(t, e, addr)
 
 	var item trayItem
 	select {
@@ -122,6 +123,7 @@ func TestTrayWithWatcher(t *testing.T) {
 
 func TestTrayAbsentRunsClean(t *testing.T) {
 	needDisplay(t)
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		bus  bool // whether the session has a bus (without a watcher)
@@ -130,15 +132,15 @@ func TestTrayAbsentRunsClean(t *testing.T) {
 		{name: "no session bus", bus: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			home := testHome(t)
-			trayNoLeftovers(t, home)
+			e := newTestEnv(t, false)
+			trayNoLeftovers(t, e.home)
 			addr := ""
 			if tt.bus {
 				addr = trayStartBus(t)
 			}
-			hub := trayStartHub(t, addr)
+			hub := trayStartHub(t, e, addr)
 
-			trayWaitAnswers(t, paths.FromEnv(os.Getenv), hub)
+			trayWaitAnswers(t, homePaths(e.home), hub)
 			// The hub serves only after deciding on its tray: the log line,
 			// if any, is there by now.
 			if n := strings.Count(hub.log(), trayNoHostLog); n != 1 {
@@ -307,9 +309,10 @@ type trayHub struct {
 	err     error
 }
 
-// trayStartHub starts `elicitray hub` for t's ELICITRAY_HOME, with session
-// bus busAddr (none when empty), and stops it in Cleanup if it still runs.
-func trayStartHub(t *testing.T, busAddr string) *trayHub {
+// trayStartHub starts `elicitray hub` in e's environment (its
+// ELICITRAY_HOME), with session bus busAddr (none when empty), and stops it
+// in Cleanup if it still runs.
+func trayStartHub(t *testing.T, e *testEnv, busAddr string) *trayHub {
 	t.Helper()
 	h := &trayHub{logPath: filepath.Join(t.TempDir(), "hub.log"), exited: make(chan struct{})}
 	logf, err := os.Create(h.logPath)
@@ -318,7 +321,7 @@ func trayStartHub(t *testing.T, busAddr string) *trayHub {
 	}
 	defer logf.Close()
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range e.vars {
 		switch name, _, _ := strings.Cut(kv, "="); name {
 		case "DBUS_SESSION_BUS_ADDRESS", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES":
 			continue // set below; the LC_ ones would override LANG

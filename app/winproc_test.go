@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,11 +41,14 @@ type winHub struct {
 }
 
 // startWinHub runs `elicitray hub` for d with the window process's linger
-// set to linger, and connects to it as a wrapper does.
+// set to linger (in d.env, or in the test process when that is nil), and
+// connects to it as a wrapper does.
 func startWinHub(d *testDesktop, linger string) *winHub {
 	t := d.t
 	t.Helper()
-	t.Setenv(desktop.LingerEnv, linger)
+	if d.env == nil {
+		t.Setenv(desktop.LingerEnv, linger)
+	}
 	if err := os.MkdirAll(filepath.Dir(d.paths.HubLog), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +58,9 @@ func startWinHub(d *testDesktop, linger string) *winHub {
 	}
 	defer logf.Close()
 	h := &winHub{d: d, cmd: exec.Command(elicitrayBin(t), "hub"), exited: make(chan struct{}), replies: make(chan hubapi.Message, 16)}
+	if d.env != nil {
+		h.cmd.Env = slices.Concat(d.env, []string{desktop.LingerEnv + "=" + linger})
+	}
 	h.cmd.Stderr = logf
 	if err := h.cmd.Start(); err != nil {
 		t.Fatalf("starting the hub: %v", err)
@@ -170,8 +177,8 @@ func (h *winHub) noWindowProc(why string) {
 // map each window, from the prompt's line on the socket, is logged (the
 // bench reports it; the X server's map event is the end).
 func TestWindowProcessOnDemand(t *testing.T) {
-	d := newDesktop(t)
-	maps := watchMaps(t)
+	d := newParallelDesktop(t)
+	maps := watchMaps(t, d.display)
 	h := startWinHub(d, "1s")
 	h.noWindowProc("with no window wanted, after the linger")
 	// It showed nothing meanwhile: what it loaded ahead of a window (the
@@ -192,7 +199,7 @@ func TestWindowProcessOnDemand(t *testing.T) {
 	if got := d.title(win); !strings.Contains(got, "winproc") {
 		t.Errorf("the first window is titled %q, want the asking server winproc", got)
 	}
-	wantIcon(t, win)
+	wantIcon(t, d, win)
 	d.answer(win, "Escape")
 	if r := h.reply(1); r.Action != bridge.ActionCancel || r.DecidedBy != bridge.DecidedByUser {
 		t.Errorf("Escape answered %+v, want cancel by the user", r)
@@ -214,7 +221,7 @@ func TestWindowProcessOnDemand(t *testing.T) {
 	if p := h.windowProc(); p != first {
 		t.Errorf("a prompt within the linger went to window process %s, want the lingering one, %s", p, first)
 	}
-	wantIcon(t, win) // a kept window's
+	wantIcon(t, d, win) // a kept window's
 	d.answer(win, "Escape")
 	h.reply(3)
 
@@ -236,7 +243,7 @@ func TestWindowProcessOnDemand(t *testing.T) {
 // answers it cancel, decided by error, with a sentence in history; the
 // next prompt starts a new window process, whose answer counts.
 func TestWindowProcessCrash(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	h := startWinHub(d, "30s")
 	h.ask(1)
 	d.window()
@@ -271,10 +278,10 @@ func TestWindowProcessCrash(t *testing.T) {
 }
 
 // TestWindowProcessDiesWithHub: a hub killed outright takes its window
-// process with it, window and all (newDesktop's Cleanup checks that no
-// process of the test's is left).
+// process with it, window and all (newParallelDesktop's Cleanup checks
+// that no process of the test's is left).
 func TestWindowProcessDiesWithHub(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	h := startWinHub(d, "30s")
 	h.ask(1)
 	win, _ := d.window()
@@ -298,9 +305,9 @@ func TestWindowProcessDiesWithHub(t *testing.T) {
 
 // wantIcon checks that window win (an X window id) carries elicitray's
 // icon for the taskbar: _NET_WM_ICON, 256×256 as assets/icon.png.
-func wantIcon(t *testing.T, win string) {
+func wantIcon(t *testing.T, d *testDesktop, win string) {
 	t.Helper()
-	out, err := exec.Command("xprop", "-id", win, "-notype", "32c", "_NET_WM_ICON").Output()
+	out, err := d.x("xprop", "-id", win, "-notype", "32c", "_NET_WM_ICON").Output()
 	if err != nil {
 		t.Fatalf("xprop _NET_WM_ICON of %s: %v", win, err)
 	}
@@ -314,10 +321,10 @@ func wantIcon(t *testing.T, win string) {
 type mapWatch struct{ mapped chan time.Time }
 
 // watchMaps subscribes to the map events of the root window's children on
-// DISPLAY.
-func watchMaps(t *testing.T) *mapWatch {
+// display.
+func watchMaps(t *testing.T, display string) *mapWatch {
 	t.Helper()
-	conn := watchRoot(t, os.Getenv("DISPLAY"))
+	conn := watchRoot(t, display)
 	w := &mapWatch{mapped: make(chan time.Time, 64)}
 	go func() {
 		for {
@@ -363,10 +370,10 @@ func (w *mapWatch) since(t *testing.T, sent time.Time) time.Duration {
 // hub then wakes and holds (issue 12: at most one wake-up a second, 60 MB)
 // is a measure, taken by make bench (bench/run/idle.go), not here.
 func TestHubIdleAfterAPrompt(t *testing.T) {
-	d := newDesktop(t)
-	addr := trayStartBus(t)
+	d := newParallelDesktop(t)
+	// The test's own bus (newParallelDesktop), which the hub is given.
+	addr := d.sessionBus()
 	items := trayServeWatcher(t, trayConnect(t, addr))
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	h := startWinHub(d, "1s")
 	select {
 	case <-items:
