@@ -125,12 +125,12 @@ func TestEndToEndDemoApprovalFlow(t *testing.T) {
 // elicitray is paused, not that someone dismissed it; the history says
 // paused too.
 func TestDemoSaysWhenPaused(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	startWinHub(d, "0s")
-	if out, err := exec.Command(elicitrayBin(t), "pause").CombinedOutput(); err != nil {
+	if out, err := d.binCmd("pause").CombinedOutput(); err != nil {
 		t.Fatalf("elicitray pause: %v\n%s", err, out)
 	}
-	cmd := exec.Command(elicitrayBin(t), "demo", "--tool", "confirm_deploy", "--tool", "request_change")
+	cmd := d.binCmd("demo", "--tool", "confirm_deploy", "--tool", "request_change")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -108,9 +108,24 @@ func runBin(t *testing.T, home, dir string, args ...string) (stdout, stderr stri
 // runBinAs is runBin with the built elicitray run as bin (a link to it).
 func runBinAs(t *testing.T, bin, home, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runBinWith(t, os.Environ(), bin, home, dir, args...)
+}
+
+// runBinEnv is runBin with env as the environment it is run in, but for
+// HOME (home) and the variables that find hosts' configs.
+func runBinEnv(t *testing.T, env []string, home, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return runBinWith(t, env, elicitrayBin(t), home, dir, args...)
+}
+
+// runBinWith runs bin with args in directory dir and the environment env
+// but for HOME, which is home, and the variables that would find the
+// test process's host configs, which it lacks.
+func runBinWith(t *testing.T, env []string, bin, home, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	for _, kv := range os.Environ() {
+	for _, kv := range env {
 		switch strings.SplitN(kv, "=", 2)[0] {
 		case "HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "APPDATA":
 			continue

@@ -45,7 +45,7 @@ func TestHostsWrappedRemoteRuns(t *testing.T) {
 	const secret = "Bearer tok-0123456789abcdef0123"
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
 	writeFile(t, cursor, `{"mcpServers": {"api": {"url": "`+ts.URL+`/mcp", "headers": {"Authorization": "`+secret+`", "X-Client": "elicitray-test", "X-Tenant": "${env:TENANT}"}}}}`, 0o600)
-	if _, errOut, code := runBinVars(t, env.vars, home, project, "hosts", "wrap", "cursor", "api"); code != 0 {
+	if _, errOut, code := runBinEnv(t, env.vars, home, project, "hosts", "wrap", "cursor", "api"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	data, _ := os.ReadFile(cursor)

@@ -3,11 +3,9 @@
 package app
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -64,29 +62,4 @@ func unusedDisplay(t *testing.T) string {
 	}
 	t.Fatal("found no unused X display number")
 	return ""
-}
-
-// runBinEnv is runBin with env as the environment it is run in, but for
-// HOME (home) and the variables that find hosts' configs.
-func runBinEnv(t *testing.T, env []string, home, dir string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(elicitrayBin(t), args...)
-	cmd.Dir = dir
-	for _, kv := range env {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "APPDATA":
-			continue
-		}
-		cmd.Env = append(cmd.Env, kv)
-	}
-	cmd.Env = append(cmd.Env, "HOME="+home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
 }

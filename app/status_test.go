@@ -14,7 +14,7 @@ import (
 // often the host hears that a prompt is still open (keep_alive): a user who
 // set them sees whether the running hub has them, in the config's words.
 func TestStatusShowsGuardAndKeepAlive(t *testing.T) {
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config(`keep_alive = "10s"
 
 [servers.ci]
