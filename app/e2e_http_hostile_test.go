@@ -231,7 +231,8 @@ var tooLarge = fmt.Sprintf("the server sent a message larger than %d MiB", testC
 // peak RSS stays within 2× the ceiling of where it was, and the next call
 // is answered.
 func TestEndToEndHTTPEndlessLineOnCall(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: it measures the wrapper's memory, which the
+	// load of other tests' processes would blur.
 	sent := make(chan int, 1)
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
 		if id == "2" {
@@ -264,7 +265,8 @@ func TestEndToEndHTTPEndlessLineOnCall(t *testing.T) {
 // of where it was, and what it held of them is given back (its RSS after
 // the three is as bound); a call is answered after them.
 func TestEndToEndHTTPEndlessLineOnGETStream(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: it measures the wrapper's memory, which the
+	// load of other tests' processes would blur.
 	const attacks = 3
 	var gets atomic.Int32
 	sent := make(chan int, attacks)
@@ -453,7 +455,8 @@ func TestEndToEndHTTPStrayIDOnGETStream(t *testing.T) {
 // message starts on before it moves into a mapping, msgbuf.go; without the
 // budget the eight held 24 MiB.)
 func TestEndToEndHTTPParallelHeldEvents(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: it measures the wrapper's memory, which the
+	// load of other tests' processes would blur.
 	const calls = 8
 	finish := make(chan struct{})
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
