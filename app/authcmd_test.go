@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/wrapper"
+
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/elicitray/elicitray/app/oauth"
@@ -86,7 +88,7 @@ func TestAuthRefusesPlantedDirectory(t *testing.T) {
 		!strings.Contains(e.String(), "the token directory "+filepath.Join(home, "auth")+" is a symbolic link") {
 		t.Errorf("auth list with a planted directory: exit %d, stderr %q", code, e.String())
 	}
-	if _, err := newRemoteOAuth(paths.FromEnv(os.Getenv), "remote", "https://example.com/mcp", oauth.Registration{}, nil, nil); err == nil ||
+	if _, err := wrapper.NewRemoteOAuth(paths.FromEnv(os.Getenv), "remote", "https://example.com/mcp", oauth.Registration{}, nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a wrapper took the planted token directory: %v", err)
 	}

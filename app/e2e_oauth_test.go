@@ -100,7 +100,7 @@ func (d *testDesktop) startHubHere() {
 func (d *testDesktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-chan string {
 	out := make(chan string, 1)
 	hc := &wrapper.Approver{Paths: d.paths, SayHub: true, Log: log}
-	srv, err := newRemoteOAuth(d.paths, "remote", rs.URL, oauth.Registration{}, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
+	srv, err := wrapper.NewRemoteOAuth(d.paths, "remote", rs.URL, oauth.Registration{}, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
 	if err != nil {
 		d.t.Fatal(err)
 	}

@@ -342,7 +342,7 @@ func newWrapCmd(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, std
 					if err != nil {
 						return err
 					}
-					return withRemoteOAuth(o, p, name, pre, client, func(format string, args ...any) {
+					return wrapper.WithRemoteOAuth(o, p, name, pre, client, func(format string, args ...any) {
 						fmt.Fprintf(stderr, "elicitray: "+format+"\n", args...)
 					})
 				})

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/wrapper"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/oauth"
@@ -53,7 +55,7 @@ func remoteSession(t *testing.T, p paths.Paths, url string, approver bridge.Appr
 	defer cancel()
 	logf := func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) }
 	o := bridge.HTTPOptions{URL: url}
-	if err := withRemoteOAuth(&o, p, "remote", oauth.Registration{}, approver, logf); err != nil {
+	if err := wrapper.WithRemoteOAuth(&o, p, "remote", oauth.Registration{}, approver, logf); err != nil {
 		t.Fatal(err)
 	}
 	srv := bridge.HTTP(o)

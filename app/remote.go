@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -203,4 +204,22 @@ func remoteName(raw string) string {
 		return "server"
 	}
 	return h
+}
+
+// preRegistered is the client given with --client-id, its secret read from
+// the environment variable --client-secret-env names (never from a flag's
+// value, which a host config would hold in clear).
+func (f *remoteFlags) preRegistered(getenv func(string) string) (oauth.Registration, error) {
+	if f.clientID == "" {
+		return oauth.Registration{}, nil
+	}
+	reg := oauth.Registration{ClientID: f.clientID}
+	if f.clientSecretEnv != "" {
+		secret, err := envValue(getenv, "--client-secret-env", f.clientSecretEnv)
+		if err != nil {
+			return reg, err
+		}
+		reg.ClientSecret = secret
+	}
+	return reg, nil
 }

@@ -12,5 +12,9 @@
 // relay's goroutines, and Close waits for those under way; WatchGuard
 // runs on the goroutine it is called on until its context ends.
 //
-// Files: approver.go (the Approver), guard.go (following config.toml).
+// A remote server's sign-in (wrap --url) asks the user's consent through
+// the same Approver (NewRemoteOAuth, WithRemoteOAuth).
+//
+// Files: approver.go (the Approver), guard.go (following config.toml),
+// oauthconsent.go (sign-in asked like a URL-mode elicitation).
 package wrapper

@@ -1,4 +1,4 @@
-package app
+package wrapper
 
 import (
 	"context"
@@ -20,36 +20,18 @@ import (
 // authorization is the same act as opening a URL-mode link"). The decision
 // goes to history like any other.
 
-// newRemoteOAuth returns the OAuth client of the remote server name at
+// NewRemoteOAuth returns the OAuth client of the remote server name at
 // serverURL, its tokens kept in p.Auth (made private here: 0700, not a
 // link, the user's own), asking the user through approver (the wrapper's
 // hub client). logf writes to the host's log.
-func newRemoteOAuth(p paths.Paths, name, serverURL string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) (*oauth.Server, error) {
+func NewRemoteOAuth(p paths.Paths, name, serverURL string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) (*oauth.Server, error) {
 	if err := paths.MakePrivateDir("the token directory", p.Auth); err != nil {
 		return nil, err
 	}
 	return oauth.New(oauth.Options{Name: name, URL: serverURL, Dir: p.Auth, Consent: signInConsent(name, approver), Logf: logf, Client: pre})
 }
 
-// preRegistered is the client given with --client-id, its secret read from
-// the environment variable --client-secret-env names (never from a flag's
-// value, which a host config would hold in clear).
-func (f *remoteFlags) preRegistered(getenv func(string) string) (oauth.Registration, error) {
-	if f.clientID == "" {
-		return oauth.Registration{}, nil
-	}
-	reg := oauth.Registration{ClientID: f.clientID}
-	if f.clientSecretEnv != "" {
-		secret, err := envValue(getenv, "--client-secret-env", f.clientSecretEnv)
-		if err != nil {
-			return reg, err
-		}
-		reg.ClientSecret = secret
-	}
-	return reg, nil
-}
-
-// withRemoteOAuth turns on MCP authorization for the remote server of o
+// WithRemoteOAuth turns on MCP authorization for the remote server of o
 // (wrap --url): the server named name signs in when it answers 401, its
 // tokens kept in p.Auth and the consent asked through approver (the
 // wrapper's hub client). With an Authorization header of the user's own
@@ -59,11 +41,11 @@ func (f *remoteFlags) preRegistered(getenv func(string) string) (oauth.Registrat
 //
 // pre is a client registered beforehand (--client-id); zero, elicitray
 // registers itself where the authorization server allows it.
-func withRemoteOAuth(o *bridge.HTTPOptions, p paths.Paths, name string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) error {
+func WithRemoteOAuth(o *bridge.HTTPOptions, p paths.Paths, name string, pre oauth.Registration, approver bridge.Approver, logf func(format string, args ...any)) error {
 	if o.Header.Get("Authorization") != "" {
 		return nil
 	}
-	srv, err := newRemoteOAuth(p, name, o.URL, pre, approver, logf)
+	srv, err := NewRemoteOAuth(p, name, o.URL, pre, approver, logf)
 	if err != nil {
 		return err
 	}
