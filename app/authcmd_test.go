@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/wrapper"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -21,7 +22,7 @@ import (
 )
 
 func TestAuthListLogout(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	p := paths.FromEnv(os.Getenv)
 	if err := paths.MakePrivateDir("the token directory", p.Auth); err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestAuthListLogout(t *testing.T) {
 }
 
 func TestAuthRefusesPlantedDirectory(t *testing.T) {
-	home := testHome(t)
+	home := testkit.Home(t)
 	elsewhere := t.TempDir()
 	if err := os.Symlink(elsewhere, filepath.Join(home, "auth")); err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestAuthRefusesPlantedDirectory(t *testing.T) {
 // logout revokes the tokens at the authorization server before it forgets
 // them: the refresh token is no longer good there.
 func TestAuthLogoutRevokes(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	p := paths.FromEnv(os.Getenv)
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
 	rs := oauthtest.NewResourceServer(t, as)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/elicitray/elicitray/app/autostart"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // TestAutostartOnOffStatus: `elicitray autostart on` writes the XDG
@@ -22,7 +23,7 @@ func TestAutostartOnOffStatus(t *testing.T) {
 	cfg := filepath.Join(tmp, "config")
 	env := []string{"HOME=" + tmp, "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=" + cfg, "ELICITRAY_HOME=" + filepath.Join(tmp, "eh")}
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(elicitrayBin(t), args...)
+		cmd := exec.Command(testkit.Binary(t), args...)
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -42,7 +43,7 @@ func TestAutostartOnOffStatus(t *testing.T) {
 	if out := must("autostart", "on"); !strings.Contains(out, entry) {
 		t.Errorf("on says %q, want the entry's path %s", out, entry)
 	}
-	exe, err := filepath.EvalSymlinks(elicitrayBin(t))
+	exe, err := filepath.EvalSymlinks(testkit.Binary(t))
 	if err != nil {
 		t.Fatal(err)
 	}

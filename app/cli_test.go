@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +26,7 @@ import (
 // TestCLIUsage: calling elicitray wrongly is exit 2 with a sentence and a
 // hint on stderr, and nothing on stdout (which is MCP's in a wrapper).
 func TestCLIUsage(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	for _, tt := range []struct {
 		name   string
 		args   []string
@@ -125,8 +126,8 @@ func TestCLIVersion(t *testing.T) {
 // TestCLIDemoNeedsDisplay: without a display the demo says why at once
 // instead of running four tools that all fail.
 func TestCLIDemoNeedsDisplay(t *testing.T) {
-	testHome(t)
-	argv := append(noSession(t), elicitrayBin(t), "demo")
+	testkit.Home(t)
+	argv := append(noSession(t), testkit.Binary(t), "demo")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdout, stderr bytes.Buffer
@@ -144,7 +145,7 @@ func TestCLIDemoNeedsDisplay(t *testing.T) {
 // wrote, by default demo-audit.jsonl in ELICITRAY_HOME, and --audit moves it
 // (a relative path is named absolute, so the user can open it).
 func TestCLIDemoServerAuditLog(t *testing.T) {
-	home := testHome(t)
+	home := testkit.Home(t)
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		args []string
@@ -153,7 +154,7 @@ func TestCLIDemoServerAuditLog(t *testing.T) {
 		{[]string{"demo-server"}, filepath.Join(home, "demo-audit.jsonl")},
 		{[]string{"demo-server", "--audit", "audit/changes.jsonl"}, filepath.Join(dir, "audit", "changes.jsonl")},
 	} {
-		cmd := exec.Command(elicitrayBin(t), tt.args...)
+		cmd := exec.Command(testkit.Binary(t), tt.args...)
 		cmd.Dir = dir
 		host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, &mcp.ClientOptions{
 			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -188,7 +189,7 @@ func TestCLIDemoServerAuditLog(t *testing.T) {
 // TestCLIHistoryWithoutHub: with no hub running, `history` reads the file
 // itself.
 func TestCLIHistoryWithoutHub(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 	if err != nil {
 		t.Fatal(err)

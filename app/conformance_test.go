@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/config"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // The official MCP conformance suite and the Node it needs (22 or newer),
@@ -141,7 +142,7 @@ func runScenario(t *testing.T, node, suite, scenario, dir string) (string, error
 	ctx, cancel := context.WithTimeout(t.Context(), scenarioWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, suite, "client",
-		"--command", elicitrayBin(t)+" conformance-host",
+		"--command", testkit.Binary(t)+" conformance-host",
 		"--scenario", scenario, "-o", dir)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log

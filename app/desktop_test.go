@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -200,7 +201,7 @@ func (u *unmapWatch) unmappedSince(win string) bool {
 func newDesktop(t *testing.T) *testDesktop {
 	t.Helper()
 	needDesktopTools(t)
-	d := &testDesktop{t: t, home: testHome(t), display: os.Getenv("DISPLAY")}
+	d := &testDesktop{t: t, home: testkit.Home(t), display: os.Getenv("DISPLAY")}
 	d.unmaps = newUnmapWatch(t, d.display)
 	d.paths = paths.FromEnv(os.Getenv)
 	d.mark = "ELICITRAY_HOME=" + d.home
@@ -292,7 +293,7 @@ func (d *testDesktop) connectWrap(launcher []string, version string, args []stri
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	argv := append(append(append([]string{}, launcher...), elicitrayBin(d.t), "wrap"), args...)
+	argv := append(append(append([]string{}, launcher...), testkit.Binary(d.t), "wrap"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = d.env
 	// A file, not a buffer: exec.Cmd.Wait would wait for every holder of a pipe.
@@ -748,7 +749,7 @@ func changedPixels(a, b []byte) int {
 // history is `elicitray history list --json`: every decision, newest first.
 func (d *testDesktop) history(flags ...string) []history.Record {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), append([]string{"history", "list", "--json"}, flags...)...)
+	cmd := exec.Command(testkit.Binary(d.t), append([]string{"history", "list", "--json"}, flags...)...)
 	cmd.Env = d.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -819,7 +820,7 @@ func (d *testDesktop) diagnostics() string {
 	}
 	b.WriteString("\n--- hub log (" + d.paths.HubLog + ") ---\n")
 	b.Write(hubLog)
-	list := exec.Command(elicitrayBin(d.t), "history", "list")
+	list := exec.Command(testkit.Binary(d.t), "history", "list")
 	list.Env = d.env
 	hist, err := list.CombinedOutput()
 	if err != nil {

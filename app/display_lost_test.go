@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/elicitray/elicitray/app/session"
 
@@ -88,7 +89,7 @@ func TestHubStopsWhenItsDisplayGoes(t *testing.T) {
 	// ended, before it starts again there.
 	x := startX(t, unusedDisplay(t))
 	d := newParallelDesktopOn(t, x.display, desktop.LingerEnv+"=30s")
-	cs := d.connect("demo", elicitrayBin(t), "demo-server")
+	cs := d.connect("demo", testkit.Binary(t), "demo-server")
 
 	first := d.call(cs, "confirm_deploy")
 	_, oldHub := d.window()

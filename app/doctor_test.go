@@ -30,7 +30,7 @@ func runElicitray(t *testing.T, prefix []string, extra []string, args ...string)
 // testDesktop.env) rather than the test process's.
 func runElicitrayEnv(t *testing.T, env []string, prefix []string, extra []string, args ...string) (string, string, int) {
 	t.Helper()
-	argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
+	argv := append(append(append([]string{}, prefix...), testkit.Binary(t)), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(slices.Clone(env), extra...)
 	var stdout, stderr bytes.Buffer

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -59,7 +60,7 @@ func closingServe() int {
 // historyText is `elicitray history ARGS…`'s output.
 func (d *testDesktop) historyText(args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), append([]string{"history"}, args...)...)
+	cmd := exec.Command(testkit.Binary(d.t), append([]string{"history"}, args...)...)
 	cmd.Env = d.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {

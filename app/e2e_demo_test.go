@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // TestEndToEndDemoApprovalFlow runs `elicitray demo --tool request_change`
@@ -23,7 +25,7 @@ import (
 // each era and its outcome, naming the audit log, which holds both.
 func TestEndToEndDemoApprovalFlow(t *testing.T) {
 	d := newParallelDesktop(t)
-	cmd := exec.Command(elicitrayBin(t), "demo", "--tool", "request_change")
+	cmd := exec.Command(testkit.Binary(t), "demo", "--tool", "request_change")
 	cmd.Env = d.env
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
@@ -162,7 +164,7 @@ func TestDemoSaysWhenPaused(t *testing.T) {
 // which typed, Return submits with the form's defaults.
 func TestDemoFormsReturn(t *testing.T) {
 	d := newParallelDesktop(t)
-	cs := d.connect("demo", elicitrayBin(t), "demo-server")
+	cs := d.connect("demo", testkit.Binary(t), "demo-server")
 	for _, tt := range []struct {
 		tool, typing, want string
 	}{

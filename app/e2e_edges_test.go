@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -55,7 +56,7 @@ func TestInvalidUTF8History(t *testing.T) {
 	})
 	t.Run("no desktop", func(t *testing.T) {
 		prefix := noSession(t)
-		testHome(t)
+		testkit.Home(t)
 		w := startWrapper(t, []string{"--name", "trips"}, true)
 		utf8Call(t, w)
 		// The wrapper keeps the record in the history file before it
@@ -108,7 +109,7 @@ func utf8Next(t *testing.T, ch <-chan streamItem, who string) []byte {
 func utf8CheckCLI(t *testing.T, prefix []string, action string) {
 	t.Helper()
 	for _, args := range [][]string{{"history", "list", "--json"}, {"history", "export"}} {
-		argv := append(append(append([]string{}, prefix...), elicitrayBin(t)), args...)
+		argv := append(append(append([]string{}, prefix...), testkit.Binary(t)), args...)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/google/go-cmp/cmp"
@@ -79,7 +80,7 @@ func (d *testDesktop) sessionEnv() []string {
 // would, and waits until it answers.
 func (d *testDesktop) startHub() int {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), "hub")
+	cmd := exec.Command(testkit.Binary(d.t), "hub")
 	cmd.Env = d.sessionEnv()
 	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
 	if err != nil {

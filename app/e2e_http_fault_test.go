@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // TestEndToEndHTTPHostileServer: the real wrapper, started with only the
@@ -75,7 +77,7 @@ func TestEndToEndHTTPHostileServer(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	home := t.TempDir()
-	cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "hostile", "--url", ts.URL+"/mcp")
+	cmd := exec.Command(testkit.Binary(t), "wrap", "--name", "hostile", "--url", ts.URL+"/mcp")
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "USER=" + os.Getenv("USER"),
 		"LOGNAME=" + os.Getenv("LOGNAME"), "SHELL=/bin/sh", "TERM=xterm"}
 	var stderr strings.Builder

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // The remote server attacks of issue 25 through the real wrapper: an SSE
@@ -113,7 +115,7 @@ func startHostileWrap(t *testing.T, url string, ceilingMiB int) *hostileWrap {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "hostile", "--url", url+"/mcp")
+	cmd := exec.Command(testkit.Binary(t), "wrap", "--name", "hostile", "--url", url+"/mcp")
 	cmd.Env = []string{"HOME=" + home, "ELICITRAY_HOME=" + home, "PATH=" + os.Getenv("PATH"), "USER=" + os.Getenv("USER"),
 		"LOGNAME=" + os.Getenv("LOGNAME"), "SHELL=/bin/sh", "TERM=xterm"}
 	w := &hostileWrap{cmd: cmd, lines: make(chan string, 1024)}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/app/oauth/oauthtest"
 )
@@ -194,7 +195,7 @@ func TestWrapURLRefusesTokenResponses(t *testing.T) {
 			if rec, err := oauth.Load(d.paths.Auth, "remote"); err != nil || (rec != nil && rec.Token != nil) {
 				t.Errorf("the token file after the refusal: %v, %v; want no token", rec, err)
 			}
-			list := exec.Command(elicitrayBin(t), "auth", "list")
+			list := exec.Command(testkit.Binary(t), "auth", "list")
 			list.Env = d.env
 			if out, err := list.CombinedOutput(); err != nil || strings.Contains(string(out), "token file") {
 				t.Errorf("auth list: %v\n%s", err, out)

@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/oauth"
 	"github.com/elicitray/elicitray/app/oauth/oauthtest"
 	"github.com/elicitray/elicitray/app/wrapper"
@@ -70,7 +71,7 @@ func browserPage(t *testing.T, dir string) string {
 // the browser stand-in) and waits until it answers.
 func (d *testDesktop) startHubHere() {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), "hub")
+	cmd := exec.Command(testkit.Binary(d.t), "hub")
 	cmd.Env = d.env
 	logf, err := os.Create(filepath.Join(d.t.TempDir(), "hub.out"))
 	if err != nil {
@@ -266,7 +267,7 @@ func (d *testDesktop) connectURL(name, u string, extra ...string) *wrapURL {
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, w.logPath)
-	cmd := exec.Command(elicitrayBin(d.t), append([]string{"wrap", "--name", name, "--url", u}, extra...)...)
+	cmd := exec.Command(testkit.Binary(d.t), append([]string{"wrap", "--name", name, "--url", u}, extra...)...)
 	cmd.Env = d.env
 	cmd.Stderr = logf
 	host := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "elicitray-e2e-host", Version: "1.0.0"}, nil)
@@ -397,7 +398,7 @@ func TestWrapURLSignIn(t *testing.T) {
 
 	t.Run("auth list and logout", func(t *testing.T) {
 		d := d.with(t)
-		list := exec.Command(elicitrayBin(t), "auth", "list")
+		list := exec.Command(testkit.Binary(t), "auth", "list")
 		list.Env = d.env
 		out, err := list.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "remote") || !strings.Contains(string(out), rs.URL) || !strings.Contains(string(out), as.URL) {
@@ -407,7 +408,7 @@ func TestWrapURLSignIn(t *testing.T) {
 		if rec != nil && rec.Token != nil && strings.Contains(string(out), rec.Token.AccessToken) {
 			t.Errorf("auth list printed the access token")
 		}
-		logout := exec.Command(elicitrayBin(t), "auth", "logout", "remote")
+		logout := exec.Command(testkit.Binary(t), "auth", "logout", "remote")
 		logout.Env = d.env
 		if out, err := logout.CombinedOutput(); err != nil || !strings.Contains(string(out), "revoked at its authorization server") {
 			t.Errorf("auth logout: %v\n%s", err, out)

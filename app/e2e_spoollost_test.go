@@ -65,7 +65,7 @@ func testSpoolGone(t *testing.T, away func(dir string) error, waiting string, sp
 	// A first hub spools two decisions, and stops.
 	answer(d.connectFault("first", nil), 2, "first")
 	first := d.hubPID()
-	quit := exec.Command(elicitrayBin(t), "quit")
+	quit := exec.Command(testkit.Binary(t), "quit")
 	quit.Env = d.env
 	if out, err := quit.CombinedOutput(); err != nil {
 		t.Fatalf("quit: %v: %s", err, out)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/hub"
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -107,7 +108,7 @@ func TestEndToEndEverything(t *testing.T) {
 // hub whose window the user answers; the history keeps both.
 func TestHubRestartsAfterCrash(t *testing.T) {
 	d := newParallelDesktop(t)
-	cs := d.connect("demo", elicitrayBin(t), "demo-server")
+	cs := d.connect("demo", testkit.Binary(t), "demo-server")
 	serverInfo := cs.InitializeResult().ServerInfo.Name
 
 	first := d.call(cs, "confirm_deploy")
@@ -164,7 +165,7 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	hubs := make([]*started, n)
 	exited := make(chan int, n)
 	for i := range hubs {
-		h := &started{cmd: exec.Command(elicitrayBin(t), "hub")}
+		h := &started{cmd: exec.Command(testkit.Binary(t), "hub")}
 		h.cmd.Env = d.env
 		h.cmd.Stderr = &h.stderr
 		if err := h.cmd.Start(); err != nil {
@@ -224,7 +225,7 @@ func TestOneHubWhenStartedTogether(t *testing.T) {
 	if got, want := d.hubPID(), hubs[survivor].cmd.Process.Pid; got != want {
 		t.Errorf("hub.lock names PID %d, want the running hub's %d", got, want)
 	}
-	list := exec.Command(elicitrayBin(t), "history", "list")
+	list := exec.Command(testkit.Binary(t), "history", "list")
 	list.Env = d.env
 	if out, err := list.CombinedOutput(); err != nil {
 		t.Errorf("elicitray history list with the hub running: %v\n%s", err, out)
@@ -291,7 +292,7 @@ func TestHubRecoversUnreadableHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	hub := exec.Command(elicitrayBin(t), "hub")
+	hub := exec.Command(testkit.Binary(t), "hub")
 	hub.Env = d.env
 	hub.Stdout, hub.Stderr = logf, logf
 	if err := hub.Start(); err != nil {

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // rawAskServerEnv makes the test binary the "raw ask" server (see
@@ -121,7 +123,7 @@ func TestEndToEndValuesOnDesktop(t *testing.T) {
 			{[]string{"history", "list", "--json"}, `"content":{"from":9007199254740993,"to":9007199254740995}`},
 			{[]string{"history", "export", "--format", "csv"}, `"{""from"":9007199254740993,""to"":9007199254740995}"`},
 		} {
-			cmd := exec.Command(elicitrayBin(t), tt.args...)
+			cmd := exec.Command(testkit.Binary(t), tt.args...)
 			cmd.Env = d.env
 			out, err := cmd.Output()
 			if err != nil {

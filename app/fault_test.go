@@ -103,7 +103,7 @@ func (d *testDesktop) connectFaultCounting(name string, env []string, answered c
 		d.t.Fatal(err)
 	}
 	d.logs = append(d.logs, logPath)
-	cmd := exec.Command(elicitrayBin(d.t), "wrap", "--name", name, "--", os.Args[0])
+	cmd := exec.Command(testkit.Binary(d.t), "wrap", "--name", name, "--", os.Args[0])
 	if env == nil {
 		env = d.environ()
 	}
@@ -188,7 +188,7 @@ func (d *testDesktop) received(ch <-chan asked) []string {
 // waits.
 func (d *testDesktop) status() string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), "status")
+	cmd := exec.Command(testkit.Binary(d.t), "status")
 	cmd.Env = d.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -211,7 +211,7 @@ func (d *testDesktop) waitFor(what string, cond func() bool) {
 
 // waiting is how many prompts the running hub has queued.
 func (d *testDesktop) waiting() int {
-	cmd := exec.Command(elicitrayBin(d.t), "status")
+	cmd := exec.Command(testkit.Binary(d.t), "status")
 	cmd.Env = d.env
 	out, err := cmd.Output()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // installedDesktop is a user whose elicitray was installed by `make
@@ -32,7 +33,7 @@ func newInstalledDesktop(t *testing.T) *installedDesktop {
 	tmp := t.TempDir()
 	home := filepath.Join(tmp, "home")
 	prefix := filepath.Join(home, ".local")
-	makeIn(t, "install", "PREFIX="+prefix, "INSTALL_BIN="+elicitrayBin(t))
+	makeIn(t, "install", "PREFIX="+prefix, "INSTALL_BIN="+testkit.Binary(t))
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + d.home,
 		"DISPLAY=" + d.display, "XDG_RUNTIME_DIR=" + t.TempDir(),
 		"XDG_DATA_HOME=" + filepath.Join(prefix, "share"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
@@ -176,8 +177,8 @@ func TestAutostartOfferYes(t *testing.T) {
 // autostart entry, and is not asked again.
 func TestAutostartOfferNotNow(t *testing.T) {
 	u := newInstalledDesktop(t)
-	hub := u.startHub(elicitrayBin(t))
-	u.onlyMenu(elicitrayBin(t))
+	hub := u.startHub(testkit.Binary(t))
+	u.onlyMenu(testkit.Binary(t))
 	u.quit(hub)
 	if _, err := os.Lstat(u.marker); err == nil {
 		t.Errorf("the build directory's elicitray kept an answer (%s) it never asked for", u.marker)

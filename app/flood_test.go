@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/config"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
 )
@@ -111,7 +112,7 @@ func TestFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := e.command(elicitrayBin(t), "wrap", "--name", "flood", "--", exe)
+	cmd := e.command(testkit.Binary(t), "wrap", "--name", "flood", "--", exe)
 	cmd.Env = append(cmd.Env, floodServerEnv+"=1")
 	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/remember"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,7 +84,7 @@ func TestHistoryCLI(t *testing.T) {
 				h, _, _ := runTestHub(t, time.Hour)
 				seedHistory(t, h.Store, now)
 			} else {
-				testHome(t)
+				testkit.Home(t)
 				st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -161,7 +162,7 @@ func TestHistoryCLI(t *testing.T) {
 // TestHistoryCLIUsage: bad filter values are usage errors that say what
 // was expected.
 func TestHistoryCLIUsage(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -209,7 +210,7 @@ func TestHistoryCLIKeepsEveryDigit(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				testHome(t)
+				testkit.Home(t)
 				st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -244,7 +245,7 @@ func TestHistoryCLIKeepsEveryDigit(t *testing.T) {
 // came in) leaves the file: the list is read from it, not refused with "the
 // hub stopped before anyone answered".
 func TestHistoryListHubGoneAtOnce(t *testing.T) {
-	home := testHome(t)
+	home := testkit.Home(t)
 	p := paths.Under(home)
 	st, err := history.Open(p.History, nil)
 	if err != nil {
@@ -285,7 +286,7 @@ func TestHistoryListHubGoneAtOnce(t *testing.T) {
 // TestCLIReaderGone: a command whose output's reader went away (`history
 // list | head -1`) stops without an error line of its own.
 func TestCLIReaderGone(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +308,7 @@ func TestCLIReaderGone(t *testing.T) {
 // right on its row; text/tabwriter padded by runes and did. The long
 // message is cut to its column's width, between characters.
 func TestHistoryListColumns(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -397,7 +398,7 @@ func TestRulesListColumns(t *testing.T) {
 // shifts the columns nor starts a row that looks like a record (a
 // break-it session's finding).
 func TestHistoryListServerTextStaysInItsCell(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	st, err := history.Open(paths.FromEnv(os.Getenv).History, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/elicitray/elicitray/app/hosts"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 const hostsFixtures = "../testdata/hosts"
@@ -89,7 +90,7 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 // run, in project, with the built binary as the one wrap puts in configs.
 func hostsEnv(t *testing.T, home, project string) {
 	t.Helper()
-	bin := elicitrayBin(t)
+	bin := testkit.Binary(t)
 	hostsBinary = func() (string, error) { return bin, nil }
 	t.Cleanup(func() { hostsBinary = os.Executable })
 	t.Setenv("HOME", home)
@@ -102,7 +103,7 @@ func hostsEnv(t *testing.T, home, project string) {
 // runBin runs the built elicitray as a user whose home is home, in dir.
 func runBin(t *testing.T, home, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	return runBinAs(t, elicitrayBin(t), home, dir, args...)
+	return runBinAs(t, testkit.Binary(t), home, dir, args...)
 }
 
 // runBinAs is runBin with the built elicitray run as bin (a link to it).
@@ -115,7 +116,7 @@ func runBinAs(t *testing.T, bin, home, dir string, args ...string) (stdout, stde
 // HOME (home) and the variables that find hosts' configs.
 func runBinEnv(t *testing.T, env []string, home, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	return runBinWith(t, env, elicitrayBin(t), home, dir, args...)
+	return runBinWith(t, env, testkit.Binary(t), home, dir, args...)
 }
 
 // runBinWith runs bin with args in directory dir and the environment env
@@ -157,7 +158,7 @@ func backups(t *testing.T, path string) []string {
 // installed: list, wrap Cursor's servers, wrap again, read the entries back,
 // unwrap, and the file is what it was.
 func TestHostsCommand(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
 	orig, _ := os.ReadFile(cursor)
@@ -220,7 +221,7 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 		t.Fatalf("hosts wrap: exit %d: %s", code, errOut)
 	}
 	golden, _ := os.ReadFile(filepath.Join(hostsFixtures, "cursor", "mcp.json.wrapped"))
-	wantWrapped := strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin(t))
+	wantWrapped := strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", testkit.Binary(t))
 	got, _ := os.ReadFile(cursor)
 	if diff := cmp.Diff(wantWrapped, string(got)); diff != "" {
 		t.Errorf("wrapped file mismatch (-want +got):\n%s", diff)
@@ -255,12 +256,12 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	}
 	for _, e := range entries {
 		if s, ok := servers[e.Key]; ok {
-			if e.Command != elicitrayBin(t) || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key, "--"}, s...)) {
+			if e.Command != testkit.Binary(t) || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key, "--"}, s...)) {
 				t.Errorf("%s runs %s %q", e.Key, e.Command, e.Args)
 			}
 		}
 		if flags, ok := remotes[e.Key]; ok {
-			if e.State != hosts.StateWrapped || e.Command != elicitrayBin(t) || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key}, flags...)) {
+			if e.State != hosts.StateWrapped || e.Command != testkit.Binary(t) || !slices.Equal(e.Args, append([]string{"wrap", "--name", e.Key}, flags...)) {
 				t.Errorf("%s: %s runs %s %q", e.Key, e.State, e.Command, e.Args)
 			}
 		}
@@ -275,8 +276,8 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	}
 
 	out, _, _ = runBin(t, home, project, "hosts", "list")
-	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+elicitrayBin(t)+")\n") ||
-		!strings.Contains(out, "  search         wrapped  https://search.example.com/mcp  (headers: Authorization, Accept-Language)  (through "+elicitrayBin(t)+")\n") {
+	if !strings.Contains(out, "Cursor (user) — ~/.cursor/mcp.json\n  web-search     wrapped  npx -y @example/web-search-mcp  (through "+testkit.Binary(t)+")\n") ||
+		!strings.Contains(out, "  search         wrapped  https://search.example.com/mcp  (headers: Authorization, Accept-Language)  (through "+testkit.Binary(t)+")\n") {
 		t.Errorf("list after wrap:\n%s", out)
 	}
 
@@ -298,7 +299,7 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 // by the host, as hosts do) reaches the server: it reports it, then echoes
 // the host's message back through the wrapper.
 func TestHostsWrappedServerRuns(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	settings := filepath.Join(home, ".gemini", "settings.json")
 	if _, errOut, code := runBin(t, home, project, "hosts", "wrap", "gemini", "echo"); code != 0 {
@@ -316,7 +317,7 @@ func TestHostsWrappedServerRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := cfg.MCPServers["echo"]
-	if diff := cmp.Diff([]string{"wrap", "--name", "echo", "--", "sh", "-c", echoScript}, e.Args); e.Command != elicitrayBin(t) || diff != "" {
+	if diff := cmp.Diff([]string{"wrap", "--name", "echo", "--", "sh", "-c", echoScript}, e.Args); e.Command != testkit.Binary(t) || diff != "" {
 		t.Fatalf("command %s, args mismatch (-want +got):\n%s", e.Command, diff)
 	}
 	if e.Env["ECHO_MODE"] != "plain" {
@@ -343,7 +344,7 @@ func TestHostsWrappedServerRuns(t *testing.T) {
 // TestHostsMovedBinary: an entry wrapped by a binary that was moved away is
 // flagged by list, and wrap points it at this one.
 func TestHostsMovedBinary(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
 	writeFile(t, cursor, `{"mcpServers": {"old": {"command": "/gone/bin/elicitray", "args": ["wrap", "--name", "old", "--", "srv"]}}}`, 0o600)
@@ -353,7 +354,7 @@ func TestHostsMovedBinary(t *testing.T) {
 	}
 	out, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "old")
 	got, _ := os.ReadFile(cursor)
-	want := `{"mcpServers": {"old": {"command": "` + elicitrayBin(t) + `", "args": ["wrap", "--name", "old", "--", "srv"]}}}`
+	want := `{"mcpServers": {"old": {"command": "` + testkit.Binary(t) + `", "args": ["wrap", "--name", "old", "--", "srv"]}}}`
 	if code != 0 || string(got) != want || !strings.Contains(out, "old  repointed") {
 		t.Errorf("exit %d (%s), said %q, file:\n%s", code, errOut, out, got)
 	}
@@ -362,7 +363,7 @@ func TestHostsMovedBinary(t *testing.T) {
 // TestHostsCLIErrors: wrong names get a sentence and a suggestion (exit 2),
 // things that cannot be done a sentence (exit 1), and no file is touched.
 func TestHostsCLIErrors(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), "{\n  \"mcpServers\": {\n    \"x\" {\"command\": \"y\"}\n  }\n}\n", 0o600)
@@ -448,7 +449,7 @@ func TestHostsCLIErrors(t *testing.T) {
 // TestHostsListJSON: --json gives every known config file with its entries,
 // for scripts.
 func TestHostsListJSON(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	var stdout, stderr bytes.Buffer
@@ -498,7 +499,7 @@ func TestHostsListJSON(t *testing.T) {
 // secret header went and which entries it left alone, and `hosts unwrap`
 // gives the file back byte for byte, from the backup wrap made.
 func TestHostsRemoteCommand(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	fixtures, err := filepath.Abs(hostsFixtures)
 	if err != nil {
@@ -539,7 +540,7 @@ func TestHostsRemoteCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, _ := os.ReadFile(tt.file)
-			if diff := cmp.Diff(strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", elicitrayBin(t)), string(got)); diff != "" {
+			if diff := cmp.Diff(strings.ReplaceAll(string(golden), "/opt/elicitray/bin/elicitray", testkit.Binary(t)), string(got)); diff != "" {
 				t.Errorf("wrapped file mismatch (-want +got):\n%s", diff)
 			}
 			stdout.Reset()
@@ -556,7 +557,7 @@ func TestHostsRemoteCommand(t *testing.T) {
 // TestHostsConfigFlag: --config edits a file named directly, in its own
 // format, and unwrap restores it.
 func TestHostsConfigFlag(t *testing.T) {
-	elicitrayHome := testHome(t)
+	elicitrayHome := testkit.Home(t)
 	home, project := fakeHosts(t)
 	orig, err := os.ReadFile(filepath.Join(hostsFixtures, "codex", "config.toml"))
 	if err != nil {
@@ -617,7 +618,7 @@ func checkMode(t *testing.T, path string, mode os.FileMode) {
 // `"args": []` right after its command (and the TOML and commented
 // variants), comes back byte for byte from wrap then unwrap.
 func TestHostsRoundTripEmptyArgs(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	for _, tt := range []struct{ file, content string }{
@@ -703,11 +704,11 @@ func TestHostsWrapBinary(t *testing.T) {
 // would set it up: wrap writes the link into the config, and list and
 // doctor see the entry run by this binary.
 func TestHostsWrapThroughLink(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	arch := filepath.Join(home, "opt", "elicitray-linux-amd64")
 	os.MkdirAll(filepath.Dir(arch), 0o700)
-	if err := os.Link(elicitrayBin(t), arch); err != nil {
+	if err := os.Link(testkit.Binary(t), arch); err != nil {
 		t.Skipf("cannot hard-link the built binary: %v", err)
 	}
 	bin := filepath.Join(home, ".local", "bin", "elicitray")
@@ -761,7 +762,7 @@ func TestHostsDisplayText(t *testing.T) {
 // characters (the break test's U+202E turned the rest of the line around)
 // is listed and wrapped with them escaped.
 func TestHostsUnsafeKeys(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	path := filepath.Join(project, "bidi.json")
@@ -797,7 +798,7 @@ func TestHostsUnsafeKeys(t *testing.T) {
 // test's `--name ""` made prompts and the history call it "elicitray"):
 // named, it is refused with a sentence; with --all, left alone and said so.
 func TestHostsEmptyKey(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	path := filepath.Join(project, "empty.json")
@@ -818,7 +819,7 @@ func TestHostsEmptyKey(t *testing.T) {
 	if !strings.Contains(stdout.String(), "  \"\"  left alone (its name is empty, and elicitray wrap --name needs one: name it in the file first)\n  a   wrapped\n") {
 		t.Errorf("wrap --all said:\n%s", stdout.String())
 	}
-	if data, _ := os.ReadFile(path); !strings.HasPrefix(string(data), `{"mcpServers": {"": {"command": "y"}, "a": {"command": "`+elicitrayBin(t)) {
+	if data, _ := os.ReadFile(path); !strings.HasPrefix(string(data), `{"mcpServers": {"": {"command": "y"}, "a": {"command": "`+testkit.Binary(t)) {
 		t.Errorf("file:\n%s", data)
 	}
 }
@@ -828,7 +829,7 @@ func TestHostsEmptyKey(t *testing.T) {
 // Code's ~/.claude.json is not changed either when its read-only project
 // .mcp.json stops the command.
 func TestHostsReadOnly(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	mcp := filepath.Join(project, ".mcp.json")
@@ -849,7 +850,7 @@ func TestHostsReadOnly(t *testing.T) {
 // five backups of the file (they piled up, one full copy per write), and
 // the last unwrap still gives the original back, `"args": []` included.
 func TestHostsBackupsBounded(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	path := filepath.Join(project, "e.json")

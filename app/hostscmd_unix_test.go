@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // TestHostsNotRegular: a named pipe where Cursor's config belongs (the
@@ -18,7 +20,7 @@ import (
 // "no config file yet"). And a config nested two million deep is refused
 // with a sentence, not a Go stack overflow.
 func TestHostsNotRegular(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	cursor := filepath.Join(home, ".cursor", "mcp.json")

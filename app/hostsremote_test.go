@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,7 +28,7 @@ import (
 func TestHostsWrappedRemoteRuns(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, false)
-	if help, _ := env.command(elicitrayBin(t), "wrap", "--help").CombinedOutput(); !strings.Contains(string(help), "--header-env") {
+	if help, _ := env.command(testkit.Binary(t), "wrap", "--help").CombinedOutput(); !strings.Contains(string(help), "--header-env") {
 		t.Skip("this elicitray wrap has no --url and --header-env yet")
 	}
 	home, project := fakeHosts(t)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -52,7 +53,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	refused := map[string]int{}
 	for i := range 32 {
 		verb := "wrap" // or unwrap, so that every command edits
-		if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(`"command": "`+elicitrayBin(t))) {
+		if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(`"command": "`+testkit.Binary(t))) {
 			verb = "unwrap"
 		}
 		trigger := []string{".claude.json.elicitray-backup-", "..claude.json.elicitray-"}[i%2] // the backup, or the new version
@@ -94,7 +95,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 		t.Fatalf("wrap once the host is idle: exit %d\n%s%s", code, stdout, stderr)
 	}
 	data, _ := os.ReadFile(path)
-	if !bytes.Contains(data, fmt.Appendf(nil, `"numStartups": %d,`, h.n)) || !bytes.Contains(data, []byte(`"command": "`+elicitrayBin(t)+`", "args": ["wrap", "--name", "fs", "--", "mcp-server-fs", "/tmp"]`)) {
+	if !bytes.Contains(data, fmt.Appendf(nil, `"numStartups": %d,`, h.n)) || !bytes.Contains(data, []byte(`"command": "`+testkit.Binary(t)+`", "args": ["wrap", "--name", "fs", "--", "mcp-server-fs", "/tmp"]`)) {
 		t.Errorf("after the host's last version (%d) and a wrap, the file holds:\n%.300s", h.n, data)
 	}
 	if left, _ := filepath.Glob(filepath.Join(home, "..claude.json.elicitray-*")); len(left) > 0 {

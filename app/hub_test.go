@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/elicitray/elicitray/app/wrapper"
 
@@ -65,7 +66,7 @@ func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *scriptedPrompte
 // until the test ends. Set its fields before a wrapper connects.
 func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
 	t.Helper()
-	testHome(t)
+	testkit.Home(t)
 	return serveTestHubAt(t, paths.FromEnv(os.Getenv), wrap)
 }
 
@@ -278,7 +279,7 @@ func TestHubCancelReasons(t *testing.T) {
 // there is no desktop (the relay then answers cancel, or passes the
 // elicitation to the host) and the history file keeps what happened.
 func TestNoHubStillRecorded(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	c := &wrapper.Approver{Paths: paths.FromEnv(os.Getenv), StartWait: time.Second,
 		Start: func(session.Desktop) (*os.Process, error) {
 			t.Error("a hub was started with no desktop session")

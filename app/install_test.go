@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // appID is FyneApp.toml's ID: the launcher entry's, the icons' and the
@@ -121,7 +122,7 @@ func TestInstallStaged(t *testing.T) {
 	}
 	t.Parallel() // its own directories; make only copies the built binary (INSTALL_BIN)
 	stage := t.TempDir()
-	makeIn(t, "install", "DESTDIR="+stage, "PREFIX=/usr", "INSTALL_BIN="+elicitrayBin(t))
+	makeIn(t, "install", "DESTDIR="+stage, "PREFIX=/usr", "INSTALL_BIN="+testkit.Binary(t))
 	var want []string
 	for _, f := range installedFiles() {
 		want = append(want, filepath.Join("usr", f))

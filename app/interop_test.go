@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/google/go-cmp/cmp"
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
@@ -490,7 +491,7 @@ func startInteropSession(t *testing.T, connect func(context.Context, string, io.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(elicitrayBin(t), append([]string{"wrap", "--name", name, "--"}, server...)...)
+	cmd := exec.Command(testkit.Binary(t), append([]string{"wrap", "--name", name, "--"}, server...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = logf
 	stdin, err := cmd.StdinPipe()

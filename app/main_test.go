@@ -3,13 +3,11 @@
 package app
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/paths"
 )
 
@@ -43,75 +41,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(rawAskServerEnv) != "" {
 		os.Exit(rawAskServe())
 	}
-	os.Exit(run(m))
-}
-
-// buildFlags are the flags the elicitray binary is built with (race_test.go
-// adds -race).
-var buildFlags []string
-
-// binDir holds the binary elicitrayBin builds: made by run, removed after
-// the last test.
-var binDir string
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "elicitray-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binDir = dir
-	return m.Run()
-}
-
-// built is the binary's build, done once, by the first test that needs it.
-var built = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(binDir, "elicitray")
-	out, err := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", bin, "..")...).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("building elicitray: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-// elicitrayBin is the real binary, for tests that start wrappers and hubs
-// as the host and the desktop would. It is built on the first call, so a
-// run of unit tests builds none; under -short (make check) a test that
-// needs it is skipped: the short tier starts no elicitray process.
-func elicitrayBin(t testing.TB) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts the elicitray binary: not in the short tier (-short)")
-	}
-	bin, err := built()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
-// testHome gives a test its own ELICITRAY_HOME, set in the test process
-// (t.Setenv), so hubs, sockets and history of different tests never meet;
-// such a test cannot run in parallel (newTestEnv can).
-func testHome(t *testing.T) string {
-	t.Helper()
-	home := tempHome(t)
-	t.Setenv("ELICITRAY_HOME", home)
-	return home
-}
-
-// tempHome is a new directory for an ELICITRAY_HOME, removed after the
-// test. Unix socket paths are limited to about 100 bytes, so it lives under
-// a short temporary directory.
-func tempHome(t *testing.T) string {
-	t.Helper()
-	home, err := os.MkdirTemp("", "er-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
-	return home
+	os.Exit(testkit.Run(m))
 }
 
 // testEnv is the environment one test gives every process it starts (the
@@ -130,7 +60,7 @@ type testEnv struct {
 // test; without, the run's (DISPLAY, DBUS_SESSION_BUS_ADDRESS).
 func newTestEnv(t *testing.T, ownDisplay bool) *testEnv {
 	t.Helper()
-	e := &testEnv{home: tempHome(t), display: os.Getenv("DISPLAY")}
+	e := &testEnv{home: testkit.TempHome(t), display: os.Getenv("DISPLAY")}
 	e.vars = append(os.Environ(), "ELICITRAY_HOME="+e.home)
 	if ownDisplay {
 		e.display = startX(t, "").display

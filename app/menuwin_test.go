@@ -88,7 +88,7 @@ func TestMenuWindowOnDesktop(t *testing.T) {
 // the launcher would, and fails the test when it fails.
 func (d *testDesktop) elicitray(args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), args...)
+	cmd := exec.Command(testkit.Binary(d.t), args...)
 	if d.env != nil {
 		cmd.Env = d.env
 	}

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // Hosts written in TypeScript, the language most hosts are written in: a
@@ -85,7 +87,7 @@ func systemNode(t *testing.T) string {
 // wrapCommand is `elicitray wrap --name name -- server…`: what a host's
 // config names as the server's command.
 func wrapCommand(t testing.TB, name string, server ...string) []string {
-	return append([]string{elicitrayBin(t), "wrap", "--name", name, "--"}, server...)
+	return append([]string{testkit.Binary(t), "wrap", "--name", name, "--"}, server...)
 }
 
 // everythingCommand is server-everything started the way its README's host

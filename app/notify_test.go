@@ -57,7 +57,7 @@ func serveNotifications(t *testing.T, addr string) *fakeNotifications {
 // env's ELICITRAY_HOME) as a wrapper would, and stops it after the test.
 func startTestHub(t *testing.T, env []string) *exec.Cmd {
 	t.Helper()
-	hub := exec.Command(elicitrayBin(t), "hub")
+	hub := exec.Command(testkit.Binary(t), "hub")
 	hub.Env = env
 	var home string
 	for _, kv := range env {
@@ -221,7 +221,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	// A start with no session bus: its log is read as it writes it, to
 	// the line saying it listens, so that quit finds it.
 	noBus := t.TempDir()
-	unseen := exec.Command(elicitrayBin(t), "hub")
+	unseen := exec.Command(testkit.Binary(t), "hub")
 	unseen.Env = envIn(noBus)
 	out, err := unseen.StdoutPipe()
 	if err != nil {

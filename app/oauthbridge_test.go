@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/wrapper"
 
 	"github.com/google/go-cmp/cmp"
@@ -98,7 +99,7 @@ func remoteSession(t *testing.T, p paths.Paths, url string, approver bridge.Appr
 // uses the stored token, and no request but the first initialize and the
 // probe of its 401 goes without it.
 func TestRemoteSignInOverBridge(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	p := paths.FromEnv(os.Getenv)
 	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
 	rs := oauthtest.NewResourceServer(t, as)

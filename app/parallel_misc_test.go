@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/wrapper"
 )
 
@@ -22,7 +23,7 @@ import (
 // a test that looks at how it ended itself.
 func (d *testDesktop) binCmd(args ...string) *exec.Cmd {
 	d.t.Helper()
-	cmd := exec.Command(elicitrayBin(d.t), args...)
+	cmd := exec.Command(testkit.Binary(d.t), args...)
 	cmd.Env = d.environ()
 	return cmd
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // Helpers for the tests of hostswap, winproc, notice, firstrun,
@@ -36,7 +38,7 @@ func (d *testDesktop) sessionBus() string {
 func newParallelDesktopOn(t *testing.T, display string, extra ...string) *testDesktop {
 	t.Helper()
 	needDesktopTools(t)
-	home := tempHome(t)
+	home := testkit.TempHome(t)
 	env := slices.Concat(os.Environ(),
 		[]string{"ELICITRAY_HOME=" + home, "DISPLAY=" + display, "DBUS_SESSION_BUS_ADDRESS=" + trayStartBus(t)}, extra)
 	d := &testDesktop{t: t, home: home, display: display, env: env, hostEnv: env}

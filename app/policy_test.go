@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/ui/state"
 
 	"github.com/elicitray/elicitray/app/hub"
@@ -670,7 +671,7 @@ func TestPolicyCLI(t *testing.T) {
 		t.Errorf("unmute of a server not muted says %q", out)
 	}
 
-	testHome(t) // a home where no hub runs
+	testkit.Home(t) // a home where no hub runs
 	var out, errb bytes.Buffer
 	if code := Main(ctx, []string{"pause"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no hub is running") {
 		t.Errorf("pause with no hub: exit %d, %q", code, errb.String())

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
 // fastPathStream is a stream a server sends: small notifications and
@@ -64,10 +66,10 @@ func socketStdio(t *testing.T, name string) (wrapper, host *os.File) {
 // of SIGPIPE (nor hang): the server writes all it has, exits, and the
 // wrapper exits with the server's code, as when the host stays.
 func TestRelayFastPathHostLeaves(t *testing.T) {
-	bin := elicitrayBin(t)
+	bin := testkit.Binary(t)
 	t.Parallel()
 	path, _ := fastPathStream(t)
-	home := tempHome(t)
+	home := testkit.TempHome(t)
 	for _, sockets := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sockets=%v", sockets), func(t *testing.T) {
 			cmd := exec.Command(bin, "wrap", "--name", "leaver", "--", "sh", "-c", `cat "$0"; exit 4`, path)
@@ -124,11 +126,11 @@ func TestRelayFastPathHostLeaves(t *testing.T) {
 // Node hosts give them, the wrapper relays a server's stream (the 64 MiB
 // line among thousands of small ones) byte for byte.
 func TestRelayFastPathSocketHost(t *testing.T) {
-	bin := elicitrayBin(t)
+	bin := testkit.Binary(t)
 	t.Parallel()
 	path, want := fastPathStream(t)
 	cmd := exec.Command(bin, "wrap", "--name", "sockets", "--", "sh", "-c", `cat "$0"`, path)
-	cmd.Env = append(os.Environ(), "ELICITRAY_HOME="+tempHome(t))
+	cmd.Env = append(os.Environ(), "ELICITRAY_HOME="+testkit.TempHome(t))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, inHost := socketStdio(t, "stdin")
@@ -166,7 +168,7 @@ func TestRelayFastPathSocketHost(t *testing.T) {
 // unavailable").
 func TestWrapperLeavesHostPipesAlone(t *testing.T) {
 	t.Parallel()
-	home := tempHome(t)
+	home := testkit.TempHome(t)
 	for _, kill := range []bool{false, true} {
 		t.Run(fmt.Sprintf("kill=%v", kill), func(t *testing.T) {
 			// Pipes made blocking, as a shell makes them: os.Pipe's would
@@ -177,7 +179,7 @@ func TestWrapperLeavesHostPipesAlone(t *testing.T) {
 			defer inW.Close()
 			defer outR.Close()
 			defer outW.Close()
-			cmd := exec.Command(elicitrayBin(t), "wrap", "--name", "sharer", "--", "cat")
+			cmd := exec.Command(testkit.Binary(t), "wrap", "--name", "sharer", "--", "cat")
 			cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ELICITRAY_HOME=" + home}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/elicitray/elicitray/app/hub"
 
@@ -28,7 +29,7 @@ import (
 // prefill is off; Settings' Save forgets the rules chosen and writes the
 // option.
 func TestPrefillAndSettingsSave(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	p := paths.FromEnv(os.Getenv)
 	h := &hub.Hub{RulesPath: remember.Path(p)}
 	req := &bridge.Request{Server: "shop", Mode: "form", Message: "Who?",
@@ -180,7 +181,7 @@ func TestRememberAnswersQueued(t *testing.T) {
 // a field that does not look secret; such a question is not offered
 // "Always answer this way" and no rule answers it.
 func TestPrefillKeepsNothingUnsure(t *testing.T) {
-	testHome(t)
+	testkit.Home(t)
 	h := &hub.Hub{RulesPath: remember.Path(paths.FromEnv(os.Getenv))}
 	schema := json.RawMessage(`{"type":"object","properties":{"ticket":{"type":"string"},"url":{"type":"string","title":"Database URL"}}}`)
 	typed := bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByUser,

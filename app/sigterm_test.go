@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -103,7 +104,7 @@ type stalledHost struct {
 func startStalledHost(t *testing.T, e *testEnv, socket bool, args ...string) *stalledHost {
 	t.Helper()
 	h := &stalledHost{socket: socket, log: filepath.Join(t.TempDir(), "wrapper.log"), exited: make(chan struct{})}
-	h.cmd = e.command(elicitrayBin(t), args...)
+	h.cmd = e.command(testkit.Binary(t), args...)
 	h.cmd.Env = append(slices.Clone(h.cmd.Env), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdin, stdout *os.File
 	if socket {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
@@ -227,7 +228,7 @@ func runTranscript(t *testing.T, file string) {
 	if steps == nil {
 		t.Fatalf("%s: no script section", base)
 	}
-	home := tempHome(t)
+	home := testkit.TempHome(t)
 	tr := &transcript{t: t, archive: ar, binds: map[string]any{}, expanded: map[string][]byte{},
 		env: append(os.Environ(), "ELICITRAY_HOME="+home), paths: homePaths(home)}
 	if steps[0].verb == "nohub" {
@@ -918,7 +919,7 @@ func (tr *transcript) run(st step) {
 	tr.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), transcriptWait)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, elicitrayBin(tr.t), strings.Fields(st.arg)...)
+	cmd := exec.CommandContext(ctx, testkit.Binary(tr.t), strings.Fields(st.arg)...)
 	cmd.Env = append(slices.Clone(tr.env), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -1147,7 +1148,7 @@ func startWrapperIn(t *testing.T, env []string, args []string, nohub bool) *wrap
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{elicitrayBin(t), "wrap"}, args...), "--", "sh", "-c", peerServer)
+	argv := append(append([]string{testkit.Binary(t), "wrap"}, args...), "--", "sh", "-c", peerServer)
 	if nohub {
 		// No desktop at all: none in its environment, and none to find.
 		argv = append(noSession(t), argv...)
@@ -1226,7 +1227,7 @@ type transcriptHub struct {
 // test process (testHome).
 func startTranscriptHub(t *testing.T) *transcriptHub {
 	t.Helper()
-	return startTranscriptHubAt(t, homePaths(testHome(t)))
+	return startTranscriptHubAt(t, homePaths(testkit.Home(t)))
 }
 
 // startTranscriptHubAt serves a transcriptHub at p until the test ends.

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
@@ -332,7 +333,7 @@ func trayStartHub(t *testing.T, e *testEnv, busAddr string) *trayHub {
 	if busAddr != "" {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+busAddr)
 	}
-	h.cmd = exec.Command(elicitrayBin(t), "hub")
+	h.cmd = exec.Command(testkit.Binary(t), "hub")
 	h.cmd.Env = env
 	// A file, not a buffer: the log can be read while the hub runs.
 	h.cmd.Stderr = logf

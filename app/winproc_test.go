@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/elicitray/elicitray/app/hubapi"
 
@@ -57,7 +58,7 @@ func startWinHub(d *testDesktop, linger string) *winHub {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	h := &winHub{d: d, cmd: exec.Command(elicitrayBin(t), "hub"), exited: make(chan struct{}), replies: make(chan hubapi.Message, 16)}
+	h := &winHub{d: d, cmd: exec.Command(testkit.Binary(t), "hub"), exited: make(chan struct{}), replies: make(chan hubapi.Message, 16)}
 	if d.env != nil {
 		h.cmd.Env = slices.Concat(d.env, []string{desktop.LingerEnv + "=" + linger})
 	}
