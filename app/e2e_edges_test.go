@@ -38,18 +38,18 @@ func TestInvalidUTF8History(t *testing.T) {
 		th := startTranscriptHub(t)
 		w := startWrapper(t, []string{"--name", "trips"}, false)
 		utf8Call(t, w)
-		var p shownPrompt
+		var p testkit.ShownPrompt
 		select {
-		case p = <-th.sp.shown:
+		case p = <-th.sp.Shown:
 		case <-time.After(transcriptWait):
 			t.Fatalf("no prompt was shown within %v", transcriptWait)
 		}
-		f := p.prompt.Form.Fields[0]
-		shown := []string{p.prompt.Request.Message, f.Label(), f.Description, f.Options[1].Label}
+		f := p.Prompt.Form.Fields[0]
+		shown := []string{p.Prompt.Request.Message, f.Label(), f.Description, f.Options[1].Label}
 		if want := []string{"O\uFFFD allez-vous\uFFFD?", "Ville d'arriv\uFFFDe", "\uFFFDla gare\uFFFD", "Z\uFFFDrich"}; strings.Join(shown, "|") != strings.Join(want, "|") {
 			t.Errorf("the window shows %q, want %q", shown, want)
 		}
-		p.answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"city": "Paris"}, DecidedBy: bridge.DecidedByUser})
+		p.Answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"city": "Paris"}, DecidedBy: bridge.DecidedByUser})
 		utf8Answer(t, w, `{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{"city":"Paris"}}}`)
 		// The hub records a decision before it answers: it is there.
 		utf8CheckCLI(t, nil, "accept")

@@ -81,7 +81,7 @@ func floodServe() int {
 func TestFlood(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, false)
-	h, sp, _ := runTestHubAt(t, e.home, time.Hour)
+	h, sp, _ := testkit.RunHub(t, e.home, time.Hour)
 	h.Mu.Lock()
 	h.Config = config.Config{} // the defaults: DefaultBurst, then one per DefaultEvery
 	h.Mu.Unlock()
@@ -96,11 +96,11 @@ func TestFlood(t *testing.T) {
 		defer close(answered)
 		for {
 			select {
-			case p := <-sp.shown:
+			case p := <-sp.Shown:
 				shownMu.Lock()
 				shown++
 				shownMu.Unlock()
-				p.answer(bridge.Result{Action: bridge.ActionDecline})
+				p.Answer(bridge.Result{Action: bridge.ActionDecline})
 			case <-stop:
 				return
 			}

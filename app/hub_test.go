@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,96 +28,51 @@ import (
 	"github.com/elicitray/elicitray/history"
 )
 
-// scriptedPrompter stands in for the desktop: it reports each prompt shown
-// and lets the test answer it.
-type scriptedPrompter struct {
-	shown chan shownPrompt
-}
-
-type shownPrompt struct {
-	prompt    *hub.Prompt
-	answer    func(bridge.Result)
-	dismissed chan struct{}
-}
-
-func (s *scriptedPrompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
-	sp := shownPrompt{prompt: p, answer: answer, dismissed: make(chan struct{})}
-	s.shown <- sp
-	var once sync.Once
-	return func() { once.Do(func() { close(sp.dismissed) }) }
-}
-
-// runTestHub runs a Hub on a real socket and bbolt file under a test home and
-// returns a client connected as a wrapper would be.
-func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *scriptedPrompter, *wrapper.Approver) {
+// runTestHub is testkit.RunHub in a home of the test's own, set in the
+// test process (testkit.Home).
+func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *testkit.ScriptedPrompter, *wrapper.Approver) {
 	t.Helper()
-	h, sp := serveTestHub(t, nil)
-	h.Timeout = timeout
-	if fi, err := os.Stat(filepath.Join(os.Getenv("ELICITRAY_HOME"), "run")); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("socket directory: %v, mode %v; want 0700", err, fi.Mode().Perm())
-	}
-	return h, sp, &wrapper.Approver{Paths: paths.FromEnv(os.Getenv), StartWait: time.Second}
+	return testkit.RunHub(t, testkit.Home(t), timeout)
 }
 
-// serveTestHub gives t its own home and serves a Hub there with a scripted
-// person, on the listener wrap makes of the socket's (nil: as it is),
-// until the test ends. Set its fields before a wrapper connects.
-func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *scriptedPrompter) {
+// serveTestHub is testkit.ServeHub in a home of the test's own, set in the
+// test process (testkit.Home).
+func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *testkit.ScriptedPrompter) {
 	t.Helper()
-	testkit.Home(t)
-	return serveTestHubAt(t, paths.FromEnv(os.Getenv), wrap)
-}
-
-func formRequest(server, message string) *bridge.Request {
-	return &bridge.Request{Server: server, Mode: "form", Message: message, ServerInfo: bridge.ServerInfo{Name: "srv", Version: "1"},
-		RequestedSchema: []byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)}
-}
-
-type approval struct {
-	res *bridge.Result
-	err error
-}
-
-func approveAsync(c *wrapper.Approver, ctx context.Context, req *bridge.Request) <-chan approval {
-	ch := make(chan approval, 1)
-	go func() {
-		res, err := c.Approve(ctx, req)
-		ch <- approval{res, err}
-	}()
-	return ch
+	return testkit.ServeHub(t, paths.Under(testkit.Home(t)), wrap)
 }
 
 // TestHubQueue: prompts show one at a time in arrival order; each answer
 // reaches its own wrapper call and lands in history with who decided.
 func TestHubQueue(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	first := approveAsync(c, context.Background(), formRequest("github", "first"))
-	shown1 := <-sp.shown
-	second := approveAsync(c, context.Background(), formRequest("jira", "second"))
-	waitQueued(t, h, 2) // so that "third" arrives after "second"
-	third := approveAsync(c, context.Background(), formRequest("github", "third"))
-	waitQueued(t, h, 3)
+	first := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "first"))
+	shown1 := <-sp.Shown
+	second := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("jira", "second"))
+	testkit.WaitQueued(t, h, 2) // so that "third" arrives after "second"
+	third := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "third"))
+	testkit.WaitQueued(t, h, 3)
 	// Nothing else is shown while the first is open: the next Show comes
 	// only after the first answer.
-	shown1.answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": float64(3)}})
-	if got := <-first; got.err != nil || got.res.Action != "accept" || got.res.DecidedBy != "user" {
-		t.Fatalf("first: %+v %v", got.res, got.err)
+	shown1.Answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": float64(3)}})
+	if got := <-first; got.Err != nil || got.Res.Action != "accept" || got.Res.DecidedBy != "user" {
+		t.Fatalf("first: %+v %v", got.Res, got.Err)
 	}
-	shown2 := <-sp.shown
-	if shown2.prompt.Request.Message != "second" {
-		t.Fatalf("second window shows %q, want the second prompt", shown2.prompt.Request.Message)
+	shown2 := <-sp.Shown
+	if shown2.Prompt.Request.Message != "second" {
+		t.Fatalf("second window shows %q, want the second prompt", shown2.Prompt.Request.Message)
 	}
-	if len(shown2.prompt.Form.Fields) != 1 || shown2.prompt.Form.Fields[0].Name != "n" {
-		t.Errorf("the window's form was not built from the schema: %+v", shown2.prompt.Form)
+	if len(shown2.Prompt.Form.Fields) != 1 || shown2.Prompt.Form.Fields[0].Name != "n" {
+		t.Errorf("the window's form was not built from the schema: %+v", shown2.Prompt.Form)
 	}
-	shown2.answer(bridge.Result{Action: bridge.ActionDecline})
-	shown3 := <-sp.shown
-	shown3.answer(bridge.Result{Action: bridge.ActionCancel})
-	if got := <-second; got.res.Action != "decline" {
-		t.Errorf("second: %+v", got.res)
+	shown2.Answer(bridge.Result{Action: bridge.ActionDecline})
+	shown3 := <-sp.Shown
+	shown3.Answer(bridge.Result{Action: bridge.ActionCancel})
+	if got := <-second; got.Res.Action != "decline" {
+		t.Errorf("second: %+v", got.Res)
 	}
-	if got := <-third; got.res.Action != "cancel" {
-		t.Errorf("third: %+v", got.res)
+	if got := <-third; got.Res.Action != "cancel" {
+		t.Errorf("third: %+v", got.Res)
 	}
 	recs, err := h.Store.List(history.Query{})
 	if err != nil {
@@ -143,13 +96,13 @@ func TestHubQueue(t *testing.T) {
 // its window closes, and history says so.
 func TestHubTimeout(t *testing.T) {
 	h, sp, c := runTestHub(t, 20*time.Millisecond)
-	got := approveAsync(c, context.Background(), formRequest("github", "deploy?"))
-	shown := <-sp.shown
+	got := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "deploy?"))
+	shown := <-sp.Shown
 	a := <-got
-	if a.err != nil || a.res.Action != "cancel" || a.res.DecidedBy != "timeout" {
-		t.Fatalf("got %+v, %v; want cancel by timeout", a.res, a.err)
+	if a.Err != nil || a.Res.Action != "cancel" || a.Res.DecidedBy != "timeout" {
+		t.Fatalf("got %+v, %v; want cancel by timeout", a.Res, a.Err)
 	}
-	<-shown.dismissed // the window was closed
+	<-shown.Dismissed // the window was closed
 	recs, _ := h.Store.List(history.Query{})
 	if len(recs) != 1 || recs[0].DecidedBy != "timeout" || recs[0].Reason == "" {
 		t.Errorf("history: %+v", recs)
@@ -161,20 +114,20 @@ func TestHubTimeout(t *testing.T) {
 func TestHubServerCancel(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	got := approveAsync(c, ctx, formRequest("github", "pick"))
-	shown := <-sp.shown
+	got := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "pick"))
+	shown := <-sp.Shown
 	cancel(bridge.ErrServerCancelled)
-	if a := <-got; !errors.Is(a.err, context.Canceled) {
-		t.Fatalf("got %+v, %v; want context.Canceled", a.res, a.err)
+	if a := <-got; !errors.Is(a.Err, context.Canceled) {
+		t.Fatalf("got %+v, %v; want context.Canceled", a.Res, a.Err)
 	}
-	<-shown.dismissed
+	<-shown.Dismissed
 	// A later answer from the closed window changes nothing.
-	shown.answer(bridge.Result{Action: bridge.ActionAccept})
+	shown.Answer(bridge.Result{Action: bridge.ActionAccept})
 	// The next prompt still works (and its decision follows the cancel).
-	next := approveAsync(c, context.Background(), formRequest("github", "again"))
-	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionDecline})
-	if a := <-next; a.res.Action != "decline" {
-		t.Fatalf("next: %+v", a.res)
+	next := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "again"))
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionDecline})
+	if a := <-next; a.Res.Action != "decline" {
+		t.Fatalf("next: %+v", a.Res)
 	}
 	recs, _ := h.Store.List(history.Query{})
 	var decided []string
@@ -190,7 +143,7 @@ func TestHubServerCancel(t *testing.T) {
 // history with its reason; the hub answers history queries and lookups.
 func TestHubRecordsRejections(t *testing.T) {
 	_, _, c := runTestHub(t, time.Hour)
-	req := formRequest("shop", "Shipping details")
+	req := testkit.FormRequest("shop", "Shipping details")
 	c.Reject(req, errors.New(`property "address": nested objects are not supported`))
 	src := historySource{paths: c.Paths}
 	recs, err := src.list(context.Background(), history.Query{})
@@ -217,7 +170,7 @@ func TestHubRecordsRejections(t *testing.T) {
 // cancel — and history keeps them; no window opens.
 func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	bad := formRequest("shop", "nested")
+	bad := testkit.FormRequest("shop", "nested")
 	bad.RequestedSchema = []byte(`{"type":"object","properties":{"a":{"type":"object"}}}`)
 	if _, err := c.Approve(context.Background(), bad); err == nil {
 		t.Error("a nested schema was accepted")
@@ -227,8 +180,8 @@ func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 		t.Error("a javascript: link was offered")
 	}
 	select {
-	case s := <-sp.shown:
-		t.Errorf("a window opened for %q", s.prompt.Request.Message)
+	case s := <-sp.Shown:
+		t.Errorf("a window opened for %q", s.Prompt.Request.Message)
 	default:
 	}
 	if n, _ := h.Store.Count(); n != 2 {
@@ -254,11 +207,11 @@ func TestHubCancelReasons(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	for _, cause := range []error{bridge.ErrHostCancelled, bridge.ErrRelayStopped} {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		got := approveAsync(c, ctx, formRequest("github", cause.Error()))
-		shown := <-sp.shown
+		got := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", cause.Error()))
+		shown := <-sp.Shown
 		cancel(cause)
 		<-got
-		<-shown.dismissed
+		<-shown.Dismissed
 	}
 	recs, _ := h.Store.List(history.Query{})
 	type row struct{ Action, DecidedBy, Reason string }
@@ -288,12 +241,12 @@ func TestNoHubStillRecorded(t *testing.T) {
 		Sessions: func(context.Context, func(session.Desktop) error) error {
 			return fmt.Errorf("%w: DISPLAY is not set here", session.ErrNoSession)
 		}}
-	_, err := c.Approve(context.Background(), formRequest("github", "deploy?"))
+	_, err := c.Approve(context.Background(), testkit.FormRequest("github", "deploy?"))
 	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, hubapi.ErrNoHub) {
 		t.Fatalf("Approve: %v, want ErrNoDesktop and ErrNoHub", err)
 	}
-	c.NoDesktop(formRequest("github", "deploy?"), false, err)
-	c.NoDesktop(formRequest("github", "tag?"), true, err)
+	c.NoDesktop(testkit.FormRequest("github", "deploy?"), false, err)
+	c.NoDesktop(testkit.FormRequest("github", "tag?"), true, err)
 	recs, err := historySource{paths: c.Paths}.list(context.Background(), history.Query{})
 	if err != nil {
 		t.Fatal(err)
@@ -317,35 +270,17 @@ func TestNoHubStillRecorded(t *testing.T) {
 func TestHubURLMode(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	req := &bridge.Request{Server: "auth", Mode: "url", URL: "http://192.168.0.1/connect", ElicitationID: "e1", Message: "Connect"}
-	got := approveAsync(c, context.Background(), req)
-	shown := <-sp.shown
-	if shown.prompt.URL == nil || shown.prompt.Form != nil || len(shown.prompt.URL.Warnings) < 2 {
-		t.Fatalf("the window gets %+v, want the link's check with its warnings", shown.prompt.URL)
+	got := testkit.ApproveAsync(c, context.Background(), req)
+	shown := <-sp.Shown
+	if shown.Prompt.URL == nil || shown.Prompt.Form != nil || len(shown.Prompt.URL.Warnings) < 2 {
+		t.Fatalf("the window gets %+v, want the link's check with its warnings", shown.Prompt.URL)
 	}
-	shown.answer(bridge.Result{Action: bridge.ActionAccept})
-	if a := <-got; a.err != nil || a.res.Action != "accept" {
-		t.Fatalf("%+v %v", a.res, a.err)
+	shown.Answer(bridge.Result{Action: bridge.ActionAccept})
+	if a := <-got; a.Err != nil || a.Res.Action != "accept" {
+		t.Fatalf("%+v %v", a.Res, a.Err)
 	}
 	recs, _ := h.Store.List(history.Query{})
 	if len(recs) != 1 || recs[0].URL != req.URL || recs[0].Mode != "url" || recs[0].Action != "accept" {
 		t.Errorf("history: %+v", recs)
-	}
-}
-
-// waitQueued waits until n prompts are queued at the hub.
-func waitQueued(t *testing.T, h *hub.Hub, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		h.Mu.Lock()
-		got := len(h.Queue)
-		h.Mu.Unlock()
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d prompts queued, want %d", got, n)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

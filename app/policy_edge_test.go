@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/config"
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -52,14 +53,14 @@ func TestBreakAcceptDefaultsConfirmation(t *testing.T) {
 		`{"type":"object","properties":{}}`,
 		`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Really delete it?"}}}`,
 	} {
-		req := formRequest("def", "Delete the production database?")
+		req := testkit.FormRequest("def", "Delete the production database?")
 		req.RequestedSchema = []byte(schema)
-		done := approveAsync(c, context.Background(), req)
+		done := testkit.ApproveAsync(c, context.Background(), req)
 		select {
 		case a := <-done:
-			t.Errorf("%s: answered %+v without asking", schema, a.res)
-		case shown := <-sp.shown:
-			shown.answer(shownCancel)
+			t.Errorf("%s: answered %+v without asking", schema, a.Res)
+		case shown := <-sp.Shown:
+			shown.Answer(shownCancel)
 			<-done
 		}
 	}
@@ -76,11 +77,11 @@ func TestBreakSteadyFloodNeverNotified(t *testing.T) {
 	notes := make(chan string, 8)
 	h.Notify = func(title, body string) { notes <- title }
 	ctx := context.Background()
-	first := approveAsync(c, ctx, formRequest("github", "allowed"))
-	shown := <-sp.shown
+	first := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "allowed"))
+	shown := <-sp.Shown
 	// Twice a second, by the policy's clock, for 30 seconds and a bit.
 	for range 62 {
-		res, err := c.Approve(ctx, formRequest("github", "flood"))
+		res, err := c.Approve(ctx, testkit.FormRequest("github", "flood"))
 		if err != nil || res.DecidedBy != "rate-limit" {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -89,7 +90,7 @@ func TestBreakSteadyFloodNeverNotified(t *testing.T) {
 	if got := <-notes; got != "github: 61 prompts suppressed" {
 		t.Errorf("notification %q while the flood goes on", got)
 	}
-	shown.answer(shownCancel)
+	shown.Answer(shownCancel)
 	<-first
 }
 

@@ -50,7 +50,7 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 // policyHub is runTestHub with cfg as the policy and a fake clock.
-func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *scriptedPrompter, *wrapper.Approver, *fakeClock) {
+func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *testkit.ScriptedPrompter, *wrapper.Approver, *fakeClock) {
 	t.Helper()
 	h, sp, c := runTestHub(t, time.Hour)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)}
@@ -85,15 +85,15 @@ func TestPolicyRules(t *testing.T) {
 		"dec": {Rule: config.RuleDecline}, "can": {Rule: config.RuleCancel}, "def": {Rule: config.RuleAcceptDefaults},
 	}})
 	ctx := context.Background()
-	withDefaults := formRequest("def", "defaults")
+	withDefaults := testkit.FormRequest("def", "defaults")
 	withDefaults.RequestedSchema = []byte(defaultsSchema)
 	for _, tt := range []struct {
 		req     *bridge.Request
 		want    outcome
 		content map[string]any
 	}{
-		{formRequest("dec", "d"), outcome{"decline", "rule"}, nil},
-		{formRequest("can", "c"), outcome{"cancel", "rule"}, nil},
+		{testkit.FormRequest("dec", "d"), outcome{"decline", "rule"}, nil},
+		{testkit.FormRequest("can", "c"), outcome{"cancel", "rule"}, nil},
 		{withDefaults, outcome{"accept", "rule"}, map[string]any{"env": "dev"}},
 	} {
 		res, err := c.Approve(ctx, tt.req)
@@ -113,17 +113,17 @@ func TestPolicyRules(t *testing.T) {
 	}
 	// A required field without a default: a person is asked after all.
 	for _, req := range []*bridge.Request{
-		formRequest("def", "no default"),
+		testkit.FormRequest("def", "no default"),
 		{Server: "def", Mode: "url", URL: "https://example.com/", Message: "open"},
 	} {
-		got := approveAsync(c, ctx, req)
-		shown := <-sp.shown
-		if shown.prompt.Request.Message != req.Message {
-			t.Fatalf("shown %q", shown.prompt.Request.Message)
+		got := testkit.ApproveAsync(c, ctx, req)
+		shown := <-sp.Shown
+		if shown.Prompt.Request.Message != req.Message {
+			t.Fatalf("shown %q", shown.Prompt.Request.Message)
 		}
-		shown.answer(bridge.Result{Action: bridge.ActionDecline})
-		if a := <-got; a.res.DecidedBy != "user" {
-			t.Errorf("%s: decided by %q, want the user", req.Message, a.res.DecidedBy)
+		shown.Answer(bridge.Result{Action: bridge.ActionDecline})
+		if a := <-got; a.Res.DecidedBy != "user" {
+			t.Errorf("%s: decided by %q, want the user", req.Message, a.Res.DecidedBy)
 		}
 	}
 }
@@ -136,13 +136,13 @@ func TestRateLimit(t *testing.T) {
 	notes := make(chan string, 4)
 	h.Notify = func(title, body string) { notes <- title }
 	ctx := context.Background()
-	var shown []<-chan approval
+	var shown []<-chan testkit.Approval
 	for i := range 2 {
-		shown = append(shown, approveAsync(c, ctx, formRequest("github", "ok "+string(rune('a'+i)))))
-		waitQueued(t, h, i+1)
+		shown = append(shown, testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "ok "+string(rune('a'+i)))))
+		testkit.WaitQueued(t, h, i+1)
 	}
 	for i := range 5 {
-		res, err := c.Approve(ctx, formRequest("github", "flood"))
+		res, err := c.Approve(ctx, testkit.FormRequest("github", "flood"))
 		if err != nil || outcomeOf(res) != (outcome{"cancel", "rate-limit"}) {
 			t.Fatalf("prompt %d beyond the burst: %+v, %v", i+3, res, err)
 		}
@@ -151,20 +151,20 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("history: %+v", rec)
 	}
 	// Another server has its own limit.
-	other := approveAsync(c, ctx, formRequest("jira", "fine"))
-	waitQueued(t, h, 3)
+	other := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "fine"))
+	testkit.WaitQueued(t, h, 3)
 	if got := <-notes; got != "github: 5 prompts suppressed" {
 		t.Errorf("notification %q", got)
 	}
 	clock.Add(time.Minute)
-	again := approveAsync(c, ctx, formRequest("github", "later"))
-	waitQueued(t, h, 4)
+	again := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "later"))
+	testkit.WaitQueued(t, h, 4)
 	for range 4 {
-		(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
+		(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
 	}
 	for _, ch := range append(shown, other, again) {
-		if a := <-ch; a.err != nil || a.res.DecidedBy != "user" {
-			t.Errorf("a prompt within the limit: %+v %v", a.res, a.err)
+		if a := <-ch; a.Err != nil || a.Res.DecidedBy != "user" {
+			t.Errorf("a prompt within the limit: %+v %v", a.Res, a.Err)
 		}
 	}
 	select {
@@ -183,15 +183,15 @@ func TestPauseAndMute(t *testing.T) {
 	h.PolicyChanged = func() { changed <- struct{}{} }
 	ctx := context.Background()
 
-	first := approveAsync(c, ctx, formRequest("github", "on screen"))
-	onScreen := <-sp.shown
-	behind := approveAsync(c, ctx, formRequest("jira", "behind"))
-	waitQueued(t, h, 2)
+	first := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "on screen"))
+	onScreen := <-sp.Shown
+	behind := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "behind"))
+	testkit.WaitQueued(t, h, 2)
 	h.SetPaused(true)
-	if a := <-behind; outcomeOf(a.res) != (outcome{"cancel", "paused"}) {
-		t.Errorf("queued prompt when paused: %+v", a.res)
+	if a := <-behind; outcomeOf(a.Res) != (outcome{"cancel", "paused"}) {
+		t.Errorf("queued prompt when paused: %+v", a.Res)
 	}
-	if res, _ := c.Approve(ctx, formRequest("jira", "new")); outcomeOf(res) != (outcome{"cancel", "paused"}) || !strings.Contains(res.Reason, "paused") {
+	if res, _ := c.Approve(ctx, testkit.FormRequest("jira", "new")); outcomeOf(res) != (outcome{"cancel", "paused"}) || !strings.Contains(res.Reason, "paused") {
 		t.Errorf("new prompt when paused: %+v", res)
 	}
 	h.SetPaused(false)
@@ -200,12 +200,12 @@ func TestPauseAndMute(t *testing.T) {
 	}
 
 	// The window on screen mutes its server, then answers.
-	onScreen.prompt.Mute()
-	onScreen.answer(bridge.Result{Action: bridge.ActionDecline})
-	if a := <-first; outcomeOf(a.res) != (outcome{"decline", "user"}) {
-		t.Errorf("the muting window's own answer: %+v", a.res)
+	onScreen.Prompt.Mute()
+	onScreen.Answer(bridge.Result{Action: bridge.ActionDecline})
+	if a := <-first; outcomeOf(a.Res) != (outcome{"decline", "user"}) {
+		t.Errorf("the muting window's own answer: %+v", a.Res)
 	}
-	res, _ := c.Approve(ctx, formRequest("github", "muted"))
+	res, _ := c.Approve(ctx, testkit.FormRequest("github", "muted"))
 	if outcomeOf(res) != (outcome{"cancel", "muted"}) || !strings.Contains(res.Reason, "github is muted until 13:00") {
 		t.Errorf("muted server: %+v", res)
 	}
@@ -218,22 +218,22 @@ func TestPauseAndMute(t *testing.T) {
 		t.Errorf("history: %+v", rec)
 	}
 	// Other servers still ask; after the hour, so does github.
-	jira := approveAsync(c, ctx, formRequest("jira", "still asks"))
-	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
+	jira := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "still asks"))
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
 	<-jira
 	clock.Add(time.Hour)
-	later := approveAsync(c, ctx, formRequest("github", "after the hour"))
-	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
-	if a := <-later; a.res.DecidedBy != "user" {
-		t.Errorf("after the mute: %+v", a.res)
+	later := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "after the hour"))
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
+	if a := <-later; a.Res.DecidedBy != "user" {
+		t.Errorf("after the mute: %+v", a.Res)
 	}
 	// Unmute lifts a mute at once.
 	h.Mute("jira", time.Hour)
 	h.Unmute("jira")
-	now := approveAsync(c, ctx, formRequest("jira", "unmuted"))
-	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionCancel})
-	if a := <-now; a.res.DecidedBy != "user" {
-		t.Errorf("after unmute: %+v", a.res)
+	now := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "unmuted"))
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
+	if a := <-now; a.Res.DecidedBy != "user" {
+		t.Errorf("after unmute: %+v", a.Res)
 	}
 	if len(changed) == 0 {
 		t.Error("PolicyChanged was never called: the tray would not follow")
@@ -245,20 +245,20 @@ func TestPauseAndMute(t *testing.T) {
 func TestServerTimeout(t *testing.T) {
 	h, sp, c, _ := policyHub(t, config.Config{Timeout: config.Duration{Duration: time.Hour}, Servers: map[string]config.Server{"quick": {Timeout: config.Duration{Duration: time.Millisecond}}}})
 	h.Timeout = 0 // the config's default, not runTestHub's
-	res, err := c.Approve(context.Background(), formRequest("quick", "hurry"))
+	res, err := c.Approve(context.Background(), testkit.FormRequest("quick", "hurry"))
 	if err != nil || outcomeOf(res) != (outcome{"cancel", "timeout"}) {
 		t.Fatalf("got %+v, %v", res, err)
 	}
-	shown := <-sp.shown
-	if d := shown.prompt.Deadline.Sub(shown.prompt.Arrived); d != time.Millisecond {
+	shown := <-sp.Shown
+	if d := shown.Prompt.Deadline.Sub(shown.Prompt.Arrived); d != time.Millisecond {
 		t.Errorf("deadline %v after arrival, want the server's 1ms", d)
 	}
-	slow := approveAsync(c, context.Background(), formRequest("slow", "take your time"))
-	shown = <-sp.shown
-	if d := shown.prompt.Deadline.Sub(shown.prompt.Arrived); d != time.Hour {
+	slow := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("slow", "take your time"))
+	shown = <-sp.Shown
+	if d := shown.Prompt.Deadline.Sub(shown.Prompt.Arrived); d != time.Hour {
 		t.Errorf("deadline %v after arrival, want the default hour", d)
 	}
-	shown.answer(bridge.Result{Action: bridge.ActionCancel})
+	shown.Answer(bridge.Result{Action: bridge.ActionCancel})
 	<-slow
 }
 
@@ -266,12 +266,12 @@ func TestServerTimeout(t *testing.T) {
 // secret-looking field; history keeps "[redacted]".
 func TestSecretsRedacted(t *testing.T) {
 	h, sp, c, _ := policyHub(t, config.Config{})
-	req := formRequest("github", "log in")
+	req := testkit.FormRequest("github", "log in")
 	req.RequestedSchema = []byte(`{"type":"object","properties":{"user":{"type":"string"},"api_key":{"type":"string"},"pin":{"type":"string","format":"password"}}}`)
-	got := approveAsync(c, context.Background(), req)
-	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"user": "ada", "api_key": "sk-123", "pin": "0000"}})
-	if a := <-got; a.res.Content["api_key"] != "sk-123" || a.res.Content["pin"] != "0000" {
-		t.Errorf("the server must get what the user typed: %+v", a.res.Content)
+	got := testkit.ApproveAsync(c, context.Background(), req)
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"user": "ada", "api_key": "sk-123", "pin": "0000"}})
+	if a := <-got; a.Res.Content["api_key"] != "sk-123" || a.Res.Content["pin"] != "0000" {
+		t.Errorf("the server must get what the user typed: %+v", a.Res.Content)
 	}
 	rec := newest(t, h)
 	if diff := cmp.Diff(map[string]any{"user": "ada", "api_key": journal.Redacted, "pin": journal.Redacted}, rec.Content); diff != "" {
@@ -414,7 +414,7 @@ func TestConfigReload(t *testing.T) {
 	h.ConfigRead()
 	ask := func() outcome {
 		t.Helper()
-		res, err := c.Approve(context.Background(), formRequest("ci", "go?"))
+		res, err := c.Approve(context.Background(), testkit.FormRequest("ci", "go?"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,10 +472,10 @@ func TestStatusShowsRules(t *testing.T) {
 	h.Mu.Unlock()
 	h.ConfigRead()
 	// jira asked once: the hub knows it, with no rule of its own.
-	asked := approveAsync(c, context.Background(), formRequest("jira", "x"))
-	(<-sp.shown).answer(bridge.Result{Action: bridge.ActionDecline})
-	if a := <-asked; a.err != nil {
-		t.Fatal(a.err)
+	asked := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("jira", "x"))
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionDecline})
+	if a := <-asked; a.Err != nil {
+		t.Fatal(a.Err)
 	}
 	cli(t, "mute", "noisy", "--for", "30m")
 	status := func() []string {
@@ -638,7 +638,7 @@ func TestPolicyCLI(t *testing.T) {
 	var hostLog bytes.Buffer // the wrapper's stderr: the host's log
 	c.Log = &hostLog
 	for range 3 {
-		if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "paused" {
+		if res, _ := c.Approve(ctx, testkit.FormRequest("github", "x")); res.DecidedBy != "paused" {
 			t.Errorf("after pause: %+v", res)
 		}
 	}
@@ -655,7 +655,7 @@ func TestPolicyCLI(t *testing.T) {
 	if out := cli(t, "mute", "github", "--for", "30m"); !strings.Contains(out, "github is muted until ") {
 		t.Errorf("mute says %q", out)
 	}
-	if res, _ := c.Approve(ctx, formRequest("github", "x")); res.DecidedBy != "muted" {
+	if res, _ := c.Approve(ctx, testkit.FormRequest("github", "x")); res.DecidedBy != "muted" {
 		t.Errorf("after mute: %+v", res)
 	}
 	if out := cli(t, "status"); !strings.Contains(out, "Server   github  rule ask, muted until ") {

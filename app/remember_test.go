@@ -138,38 +138,38 @@ func TestRememberAnswersQueued(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	h.RulesPath = remember.Path(paths.FromEnv(os.Getenv))
 	ctx := context.Background()
-	first := approveAsync(c, ctx, formRequest("shop", "How many?"))
-	shown := <-sp.shown
-	same := approveAsync(c, ctx, formRequest("shop", "How many?"))
-	other := approveAsync(c, ctx, formRequest("shop", "How many more?"))
-	waitQueued(t, h, 3)
-	if shown.prompt.Remember == nil {
+	first := testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many?"))
+	shown := <-sp.Shown
+	same := testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many?"))
+	other := testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many more?"))
+	testkit.WaitQueued(t, h, 3)
+	if shown.Prompt.Remember == nil {
 		t.Fatal("a plain form is not offered \"Always answer this way\"")
 	}
 	res := bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": json.Number("2")}}
-	shown.prompt.Remember(res)
-	shown.answer(res)
-	if a := <-first; a.err != nil || a.res.DecidedBy != bridge.DecidedByUser {
-		t.Fatalf("first: %+v, %v", a.res, a.err)
+	shown.Prompt.Remember(res)
+	shown.Answer(res)
+	if a := <-first; a.Err != nil || a.Res.DecidedBy != bridge.DecidedByUser {
+		t.Fatalf("first: %+v, %v", a.Res, a.Err)
 	}
 	a := <-same
-	if a.err != nil || a.res.DecidedBy != bridge.DecidedByRule || a.res.Content["n"] != json.Number("2") {
-		t.Fatalf("the identical waiting prompt: %+v, %v; want the rule's accept", a.res, a.err)
+	if a.Err != nil || a.Res.DecidedBy != bridge.DecidedByRule || a.Res.Content["n"] != json.Number("2") {
+		t.Fatalf("the identical waiting prompt: %+v, %v; want the rule's accept", a.Res, a.Err)
 	}
 	// The other question is shown next, pre-filled with nothing: it was
 	// never answered.
-	next := <-sp.shown
-	if next.prompt.Request.Message != "How many more?" || next.prompt.Prefill != nil {
-		t.Errorf("shown next: %q with Prefill %v", next.prompt.Request.Message, next.prompt.Prefill)
+	next := <-sp.Shown
+	if next.Prompt.Request.Message != "How many more?" || next.Prompt.Prefill != nil {
+		t.Errorf("shown next: %q with Prefill %v", next.Prompt.Request.Message, next.Prompt.Prefill)
 	}
-	next.answer(bridge.Result{Action: bridge.ActionDecline})
+	next.Answer(bridge.Result{Action: bridge.ActionDecline})
 	<-other
-	if a := <-approveAsync(c, ctx, formRequest("shop", "How many?")); a.res == nil || a.res.DecidedBy != bridge.DecidedByRule {
-		t.Errorf("a later identical request: %+v, %v; want the rule", a.res, a.err)
+	if a := <-testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many?")); a.Res == nil || a.Res.DecidedBy != bridge.DecidedByRule {
+		t.Errorf("a later identical request: %+v, %v; want the rule", a.Res, a.Err)
 	}
 	select {
-	case p := <-sp.shown:
-		t.Errorf("a window was shown for %q", p.prompt.Request.Message)
+	case p := <-sp.Shown:
+		t.Errorf("a window was shown for %q", p.Prompt.Request.Message)
 	default:
 	}
 }

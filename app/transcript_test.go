@@ -195,8 +195,8 @@ type transcript struct {
 	expanded map[string][]byte // {{repeat}} expansions, by the text they came from
 	hub      *transcriptHub
 	w        *wrapperProc
-	server   string       // the wrapper's --name
-	prompt   *shownPrompt // the prompt on screen, until answered or dismissed
+	server   string               // the wrapper's --name
+	prompt   *testkit.ShownPrompt // the prompt on screen, until answered or dismissed
 	ended    bool
 	updated  bool
 	nohub    bool   // no hub runs: the wrapper has no desktop
@@ -325,9 +325,9 @@ func (tr *transcript) do(st step) {
 	case "dismissed":
 		p := tr.shown(st)
 		select {
-		case <-p.dismissed:
+		case <-p.Dismissed:
 		case <-time.After(transcriptWait):
-			tr.fatalf(st, "the prompt %q stayed open for %v", p.prompt.Request.Message, transcriptWait)
+			tr.fatalf(st, "the prompt %q stayed open for %v", p.Prompt.Request.Message, transcriptWait)
 		}
 		tr.prompt = nil
 	case "history":
@@ -689,15 +689,15 @@ func (tr *transcript) expectPrompt(st step) {
 		// (PROTOCOL.md §6): every prompt must carry it.
 		checks = append(checks, check{key: "server", op: "=", text: tr.server, bare: true})
 	}
-	var p shownPrompt
+	var p testkit.ShownPrompt
 	select {
-	case p = <-tr.hub.sp.shown:
+	case p = <-tr.hub.sp.Shown:
 	case <-time.After(transcriptWait):
 		tr.fatalf(st, "no prompt was shown within %v", transcriptWait)
 	}
 	tr.prompt = &p
-	if bad := failed(promptView(p.prompt), checks); len(bad) > 0 {
-		tr.fatalf(st, "the prompt shown does not match: %s\nprompt: %s", strings.Join(bad, "; "), jsonText(promptView(p.prompt)))
+	if bad := failed(promptView(p.Prompt), checks); len(bad) > 0 {
+		tr.fatalf(st, "the prompt shown does not match: %s\nprompt: %s", strings.Join(bad, "; "), jsonText(promptView(p.Prompt)))
 	}
 }
 
@@ -717,7 +717,7 @@ func promptView(p *hub.Prompt) map[string]any {
 	return v
 }
 
-func (tr *transcript) shown(st step) *shownPrompt {
+func (tr *transcript) shown(st step) *testkit.ShownPrompt {
 	tr.t.Helper()
 	if tr.prompt == nil {
 		tr.fatalf(st, "no prompt is on screen: a prompt step comes first")
@@ -728,10 +728,10 @@ func (tr *transcript) shown(st step) *shownPrompt {
 func (tr *transcript) form(st step) *elicit.Form {
 	tr.t.Helper()
 	p := tr.shown(st)
-	if p.prompt.Form == nil {
-		tr.fatalf(st, "the prompt has no form (mode %q)", p.prompt.Request.Mode)
+	if p.Prompt.Form == nil {
+		tr.fatalf(st, "the prompt has no form (mode %q)", p.Prompt.Request.Mode)
 	}
-	return p.prompt.Form
+	return p.Prompt.Form
 }
 
 func (tr *transcript) checkForm(st step) {
@@ -852,10 +852,10 @@ func (tr *transcript) answer(st step) {
 	case bridge.ActionAccept:
 		rest = strings.TrimSpace(rest)
 		if r, ok := strings.CutPrefix(rest, "defaults"); ok {
-			if p.prompt.Form == nil {
+			if p.Prompt.Form == nil {
 				tr.fatalf(st, "accept defaults, but the prompt has no form")
 			}
-			res.Content = p.prompt.Form.Defaults()
+			res.Content = p.Prompt.Form.Defaults()
 			rest = strings.TrimSpace(r)
 		}
 		r, typed := strings.CutPrefix(rest, "typed")
@@ -886,7 +886,7 @@ func (tr *transcript) answer(st step) {
 	default:
 		tr.fatalf(st, "want answer accept|decline|cancel")
 	}
-	p.answer(res)
+	p.Answer(res)
 	tr.prompt = nil
 }
 
@@ -1069,8 +1069,8 @@ func (tr *transcript) end(st step) {
 	}
 	if tr.hub != nil {
 		select {
-		case p := <-tr.hub.sp.shown:
-			tr.fatalf(st, "a prompt the script does not expect was shown: %s", jsonText(promptView(p.prompt)))
+		case p := <-tr.hub.sp.Shown:
+			tr.fatalf(st, "a prompt the script does not expect was shown: %s", jsonText(promptView(p.Prompt)))
 		default:
 		}
 	}
@@ -1219,7 +1219,7 @@ func readLines(f *os.File) <-chan streamItem {
 // history holds every decision sent).
 type transcriptHub struct {
 	h     *hub.Hub
-	sp    *scriptedPrompter
+	sp    *testkit.ScriptedPrompter
 	watch *hubWatch
 }
 
@@ -1234,7 +1234,7 @@ func startTranscriptHub(t *testing.T) *transcriptHub {
 func startTranscriptHubAt(t *testing.T, p paths.Paths) *transcriptHub {
 	t.Helper()
 	th := &transcriptHub{watch: &hubWatch{event: make(chan struct{})}}
-	th.h, th.sp = serveTestHubAt(t, p, func(ln net.Listener) net.Listener { return &watchedListener{Listener: ln, w: th.watch} })
+	th.h, th.sp = testkit.ServeHub(t, p, func(ln net.Listener) net.Listener { return &watchedListener{Listener: ln, w: th.watch} })
 	return th
 }
 

@@ -1,0 +1,140 @@
+//go:build linux
+
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/elicitray/elicitray/app/internal/testkit"
+)
+
+// TestEndToEndKeepAlive (issue 14): the TypeScript SDK host times its
+// tools/call out after 3 s unless progress comes (resetTimeoutOnProgress,
+// with an onprogress handler, so its request carries a progressToken). The
+// person answers the window only after the host has heard ten of
+// elicitray's progress notifications, 1 s apart (config keep_alive =
+// "1s"): over three of its timeouts. The call succeeds with the person's
+// answer, and every progress the host got for the call was higher than the
+// one before (PROTOCOL.md §10). With keep_alive = "0s" the same host gives
+// up after 3 s, and the window closes, saying why in a notification, its
+// prompt answered cancel as the host's doing.
+func TestEndToEndKeepAlive(t *testing.T) {
+	needDisplay(t)
+	for _, tt := range []struct {
+		name      string
+		keepAlive string
+	}{
+		{"keep-alive every second", "1s"},
+		{"keep-alive off", "0s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDesktop(t)
+			d.config("keep_alive = \"" + tt.keepAlive + "\"\n")
+			// A session bus of its own, with a notification server on it,
+			// for the hub the wrapper starts.
+			env := d.desktopEnv()
+			env["DBUS_SESSION_BUS_ADDRESS"] = testkit.SessionBus(t, t.TempDir())
+			notes := serveNotifications(t, env["DBUS_SESSION_BUS_ADDRESS"])
+			wire := d.hostLog("wire")
+			cmd := tsHostCommand(t, env, []string{"--timeout", "3000", "--progress", "--wire", wire,
+				"--tool", "trigger-elicitation-request", "--arguments", "{}"},
+				wrapCommand(t, "everything", everythingCommand(t)...)...)
+			cmd.Env = d.hostEnv
+			run := runHost(t, cmd, d.hostLog("tshost"))
+			win := d.hostWindow(run)
+
+			if tt.keepAlive == "0s" {
+				line := tsHostLineOf(t, d, d.hostEnded(run))
+				if line.Error == nil || line.Error.Code != -32001 {
+					t.Fatalf("without keep-alive the host printed %+v, want its timeout (-32001)%s", line, d.diagnostics())
+				}
+				d.closed(win)
+				if n := notes.find(t, "the host cancelled trigger-elicitation-request"); n == nil {
+					t.Fatalf("no notification says why the window closed%s", d.diagnostics())
+				} else if !strings.HasPrefix(n[0], "everything: ") {
+					t.Errorf("notification %q does not name the server first", n)
+				}
+				recs := d.history()
+				if len(recs) != 1 || recs[0].Action != "cancel" || recs[0].DecidedBy != "host-cancelled" {
+					t.Fatalf("history %+v, want one cancel decided by host-cancelled%s", recs, d.diagnostics())
+				}
+				return
+			}
+
+			// The person reads for a while: until ten keep-alives came.
+			for got := 0; got < 10; {
+				select {
+				case <-run.done:
+					t.Fatalf("the host ended while the window was open: %s%s", run.stdout, d.diagnostics())
+				case <-time.After(pollEvery):
+				}
+				got = len(progressAtHost(t, wire))
+			}
+			d.typeInto(win, "Ada Lovelace")
+			d.answer(win, "Return")
+			text := d.tsHostText(d.hostEnded(run))
+			if says := "- Name: Ada Lovelace"; !strings.Contains(text, says) {
+				t.Fatalf("the host printed no %q:\n%s%s", says, text, d.diagnostics())
+			}
+			values := progressAtHost(t, wire)
+			for i := 1; i < len(values); i++ {
+				if values[i] <= values[i-1] {
+					t.Fatalf("progress at the host went %v → %v (all: %v): it must increase", values[i-1], values[i], values)
+				}
+			}
+			recs := d.history()
+			if len(recs) != 1 || recs[0].Action != "accept" || recs[0].DecidedBy != "user" {
+				t.Fatalf("history %+v, want the person's accept%s", recs, d.diagnostics())
+			}
+		})
+	}
+}
+
+// tsHostLineOf decodes what the TypeScript SDK host printed.
+func tsHostLineOf(t *testing.T, d *testDesktop, r *hostProc) tsHostLine {
+	t.Helper()
+	var line tsHostLine
+	if err := json.Unmarshal(r.stdout, &line); err != nil {
+		t.Fatalf("the TS host printed no JSON line (%v): %s%s", err, r.stdout, d.diagnostics())
+	}
+	return line
+}
+
+// progressAtHost is the progress of every notifications/progress the host
+// received, in order, from its --wire file.
+func progressAtHost(t *testing.T, wire string) []float64 {
+	t.Helper()
+	f, err := os.Open(wire)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var values []float64
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var rec struct {
+			Dir     string `json:"dir"`
+			Message struct {
+				Method string `json:"method"`
+				Params struct {
+					Progress float64 `json:"progress"`
+					Message  string  `json:"message"`
+				} `json:"params"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Dir != "recv" || rec.Message.Method != "notifications/progress" {
+			continue // a line being written, or another message
+		}
+		values = append(values, rec.Message.Params.Progress)
+	}
+	return values
+}
