@@ -898,7 +898,9 @@ func interopEverything(t *testing.T) string {
 // TestInterop is the interop matrix: host SDK × protocol version × server ×
 // answer, through the real wrapper binary and a scripted hub.
 func TestInterop(t *testing.T) {
-	h, sp, _ := runTestHub(t, 10*time.Minute)
+	t.Parallel()
+	home := tempHome(t)
+	h, sp := runHubIn(t, home, 10*time.Minute)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -908,7 +910,8 @@ func TestInterop(t *testing.T) {
 		label, pin string // pin "" is the SDK's default
 	}
 	// start starts a session of the host through `elicitray wrap --name
-	// name -- server…`, env added to the server's environment.
+	// name -- server…`, env added to the wrapper's and the server's
+	// environment: ELICITRAY_HOME (the test's hub is there) first.
 	type start func(t *testing.T, pin, name string, env []string, server ...string) *interopSession
 	goHost := func(connect func(context.Context, string, io.ReadCloser, io.WriteCloser) (hostSession, error)) start {
 		return func(t *testing.T, pin, name string, env []string, server ...string) *interopSession {
@@ -970,6 +973,7 @@ func TestInterop(t *testing.T) {
 				for _, srv := range servers {
 					t.Run(srv.name, func(t *testing.T) {
 						env, argv := srv.command(t)
+						env = append([]string{"ELICITRAY_HOME=" + home}, env...)
 						era := srv.era(v.label)
 						s := host.start(t, v.pin, srv.name, env, argv...)
 						if got := s.host.protocolVersion(); got != era {
