@@ -358,7 +358,11 @@ type mcpgoHost struct {
 // connectMCPGoHost connects mcp-go's client at version ("": its default).
 // No elicitation handler: it declares no elicitation.
 func connectMCPGoHost(ctx context.Context, version string, r io.ReadCloser, w io.WriteCloser) (hostSession, error) {
-	c := mcpgoclient.NewClient(transport.NewIO(r, w, nil))
+	// Its server/discover probe waits as long as the matrix's other waits:
+	// on a loaded machine the wrapper and its server may take longer to
+	// start than mcp-go's default 5 s, and the host would fall back to
+	// initialize at a legacy version.
+	c := mcpgoclient.NewClient(transport.NewIO(r, w, nil), mcpgoclient.WithDiscoverTimeout(interopWait))
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}

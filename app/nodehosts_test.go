@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -125,7 +126,10 @@ func tsHostCommand(t *testing.T, env map[string]string, hostArgs []string, serve
 func inspectorCommand(t *testing.T, env map[string]string, tool string, args map[string]any, server ...string) *exec.Cmd {
 	t.Helper()
 	paths := needNPM(t, inspectorNode, inspectorBin)
-	argv := []string{paths[1], "--cli", "--format", "json"}
+	// Connecting waits as long as the tests' other waits: on a loaded
+	// machine the wrapper and its server may take longer to start than
+	// the Inspector's default 15 s.
+	argv := []string{paths[1], "--cli", "--format", "json", "--connect-timeout", strconv.Itoa(int(desktopWait.Milliseconds()))}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		argv = append(argv, "-e", k+"="+env[k])
 	}
