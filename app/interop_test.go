@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -624,6 +625,36 @@ func (s *interopSession) diagnostics() string {
 	return b.String()
 }
 
+// rootsAnswered waits, in a session whose host declared roots, until the
+// host has answered the server's roots/list, if the server asks for them
+// once initialized (server-everything does, 350 ms after): that exchange
+// belongs to the session's start, not to its first cells, whose wire check
+// would take the host's answer for an answer to an elicitation. On a loaded
+// machine it may come seconds late.
+func (s *interopSession) rootsAnswered(t *testing.T) {
+	t.Helper()
+	from, _ := s.wire.since(0, 0)
+	if !slices.ContainsFunc(from, func(l rpcLine) bool { return l.method == "initialize" && strings.Contains(l.raw, `"roots"`) }) {
+		return
+	}
+	deadline := time.Now().Add(interopWait)
+	for {
+		if ts, ok := s.host.(*tsHost); ok {
+			ts.readWire()
+		}
+		from, to := s.wire.since(0, 0)
+		for _, l := range to {
+			if l.method == "roots/list" && countReplies(from, l.id) > 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server asked the host for no roots within %v%s", interopWait, s.diagnostics())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
 // checkWire checks what crossed between host and wrapper during one cell:
 // the host sent one tools/call and got exactly one reply for it, and never
 // saw the server's elicitations, an input_required result or an id of the
@@ -982,6 +1013,9 @@ func TestInterop(t *testing.T) {
 						s := host.start(t, v.pin, srv.name, env, argv...)
 						if got := s.host.protocolVersion(); got != era {
 							t.Errorf("the session runs at protocol version %q, want %q%s", got, era, s.diagnostics())
+						}
+						if srv.name == "everything" {
+							s.rootsAnswered(t)
 						}
 						// cell tags each call, so that every prompt and link
 						// is told apart from the others of the run.
