@@ -70,7 +70,7 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config(conformanceRule)
 	out := os.Getenv("ELICITRAY_CONFORMANCE_RESULTS")
 	if out == "" {
@@ -88,7 +88,7 @@ func TestConformance(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		log, suiteErr := runScenario(t, node, suite, scenario, dir)
+		log, suiteErr := runScenario(t, d.env, node, suite, scenario, dir)
 		if err := os.WriteFile(filepath.Join(dir, "suite.log"), []byte(log), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -133,17 +133,18 @@ func TestConformance(t *testing.T) {
 const scenarioWait = 2 * time.Minute
 
 // runScenario runs the suite's client scenario with conformance-host as
-// the client, writing results under dir, and returns what it printed and
-// its exit error. The suite runs in a process group of its own, which is
+// the client, in env (which the suite passes on to the client), writing
+// results under dir, and returns what it printed and its exit error. The suite runs in a process group of its own, which is
 // killed if it outlives scenarioWait: the suite waits for the output of
 // every process the client left, not just the client.
-func runScenario(t *testing.T, node, suite, scenario, dir string) (string, error) {
+func runScenario(t *testing.T, env []string, node, suite, scenario, dir string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), scenarioWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, suite, "client",
 		"--command", testkit.Binary(t)+" conformance-host",
 		"--scenario", scenario, "-o", dir)
+	cmd.Env = env
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,9 +28,13 @@ var hostEnvVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 // strippedDesktop is a test's user session as a host that strips the
 // environment sees it: the user's home is a temporary directory (HOME, not
 // ELICITRAY_HOME, so the wrapper gets it), and the wrappers get only
-// hostEnvVars. The test process itself stands for the desktop session: it
-// has DISPLAY (Xvfb) and its session bus.
-func strippedDesktop(t *testing.T) *testDesktop {
+// hostEnvVars. The desktop session is the test process's: it has DISPLAY
+// (Xvfb) and its session bus; with ownDisplay, it is an X server and session
+// bus of the test's own instead, which only the host programs the test runs
+// are in (d.hostEnv). Nothing is set in the test process: the wrappers and
+// the hubs read none of its environment but the session's variables, which
+// hold no ELICITRAY_HOME, so a stripped wrapper sees none.
+func strippedDesktop(t *testing.T, ownDisplay bool) *testDesktop {
 	t.Helper()
 	needDisplay(t)
 	if rt := paths.UserRuntimeDir(os.Getuid()); rt != "" {
@@ -41,9 +46,15 @@ func strippedDesktop(t *testing.T) *testDesktop {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
-	t.Setenv("ELICITRAY_HOME", "") // what a stripped wrapper sees
-	os.Unsetenv("ELICITRAY_HOME")
 	d := &testDesktop{t: t, home: home, mark: "HOME=" + home, display: os.Getenv("DISPLAY")}
+	session := map[string]string{}
+	for _, k := range sessionKeys {
+		session[k] = os.Getenv(k)
+	}
+	if ownDisplay {
+		d.display = startX(t, "").display
+		session["DISPLAY"], session["DBUS_SESSION_BUS_ADDRESS"] = d.display, trayStartBus(t)
+	}
 	d.unmaps = newUnmapWatch(t, d.display)
 	for _, k := range hostEnvVars {
 		v := os.Getenv(k)
@@ -52,6 +63,13 @@ func strippedDesktop(t *testing.T) *testDesktop {
 		}
 		if v != "" {
 			d.env = append(d.env, k+"="+v)
+		}
+	}
+	// The host programs run in the desktop session.
+	d.hostEnv = slices.Clone(d.env)
+	for _, k := range sessionKeys {
+		if v := session[k]; v != "" {
+			d.hostEnv = append(d.hostEnv, k+"="+v)
 		}
 	}
 	d.paths = paths.Layout(
@@ -64,13 +82,18 @@ func strippedDesktop(t *testing.T) *testDesktop {
 	return d
 }
 
+// sessionKeys are the variables of the desktop session that sessionEnv adds.
+var sessionKeys = []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "LANG"}
+
 // sessionEnv is d's environment as the desktop session has it: the
-// stripped one plus the display and the bus.
+// stripped one plus the display and the bus (strippedDesktop's session,
+// kept in d.hostEnv).
 func (d *testDesktop) sessionEnv() []string {
 	env := append([]string{}, d.env...)
-	for _, k := range []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "LANG"} {
-		if v := os.Getenv(k); v != "" {
-			env = append(env, k+"="+v)
+	for _, kv := range d.hostEnv {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(sessionKeys, k) {
+			env = append(env, kv)
 		}
 	}
 	return env
@@ -140,6 +163,11 @@ func (d *testDesktop) wrapperLog() string {
 // display in its own environment does not open (the hub started there says
 // so, and the next session's is taken).
 func TestStrippedEnvironment(t *testing.T) {
+	// In parallel with other tests, but its cases one at a time: each shows
+	// its window on the run's display (DISPLAY), which the wrapper must
+	// find in the test process's environment, and the last finds the
+	// desktop session among all of the user's processes.
+	t.Parallel()
 	server := everythingServer(t)
 	for _, tt := range []struct {
 		name string
@@ -159,7 +187,7 @@ func TestStrippedEnvironment(t *testing.T) {
 		{name: "host without a display", detached: true, says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := strippedDesktop(t)
+			d := strippedDesktop(t, false)
 			if tt.hub {
 				d.startHub()
 			}

@@ -5,7 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,9 +30,9 @@ import (
 func TestEndToEndGuardAskedInHost(t *testing.T) {
 	server := everythingServer(t)
 	launcher := noSession(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.headless]\nguard = [\"echo\"]\n\n[servers.hurried]\nguard = [\"echo\"]\ntimeout = \"1s\"\n")
-	d.env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	d.env = append(slices.Clone(d.env), "DISPLAY=", "WAYLAND_DISPLAY=")
 
 	// The person at the host: each prompt is handed to the test, which
 	// answers it with an action, or with "" leaves it open until the host

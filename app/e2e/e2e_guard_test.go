@@ -5,7 +5,7 @@ package e2e
 import (
 	"context"
 	"errors"
-	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -238,9 +238,9 @@ func TestEndToEndGuardDestructive(t *testing.T) {
 func TestEndToEndGuardNoDesktop(t *testing.T) {
 	server := everythingServer(t)
 	launcher := noSession(t)
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	d.config("[servers.headless]\nguard = [\"echo\"]\n")
-	d.env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	d.env = append(slices.Clone(d.env), "DISPLAY=", "WAYLAND_DISPLAY=")
 	cs := d.connectVia(launcher, "headless", server)
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "anyone?"}})
 	if err != nil {

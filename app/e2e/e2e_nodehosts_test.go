@@ -132,6 +132,7 @@ func (d *testDesktop) desktopEnv() map[string]string {
 // submits it. What the host prints says what server-everything received,
 // and the history has the decision as the user's.
 func TestEndToEndNodeHosts(t *testing.T) {
+	t.Parallel()
 	needDisplay(t)
 	for _, tt := range []struct {
 		name string
@@ -158,7 +159,8 @@ func TestEndToEndNodeHosts(t *testing.T) {
 			var d *testDesktop
 			var env map[string]string
 			if tt.stripped {
-				d = strippedDesktop(t)
+				t.Parallel()
+				d = strippedDesktop(t, true)
 				// The host runs in the desktop session; its servers get
 				// only what it passes on.
 				d.hostEnv = d.sessionEnv()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -359,7 +360,11 @@ type mcpgoHost struct {
 // connectMCPGoHost connects mcp-go's client at version ("": its default).
 // No elicitation handler: it declares no elicitation.
 func connectMCPGoHost(ctx context.Context, version string, r io.ReadCloser, w io.WriteCloser) (hostSession, error) {
-	c := mcpgoclient.NewClient(transport.NewIO(r, w, nil))
+	// Its server/discover probe waits as long as the matrix's other waits:
+	// on a loaded machine the wrapper and its server may take longer to
+	// start than mcp-go's default 5 s, and the host would fall back to
+	// initialize at a legacy version.
+	c := mcpgoclient.NewClient(transport.NewIO(r, w, nil), mcpgoclient.WithDiscoverTimeout(interopWait))
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -619,6 +624,36 @@ func (s *interopSession) diagnostics() string {
 	writeLines("host → wrapper", from)
 	writeLines("wrapper → host", to)
 	return b.String()
+}
+
+// rootsAnswered waits, in a session whose host declared roots, until the
+// host has answered the server's roots/list, if the server asks for them
+// once initialized (server-everything does, 350 ms after): that exchange
+// belongs to the session's start, not to its first cells, whose wire check
+// would take the host's answer for an answer to an elicitation. On a loaded
+// machine it may come seconds late.
+func (s *interopSession) rootsAnswered(t *testing.T) {
+	t.Helper()
+	from, _ := s.wire.since(0, 0)
+	if !slices.ContainsFunc(from, func(l rpcLine) bool { return l.method == "initialize" && strings.Contains(l.raw, `"roots"`) }) {
+		return
+	}
+	deadline := time.Now().Add(interopWait)
+	for {
+		if ts, ok := s.host.(*tsHost); ok {
+			ts.readWire()
+		}
+		from, to := s.wire.since(0, 0)
+		for _, l := range to {
+			if l.method == "roots/list" && countReplies(from, l.id) > 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server asked the host for no roots within %v%s", interopWait, s.diagnostics())
+		}
+		time.Sleep(pollEvery)
+	}
 }
 
 // checkWire checks what crossed between host and wrapper during one cell:
@@ -899,7 +934,9 @@ func interopEverything(t *testing.T) string {
 // TestInterop is the interop matrix: host SDK × protocol version × server ×
 // answer, through the real wrapper binary and a scripted hub.
 func TestInterop(t *testing.T) {
-	h, sp, _ := runTestHub(t, 10*time.Minute)
+	t.Parallel()
+	home := tempHome(t)
+	h, sp := runHubIn(t, home, 10*time.Minute)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -909,7 +946,8 @@ func TestInterop(t *testing.T) {
 		label, pin string // pin "" is the SDK's default
 	}
 	// start starts a session of the host through `elicitray wrap --name
-	// name -- server…`, env added to the server's environment.
+	// name -- server…`, env added to the wrapper's and the server's
+	// environment: ELICITRAY_HOME (the test's hub is there) first.
 	type start func(t *testing.T, pin, name string, env []string, server ...string) *interopSession
 	goHost := func(connect func(context.Context, string, io.ReadCloser, io.WriteCloser) (hostSession, error)) start {
 		return func(t *testing.T, pin, name string, env []string, server ...string) *interopSession {
@@ -971,10 +1009,14 @@ func TestInterop(t *testing.T) {
 				for _, srv := range servers {
 					t.Run(srv.name, func(t *testing.T) {
 						env, argv := srv.command(t)
+						env = append([]string{"ELICITRAY_HOME=" + home}, env...)
 						era := srv.era(v.label)
 						s := host.start(t, v.pin, srv.name, env, argv...)
 						if got := s.host.protocolVersion(); got != era {
 							t.Errorf("the session runs at protocol version %q, want %q%s", got, era, s.diagnostics())
+						}
+						if srv.name == "everything" {
+							s.rootsAnswered(t)
 						}
 						// cell tags each call, so that every prompt and link
 						// is told apart from the others of the run.

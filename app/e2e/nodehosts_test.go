@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -127,7 +128,10 @@ func tsHostCommand(t *testing.T, env map[string]string, hostArgs []string, serve
 func inspectorCommand(t *testing.T, env map[string]string, tool string, args map[string]any, server ...string) *exec.Cmd {
 	t.Helper()
 	paths := needNPM(t, inspectorNode, inspectorBin)
-	argv := []string{paths[1], "--cli", "--format", "json"}
+	// Connecting waits as long as the tests' other waits: on a loaded
+	// machine the wrapper and its server may take longer to start than
+	// the Inspector's default 15 s.
+	argv := []string{paths[1], "--cli", "--format", "json", "--connect-timeout", strconv.Itoa(int(desktopWait.Milliseconds()))}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		argv = append(argv, "-e", k+"="+env[k])
 	}
@@ -247,9 +251,10 @@ type tsHost struct {
 var _ hostSession = (*tsHost)(nil)
 
 // startTSInteropSession starts the TypeScript SDK host in front of `elicitray
-// wrap --name name -- server…`. The transport's env is ELICITRAY_HOME (the
-// test's hub is there; a user's config would set it the same way) and env
-// ("KEY=VALUE", for the server); the rest is the SDK's default environment.
+// wrap --name name -- server…`. The transport's env is env ("KEY=VALUE"):
+// ELICITRAY_HOME (the test's hub is there; a user's config would set it the
+// same way) and what the server needs; the rest is the SDK's default
+// environment.
 // version must be "": SDK 1.x asks for no other than its latest. Cleanup
 // checks what startInteropSession's does.
 func startTSInteropSession(t *testing.T, version, name string, env []string, server ...string) *interopSession {
@@ -259,7 +264,7 @@ func startTSInteropSession(t *testing.T, version, name string, env []string, ser
 	}
 	dir := t.TempDir()
 	s := &interopSession{name: name, wire: &hostWire{}, logPath: filepath.Join(dir, "host.log")}
-	hostEnv := map[string]string{"ELICITRAY_HOME": os.Getenv("ELICITRAY_HOME")}
+	hostEnv := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		hostEnv[k] = v
