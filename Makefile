@@ -175,7 +175,7 @@ cross-windows:
 
 # Every test, windows included: under Xvfb with a private session bus, so no
 # desktop is needed and no bus outlives the run. The end-to-end tests that
-# run in parallel (newParallelDesktop in app/) start an Xvfb and a bus of
+# run in parallel (newParallelDesktop in app/e2e) start an Xvfb and a bus of
 # their own; most of their time is spent waiting for processes and
 # windows, so four run at once (-parallel) on two cores. The test binaries
 # and the binaries the tests build are linked without DWARF (-w): nobody
@@ -199,7 +199,7 @@ check: vet
 conformance: deps
 	@mkdir -p bin
 	ELICITRAY_CONFORMANCE=all ELICITRAY_CONFORMANCE_REPORT=$(CURDIR)/bin/conformance.md ELICITRAY_CONFORMANCE_RESULTS=$(CURDIR)/bin/conformance \
-	  $(XVFB) dbus-run-session -- $(GO) test -count=1 -timeout 60m -run '^TestConformance$$' ./app/
+	  $(XVFB) dbus-run-session -- $(GO) test -count=1 -timeout 60m -run '^TestConformance$$' ./app/e2e/
 	@cat bin/conformance.md
 
 # Start the hub and let the built-in host call the built-in demo server's
@@ -219,7 +219,7 @@ demo: build
 # config of yours. LANG alone chooses the language: Fyne's lang reads the
 # variables itself, so no libc locale needs generating.
 screenshots: deps build
-	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety|TestHistoryWindowOnDesktop|TestEndToEndRemember|TestEndToEndLastAnswersNeverDecide|TestEndToEndRightToLeft|TestWindowsInChineseOnDesktop' ./app/
+	ELICITRAY_SCREENSHOTS=$(CURDIR)/docs $(XVFB) dbus-run-session -- $(GO) test -count=1 -run 'TestEndToEndEverything|TestEndToEndURL|TestEndToEndSafety|TestHistoryWindowOnDesktop|TestEndToEndRemember|TestEndToEndLastAnswersNeverDecide|TestEndToEndRightToLeft|TestWindowsInChineseOnDesktop' ./app/e2e/
 	h=$$(mktemp -d); $(XVFB) dbus-run-session -- env HOME=$$h ELICITRAY_HOME=$$h/elicitray LANG=zh_CN.UTF-8 LC_ALL= LC_MESSAGES= LANGUAGE= \
 	  $(BIN) doctor > docs/zh-doctor.txt; st=$$?; rm -rf $$h; [ $$st -le 1 ]
 

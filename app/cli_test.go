@@ -127,7 +127,7 @@ func TestCLIVersion(t *testing.T) {
 // instead of running four tools that all fail.
 func TestCLIDemoNeedsDisplay(t *testing.T) {
 	testkit.Home(t)
-	argv := append(noSession(t), testkit.Binary(t), "demo")
+	argv := append(testkit.NoSession(t), testkit.Binary(t), "demo")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
 	var stdout, stderr bytes.Buffer

@@ -28,8 +28,10 @@
 // servers and sign-in), flags.go (flag types), resident_*.go (the start-up
 // pages a long-lived process gives back).
 //
-// The tests of this package are end-to-end: they build the binary once
-// (TestMain) and run it as host, wrapper and hub under Xvfb with a private
-// session bus, so they are Linux's (//go:build linux). The unit tests live
-// with their packages and run anywhere.
+// The tests of this package run its commands (Main) in the test process
+// against a hub served there too (internal/hubkit), and the built binary
+// (internal/testkit) where a command must be its own process. The
+// end-to-end tests, which run the binary as host, wrapper and hub with
+// windows under Xvfb, are app/e2e's. Both are Linux's (//go:build linux);
+// the unit tests live with their packages and run anywhere.
 package app

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/bridge"
 )
@@ -38,7 +39,7 @@ func TestInvalidUTF8History(t *testing.T) {
 		th := startTranscriptHub(t)
 		w := startWrapper(t, []string{"--name", "trips"}, false)
 		utf8Call(t, w)
-		var p testkit.ShownPrompt
+		var p hubkit.ShownPrompt
 		select {
 		case p = <-th.sp.Shown:
 		case <-time.After(transcriptWait):
@@ -55,7 +56,7 @@ func TestInvalidUTF8History(t *testing.T) {
 		utf8CheckCLI(t, nil, "accept")
 	})
 	t.Run("no desktop", func(t *testing.T) {
-		prefix := noSession(t)
+		prefix := testkit.NoSession(t)
 		testkit.Home(t)
 		w := startWrapper(t, []string{"--name", "trips"}, true)
 		utf8Call(t, w)
@@ -84,7 +85,7 @@ func utf8Answer(t *testing.T, w *wrapperProc, want string) {
 		t.Fatalf("the server got %q: %v", got, err)
 	}
 	_ = json.Unmarshal([]byte(want), &wv)
-	if jsonText(g) != jsonText(wv) {
+	if testkit.JSONText(g) != testkit.JSONText(wv) {
 		t.Fatalf("the server got %s, want %s", got, want)
 	}
 }

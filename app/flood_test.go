@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/config"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -80,8 +81,8 @@ func floodServe() int {
 // -v ./app/`), not asserted.
 func TestFlood(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t, false)
-	h, sp, _ := testkit.RunHub(t, e.home, time.Hour)
+	e := newTestEnv(t)
+	h, sp, _ := hubkit.RunHub(t, e.home, time.Hour)
 	h.Mu.Lock()
 	h.Config = config.Config{} // the defaults: DefaultBurst, then one per DefaultEvery
 	h.Mu.Unlock()

@@ -274,7 +274,7 @@ func TestHistoryListHubGoneAtOnce(t *testing.T) {
 			c.Close() // the hub is gone before it answers
 		}
 	}()
-	out, stderr, code := runElicitray(t, nil, nil, "history", "list", "--json")
+	out, stderr, code := testkit.RunBinary(t, os.Environ(), nil, nil, "history", "list", "--json")
 	if code != 0 {
 		t.Fatalf("history list with a hub gone at once: exit %d: %s", code, stderr)
 	}

@@ -42,10 +42,10 @@ func fakeHosts(t *testing.T) (home, project string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(home, f.to), string(data), 0o644)
+		testkit.WriteFile(t, filepath.Join(home, f.to), string(data), 0o644)
 	}
 	// Claude Code keeps the project's local scope under its absolute path.
-	writeFile(t, filepath.Join(home, ".claude.json"), `{
+	testkit.WriteFile(t, filepath.Join(home, ".claude.json"), `{
   "mcpServers": {
     "dup": {"command": "user-dup"}
   },
@@ -67,24 +67,11 @@ func fakeHosts(t *testing.T) (home, project string) {
 			"env":     map[string]string{"ECHO_MODE": "plain"},
 		},
 	}}, "", "  ")
-	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), string(gemini)+"\n", 0o600)
+	testkit.WriteFile(t, filepath.Join(home, ".gemini", "settings.json"), string(gemini)+"\n", 0o600)
 	return home, project
 }
 
 const echoScript = `printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}\n' "$ECHO_MODE"; exec cat`
-
-func writeFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, mode); err != nil { // whatever the umask
-		t.Fatal(err)
-	}
-}
 
 // hostsEnv points the host-finding variables at home for an in-process
 // run, in project, with the built binary as the one wrap puts in configs.
@@ -347,7 +334,7 @@ func TestHostsMovedBinary(t *testing.T) {
 	testkit.Home(t)
 	home, project := fakeHosts(t)
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
-	writeFile(t, cursor, `{"mcpServers": {"old": {"command": "/gone/bin/elicitray", "args": ["wrap", "--name", "old", "--", "srv"]}}}`, 0o600)
+	testkit.WriteFile(t, cursor, `{"mcpServers": {"old": {"command": "/gone/bin/elicitray", "args": ["wrap", "--name", "old", "--", "srv"]}}}`, 0o600)
 	out, _, _ := runBin(t, home, project, "hosts", "list")
 	if !strings.Contains(out, "old  wrapped  srv  (through /gone/bin/elicitray, which no longer exists: `elicitray hosts wrap cursor old` points it at this binary)") {
 		t.Errorf("list:\n%s", out)
@@ -366,7 +353,7 @@ func TestHostsCLIErrors(t *testing.T) {
 	testkit.Home(t)
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
-	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), "{\n  \"mcpServers\": {\n    \"x\" {\"command\": \"y\"}\n  }\n}\n", 0o600)
+	testkit.WriteFile(t, filepath.Join(home, ".gemini", "settings.json"), "{\n  \"mcpServers\": {\n    \"x\" {\"command\": \"y\"}\n  }\n}\n", 0o600)
 	if os.Getuid() == 0 {
 		// A settings.json that someone else linked to a file of theirs.
 		zed := filepath.Join(home, ".config", "zed", "settings.json")
@@ -565,7 +552,7 @@ func TestHostsConfigFlag(t *testing.T) {
 	}
 	hostsEnv(t, home, project)
 	path := filepath.Join(project, "codex.toml")
-	writeFile(t, path, string(orig), 0o600)
+	testkit.WriteFile(t, path, string(orig), 0o600)
 	var stdout, stderr bytes.Buffer
 	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", "codex.toml", "github"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -628,7 +615,7 @@ func TestHostsRoundTripEmptyArgs(t *testing.T) {
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			path := filepath.Join(project, tt.file)
-			writeFile(t, path, tt.content, 0o600)
+			testkit.WriteFile(t, path, tt.content, 0o600)
 			for _, verb := range []string{"wrap", "unwrap"} {
 				var stdout, stderr bytes.Buffer
 				if code := Main(context.Background(), []string{"hosts", verb, "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
@@ -652,7 +639,7 @@ func TestHostsWrapBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := func(path string) string {
-		writeFile(t, filepath.Join(dir, path), "", 0o755)
+		testkit.WriteFile(t, filepath.Join(dir, path), "", 0o755)
 		return filepath.Join(dir, path)
 	}
 	link := func(path, to string) string {
@@ -766,7 +753,7 @@ func TestHostsUnsafeKeys(t *testing.T) {
 	home, project := fakeHosts(t)
 	hostsEnv(t, home, project)
 	path := filepath.Join(project, "bidi.json")
-	writeFile(t, path, `{"mcpServers": {"a\u202eb": {"command": "x", "args": ["\u2066y"]}, "tab\tkey": {"url": "https://example.com/\u202e"}}}`, 0o600)
+	testkit.WriteFile(t, path, `{"mcpServers": {"a\u202eb": {"command": "x", "args": ["\u2066y"]}, "tab\tkey": {"url": "https://example.com/\u202e"}}}`, 0o600)
 	var stdout, stderr bytes.Buffer
 	if code := Main(context.Background(), []string{"hosts", "list", "--config", path}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -803,7 +790,7 @@ func TestHostsEmptyKey(t *testing.T) {
 	hostsEnv(t, home, project)
 	path := filepath.Join(project, "empty.json")
 	const content = `{"mcpServers": {"": {"command": "y"}, "a": {"command": "x"}}}`
-	writeFile(t, path, content, 0o600)
+	testkit.WriteFile(t, path, content, 0o600)
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"hosts", "wrap", "--config", path, ""}, nil, &stdout, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "the server's name is empty: elicitray wrap --name needs a name") {
@@ -855,7 +842,7 @@ func TestHostsBackupsBounded(t *testing.T) {
 	hostsEnv(t, home, project)
 	path := filepath.Join(project, "e.json")
 	const content = "{\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"mcp-server-fs\", \"args\": [], \"env\": {}}\n  }\n}\n"
-	writeFile(t, path, content, 0o600)
+	testkit.WriteFile(t, path, content, 0o600)
 	for range 10 {
 		for _, verb := range []string{"wrap", "unwrap"} {
 			var stdout, stderr bytes.Buffer

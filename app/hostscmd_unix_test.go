@@ -34,7 +34,7 @@ func TestHostsNotRegular(t *testing.T) {
 		t.Fatal(err)
 	}
 	deep := filepath.Join(project, "deep.json")
-	writeFile(t, deep, strings.Repeat("[", 2_000_000), 0o600)
+	testkit.WriteFile(t, deep, strings.Repeat("[", 2_000_000), 0o600)
 	for _, tt := range []struct {
 		args   []string
 		code   int

@@ -27,7 +27,7 @@ import (
 // binary has none.
 func TestHostsWrappedRemoteRuns(t *testing.T) {
 	t.Parallel()
-	env := newTestEnv(t, false)
+	env := newTestEnv(t)
 	if help, _ := env.command(testkit.Binary(t), "wrap", "--help").CombinedOutput(); !strings.Contains(string(help), "--header-env") {
 		t.Skip("this elicitray wrap has no --url and --header-env yet")
 	}
@@ -45,7 +45,7 @@ func TestHostsWrappedRemoteRuns(t *testing.T) {
 	defer ts.Close()
 	const secret = "Bearer tok-0123456789abcdef0123"
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
-	writeFile(t, cursor, `{"mcpServers": {"api": {"url": "`+ts.URL+`/mcp", "headers": {"Authorization": "`+secret+`", "X-Client": "elicitray-test", "X-Tenant": "${env:TENANT}"}}}}`, 0o600)
+	testkit.WriteFile(t, cursor, `{"mcpServers": {"api": {"url": "`+ts.URL+`/mcp", "headers": {"Authorization": "`+secret+`", "X-Client": "elicitray-test", "X-Tenant": "${env:TENANT}"}}}}`, 0o600)
 	if _, errOut, code := runBinEnv(t, env.vars, home, project, "hosts", "wrap", "cursor", "api"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -33,7 +33,7 @@ import (
 // wrote meanwhile) or says that nothing was changed.
 func TestHostsWrapWhileHostWrites(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t, false)
+	e := newTestEnv(t)
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestHostsWrapWhileHostWrites(t *testing.T) {
 	for i := range 8000 {
 		fmt.Fprintf(&state, ",\n    \"/home/you/project-%d\": {\"allowedTools\": [], \"history\": [{\"display\": \"fix the tests, then run them again\"}]}", i)
 	}
-	writeFile(t, path, "{\n  \"numStartups\": 0,\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"mcp-server-fs\", \"args\": [\"/tmp\"]}\n  },\n  \"projects\": {\n    \"/\": {}"+state.String()+"\n  }\n}\n", 0o600)
+	testkit.WriteFile(t, path, "{\n  \"numStartups\": 0,\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"mcp-server-fs\", \"args\": [\"/tmp\"]}\n  },\n  \"projects\": {\n    \"/\": {}"+state.String()+"\n  }\n}\n", 0o600)
 
 	h := watchingHost(t, path)
 	var edited, retried, wrote, kept int

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/elicitray/elicitray/app/wrapper"
@@ -28,30 +29,30 @@ import (
 	"github.com/elicitray/elicitray/history"
 )
 
-// runTestHub is testkit.RunHub in a home of the test's own, set in the
+// runTestHub is hubkit.RunHub in a home of the test's own, set in the
 // test process (testkit.Home).
-func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *testkit.ScriptedPrompter, *wrapper.Approver) {
+func runTestHub(t *testing.T, timeout time.Duration) (*hub.Hub, *hubkit.ScriptedPrompter, *wrapper.Approver) {
 	t.Helper()
-	return testkit.RunHub(t, testkit.Home(t), timeout)
+	return hubkit.RunHub(t, testkit.Home(t), timeout)
 }
 
-// serveTestHub is testkit.ServeHub in a home of the test's own, set in the
+// serveTestHub is hubkit.ServeHub in a home of the test's own, set in the
 // test process (testkit.Home).
-func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *testkit.ScriptedPrompter) {
+func serveTestHub(t *testing.T, wrap func(net.Listener) net.Listener) (*hub.Hub, *hubkit.ScriptedPrompter) {
 	t.Helper()
-	return testkit.ServeHub(t, paths.Under(testkit.Home(t)), wrap)
+	return hubkit.ServeHub(t, paths.Under(testkit.Home(t)), wrap)
 }
 
 // TestHubQueue: prompts show one at a time in arrival order; each answer
 // reaches its own wrapper call and lands in history with who decided.
 func TestHubQueue(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	first := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "first"))
+	first := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("github", "first"))
 	shown1 := <-sp.Shown
-	second := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("jira", "second"))
-	testkit.WaitQueued(t, h, 2) // so that "third" arrives after "second"
-	third := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "third"))
-	testkit.WaitQueued(t, h, 3)
+	second := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("jira", "second"))
+	hubkit.WaitQueued(t, h, 2) // so that "third" arrives after "second"
+	third := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("github", "third"))
+	hubkit.WaitQueued(t, h, 3)
 	// Nothing else is shown while the first is open: the next Show comes
 	// only after the first answer.
 	shown1.Answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"n": float64(3)}})
@@ -96,7 +97,7 @@ func TestHubQueue(t *testing.T) {
 // its window closes, and history says so.
 func TestHubTimeout(t *testing.T) {
 	h, sp, c := runTestHub(t, 20*time.Millisecond)
-	got := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "deploy?"))
+	got := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("github", "deploy?"))
 	shown := <-sp.Shown
 	a := <-got
 	if a.Err != nil || a.Res.Action != "cancel" || a.Res.DecidedBy != "timeout" {
@@ -114,7 +115,7 @@ func TestHubTimeout(t *testing.T) {
 func TestHubServerCancel(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	got := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "pick"))
+	got := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("github", "pick"))
 	shown := <-sp.Shown
 	cancel(bridge.ErrServerCancelled)
 	if a := <-got; !errors.Is(a.Err, context.Canceled) {
@@ -124,7 +125,7 @@ func TestHubServerCancel(t *testing.T) {
 	// A later answer from the closed window changes nothing.
 	shown.Answer(bridge.Result{Action: bridge.ActionAccept})
 	// The next prompt still works (and its decision follows the cancel).
-	next := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("github", "again"))
+	next := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("github", "again"))
 	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionDecline})
 	if a := <-next; a.Res.Action != "decline" {
 		t.Fatalf("next: %+v", a.Res)
@@ -143,7 +144,7 @@ func TestHubServerCancel(t *testing.T) {
 // history with its reason; the hub answers history queries and lookups.
 func TestHubRecordsRejections(t *testing.T) {
 	_, _, c := runTestHub(t, time.Hour)
-	req := testkit.FormRequest("shop", "Shipping details")
+	req := hubkit.FormRequest("shop", "Shipping details")
 	c.Reject(req, errors.New(`property "address": nested objects are not supported`))
 	src := historySource{paths: c.Paths}
 	recs, err := src.list(context.Background(), history.Query{})
@@ -170,7 +171,7 @@ func TestHubRecordsRejections(t *testing.T) {
 // cancel — and history keeps them; no window opens.
 func TestHubRejectsBadSchemaAndURL(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	bad := testkit.FormRequest("shop", "nested")
+	bad := hubkit.FormRequest("shop", "nested")
 	bad.RequestedSchema = []byte(`{"type":"object","properties":{"a":{"type":"object"}}}`)
 	if _, err := c.Approve(context.Background(), bad); err == nil {
 		t.Error("a nested schema was accepted")
@@ -207,7 +208,7 @@ func TestHubCancelReasons(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	for _, cause := range []error{bridge.ErrHostCancelled, bridge.ErrRelayStopped} {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		got := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", cause.Error()))
+		got := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("github", cause.Error()))
 		shown := <-sp.Shown
 		cancel(cause)
 		<-got
@@ -241,12 +242,12 @@ func TestNoHubStillRecorded(t *testing.T) {
 		Sessions: func(context.Context, func(session.Desktop) error) error {
 			return fmt.Errorf("%w: DISPLAY is not set here", session.ErrNoSession)
 		}}
-	_, err := c.Approve(context.Background(), testkit.FormRequest("github", "deploy?"))
+	_, err := c.Approve(context.Background(), hubkit.FormRequest("github", "deploy?"))
 	if !errors.Is(err, bridge.ErrNoDesktop) || !errors.Is(err, hubapi.ErrNoHub) {
 		t.Fatalf("Approve: %v, want ErrNoDesktop and ErrNoHub", err)
 	}
-	c.NoDesktop(testkit.FormRequest("github", "deploy?"), false, err)
-	c.NoDesktop(testkit.FormRequest("github", "tag?"), true, err)
+	c.NoDesktop(hubkit.FormRequest("github", "deploy?"), false, err)
+	c.NoDesktop(hubkit.FormRequest("github", "tag?"), true, err)
 	recs, err := historySource{paths: c.Paths}.list(context.Background(), history.Query{})
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +271,7 @@ func TestNoHubStillRecorded(t *testing.T) {
 func TestHubURLMode(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	req := &bridge.Request{Server: "auth", Mode: "url", URL: "http://192.168.0.1/connect", ElicitationID: "e1", Message: "Connect"}
-	got := testkit.ApproveAsync(c, context.Background(), req)
+	got := hubkit.ApproveAsync(c, context.Background(), req)
 	shown := <-sp.Shown
 	if shown.Prompt.URL == nil || shown.Prompt.Form != nil || len(shown.Prompt.URL.Warnings) < 2 {
 		t.Fatalf("the window gets %+v, want the link's check with its warnings", shown.Prompt.URL)

@@ -12,34 +12,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// TestInterop (interop_test.go) runs this test binary again as an MCP
-	// server behind `elicitray wrap`: with ELICITRAY_INTEROP_SERVER=gosdk or
-	// =mcpgo it serves MCP with that SDK on stdin/stdout and runs no test.
-	if sdk := os.Getenv(interopServerEnv); sdk != "" {
-		os.Exit(interopServe(sdk))
-	}
-	// TestFlood (flood_test.go) runs it as its flooding server.
+	// TestFlood (flood_test.go) runs this test binary again as its
+	// flooding server behind `elicitray wrap`.
 	if os.Getenv(floodServerEnv) != "" {
 		os.Exit(floodServe())
-	}
-	// TestDeliveryToldInHistory (e2e_delivery_test.go) runs it as a server
-	// that closes its input; checked first, as it goes with the fault
-	// server's variable.
-	if os.Getenv(closingServerEnv) != "" {
-		os.Exit(closingServe())
-	}
-	// The fault suite (fault_test.go) runs it as its server.
-	if os.Getenv(faultServerEnv) != "" {
-		os.Exit(faultServe())
-	}
-	// TestEndToEndSafety (e2e_safety_test.go) runs it as its "ask" server.
-	if os.Getenv(askServerEnv) != "" {
-		os.Exit(askServe())
-	}
-	// TestEndToEndValuesOnDesktop (e2e_values_test.go) runs it as its raw
-	// "ask" server.
-	if os.Getenv(rawAskServerEnv) != "" {
-		os.Exit(rawAskServe())
 	}
 	os.Exit(testkit.Run(m))
 }
@@ -47,25 +23,18 @@ func TestMain(m *testing.M) {
 // testEnv is the environment one test gives every process it starts (the
 // binary as wrapper, hub and CLI; hosts), passed in exec.Cmd.Env, never set
 // in the test process, so that tests using it may run in parallel: its own
-// ELICITRAY_HOME and, for a test that shows windows, its own X server and
-// session bus, whose keyboard, focus and tray no other test shares.
+// ELICITRAY_HOME. (app/e2e's gives a test that shows windows its own X
+// server and session bus too.)
 type testEnv struct {
-	home    string
-	display string   // the X display the test's windows go to (":N")
-	vars    []string // the test process's environment, the test's own entries last
+	home string
+	vars []string // the test process's environment, the test's own entries last
 }
 
-// newTestEnv is a testEnv with a home of its own and, with ownDisplay, an
-// X server (Xvfb) and session bus (dbus-daemon) of its own, ended after the
-// test; without, the run's (DISPLAY, DBUS_SESSION_BUS_ADDRESS).
-func newTestEnv(t *testing.T, ownDisplay bool) *testEnv {
+// newTestEnv is a testEnv with a home of its own.
+func newTestEnv(t *testing.T) *testEnv {
 	t.Helper()
-	e := &testEnv{home: testkit.TempHome(t), display: os.Getenv("DISPLAY")}
+	e := &testEnv{home: testkit.TempHome(t)}
 	e.vars = append(os.Environ(), "ELICITRAY_HOME="+e.home)
-	if ownDisplay {
-		e.display = startX(t, "").display
-		e.vars = append(e.vars, "DISPLAY="+e.display, "DBUS_SESSION_BUS_ADDRESS="+trayStartBus(t))
-	}
 	return e
 }
 

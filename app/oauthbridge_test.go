@@ -50,7 +50,7 @@ func (a *signInApprover) asked() []*bridge.Request {
 // remoteSession runs one wrapper's worth of the bridge's HTTP server side
 // with sign-in on: initialize and tools/call whoami, as a host writes them,
 // and returns the tool's text.
-func remoteSession(t *testing.T, p paths.Paths, url string, approver bridge.Approver, log *syncBuf) string {
+func remoteSession(t *testing.T, p paths.Paths, url string, approver bridge.Approver, log *testkit.SyncBuf) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -105,7 +105,7 @@ func TestRemoteSignInOverBridge(t *testing.T) {
 	rs := oauthtest.NewResourceServer(t, as)
 	approver := &signInApprover{pages: make(chan string, 2)}
 
-	log := &syncBuf{}
+	log := &testkit.SyncBuf{}
 	if got := remoteSession(t, p, rs.URL, approver, log); !strings.Contains(got, `"text":"signed in"`) {
 		t.Fatalf("the first session's tools/call: %s\nlog:\n%s", got, log)
 	}
@@ -123,7 +123,7 @@ func TestRemoteSignInOverBridge(t *testing.T) {
 		t.Errorf("the wrapper's log does not say what happened:\n%s", log)
 	}
 
-	log = &syncBuf{}
+	log = &testkit.SyncBuf{}
 	if got := remoteSession(t, p, rs.URL, approver, log); !strings.Contains(got, `"text":"signed in"`) {
 		t.Fatalf("the second session's tools/call: %s\nlog:\n%s", got, log)
 	}

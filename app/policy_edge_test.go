@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/config"
-	"github.com/elicitray/elicitray/app/internal/testkit"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -53,9 +53,9 @@ func TestBreakAcceptDefaultsConfirmation(t *testing.T) {
 		`{"type":"object","properties":{}}`,
 		`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Really delete it?"}}}`,
 	} {
-		req := testkit.FormRequest("def", "Delete the production database?")
+		req := hubkit.FormRequest("def", "Delete the production database?")
 		req.RequestedSchema = []byte(schema)
-		done := testkit.ApproveAsync(c, context.Background(), req)
+		done := hubkit.ApproveAsync(c, context.Background(), req)
 		select {
 		case a := <-done:
 			t.Errorf("%s: answered %+v without asking", schema, a.Res)
@@ -77,11 +77,11 @@ func TestBreakSteadyFloodNeverNotified(t *testing.T) {
 	notes := make(chan string, 8)
 	h.Notify = func(title, body string) { notes <- title }
 	ctx := context.Background()
-	first := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "allowed"))
+	first := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("github", "allowed"))
 	shown := <-sp.Shown
 	// Twice a second, by the policy's clock, for 30 seconds and a bit.
 	for range 62 {
-		res, err := c.Approve(ctx, testkit.FormRequest("github", "flood"))
+		res, err := c.Approve(ctx, hubkit.FormRequest("github", "flood"))
 		if err != nil || res.DecidedBy != "rate-limit" {
 			t.Fatalf("%+v %v", res, err)
 		}

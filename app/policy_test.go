@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/ui/state"
 
@@ -50,7 +51,7 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 // policyHub is runTestHub with cfg as the policy and a fake clock.
-func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *testkit.ScriptedPrompter, *wrapper.Approver, *fakeClock) {
+func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *hubkit.ScriptedPrompter, *wrapper.Approver, *fakeClock) {
 	t.Helper()
 	h, sp, c := runTestHub(t, time.Hour)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)}
@@ -85,15 +86,15 @@ func TestPolicyRules(t *testing.T) {
 		"dec": {Rule: config.RuleDecline}, "can": {Rule: config.RuleCancel}, "def": {Rule: config.RuleAcceptDefaults},
 	}})
 	ctx := context.Background()
-	withDefaults := testkit.FormRequest("def", "defaults")
+	withDefaults := hubkit.FormRequest("def", "defaults")
 	withDefaults.RequestedSchema = []byte(defaultsSchema)
 	for _, tt := range []struct {
 		req     *bridge.Request
 		want    outcome
 		content map[string]any
 	}{
-		{testkit.FormRequest("dec", "d"), outcome{"decline", "rule"}, nil},
-		{testkit.FormRequest("can", "c"), outcome{"cancel", "rule"}, nil},
+		{hubkit.FormRequest("dec", "d"), outcome{"decline", "rule"}, nil},
+		{hubkit.FormRequest("can", "c"), outcome{"cancel", "rule"}, nil},
 		{withDefaults, outcome{"accept", "rule"}, map[string]any{"env": "dev"}},
 	} {
 		res, err := c.Approve(ctx, tt.req)
@@ -113,10 +114,10 @@ func TestPolicyRules(t *testing.T) {
 	}
 	// A required field without a default: a person is asked after all.
 	for _, req := range []*bridge.Request{
-		testkit.FormRequest("def", "no default"),
+		hubkit.FormRequest("def", "no default"),
 		{Server: "def", Mode: "url", URL: "https://example.com/", Message: "open"},
 	} {
-		got := testkit.ApproveAsync(c, ctx, req)
+		got := hubkit.ApproveAsync(c, ctx, req)
 		shown := <-sp.Shown
 		if shown.Prompt.Request.Message != req.Message {
 			t.Fatalf("shown %q", shown.Prompt.Request.Message)
@@ -136,13 +137,13 @@ func TestRateLimit(t *testing.T) {
 	notes := make(chan string, 4)
 	h.Notify = func(title, body string) { notes <- title }
 	ctx := context.Background()
-	var shown []<-chan testkit.Approval
+	var shown []<-chan hubkit.Approval
 	for i := range 2 {
-		shown = append(shown, testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "ok "+string(rune('a'+i)))))
-		testkit.WaitQueued(t, h, i+1)
+		shown = append(shown, hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("github", "ok "+string(rune('a'+i)))))
+		hubkit.WaitQueued(t, h, i+1)
 	}
 	for i := range 5 {
-		res, err := c.Approve(ctx, testkit.FormRequest("github", "flood"))
+		res, err := c.Approve(ctx, hubkit.FormRequest("github", "flood"))
 		if err != nil || outcomeOf(res) != (outcome{"cancel", "rate-limit"}) {
 			t.Fatalf("prompt %d beyond the burst: %+v, %v", i+3, res, err)
 		}
@@ -151,14 +152,14 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("history: %+v", rec)
 	}
 	// Another server has its own limit.
-	other := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "fine"))
-	testkit.WaitQueued(t, h, 3)
+	other := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("jira", "fine"))
+	hubkit.WaitQueued(t, h, 3)
 	if got := <-notes; got != "github: 5 prompts suppressed" {
 		t.Errorf("notification %q", got)
 	}
 	clock.Add(time.Minute)
-	again := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "later"))
-	testkit.WaitQueued(t, h, 4)
+	again := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("github", "later"))
+	hubkit.WaitQueued(t, h, 4)
 	for range 4 {
 		(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
 	}
@@ -183,15 +184,15 @@ func TestPauseAndMute(t *testing.T) {
 	h.PolicyChanged = func() { changed <- struct{}{} }
 	ctx := context.Background()
 
-	first := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "on screen"))
+	first := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("github", "on screen"))
 	onScreen := <-sp.Shown
-	behind := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "behind"))
-	testkit.WaitQueued(t, h, 2)
+	behind := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("jira", "behind"))
+	hubkit.WaitQueued(t, h, 2)
 	h.SetPaused(true)
 	if a := <-behind; outcomeOf(a.Res) != (outcome{"cancel", "paused"}) {
 		t.Errorf("queued prompt when paused: %+v", a.Res)
 	}
-	if res, _ := c.Approve(ctx, testkit.FormRequest("jira", "new")); outcomeOf(res) != (outcome{"cancel", "paused"}) || !strings.Contains(res.Reason, "paused") {
+	if res, _ := c.Approve(ctx, hubkit.FormRequest("jira", "new")); outcomeOf(res) != (outcome{"cancel", "paused"}) || !strings.Contains(res.Reason, "paused") {
 		t.Errorf("new prompt when paused: %+v", res)
 	}
 	h.SetPaused(false)
@@ -205,7 +206,7 @@ func TestPauseAndMute(t *testing.T) {
 	if a := <-first; outcomeOf(a.Res) != (outcome{"decline", "user"}) {
 		t.Errorf("the muting window's own answer: %+v", a.Res)
 	}
-	res, _ := c.Approve(ctx, testkit.FormRequest("github", "muted"))
+	res, _ := c.Approve(ctx, hubkit.FormRequest("github", "muted"))
 	if outcomeOf(res) != (outcome{"cancel", "muted"}) || !strings.Contains(res.Reason, "github is muted until 13:00") {
 		t.Errorf("muted server: %+v", res)
 	}
@@ -218,11 +219,11 @@ func TestPauseAndMute(t *testing.T) {
 		t.Errorf("history: %+v", rec)
 	}
 	// Other servers still ask; after the hour, so does github.
-	jira := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "still asks"))
+	jira := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("jira", "still asks"))
 	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
 	<-jira
 	clock.Add(time.Hour)
-	later := testkit.ApproveAsync(c, ctx, testkit.FormRequest("github", "after the hour"))
+	later := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("github", "after the hour"))
 	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
 	if a := <-later; a.Res.DecidedBy != "user" {
 		t.Errorf("after the mute: %+v", a.Res)
@@ -230,7 +231,7 @@ func TestPauseAndMute(t *testing.T) {
 	// Unmute lifts a mute at once.
 	h.Mute("jira", time.Hour)
 	h.Unmute("jira")
-	now := testkit.ApproveAsync(c, ctx, testkit.FormRequest("jira", "unmuted"))
+	now := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("jira", "unmuted"))
 	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
 	if a := <-now; a.Res.DecidedBy != "user" {
 		t.Errorf("after unmute: %+v", a.Res)
@@ -245,7 +246,7 @@ func TestPauseAndMute(t *testing.T) {
 func TestServerTimeout(t *testing.T) {
 	h, sp, c, _ := policyHub(t, config.Config{Timeout: config.Duration{Duration: time.Hour}, Servers: map[string]config.Server{"quick": {Timeout: config.Duration{Duration: time.Millisecond}}}})
 	h.Timeout = 0 // the config's default, not runTestHub's
-	res, err := c.Approve(context.Background(), testkit.FormRequest("quick", "hurry"))
+	res, err := c.Approve(context.Background(), hubkit.FormRequest("quick", "hurry"))
 	if err != nil || outcomeOf(res) != (outcome{"cancel", "timeout"}) {
 		t.Fatalf("got %+v, %v", res, err)
 	}
@@ -253,7 +254,7 @@ func TestServerTimeout(t *testing.T) {
 	if d := shown.Prompt.Deadline.Sub(shown.Prompt.Arrived); d != time.Millisecond {
 		t.Errorf("deadline %v after arrival, want the server's 1ms", d)
 	}
-	slow := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("slow", "take your time"))
+	slow := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("slow", "take your time"))
 	shown = <-sp.Shown
 	if d := shown.Prompt.Deadline.Sub(shown.Prompt.Arrived); d != time.Hour {
 		t.Errorf("deadline %v after arrival, want the default hour", d)
@@ -266,9 +267,9 @@ func TestServerTimeout(t *testing.T) {
 // secret-looking field; history keeps "[redacted]".
 func TestSecretsRedacted(t *testing.T) {
 	h, sp, c, _ := policyHub(t, config.Config{})
-	req := testkit.FormRequest("github", "log in")
+	req := hubkit.FormRequest("github", "log in")
 	req.RequestedSchema = []byte(`{"type":"object","properties":{"user":{"type":"string"},"api_key":{"type":"string"},"pin":{"type":"string","format":"password"}}}`)
-	got := testkit.ApproveAsync(c, context.Background(), req)
+	got := hubkit.ApproveAsync(c, context.Background(), req)
 	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionAccept, Content: map[string]any{"user": "ada", "api_key": "sk-123", "pin": "0000"}})
 	if a := <-got; a.Res.Content["api_key"] != "sk-123" || a.Res.Content["pin"] != "0000" {
 		t.Errorf("the server must get what the user typed: %+v", a.Res.Content)
@@ -414,7 +415,7 @@ func TestConfigReload(t *testing.T) {
 	h.ConfigRead()
 	ask := func() outcome {
 		t.Helper()
-		res, err := c.Approve(context.Background(), testkit.FormRequest("ci", "go?"))
+		res, err := c.Approve(context.Background(), hubkit.FormRequest("ci", "go?"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,7 +473,7 @@ func TestStatusShowsRules(t *testing.T) {
 	h.Mu.Unlock()
 	h.ConfigRead()
 	// jira asked once: the hub knows it, with no rule of its own.
-	asked := testkit.ApproveAsync(c, context.Background(), testkit.FormRequest("jira", "x"))
+	asked := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("jira", "x"))
 	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionDecline})
 	if a := <-asked; a.Err != nil {
 		t.Fatal(a.Err)
@@ -638,7 +639,7 @@ func TestPolicyCLI(t *testing.T) {
 	var hostLog bytes.Buffer // the wrapper's stderr: the host's log
 	c.Log = &hostLog
 	for range 3 {
-		if res, _ := c.Approve(ctx, testkit.FormRequest("github", "x")); res.DecidedBy != "paused" {
+		if res, _ := c.Approve(ctx, hubkit.FormRequest("github", "x")); res.DecidedBy != "paused" {
 			t.Errorf("after pause: %+v", res)
 		}
 	}
@@ -655,7 +656,7 @@ func TestPolicyCLI(t *testing.T) {
 	if out := cli(t, "mute", "github", "--for", "30m"); !strings.Contains(out, "github is muted until ") {
 		t.Errorf("mute says %q", out)
 	}
-	if res, _ := c.Approve(ctx, testkit.FormRequest("github", "x")); res.DecidedBy != "muted" {
+	if res, _ := c.Approve(ctx, hubkit.FormRequest("github", "x")); res.DecidedBy != "muted" {
 		t.Errorf("after mute: %+v", res)
 	}
 	if out := cli(t, "status"); !strings.Contains(out, "Server   github  rule ask, muted until ") {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/desktop"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/elicitray/elicitray/app/hub"
@@ -138,11 +139,11 @@ func TestRememberAnswersQueued(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	h.RulesPath = remember.Path(paths.FromEnv(os.Getenv))
 	ctx := context.Background()
-	first := testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many?"))
+	first := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("shop", "How many?"))
 	shown := <-sp.Shown
-	same := testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many?"))
-	other := testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many more?"))
-	testkit.WaitQueued(t, h, 3)
+	same := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("shop", "How many?"))
+	other := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("shop", "How many more?"))
+	hubkit.WaitQueued(t, h, 3)
 	if shown.Prompt.Remember == nil {
 		t.Fatal("a plain form is not offered \"Always answer this way\"")
 	}
@@ -164,7 +165,7 @@ func TestRememberAnswersQueued(t *testing.T) {
 	}
 	next.Answer(bridge.Result{Action: bridge.ActionDecline})
 	<-other
-	if a := <-testkit.ApproveAsync(c, ctx, testkit.FormRequest("shop", "How many?")); a.Res == nil || a.Res.DecidedBy != bridge.DecidedByRule {
+	if a := <-hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("shop", "How many?")); a.Res == nil || a.Res.DecidedBy != bridge.DecidedByRule {
 		t.Errorf("a later identical request: %+v, %v; want the rule", a.Res, a.Err)
 	}
 	select {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/google/go-cmp/cmp"
@@ -195,8 +196,8 @@ type transcript struct {
 	expanded map[string][]byte // {{repeat}} expansions, by the text they came from
 	hub      *transcriptHub
 	w        *wrapperProc
-	server   string               // the wrapper's --name
-	prompt   *testkit.ShownPrompt // the prompt on screen, until answered or dismissed
+	server   string              // the wrapper's --name
+	prompt   *hubkit.ShownPrompt // the prompt on screen, until answered or dismissed
 	ended    bool
 	updated  bool
 	nohub    bool   // no hub runs: the wrapper has no desktop
@@ -540,7 +541,7 @@ func (tr *transcript) resolve(want, got any, notes *[]string) any {
 			tr.binds[w] = g
 			return g
 		}
-		*notes = append(*notes, fmt.Sprintf("%s stands for a string id the wrapper made up (%s…); got %s", w, wrapperIDPrefix, jsonText(got)))
+		*notes = append(*notes, fmt.Sprintf("%s stands for a string id the wrapper made up (%s…); got %s", w, wrapperIDPrefix, testkit.JSONText(got)))
 		return w
 	case map[string]any:
 		g, _ := got.(map[string]any)
@@ -577,14 +578,6 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, errors.New("more than one JSON value")
 	}
 	return v, nil
-}
-
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // jsonView is x as generic JSON, for key=value checks.
@@ -670,9 +663,9 @@ func failed(view map[string]any, checks []check) []string {
 		if !ok {
 			want := c.text
 			if !c.bare {
-				want = jsonText(c.value)
+				want = testkit.JSONText(c.value)
 			}
-			out = append(out, fmt.Sprintf("%s%s%s, but it is %s", c.key, c.op, want, jsonText(got)))
+			out = append(out, fmt.Sprintf("%s%s%s, but it is %s", c.key, c.op, want, testkit.JSONText(got)))
 		}
 	}
 	return out
@@ -689,7 +682,7 @@ func (tr *transcript) expectPrompt(st step) {
 		// (PROTOCOL.md §6): every prompt must carry it.
 		checks = append(checks, check{key: "server", op: "=", text: tr.server, bare: true})
 	}
-	var p testkit.ShownPrompt
+	var p hubkit.ShownPrompt
 	select {
 	case p = <-tr.hub.sp.Shown:
 	case <-time.After(transcriptWait):
@@ -697,7 +690,7 @@ func (tr *transcript) expectPrompt(st step) {
 	}
 	tr.prompt = &p
 	if bad := failed(promptView(p.Prompt), checks); len(bad) > 0 {
-		tr.fatalf(st, "the prompt shown does not match: %s\nprompt: %s", strings.Join(bad, "; "), jsonText(promptView(p.Prompt)))
+		tr.fatalf(st, "the prompt shown does not match: %s\nprompt: %s", strings.Join(bad, "; "), testkit.JSONText(promptView(p.Prompt)))
 	}
 }
 
@@ -717,7 +710,7 @@ func promptView(p *hub.Prompt) map[string]any {
 	return v
 }
 
-func (tr *transcript) shown(st step) *testkit.ShownPrompt {
+func (tr *transcript) shown(st step) *hubkit.ShownPrompt {
 	tr.t.Helper()
 	if tr.prompt == nil {
 		tr.fatalf(st, "no prompt is on screen: a prompt step comes first")
@@ -807,7 +800,7 @@ func renderForm(f *elicit.Form) string {
 			parts = append(parts, "options=["+strings.Join(opts, " ")+"]")
 		}
 		if fld.Default != nil {
-			parts = append(parts, "default="+jsonText(fld.Default))
+			parts = append(parts, "default="+testkit.JSONText(fld.Default))
 		}
 		if fld.Description != "" {
 			parts = append(parts, "help="+strconv.Quote(fld.Description))
@@ -967,7 +960,7 @@ func (tr *transcript) checkHistory(st step) {
 			tr.fatalf(st, "%v", err)
 		}
 		if len(recs) > 0 {
-			tr.fatalf(st, "history holds %d records, newest: %s", len(recs), jsonText(recs[0]))
+			tr.fatalf(st, "history holds %d records, newest: %s", len(recs), testkit.JSONText(recs[0]))
 		}
 		return
 	}
@@ -988,7 +981,7 @@ func (tr *transcript) checkHistory(st step) {
 		}
 		view := jsonView(recs[0])
 		if bad := failed(view, checks); len(bad) > 0 {
-			return false, fmt.Sprintf("the newest record has %s\nnewest record: %s", strings.Join(bad, "; "), jsonText(view))
+			return false, fmt.Sprintf("the newest record has %s\nnewest record: %s", strings.Join(bad, "; "), testkit.JSONText(view))
 		}
 		return true, ""
 	})
@@ -1012,7 +1005,7 @@ func (tr *transcript) checkFileHistory(st step) {
 	}
 	view := jsonView(recs[0])
 	if bad := failed(view, checks); len(bad) > 0 {
-		tr.fatalf(st, "the newest record has %s\nnewest record: %s", strings.Join(bad, "; "), jsonText(view))
+		tr.fatalf(st, "the newest record has %s\nnewest record: %s", strings.Join(bad, "; "), testkit.JSONText(view))
 	}
 }
 
@@ -1070,7 +1063,7 @@ func (tr *transcript) end(st step) {
 	if tr.hub != nil {
 		select {
 		case p := <-tr.hub.sp.Shown:
-			tr.fatalf(st, "a prompt the script does not expect was shown: %s", jsonText(promptView(p.Prompt)))
+			tr.fatalf(st, "a prompt the script does not expect was shown: %s", testkit.JSONText(promptView(p.Prompt)))
 		default:
 		}
 	}
@@ -1151,7 +1144,7 @@ func startWrapperIn(t *testing.T, env []string, args []string, nohub bool) *wrap
 	argv := append(append([]string{testkit.Binary(t), "wrap"}, args...), "--", "sh", "-c", peerServer)
 	if nohub {
 		// No desktop at all: none in its environment, and none to find.
-		argv = append(noSession(t), argv...)
+		argv = append(testkit.NoSession(t), argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = hostInR, hostOutW, stderr
@@ -1219,7 +1212,7 @@ func readLines(f *os.File) <-chan streamItem {
 // history holds every decision sent).
 type transcriptHub struct {
 	h     *hub.Hub
-	sp    *testkit.ScriptedPrompter
+	sp    *hubkit.ScriptedPrompter
 	watch *hubWatch
 }
 
@@ -1234,7 +1227,7 @@ func startTranscriptHub(t *testing.T) *transcriptHub {
 func startTranscriptHubAt(t *testing.T, p paths.Paths) *transcriptHub {
 	t.Helper()
 	th := &transcriptHub{watch: &hubWatch{event: make(chan struct{})}}
-	th.h, th.sp = testkit.ServeHub(t, p, func(ln net.Listener) net.Listener { return &watchedListener{Listener: ln, w: th.watch} })
+	th.h, th.sp = hubkit.ServeHub(t, p, func(ln net.Listener) net.Listener { return &watchedListener{Listener: ln, w: th.watch} })
 	return th
 }
 

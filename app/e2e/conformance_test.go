@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app"
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 )
@@ -25,8 +26,8 @@ import (
 // The official MCP conformance suite and the Node it needs (22 or newer),
 // pinned in testdata/npm and installed by `make deps-npm`.
 const (
-	conformanceNode  = "../testdata/npm/node_modules/.bin/node"
-	conformanceSuite = "../testdata/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+	conformanceNode  = "../../testdata/npm/node_modules/.bin/node"
+	conformanceSuite = "../../testdata/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 )
 
 // conformanceMustPass are the suite's client scenarios about elicitation,
@@ -36,7 +37,7 @@ var conformanceMustPass = []string{"elicitation-sep1034-client-defaults", "sep-2
 // conformanceRule is the config.toml of a conformance run: nobody watches
 // the desktop, so the conformance server's prompts follow the rule for
 // unattended runs.
-const conformanceRule = "[servers." + ConformanceServerName + "]\nrule = \"" + config.RuleAcceptDefaultsOrCancel + "\"\n"
+const conformanceRule = "[servers." + app.ConformanceServerName + "]\nrule = \"" + config.RuleAcceptDefaultsOrCancel + "\"\n"
 
 // TestConformance runs client scenarios of @modelcontextprotocol/conformance
 // with elicitray as the client's elicitation layer: the suite starts
@@ -114,8 +115,8 @@ func TestConformance(t *testing.T) {
 				t.Fatalf("the scenario passed, but elicitray recorded no decision: who answered?%s", d.diagnostics())
 			}
 			for _, r := range mine {
-				if r.Server != ConformanceServerName || r.DecidedBy != "rule" {
-					t.Errorf("decision %+v: want server %q decided by the rule", decisionOf(r), ConformanceServerName)
+				if r.Server != app.ConformanceServerName || r.DecidedBy != "rule" {
+					t.Errorf("decision %+v: want server %q decided by the rule", decisionOf(r), app.ConformanceServerName)
 				}
 			}
 		})

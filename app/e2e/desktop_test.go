@@ -63,30 +63,6 @@ func needDisplay(t *testing.T) {
 	t.Skip("this test shows desktop windows and needs DISPLAY: run under make test (Xvfb)")
 }
 
-// noSession returns the command-line prefix that runs a program where no
-// desktop session of the user's can be found: in a PID namespace of its own
-// (unshare), whose /proc shows none of the user's other processes, so that
-// neither its ancestors nor any process of the user's names a display. On a
-// machine with a systemd user manager (/run/user/UID) the session would be
-// found there: the test is skipped.
-func noSession(t *testing.T) []string {
-	t.Helper()
-	if rt := paths.UserRuntimeDir(os.Getuid()); rt != "" {
-		t.Skipf("%s exists: the wrapper would find your desktop session through its systemd user manager", rt)
-	}
-	prefix := []string{"unshare", "--pid", "--fork", "--mount-proc", "--kill-child"}
-	if os.Getuid() != 0 {
-		prefix = []string{"unshare", "--map-root-user", "--pid", "--fork", "--mount-proc", "--kill-child"}
-	}
-	if out, err := exec.Command(prefix[0], append(prefix[1:], "true")...).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s cannot make a PID namespace here: %v\n%s", strings.Join(prefix, " "), err, out)
-		}
-		t.Skipf("%s cannot make a PID namespace here: %v\n%s", strings.Join(prefix, " "), err, out)
-	}
-	return prefix
-}
-
 // desktop is one test's user session: its own ELICITRAY_HOME, the hub the
 // wrappers start there, and the windows that hub shows.
 type testDesktop struct {

@@ -3,12 +3,9 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,41 +14,6 @@ import (
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/session"
 )
-
-// runElicitray runs the real binary with args, with the test's environment
-// plus extra, behind prefix (e.g. noSession); it returns stdout, stderr and
-// the exit code.
-func runElicitray(t *testing.T, prefix []string, extra []string, args ...string) (string, string, int) {
-	t.Helper()
-	return runElicitrayEnv(t, os.Environ(), prefix, extra, args...)
-}
-
-// runElicitrayEnv is runElicitray in the environment env (testEnv.vars,
-// testDesktop.env) rather than the test process's.
-func runElicitrayEnv(t *testing.T, env []string, prefix []string, extra []string, args ...string) (string, string, int) {
-	t.Helper()
-	argv := append(append(append([]string{}, prefix...), testkit.Binary(t)), args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(slices.Clone(env), extra...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("running %s: %v", strings.Join(argv, " "), err)
-	}
-	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
-}
-
-// line is the line of out about topic ("✓ Display: …"), or "".
-func line(out, topic string) string {
-	for l := range strings.SplitSeq(out, "\n") {
-		if len(l) > 2 && strings.HasPrefix(strings.SplitN(l, " ", 2)[1], topic+":") {
-			return l
-		}
-	}
-	return ""
-}
 
 // holdLock starts another process that holds an exclusive flock on path, as
 // a long `history export` or any program holding the file would, and ends
@@ -80,18 +42,18 @@ func TestDoctor(t *testing.T) {
 			"History":          "is not made yet",
 			"Config":           "does not exist: the defaults apply.",
 		} {
-			if l := line(out, topic); !strings.Contains(l, want) {
+			if l := testkit.DoctorLine(out, topic); !strings.Contains(l, want) {
 				t.Errorf("%s line %q, want it to say %q\n%s", topic, l, want, out)
 			}
 		}
 	})
 	t.Run("no display", func(t *testing.T) {
 		e := newTestEnv(t, false)
-		out, _, code := e.run(t, noSession(t), []string{"DISPLAY=", "WAYLAND_DISPLAY="}, "doctor")
+		out, _, code := e.run(t, testkit.NoSession(t), []string{"DISPLAY=", "WAYLAND_DISPLAY="}, "doctor")
 		if code != 1 {
 			t.Errorf("exit %d, want 1 (prompts cannot be shown)", code)
 		}
-		if l := line(out, "Display"); !strings.HasPrefix(l, "✗ Display: no desktop session of yours was found: DISPLAY is not set here") {
+		if l := testkit.DoctorLine(out, "Display"); !strings.HasPrefix(l, "✗ Display: no desktop session of yours was found: DISPLAY is not set here") {
 			t.Errorf("Display line %q\n%s", l, out)
 		}
 		if !strings.Contains(out, "Prompts cannot be shown: no desktop session was found to start a hub in.") {
@@ -100,8 +62,8 @@ func TestDoctor(t *testing.T) {
 	})
 	t.Run("bad display", func(t *testing.T) {
 		e := newTestEnv(t, false)
-		out, _, code := e.run(t, noSession(t), []string{"DISPLAY=:97"}, "doctor")
-		if l := line(out, "Display"); code != 1 || !strings.Contains(l, "display :97 (from this process's environment) did not open: no X server is running at DISPLAY=:97") {
+		out, _, code := e.run(t, testkit.NoSession(t), []string{"DISPLAY=:97"}, "doctor")
+		if l := testkit.DoctorLine(out, "Display"); code != 1 || !strings.Contains(l, "display :97 (from this process's environment) did not open: no X server is running at DISPLAY=:97") {
 			t.Errorf("exit %d, Display line %q\n%s", code, l, out)
 		}
 	})
@@ -115,7 +77,7 @@ func TestDoctor(t *testing.T) {
 		os.Chmod(filepath.Join(home, "run"), 0o755) // past the umask
 		out, _, code := e.run(t, nil, nil, "doctor")
 		want := "✗ Socket directory: the hub's directory " + filepath.Join(home, "run") + " is open to other users (mode 0755, want 0700)."
-		if l := line(out, "Socket directory"); code != 1 || l != want {
+		if l := testkit.DoctorLine(out, "Socket directory"); code != 1 || l != want {
 			t.Errorf("exit %d, line %q, want %q\n%s", code, l, want, out)
 		}
 	})
@@ -134,7 +96,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, _, code := e.run(t, nil, nil, "doctor")
-		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "belongs to "+hubapi.UserName(65534)+", not to you") {
+		if l := testkit.DoctorLine(out, "Socket directory"); code != 1 || !strings.Contains(l, "belongs to "+hubapi.UserName(65534)+", not to you") {
 			t.Errorf("exit %d, line %q\n%s", code, l, out)
 		}
 	})
@@ -147,7 +109,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, _, code := e.run(t, nil, nil, "doctor")
-		if l := line(out, "Socket directory"); code != 1 || !strings.Contains(l, "is a symbolic link (to "+elsewhere+"), not a directory of your own") {
+		if l := testkit.DoctorLine(out, "Socket directory"); code != 1 || !strings.Contains(l, "is a symbolic link (to "+elsewhere+"), not a directory of your own") {
 			t.Errorf("exit %d, line %q\n%s", code, l, out)
 		}
 	})
@@ -156,7 +118,7 @@ func TestDoctor(t *testing.T) {
 		e := newTestEnv(t, false)
 		pid := holdLock(t, homePaths(e.home).History)
 		out, _, code := e.run(t, nil, nil, "doctor")
-		l := line(out, "History")
+		l := testkit.DoctorLine(out, "History")
 		// A locked history costs no prompt: the hub spools (issue 10); it
 		// is a ✗ all the same, and doctor exits 1 (issue 24).
 		if code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(l, "is in use by another process (pid ") ||
@@ -173,7 +135,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, _, code := e.run(t, nil, nil, "doctor")
-		if l := line(out, "Config"); code != 1 || !strings.HasPrefix(l, "✗ Config: ") {
+		if l := testkit.DoctorLine(out, "Config"); code != 1 || !strings.HasPrefix(l, "✗ Config: ") {
 			t.Errorf("exit %d, Config line %q\n%s", code, l, out)
 		}
 		for _, want := range []string{"ten minutes", "ask-me", "server.typo"} {
@@ -199,7 +161,7 @@ func TestDoctor(t *testing.T) {
 		}
 		out, _, code := e.run(t, nil, []string{"HOME=" + userHome}, "doctor")
 		want := "✗ Cursor (user): ~/.cursor/mcp.json: wrapped: old; not wrapped: github; remote: docs."
-		if l := line(out, "Cursor (user)"); l != want {
+		if l := testkit.DoctorLine(out, "Cursor (user)"); l != want {
 			t.Errorf("Cursor line %q, want %q\n%s", l, want, out)
 		}
 		// Prompts can still be shown, but a server whose elicitray is gone
@@ -229,7 +191,7 @@ func TestDoctor(t *testing.T) {
 		}
 		out, _, code := e.run(t, nil, []string{"HOME=" + userHome}, "doctor")
 		// A server not yet wrapped is a !, a warning: doctor exits 0.
-		if l := line(out, "Cursor (user)"); code != 0 || !strings.HasPrefix(l, "! Cursor (user): ") || strings.Contains(out, "✗") {
+		if l := testkit.DoctorLine(out, "Cursor (user)"); code != 0 || !strings.HasPrefix(l, "! Cursor (user): ") || strings.Contains(out, "✗") {
 			t.Errorf("exit %d, Cursor line %q, want ! and exit 0\n%s", code, l, out)
 		}
 	})
@@ -237,8 +199,8 @@ func TestDoctor(t *testing.T) {
 		needDisplay(t)
 		dir := smallFileSystem(t)
 		fill(t, dir)
-		out, _, code := runElicitrayEnv(t, os.Environ(), nil, []string{"ELICITRAY_HOME=" + dir}, "doctor")
-		if l := line(out, "History"); code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(out, "the disk is full: decisions are kept in memory, and saved once space is freed") {
+		out, _, code := testkit.RunBinary(t, os.Environ(), nil, []string{"ELICITRAY_HOME=" + dir}, "doctor")
+		if l := testkit.DoctorLine(out, "History"); code != 1 || !strings.HasPrefix(l, "✗ History: ") || !strings.Contains(out, "the disk is full: decisions are kept in memory, and saved once space is freed") {
 			t.Errorf("exit %d, History line %q\n%s", code, l, out)
 		}
 	})
@@ -313,7 +275,7 @@ func TestHubStartFailures(t *testing.T) {
 	})
 	t.Run("bad display, settings", func(t *testing.T) {
 		e := newTestEnv(t, false)
-		_, stderr, code := e.run(t, noSession(t), []string{"DISPLAY=:97"}, "settings")
+		_, stderr, code := e.run(t, testkit.NoSession(t), []string{"DISPLAY=:97"}, "settings")
 		want := "elicitray: the Settings window: no elicitray hub is running and none could be started: no desktop session of yours was found: display :97 (from this process's environment) did not open: no X server is running at DISPLAY=:97"
 		if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "goroutine") {
 			t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", code, stderr, want)
@@ -324,12 +286,12 @@ func TestHubStartFailures(t *testing.T) {
 		// history window cannot open until the lock goes, and says why.
 		d := newParallelDesktop(t)
 		holdLock(t, d.paths.History)
-		_, stderr, code := runElicitrayEnv(t, d.env, nil, nil, "history", "window")
+		_, stderr, code := testkit.RunBinary(t, d.env, nil, nil, "history", "window")
 		want := "elicitray: the history window: the history is not available: the history file " + d.paths.History + " is in use by another process (pid "
 		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "flock --exclusive") {
 			t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", code, stderr, want)
 		}
-		if st, _, _ := runElicitrayEnv(t, d.env, nil, nil, "status"); !strings.Contains(st, "history cannot be written: the history file "+d.paths.History+" is in use") {
+		if st, _, _ := testkit.RunBinary(t, d.env, nil, nil, "status"); !strings.Contains(st, "history cannot be written: the history file "+d.paths.History+" is in use") {
 			t.Errorf("status with the history locked:\n%s", st)
 		}
 	})

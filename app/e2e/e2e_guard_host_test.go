@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -29,7 +30,7 @@ import (
 // three, decided in the host, and the host's log says once why.
 func TestEndToEndGuardAskedInHost(t *testing.T) {
 	server := everythingServer(t)
-	launcher := noSession(t)
+	launcher := testkit.NoSession(t)
 	d := newParallelDesktop(t)
 	d.config("[servers.headless]\nguard = [\"echo\"]\n\n[servers.hurried]\nguard = [\"echo\"]\ntimeout = \"1s\"\n")
 	d.env = append(slices.Clone(d.env), "DISPLAY=", "WAYLAND_DISPLAY=")

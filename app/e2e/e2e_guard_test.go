@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -185,7 +186,7 @@ func TestEndToEndGuardTypeScriptHost(t *testing.T) {
 
 // guardServerScript is the TypeScript SDK server with a tool annotated
 // destructiveHint: true (wipe) and one annotated false (tidy).
-const guardServerScript = "../testdata/npm/guardserver.mjs"
+const guardServerScript = "../../testdata/npm/guardserver.mjs"
 
 // TestEndToEndGuardDestructive: with `guard_destructive = true` and no
 // pattern, the wrapper guards the tool the server's tools/list annotated
@@ -237,7 +238,7 @@ func TestEndToEndGuardDestructive(t *testing.T) {
 // the server never runs the call. The host's log says why, once.
 func TestEndToEndGuardNoDesktop(t *testing.T) {
 	server := everythingServer(t)
-	launcher := noSession(t)
+	launcher := testkit.NoSession(t)
 	d := newParallelDesktop(t)
 	d.config("[servers.headless]\nguard = [\"echo\"]\n")
 	d.env = append(slices.Clone(d.env), "DISPLAY=", "WAYLAND_DISPLAY=")

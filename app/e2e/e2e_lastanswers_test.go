@@ -10,7 +10,7 @@ import (
 
 // approvalServerScript is the TypeScript SDK server with the change-approval
 // guard (request_change, up to three rounds) and drop_database.
-const approvalServerScript = "../testdata/npm/approvalserver.mjs"
+const approvalServerScript = "../../testdata/npm/approvalserver.mjs"
 
 // TestEndToEndLastAnswersNeverDecide (issue 24) drives the real wrapper and
 // hub on the X server, with a server written on the TypeScript SDK: the

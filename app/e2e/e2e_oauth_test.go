@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -98,7 +97,7 @@ func (d *testDesktop) startHubHere() {
 // tokens, and initialize and a tools/call are retried once after
 // Authorize, as bridge/http.go does. It sends the tool's text, or the
 // error, on the channel.
-func (d *testDesktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-chan string {
+func (d *testDesktop) remoteRun(rs *oauthtest.ResourceServer, log *testkit.SyncBuf) <-chan string {
 	out := make(chan string, 1)
 	hc := &wrapper.Approver{Paths: d.paths, SayHub: true, Log: log}
 	srv, err := wrapper.NewRemoteOAuth(d.paths, "remote", rs.URL, oauth.Registration{}, hc, func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) })
@@ -155,23 +154,6 @@ func (d *testDesktop) remoteRun(rs *oauthtest.ResourceServer, log *syncBuf) <-ch
 	return out
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Signing in to a remote server goes through the hub's URL consent window:
 // the full authorization URL is shown, and the browser opens only after the
 // user chooses Open; Decline opens nothing.
@@ -184,7 +166,7 @@ func TestSignInThroughHub(t *testing.T) {
 
 	t.Run("Open", func(t *testing.T) {
 		d := d.with(t)
-		log := &syncBuf{}
+		log := &testkit.SyncBuf{}
 		run := d.remoteRun(rs, log)
 		win, _ := d.window()
 		if got := d.title(win); !strings.Contains(got, "remote") {
@@ -230,7 +212,7 @@ func TestSignInThroughHub(t *testing.T) {
 			t.Fatalf("logout: %q", out)
 		}
 		before := len(as.Authorizations())
-		log := &syncBuf{}
+		log := &testkit.SyncBuf{}
 		run := d.remoteRun(rs, log)
 		win, _ := d.window()
 		d.answer(win, "alt+d")

@@ -19,7 +19,7 @@ import (
 )
 
 // everythingBin is the reference server, installed by `make deps-npm`.
-const everythingBin = "../testdata/npm/node_modules/.bin/mcp-server-everything"
+const everythingBin = "../../testdata/npm/node_modules/.bin/mcp-server-everything"
 
 // TestEndToEndEverything answers server-everything's elicitation three ways
 // from a real window, with the official Go SDK as the host: what the user

@@ -446,7 +446,7 @@ func TestFaultDiskFull(t *testing.T) {
 	if st := d.status(); !strings.Contains(st, "301 decisions not saved: the disk is full") {
 		t.Errorf("status with the disk full:\n%s", st)
 	}
-	if _, stderr, _ := runElicitrayEnv(t, d.env, nil, nil, "history", "list"); !strings.Contains(stderr, "elicitray: 301 decisions not saved: the disk is full") {
+	if _, stderr, _ := testkit.RunBinary(t, d.env, nil, nil, "history", "list"); !strings.Contains(stderr, "elicitray: 301 decisions not saved: the disk is full") {
 		t.Errorf("history list with the disk full does not say so on stderr: %q", stderr)
 	}
 
@@ -513,7 +513,7 @@ func TestFaultDiskFullQuit(t *testing.T) {
 	win, _ := d.window()
 	d.answer(win, "Return")
 	d.received(ask)
-	_, stderr, code := runElicitrayEnv(t, d.env, nil, nil, "quit")
+	_, stderr, code := testkit.RunBinary(t, d.env, nil, nil, "quit")
 	if code != 1 || !strings.Contains(stderr, "1 decision could not be saved before the hub stopped (1 decision not saved: the disk is full); the wrappers that asked keep copies") {
 		t.Errorf("quit with a decision not saved: exit %d, %q", code, stderr)
 	}
@@ -644,7 +644,7 @@ func TestFaultPlantedLinks(t *testing.T) {
 		if err := os.Symlink(victim, d.paths.Lock); err != nil {
 			t.Fatal(err)
 		}
-		_, stderr, code := runElicitrayEnv(t, d.env, nil, nil, "hub")
+		_, stderr, code := testkit.RunBinary(t, d.env, nil, nil, "hub")
 		if code != 1 || !strings.Contains(stderr, "is a symbolic link, which elicitray does not write through") {
 			t.Errorf("hub with a planted lock: exit %d, %s", code, stderr)
 		}

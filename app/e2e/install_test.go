@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/elicitray/elicitray/app"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
@@ -65,7 +66,7 @@ func TestInstallUninstall(t *testing.T) {
 	// Another program's files in the same prefix.
 	others := []string{"bin/other-tool", "share/applications/other.desktop", "share/icons/hicolor/48x48/apps/other.png"}
 	for _, f := range others {
-		writeFile(t, filepath.Join(prefix, f), "another program's\n", 0o644)
+		testkit.WriteFile(t, filepath.Join(prefix, f), "another program's\n", 0o644)
 	}
 	makeIn(t, "install", "PREFIX="+prefix, "BIN="+filepath.Join(tmp, "build", "elicitray"))
 
@@ -89,11 +90,11 @@ func TestInstallUninstall(t *testing.T) {
 		t.Fatalf("the installed elicitray version: %v\n%s", err, out)
 	}
 	version := strings.TrimPrefix(strings.TrimSpace(string(out)), "elicitray ")
-	stamped, err := exec.Command("make", "-C", "..", "-s", "--no-print-directory", "version").Output()
+	stamped, err := exec.Command("make", "-C", "../..", "-s", "--no-print-directory", "version").Output()
 	if err != nil {
 		t.Fatalf("make version: %v", err)
 	}
-	if want := strings.TrimSpace(string(stamped)); version != want || version == Version {
+	if want := strings.TrimSpace(string(stamped)); version != want || version == app.Version {
 		t.Errorf("the installed binary says version %q, want %q (git describe's, stamped in by make)", version, want)
 	}
 
@@ -144,7 +145,7 @@ func TestInstallStaged(t *testing.T) {
 // when it fails.
 func makeIn(t *testing.T, args ...string) {
 	t.Helper()
-	cmd := exec.Command("make", append([]string{"-C", "..", "--no-print-directory"}, args...)...)
+	cmd := exec.Command("make", append([]string{"-C", "../..", "--no-print-directory"}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("make %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -199,7 +200,7 @@ type fyneApp struct {
 func fyneMetadata(t *testing.T) fyneApp {
 	t.Helper()
 	var m fyneApp
-	if _, err := toml.DecodeFile("../FyneApp.toml", &m); err != nil {
+	if _, err := toml.DecodeFile("../../FyneApp.toml", &m); err != nil {
 		t.Fatalf("FyneApp.toml: %v", err)
 	}
 	if m.Details.ID != appID {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hub"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"github.com/google/go-cmp/cmp"
@@ -694,7 +695,7 @@ func (s *interopSession) checkWire(t *testing.T, fromMark, toMark int) {
 
 // run plays one cell: the call, each prompt shown and answered in turn, the
 // reply; then what the server received, the wire and the history.
-func (s *interopSession) run(t *testing.T, h *hub.Hub, sp *testkit.ScriptedPrompter, c interopCase) {
+func (s *interopSession) run(t *testing.T, h *hub.Hub, sp *hubkit.ScriptedPrompter, c interopCase) {
 	if s.hung {
 		t.Fatal("not run: an earlier call of this session got no reply")
 	}
@@ -707,7 +708,7 @@ func (s *interopSession) run(t *testing.T, h *hub.Hub, sp *testkit.ScriptedPromp
 	go func() { replies <- s.host.call(ctx, c.tool, c.args) }()
 
 	for i, want := range c.prompts {
-		var shown testkit.ShownPrompt
+		var shown hubkit.ShownPrompt
 		select {
 		case shown = <-sp.Shown:
 		case r := <-replies:
@@ -759,8 +760,8 @@ func (s *interopSession) run(t *testing.T, h *hub.Hub, sp *testkit.ScriptedPromp
 	}
 	for k, p := range c.prompts {
 		rec := recs[len(c.prompts)-1-k] // newest first
-		want := decision{s.name, c.tool, p.mode, p.url, p.answer.Action, "user", jsonText(p.answer.Content)}
-		got := decision{rec.Server, rec.Tool, rec.Mode, rec.URL, rec.Action, rec.DecidedBy, jsonText(rec.Content)}
+		want := decision{s.name, c.tool, p.mode, p.url, p.answer.Action, "user", testkit.JSONText(p.answer.Content)}
+		got := decision{rec.Server, rec.Tool, rec.Mode, rec.URL, rec.Action, rec.DecidedBy, testkit.JSONText(rec.Content)}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("history record of prompt %d mismatch (-want +got):\n%s", k+1, diff)
 		}
@@ -935,8 +936,8 @@ func interopEverything(t *testing.T) string {
 // answer, through the real wrapper binary and a scripted hub.
 func TestInterop(t *testing.T) {
 	t.Parallel()
-	home := tempHome(t)
-	h, sp := runHubIn(t, home, 10*time.Minute)
+	home := testkit.TempHome(t)
+	h, sp, _ := hubkit.RunHub(t, home, 10*time.Minute)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

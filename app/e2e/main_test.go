@@ -1,5 +1,19 @@
 //go:build linux
 
+// Package e2e holds elicitray's end-to-end tests: they run the built binary
+// (testkit.Binary, once per run) as wrapper, hub, window process and CLI
+// for real hosts and servers (the official Go SDK, mcp-go, the TypeScript
+// SDK, server-everything, the MCP Inspector, the conformance suite) and
+// drive its windows under Xvfb with xdotool. A test that runs in parallel
+// has an X server, session bus and ELICITRAY_HOME of its own
+// (newParallelDesktop, newTestEnv; env_test.go); the rest run one at a
+// time on the run's display.
+//
+// Files: desktop_test.go (the desktop harness: windows, keys, screens),
+// main_test.go (TestMain, testEnv), env_test.go, e2e_*_test.go (one
+// concern each), fault_test.go (kill -9, full disk, locked history),
+// interop_test.go and nodehosts_test.go (the SDK peers), the rest named
+// after the command or window they test.
 package e2e
 
 import (
@@ -17,10 +31,6 @@ func TestMain(m *testing.M) {
 	// =mcpgo it serves MCP with that SDK on stdin/stdout and runs no test.
 	if sdk := os.Getenv(interopServerEnv); sdk != "" {
 		os.Exit(interopServe(sdk))
-	}
-	// TestFlood (flood_test.go) runs it as its flooding server.
-	if os.Getenv(floodServerEnv) != "" {
-		os.Exit(floodServe())
 	}
 	// TestDeliveryToldInHistory (e2e_delivery_test.go) runs it as a server
 	// that closes its input; checked first, as it goes with the fault

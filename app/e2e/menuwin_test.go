@@ -180,7 +180,7 @@ func TestDoctorNamesTheMenu(t *testing.T) {
 	runtimeDir := t.TempDir()
 	testkit.SessionBus(t, runtimeDir) // no StatusNotifierWatcher on it
 	out, _, _ := e.run(t, nil, []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}, "doctor")
-	l := line(out, "Tray")
+	l := testkit.DoctorLine(out, "Tray")
 	if !strings.Contains(l, "no tray host") || !strings.Contains(l, "`elicitray menu` opens its menu in a window") {
 		t.Errorf("doctor's Tray line on a bus without a tray host: %q\n%s", l, out)
 	}

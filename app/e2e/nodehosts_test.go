@@ -37,17 +37,17 @@ import (
 const (
 	// tsHostScript is the TypeScript SDK host; it runs on the system's
 	// node (Node 20 or later).
-	tsHostScript = "../testdata/npm/tshost.mjs"
+	tsHostScript = "../../testdata/npm/tshost.mjs"
 	// tsSDKPackage is the SDK it imports (1.32.2, server-everything's own).
-	tsSDKPackage = "../testdata/npm/node_modules/@modelcontextprotocol/sdk/package.json"
+	tsSDKPackage = "../../testdata/npm/node_modules/@modelcontextprotocol/sdk/package.json"
 	// inspectorBin is the MCP Inspector's launcher (mcp-inspector).
-	inspectorBin = "../testdata/npm/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+	inspectorBin = "../../testdata/npm/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 	// inspectorNode is Node 22 from the npm package "node": the Inspector
 	// needs Node 22.19 or later.
-	inspectorNode = "../testdata/npm/node_modules/node/bin/node"
+	inspectorNode = "../../testdata/npm/node_modules/node/bin/node"
 	// everythingScript is server-everything's entry point, which a host
 	// config starts as `node …/dist/index.js stdio`.
-	everythingScript = "../testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+	everythingScript = "../../testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 )
 
 // needNPM returns the absolute paths of the npm-installed files, or skips t

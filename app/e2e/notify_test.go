@@ -111,7 +111,7 @@ func TestNotificationsFindTheBus(t *testing.T) {
 
 	doctorEnv := []string{"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS="}
 	out, _, _ := e.run(t, nil, doctorEnv, "doctor")
-	if l := line(out, "Notifications"); l != "✓ Notifications: test-notifier 1.0 shows desktop notifications." {
+	if l := testkit.DoctorLine(out, "Notifications"); l != "✓ Notifications: test-notifier 1.0 shows desktop notifications." {
 		t.Errorf("Notifications line %q\n%s", l, out)
 	}
 }

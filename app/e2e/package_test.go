@@ -30,7 +30,7 @@ func TestPackage(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
-	fyneApp, err := os.ReadFile("../FyneApp.toml")
+	fyneApp, err := os.ReadFile("../../FyneApp.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,10 +38,10 @@ func TestPackage(t *testing.T) {
 	// The test reads what the tarball holds, not how small it is, and xz's
 	// default level spends some 20 s of CPU on the binary.
 	makeIn(t, "package", "DIST="+dist, "BIN="+filepath.Join(tmp, "build", "elicitray"), "XZ_OPT=-0")
-	if after, _ := os.ReadFile("../FyneApp.toml"); !bytes.Equal(after, fyneApp) {
+	if after, _ := os.ReadFile("../../FyneApp.toml"); !bytes.Equal(after, fyneApp) {
 		t.Errorf("make package changed FyneApp.toml:\n%s", after)
 	}
-	stamped, err := exec.Command("make", "-C", "..", "-s", "--no-print-directory", "version").Output()
+	stamped, err := exec.Command("make", "-C", "../..", "-s", "--no-print-directory", "version").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

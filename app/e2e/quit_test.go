@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 
 	"golang.org/x/sys/unix"
@@ -61,7 +62,7 @@ func TestQuitClean(t *testing.T) {
 		}
 		defer conn.Close()
 		enc := json.NewEncoder(conn)
-		if err := enc.Encode(hubapi.Message{Op: hubapi.OpPrompt, ID: 1, Request: testkit.FormRequest("deploys", "Deploy now?")}); err != nil {
+		if err := enc.Encode(hubapi.Message{Op: hubapi.OpPrompt, ID: 1, Request: hubkit.FormRequest("deploys", "Deploy now?")}); err != nil {
 			t.Fatal(err)
 		}
 		if err := enc.Encode(hubapi.Message{Op: hubapi.OpStatus, ID: 2}); err != nil {
@@ -93,7 +94,7 @@ func TestQuitClean(t *testing.T) {
 // returns its pid. Cleanup kills it if it still runs.
 func quitStartHub(t *testing.T, e *testEnv) int {
 	t.Helper()
-	out, stderr, code := runElicitrayEnv(t, e.vars, nil, nil, "history", "window")
+	out, stderr, code := testkit.RunBinary(t, e.vars, nil, nil, "history", "window")
 	if code != 0 {
 		t.Fatalf("elicitray history window exited %d:\n%s%s\n%s", code, out, stderr, quitLog(e))
 	}
@@ -110,7 +111,7 @@ func quitStartHub(t *testing.T, e *testEnv) int {
 // (pid) to exit, and checks what the hub's log says of it.
 func quitAndCheck(t *testing.T, e *testEnv, pid int) {
 	t.Helper()
-	_, stderr, code := runElicitrayEnv(t, e.vars, nil, nil, "quit")
+	_, stderr, code := testkit.RunBinary(t, e.vars, nil, nil, "quit")
 	if code != 0 || !strings.Contains(stderr, "the hub stopped") {
 		t.Fatalf("elicitray quit exited %d: %s", code, stderr)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/elicitray/elicitray/app/internal/testkit"
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/elicitray/elicitray/app/wrapper"
 
@@ -78,7 +78,7 @@ func approveRefused(t *testing.T, p paths.Paths, want string) {
 		Sessions: func(ctx context.Context, try func(session.Desktop) error) error {
 			return try(session.Desktop{Vars: map[string]string{"DISPLAY": ":0"}, From: "a test"})
 		}}
-	_, err := c.Approve(context.Background(), testkit.FormRequest("github", "Deploy?"))
+	_, err := c.Approve(context.Background(), hubkit.FormRequest("github", "Deploy?"))
 	if !errors.Is(err, paths.ErrUntrusted) || !errors.Is(err, bridge.ErrNoDesktop) {
 		t.Fatalf("Approve: %v, want it refused as untrusted (and so no desktop)", err)
 	}

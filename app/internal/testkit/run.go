@@ -2,9 +2,12 @@ package testkit
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -71,4 +74,39 @@ func (s *SyncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// WriteFile writes content to path with mode, whatever the umask, making
+// its directories (0700) first.
+func WriteFile(t testing.TB, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// JSONText is v as compact JSON, for messages; fmt's %v when it has none.
+func JSONText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// DoctorLine is the line of doctor's report out about topic ("✓ Display:
+// …"), or "".
+func DoctorLine(out, topic string) string {
+	for l := range strings.SplitSeq(out, "\n") {
+		if len(l) > 2 && strings.HasPrefix(strings.SplitN(l, " ", 2)[1], topic+":") {
+			return l
+		}
+	}
+	return ""
 }

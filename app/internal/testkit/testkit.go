@@ -1,6 +1,11 @@
-// Package testkit holds what tests of several packages share to make real
-// faults and peers: a history file another process holds locked, a
-// private session bus.
+// Package testkit holds what tests of several packages share to run
+// elicitray for real: the binary, built once per test process (Binary,
+// Run); a home of a test's own (TempHome, Home); the binary run and its
+// output (RunBinary, NoSession, DoctorLine); and real faults and peers: a
+// history file another process holds locked, a private session bus.
+//
+// Files: binary.go (the build), home.go, run.go (running it and reading
+// what it said), testkit.go (locks, buses).
 package testkit
 
 import (

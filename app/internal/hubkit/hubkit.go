@@ -1,4 +1,7 @@
-package testkit
+// Package hubkit serves a real hub in the test process, with a scripted
+// person in place of the desktop, for tests of the hub, the CLI and the
+// wrapper against it (app, app/e2e).
+package hubkit
 
 import (
 	"context"
