@@ -274,9 +274,15 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	select {
 	case <-serverDone:
 	case <-host.w.gone:
-		// The host stopped reading and its writes were given up (stdio.go),
-		// but the write waiting could not be ended (no deadline on this
-		// file): the server is gone, and nothing is left to wait for.
+		// The host stopped reading and its writes were given up (stdio.go).
+		// On a pipe or a socket the write waiting fails at once, and the
+		// server's pump says what was dropped (hostWriteFailed) before the
+		// wrapper ends; on a file that takes no deadline it may stay
+		// blocked, and the grace bounds the wait: the server is gone.
+		select {
+		case <-serverDone:
+		case <-time.After(graceOf(r.srv)):
+		}
 	case <-time.After(graceOf(r.srv)):
 		// The server is gone, and a host that stopped reading holds its
 		// last messages (a remote server's: stdio.go gives up on its
