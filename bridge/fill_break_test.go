@@ -446,6 +446,7 @@ func TestBreakBytewiseServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: not in the short tier (-short)")
 	}
+	t.Parallel() // CPU-bound, on pipes and processes of its own
 	if _, err := exec.LookPath("dd"); err != nil {
 		t.Skip("no dd here")
 	}
@@ -672,6 +673,7 @@ func TestBreakRandomStreamsEveryStdin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: not in the short tier (-short)")
 	}
+	t.Parallel() // CPU-bound, on pipes and processes of its own
 	sizes := []int{0, 1, 40, 4095, 8191, 8192, 8193, 65536, 300_000, frameBuf - 1, frameBuf, frameBuf + 1, 2*frameBuf + 5}
 	for i, kind := range inputKinds[1:] {
 		for _, big := range []bool{false, true} {

@@ -335,6 +335,7 @@ func TestBreakRandomStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: not in the short tier (-short)")
 	}
+	t.Parallel() // CPU-bound, on pipes and processes of its own
 	small := []int{0, 1, 3, 40, 1000, 4095, 65535, 65536, 65537, 300_000, frameBuf - 2, frameBuf - 1, frameBuf, frameBuf + 1, frameBuf + 2, 2*frameBuf + 5}
 	for _, tt := range []struct {
 		name        string
@@ -1076,6 +1077,7 @@ func TestBreakRandomServerStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: not in the short tier (-short)")
 	}
+	t.Parallel() // CPU-bound, on pipes and processes of its own
 	sizes := []int{0, 1, 3, 100, 4095, 8191, 8192, 8193, 65536, 300_000, frameBuf - 1, frameBuf, frameBuf + 1, 3*frameBuf + 1}
 	for seed, sockets := range []bool{false, true, false, true} {
 		t.Run(fmt.Sprintf("%d/sockets=%v", seed, sockets), func(t *testing.T) {
@@ -1252,6 +1254,7 @@ func TestBreakCutMethodAtPieceBoundary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: not in the short tier (-short)")
 	}
+	t.Parallel() // CPU-bound, on pipes and processes of its own
 	members := []string{
 		`,"method":"elicitation/create","id":"x"}`,
 		`,"Method":"elicitation/create","id":"x"}`,

@@ -83,6 +83,7 @@ func TestFramerRelaysStreamsExactly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: not in the short tier (-short)")
 	}
+	t.Parallel() // CPU-bound, on pipes and processes of its own
 	for seed := range 6 {
 		for _, splice := range []bool{true, false} {
 			t.Run(fmt.Sprintf("seed%d/splice=%v", seed, splice), func(t *testing.T) {

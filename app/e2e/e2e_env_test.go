@@ -169,6 +169,9 @@ func TestStrippedEnvironment(t *testing.T) {
 	// desktop session among all of the user's processes.
 	t.Parallel()
 	server := everythingServer(t)
+	// The process the wrapper names as where it found the display: this
+	// test's binary (e2e.test).
+	testBinary := filepath.Base(os.Args[0])
 	for _, tt := range []struct {
 		name string
 		// hub: a hub runs in the desktop session before the host starts.
@@ -182,8 +185,8 @@ func TestStrippedEnvironment(t *testing.T) {
 		says string
 	}{
 		{name: "hub running", hub: true, says: "prompts go to your hub (pid %d) at "},
-		{name: "no hub", says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of app.test"},
-		{name: "own display does not open", display: ":97", says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of app.test"},
+		{name: "no hub", says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of " + testBinary},
+		{name: "own display does not open", display: ":97", says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of " + testBinary},
 		{name: "host without a display", detached: true, says: "no hub was running; started one (pid %d) on display " + os.Getenv("DISPLAY") + ", found in the environment of "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
