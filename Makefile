@@ -151,11 +151,13 @@ testdata/npm/node_modules/.package-lock.json: testdata/npm/package.json testdata
 deps: deps-system deps-npm
 
 # go vet for the three OSes: everything on Linux (cgo), and for each OS
-# without cgo every package that links no Fyne there (Fyne and GLFW need
-# cgo): all but those bridge/layering_test.go lets draw windows.
+# without cgo every package that links no Fyne there, its tests included
+# (Fyne and GLFW need cgo): all but those bridge/layering_test.go lets draw
+# windows, and app/e2e, whose tests run the app.
 # Windows's cgo packages are vetted too, with mingw-w64 (cross-windows);
 # macOS's cannot be without its SDK.
-fyne_free = $(shell CGO_ENABLED=0 GOOS=$(1) $(GO) list -e -f '{{.ImportPath}} {{join .Deps " "}}' ./... | awk '!/ fyne\.io\//{print $$1}')
+fyne_free = $(shell CGO_ENABLED=0 GOOS=$(1) $(GO) list -e -test -f '{{.ImportPath}} {{join .Deps " "}}' ./... | \
+  awk '{p=$$1} / fyne\.io\//{bad[p]=1} {all[p]=1} END {for (p in all) if (!(p in bad) && p !~ /(\.test|_test)$$/) print p}')
 vet: deps-build
 	$(GO) vet ./...
 	CGO_ENABLED=0 GOOS=linux $(GO) vet $(call fyne_free,linux)
