@@ -231,7 +231,7 @@ func runTranscript(t *testing.T, file string) {
 	}
 	home := testkit.TempHome(t)
 	tr := &transcript{t: t, archive: ar, binds: map[string]any{}, expanded: map[string][]byte{},
-		env: append(os.Environ(), "ELICITRAY_HOME="+home), paths: homePaths(home)}
+		env: append(os.Environ(), "ELICITRAY_HOME="+home), paths: paths.Under(home)}
 	if steps[0].verb == "nohub" {
 		// The wrapper runs without DISPLAY (startWrapper), so with no hub
 		// listening it has no desktop at all.
@@ -1220,7 +1220,7 @@ type transcriptHub struct {
 // test process (testHome).
 func startTranscriptHub(t *testing.T) *transcriptHub {
 	t.Helper()
-	return startTranscriptHubAt(t, homePaths(testkit.Home(t)))
+	return startTranscriptHubAt(t, paths.Under(testkit.Home(t)))
 }
 
 // startTranscriptHubAt serves a transcriptHub at p until the test ends.

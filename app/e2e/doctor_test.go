@@ -12,6 +12,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/internal/testkit"
+	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/session"
 )
 
@@ -116,7 +117,7 @@ func TestDoctor(t *testing.T) {
 	t.Run("history locked", func(t *testing.T) {
 		needDisplay(t)
 		e := newTestEnv(t, false)
-		pid := holdLock(t, homePaths(e.home).History)
+		pid := holdLock(t, paths.Under(e.home).History)
 		out, _, code := e.run(t, nil, nil, "doctor")
 		l := testkit.DoctorLine(out, "History")
 		// A locked history costs no prompt: the hub spools (issue 10); it

@@ -412,7 +412,7 @@ func newDesktopOnSmallDisk(t *testing.T) (*testDesktop, string) {
 	d.home, d.mark = full, "ELICITRAY_HOME="+full
 	d.env = append(slices.Clone(d.env), d.mark)
 	d.hostEnv = d.env
-	d.paths = homePaths(full)
+	d.paths = paths.Under(full)
 	return d, full
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/desktop"
 	"github.com/elicitray/elicitray/app/internal/testkit"
+	"github.com/elicitray/elicitray/app/paths"
 
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/godbus/dbus/v5"
@@ -65,7 +66,7 @@ func startTestHub(t *testing.T, env []string) *exec.Cmd {
 			home = v
 		}
 	}
-	logf, err := os.Create(homePaths(home).HubLog)
+	logf, err := os.Create(paths.Under(home).HubLog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestNotificationsFindTheBus(t *testing.T) {
 	startTestHub(t, env)
 	// (The bus has no tray host: the hub also says where its menu is.)
 	if n := notes.find(t, "soon"); n == nil {
-		log, _ := os.ReadFile(homePaths(home).HubLog)
+		log, _ := os.ReadFile(paths.Under(home).HubLog)
 		t.Fatalf("no notification naming the config mistake reached the session bus within %v; hub log:\n%s", desktopWait, log)
 	}
 
@@ -135,7 +136,7 @@ func TestNotificationsWithoutBus(t *testing.T) {
 		env = append(env, "XAUTHORITY="+xa)
 	}
 	startTestHub(t, env)
-	p := homePaths(home)
+	p := paths.Under(home)
 	deadline := time.Now().Add(desktopWait)
 	const said = "desktop notifications cannot be shown: this session has no D-Bus session bus"
 	var log string
@@ -244,7 +245,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	}
 	rest, _ := io.ReadAll(out)
 	_ = unseen.Wait()
-	if _, err := os.Lstat(filepath.Join(filepath.Dir(homePaths(home).HubLog), desktop.NoTrayMarker)); err == nil {
+	if _, err := os.Lstat(filepath.Join(filepath.Dir(paths.Under(home).HubLog), desktop.NoTrayMarker)); err == nil {
 		t.Fatalf("a hub that could show no notification (no session bus) marked the no-tray notice as told; it said:\n%s%s", said.String(), rest)
 	}
 
@@ -255,7 +256,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	first := startTestHub(t, env)
 	n := notes.find(t, "no tray icons")
 	if n == nil {
-		log, _ := os.ReadFile(homePaths(home).HubLog)
+		log, _ := os.ReadFile(paths.Under(home).HubLog)
 		t.Fatalf("the first hub without a tray sent no notification saying so; hub log:\n%s", log)
 	}
 	for _, want := range []string{"launcher", "Open Menu", "elicitray menu", "Settings", "Pause All Prompts", "elicitray status"} {
@@ -277,7 +278,7 @@ func TestNoTrayToldOnce(t *testing.T) {
 	if n := notes.find(t, "later"); n == nil {
 		t.Fatal("the second hub sent no notification of its config mistake")
 	}
-	log, _ := os.ReadFile(homePaths(home).HubLog)
+	log, _ := os.ReadFile(paths.Under(home).HubLog)
 	if !strings.Contains(string(log), "the desktop was told once") {
 		t.Errorf("the second hub's log does not say the desktop was told before:\n%s", log)
 	}

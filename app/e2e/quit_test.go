@@ -17,6 +17,7 @@ import (
 	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
+	"github.com/elicitray/elicitray/app/paths"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,7 +57,7 @@ func TestQuitClean(t *testing.T) {
 		// status on the same connection: the hub handles one connection's
 		// messages in order, so once the status comes back the prompt is
 		// queued and its window on its way to the screen, ahead of the quit.
-		conn, err := net.Dial("unix", homePaths(e.home).Socket)
+		conn, err := net.Dial("unix", paths.Under(e.home).Socket)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func quitStartHub(t *testing.T, e *testEnv) int {
 	if code != 0 {
 		t.Fatalf("elicitray history window exited %d:\n%s%s\n%s", code, out, stderr, quitLog(e))
 	}
-	b, err := os.ReadFile(homePaths(e.home).Lock)
+	b, err := os.ReadFile(paths.Under(e.home).Lock)
 	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || perr != nil || pid <= 0 {
 		t.Fatalf("the hub's lock names no pid (%q, %v):\n%s", b, err, stderr)
@@ -156,7 +157,7 @@ func quitWaitExit(t *testing.T, e *testEnv, pid int) {
 
 // quitLog is the text of the log of e's hub.
 func quitLog(e *testEnv) string {
-	b, err := os.ReadFile(homePaths(e.home).HubLog)
+	b, err := os.ReadFile(paths.Under(e.home).HubLog)
 	if err != nil {
 		return "(no hub log: " + err.Error() + ")"
 	}

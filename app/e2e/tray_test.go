@@ -141,7 +141,7 @@ func TestTrayAbsentRunsClean(t *testing.T) {
 			}
 			hub := trayStartHub(t, e, addr)
 
-			trayWaitAnswers(t, homePaths(e.home), hub)
+			trayWaitAnswers(t, paths.Under(e.home), hub)
 			// The hub serves only after deciding on its tray: the log line,
 			// if any, is there by now.
 			if n := strings.Count(hub.log(), trayNoHostLog); n != 1 {

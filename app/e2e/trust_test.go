@@ -100,7 +100,7 @@ func TestUntrustedHub(t *testing.T) {
 		if err := os.Symlink(elsewhere, filepath.Join(home, "run")); err != nil {
 			t.Fatal(err)
 		}
-		approveRefused(t, homePaths(home), "is a symbolic link (to "+elsewhere+")")
+		approveRefused(t, paths.Under(home), "is a symbolic link (to "+elsewhere+")")
 		_, stderr, code := e.run(t, nil, nil, "status")
 		if code == 0 || !strings.Contains(stderr, "is a symbolic link") {
 			t.Errorf("status: exit %d, %s", code, stderr)
@@ -116,7 +116,7 @@ func TestUntrustedHub(t *testing.T) {
 		}
 		os.Chmod(run, 0o777)
 		u := listenUntrusted(t, filepath.Join(run, "hub.sock"))
-		approveRefused(t, homePaths(home), "is open to other users (mode 0777, want 0700)")
+		approveRefused(t, paths.Under(home), "is open to other users (mode 0777, want 0700)")
 		u.noneReached(t)
 	})
 	t.Run("hub of another user", func(t *testing.T) {
@@ -181,7 +181,7 @@ while True:
 		if err := os.Rename(sock, filepath.Join(run, "hub.sock")); err != nil {
 			t.Fatal(err)
 		}
-		approveRefused(t, homePaths(home), "runs as "+hubapi.UserName(65534)+", not as you")
+		approveRefused(t, paths.Under(home), "runs as "+hubapi.UserName(65534)+", not as you")
 		listener.Process.Kill()
 		for lines.Scan() {
 			if f := strings.Fields(lines.Text()); len(f) == 2 && f[0] == "received" && f[1] != "0" {
