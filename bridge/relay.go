@@ -271,6 +271,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	}
 	close(gone)
 	<-closerDone
+	grace := time.After(graceOf(r.srv))
 	select {
 	case <-serverDone:
 	case <-host.w.gone:
@@ -278,12 +279,12 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 		// On a pipe or a socket the write waiting fails at once, and the
 		// server's pump says what was dropped (hostWriteFailed) before the
 		// wrapper ends; on a file that takes no deadline it may stay
-		// blocked, and the grace bounds the wait: the server is gone.
+		// blocked, and the same grace bounds the wait: the server is gone.
 		select {
 		case <-serverDone:
-		case <-time.After(graceOf(r.srv)):
+		case <-grace:
 		}
-	case <-time.After(graceOf(r.srv)):
+	case <-grace:
 		// The server is gone, and a host that stopped reading holds its
 		// last messages (a remote server's: stdio.go gives up on its
 		// own): they are given up, so that the wrapper ends.
