@@ -112,6 +112,14 @@ type httpServer struct {
 	// must still carry the version (prepare waits for it).
 	initKey  string
 	initDone chan struct{}
+	// listening is closed once the GET stream the session's initialize
+	// opened has its answer's headers, or failed (listened): until then a
+	// server that sends a request on that stream, not on the POST's, loses
+	// it (servers on the TypeScript SDK drop what they send while no GET
+	// stream is open), so the host's requests wait for it (awaitListening).
+	// noGET is set once the server refused the stream (405).
+	listening chan struct{}
+	noGET     bool
 	// inflight maps the id keys of requests sent to the server and not yet
 	// answered to their state.
 	inflight map[string]*httpRequest
@@ -194,7 +202,7 @@ func (s *httpServer) client() *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &tapTransport{base: base, limit: s.opts.MaxMessage, budget: &msgBudget{max: 2 * s.opts.MaxMessage}, deliver: s.fromServer, tooLarge: s.tooLarge, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare}
+	c.Transport = &tapTransport{base: base, limit: s.opts.MaxMessage, budget: &msgBudget{max: 2 * s.opts.MaxMessage}, deliver: s.fromServer, tooLarge: s.tooLarge, endpoint: s.isEndpoint, reply: s.sawReply, ending: s.endSession, prepare: s.prepare, listened: s.listened}
 	follow := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		// The headers given with --header (a token, an API key) are for
@@ -368,6 +376,51 @@ func (s *httpServer) initialized() {
 		default:
 			close(s.initDone)
 		}
+	}
+}
+
+// listenWait bounds how long the host's requests wait for the GET stream
+// to open (awaitListening): a server that sends no headers until it has
+// an event to send would otherwise hold them for good.
+const listenWait = 5 * time.Second
+
+// listened notes the GET stream's answer, status (0 when it failed).
+func (s *httpServer) listened(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if status == http.StatusMethodNotAllowed {
+		s.noGET = true
+	}
+	if s.listening != nil {
+		select {
+		case <-s.listening:
+		default:
+			close(s.listening)
+		}
+	}
+}
+
+// awaitListening holds a host request, on a Streamable HTTP session of the
+// versions with a GET stream (PROTOCOL.md §11), until that stream opened
+// (listened), for at most listenWait: a server may send the elicitation
+// the request leads to on that stream, and one sent before it is open is
+// lost, leaving the host's call waiting for an answer that never comes.
+func (s *httpServer) awaitListening(ctx context.Context) {
+	s.mu.Lock()
+	wait := s.listening
+	if s.sse || s.noGET || s.version == "" || mcp.IsModernProtocol(s.version) {
+		wait = nil
+	}
+	s.mu.Unlock()
+	if wait == nil {
+		return
+	}
+	timer := time.NewTimer(listenWait)
+	defer timer.Stop()
+	select {
+	case <-wait:
+	case <-timer.C:
+	case <-ctx.Done():
 	}
 }
 

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -279,5 +282,114 @@ func TestHTTPSessionHeadersAndDelete(t *testing.T) {
 	joined := strings.Join(methods, " ")
 	if !strings.Contains(joined, "GET") || !strings.HasSuffix(joined, "DELETE") {
 		t.Errorf("requests %s: want the GET stream opened and a DELETE last", joined)
+	}
+}
+
+// standaloneServer is a Streamable HTTP server that, like servers on the
+// TypeScript SDK whose tools call server.elicitInput, sends its
+// elicitation/create on the GET stream, not on the tool call's POST, and
+// drops it when no GET stream is open yet. It answers that GET only after
+// hold (a slow server, or one under load), or as soon as a tools/call
+// arrives. The tool's result says what became of the elicitation.
+type standaloneServer struct {
+	hold    time.Duration
+	mu      sync.Mutex
+	stream  chan string   // the open GET stream's events, nil before
+	called  chan struct{} // closed when the tools/call arrives
+	answers chan string   // the client's answer to the elicitation
+}
+
+func (s *standaloneServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		select {
+		case <-time.After(s.hold):
+		case <-s.called:
+		case <-r.Context().Done():
+			return
+		}
+		events := make(chan string, 1)
+		s.mu.Lock()
+		s.stream = events
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case e := <-events:
+				fmt.Fprintf(w, "event: message\ndata: %s\n\n", e)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&msg); err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	reply := func(result string) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, result)
+	}
+	switch {
+	case msg.Method == "initialize":
+		w.Header().Set("Mcp-Session-Id", "s1")
+		reply(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"standalone","version":"1"}}`)
+	case msg.Method == "tools/call":
+		s.mu.Lock()
+		stream := s.stream
+		s.mu.Unlock()
+		close(s.called)
+		if stream == nil {
+			reply(`{"content":[{"type":"text","text":"the elicitation was lost: no GET stream was open"}]}`)
+			return
+		}
+		stream <- `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Deploy?","requestedSchema":{"type":"object","properties":{}}}}`
+		select {
+		case a := <-s.answers:
+			reply(`{"content":[{"type":"text","text":` + strconv.Quote(a) + `}]}`)
+		case <-r.Context().Done():
+		}
+	case msg.Method == "" && len(msg.Result) > 0:
+		s.answers <- string(msg.Result)
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// TestHTTPCallWaitsForGETStream: a tool call sent right after initialize,
+// to a server that sends its elicitation on the GET stream and opens that
+// stream late, still brings the elicitation to the host: the relay holds
+// the call until the stream is open. Before, the call went first, the
+// server had no stream to ask on, and the question was lost.
+func TestHTTPCallWaitsForGETStream(t *testing.T) {
+	t.Parallel()
+	srv := &standaloneServer{hold: 300 * time.Millisecond, called: make(chan struct{}), answers: make(chan string, 1)}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	conn, _, next := startHTTP(t, ts.URL)
+	write(t, conn, initLegacy)
+	next()
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{}}}`)
+	ask := next()
+	env, err := scanEnvelope([]byte(ask))
+	if err != nil || env.Method != "elicitation/create" {
+		t.Fatalf("want the server's elicitation/create, got %s", ask)
+	}
+	write(t, conn, `{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{}}}`)
+	if res := next(); !strings.Contains(res, `"id":2`) || !strings.Contains(res, `accept`) {
+		t.Fatalf("tool result = %s", res)
 	}
 }

@@ -31,6 +31,7 @@ func (s *httpServer) send(env envelope, msg []byte) {
 	if env.Method == "initialize" {
 		s.initKey = key
 		s.initDone = make(chan struct{})
+		s.listening = make(chan struct{})
 	}
 	s.wg.Add(1)
 	version := s.version
@@ -58,6 +59,8 @@ func (s *httpServer) send(env envelope, msg []byte) {
 		defer cancel()
 		if env.Method == "initialize" {
 			defer s.initialized() // answered or failed: the GET waits no more
+		} else {
+			s.awaitListening(ctx)
 		}
 		err := s.roundTrip(ctx, req)
 		// A stream that broke off before the answer is resumed from its

@@ -76,6 +76,10 @@ type tapTransport struct {
 	// prepare, when set, may complete a request to the MCP endpoint before
 	// it goes out (headers mcp-go could not know yet).
 	prepare func(req *http.Request) *http.Request
+	// listened, when set, hears the status of each GET that opens the
+	// server's own stream (not a resumption of a request's), once its
+	// headers came, or 0 when it failed.
+	listened func(status int)
 }
 
 // maxErrorBody bounds how much of a refusal's body is read: enough for a
@@ -110,6 +114,13 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = t.prepare(req)
 	}
 	resp, err := t.base.RoundTrip(req)
+	if t.listened != nil && req.Method == http.MethodGet && key == "" && t.endpoint(req) {
+		status := 0
+		if err == nil {
+			status = resp.StatusCode
+		}
+		t.listened(status)
+	}
 	if err != nil || !t.endpoint(req) {
 		return resp, err
 	}
