@@ -206,9 +206,9 @@ func (j *Journal) stateLocked() State {
 func (j *Journal) Keep(rec history.Record) error {
 	j.mu.Lock()
 	before := j.stateLocked()
-	err := j.keepLocked(rec)
+	inHistory, err := j.keepLocked(rec)
 	after := j.stateLocked()
-	flushNow := err == nil && j.store != nil && j.why == nil && (j.spooled > 0 || len(j.unsaved) > 0) && !j.flushing
+	flushNow := inHistory && (j.spooled > 0 || len(j.unsaved) > 0) && !j.flushing
 	if flushNow {
 		// History takes records again while older ones wait: now.
 		j.flushing = true
@@ -238,12 +238,18 @@ func (j *Journal) scheduleLocked() {
 	})
 }
 
-func (j *Journal) keepLocked(rec history.Record) error {
+// keepLocked is Keep's work; inHistory reports that rec went to history
+// itself. The reason history failed stays while older records wait: a
+// small record may fit where the spool's batch does not (a full disk
+// leaves bbolt its free pages), and Flush says when all are in.
+func (j *Journal) keepLocked(rec history.Record) (inHistory bool, err error) {
 	if j.store != nil {
 		_, err := j.store.Add(rec)
 		if err == nil {
-			j.why = nil
-			return nil
+			if j.spooled == 0 && len(j.unsaved) == 0 {
+				j.why = nil
+			}
+			return true, nil
 		}
 		j.why = err
 		j.Log("could not write a decision to history, keeping it in the spool: %v", err)
@@ -251,7 +257,7 @@ func (j *Journal) keepLocked(rec history.Record) error {
 	if j.spool != nil {
 		err := j.spoolLocked(rec)
 		if err == nil {
-			return nil
+			return false, nil
 		}
 		j.Log("could not write a decision to the spool either, keeping it in memory: %v", err)
 		if j.why == nil || j.store != nil {
@@ -263,7 +269,7 @@ func (j *Journal) keepLocked(rec history.Record) error {
 	if rec.Key == "" || !slices.ContainsFunc(j.unsaved, func(u history.Record) bool { return u.Key == rec.Key && u.Source == rec.Source }) {
 		j.unsaved = append(j.unsaved, rec)
 	}
-	return fmt.Errorf("not saved: %s", StorageSentence(j.why))
+	return false, fmt.Errorf("not saved: %s", StorageSentence(j.why))
 }
 
 // spoolLocked appends rec to the spool and counts it; j.mu is held and
