@@ -579,7 +579,8 @@ func (d *testDesktop) closed(win string) {
 // It returns the number of presses.
 func (d *testDesktop) answer(win, key string) int {
 	d.t.Helper()
-	d.releaseAlt(win)
+	d.releaseKeys()
+	defer d.releaseKeys(key)
 	if d.isPrompt(win) {
 		if d.armed(win) {
 			d.keysClosing(win, key)
@@ -654,6 +655,7 @@ func (d *testDesktop) keysClosing(win string, keys ...string) {
 	if out, err := d.x("xdotool", args...).CombinedOutput(); err != nil && d.visible(win) {
 		d.t.Fatalf("xdotool %s: %v\n%s%s", strings.Join(args, " "), err, out, d.diagnostics())
 	}
+	d.releaseKeys(keys...)
 }
 
 // screenshot saves the whole screen as DIR/name when ELICITRAY_SCREENSHOTS
@@ -925,18 +927,29 @@ func hubAnswers(ctx context.Context, p paths.Paths) bool {
 	return err == nil
 }
 
-// releaseAlt sends window win the release of Alt that Alt+D in the previous
-// window may have lost: that window closed on D, before xdotool released Alt,
-// and X dropped the release sent to the closed window. Without it, the hub
-// sometimes ignores every key in the next window (Escape, Return) as if Alt
-// were still down, in about a third of runs under load; on a real X server
-// the release goes to the focused window instead. A release of a key that is
-// not down does nothing.
-func (d *testDesktop) releaseAlt(win string) {
+// releaseKeys releases, in the X server itself (XTEST: xdotool keyup with
+// no --window), every key of the combinations keys ("shift+Tab", "alt"),
+// and always Alt, Ctrl and Shift. xdotool presses a key with XTEST when
+// the window it is sent to has the focus, and with XSendEvent otherwise,
+// deciding again for the release: a window that closes on a key's press
+// (Escape, Return, Space on Quit, Alt+D) makes the release a synthetic
+// event sent to a window that is gone, and leaves the key down in the X
+// server. The server then repeats it into the window that has the focus
+// next (an Escape closed a new menu window so), or, for a modifier, makes
+// every key there Alt+key, Ctrl+key or Shift+key (the menu's Space on Quit
+// did nothing), in about a third of runs under load. A release of a key
+// that is not down does nothing.
+func (d *testDesktop) releaseKeys(keys ...string) {
 	d.t.Helper()
-	// Ctrl too: a window that closes on Ctrl+W loses Ctrl's release the
-	// same way, and the next window then takes Escape for Ctrl+Escape.
-	d.xdo("keyup", "--window", win, "alt", "ctrl")
+	names := []string{"alt", "ctrl", "shift"}
+	for _, k := range keys {
+		for n := range strings.SplitSeq(k, "+") {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	d.xdo(append([]string{"keyup"}, names...)...)
 }
 
 // elicitrayWindows lists the viewable windows on display whose title

@@ -240,7 +240,8 @@ func (d *testDesktop) text(c toolCall) string {
 func (d *testDesktop) pressUntilResult(win, key string, call <-chan toolCall) (toolCall, int) {
 	d.t.Helper()
 	d.armed(win)
-	d.releaseAlt(win)
+	d.releaseKeys()
+	defer d.releaseKeys(key)
 	deadline := time.Now().Add(desktopWait)
 	presses := 0
 	for {

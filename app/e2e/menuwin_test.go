@@ -20,11 +20,7 @@ import (
 // pause made elsewhere (`elicitray pause`: the hub's state reaches the
 // open window), opens History (and closes itself), and quits the hub.
 func TestMenuWindowOnDesktop(t *testing.T) {
-	// Alone, on the run's display: in parallel with the other windows'
-	// tests the menu opened the second time lost its keys (or closed)
-	// about one run in three, for a reason not found yet (the stop note
-	// of issue 26 says what was ruled out).
-	d := newDesktop(t)
+	d := newParallelDesktop(t)
 	// A configured server, for the menu to list.
 	if err := os.WriteFile(d.paths.Config, []byte("[servers.github]\nrule = \"ask\"\n"), 0o600); err != nil {
 		t.Fatal(err)
