@@ -83,6 +83,28 @@ func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
 			},
 		},
 		{
+			// JSON Schema counts 2.0 an integer, as the form counts a
+			// default of 1.0 one: it is sent as 2.
+			name: "a whole number typed with a point for an integer",
+			file: "all-kinds.json",
+			fill: func(h *promptHarness) {
+				h.typeInto("fullName", "Ada")
+				h.retype("copies", "2.0")
+			},
+			wantC: map[string]any{
+				"fullName": "Ada",
+				"agree":    false,
+				"greeting": "Hello from the team.",
+				"copies":   json.Number("2"),
+				"budget":   json.Number("3.14"),
+				"team":     "Platform",
+				"channels": []string{"Email"},
+				"tier":     "tier-1",
+				"regions":  []string{"r-1"},
+				"format":   "fmt-1",
+			},
+		},
+		{
 			name: "defaults accepted unchanged",
 			file: "defaults.json",
 			fill: func(*promptHarness) {},

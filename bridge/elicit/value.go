@@ -35,7 +35,8 @@ const (
 //
 // A number typed as JSON writes it ("1.50", "1e400") is kept as typed, so
 // the server receives what the entry shows; "+5", ".5" and "007" are sent
-// as 5, 0.5 and 7. An integer is typed as digits with an optional sign.
+// as 5, 0.5 and 7. An integer is any number of whole value ("2.0"), sent
+// as its digits (2).
 // Numbers beyond MaxNumberDigits are refused.
 //
 // A conversion error is a *FieldError such as "must be a whole number".
@@ -52,11 +53,13 @@ func (fld *Field) ParseText(s string) (any, error) {
 	}
 	switch fld.Kind {
 	case KindInteger:
-		if p, ok := scanNumber(t, true); !ok || p.point || p.exp != "" {
-			return nil, fld.fail(msgWhole)
-		}
+		// JSON Schema counts every number of whole value an integer: "2.0"
+		// and "1e3" are sent as 2 and 1000, as a default of 1.0 is.
 		_, r, msg := readNumber(t, true)
-		if msg != "" {
+		switch {
+		case msg == msgNumber, msg == "" && !r.IsInt():
+			return nil, fld.fail(msgWhole)
+		case msg != "":
 			return nil, fld.fail(msg)
 		}
 		return json.Number(r.Num().String()), nil // "-0" is 0, as content sends it

@@ -35,7 +35,10 @@ func TestParseText(t *testing.T) {
 		{"negative zero integer", integer, "-0", json.Number("0"), ""},
 		{"empty integer is unfilled", integer, "", nil, ""},
 		{"fraction is not an integer", integer, "4.2", nil, "must be a whole number"},
-		{"exponent is not typed as an integer", integer, "1e3", nil, "must be a whole number"},
+		{"exponent of a whole number is an integer", integer, "1e3", json.Number("1000"), ""},
+		{"whole number with a point is an integer", integer, "2.0", json.Number("2"), ""},
+		{"whole number with a point and an exponent", integer, "-4.20e1", json.Number("-42"), ""},
+		{"fraction hidden by an exponent", integer, "1e-3", nil, "must be a whole number"},
 		{"word is not an integer", integer, "abc", nil, "must be a whole number"},
 		{"thousands separator", integer, "1,000", nil, "must be a whole number"},
 		// Every digit typed is kept: a float64 would send 9007199254740992.
