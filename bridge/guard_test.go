@@ -218,17 +218,26 @@ func TestArgumentsText(t *testing.T) {
 		{"nested", `{"target":{"host":"db1","password":"hunter2"},"ids":[1,2]}`,
 			[]string{"target:\n", `host: "db1"`, "password: •••••• (hidden", "ids: (2 items)", "[1]: 2"}, []string{"hunter2"}},
 		{"secret value", `{"note":"ghp_0123456789abcdefghij"}`, []string{"note: •••••• (hidden"}, []string{"ghp_0123"}},
+		// The names of secrets are read as a form's field names are
+		// (elicit.LooksSecret), both ways: counts of tokens are numbers a
+		// person checks, not secrets (issue 27: token_count was hidden).
+		{"secret names", `{"api_key":"k1","githubToken":"k2","client_secret":"k3","Authorization":"k4","db_password":"k5","session_cookie":"k6"}`,
+			[]string{"api_key: ••••••", "githubToken: ••••••", "client_secret: ••••••", "Authorization: ••••••", "db_password: ••••••", "session_cookie: ••••••"},
+			[]string{"k1", "k2", "k3", "k4", "k5", "k6"}},
+		{"counts and kinds are no secrets", `{"token_count":5,"max_tokens":100,"tokenizer":"bpe","token_type":"bearer","secretary":"Ann","cookie_domain":"example.com"}`,
+			[]string{"token_count: 5", "max_tokens: 100", `tokenizer: "bpe"`, `token_type: "bearer"`, `secretary: "Ann"`, `cookie_domain: "example.com"`}, []string{"••••••"}},
 		{"long", `{"text":"` + strings.Repeat("x", 500) + `"}`, []string{"more characters)"}, []string{strings.Repeat("x", 250)}},
 		// Cut between characters, never inside one: a skin tone, a vowel
 		// sign, an accent are runes of their own (issue 24).
 		{"long emoji", `{"text":"` + strings.Repeat("👍🏽", 300) + `"}`, []string{"👍🏽… (102 more characters)"}, []string{"👍…"}},
 		{"long Devanagari", `{"text":"` + strings.Repeat("ते", 300) + `"}`, []string{"ते… (102 more characters)"}, []string{"त…"}},
 		{"long accents", `{"text":"` + strings.Repeat("e\u0301", 300) + `"}`, []string{"e\u0301… (102 more characters)"}, []string{"e…"}},
-		{"controls", `{"t":"a\u202eb\u0007"}`, nil, []string{"\u202e", "\u0007"}},
+		{"controls", `{"t":"a\u202eb\u0007"}`, []string{"t: \"a\ufffdb\\u0007\""}, []string{"\u202e", "\u0007"}},
 		{"emoji ZWJ sequence", `{"t":"👩‍👩‍👧‍👦 and a\u200db"}`, []string{"t: \"👩‍👩‍👧‍👦 and a\ufffdb\""}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := argumentsText(json.RawMessage(tt.args))
+			var c cleaner
+			got := argumentsText(json.RawMessage(tt.args), &c)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("lacks %q:\n%s", w, got)
@@ -240,6 +249,24 @@ func TestArgumentsText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGuardMessageSaysWhatItReplaced: characters that can disguise text,
+// in the tool's title, description or arguments, show as U+FFFD and the
+// window says how many there were; an emoji sequence is no such thing.
+func TestGuardMessageSaysWhatItReplaced(t *testing.T) {
+	info := toolInfo{title: "Deploy\u202e", description: "Ships it.\u200b"}
+	got := guardMessage("deploy", info, json.RawMessage(`{"target":"prod\u2066uction","team":"👨‍👩‍👧"}`))
+	for _, want := range []string{"(Deploy\ufffd)", "Ships it.\ufffd", "target: \"prod\ufffduction\"", `team: "👨‍👩‍👧"`,
+		"In this call's text 3 invisible or control characters, which can disguise text, are shown as \ufffd."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	clean := guardMessage("deploy", toolInfo{title: "Deploy 🚀"}, json.RawMessage(`{"team":"👨‍👩‍👧 🏴󠁧󠁢󠁳󠁣󠁴󠁿"}`))
+	if strings.Contains(clean, "\ufffd") || strings.Contains(clean, "invisible") {
+		t.Errorf("emoji sequences were taken for hidden characters:\n%s", clean)
 	}
 }
 

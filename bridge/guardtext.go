@@ -29,18 +29,28 @@ const (
 // arguments (argumentsText).
 func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The host asks to run the tool %s", strconv.Quote(name))
-	if t := cleanLine(info.title, guardMaxValue); t != "" && t != name {
+	var c cleaner
+	fmt.Fprintf(&b, "The host asks to run the tool %s", strconv.Quote(c.line(name, guardMaxValue)))
+	if t := c.line(info.title, guardMaxValue); t != "" && t != name {
 		fmt.Fprintf(&b, " (%s)", t)
 	}
 	b.WriteString(". It runs only if you approve it.\n")
-	if d := cleanText(info.description, guardMaxDescription); d != "" {
+	if d := c.text(info.description, guardMaxDescription); d != "" {
 		b.WriteString("\nWhat the server says it does:\n")
 		b.WriteString(d)
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
-	b.WriteString(argumentsText(args))
+	b.WriteString(argumentsText(args, &c))
+	if c.hidden > 0 {
+		// Said, as a prompt's hidden characters are: the person knows
+		// the text was not all shown as sent.
+		what := fmt.Sprintf("%d invisible or control characters, which can disguise text, are", c.hidden)
+		if c.hidden == 1 {
+			what = "1 invisible or control character, which can disguise text, is"
+		}
+		fmt.Fprintf(&b, "\nIn this call's text %s shown as \uFFFD.", what)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
@@ -49,7 +59,7 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 // (guardMax…), and the values of secret-looking names, and values that
 // look like secrets themselves, masked (PROTOCOL.md §6: sensitive
 // information is not shown).
-func argumentsText(args json.RawMessage) string {
+func argumentsText(args json.RawMessage, c *cleaner) string {
 	if len(args) == 0 || string(args) == "null" {
 		return "No arguments."
 	}
@@ -57,16 +67,16 @@ func argumentsText(args json.RawMessage) string {
 	dec := json.NewDecoder(strings.NewReader(string(args)))
 	dec.UseNumber()
 	if dec.Decode(&v) != nil {
-		return "Arguments (not valid JSON, shown as sent):\n" + cleanText(string(args), guardMaxValue)
+		return "Arguments (not valid JSON, shown as sent):\n" + c.text(string(args), guardMaxValue)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "Arguments (not an object):\n" + renderValue(v)
+		return "Arguments (not an object):\n" + renderValue(v, c)
 	}
 	if len(obj) == 0 {
 		return "No arguments."
 	}
-	a := &argWriter{}
+	a := &argWriter{c: c}
 	a.b.WriteString("Arguments:\n")
 	a.object(obj, 0)
 	if a.left > 0 {
@@ -77,6 +87,7 @@ func argumentsText(args json.RawMessage) string {
 
 // argWriter writes arguments, counting lines against guardMaxLines.
 type argWriter struct {
+	c     *cleaner
 	b     strings.Builder
 	lines int
 	left  int // lines not written for the bound
@@ -89,7 +100,7 @@ func (a *argWriter) line(depth int, name, text string) {
 	}
 	a.lines++
 	a.b.WriteString(strings.Repeat("  ", depth+1))
-	a.b.WriteString(cleanLine(name, 80))
+	a.b.WriteString(a.c.line(name, 80))
 	a.b.WriteString(":")
 	if text != "" {
 		a.b.WriteString(" " + text)
@@ -116,14 +127,14 @@ func (a *argWriter) member(name string, v any, depth int) {
 	switch x := v.(type) {
 	case map[string]any:
 		if depth+1 >= guardMaxDepth || len(x) == 0 {
-			a.line(depth, name, renderValue(x))
+			a.line(depth, name, renderValue(x, a.c))
 			return
 		}
 		a.line(depth, name, "")
 		a.object(x, depth+1)
 	case []any:
 		if depth+1 >= guardMaxDepth || len(x) == 0 {
-			a.line(depth, name, renderValue(x))
+			a.line(depth, name, renderValue(x, a.c))
 			return
 		}
 		a.line(depth, name, fmt.Sprintf("(%d items)", len(x)))
@@ -131,13 +142,13 @@ func (a *argWriter) member(name string, v any, depth int) {
 			a.member(fmt.Sprintf("[%d]", i), item, depth+1)
 		}
 	default:
-		a.line(depth, name, renderValue(v))
+		a.line(depth, name, renderValue(v, a.c))
 	}
 }
 
 // renderValue is one value as JSON text, bounded, masked when it looks
 // like a secret.
-func renderValue(v any) string {
+func renderValue(v any, c *cleaner) string {
 	if s, ok := v.(string); ok && secretValue(s) {
 		return masked(v)
 	}
@@ -145,25 +156,21 @@ func renderValue(v any) string {
 	if err != nil {
 		return "(not shown)"
 	}
-	return cleanLine(string(b), guardMaxValue)
+	return c.line(string(b), guardMaxValue)
 }
 
 // masked stands for a secret value: never its text, nor its length.
 func masked(any) string { return "•••••• (hidden: looks secret)" }
 
-// secretNames are the parts of argument names whose values are masked
-// (compared without case, '_' and '-').
-var secretNames = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey",
-	"privatekey", "credential", "authorization", "cookie", "sessionid", "clientsecret", "bearer"}
-
+// secretName reports whether an argument's name says its value is a
+// secret: by the same word rules as a form field's (elicit.LooksSecret:
+// "password", "api_key", "githubToken", "client_secret"; not
+// "token_count", "max_tokens" or "tokenizer"), or an authorization
+// header's name; not a name of a secret's kind or address ("token_type",
+// "token_url": plainName).
 func secretName(name string) bool {
-	n := strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(name))
-	for _, s := range secretNames {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
+	flat, plain := plainName(name)
+	return !plain && (elicit.LooksSecret(name) || strings.HasSuffix(flat, "authorization"))
 }
 
 // secretPrefixes start values that are secrets by their shape: API keys
@@ -186,17 +193,32 @@ func secretValue(s string) bool {
 // (elicit.Marked: but for the joiners of an emoji ZWJ sequence), line
 // breaks spaces.
 func cleanLine(s string, max int) string {
-	return bound(elicit.Marked(strings.Map(func(r rune) rune {
+	var c cleaner
+	return c.line(s, max)
+}
+
+// cleaner cleans text as cleanLine and cleanText do, counting the
+// characters it replaced (hidden) so that the window can say so.
+type cleaner struct{ hidden int }
+
+func (c *cleaner) marked(s string) string {
+	out, n := elicit.MarkedCount(strings.ToValidUTF8(s, "\uFFFD"))
+	c.hidden += n
+	return out
+}
+
+func (c *cleaner) line(s string, max int) string {
+	return bound(c.marked(strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' || r == '\t' {
 			return ' '
 		}
 		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))), max)
+	}, s)), max)
 }
 
-// cleanText is cleanLine keeping line breaks (at most a few blank lines).
-func cleanText(s string, max int) string {
-	s = elicit.Marked(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\t", " "))
+// text is line keeping line breaks (at most a few blank lines).
+func (c *cleaner) text(s string, max int) string {
+	s = c.marked(strings.ReplaceAll(s, "\t", " "))
 	for strings.Contains(s, "\n\n\n") {
 		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
 	}

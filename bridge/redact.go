@@ -55,15 +55,15 @@ func SecretProperties(schema json.RawMessage, form *elicit.Form) []string {
 
 // secretProperty reports whether the property name, of schema prop, is a
 // secret by its own words: not a boolean, and its name, title or
-// description looks like a secret, or it says "format": "password" or
-// "writeOnly": true.
+// description looks like a secret, or its format does ("credit-card"), or
+// it says "format": "password" or "writeOnly": true.
 func secretProperty(name string, prop []byte) bool {
 	if stringMember(prop, "type") == "boolean" {
 		return false
 	}
 	writeOnly, _ := getMember(prop, "writeOnly")
 	return elicit.LooksSecret(name) || elicit.LooksSecret(stringMember(prop, "title")) ||
-		elicit.LooksSecret(stringMember(prop, "description")) ||
+		elicit.LooksSecret(stringMember(prop, "description")) || elicit.LooksSecret(stringMember(prop, "format")) ||
 		strings.EqualFold(stringMember(prop, "format"), "password") || string(writeOnly) == "true"
 }
 
@@ -466,19 +466,27 @@ var (
 // "code_challenge", "state", "redirect_uri", "token_type" and "client_id"
 // do not.
 func secretParam(name string) bool {
-	flat := strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || r == '.' || r == ' ' {
-			return -1
-		}
-		return r
-	}, strings.ToLower(name))
-	if slices.ContainsFunc(plainParamEnds, func(end string) bool { return strings.HasSuffix(flat, end) }) {
+	flat, plain := plainName(name)
+	if plain {
 		return false
 	}
 	if slices.Contains(secretParams, flat) || elicit.LooksSecret(name) {
 		return true
 	}
 	return slices.ContainsFunc(secretParamEnds, func(end string) bool { return strings.HasSuffix(flat, end) })
+}
+
+// plainName returns name lower-cased without separators, and whether it
+// ends in one of plainParamEnds: it names a credential's kind or where it
+// goes, not the credential.
+func plainName(name string) (flat string, plain bool) {
+	flat = strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(name))
+	return flat, slices.ContainsFunc(plainParamEnds, func(end string) bool { return strings.HasSuffix(flat, end) })
 }
 
 // RedactURL returns the URL-mode link raw with the credentials it carries

@@ -89,8 +89,8 @@ import (
 //     number, no, num, nr or nbr ("account_number", "Routing no"). Not
 //     "account" alone, "account name" or "account type".
 //   - Payment cards: creditcard, debitcard, cardnumber, cardno, cardnum,
-//     ccnumber, ccnum, ccexp; the words cvv, cvc and cvn (card security
-//     codes); an expiry (expiry, expiration, exp, expires, expire, valid
+//     ccnumber, ccnum, ccexp; the words cvv, cvc, cvn and csc (card
+//     security codes); an expiry (expiry, expiration, exp, expires, expire, valid
 //     thru) with a card (card, cc, credit, debit) or MM/YY in the same
 //     text: "Card expiry", "Expiry (MM/YY)". Not "Coupon expiry date".
 //   - Social security and national id numbers: the word ssn; the stems
@@ -108,7 +108,8 @@ import (
 //     wallet followed by phrase, words, code or seed ("seed phrase",
 //     "recovery codes", "backup_code"). Not "seed" alone: a random seed.
 //   - "format": "password", or "writeOnly": true (JSON Schema's own mark
-//     for a value such as a password).
+//     for a value such as a password); a format these rules call a secret
+//     by its words: "credit-card", "cc-number", "cc-csc", "iban".
 //
 // Only fields the user types into are marked: strings, numbers and
 // integers. A select or a boolean sends one of the server's own values,
@@ -179,7 +180,7 @@ var secretWords = []string{
 	"bearer", "jwt", "cookie", "credential",
 	"pin", "mpin", "tpin",
 	"otp", "totp", "hotp", "otpauth", "2fa", "mfa",
-	"iban", "bankaccount", "cvv", "cvc", "cvn",
+	"iban", "bankaccount", "cvv", "cvc", "cvn", "csc",
 	"ssn", "itin", "tin", "aadhaar", "aadhar", "cpf", "curp", "nif", "bsn", "pesel", "personnummer",
 }
 
@@ -311,7 +312,7 @@ func isSensitive(fld *Field, obj schemaObject) bool {
 	if strings.EqualFold(fld.Format, "password") || string(bytes.TrimSpace(obj["writeOnly"])) == "true" {
 		return true
 	}
-	return LooksSecret(fld.Name) || LooksSecret(fld.Title) || LooksSecret(fld.Description)
+	return LooksSecret(fld.Name) || LooksSecret(fld.Title) || LooksSecret(fld.Description) || LooksSecret(fld.Format)
 }
 
 // LooksSecret reports whether text (a property name, a title, a

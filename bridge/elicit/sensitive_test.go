@@ -481,6 +481,20 @@ func TestParseMarksSensitive(t *testing.T) {
 			[]string{"a", "b"},
 		},
 		{
+			// A payment format says what the field holds, whatever its
+			// name: "credit-card" was kept in clear (issue 27).
+			"by a payment format",
+			`{"type":"object","properties":{
+				"x":{"type":"string","format":"credit-card"},
+				"y":{"type":"string","format":"cc-number"},
+				"z":{"type":"string","format":"cc-csc"},
+				"w":{"type":"string","format":"iban"},
+				"site":{"type":"string","format":"uri"},
+				"day":{"type":"string","format":"date"},
+				"mail":{"type":"string","format":"email"}}}`,
+			[]string{"x", "y", "z", "w"},
+		},
+		{
 			"numbers too: a card security code",
 			`{"type":"object","properties":{"cvv":{"type":"integer","minimum":0,"maximum":9999},"copies":{"type":"integer"}}}`,
 			[]string{"cvv"},

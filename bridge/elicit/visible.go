@@ -23,9 +23,11 @@ import (
 // non-joiner or joiner between two letters of a script whose letters join
 // or form conjuncts (Persian "می‌خواهم", Hindi "क्‍ष"): there it is
 // spelling, which changes how the word is drawn, as the IDNA rules for it
-// (RFC 5892, CONTEXTJ) allow; elsewhere it is removed.
+// (RFC 5892, CONTEXTJ) allow; elsewhere it is removed. So are the tags of a
+// subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿, flagTags), and no other tag characters.
 func Visible(s string) (string, bool) {
-	return hide(s, "")
+	out, n := hide(s, "")
+	return out, n > 0
 }
 
 // Marked is s with each character Visible removes replaced by U+FFFD, for
@@ -35,37 +37,71 @@ func Marked(s string) string {
 	return out
 }
 
-// hide is s with Visible's hidden characters replaced by mark, and whether
-// there were any.
-func hide(s, mark string) (string, bool) {
+// MarkedCount is Marked, and how many characters it replaced.
+func MarkedCount(s string) (string, int) {
+	return hide(s, "\uFFFD")
+}
+
+// hide is s with Visible's hidden characters replaced by mark, and how
+// many there were.
+func hide(s, mark string) (string, int) {
 	hidden := func(r rune) bool {
 		return (unicode.Is(unicode.Cc, r) && r != '\n' && r != '\t') || unicode.Is(unicode.Cf, r)
 	}
 	if strings.IndexFunc(s, hidden) < 0 {
-		return s, false
+		return s, 0
 	}
 	var b strings.Builder
-	found := false
+	found := 0
 	at := 0 // the byte offset of c in s
 	for c := range chars.All(s) {
+		if flagTags(c) {
+			b.WriteString(c)
+			at += len(c)
+			continue
+		}
 		for i, r := range c {
 			if hidden(r) && !(r == zwj && joinsEmoji(c[i+len(string(zwj)):], hidden)) && !joinsLetters(s, at+i, r) {
 				b.WriteString(mark)
-				found = true
+				found++
 				continue
 			}
 			b.WriteRune(r)
 		}
 		at += len(c)
 	}
-	if !found {
-		return s, false
+	if found == 0 {
+		return s, 0
 	}
-	return b.String(), true
+	return b.String(), found
 }
 
 // zwj is ZERO WIDTH JOINER.
 const zwj = '\u200D'
+
+// flagTags reports whether character c is an emoji tag sequence as the
+// subdivision flags are written (UTS #51 ED-14a; 🏴 and the tags of
+// "gbsct" and U+E007F for Scotland's): the black flag, two to seven tag
+// letters or digits, the cancel tag. Tag characters anywhere else are
+// hidden text, as any format character is.
+func flagTags(c string) bool {
+	rest, ok := strings.CutPrefix(c, "\U0001F3F4")
+	if !ok {
+		return false
+	}
+	tags, ok := strings.CutSuffix(rest, "\U000E007F")
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, r := range tags {
+		if !(r >= 0xE0030 && r <= 0xE0039 || r >= 0xE0061 && r <= 0xE007A) {
+			return false
+		}
+		n++
+	}
+	return n >= 2 && n <= 7
+}
 
 // joinsEmoji reports whether a zero-width joiner followed by rest, the rest
 // of its character, joins an emoji to it: within a character, what follows

@@ -21,6 +21,14 @@ func TestVisible(t *testing.T) {
 		{"🏳️‍🌈 \u202Eflag", "🏳️‍🌈 flag", true},
 		{"ad\u200Dmin", "admin", true},
 		{"👍\u200D", "👍", true},
+		// A subdivision flag's tags are its spelling (🏴󠁧󠁢󠁳󠁣󠁴󠁿, Scotland);
+		// tags anywhere else are hidden text ("ASCII smuggling"), and so
+		// are tags of a flag that spell no code or a whole sentence.
+		{"🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F Scotland", "🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F Scotland", false},
+		{"ok\U000E0069\U000E0067\U000E006E", "ok", true},
+		{"🏴\U000E0049\U000E0047\U000E007F", "🏴", true},
+		{"🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E0065\U000E0066\U000E0067\U000E007F", "🏴", true},
+		{"❤\uFE0F 1\uFE0F\u20E3", "❤\uFE0F 1\uFE0F\u20E3", false},
 		{"👍\u200D\u200D👍", "👍👍", true},
 		{"👍\u200D\u0301", "👍\u0301", true},
 		{"नमस्ते e\u0301", "नमस्ते e\u0301", false},
