@@ -228,9 +228,22 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 	if strings.ContainsAny(out.String(), "\x1b\a\u202e") {
 		t.Errorf("a server's escape sequence reached the terminal: %q", out.String())
 	}
+	// A rule's decision took no person any time: no time to answer.
+	st, err = history.Open(paths.FromEnv(os.Getenv).History, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(history.Record{Time: when, Server: "github", Mode: "form", Message: "Again?", Action: "decline", DecidedBy: "rule", Elapsed: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out.Reset()
+	if code := Main(context.Background(), []string{"history", "show", "2"}, nil, &out, &errb); code != 0 || strings.Contains(out.String(), "Time to answer") || !strings.Contains(out.String(), "rule") {
+		t.Errorf("show of a rule's decision: exit %d, says a time to answer or no rule:\n%s", code, out.String())
+	}
 	errb.Reset()
-	if code := Main(context.Background(), []string{"history", "show", "2"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no decision with ID 2") {
-		t.Errorf("show 2: exit %d, stderr %q", code, errb.String())
+	if code := Main(context.Background(), []string{"history", "show", "3"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no decision with ID 3") {
+		t.Errorf("show 3: exit %d, stderr %q", code, errb.String())
 	}
 }
 

@@ -299,7 +299,9 @@ func writeRecord(w io.Writer, r history.Record) error {
 		fmt.Fprintf(tw, "Reason\t%s\n", r.Reason)
 	}
 	fmt.Fprintf(tw, "Delivered\t%s\n", delivered(r))
-	fmt.Fprintf(tw, "Time to answer\t%s\n", r.Elapsed.Round(time.Millisecond))
+	if d, ok := r.AnsweredIn(); ok {
+		fmt.Fprintf(tw, "Time to answer\t%s\n", d.Round(time.Millisecond))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

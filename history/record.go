@@ -36,7 +36,8 @@ type Record struct {
 	Action string `json:"action"`
 	// Content is the content sent with accept, nil otherwise.
 	Content map[string]any `json:"content,omitempty"`
-	// DecidedBy is "user", "timeout", "server-cancelled" or "error".
+	// DecidedBy is "user" (a person, in the window) or what decided in
+	// their stead: "timeout", "rule", "paused", "server-cancelled", "error"…
 	DecidedBy string `json:"decidedBy"`
 	// Reason explains a decision no person made (the error text, "hub gone").
 	Reason string `json:"reason,omitempty"`
@@ -69,6 +70,13 @@ const DeliveryPending = "pending"
 // Delivered reports whether the server got the record's answer
 // (Record.Delivery is empty).
 func (r Record) Delivered() bool { return r.Delivery == "" }
+
+// AnsweredIn is how long the person took to decide, and false for a
+// decision no person made (a rule, a timeout, the pause): Elapsed is then
+// no time to answer, and is not shown as one.
+func (r Record) AnsweredIn() (time.Duration, bool) {
+	return r.Elapsed, r.DecidedBy == "user"
+}
 
 // Sources of a record (Record.Source).
 const (

@@ -137,7 +137,9 @@ func (d *historyDetail) buildFacts(r *history.Record, tool, reason string) fyne.
 	if tool != "" {
 		add("Tool", lang.L("Tool"), tool)
 	}
-	add("Answered in", lang.L("Answered in"), formatElapsed(r.Elapsed))
+	if d, ok := r.AnsweredIn(); ok {
+		add("Answered in", lang.L("Answered in"), formatElapsed(d))
+	}
 	action := add("Action", lang.L("Action"), orDash(recordTerm(r.Action)))
 	action.Importance = actionImportance(r.Action)
 	add("Decided by", lang.L("Decided by"), orDash(recordTerm(r.DecidedBy)))

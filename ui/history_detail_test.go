@@ -89,6 +89,8 @@ func TestHistorySelectShowsDetails(t *testing.T) {
 	h.v.list.Select(2)
 	if got := factTexts(d); got["Reason"] != "no answer within 10 min" || got["Decided by"] != "timeout" {
 		t.Errorf("third row shows facts %q", got)
+	} else if _, ok := got["Answered in"]; ok {
+		t.Errorf("a timeout shows a time to answer, though no person answered: %q", got)
 	}
 	if got := d.answer.Text; got != "Cancelled: no content was sent." {
 		t.Errorf("answer %q", got)

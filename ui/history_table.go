@@ -353,8 +353,16 @@ func rowTexts(rec *history.Record) []string {
 		firstLine(vis(chars.Bytes(rec.Message, 4096)), 200),
 		actionText(rec),
 		recordTerm(rec.DecidedBy),
-		formatElapsed(rec.Elapsed),
+		answeredIn(rec),
 	}
+}
+
+// answeredIn is a row's time to answer: "" for a decision no person made.
+func answeredIn(rec *history.Record) string {
+	if d, ok := rec.AnsweredIn(); ok {
+		return formatElapsed(d)
+	}
+	return ""
 }
 
 // actionText is a record's action as its row shows it: marked when the
