@@ -134,7 +134,8 @@ func newHostsCmd(stdout io.Writer) *cobra.Command {
 			"pointed at this one.",
 		Example: `  elicitray hosts wrap cursor --all
   elicitray hosts wrap claude-code github --scope user
-  elicitray hosts wrap --config ./mcp.json --all`,
+  elicitray hosts wrap --config ./mcp.json --all
+  elicitray hosts wrap cursor --config ./mcp.json --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return hostsEdit(stdout, f, args, false)
 		},
@@ -215,6 +216,16 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	var locs []hosts.Location
 	var servers []string
 	if f.config != "" {
+		// `wrap cursor --config FILE`: the host named first says the
+		// file's format, as --format does; the rest are server names.
+		if len(args) > 0 {
+			if h, ok := hosts.Lookup(args[0]); ok {
+				if f.format != "" && f.format != h.Name {
+					return usageError{fmt.Errorf("%s names the host %s, and --format %s another: give one", verb, h.Name, f.format)}
+				}
+				f.format, args = h.Name, args[1:]
+			}
+		}
 		loc, err := configLocation(f)
 		if err != nil {
 			return runErr(err)

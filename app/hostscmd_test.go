@@ -588,6 +588,21 @@ func TestHostsConfigFlag(t *testing.T) {
 	if strings.Contains(stdout.String(), "ELICITRAY_HOME") {
 		t.Errorf("wrap without ELICITRAY_HOME spoke of it:\n%s", stdout.String())
 	}
+	// A host named before --config says the file's format: `unwrap codex
+	// --config FILE --all` is not the server "codex" with --all.
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"hosts", "unwrap", "codex", "--config", path, "--all"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("unwrap codex --config FILE --all: exit %d: %s", code, stderr.String())
+	}
+	if back, _ := os.ReadFile(path); !bytes.Equal(back, orig) {
+		t.Errorf("unwrap codex --config FILE --all did not restore the file:\n%s", cmp.Diff(string(orig), string(back)))
+	}
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"hosts", "wrap", "codex", "--config", path, "--format", "cursor", "--all"}, nil, &stdout, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "wrap names the host codex, and --format cursor another: give one") {
+		t.Errorf("a host and another --format: exit %d, %q", code, stderr.String())
+	}
 }
 
 func checkMode(t *testing.T, path string, mode os.FileMode) {
