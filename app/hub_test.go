@@ -93,6 +93,42 @@ func TestHubQueue(t *testing.T) {
 	}
 }
 
+// TestHubQueueArrivalOrder: prompts show in the order their wrappers took
+// them from the server (Request.Time), though they reach the hub in
+// another: a wrapper decides each elicitation on a goroutine of its own
+// (issue 27: three pushes came up 1, 3, 2). The one on screen stays.
+func TestHubQueueArrivalOrder(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	t0 := time.Now()
+	ask := func(msg string, at time.Duration) <-chan hubkit.Approval {
+		req := hubkit.FormRequest("github", msg)
+		req.Time = t0.Add(at)
+		return hubkit.ApproveAsync(c, context.Background(), req)
+	}
+	answers := []<-chan hubkit.Approval{ask("on screen", 4*time.Millisecond)}
+	first := <-sp.Shown
+	// Each reaches the hub before the next is sent, latest first.
+	for i, msg := range []string{"push 3", "push 2", "push 1"} {
+		answers = append(answers, ask(msg, time.Duration(3-i)*time.Millisecond))
+		hubkit.WaitQueued(t, h, i+2)
+	}
+	first.Answer(bridge.Result{Action: bridge.ActionCancel})
+	var order []string
+	for range 3 {
+		s := <-sp.Shown
+		order = append(order, s.Prompt.Request.Message)
+		s.Answer(bridge.Result{Action: bridge.ActionCancel})
+	}
+	if diff := cmp.Diff([]string{"push 1", "push 2", "push 3"}, order); diff != "" {
+		t.Errorf("prompts shown out of arrival order (-want +got):\n%s", diff)
+	}
+	for _, a := range answers {
+		if got := <-a; got.Err != nil || got.Res.Action != "cancel" {
+			t.Errorf("answer %+v, %v", got.Res, got.Err)
+		}
+	}
+}
+
 // TestHubTimeout: a prompt nobody answers is cancel, decided by timeout,
 // its window closes, and history says so.
 func TestHubTimeout(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -596,7 +597,7 @@ func (h *Hub) enqueue(it *Item, reply func(bridge.Result)) {
 		timeout = h.Timeout
 	}
 	it.Prompt.Deadline = it.Prompt.Arrived.Add(timeout)
-	h.Queue = append(h.Queue, it)
+	h.Queue = slices.Insert(h.Queue, h.queuePlace(it), it)
 	// Set under the lock that finish reads it under: the timer may fire
 	// before AfterFunc has returned.
 	it.timer = time.AfterFunc(time.Until(it.Prompt.Deadline), func() {
@@ -605,6 +606,25 @@ func (h *Hub) enqueue(it *Item, reply func(bridge.Result)) {
 	})
 	h.Mu.Unlock()
 	h.changed()
+}
+
+// queuePlace is where it goes in the queue: after every prompt that came
+// before it, by the time its wrapper took it from the server (Request.Time:
+// a wrapper decides the elicitations it reads on goroutines of their own,
+// whose prompts reach the hub in any order), and never before the one on
+// screen. h.Mu is held.
+func (h *Hub) queuePlace(it *Item) int {
+	at := func(q *Item) time.Time {
+		if t := q.Prompt.Request.Time; !t.IsZero() {
+			return t
+		}
+		return q.Prompt.Arrived
+	}
+	i := len(h.Queue)
+	for i > 0 && h.Queue[i-1] != h.showing && at(h.Queue[i-1]).After(at(it)) {
+		i--
+	}
+	return i
 }
 
 // showNext shows the oldest waiting prompt when none is on screen: one

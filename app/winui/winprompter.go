@@ -70,10 +70,12 @@ func (g *Prompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 		// Fyne goroutine (STYLE.md §7).
 		go p.Decided(bridge.Result{Action: a.Action, Content: a.Content}, a.MuteHour, a.Remember, answer)
 	}
-	g.mu.Lock()
-	waiting := g.waiting
-	g.mu.Unlock()
 	fyne.Do(func() {
+		// The count as of now, not as of Show: prompts that came since
+		// (setWaiting found no window of this prompt's yet) count too.
+		g.mu.Lock()
+		waiting := g.waiting
+		g.mu.Unlock()
 		fp := uiPrompt(p)
 		fp.Waiting = waiting
 		if p.URL != nil {
@@ -84,7 +86,11 @@ func (g *Prompter) Show(p *hub.Prompt, answer func(bridge.Result)) func() {
 		}
 		g.mu.Lock()
 		g.current = pw
+		now := g.waiting
 		g.mu.Unlock()
+		if now != waiting { // changed while the window was made
+			pw.SetWaiting(now)
+		}
 	})
 	return func() {
 		// Runs after the fyne.Do above: fyne.Do keeps order.
