@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/url"
 	"sync"
 
@@ -31,6 +32,7 @@ func Run(stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("elicitray ui is started by the hub only (no connection to it: %w)", err)
 	}
+	log.SetOutput(&fyneLog{w: log.Writer()})
 	a, err := newFyneApp()
 	if err != nil {
 		fc.Close()
