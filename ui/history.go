@@ -354,6 +354,21 @@ func (v *historyView) updateRow(id int, row *historyRow) {
 	row.show(rec)
 }
 
+// notePage takes in a page of records loaded: their servers for the
+// filter (noteServers), and the widths their server and tool names want
+// (columnWidths.fit).
+func (v *historyView) notePage(rs []history.Record) {
+	v.noteServers(rs)
+	texts := make([][]string, len(rs))
+	for i := range rs {
+		texts[i] = rowTexts(&rs[i])
+	}
+	if v.cols.fit(texts) && v.tableScroll != nil {
+		v.header.box.Refresh()
+		v.onColumnsResized()
+	}
+}
+
 // noteServers adds the servers of rs to the server filter's choices.
 func (v *historyView) noteServers(rs []history.Record) {
 	added := false

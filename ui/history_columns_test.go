@@ -177,3 +177,31 @@ func TestHistoryActionShowsNotDelivered(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryColumnsFitNames: server and tool names longer than their
+// columns' first widths show whole as their page loads, without dragging
+// (issue 27: the Tool column was cut off); a name too long for any column
+// still leaves the message its room, and a column the user dragged keeps
+// the width they gave it as more pages load.
+func TestHistoryColumnsFitNames(t *testing.T) {
+	const server, tool = 1, 2
+	src := newFakeHistory(
+		history.Record{ID: 2, Time: t0, Server: "github-enterprise", Tool: "pick_environment", Mode: "form", Message: "Where?", Action: "accept", DecidedBy: "user"},
+		history.Record{ID: 1, Time: t0, Server: "everything", Tool: longTool, Mode: "form", Message: "Create?", Action: "accept", DecidedBy: "user"})
+	h := newHistoryHarness(t, src)
+	ws := columnWidthsOf(shownRow(t, h, "pick_environment"))
+	if ws[server] < textWidth("github-enterprise") || ws[tool] < textWidth("pick_environment") {
+		t.Errorf("columns %v cut github-enterprise (needs %v) or pick_environment (needs %v)", ws, textWidth("github-enterprise"), textWidth("pick_environment"))
+	}
+	if ws[tool] > maxFitWidth {
+		t.Errorf("the tool column grew to %v for %q, past %v", ws[tool], longTool, float32(maxFitWidth))
+	}
+	dragEdge(h, tool, -30)
+	dragged := columnWidthsOf(shownRow(t, h, "pick_environment"))[tool]
+	if h.v.cols.fit([][]string{{"", "", "an_even_longer_tool_name", "", "", "", ""}}) {
+		t.Error("fit widened a column the user dragged")
+	}
+	if got := h.v.cols.w[tool]; got != dragged {
+		t.Errorf("the dragged tool column is %v wide after fit, want %v", got, dragged)
+	}
+}

@@ -55,6 +55,7 @@ type detailField struct {
 	check *widget.Check
 	sel   *widget.Select
 	multi []*widget.Check
+	sent  bool // the form's values were sent (accept): an empty entry was empty
 }
 
 func newHistoryDetail() *historyDetail {
@@ -194,14 +195,15 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 	}
 	values := form.Defaults()
 	note := lang.L("Read-only, with its defaults: nothing was sent.")
-	if r.Action == actionAccept {
+	sent := r.Action == actionAccept
+	if sent {
 		values = r.Content
 		note = lang.L("Read-only, with the values sent.")
 	}
 	objs = append(objs, lowLabel(note))
 	for i := range form.Fields {
 		f := &form.Fields[i]
-		df := &detailField{f: f}
+		df := &detailField{f: f, sent: sent}
 		d.fields = append(d.fields, df)
 		objs = append(objs, df.build(values[f.Name]))
 	}
@@ -284,7 +286,12 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 	default:
 		box.Add(boldLabel(label))
 		df.entry = widget.NewEntry()
+		// What a person typed into a form that was not sent is not kept:
+		// an empty field of it was not necessarily empty in the window.
 		df.entry.PlaceHolder = lang.L("(not filled)")
+		if !df.sent {
+			df.entry.PlaceHolder = lang.L("(not sent)")
+		}
 		df.entry.Text = shownValue(f, v)
 		df.entry.Disable()
 		box.Add(df.entry)

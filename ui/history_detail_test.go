@@ -303,3 +303,25 @@ func TestHistoryShowsWhatNeverReachedTheServer(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryDetailUnsentFieldsAreNotEmpty: a form nobody sent (it timed
+// out) keeps nothing of what was typed into it; its empty fields say "not
+// sent", not "not filled", which the person may well have done. A sent
+// form's empty field was empty.
+func TestHistoryDetailUnsentFieldsAreNotEmpty(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"},"note":{"type":"string","title":"Note"}}}`)
+	h := showOne(t, history.Record{ID: 1, Time: t0, Server: "github", Mode: "form", Message: "Who?", RequestedSchema: schema,
+		Action: "cancel", DecidedBy: "timeout", Reason: "no answer within 10 min", Elapsed: 10 * time.Minute})
+	for _, f := range h.v.detail.fields {
+		if f.entry == nil || f.entry.Text != "" || f.entry.PlaceHolder != "(not sent)" {
+			t.Errorf("field %q of an unsent form shows %+v, want an empty entry saying (not sent)", f.f.Name, f.entry)
+		}
+	}
+	h = showOne(t, history.Record{ID: 2, Time: t0, Server: "github", Mode: "form", Message: "Who?", RequestedSchema: schema,
+		Action: "accept", Content: map[string]any{"name": "Ada"}, DecidedBy: "user", Elapsed: time.Second})
+	for _, f := range h.v.detail.fields {
+		if f.f.Name == "note" && f.entry.PlaceHolder != "(not filled)" {
+			t.Errorf("the empty field of a sent form says %q, want (not filled)", f.entry.PlaceHolder)
+		}
+	}
+}

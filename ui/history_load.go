@@ -114,7 +114,7 @@ func (v *historyView) loaded(gen int, rs []history.Record, keep int, view *viewA
 	// The selected record stays selected while it is among the rows.
 	v.rows.reset()
 	v.rows.appendPage(rs, keep)
-	v.noteServers(rs)
+	v.notePage(rs)
 	v.list.UnselectAll()
 	v.list.Refresh()
 	v.list.ScrollToOffset(v.offsetOf(view))
@@ -244,7 +244,7 @@ func (v *historyView) paged(gen, start int, before uint64, rs []history.Record, 
 		return
 	}
 	v.rows.merge(start, rs, historyPage)
-	v.noteServers(rs)
+	v.notePage(rs)
 	v.rows.evict(v.visibleRows())
 	v.afterRowsChanged()
 }
@@ -313,7 +313,7 @@ func (v *historyView) refreshed(gen int, top, before uint64, news, inView []hist
 	}
 	offset := v.list.GetScrollOffset()
 	v.rows.prepend(news)
-	v.noteServers(news)
+	v.notePage(news)
 	if len(news) > 0 && offset > 0 {
 		// Rows in view stay put; at the top, the new ones show.
 		offset += float32(len(news)) * v.rowHeight()

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -29,13 +31,42 @@ const minColumnWidth = 40
 // sideways (historyView.tableScroll). The header and every row of a table
 // share one; the Fyne goroutine reads and changes it.
 type columnWidths struct {
-	w   []float32 // by column; for the message column, its least width
-	msg int       // the message column's index
+	w       []float32 // by column; for the message column, its least width
+	msg     int       // the message column's index
+	dragged []bool    // by column: the user set its width (fit leaves it)
+}
+
+// fitColumns are the columns that grow to the widest text of the rows
+// loaded (fit), up to maxFitWidth: server and tool names, which are short
+// but often longer than the column's first width ("pick_environment").
+var fitColumns = []string{"Server", "Tool"}
+
+// maxFitWidth is the widest fit makes a column; wider text is cut with an
+// ellipsis, and the detail pane shows it whole.
+const maxFitWidth = 260
+
+// fit widens each of fitColumns the user did not drag to the widest of
+// texts (by column, as rowTexts gives them), and reports whether any grew.
+// Columns only grow, so that rows do not jump as pages load.
+func (c *columnWidths) fit(texts [][]string) bool {
+	grew := false
+	for i, col := range historyColumns {
+		if c.dragged[i] || !slices.Contains(fitColumns, col.title) {
+			continue
+		}
+		for _, row := range texts {
+			w := fyne.MeasureText(row[i], theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+			if w = min(w, maxFitWidth); w > c.w[i] {
+				c.w[i], grew = w, true
+			}
+		}
+	}
+	return grew
 }
 
 // newColumnWidths is the columns' widths as historyColumns says.
 func newColumnWidths() *columnWidths {
-	c := &columnWidths{w: make([]float32, len(historyColumns))}
+	c := &columnWidths{w: make([]float32, len(historyColumns)), dragged: make([]bool, len(historyColumns))}
 	for i, col := range historyColumns {
 		c.w[i] = col.width
 		switch {
@@ -82,6 +113,7 @@ func (c *columnWidths) set(i int, w float32) {
 		least = minMessageWidth
 	}
 	c.w[i] = max(w, least)
+	c.dragged[i] = true
 }
 
 // columnsLayout places one object per history column, left to right, at
