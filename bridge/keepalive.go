@@ -163,31 +163,45 @@ func (k *keepAlive) forget(tc *tokenCall) {
 
 // prompt notes a prompt of the call with id key open, and returns what to
 // call when it closes. The first open prompt of a followed call starts the
-// ticks; the last one to close stops them.
+// ticks; the last one to close stops them. A prompt tied to no one call
+// (key ""; a push while several calls are in flight) may hold up any of
+// them: every call in flight with a progress token hears the keep-alive
+// while it is open, so that a host running calls in parallel does not
+// time out the one that waits for the person.
 func (k *keepAlive) prompt(key string) (closed func()) {
 	every := k.interval()
-	if every <= 0 || key == "" {
+	if every <= 0 {
 		return func() {}
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	tc := k.calls[key]
-	if tc == nil {
-		return func() {}
+	var tcs []*tokenCall
+	if key != "" {
+		if tc := k.calls[key]; tc != nil {
+			tcs = append(tcs, tc)
+		}
+	} else {
+		for _, tc := range k.calls {
+			tcs = append(tcs, tc)
+		}
 	}
-	tc.prompts++
-	if tc.timer == nil {
-		tc.timer = time.AfterFunc(every, func() { k.tick(tc) })
+	for _, tc := range tcs {
+		tc.prompts++
+		if tc.timer == nil {
+			tc.timer = time.AfterFunc(every, func() { k.tick(tc) })
+		}
 	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			k.mu.Lock()
 			defer k.mu.Unlock()
-			tc.prompts--
-			if tc.prompts == 0 && tc.timer != nil {
-				tc.timer.Stop()
-				tc.timer = nil
+			for _, tc := range tcs {
+				tc.prompts--
+				if tc.prompts == 0 && tc.timer != nil {
+					tc.timer.Stop()
+					tc.timer = nil
+				}
 			}
 		})
 	}

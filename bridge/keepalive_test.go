@@ -148,6 +148,48 @@ func TestKeepAliveWhilePromptOpen(t *testing.T) {
 // TestKeepAliveEndsWithTheCall: when the call ends while its prompt is
 // open (the host cancels it, or the server answers it), the ticks stop at
 // once: the next line the host gets after the end is the marker.
+// TestKeepAliveSeveralCallsInFlight: a push while two calls are in
+// flight, each with its token, is tied to neither (stdio says nothing of
+// which call asked): both hear the keep-alive while its prompt is open
+// (issue 27: neither heard any in 11 s), and nothing after the answer.
+func TestKeepAliveSeveralCallsInFlight(t *testing.T) {
+	prompts := newAnswerablePrompts()
+	p, r, _ := newPeer(t, func(**Relay) *Options { return &Options{Approver: prompts, KeepAlive: time.Millisecond} })
+	p.initialize()
+	p.hostSends(keepAliveCall)
+	p.serverGets()
+	p.hostSends(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"migrate","arguments":{},"_meta":{"progressToken":"tok-2"}}}`)
+	p.serverGets()
+	p.serverSends(keepAliveElicit)
+	<-prompts.asked
+	heard := map[string]bool{}
+	for len(heard) < 2 {
+		n := progressOf(t, p.hostGets())
+		heard[string(n.Params.Token)] = true
+	}
+	if !heard[`"tok-1"`] || !heard[`"tok-2"`] {
+		t.Fatalf("keep-alive for %v, want both calls' tokens", heard)
+	}
+	prompts.answers <- &Result{Action: ActionCancel}
+	answer := p.serverGets()
+	if !strings.Contains(answer, `"e1"`) {
+		t.Fatalf("server got %q, want the answer to e1", answer)
+	}
+	// Ticks written before the answer may still be on their way; none
+	// comes after the marker.
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"marker"}}`)
+	for got := p.hostGets(); !strings.Contains(got, `"marker"`); got = p.hostGets() {
+		progressOf(t, got)
+	}
+	r.keep.mu.Lock()
+	defer r.keep.mu.Unlock()
+	for _, tc := range r.keep.calls {
+		if tc.prompts != 0 || tc.timer != nil {
+			t.Errorf("call %s still has %d prompts open or its ticks running after the answer", tc.key, tc.prompts)
+		}
+	}
+}
+
 func TestKeepAliveEndsWithTheCall(t *testing.T) {
 	for _, end := range []string{"host cancels", "server replies"} {
 		t.Run(end, func(t *testing.T) {
