@@ -88,19 +88,38 @@ func TestFlood(t *testing.T) {
 	h.Mu.Unlock()
 	notes := make(chan string, 4)
 	h.Notify = func(title, _ string) { notes <- title }
-	// The user declines each window that appears.
+	// The user cannot keep up: the first window stays open until every
+	// prompt of the flood is decided or queued behind it, and then they
+	// decline each window as it appears. (Answers as prompts come start
+	// the limit over: TestRateLimitKeptUp.)
 	var shownMu sync.Mutex
 	shown := 0
 	stop := make(chan struct{})
 	answered := make(chan struct{})
+	arrived := func() bool {
+		recs, err := h.Store.List(history.Query{Server: "flood", DecidedBy: "rate-limit", Limit: floodSize})
+		h.Mu.Lock()
+		queued := len(h.Queue)
+		h.Mu.Unlock()
+		return err == nil && len(recs)+queued == floodSize
+	}
 	go func() {
 		defer close(answered)
+		held := true
 		for {
 			select {
 			case p := <-sp.Shown:
 				shownMu.Lock()
 				shown++
 				shownMu.Unlock()
+				for held && !arrived() {
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond): // a poll, as hubkit.WaitQueued
+					}
+				}
+				held = false
 				p.Answer(bridge.Result{Action: bridge.ActionDecline})
 			case <-stop:
 				return

@@ -5,6 +5,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,6 +173,43 @@ func TestRateLimit(t *testing.T) {
 	case n := <-notes:
 		t.Errorf("a second notification: %q", n)
 	default:
+	}
+}
+
+// TestRateLimitKeptUp: a server whose prompts the person answers as they
+// come is never cut off, however many in a row (issue 27: `make demo`,
+// answered as fast as Return is pressed, had its seventh prompt cancelled
+// unseen); what comes faster than the person answers meets the limit
+// again.
+func TestRateLimitKeptUp(t *testing.T) {
+	h, sp, c, _ := policyHub(t, config.Config{Rate: config.Rate{Burst: 2, Every: config.Duration{Duration: time.Hour}}})
+	ctx := context.Background()
+	for i := range 10 {
+		got := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("demo", fmt.Sprintf("step %d", i)))
+		select {
+		case s := <-sp.Shown:
+			s.Answer(bridge.Result{Action: bridge.ActionDecline})
+		case a := <-got:
+			t.Fatalf("prompt %d, after the person answered each one before it, was never shown: %+v, %v", i+1, a.Res, a.Err)
+		}
+		if a := <-got; a.Err != nil || outcomeOf(a.Res) != (outcome{"decline", "user"}) {
+			t.Fatalf("prompt %d, answered as it came: %+v, %v", i+1, a.Res, a.Err)
+		}
+	}
+	// Three at once while none is answered: the burst, then the limit.
+	var open []<-chan hubkit.Approval
+	for i := range 2 {
+		open = append(open, hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("demo", "burst")))
+		hubkit.WaitQueued(t, h, i+1)
+	}
+	if res, err := c.Approve(ctx, hubkit.FormRequest("demo", "flood")); err != nil || outcomeOf(res) != (outcome{"cancel", "rate-limit"}) {
+		t.Errorf("a third prompt while two wait: %+v, %v; want the rate limit", res, err)
+	}
+	for range 2 {
+		(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
+	}
+	for _, ch := range open {
+		<-ch
 	}
 }
 

@@ -674,6 +674,9 @@ func (h *Hub) finish(it *Item, res bridge.Result) {
 				break
 			}
 		}
+		if res.DecidedBy == bridge.DecidedByUser {
+			h.keptUp(it.Prompt.Request.Server)
+		}
 		var dismiss func()
 		if h.showing == it {
 			h.showing = nil

@@ -285,6 +285,14 @@ func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 	return content, ""
 }
 
+// keptUp starts server's rate limit over, full: a person answered one of
+// its prompts. The limit is against floods a person cannot keep up with; a
+// server whose prompts are answered as they come is never cut off (issue
+// 27: `make demo` answered at key-repeat speed was). h.Mu is held.
+func (h *Hub) keptUp(server string) {
+	delete(h.policy.limiters, server) // allow makes a full one
+}
+
 // allow takes one token from server's limiter; on refusal it counts the
 // prompt toward the burst's one notification (PROTOCOL.md §6).
 func (h *Hub) allow(server string, pol config.Policy, now time.Time) bool {
