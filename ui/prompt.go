@@ -459,6 +459,9 @@ func (v *promptView) build() fyne.CanvasObject {
 	if v.hiddenChars {
 		header = container.NewVBox(header, hiddenCharsWarning())
 	}
+	if l := imitationIn(v.p); l != "" {
+		header = container.NewVBox(header, imitationWarning(l))
+	}
 	message := messageBox(v.p.Message)
 
 	// Rows are gathered first and laid out once: Container.Add lays out

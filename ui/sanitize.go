@@ -4,6 +4,9 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -60,6 +63,90 @@ func cleanPrompt(p *Prompt) (*Prompt, bool) {
 		q.Form = &f
 	}
 	return &q, c.found
+}
+
+// ownControls are the labels of the window's own controls, which no
+// server text may pass for, in English and as shown: the check boxes
+// (matched at the start of a text, from the words that start them: "☑
+// Always answer this way" is one) and the buttons (matched whole).
+func ownControls() (checks, buttons [][2]string) {
+	checks = [][2]string{
+		{"Don't ask again", lang.L(muteLabel)},
+		{"Always answer this way", lang.L(rememberLabel)},
+	}
+	buttons = [][2]string{
+		{"Submit", lang.L("Submit")}, {"Decline", lang.L("Decline")}, {"Cancel", lang.L("Cancel")},
+		{"Approve", lang.L("Approve")}, {"Deny", lang.L("Deny")}, {"Open in browser", lang.L("Open in browser")},
+	}
+	return checks, buttons
+}
+
+// imitation returns the label, as shown, of the window's own control that
+// server text s passes for (buttons too when buttons is set), or "".
+// Compared as a person reads them: NFKC, case folded, curly apostrophes
+// straight, without the box, tick and bullet signs, brackets and spaces
+// around.
+func imitation(s string, buttons bool) string {
+	read := func(t string) string {
+		t = cases.Fold().String(norm.NFKC.String(t))
+		t = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u02bc", "'").Replace(t)
+		return strings.TrimFunc(t, func(r rune) bool { return !unicode.In(r, unicode.L, unicode.N) })
+	}
+	text := read(s)
+	if text == "" {
+		return ""
+	}
+	checks, names := ownControls()
+	for _, c := range checks {
+		if strings.HasPrefix(text, read(c[0])) || strings.HasPrefix(text, read(c[1])) {
+			return c[1]
+		}
+	}
+	for _, b := range names {
+		if buttons && (text == read(b[0]) || text == read(b[1])) {
+			return b[1]
+		}
+	}
+	return ""
+}
+
+// imitationIn returns the first own control's label that a text of p's
+// form or message passes for (imitation), line by line, or "". A choice
+// is drawn as a choice: only the check boxes' labels count there ("Cancel"
+// is a fair choice).
+func imitationIn(p *Prompt) string {
+	texts := strings.Split(p.Message, "\n")
+	var choices []string
+	if p.Form != nil {
+		for _, f := range p.Form.Fields {
+			texts = append(texts, f.Label())
+			texts = append(texts, strings.Split(f.Description, "\n")...)
+			for _, o := range f.Options {
+				choices = append(choices, o.Label)
+			}
+		}
+	}
+	for _, t := range texts {
+		if l := imitation(t, true); l != "" {
+			return l
+		}
+	}
+	for _, t := range choices {
+		if l := imitation(t, false); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// imitationWarning is the line that says the server's text looks like the
+// window's own control named label, and where the real ones are.
+func imitationWarning(label string) fyne.CanvasObject {
+	l := widget.NewLabel(lang.L("This request has text that looks like elicitray's own “{{.Label}}”. That is the server's: elicitray's own controls are only in the bar at the bottom of this window, below the line.",
+		map[string]any{"Label": label}))
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.WarningImportance
+	return container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, l)
 }
 
 // hiddenCharsWarning is the line that says hidden characters were removed.

@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
+)
+
+// TestPromptFlagsImitatedControls: server text that passes for the
+// window's own controls, a check box titled "Don't ask again for an hour",
+// a message line "☑ Always answer this way", a line "[ Submit ]", gets a
+// warning that names the control and says where the real ones are (issue
+// 27: a server's field was drawn exactly like the window's own check
+// box). Text that only shares a word with them, and choices named like
+// buttons, do not.
+func TestPromptFlagsImitatedControls(t *testing.T) {
+	for _, tt := range []struct {
+		name, message, schema string
+		want                  string // the control named, "" for no warning
+	}{
+		{"a check box titled like the mute", "Deploy?", `{"type":"object","properties":{"m":{"type":"boolean","title":"Don't ask again for an hour"}}}`, "Don't ask again for an hour"},
+		{"curly apostrophe, other case", "Deploy?", `{"type":"object","properties":{"m":{"type":"boolean","title":"DON’T ASK AGAIN FOR AN HOUR"}}}`, "Don't ask again for an hour"},
+		{"a ticked box in the message", "Deploy?\n☑ Always answer this way", `{"type":"object","properties":{}}`, rememberLabel},
+		{"a button in the message", "Deploy?\n[ Submit ]", `{"type":"object","properties":{}}`, "Submit"},
+		{"a description line", "Deploy?", `{"type":"object","properties":{"n":{"type":"string","description":"Your name\n✔ Always answer this way"}}}`, rememberLabel},
+		{"a choice like the remember box", "Pick", `{"type":"object","properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"Always answer this way"},{"const":"b","title":"Ask me"}]}}}`, rememberLabel},
+		{"choices named like buttons", "Your decision?", `{"type":"object","properties":{"d":{"type":"string","enum":["Approve","Decline"]}}}`, ""},
+		{"words in a sentence", "Submit the form below to deploy; cancel to stop.", `{"type":"object","properties":{"a":{"type":"boolean","title":"Ask again next time"}}}`, ""},
+		{"Chinese text", "部署到生产环境？", `{"type":"object","properties":{"n":{"type":"string","title":"名字"}}}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			test.NewTempApp(t)
+			form, err := elicit.Parse([]byte(tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := newPromptView(&Prompt{Server: "github", Message: tt.message, Form: form}, func(Answer) {})
+			var warning string
+			for _, s := range visibleTexts(v.content) {
+				if strings.HasPrefix(s, "This request has text that looks like elicitray's own") {
+					warning = s
+				}
+			}
+			switch {
+			case tt.want == "" && warning != "":
+				t.Errorf("warned %q, though nothing imitates a control", warning)
+			case tt.want != "" && !strings.Contains(warning, "“"+tt.want+"”"):
+				t.Errorf("warning %q, want one naming “%s”", warning, tt.want)
+			}
+		})
+	}
+}
