@@ -80,6 +80,11 @@ type Request struct {
 	// URL mode's carriers. Two rounds asking the same message under other
 	// keys are different questions to the hub's remembered answers.
 	InputKey string `json:"inputKey,omitempty"`
+	// Step and Steps are this elicitation's place (from 1) among those of
+	// its input_required round, and their number; 0 outside a round. The
+	// window says "Question 2 of 50": a round is one question in parts.
+	Step  int `json:"step,omitempty"`
+	Steps int `json:"steps,omitempty"`
 	// ToolUnknown is set when the server pushed the request while several
 	// tools/call were in flight, so that which one asks is not known (Tool
 	// is ""): it is no question of a known tool call, and the hub neither

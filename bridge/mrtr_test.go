@@ -115,7 +115,7 @@ func TestMRTR(t *testing.T) {
 	}
 	p.serverSends(`{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_required","inputRequests":{"repo":{"method":"elicitation/create","params":{"mode":"form","message":"Name for the new repository?","requestedSchema":` + nameSchema + `}}},"requestState":"c3RlcD0x.sig"}}`)
 	req := <-s.asked
-	if diff := cmp.Diff(&Request{Server: "github", Tool: "create_repo", InputKey: "repo", Mode: "form", Message: "Name for the new repository?", ProtocolVersion: "2026-07-28"}, req, cmpIgnoreSchema); diff != "" {
+	if diff := cmp.Diff(&Request{Server: "github", Tool: "create_repo", InputKey: "repo", Step: 1, Steps: 1, Mode: "form", Message: "Name for the new repository?", ProtocolVersion: "2026-07-28"}, req, cmpIgnoreSchema); diff != "" {
 		t.Errorf("request mismatch (-want +got):\n%s", diff)
 	}
 	s.answer <- &Result{Action: ActionAccept, Content: map[string]any{"name": "widgets"}}
@@ -160,6 +160,11 @@ func TestMRTRRounds(t *testing.T) {
 					req := <-s.asked
 					if req.Message != msg || req.Tool != tt.call {
 						t.Fatalf("round %d prompt %d: %q for %q, want %q for %q", round+1, i, req.Message, req.Tool, msg, tt.call)
+					}
+					// The window says "Question 1 of 2": a round is one
+					// question in parts.
+					if req.Step != i+1 || req.Steps != 2 {
+						t.Errorf("round %d prompt %d is step %d of %d, want %d of 2", round+1, i, req.Step, req.Steps, i+1)
 					}
 					s.answer <- &Result{Action: ActionAccept, Content: map[string]any{"name": msg}}
 				}

@@ -119,6 +119,13 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		}
 		entries[m.key] = prepared{req, form}
 	}
+	step := 0
+	for _, m := range irs {
+		if e, ok := entries[m.key]; ok {
+			step++
+			e.req.Step, e.req.Steps = step, len(entries)
+		}
+	}
 
 	responses = []inputResponse{}
 	// answered are the round's requests decided so far: their answers

@@ -54,6 +54,10 @@ type Prompt struct {
 	// Waiting is how many prompts are queued behind this one, shown as
 	// "2 more waiting"; 0 shows nothing. PromptWindow.SetWaiting changes it.
 	Waiting int
+	// Step and Steps place the prompt among the questions of one round of
+	// its server's ("Question 2 of 50", first on the status line); 0 shows
+	// nothing.
+	Step, Steps int
 	// CanRemember offers "Always answer this way" (remember.go); false
 	// offers nothing (a form with a secret field is never remembered).
 	CanRemember bool
@@ -329,6 +333,7 @@ type promptBase struct {
 	status       *widget.Label
 	deadline     time.Time
 	waiting      int
+	step, steps  int // Prompt.Step and Steps
 	stopTicks    func()
 	ticksStopped bool
 }
@@ -513,6 +518,7 @@ func (v *promptView) build() fyne.CanvasObject {
 	if len(v.rememberedRows()) > 0 {
 		v.top.(*fyne.Container).Add(v.buildLastAnswers())
 	}
+	v.step, v.steps = v.p.Step, v.p.Steps
 	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
 	if v.p.ToolCall {
 		// Muting the server would deny its guarded calls for an hour, not

@@ -100,6 +100,9 @@ func (b *promptBase) refreshStatus() {
 	}
 	var parts []string
 	importance := widget.MediumImportance
+	if b.steps > 1 {
+		parts = append(parts, lang.L("Question {{.Step}} of {{.Steps}}", map[string]any{"Step": b.step, "Steps": b.steps}))
+	}
 	if !b.deadline.IsZero() && !b.finished {
 		left := b.deadline.Sub(b.now())
 		parts = append(parts, countdownText(left))

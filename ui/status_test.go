@@ -209,6 +209,26 @@ func TestSetWaiting(t *testing.T) {
 	pw.Close()
 }
 
+// TestStatusSaysTheStep: a question of a round of several says where it
+// is in the round, before the countdown and the queue (issue 27: a round
+// of 50 inputs came as 50 windows that said nothing of it); a round of one
+// says nothing.
+func TestStatusSaysTheStep(t *testing.T) {
+	useFakeTicks(t)
+	a := test.NewTempApp(t)
+	clock := useClock(t)
+	pw := ShowPrompt(a, &Prompt{Server: "github", Message: "Go?", Step: 2, Steps: 50, Waiting: 1, Deadline: clock.t.Add(9 * time.Minute)}, func(Answer) {})
+	if got, want := statusOf(pw.base), "Question 2 of 50 · Cancels in 9:00 unless answered · 1 more waiting"; got != want {
+		t.Errorf("status reads %q, want %q", got, want)
+	}
+	pw.Close()
+	pw = ShowPrompt(a, &Prompt{Server: "github", Message: "Go?", Step: 1, Steps: 1}, func(Answer) {})
+	if got := statusOf(pw.base); got != "" {
+		t.Errorf("a round of one question: status reads %q, want nothing", got)
+	}
+	pw.Close()
+}
+
 // TestPromptMuteHour: with "Don't ask again for an hour" ticked, every
 // answer carries MuteHour; unticked, none does.
 func TestPromptMuteHour(t *testing.T) {
