@@ -205,12 +205,24 @@ func TestRateLimitKeptUp(t *testing.T) {
 	if res, err := c.Approve(ctx, hubkit.FormRequest("demo", "flood")); err != nil || outcomeOf(res) != (outcome{"cancel", "rate-limit"}) {
 		t.Errorf("a third prompt while two wait: %+v, %v; want the rate limit", res, err)
 	}
-	for range 2 {
-		(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
+	// An answer while another of its prompts still waits gives nothing
+	// back: a server that sends more after each answer is still a flood.
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
+	<-open[0]
+	if res, err := c.Approve(ctx, hubkit.FormRequest("demo", "more")); err != nil || outcomeOf(res) != (outcome{"cancel", "rate-limit"}) {
+		t.Errorf("a prompt after an answer, with another still waiting: %+v, %v; want the rate limit", res, err)
 	}
-	for _, ch := range open {
-		<-ch
+	(<-sp.Shown).Answer(bridge.Result{Action: bridge.ActionCancel})
+	<-open[1]
+	// The last one answered: the limit starts over.
+	last := hubkit.ApproveAsync(c, ctx, hubkit.FormRequest("demo", "after"))
+	select {
+	case s := <-sp.Shown:
+		s.Answer(bridge.Result{Action: bridge.ActionCancel})
+	case a := <-last:
+		t.Fatalf("a prompt after every other was answered was never shown: %+v, %v", a.Res, a.Err)
 	}
+	<-last
 }
 
 // TestPauseAndMute: paused and muted prompts are cancel with the reason;

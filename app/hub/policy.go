@@ -285,11 +285,19 @@ func defaultsOnly(form *elicit.Form) (content map[string]any, whyNot string) {
 	return content, ""
 }
 
-// keptUp starts server's rate limit over, full: a person answered one of
-// its prompts. The limit is against floods a person cannot keep up with; a
-// server whose prompts are answered as they come is never cut off (issue
-// 27: `make demo` answered at key-repeat speed was). h.Mu is held.
+// keptUp starts server's rate limit over, full, when a person answered one
+// of its prompts and none of its others waits: the limit is against floods
+// a person cannot keep up with, and a server whose prompts are answered as
+// they come is never cut off (issue 27: `make demo` answered at key-repeat
+// speed was). While others wait, an answer gives nothing back: a server
+// that sends a burst after each answer does not grow the queue without
+// end. h.Mu is held; it has left the queue.
 func (h *Hub) keptUp(server string) {
+	for _, q := range h.Queue {
+		if q.Prompt.Request.Server == server {
+			return
+		}
+	}
 	delete(h.policy.limiters, server) // allow makes a full one
 }
 
