@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,8 +132,9 @@ type httpServer struct {
 	lost    error
 	wg      sync.WaitGroup
 
-	// postLimit, when set, replaces postTimeout (tests).
-	postLimit time.Duration
+	// postLimit, when set, replaces postTimeout (tests); listenLimit
+	// replaces listenWait.
+	postLimit, listenLimit time.Duration
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -380,8 +382,9 @@ func (s *httpServer) initialized() {
 }
 
 // listenWait bounds how long the host's requests wait for the GET stream
-// to open (awaitListening): a server that sends no headers until it has
-// an event to send would otherwise hold them for good.
+// to open (awaitListening), once per session: a server that sends no
+// headers until it has an event to send would otherwise hold them for
+// good.
 const listenWait = 5 * time.Second
 
 // listened notes the GET stream's answer, status (0 when it failed).
@@ -415,11 +418,25 @@ func (s *httpServer) awaitListening(ctx context.Context) {
 	if wait == nil {
 		return
 	}
-	timer := time.NewTimer(listenWait)
+	limit := cmp.Or(s.listenLimit, listenWait)
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
 	case <-wait:
 	case <-timer.C:
+		// Given up for the session: no later request waits again.
+		s.mu.Lock()
+		gaveUp := false
+		select {
+		case <-wait:
+		default:
+			close(wait)
+			gaveUp = true
+		}
+		s.mu.Unlock()
+		if gaveUp {
+			s.log("%s: the server's GET stream did not open within %v; requests go on without waiting for it (a question it sends there before it opens may be lost)", s.opts.URL, limit)
+		}
 	case <-ctx.Done():
 	}
 }

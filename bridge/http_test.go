@@ -393,3 +393,94 @@ func TestHTTPCallWaitsForGETStream(t *testing.T) {
 		t.Fatalf("tool result = %s", res)
 	}
 }
+
+// silentGETServer answers every POST at once; its GET stream sends no
+// headers until it has an event, and it never has one (a proxy that
+// buffers, a server that writes its headers with its first event).
+type silentGETServer struct{}
+
+func (silentGETServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		<-r.Context().Done()
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&msg) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if msg.ID == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if msg.Method == "initialize" {
+		w.Header().Set("Mcp-Session-Id", "s1")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"silent","version":"1"}}}`, msg.ID)
+		return
+	}
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, msg.ID)
+}
+
+// TestHTTPGETStreamWaitedForOnce: a GET stream that never opens holds the
+// session's requests once, for the bound, and then never again (the
+// break-it session's three tools/list took 5, 10 and 15 s); a second
+// initialize on the connection, which opens no stream of its own, does
+// not start a new wait.
+func TestHTTPGETStreamWaitedForOnce(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(silentGETServer{})
+	t.Cleanup(ts.Close)
+	srv := HTTP(HTTPOptions{URL: ts.URL})
+	hs := srv.(*httpServer)
+	hs.listenLimit = 50 * time.Millisecond
+	var logged []string
+	var logMu sync.Mutex
+	conn, err := srv.Start(context.Background(), func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseWrite(); srv.Wait() })
+	next := func(id int) {
+		t.Helper()
+		line, err := conn.Read()
+		if err != nil || !strings.Contains(string(line), fmt.Sprintf(`"id":%d`, id)) {
+			t.Fatalf("reading the answer to %d: %s, %v", id, line, err)
+		}
+	}
+	write(t, conn, initLegacy)
+	next(1)
+	write(t, conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, conn, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	next(2)
+	gaveUp := func() bool {
+		hs.mu.Lock()
+		defer hs.mu.Unlock()
+		select {
+		case <-hs.listening:
+			return true
+		default:
+			return false
+		}
+	}
+	if !gaveUp() {
+		t.Fatal("after a request waited its bound, the session still waits for the GET stream")
+	}
+	write(t, conn, `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	next(3)
+	if !gaveUp() {
+		t.Error("a second initialize made the session wait for a GET stream again")
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if n := strings.Count(strings.Join(logged, "\n"), "GET stream did not open within"); n != 1 {
+		t.Errorf("the wrapper's log says %d times that the GET stream did not open, want once:\n%s", n, strings.Join(logged, "\n"))
+	}
+}

@@ -31,7 +31,11 @@ func (s *httpServer) send(env envelope, msg []byte) {
 	if env.Method == "initialize" {
 		s.initKey = key
 		s.initDone = make(chan struct{})
-		s.listening = make(chan struct{})
+		if s.listening == nil {
+			// The transport's one GET stream: a second initialize on
+			// it opens none of its own.
+			s.listening = make(chan struct{})
+		}
 	}
 	s.wg.Add(1)
 	version := s.version
