@@ -189,6 +189,17 @@ func configLocation(f hostsFlags) (hosts.Location, error) {
 	return loc, err
 }
 
+// configHasServer reports whether the --config file, read in the format
+// it looks like, has a server entry named name.
+func configHasServer(f hostsFlags, name string) bool {
+	loc, err := configLocation(f)
+	if err != nil {
+		return false
+	}
+	es, err := hosts.ReadFile(loc)
+	return err == nil && slices.ContainsFunc(es, func(e hosts.Entry) bool { return e.Key == name })
+}
+
 // target is one config file hosts wrap or unwrap edits, and the locations
 // in it (Claude Code's user and local scopes share ~/.claude.json).
 type target struct {
@@ -216,13 +227,11 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	var locs []hosts.Location
 	var servers []string
 	if f.config != "" {
-		// `wrap cursor --config FILE`: the host named first says the
-		// file's format, as --format does; the rest are server names.
-		if len(args) > 0 {
-			if h, ok := hosts.Lookup(args[0]); ok {
-				if f.format != "" && f.format != h.Name {
-					return usageError{fmt.Errorf("%s names the host %s, and --format %s another: give one", verb, h.Name, f.format)}
-				}
+		// `wrap cursor --config FILE`: a host named first says the file's
+		// format, as --format does, unless --format is given or the file
+		// has a server of that name ("codex" is one in many .mcp.json).
+		if len(args) > 0 && f.format == "" {
+			if h, ok := hosts.Lookup(args[0]); ok && !configHasServer(f, args[0]) {
 				f.format, args = h.Name, args[1:]
 			}
 		}

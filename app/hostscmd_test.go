@@ -598,10 +598,18 @@ func TestHostsConfigFlag(t *testing.T) {
 	if back, _ := os.ReadFile(path); !bytes.Equal(back, orig) {
 		t.Errorf("unwrap codex --config FILE --all did not restore the file:\n%s", cmp.Diff(string(orig), string(back)))
 	}
+	// A server named like a host is the server: in a file that has one,
+	// or whenever --format says the format.
+	named := filepath.Join(project, "named.json")
+	testkit.WriteFile(t, named, `{"mcpServers":{"codex":{"command":"codex","args":["mcp"]}}}`, 0o600)
+	stdout.Reset()
 	stderr.Reset()
-	if code := Main(context.Background(), []string{"hosts", "wrap", "codex", "--config", path, "--format", "cursor", "--all"}, nil, &stdout, &stderr); code != 2 ||
-		!strings.Contains(stderr.String(), "wrap names the host codex, and --format cursor another: give one") {
-		t.Errorf("a host and another --format: exit %d, %q", code, stderr.String())
+	if code := Main(context.Background(), []string{"hosts", "wrap", "--config", named, "codex"}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "codex  wrapped") {
+		t.Errorf("wrap --config FILE codex, FILE having a server codex: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if code := Main(context.Background(), []string{"hosts", "unwrap", "--config", named, "--format", "claude-code", "codex"}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "codex  unwrapped") {
+		t.Errorf("unwrap --config FILE --format claude-code codex: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
 
