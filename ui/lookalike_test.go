@@ -30,6 +30,17 @@ func TestPromptFlagsImitatedControls(t *testing.T) {
 		{"choices named like buttons", "Your decision?", `{"type":"object","properties":{"d":{"type":"string","enum":["Approve","Decline"]}}}`, ""},
 		{"words in a sentence", "Submit the form below to deploy; cancel to stop.", `{"type":"object","properties":{"a":{"type":"boolean","title":"Ask again next time"}}}`, ""},
 		{"Chinese text", "部署到生产环境？", `{"type":"object","properties":{"n":{"type":"string","title":"名字"}}}`, ""},
+		{"a check box titled like a button", "Review the pull request", `{"type":"object","properties":{"ok":{"type":"boolean","title":"Approve"}}}`, ""},
+		// Written so as to slip past a comparison of letters (the break-it
+		// session's): look-alike letters, spaces, apostrophes, a bar of
+		// buttons on one line, hidden and fullwidth letters.
+		{"a Cyrillic o", "Deploy?", `{"type":"object","properties":{"m":{"type":"boolean","title":"D\u043en't ask again for an hour"}}}`, "Don't ask again for an hour"},
+		{"a Cyrillic A", "Deploy?\n☑ \u0410lways answer this way", `{"type":"object","properties":{}}`, rememberLabel},
+		{"two spaces", "Deploy?", `{"type":"object","properties":{"m":{"type":"boolean","title":"Don't  ask again for an hour"}}}`, "Don't ask again for an hour"},
+		{"no apostrophe", "Deploy?", `{"type":"object","properties":{"m":{"type":"boolean","title":"Dont ask again for an hour"}}}`, "Don't ask again for an hour"},
+		{"a bar of buttons", "Deploy?\n[ Submit ]   [ Decline ]", `{"type":"object","properties":{}}`, "Submit"},
+		{"a zero-width space inside", "Deploy?\n[ Sub\u200bmit ]", `{"type":"object","properties":{}}`, "Submit"},
+		{"fullwidth", "Deploy?\n［ Ｓｕｂｍｉｔ ］", `{"type":"object","properties":{}}`, "Submit"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			test.NewTempApp(t)

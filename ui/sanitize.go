@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mtibben/confusables"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
@@ -83,15 +84,10 @@ func ownControls() (checks, buttons [][2]string) {
 
 // imitation returns the label, as shown, of the window's own control that
 // server text s passes for (buttons too when buttons is set), or "".
-// Compared as a person reads them: NFKC, case folded, curly apostrophes
-// straight, without the box, tick and bullet signs, brackets and spaces
-// around.
+// Compared as a person reads them (read): the check boxes' labels at the
+// start of s, the buttons' as any piece of s between brackets, bars or
+// runs of spaces ("[ Submit ]   [ Decline ]").
 func imitation(s string, buttons bool) string {
-	read := func(t string) string {
-		t = cases.Fold().String(norm.NFKC.String(t))
-		t = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u02bc", "'").Replace(t)
-		return strings.TrimFunc(t, func(r rune) bool { return !unicode.In(r, unicode.L, unicode.N) })
-	}
 	text := read(s)
 	if text == "" {
 		return ""
@@ -102,27 +98,53 @@ func imitation(s string, buttons bool) string {
 			return c[1]
 		}
 	}
-	for _, b := range names {
-		if buttons && (text == read(b[0]) || text == read(b[1])) {
-			return b[1]
+	if !buttons {
+		return ""
+	}
+	pieces := strings.FieldsFunc(norm.NFKC.String(s), func(r rune) bool { return strings.ContainsRune("[]()<>|{}", r) || r == '\t' })
+	for _, piece := range pieces {
+		for part := range strings.SplitSeq(piece, "  ") {
+			p := read(part)
+			for _, b := range names {
+				if p != "" && (p == read(b[0]) || p == read(b[1])) {
+					return b[1]
+				}
+			}
 		}
 	}
 	return ""
 }
 
+// read is text as a person reads it, for comparing with a control's
+// label: NFKC, case folded, the letters that look alike taken as one
+// (Unicode's confusable skeleton: a Cyrillic о is an o), without
+// apostrophes, with one space for each run of spaces, and without the
+// box, tick and bullet signs, brackets and spaces around.
+func read(t string) string {
+	t = confusables.Skeleton(cases.Fold().String(norm.NFKC.String(t)))
+	t = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Pi, unicode.Pf) || r == '\'' || r == '\u02bc' || r == '`' {
+			return -1
+		}
+		return r
+	}, t)), " ")
+	return strings.TrimFunc(t, func(r rune) bool { return !unicode.In(r, unicode.L, unicode.N) })
+}
+
 // imitationIn returns the first own control's label that a text of p's
-// form or message passes for (imitation), line by line, or "". A choice
-// is drawn as a choice: only the check boxes' labels count there ("Cancel"
-// is a fair choice).
+// form or message passes for (imitation), line by line, or "". A field's
+// title and a choice are drawn as a field's and a choice's: only the check
+// boxes' labels count there ("Cancel" is a fair choice, "Approve" a fair
+// check box).
 func imitationIn(p *Prompt) string {
 	texts := strings.Split(p.Message, "\n")
-	var choices []string
+	var labels []string // drawn as labels of their own fields and choices
 	if p.Form != nil {
 		for _, f := range p.Form.Fields {
-			texts = append(texts, f.Label())
+			labels = append(labels, f.Label())
 			texts = append(texts, strings.Split(f.Description, "\n")...)
 			for _, o := range f.Options {
-				choices = append(choices, o.Label)
+				labels = append(labels, o.Label)
 			}
 		}
 	}
@@ -131,7 +153,7 @@ func imitationIn(p *Prompt) string {
 			return l
 		}
 	}
-	for _, t := range choices {
+	for _, t := range labels {
 		if l := imitation(t, false); l != "" {
 			return l
 		}
