@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,7 +121,9 @@ func (a *argWriter) object(obj map[string]any, depth int) {
 }
 
 func (a *argWriter) member(name string, v any, depth int) {
-	if secretName(name) {
+	// A switch is no secret: "include_secrets: true" says what the call
+	// does, and the person approving it must read that.
+	if _, on := v.(bool); !on && secretName(name) {
 		a.line(depth, name, masked(v))
 		return
 	}
@@ -166,12 +169,22 @@ func masked(any) string { return "•••••• (hidden: looks secret)" }
 // secret: by the same word rules as a form field's (elicit.LooksSecret:
 // "password", "api_key", "githubToken", "client_secret"; not
 // "token_count", "max_tokens" or "tokenizer"), or an authorization
-// header's name; not a name of a secret's kind or address ("token_type",
-// "token_url": plainName).
+// header's name, or a pass ("pass", "db_pass", "rootPass"); not a name of a
+// secret's kind, size or address ("token_type", "password_length",
+// "token_url": plainName, kindEnds).
 func secretName(name string) bool {
 	flat, plain := plainName(name)
-	return !plain && (elicit.LooksSecret(name) || strings.HasSuffix(flat, "authorization"))
+	if plain || slices.ContainsFunc(kindEnds, func(end string) bool { return strings.HasSuffix(flat, end) }) {
+		return false
+	}
+	lower := strings.ToLower(name)
+	pass := flat == "pass" || strings.HasSuffix(lower, "_pass") || strings.HasSuffix(lower, "-pass") || strings.HasSuffix(name, "Pass")
+	return pass || elicit.LooksSecret(name) || strings.HasSuffix(flat, "authorization")
 }
+
+// kindEnds end the names of arguments that say something of a secret, not
+// the secret: "password_length", "password_required", "tokens_used".
+var kindEnds = []string{"length", "required", "enabled", "count", "used", "name"}
 
 // secretPrefixes start values that are secrets by their shape: API keys
 // and tokens of common services, authorization headers, private keys.

@@ -57,9 +57,10 @@ import (
 //     are no secrets.
 //   - A token word is no secret when it is counted: when one of the two
 //     words before it is a quantity (max, maximum, min, minimum, num,
-//     number, total, many, most, least, remaining), or the word starts
-//     with one ("maxtokens"), or the word after it is count, limit, budget
-//     or usage. "max_tokens" of a language model, "Maximum number of
+//     number, total, many, most, least, remaining; and a language model's
+//     input, output, prompt, completion, cached, reasoning), or the word
+//     starts with one ("maxtokens"), or the word after it is count, limit,
+//     budget or usage. "max_tokens" of a language model, "Maximum number of
 //     tokens", "token_limit" and "How many tokens" are token counts, not
 //     bearer tokens. The lists are short on purpose: "the token used to
 //     sign in" or "one token per environment" must stay secrets.
@@ -241,7 +242,9 @@ var (
 // the word after it, make it a count of tokens.
 var (
 	quantityBefore = words2set("max", "maximum", "min", "minimum", "num", "number",
-		"total", "many", "most", "least", "remaining")
+		"total", "many", "most", "least", "remaining",
+		// A language model's counts: "input_tokens", "completion tokens".
+		"input", "output", "prompt", "completion", "cached", "reasoning")
 	quantityAfter = words2set("count", "counts", "limit", "limits", "budget", "usage")
 )
 

@@ -322,6 +322,12 @@ func TestLooksSecret(t *testing.T) {
 
 		// Token counts of language models are no secrets.
 		{"max_tokens", false},
+		// A language model's counts (issue 27).
+		{"input_tokens", false},
+		{"completionTokens", false},
+		{"Cached prompt tokens", false},
+		{"reasoning_tokens", false},
+		{"Input your API token", true},
 		{"maxTokens", false},
 		{"maxtokens", false},
 		{"max_output_tokens", false},
