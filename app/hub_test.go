@@ -99,7 +99,7 @@ func TestHubQueue(t *testing.T) {
 // (issue 27: three pushes came up 1, 3, 2). The one on screen stays.
 func TestHubQueueArrivalOrder(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	t0 := time.Now()
+	t0 := time.Now().Add(-time.Minute) // taken from the server before they reach the hub
 	ask := func(msg string, at time.Duration) <-chan hubkit.Approval {
 		req := hubkit.FormRequest("github", msg)
 		req.Time = t0.Add(at)
@@ -126,6 +126,29 @@ func TestHubQueueArrivalOrder(t *testing.T) {
 		if got := <-a; got.Err != nil || got.Res.Action != "cancel" {
 			t.Errorf("answer %+v, %v", got.Res, got.Err)
 		}
+	}
+	// A wrapper whose clock is ahead says its prompt came later than it
+	// reached the hub: it goes by its arrival, not behind everything else.
+	screen := ask("on screen again", 0)
+	shown := <-sp.Shown
+	ahead := ask("ahead", 24*time.Hour)
+	hubkit.WaitQueued(t, h, 2)
+	req := hubkit.FormRequest("jira", "later")
+	req.Time = time.Now() // after "ahead" reached the hub, before its stamp
+	later := hubkit.ApproveAsync(c, context.Background(), req)
+	hubkit.WaitQueued(t, h, 3)
+	shown.Answer(bridge.Result{Action: bridge.ActionCancel})
+	order = nil
+	for range 2 {
+		s := <-sp.Shown
+		order = append(order, s.Prompt.Request.Message)
+		s.Answer(bridge.Result{Action: bridge.ActionCancel})
+	}
+	if diff := cmp.Diff([]string{"ahead", "later"}, order); diff != "" {
+		t.Errorf("a prompt stamped ahead of the hub's clock (-want +got):\n%s", diff)
+	}
+	for _, a := range []<-chan hubkit.Approval{screen, ahead, later} {
+		<-a
 	}
 }
 

@@ -612,10 +612,12 @@ func (h *Hub) enqueue(it *Item, reply func(bridge.Result)) {
 // before it, by the time its wrapper took it from the server (Request.Time:
 // a wrapper decides the elicitations it reads on goroutines of their own,
 // whose prompts reach the hub in any order), and never before the one on
-// screen. h.Mu is held.
+// screen. A time after the prompt reached the hub (a wrapper's clock ahead)
+// counts as that arrival: no prompt waits behind later ones for good.
+// h.Mu is held.
 func (h *Hub) queuePlace(it *Item) int {
 	at := func(q *Item) time.Time {
-		if t := q.Prompt.Request.Time; !t.IsZero() {
+		if t := q.Prompt.Request.Time; !t.IsZero() && t.Before(q.Prompt.Arrived) {
 			return t
 		}
 		return q.Prompt.Arrived

@@ -24,7 +24,7 @@ import (
 // or form conjuncts (Persian "می‌خواهم", Hindi "क्‍ष"): there it is
 // spelling, which changes how the word is drawn, as the IDNA rules for it
 // (RFC 5892, CONTEXTJ) allow; elsewhere it is removed. So are the tags of a
-// subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿, flagTags), and no other tag characters.
+// recommended subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿, flagTags), and no other tag characters.
 func Visible(s string) (string, bool) {
 	out, n := hide(s, "")
 	return out, n > 0
@@ -79,11 +79,12 @@ func hide(s, mark string) (string, int) {
 // zwj is ZERO WIDTH JOINER.
 const zwj = '\u200D'
 
-// flagTags reports whether character c is an emoji tag sequence as the
-// subdivision flags are written (UTS #51 ED-14a; 🏴 and the tags of
-// "gbsct" and U+E007F for Scotland's): the black flag, two to seven tag
-// letters or digits, the cancel tag. Tag characters anywhere else are
-// hidden text, as any format character is.
+// flagTags reports whether character c is one of the subdivision flags
+// Unicode recommends (UTS #51 ED-14a, RGI: England, Scotland, Wales): the
+// black flag, the tags spelling gbeng, gbsct or gbwls, the cancel tag.
+// Tags spell letters nobody sees: any other run of them, in a flag or
+// not, is hidden text, as any format character is ("🏴" with tags
+// spelling "ignore" showed as a flag).
 func flagTags(c string) bool {
 	rest, ok := strings.CutPrefix(c, "\U0001F3F4")
 	if !ok {
@@ -93,14 +94,18 @@ func flagTags(c string) bool {
 	if !ok {
 		return false
 	}
-	n := 0
+	var code strings.Builder
 	for _, r := range tags {
-		if !(r >= 0xE0030 && r <= 0xE0039 || r >= 0xE0061 && r <= 0xE007A) {
+		if r < 0xE0020 || r > 0xE007E {
 			return false
 		}
-		n++
+		code.WriteRune(r - 0xE0000)
 	}
-	return n >= 2 && n <= 7
+	switch code.String() {
+	case "gbeng", "gbsct", "gbwls":
+		return true
+	}
+	return false
 }
 
 // joinsEmoji reports whether a zero-width joiner followed by rest, the rest
