@@ -161,18 +161,24 @@ func TestDemoSaysWhenPaused(t *testing.T) {
 // TestDemoFormsReturn: what README's demo section says of Return holds.
 // choose_tags, confirm_deploy and pick_environment open with their defaults
 // in place and Return submits them at once; profile_form needs a full name,
-// which typed, Return submits with the form's defaults.
+// which typed, Return submits with the form's defaults. As fast as the
+// windows come, seven in all: prompts answered as they come, past the rate
+// limit's burst of five, and none is cut off (issue 27: the demo's seventh
+// prompt was cancelled unseen).
 func TestDemoFormsReturn(t *testing.T) {
 	d := newParallelDesktop(t)
 	cs := d.connect("demo", testkit.Binary(t), "demo-server")
-	for _, tt := range []struct {
-		tool, typing, want string
-	}{
+	type step struct{ tool, typing, want string }
+	steps := []step{
 		{"choose_tags", "", `accept: {"labels":["feature"]}`},
 		{"confirm_deploy", "", `accept: {"confirm":false,"environment":"staging"}`},
 		{"pick_environment", "", `accept: {"environment":"staging"}`},
 		{"profile_form", "Ada Lovelace", `"fullName":"Ada Lovelace"`},
-	} {
+	}
+	// Seven: the first four, and the three that Return answers with their
+	// defaults (a form filled in from the last answer waits for a person's
+	// own keys: profile_form's name would).
+	for _, tt := range append(steps, steps[:3]...) {
 		t.Run(tt.tool, func(t *testing.T) {
 			d := d.with(t)
 			call := d.call(cs, tt.tool)
