@@ -59,6 +59,22 @@ func TestPromptAllKindsFilledSendsTypedContent(t *testing.T) {
 }
 
 func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
+	// allKinds is what all-kinds.json sends with only the name typed, and
+	// copies as given.
+	allKinds := func(copies string) map[string]any {
+		return map[string]any{
+			"fullName": "Ada",
+			"agree":    false, // booleans are always sent
+			"greeting": "Hello from the team.",
+			"copies":   json.Number(copies),
+			"budget":   json.Number("3.14"),
+			"team":     "Platform",
+			"channels": []string{"Email"},
+			"tier":     "tier-1",
+			"regions":  []string{"r-1"},
+			"format":   "fmt-1",
+		}
+	}
 	for _, tt := range []struct {
 		name  string
 		file  string
@@ -66,21 +82,10 @@ func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
 		wantC map[string]any
 	}{
 		{
-			name: "all-kinds with only the required name typed",
-			file: "all-kinds.json",
-			fill: func(h *promptHarness) { h.typeInto("fullName", "Ada") },
-			wantC: map[string]any{
-				"fullName": "Ada",
-				"agree":    false, // booleans are always sent
-				"greeting": "Hello from the team.",
-				"copies":   json.Number("42"),
-				"budget":   json.Number("3.14"),
-				"team":     "Platform",
-				"channels": []string{"Email"},
-				"tier":     "tier-1",
-				"regions":  []string{"r-1"},
-				"format":   "fmt-1",
-			},
+			name:  "all-kinds with only the required name typed",
+			file:  "all-kinds.json",
+			fill:  func(h *promptHarness) { h.typeInto("fullName", "Ada") },
+			wantC: allKinds("42"),
 		},
 		{
 			// JSON Schema counts 2.0 an integer, as the form counts a
@@ -91,18 +96,7 @@ func TestPromptDefaultsAreSentWithTheirTypes(t *testing.T) {
 				h.typeInto("fullName", "Ada")
 				h.retype("copies", "2.0")
 			},
-			wantC: map[string]any{
-				"fullName": "Ada",
-				"agree":    false,
-				"greeting": "Hello from the team.",
-				"copies":   json.Number("2"),
-				"budget":   json.Number("3.14"),
-				"team":     "Platform",
-				"channels": []string{"Email"},
-				"tier":     "tier-1",
-				"regions":  []string{"r-1"},
-				"format":   "fmt-1",
-			},
+			wantC: allKinds("2"),
 		},
 		{
 			name: "defaults accepted unchanged",
