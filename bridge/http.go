@@ -113,12 +113,13 @@ type httpServer struct {
 	// must still carry the version (prepare waits for it).
 	initKey  string
 	initDone chan struct{}
-	// listening is closed once the GET stream the session's initialize
-	// opened has its answer's headers, or failed (listened): until then a
-	// server that sends a request on that stream, not on the POST's, loses
-	// it (servers on the TypeScript SDK drop what they send while no GET
-	// stream is open), so the host's requests wait for it (awaitListening).
-	// noGET is set once the server refused the stream (405).
+	// listening is made by the connection's first initialize and closed
+	// once mcp-go's GET stream has its answer's headers, or failed
+	// (listened), or the wait for it was given up (awaitListening): until
+	// then a server that sends a request on that stream, not on a POST's,
+	// loses it (servers on the TypeScript SDK drop what they send while no
+	// GET stream is open), so the host's requests wait for it. noGET is set
+	// once the server refused the stream (405).
 	listening chan struct{}
 	noGET     bool
 	// inflight maps the id keys of requests sent to the server and not yet
