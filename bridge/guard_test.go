@@ -230,8 +230,8 @@ func TestArgumentsText(t *testing.T) {
 		// size are no secrets; a pass is one.
 		{"switches and sizes", `{"include_secrets":true,"show_token":true,"password_required":false,"input_tokens":512,"output_tokens":128,"tokens_used":9,"password_length":16}`,
 			[]string{"include_secrets: true", "show_token: true", "password_required: false", "input_tokens: 512", "output_tokens: 128", "tokens_used: 9", "password_length: 16"}, []string{"••••••"}},
-		{"passes", `{"user":"bob","pass":"k1","dbPass":"k2","pwd":"k3","db_pass":"k4"}`,
-			[]string{`user: "bob"`, "pass: ••••••", "dbPass: ••••••", "pwd: ••••••", "db_pass: ••••••"}, []string{"k1", "k2", "k3", "k4"}},
+		{"passes", `{"user":"bob","pass":"k1","dbPass":"k2","pwd":"k3","db_pass":"k4","bank_account":"k5","bypass":"cache"}`,
+			[]string{`user: "bob"`, "pass: ••••••", "dbPass: ••••••", "pwd: ••••••", "db_pass: ••••••", "bank_account: ••••••", `bypass: "cache"`}, []string{"k1", "k2", "k3", "k4", "k5"}},
 		{"long", `{"text":"` + strings.Repeat("x", 500) + `"}`, []string{"more characters)"}, []string{strings.Repeat("x", 250)}},
 		// Cut between characters, never inside one: a skin tone, a vowel
 		// sign, an accent are runes of their own (issue 24).

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
@@ -174,17 +176,33 @@ func masked(any) string { return "•••••• (hidden: looks secret)" }
 // "token_url": plainName, kindEnds).
 func secretName(name string) bool {
 	flat, plain := plainName(name)
-	if plain || slices.ContainsFunc(kindEnds, func(end string) bool { return strings.HasSuffix(flat, end) }) {
+	if plain || slices.ContainsFunc(kindEnds, func(end string) bool { return endsWithWord(name, end) }) {
 		return false
 	}
-	lower := strings.ToLower(name)
-	pass := flat == "pass" || strings.HasSuffix(lower, "_pass") || strings.HasSuffix(lower, "-pass") || strings.HasSuffix(name, "Pass")
-	return pass || elicit.LooksSecret(name) || strings.HasSuffix(flat, "authorization")
+	return flat == "pass" || endsWithWord(name, "pass") || elicit.LooksSecret(name) || strings.HasSuffix(flat, "authorization")
 }
 
-// kindEnds end the names of arguments that say something of a secret, not
-// the secret: "password_length", "password_required", "tokens_used".
+// kindEnds are the last words of the names of arguments that say something
+// of a secret, not the secret: "password_length", "passwordRequired",
+// "tokens_used".
 var kindEnds = []string{"length", "required", "enabled", "count", "used", "name"}
+
+// endsWithWord reports whether name's last word is word (lower case):
+// after '_', '-', '.' or a space, or a capital ("db_pass", "dbPass"; not
+// "bypass", nor "bank_account" for "count").
+func endsWithWord(name, word string) bool {
+	if len(name) <= len(word) {
+		return false
+	}
+	// word is ASCII: the tail it may be is as many bytes long.
+	before, tail := name[:len(name)-len(word)], name[len(name)-len(word):]
+	if !strings.EqualFold(tail, word) {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(before)
+	first, _ := utf8.DecodeRuneInString(tail)
+	return strings.ContainsRune("_-. ", last) || unicode.IsUpper(first) && !unicode.IsUpper(last)
+}
 
 // secretPrefixes start values that are secrets by their shape: API keys
 // and tokens of common services, authorization headers, private keys.
