@@ -41,9 +41,11 @@ type columnWidths struct {
 // but often longer than the column's first width ("pick_environment").
 var fitColumns = []string{"Server", "Tool"}
 
-// maxFitWidth is the widest fit makes a column; wider text is cut with an
-// ellipsis, and the detail pane shows it whole.
-const maxFitWidth = 260
+// maxFitWidth is the widest fit makes a column (about 20 letters); wider
+// text is cut with an ellipsis, and the detail pane shows it whole. The
+// message column, which takes the rest, already has little room beside the
+// detail pane: fit must not take much more.
+const maxFitWidth = 180
 
 // fit widens each of fitColumns the user did not drag to the widest of
 // texts (by column, as rowTexts gives them), and reports whether any grew.
