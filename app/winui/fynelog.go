@@ -6,29 +6,41 @@ import (
 )
 
 // fyneLog passes the standard logger's lines on to w (the hub's log),
-// except the error a file dialog logs (fyne.LogError, three lines) when the
-// desktop defines no folder for one of its favourites: "Getting favorite
-// locations", "Cause: this computer does not define a VIDEOS folder", and
-// where. Nothing is wrong then (the dialog offers the others), and the
-// hub's log is for the user to read. Any other error, favourites' included,
-// is passed on whole. The standard logger writes one line per Write, one
-// Write at a time.
+// except Fyne's errors (fyne.LogError: the reason, its cause, where) that
+// say nothing wrong to a user, whose hub.log is theirs to read (harmless).
+// Any other error, of the same reason too, is passed on whole. The
+// standard logger writes one line per Write, one Write at a time.
 type fyneLog struct {
 	w    io.Writer
-	held []byte // the first line of a favourites error, until its cause says which
+	held []byte // the first line of an error that may be harmless, until its cause says
+	why  string // the cause that makes the held error harmless
 	drop bool   // the next "At:" line belongs to a dropped error
+}
+
+// harmless are Fyne's errors that are no news: a file dialog's favourite
+// folder the desktop does not define ("this computer does not define a
+// VIDEOS folder"), and a locale of C or POSIX, which Fyne cannot parse and
+// takes as English anyway.
+var harmless = []struct{ reason, cause string }{
+	{"Getting favorite locations", "this computer does not define a "},
+	{"Error parsing user locale", "language: tag is not well-formed"},
 }
 
 func (l *fyneLog) Write(p []byte) (int, error) {
 	line := string(p)
-	switch {
-	case strings.Contains(line, "Fyne error:  Getting favorite locations"):
-		if err := l.flush(); err != nil {
-			return 0, err
+	if i := strings.Index(line, "Fyne error:  "); i >= 0 {
+		for _, h := range harmless {
+			if strings.HasPrefix(line[i+len("Fyne error:  "):], h.reason) {
+				if err := l.flush(); err != nil {
+					return 0, err
+				}
+				l.held, l.why = append([]byte(nil), p...), h.cause
+				return len(p), nil
+			}
 		}
-		l.held = append([]byte(nil), p...)
-		return len(p), nil
-	case l.held != nil && strings.Contains(line, "  Cause: this computer does not define a "):
+	}
+	switch {
+	case l.held != nil && strings.Contains(line, "  Cause: "+l.why):
 		l.held, l.drop = nil, true
 		return len(p), nil
 	case l.drop && strings.Contains(line, "  At: "):
