@@ -233,7 +233,7 @@ func cleanLine(s string, max int) string {
 type cleaner struct{ hidden int }
 
 func (c *cleaner) marked(s string) string {
-	out, n := elicit.MarkedCount(strings.ToValidUTF8(s, "\uFFFD"))
+	out, n := elicit.Marked(strings.ToValidUTF8(s, "\uFFFD"))
 	c.hidden += n
 	return out
 }

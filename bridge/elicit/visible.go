@@ -31,14 +31,8 @@ func Visible(s string) (string, bool) {
 }
 
 // Marked is s with each character Visible removes replaced by U+FFFD, for
-// text that shows where something was taken out.
-func Marked(s string) string {
-	out, _ := hide(s, "\uFFFD")
-	return out
-}
-
-// MarkedCount is Marked, and how many characters it replaced.
-func MarkedCount(s string) (string, int) {
+// text that shows where something was taken out, and how many it replaced.
+func Marked(s string) (string, int) {
 	return hide(s, "\uFFFD")
 }
 
