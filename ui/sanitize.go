@@ -66,48 +66,55 @@ func cleanPrompt(p *Prompt) (*Prompt, bool) {
 	return &q, c.found
 }
 
-// ownControls are the labels of the window's own controls, which no
-// server text may pass for, in English and as shown: the check boxes
-// (matched at the start of a text, from the words that start them: "☑
-// Always answer this way" is one) and the buttons (matched whole).
-func ownControls() (checks, buttons [][2]string) {
-	checks = [][2]string{
-		{"Don't ask again", lang.L(muteLabel)},
-		{"Always answer this way", lang.L(rememberLabel)},
+// control is one of the window's own controls: its label as shown, and
+// that label and its English one as read (read).
+type control struct {
+	shown string
+	read  [2]string
+}
+
+// ownControls are the window's own controls, which no server text may
+// pass for: the check boxes (matched at the start of a text, from the
+// words that start them: "☑ Always answer this way" is one) and the
+// buttons (matched whole).
+func ownControls() (checks, buttons []control) {
+	c := func(english, shown string) control { return control{shown, [2]string{read(english), read(shown)}} }
+	checks = []control{
+		c("Don't ask again", lang.L(muteLabel)),
+		c("Always answer this way", lang.L(rememberLabel)),
 	}
-	buttons = [][2]string{
-		{"Submit", lang.L("Submit")}, {"Decline", lang.L("Decline")}, {"Cancel", lang.L("Cancel")},
-		{"Approve", lang.L("Approve")}, {"Deny", lang.L("Deny")}, {"Open in browser", lang.L("Open in browser")},
+	buttons = []control{
+		c("Submit", lang.L("Submit")), c("Decline", lang.L("Decline")), c("Cancel", lang.L("Cancel")),
+		c("Approve", lang.L("Approve")), c("Deny", lang.L("Deny")), c("Open in browser", lang.L("Open in browser")),
 	}
 	return checks, buttons
 }
 
-// imitation returns the label, as shown, of the window's own control that
-// server text s passes for (buttons too when buttons is set), or "".
-// Compared as a person reads them (read): the check boxes' labels at the
-// start of s, the buttons' as any piece of s between brackets, bars or
-// runs of spaces ("[ Submit ]   [ Decline ]").
-func imitation(s string, buttons bool) string {
+// imitation returns the label, as shown, of the control of checks or
+// buttons that server text s passes for, or "". Compared as a person
+// reads them (read): the check boxes' labels at the start of s, the
+// buttons' as any piece of s between brackets, bars or runs of spaces
+// ("[ Submit ]   [ Decline ]").
+func imitation(s string, checks, buttons []control) string {
 	text := read(s)
 	if text == "" {
 		return ""
 	}
-	checks, names := ownControls()
 	for _, c := range checks {
-		if strings.HasPrefix(text, read(c[0])) || strings.HasPrefix(text, read(c[1])) {
-			return c[1]
+		if strings.HasPrefix(text, c.read[0]) || strings.HasPrefix(text, c.read[1]) {
+			return c.shown
 		}
 	}
-	if !buttons {
+	if len(buttons) == 0 {
 		return ""
 	}
 	pieces := strings.FieldsFunc(norm.NFKC.String(s), func(r rune) bool { return strings.ContainsRune("[]()<>|{}", r) || r == '\t' })
 	for _, piece := range pieces {
 		for part := range strings.SplitSeq(piece, "  ") {
 			p := read(part)
-			for _, b := range names {
-				if p != "" && (p == read(b[0]) || p == read(b[1])) {
-					return b[1]
+			for _, b := range buttons {
+				if p != "" && (p == b.read[0] || p == b.read[1]) {
+					return b.shown
 				}
 			}
 		}
@@ -148,13 +155,14 @@ func imitationIn(p *Prompt) string {
 			}
 		}
 	}
+	checks, buttons := ownControls() // read once, for every text
 	for _, t := range texts {
-		if l := imitation(t, true); l != "" {
+		if l := imitation(t, checks, buttons); l != "" {
 			return l
 		}
 	}
 	for _, t := range labels {
-		if l := imitation(t, false); l != "" {
+		if l := imitation(t, checks, nil); l != "" {
 			return l
 		}
 	}
