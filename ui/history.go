@@ -359,11 +359,7 @@ func (v *historyView) updateRow(id int, row *historyRow) {
 // (columnWidths.fit).
 func (v *historyView) notePage(rs []history.Record) {
 	v.noteServers(rs)
-	texts := make([][]string, len(rs))
-	for i := range rs {
-		texts[i] = rowTexts(&rs[i])
-	}
-	if v.cols.fit(texts) && v.tableScroll != nil {
+	if v.cols.fit(rs) && v.tableScroll != nil {
 		v.header.box.Refresh()
 		v.onColumnsResized()
 	}

@@ -198,7 +198,7 @@ func TestHistoryColumnsFitNames(t *testing.T) {
 	}
 	dragEdge(h, tool, -30)
 	dragged := columnWidthsOf(shownRow(t, h, "pick_environment"))[tool]
-	if h.v.cols.fit([][]string{{"", "", "an_even_longer_tool_name", "", "", "", ""}}) {
+	if h.v.cols.fit([]history.Record{{Tool: "an_even_longer_tool_name"}}) {
 		t.Error("fit widened a column the user dragged")
 	}
 	if got := h.v.cols.w[tool]; got != dragged {

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"slices"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -37,9 +35,13 @@ type columnWidths struct {
 }
 
 // fitColumns are the columns that grow to the widest text of the rows
-// loaded (fit), up to maxFitWidth: server and tool names, which are short
-// but often longer than the column's first width ("pick_environment").
-var fitColumns = []string{"Server", "Tool"}
+// loaded (fit), up to maxFitWidth, by title, with the name each row
+// shows: server and tool names, which are short but often longer than the
+// column's first width ("pick_environment").
+var fitColumns = map[string]func(*history.Record) string{
+	"Server": func(r *history.Record) string { return r.Server },
+	"Tool":   func(r *history.Record) string { return r.Tool },
+}
 
 // maxFitWidth is the widest fit makes a column (about 20 letters); wider
 // text is cut with an ellipsis, and the detail pane shows it whole. The
@@ -47,17 +49,18 @@ var fitColumns = []string{"Server", "Tool"}
 // detail pane: fit must not take much more.
 const maxFitWidth = 180
 
-// fit widens each of fitColumns the user did not drag to the widest of
-// texts (by column, as rowTexts gives them), and reports whether any grew.
+// fit widens each of fitColumns the user did not drag to the widest name
+// of recs as its cell shows it (nameCell), and reports whether any grew.
 // Columns only grow, so that rows do not jump as pages load.
-func (c *columnWidths) fit(texts [][]string) bool {
+func (c *columnWidths) fit(recs []history.Record) bool {
 	grew := false
 	for i, col := range historyColumns {
-		if c.dragged[i] || !slices.Contains(fitColumns, col.title) {
+		name, ok := fitColumns[col.title]
+		if !ok || c.dragged[i] {
 			continue
 		}
-		for _, row := range texts {
-			w := fyne.MeasureText(row[i], theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+		for j := range recs {
+			w := fyne.MeasureText(nameCell(name(&recs[j])), theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
 			if w = min(w, maxFitWidth); w > c.w[i] {
 				c.w[i], grew = w, true
 			}
@@ -374,21 +377,24 @@ func (r *historyRow) clear() {
 // rowTexts is what a row shows for rec, column by column: server text made
 // visible and kept to one line (the detail pane shows all of it).
 func rowTexts(rec *history.Record) []string {
-	vis := func(s string) string {
-		s, _ = elicit.Visible(s)
-		return s
-	}
+	msg, _ := elicit.Visible(chars.Bytes(rec.Message, 4096))
 	return []string{
 		formatTime(rec.Time),
-		chars.Cut(oneLine(vis(rec.Server)), 200),
-		chars.Cut(oneLine(vis(rec.Tool)), 200),
+		nameCell(rec.Server),
+		nameCell(rec.Tool),
 		// A row shows one line of a message that may be a megabyte long,
 		// and is drawn at every scroll: only its start is looked at.
-		firstLine(vis(chars.Bytes(rec.Message, 4096)), 200),
+		firstLine(msg, 200),
 		actionText(rec),
 		recordTerm(rec.DecidedBy),
 		answeredIn(rec),
 	}
+}
+
+// nameCell is a server's or a tool's name as its row's cell shows it.
+func nameCell(name string) string {
+	name, _ = elicit.Visible(name)
+	return chars.Cut(oneLine(name), 200)
 }
 
 // answeredIn is a row's time to answer: "" for a decision no person made.
