@@ -373,12 +373,21 @@ const headerRequestKey = "X-Elicitray-Request"
 func (s *httpServer) initialized() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.initDone != nil {
-		select {
-		case <-s.initDone:
-		default:
-			close(s.initDone)
-		}
+	closeOnce(s.initDone)
+}
+
+// closeOnce closes ch unless it is nil or closed already, and reports
+// whether it closed it. Its owner's lock is held.
+func closeOnce(ch chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return false
+	default:
+		close(ch)
+		return true
 	}
 }
 
@@ -395,13 +404,7 @@ func (s *httpServer) listened(status int) {
 	if status == http.StatusMethodNotAllowed {
 		s.noGET = true
 	}
-	if s.listening != nil {
-		select {
-		case <-s.listening:
-		default:
-			close(s.listening)
-		}
-	}
+	closeOnce(s.listening)
 }
 
 // awaitListening holds a host request, on a Streamable HTTP session of the
@@ -427,13 +430,7 @@ func (s *httpServer) awaitListening(ctx context.Context) {
 	case <-timer.C:
 		// Given up for the session: no later request waits again.
 		s.mu.Lock()
-		gaveUp := false
-		select {
-		case <-wait:
-		default:
-			close(wait)
-			gaveUp = true
-		}
+		gaveUp := closeOnce(wait)
 		s.mu.Unlock()
 		if gaveUp {
 			s.log("%s: the server's GET stream did not open within %v; requests go on without waiting for it (a question it sends there before it opens may be lost)", s.opts.URL, limit)
