@@ -305,37 +305,51 @@ type toolCall struct {
 // call starts tools/call name in the background: it blocks until someone
 // answers the elicitation it causes.
 func (d *testDesktop) call(cs *mcp.ClientSession, name string) <-chan toolCall {
+	return d.callArgs(cs, name, map[string]any{})
+}
+
+// callArgs is call with the call's arguments.
+func (d *testDesktop) callArgs(cs *mcp.ClientSession, name string, args map[string]any) <-chan toolCall {
 	ch := make(chan toolCall, 1)
 	ctx := d.t.Context()
 	go func() {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		ch <- toolCall{res, err}
 	}()
 	return ch
 }
 
-// result waits for a call's result and returns its text.
+// result waits for a call's result and returns its text, failing the test
+// on an error result.
 func (d *testDesktop) result(ch <-chan toolCall) string {
+	d.t.Helper()
+	text, isError := d.outcome(ch)
+	if isError {
+		d.t.Fatalf("tools/call returned an error result: %s%s", text, d.diagnostics())
+	}
+	return text
+}
+
+// outcome waits for a call's result: its text, and whether it is an error
+// result.
+func (d *testDesktop) outcome(ch <-chan toolCall) (text string, isError bool) {
 	d.t.Helper()
 	select {
 	case c := <-ch:
 		if c.err != nil {
 			d.t.Fatalf("tools/call failed: %v%s", c.err, d.diagnostics())
 		}
-		var text strings.Builder
+		var b strings.Builder
 		for _, content := range c.res.Content {
 			if tc, ok := content.(*mcp.TextContent); ok {
-				text.WriteString(tc.Text)
+				b.WriteString(tc.Text)
 			}
 		}
-		if c.res.IsError {
-			d.t.Fatalf("tools/call returned an error result: %s%s", text.String(), d.diagnostics())
-		}
-		return text.String()
+		return b.String(), c.res.IsError
 	case <-time.After(desktopWait):
-		d.t.Fatalf("no tools/call result within %v%s", desktopWait, d.diagnostics())
+		d.t.Fatalf("no tools/call result within %v (held for a window nobody saw?)%s", desktopWait, d.diagnostics())
 	}
-	return ""
+	return "", false
 }
 
 // hubPID is the PID the running hub wrote in its lock file, or 0 while there

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,31 +42,9 @@ func TestEndToEndGuard(t *testing.T) {
 	}
 
 	echo := func(cs *mcp.ClientSession, message string) <-chan toolCall {
-		ch := make(chan toolCall, 1)
-		go func() {
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": message}})
-			ch <- toolCall{res, err}
-		}()
-		return ch
+		return d.callArgs(cs, "echo", map[string]any{"message": message})
 	}
-	outcome := func(ch <-chan toolCall) (text string, isError bool) {
-		t.Helper()
-		select {
-		case c := <-ch:
-			if c.err != nil {
-				t.Fatalf("tools/call failed: %v%s", c.err, d.diagnostics())
-			}
-			for _, content := range c.res.Content {
-				if tc, ok := content.(*mcp.TextContent); ok {
-					text += tc.Text
-				}
-			}
-			return text, c.res.IsError
-		case <-time.After(desktopWait):
-			t.Fatalf("no tools/call result within %v%s", desktopWait, d.diagnostics())
-		}
-		return "", false
-	}
+	outcome := d.outcome
 
 	// An unguarded tool runs at once: no window holds it.
 	sum, err := guarded.CallTool(t.Context(), &mcp.CallToolParams{Name: "get-sum", Arguments: map[string]any{"a": 2, "b": 3}})

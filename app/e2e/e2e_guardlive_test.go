@@ -5,10 +5,8 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/bridge"
@@ -33,31 +31,9 @@ func TestEndToEndGuardFollowsConfig(t *testing.T) {
 	}
 
 	echo := func(message string) <-chan toolCall {
-		ch := make(chan toolCall, 1)
-		go func() {
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": message}})
-			ch <- toolCall{res, err}
-		}()
-		return ch
+		return d.callArgs(cs, "echo", map[string]any{"message": message})
 	}
-	outcome := func(ch <-chan toolCall) (text string, isError bool) {
-		t.Helper()
-		select {
-		case c := <-ch:
-			if c.err != nil {
-				t.Fatalf("tools/call failed: %v%s", c.err, d.diagnostics())
-			}
-			for _, content := range c.res.Content {
-				if tc, ok := content.(*mcp.TextContent); ok {
-					text += tc.Text
-				}
-			}
-			return text, c.res.IsError
-		case <-time.After(desktopWait):
-			t.Fatalf("no tools/call result within %v (held for a window nobody saw?)%s", desktopWait, d.diagnostics())
-		}
-		return "", false
-	}
+	outcome := d.outcome
 	expect := func(ch <-chan toolCall, want string, wantError bool) {
 		t.Helper()
 		if text, isError := outcome(ch); text != want || isError != wantError {
