@@ -933,6 +933,27 @@ func parseRawResult(t *testing.T, text string) rawResult {
 	return r
 }
 
+// awaitHub waits until d's hub answers on its socket, failing the test
+// after desktopWait with what says why (a log) otherwise.
+func (d *testDesktop) awaitHub(says func() string) {
+	d.t.Helper()
+	deadline := time.Now().Add(desktopWait)
+	for !hubAnswers(d.t.Context(), d.paths) {
+		if time.Now().After(deadline) {
+			d.t.Fatalf("the hub did not answer within %v:\n%s", desktopWait, says())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// logOf is awaitHub's says for a log file.
+func logOf(path string) func() string {
+	return func() string {
+		out, _ := os.ReadFile(path)
+		return string(out)
+	}
+}
+
 // hubAnswers reports whether a hub answers a history query on its socket.
 func hubAnswers(ctx context.Context, p paths.Paths) bool {
 	c := &hubapi.Client{Paths: p} // no start: never starts a hub

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/paths"
@@ -116,14 +115,7 @@ func (d *testDesktop) startHub() int {
 		d.t.Fatal(err)
 	}
 	go cmd.Wait()
-	deadline := time.Now().Add(desktopWait)
-	for !hubAnswers(d.t.Context(), d.paths) {
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(logf.Name())
-			d.t.Fatalf("the hub started in the desktop session did not answer within %v:\n%s", desktopWait, out)
-		}
-		time.Sleep(pollEvery)
-	}
+	d.awaitHub(logOf(logf.Name()))
 	return cmd.Process.Pid
 }
 

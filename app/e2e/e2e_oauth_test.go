@@ -82,14 +82,7 @@ func (d *testDesktop) startHubHere() {
 		d.t.Fatal(err)
 	}
 	go cmd.Wait()
-	deadline := time.Now().Add(desktopWait)
-	for !hubAnswers(d.t.Context(), d.paths) {
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(logf.Name())
-			d.t.Fatalf("the hub did not answer within %v:\n%s", desktopWait, out)
-		}
-		time.Sleep(pollEvery)
-	}
+	d.awaitHub(logOf(logf.Name()))
 }
 
 // remoteRun is one run of a wrapper of the protected server rs: the

@@ -300,13 +300,7 @@ func TestHubRecoversUnreadableHistory(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- hub.Wait() }()
-	deadline := time.Now().Add(desktopWait)
-	for !hubAnswers(t.Context(), d.paths) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub did not answer within %v%s", desktopWait, d.diagnostics())
-		}
-		time.Sleep(pollEvery)
-	}
+	d.awaitHub(d.diagnostics)
 	moved, _ := filepath.Glob(d.paths.History + ".corrupt-*")
 	if len(moved) != 1 {
 		t.Fatalf("moved-aside files: %v, want one", moved)
