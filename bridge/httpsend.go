@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -77,6 +78,9 @@ func (s *httpServer) send(env envelope, msg []byte) {
 			if answered || last == "" || errors.Is(err, transport.ErrSessionTerminated) {
 				break
 			}
+			if tries > 0 && !pause(ctx, resumePause<<(tries-1)) {
+				break
+			}
 			s.log("the server's stream answering a %s broke off; resuming it from event %s", env.Method, last)
 			err = s.resume(ctx, key, r, last)
 		}
@@ -134,8 +138,27 @@ func (s *httpServer) sessionRefused(reply *httpReply) bool {
 	return bytes.Contains(bytes.ToLower(reply.body), []byte("session"))
 }
 
-// maxResumes bounds how often one request's stream is resumed.
-const maxResumes = 5
+// maxResumes bounds how often one request's stream is resumed. The
+// first resume goes at once; each later one waits twice as long as the one
+// before, from resumePause: a server that has not yet seen the old
+// connection go answers 409 Conflict, as the go-sdk does, and the SSE
+// standard has a client wait before it reconnects.
+const (
+	maxResumes  = 5
+	resumePause = 250 * time.Millisecond
+)
+
+// pause waits d, and reports false if ctx ended first.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // resume reopens the SSE stream a request was being answered on, with a
 // GET carrying Last-Event-ID, so that the server replays what followed
