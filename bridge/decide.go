@@ -71,6 +71,8 @@ type decider struct {
 	seq    atomic.Uint64
 	// noDesktopSaid makes the no-desktop sentence appear once.
 	noDesktopSaid sync.Once
+	// arrivals keeps the order of requests to the Approver (order.go).
+	arrivals arrivals
 }
 
 // prepareRaw is prepare for params as the server sent them: an object, or
@@ -174,12 +176,13 @@ type verdict struct {
 // elicitation goes to the host: it does when hostEl, the elicitation
 // capability the host declared, covers its mode.
 func (d *decider) decide(ctx context.Context, req *Request, form *elicit.Form, hostEl json.RawMessage, noDesktop error) verdict {
+	defer Submitted(ctx)
 	cancel := elicitResult{Action: ActionCancel}
 	if noDesktop == nil {
 		if d.opts.Approver == nil {
 			return verdict{result: cancel}
 		}
-		res, err := d.opts.Approver.Approve(ctx, req)
+		res, err := d.approve(ctx, req)
 		if !errors.Is(err, ErrNoDesktop) {
 			return verdict{result: d.checkAnswer(ctx, req, form, res, err)}
 		}

@@ -91,6 +91,7 @@
 //	             elicitations: the relay's own elicitation/create, its
 //	             answer kept from the server, the HostDecided hook
 //	legacy.go    the server's elicitation/create and its cancellation
+//	order.go     requests reach the Approver in the order they arrived
 //	loop.go      the input_required loop: host calls followed, retries
 //	round.go     one input_required round: entries checked and decided
 //	forward.go   rounds handed to the host (sampling, roots), and the

@@ -303,6 +303,7 @@ func (g *guard) holds(key string, env *envelope, line []byte, version string, ho
 	req := g.request(name, info, args, version)
 
 	ctx, cancel := context.WithCancelCause(g.w.ctx)
+	ctx = g.d.arrivals.take(ctx)
 	hc := &heldCall{cancel: cancel, out: make(chan struct{})}
 	g.mu.Lock()
 	if old := g.held[key]; old != nil && !old.decided {
@@ -322,10 +323,11 @@ func (g *guard) holds(key string, env *envelope, line []byte, version string, ho
 // With no desktop, a host that can show elicitations is asked instead
 // (guardhost.go), and history keeps what it decided, here, exactly once.
 func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, req *Request, closed func()) {
+	defer Submitted(ctx)
 	var res *Result
 	var err error
 	if g.d.opts.Approver != nil {
-		res, err = g.d.opts.Approver.Approve(ctx, req)
+		res, err = g.d.approve(ctx, req)
 	} else {
 		err = errors.New("no approver is configured")
 	}

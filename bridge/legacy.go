@@ -129,6 +129,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 	}
 
 	line = append(json.RawMessage(nil), line...)
+	pctx = l.d.arrivals.take(pctx)
 	l.deciding.Add(1)
 	go func() {
 		defer l.deciding.Done()

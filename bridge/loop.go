@@ -272,6 +272,7 @@ func (l *loop) fromServer(key string, env *envelope, line []byte) bool {
 	}
 	hc.running = true
 	hc.ctx, hc.cancel = context.WithCancelCause(l.w.ctx)
+	hc.ctx = l.d.arrivals.take(hc.ctx) // its first question's turn
 	hc.replies = make(chan []byte, 1)
 	go l.run(hc, append([]byte(nil), line...))
 	return false
@@ -311,6 +312,7 @@ func (l *loop) hostCancelled(key string) []string {
 // the host under the host's id.
 func (l *loop) run(hc *hostCall, reply []byte) {
 	defer l.end(hc)
+	defer Submitted(hc.ctx) // a round that asked nobody
 	pause := statePause
 	// last is the request as last sent to the server (the host's, then
 	// each retry): what a -32042 retry sends again.

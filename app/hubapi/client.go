@@ -320,6 +320,7 @@ func (c *Client) callOn(ctx context.Context, start bool, m Message, onCancel fun
 	if err := cc.conn.Write(m); err != nil {
 		return Message{}, fmt.Errorf("%w: %v", ErrHubGone, err)
 	}
+	bridge.Submitted(ctx) // the hub has it: the relay's next request may follow
 	forget := func() {
 		cc.mu.Lock()
 		delete(cc.waiting, m.ID)

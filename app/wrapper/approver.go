@@ -81,7 +81,11 @@ type Approver struct {
 	delivering sync.WaitGroup
 }
 
-var _ bridge.Approver = (*Approver)(nil)
+var _ bridge.InOrder = (*Approver)(nil)
+
+// SubmitsInOrder: the hub's client says bridge.Submitted once the hub has
+// a request, so requests reach the hub in the order they reached the relay.
+func (c *Approver) SubmitsInOrder() {}
 
 // sayWhy tells the host's log why a prompt was answered without a person
 // (paused, muted, a rule, the rate limit, a timeout): the host itself only
