@@ -153,7 +153,7 @@ var stepVerbs = map[string]bool{
 	"prompt": true, "form": true, "invalid": true, "answer": true, "dismissed": true, "history": true,
 	"end": true, "noconnect": true, "log": true,
 	// The hub's policy (issue 4): see testdata/transcripts/README.md.
-	"nohub": true, "pause": true, "resume": true, "mute": true,
+	"nohub": true, "pause": true, "resume": true, "mute": true, "queued": true,
 	// The CLI against the hub, as a user runs it (issue 10).
 	"run": true, "output~": true, "history-lacks": true,
 }
@@ -342,6 +342,12 @@ func (tr *transcript) do(st step) {
 		tr.hub.h.SetPaused(false)
 	case "mute":
 		tr.hub.h.Mute(st.arg, hub.MuteFor)
+	case "queued":
+		n, err := strconv.Atoi(st.arg)
+		if err != nil {
+			tr.fatalf(st, "queued takes a count: %v", err)
+		}
+		hubkit.WaitQueued(tr.t, tr.hub.h, n)
 	case "noconnect":
 		if !tr.ended {
 			tr.fatalf(st, "noconnect comes after end")

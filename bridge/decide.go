@@ -166,6 +166,9 @@ type verdict struct {
 	// toHost: no desktop could show it, and the host declared it can show
 	// that mode itself, so it goes to the host instead (issue 4).
 	toHost bool
+	// limited is the reason, when the hub's rate limit answered it: a
+	// round's other questions are then not asked either (round.go).
+	limited string
 }
 
 // decide asks the Approver and turns whatever it says into a valid
@@ -184,7 +187,11 @@ func (d *decider) decide(ctx context.Context, req *Request, form *elicit.Form, h
 		}
 		res, err := d.approve(ctx, req)
 		if !errors.Is(err, ErrNoDesktop) {
-			return verdict{result: d.checkAnswer(ctx, req, form, res, err)}
+			v := verdict{result: d.checkAnswer(ctx, req, form, res, err)}
+			if err == nil && res.DecidedBy == DecidedByRateLimit {
+				v.limited = res.Reason
+			}
+			return v
 		}
 		noDesktop = err
 	}

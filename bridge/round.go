@@ -131,10 +131,20 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 	// answered are the round's requests decided so far: their answers
 	// reach the server with the retry (loop.send tells delivery).
 	var noDesktop error // set once the round found no desktop
+	limited := ""       // set when the rate limit answered the round's first question
 	hostEl := l.hostElicitation(hc)
 	for _, m := range irs {
 		e, ok := entries[m.key]
 		if !ok {
+			continue
+		}
+		if limited != "" {
+			// The round is one ask (issue 27): the hub limits only its
+			// first question, and when that was held back so is the rest.
+			r := l.d.overrule(e.req, DecidedByRateLimit, "the first question of this round was not shown: "+limited)
+			b, _ := json.Marshal(r)
+			answered = append(answered, e.req)
+			responses = append(responses, inputResponse{m.key, b})
 			continue
 		}
 		closed := l.keep.prompt(hc.key)
@@ -153,7 +163,7 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 			return nil, nil, nil, true
 		}
 		answered = append(answered, e.req)
-		noDesktop = v.noDesktop
+		noDesktop, limited = v.noDesktop, v.limited
 		if v.toHost {
 			// No desktop for this round: what the host declared it can
 			// show goes to the host, the rest is cancel.
