@@ -7,7 +7,7 @@ export CGO_ENABLED := 1
 # Builds that do not record the checkout's directory: the binary names no
 # path of the machine it was built on, and Go's build cache serves a clone
 # in another directory (CI's fresh copy) as it serves this one.
-export GOFLAGS := -trimpath $(GOFLAGS)
+export GOFLAGS := -trimpath -tags=no_animations $(GOFLAGS)
 GO ?= go
 BIN := bin/elicitray
 # Debian packages: to build (Fyne: cgo, OpenGL, X11), and to test (windows

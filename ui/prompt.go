@@ -48,7 +48,7 @@ type Prompt struct {
 	// masked and warned about (PROTOCOL.md §6).
 	Form *elicit.Form
 	// Deadline is when the hub answers the prompt cancel if nobody did;
-	// the window counts down to it ("Cancels in 9:58 unless answered"),
+	// the window counts down to it ("Cancels in 10 minutes unless answered"),
 	// every second. Zero shows no countdown.
 	Deadline time.Time
 	// Waiting is how many prompts are queued behind this one, shown as

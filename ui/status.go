@@ -117,25 +117,33 @@ func (b *promptBase) refreshStatus() {
 		b.status.Hide()
 		return
 	}
+	text := strings.Join(parts, " · ")
+	if text == b.status.Text && importance == b.status.Importance && b.status.Visible() {
+		// Unchanged: no redraw. An open prompt nobody touches then draws
+		// a frame once a minute, not once a second (issue 27: with Mesa's
+		// software GL each frame of the window cost ~0.8 % of a core).
+		return
+	}
 	b.status.Importance = importance
-	b.status.SetText(strings.Join(parts, " · "))
+	b.status.SetText(text)
 	b.status.Show()
 }
 
 // countdownText says how long is left before the prompt is answered
-// cancel, in whole seconds rounded up: "Cancels in 9:58 unless answered",
-// "Cancels in 1:00:00 unless answered", "Cancels now" once the time is up.
+// cancel: in whole minutes rounded up while a minute or more is left
+// ("Cancels in 10 minutes unless answered" from 10:00 down to 9:01), then
+// in seconds ("Cancels in 0:59 unless answered", in the warning colour),
+// and "Cancels now" once the time is up.
 func countdownText(left time.Duration) string {
 	secs := int64((left + time.Second - 1) / time.Second)
 	if secs <= 0 {
 		return lang.L("Cancels now")
 	}
-	h, m, s := secs/3600, secs%3600/60, secs%60
-	clock := fmt.Sprintf("%d:%02d", m, s)
-	if h > 0 {
-		clock = fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	if secs >= 60 {
+		mins := int((secs + 59) / 60)
+		return lang.N("Cancels in {{.Count}} minutes unless answered", mins, lang.Count(mins))
 	}
-	return lang.L("Cancels in {{.Left}} unless answered", map[string]any{"Left": clock})
+	return lang.L("Cancels in {{.Left}} unless answered", map[string]any{"Left": fmt.Sprintf("0:%02d", secs)})
 }
 
 // waitingText says how many prompts are queued behind this one.

@@ -19,13 +19,19 @@ func TestCountdownText(t *testing.T) {
 		left time.Duration
 		want string
 	}{
-		{10 * time.Minute, "Cancels in 10:00 unless answered"},
-		{9*time.Minute + 58*time.Second, "Cancels in 9:58 unless answered"},
-		{9*time.Minute + 57*time.Second + 200*time.Millisecond, "Cancels in 9:58 unless answered"}, // whole seconds, rounded up
+		// Whole minutes, rounded up, while a minute or more is left: the
+		// text, and so the window, changes once a minute.
+		{10 * time.Minute, "Cancels in 10 minutes unless answered"},
+		{9*time.Minute + 58*time.Second, "Cancels in 10 minutes unless answered"},
+		{9*time.Minute + 1*time.Millisecond, "Cancels in 10 minutes unless answered"},
+		{9 * time.Minute, "Cancels in 9 minutes unless answered"},
+		{time.Minute, "Cancels in 1 minute unless answered"},
+		{59*time.Second + 200*time.Millisecond, "Cancels in 1 minute unless answered"}, // 60 whole seconds
+		// Seconds in the last minute.
 		{59 * time.Second, "Cancels in 0:59 unless answered"},
 		{time.Millisecond, "Cancels in 0:01 unless answered"},
-		{time.Hour, "Cancels in 1:00:00 unless answered"},
-		{25*time.Hour + 61*time.Second, "Cancels in 25:01:01 unless answered"},
+		{time.Hour, "Cancels in 60 minutes unless answered"},
+		{25*time.Hour + 61*time.Second, "Cancels in 1,502 minutes unless answered"},
 		{0, "Cancels now"},
 		{-5 * time.Second, "Cancels now"},
 	} {
@@ -89,7 +95,7 @@ func TestPromptCountdown(t *testing.T) {
 				pw = ShowURLPrompt(a, &URLPrompt{Server: "github", Message: "Go?", Deadline: deadline}, func(Answer) {})
 			}
 			b := pw.base
-			if got, want := statusOf(b), "Cancels in 10:00 unless answered"; got != want {
+			if got, want := statusOf(b), "Cancels in 10 minutes unless answered"; got != want {
 				t.Errorf("at open the status reads %q, want %q", got, want)
 			}
 			if ticks.interval != time.Second || ticks.tick == nil {
@@ -98,8 +104,13 @@ func TestPromptCountdown(t *testing.T) {
 
 			clock.t = deadline.Add(-(9*time.Minute + 58*time.Second))
 			ticks.tick()
-			if got, want := statusOf(b), "Cancels in 9:58 unless answered"; got != want {
+			if got, want := statusOf(b), "Cancels in 10 minutes unless answered"; got != want {
 				t.Errorf("2 s later the status reads %q, want %q", got, want)
+			}
+			clock.t = deadline.Add(-(8*time.Minute + 30*time.Second))
+			ticks.tick()
+			if got, want := statusOf(b), "Cancels in 9 minutes unless answered"; got != want {
+				t.Errorf("90 s later the status reads %q, want %q", got, want)
 			}
 			if b.status.Importance == widget.WarningImportance {
 				t.Error("the countdown warns with ten minutes left")
@@ -203,7 +214,7 @@ func TestSetWaiting(t *testing.T) {
 	pw = ShowURLPrompt(a, &URLPrompt{Server: "github", Message: "Go?", Deadline: deadline}, func(Answer) {})
 	clock.t = deadline.Add(-9 * time.Minute)
 	pw.SetWaiting(2)
-	if got, want := statusOf(pw.base), "Cancels in 9:00 unless answered · 2 more waiting"; got != want {
+	if got, want := statusOf(pw.base), "Cancels in 9 minutes unless answered · 2 more waiting"; got != want {
 		t.Errorf("status reads %q, want %q", got, want)
 	}
 	pw.Close()
@@ -218,7 +229,7 @@ func TestStatusSaysTheStep(t *testing.T) {
 	a := test.NewTempApp(t)
 	clock := useClock(t)
 	pw := ShowPrompt(a, &Prompt{Server: "github", Message: "Go?", Step: 2, Steps: 50, Waiting: 1, Deadline: clock.t.Add(9 * time.Minute)}, func(Answer) {})
-	if got, want := statusOf(pw.base), "Question 2 of 50 · Cancels in 9:00 unless answered · 1 more waiting"; got != want {
+	if got, want := statusOf(pw.base), "Question 2 of 50 · Cancels in 9 minutes unless answered · 1 more waiting"; got != want {
 		t.Errorf("status reads %q, want %q", got, want)
 	}
 	pw.Close()

@@ -165,3 +165,59 @@ func idleRows(b bins, o options, d *desk) []row {
 		},
 	}
 }
+
+// openIdleRow opens one prompt (bench/server's "ask": a form of one text
+// field, which has the focus and so a blinking cursor, and the countdown
+// to its timeout) and leaves it untouched: the window process is watched
+// for o.idleFor, in the same seconds as bench/fynewin's bare window, also
+// untouched. Issue 27's target: at most the bare window's cost plus 0.5 %
+// of a core and 20 wake-ups a second. The prompt is dismissed after.
+func openIdleRow(b bins, o options, d *desk, x *xwatch) row {
+	const measure = "open prompt, untouched: window process"
+	hub := d.hubPID()
+	if hub == 0 {
+		return failed(measure, fmt.Errorf("no hub process found in %s%s", d.home, d.logs()))
+	}
+	bare, err := startBare(b, x)
+	if err != nil {
+		return failed(measure, err)
+	}
+	defer bare.stop()
+	x.drain()
+	done := make(chan error, 1)
+	ended := make(chan struct{})
+	go func() {
+		_, err := d.peer.request(`"tools/call","params":{"name":"ask","arguments":{}}`)
+		done <- err
+		close(ended)
+	}()
+	win, _, err := x.prompt(promptWait, ended)
+	if err == nil {
+		err = x.waitArmed(win, time.After(promptWait))
+	}
+	if err != nil {
+		return failed(measure, fmt.Errorf("%w%s", err, d.logs()))
+	}
+	time.Sleep(o.idleSettle) // past the window's first frames, as a person reads
+	windowPIDs := func() []int { return tree(hub)[1:] }
+	if len(windowPIDs()) == 0 {
+		return failed(measure, fmt.Errorf("the hub has no window process%s", d.logs()))
+	}
+	u := watch(windowPIDs, o.idleFor, func() []int { return []int{bare.cmd.Process.Pid} })
+	winU, bareU := u[0], u[1]
+	if _, err := x.dismiss(win, promptWait); err != nil {
+		return failed(measure, fmt.Errorf("dismissing the prompt after the idle window: %w%s", err, d.logs()))
+	}
+	if err := <-done; err != nil {
+		return failed(measure, fmt.Errorf("tools/call ask: %w%s", err, d.logs()))
+	}
+	met := winU.wakeups <= bareU.wakeups+20 && winU.cpu <= bareU.cpu+0.005
+	return row{
+		measure:   measure,
+		baseline:  "bare Fyne window: " + bareU.String(),
+		elicitray: winU.String(),
+		ratio: fmt.Sprintf("%+.1f wake-ups/s, %+.2f %% of a core over the bare window, over %v",
+			winU.wakeups-bareU.wakeups, 100*(winU.cpu-bareU.cpu), o.idleFor),
+		target: "≤ bare + 20 /s and + 0.5 %: " + yes(met),
+	}
+}

@@ -68,6 +68,7 @@ type options struct {
 	windowRuns int           // cold/warm window runs
 	idleFor    time.Duration // the idle window
 	settle     time.Duration // wait after the last prompt before the idle window
+	idleSettle time.Duration // wait after a prompt opens before watching it idle
 }
 
 func main() {
@@ -81,6 +82,7 @@ func main() {
 	flag.IntVar(&o.rtPerRound, "rt-requests", 250, "round-trip requests per config, method and round (and a fifth as many to warm up)")
 	flag.IntVar(&o.windowRuns, "window-runs", 5, "window latency runs (each: a cold prompt, then a warm one)")
 	flag.DurationVar(&o.idleFor, "idle", 10*time.Second, "how long the idle hub and wrapper are watched")
+	flag.DurationVar(&o.idleSettle, "open-settle", 2*time.Second, "how long an open prompt is left before it is watched idle")
 	flag.DurationVar(&o.settle, "settle", 17*time.Second, "how long after its last prompt the hub is left before the idle window: past the window process's 10 s linger and the few seconds after it in which Go returns its memory")
 	flag.Parse()
 

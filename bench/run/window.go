@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,38 +195,61 @@ func waitExit(pid int, wait time.Duration) bool {
 func fyneFloor(b bins, x *xwatch, runs int) ([]time.Duration, error) {
 	var ds []time.Duration
 	for range runs {
-		cache, err := os.MkdirTemp(b.dir, "floor-")
+		w, err := startBare(b, x)
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(b.fynewin)
-		cmd.Env = append(hostEnv(cache), "DISPLAY="+os.Getenv("DISPLAY"), "MESA_SHADER_CACHE_DISABLE=true",
-			"XDG_CACHE_HOME="+filepath.Join(cache, "cache"), "XDG_CONFIG_HOME="+filepath.Join(cache, "config"))
-		if xa, ok := os.LookupEnv("XAUTHORITY"); ok {
-			cmd.Env = append(cmd.Env, "XAUTHORITY="+xa) // xvfb-run's display asks for it
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			return nil, err
-		}
-		x.drain()
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			return nil, fmt.Errorf("starting %s: %w", b.fynewin, err)
-		}
-		ended := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(ended) }()
-		_, mapped, err := x.prompt(promptWait, ended)
-		in.Close() // it quits when its input ends
-		<-ended
-		if err != nil {
-			return nil, fmt.Errorf("bare Fyne window: %w (%s)", err, tail(stderr.String()))
-		}
-		ds = append(ds, mapped.Sub(start))
+		w.stop()
+		ds = append(ds, w.mapped.Sub(w.start))
 	}
 	return ds, nil
+}
+
+// bareWindow is a running bench/fynewin whose window is mapped.
+type bareWindow struct {
+	cmd           *exec.Cmd
+	in            io.Closer
+	ended         chan struct{}
+	start, mapped time.Time
+}
+
+// startBare starts bench/fynewin with the environment the hub gives its
+// window process (the display, Mesa's shader cache off, caches of its own
+// as a cold desk's ELICITRAY_HOME has) and waits for its window's MapNotify.
+func startBare(b bins, x *xwatch) (*bareWindow, error) {
+	cache, err := os.MkdirTemp(b.dir, "floor-")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(b.fynewin)
+	cmd.Env = append(hostEnv(cache), "DISPLAY="+os.Getenv("DISPLAY"), "MESA_SHADER_CACHE_DISABLE=true",
+		"XDG_CACHE_HOME="+filepath.Join(cache, "cache"), "XDG_CONFIG_HOME="+filepath.Join(cache, "config"))
+	if xa, ok := os.LookupEnv("XAUTHORITY"); ok {
+		cmd.Env = append(cmd.Env, "XAUTHORITY="+xa) // xvfb-run's display asks for it
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	x.drain()
+	w := &bareWindow{cmd: cmd, in: in, ended: make(chan struct{}), start: time.Now()}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", b.fynewin, err)
+	}
+	go func() { _ = cmd.Wait(); close(w.ended) }()
+	if _, w.mapped, err = x.prompt(promptWait, w.ended); err != nil {
+		w.stop()
+		return nil, fmt.Errorf("bare Fyne window: %w (%s)", err, tail(stderr.String()))
+	}
+	return w, nil
+}
+
+// stop ends the bare window (it quits when its input ends) and waits for it.
+func (w *bareWindow) stop() {
+	w.in.Close()
+	<-w.ended
 }
 
 // windowAndIdle measures the time from a server's elicitation/create to
@@ -281,6 +305,7 @@ func windowAndIdle(b bins, o options, window, idle bool) []row {
 		}
 		cold, warm, answer = append(cold, c), append(warm, w), append(answer, a1, a2)
 		if i == runs-1 && idle {
+			rows = append(rows, openIdleRow(b, o, d, x))
 			rows = append(rows, idleRows(b, o, d)...)
 		}
 		d.close()

@@ -152,31 +152,8 @@ type press struct{ start, end time.Time }
 // sent to the window) and waits until the X server says it is gone.
 func (x *xwatch) dismiss(win xproto.Window, wait time.Duration) (press, error) {
 	deadline := time.After(wait)
-	if err := xproto.ChangeWindowAttributesChecked(x.c, win, xproto.CwEventMask,
-		[]uint32{xproto.EventMaskPropertyChange}).Check(); err != nil {
-		return press{}, fmt.Errorf("watching the prompt window: %w", err)
-	}
-	// Read after the events were asked for: a change from now on comes as
-	// an event.
-	for armed := false; !armed; {
-		r, err := xproto.GetProperty(x.c, false, win, x.armed, xproto.AtomCardinal, 0, 1).Reply()
-		if err != nil {
-			return press{}, fmt.Errorf("reading the prompt window's %s: %w", armedProperty, err)
-		}
-		if armed = r.ValueLen > 0; armed {
-			break
-		}
-		select {
-		case ev, ok := <-x.events:
-			if !ok {
-				return press{}, errors.New("the X connection closed")
-			}
-			if ev.kind == xGone && ev.win == win {
-				return press{}, errors.New("the window went before it took input")
-			}
-		case <-deadline:
-			return press{}, fmt.Errorf("the window did not take input (%s) within %v", armedProperty, wait)
-		}
+	if err := x.waitArmed(win, deadline); err != nil {
+		return press{}, err
 	}
 	p := press{start: time.Now()}
 	// The window may go between the key's press and release: an error from
@@ -194,6 +171,37 @@ func (x *xwatch) dismiss(win xproto.Window, wait time.Duration) (press, error) {
 			}
 		case <-deadline:
 			return p, fmt.Errorf("the window was still mapped %v after Escape", wait)
+		}
+	}
+}
+
+// waitArmed waits until the prompt win sets armedProperty (it takes
+// input), or deadline.
+func (x *xwatch) waitArmed(win xproto.Window, deadline <-chan time.Time) error {
+	if err := xproto.ChangeWindowAttributesChecked(x.c, win, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskPropertyChange}).Check(); err != nil {
+		return fmt.Errorf("watching the prompt window: %w", err)
+	}
+	// Read after the events were asked for: a change from now on comes as
+	// an event.
+	for {
+		r, err := xproto.GetProperty(x.c, false, win, x.armed, xproto.AtomCardinal, 0, 1).Reply()
+		if err != nil {
+			return fmt.Errorf("reading the prompt window's %s: %w", armedProperty, err)
+		}
+		if r.ValueLen > 0 {
+			return nil
+		}
+		select {
+		case ev, ok := <-x.events:
+			if !ok {
+				return errors.New("the X connection closed")
+			}
+			if ev.kind == xGone && ev.win == win {
+				return errors.New("the window went before it took input")
+			}
+		case <-deadline:
+			return fmt.Errorf("the window did not take input (%s) in time", armedProperty)
 		}
 	}
 }
