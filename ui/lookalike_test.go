@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -60,6 +63,51 @@ func TestPromptFlagsImitatedControls(t *testing.T) {
 				t.Errorf("warned %q, though nothing imitates a control", warning)
 			case tt.want != "" && !strings.Contains(warning, "“"+tt.want+"”"):
 				t.Errorf("warning %q, want one naming “%s”", warning, tt.want)
+			}
+		})
+	}
+}
+
+// TestOwnControlsOnTheirBand: the window's own controls, and only they,
+// sit on the shaded band at the window's foot (issue 27: a server's check
+// box titled like the mute was drawn exactly like it); the server's field
+// of that title is in the scroll area above, off the band.
+func TestOwnControlsOnTheirBand(t *testing.T) {
+	for _, kind := range []string{"form", "url"} {
+		t.Run(kind, func(t *testing.T) {
+			test.NewTempApp(t)
+			var bottom, above fyne.CanvasObject
+			if kind == "form" {
+				form, err := elicit.Parse([]byte(`{"type":"object","properties":{"m":{"type":"boolean","title":"Don't ask again for an hour"}}}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := newPromptView(&Prompt{Server: "github", Message: "Deploy?", Form: form, CanRemember: true}, func(Answer) {})
+				bottom, above = v.bottom, v.scroll
+			} else {
+				v := newURLPromptView(&URLPrompt{Server: "github", Message: "Sign in", Check: elicit.CheckURL("https://example.com/login")}, func(Answer) {})
+				bottom, above = v.bottom, v.body
+			}
+			band, ok := bottom.(*fyne.Container)
+			if !ok || len(band.Objects) == 0 {
+				t.Fatalf("the foot is %T, want the band", bottom)
+			}
+			rect, ok := band.Objects[0].(*canvas.Rectangle)
+			if !ok || rect.FillColor != theme.Color(theme.ColorNameHeaderBackground) || rect.CornerRadius == 0 {
+				t.Fatalf("the foot's back is %#v, want a rounded rectangle of the header colour", band.Objects[0])
+			}
+			own := []string{muteLabel}
+			if kind == "form" {
+				own = append(own, rememberLabel)
+			}
+			onBand := visibleTexts(bottom)
+			for _, label := range own {
+				if !contains(onBand, label) {
+					t.Errorf("%q is not on the band: %q", label, onBand)
+				}
+			}
+			if kind == "form" && !contains(visibleTexts(above), muteLabel) {
+				t.Errorf("the server's check box titled like the mute is not above the band: %q", visibleTexts(above))
 			}
 		})
 	}

@@ -525,11 +525,11 @@ func (v *promptView) build() fyne.CanvasObject {
 		// approve them, as "Don't ask again" may be read: not offered.
 		v.mute.Hide()
 	}
-	v.bottom = container.NewVBox(widget.NewSeparator(), status)
+	own := []fyne.CanvasObject{status}
 	if v.p.CanRemember && !v.p.ToolCall && !hasSecretField(v.p.Form) {
-		v.bottom.(*fyne.Container).Add(v.rememberBox())
+		own = append(own, v.rememberBox())
 	}
-	v.bottom.(*fyne.Container).Add(buttons)
+	v.bottom = ownPanel(append(own, buttons)...)
 	// Room on the right for the scroll bar, which Fyne draws over the content.
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), form)
 	v.scroll = container.NewVScroll(padded)

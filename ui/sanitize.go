@@ -172,7 +172,7 @@ func imitationIn(p *Prompt) string {
 // imitationWarning is the line that says the server's text looks like the
 // window's own control named label, and where the real ones are.
 func imitationWarning(label string) fyne.CanvasObject {
-	l := widget.NewLabel(lang.L("This request has text that looks like elicitray's own “{{.Label}}”. That is the server's: elicitray's own controls are only in the bar at the bottom of this window, below the line.",
+	l := widget.NewLabel(lang.L("This request has text that looks like elicitray's own “{{.Label}}”. That is the server's: elicitray's own controls are only on the shaded band at the bottom of this window.",
 		map[string]any{"Label": label}))
 	l.Wrapping = fyne.TextWrapWord
 	l.Importance = widget.WarningImportance

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -46,6 +47,20 @@ var every = func(d time.Duration, f func()) (stop func()) {
 	}()
 	var once sync.Once
 	return func() { once.Do(func() { close(quit) }) }
+}
+
+// ownPanel holds the window's own controls (the status line with "Don't
+// ask again for an hour", "Always answer this way", the buttons) at the
+// window's foot, on a band of the theme's header colour with rounded
+// corners (issue 27: a server's check box titled like the mute was drawn
+// exactly like it). The server's form is drawn in the scroll area above
+// and cannot reach the band, and no schema makes a filled band: whatever
+// sits on it is elicitray's. Server text that imitates these controls is
+// flagged as well (sanitize.go).
+func ownPanel(objs ...fyne.CanvasObject) *fyne.Container {
+	band := canvas.NewRectangle(theme.Color(theme.ColorNameHeaderBackground))
+	band.CornerRadius = theme.InputRadiusSize()
+	return container.NewStack(band, container.NewPadded(container.NewVBox(objs...)))
 }
 
 // buildStatus makes the status line for a prompt answered cancel at
