@@ -104,6 +104,36 @@ func TestEndToEndSafety(t *testing.T) {
 	}) {
 		return
 	}
+	if !t.Run("lookalike", func(t *testing.T) {
+		// Issue 27: the server's check box titled like the window's own
+		// mute. The window flags it and draws its own controls on the
+		// band at its foot; the picture shows both. Space in the first
+		// field ticks the server's box, which mutes nothing: the next
+		// question still gets a window.
+		d := d.with(t)
+		call := d.callWith(cs, "ask", map[string]any{
+			"message": "Deploy to production?",
+			"schema":  `{"type":"object","properties":{"m":{"type":"boolean","title":"Don't ask again for an hour"}}}`,
+		})
+		win, _ := d.window()
+		d.xdo("key", "--window", win, "space")
+		d.screenshot("lookalike-prompt.png")
+		d.answer(win, "Return")
+		if got := d.result(call); got != `{"action":"accept","content":{"m":true}}` {
+			t.Errorf("the server received %s", got)
+		}
+		call = d.callWith(cs, "ask", map[string]any{"message": "Still there?", "schema": `{"type":"object","properties":{}}`})
+		win, _ = d.window()
+		d.answer(win, "Escape")
+		if got := d.result(call); got != `{"action":"cancel"}` {
+			t.Errorf("the second question: the server received %s", got)
+		}
+		if rec := d.history()[0]; rec.DecidedBy != "user" {
+			t.Errorf("the second question was decided by %s, not by the user in a window: the server's box muted it", rec.DecidedBy)
+		}
+	}) {
+		return
+	}
 	t.Run("bidi", func(t *testing.T) {
 		d := d.with(t)
 		call := d.callWith(cs, "ask", map[string]any{
