@@ -138,3 +138,101 @@ func progressAtHost(t *testing.T, wire string) []float64 {
 	}
 	return values
 }
+
+// TestEndToEndKeepAliveTwoCalls (issue 27): the TypeScript SDK host has two
+// tools/call in flight at 2025-11-25, each with a progressToken of its own
+// and resetTimeoutOnProgress, and times each out after 3 s unless progress
+// comes. server-everything elicits in both, over stdio, which says nothing
+// of which call asks. While the first window is open and the second waits
+// behind it, both calls hear elicitray's keep-alive: the person answers
+// only once each token has had five, 1 s apart, and both calls end with
+// the person's answers. Before, not one progress reached the host and both
+// calls timed out.
+func TestEndToEndKeepAliveTwoCalls(t *testing.T) {
+	needDisplay(t)
+	d := newDesktop(t)
+	d.config("keep_alive = \"1s\"\n")
+	wire := d.hostLog("wire")
+	cmd := tsHostCommand(t, d.desktopEnv(), []string{"--timeout", "3000", "--progress", "--wire", wire,
+		"--tool", "trigger-elicitation-request", "--arguments", "{}", "--times", "2"},
+		wrapCommand(t, "everything", everythingCommand(t)...)...)
+	cmd.Env = d.hostEnv
+	run := runHost(t, cmd, d.hostLog("tshost"))
+	win := d.hostWindow(run)
+	for heard := map[string]int{}; len(heard) < 2 || fewest(heard) < 5; heard = progressByToken(t, wire) {
+		select {
+		case <-run.done:
+			t.Fatalf("the host ended while the window was open (progress by token: %v): %s%s", heard, run.stdout, d.diagnostics())
+		case <-time.After(pollEvery):
+		}
+	}
+	d.typeInto(win, "Ada Lovelace")
+	d.answer(win, "Return")
+	win = d.hostWindow(run)
+	d.typeInto(win, "Grace Hopper")
+	d.answer(win, "Return")
+	r := d.hostEnded(run)
+	if r.err != nil {
+		t.Fatalf("the TS host ended with %v; it printed %s%s", r.err, r.stdout, d.diagnostics())
+	}
+	var names []string
+	for _, l := range strings.Split(strings.TrimSpace(string(r.stdout)), "\n") {
+		var line tsHostLine
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("the TS host printed %q (%v)%s", l, err, d.diagnostics())
+		}
+		reply := line.reply()
+		if reply.err != nil || reply.isError {
+			t.Fatalf("a call failed: %s%s", reply, d.diagnostics())
+		}
+		for _, n := range []string{"Ada Lovelace", "Grace Hopper"} {
+			if strings.Contains(reply.text, "- Name: "+n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) != 2 || names[0] == names[1] {
+		t.Fatalf("the calls ended with the names %v, want Ada Lovelace's and Grace Hopper's%s", names, d.diagnostics())
+	}
+}
+
+// progressByToken counts the notifications/progress the host received for
+// each progressToken, from its --wire file.
+func progressByToken(t *testing.T, wire string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(wire)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, l := range strings.Split(string(b), "\n") {
+		var rec struct {
+			Dir     string `json:"dir"`
+			Message struct {
+				Method string `json:"method"`
+				Params struct {
+					Token json.RawMessage `json:"progressToken"`
+				} `json:"params"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(l), &rec) != nil || rec.Dir != "recv" || rec.Message.Method != "notifications/progress" {
+			continue // a line being written, or another message
+		}
+		counts[string(rec.Message.Params.Token)]++
+	}
+	return counts
+}
+
+// fewest is the smallest count in counts.
+func fewest(counts map[string]int) int {
+	least := -1
+	for _, n := range counts {
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	return least
+}

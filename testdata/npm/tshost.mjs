@@ -7,14 +7,16 @@
 // server (elicitray wrap) can make a server elicit, and answer it.
 //
 //   node tshost.mjs [--env JSON] [--wire FILE] [--timeout MS] [--progress]
-//                   [--tool NAME [--arguments JSON]] -- COMMAND [ARG...]
+//                   [--tool NAME [--arguments JSON] [--times N]] -- COMMAND [ARG...]
 //
 //   --env JSON       the transport's env: an object of strings, what a host
 //                    config's "env" holds. The SDK adds it to its default
 //                    environment; without it the command gets only the
 //                    default: HOME, LOGNAME, PATH, SHELL, TERM and USER.
 //   --tool NAME      call NAME once with --arguments (a JSON object, default
-//                    {}), print one line, close and exit. Without --tool the
+//                    {}), print one line, close and exit. With --times N,
+//                    N calls at once, all in flight together: a line each,
+//                    in the order they end. Without --tool the
 //                    host prints one line once connected, then reads calls
 //                    from stdin, one JSON line each ({"tool":NAME,
 //                    "arguments":{…}}), answers each with one line, and
@@ -48,7 +50,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const usage =
-    'usage: node tshost.mjs [--env JSON] [--wire FILE] [--timeout MS] [--progress] [--tool NAME [--arguments JSON]] -- COMMAND [ARG...]';
+    'usage: node tshost.mjs [--env JSON] [--wire FILE] [--timeout MS] [--progress] [--tool NAME [--arguments JSON] [--times N]] -- COMMAND [ARG...]';
 
 function log(...args) {
     console.error('tshost:', ...args);
@@ -127,7 +129,8 @@ async function main() {
                 timeout: { type: 'string' },
                 progress: { type: 'boolean' },
                 tool: { type: 'string' },
-                arguments: { type: 'string' }
+                arguments: { type: 'string' },
+                times: { type: 'string' }
             },
             allowPositionals: true,
             strict: true
@@ -142,7 +145,14 @@ async function main() {
         return 2;
     }
     let env, args, timeout;
+    let times = 1;
     try {
+        if (values.times !== undefined) {
+            times = Number(values.times);
+            if (!Number.isInteger(times) || times <= 0) {
+                throw new Error(`--times: want a count, got ${values.times}`);
+            }
+        }
         env = values.env === undefined ? undefined : parseJSONObject('--env', values.env);
         args = values.arguments === undefined ? {} : parseJSONObject('--arguments', values.arguments);
         if (values.timeout !== undefined) {
@@ -197,7 +207,11 @@ async function main() {
     };
 
     if (values.tool !== undefined) {
-        print(await call(values.tool, args));
+        const calls = [];
+        for (let i = 0; i < times; i++) {
+            calls.push(call(values.tool, args).then(print));
+        }
+        await Promise.all(calls);
     } else {
         print(session);
         for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
