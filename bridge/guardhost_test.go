@@ -2,17 +2,20 @@ package bridge
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 // hostDecisions collects what Options.HostDecided is told.
 type hostDecisions struct {
-	mu   sync.Mutex
-	list []Result
+	mu    sync.Mutex
+	list  []Result
+	added chan struct{} // signalled when a record is told (startInHost's)
 }
 
 func (h *hostDecisions) add(req *Request, res Result) {
@@ -22,6 +25,31 @@ func (h *hostDecisions) add(req *Request, res Result) {
 		res.Reason = "a record of something else: " + req.Mode + " " + req.Tool
 	}
 	h.list = append(h.list, res)
+	if h.added != nil {
+		select {
+		case h.added <- struct{}{}:
+		default: // signalled already
+		}
+	}
+}
+
+// await waits until n records were told: a cancelled call's record is
+// told by its own goroutine, which may end after later calls were asked.
+func (h *hostDecisions) await(t *testing.T, n int) {
+	t.Helper()
+	for {
+		h.mu.Lock()
+		told := len(h.list)
+		h.mu.Unlock()
+		if told >= n {
+			return
+		}
+		select {
+		case <-h.added:
+		case <-time.After(10 * time.Second): // a safety net, not a timing
+			t.Fatalf("history was told %v, want %d records", h.got(), n)
+		}
+	}
 }
 
 // got returns who decided each call told, and the action.
@@ -42,7 +70,7 @@ func (h *hostDecisions) got() [][2]string {
 // declared the elicitation capability caps in its initialize.
 func startInHost(t *testing.T, caps string, opts *Options) (*peer, *hostDecisions) {
 	t.Helper()
-	rec := &hostDecisions{}
+	rec := &hostDecisions{added: make(chan struct{}, 1)}
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -208,8 +236,12 @@ func TestGuardInHostCancelled(t *testing.T) {
 	if got := p.serverGets(); got != again {
 		t.Fatalf("server got %q, want the second call", got)
 	}
-	want := [][2]string{{ActionCancel, DecidedByHostCancelled}, {ActionAccept, DecidedByHost}}
-	if diff := cmp.Diff(want, rec.got()); diff != "" {
+	rec.await(t, 2)
+	// In either order: the cancelled call's goroutine may tell it last.
+	want := [][2]string{{ActionAccept, DecidedByHost}, {ActionCancel, DecidedByHostCancelled}}
+	got := rec.got()
+	slices.SortFunc(got, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("history was told (-want +got):\n%s", diff)
 	}
 	if n := strings.Count(p.stderr.String(), "Guarded tool calls are asked in the host"); n != 1 {
