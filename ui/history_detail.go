@@ -292,7 +292,11 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		if !df.sent {
 			df.entry.PlaceHolder = lang.L("(not sent)")
 		}
-		df.entry.Text = shownValue(f, v)
+		// In visual order: Fyne draws an entry's text as stored, so an
+		// Arabic or Hebrew answer read backwards (the window's own entries
+		// cover themselves with it, bidientry.go; this one never takes
+		// the focus).
+		df.entry.Text = bidiText(shownValue(f, v))
 		df.entry.Disable()
 		box.Add(df.entry)
 		if f.Sensitive {

@@ -325,3 +325,23 @@ func TestHistoryDetailUnsentFieldsAreNotEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryDetailRightToLeftAnswer: an Arabic or Hebrew answer in the
+// read-only form reads in the order it was typed, as in the prompt, not
+// letter by letter backwards (found by a new user: Fyne's entry draws
+// its text as stored); Latin text and digits beside it keep their order.
+func TestHistoryDetailRightToLeftAnswer(t *testing.T) {
+	schema := `{"type":"object","properties":{"city":{"type":"string","title":"City"},"note":{"type":"string","title":"Note"}}}`
+	for _, answer := range []string{"القاهرة الجديدة", "תל אביב 2026", "مرحبا ABC ١٢٣"} {
+		h := showOne(t, history.Record{ID: 1, Time: t0, Server: "maps", Mode: "form", Message: "Where?",
+			RequestedSchema: json.RawMessage(schema), Action: "accept", DecidedBy: "user",
+			Content: map[string]any{"city": answer, "note": "plain"}})
+		got := fieldTexts(h.v.detail)
+		if got["City"] != bidiText(answer) || got["City"] == answer {
+			t.Errorf("%q is shown as %q, want it in visual order %q", answer, got["City"], bidiText(answer))
+		}
+		if got["Note"] != "plain" {
+			t.Errorf("a left-to-right answer is shown as %q", got["Note"])
+		}
+	}
+}
