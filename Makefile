@@ -17,7 +17,7 @@ BIN := bin/elicitray
 # Latin, and it draws other scripts with the system's fonts).
 BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus desktop-file-utils appstream gcc-mingw-w64-x86-64 \
-  fonts-droid-fallback
+  fonts-droid-fallback wine wine64
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
 # The version `elicitray version` prints: the latest v* tag and how far past
@@ -43,7 +43,7 @@ INSTALLED := bin/elicitray \
 INSTALL_DIRS := $(sort $(foreach f,$(INSTALLED),$(dir $(f)))) share/icons/hicolor/scalable \
   $(foreach s,$(ICON_SIZES),share/icons/hicolor/$(s)x$(s)) share/icons/hicolor share/icons share
 
-.PHONY: all build cross-windows deps deps-build deps-system deps-npm apt-install test check vet conformance demo screenshots bench bench-history bench-ui install uninstall package version icons clean
+.PHONY: all build cross-windows test-windows deps deps-build deps-system deps-npm apt-install test check vet conformance demo screenshots bench bench-history bench-ui install uninstall package version icons clean
 
 all: build
 
@@ -179,6 +179,13 @@ cross-windows:
 	$(WINDOWS_ENV) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN).exe .
 	$(WINDOWS_ENV) $(GO) vet ./...
 
+# The Windows build's tests, under Wine (.ci/test-windows says what runs,
+# what is skipped and why): the named-pipe hub API, paths, configs of the
+# hosts, history's files, and the rest that builds without cgo.
+test-windows:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="wine wine64 gcc-mingw-w64-x86-64"
+	.ci/test-windows
+
 # Every test, windows included: under Xvfb with a private session bus, so no
 # desktop is needed and no bus outlives the run. The end-to-end tests that
 # run in parallel (newParallelDesktop in app/e2e) start an Xvfb and a bus of
@@ -186,7 +193,7 @@ cross-windows:
 # windows, so four run at once (-parallel) on two cores. The test binaries
 # and the binaries the tests build are linked without DWARF (-w): nobody
 # debugs them, and it takes a third off every link.
-test: deps vet cross-windows
+test: deps vet cross-windows test-windows
 	GOFLAGS='$(GOFLAGS) -ldflags=-w' $(XVFB) dbus-run-session -- $(GO) test -count=1 -parallel 4 -timeout 20m ./...
 
 # The inner loop, in well under two minutes on a warm build cache: go vet

@@ -367,7 +367,7 @@ func (d *testDesktop) hubPID() int {
 		return 0
 	}
 	defer conn.Close()
-	_, pid, err := hubapi.PeerCred(conn)
+	_, pid, err := platform.Peer(conn, true)
 	if err != nil {
 		return 0
 	}

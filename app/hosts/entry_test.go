@@ -1,9 +1,11 @@
 package hosts
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -214,13 +216,16 @@ func TestHostsSplices(t *testing.T) {
 func TestHostsReadEntries(t *testing.T) {
 	dir := t.TempDir()
 	present := filepath.Join(dir, "elicitray")
+	if runtime.GOOS == "windows" {
+		present += ".exe" // what PATH finds there
+	}
 	if err := os.WriteFile(present, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir) // a bare "elicitray" is looked up there
 	in := `{"s": {
 		"plain": {"command": "npx", "args": ["-y", "srv"]},
-		"wrapped": {"command": "` + present + `", "args": ["wrap", "--name", "w", "--", "uvx", "srv"]},
+		"wrapped": {"command": ` + jsonString(present) + `, "args": ["wrap", "--name", "w", "--", "uvx", "srv"]},
 		"moved": {"command": "/gone/elicitray", "args": ["wrap", "--", "srv"]},
 		"flags": {"command": "elicitray", "args": ["wrap", "--grace=5s", "--name=n", "srv", "--x"]},
 		"empty-wrap": {"command": "elicitray", "args": ["wrap", "--name", "e"]},
@@ -347,7 +352,7 @@ func TestHostsRepoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	entry := func(bin string) string {
-		return `{"s": {"a": {"command": "` + bin + `", "args": ["wrap", "--name", "a", "--", "srv"]}}}`
+		return `{"s": {"a": {"command": ` + jsonString(bin) + `, "args": ["wrap", "--name", "a", "--", "srv"]}}}`
 	}
 	for _, tt := range []struct {
 		name, from, to string
@@ -515,4 +520,10 @@ func TestHostsUnwrapReadsBackupsOnlyWhenNeeded(t *testing.T) {
 	if diff := cmp.Diff(want, string(back)); diff != "" {
 		t.Errorf("unwrap mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// jsonString is s as a JSON string: a Windows path's backslashes escaped.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -212,8 +213,7 @@ func dialIn(ctx context.Context, dir string) (net.Conn, int, error) {
 		}
 		return nil, 0, err
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, paths.SocketName))
+	conn, err := platform.Dial(ctx, filepath.Join(dir, paths.SocketName))
 	if err != nil {
 		if ctx.Err() == nil {
 			return nil, 0, fmt.Errorf("%w: %w", ErrNotRunning, err)

@@ -1,6 +1,7 @@
 package hubapi
 
 import (
+	"errors"
 	"fmt"
 	"net"
 
@@ -8,20 +9,11 @@ import (
 	"github.com/elicitray/elicitray/app/platform"
 )
 
-// PeerCred returns the user and pid of the process at the other end of a
-// local socket connection (platform.PeerCred: SO_PEERCRED on Linux).
-func PeerCred(conn net.Conn) (platform.User, int, error) {
-	uc, ok := conn.(*net.UnixConn)
-	if !ok {
-		return platform.User{}, 0, fmt.Errorf("not a unix socket connection: %T", conn)
-	}
-	return platform.PeerCred(uc)
-}
-
-// CheckHubPeer verifies that the process listening at the socket conn
-// reached runs as this user, and returns its pid.
+// CheckHubPeer verifies that the process listening at the hub's socket
+// (on Windows, its pipe) that conn reached runs as this user, and returns
+// its pid.
 func CheckHubPeer(conn net.Conn) (pid int, err error) {
-	who, pid, err := PeerCred(conn)
+	who, pid, err := platform.Peer(conn, true)
 	if err != nil {
 		return 0, fmt.Errorf("could not tell who listens at the hub's socket: %v: %w", err, paths.ErrUntrusted)
 	}
@@ -31,13 +23,15 @@ func CheckHubPeer(conn net.Conn) (pid int, err error) {
 	return pid, nil
 }
 
-// CheckPeer refuses peers running as another user: the socket's 0700
-// directory should already keep them out; peer credentials make sure.
+// CheckPeer refuses clients running as another user: the socket's 0700
+// directory (on Windows, the pipe's security descriptor) should already
+// keep them out; the peer's credentials make sure. A connection that is no
+// socket or pipe (a test's net.Pipe) has no peer to check.
 func CheckPeer(conn net.Conn) error {
-	if _, ok := conn.(*net.UnixConn); !ok {
+	who, _, err := platform.Peer(conn, false)
+	if errors.Is(err, platform.ErrNotLocal) {
 		return nil
 	}
-	who, _, err := PeerCred(conn)
 	if err != nil {
 		return err
 	}

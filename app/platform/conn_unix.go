@@ -3,6 +3,7 @@
 package platform
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -23,6 +24,23 @@ func Listen(path string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// Dial connects to the hub's socket at path.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "unix", path)
+}
+
+// Peer returns the user and pid of the process at the other end of a
+// local socket connection (PeerCred: SO_PEERCRED on Linux), whichever
+// side it is on.
+func Peer(conn net.Conn, peerIsServer bool) (User, int, error) {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return User{}, 0, fmt.Errorf("%w: %T", ErrNotLocal, conn)
+	}
+	return PeerCred(uc)
 }
 
 // Conn is a connection to a child process or its parent: a stream with a

@@ -1,24 +1,49 @@
 package platform
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 )
 
-// Listen listens on the AF_UNIX socket at path (Windows 10 1803 and
-// later). The socket file takes its access list from its directory, which
-// is private (MakePrivate); Windows has no file modes to set. A file left
-// at path is a dead hub's: the caller holds the hub lock.
+// Listen serves the hub's API on a named pipe of the user's (PipeName of
+// path): the way Windows programs serve a local API (Docker, containerd and
+// tailscale do), and what Wine emulates, where it has no AF_UNIX
+// (pipe_windows.go). Its
+// security descriptor admits the user and SYSTEM only, and it is created
+// as the name's first instance: a pipe of that name made by anyone else
+// first (a squatter) makes Listen fail rather than share the name. The
+// caller holds the hub lock.
 func Listen(path string) (net.Listener, error) {
-	_ = os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	name := PipeName(path)
+	sddl := "D:P(A;;GA;;;" + Me().ID() + ")(A;;GA;;;SY)"
+	ln, err := listenPipe(name, sddl)
 	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", path, err)
+		return nil, fmt.Errorf("listening on %s: %w", name, err)
 	}
 	return ln, nil
+}
+
+// Dial connects to the hub's pipe for path. A pipe that does not exist
+// (no hub) is fs.ErrNotExist, as a missing socket file is on Unix.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
+	return dialPipe(ctx, PipeName(path))
+}
+
+// PipeName is the named pipe that stands for the socket path: one name per
+// run directory, so per user and per ELICITRAY_HOME, without the
+// directory's characters (a pipe name is at most 256 characters and may
+// not hold a backslash after the prefix).
+func PipeName(path string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(filepath.Clean(path))))
+	return `\\.\pipe\elicitray-` + hex.EncodeToString(sum[:12])
 }
 
 // Conn is a connection to a child process or its parent: a stream with a

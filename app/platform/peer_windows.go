@@ -3,35 +3,29 @@ package platform
 import (
 	"fmt"
 	"net"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
 
-// sioAFUnixGetPeerPID is SIO_AF_UNIX_GETPEERPID (afunix.h):
-// _WSAIOR(IOC_VENDOR, 256), the pid of an AF_UNIX socket's peer as the
-// system recorded it when the connection was made.
-const sioAFUnixGetPeerPID = 0x40000000 | 0x18000000 | 256
-
-// PeerCred returns the user and pid of the process at the other end of a
-// local socket connection: its pid from SIO_AF_UNIX_GETPEERPID, its user
-// from that process's token.
-func PeerCred(conn *net.UnixConn) (User, int, error) {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return User{}, 0, err
+// Peer returns the user and pid of the process at the other end of a
+// connection to the hub's pipe: the server's when peerIsServer (a client
+// checks who listens), else the client's (the hub checks who connected),
+// as the system recorded them for the pipe, and the user from that
+// process's token.
+func Peer(conn net.Conn, peerIsServer bool) (User, int, error) {
+	f, ok := conn.(interface{ Fd() uintptr })
+	if !ok {
+		return User{}, 0, fmt.Errorf("%w: %T", ErrNotLocal, conn)
 	}
 	var pid uint32
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		var n uint32
-		cerr = windows.WSAIoctl(windows.Handle(fd), sioAFUnixGetPeerPID, nil, 0,
-			(*byte)(unsafe.Pointer(&pid)), uint32(unsafe.Sizeof(pid)), &n, nil, 0)
-	}); err != nil {
-		return User{}, 0, err
+	var err error
+	if peerIsServer {
+		err = windows.GetNamedPipeServerProcessId(windows.Handle(f.Fd()), &pid)
+	} else {
+		err = windows.GetNamedPipeClientProcessId(windows.Handle(f.Fd()), &pid)
 	}
-	if cerr != nil {
-		return User{}, 0, fmt.Errorf("reading the peer's pid: %w", cerr)
+	if err != nil {
+		return User{}, 0, fmt.Errorf("reading the peer's pid: %w", err)
 	}
 	u, err := processUser(pid)
 	if err != nil {

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"fmt"
 	"os/user"
 	"strconv"
@@ -59,3 +60,7 @@ func (u User) IsAdmin() bool {
 	}
 	return u.uid == 0
 }
+
+// ErrNotLocal is Peer's error for a connection that is no local socket
+// (on Windows, no named pipe): a test's in-memory pipe has no peer.
+var ErrNotLocal = errors.New("not a local socket or pipe connection")
