@@ -249,7 +249,7 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 			fmt.Fprintf(stderr, "elicitray hub: %v\n", err)
 		}
 	}()
-	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", session.HubStartedLine, p.Socket, p.History, os.Getenv("DISPLAY"))
+	fmt.Fprintf(stderr, "%s%s, history in %s, display %s\n", session.HubStartedLine, platform.Endpoint(p.Socket), p.History, os.Getenv("DISPLAY"))
 	// Until Quit, a signal, the socket failing, or the display going: the
 	// hub then stops. A hub whose X server ended can show nothing more:
 	// every window process it started would fail, and every prompt be

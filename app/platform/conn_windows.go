@@ -105,3 +105,7 @@ func ParentConn() (Conn, error) {
 	}
 	return &pipeConn{r: os.Stdin, w: os.Stdout}, nil
 }
+
+// Endpoint is where a hub whose socket is path listens, for a sentence:
+// its named pipe.
+func Endpoint(path string) string { return PipeName(path) }

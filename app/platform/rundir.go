@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"runtime"
@@ -15,8 +16,13 @@ const SocketName = "hub.sock"
 // sun_path holds 108 bytes on Linux and Windows (afunix.h), 104 on macOS,
 // the last a NUL.
 func maxSocketPath(goos string) int {
-	if goos == "darwin" {
+	switch goos {
+	case "darwin":
 		return 103
+	case "windows":
+		// The hub listens on a named pipe whose name does not grow with
+		// the directory (PipeName): a long profile path is no problem.
+		return math.MaxInt
 	}
 	return 107
 }

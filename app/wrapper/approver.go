@@ -14,6 +14,7 @@ import (
 	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/journal"
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/history"
@@ -279,7 +280,9 @@ func (c *Approver) API() *hubapi.Client {
 // it can save them, and a replay adds nothing.
 func (c *Approver) connected(conn *hubapi.Conn, pid int) {
 	if c.SayHub {
-		c.said.Do(func() { c.logf("elicitray: prompts go to your hub (pid %d) at %s", pid, c.Paths.Socket) })
+		c.said.Do(func() {
+			c.logf("elicitray: prompts go to your hub (pid %d) at %s", pid, platform.Endpoint(c.Paths.Socket))
+		})
 	}
 	c.mu.Lock()
 	unsaved := slices.Clone(c.unsaved)
