@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -144,6 +145,9 @@ func (s *Store) compact() error {
 	if err := bolt.Compact(dst, s.db, compactTxSize); err != nil {
 		return fail(err)
 	}
+	if runtime.GOOS == "windows" {
+		return s.replaceClosed(dst, tmp)
+	}
 	// bbolt locks the open file, not its name: dst keeps its lock through
 	// the rename, so no other process can open the history between the
 	// rename and the switch to dst.
@@ -157,6 +161,26 @@ func (s *Store) compact() error {
 	// nothing.
 	old.Close()
 	return nil
+}
+
+// replaceClosed is the end of compact on Windows, which renames no file
+// over one that is open (bbolt maps it): both files are closed for the
+// rename, and the history is opened again, waiting as Open does should
+// another process take it meanwhile. When the rename fails, the history
+// as it was is opened again.
+func (s *Store) replaceClosed(dst *bolt.DB, tmp string) error {
+	dst.Close()
+	s.db.Close()
+	renamed := os.Rename(tmp, s.path)
+	if renamed != nil {
+		os.Remove(tmp)
+	}
+	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: DefaultTimeout})
+	if err != nil {
+		return errors.Join(renamed, fmt.Errorf("opening it again: %w", err))
+	}
+	s.db = db
+	return renamed
 }
 
 // syncDir writes the directory entry of path to disk, so that a rename of
