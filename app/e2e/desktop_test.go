@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui"
 )
