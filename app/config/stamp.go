@@ -17,6 +17,12 @@ func StampOf(path string) Stamp {
 	if err != nil {
 		return Stamp{}
 	}
+	// On Windows the file's identity (volume and index) is read only when
+	// os.SameFile first needs it, from whatever file has the name then:
+	// after a rename over the config, both stamps would read the new file's
+	// and a change of the same size in the same clock tick would go unseen
+	// (found under Wine). Asking now reads it now; elsewhere it is in fi.
+	os.SameFile(fi, fi)
 	return Stamp{fi}
 }
 
