@@ -9,10 +9,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/elicitray/elicitray/app/platform"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -232,7 +235,7 @@ func TestFirstSignInThenReuse(t *testing.T) {
 		t.Errorf("the token file has no usable token: %+v", rec.Token)
 	}
 	fi, err := os.Lstat(filepath.Join(w.dir, name+".json"))
-	if err != nil || fi.Mode() != 0o600 {
+	if err != nil || runtime.GOOS != "windows" && fi.Mode() != 0o600 { // Windows: the directory's access list
 		t.Errorf("token file mode %v (%v), want -rw-------", fi.Mode(), err)
 	}
 
@@ -409,6 +412,12 @@ func TestTokenFileTrust(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if platform.UnderWine() {
+				t.Skip("Wine 8 makes os.Symlink a Unix symbolic link that Go's Windows build opens as the file, and keeps no access lists")
+			}
+			if runtime.GOOS == "windows" && tt.name == "readable by others" {
+				t.Skip("Windows keeps no file modes: the access list decides (platform.FileOpenToOthers)")
+			}
 			w := newWorld(t)
 			path := filepath.Join(w.dir, name+".json")
 			tt.plant(t, path)
