@@ -85,6 +85,11 @@ type Request struct {
 	// window says "Question 2 of 50": a round is one question in parts.
 	Step  int `json:"step,omitempty"`
 	Steps int `json:"steps,omitempty"`
+	// Counted says that an earlier question of this round was shown to
+	// a person, so the rate limit took the round's one token already
+	// (issue 27: a round is one ask). A round whose earlier questions a
+	// rule or a remembered answer settled took none yet.
+	Counted bool `json:"counted,omitempty"`
 	// ToolUnknown is set when the server pushed the request while several
 	// tools/call were in flight, so that which one asks is not known (Tool
 	// is ""): it is no question of a known tool call, and the hub neither

@@ -169,6 +169,9 @@ type verdict struct {
 	// limited is the reason, when the hub's rate limit answered it: a
 	// round's other questions are then not asked either (round.go).
 	limited string
+	// shown: a person was asked in a window (the answer is the user's, or
+	// the timeout's).
+	shown bool
 }
 
 // decide asks the Approver and turns whatever it says into a valid
@@ -191,6 +194,7 @@ func (d *decider) decide(ctx context.Context, req *Request, form *elicit.Form, h
 			if err == nil && res.DecidedBy == DecidedByRateLimit {
 				v.limited = res.Reason
 			}
+			v.shown = err == nil && (res.DecidedBy == DecidedByUser || res.DecidedBy == DecidedByTimeout)
 			return v
 		}
 		noDesktop = err

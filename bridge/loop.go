@@ -365,6 +365,11 @@ func (l *loop) run(hc *hostCall, reply []byte) {
 				pause = min(2*pause, maxStatePause)
 			}
 		}
+		// Whatever this round asked has reached the Approver: the turn
+		// goes on before the retry, which the server may answer only
+		// after it asked more (a round of requestState alone asks
+		// nobody, and must not hold back the wrapper's other prompts).
+		Submitted(hc.ctx)
 		if reply, last = l.retry(hc, responses, state, answered); reply == nil {
 			return
 		}

@@ -131,7 +131,8 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 	// answered are the round's requests decided so far: their answers
 	// reach the server with the retry (loop.send tells delivery).
 	var noDesktop error // set once the round found no desktop
-	limited := ""       // set when the rate limit answered the round's first question
+	limited := ""       // set when the rate limit answered a question of the round
+	counted := false    // a question of the round was shown: its token is taken
 	hostEl := l.hostElicitation(hc)
 	for _, m := range irs {
 		e, ok := entries[m.key]
@@ -139,14 +140,16 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 			continue
 		}
 		if limited != "" {
-			// The round is one ask (issue 27): the hub limits only its
-			// first question, and when that was held back so is the rest.
+			// The round is one ask (issue 27): the hub limits its
+			// questions until one is shown, and when one was held back so
+			// is the rest.
 			r := l.d.overrule(e.req, DecidedByRateLimit, "the first question of this round was not shown: "+limited)
 			b, _ := json.Marshal(r)
 			answered = append(answered, e.req)
 			responses = append(responses, inputResponse{m.key, b})
 			continue
 		}
+		e.req.Counted = counted
 		closed := l.keep.prompt(hc.key)
 		v := l.d.decide(hc.ctx, e.req, e.form, hostEl, noDesktop)
 		closed()
@@ -163,7 +166,7 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 			return nil, nil, nil, true
 		}
 		answered = append(answered, e.req)
-		noDesktop, limited = v.noDesktop, v.limited
+		noDesktop, limited, counted = v.noDesktop, v.limited, counted || v.shown
 		if v.toHost {
 			// No desktop for this round: what the host declared it can
 			// show goes to the host, the rest is cancel.

@@ -94,14 +94,17 @@ func (u *installedDesktop) quit(hub *exec.Cmd) {
 // onlyMenu opens the menu window with bin and checks that it is the one
 // window on the screen: no offer came before it (the hub sends the offer
 // before it serves commands, and the window process shows windows in the
-// order sent).
-func (u *installedDesktop) onlyMenu(bin string) {
+// order sent). It returns the window, to wait for it to go once the hub
+// quit: a window process goes a moment after its hub, and a window of the
+// last hub still on the screen is not the next one's.
+func (u *installedDesktop) onlyMenu(bin string) string {
 	u.t.Helper()
 	u.run(bin, "menu")
 	win, _ := u.window() // fails on two windows
 	if got := u.title(win); got != "elicitray — menu" {
 		u.t.Fatalf("the screen shows %q where only the menu window should be%s", got, u.diagnostics())
 	}
+	return win
 }
 
 // offer waits for the first-run offer and returns its window.
@@ -178,8 +181,9 @@ func TestAutostartOfferYes(t *testing.T) {
 func TestAutostartOfferNotNow(t *testing.T) {
 	u := newInstalledDesktop(t)
 	hub := u.startHub(testkit.Binary(t))
-	u.onlyMenu(testkit.Binary(t))
+	menu := u.onlyMenu(testkit.Binary(t))
 	u.quit(hub)
+	u.closed(menu)
 	if _, err := os.Lstat(u.marker); err == nil {
 		t.Errorf("the build directory's elicitray kept an answer (%s) it never asked for", u.marker)
 	}

@@ -249,10 +249,11 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 				Reason: "the rule for " + req.Server + " is " + pol.Rule + ", and " + whyNot}
 		}
 	}
-	// A round of a 2026-07-28 call is one ask (issue 27): only its first
-	// question counts against the limit, and the relay asks none of the
-	// others when that one was held back (bridge/round.go).
-	if req.Step <= 1 && !h.allow(req.Server, pol, now) {
+	// A round of a 2026-07-28 call is one ask (issue 27): once one of its
+	// questions was shown (Counted) the others pass the limit, and the
+	// relay asks none of them when one was held back (bridge/round.go).
+	// Questions a rule settled took no token, so the next one counts.
+	if !(req.Step > 1 && req.Counted) && !h.allow(req.Server, pol, now) {
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRateLimit,
 			Reason: fmt.Sprintf("%s asked more than %d times in a row; its limit is one prompt every %v", req.Server, pol.Burst, pol.Every)}
 	}
