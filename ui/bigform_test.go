@@ -178,7 +178,7 @@ func TestPromptBigFormKeys(t *testing.T) {
 // hundred fields to fix says how many, then names the first few.
 func TestPromptBigFormHint(t *testing.T) {
 	h := newSchemaHarness(t, bigSchema(elicit.MaxFields, true))
-	if got, want := h.v.hint.Text, "To submit, fix 100 fields: Field 0, Field 5, Field 10, Field 15, Field 20, …"; got != want {
+	if got, want := h.v.hint.Text, "To submit, fix 100 fields: “Field 0”, “Field 5”, “Field 10”, “Field 15”, “Field 20”, …"; got != want {
 		t.Errorf("hint = %q, want %q", got, want)
 	}
 	before := h.v.form.MinSize().Height

@@ -131,7 +131,7 @@ func TestHeldPromptSaysSo(t *testing.T) {
 	if f := c.Focused(); f != fyne.Focusable(v.rows[0].entry) {
 		t.Errorf("armed, the focus is on %T, want the first field", f)
 	}
-	if v.hint.Text != "To submit, fix: Name" || v.decline.Disabled() || !v.submit.Disabled() {
+	if v.hint.Text != "To submit, fix: “Name”" || v.decline.Disabled() || !v.submit.Disabled() {
 		t.Errorf("armed: hint %q, Decline dimmed %v, Submit dimmed %v; want the fields' hint, Decline on, Submit dimmed until valid",
 			v.hint.Text, v.decline.Disabled(), v.submit.Disabled())
 	}

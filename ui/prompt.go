@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -635,9 +636,15 @@ func (v *promptView) validate() bool {
 const hintNames = 5
 
 // fixHint says which fields keep the form from being submitted: "To
-// submit, fix: Name, Email", or with more than hintNames, how many first:
-// "To submit, fix 100 fields: Field 0, Field 5, …".
+// submit, fix: “Name”, “Email”", or with more than hintNames, how many
+// first: "To submit, fix 100 fields: “Field 0”, “Field 5”, …". The titles
+// are the server's, quoted: the hint sits on the window's own band
+// (ownPanel), where nothing unquoted is the server's.
 func fixHint(names []string) string {
+	names = slices.Clone(names)
+	for i, n := range names {
+		names[i] = "“" + n + "”"
+	}
 	if len(names) <= hintNames {
 		return lang.L("To submit, fix: {{.Fields}}", map[string]any{"Fields": strings.Join(names, lang.L(", "))})
 	}

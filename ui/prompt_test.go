@@ -220,7 +220,7 @@ func TestPromptErrorShowsOnceFieldTouched(t *testing.T) {
 	if name.errLabel.Visible() {
 		t.Errorf("untouched required field shows %q at open", name.errLabel.Text)
 	}
-	if got, want := h.v.hint.Text, "To submit, fix: Full name"; got != want {
+	if got, want := h.v.hint.Text, "To submit, fix: “Full name”"; got != want {
 		t.Errorf("hint = %q, want %q", got, want)
 	}
 

@@ -55,8 +55,9 @@ var every = func(d time.Duration, f func()) (stop func()) {
 // corners (issue 27: a server's check box titled like the mute was drawn
 // exactly like it). The server's form is drawn in the scroll area above
 // and cannot reach the band, and no schema makes a filled band: whatever
-// sits on it is elicitray's. Server text that imitates these controls is
-// flagged as well (sanitize.go).
+// sits on it is elicitray's, and the server's words it quotes (the fields
+// to fix, fixHint) are in quotation marks. Server text that imitates these
+// controls is flagged as well (sanitize.go).
 func ownPanel(objs ...fyne.CanvasObject) *fyne.Container {
 	band := canvas.NewRectangle(theme.Color(theme.ColorNameHeaderBackground))
 	band.CornerRadius = theme.InputRadiusSize()
