@@ -122,7 +122,8 @@ func (b *promptBase) refreshStatus() {
 	if !b.deadline.IsZero() && !b.finished {
 		left := b.deadline.Sub(b.now())
 		parts = append(parts, countdownText(left))
-		if left < countdownWarning {
+		if wholeSeconds(left) < int64(countdownWarning/time.Second) {
+			// As the text counts: "1 minute" is not yet the last minute.
 			importance = widget.WarningImportance
 		}
 	}
@@ -151,7 +152,7 @@ func (b *promptBase) refreshStatus() {
 // in seconds ("Cancels in 0:59 unless answered", in the warning colour),
 // and "Cancels now" once the time is up.
 func countdownText(left time.Duration) string {
-	secs := int64((left + time.Second - 1) / time.Second)
+	secs := wholeSeconds(left)
 	if secs <= 0 {
 		return lang.L("Cancels now")
 	}
@@ -160,6 +161,16 @@ func countdownText(left time.Duration) string {
 		return lang.N("Cancels in {{.Count}} minutes unless answered", mins, lang.Count(mins))
 	}
 	return lang.L("Cancels in {{.Left}} unless answered", map[string]any{"Left": fmt.Sprintf("0:%02d", secs)})
+}
+
+// wholeSeconds is left in whole seconds, rounded up (a timeout near the
+// largest duration does not overflow).
+func wholeSeconds(left time.Duration) int64 {
+	secs := int64(left / time.Second)
+	if left%time.Second > 0 {
+		secs++
+	}
+	return secs
 }
 
 // waitingText says how many prompts are queued behind this one.

@@ -27,6 +27,7 @@ func TestCountdownText(t *testing.T) {
 		{9 * time.Minute, "Cancels in 9 minutes unless answered"},
 		{time.Minute, "Cancels in 1 minute unless answered"},
 		{59*time.Second + 200*time.Millisecond, "Cancels in 1 minute unless answered"}, // 60 whole seconds
+		{time.Duration(1<<63 - 1), "Cancels in 153,722,868 minutes unless answered"},   // no overflow
 		// Seconds in the last minute.
 		{59 * time.Second, "Cancels in 0:59 unless answered"},
 		{time.Millisecond, "Cancels in 0:01 unless answered"},
@@ -114,6 +115,11 @@ func TestPromptCountdown(t *testing.T) {
 			}
 			if b.status.Importance == widget.WarningImportance {
 				t.Error("the countdown warns with ten minutes left")
+			}
+			clock.t = deadline.Add(-(59*time.Second + 500*time.Millisecond))
+			ticks.tick()
+			if got := statusOf(b); got != "Cancels in 1 minute unless answered" || b.status.Importance == widget.WarningImportance {
+				t.Errorf("59.5 s before the deadline the status reads %q (importance %v): want 1 minute, not yet the warning", got, b.status.Importance)
 			}
 			clock.t = deadline.Add(-59 * time.Second)
 			ticks.tick()
