@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"strings"
@@ -81,7 +80,10 @@ func TestEndToEndKeepAlive(t *testing.T) {
 			if says := "- Name: Ada Lovelace"; !strings.Contains(text, says) {
 				t.Fatalf("the host printed no %q:\n%s%s", says, text, d.diagnostics())
 			}
-			values := progressAtHost(t, wire)
+			var values []float64
+			for _, n := range progressAtHost(t, wire) {
+				values = append(values, n.progress)
+			}
 			for i := 1; i < len(values); i++ {
 				if values[i] <= values[i-1] {
 					t.Fatalf("progress at the host went %v → %v (all: %v): it must increase", values[i-1], values[i], values)
@@ -105,38 +107,42 @@ func tsHostLineOf(t *testing.T, d *testDesktop, r *hostProc) tsHostLine {
 	return line
 }
 
-// progressAtHost is the progress of every notifications/progress the host
-// received, in order, from its --wire file.
-func progressAtHost(t *testing.T, wire string) []float64 {
+// progressNote is a notifications/progress the host received: its token
+// (as JSON) and its progress.
+type progressNote struct {
+	token    string
+	progress float64
+}
+
+// progressAtHost is every notifications/progress the host received, in
+// order, from its --wire file.
+func progressAtHost(t *testing.T, wire string) []progressNote {
 	t.Helper()
-	f, err := os.Open(wire)
+	b, err := os.ReadFile(wire)
 	if os.IsNotExist(err) {
 		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var values []float64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	var notes []progressNote
+	for _, l := range strings.Split(string(b), "\n") {
 		var rec struct {
 			Dir     string `json:"dir"`
 			Message struct {
 				Method string `json:"method"`
 				Params struct {
-					Progress float64 `json:"progress"`
-					Message  string  `json:"message"`
+					Token    json.RawMessage `json:"progressToken"`
+					Progress float64         `json:"progress"`
 				} `json:"params"`
 			} `json:"message"`
 		}
-		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Dir != "recv" || rec.Message.Method != "notifications/progress" {
+		if json.Unmarshal([]byte(l), &rec) != nil || rec.Dir != "recv" || rec.Message.Method != "notifications/progress" {
 			continue // a line being written, or another message
 		}
-		values = append(values, rec.Message.Params.Progress)
+		notes = append(notes, progressNote{string(rec.Message.Params.Token), rec.Message.Params.Progress})
 	}
-	return values
+	return notes
 }
 
 // TestEndToEndKeepAliveTwoCalls (issue 27): the TypeScript SDK host has two
@@ -159,11 +165,16 @@ func TestEndToEndKeepAliveTwoCalls(t *testing.T) {
 	cmd.Env = d.hostEnv
 	run := runHost(t, cmd, d.hostLog("tshost"))
 	win := d.hostWindow(run)
-	for heard := map[string]int{}; len(heard) < 2 || fewest(heard) < 5; heard = progressByToken(t, wire) {
+	heard := map[string]int{}
+	for len(heard) < 2 || fewest(heard) < 5 {
 		select {
 		case <-run.done:
 			t.Fatalf("the host ended while the window was open (progress by token: %v): %s%s", heard, run.stdout, d.diagnostics())
 		case <-time.After(pollEvery):
+		}
+		clear(heard)
+		for _, n := range progressAtHost(t, wire) {
+			heard[n.token]++
 		}
 	}
 	d.typeInto(win, "Ada Lovelace")
@@ -194,36 +205,6 @@ func TestEndToEndKeepAliveTwoCalls(t *testing.T) {
 	if len(names) != 2 || names[0] == names[1] {
 		t.Fatalf("the calls ended with the names %v, want Ada Lovelace's and Grace Hopper's%s", names, d.diagnostics())
 	}
-}
-
-// progressByToken counts the notifications/progress the host received for
-// each progressToken, from its --wire file.
-func progressByToken(t *testing.T, wire string) map[string]int {
-	t.Helper()
-	b, err := os.ReadFile(wire)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	counts := map[string]int{}
-	for _, l := range strings.Split(string(b), "\n") {
-		var rec struct {
-			Dir     string `json:"dir"`
-			Message struct {
-				Method string `json:"method"`
-				Params struct {
-					Token json.RawMessage `json:"progressToken"`
-				} `json:"params"`
-			} `json:"message"`
-		}
-		if json.Unmarshal([]byte(l), &rec) != nil || rec.Dir != "recv" || rec.Message.Method != "notifications/progress" {
-			continue // a line being written, or another message
-		}
-		counts[string(rec.Message.Params.Token)]++
-	}
-	return counts
 }
 
 // fewest is the smallest count in counts.
