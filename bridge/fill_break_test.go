@@ -686,7 +686,12 @@ func TestBreakRandomStreamsEveryStdin(t *testing.T) {
 				e := hostSide(t, kind, false)
 				defer e.hostR.Close()
 				growPipe(e.hostW)
-				done := runRelay(exec.Command("cat"), e)
+				// cat may still be writing the last of 64 MiB when the
+				// host's stdin ends: on a loaded machine that took longer
+				// than the default 2 s grace, and cat was stopped before it
+				// wrote its last 8 kB. The stream is the point here, not
+				// the grace (TestShutdown* have it).
+				done := runRelayGrace(exec.Command("cat"), e, time.Minute)
 				splits := []int{1, 7, 512, 4096, 8192, 65536, 70_000, 1 << 20, 3 << 20}
 				go func() {
 					defer e.closeWrite()
