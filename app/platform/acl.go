@@ -64,8 +64,14 @@ const sidEveryone = "S-1-1-0"
 // privateSDDL is the security descriptor, in SDDL, that makes a directory
 // of the user sid private: a protected DACL (P: nothing inherited from the
 // parent) allowing full access (FA) to the user and to SYSTEM (SY), and
-// inherited (OICI) by every file and directory made in it, the hub's
-// socket among them.
+// inherited (OICI) by every file and directory made in it.
 func privateSDDL(sid string) string {
 	return "D:P(A;OICI;FA;;;SY)(A;OICI;FA;;;" + sid + ")"
+}
+
+// pipeSDDL is the security descriptor of the hub's named pipe on Windows
+// (Listen): the same two entries, the user and SYSTEM, with nothing to
+// inherit, a pipe holding no files.
+func pipeSDDL(sid string) string {
+	return "D:P(A;;FA;;;SY)(A;;FA;;;" + sid + ")"
 }

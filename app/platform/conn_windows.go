@@ -16,15 +16,14 @@ import (
 // Listen serves the hub's API on a named pipe of the user's (PipeName of
 // path): the way Windows programs serve a local API (Docker, containerd and
 // tailscale do), and what Wine emulates, where it has no AF_UNIX
-// (pipe_windows.go). Its
-// security descriptor admits the user and SYSTEM only, and it is created
+// (pipe_windows.go). Its security descriptor (pipeSDDL) admits the user
+// and SYSTEM only, and it is created
 // as the name's first instance: a pipe of that name made by anyone else
 // first (a squatter) makes Listen fail rather than share the name. The
 // caller holds the hub lock.
 func Listen(path string) (net.Listener, error) {
 	name := PipeName(path)
-	sddl := "D:P(A;;GA;;;" + Me().ID() + ")(A;;GA;;;SY)"
-	ln, err := listenPipe(name, sddl)
+	ln, err := listenPipe(name, pipeSDDL(Me().ID()))
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", name, err)
 	}

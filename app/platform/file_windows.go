@@ -110,39 +110,26 @@ func othersSentence(others []string, does string) string {
 // not: its DACL allows access to no one but the user, SYSTEM and the
 // Administrators. A DACL that cannot be read counts as open.
 func DirOpenToOthers(path string, fi fs.FileInfo) string {
-	if UnderWine() {
-		return ""
-	}
-	aces, present, err := aclOf(path)
-	if err != nil {
-		return fmt.Sprintf("its access list cannot be read (%v)", err)
-	}
-	if others := othersAllowed(aces, present, Me().sid, accessAnyMask); len(others) > 0 {
-		return othersSentence(others, "may enter it, want you alone")
-	}
-	return ""
+	return othersMay(path, accessAnyMask, "may enter it, want you alone")
 }
 
 // FileOpenToOthers says who other than the user, SYSTEM and the
 // Administrators may read or change the file at path, or "" when no one
 // may.
 func FileOpenToOthers(path string, fi fs.FileInfo) string {
-	if UnderWine() {
-		return ""
-	}
-	aces, present, err := aclOf(path)
-	if err != nil {
-		return fmt.Sprintf("its access list cannot be read (%v)", err)
-	}
-	if others := othersAllowed(aces, present, Me().sid, accessAnyMask); len(others) > 0 {
-		return othersSentence(others, "may open it, want you alone")
-	}
-	return ""
+	return othersMay(path, accessAnyMask, "may open it, want you alone")
 }
 
 // WritableByOthers says who other than the user, SYSTEM and the
 // Administrators may change the file at path, or "" when no one may.
 func WritableByOthers(path string, fi fs.FileInfo) string {
+	return othersMay(path, accessWriteMask, "may write to it")
+}
+
+// othersMay says who other than the user, SYSTEM and the Administrators
+// the DACL of path allows any of mask, and that they do what does; "" for
+// no one, and always under Wine (UnderWine).
+func othersMay(path string, mask uint32, does string) string {
 	if UnderWine() {
 		return ""
 	}
@@ -150,8 +137,8 @@ func WritableByOthers(path string, fi fs.FileInfo) string {
 	if err != nil {
 		return fmt.Sprintf("its access list cannot be read (%v)", err)
 	}
-	if others := othersAllowed(aces, present, Me().sid, accessWriteMask); len(others) > 0 {
-		return othersSentence(others, "may write to it")
+	if others := othersAllowed(aces, present, Me().sid, mask); len(others) > 0 {
+		return othersSentence(others, does)
 	}
 	return ""
 }

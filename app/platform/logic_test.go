@@ -85,11 +85,15 @@ func TestOthersAllowed(t *testing.T) {
 
 // TestPrivateSDDL: a private directory on Windows gets a protected DACL
 // (nothing inherited from a shared parent) for SYSTEM and the user, which
-// everything made in it inherits.
+// everything made in it inherits; the hub's pipe gets the same entries.
 func TestPrivateSDDL(t *testing.T) {
 	got := privateSDDL("S-1-5-21-1-2-3-1001")
 	if want := "D:P(A;OICI;FA;;;SY)(A;OICI;FA;;;S-1-5-21-1-2-3-1001)"; got != want {
 		t.Errorf("privateSDDL = %q, want %q", got, want)
+	}
+	// The hub's named pipe: SYSTEM and the user alone, nothing inherited.
+	if got, want := pipeSDDL("S-1-5-21-1-2-3-1001"), "D:P(A;;FA;;;SY)(A;;FA;;;S-1-5-21-1-2-3-1001)"; got != want {
+		t.Errorf("pipeSDDL = %q, want %q", got, want)
 	}
 }
 
