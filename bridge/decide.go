@@ -166,12 +166,10 @@ type verdict struct {
 	// toHost: no desktop could show it, and the host declared it can show
 	// that mode itself, so it goes to the host instead (issue 4).
 	toHost bool
-	// limited is the reason, when the hub's rate limit answered it: a
-	// round's other questions are then not asked either (round.go).
-	limited string
-	// shown: a person was asked in a window (the answer is the user's, or
-	// the timeout's).
-	shown bool
+	// by and why are who decided, and why, when the Approver answered
+	// (Result.DecidedBy, Reason): a round reads from them whether its
+	// question was shown or held back by the rate limit (round.go).
+	by, why string
 }
 
 // decide asks the Approver and turns whatever it says into a valid
@@ -191,10 +189,9 @@ func (d *decider) decide(ctx context.Context, req *Request, form *elicit.Form, h
 		res, err := d.approve(ctx, req)
 		if !errors.Is(err, ErrNoDesktop) {
 			v := verdict{result: d.checkAnswer(ctx, req, form, res, err)}
-			if err == nil && res.DecidedBy == DecidedByRateLimit {
-				v.limited = res.Reason
+			if err == nil {
+				v.by, v.why = res.DecidedBy, res.Reason
 			}
-			v.shown = err == nil && (res.DecidedBy == DecidedByUser || res.DecidedBy == DecidedByTimeout)
 			return v
 		}
 		noDesktop = err

@@ -323,7 +323,6 @@ func (g *guard) holds(key string, env *envelope, line []byte, version string, ho
 // With no desktop, a host that can show elicitations is asked instead
 // (guardhost.go), and history keeps what it decided, here, exactly once.
 func (g *guard) ask(ctx context.Context, hc *heldCall, key string, env *envelope, line []byte, version string, hostCaps json.RawMessage, req *Request, closed func()) {
-	defer Submitted(ctx)
 	var res *Result
 	var err error
 	if g.d.opts.Approver != nil {

@@ -130,20 +130,25 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 	responses = []inputResponse{}
 	// answered are the round's requests decided so far: their answers
 	// reach the server with the retry (loop.send tells delivery).
-	var noDesktop error // set once the round found no desktop
-	limited := ""       // set when the rate limit answered a question of the round
-	counted := false    // a question of the round was shown: its token is taken
+	var noDesktop error  // set once the round found no desktop
+	var limited *verdict // the question the rate limit held back, if one was
+	limitedStep := 0     // and its place in the round
+	counted := false     // a question of the round was shown: its token is taken
 	hostEl := l.hostElicitation(hc)
 	for _, m := range irs {
 		e, ok := entries[m.key]
 		if !ok {
 			continue
 		}
-		if limited != "" {
+		if limited != nil {
 			// The round is one ask (issue 27): the hub limits its
 			// questions until one is shown, and when one was held back so
 			// is the rest.
-			r := l.d.overrule(e.req, DecidedByRateLimit, "the first question of this round was not shown: "+limited)
+			which := "the first question of this round"
+			if limitedStep > 1 {
+				which = fmt.Sprintf("question %d of this round", limitedStep)
+			}
+			r := l.d.overrule(e.req, DecidedByRateLimit, which+" was not shown: "+limited.why)
 			b, _ := json.Marshal(r)
 			answered = append(answered, e.req)
 			responses = append(responses, inputResponse{m.key, b})
@@ -166,7 +171,13 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 			return nil, nil, nil, true
 		}
 		answered = append(answered, e.req)
-		noDesktop, limited, counted = v.noDesktop, v.limited, counted || v.shown
+		noDesktop = v.noDesktop
+		switch v.by {
+		case DecidedByRateLimit:
+			limited, limitedStep = &v, e.req.Step
+		case DecidedByUser, DecidedByTimeout:
+			counted = true
+		}
 		if v.toHost {
 			// No desktop for this round: what the host declared it can
 			// show goes to the host, the rest is cancel.

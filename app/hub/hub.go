@@ -610,9 +610,9 @@ func (h *Hub) enqueue(it *Item, reply func(bridge.Result)) {
 
 // queuePlace is where it goes in the queue: after every prompt that came
 // before it, by the time its wrapper took it from the server (Request.Time:
-// a wrapper decides the elicitations it reads on goroutines of their own,
-// whose prompts reach the hub in any order), and never before the one on
-// screen. A time after the prompt reached the hub (a wrapper's clock ahead)
+// each wrapper hands its prompts on in the order it read them,
+// bridge/order.go, but the prompts of several wrappers reach the hub in any
+// order), and never before the one on screen. A time after the prompt reached the hub (a wrapper's clock ahead)
 // counts as that arrival: no prompt waits behind later ones for good.
 // h.Mu is held.
 func (h *Hub) queuePlace(it *Item) int {
