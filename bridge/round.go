@@ -130,17 +130,16 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 	responses = []inputResponse{}
 	// answered are the round's requests decided so far: their answers
 	// reach the server with the retry (loop.send tells delivery).
-	var noDesktop error  // set once the round found no desktop
-	var limited *verdict // the question the rate limit held back, if one was
-	limitedStep := 0     // and its place in the round
-	counted := false     // a question of the round was shown: its token is taken
+	var noDesktop error              // set once the round found no desktop
+	limitedWhy, limitedStep := "", 0 // the rate limit's reason for the question it held back, and its place
+	counted := false                 // a question of the round was shown: its token is taken
 	hostEl := l.hostElicitation(hc)
 	for _, m := range irs {
 		e, ok := entries[m.key]
 		if !ok {
 			continue
 		}
-		if limited != nil {
+		if limitedStep > 0 {
 			// The round is one ask (issue 27): the hub limits its
 			// questions until one is shown, and when one was held back so
 			// is the rest.
@@ -148,7 +147,7 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 			if limitedStep > 1 {
 				which = fmt.Sprintf("question %d of this round", limitedStep)
 			}
-			r := l.d.overrule(e.req, DecidedByRateLimit, which+" was not shown: "+limited.why)
+			r := l.d.overrule(e.req, DecidedByRateLimit, which+" was not shown: "+limitedWhy)
 			b, _ := json.Marshal(r)
 			answered = append(answered, e.req)
 			responses = append(responses, inputResponse{m.key, b})
@@ -174,7 +173,7 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		noDesktop = v.noDesktop
 		switch v.by {
 		case DecidedByRateLimit:
-			limited, limitedStep = &v, e.req.Step
+			limitedWhy, limitedStep = v.why, e.req.Step
 		case DecidedByUser, DecidedByTimeout:
 			counted = true
 		}
