@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -156,11 +157,20 @@ func TestMRTRRounds(t *testing.T) {
 					return `{"method":"elicitation/create","params":{"message":"` + msg + `","requestedSchema":` + nameSchema + `}}`
 				}
 				p.serverSends(`{"jsonrpc":"2.0","id":` + id + `,"result":{"resultType":"input_required","inputRequests":{"zeta":` + entry("first") + `,"alpha":` + entry("second") + `},"requestState":` + state + `}}`)
+				var answered time.Time
 				for i, msg := range []string{"first", "second"} {
 					req := <-s.asked
 					if req.Message != msg || req.Tool != tt.call {
 						t.Fatalf("round %d prompt %d: %q for %q, want %q for %q", round+1, i, req.Message, req.Tool, msg, tt.call)
 					}
+					// The second is asked when the first is answered, not
+					// when the round came: the hub queues a question by
+					// this time, and one that another server's prompt came
+					// before must not jump ahead of it.
+					if req.Time.Before(answered) {
+						t.Errorf("round %d prompt %d is dated %v, before the prompt ahead of it was answered (%v)", round+1, i, req.Time, answered)
+					}
+					answered = time.Now()
 					// The window says "Question 1 of 2": a round is one
 					// question in parts.
 					if req.Step != i+1 || req.Steps != 2 {

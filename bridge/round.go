@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -139,6 +140,9 @@ func (l *loop) answerRound(hc *hostCall, result []byte) (responses []inputRespon
 		if !ok {
 			continue
 		}
+		// Asked now, once the one before it is answered: the hub puts it
+		// behind every prompt that came before this moment (issue 27).
+		e.req.Time = time.Now()
 		if limitedStep > 0 {
 			// The round is one ask (issue 27): the hub limits its
 			// questions until one is shown, and when one was held back so
