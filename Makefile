@@ -17,7 +17,7 @@ BIN := bin/elicitray
 # Latin, and it draws other scripts with the system's fonts).
 BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus desktop-file-utils appstream gcc-mingw-w64-x86-64 \
-  fonts-droid-fallback wine wine64
+  fonts-droid-fallback wine wine64 nsis
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
 # The version `elicitray version` prints: the latest v* tag and how far past
@@ -43,7 +43,7 @@ INSTALLED := bin/elicitray \
 INSTALL_DIRS := $(sort $(foreach f,$(INSTALLED),$(dir $(f)))) share/icons/hicolor/scalable \
   $(foreach s,$(ICON_SIZES),share/icons/hicolor/$(s)x$(s)) share/icons/hicolor share/icons share
 
-.PHONY: all build cross-windows test-windows deps deps-build deps-system deps-npm apt-install test check vet conformance demo screenshots bench bench-history bench-ui install uninstall package version icons clean
+.PHONY: all build cross-windows package-windows test-windows deps deps-build deps-system deps-npm apt-install test check vet conformance demo screenshots bench bench-history bench-ui install uninstall package version icons clean
 
 all: build
 
@@ -173,18 +173,48 @@ vet: deps-build
 # Linux's: see app/doc.go). Nothing of it runs here. The first build
 # compiles Fyne and GLFW for Windows: minutes on two cores; Go's build
 # cache keeps them.
+# The binary carries its icon, manifest and version (packaging/windows/
+# elicitray.rc, compiled by mingw-w64's windres into a .syso that go build
+# links in; the .syso is removed after the build, so no stale one is
+# linked into a later one).
+comma := ,
 WINDOWS_ENV := CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc
+# Windows' form of VERSION: four numbers, the leading x.y.z and 0.
+WIN_NUMVERSION = $(shell echo '$(VERSION)' | sed -E 's/^([0-9]+)\.([0-9]+)\.([0-9]+).*/\1.\2.\3.0/')
+WIN_RES := bin/windows
 cross-windows:
 	@$(MAKE) --no-print-directory apt-install PACKAGES="gcc-mingw-w64-x86-64"
-	$(WINDOWS_ENV) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN).exe .
+	@mkdir -p $(WIN_RES) && cp packaging/windows/elicitray.ico $(WIN_RES)/
+	sed -e 's|@VERSION@|$(VERSION)|g; s|@NUMCOMMAS@|$(subst .,$(comma),$(WIN_NUMVERSION))|g' \
+	  packaging/windows/elicitray.rc > $(WIN_RES)/elicitray.rc
+	sed -e 's|@NUMVERSION@|$(WIN_NUMVERSION)|' packaging/windows/elicitray.manifest > $(WIN_RES)/elicitray.manifest
+	cd $(WIN_RES) && x86_64-w64-mingw32-windres -O coff -o ../../elicitray_windows_amd64.syso elicitray.rc
+	$(WINDOWS_ENV) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN).exe .; st=$$?; rm -f elicitray_windows_amd64.syso; exit $$st
 	$(WINDOWS_ENV) $(GO) vet ./...
+
+# make package-windows: the Windows installer (packaging/windows/
+# installer.nsi, NSIS from Debian's packages) of this build, in dist/: a
+# per-user install with a Start-menu entry, an uninstaller in Settings >
+# Apps and an optional start at sign-in.
+WIN_SETUP = $(DIST)/elicitray-$(VERSION)-windows-amd64-setup.exe
+# $(call makensis,COMPRESSOR,OUTFILE)
+makensis = makensis -V2 -DVERSION='$(VERSION)' -DNUMVERSION='$(WIN_NUMVERSION)' -DCOMPRESSOR='$(1)' \
+  -DEXE='$(abspath $(BIN).exe)' -DOUTFILE='$(abspath $(2))' packaging/windows/installer.nsi
+package-windows: cross-windows
+	@$(MAKE) --no-print-directory apt-install PACKAGES="nsis"
+	@mkdir -p $(DIST)
+	$(call makensis,/SOLID lzma,$(WIN_SETUP))
+	@echo '$(WIN_SETUP)'
 
 # The Windows build's tests, under Wine (.ci/test-windows says what runs,
 # what is skipped and why): the named-pipe hub API, paths, configs of the
-# hosts, history's files, and the rest that builds without cgo.
-test-windows:
-	@$(MAKE) --no-print-directory apt-install PACKAGES="wine wine64 gcc-mingw-w64-x86-64"
-	.ci/test-windows
+# hosts, history's files, and the rest that builds without cgo; the app
+# end to end; and its installer, made as package-windows makes it but
+# with zlib (7 s, where lzma takes 32).
+test-windows: cross-windows
+	@$(MAKE) --no-print-directory apt-install PACKAGES="wine wine64 gcc-mingw-w64-x86-64 nsis"
+	$(call makensis,zlib,$(WIN_RES)/elicitray-test-setup.exe)
+	ELICITRAY_WINE_EXE='$(abspath $(BIN).exe)' ELICITRAY_WINE_SETUP='$(abspath $(WIN_RES)/elicitray-test-setup.exe)' .ci/test-windows
 
 # Every test, windows included: under Xvfb with a private session bus, so no
 # desktop is needed and no bus outlives the run. The end-to-end tests that

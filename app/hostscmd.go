@@ -141,12 +141,17 @@ func newHostsCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	unwrap := &cobra.Command{
-		Use:   "unwrap HOST [SERVER...|--all]",
+		Use:   "unwrap [HOST] [SERVER...|--all]",
 		Short: "Take `elicitray wrap` out of a host's server entries again (a backup of the file first)",
 		Long: "unwrap gives each named entry (every wrapped one with --all) its own command, or its\n" +
-			"url and headers, back: after wrap, the file is byte for byte what it was.",
-		Example: `  elicitray hosts unwrap cursor --all`,
+			"url and headers, back: after wrap, the file is byte for byte what it was. --all with no\n" +
+			"host does so in every host's configs found here (the uninstaller does this).",
+		Example: `  elicitray hosts unwrap cursor --all
+  elicitray hosts unwrap --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && f.all && f.config == "" {
+				return unwrapEveryHost(stdout, f)
+			}
 			return hostsEdit(stdout, f, args, true)
 		},
 	}
@@ -391,6 +396,39 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	}
 	if home := os.Getenv("ELICITRAY_HOME"); home != "" && !unwrap && wrappedAny(targets) {
 		fmt.Fprint(w, homeNotPassed(home))
+	}
+	return nil
+}
+
+// unwrapEveryHost is `hosts unwrap --all` with no host: every host whose
+// configs exist here is unwrapped in turn; one that fails does not stop the
+// others, and the command fails at the end if any did.
+func unwrapEveryHost(w io.Writer, f hostsFlags) error {
+	env, err := f.env()
+	if err != nil {
+		return runErr(err)
+	}
+	var failed []string
+	found := false
+	for _, name := range hosts.Names() {
+		h, _ := hosts.Lookup(name)
+		if !slices.ContainsFunc(h.Locations(env), func(l hosts.Location) bool {
+			_, err := os.Lstat(l.Path)
+			return err == nil
+		}) {
+			continue
+		}
+		found = true
+		if err := hostsEdit(w, f, []string{name}, true); err != nil {
+			fmt.Fprintf(w, "%s: %v\n", h.Title, err)
+			failed = append(failed, h.Title)
+		}
+	}
+	if !found {
+		fmt.Fprintln(w, "no host's MCP config was found here: nothing to unwrap")
+	}
+	if len(failed) > 0 {
+		return runErr(fmt.Errorf("could not unwrap the configs of %s (see above)", strings.Join(failed, ", ")))
 	}
 	return nil
 }

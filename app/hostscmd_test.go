@@ -281,6 +281,47 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 	checkMode(t, cursor, 0o644)
 }
 
+// TestHostsUnwrapEveryHost: `hosts unwrap --all` with no host (what the
+// Windows uninstaller runs) gives every host's wrapped entries their own
+// commands back, byte for byte, in each host whose config exists, and
+// says so for each; run again, it changes nothing.
+func TestHostsUnwrapEveryHost(t *testing.T) {
+	testkit.Home(t)
+	home, project := fakeHosts(t)
+	files := []string{filepath.Join(home, ".cursor", "mcp.json"), filepath.Join(home, ".codex", "config.toml")}
+	var origs [][]byte
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		origs = append(origs, b)
+	}
+	for _, h := range []string{"cursor", "codex"} {
+		if _, errOut, code := runBin(t, home, project, "hosts", "wrap", h, "--all"); code != 0 {
+			t.Fatalf("hosts wrap %s: exit %d: %s", h, code, errOut)
+		}
+	}
+	out, errOut, code := runBin(t, home, project, "hosts", "unwrap", "--all")
+	if code != 0 {
+		t.Fatalf("hosts unwrap --all: exit %d: %s\n%s", code, errOut, out)
+	}
+	for i, f := range files {
+		if back, _ := os.ReadFile(f); !bytes.Equal(back, origs[i]) {
+			t.Errorf("%s is not what it was:\n%s", f, cmp.Diff(string(origs[i]), string(back)))
+		}
+	}
+	for _, said := range []string{"Cursor (user)", "web-search     unwrapped", "Codex CLI (user)", "Restart Codex CLI", "Gemini CLI (user)"} {
+		if !strings.Contains(out, said) {
+			t.Errorf("hosts unwrap --all does not say %q:\n%s", said, out)
+		}
+	}
+	if strings.Contains(out, "Claude Desktop") {
+		t.Errorf("hosts unwrap --all speaks of a host that is not installed:\n%s", out)
+	}
+	out, _, code = runBin(t, home, project, "hosts", "unwrap", "--all")
+	if code != 0 || strings.Contains(out, "backup of the file") {
+		t.Errorf("unwrapping again: exit %d, said:\n%s", code, out)
+	}
+}
+
 // TestHostsWrappedServerRuns: after `hosts wrap`, the command line in the
 // config starts the server through the wrapper, and the entry's env (set
 // by the host, as hosts do) reaches the server: it reports it, then echoes
