@@ -96,7 +96,7 @@ type hostsFlags struct {
 	asJSON  bool   // list --json
 }
 
-func newHostsCmd(stdout io.Writer) *cobra.Command {
+func newHostsCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f hostsFlags
 	cmd := &cobra.Command{
 		Use:   "hosts",
@@ -150,7 +150,7 @@ func newHostsCmd(stdout io.Writer) *cobra.Command {
   elicitray hosts unwrap --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && f.all && f.config == "" {
-				return unwrapEveryHost(stdout, f)
+				return unwrapEveryHost(stdout, stderr, f)
 			}
 			return hostsEdit(stdout, f, args, true)
 		},
@@ -247,6 +247,9 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 		title, host, locs, servers = loc.Path, "file", []hosts.Location{loc}, args
 	} else {
 		if len(args) == 0 {
+			if unwrap {
+				return usageError{fmt.Errorf("unwrap needs a host (%s), --config FILE, or --all for every host", strings.Join(hosts.Names(), ", "))}
+			}
 			return usageError{fmt.Errorf("%s needs a host (%s) or --config FILE", verb, strings.Join(hosts.Names(), ", "))}
 		}
 		h, err := lookupHost(args[0])
@@ -402,8 +405,12 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 
 // unwrapEveryHost is `hosts unwrap --all` with no host: every host whose
 // configs exist here is unwrapped in turn; one that fails does not stop the
-// others, and the command fails at the end if any did.
-func unwrapEveryHost(w io.Writer, f hostsFlags) error {
+// others (its error goes to errw), and the command fails at the end if any
+// did.
+func unwrapEveryHost(w, errw io.Writer, f hostsFlags) error {
+	if f.scope != "" {
+		return usageError{errors.New("unwrap --all with no host takes no --scope: name a host to unwrap one scope of it")}
+	}
 	env, err := f.env()
 	if err != nil {
 		return runErr(err)
@@ -420,7 +427,7 @@ func unwrapEveryHost(w io.Writer, f hostsFlags) error {
 		}
 		found = true
 		if err := hostsEdit(w, f, []string{name}, true); err != nil {
-			fmt.Fprintf(w, "%s: %v\n", h.Title, err)
+			fmt.Fprintf(errw, "elicitray: %s: %v\n", h.Title, err)
 			failed = append(failed, h.Title)
 		}
 	}
@@ -428,7 +435,7 @@ func unwrapEveryHost(w io.Writer, f hostsFlags) error {
 		fmt.Fprintln(w, "no host's MCP config was found here: nothing to unwrap")
 	}
 	if len(failed) > 0 {
-		return runErr(fmt.Errorf("could not unwrap the configs of %s (see above)", strings.Join(failed, ", ")))
+		return runErr(fmt.Errorf("could not unwrap the configs of %s (said above); the others were unwrapped", strings.Join(failed, ", ")))
 	}
 	return nil
 }

@@ -284,7 +284,8 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 // TestHostsUnwrapEveryHost: `hosts unwrap --all` with no host (what the
 // Windows uninstaller runs) gives every host's wrapped entries their own
 // commands back, byte for byte, in each host whose config exists, and
-// says so for each; run again, it changes nothing.
+// says so for each; one host's config that cannot be written fails that
+// host alone, with the exit code; run again, it changes nothing.
 func TestHostsUnwrapEveryHost(t *testing.T) {
 	testkit.Home(t)
 	home, project := fakeHosts(t)
@@ -299,7 +300,25 @@ func TestHostsUnwrapEveryHost(t *testing.T) {
 			t.Fatalf("hosts wrap %s: exit %d: %s", h, code, errOut)
 		}
 	}
+	if _, errOut, code := runBin(t, home, project, "hosts", "unwrap", "--all", "--scope", "user"); code != 2 || !strings.Contains(errOut, "takes no --scope") {
+		t.Errorf("hosts unwrap --all --scope user: exit %d, said %q; want a usage error", code, errOut)
+	}
+	// A config that cannot be written stops its host alone: the others
+	// are unwrapped, its error is on stderr, and the exit code says so.
+	if err := os.Chmod(files[1], 0o444); err != nil {
+		t.Fatal(err)
+	}
 	out, errOut, code := runBin(t, home, project, "hosts", "unwrap", "--all")
+	if code != 1 || !strings.Contains(errOut, "Codex CLI:") || !strings.Contains(errOut, "read-only") || !strings.Contains(errOut, "could not unwrap the configs of Codex CLI") {
+		t.Errorf("hosts unwrap --all with Codex's config read-only: exit %d, said %q", code, errOut)
+	}
+	if back, _ := os.ReadFile(files[0]); !bytes.Equal(back, origs[0]) {
+		t.Errorf("with Codex's config read-only, Cursor's was not unwrapped")
+	}
+	if err := os.Chmod(files[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runBin(t, home, project, "hosts", "unwrap", "--all")
 	if code != 0 {
 		t.Fatalf("hosts unwrap --all: exit %d: %s\n%s", code, errOut, out)
 	}
@@ -308,7 +327,7 @@ func TestHostsUnwrapEveryHost(t *testing.T) {
 			t.Errorf("%s is not what it was:\n%s", f, cmp.Diff(string(origs[i]), string(back)))
 		}
 	}
-	for _, said := range []string{"Cursor (user)", "web-search     unwrapped", "Codex CLI (user)", "Restart Codex CLI", "Gemini CLI (user)"} {
+	for _, said := range []string{"Cursor (user)", "Codex CLI (user)", "Restart Codex CLI", "Gemini CLI (user)"} {
 		if !strings.Contains(out, said) {
 			t.Errorf("hosts unwrap --all does not say %q:\n%s", said, out)
 		}

@@ -196,7 +196,7 @@ func newRoot(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, stderr
 			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return hubExit(desktop.Run(ctx, p, Version, stderr))
+			return runHub(ctx, p, stderr)
 		},
 	}
 	root.Version = Version
@@ -232,7 +232,7 @@ func newRoot(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, stderr
 		newRulesCmd(p, stdout),
 		newMenuCmd(ctx, p),
 		newDoctorCmd(ctx, p, stdout),
-		newHostsCmd(stdout),
+		newHostsCmd(stdout, stderr),
 		newAuthCmd(ctx, p, stdout, stderr),
 		newDemoServerCmd(ctx, p, stdin, stdout),
 		newDemoCmd(ctx, p, stdout, stderr),
@@ -449,6 +449,17 @@ func serverName(args []string) string {
 	return name
 }
 
+// runHub runs the hub here: `elicitray hub`, or elicitray with no command.
+func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
+	if platform.LeaveOwnConsole() {
+		// Windows: started by the Run key, the Start menu or the
+		// installer, its console window closed; what it says goes to
+		// its log.
+		stderr = io.Discard
+	}
+	return hubExit(desktop.Run(ctx, p, Version, stderr))
+}
+
 // hubExit is the hub command's outcome for runHub's err: a hub that could
 // not start said why in its log, and ends with status 1, or
 // session.HubExitNoDisplay when its display did not open.
@@ -482,12 +493,7 @@ func newHubCmd(ctx context.Context, p paths.Paths, stderr io.Writer) *cobra.Comm
 				}
 				p = paths.FromEnv(os.Getenv)
 			}
-			if platform.LeaveOwnConsole() {
-				// Windows: started by the Run key, its console window
-				// closed; what it says goes to its log.
-				stderr = io.Discard
-			}
-			return hubExit(desktop.Run(ctx, p, Version, stderr))
+			return runHub(ctx, p, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "run the hub of this `ELICITRAY_HOME` (for autostart entries)")

@@ -64,7 +64,9 @@ type Request struct {
 	// ID identifies this elicitation wherever it is recorded (the hub, the
 	// spool, history's Record.Key): unique across relays and restarts.
 	ID string `json:"id,omitempty"`
-	// Time is when the elicitation reached the relay.
+	// Time is when the elicitation was asked: when it reached the relay,
+	// or, for a question of a round after the first, when the one before
+	// it was answered (round.go).
 	Time time.Time `json:"time,omitzero"`
 	// Server is the name the user configured (--name): the trusted identity.
 	Server string `json:"server"`

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -259,7 +258,7 @@ func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
 	}
 	defer hostR.Close()
 	defer outR.Close()
-	r := NewRelay(Command(exec.Command("cat"), 0), &Options{Log: &syncBuffer{}})
+	r := NewRelay(Command(catServer(), 0), &Options{Log: &syncBuffer{}})
 	done := make(chan int, 1)
 	go func() {
 		code, _ := r.Run(context.Background(), hostR, outW)
@@ -315,7 +314,7 @@ func TestRelayPassesRandomStreamsBothWays(t *testing.T) {
 // framer's own buffers), and routing a reply or a notification from its
 // first members allocates nothing.
 func TestPassingLinesAllocateNothing(t *testing.T) {
-	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	r := NewRelay(Command(catServer(), 0), nil)
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
 		`{"result":{"content":[]},"jsonrpc":"2.0","id":1}`,
@@ -413,7 +412,7 @@ func TestQuickCallFollowed(t *testing.T) {
 		{"a cancel with a null id", `{"jsonrpc":"2.0","id":null,"method":"notifications/cancelled","params":{"requestId":3}}`, nil, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewRelay(Command(exec.Command("cat"), 0), &Options{Guard: tt.guard})
+			r := NewRelay(Command(catServer(), 0), &Options{Guard: tt.guard})
 			r.w.ctx = context.Background()
 			line := []byte(tt.line + "\n")
 			v, _ := r.hostRoute(line, true)
@@ -456,7 +455,7 @@ func TestServerRouteFromHead(t *testing.T) {
 		{"modern call's result, id last", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`}, head(`{"result":{"content":[{"text":"`), vFull},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewRelay(Command(exec.Command("cat"), 0), nil)
+			r := NewRelay(Command(catServer(), 0), nil)
 			r.w.ctx = context.Background()
 			for _, c := range tt.calls {
 				r.fromHost([]byte(c + "\n"))

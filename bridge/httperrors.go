@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/elicitray/elicitray/chars"
@@ -88,9 +87,9 @@ func netSentence(err error) error {
 	switch {
 	case errors.As(ue.Err, &dns) && dns.IsNotFound:
 		return fmt.Errorf("the host name %q could not be found", dns.Name)
-	case errors.Is(ue.Err, syscall.ECONNREFUSED):
+	case connRefused(ue.Err):
 		return errors.New("nothing is listening there (connection refused)")
-	case errors.Is(ue.Err, syscall.ECONNRESET):
+	case connReset(ue.Err):
 		return errors.New("the connection was reset")
 	case errors.Is(ue.Err, io.EOF), errors.Is(ue.Err, io.ErrUnexpectedEOF):
 		return errors.New("the server closed the connection without answering")

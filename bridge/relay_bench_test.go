@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +21,7 @@ func BenchmarkRelayInProcess(b *testing.B) {
 			msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", tt.size-46) + `"}}` + "\n")
 			hostR, hostW := io.Pipe()
 			outR, outW := io.Pipe()
-			r := NewRelay(Command(exec.Command("cat"), 0), nil)
+			r := NewRelay(Command(catServer(), 0), nil)
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
@@ -79,7 +78,7 @@ func BenchmarkLargeRound(b *testing.B) {
 // pipes: a server reply nobody waits for, and a host line that is no
 // request, each scanned and passed on.
 func BenchmarkRouteReply(b *testing.B) {
-	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	r := NewRelay(Command(catServer(), 0), nil)
 	line := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}` + "\n")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -92,7 +91,7 @@ func BenchmarkRouteReply(b *testing.B) {
 // TestReplyPathAllocatesNothing keeps the hot path at the speed it has: a
 // reply nobody waits for is routed without a single allocation.
 func TestReplyPathAllocatesNothing(t *testing.T) {
-	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	r := NewRelay(Command(catServer(), 0), nil)
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`{"jsonrpc":"2.0","id":"s-1","error":{"code":-32601,"message":"no"}}`,
@@ -107,7 +106,7 @@ func TestReplyPathAllocatesNothing(t *testing.T) {
 // BenchmarkRouteToolCall is the relay's own work for one tools/call and
 // its reply, without pipes: the round trip's share of the relay.
 func BenchmarkRouteToolCall(b *testing.B) {
-	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	r := NewRelay(Command(catServer(), 0), nil)
 	r.w.ctx = context.Background()
 	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}` + "\n")
 	reply := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}` + "\n")
@@ -153,7 +152,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 // (make bench's lines), in each direction: the head's members and the
 // search of the rest for a later "method".
 func BenchmarkRouteHeads(b *testing.B) {
-	r := NewRelay(Command(exec.Command("cat"), 0), nil)
+	r := NewRelay(Command(catServer(), 0), nil)
 	text := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 26)
 	for _, c := range []struct{ name, line string }{
 		{"result", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + text + `"}]}}` + "\n"},

@@ -18,9 +18,9 @@ import (
 )
 
 // peer is a relay between a test host and a real server process whose
-// stdout the test writes (through fd 4) and whose stdin the test reads
-// (through fd 3): `sh -c 'cat <&4 & exec cat >&3'`. Every read blocks until
-// the relay delivers, so no test needs to sleep.
+// stdout the test writes and whose stdin the test reads (peerServer: on
+// Unix `sh -c 'cat <&4 & exec cat >&3'`, fds 4 and 3 the test's pipes).
+// Every read blocks until the relay delivers, so no test needs to sleep.
 type peer struct {
 	t      testing.TB
 	toHost *bufio.Reader  // what the relay wrote to the host
@@ -60,21 +60,12 @@ func startPeer(t testing.TB, opts *Options) *peer {
 }
 
 // newPeer is startPeer with the Relay and the server's command at hand
-// (the test writes the server's stdout, fd 4, and reads its stdin, fd 3);
+// (peerServer: the test writes the server's stdout and reads its stdin);
 // opts is given where the Relay will be, for Options whose callbacks need
 // it.
 func newPeer(t testing.TB, opts func(r **Relay) *Options) (*peer, *Relay, *exec.Cmd) {
 	t.Helper()
-	recvR, recvW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sendR, sendW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", "-c", "cat <&4 & exec cat >&3")
-	cmd.ExtraFiles = []*os.File{recvW, sendR}
+	cmd, recv, sendW, release := peerServer(t)
 	p := &peer{t: t, stderr: &syncBuffer{}, done: make(chan runResult, 1)}
 	var r *Relay
 	var o *Options
@@ -98,7 +89,7 @@ func newPeer(t testing.TB, opts func(r **Relay) *Options) (*peer, *Relay, *exec.
 		t.Fatal(err)
 	}
 	p.host, p.toHost = hostW, bufio.NewReaderSize(outR, 1<<20)
-	p.gotSrv, p.server = bufio.NewReaderSize(recvR, 1<<20), sendW
+	p.gotSrv, p.server = bufio.NewReaderSize(recv, 1<<20), sendW
 	r = NewRelay(Command(cmd, 200*time.Millisecond), o)
 	go func() {
 		code, err := r.Run(context.Background(), hostR, outW)
@@ -109,7 +100,8 @@ func newPeer(t testing.TB, opts func(r **Relay) *Options) (*peer, *Relay, *exec.
 		hostW.Close()
 		sendW.Close()
 		<-p.done
-		for _, f := range []*os.File{recvR, recvW, sendR, hostR, outR} {
+		release()
+		for _, f := range []*os.File{hostR, outR} {
 			f.Close()
 		}
 	})

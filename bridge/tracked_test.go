@@ -19,7 +19,13 @@ import (
 // would be some 70 MB here.
 func TestRelayForgetsEndedCalls(t *testing.T) {
 	calls := 1_000_000
-	if testing.Short() {
+	switch {
+	case runtime.GOOS == "windows":
+		// Under Wine a call takes 600 µs, not 15: a million would take
+		// ten minutes. Twenty thousand still show any entry left behind
+		// (tracked), if not yet in the heap.
+		calls = 20_000
+	case testing.Short():
 		calls = 100_000
 	}
 	p, r, _ := newPeer(t, func(**Relay) *Options {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 )
 
@@ -28,9 +29,12 @@ import (
 // servers of a Claude Desktop config at its Windows place, %APPDATA%\Claude,
 // with Windows line ends. The uninstaller gives that config back byte for
 // byte and leaves none of the program, its entries or its sign-in start,
-// and keeps the user's history and settings. Installed again without the
-// start at sign-in and uninstalled with /REMOVEDATA, nothing of elicitray
-// is left.
+// and keeps the user's history and settings; but while a host runs a
+// server through the program, or a host's config cannot be given back, it
+// changes nothing and exits 2. Installed again while the program is in use
+// and without the start at sign-in, the new program goes in, the old is
+// moved aside, and the start at sign-in goes. Installed once more and
+// uninstalled with /REMOVEDATA, nothing of elicitray is left.
 //
 // make test-windows runs it (ELICITRAY_WINE_SETUP, the installer;
 // WINEPREFIX, the tests' Wine prefix, which has the Go runtime's shim);
@@ -72,14 +76,15 @@ func TestWindowsInstallerUnderWine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := w.wine(setup, "/S"); err != nil {
-		t.Fatalf("the silent install: %v", err)
+	if out, err := w.run(setup, "/S"); err != nil {
+		t.Fatalf("the silent install: %v\n%s", err, out)
 	}
 	installed := filepath.Join(inst, "elicitray.exe")
 	if a, b := fileBytes(t, installed), fileBytes(t, exe); !bytes.Equal(a, b) {
 		t.Fatalf("%s is not the elicitray.exe that was packaged (%d bytes, want %d)", installed, len(a), len(b))
 	}
-	if _, err := os.Stat(filepath.Join(inst, "uninstall.exe")); err != nil {
+	uninstaller := filepath.Join(inst, "Uninstall elicitray.exe")
+	if _, err := os.Stat(uninstaller); err != nil {
 		t.Errorf("no uninstaller: %v", err)
 	}
 	out, err := w.run(installed, "version")
@@ -98,7 +103,7 @@ func TestWindowsInstallerUnderWine(t *testing.T) {
 	if v, _ := w.reg(uninstallKey, "DisplayVersion"); v != version {
 		t.Errorf("Settings > Apps says version %q, want %q", v, version)
 	}
-	if v, _ := w.reg(uninstallKey, "UninstallString"); !strings.Contains(v, `\uninstall.exe`) {
+	if v, _ := w.reg(uninstallKey, "UninstallString"); !strings.Contains(v, `\Uninstall elicitray.exe`) {
 		t.Errorf("Settings > Apps would remove it with %q", v)
 	}
 	if v, ok := w.reg(runKey, "elicitray"); !ok || !strings.Contains(strings.ToLower(v), `\programs\elicitray\elicitray.exe`) {
@@ -124,9 +129,59 @@ func TestWindowsInstallerUnderWine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := w.wine(filepath.Join(inst, "uninstall.exe"), "/S"); err != nil {
-		t.Fatalf("the silent uninstall: %v", err)
+	// A host runs a server through the installed program while the user
+	// installs again, without the start at sign-in: the program in use is
+	// moved aside, the new one goes in, and the start at sign-in goes.
+	server := exec.Command("wine", installed, "demo-server")
+	server.Env = w.env
+	serverIn, err := server.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopServer := func() { serverIn.Close(); _ = server.Wait() }
+	defer stopServer()
+	if out, err := w.run(setup, "/S", "/AUTOSTART=0"); err != nil {
+		t.Fatalf("installing over a program in use: %v\n%s", err, out)
+	}
+	if !bytes.Equal(fileBytes(t, installed), fileBytes(t, exe)) {
+		t.Errorf("after installing over a program in use, %s is not the packaged one", installed)
+	}
+	if _, err := os.Stat(filepath.Join(inst, "elicitray-old-1.exe")); err != nil {
+		t.Errorf("the program in use was not moved aside: %v", err)
+	}
+	if v, ok := w.reg(runKey, "elicitray"); ok {
+		t.Errorf("installed again with /AUTOSTART=0, elicitray still starts at sign-in: %q", v)
+	}
+	// The uninstaller changes nothing while the program is in use, nor
+	// while a host's config cannot be given back.
+	unchanged := func(when string) {
+		t.Helper()
+		if _, err := os.Stat(installed); err != nil {
+			t.Errorf("%s, the uninstaller took the program: %v", when, err)
+		}
+		if _, ok := w.reg(uninstallKey, "DisplayName"); !ok {
+			t.Errorf("%s, the uninstaller took the Settings > Apps entry", when)
+		}
+		if e := claudeEntry(t, claude); !strings.EqualFold(e.Command, w.winPath(installed)) {
+			t.Errorf("%s, Claude Desktop's entry was changed to %q %q", when, e.Command, e.Args)
+		}
+	}
+	w.uninstall(uninstaller, "/S")
+	unchanged("with the program in use")
+	stopServer()
+	if err := os.Chmod(claude, 0o444); err != nil { // Wine's read-only attribute
+		t.Fatal(err)
+	}
+	w.uninstall(uninstaller, "/S")
+	unchanged("with a read-only host config")
+	if err := os.Chmod(claude, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	w.uninstall(uninstaller, "/S")
 	if back, _ := os.ReadFile(claude); !bytes.Equal(back, orig) {
 		t.Errorf("after the uninstall Claude Desktop's config is\n%q\nwant it as it was:\n%q", back, orig)
 	}
@@ -139,8 +194,8 @@ func TestWindowsInstallerUnderWine(t *testing.T) {
 
 	// Again, without the start at sign-in; then uninstalled with the
 	// user's data.
-	if err := w.wine(setup, "/S", "/AUTOSTART=0"); err != nil {
-		t.Fatalf("the second install: %v", err)
+	if out, err := w.run(setup, "/S", "/AUTOSTART=0"); err != nil {
+		t.Fatalf("the second install: %v\n%s", err, out)
 	}
 	if out, err := w.run(installed, "version"); err != nil || !strings.Contains(out, version) {
 		t.Fatalf("elicitray.exe installed again: %v\n%s", err, out)
@@ -148,9 +203,7 @@ func TestWindowsInstallerUnderWine(t *testing.T) {
 	if v, ok := w.reg(runKey, "elicitray"); ok {
 		t.Errorf("installed with /AUTOSTART=0, elicitray starts at sign-in: %q", v)
 	}
-	if err := w.wine(filepath.Join(inst, "uninstall.exe"), "/S", "/REMOVEDATA"); err != nil {
-		t.Fatalf("the uninstall with /REMOVEDATA: %v", err)
-	}
+	w.uninstall(uninstaller, "/S", "/REMOVEDATA")
 	if left := leftovers(); len(left) > 0 {
 		t.Errorf("the uninstall with /REMOVEDATA left %q", left)
 	}
@@ -175,6 +228,8 @@ type wineUser struct {
 	// starts Wine's services anew, 3.4 s.
 	holder *exec.Cmd
 	stdin  io.WriteCloser
+	tmp    string // where commands' output goes
+	prefix string
 }
 
 // newWineUser makes a prefix whose user is named user, with the Go
@@ -182,7 +237,7 @@ type wineUser struct {
 func newWineUser(t *testing.T, user string) *wineUser {
 	t.Helper()
 	prefix := t.TempDir()
-	w := &wineUser{t: t, user: user, driveC: filepath.Join(prefix, "drive_c")}
+	w := &wineUser{t: t, user: user, driveC: filepath.Join(prefix, "drive_c"), tmp: t.TempDir(), prefix: prefix}
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
 		case "ELICITRAY_HOME", "WINEPREFIX", "USER", "LOGNAME", "LC_ALL":
@@ -216,7 +271,17 @@ func (w *wineUser) run(prog string, args ...string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "wine", append([]string{prog}, args...)...)
 	cmd.Env = w.env
-	out, err := cmd.CombinedOutput()
+	// Into a file, not a pipe: the wineserver a command starts holds
+	// its output open for as long as it runs.
+	f, err := os.CreateTemp(w.tmp, "out")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	cmd.Stdout, cmd.Stderr = f, f
+	err = cmd.Run()
+	out, _ := os.ReadFile(f.Name())
 	return string(out), err
 }
 
@@ -239,6 +304,33 @@ func (w *wineUser) wine(prog string, args ...string) error {
 	}
 	w.hold()
 	return nil
+}
+
+// uninstall runs an NSIS uninstaller and waits for it to end: it starts a
+// copy of itself in %TEMP%\~nsuN.tmp, which does the work, and returns at
+// once (the copy's exit code reaches nobody). The copy is a Linux process
+// of this prefix whose command line names that folder.
+func (w *wineUser) uninstall(prog string, args ...string) {
+	w.t.Helper()
+	if out, err := w.run(prog, args...); err != nil {
+		w.t.Fatalf("%s %q: %v\n%s", filepath.Base(prog), args, err, out)
+	}
+	running := func() bool {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			cmdline, _ := os.ReadFile(p)
+			env, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "environ"))
+			if bytes.Contains(cmdline, []byte(`\~nsu`)) && bytes.Contains(env, []byte("WINEPREFIX="+w.prefix+"\x00")) {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(desktopWait); running(); time.Sleep(pollEvery) {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the uninstaller %s %q still runs after %v", filepath.Base(prog), args, desktopWait)
+		}
+	}
 }
 
 // hold starts the holder.

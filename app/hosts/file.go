@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 )
@@ -222,6 +223,9 @@ func writable(target string, fi os.FileInfo) error {
 		return err
 	}
 	if fi.Mode().Perm()&0o200 == 0 {
+		if runtime.GOOS == "windows" {
+			return fmt.Errorf("%s is %w: elicitray does not rewrite a file made read-only; clear Read-only in its Properties if it should, and run the command again", target, ErrReadOnly)
+		}
 		return fmt.Errorf("%s is %w (mode %04o): elicitray does not rewrite a file made read-only; make it writable (chmod u+w) if it should, and run the command again", target, ErrReadOnly, fi.Mode().Perm())
 	}
 	if uid, ok := owner(fi); ok && uid != getuid() && getuid() != 0 {
