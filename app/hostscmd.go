@@ -94,6 +94,7 @@ type hostsFlags struct {
 	scope   string // --scope: only this scope of the host
 	all     bool   // --all: every entry
 	asJSON  bool   // list --json
+	quiet   bool   // say only the files changed (unwrap --all with no host)
 }
 
 func newHostsCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -170,11 +171,16 @@ func newHostsCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func (f hostsFlags) env() (hosts.Env, error) {
-	project := f.project
-	if project == "" {
-		project = "."
+	if f.project != "" {
+		return hosts.EnvFromOS(f.project)
 	}
-	return hosts.EnvFromOS(project)
+	env, err := hosts.EnvFromOS(".")
+	if err != nil {
+		// The current directory is gone: the user scopes are still
+		// there.
+		return hosts.EnvFromOS("")
+	}
+	return env, nil
 }
 
 // configLocation is the Location of --config.
@@ -363,6 +369,9 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 			}
 			changed = changed || backup != ""
 		}
+		if f.quiet && backup == "" {
+			continue
+		}
 		heading := title
 		if host != "file" {
 			heading += " (" + strings.Join(t.scopes, ", ") + ") — " + t.path
@@ -403,10 +412,13 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	return nil
 }
 
-// unwrapEveryHost is `hosts unwrap --all` with no host: every host whose
-// configs exist here is unwrapped in turn; one that fails does not stop the
-// others (its error goes to errw), and the command fails at the end if any
-// did.
+// unwrapEveryHost is `hosts unwrap --all` with no host: every host's
+// configs that exist here, in every scope: the user's, the current
+// project's, and those of every project Claude Code has on record
+// (.claude.json), so that an uninstall leaves no host running a program
+// that is gone. Only the files that change are said. A host that fails
+// does not stop the others (its error goes to errw), and the command
+// fails at the end if any did.
 func unwrapEveryHost(w, errw io.Writer, f hostsFlags) error {
 	if f.scope != "" {
 		return usageError{errors.New("unwrap --all with no host takes no --scope: name a host to unwrap one scope of it")}
@@ -415,24 +427,48 @@ func unwrapEveryHost(w, errw io.Writer, f hostsFlags) error {
 	if err != nil {
 		return runErr(err)
 	}
-	var failed []string
-	found := false
-	for _, name := range hosts.Names() {
-		h, _ := hosts.Lookup(name)
-		if !slices.ContainsFunc(h.Locations(env), func(l hosts.Location) bool {
-			_, err := os.Lstat(l.Path)
-			return err == nil
-		}) {
-			continue
-		}
-		found = true
-		if err := hostsEdit(w, f, []string{name}, true); err != nil {
-			fmt.Fprintf(errw, "elicitray: %s: %v\n", h.Title, err)
-			failed = append(failed, h.Title)
+	dirs := []string{env.Project}
+	for _, d := range hosts.ClaudeProjects(env) {
+		if !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
 		}
 	}
-	if !found {
-		fmt.Fprintln(w, "no host's MCP config was found here: nothing to unwrap")
+	f.quiet = true
+	var failed []string
+	changed := false
+	for i, dir := range dirs {
+		e := env
+		e.Project = dir
+		for _, name := range hosts.Names() {
+			h, _ := hosts.Lookup(name)
+			// Each scope found here, once: the user's with the first
+			// directory, a project's own with each.
+			var scopes []string
+			for _, l := range h.Locations(e) {
+				if (l.Scope == "user" && i > 0) || slices.Contains(scopes, l.Scope) {
+					continue
+				}
+				if _, err := os.Lstat(l.Path); err == nil {
+					scopes = append(scopes, l.Scope)
+				}
+			}
+			for _, scope := range scopes {
+				ff := f
+				ff.project, ff.scope = dir, scope
+				var out bytes.Buffer
+				err := hostsEdit(&out, ff, []string{name}, true)
+				changed = changed || out.Len() > 0
+				w.Write(out.Bytes())
+				if err != nil {
+					where := h.Title + " (" + scope + ")"
+					fmt.Fprintf(errw, "elicitray: %s: %v\n", where, err)
+					failed = append(failed, where)
+				}
+			}
+		}
+	}
+	if !changed && len(failed) == 0 {
+		fmt.Fprintln(w, "no host's config runs a server through elicitray: nothing to unwrap")
 	}
 	if len(failed) > 0 {
 		return runErr(fmt.Errorf("could not unwrap the configs of %s (said above); the others were unwrapped", strings.Join(failed, ", ")))

@@ -284,18 +284,25 @@ of the file is made first); ` + "`elicitray hosts unwrap HOST --all`" + ` takes 
 // TestHostsUnwrapEveryHost: `hosts unwrap --all` with no host (what the
 // Windows uninstaller runs) gives every host's wrapped entries their own
 // commands back, byte for byte, in each host whose config exists, and
-// says so for each; one host's config that cannot be written fails that
-// host alone, with the exit code; run again, it changes nothing.
+// says so for each, in the user's scopes and in every project Claude Code
+// has on record, wherever it is run from; one host's config that cannot
+// be written fails that host alone, with the exit code; run again, it
+// changes nothing and says so.
 func TestHostsUnwrapEveryHost(t *testing.T) {
 	testkit.Home(t)
 	home, project := fakeHosts(t)
-	files := []string{filepath.Join(home, ".cursor", "mcp.json"), filepath.Join(home, ".codex", "config.toml")}
+	files := []string{
+		filepath.Join(home, ".cursor", "mcp.json"),
+		filepath.Join(home, ".codex", "config.toml"),
+		filepath.Join(home, ".claude.json"), // Claude Code's user and local scopes
+		filepath.Join(project, ".mcp.json"), // Claude Code's project scope
+	}
 	var origs [][]byte
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		origs = append(origs, b)
 	}
-	for _, h := range []string{"cursor", "codex"} {
+	for _, h := range []string{"cursor", "codex", "claude-code"} {
 		if _, errOut, code := runBin(t, home, project, "hosts", "wrap", h, "--all"); code != 0 {
 			t.Fatalf("hosts wrap %s: exit %d: %s", h, code, errOut)
 		}
@@ -305,39 +312,38 @@ func TestHostsUnwrapEveryHost(t *testing.T) {
 	}
 	// A config that cannot be written stops its host alone: the others
 	// are unwrapped, its error is on stderr, and the exit code says so.
+	// Run from the home directory: the project's configs are found
+	// through Claude Code's record of it.
 	if err := os.Chmod(files[1], 0o444); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := runBin(t, home, project, "hosts", "unwrap", "--all")
-	if code != 1 || !strings.Contains(errOut, "Codex CLI:") || !strings.Contains(errOut, "read-only") || !strings.Contains(errOut, "could not unwrap the configs of Codex CLI") {
+	out, errOut, code := runBin(t, home, home, "hosts", "unwrap", "--all")
+	if code != 1 || !strings.Contains(errOut, "Codex CLI (user):") || !strings.Contains(errOut, "read-only") || !strings.Contains(errOut, "could not unwrap the configs of Codex CLI (user)") {
 		t.Errorf("hosts unwrap --all with Codex's config read-only: exit %d, said %q", code, errOut)
 	}
-	if back, _ := os.ReadFile(files[0]); !bytes.Equal(back, origs[0]) {
-		t.Errorf("with Codex's config read-only, Cursor's was not unwrapped")
-	}
-	if err := os.Chmod(files[1], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, errOut, code = runBin(t, home, project, "hosts", "unwrap", "--all")
-	if code != 0 {
-		t.Fatalf("hosts unwrap --all: exit %d: %s\n%s", code, errOut, out)
-	}
 	for i, f := range files {
-		if back, _ := os.ReadFile(f); !bytes.Equal(back, origs[i]) {
+		if back, _ := os.ReadFile(f); i != 1 && !bytes.Equal(back, origs[i]) {
 			t.Errorf("%s is not what it was:\n%s", f, cmp.Diff(string(origs[i]), string(back)))
 		}
 	}
-	for _, said := range []string{"Cursor (user)", "Codex CLI (user)", "Restart Codex CLI", "Gemini CLI (user)"} {
+	for _, said := range []string{"Cursor (user)", "web-search     unwrapped", "Claude Code (local)", "Claude Code (project) — " + files[3], "Restart Cursor"} {
 		if !strings.Contains(out, said) {
 			t.Errorf("hosts unwrap --all does not say %q:\n%s", said, out)
 		}
 	}
-	if strings.Contains(out, "Claude Desktop") {
-		t.Errorf("hosts unwrap --all speaks of a host that is not installed:\n%s", out)
+	if strings.Contains(out, "Zed") || strings.Contains(out, "nothing to change") {
+		t.Errorf("hosts unwrap --all speaks of files it did not change:\n%s", out)
 	}
-	out, _, code = runBin(t, home, project, "hosts", "unwrap", "--all")
-	if code != 0 || strings.Contains(out, "backup of the file") {
-		t.Errorf("unwrapping again: exit %d, said:\n%s", code, out)
+	if err := os.Chmod(files[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runBin(t, home, home, "hosts", "unwrap", "--all")
+	if back, _ := os.ReadFile(files[1]); code != 0 || !bytes.Equal(back, origs[1]) || !strings.Contains(out, "Codex CLI (user)") {
+		t.Errorf("hosts unwrap --all again: exit %d, %s: %s\n%s", code, errOut, files[1], out)
+	}
+	out, _, code = runBin(t, home, home, "hosts", "unwrap", "--all")
+	if code != 0 || !strings.Contains(out, "nothing to unwrap") {
+		t.Errorf("unwrapping once more: exit %d, said:\n%s", code, out)
 	}
 }
 

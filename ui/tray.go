@@ -87,7 +87,11 @@ func SetupTray(act TrayActions) *Tray {
 	systray.SetTitle("elicitray")
 	systray.SetTooltip(trayTooltip(0))
 	systray.SetIcon(assets.Icon)
-	start, end := systray.RunWithExternalLoop(nil, nil)
+	// On Windows the icon exists only once the tray's window is made,
+	// after start: what was set before is dropped ("tray not ready yet"),
+	// so it is set again when the tray is ready, with the count of then.
+	ready := func() { t.do(func() { showCount(t.counted) }) }
+	start, end := systray.RunWithExternalLoop(ready, nil)
 	start()
 	t.stop = end
 	t.do(t.render)

@@ -397,8 +397,13 @@ func TestHostsWriteFileFails(t *testing.T) {
 		os.WriteFile(path, []byte("old"), 0o444)
 		os.Chmod(path, 0o444)
 		_, err := WriteFile(path, []byte("old"), []byte("new"), when)
-		if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), path+" is read-only (mode 0444): elicitray does not rewrite a file made read-only") {
-			t.Errorf("error %v, want ErrReadOnly with a sentence", err)
+		// The advice is the system's own way to make it writable.
+		how := "(chmod u+w)"
+		if runtime.GOOS == "windows" {
+			how = "clear Read-only in its Properties"
+		}
+		if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), path+" is read-only") || !strings.Contains(err.Error(), how) {
+			t.Errorf("error %v, want ErrReadOnly with a sentence saying %s", err, how)
 		}
 		if err := Writable(path); !errors.Is(err, ErrReadOnly) {
 			t.Errorf("Writable: %v, want ErrReadOnly", err)

@@ -1,6 +1,8 @@
 package hosts
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,6 +73,42 @@ type Env struct {
 	Project string
 	// GOOS is "linux", "darwin" or "windows"; "" means runtime.GOOS.
 	GOOS string
+}
+
+// ClaudeProjects are the project directories Claude Code keeps servers
+// for in its .claude.json (its local scopes), in the file's order; none
+// when there is no such file or it does not read.
+func ClaudeProjects(e Env) []string {
+	data, err := ReadConfig(filepath.Join(orDefault(e.ClaudeConfigDir, e.Home), ".claude.json"))
+	if err != nil {
+		return nil
+	}
+	var state struct {
+		Projects json.RawMessage `json:"projects"`
+	}
+	if json.Unmarshal(data, &state) != nil || len(state.Projects) == 0 {
+		return nil
+	}
+	// The keys in the file's order: a map would lose it.
+	dec := json.NewDecoder(bytes.NewReader(state.Projects))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var dirs []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return dirs
+		}
+		if dir, ok := tok.(string); ok && filepath.IsAbs(dir) {
+			dirs = append(dirs, dir)
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return dirs
+		}
+	}
+	return dirs
 }
 
 // EnvFromOS returns the Env of the running process, with project (made

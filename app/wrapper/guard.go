@@ -64,8 +64,11 @@ type LiveRelay interface {
 // removed or empty keeps them silently (an editor may be replacing it or
 // writing it in place). cur and keepAlive are what was read at start,
 // from the file as stamp found it. When the file cannot be watched, they
-// stay and the log says that a change applies at the next start.
-func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp config.Stamp, relay LiveRelay, stderr io.Writer) {
+// stay and the log says that a change applies at the next start. The
+// channel returned is closed once the watch has ended and let go of the
+// directory (Windows refuses to remove a directory still watched).
+func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepAlive time.Duration, stamp config.Stamp, relay LiveRelay, stderr io.Writer) <-chan struct{} {
+	ended := make(chan struct{})
 	g := &guardWatch{path: filepath.Clean(path), name: name, relay: relay, stderr: stderr, cur: cur, keepAlive: keepAlive, stamp: stamp}
 	g.dir = filepath.Dir(g.path)
 	w, err := fsnotify.NewWatcher()
@@ -80,7 +83,8 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 	}
 	if err != nil {
 		g.logf("changes to the guard and keep-alive in %s apply when the host starts this wrapper again: the file cannot be watched (%v).", g.path, err)
-		return
+		close(ended)
+		return ended
 	}
 	// The directory's parent too, for the directory itself: removed and
 	// made again (a reset, a dotfiles tool), it is watched again. Without
@@ -90,6 +94,7 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 	// A change between the read at start and the watch is caught here.
 	g.reload()
 	go func() {
+		defer close(ended)
 		defer w.Close()
 		for {
 			select {
@@ -126,6 +131,7 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 			g.reload()
 		}
 	}()
+	return ended
 }
 
 // concerns reports whether ev may have changed the file: an event for the

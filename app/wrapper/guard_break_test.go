@@ -19,7 +19,7 @@ func TestWatchGuardDirectoryRecreated(t *testing.T) {
 	path := filepath.Join(dir, "config.toml")
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log)
+	watchEnded(t, WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log))
 	saveAsSettings(t, path, "[servers.prod]\nguard = [\"deploy\"]\n")
 	if got, want := next(), `elicitray: prod: config.toml changed: calls of "deploy" now wait for your approval.`; got != want {
 		t.Fatalf("log says\n%s\nwant\n%s", got, want)
@@ -55,7 +55,7 @@ func TestWatchGuardSameSizeSameTime(t *testing.T) {
 	path := filepath.Join(dir, "config.toml")
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log)
+	watchEnded(t, WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log))
 	var first os.FileInfo
 	for _, name := range []string{"a", "b"} {
 		tmp := path + ".new"

@@ -41,6 +41,13 @@ func saveAsSettings(t *testing.T, path, text string) {
 	}
 }
 
+// watchEnded makes the test's clean-up wait for the watch to end (t's
+// context is done by then) before its temporary directory is removed:
+// Windows refuses to remove a directory still watched.
+func watchEnded(t *testing.T, ended <-chan struct{}) {
+	t.Cleanup(func() { <-ended })
+}
+
 // relaySettings records what WatchGuard puts in force.
 type relaySettings struct {
 	mu        sync.Mutex
@@ -71,7 +78,7 @@ func TestWatchGuardSaysWhatChanged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "elicitray", "config.toml") // no directory yet
 	relay := &relaySettings{}
 	log, next := watchLog(t)
-	WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log)
+	watchEnded(t, WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log))
 	inForce := func(guard []string, destr bool, keepAlive time.Duration) {
 		t.Helper()
 		relay.mu.Lock()
