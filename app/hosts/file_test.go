@@ -11,10 +11,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/elicitray/elicitray/app/platform"
-	"time"
-
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -384,6 +384,41 @@ func TestHostsDanglingLink(t *testing.T) {
 	}
 	if _, err := ReadConfig(filepath.Join(dir, "none.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing file: error %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestHostsLongPath: a config deeper than Windows' old limit of 260
+// characters (MAX_PATH), under folders whose names have spaces and
+// non-ASCII letters, with Windows line ends, is read, rewritten with a
+// backup of what it was, and read back (Go gives Windows such a path in
+// its long form; make test-windows runs this under Wine).
+func TestHostsLongPath(t *testing.T) {
+	dir := t.TempDir()
+	for utf8.RuneCountInString(dir) <= 300 {
+		dir = filepath.Join(dir, "Zoë Ångström 项目 folder")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatalf("making a folder %d characters long: %v", utf8.RuneCountInString(dir), err)
+	}
+	path := filepath.Join(dir, "claude_desktop_config.json")
+	old := []byte("{\r\n  \"mcpServers\": {}\r\n}\r\n")
+	if err := os.WriteFile(path, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := ReadConfig(path)
+	if err != nil || string(data) != string(old) {
+		t.Fatalf("ReadConfig of a %d-character path: %q, %v", utf8.RuneCountInString(path), data, err)
+	}
+	updated := []byte("{\r\n  \"mcpServers\": {\"a\": {\"command\": \"x\"}}\r\n}\r\n")
+	backup, err := WriteFile(path, data, updated, time.Now())
+	if err != nil {
+		t.Fatalf("WriteFile of a %d-character path: %v", utf8.RuneCountInString(path), err)
+	}
+	if got, _ := ReadConfig(path); string(got) != string(updated) {
+		t.Errorf("read back %q, want %q", got, updated)
+	}
+	if got, err := ReadConfig(backup); err != nil || string(got) != string(old) {
+		t.Errorf("the backup %s holds %q (%v), want what the file was", backup, got, err)
 	}
 }
 
