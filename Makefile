@@ -24,6 +24,8 @@ XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 # it (git describe), or 0.1.0-dev and the commit where there is no tag.
 VERSION ?= $(shell v=$$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null) && echo "$${v#v}" || \
   echo "0.1.0-dev+$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)")
+# Computed once: every artifact of one make run carries the same version.
+VERSION := $(VERSION)
 LDFLAGS := -X github.com/elicitray/elicitray/app.Version=$(VERSION)
 
 # make install: a user install into ~/.local by default; PREFIX=/usr/local
