@@ -278,7 +278,18 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	if f.all && len(servers) > 0 {
 		return usageError{fmt.Errorf("%s takes server names or --all, not both", verb)}
 	}
+	return editLocations(w, f, env, title, host, locs, servers, unwrap)
+}
 
+// editLocations is hosts wrap or unwrap of servers (all of them with
+// --all) in locs, the config files of host (titled title; "file" for
+// --config): each file read and parsed once, edited in memory for all its
+// locations, and written once, with one backup.
+func editLocations(w io.Writer, f hostsFlags, env hosts.Env, title, host string, locs []hosts.Location, servers []string, unwrap bool) error {
+	verb := "wrap"
+	if unwrap {
+		verb = "unwrap"
+	}
 	// Read every file first: nothing is written unless every name is found
 	// and every file parses.
 	var targets []*target
@@ -286,12 +297,14 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 	var found []hosts.Location
 	var absent []string
 	for _, l := range locs {
-		data, err := hosts.ReadConfig(l.Path)
-		if errors.Is(err, fs.ErrNotExist) {
+		var data []byte
+		var err error
+		if i := slices.IndexFunc(targets, func(t *target) bool { return t.path == l.Path }); i >= 0 {
+			data = targets[i].data // read once
+		} else if data, err = hosts.ReadConfig(l.Path); errors.Is(err, fs.ErrNotExist) {
 			absent = append(absent, tildePath(l.Path, env.Home))
 			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return runErr(err)
 		}
 		es, err := hosts.Read(data, l)
@@ -413,12 +426,14 @@ func hostsEdit(w io.Writer, f hostsFlags, args []string, unwrap bool) error {
 }
 
 // unwrapEveryHost is `hosts unwrap --all` with no host: every host's
-// configs that exist here, in every scope: the user's, the current
-// project's, and those of every project Claude Code has on record
-// (.claude.json), so that an uninstall leaves no host running a program
-// that is gone. Only the files that change are said. A host that fails
-// does not stop the others (its error goes to errw), and the command
-// fails at the end if any did.
+// configs found here, in every scope: the user's, the current project's,
+// and those of every project Claude Code has on record (.claude.json), so
+// that an uninstall leaves no host running a program that is gone. A file
+// that does not name elicitray has nothing to unwrap and is not read
+// further (nor does it fail the command when it does not parse). Each
+// host's files are edited once, for all their scopes; only the files that
+// change are said. A host that fails does not stop the others (its error
+// goes to errw), and the command fails at the end if any did.
 func unwrapEveryHost(w, errw io.Writer, f hostsFlags) error {
 	if f.scope != "" {
 		return usageError{errors.New("unwrap --all with no host takes no --scope: name a host to unwrap one scope of it")}
@@ -428,43 +443,47 @@ func unwrapEveryHost(w, errw io.Writer, f hostsFlags) error {
 		return runErr(err)
 	}
 	dirs := []string{env.Project}
-	for _, d := range hosts.ClaudeProjects(env) {
+	for _, d := range hosts.ClaudeProjects(env, "elicitray") {
 		if !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
+	mentions := map[string]bool{} // per file: whether it names elicitray
+	names := func(path string) bool {
+		if m, ok := mentions[path]; ok {
+			return m
+		}
+		data, err := hosts.ReadConfig(path)
+		mentions[path] = err == nil && bytes.Contains(bytes.ToLower(data), []byte("elicitray"))
+		return mentions[path]
+	}
 	f.quiet = true
 	var failed []string
 	changed := false
-	for i, dir := range dirs {
-		e := env
-		e.Project = dir
-		for _, name := range hosts.Names() {
-			h, _ := hosts.Lookup(name)
-			// Each scope found here, once: the user's with the first
-			// directory, a project's own with each.
-			var scopes []string
+	for _, name := range hosts.Names() {
+		h, _ := hosts.Lookup(name)
+		var locs []hosts.Location
+		for i, dir := range dirs {
+			e := env
+			e.Project = dir
 			for _, l := range h.Locations(e) {
-				if (l.Scope == "user" && i > 0) || slices.Contains(scopes, l.Scope) {
+				if l.Scope == "user" && i > 0 || !names(l.Path) ||
+					slices.ContainsFunc(locs, func(m hosts.Location) bool { return m.Path == l.Path && slices.Equal(m.Servers, l.Servers) }) {
 					continue
 				}
-				if _, err := os.Lstat(l.Path); err == nil {
-					scopes = append(scopes, l.Scope)
-				}
+				locs = append(locs, l)
 			}
-			for _, scope := range scopes {
-				ff := f
-				ff.project, ff.scope = dir, scope
-				var out bytes.Buffer
-				err := hostsEdit(&out, ff, []string{name}, true)
-				changed = changed || out.Len() > 0
-				w.Write(out.Bytes())
-				if err != nil {
-					where := h.Title + " (" + scope + ")"
-					fmt.Fprintf(errw, "elicitray: %s: %v\n", where, err)
-					failed = append(failed, where)
-				}
-			}
+		}
+		if len(locs) == 0 {
+			continue
+		}
+		var out bytes.Buffer
+		err := editLocations(&out, f, env, h.Title, h.Name, locs, nil, true)
+		changed = changed || out.Len() > 0
+		w.Write(out.Bytes())
+		if err != nil {
+			fmt.Fprintf(errw, "elicitray: %s: %v\n", h.Title, err)
+			failed = append(failed, h.Title)
 		}
 	}
 	if !changed && len(failed) == 0 {
@@ -499,7 +518,9 @@ func (t *target) edit(data []byte, all, unwrap bool, bin string) ([]byte, error)
 			return nil, fmt.Errorf("%w (nothing was changed)", err)
 		}
 		t.changes = append(t.changes, cs...)
-		t.scopes = append(t.scopes, l.Scope)
+		if !slices.Contains(t.scopes, l.Scope) { // the local scopes of several projects are one
+			t.scopes = append(t.scopes, l.Scope)
+		}
 	}
 	return t.out, nil
 }

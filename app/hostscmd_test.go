@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -318,7 +319,7 @@ func TestHostsUnwrapEveryHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runBin(t, home, home, "hosts", "unwrap", "--all")
-	if code != 1 || !strings.Contains(errOut, "Codex CLI (user):") || !strings.Contains(errOut, "read-only") || !strings.Contains(errOut, "could not unwrap the configs of Codex CLI (user)") {
+	if code != 1 || !strings.Contains(errOut, "Codex CLI: ") || !strings.Contains(errOut, "read-only") || !strings.Contains(errOut, "could not unwrap the configs of Codex CLI ") {
 		t.Errorf("hosts unwrap --all with Codex's config read-only: exit %d, said %q", code, errOut)
 	}
 	for i, f := range files {
@@ -326,7 +327,7 @@ func TestHostsUnwrapEveryHost(t *testing.T) {
 			t.Errorf("%s is not what it was:\n%s", f, cmp.Diff(string(origs[i]), string(back)))
 		}
 	}
-	for _, said := range []string{"Cursor (user)", "web-search     unwrapped", "Claude Code (local)", "Claude Code (project) — " + files[3], "Restart Cursor"} {
+	for _, said := range []string{"Cursor (user)", "web-search     unwrapped", "Claude Code (user, local) — " + files[2], "Claude Code (project) — " + files[3], "Restart Cursor"} {
 		if !strings.Contains(out, said) {
 			t.Errorf("hosts unwrap --all does not say %q:\n%s", said, out)
 		}
@@ -344,6 +345,66 @@ func TestHostsUnwrapEveryHost(t *testing.T) {
 	out, _, code = runBin(t, home, home, "hosts", "unwrap", "--all")
 	if code != 0 || !strings.Contains(out, "nothing to unwrap") {
 		t.Errorf("unwrapping once more: exit %d, said:\n%s", code, out)
+	}
+}
+
+// TestHostsUnwrapEveryHostManyProjects: five projects in Claude Code's
+// .claude.json, each with a server whose args are empty, wrapped one
+// project at a time (five backups of the file, as many as are kept), come
+// back byte for byte from one `hosts unwrap --all` run elsewhere: the file
+// is edited once, from the backups made before each wrap (edited once per
+// project, each edit's backup pushed out the oldest of them, and its
+// empty args with it). A config that
+// does not parse and has nothing of elicitray in it (Cursor's, here) is
+// left alone and fails nothing.
+func TestHostsUnwrapEveryHostManyProjects(t *testing.T) {
+	testkit.Home(t)
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var projects []string
+	state := `{"mcpServers":{},"projects":{`
+	for i := range 5 {
+		dir := filepath.Join(home, fmt.Sprintf("项目 %d", i))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		projects = append(projects, dir)
+		if i > 0 {
+			state += ","
+		}
+		state += fmt.Sprintf("\n  %q: {\"mcpServers\": {\"srv%d\": {\"type\": \"stdio\", \"command\": \"srv%d\", \"args\": [], \"env\": {}}}}", dir, i, i)
+	}
+	state += "\n}}\n"
+	claude := filepath.Join(home, ".claude.json")
+	if err := os.WriteFile(claude, []byte(state), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(cursor), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cursor, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range projects {
+		if _, errOut, code := runBin(t, home, dir, "hosts", "wrap", "claude-code", "--all", "--scope", "local"); code != 0 {
+			t.Fatalf("hosts wrap in %s: exit %d: %s", dir, code, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(claude); strings.Count(string(b), `"wrap"`) != 5 {
+		t.Fatalf("after wrapping five projects .claude.json is:\n%s", b)
+	}
+	out, errOut, code := runBin(t, home, home, "hosts", "unwrap", "--all")
+	if code != 0 {
+		t.Fatalf("hosts unwrap --all: exit %d: %s\n%s", code, errOut, out)
+	}
+	if back, _ := os.ReadFile(claude); string(back) != state {
+		t.Errorf(".claude.json is not what it was:\n%s", cmp.Diff(state, string(back)))
+	}
+	if n := strings.Count(out, "backup of the file as it was"); n != 1 {
+		t.Errorf("hosts unwrap --all wrote .claude.json %d times, want once:\n%s", n, out)
 	}
 }
 

@@ -76,9 +76,10 @@ type Env struct {
 }
 
 // ClaudeProjects are the project directories Claude Code keeps servers
-// for in its .claude.json (its local scopes), in the file's order; none
-// when there is no such file or it does not read.
-func ClaudeProjects(e Env) []string {
+// for in its .claude.json (its local scopes), as the file writes them and
+// in its order, those whose entry mentions the text mentioning (any case;
+// "" for all); none when there is no such file or it does not read.
+func ClaudeProjects(e Env, mentioning string) []string {
 	data, err := ReadConfig(filepath.Join(orDefault(e.ClaudeConfigDir, e.Home), ".claude.json"))
 	if err != nil {
 		return nil
@@ -100,12 +101,13 @@ func ClaudeProjects(e Env) []string {
 		if err != nil {
 			return dirs
 		}
-		if dir, ok := tok.(string); ok && filepath.IsAbs(dir) {
-			dirs = append(dirs, dir)
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
+		var entry json.RawMessage
+		if dec.Decode(&entry) != nil {
 			return dirs
+		}
+		dir, ok := tok.(string)
+		if ok && filepath.IsAbs(dir) && bytes.Contains(bytes.ToLower(entry), []byte(strings.ToLower(mentioning))) {
+			dirs = append(dirs, dir)
 		}
 	}
 	return dirs
