@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -352,6 +353,9 @@ func templateVars(v any) []string {
 // zh_Hans.json. Entries no code uses fail too, so that the files stay what
 // the windows say.
 func TestEveryShownStringIsTranslated(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("it reads the source with go list, which the Windows test binary has not under Wine; the source is the same on Linux, which runs it")
+	}
 	used := map[string]string{}
 	for _, dir := range translatedDirs(t) {
 		s := parseSource(t, dir)
@@ -420,6 +424,9 @@ func TestEveryShownStringIsTranslated(t *testing.T) {
 // language back afterwards.
 func withLocale(t *testing.T, env map[string]string) {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("on Windows the language is the user's display language, not the environment's (go-locale asks the system): the catalogs are the same on Linux, which runs it")
+	}
 	// Cleanups run last first: this one after t.Setenv's restores.
 	t.Cleanup(loadTranslations)
 	for _, k := range []string{"LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE"} {
