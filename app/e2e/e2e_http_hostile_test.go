@@ -472,19 +472,20 @@ func TestEndToEndHTTPStrayIDOnGETStream(t *testing.T) {
 	}
 }
 
-// TestEndToEndHTTPParallelHeldEvents: eight calls in flight at once are
+// TestEndToEndHTTPParallelHeldEvents: sixteen calls in flight at once are
 // each answered with an event of 3 MiB (inside the ceiling of 4 MiB) that
 // does not end. What the server's messages being read hold together stops
 // at twice the ceiling: the calls past it get an error saying so, the
-// wrapper's peak memory stays within 5× the ceiling of where it was, the two
+// wrapper's peak memory stays within 6× the ceiling of where it was, the two
 // held answers reach the host once the server ends them, and the next
-// call is answered. (The bound is twice the ceiling held, and the heap each
-// message starts on before it moves into a mapping, msgbuf.go; without the
-// budget the eight held 24 MiB.)
+// call is answered. (The bound is twice the ceiling held, the heap each
+// message starts on before it moves into a mapping, msgbuf.go, and what the
+// collector has not yet given back on a busy machine: 12.5 to 20.4 MiB
+// measured; without the budget the sixteen would hold 48 MiB.)
 func TestEndToEndHTTPParallelHeldEvents(t *testing.T) {
 	// Not in parallel: it measures the wrapper's memory, which the
 	// load of other tests' processes would blur.
-	const calls = 8
+	const calls = 16
 	finish := make(chan struct{})
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
 		if id == "100" {
@@ -517,7 +518,7 @@ func TestEndToEndHTTPParallelHeldEvents(t *testing.T) {
 			t.Errorf("a call got %.300q, want an error saying %q", got, inFlight)
 		}
 	}
-	w.checkPeak(t, base, 5)
+	w.checkPeak(t, base, 6)
 	close(finish)
 	for range 2 {
 		if got := w.next(t); !strings.Contains(got, `"result"`) || !strings.Contains(got, "xxxx") {
