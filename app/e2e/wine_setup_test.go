@@ -68,7 +68,7 @@ func TestWindowsInstallerUnderWine(t *testing.T) {
 
 	// Claude Desktop's config, at its Windows place, with Windows line ends.
 	claude := filepath.Join(appData, "Claude", "claude_desktop_config.json")
-	orig := []byte("{\r\n  \"mcpServers\": {\r\n    \"files\": {\r\n      \"command\": \"npx\",\r\n      \"args\": [\"-y\", \"server-files\"]\r\n    }\r\n  }\r\n}\r\n")
+	orig := []byte(crlfClaudeConfig)
 	if err := os.MkdirAll(filepath.Dir(claude), 0o700); err != nil {
 		t.Fatal(err)
 	}

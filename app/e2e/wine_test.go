@@ -89,7 +89,7 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(hostCfg), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	orig := []byte("{\r\n  \"mcpServers\": {\r\n    \"files\": {\r\n      \"command\": \"npx\",\r\n      \"args\": [\"-y\", \"server-files\"]\r\n    }\r\n  }\r\n}\r\n")
+	orig := []byte(crlfClaudeConfig)
 	if err := os.WriteFile(hostCfg, orig, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -97,16 +97,7 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 		t.Fatalf("hosts wrap: %v\n%s", err, out)
 	}
 	wrapped, _ := os.ReadFile(hostCfg)
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(wrapped, &cfg); err != nil {
-		t.Fatalf("the wrapped config is no JSON (%v):\n%s", err, wrapped)
-	}
-	e := cfg.MCPServers["files"]
+	e := claudeEntry(t, hostCfg)
 	if !strings.EqualFold(e.Command, winPath(exe)) || strings.Join(e.Args, " ") != "wrap --name files -- npx -y server-files" ||
 		bytes.Count(wrapped, []byte("\r\n")) != bytes.Count(wrapped, []byte("\n")) {
 		t.Errorf("hosts wrap wrote:\n%q\nwant the entry run through %s, every line ending CRLF", wrapped, winPath(exe))
@@ -118,6 +109,10 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 		t.Errorf("hosts unwrap left:\n%q\nwant the file as it was:\n%q", back, orig)
 	}
 }
+
+// crlfClaudeConfig is a Claude Desktop config as Windows writes it: one
+// stdio server, files, and CRLF line ends.
+const crlfClaudeConfig = "{\r\n  \"mcpServers\": {\r\n    \"files\": {\r\n      \"command\": \"npx\",\r\n      \"args\": [\"-y\", \"server-files\"]\r\n    }\r\n  }\r\n}\r\n"
 
 // wineRun runs elicitray.exe under Wine with an ELICITRAY_HOME of the
 // test's own.
