@@ -14,10 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,7 +22,6 @@ import (
 	"time"
 
 	"github.com/elicitray/elicitray/app/paths"
-	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 )
@@ -235,47 +231,24 @@ func hasSecret(req *bridge.Request, form *elicit.Form) bool {
 // rules command. Each call reads the file afresh.
 type Memory struct {
 	Path string
-	// mu orders this process's changes; the lock file orders them with
-	// other processes'.
-	mu sync.Mutex
+	once sync.Once
+	file paths.JSONFile
 }
 
 // ErrRuleNotFound is Forget's error for an ID no rule has.
 var ErrNotFound = errors.New("no remembered rule has that number")
 
+// json is the file at m.Path.
+func (m *Memory) json() *paths.JSONFile {
+	m.once.Do(func() { m.file.Path, m.file.Lock, m.file.What = m.Path, rememberedLock, "remembered answers" })
+	return &m.file
+}
+
 // Load reads the file; a missing file is an empty one.
 func (m *Memory) Load() (RememberedFile, error) {
 	var rf RememberedFile
-	f, err := platform.OpenFile(m.Path, os.O_RDONLY|platform.ONonblock, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return rf, nil
-	}
-	if errors.Is(err, platform.ErrSymlink) {
-		return rf, fmt.Errorf("%s is a symbolic link, which elicitray does not read through (remove it if you did not make it): %w", m.Path, paths.ErrUntrusted)
-	}
-	if err != nil {
-		return rf, fmt.Errorf("opening the remembered answers: %w", err)
-	}
-	defer f.Close()
-	if o, ok := platform.OwnerOf(f); ok && !o.IsMe() {
-		return rf, fmt.Errorf("%s belongs to %s, not to you: %w", m.Path, o, paths.ErrUntrusted)
-	}
-	if fi, err := f.Stat(); err == nil {
-		if !fi.Mode().IsRegular() {
-			return rf, fmt.Errorf("%s is not a regular file: %w", m.Path, paths.ErrUntrusted)
-		}
-		if why := platform.FileOpenToOthers(m.Path, fi); why != "" {
-			return rf, fmt.Errorf("%s is open to other users (%s): %w", m.Path, why, paths.ErrUntrusted)
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
-	if err != nil {
-		return rf, fmt.Errorf("reading the remembered answers: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // the digits the user gave
-	if err := dec.Decode(&rf); err != nil {
-		return RememberedFile{}, fmt.Errorf("%s is not a file of remembered answers (%v); move it away to start afresh", m.Path, err)
+	if err := m.json().Read(&rf); err != nil {
+		return RememberedFile{}, err
 	}
 	return rf, nil
 }
@@ -283,38 +256,8 @@ func (m *Memory) Load() (RememberedFile, error) {
 // change applies edit to the file under the lock and writes it back in one
 // rename, unless edit returns an error.
 func (m *Memory) change(edit func(*RememberedFile) error) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	dir := filepath.Dir(m.Path)
-	if err := paths.MakePrivateDir("the data directory", dir); err != nil {
-		return err
-	}
-	lock, err := platform.OpenFile(filepath.Join(dir, rememberedLock), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return fmt.Errorf("opening the remembered answers' lock: %w", err)
-	}
-	defer lock.Close()
-	if err := platform.Lock(lock); err != nil {
-		return fmt.Errorf("locking the remembered answers: %w", err)
-	}
-	defer platform.Unlock(lock)
-	rf, err := m.Load()
-	if err != nil {
-		return err
-	}
-	if err := edit(&rf); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(rf, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the remembered answers: %w", err)
-	}
-	// A new file of our own, renamed over the old: a link planted at the
-	// path is replaced, never written through.
-	if err := platform.ReplaceFile(m.Path, append(b, '\n')); err != nil {
-		return fmt.Errorf("saving the remembered answers: %w", err)
-	}
-	return nil
+	var rf RememberedFile
+	return m.json().Edit(&rf, func() error { return edit(&rf) })
 }
 
 // Rules returns the rules in force at now, oldest first.
