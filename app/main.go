@@ -230,6 +230,7 @@ func newRoot(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, stderr
 		newHistoryCmd(ctx, p, stdout),
 		newAutostartCmd(stdout),
 		newRulesCmd(p, stdout),
+		newToolsCmd(p, stdout),
 		newMenuCmd(ctx, p),
 		newDoctorCmd(ctx, p, stdout),
 		newHostsCmd(stdout, stderr),
@@ -364,6 +365,7 @@ func newWrapCmd(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, std
 				KeepAlive:        settings.keepAlive,
 				Guard:            settings.guard.Guard,
 				GuardDestructive: settings.guard.GuardDestructive,
+				Pins:             wrapper.Pins(p, name, stderr),
 				PromptTimeout:    settings.timeout,
 				Log:              stderr,
 			})

@@ -49,6 +49,28 @@ const ModeToolCall = "tool call"
 type toolInfo struct {
 	title, description string
 	destructive        bool
+	// changed is how its definition changed since the user saw it, while
+	// they have not accepted it (Options.Pins); "" when it has not.
+	changed string
+}
+
+// ToolDef is what a tools/list said of one tool, as Options.Pins keeps it
+// (MCP server/tools, Tool).
+type ToolDef struct {
+	Title, Description       string
+	InputSchema, Annotations json.RawMessage
+}
+
+// ToolPins is the user's pinned tool definitions (Options.Pins).
+type ToolPins interface {
+	// Listed takes the definitions of one tools/list result, by tool
+	// name, and returns those among them whose definitions changed since
+	// the user saw them and are not accepted, each with a readable
+	// account of the change.
+	Listed(defs map[string]ToolDef) map[string]string
+	// Waits reports whether the changed tool name still waits for the
+	// user's acceptance: they may have accepted it since the list.
+	Waits(name string) bool
 }
 
 // guard holds the host's guarded tools/calls until the user decides.
@@ -80,6 +102,12 @@ type guard struct {
 	// listing is len(lists), stored under mu: every reply asks (listing),
 	// without the lock.
 	listing atomic.Int32
+	// pins is Options.Pins; changed are the tools whose definitions
+	// changed and wait for the user's acceptance, with the account of the
+	// change, by name; waiting is len(changed), stored under mu.
+	pins    ToolPins
+	changed map[string]string
+	waiting atomic.Int32
 }
 
 // guardSettings is one version of what the user guards; it is never
@@ -102,6 +130,7 @@ func newGuard(r *Relay) *guard {
 		host:   newHostAsks(r.w, newIDPrefix(), r.opts.PromptTimeout),
 		follow: r.trackCall,
 		tools:  map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
+		pins: r.opts.Pins, changed: map[string]string{},
 	}
 	g.set(r.opts.Guard, r.opts.GuardDestructive)
 	return g
@@ -133,7 +162,7 @@ func (g *guard) tracked() int {
 }
 
 // on reports whether the user guards any tool of this server now.
-func (g *guard) on() bool { return g.settings.Load().on() }
+func (g *guard) on() bool { return g.settings.Load().on() || g.waiting.Load() > 0 }
 
 // awaitsList reports whether a host's tools/list waits for its result,
 // which the guard reads to learn the tools (the fast path then gives
@@ -161,42 +190,67 @@ func (g *guard) noteRequest(env *envelope) {
 
 // fromServer reads the reply with id key when it answers a host's
 // tools/list: its tools are learned (MCP 2025-06-18, server/tools: name,
-// title, description, annotations). The reply passes on unchanged.
+// title, description, input schema, annotations), and compared with the
+// user's pins (Options.Pins). The reply passes on unchanged, once this
+// returns: a call of a changed tool that the host sends after reading the
+// list is guarded.
 func (g *guard) fromServer(key string, result json.RawMessage) {
 	if g.listing.Load() == 0 {
 		return
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if !g.lists[key] {
+		g.mu.Unlock()
 		return
 	}
 	delete(g.lists, key)
 	g.listing.Store(int32(len(g.lists)))
 	var list struct {
 		Tools []struct {
-			Name        string `json:"name"`
-			Title       string `json:"title"`
-			Description string `json:"description"`
-			Annotations struct {
-				Title           string `json:"title"`
-				DestructiveHint *bool  `json:"destructiveHint"`
-			} `json:"annotations"`
+			Name        string          `json:"name"`
+			Title       string          `json:"title"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+			Annotations json.RawMessage `json:"annotations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &list) != nil {
+		g.mu.Unlock()
 		return // an error reply, or a result that is not a list: nothing learned
 	}
+	defs := make(map[string]ToolDef, len(list.Tools))
 	for _, t := range list.Tools {
+		var ann struct {
+			Title           string `json:"title"`
+			DestructiveHint *bool  `json:"destructiveHint"`
+		}
+		_ = json.Unmarshal(t.Annotations, &ann) // absent or not an object: no annotations
 		info := toolInfo{title: t.Title, description: t.Description}
 		if info.title == "" {
-			info.title = t.Annotations.Title
+			info.title = ann.Title
 		}
 		// Only an explicit true: the spec's default (true, when
 		// readOnlyHint is false) would guard every unannotated tool.
-		info.destructive = t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint
+		info.destructive = ann.DestructiveHint != nil && *ann.DestructiveHint
 		g.tools[t.Name] = info
+		defs[t.Name] = ToolDef{Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations}
 	}
+	g.mu.Unlock()
+	if g.pins == nil || len(defs) == 0 {
+		return
+	}
+	// The pins are a file: read and written outside the lock.
+	changed := g.pins.Listed(defs)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for name := range defs {
+		if account, ok := changed[name]; ok {
+			g.changed[name] = account
+		} else {
+			delete(g.changed, name)
+		}
+	}
+	g.waiting.Store(int32(len(g.changed)))
 }
 
 // heldCall is one guarded call held.
@@ -216,12 +270,24 @@ type heldCall struct {
 // the server said of the tool.
 func (g *guard) guarded(name string) (toolInfo, bool) {
 	s := g.settings.Load()
-	if !s.on() {
+	if !g.on() {
 		return toolInfo{}, false
 	}
 	g.mu.Lock()
 	info := g.tools[name]
+	account, changed := g.changed[name]
 	g.mu.Unlock()
+	if changed {
+		if g.pins.Waits(name) {
+			info.changed = account
+			return info, true
+		}
+		// Accepted since the list (elicitray tools accept).
+		g.mu.Lock()
+		delete(g.changed, name)
+		g.waiting.Store(int32(len(g.changed)))
+		g.mu.Unlock()
+	}
 	if s.destructive && info.destructive {
 		return info, true
 	}

@@ -38,6 +38,12 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 		fmt.Fprintf(&b, " (%s)", t)
 	}
 	b.WriteString(". It runs only if you approve it.\n")
+	if info.changed != "" {
+		// Before the rest: it is why this call waits.
+		b.WriteString("\nThe server changed this tool's definition since you first saw it, and you have not accepted the change; until you do (elicitray tools accept), each call waits for you here. What changed:\n")
+		b.WriteString(c.text(info.changed, guardMaxDescription))
+		b.WriteString("\n")
+	}
 	if d := c.text(info.description, guardMaxDescription); d != "" {
 		b.WriteString("\nWhat the server says it does:\n")
 		b.WriteString(d)

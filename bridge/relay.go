@@ -63,6 +63,11 @@ type Options struct {
 	// GuardDestructive guards, besides, every tool the server's tools/list
 	// annotated destructiveHint: true. False guards only Guard's.
 	GuardDestructive bool
+	// Pins, when set, keeps the tool definitions the user has seen
+	// (app/toolpins): each tools/list result passes through it, and the
+	// calls of a tool whose definition changed since are guarded, their
+	// window showing the change, until the user accepts it (guard.go).
+	Pins ToolPins
 	// PromptTimeout is how long a guarded call asked in the host (no
 	// desktop could show the window, guardhost.go) waits for the host's
 	// answer; then the host's prompt is withdrawn and the call denied, as

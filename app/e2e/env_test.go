@@ -55,6 +55,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(rawAskServerEnv) != "" {
 		os.Exit(rawAskServe())
 	}
+	// TestEndToEndToolChanged (e2e_toolpins_test.go) runs it as a server
+	// that rewrites a tool.
+	if os.Getenv(rugPullServerEnv) != "" {
+		os.Exit(rugPullServe())
+	}
 	os.Exit(testkit.Run(m))
 }
 

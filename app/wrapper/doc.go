@@ -16,5 +16,6 @@
 // the same Approver (NewRemoteOAuth, WithRemoteOAuth).
 //
 // Files: approver.go (the Approver), guard.go (following config.toml),
-// oauthconsent.go (sign-in asked like a URL-mode elicitation).
+// pins.go (the relay's pinned tools, app/toolpins), oauthconsent.go
+// (sign-in asked like a URL-mode elicitation).
 package wrapper

@@ -1,0 +1,252 @@
+// Package toolpins keeps, per server, the tool definitions the user has
+// seen: what a server's tools/list said of each tool (its title,
+// description, input schema and annotations) the first time the wrapper
+// saw it pass. A later list that says otherwise is a change: the tool's
+// calls wait behind the guard, and their window shows the change, until the
+// user accepts it (`elicitray tools accept`). A server that rewrites a
+// trusted tool's description or schema after the fact ("rug pull", "tool
+// poisoning") is caught so (docs/how-it-works.md, "Pinned tools").
+//
+// The pins are one JSON file beside history.db (tools.json, 0600), changed
+// by the wrappers and the tools command under a lock file (tools.lock), as
+// the remembered answers are (paths.JSONFile).
+package toolpins
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/elicitray/elicitray/app/paths"
+)
+
+// Def is what a tools/list said of one tool (MCP server/tools, Tool).
+type Def struct {
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+}
+
+// Same reports whether d and e define the tool alike: the same texts, and
+// the same JSON in the schema and the annotations, whatever the order of
+// their members or their spacing.
+func (d Def) Same(e Def) bool {
+	return d.Title == e.Title && d.Description == e.Description &&
+		bytes.Equal(canonical(d.InputSchema), canonical(e.InputSchema)) &&
+		bytes.Equal(canonical(d.Annotations), canonical(e.Annotations))
+}
+
+// canonical is raw with its object members sorted and no spacing (numbers
+// as written); raw itself when it is not JSON.
+func canonical(raw json.RawMessage) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(v) // encoding/json sorts map keys
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// Tool is one pinned tool.
+type Tool struct {
+	// Def is the definition the user has: the first one seen, or the last
+	// one accepted.
+	Def Def `json:"definition"`
+	// Since is when Def was pinned or accepted.
+	Since time.Time `json:"since"`
+	// Changed is what the server lists now, when it differs from Def and
+	// the user has not accepted it; ChangedAt is when it was first seen.
+	Changed   *Def      `json:"changed,omitempty"`
+	ChangedAt time.Time `json:"changedAt,omitzero"`
+}
+
+// file is tools.json.
+type file struct {
+	// Servers are the pins by server name (wrap --name), then by tool.
+	Servers map[string]map[string]*Tool `json:"servers"`
+}
+
+// Store is the pinned tools of one user. Each call reads the file afresh.
+type Store struct{ f paths.JSONFile }
+
+// New is the store of paths p.
+func New(p paths.Paths) *Store {
+	return &Store{f: paths.JSONFile{Path: filepath.Join(filepath.Dir(p.History), "tools.json"), Lock: "tools.lock", What: "pinned tools"}}
+}
+
+// Listed takes what one tools/list result of server said, by tool name:
+// a tool seen for the first time is pinned; one whose definition differs
+// from its pin is noted as changed (and a change taken back, the server
+// listing the pinned definition again, is forgotten). It returns the tools
+// whose calls wait for the user: those changed and not accepted, as they
+// stand after the list.
+func (s *Store) Listed(server string, defs map[string]Def, now time.Time) (map[string]Tool, error) {
+	var f file
+	changed := map[string]Tool{}
+	err := s.f.Edit(&f, func() error {
+		if f.Servers == nil {
+			f.Servers = map[string]map[string]*Tool{}
+		}
+		pins := f.Servers[server]
+		if pins == nil {
+			pins = map[string]*Tool{}
+			f.Servers[server] = pins
+		}
+		for name, d := range defs {
+			t := pins[name]
+			switch {
+			case t == nil:
+				pins[name] = &Tool{Def: d, Since: now}
+			case t.Def.Same(d):
+				t.Changed, t.ChangedAt = nil, time.Time{}
+			default:
+				if t.Changed == nil || !t.Changed.Same(d) {
+					d := d
+					t.Changed, t.ChangedAt = &d, now
+				}
+				changed[name] = *t
+			}
+		}
+		return nil
+	})
+	return changed, err
+}
+
+// Server returns server's pins, by tool name.
+func (s *Store) Server(server string) (map[string]Tool, error) {
+	var f file
+	if err := s.f.Read(&f); err != nil {
+		return nil, err
+	}
+	out := map[string]Tool{}
+	for name, t := range f.Servers[server] {
+		out[name] = *t
+	}
+	return out, nil
+}
+
+// Servers returns the names of the servers with pins, sorted.
+func (s *Store) Servers() ([]string, error) {
+	var f file
+	if err := s.f.Read(&f); err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(f.Servers)), nil
+}
+
+// Accept makes the changed definitions of server's tools named (all its
+// changed tools when none is named) the ones the user has, from now; it
+// returns the tools accepted. A named tool with no change waiting is an
+// error that names it.
+func (s *Store) Accept(server string, names []string, now time.Time) ([]string, error) {
+	var f file
+	var done []string
+	err := s.f.Edit(&f, func() error {
+		pins := f.Servers[server]
+		if len(names) == 0 {
+			for name, t := range pins {
+				if t.Changed != nil {
+					names = append(names, name)
+				}
+			}
+		}
+		for _, name := range names {
+			t := pins[name]
+			if t == nil || t.Changed == nil {
+				return fmt.Errorf("%s's tool %q has no changed definition waiting to be accepted", server, name)
+			}
+			t.Def, t.Since, t.Changed, t.ChangedAt = *t.Changed, now, nil, time.Time{}
+			done = append(done, name)
+		}
+		return nil
+	})
+	slices.Sort(done)
+	return done, err
+}
+
+// Forget removes server's pins of the tools named (all of them when none
+// is named): the next list pins what it says as new. It returns how many
+// were removed.
+func (s *Store) Forget(server string, names []string) (int, error) {
+	var f file
+	n := 0
+	err := s.f.Edit(&f, func() error {
+		pins := f.Servers[server]
+		if len(names) == 0 {
+			n = len(pins)
+			delete(f.Servers, server)
+			return nil
+		}
+		for _, name := range names {
+			if _, ok := pins[name]; !ok {
+				return fmt.Errorf("%s has no pinned tool %q", server, name)
+			}
+			delete(pins, name)
+			n++
+		}
+		if len(pins) == 0 {
+			delete(f.Servers, server)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Diff is a readable account of what changed from old to new: each text
+// that differs, and the schema and annotations, as unified diffs of their
+// lines (JSON indented, members sorted), "-" before a pinned line and "+"
+// before a line listed now, "…" between the places that changed.
+func Diff(old, new Def) string {
+	var b strings.Builder
+	part := func(what, a, z string) {
+		if a == z {
+			return
+		}
+		d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+			A: difflib.SplitLines(a + "\n"), B: difflib.SplitLines(z + "\n"), Context: 2,
+		})
+		fmt.Fprintf(&b, "%s (- pinned, + listed now):\n", what)
+		hunks := 0
+		for line := range strings.Lines(d) {
+			if strings.HasPrefix(line, "@@") {
+				// A hunk's line numbers say nothing to a person.
+				if hunks++; hunks > 1 {
+					b.WriteString("…\n")
+				}
+				continue
+			}
+			b.WriteString(line)
+		}
+	}
+	part("Title", old.Title, new.Title)
+	part("Description", old.Description, new.Description)
+	part("Input schema", indented(old.InputSchema), indented(new.InputSchema))
+	part("Annotations", indented(old.Annotations), indented(new.Annotations))
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// indented is raw's canonical form, indented by two spaces a level.
+func indented(raw json.RawMessage) string {
+	c := canonical(raw)
+	var b bytes.Buffer
+	if json.Indent(&b, c, "", "  ") != nil {
+		return string(c)
+	}
+	return b.String()
+}

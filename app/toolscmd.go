@@ -1,0 +1,131 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/toolpins"
+	"github.com/elicitray/elicitray/chars"
+)
+
+// newToolsCmd is `elicitray tools list|accept|forget`: the tool
+// definitions pinned per server (app/toolpins). It reads and changes the
+// pins file itself, hub or no hub: a running wrapper reads it afresh at
+// the next call of a changed tool, so a change accepted here lets that
+// call pass.
+func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List, accept or forget the tool definitions pinned for each server",
+		Long: "The first time a wrapped server lists a tool, elicitray pins what it said of it: its title,\n" +
+			"description, input schema and annotations. When a later list says otherwise, every call of\n" +
+			"that tool waits for your approval in a window that shows what changed, until you accept the\n" +
+			"new definition here. A server that rewrites a tool you trusted is caught so.",
+		Args: cobra.NoArgs,
+	}
+	store := toolpins.New(p)
+	list := &cobra.Command{
+		Use:     "list [SERVER]",
+		Short:   "List the pinned tools (of one server), and the changes waiting for you",
+		Example: "  elicitray tools list\n  elicitray tools list github",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			servers, err := store.Servers()
+			if err != nil {
+				return runErr(err)
+			}
+			if len(args) == 1 {
+				if !slices.Contains(servers, args[0]) {
+					return runErr(fmt.Errorf("no tools of %s are pinned: they are when it lists them through `elicitray wrap --name %s`", args[0], args[0]))
+				}
+				servers = args
+			}
+			if len(servers) == 0 {
+				fmt.Fprintln(stdout, "No tools are pinned. A wrapped server's tools are pinned the first time it lists them.")
+				return nil
+			}
+			tw := chars.NewColumns(stdout)
+			fmt.Fprintln(tw, "SERVER\tTOOL\tPINNED\tSTATE")
+			for _, server := range servers {
+				pins, err := store.Server(server)
+				if err != nil {
+					return runErr(err)
+				}
+				for _, name := range slices.Sorted(maps.Keys(pins)) {
+					t := pins[name]
+					state := "as pinned"
+					if t.Changed != nil {
+						state = "changed " + t.ChangedAt.Local().Format("2006-01-02 15:04") + ": calls wait for you (elicitray tools accept " + server + " " + name + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", oneLineClip(server, 30), oneLineClip(name, 40), t.Since.Local().Format("2006-01-02 15:04"), oneLineClip(state, 120))
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	accept := &cobra.Command{
+		Use:     "accept SERVER [TOOL…]",
+		Short:   "Accept the changed definitions of a server's tools (all of its changed tools unless named)",
+		Example: "  elicitray tools accept github deploy\n  elicitray tools accept github",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("accept takes the server's name, and the tools' names or none for all its changed tools (see `elicitray tools list`)")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			done, err := store.Accept(args[0], args[1:], time.Now())
+			if err != nil {
+				return runErr(err)
+			}
+			if len(done) == 0 {
+				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", args[0])
+				return nil
+			}
+			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: their calls no longer wait for you unless guarded.\n", args[0], quotedList(done))
+			return nil
+		},
+	}
+	forget := &cobra.Command{
+		Use:     "forget SERVER [TOOL…]",
+		Short:   "Forget a server's pinned tools (all of them unless named): the next list pins them anew",
+		Example: "  elicitray tools forget github deploy\n  elicitray tools forget github",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("forget takes the server's name, and the tools' names or none for all of them (see `elicitray tools list`)")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := store.Forget(args[0], args[1:])
+			if err != nil {
+				return runErr(err)
+			}
+			what := fmt.Sprintf("%d pinned tools", n)
+			if n == 1 {
+				what = "1 pinned tool"
+			}
+			fmt.Fprintf(stdout, "Forgot %s of %s: the next list pins what it says.\n", what, args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(list, accept, forget)
+	return cmd
+}
+
+// quotedList is names quoted and joined for a sentence.
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", oneLineClip(n, 40))
+	}
+	return strings.Join(q, ", ")
+}
