@@ -64,9 +64,13 @@ func (j *JSONFile) Read(v any) error {
 	return nil
 }
 
+// Unchanged is what an Edit's edit returns when it changed nothing: the
+// file is not written, and Edit returns nil.
+var Unchanged = errors.New("nothing changed")
+
 // Edit reads the file into v under the lock, applies edit, and writes v
-// back in one rename, unless edit returns an error. The file's directory
-// is made private first (MakePrivateDir).
+// back in one rename, unless edit returns an error (Unchanged: nil). The
+// file's directory is made private first (MakePrivateDir).
 func (j *JSONFile) Edit(v any, edit func() error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -86,7 +90,9 @@ func (j *JSONFile) Edit(v any, edit func() error) error {
 	if err := j.Read(v); err != nil {
 		return err
 	}
-	if err := edit(); err != nil {
+	if err := edit(); errors.Is(err, Unchanged) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(v, "", "  ")

@@ -100,6 +100,7 @@ func (s *Store) Listed(server string, defs map[string]Def, now time.Time) (map[s
 	var f file
 	changed := map[string]Tool{}
 	err := s.f.Edit(&f, func() error {
+		dirty := false
 		if f.Servers == nil {
 			f.Servers = map[string]map[string]*Tool{}
 		}
@@ -113,15 +114,23 @@ func (s *Store) Listed(server string, defs map[string]Def, now time.Time) (map[s
 			switch {
 			case t == nil:
 				pins[name] = &Tool{Def: d, Since: now}
+				dirty = true
 			case t.Def.Same(d):
-				t.Changed, t.ChangedAt = nil, time.Time{}
+				if t.Changed != nil {
+					t.Changed, t.ChangedAt = nil, time.Time{}
+					dirty = true
+				}
 			default:
 				if t.Changed == nil || !t.Changed.Same(d) {
 					d := d
 					t.Changed, t.ChangedAt = &d, now
+					dirty = true
 				}
 				changed[name] = *t
 			}
+		}
+		if !dirty {
+			return paths.Unchanged // a list as pinned: the file is not written again
 		}
 		return nil
 	})

@@ -171,3 +171,22 @@ func TestDiffReadable(t *testing.T) {
 		t.Errorf("the same definition reordered has a diff:\n%s", Diff(deploy, deployRespaced))
 	}
 }
+
+// TestListAsPinnedWritesNothing: a list that says what is pinned leaves
+// the file as it was (a host lists its tools at every start).
+func TestListAsPinnedWritesNothing(t *testing.T) {
+	t.Parallel()
+	s, path := newStore(t)
+	s.Listed("github", map[string]Def{"deploy": deploy}, t0)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := s.Listed("github", map[string]Def{"deploy": deployRespaced}, t1); err != nil || len(ch) != 0 {
+		t.Fatalf("changed %v, err %v", ch, err)
+	}
+	after, err := os.Stat(path)
+	if err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the file was written again for a list as pinned")
+	}
+}
