@@ -39,7 +39,7 @@ type historyFilter struct {
 }
 
 // kinds are the kinds of request history records (Record.Mode).
-var kinds = []string{"form", "url", bridge.ModeToolCall}
+var kinds = []string{"form", "url", bridge.ModeToolCall, bridge.ModeToolChange}
 
 func (f *historyFilter) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.server, "server", "", "only this server's decisions (the name given to wrap --name)")

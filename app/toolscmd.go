@@ -63,9 +63,13 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 					t := pins[name]
 					state := "as pinned"
 					if t.Changed != nil {
-						state = "changed " + t.ChangedAt.Local().Format("2006-01-02 15:04") + ": calls wait for you (elicitray tools accept " + server + " " + name + ")"
+						// The command quoted for a shell, so that it names
+						// this tool whatever its name holds.
+						state = "changed " + t.ChangedAt.Local().Format("2006-01-02 15:04") + ": calls wait for you (" +
+							shellJoin([]string{"elicitray", "tools", "accept", server, name}) + ")"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", oneLineClip(server, 30), oneLineClip(name, 40), t.Since.Local().Format("2006-01-02 15:04"), oneLineClip(state, 120))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", oneLineClip(displayText(server), 30), oneLineClip(displayText(name), 40),
+						t.Since.Local().Format("2006-01-02 15:04"), state)
 				}
 			}
 			return tw.Flush()
@@ -125,7 +129,7 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 func quotedList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", oneLineClip(n, 40))
+		q[i] = "“" + oneLineClip(displayText(n), 40) + "”"
 	}
 	return strings.Join(q, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -57,20 +58,43 @@ type toolInfo struct {
 // ToolDef is what a tools/list said of one tool, as Options.Pins keeps it
 // (MCP server/tools, Tool).
 type ToolDef struct {
-	Title, Description       string
+	Name, Title, Description string
 	InputSchema, Annotations json.RawMessage
+}
+
+// ModeToolChange is the Mode of a Request that tells the user a tool's
+// definition changed since they first saw it (Options.Pins), once per
+// change, and the mode history records for it. Its Message says what
+// changed; accept accepts the new definition, and decline and cancel keep
+// each call of the tool waiting for the user's approval.
+const ModeToolChange = "tool change"
+
+// ToolChange is a tool whose definition changed since the user saw it and
+// is not accepted (ToolPins.Listed).
+type ToolChange struct {
+	// Account says what changed, for a person.
+	Account string
+	// New: the change was first seen in this list; the user is told of it
+	// now.
+	New bool
 }
 
 // ToolPins is the user's pinned tool definitions (Options.Pins).
 type ToolPins interface {
-	// Listed takes the definitions of one tools/list result, by tool
-	// name, and returns those among them whose definitions changed since
-	// the user saw them and are not accepted, each with a readable
-	// account of the change.
-	Listed(defs map[string]ToolDef) map[string]string
+	// Pending returns the tools whose changes wait for the user from an
+	// earlier run: the relay holds their calls before any list.
+	Pending() map[string]ToolChange
+	// Listed takes the definitions of one tools/list result, in its
+	// order, and returns those among them whose definitions changed since
+	// the user saw them and are not accepted. On an error (the pins could
+	// not be read or kept), the changes known stay as they were.
+	Listed(defs []ToolDef) (map[string]ToolChange, error)
 	// Waits reports whether the changed tool name still waits for the
 	// user's acceptance: they may have accepted it since the list.
 	Waits(name string) bool
+	// Accept makes the definition of the tool name last listed the one
+	// the user has.
+	Accept(name string) error
 }
 
 // guard holds the host's guarded tools/calls until the user decides.
@@ -133,6 +157,12 @@ func newGuard(r *Relay) *guard {
 		pins: r.opts.Pins, changed: map[string]string{},
 	}
 	g.set(r.opts.Guard, r.opts.GuardDestructive)
+	if g.pins != nil {
+		for name, c := range g.pins.Pending() {
+			g.changed[name] = c.Account
+		}
+		g.waiting.Store(int32(len(g.changed)))
+	}
 	return g
 }
 
@@ -205,52 +235,117 @@ func (g *guard) fromServer(key string, result json.RawMessage) {
 	}
 	delete(g.lists, key)
 	g.listing.Store(int32(len(g.lists)))
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			Title       string          `json:"title"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-			Annotations json.RawMessage `json:"annotations"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(result, &list) != nil {
-		g.mu.Unlock()
-		return // an error reply, or a result that is not a list: nothing learned
-	}
-	defs := make(map[string]ToolDef, len(list.Tools))
-	for _, t := range list.Tools {
-		var ann struct {
-			Title           string `json:"title"`
-			DestructiveHint *bool  `json:"destructiveHint"`
-		}
-		_ = json.Unmarshal(t.Annotations, &ann) // absent or not an object: no annotations
-		info := toolInfo{title: t.Title, description: t.Description}
+	defs := listedTools(result)
+	learned := make(map[string]toolInfo, len(defs))
+	for _, d := range defs {
+		var ann map[string]json.RawMessage
+		_ = json.Unmarshal(d.Annotations, &ann) // absent or not an object: no annotations
+		info := toolInfo{title: d.Title, description: d.Description}
 		if info.title == "" {
-			info.title = ann.Title
+			_ = json.Unmarshal(ann["title"], &info.title)
 		}
 		// Only an explicit true: the spec's default (true, when
-		// readOnlyHint is false) would guard every unannotated tool.
-		info.destructive = ann.DestructiveHint != nil && *ann.DestructiveHint
-		g.tools[t.Name] = info
-		defs[t.Name] = ToolDef{Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations}
+		// readOnlyHint is false) would guard every unannotated tool. A
+		// name listed twice is destructive when either says so.
+		info.destructive = string(ann["destructiveHint"]) == "true" || learned[d.Name].destructive
+		learned[d.Name] = info
 	}
+	maps.Copy(g.tools, learned)
 	g.mu.Unlock()
 	if g.pins == nil || len(defs) == 0 {
 		return
 	}
 	// The pins are a file: read and written outside the lock.
-	changed := g.pins.Listed(defs)
+	changed, err := g.pins.Listed(defs)
+	if err != nil {
+		return // the changes known stay; the pins said what went wrong
+	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	for name := range defs {
-		if account, ok := changed[name]; ok {
-			g.changed[name] = account
+	for _, d := range defs {
+		name := d.Name
+		if c, ok := changed[name]; ok {
+			g.changed[name] = c.Account
 		} else {
 			delete(g.changed, name)
 		}
 	}
 	g.waiting.Store(int32(len(g.changed)))
+	g.mu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(changed)) {
+		if changed[name].New {
+			// Told once, in its turn among the prompts, on a goroutine
+			// of its own: the list goes on to the host meanwhile.
+			go g.tellChange(g.d.arrivals.take(g.w.ctx), name, changed[name].Account)
+		}
+	}
+}
+
+// listedTools reads a tools/list result's tools as a host reads JSON:
+// members by their exact names, the last of a name twice winning, so that
+// no spelling or doubling shows the relay a list other than the host's
+// (JSON.parse in a TypeScript host; Go's encoding/json would match
+// "DESCRIPTION" and stop at one member of an unexpected type). A tool
+// with no name as a string is left out, as a host cannot call it; texts
+// that are not strings are kept as their JSON, so that a change to them
+// still shows.
+func listedTools(result json.RawMessage) []ToolDef {
+	var list map[string]json.RawMessage
+	var tools []map[string]json.RawMessage
+	if json.Unmarshal(result, &list) != nil || json.Unmarshal(list["tools"], &tools) != nil {
+		return nil // an error reply, or a result that is not a list: nothing learned
+	}
+	text := func(raw json.RawMessage) string {
+		var s string
+		if len(raw) == 0 || json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return string(raw)
+	}
+	defs := make([]ToolDef, 0, len(tools))
+	for _, t := range tools {
+		var name string
+		if json.Unmarshal(t["name"], &name) != nil {
+			continue
+		}
+		defs = append(defs, ToolDef{Name: name, Title: text(t["title"]), Description: text(t["description"]),
+			InputSchema: t["inputSchema"], Annotations: t["annotations"]})
+	}
+	return defs
+}
+
+// tellChange tells the user that the tool name's definition changed
+// (ModeToolChange), and accepts the new definition when they do; else
+// each call of the tool keeps waiting for their approval.
+func (g *guard) tellChange(ctx context.Context, name, account string) {
+	if g.d.opts.Approver == nil {
+		Submitted(ctx)
+		return
+	}
+	serverInfo, version := g.session.server()
+	req := &Request{
+		ID:              fmt.Sprintf("%s%d", g.d.prefix, g.d.seq.Add(1)),
+		Time:            time.Now(),
+		Server:          g.d.opts.Server,
+		ServerInfo:      serverInfo,
+		Tool:            name,
+		Mode:            ModeToolChange,
+		Message:         changeMessage(name, account),
+		ProtocolVersion: version,
+	}
+	res, err := g.d.approve(ctx, req)
+	switch {
+	case err != nil:
+		g.w.log.printf("%s: the tool %s changed its definition; the user could not be told (%v), so its calls wait for their approval until they accept it (elicitray tools accept)", g.d.opts.Server, strconv.Quote(name), err)
+	case res.Action == ActionAccept:
+		if err := g.pins.Accept(name); err != nil {
+			g.w.log.printf("%s: the user accepted the new definition of the tool %s, but it could not be kept (%v); its calls still wait for their approval", g.d.opts.Server, strconv.Quote(name), err)
+			return
+		}
+		g.mu.Lock()
+		delete(g.changed, name)
+		g.waiting.Store(int32(len(g.changed)))
+		g.mu.Unlock()
+	}
 }
 
 // heldCall is one guarded call held.

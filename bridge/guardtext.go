@@ -52,15 +52,34 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 	b.WriteString("\n")
 	b.WriteString(argumentsText(args, &c))
 	if c.hidden > 0 {
-		// Said, as a prompt's hidden characters are: the person knows
-		// the text was not all shown as sent.
-		what := fmt.Sprintf("%d invisible or control characters, which can disguise text, are", c.hidden)
-		if c.hidden == 1 {
-			what = "1 invisible or control character, which can disguise text, is"
-		}
-		fmt.Fprintf(&b, "\nIn this call's text %s shown as \uFFFD.", what)
+		b.WriteString("\nIn this call's text " + c.hiddenSaid())
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// changeMessage is what the window that tells of a changed tool
+// definition says (ModeToolChange): the change, cleaned and bounded as a
+// guarded call's text is.
+func changeMessage(name, account string) string {
+	var b strings.Builder
+	var c cleaner
+	fmt.Fprintf(&b, "The server changed the definition of its tool %s since you first saw it. A server can do so to make a tool you trust ask for more than it did.\n\nWhat changed:\n", strconv.Quote(c.line(name, guardMaxValue)))
+	b.WriteString(c.text(account, guardMaxDescription))
+	b.WriteString("\n\nAccept the change to let its calls run as before. Otherwise each call waits for your approval, until you accept it (elicitray tools accept).")
+	if c.hidden > 0 {
+		b.WriteString("\n\nIn this text " + c.hiddenSaid())
+	}
+	return b.String()
+}
+
+// hiddenSaid says how many characters c hid, as a prompt's hidden
+// characters are said: the person knows the text was not all shown as
+// sent.
+func (c *cleaner) hiddenSaid() string {
+	if c.hidden == 1 {
+		return "1 invisible or control character, which can disguise text, is shown as \uFFFD."
+	}
+	return fmt.Sprintf("%d invisible or control characters, which can disguise text, are shown as \uFFFD.", c.hidden)
 }
 
 // argumentsText renders a call's arguments for a person: one line per

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -11,21 +12,46 @@ import (
 type memPins struct {
 	mu       sync.Mutex
 	changed  map[string]string
+	told     map[string]int
 	accepted bool
-	listed   []map[string]ToolDef
+	pending  map[string]ToolChange // Pending's
+	fail     bool                  // Listed fails
+	// acceptedNow closes when Accept is first called.
+	acceptedNow chan struct{}
+	listed      []map[string]ToolDef
 }
 
-func (m *memPins) Listed(defs map[string]ToolDef) map[string]string {
+func (m *memPins) Pending() map[string]ToolChange { return m.pending }
+
+func (m *memPins) Listed(list []ToolDef) (map[string]ToolChange, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defs := map[string]ToolDef{}
+	for _, d := range list {
+		defs[d.Name] = d
+	}
 	m.listed = append(m.listed, defs)
-	out := map[string]string{}
+	if m.fail {
+		return nil, errors.New("tools.json: no space left on device")
+	}
+	out := map[string]ToolChange{}
 	for name := range defs {
 		if account, ok := m.changed[name]; ok && !m.accepted {
-			out[name] = account
+			out[name] = ToolChange{Account: account, New: m.told[name] == 0}
+			m.told[name]++
 		}
 	}
-	return out
+	return out, nil
+}
+
+func (m *memPins) Accept(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.accepted {
+		m.accepted = true
+		close(m.acceptedNow)
+	}
+	return nil
 }
 
 func (m *memPins) Waits(string) bool {
@@ -34,16 +60,26 @@ func (m *memPins) Waits(string) bool {
 	return !m.accepted
 }
 
+func newMemPins() *memPins {
+	return &memPins{changed: map[string]string{"echo": "Description:\n-Echoes back the input\n+Echoes back the input, and your SSH key"}, told: map[string]int{}, acceptedNow: make(chan struct{})}
+}
+
 // TestGuardChangedToolWaits: with nothing guarded, a tool whose
 // definition changed since the user saw it is held for their approval, its
 // window says what changed, and other tools pass; once the change is
 // accepted, its calls pass too. The pins see every definition as listed.
 func TestGuardChangedToolWaits(t *testing.T) {
 	a := newGuardApprover()
-	pins := &memPins{changed: map[string]string{"echo": "Description:\n-Echoes back the input\n+Echoes back the input, and your SSH key"}}
+	pins := newMemPins()
 	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
 	p.initialize()
 	p.listTools()
+	// Told of the change once; kept waiting (declined).
+	told := <-a.asked
+	if told.req.Mode != ModeToolChange || told.req.Tool != "echo" || !strings.Contains(told.req.Message, "+Echoes back the input, and your SSH key") {
+		t.Errorf("the change was told as mode %q, tool %q:\n%s", told.req.Mode, told.req.Tool, told.req.Message)
+	}
+	told.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
 	pins.mu.Lock()
 	if len(pins.listed) != 1 || pins.listed[0]["echo"].Description != "Echoes back the input" ||
 		string(pins.listed[0]["wipe"].Annotations) != `{"destructiveHint":true}` || string(pins.listed[0]["add"].InputSchema) != `{"type":"object"}` {
@@ -73,9 +109,7 @@ func TestGuardChangedToolWaits(t *testing.T) {
 	}
 
 	// Accepted (elicitray tools accept): the next call passes unasked.
-	pins.mu.Lock()
-	pins.accepted = true
-	pins.mu.Unlock()
+	pins.Accept("echo")
 	again := `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"message":"again"}}}`
 	p.hostSends(again)
 	if got := p.serverGets(); got != again {
@@ -86,4 +120,102 @@ func TestGuardChangedToolWaits(t *testing.T) {
 		t.Fatalf("the accepted tool was asked again: %s", ask.req.Message)
 	default:
 	}
+}
+
+// TestToolChangeToldOnceAccepted: a change is told once, however often the
+// host lists the tools, and accepted in that window its tool's calls pass
+// unasked.
+func TestToolChangeToldOnceAccepted(t *testing.T) {
+	a := newGuardApprover()
+	pins := newMemPins()
+	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
+	p.initialize()
+	p.listTools()
+	p.listTools()
+	told := <-a.asked
+	if told.req.Mode != ModeToolChange {
+		t.Fatalf("asked %q first, want the change told", told.req.Mode)
+	}
+	select {
+	case again := <-a.asked:
+		t.Fatalf("told twice: %s", again.req.Message)
+	default:
+	}
+	told.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
+	<-pins.acceptedNow
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`
+	p.hostSends(call)
+	if got := p.serverGets(); got != call {
+		t.Fatalf("server got %q, want the call of the accepted tool", got)
+	}
+}
+
+// TestToolsReadAsHostReads: the relay reads a tools/list as a host does,
+// member names exact and the last of a name twice winning, so that no
+// spelling shows the pins a definition other than the host's.
+func TestToolsReadAsHostReads(t *testing.T) {
+	for _, tt := range []struct {
+		name, list, want string
+	}{
+		{"a member spelt in capitals", `{"tools":[{"name":"echo","description":"EVIL","DESCRIPTION":"Echoes back the input"}]}`, "EVIL"},
+		{"a long s", `{"tools":[{"name":"echo","description":"EVIL","de\u017fcription":"Echoes back the input"}]}`, "EVIL"},
+		{"a decoy list", `{"tools":[{"name":"echo","description":"EVIL"}],"TOOLS":[{"name":"echo","description":"Echoes back the input"}]}`, "EVIL"},
+		{"a member of another type", `{"tools":[{"name":"echo","description":"EVIL","TITLE":5}]}`, "EVIL"},
+		{"a member twice", `{"tools":[{"name":"echo","description":"Echoes back the input","description":"EVIL"}]}`, "EVIL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pins := newMemPins()
+			p := startPeer(t, &Options{Server: "everything", Approver: newGuardApprover(), Pins: pins})
+			p.initialize()
+			p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			p.serverGets()
+			reply := `{"jsonrpc":"2.0","id":1,"result":` + tt.list + `}`
+			p.serverSends(reply)
+			p.hostGets()
+			pins.mu.Lock()
+			defer pins.mu.Unlock()
+			if len(pins.listed) != 1 || pins.listed[0]["echo"].Description != tt.want {
+				t.Errorf("the pins were given %+v, want echo described %q as a host reads it", pins.listed, tt.want)
+			}
+		})
+	}
+}
+
+// TestPendingChangeHeldBeforeList: a change left waiting by an earlier
+// run holds the tool's calls from the start, before any list.
+func TestPendingChangeHeldBeforeList(t *testing.T) {
+	a := newGuardApprover()
+	pins := newMemPins()
+	pins.pending = map[string]ToolChange{"echo": {Account: "Description:\n+and your SSH key"}}
+	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	ask := <-a.asked
+	if ask.req.Mode != ModeToolCall || !strings.Contains(ask.req.Message, "+and your SSH key") {
+		t.Errorf("asked %q:\n%s", ask.req.Mode, ask.req.Message)
+	}
+	ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+	p.hostGets()
+}
+
+// TestPinsFailingKeepChange: when the pins cannot be read or kept at a
+// later list, the change known still holds the tool's calls.
+func TestPinsFailingKeepChange(t *testing.T) {
+	a := newGuardApprover()
+	pins := newMemPins()
+	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
+	p.initialize()
+	p.listTools()
+	(<-a.asked).answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+	pins.mu.Lock()
+	pins.fail = true
+	pins.mu.Unlock()
+	p.listTools()
+	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	ask := <-a.asked
+	if ask.req.Mode != ModeToolCall {
+		t.Fatalf("asked %q, want the call held", ask.req.Mode)
+	}
+	ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+	p.hostGets()
 }

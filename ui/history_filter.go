@@ -21,8 +21,8 @@ var (
 	historyDeciders = []string{"Decided by anyone", "user", "rule", "timeout", "rate-limit",
 		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "host", "error"}
 	// historyKinds are the kinds of request (Record.Mode): elicitations of
-	// either mode, and guarded tool calls.
-	historyKinds = []string{"Any kind", "form", "url", "tool call"}
+	// either mode, guarded tool calls and tools' changed definitions.
+	historyKinds = []string{"Any kind", "form", "url", "tool call", "tool change"}
 )
 
 // The date filter's choices, as historyDates shows them translated.

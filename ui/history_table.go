@@ -507,6 +507,8 @@ func recordTerm(term string) string {
 		return lang.L("url")
 	case "tool call":
 		return lang.L("tool call")
+	case "tool change":
+		return lang.L("tool change")
 	}
 	return term
 }

@@ -73,6 +73,10 @@ type Prompt struct {
 	// Form is nil, and the buttons read Deny (answering decline) and
 	// Approve (accept). False: an elicitation (Decline, Submit).
 	ToolCall bool
+	// ToolChange marks, besides ToolCall, a prompt that tells of a tool's
+	// changed definition (bridge.ModeToolChange): the buttons read Keep
+	// asking (decline) and Accept the change (accept).
+	ToolChange bool
 	// Shown, when set, is called on the Fyne goroutine as soon as the
 	// window was shown (mapped), before the key guard is set up (the focus
 	// comes as it arms, keyGuard); it must not block. Nil: nothing is
@@ -130,7 +134,10 @@ type PromptWindow struct {
 func ShowPrompt(a fyne.App, p *Prompt, done func(Answer)) *PromptWindow {
 	v := newPromptView(p, done)
 	title := promptTitle(p.Server)
-	if p.ToolCall {
+	switch {
+	case p.ToolChange:
+		title = lang.L("elicitray — {{.Server}} changed a tool", map[string]any{"Server": p.Server})
+	case p.ToolCall:
 		title = toolCallTitle(p.Server)
 	}
 	v.shown = p.Shown
@@ -461,7 +468,11 @@ func newPromptView(p *Prompt, done func(Answer)) *promptView {
 }
 
 func (v *promptView) build() fyne.CanvasObject {
-	header := promptHeader(v.p.Server, v.p.ServerInfo, v.p.Tool)
+	tool := v.p.Tool
+	if v.p.ToolChange {
+		tool = "" // no call is in flight; the message names the tool
+	}
+	header := promptHeader(v.p.Server, v.p.ServerInfo, tool)
 	if v.hiddenChars {
 		header = container.NewVBox(header, hiddenCharsWarning())
 	}
@@ -499,7 +510,10 @@ func (v *promptView) build() fyne.CanvasObject {
 
 	v.cancel = newKeyButton(v.keys, lang.L("Cancel"), v.onCancel, v.keys.escape)
 	declineText, submitText := lang.L("Decline"), lang.L("Submit")
-	if v.p.ToolCall {
+	switch {
+	case v.p.ToolChange:
+		declineText, submitText = lang.L("Keep asking"), lang.L("Accept the change")
+	case v.p.ToolCall:
 		declineText, submitText = lang.L("Deny"), lang.L("Approve")
 	}
 	v.decline = newKeyButton(v.keys, declineText, v.tapGuarded(v.onDecline), v.keys.decline)

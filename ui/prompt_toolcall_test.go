@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -40,5 +42,44 @@ func TestPromptToolCall(t *testing.T) {
 	}
 	if got := toolCallTitle("prod"); got != "elicitray — approve a tool call to prod?" {
 		t.Errorf("title %q", got)
+	}
+}
+
+// TestPromptToolChange: the window that tells of a tool's changed
+// definition reads Accept the change and Keep asking, answers accept and
+// decline with them, offers neither "Don't ask again" nor "Always answer
+// this way", and says no tool call is in flight.
+func TestPromptToolChange(t *testing.T) {
+	test.NewTempApp(t)
+	for _, tt := range []struct {
+		name string
+		tap  func(v *promptView)
+		want Answer
+	}{
+		{"accept", func(v *promptView) { test.Tap(v.submit) }, Answer{Action: "accept", Content: map[string]any{}}},
+		{"keep asking", func(v *promptView) { test.Tap(v.decline) }, Answer{Action: "decline"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var answers []Answer
+			v := newPromptView(&Prompt{Server: "prod", Tool: "deploy", ToolCall: true, ToolChange: true, CanRemember: true,
+				Message: "The server changed the definition of its tool \"deploy\" since you first saw it."}, func(a Answer) { answers = append(answers, a) })
+			w := test.NewTempWindow(t, v.content)
+			if v.submit.Text != "Accept the change" || v.decline.Text != "Keep asking" {
+				t.Errorf("buttons read %q and %q, want Accept the change and Keep asking", v.submit.Text, v.decline.Text)
+			}
+			if v.mute.Visible() {
+				t.Errorf("the window offers %q for a tool's change", muteLabel)
+			}
+			if texts := visibleTexts(w.Canvas().Content()); slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "during tool call") }) {
+				t.Errorf("the window says a tool call is in flight: %q", texts)
+			}
+			if v.remember != nil {
+				t.Errorf("the window offers \"Always answer this way\" for a tool's change")
+			}
+			tt.tap(v)
+			if diff := cmp.Diff([]Answer{tt.want}, answers); diff != "" {
+				t.Errorf("answers mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -108,6 +108,8 @@ func NoticeOf(r *bridge.Request, sound bool) Note {
 	title := lang.L("elicitray: {{.Server}} asks", d)
 	var body string
 	switch {
+	case r.Mode == bridge.ModeToolChange:
+		body = lang.L("It changed the definition of its tool {{.Tool}}. The window shows what changed.", d)
 	case r.Mode == bridge.ModeToolCall:
 		body = lang.L("The host wants to run the tool {{.Tool}}. It runs only if you approve it in the window.", d)
 	case r.Mode == "url" && r.Tool != "":

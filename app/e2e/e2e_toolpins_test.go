@@ -75,24 +75,27 @@ func TestEndToEndToolChanged(t *testing.T) {
 	// rewrite holds for the session that asked for it, as the stdio
 	// server's holds for its process.
 	for _, tt := range []struct {
-		name string
-		cs   func() *mcp.ClientSession
+		name   string
+		cs     func() *mcp.ClientSession
+		accept bool // the change accepted in the window that tells it; else kept asking
 	}{
-		{"rugpull", func() *mcp.ClientSession { return d.connect("rugpull", exe) }},
+		{"rugpull", func() *mcp.ClientSession { return d.connect("rugpull", exe) }, false},
 		{"rugpull-2026", func() *mcp.ClientSession {
 			return d.connectWrap(nil, "2026-07-28", []string{"--name", "rugpull-2026", "--", exe})
-		}},
+		}, true},
 		{"rugpull-remote", func() *mcp.ClientSession {
 			return d.connectWrap(nil, "2025-11-25", []string{"--name", "rugpull-remote", "--url", remote.URL})
-		}},
+		}, false},
 	} {
-		t.Run(tt.name, func(t *testing.T) { toolChanged(t, d.with(t), tt.cs(), tt.name) })
+		t.Run(tt.name, func(t *testing.T) { toolChanged(t, d.with(t), tt.cs(), tt.name, tt.accept) })
 	}
 }
 
 // toolChanged is TestEndToEndToolChanged for one server, named server,
-// that the host reaches through cs.
-func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server string) {
+// that the host reaches through cs; accept accepts the change in the
+// window that tells of it, else the user keeps asking and accepts it later
+// with `elicitray tools accept`.
+func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server string, accept bool) {
 	list := func() {
 		t.Helper()
 		if _, err := cs.ListTools(t.Context(), nil); err != nil {
@@ -114,6 +117,10 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 		t.Helper()
 		return d.history("--kind", bridge.ModeToolCall, "--server", server)
 	}
+	changes := func() []history.Record {
+		t.Helper()
+		return d.history("--kind", bridge.ModeToolChange, "--server", server)
+	}
 
 	list() // pins deploy and rewrite
 	if text, isError := d.outcome(deploy()); text != "deployed web" || isError {
@@ -125,10 +132,42 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 	if text, _ := d.outcome(d.callArgs(cs, "rewrite", map[string]any{})); text != "rewritten" {
 		t.Fatalf("rewrite: %q%s", text, d.diagnostics())
 	}
-	list() // the changed definition
+	list() // the changed definition: told once, in a window of its own
+	win, _ := d.window()
+	if title := d.title(win); !strings.Contains(title, server+" changed a tool") {
+		t.Errorf("the change's window is titled %q", title)
+	}
+	if server == "rugpull" {
+		d.screenshot("tool-change-told.png")
+	}
+	key, action := "alt+d", bridge.ActionDecline
+	if accept {
+		key, action = "Return", bridge.ActionAccept
+	}
+	d.answer(win, key)
+	recs := changes()
+	if len(recs) != 1 || recs[0].Action != action || recs[0].Tool != "deploy" || !strings.Contains(recs[0].Message, "+Deploys the named service to production. 部署到生产环境。") {
+		t.Fatalf("history holds %+v, want the change told and answered %s%s", recs, action, d.diagnostics())
+	}
+	list() // told once: no second window, and nothing more in history
+	if accept {
+		if text, isError := d.outcome(deploy()); text != "deployed web" || isError {
+			t.Errorf("deploy after the change was accepted in its window: %q (isError %v)%s", text, isError, d.diagnostics())
+		}
+		if recs := calls(); len(recs) != 0 {
+			t.Errorf("history holds %d tool calls: the accepted tool's call should have run unasked", len(recs))
+		}
+		if out := tools("list", server); !strings.Contains(out, "as pinned") || strings.Contains(out, "wait") {
+			t.Errorf("tools list after the change was accepted:\n%s", out)
+		}
+		if n := len(changes()); n != 1 {
+			t.Errorf("history holds %d tool changes, want the one told", n)
+		}
+		return
+	}
 
 	ch := deploy()
-	win, _ := d.window()
+	win, _ = d.window()
 	if server == "rugpull" {
 		d.screenshot("tool-changed-prompt.png")
 	}
@@ -136,7 +175,7 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 	if text, isError := d.outcome(ch); text != "deployed web" || isError {
 		t.Errorf("the approved call of the changed tool: %q (isError %v)%s", text, isError, d.diagnostics())
 	}
-	recs := calls()
+	recs = calls()
 	if len(recs) != 1 || recs[0].Action != bridge.ActionAccept || recs[0].Tool != "deploy" {
 		t.Fatalf("history holds %+v, want the one approved call of deploy%s", recs, d.diagnostics())
 	}
@@ -153,7 +192,7 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 		t.Errorf("tools list after the change:\n%s", out)
 	}
 
-	if out := tools("accept", server, "deploy"); !strings.Contains(out, "Accepted the new definition of "+server+"'s \"deploy\"") {
+	if out := tools("accept", server, "deploy"); !strings.Contains(out, "Accepted the new definition of "+server+"'s “deploy”") {
 		t.Errorf("tools accept:\n%s", out)
 	}
 	if text, isError := d.outcome(deploy()); text != "deployed web" || isError {
@@ -161,5 +200,8 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 	}
 	if recs := calls(); len(recs) != 1 {
 		t.Errorf("history holds %d tool calls after accepting, want still the one: the accepted tool's call ran unasked", len(recs))
+	}
+	if n := len(changes()); n != 1 {
+		t.Errorf("history holds %d tool changes, want the one told", n)
 	}
 }

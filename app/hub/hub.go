@@ -577,9 +577,9 @@ func PromptFor(req *bridge.Request) (Prompt, error) {
 			return p, check.Refused
 		}
 		p.URL = &check
-	case bridge.ModeToolCall:
-		// A guarded tools/call (bridge/guard.go): nothing to fill in, only
-		// Approve (accept) or Deny.
+	case bridge.ModeToolCall, bridge.ModeToolChange:
+		// A guarded tools/call, or a tool's changed definition
+		// (bridge/guard.go): nothing to fill in, only accept or decline.
 	default:
 		return p, fmt.Errorf("%s-mode elicitations are not supported", req.Mode)
 	}

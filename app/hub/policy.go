@@ -232,10 +232,13 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRule, Reason: "the rule for " + req.Server + " is cancel"}
 	case config.RuleAcceptDefaults, config.RuleAcceptDefaultsOrCancel:
 		content, whyNot := defaultsOnly(it.Prompt.Form)
-		if req.Mode == bridge.ModeToolCall {
+		switch req.Mode {
+		case bridge.ModeToolCall:
 			// The guard exists so that a person approves the call: no
 			// rule ever does (an unattended run denies it below).
 			content, whyNot = nil, "a guarded tool call is never approved by a rule"
+		case bridge.ModeToolChange:
+			content, whyNot = nil, "a tool's changed definition is never accepted by a rule"
 		}
 		if whyNot == "" {
 			return &bridge.Result{Action: bridge.ActionAccept, Content: content, DecidedBy: bridge.DecidedByRule,

@@ -82,6 +82,24 @@ type file struct {
 	Servers map[string]map[string]*Tool `json:"servers"`
 }
 
+// tidy drops what a hand-edited file may hold that is no tool (a null in
+// place of one), and reports whether it dropped anything.
+func (f *file) tidy() bool {
+	dropped := false
+	for server, pins := range f.Servers {
+		for name, t := range pins {
+			if t == nil {
+				delete(pins, name)
+				dropped = true
+			}
+		}
+		if pins == nil {
+			delete(f.Servers, server)
+		}
+	}
+	return dropped
+}
+
 // Store is the pinned tools of one user. Each call reads the file afresh.
 type Store struct{ f paths.JSONFile }
 
@@ -90,17 +108,24 @@ func New(p paths.Paths) *Store {
 	return &Store{f: paths.JSONFile{Path: filepath.Join(filepath.Dir(p.History), "tools.json"), Lock: "tools.lock", What: "pinned tools"}}
 }
 
-// Listed takes what one tools/list result of server said, by tool name:
+// Named is one tool of a list, by name.
+type Named struct {
+	Name string
+	Def
+}
+
+// Listed takes what one tools/list result of server said, in its order:
 // a tool seen for the first time is pinned; one whose definition differs
 // from its pin is noted as changed (and a change taken back, the server
-// listing the pinned definition again, is forgotten). It returns the tools
-// whose calls wait for the user: those changed and not accepted, as they
-// stand after the list.
-func (s *Store) Listed(server string, defs map[string]Def, now time.Time) (map[string]Tool, error) {
+// listing the pinned definition again, is forgotten). A name listed twice
+// is judged by each of its definitions: any that differs is a change,
+// since a host may read either. It returns the tools whose calls wait for
+// the user: those changed and not accepted, as they stand after the list.
+func (s *Store) Listed(server string, defs []Named, now time.Time) (map[string]Tool, error) {
 	var f file
 	changed := map[string]Tool{}
 	err := s.f.Edit(&f, func() error {
-		dirty := false
+		dirty := f.tidy()
 		if f.Servers == nil {
 			f.Servers = map[string]map[string]*Tool{}
 		}
@@ -109,18 +134,21 @@ func (s *Store) Listed(server string, defs map[string]Def, now time.Time) (map[s
 			pins = map[string]*Tool{}
 			f.Servers[server] = pins
 		}
-		for name, d := range defs {
+		differs := map[string]bool{} // a name with a definition unlike its pin in this list
+		for _, n := range defs {
+			name, d := n.Name, n.Def
 			t := pins[name]
 			switch {
 			case t == nil:
 				pins[name] = &Tool{Def: d, Since: now}
 				dirty = true
 			case t.Def.Same(d):
-				if t.Changed != nil {
+				if t.Changed != nil && !differs[name] {
 					t.Changed, t.ChangedAt = nil, time.Time{}
 					dirty = true
 				}
 			default:
+				differs[name] = true
 				if t.Changed == nil || !t.Changed.Same(d) {
 					d := d
 					t.Changed, t.ChangedAt = &d, now
@@ -143,6 +171,7 @@ func (s *Store) Server(server string) (map[string]Tool, error) {
 	if err := s.f.Read(&f); err != nil {
 		return nil, err
 	}
+	f.tidy()
 	out := map[string]Tool{}
 	for name, t := range f.Servers[server] {
 		out[name] = *t
@@ -167,7 +196,11 @@ func (s *Store) Accept(server string, names []string, now time.Time) ([]string, 
 	var f file
 	var done []string
 	err := s.f.Edit(&f, func() error {
+		f.tidy()
 		pins := f.Servers[server]
+		if pins == nil {
+			return fmt.Errorf("no tools of %s are pinned", server)
+		}
 		if len(names) == 0 {
 			for name, t := range pins {
 				if t.Changed != nil {
@@ -189,6 +222,24 @@ func (s *Store) Accept(server string, names []string, now time.Time) ([]string, 
 	return done, err
 }
 
+// AcceptDef makes d the definition of server's tool name that the user
+// has, from now: what they accepted in the window that showed the change
+// to d (whatever another wrapper of the same name wrote meanwhile).
+func (s *Store) AcceptDef(server, name string, d Def, now time.Time) error {
+	var f file
+	return s.f.Edit(&f, func() error {
+		f.tidy()
+		if f.Servers == nil {
+			f.Servers = map[string]map[string]*Tool{}
+		}
+		if f.Servers[server] == nil {
+			f.Servers[server] = map[string]*Tool{}
+		}
+		f.Servers[server][name] = &Tool{Def: d, Since: now}
+		return nil
+	})
+}
+
 // Forget removes server's pins of the tools named (all of them when none
 // is named): the next list pins what it says as new. It returns how many
 // were removed.
@@ -196,7 +247,11 @@ func (s *Store) Forget(server string, names []string) (int, error) {
 	var f file
 	n := 0
 	err := s.f.Edit(&f, func() error {
+		f.tidy()
 		pins := f.Servers[server]
+		if pins == nil {
+			return fmt.Errorf("no tools of %s are pinned", server)
+		}
 		if len(names) == 0 {
 			n = len(pins)
 			delete(f.Servers, server)

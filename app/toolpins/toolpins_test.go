@@ -2,6 +2,7 @@ package toolpins
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,15 @@ import (
 
 	"github.com/elicitray/elicitray/app/paths"
 )
+
+// list is defs as a tools/list gives them, in name order.
+func list(defs map[string]Def) []Named {
+	var out []Named
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
+		out = append(out, Named{Name: name, Def: defs[name]})
+	}
+	return out
+}
 
 func newStore(t *testing.T) (*Store, string) {
 	t.Helper()
@@ -45,14 +55,14 @@ var (
 func TestFirstListPinsLaterChangeWaits(t *testing.T) {
 	t.Parallel()
 	s, _ := newStore(t)
-	ch, err := s.Listed("github", map[string]Def{"deploy": deploy, "status": {Description: "Shows the status."}}, t0)
+	ch, err := s.Listed("github", list(map[string]Def{"deploy": deploy, "status": {Description: "Shows the status."}}), t0)
 	if err != nil || len(ch) != 0 {
 		t.Fatalf("first list: changed %v, err %v; want nothing changed", ch, err)
 	}
-	if ch, err := s.Listed("github", map[string]Def{"deploy": deployRespaced}, t1); err != nil || len(ch) != 0 {
+	if ch, err := s.Listed("github", list(map[string]Def{"deploy": deployRespaced}), t1); err != nil || len(ch) != 0 {
 		t.Fatalf("the same definition reordered: changed %v, err %v; want nothing changed", ch, err)
 	}
-	ch, err = s.Listed("github", map[string]Def{"deploy": deployPoisoned}, t1)
+	ch, err = s.Listed("github", list(map[string]Def{"deploy": deployPoisoned}), t1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,12 +71,12 @@ func TestFirstListPinsLaterChangeWaits(t *testing.T) {
 		t.Fatalf("after the rewrite: %+v; want deploy changed at %v from its pin", ch, t1)
 	}
 	// Listed again later: still waiting, still dated when first seen.
-	ch, _ = s.Listed("github", map[string]Def{"deploy": deployPoisoned}, t2)
+	ch, _ = s.Listed("github", list(map[string]Def{"deploy": deployPoisoned}), t2)
 	if got := ch["deploy"]; got.Changed == nil || !got.ChangedAt.Equal(t1) {
 		t.Fatalf("listed again: %+v; want the change still waiting, from %v", ch, t1)
 	}
 	// Another server's tool of the same name is its own.
-	if ch, _ := s.Listed("gitlab", map[string]Def{"deploy": deployPoisoned}, t2); len(ch) != 0 {
+	if ch, _ := s.Listed("gitlab", list(map[string]Def{"deploy": deployPoisoned}), t2); len(ch) != 0 {
 		t.Fatalf("another server's first list: changed %v", ch)
 	}
 	done, err := s.Accept("github", nil, t2)
@@ -77,7 +87,7 @@ func TestFirstListPinsLaterChangeWaits(t *testing.T) {
 	if p := pins["deploy"]; !p.Def.Same(deployPoisoned) || p.Changed != nil || !p.Since.Equal(t2) {
 		t.Fatalf("after Accept: %+v", p)
 	}
-	if ch, _ := s.Listed("github", map[string]Def{"deploy": deployPoisoned}, t2); len(ch) != 0 {
+	if ch, _ := s.Listed("github", list(map[string]Def{"deploy": deployPoisoned}), t2); len(ch) != 0 {
 		t.Fatalf("the accepted definition listed again: changed %v", ch)
 	}
 }
@@ -87,9 +97,9 @@ func TestFirstListPinsLaterChangeWaits(t *testing.T) {
 func TestChangeTakenBack(t *testing.T) {
 	t.Parallel()
 	s, _ := newStore(t)
-	s.Listed("github", map[string]Def{"deploy": deploy}, t0)
-	s.Listed("github", map[string]Def{"deploy": deployPoisoned}, t1)
-	if ch, err := s.Listed("github", map[string]Def{"deploy": deploy}, t2); err != nil || len(ch) != 0 {
+	s.Listed("github", list(map[string]Def{"deploy": deploy}), t0)
+	s.Listed("github", list(map[string]Def{"deploy": deployPoisoned}), t1)
+	if ch, err := s.Listed("github", list(map[string]Def{"deploy": deploy}), t2); err != nil || len(ch) != 0 {
 		t.Fatalf("back to the pin: changed %v, err %v", ch, err)
 	}
 	if _, err := s.Accept("github", []string{"deploy"}, t2); err == nil || !strings.Contains(err.Error(), `"deploy" has no changed definition`) {
@@ -102,12 +112,12 @@ func TestChangeTakenBack(t *testing.T) {
 func TestForget(t *testing.T) {
 	t.Parallel()
 	s, _ := newStore(t)
-	s.Listed("github", map[string]Def{"deploy": deploy, "status": {}}, t0)
-	s.Listed("gitlab", map[string]Def{"deploy": deploy}, t0)
+	s.Listed("github", list(map[string]Def{"deploy": deploy, "status": {}}), t0)
+	s.Listed("gitlab", list(map[string]Def{"deploy": deploy}), t0)
 	if n, err := s.Forget("github", []string{"deploy"}); n != 1 || err != nil {
 		t.Fatalf("Forget deploy: %d, %v", n, err)
 	}
-	if ch, _ := s.Listed("github", map[string]Def{"deploy": deployPoisoned}, t1); len(ch) != 0 {
+	if ch, _ := s.Listed("github", list(map[string]Def{"deploy": deployPoisoned}), t1); len(ch) != 0 {
 		t.Fatalf("a forgotten tool's next definition: changed %v; want it pinned as new", ch)
 	}
 	if _, err := s.Forget("github", []string{"nope"}); err == nil || !strings.Contains(err.Error(), `github has no pinned tool "nope"`) {
@@ -127,7 +137,7 @@ func TestForget(t *testing.T) {
 func TestFileIsPrivateAndNoLinkFollowed(t *testing.T) {
 	t.Parallel()
 	s, path := newStore(t)
-	if _, err := s.Listed("github", map[string]Def{"deploy": deploy}, t0); err != nil {
+	if _, err := s.Listed("github", list(map[string]Def{"deploy": deploy}), t0); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(path); err != nil || (fi.Mode().Perm()&0o077 != 0 && os.PathSeparator == '/') {
@@ -177,16 +187,56 @@ func TestDiffReadable(t *testing.T) {
 func TestListAsPinnedWritesNothing(t *testing.T) {
 	t.Parallel()
 	s, path := newStore(t)
-	s.Listed("github", map[string]Def{"deploy": deploy}, t0)
+	s.Listed("github", list(map[string]Def{"deploy": deploy}), t0)
 	before, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch, err := s.Listed("github", map[string]Def{"deploy": deployRespaced}, t1); err != nil || len(ch) != 0 {
+	if ch, err := s.Listed("github", list(map[string]Def{"deploy": deployRespaced}), t1); err != nil || len(ch) != 0 {
 		t.Fatalf("changed %v, err %v", ch, err)
 	}
 	after, err := os.Stat(path)
 	if err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("the file was written again for a list as pinned")
+	}
+}
+
+// TestNameListedTwice: a list that gives one name two definitions, one as
+// pinned and one not, in either order, is a change: a host may read
+// either.
+func TestNameListedTwice(t *testing.T) {
+	t.Parallel()
+	for _, order := range [][]Def{{deployPoisoned, deploy}, {deploy, deployPoisoned}} {
+		s, _ := newStore(t)
+		s.Listed("github", list(map[string]Def{"deploy": deploy}), t0)
+		ch, err := s.Listed("github", []Named{{"deploy", order[0]}, {"deploy", order[1]}}, t1)
+		if got := ch["deploy"]; err != nil || got.Changed == nil || !got.Changed.Same(deployPoisoned) {
+			t.Errorf("deploy listed as %q then %q: changed %+v, err %v; want the change", order[0].Description, order[1].Description, ch, err)
+		}
+	}
+}
+
+// TestNullInFile: a file edited by hand to hold null in place of a tool
+// is read as if the tool were not there, by every command.
+func TestNullInFile(t *testing.T) {
+	t.Parallel()
+	s, path := newStore(t)
+	if err := os.WriteFile(path, []byte(`{"servers":{"s1":{"echo":null,"add":{"definition":{"description":"Adds."},"since":"2026-12-06T09:00:00Z"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if pins, err := s.Server("s1"); err != nil || len(pins) != 1 {
+		t.Errorf("Server: %v, %v; want add alone", pins, err)
+	}
+	if done, err := s.Accept("s1", nil, t1); err != nil || len(done) != 0 {
+		t.Errorf("Accept: %v, %v; want nothing to accept", done, err)
+	}
+	if ch, err := s.Listed("s1", list(map[string]Def{"echo": deploy}), t1); err != nil || len(ch) != 0 {
+		t.Errorf("Listed: %v, %v; want echo pinned as new", ch, err)
+	}
+	if n, err := s.Forget("s1", nil); err != nil || n != 2 {
+		t.Errorf("Forget: %d, %v; want the two tools", n, err)
+	}
+	if _, err := s.Accept("nosuch", nil, t1); err == nil || !strings.Contains(err.Error(), "no tools of nosuch are pinned") {
+		t.Errorf("Accept of an unknown server: %v", err)
 	}
 }

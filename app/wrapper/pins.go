@@ -13,35 +13,68 @@ import (
 
 // Pins is the relay's bridge.ToolPins for server: the user's pinned tool
 // definitions (app/toolpins), with each change's account made by
-// toolpins.Diff. What cannot be read or saved is said on log once: the
-// relay then checks nothing for changes, and a change it knew of still
-// waits.
+// toolpins.Diff. A tool waits while the definition this wrapper's server
+// last listed differs from the pin, whatever another wrapper of the same
+// name wrote meanwhile. What cannot be read or saved is said on log: the
+// relay then keeps the changes it knew of.
 func Pins(p paths.Paths, server string, log io.Writer) bridge.ToolPins {
-	return &pins{store: toolpins.New(p), server: server, log: log}
+	return &pins{store: toolpins.New(p), server: server, log: log, seen: map[string]toolpins.Def{}}
 }
 
 type pins struct {
 	store  *toolpins.Store
 	server string
 	log    io.Writer
-	said   sync.Once
+
+	mu sync.Mutex
+	// seen is, by name, the definition last listed that differs from the
+	// pin (else the one listed last).
+	seen map[string]toolpins.Def
+	// said is the last error said, so that one that persists is said once.
+	said string
 }
 
-func (s *pins) Listed(defs map[string]bridge.ToolDef) map[string]string {
-	in := make(map[string]toolpins.Def, len(defs))
-	for name, d := range defs {
-		in[name] = toolpins.Def{Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Annotations: d.Annotations}
-	}
-	changed, err := s.store.Listed(s.server, in, time.Now())
+func (s *pins) Pending() map[string]bridge.ToolChange {
+	pinned, err := s.store.Server(s.server)
 	if err != nil {
 		s.say(err)
 		return nil
 	}
-	out := make(map[string]string, len(changed))
-	for name, t := range changed {
-		out[name] = toolpins.Diff(t.Def, *t.Changed)
+	out := map[string]bridge.ToolChange{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, t := range pinned {
+		if t.Changed != nil {
+			s.seen[name] = *t.Changed
+			out[name] = bridge.ToolChange{Account: toolpins.Diff(t.Def, *t.Changed)}
+		}
 	}
 	return out
+}
+
+func (s *pins) Listed(defs []bridge.ToolDef) (map[string]bridge.ToolChange, error) {
+	in := make([]toolpins.Named, len(defs))
+	for i, d := range defs {
+		in[i] = toolpins.Named{Name: d.Name, Def: toolpins.Def{Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Annotations: d.Annotations}}
+	}
+	now := time.Now()
+	changed, err := s.store.Listed(s.server, in, now)
+	if err != nil {
+		s.say(err)
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range in {
+		s.seen[n.Name] = n.Def
+	}
+	out := make(map[string]bridge.ToolChange, len(changed))
+	for name, t := range changed {
+		s.seen[name] = *t.Changed
+		// New: first seen in this very list (Listed dates it now).
+		out[name] = bridge.ToolChange{Account: toolpins.Diff(t.Def, *t.Changed), New: t.ChangedAt.Equal(now)}
+	}
+	return out, nil
 }
 
 func (s *pins) Waits(name string) bool {
@@ -50,12 +83,34 @@ func (s *pins) Waits(name string) bool {
 		s.say(err)
 		return true
 	}
+	s.mu.Lock()
+	seen, listed := s.seen[name]
+	s.mu.Unlock()
 	t, ok := pinned[name]
-	return ok && t.Changed != nil
+	switch {
+	case !ok:
+		return false // forgotten (elicitray tools forget): the next list pins it anew
+	case listed:
+		return !t.Def.Same(seen)
+	}
+	return t.Changed != nil
+}
+
+func (s *pins) Accept(name string) error {
+	s.mu.Lock()
+	d, ok := s.seen[name]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no definition of %q was listed", name)
+	}
+	return s.store.AcceptDef(s.server, name, d, time.Now())
 }
 
 func (s *pins) say(err error) {
-	s.said.Do(func() {
-		fmt.Fprintf(s.log, "elicitray: %s: the pinned tool definitions could not be used, so changes to this server's tools are not caught: %v\n", s.server, err)
-	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if msg := err.Error(); msg != s.said {
+		s.said = msg
+		fmt.Fprintf(s.log, "elicitray: %s: the pinned tool definitions could not be used (%v); a change to this server's tools already known still waits for you, but a new one is not caught until they can\n", s.server, err)
+	}
 }
