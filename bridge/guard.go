@@ -280,6 +280,37 @@ func (g *guard) fromServer(key string, result json.RawMessage) {
 	}
 }
 
+// toolOfCall is the tool a tools/call's params name, as any server reads
+// it: every member whose name is "name" in any case (Go's encoding/json
+// folds case, and takes the last; JSON.parse takes the exact one). clear is
+// false when they name different tools, or one that is not a string.
+func toolOfCall(params json.RawMessage) (name string, clear bool) {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", true
+	}
+	seen := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return name, !seen
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return name, !seen
+		}
+		if k, _ := t.(string); !strings.EqualFold(k, "name") {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil || (seen && s != name) {
+			return "", false
+		}
+		name, seen = s, true
+	}
+	return name, true
+}
+
 // listedTools reads a tools/list result's tools as a host reads JSON:
 // members by their exact names, the last of a name twice winning, so that
 // no spelling or doubling shows the relay a list other than the host's
@@ -402,8 +433,8 @@ func (g *guard) dropsUnanswerable(env *envelope) bool {
 	if !g.on() || env.Method != "tools/call" {
 		return false
 	}
-	name := stringMember(env.Params, "name")
-	if _, ok := g.guarded(name); !ok {
+	name, clear := toolOfCall(env.Params)
+	if _, ok := g.guarded(name); !ok && clear {
 		return false
 	}
 	g.w.log.printf("%s: the host sent a tools/call of the guarded tool %s without a usable id; it was not passed on (a guarded call waits for approval, and one without an id can get no answer)", g.d.opts.Server, strconv.Quote(name))
@@ -441,7 +472,12 @@ func (g *guard) holds(key string, env *envelope, line []byte, version string, ho
 	if !g.on() || env.Method != "tools/call" {
 		return false
 	}
-	name := stringMember(env.Params, "name")
+	name, clear := toolOfCall(env.Params)
+	if !clear {
+		g.w.toHost(deniedResult(env.ID, "elicitray did not pass this tool call on: it names its tool more than once (its member \"name\" twice, or spelt in another case), servers read such a call differently, and a guarded tool could run without the user's approval."))
+		g.w.log.printf("%s: the host sent a tools/call naming its tool more than once while tool calls are guarded; it was not passed on, as a server could read a guarded tool's name in it", g.d.opts.Server)
+		return true
+	}
 	info, ok := g.guarded(name)
 	if !ok {
 		return false

@@ -219,3 +219,33 @@ func TestPinsFailingKeepChange(t *testing.T) {
 	ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
 	p.hostGets()
 }
+
+// TestGuardCallNamedTwice: a tools/call whose params name the tool twice,
+// or in another case, is judged by every name a server could read: one
+// name spelt "NAME" is that tool's call, and two different names are
+// denied, never passed on.
+func TestGuardCallNamedTwice(t *testing.T) {
+	for _, tt := range []struct {
+		name, params string
+		held         bool // else denied
+	}{
+		{"capitals", `{"NAME":"echo","arguments":{}}`, true},
+		{"a guarded name last", `{"name":"add","name":"echo","arguments":{}}`, false},
+		{"a guarded name in capitals last", `{"name":"add","NAME":"echo","arguments":{}}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newGuardApprover()
+			p := startPeer(t, &Options{Server: "everything", Approver: a, Guard: []string{"echo"}})
+			p.initialize()
+			p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":` + tt.params + `}`)
+			if tt.held {
+				ask := <-a.asked
+				ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+			}
+			if got := p.hostGets(); !strings.Contains(got, `"isError":true`) {
+				t.Errorf("host got %s, want a denial", got)
+			}
+			p.serverNextIsPing(8)
+		})
+	}
+}
