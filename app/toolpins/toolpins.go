@@ -193,14 +193,8 @@ func (s *Store) Servers() ([]string, error) {
 // returns the tools accepted. A named tool with no change waiting is an
 // error that names it.
 func (s *Store) Accept(server string, names []string, now time.Time) ([]string, error) {
-	var f file
 	var done []string
-	err := s.f.Edit(&f, func() error {
-		f.tidy()
-		pins := f.Servers[server]
-		if pins == nil {
-			return fmt.Errorf("no tools of %s are pinned", server)
-		}
+	err := s.editServer(server, func(f *file, pins map[string]*Tool) error {
 		if len(names) == 0 {
 			for name, t := range pins {
 				if t.Changed != nil {
@@ -220,6 +214,20 @@ func (s *Store) Accept(server string, names []string, now time.Time) ([]string, 
 	})
 	slices.Sort(done)
 	return done, err
+}
+
+// editServer applies edit to server's pins in the file, under its lock; a
+// server with none is an error that names it.
+func (s *Store) editServer(server string, edit func(f *file, pins map[string]*Tool) error) error {
+	var f file
+	return s.f.Edit(&f, func() error {
+		f.tidy()
+		pins := f.Servers[server]
+		if pins == nil {
+			return fmt.Errorf("no tools of %s are pinned", server)
+		}
+		return edit(&f, pins)
+	})
 }
 
 // AcceptDef makes d the definition of server's tool name that the user
@@ -244,14 +252,8 @@ func (s *Store) AcceptDef(server, name string, d Def, now time.Time) error {
 // is named): the next list pins what it says as new. It returns how many
 // were removed.
 func (s *Store) Forget(server string, names []string) (int, error) {
-	var f file
 	n := 0
-	err := s.f.Edit(&f, func() error {
-		f.tidy()
-		pins := f.Servers[server]
-		if pins == nil {
-			return fmt.Errorf("no tools of %s are pinned", server)
-		}
+	err := s.editServer(server, func(f *file, pins map[string]*Tool) error {
 		if len(names) == 0 {
 			n = len(pins)
 			delete(f.Servers, server)
