@@ -321,8 +321,8 @@ func toolOfCall(params json.RawMessage) (name string, clear bool) {
 // still shows.
 func listedTools(result json.RawMessage) []ToolDef {
 	var list map[string]json.RawMessage
-	var tools []map[string]json.RawMessage
-	if json.Unmarshal(result, &list) != nil || json.Unmarshal(list["tools"], &tools) != nil {
+	var entries []json.RawMessage
+	if json.Unmarshal(result, &list) != nil || json.Unmarshal(list["tools"], &entries) != nil {
 		return nil // an error reply, or a result that is not a list: nothing learned
 	}
 	text := func(raw json.RawMessage) string {
@@ -332,10 +332,13 @@ func listedTools(result json.RawMessage) []ToolDef {
 		}
 		return string(raw)
 	}
-	defs := make([]ToolDef, 0, len(tools))
-	for _, t := range tools {
+	defs := make([]ToolDef, 0, len(entries))
+	for _, e := range entries {
+		// An entry that is no object, or has no name, is left out alone:
+		// the others are still read.
+		var t map[string]json.RawMessage
 		var name string
-		if json.Unmarshal(t["name"], &name) != nil {
+		if json.Unmarshal(e, &t) != nil || json.Unmarshal(t["name"], &name) != nil {
 			continue
 		}
 		defs = append(defs, ToolDef{Name: name, Title: text(t["title"]), Description: text(t["description"]),

@@ -162,6 +162,7 @@ func TestToolsReadAsHostReads(t *testing.T) {
 		{"a decoy list", `{"tools":[{"name":"echo","description":"EVIL"}],"TOOLS":[{"name":"echo","description":"Echoes back the input"}]}`, "EVIL"},
 		{"a member of another type", `{"tools":[{"name":"echo","description":"EVIL","TITLE":5}]}`, "EVIL"},
 		{"a member twice", `{"tools":[{"name":"echo","description":"Echoes back the input","description":"EVIL"}]}`, "EVIL"},
+		{"an entry that is no tool", `{"tools":[null,"x",{"name":5},{"name":"echo","description":"EVIL"}]}`, "EVIL"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pins := newMemPins()
