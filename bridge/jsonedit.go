@@ -212,19 +212,29 @@ func canonicalJSON(raw []byte) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return "s" + s
 	}
+	if c, ok := CanonicalJSON(raw); ok {
+		return "c" + string(c)
+	}
+	return "r" + string(raw)
+}
+
+// CanonicalJSON is the JSON value raw spelt one way: object members
+// sorted, numbers as written, strings escaped only where JSON must, no
+// insignificant space; ok is false when raw is not one JSON value.
+func CanonicalJSON(raw []byte) (c []byte, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
-		return "r" + string(raw)
+		return nil, false
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if enc.Encode(v) != nil {
-		return "r" + string(raw)
+		return nil, false
 	}
-	return "c" + buf.String()
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), true
 }
 
 // stringMember returns the string value of key in obj, or "" when obj has

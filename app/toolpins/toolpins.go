@@ -25,6 +25,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/bridge"
 )
 
 // Def is what a tools/list said of one tool (MCP server/tools, Tool).
@@ -44,23 +45,16 @@ func (d Def) Same(e Def) bool {
 		bytes.Equal(canonical(d.Annotations), canonical(e.Annotations))
 }
 
-// canonical is raw with its object members sorted and no spacing (numbers
-// as written); raw itself when it is not JSON.
+// canonical is raw spelt one way (bridge.CanonicalJSON); raw itself when
+// it is not JSON.
 func canonical(raw json.RawMessage) []byte {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return raw
+	if c, ok := bridge.CanonicalJSON(raw); ok {
+		return c
 	}
-	b, err := json.Marshal(v) // encoding/json sorts map keys
-	if err != nil {
-		return raw
-	}
-	return b
+	return raw
 }
 
 // Tool is one pinned tool.
