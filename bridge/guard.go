@@ -159,9 +159,8 @@ func newGuard(r *Relay) *guard {
 	g.set(r.opts.Guard, r.opts.GuardDestructive)
 	if g.pins != nil {
 		for name, c := range g.pins.Pending() {
-			g.changed[name] = c.Account
+			g.note(name, c.Account, true)
 		}
-		g.waiting.Store(int32(len(g.changed)))
 	}
 	return g
 }
@@ -260,17 +259,10 @@ func (g *guard) fromServer(key string, result json.RawMessage) {
 	if err != nil {
 		return // the changes known stay; the pins said what went wrong
 	}
-	g.mu.Lock()
 	for _, d := range defs {
-		name := d.Name
-		if c, ok := changed[name]; ok {
-			g.changed[name] = c.Account
-		} else {
-			delete(g.changed, name)
-		}
+		c, ok := changed[d.Name]
+		g.note(d.Name, c.Account, ok)
 	}
-	g.waiting.Store(int32(len(g.changed)))
-	g.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(changed)) {
 		if changed[name].New {
 			// Told once, in its turn among the prompts, on a goroutine
@@ -355,18 +347,7 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 		Submitted(ctx)
 		return
 	}
-	serverInfo, version := g.session.server()
-	req := &Request{
-		ID:              fmt.Sprintf("%s%d", g.d.prefix, g.d.seq.Add(1)),
-		Time:            time.Now(),
-		Server:          g.d.opts.Server,
-		ServerInfo:      serverInfo,
-		Tool:            name,
-		Mode:            ModeToolChange,
-		Message:         changeMessage(name, account),
-		ProtocolVersion: version,
-	}
-	res, err := g.d.approve(ctx, req)
+	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, changeMessage(name, account), ""))
 	switch {
 	case err != nil:
 		g.w.log.printf("%s: the tool %s changed its definition; the user could not be told (%v), so its calls wait for their approval until they accept it (elicitray tools accept)", g.d.opts.Server, strconv.Quote(name), err)
@@ -375,11 +356,21 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 			g.w.log.printf("%s: the user accepted the new definition of the tool %s, but it could not be kept (%v); its calls still wait for their approval", g.d.opts.Server, strconv.Quote(name), err)
 			return
 		}
-		g.mu.Lock()
-		delete(g.changed, name)
-		g.waiting.Store(int32(len(g.changed)))
-		g.mu.Unlock()
+		g.note(name, "", false)
 	}
+}
+
+// note notes whether the tool name's definition changed and waits for the
+// user (with account, the change), or not.
+func (g *guard) note(name, account string, waits bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if waits {
+		g.changed[name] = account
+	} else {
+		delete(g.changed, name)
+	}
+	g.waiting.Store(int32(len(g.changed)))
 }
 
 // heldCall is one guarded call held.
@@ -411,11 +402,7 @@ func (g *guard) guarded(name string) (toolInfo, bool) {
 			info.changed = account
 			return info, true
 		}
-		// Accepted since the list (elicitray tools accept).
-		g.mu.Lock()
-		delete(g.changed, name)
-		g.waiting.Store(int32(len(g.changed)))
-		g.mu.Unlock()
+		g.note(name, "", false) // accepted since the list (elicitray tools accept)
 	}
 	if s.destructive && info.destructive {
 		return info, true
@@ -649,6 +636,13 @@ func (g *guard) hostCancelled(key string) bool {
 
 // request builds the Approver's view of a guarded call.
 func (g *guard) request(name string, info toolInfo, args json.RawMessage, version string) *Request {
+	return g.newRequest(ModeToolCall, name, guardMessage(name, info, args), version)
+}
+
+// newRequest is a Request of the guard's (mode ModeToolCall or
+// ModeToolChange) about the tool name, at the protocol version given, or
+// the one agreed when "".
+func (g *guard) newRequest(mode, name, message, version string) *Request {
 	serverInfo, agreed := g.session.server()
 	if version == "" {
 		version = agreed
@@ -659,8 +653,8 @@ func (g *guard) request(name string, info toolInfo, args json.RawMessage, versio
 		Server:          g.d.opts.Server,
 		ServerInfo:      serverInfo,
 		Tool:            name,
-		Mode:            ModeToolCall,
-		Message:         guardMessage(name, info, args),
+		Mode:            mode,
+		Message:         message,
 		ProtocolVersion: version,
 	}
 }
