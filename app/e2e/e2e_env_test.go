@@ -86,9 +86,9 @@ var sessionKeys = []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", 
 
 // sessionEnv is d's environment as the desktop session has it: the
 // stripped one plus the display and the bus (strippedDesktop's session,
-// kept in d.hostEnv).
+// kept in d.hostEnv); for newDesktop's d, the test process's.
 func (d *testDesktop) sessionEnv() []string {
-	env := append([]string{}, d.env...)
+	env := append([]string{}, d.environ()...)
 	for _, kv := range d.hostEnv {
 		k, _, _ := strings.Cut(kv, "=")
 		if slices.Contains(sessionKeys, k) {

@@ -158,6 +158,11 @@ func TestEndToEndKeepAliveTwoCalls(t *testing.T) {
 	needDisplay(t)
 	d := newDesktop(t)
 	d.config("keep_alive = \"1s\"\n")
+	// The hub runs before the calls, as on a desktop that started it at
+	// login: the test is of keep-alive while a window is open, and a hub
+	// started under make test's load can take longer than the host's 3 s
+	// before any window opens (the host then times out with none).
+	d.startHub()
 	wire := d.hostLog("wire")
 	cmd := tsHostCommand(t, d.desktopEnv(), []string{"--timeout", "3000", "--progress", "--wire", wire,
 		"--tool", "trigger-elicitation-request", "--arguments", "{}", "--times", "2"},
