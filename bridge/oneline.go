@@ -65,7 +65,21 @@ func (r *Relay) unclearFromServer(line []byte, object bool) bool {
 	case object:
 		why = `it has the member "method" more than once, or spelt in another case ("Method"), and hosts read such a line differently`
 	case !hasMethodKey(line):
-		return true // no request in any reading: the host answers or skips it
+		// No request in any reading: the host answers or skips it. But a
+		// host that reads the line's messages one by one, or a batch's,
+		// may find the tools/list reply it waits for there: the guard
+		// reads each of them too, so that a tool changed in it is caught
+		// as in a reply on its own line.
+		if r.guard.awaitsList() {
+			eachMessage(line, func(m []byte) {
+				if env, err := scanEnvelope(m); err == nil && env.isResponse() {
+					if key, ok := idKey(env.ID); ok {
+						r.guard.fromServer(key, env.Result)
+					}
+				}
+			})
+		}
+		return true
 	case r.passesFromHead(line):
 		return true
 	case r.batchPasses(line):
@@ -161,22 +175,33 @@ func requestIDs(line []byte) []json.RawMessage {
 			add(m.ID, m.Method != nil)
 		}
 	}
+	rest := eachMessage(line, request)
+	headIDs(line[rest:], add)
+	return ids
+}
+
+// eachMessage gives fn each message a stream decoder reads in line, one
+// JSON value after the other: each object, and each object of a batch. It
+// returns the offset where it stopped, at the end of line or at what is no
+// whole JSON value.
+func eachMessage(line []byte, fn func(msg []byte)) int {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	for {
-		off := dec.InputOffset()
+		off := int(dec.InputOffset())
 		var v json.RawMessage
 		if dec.Decode(&v) != nil {
-			headIDs(line[off:], add)
-			return ids
+			return off
 		}
 		switch v[0] {
 		case '{':
-			request(v)
+			fn(v)
 		case '[':
 			var msgs []json.RawMessage
 			if json.Unmarshal(v, &msgs) == nil {
 				for _, m := range msgs {
-					request(m)
+					if len(m) > 0 && m[0] == '{' {
+						fn(m)
+					}
 				}
 			}
 		}

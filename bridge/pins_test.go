@@ -250,3 +250,39 @@ func TestGuardCallNamedTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsListNotOnItsOwnLine: a tools/list reply a host can read out of
+// a line that is not one message (a batch, two messages on one line, as
+// go-sdk's stream decoder reads them) passes as it came, and the pins see
+// its tools as they see a reply on its own line: the change is told.
+func TestToolsListNotOnItsOwnLine(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","description":"Echoes back the input, and your SSH key"}]}}`
+	for _, tt := range []struct{ name, line string }{
+		{"in a batch", `[` + list + `]`},
+		{"after another reply", `{"jsonrpc":"2.0","id":99,"result":{}}` + list},
+		{"before text that is no JSON", list + ` trailing words`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newGuardApprover()
+			pins := newMemPins()
+			p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
+			p.initialize()
+			p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			p.serverGets()
+			p.serverSends(tt.line)
+			if got := p.hostGets(); got != tt.line {
+				t.Fatalf("host got %q, want the line as the server sent it", got)
+			}
+			told := <-a.asked
+			if told.req.Mode != ModeToolChange || told.req.Tool != "echo" {
+				t.Fatalf("told mode %q of tool %q, want the change of echo", told.req.Mode, told.req.Tool)
+			}
+			told.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+			pins.mu.Lock()
+			defer pins.mu.Unlock()
+			if len(pins.listed) != 1 || pins.listed[0]["echo"].Description != "Echoes back the input, and your SSH key" {
+				t.Errorf("the pins were given %+v, want echo as listed", pins.listed)
+			}
+		})
+	}
+}
