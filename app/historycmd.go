@@ -123,7 +123,7 @@ func (s historySource) ask(ctx context.Context, ask func(*hubapi.Client) (hubapi
 func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
-		Short: "List, show, export and prune past decisions, or open the history window",
+		Short: "List, show, export, prune and verify past decisions, or open the history window",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return unknownCommand(cmd, args[0])
@@ -131,7 +131,7 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageError{errors.New("history needs a subcommand: list, show ID, export, prune or window")}
+			return usageError{errors.New("history needs a subcommand: list, show ID, export, prune, verify or window")}
 		},
 	}
 	var asJSON bool
@@ -233,6 +233,29 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 	durationVar(prune.Flags(), &olderThan, "older-than", 0, "delete decisions older than this")
 	countVar(prune.Flags(), &keep, "keep", 0, "records", "keep at most this many of the newest decisions")
 
+	verify := &cobra.Command{
+		Use:   "verify",
+		Short: "Check that no decision was changed or removed outside elicitray",
+		Long: `Check the history's chain: every decision is sealed with a hash of its text
+and of the seal before it, and decisions elicitray removed (history prune,
+delete, clear) are stood for by checkpoints. Names the first decision that
+does not match, and exits 1 then. docs/history.md says how to check an
+export the same way without elicitray.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src := cliHistory(p, cmd)
+			v, err := src.verify(ctx)
+			if err != nil {
+				return runErr(err)
+			}
+			writeVerification(stdout, p.History, v)
+			if len(v.Problems) > 0 {
+				return runErr(fmt.Errorf("the history does not hold: %s", v.Problems[0].Text))
+			}
+			return nil
+		},
+	}
+
 	var showJSON bool
 	show := &cobra.Command{
 		Use:   "show ID",
@@ -270,7 +293,7 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 			return openWindow(ctx, p, cmd, (*hubapi.Client).ShowHistory, "the history window")
 		},
 	}
-	cmd.AddCommand(list, show, export, prune, window)
+	cmd.AddCommand(list, show, export, prune, verify, window)
 	return cmd
 }
 

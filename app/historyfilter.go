@@ -176,6 +176,62 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// verify checks the history's chain through the hub, or in the file itself
+// when no hub runs.
+func (s historySource) verify(ctx context.Context) (history.Verification, error) {
+	c := cliHub(s.paths, nil)
+	defer c.Close()
+	v, err := c.Verify(ctx, hubapi.VerifyRequest{})
+	switch {
+	case err == nil:
+		return v, nil
+	case !errors.Is(err, hubapi.ErrNotRunning) && !errors.Is(err, paths.ErrUntrusted):
+		return v, err
+	}
+	st, err := s.openDirect()
+	if err != nil {
+		return history.Verification{}, err
+	}
+	defer st.Close()
+	return st.Verify()
+}
+
+// writeVerification says what `history verify` found in the history at
+// path: the problems first, else that it holds; then the checkpoints and
+// the head.
+func writeVerification(w io.Writer, path string, v history.Verification) {
+	if len(v.Problems) == 0 {
+		fmt.Fprintf(w, "%s: the chain holds: %s checked, each matches its seal.\n", path, journal.Decisions(v.Records))
+	} else {
+		fmt.Fprintf(w, "%s: the chain does not hold at %s:\n", path, problemCount(len(v.Problems)))
+		const most = 10
+		for i, pr := range v.Problems {
+			if i == most {
+				fmt.Fprintf(w, "  … and %d more\n", len(v.Problems)-most)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", pr.Text)
+		}
+		fmt.Fprintf(w, "%s checked.\n", journal.Decisions(v.Records))
+	}
+	for _, c := range v.Checkpoints {
+		span := fmt.Sprintf("decisions %d to %d", c.First, c.Last)
+		if c.First == c.Last {
+			span = fmt.Sprintf("decision %d", c.First)
+		}
+		fmt.Fprintf(w, "Removed by elicitray: %s (%s, last on %s).\n", span, c.Why, c.At.Local().Format("2006-01-02 15:04"))
+	}
+	fmt.Fprintf(w, "Head: %s (the newest seal: a full export's chain ends with it)\n", v.Head)
+}
+
+// problemCount says n places.
+func problemCount(n int) string {
+	if n == 1 {
+		return "one place"
+	}
+	return fmt.Sprintf("%d places", n)
+}
+
 // prune applies opts (nil: the config's retention) through the hub, or to
 // the file itself when no hub runs, and says how many decisions went.
 func (s historySource) prune(ctx context.Context, opts *history.PruneOptions) (int, error) {

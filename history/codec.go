@@ -31,6 +31,18 @@ const valueV4 = 0x04
 // others, nearly all, keep the byte it would take.
 const valueV5 = 0x05
 
+// valueV6 and valueV7 are valueV4 and valueV5 values with the record's
+// seal (linkLen bytes, chain.go) after their first byte (schema version
+// 7). encode writes them with a zero seal, which the caller sets.
+const (
+	valueV6 = 0x06
+	valueV7 = 0x07
+)
+
+// hasDelivery reports whether a value of encoding e ends with
+// Record.Delivery.
+func hasDelivery(e byte) bool { return e == valueV5 || e == valueV7 }
+
 // words are the texts a word of a valueV4 value names by a number: the
 // text of number n is words[n-1]; number 0 (wordText) is followed by a text
 // of any other value, as any field is. The numbers are part of the file
@@ -56,7 +68,7 @@ const (
 // first bytes of its SHA-256.
 const schemaRefLen = 8
 
-// rawRecord is a binary value (0x02 to 0x05) taken apart without copying:
+// rawRecord is a binary value (0x02 to 0x07) taken apart without copying:
 // its byte slices point into the value, so they are valid only as long as
 // the value is (in bbolt, until the transaction ends). Queries match on it
 // and turn only the records they keep into Records.
@@ -71,12 +83,13 @@ type rawRecord struct {
 	content                               []byte // JSON object; nil for none
 	key, source                           []byte // nil in version 2 values
 	delivery                              []byte // nil before valueV5
+	link                                  []byte // the seal; nil before valueV6
 }
 
 // errBadValue is wrapped by parse for a value it cannot take apart.
 var errBadValue = errors.New("history file is damaged: unreadable record")
 
-// parse takes a binary value (0x02 to 0x05) apart into rr.
+// parse takes a binary value (0x02 to 0x07) apart into rr.
 func (rr *rawRecord) parse(v []byte) error {
 	d, err := rr.head(v)
 	if err != nil {
@@ -109,7 +122,7 @@ func (rr *rawRecord) parse(v []byte) error {
 		rr.key = d.bytes()
 		rr.source = d.bytes()
 	}
-	if v[0] == valueV5 {
+	if hasDelivery(v[0]) {
 		rr.delivery = d.bytes()
 	}
 	if d.bad || len(d.b) != 0 {
@@ -129,10 +142,14 @@ func (rr *rawRecord) parseHead(v []byte) error {
 // head parses the fields of v up to the message and returns the decoder
 // at the field after it.
 func (rr *rawRecord) head(v []byte) (decoder, error) {
-	if len(v) == 0 || v[0] < valueV2 || v[0] > valueV5 {
+	if len(v) == 0 || v[0] < valueV2 || v[0] > valueV7 {
 		return decoder{}, errBadValue
 	}
 	d := decoder{b: v[1:]}
+	rr.link = nil
+	if v[0] >= valueV6 {
+		rr.link = d.fixed(linkLen)
+	}
 	rr.zone = int(d.varint())
 	// One call per field rather than a loop over pointers to them: a search
 	// parses every record, and this (with bytes' one-byte lengths) takes
@@ -242,7 +259,8 @@ func appendWord(v []byte, s string) []byte {
 	return append(v, s...)
 }
 
-// encode returns the valueV4 value of r (valueV5 when r.Delivery is set), whose Time and ID are in its key.
+// encode returns the valueV6 value of r (valueV7 when r.Delivery is set),
+// whose Time and ID are in its key, with a zero seal (see setSeal).
 // schemas stores r.RequestedSchema once for every record that carries the
 // same bytes (see putSchema); nil stores it inline, for tests. The schema is
 // kept as sent: json.Marshal would compact it and escape HTML characters,
@@ -262,10 +280,11 @@ func encode(r Record, schemas func(schema []byte) ([]byte, error)) ([]byte, erro
 	_, zone := r.Time.Zone()
 	v := make([]byte, 0, 64+len(r.Message)+len(content))
 	if r.Delivery != "" {
-		v = append(v, valueV5)
+		v = append(v, valueV7)
 	} else {
-		v = append(v, valueV4)
+		v = append(v, valueV6)
 	}
+	v = append(v, make([]byte, linkLen)...)
 	v = binary.AppendVarint(v, int64(zone))
 	text := func(s string) {
 		v = binary.AppendUvarint(v, uint64(len(s)))

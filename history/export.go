@@ -15,7 +15,9 @@ import (
 // Export formats.
 const (
 	// FormatJSONL is JSON Lines: one Record per line, as encoding/json's
-	// Encoder writes it (the JSON of `elicitray history list --json`).
+	// Encoder writes it (the JSON of `elicitray history list --json`),
+	// followed by the members "prev" and "hash" of the chain (doc.go, "The
+	// chain"); an export of every record ends with a line per checkpoint.
 	FormatJSONL = "jsonl"
 	// FormatCSV is CSV (RFC 4180) with a header row; see Export.
 	FormatCSV = "csv"
@@ -47,40 +49,59 @@ var exportChunk = 1000
 // ErrNotFound when q.Before or q.After names no record, and with the error
 // of w.
 func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
-	var write func(Record) error
+	var write func(r Record, prev, seal link) error
 	var flush func() error
+	var cps []Checkpoint
 	switch format {
 	case FormatJSONL:
 		bw := bufio.NewWriter(w)
-		enc := json.NewEncoder(bw)
-		write = func(r Record) error { return enc.Encode(r) }
-		flush = bw.Flush
+		write = func(r Record, prev, seal link) error {
+			form, err := sealedForm(r, prev)
+			if err == nil {
+				_, err = bw.Write(exportLine(form, seal))
+			}
+			return err
+		}
+		flush = func() error {
+			for _, c := range cps {
+				if _, err := bw.Write(checkpointLine(c)); err != nil {
+					return err
+				}
+			}
+			return bw.Flush()
+		}
 	case FormatCSV:
 		cw := csv.NewWriter(w)
 		if err := cw.Write(csvHeader); err != nil {
 			return 0, fmt.Errorf("exporting history: %w", err)
 		}
-		write = func(r Record) error { return cw.Write(csvRow(r)) }
+		write = func(r Record, _, _ link) error { return cw.Write(csvRow(r)) }
 		flush = func() error { cw.Flush(); return cw.Error() }
 	default:
 		return 0, fmt.Errorf("exporting history: unknown format %q (want %q or %q)", format, FormatJSONL, FormatCSV)
 	}
 
+	all := q == Query{}
 	q.Limit, q.ScanLimit = exportChunk, 0
 	n := 0
 	var within span
 	for {
 		var res scanResult
+		var prevs, seals []link
 		err := s.view(func(tx *bolt.Tx) error {
 			var err error
 			res, err = scan(tx, q, false, within)
+			prevs, seals = chainOf(tx, res.records)
+			if all && !res.more {
+				cps = checkpoints(tx)
+			}
 			return err
 		})
 		if err != nil {
 			return n, fmt.Errorf("exporting history: %w", err)
 		}
-		for _, r := range res.records {
-			if err := write(r); err != nil {
+		for i, r := range res.records {
+			if err := write(r, prevs[i], seals[i]); err != nil {
 				return n, fmt.Errorf("exporting history: %w", err)
 			}
 			n++

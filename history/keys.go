@@ -42,13 +42,21 @@ func idKey(id uint64) []byte { return binary.BigEndian.AppendUint64(nil, id) }
 func idValue(k []byte) []byte { return bytes.Clone(k[:8]) }
 
 // keyOfID returns the records-bucket key of the record with the given ID,
-// or nil when no record has it. It reads the ids-bucket value of version 5,
-// the record's time, and of older versions, the whole key.
+// or nil when no record has it.
 func keyOfID(tx *bolt.Tx, id uint64) ([]byte, error) {
 	v := tx.Bucket(bucketIDs).Get(idKey(id))
-	switch {
-	case v == nil:
+	if v == nil {
 		return nil, nil
+	}
+	return idEntryKey(idKey(id), v)
+}
+
+// idEntryKey returns the records-bucket key of the ids-bucket entry k → v.
+// It reads the value of version 5, the record's time, and of older
+// versions, the whole key.
+func idEntryKey(k, v []byte) ([]byte, error) {
+	id := binary.BigEndian.Uint64(k)
+	switch {
 	case len(v) == 8:
 		return recordKey(binary.BigEndian.Uint64(v), id), nil
 	case len(v) == keyLen && keyID(v) == id:

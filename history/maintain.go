@@ -38,12 +38,30 @@ const compactTxSize = 64 << 20
 func (s *Store) Clear() error {
 	err := s.update(func(tx *bolt.Tx) error {
 		lastID := tx.Bucket(bucketRecords).Sequence()
-		for _, name := range dataBuckets {
+		// One checkpoint stands for every record there ever was, with the
+		// reasons of those removed before.
+		cp := checkpoint{hash: head(tx), at: s.now().UnixNano()}
+		if err := tx.Bucket(bucketRemoved).ForEach(func(_, v []byte) error {
+			if old, ok := decodeCheckpoint(v); ok {
+				cp.why = joinWhy(cp.why, old.why)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		cp.why = joinWhy(cp.why, whyCleared)
+		for _, name := range append(dataBuckets, bucketRemoved) {
 			if err := tx.DeleteBucket(name); err != nil {
 				return fmt.Errorf("deleting bucket %q: %w", name, err)
 			}
 			if _, err := tx.CreateBucket(name); err != nil {
 				return fmt.Errorf("creating bucket %q: %w", name, err)
+			}
+		}
+		if lastID > 0 {
+			cp.first = 1
+			if err := tx.Bucket(bucketRemoved).Put(idKey(lastID+1), cp.encode()); err != nil {
+				return err
 			}
 		}
 		return tx.Bucket(bucketRecords).SetSequence(lastID)
@@ -73,7 +91,7 @@ func (s *Store) Prune(opts PruneOptions) (int, error) {
 		var n int
 		err := s.update(func(tx *bolt.Tx) error {
 			var err error
-			n, err = pruneStep(tx, before, opts.Keep)
+			n, err = pruneStep(tx, before, opts.Keep, s.now())
 			return err
 		})
 		deleted += n
@@ -88,8 +106,9 @@ func (s *Store) Prune(opts PruneOptions) (int, error) {
 
 // pruneStep deletes up to pruneBatch of the oldest records while they are
 // older than before (Unix nanoseconds) or more than keep (when positive)
-// remain, and returns how many it deleted.
-func pruneStep(tx *bolt.Tx, before uint64, keep int) (int, error) {
+// remain, and returns how many it deleted. Their checkpoints say they
+// were pruned at now.
+func pruneStep(tx *bolt.Tx, before uint64, keep int, now time.Time) (int, error) {
 	remaining := count(tx)
 	// bbolt cursors must not see the changes they walk over: collect the
 	// batch, then delete it.
@@ -102,10 +121,14 @@ func pruneStep(tx *bolt.Tx, before uint64, keep int) (int, error) {
 		keys = append(keys, bytes.Clone(k))
 	}
 	stale := staleBlocks{}
+	gone := make(cut, 0, len(keys))
 	for _, k := range keys {
-		if err := remove(tx, k, stale); err != nil {
+		if err := remove(tx, k, stale, &gone); err != nil {
 			return 0, err
 		}
+	}
+	if err := gone.checkpoint(tx, whyPruned, now); err != nil {
+		return 0, err
 	}
 	// The oldest blocks empty and go; the block the batch ended in keeps
 	// records, and its filter is computed once for the batch.

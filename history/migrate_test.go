@@ -159,6 +159,12 @@ func assertVersion(t *testing.T, s *Store, want int) {
 	if version != want || upgrading != nil {
 		t.Errorf("file has schema version %d (upgrade marker %q), want %d and no marker", version, upgrading, want)
 	}
+	// Every upgrade ends sealed: the chain holds.
+	if want == schemaVersion {
+		if v := mustVerify(t, s); len(v.Problems) > 0 {
+			t.Errorf("the chain does not hold after the upgrade: %+v", v.Problems)
+		}
+	}
 }
 
 // assertSchemasShared checks that each distinct requestedSchema in s is

@@ -2,16 +2,20 @@ package history
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 // schemaVersion is the version of the file layout described in doc.go that
 // this package reads and writes.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // Bucket names, and keys of the meta bucket.
 var (
@@ -49,6 +53,9 @@ var upgradeBatch = 5000
 // a new file, upgrades an older one and refuses a newer one. It reports
 // whether it rewrote records, which leaves free pages behind.
 func prepare(db *bolt.DB) (upgraded bool, err error) {
+	if err := backup(db); err != nil {
+		return false, err
+	}
 	if err := db.Update(prepareTx); err != nil {
 		return false, err
 	}
@@ -65,10 +72,78 @@ func prepare(db *bolt.DB) (upgraded bool, err error) {
 			return upgraded, fmt.Errorf("migrating from schema version 1: %w", err)
 		}
 		if done {
+			break
+		}
+		upgraded = true
+	}
+	// Then seal the records of a file older than version 7, in steps too.
+	now := time.Now()
+	for {
+		var done bool
+		err := db.Update(func(tx *bolt.Tx) error {
+			var err error
+			done, err = sealStep(tx, now)
+			return err
+		})
+		if err != nil {
+			return upgraded, fmt.Errorf("sealing the history: %w", err)
+		}
+		if done {
 			return upgraded, nil
 		}
 		upgraded = true
 	}
+}
+
+// backup copies the file of db, when it is a history of an older schema
+// version, to its path + ".v<version>.bak" before Open changes its layout:
+// the user keeps the file as their elicitray left it. A backup there
+// already, from an upgrade that did not finish, is the older one and
+// stays.
+func backup(db *bolt.DB) error {
+	return db.View(func(tx *bolt.Tx) error {
+		version, err := readVersion(tx)
+		if err != nil || version == 0 || version >= schemaVersion {
+			return err
+		}
+		name := fmt.Sprintf("%s.v%d.bak", db.Path(), version)
+		if _, err := os.Lstat(name); err == nil {
+			return nil
+		}
+		tmp := name + ".writing"
+		f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			// Left by a backup cut short: it is ours to replace.
+			if err = os.Remove(tmp); err == nil {
+				f, err = os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_EXCL, 0o600)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("backing up the history before its upgrade: %w", err)
+		}
+		// The file byte for byte: this process holds its lock and has
+		// written nothing yet.
+		var src *os.File
+		if src, err = os.Open(db.Path()); err == nil {
+			_, err = io.Copy(f, src)
+			src.Close()
+		}
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, name)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("backing up the history before its upgrade: %w", err)
+		}
+		syncDir(name)
+		return nil
+	})
 }
 
 // prepareTx checks the version of the file in tx, creates the buckets of a
@@ -97,7 +172,7 @@ func prepareTx(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	for _, name := range dataBuckets {
+	for _, name := range append(dataBuckets, bucketRemoved) {
 		if tx.Bucket(name) == nil {
 			return fmt.Errorf("%w: bucket %q is missing", errDamaged, name)
 		}
@@ -194,7 +269,116 @@ func migrate(tx *bolt.Tx, from int) error {
 	// Version 6 adds Record.Delivery at the end of the values of records
 	// that have it (0x05 values); the records of older versions are
 	// delivered as they are, and nothing is rewritten either.
+	if from < 7 {
+		// Version 7 seals the records in a chain (doc.go, "The chain"):
+		// every value is rewritten with its seal, after the version 1
+		// upgrade if there is one, in steps (sealStep) from the start.
+		if _, err := tx.CreateBucketIfNotExists(bucketRemoved); err != nil {
+			return fmt.Errorf("creating bucket %q: %w", bucketRemoved, err)
+		}
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if from >= 1 {
+			if err := meta.Put(keyUpgradingChain, make([]byte, 8+linkLen)); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// sealStep seals up to upgradeBatch records of the file in tx for the
+// first time, in ID order after the last the marker names, and writes a
+// checkpoint for every run of IDs whose records were removed before: their
+// seals were never made, so a checkpoint's two seals are the same. It
+// reports done, and removes the marker, when none are left.
+func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
+	meta := tx.Bucket(bucketMeta)
+	mark := meta.Get(keyUpgradingChain)
+	if mark == nil {
+		return true, nil
+	}
+	if len(mark) != 8+linkLen {
+		return false, fmt.Errorf("%w: sealing marker %x", errDamaged, mark)
+	}
+	last := binary.BigEndian.Uint64(mark)
+	prev := link(mark[8:])
+	// bbolt cursors must not see the changes they walk over: collect the
+	// batch, then write it.
+	var keys [][]byte
+	c := tx.Bucket(bucketIDs).Cursor()
+	for k, v := c.Seek(idKey(last + 1)); k != nil && len(keys) < upgradeBatch; k, v = c.Next() {
+		key, err := idEntryKey(k, v)
+		if err != nil {
+			return false, err
+		}
+		keys = append(keys, key)
+	}
+	removed := tx.Bucket(bucketRemoved)
+	gap := func(next uint64) error {
+		if next == last+1 {
+			return nil
+		}
+		cp := checkpoint{first: last + 1, prev: prev, hash: prev, at: now.UnixNano(), why: whyBefore}
+		return removed.Put(idKey(next), cp.encode())
+	}
+	records := tx.Bucket(bucketRecords)
+	if len(keys) == 0 {
+		if err := gap(records.Sequence() + 1); err != nil {
+			return false, err
+		}
+		if err := setHead(tx, prev); err != nil {
+			return false, err
+		}
+		return true, meta.Delete(keyUpgradingChain)
+	}
+	setFill(tx)
+	rd := newReader(tx)
+	for _, k := range keys {
+		id := keyID(k)
+		if err := gap(id); err != nil {
+			return false, err
+		}
+		v, err := resealable(tx, rd, k)
+		if err != nil {
+			return false, fmt.Errorf("record %d: %w", id, err)
+		}
+		if _, prev, err = seal(rd, k, v, prev); err != nil {
+			return false, err
+		}
+		if err := records.Put(k, v); err != nil {
+			return false, err
+		}
+		last = id
+	}
+	return false, meta.Put(keyUpgradingChain, append(binary.BigEndian.AppendUint64(nil, last), prev[:]...))
+}
+
+// resealable returns the value of the record under k in the encoding of
+// this version, with room for its seal, keeping the reference to its
+// schema as it is.
+func resealable(tx *bolt.Tx, rd *reader, k []byte) ([]byte, error) {
+	v := tx.Bucket(bucketRecords).Get(k)
+	if v == nil {
+		return nil, fmt.Errorf("%w: indexed but missing", errDamaged)
+	}
+	var rr rawRecord
+	if err := rr.parse(v); err != nil {
+		return nil, err
+	}
+	r, err := rd.record(k, &rr)
+	if err != nil {
+		return nil, err
+	}
+	ref := bytes.Clone(rr.schema)
+	return encode(r, func([]byte) ([]byte, error) {
+		if rr.schemaKind == schemaRef {
+			return ref, nil
+		}
+		return nil, nil
+	})
 }
 
 // upgradeV1Step rewrites up to upgradeBatch version 1 records of the file in

@@ -272,7 +272,11 @@ func (s *Store) Delete(id uint64) error {
 			return ErrNotFound
 		}
 		stale := staleBlocks{}
-		if err := remove(tx, k, stale); err != nil {
+		var gone cut
+		if err := remove(tx, k, stale, &gone); err != nil {
+			return err
+		}
+		if err := gone.checkpoint(tx, whyDeleted, s.now()); err != nil {
 			return err
 		}
 		return refreshBlocks(tx, stale)
@@ -353,6 +357,13 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 		return Record{}, err
 	}
 	k := recordKey(nanos, id)
+	stored, l, err := seal(newReader(tx), k, v, head(tx))
+	if err != nil {
+		return Record{}, err
+	}
+	if err := setHead(tx, l); err != nil {
+		return Record{}, err
+	}
 	if err := records.Put(k, v); err != nil {
 		return Record{}, err
 	}
@@ -386,7 +397,7 @@ func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
 	if err := indexText(tx, k, &rr); err != nil {
 		return Record{}, fmt.Errorf("indexing record %d for search: %w", id, err)
 	}
-	return newReader(tx).record(k, &rr)
+	return stored, nil
 }
 
 // amend applies r to the record under key k, which has r's Key: a
@@ -436,13 +447,16 @@ func amend(tx *bolt.Tx, k []byte, r Record) (Record, bool, error) {
 	if err := records.Put(k, nv); err != nil {
 		return Record{}, false, err
 	}
+	if err := reseal(tx, k); err != nil {
+		return Record{}, false, err
+	}
 	// The new value took a reference to the same schema: the old one's goes.
 	if oldRef != nil {
 		if err := releaseSchema(tx, oldRef); err != nil {
 			return Record{}, false, err
 		}
 	}
-	if err := rr.parse(nv); err != nil {
+	if err := rr.parse(records.Get(k)); err != nil {
 		return Record{}, false, err
 	}
 	stored, err = newReader(tx).record(k, &rr)
@@ -490,8 +504,9 @@ func get(tx *bolt.Tx, id uint64) (Record, error) {
 // the server's index when it becomes empty and the record's schema when no
 // other record refers to it. It notes the record's search block in stale,
 // whose filters the caller computes anew with refreshBlocks before the
-// transaction ends. k must not point into bbolt's memory.
-func remove(tx *bolt.Tx, k []byte, stale staleBlocks) error {
+// transaction ends, and the record and its seal in gone, whose
+// checkpoint the caller writes. k must not point into bbolt's memory.
+func remove(tx *bolt.Tx, k []byte, stale staleBlocks, gone *cut) error {
 	records := tx.Bucket(bucketRecords)
 	v := records.Get(k)
 	if v == nil {
@@ -502,6 +517,7 @@ func remove(tx *bolt.Tx, k []byte, stale staleBlocks) error {
 		return fmt.Errorf("record %d: %w", keyID(k), err)
 	}
 	// v belongs to the page the deletes below change.
+	gone.note(keyID(k), rr.link)
 	server := string(rr.server)
 	if len(rr.key) > 0 {
 		if err := tx.Bucket(bucketRequests).Delete(bytes.Clone(rr.key)); err != nil {

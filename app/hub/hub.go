@@ -283,6 +283,7 @@ var operations = map[string]func(h *Hub, cs *ConnState, m *hubapi.Message){
 	hubapi.OpGet:       (*Hub).opGet,
 	hubapi.OpExport:    (*Hub).opExport,
 	hubapi.OpPrune:     (*Hub).opPrune,
+	hubapi.OpVerify:    (*Hub).opVerify,
 	hubapi.OpPause:     (*Hub).opPause,
 	hubapi.OpMute:      (*Hub).opMute,
 	hubapi.OpUnmute:    (*Hub).opUnmute,
@@ -439,6 +440,19 @@ func (h *Hub) opPrune(cs *ConnState, m *hubapi.Message) {
 		return
 	}
 	cs.send(hubapi.CountReply{Count: n}.Reply(m.ID))
+}
+
+func (h *Hub) opVerify(cs *ConnState, m *hubapi.Message) {
+	st := h.historyFor(cs, m.ID)
+	if st == nil {
+		return
+	}
+	v, err := st.Verify()
+	if err != nil {
+		cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
+		return
+	}
+	cs.send(hubapi.Message{ID: m.ID, Verification: &v})
 }
 
 func (h *Hub) opPause(cs *ConnState, m *hubapi.Message) {

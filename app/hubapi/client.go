@@ -14,6 +14,7 @@ import (
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/platform"
 	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
 )
 
 // How long each kind of call waits for the hub: the one timeout policy of
@@ -425,6 +426,18 @@ func (c *Client) Export(ctx context.Context, req ExportRequest, w io.Writer) (Co
 func (c *Client) Prune(ctx context.Context, req PruneRequest) (CountReply, error) {
 	r, err := c.call(ctx, 0, false, req.Message(), nil, nil)
 	return CountReply{Count: r.Count}, err
+}
+
+// Verify checks the chain of the running hub's history.
+func (c *Client) Verify(ctx context.Context, req VerifyRequest) (history.Verification, error) {
+	r, err := c.call(ctx, 0, false, req.Message(), nil, nil)
+	if err == nil && r.Verification == nil {
+		err = errors.New("the hub sent no verification")
+	}
+	if err != nil {
+		return history.Verification{}, err
+	}
+	return *r.Verification, nil
 }
 
 // Pause pauses or resumes every prompt in the running hub.

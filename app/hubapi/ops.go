@@ -103,6 +103,11 @@ type PruneRequest struct{ Prune *history.PruneOptions }
 
 func (r PruneRequest) Message() Message { return Message{Op: OpPrune, Prune: r.Prune} }
 
+// VerifyRequest checks the chain of the history (OpVerify).
+type VerifyRequest struct{}
+
+func (r VerifyRequest) Message() Message { return Message{Op: OpVerify} }
+
 // CountReply is how many records an export wrote or a prune removed.
 type CountReply struct{ Count int }
 

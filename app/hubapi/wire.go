@@ -66,6 +66,8 @@ type Message struct {
 	Done   bool                  `json:"done,omitempty"`   // export: the last message
 	Count  int                   `json:"count,omitempty"`  // export, prune: how many records
 	Prune  *history.PruneOptions `json:"prune,omitempty"`
+	// verify: what the check of the history's chain found.
+	Verification *history.Verification `json:"verification,omitempty"`
 
 	Paused  bool          `json:"paused,omitempty"`  // pause; status
 	Server  string        `json:"server,omitempty"`  // mute, unmute
@@ -114,6 +116,7 @@ const (
 	OpWindow   = "show-history" // open the history window
 	OpExport   = "export"       // stream an export of the history
 	OpPrune    = "prune"        // apply retention now
+	OpVerify   = "verify"       // check the history's chain
 	OpPause    = "pause"        // pause (paused true) or resume all prompts
 	OpMute     = "mute"         // mute a server for a while
 	OpUnmute   = "unmute"       // lift a mute

@@ -1,0 +1,340 @@
+package history
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The chain (doc.go, "The chain"): each record's value holds its seal, the
+// first linkLen bytes of the SHA-256 of its export line without the
+// "hash" member, a line that names the seal before it ("prev"). Records
+// removed by elicitray are stood for by a checkpoint, kept under the ID
+// of the record after them, that holds the seal before them and the seal
+// of the last of them, so that the seals go on unbroken.
+
+// linkLen is the length of a seal: 128 bits of SHA-256.
+const linkLen = 16
+
+// link is a seal.
+type link [linkLen]byte
+
+func (l link) String() string { return hex.EncodeToString(l[:]) }
+
+var (
+	// bucketRemoved holds the checkpoints: the ID of the record after the
+	// removed ones (8 bytes) → checkpoint value (encodeCheckpoint).
+	bucketRemoved = []byte("removed")
+	// keyHead, in meta, is the seal of the newest record ever added: the
+	// one the next record's line names.
+	keyHead = []byte("chain-head")
+	// keyUpgradingChain marks a file whose records are being sealed for
+	// the first time: the last ID sealed (8 bytes) and its seal.
+	keyUpgradingChain = []byte("upgrading-chain")
+)
+
+// Why records were removed, as checkpoints say it.
+const (
+	whyPruned  = "pruned"
+	whyDeleted = "deleted"
+	whyCleared = "cleared"
+	// whyBefore stands for records removed before the file had a chain:
+	// their seals were never made, and the checkpoint's seals are equal.
+	whyBefore = "removed before the history was sealed"
+)
+
+// line is a record as the JSON Lines export writes it, and as its seal
+// covers it without Hash.
+type line struct {
+	Record
+	Prev string `json:"prev"`
+	Hash string `json:"hash,omitempty"`
+}
+
+// sealedForm returns what the seal of r covers when prev is the seal
+// before it: r's export line without its hash.
+func sealedForm(r Record, prev link) ([]byte, error) {
+	return json.Marshal(line{Record: r, Prev: prev.String()})
+}
+
+// sealOf returns the seal of a sealed form.
+func sealOf(form []byte) link {
+	sum := sha256.Sum256(form)
+	return link(sum[:linkLen])
+}
+
+// exportLine returns the export line of a sealed form whose seal is h:
+// form with the member "hash" last.
+func exportLine(form []byte, h link) []byte {
+	out := make([]byte, 0, len(form)+len(`,"hash":""}`)+2*linkLen+1)
+	out = append(out, form[:len(form)-1]...)
+	out = append(out, `,"hash":"`...)
+	out = hex.AppendEncode(out, h[:])
+	return append(out, "\"}\n"...)
+}
+
+// seal sets the seal of the value v (valueV6 or later) of the record with
+// key k, whose seal before it is prev: it reads the record as Get will,
+// and returns it and its seal.
+func seal(rd *reader, k, v []byte, prev link) (Record, link, error) {
+	var rr rawRecord
+	if err := rr.parse(v); err != nil {
+		return Record{}, link{}, err
+	}
+	if rr.link == nil {
+		return Record{}, link{}, fmt.Errorf("record %d: %w", keyID(k), errBadValue)
+	}
+	r, err := rd.record(k, &rr)
+	if err != nil {
+		return Record{}, link{}, err
+	}
+	form, err := sealedForm(r, prev)
+	if err != nil {
+		return Record{}, link{}, fmt.Errorf("sealing record %d: %w", r.ID, err)
+	}
+	l := sealOf(form)
+	copy(v[1:], l[:])
+	return r, l, nil
+}
+
+// head returns the seal the next record added will name before it.
+func head(tx *bolt.Tx) link {
+	var l link
+	copy(l[:], tx.Bucket(bucketMeta).Get(keyHead))
+	return l
+}
+
+func setHead(tx *bolt.Tx, l link) error {
+	return tx.Bucket(bucketMeta).Put(keyHead, bytes.Clone(l[:]))
+}
+
+// checkpoint stands for the records first to the one before the record
+// it is kept under, removed from the history.
+type checkpoint struct {
+	first      uint64
+	prev, hash link   // the seal before first; the seal of the last
+	at         int64  // when the last of them was removed, Unix nanoseconds
+	why        string // why, several joined by ", " (the why* texts)
+}
+
+func (c checkpoint) encode() []byte {
+	v := binary.BigEndian.AppendUint64(nil, c.first)
+	v = append(v, c.prev[:]...)
+	v = append(v, c.hash[:]...)
+	v = binary.BigEndian.AppendUint64(v, uint64(c.at))
+	return append(v, c.why...)
+}
+
+func decodeCheckpoint(v []byte) (checkpoint, bool) {
+	if len(v) < 16+2*linkLen {
+		return checkpoint{}, false
+	}
+	c := checkpoint{first: binary.BigEndian.Uint64(v)}
+	copy(c.prev[:], v[8:])
+	copy(c.hash[:], v[8+linkLen:])
+	c.at = int64(binary.BigEndian.Uint64(v[8+2*linkLen:]))
+	c.why = string(v[16+2*linkLen:])
+	return c, true
+}
+
+// checkpointAt returns the checkpoint kept under ID id.
+func checkpointAt(tx *bolt.Tx, id uint64) (checkpoint, bool) {
+	v := tx.Bucket(bucketRemoved).Get(idKey(id))
+	if v == nil {
+		return checkpoint{}, false
+	}
+	return decodeCheckpoint(v)
+}
+
+// joinWhy returns the reasons of a and b, each once.
+func joinWhy(a, b string) string {
+	var out []string
+	for _, s := range []string{a, b} {
+		for w := range strings.SplitSeq(s, ", ") {
+			if w != "" && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// sealAt returns the seal kept in the value of the record with ID id, and
+// false when there is no such record or it has none.
+func sealAt(tx *bolt.Tx, id uint64) (link, bool) {
+	k, err := keyOfID(tx, id)
+	if err != nil || k == nil {
+		return link{}, false
+	}
+	v := tx.Bucket(bucketRecords).Get(k)
+	if len(v) < 1+linkLen || v[0] < valueV6 {
+		return link{}, false
+	}
+	return link(v[1 : 1+linkLen]), true
+}
+
+// prevOf returns the seal before record id: a checkpoint's, the seal of
+// the record before it, or none before the first. false: the record
+// before it is missing, and nothing says why (a damaged chain).
+func prevOf(tx *bolt.Tx, id uint64) (link, bool) {
+	if c, ok := checkpointAt(tx, id); ok {
+		return c.hash, true
+	}
+	if id <= 1 {
+		return link{}, true
+	}
+	return sealAt(tx, id-1)
+}
+
+// reseal seals anew the record with key k, whose value changed, and the
+// records after it, whose seals follow from its: up to the first records
+// removed, whose checkpoint takes the new seal before them (the seals
+// after it stay), or to the newest, whose seal is the head. A chain broken
+// by others stays broken where it is: the records after the break keep
+// their seals.
+func reseal(tx *bolt.Tx, k []byte) error {
+	id := keyID(k)
+	prev, ok := prevOf(tx, id)
+	if !ok {
+		return nil
+	}
+	records := tx.Bucket(bucketRecords)
+	rd := newReader(tx)
+	last := records.Sequence()
+	for ; id <= last; id++ {
+		key, err := keyOfID(tx, id)
+		if err != nil {
+			return err
+		}
+		if key == nil {
+			ck, cv := tx.Bucket(bucketRemoved).Cursor().Seek(idKey(id))
+			if c, ok := decodeCheckpoint(cv); ck != nil && ok && c.first == id {
+				c.prev = prev
+				return tx.Bucket(bucketRemoved).Put(bytes.Clone(ck), c.encode())
+			}
+			return nil
+		}
+		v := records.Get(key)
+		if len(v) < 1+linkLen || v[0] < valueV6 {
+			return nil
+		}
+		nv := bytes.Clone(v)
+		_, l, err := seal(rd, key, nv, prev)
+		if err != nil {
+			return err
+		}
+		if bytes.Equal(v[1:1+linkLen], l[:]) {
+			return nil // so are the seals after it
+		}
+		if err := records.Put(key, nv); err != nil {
+			return err
+		}
+		prev = l
+	}
+	return setHead(tx, prev)
+}
+
+// cut gathers the records a transaction removes, for checkpoints.
+type cut []removal
+
+type removal struct {
+	id   uint64
+	seal link
+}
+
+// note notes the removal of record id, whose value's seal is l (nil for a
+// value without one).
+func (c *cut) note(id uint64, l []byte) {
+	r := removal{id: id}
+	copy(r.seal[:], l)
+	*c = append(*c, r)
+}
+
+// checkpoint writes the checkpoints of the records noted, removed for why
+// at the time at, merged with those of records removed before them: one
+// for each run of IDs between records that remain.
+func (c cut) checkpoint(tx *bolt.Tx, why string, at time.Time) error {
+	if len(c) == 0 {
+		return nil
+	}
+	slices.SortFunc(c, func(a, b removal) int { return cmp.Compare(a.id, b.id) })
+	removed := tx.Bucket(bucketRemoved)
+	last := tx.Bucket(bucketRecords).Sequence()
+	ids := tx.Bucket(bucketIDs).Cursor()
+	for i := 0; i < len(c); {
+		a := c[i].id
+		// The record after the run: the first that remains after a.
+		next := last + 1
+		if k, _ := ids.Seek(idKey(a + 1)); k != nil {
+			next = binary.BigEndian.Uint64(k)
+		}
+		j := i
+		for j < len(c) && c[j].id < next {
+			j++
+		}
+		cp := checkpoint{first: a, hash: c[j-1].seal, at: at.UnixNano(), why: why}
+		if before, ok := checkpointAt(tx, a); ok {
+			cp.first, cp.prev, cp.why = before.first, before.prev, joinWhy(before.why, why)
+		} else {
+			cp.prev, _ = prevOf(tx, a)
+		}
+		// Checkpoints kept under records of the run go into this one.
+		var inside [][]byte
+		rc := removed.Cursor()
+		for k, v := rc.Seek(idKey(a)); k != nil && binary.BigEndian.Uint64(k) < next; k, v = rc.Next() {
+			if old, ok := decodeCheckpoint(v); ok {
+				cp.why = joinWhy(cp.why, old.why)
+			}
+			inside = append(inside, bytes.Clone(k))
+		}
+		for _, k := range inside {
+			if err := removed.Delete(k); err != nil {
+				return err
+			}
+		}
+		if after, ok := checkpointAt(tx, next); ok {
+			cp.hash, cp.why = after.hash, joinWhy(cp.why, after.why)
+		}
+		if err := removed.Put(idKey(next), cp.encode()); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// Checkpoint is a checkpoint as Verify and the export give it: records
+// First to Last were removed, the last of them at At, for Why; Prev is the
+// seal before them and Hash the seal of the last of them (hexadecimal).
+type Checkpoint struct {
+	First uint64    `json:"first"`
+	Last  uint64    `json:"last"`
+	At    time.Time `json:"at"`
+	Why   string    `json:"why"`
+	Prev  string    `json:"-"`
+	Hash  string    `json:"-"`
+}
+
+func (c checkpoint) public(next uint64) Checkpoint {
+	return Checkpoint{First: c.first, Last: next - 1, At: time.Unix(0, c.at).UTC(), Why: c.why,
+		Prev: c.prev.String(), Hash: c.hash.String()}
+}
+
+// checkpointLine returns the export line of c.
+func checkpointLine(c Checkpoint) []byte {
+	b, _ := json.Marshal(struct {
+		Checkpoint Checkpoint `json:"checkpoint"`
+		Prev       string     `json:"prev"`
+		Hash       string     `json:"hash"`
+	}{c, c.Prev, c.Hash})
+	return append(b, '\n')
+}

@@ -1,0 +1,425 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
+)
+
+// chainTexts are messages in the scripts and marks a seal must carry byte
+// for byte.
+var chainTexts = []string{
+	"Deploy build 1234 to production?",
+	"部署到生产环境吗？请确认。",
+	"هل تريد النشر إلى بيئة الإنتاج؟",
+	"לפרוס לסביבת הייצור?",
+	"Ship it 👩🏽‍💻🚀 now? 🇯🇵",
+	"Cafe\u0301 and n\u0303, <b>&amp;</b>",
+}
+
+// addChainRecords adds n records of every kind a seal must hold: schemas,
+// content with numbers of every shape, zones, a late time, keys.
+func addChainRecords(t *testing.T, s *Store, n int) {
+	t.Helper()
+	cet := time.FixedZone("CET", 3600)
+	for i := range n {
+		r := Record{
+			Time:    t0.Add(time.Duration(i) * time.Minute),
+			Server:  []string{"github", "部署", ""}[i%3],
+			Mode:    "form",
+			Message: chainTexts[i%len(chainTexts)],
+			Action:  "accept", DecidedBy: "user",
+			Key: fmt.Sprintf("req-%d", i),
+		}
+		if i%2 == 0 {
+			r.Time = r.Time.In(cet)
+			r.RequestedSchema = json.RawMessage(spacedSchema)
+			r.Content = map[string]any{"n": json.Number("10.50"), "big": json.Number("12345678901234567890"), "f": 1.0, "名前": "张伟"}
+		}
+		if i == 3 {
+			r.Time = t0.Add(-time.Hour) // kept late
+		}
+		mustAdd(t, s, r)
+	}
+}
+
+// mustVerify verifies s and fails the test on an error.
+func mustVerify(t *testing.T, s *Store) Verification {
+	t.Helper()
+	v, err := s.Verify()
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	return v
+}
+
+// assertHolds fails the test unless the chain of s holds, with records
+// records and the checkpoints given as "first-last why".
+func assertHolds(t *testing.T, s *Store, records int, checkpoints ...string) Verification {
+	t.Helper()
+	v := mustVerify(t, s)
+	if len(v.Problems) > 0 {
+		t.Fatalf("the chain does not hold: %+v", v.Problems)
+	}
+	var got []string
+	for _, c := range v.Checkpoints {
+		got = append(got, fmt.Sprintf("%d-%d %s", c.First, c.Last, c.Why))
+	}
+	if v.Records != records || !cmp.Equal(got, checkpoints, cmp.Comparer(func(a, b []string) bool { return strings.Join(a, "|") == strings.Join(b, "|") })) {
+		t.Fatalf("verified %d records with checkpoints %q, want %d and %q", v.Records, got, records, checkpoints)
+	}
+	return v
+}
+
+// TestChainHoldsThroughChanges: every way elicitray changes the history
+// keeps the chain whole: adds, a delivery settled and a wrapper's account
+// after newer records, deletes in the middle and at the end, a prune of
+// records that are not in ID order, a clear, and adds after each.
+func TestChainHoldsThroughChanges(t *testing.T) {
+	lower(t, &pruneBatch, 3)
+	s := openStore(t, nil)
+	assertHolds(t, s, 0)
+	mustAdd(t, s, Record{Time: t0, Server: "github", Mode: "form", Message: "pending", Action: "accept", DecidedBy: "user", Key: "pending", Delivery: DeliveryPending})
+	addChainRecords(t, s, 12)
+	assertHolds(t, s, 13)
+
+	// The word on record 1's delivery, and the wrapper's account of
+	// record 2, come after newer records: they are sealed again.
+	mustAdd(t, s, Record{Key: "pending", Source: SourceDelivery, Delivery: "the wrapper ended before it passed the answer on to the server"})
+	mustAdd(t, s, Record{Key: "req-0", Source: SourceWrapper, Action: "cancel", DecidedBy: "error", Reason: "the hub was gone"})
+	v := assertHolds(t, s, 13)
+
+	// The head is the newest seal, the hash of the newest line.
+	var b bytes.Buffer
+	if _, err := s.Export(&b, FormatJSONL, Query{}); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); !strings.HasSuffix(first, `"hash":"`+v.Head+`"}`) {
+		t.Errorf("the newest line %s does not end with the head %s", first, v.Head)
+	}
+
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Delete(6))
+	must(s.Delete(5))  // joins 6's checkpoint
+	must(s.Delete(13)) // the newest
+	assertHolds(t, s, 10, "5-6 deleted", "13-13 deleted")
+	mustAdd(t, s, Record{Time: t0.Add(time.Hour), Server: "x", Mode: "form", Message: "after", Action: "decline", DecidedBy: "user"})
+	assertHolds(t, s, 11, "5-6 deleted", "13-13 deleted")
+
+	// The oldest by time: record 5 (ID of req-3, kept late), then 1, 2, 3…
+	// in steps of 3 (pruneBatch).
+	n, err := s.Prune(PruneOptions{Keep: 6})
+	must(err)
+	if n != 5 {
+		t.Fatalf("pruned %d, want 5", n)
+	}
+	assertHolds(t, s, 6, "1-7 pruned, deleted", "13-13 deleted")
+	// A record sealed again now, after the checkpoints.
+	mustAdd(t, s, Record{Key: "req-10", Source: SourceWrapper, Action: "cancel", DecidedBy: "error", Reason: "the hub was gone"})
+	assertHolds(t, s, 6, "1-7 pruned, deleted", "13-13 deleted")
+
+	must(s.Clear())
+	assertHolds(t, s, 0, "1-14 pruned, deleted, cleared")
+	mustAdd(t, s, Record{Time: t0, Server: "x", Mode: "form", Message: "new", Action: "accept", DecidedBy: "user"})
+	assertHolds(t, s, 1, "1-14 pruned, deleted, cleared")
+}
+
+// closeStore closes s, failing the test on an error.
+func closeStore(t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerifyHexEdited: a record whose text was changed in the file by hand,
+// byte by byte as a hex editor does, is named; the others still hold.
+func TestVerifyHexEdited(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addChainRecords(t, s, 8)
+	r := mustAdd(t, s, Record{Time: t0.Add(time.Hour), Server: "github", Mode: "form", Message: "Deploy to staging?", Action: "decline", DecidedBy: "user"})
+	for i := range 3 {
+		mustAdd(t, s, Record{Time: t0.Add(2 * time.Hour), Server: "github", Mode: "form", Message: chainTexts[i], Action: "accept", DecidedBy: "user"})
+	}
+	closeStore(t, s)
+
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every copy of the text in the file: bbolt may leave old pages.
+	if !bytes.Contains(b, []byte("Deploy to staging?")) {
+		t.Fatal("the message is not in the file as it was sent")
+	}
+	b = bytes.ReplaceAll(b, []byte("Deploy to staging?"), []byte("Deploy to prod!!!?"))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	v := mustVerify(t, s)
+	want := fmt.Sprintf("record %d does not match its seal: it was changed outside elicitray after it was kept", r.ID)
+	if len(v.Problems) != 1 || v.Problems[0].ID != r.ID || v.Problems[0].Text != want {
+		t.Fatalf("problems %+v, want one: %q", v.Problems, want)
+	}
+	if v.Records != 12 {
+		t.Errorf("checked %d records, want 12", v.Records)
+	}
+}
+
+// TestVerifyDeletedOutside: a record taken out of the file with another
+// program (bbolt itself, every trace of it) is named as missing, in the
+// middle and at the end; so is a checkpoint changed to hide one.
+func TestVerifyDeletedOutside(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cut  func(tx *bolt.Tx) error
+		want string
+	}{
+		{"in the middle", func(tx *bolt.Tx) error { return cutRecord(tx, 4) },
+			"record 4 is missing, and no checkpoint says it was removed: it was deleted outside elicitray"},
+		{"two at the end", func(tx *bolt.Tx) error {
+			if err := cutRecord(tx, 9); err != nil {
+				return err
+			}
+			return cutRecord(tx, 10)
+		}, "records 9 to 10 are missing, and no checkpoint says they were removed: they were deleted outside elicitray"},
+		{"behind a checkpoint of its own making", func(tx *bolt.Tx) error {
+			if err := cutRecord(tx, 4); err != nil {
+				return err
+			}
+			cp := checkpoint{first: 4, at: t0.UnixNano(), why: whyDeleted}
+			return tx.Bucket(bucketRemoved).Put(idKey(5), cp.encode())
+		}, "the checkpoint of records 4 to 4 does not follow the seal before it: the chain was changed outside elicitray"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "history.db")
+			s, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addChainRecords(t, s, 10)
+			closeStore(t, s)
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(tt.cut); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			s, err = Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			v := mustVerify(t, s)
+			if len(v.Problems) == 0 || v.Problems[0].Text != tt.want {
+				t.Fatalf("problems %+v, want first: %q", v.Problems, tt.want)
+			}
+			// Elicitray goes on keeping decisions after it.
+			mustAdd(t, s, Record{Time: t0, Server: "x", Mode: "form", Message: "still kept", Action: "accept", DecidedBy: "user"})
+		})
+	}
+}
+
+// cutRecord deletes record id from the records and ids buckets, as someone
+// editing the file with bbolt's own tools would.
+func cutRecord(tx *bolt.Tx, id uint64) error {
+	k, err := keyOfID(tx, id)
+	if err != nil || k == nil {
+		return fmt.Errorf("record %d: %v", id, err)
+	}
+	if err := tx.Bucket(bucketRecords).Delete(k); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketIDs).Delete(idKey(id))
+}
+
+// checkExportScript returns the path of docs/history.md's script that
+// checks an export, written to a file as a user would save it.
+func checkExportScript(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/history.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```sh\n(#!/bin/sh\n# check-export.sh.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/history.md has no check-export.sh")
+	}
+	path := filepath.Join(t.TempDir(), "check-export.sh")
+	if err := os.WriteFile(path, m[1], 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestExportRecipe: the recipe of docs/history.md, run by hand with sh,
+// sed, sha256sum and awk, passes a whole export with checkpoints, giving
+// the head that Verify gives, and names what is wrong in an export with a
+// decision edited, one taken out and two swapped.
+func TestExportRecipe(t *testing.T) {
+	script := checkExportScript(t)
+	s := openStore(t, nil)
+	addChainRecords(t, s, 14)
+	for _, id := range []uint64{1, 2, 9} {
+		if err := s.Delete(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Prune(PruneOptions{Keep: 9}); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, s, Record{Key: "req-12", Source: SourceWrapper, Action: "cancel", DecidedBy: "error", Reason: "the hub was gone"})
+	if err := s.Delete(14); err != nil {
+		t.Fatal(err)
+	}
+	v := mustVerify(t, s)
+	if len(v.Problems) > 0 || len(v.Checkpoints) < 2 {
+		t.Fatalf("verify: %+v", v)
+	}
+	var b bytes.Buffer
+	if _, err := s.Export(&b, FormatJSONL, Query{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(b.String(), "\n"), "\n")
+	run := func(name, export string) string {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), name+".jsonl")
+		if err := os.WriteFile(f, []byte(export), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("sh", script, f).CombinedOutput()
+		if strings.HasPrefix(name, "whole") != (err == nil) {
+			t.Errorf("%s: the recipe exited %v:\n%s", name, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	want := fmt.Sprintf("the chain holds: %d lines, head %s", len(lines), v.Head)
+	if got := run("whole", b.String()); got != want {
+		t.Errorf("the recipe said %q, want %q", got, want)
+	}
+	// Newest first or in any order: the recipe sorts by ID.
+	var sc []string
+	for sc2 := bufio.NewScanner(strings.NewReader(b.String())); sc2.Scan(); {
+		sc = append([]string{sc2.Text() + "\n"}, sc...)
+	}
+	if got := run("whole reversed", strings.Join(sc, "")); got != want {
+		t.Errorf("reversed, the recipe said %q, want %q", got, want)
+	}
+
+	edited := strings.Replace(b.String(), "部署到生产环境吗", "部署到测试环境吗", 1)
+	if got := run("edited", edited); !regexp.MustCompile(`^line \d+: the decision does not match its hash$`).MatchString(got) {
+		t.Errorf("edited: the recipe said %q", got)
+	}
+	cut := strings.Join(append(append([]string{}, lines[:2]...), lines[3:]...), "")
+	if got := run("cut", cut); !strings.Contains(got, "does not follow the one before it") && !strings.Contains(got, "no line for decision") {
+		t.Errorf("a line taken out: the recipe said %q", got)
+	}
+}
+
+// The version 6 fixture: testdata/v6.db was written by the release before
+// sealed records (commit c0cb353) with testdata/v6fixture_test.go.txt: 40
+// records over 4 servers in five scripts, schemas and content, deliveries
+// pending and settled, a wrapper's account, a record kept late; records 8,
+// 9 and 40 deleted and 1, 2 and 31 pruned. testdata/v6.golden.jsonl is what
+// that release listed.
+const (
+	v6Fixture       = "testdata/v6.db"
+	v6FixtureGolden = "testdata/v6.golden.jsonl"
+)
+
+// TestOpenSealsVersion6Fixture: a file of the release before is upgraded
+// once, in place: a copy of it as it was is kept beside it, every record
+// reads as before, the chain holds with a checkpoint for each run of
+// records removed before, and a second Open changes nothing.
+func TestOpenSealsVersion6Fixture(t *testing.T) {
+	path := copyFile(t, v6Fixture)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertVersion(t, s, schemaVersion)
+	bak, err := os.ReadFile(path + ".v6.bak")
+	if err != nil || !bytes.Equal(bak, orig) {
+		t.Fatalf("the backup is not the file as it was (%v)", err)
+	}
+	if info, err := os.Stat(path + ".v6.bak"); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the backup's mode: %v %v", info, err)
+	}
+	golden, err := os.ReadFile(v6FixtureGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(golden), jsonLines(t, mustList(t, s, Query{Limit: 100}))); diff != "" {
+		t.Errorf("records changed in the upgrade (-before +after):\n%s", diff)
+	}
+	v := assertHolds(t, s, 34, "1-2 "+whyBefore, "8-9 "+whyBefore, "31-31 "+whyBefore, "40-40 "+whyBefore)
+	closeStore(t, s)
+
+	s, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if again := assertHolds(t, s, 34, "1-2 "+whyBefore, "8-9 "+whyBefore, "31-31 "+whyBefore, "40-40 "+whyBefore); again.Head != v.Head {
+		t.Errorf("the head moved from %s to %s on a second Open", v.Head, again.Head)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.bak*")); len(entries) != 1 {
+		t.Errorf("files beside the history: %v, want the one backup", entries)
+	}
+}
+
+// TestSealingResumes: an upgrade cut short after its first batch (the
+// marker left, as after a kill) finishes at the next Open, and the chain
+// holds as if it had run at once.
+func TestSealingResumes(t *testing.T) {
+	lower(t, &upgradeBatch, 5)
+	path := copyFile(t, v6Fixture)
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(prepareTx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := sealStep(tx, time.Now()); return err }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	assertHolds(t, s, 34, "1-2 "+whyBefore, "8-9 "+whyBefore, "31-31 "+whyBefore, "40-40 "+whyBefore)
+}
