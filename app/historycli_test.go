@@ -155,7 +155,45 @@ func TestHistoryCLI(t *testing.T) {
 			if diff := cmp.Diff(want, messages(t, cli(t, "history", "list", "--json"))); diff != "" {
 				t.Errorf("after prune (-want +got):\n%s", diff)
 			}
+
+			// The pruned decisions are stood for by one checkpoint: the
+			// chain holds.
+			out := cli(t, "history", "verify")
+			for _, want := range []string{": the chain holds: 2 decisions checked, each matches its seal.\n",
+				"Removed by elicitray: decisions 3 to 4 (pruned, last on ", "\nHead: "} {
+				if !strings.Contains(out, want) {
+					t.Errorf("verify lacks %q:\n%s", want, out)
+				}
+			}
 		})
+	}
+}
+
+// TestHistoryVerifyCLI: `history verify` on a file whose decision was
+// changed with a hex editor names it and exits 1; the text of each run
+// says what a user needs to act.
+func TestHistoryVerifyCLI(t *testing.T) {
+	testkit.Home(t)
+	path := paths.FromEnv(os.Getenv).History
+	st, err := history.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedHistory(t, st, time.Now())
+	st.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.ReplaceAll(b, []byte("Deploy build 6?"), []byte("Deploy build 9?")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"history", "verify"}, nil, &out, &errb)
+	want := "record 3 does not match its seal: it was changed outside elicitray after it was kept"
+	if code != 1 || !strings.Contains(out.String(), ": the chain does not hold at one place:\n  "+want+"\n4 decisions checked.\n") ||
+		!strings.Contains(errb.String(), "the history does not hold: "+want) {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 }
 

@@ -350,7 +350,8 @@ func BenchmarkAdd(b *testing.B) {
 }
 
 // BenchmarkUpgradeSearch opens the history as a version 3 file, which has
-// no search blocks: the one Open that builds them, once per file.
+// no search blocks: the one Open that builds them, once per file. It
+// seals every record too, as BenchmarkUpgradeSeal measures alone.
 func BenchmarkUpgradeSearch(b *testing.B) {
 	s := benchHistory(b)
 	for range b.N {
@@ -374,6 +375,58 @@ func BenchmarkUpgradeSearch(b *testing.B) {
 		s = benchStore
 	}
 	b.ReportMetric(float64(fileSize(b, benchPath))/float64(benchN), "bytes/record")
+}
+
+// BenchmarkUpgradeSeal opens the history as a version 6 file, whose
+// records have no seals: the one Open that copies the file aside, seals
+// every record and compacts the file (doc.go, "Schema version").
+func BenchmarkUpgradeSeal(b *testing.B) {
+	s := benchHistory(b)
+	for range b.N {
+		if err := s.update(func(tx *bolt.Tx) error {
+			if err := tx.DeleteBucket(bucketRemoved); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(bucketRemoved); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketMeta).Delete(keyHead); err != nil {
+				return err
+			}
+			return writeVersion(tx, 6)
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		os.Remove(benchPath + ".v6.bak")
+		start := time.Now()
+		var err error
+		if benchStore, err = Open(benchPath, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/open")
+		os.Remove(benchPath + ".v6.bak")
+		s = benchStore
+	}
+	if v, err := s.Verify(); err != nil || len(v.Problems) > 0 {
+		b.Fatalf("the chain after the upgrade: %v %+v", err, v.Problems)
+	}
+	b.ReportMetric(float64(fileSize(b, benchPath))/float64(benchN), "bytes/record")
+}
+
+// BenchmarkVerify checks the whole chain, as `history verify` does.
+func BenchmarkVerify(b *testing.B) {
+	s := benchHistory(b)
+	for range b.N {
+		start := time.Now()
+		v, err := s.Verify()
+		if err != nil || len(v.Problems) > 0 {
+			b.Fatalf("Verify: %v %+v", err, v.Problems)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/verify")
+	}
 }
 
 // BenchmarkPrune deletes the oldest 1% of the history, as a daily

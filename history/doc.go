@@ -23,12 +23,14 @@
 // free pages that new records reuse; Compact gives them back to the file
 // system.
 //
-// # Buckets and keys (schema version 5)
+// # Buckets and keys (schema version 7)
 //
 // All integers in keys are big-endian, so that bbolt's byte order is numeric
 // order.
 //
-//	meta        "version" → the schema version as decimal ASCII ("5")
+//	meta        "version" → the schema version as decimal ASCII ("7")
+//	            "chain-head" → the seal of the newest record ever added
+//	            (see "The chain")
 //	records     key (16 bytes) → record value (below)
 //	            sequence: the last ID given
 //	ids         ID (8 bytes) → the record's time (8 bytes), the first
@@ -44,6 +46,11 @@
 //	search      key (16 bytes) → a block: the number of its records
 //	            (4 bytes), a filter of their text (1,280 bytes); see
 //	            "Searching"
+//	removed     ID (8 bytes) of the record after records removed → their
+//	            checkpoint: the first removed ID (8 bytes), the seal
+//	            before it and the seal of the last (16 bytes each), when
+//	            the last went (Unix nanoseconds, 8 bytes), why (text); see
+//	            "The chain"
 //
 // A key is Record.Time in Unix nanoseconds (8 bytes) followed by Record.ID
 // (8 bytes). Keys therefore sort by time, and records with the same time by
@@ -74,7 +81,8 @@
 // keeps its schema inline. A record's value is binary, since JSON would
 // repeat the field names in every record and take longer to read:
 //
-//	0x04                       the encoding (below for older ones)
+//	0x06                       the encoding (below for older ones)
+//	16 bytes                   the record's seal (see "The chain")
 //	varint                     seconds east of UTC of Record.Time's zone
 //	5 × (uvarint n, n bytes)   Server, ServerInfo.Name, .Title, .Version,
 //	                           Tool
@@ -87,15 +95,16 @@
 //	                           no schema | a reference | the schema inline
 //	uvarint n, n bytes         Content as JSON; n = 0 for none
 //	2 × (uvarint n, n bytes)   Key, Source
-//	uvarint n, n bytes         Delivery: only in 0x05 values, which are
-//	                           0x04 values of records that have one
+//	uvarint n, n bytes         Delivery: only in 0x07 values, which are
+//	                           0x06 values of records that have one
 //
 // A word is one byte for the texts nearly every record has there: 1 to 9
 // for "form", "url", "accept", "decline", "cancel", "error", "user",
 // "timeout" and "server-cancelled" (codec.go's words, which only grow at
 // the end), or 0 followed by uvarint n and n bytes for any other text. It
 // saves 15 of a record's 300 bytes. Values of older versions are read as
-// they are: 0x03 values (schema versions 3 and 4) have each word as
+// they are: 0x04 and 0x05 values (schema versions 5 and 6) are 0x06 and
+// 0x07 values without the seal, 0x03 values (schema versions 3 and 4) have each word as
 // (uvarint n, n bytes), 0x02 values (version 2) end before Key too, and
 // version 1 values are JSON and start with '{'.
 //
@@ -132,11 +141,55 @@
 // why it did not. A settled delivery stays. The record keeps its ID and
 // Time.
 //
+// # The chain
+//
+// Every record is sealed when it is stored: its seal is the first 16
+// bytes of the SHA-256 of its line in a JSON Lines export without the
+// member "hash" (sealedForm: the record as encoding/json writes it, as
+// Get returns it, followed by "prev", the seal before it in hexadecimal).
+// The seal before record ID n is record n-1's, 16 zero bytes before the
+// first, or a checkpoint's. An auditor checks an export with nothing but
+// its bytes and SHA-256 (docs/history.md has the recipe).
+//
+// Records are chained in ID order, the order they were first stored in,
+// not by time: a record kept late joins the end. The meta key
+// "chain-head" holds the seal of the newest ID given, which the next Add
+// names, so that Add reads no other record.
+//
+// Delete, Prune and Clear leave a checkpoint under the ID of the record
+// after those they removed (one past the last ID when they were the
+// newest): the first ID removed, the seal before it, the seal of the last
+// removed, when and why. A checkpoint takes the place of the records it
+// stands for, and those removed next to it later join it, so the chain
+// stays whole and says what went. A record that changes in place (a
+// delivery settled, a wrapper's account, see "One record per
+// elicitation") is sealed again, and so are the records after it up to
+// the next checkpoint, which takes the new seal before it: nearly always
+// none, the change coming moments after the record.
+//
+// Verify walks the IDs from 1 to the last given, recomputing each seal
+// and following the checkpoints; it names a record whose seal does not
+// match (changed by hand), IDs that are neither records nor in a
+// checkpoint (deleted by hand), and checkpoints that do not follow the
+// seal before them. Seals cost 16 bytes a record (about 3.5% of the file)
+// and an encoding/json pass over it when it is stored. They are not
+// signed: they show that a file was changed by other means than
+// elicitray, not who can write the file.
+//
 // # Schema version
 //
 // The meta bucket holds the version of the layout above; this package
-// writes version 6 (schemaVersion): version 5 with 0x05 values, so that
-// upgrading changes the version only. Open upgrades an older file in place
+// writes version 7 (schemaVersion), whose values carry seals. Upgrading a
+// file of version 6 or older copies it first, byte for byte, to
+// history.db.v<version>.bak (kept if an earlier upgrade left one), then
+// seals every record in ID order, 5,000 per transaction, rewriting its
+// value as 0x06 or 0x07 with its schema reference unchanged, and writes a
+// checkpoint for each run of IDs deleted before (both its seals the seal
+// before it: no seal of theirs was ever made; why: "removed before the
+// history was sealed"). The meta key "upgrading-chain" holds the last ID
+// sealed and its seal, so that an Open that stops half way resumes there.
+// Open then compacts the file. Version 6 had 0x05 values for records with
+// a Delivery. Open upgrades an older file in place
 // through migrate and refuses a newer one with ErrNewerVersion rather than
 // risk damaging data it does not understand. Version 4 wrote records as
 // 0x03 values and whole keys in the ids and requests buckets, all of which
