@@ -219,7 +219,7 @@ func writeVerification(w io.Writer, path string, v history.Verification) {
 		if c.First == c.Last {
 			span = fmt.Sprintf("decision %d", c.First)
 		}
-		fmt.Fprintf(w, "Removed by elicitray: %s (%s, last on %s).\n", span, c.Why, c.At.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "Removed by elicitray: %s (%s; noted %s).\n", span, c.Why, c.At.Local().Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintf(w, "Head: %s (the newest seal: a full export's chain ends with it)\n", v.Head)
 }

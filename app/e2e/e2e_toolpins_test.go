@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,6 +89,15 @@ func TestEndToEndToolChanged(t *testing.T) {
 		}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) { toolChanged(t, d.with(t), tt.cs(), tt.name, tt.accept) })
+	}
+	// Every decision of the three, at both eras, over stdio and HTTP, is
+	// sealed as the hub kept it, its delivery settled after: the chain
+	// holds (history/doc.go, "The chain"), checked through the hub.
+	cmd := exec.Command(testkit.Binary(t), "history", "verify")
+	cmd.Env = d.env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !regexp.MustCompile(`: the chain holds: ([5-9]|\d\d+) decisions checked`).Match(out) {
+		t.Errorf("history verify: %v\n%s%s", err, out, d.diagnostics())
 	}
 }
 
