@@ -40,7 +40,11 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 	b.WriteString(". It runs only if you approve it.\n")
 	if info.changed != "" {
 		// Before the rest: it is why this call waits.
-		b.WriteString("\nThe server changed this tool's definition since you first saw it, and you have not accepted the change; until you do (elicitray tools accept), each call waits for you here. What changed:\n")
+		b.WriteString("\nThe server changed this tool's definition since you first saw it, and you have not accepted the change; until you do (elicitray tools accept), each call waits for you here.\n")
+		if said := suspicionsSaid(info.changed); said != "" {
+			b.WriteString(said + "\n")
+		}
+		b.WriteString("What changed:\n")
 		b.WriteString(c.text(info.changed, guardMaxDescription))
 		b.WriteString("\n")
 	}
@@ -63,7 +67,13 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 func changeMessage(name, account string) string {
 	var b strings.Builder
 	var c cleaner
-	fmt.Fprintf(&b, "The server changed the definition of its tool %s since you first saw it. A server can do so to make a tool you trust ask for more than it did.\n\nWhat changed:\n", strconv.Quote(c.line(name, guardMaxValue)))
+	fmt.Fprintf(&b, "The server changed the definition of its tool %s since you first saw it. A server can do so to make a tool you trust ask for more than it did.\n\n", strconv.Quote(c.line(name, guardMaxValue)))
+	// Before the change itself, which may be long: the window shows it
+	// without scrolling.
+	if said := suspicionsSaid(account); said != "" {
+		b.WriteString(said + "\n\n")
+	}
+	b.WriteString("What changed:\n")
 	b.WriteString(c.text(account, guardMaxDescription))
 	b.WriteString("\n\nAccept the change to let its calls run as before. Otherwise each call waits for your approval, until you accept it (elicitray tools accept).")
 	if c.hidden > 0 {

@@ -344,11 +344,11 @@ func TestExportRecipe(t *testing.T) {
 }
 
 // The version 6 fixture: testdata/v6.db was written by the release before
-// sealed records (commit c0cb353) with testdata/v6fixture_test.go.txt: 40
-// records over 4 servers in five scripts, schemas and content, deliveries
-// pending and settled, a wrapper's account, a record kept late; records 8,
-// 9 and 40 deleted and 1, 2 and 31 pruned. testdata/v6.golden.jsonl is what
-// that release listed.
+// sealed records (commit c0cb353) with testdata/v6fixture.txt, a test file
+// for the history package of that commit: 40 records over 4 servers in
+// five scripts, schemas and content, deliveries pending and settled, a
+// wrapper's account, a record kept late; records 8, 9 and 40 deleted and 1,
+// 2 and 31 pruned. testdata/v6.golden.jsonl is what that release listed.
 const (
 	v6Fixture       = "testdata/v6.db"
 	v6FixtureGolden = "testdata/v6.golden.jsonl"

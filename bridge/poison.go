@@ -1,0 +1,104 @@
+package bridge
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// A tool's description is read by the model, not only by the person, and
+// "tool poisoning" hides instructions to the model in it: to ignore what
+// it was told, to read a private file and pass it on, to keep it from the
+// user. The window that tells of a changed definition flags such text in
+// what the change added (suspicions), so that the person sees why a change
+// may matter more than its wording suggests. The phrases are the common
+// ones of published attacks, in English and Chinese; they flag, they
+// decide nothing: the person does.
+
+// instructionPhrases are what reads as an order to the model rather than a
+// description of the tool, each with what the window calls it. They are
+// matched in the text folded (NFKC, lower case, blanks as one space), so
+// that full-width letters or a line break inside do not hide them.
+var instructionPhrases = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`\b(ignore|disregard|forget|override)\b[^.\n]{0,30}\b(previous|prior|above|earlier|preceding|all|other|system)\b[^.\n]{0,20}\b(instructions?|prompts?|rules|messages|guidelines)\b`),
+		"tells the AI to ignore its instructions"},
+	{regexp.MustCompile(`忽略(之前|以上|先前|所有)[^。]{0,10}(指令|指示|提示)`), "tells the AI to ignore its instructions"},
+	{regexp.MustCompile(`\b(do not|don't|never)\b[^.\n]{0,20}\b(tell|inform|mention|show|reveal|notify)\b[^.\n]{0,10}\b(the )?user\b|\bwithout (telling|informing|notifying|asking) the user\b|\bthe user (must not|should not|shouldn't) (know|see|be told)\b`),
+		"asks the AI to keep something from you"},
+	{regexp.MustCompile(`不要(告诉|通知|提醒)用户`), "asks the AI to keep something from you"},
+	{regexp.MustCompile(`<\s*/?\s*(important|system|instructions?|secret)\s*>|\[\s*(system|instructions?)\s*\]`),
+		"has tags that speak to the AI (<IMPORTANT>, <system>…)"},
+	{regexp.MustCompile(`\b(before|after|when) (using|calling|running|you use|you call)\b[^.\n]{0,40}\b(read|send|include|pass|upload|fetch|cat|attach)\b`),
+		"tells the AI to do something else when it uses the tool"},
+	{regexp.MustCompile(`~/\.ssh|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|/etc/(passwd|shadow)|\bmcp\.json\b|\.npmrc|\.netrc|(^|[\s/~])\.env\b|\bprivate keys?\b|\bseed phrase\b`),
+		"names private files or secrets"},
+}
+
+// blankRun is how many blank characters in a row (spaces, line breaks and
+// characters that draw nothing) the window calls a run that can push text
+// out of view.
+const blankRun = 40
+
+// suspicions returns, as phrases of a sentence, what in the text a change
+// added (the "+" lines of its account) reads as instructions to the model:
+// each kind once, in the order of instructionPhrases, then a long run of
+// blank characters.
+func suspicions(account string) []string {
+	var added strings.Builder
+	for line := range strings.Lines(account) {
+		if rest, ok := strings.CutPrefix(line, "+"); ok {
+			added.WriteString(rest)
+		}
+	}
+	text := added.String()
+	folded := strings.Join(strings.Fields(strings.ToLower(norm.NFKC.String(text))), " ")
+	var out []string
+	for _, p := range instructionPhrases {
+		if p.re.MatchString(folded) && !slices.Contains(out, p.what) {
+			out = append(out, p.what)
+		}
+	}
+	if n := longestBlankRun(text); n >= blankRun {
+		out = append(out, fmt.Sprintf("has a run of %d blank characters, which can push what follows out of view", n))
+	}
+	return out
+}
+
+// longestBlankRun returns the length, in characters, of the longest run of
+// characters in s that show nothing: white space, format and control
+// characters, and the fillers that draw a blank.
+func longestBlankRun(s string) int {
+	most, run := 0, 0
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Cc) || strings.ContainsRune("\u2800\u3164\u115F\u1160\uFFA0", r) {
+			run++
+			most = max(most, run)
+		} else {
+			run = 0
+		}
+	}
+	return most
+}
+
+// suspicionsSaid is the paragraph the window adds for what suspicions
+// found in account, "" for nothing.
+func suspicionsSaid(account string) string {
+	found := suspicions(account)
+	if len(found) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Be careful: the new definition reads as instructions to the AI rather than a description of the tool. It:")
+	for _, f := range found {
+		b.WriteString("\n• ")
+		b.WriteString(f)
+	}
+	return b.String()
+}
