@@ -19,13 +19,13 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/elicitray/elicitray/app/paths"
-	"github.com/elicitray/elicitray/bridge"
 )
 
 // Def is what a tools/list said of one tool (MCP server/tools, Tool).
@@ -36,25 +36,60 @@ type Def struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
-// Same reports whether d and e define the tool alike: the same texts, and
-// the same JSON in the schema and the annotations, whatever the order of
-// their members or their spacing.
+// Same reports whether d and e define the tool alike, as a host reads them:
+// the same texts, and the same JSON values in the schema and the
+// annotations, whatever the order of their members, their spacing or the
+// spelling of their numbers (hostJSON).
 func (d Def) Same(e Def) bool {
 	return d.Title == e.Title && d.Description == e.Description &&
-		bytes.Equal(canonical(d.InputSchema), canonical(e.InputSchema)) &&
-		bytes.Equal(canonical(d.Annotations), canonical(e.Annotations))
+		bytes.Equal(hostJSON(d.InputSchema), hostJSON(e.InputSchema)) &&
+		bytes.Equal(hostJSON(d.Annotations), hostJSON(e.Annotations))
 }
 
-// canonical is raw spelt one way (bridge.CanonicalJSON); raw itself when
-// it is not JSON.
-func canonical(raw json.RawMessage) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 {
+// hostJSON is raw spelt one way for what a host's JSON.parse makes of it:
+// members sorted, the last of a name given twice, each number as the
+// double it reads (10, 10.0 and 1e1 alike), and null as no value at all
+// (a tool that lists "annotations": null has none). raw itself when it is
+// not JSON. The relay's bridge.CanonicalJSON keeps a number's digits,
+// which it must pass on; a definition is only compared and shown.
+func hostJSON(raw json.RawMessage) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	if c, ok := bridge.CanonicalJSON(raw); ok {
-		return c
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
 	}
-	return raw
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // shown to people too (indented)
+	if enc.Encode(asDoubles(v)) != nil {
+		return raw
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// asDoubles is v with each number as a float64, the double a JavaScript
+// host holds; one beyond its range stays as written.
+func asDoubles(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			return f
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = asDoubles(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = asDoubles(e)
+		}
+	}
+	return v
 }
 
 // Tool is one pinned tool.
@@ -301,9 +336,10 @@ func Diff(old, new Def) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// indented is raw's canonical form, indented by two spaces a level.
+// indented is raw as a host reads it (hostJSON), indented by two spaces a
+// level.
 func indented(raw json.RawMessage) string {
-	c := canonical(raw)
+	c := hostJSON(raw)
 	var b bytes.Buffer
 	if json.Indent(&b, c, "", "  ") != nil {
 		return string(c)

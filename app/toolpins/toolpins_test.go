@@ -244,3 +244,27 @@ func TestNullInFile(t *testing.T) {
 		t.Errorf("Accept of an unknown server: %v", err)
 	}
 }
+
+// TestSameAsHostReads: definitions a host reads alike are the same, so
+// that no window tells of a change nobody could see: annotations null or
+// absent, a number spelt 10, 10.0 or 1e1, members in another order or
+// spacing. A real change in a number or a text is still one.
+func TestSameAsHostReads(t *testing.T) {
+	base := Def{Description: "Deploys.", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":10}}}`)}
+	for _, tt := range []struct {
+		name string
+		e    Def
+		same bool
+	}{
+		{"annotations null", Def{Description: "Deploys.", InputSchema: base.InputSchema, Annotations: json.RawMessage(` null `)}, true},
+		{"10.0", Def{Description: "Deploys.", InputSchema: json.RawMessage(`{"properties":{"n":{"maximum":10.0,"type":"integer"}},"type":"object"}`)}, true},
+		{"1e1", Def{Description: "Deploys.", InputSchema: json.RawMessage(`{ "type" : "object", "properties": {"n": {"type": "integer", "maximum": 1e1}}}`)}, true},
+		{"11", Def{Description: "Deploys.", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":11}}}`)}, false},
+		{"annotations given", Def{Description: "Deploys.", InputSchema: base.InputSchema, Annotations: json.RawMessage(`{"destructiveHint":true}`)}, false},
+		{"text", Def{Description: "Deploys. ", InputSchema: base.InputSchema}, false},
+	} {
+		if got := base.Same(tt.e); got != tt.same {
+			t.Errorf("%s: Same = %v, want %v", tt.name, got, tt.same)
+		}
+	}
+}
