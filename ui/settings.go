@@ -133,6 +133,7 @@ type settingsView struct {
 	closeBtn  *closeButton
 	content   fyne.CanvasObject
 	remember  *rememberSection
+	tools     *toolsSection
 	notice    *noticeSection
 }
 
@@ -176,7 +177,7 @@ func (v *settingsView) build(s state.Settings) fyne.CanvasObject {
 			"Remove a server to let it follow the defaults in everything.")),
 		v.noServers, v.list, addRow)
 	body := container.NewVBox(defaults, widget.NewSeparator(), serversBox, widget.NewSeparator(),
-		v.buildNotice(s.Notice), widget.NewSeparator(), v.buildRemember(s.Remember))
+		v.buildNotice(s.Notice), widget.NewSeparator(), v.buildRemember(s.Remember), widget.NewSeparator(), v.buildTools(s.Tools))
 	// Room on the right for the scroll bar, which Fyne draws over the content.
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), body)
 	v.scroll = container.NewVScroll(padded)
@@ -279,7 +280,7 @@ func (v *settingsView) settings() (state.Settings, []string) {
 	for _, f := range errs {
 		bad = append(bad, f+lang.L(" (defaults)"))
 	}
-	s := state.Settings{Defaults: d, Remember: v.remember.now(), Notice: v.notice.now()}
+	s := state.Settings{Defaults: d, Remember: v.remember.now(), Notice: v.notice.now(), Tools: v.tools.now()}
 	for _, r := range v.servers {
 		p, errs := r.policy()
 		for _, f := range errs {
@@ -373,6 +374,7 @@ func (v *settingsView) snapshot() string {
 	}
 	b.WriteString(v.remember.snapshot())
 	b.WriteString(v.notice.snapshot())
+	b.WriteString(v.tools.snapshot())
 	return b.String()
 }
 

@@ -177,6 +177,10 @@ func (w *Windows) showSettings() {
 	}
 	s := SettingsOf(cfg, servers)
 	s.Remember = h.RememberSettings(cfg)
+	var err error
+	if s.Tools, err = ToolSettings(w.Paths); err != nil {
+		w.logf("pinned tools: %v", err)
+	}
 	w.openWindow(winproto.Message{Op: winproto.OpSettings, Settings: &s})
 }
 
@@ -462,6 +466,9 @@ func (w *Windows) SaveSettings(s state.Settings) error {
 	c := WithUnshown(ConfigOf(s), h.Settings())
 	c.Remember = hub.RememberConfigOf(s.Remember, c.Remember)
 	if err := h.ForgetRules(s.Remember.Forget); err != nil {
+		return err
+	}
+	if err := SaveToolSettings(w.Paths, s.Tools, time.Now()); err != nil {
 		return err
 	}
 	if err := config.Save(w.Paths.Config, c); err != nil {

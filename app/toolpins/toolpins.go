@@ -15,6 +15,7 @@ package toolpins
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -253,11 +254,21 @@ func (s *Store) editServer(server string, edit func(f *file, pins map[string]*To
 		f.tidy()
 		pins := f.Servers[server]
 		if pins == nil {
-			return fmt.Errorf("no tools of %s are pinned", server)
+			return notPinned(fmt.Sprintf("no tools of %s are pinned", server))
 		}
 		return edit(&f, pins)
 	})
 }
+
+// ErrNotPinned is what errors.Is finds in the error of Accept or Forget
+// for a server or a tool that has no pin.
+var ErrNotPinned = errors.New("not pinned")
+
+// notPinned is the sentence of such an error.
+type notPinned string
+
+func (e notPinned) Error() string        { return string(e) }
+func (e notPinned) Is(target error) bool { return target == ErrNotPinned }
 
 // AcceptDef makes d the definition of server's tool name that the user
 // has, from now: what they accepted in the window that showed the change
@@ -290,7 +301,7 @@ func (s *Store) Forget(server string, names []string) (int, error) {
 		}
 		for _, name := range names {
 			if _, ok := pins[name]; !ok {
-				return fmt.Errorf("%s has no pinned tool %q", server, name)
+				return notPinned(fmt.Sprintf("%s has no pinned tool %q", server, name))
 			}
 			delete(pins, name)
 			n++

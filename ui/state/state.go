@@ -19,6 +19,29 @@ type Settings struct {
 	Remember RememberSettings
 	// Notice is the "When a prompt opens" section (ui/settings_notice.go).
 	Notice NoticeSettings
+	// Tools is the "Pinned tools" section (ui/settings_tools.go).
+	Tools ToolSettings
+}
+
+// ToolSettings is the "Pinned tools" section of Settings: the tool
+// definitions pinned per server (app/toolpins).
+type ToolSettings struct {
+	// Pins are every pinned tool, by server and then tool name.
+	Pins []PinnedTool
+	// Accept and Forget, in the Settings that Save hands over, are the
+	// changes the user accepted and the pins they chose to forget; the
+	// window ignores them on open.
+	Accept, Forget []PinnedTool
+}
+
+// PinnedTool is one pinned tool as the window lists it.
+type PinnedTool struct {
+	Server, Tool string // untrusted text: the server chose the tool's name
+	Since        time.Time
+	// Change is what changed since (toolpins.Diff), "" when nothing waits;
+	// ChangedAt is when it was first seen.
+	Change    string
+	ChangedAt time.Time
 }
 
 // ServerPolicy is how one server's prompts are handled, or, with an empty
