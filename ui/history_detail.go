@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
@@ -98,7 +99,11 @@ func (d *historyDetail) show(r *history.Record) {
 	reason := recordReason(c.clean(r.Reason))
 	hidden = hidden || c.found
 
-	objs := []fyne.CanvasObject{promptHeader(p.Server, p.ServerInfo, p.Tool)}
+	headerTool := p.Tool
+	if r.Mode == bridge.ModeToolChange {
+		headerTool = "" // no call was in flight: the message names the tool, as the window did
+	}
+	objs := []fyne.CanvasObject{promptHeader(p.Server, p.ServerInfo, headerTool)}
 	if hidden {
 		objs = append(objs, hiddenCharsWarning())
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -343,5 +344,22 @@ func TestHistoryDetailRightToLeftAnswer(t *testing.T) {
 		if got["Note"] != "plain" {
 			t.Errorf("a left-to-right answer is shown as %q", got["Note"])
 		}
+	}
+}
+
+// TestHistoryDetailToolChange: a tool change's record reads as its window
+// did: the message names the tool, and no header says a tool call was in
+// flight, since none was.
+func TestHistoryDetailToolChange(t *testing.T) {
+	h := showOne(t, history.Record{
+		ID: 1, Time: t0, Server: "部署", Mode: "tool change", Tool: "deploy",
+		Message: "The server changed the definition of its tool \"deploy\" since you first saw it.", Action: "decline", DecidedBy: "user",
+	})
+	shown := visibleTexts(h.v.detail.content)
+	if slices.ContainsFunc(shown, func(s string) bool { return strings.Contains(s, "during tool call") }) {
+		t.Errorf("the pane says a tool call was in flight: %q", shown)
+	}
+	if got := h.v.detail.message.Text; !strings.Contains(got, `its tool "deploy"`) {
+		t.Errorf("message %q", got)
 	}
 }
