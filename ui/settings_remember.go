@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -80,7 +81,7 @@ func (sec *rememberSection) now() state.RememberSettings {
 	}
 	var left []state.RememberedAnswer
 	for _, r := range sec.rules {
-		if !containsInt(sec.forget, r.ID) {
+		if !slices.Contains(sec.forget, r.ID) {
 			left = append(left, r)
 		}
 	}
@@ -95,15 +96,6 @@ func (sec *rememberSection) snapshot() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "prefill=%v forget=%v", sec.prefill.Checked, sec.forget)
 	return b.String()
-}
-
-func containsInt(s []int, n int) bool {
-	for _, x := range s {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // closeCheck is a check box that hands Escape and Ctrl+W to its window;

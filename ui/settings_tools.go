@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -95,12 +96,9 @@ func (sec *toolsSection) now() state.ToolSettings {
 	if sec == nil {
 		return state.ToolSettings{}
 	}
-	var left []state.PinnedTool
-	for _, p := range sec.pins {
-		if !hasPin(sec.forget, p) {
-			left = append(left, p)
-		}
-	}
+	left := slices.DeleteFunc(slices.Clone(sec.pins), func(p state.PinnedTool) bool {
+		return slices.ContainsFunc(sec.forget, func(f state.PinnedTool) bool { return f.Server == p.Server && f.Tool == p.Tool })
+	})
 	return state.ToolSettings{Pins: left, Accept: sec.accept, Forget: sec.forget}
 }
 
@@ -117,13 +115,4 @@ func (sec *toolsSection) snapshot() string {
 		b.WriteString("\x02")
 	}
 	return b.String()
-}
-
-func hasPin(l []state.PinnedTool, p state.PinnedTool) bool {
-	for _, x := range l {
-		if x.Server == p.Server && x.Tool == p.Tool {
-			return true
-		}
-	}
-	return false
 }
