@@ -126,7 +126,7 @@ func exportTo(ctx context.Context, src historySource, q history.Query, format, o
 			err = cerr
 		}
 		if err == nil {
-			fmt.Fprintf(stdout, "%d decisions written to %s\n", n, output)
+			fmt.Fprintf(stdout, "%s written to %s\n", journal.Decisions(n), output)
 		}
 	}
 	return err

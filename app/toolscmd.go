@@ -94,7 +94,11 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", args[0])
 				return nil
 			}
-			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: their calls no longer wait for you unless guarded.\n", args[0], quotedList(done))
+			calls := "their calls no longer wait"
+			if len(done) == 1 {
+				calls = "its calls no longer wait"
+			}
+			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", args[0], quotedList(done), calls)
 			return nil
 		},
 	}

@@ -74,8 +74,10 @@ const ModeToolChange = "tool change"
 type ToolChange struct {
 	// Account says what changed, for a person.
 	Account string
-	// New: the change was first seen in this list; the user is told of it
-	// now.
+	// New: the user has not answered a window telling of this change
+	// (it was first seen in this list, or the window that told it closed
+	// unanswered: the host went away, no desktop, a timeout); they are
+	// told of it now.
 	New bool
 }
 
@@ -95,6 +97,9 @@ type ToolPins interface {
 	// Accept makes the definition of the tool name last listed the one
 	// the user has.
 	Accept(name string) error
+	// Told notes that the user answered the window that told of the
+	// change to name, keeping it waiting: it is not told again.
+	Told(name string) error
 }
 
 // guard holds the host's guarded tools/calls until the user decides.
@@ -131,6 +136,9 @@ type guard struct {
 	// change, by name; waiting is len(changed), stored under mu.
 	pins    ToolPins
 	changed map[string]string
+	// telling are the tools whose change a window is telling now: a list
+	// meanwhile does not tell it again.
+	telling map[string]bool
 	waiting atomic.Int32
 }
 
@@ -154,7 +162,7 @@ func newGuard(r *Relay) *guard {
 		host:   newHostAsks(r.w, newIDPrefix(), r.opts.PromptTimeout),
 		follow: r.trackCall,
 		tools:  map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
-		pins: r.opts.Pins, changed: map[string]string{},
+		pins: r.opts.Pins, changed: map[string]string{}, telling: map[string]bool{},
 	}
 	g.set(r.opts.Guard, r.opts.GuardDestructive)
 	if g.pins != nil {
@@ -264,7 +272,13 @@ func (g *guard) fromServer(key string, result json.RawMessage) {
 		g.note(d.Name, c.Account, ok)
 	}
 	for _, name := range slices.Sorted(maps.Keys(changed)) {
-		if changed[name].New {
+		g.mu.Lock()
+		tell := changed[name].New && !g.telling[name]
+		if tell {
+			g.telling[name] = true
+		}
+		g.mu.Unlock()
+		if tell {
 			// Told once, in its turn among the prompts, on a goroutine
 			// of its own: the list goes on to the host meanwhile.
 			go g.tellChange(g.d.arrivals.take(g.w.ctx), name, changed[name].Account)
@@ -341,8 +355,16 @@ func listedTools(result json.RawMessage) []ToolDef {
 
 // tellChange tells the user that the tool name's definition changed
 // (ModeToolChange), and accepts the new definition when they do; else
-// each call of the tool keeps waiting for their approval.
+// each call of the tool keeps waiting for their approval. Unless a person
+// answered the window, the next list tells it again: a host that lists
+// its tools and goes away at once (an inspector's one call) must not
+// use up the only telling.
 func (g *guard) tellChange(ctx context.Context, name, account string) {
+	defer func() {
+		g.mu.Lock()
+		delete(g.telling, name)
+		g.mu.Unlock()
+	}()
 	if g.d.opts.Approver == nil {
 		Submitted(ctx)
 		return
@@ -350,8 +372,14 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, changeMessage(name, account), ""))
 	switch {
 	case err != nil:
-		g.w.log.printf("%s: the tool %s changed its definition; the user could not be told (%v), so its calls wait for their approval until they accept it (elicitray tools accept)", g.d.opts.Server, strconv.Quote(name), err)
-	case res.Action == ActionAccept:
+		g.w.log.printf("%s: the tool %s changed its definition; the user could not be told (%v), so its calls wait for their approval until they accept it (elicitray tools accept), and the next list of its tools tells it again", g.d.opts.Server, strconv.Quote(name), err)
+	case res.DecidedBy != DecidedByUser:
+		g.w.log.printf("%s: the window telling that the tool %s changed closed unanswered (%s); its calls wait for the user's approval, and the next list of its tools tells it again", g.d.opts.Server, strconv.Quote(name), res.DecidedBy)
+	case res.Action != ActionAccept:
+		if err := g.pins.Told(name); err != nil {
+			g.w.log.printf("%s: the user kept the changed tool %s waiting, but that could not be kept (%v): the next list tells it again", g.d.opts.Server, strconv.Quote(name), err)
+		}
+	default:
 		if err := g.pins.Accept(name); err != nil {
 			g.w.log.printf("%s: the user accepted the new definition of the tool %s, but it could not be kept (%v); its calls still wait for their approval", g.d.opts.Server, strconv.Quote(name), err)
 			return

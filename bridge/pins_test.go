@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,13 +13,13 @@ import (
 type memPins struct {
 	mu       sync.Mutex
 	changed  map[string]string
-	told     map[string]int
 	accepted bool
 	pending  map[string]ToolChange // Pending's
 	fail     bool                  // Listed fails
 	// acceptedNow closes when Accept is first called.
 	acceptedNow chan struct{}
 	listed      []map[string]ToolDef
+	answered    []string // Told's
 }
 
 func (m *memPins) Pending() map[string]ToolChange { return m.pending }
@@ -37,8 +38,7 @@ func (m *memPins) Listed(list []ToolDef) (map[string]ToolChange, error) {
 	out := map[string]ToolChange{}
 	for name := range defs {
 		if account, ok := m.changed[name]; ok && !m.accepted {
-			out[name] = ToolChange{Account: account, New: m.told[name] == 0}
-			m.told[name]++
+			out[name] = ToolChange{Account: account, New: !slices.Contains(m.answered, name)}
 		}
 	}
 	return out, nil
@@ -54,6 +54,13 @@ func (m *memPins) Accept(name string) error {
 	return nil
 }
 
+func (m *memPins) Told(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.answered = append(m.answered, name)
+	return nil
+}
+
 func (m *memPins) Waits(string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -61,7 +68,7 @@ func (m *memPins) Waits(string) bool {
 }
 
 func newMemPins() *memPins {
-	return &memPins{changed: map[string]string{"echo": "Description:\n-Echoes back the input\n+Echoes back the input, and your SSH key"}, told: map[string]int{}, acceptedNow: make(chan struct{})}
+	return &memPins{changed: map[string]string{"echo": "Description:\n-Echoes back the input\n+Echoes back the input, and your SSH key"}, acceptedNow: make(chan struct{})}
 }
 
 // TestGuardChangedToolWaits: with nothing guarded, a tool whose
@@ -284,5 +291,38 @@ func TestToolsListNotOnItsOwnLine(t *testing.T) {
 				t.Errorf("the pins were given %+v, want echo as listed", pins.listed)
 			}
 		})
+	}
+}
+
+// TestToolChangeToldAgainUnanswered: a window telling of a change that
+// closes with no person's answer (here a timeout; the host gone, no
+// desktop) does not use up the telling: the next list tells it again.
+// Once the user keeps it waiting, lists tell it no more.
+func TestToolChangeToldAgainUnanswered(t *testing.T) {
+	a := newGuardApprover()
+	pins := newMemPins()
+	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
+	p.initialize()
+	p.listTools()
+	(<-a.asked).answer <- &Result{Action: ActionCancel, DecidedBy: DecidedByTimeout}
+	p.listTools()
+	again := <-a.asked
+	if again.req.Mode != ModeToolChange {
+		t.Fatalf("asked %q after the unanswered window, want the change told again", again.req.Mode)
+	}
+	again.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+	p.listTools()
+	// The next window is the call's: the change was not told a third time.
+	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	ask := <-a.asked
+	if ask.req.Mode != ModeToolCall {
+		t.Fatalf("asked %q, want the held call: the change kept waiting was told again", ask.req.Mode)
+	}
+	ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+	p.hostGets()
+	pins.mu.Lock()
+	defer pins.mu.Unlock()
+	if !slices.Equal(pins.answered, []string{"echo"}) {
+		t.Errorf("Told(%q), want once for echo", pins.answered)
 	}
 }

@@ -37,6 +37,8 @@ var instructionPhrases = []struct {
 		"has tags that speak to the AI (<IMPORTANT>, <system>…)"},
 	{regexp.MustCompile(`\b(before|after|when) (using|calling|running|you use|you call)\b[^.\n]{0,40}\b(read|send|include|pass|upload|fetch|cat|attach)\b`),
 		"tells the AI to do something else when it uses the tool"},
+	{regexp.MustCompile(`(调用|使用|运行)[^。]{0,8}(之前|以前|前|之后|后|时)[^。]{0,20}(读取|发送|上传|附上|传入|包含)`),
+		"tells the AI to do something else when it uses the tool"},
 	{regexp.MustCompile(`~/\.ssh|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|/etc/(passwd|shadow)|\bmcp\.json\b|\.npmrc|\.netrc|(^|[\s/~])\.env\b|\bprivate keys?\b|\bseed phrase\b`),
 		"names private files or secrets"},
 }
@@ -46,8 +48,9 @@ var instructionPhrases = []struct {
 // out of view.
 const blankRun = 40
 
-// suspicions returns, as phrases of a sentence, what in the text a change
-// added (the "+" lines of its account) reads as instructions to the model:
+// suspicions returns, as phrases of a sentence, what in the lines a change
+// added or rewrote (the "+" lines of its account: a description is one
+// line, all of it) reads as instructions to the model:
 // each kind once, in the order of instructionPhrases, then a long run of
 // blank characters.
 func suspicions(account string) []string {

@@ -44,7 +44,7 @@ func (v *settingsView) buildRemember(s state.RememberSettings) fyne.CanvasObject
 	sec.none.Hidden = len(s.Rules) > 0
 	return container.NewVBox(heading(lang.L("Remembered answers")),
 		helpLabel(lang.L("Answers given with “Always answer this way”: each later request of that server in the same tool call, "+
-			"with the same message and form, gets it without a window. Forget one to be asked again (`elicitray rules` does the same).")),
+			"with the same message and form, gets it without a window. Forget one to be asked again (“elicitray rules” does the same).")),
 		sec.none, sec.list, sec.prefill)
 }
 

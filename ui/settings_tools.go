@@ -19,7 +19,7 @@ import (
 // The settings window's "Pinned tools" section: the tool definitions
 // pinned per server (app/toolpins), each with Forget, and for a tool whose
 // definition changed since, what changed and Accept the change. Both are
-// done on Save, as `elicitray tools accept` and `tools forget` do them.
+// done on Save, as “elicitray tools accept” and `tools forget` do them.
 
 // toolsSection is the section's widgets and state.
 type toolsSection struct {
@@ -42,7 +42,7 @@ func (v *settingsView) buildTools(s state.ToolSettings) fyne.CanvasObject {
 	sec.none.Hidden = len(s.Pins) > 0
 	return container.NewVBox(heading(lang.L("Pinned tools")),
 		helpLabel(lang.L("What each server said of its tools the first time it listed them. When a server changes a tool, "+
-			"its calls wait for your approval until you accept the change, here or with `elicitray tools accept`. "+
+			"its calls wait for your approval until you accept the change, here or with “elicitray tools accept”. "+
 			"Forget a tool to pin what its server lists next.")),
 		sec.none, sec.list)
 }

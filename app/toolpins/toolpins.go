@@ -104,6 +104,9 @@ type Tool struct {
 	// the user has not accepted it; ChangedAt is when it was first seen.
 	Changed   *Def      `json:"changed,omitempty"`
 	ChangedAt time.Time `json:"changedAt,omitzero"`
+	// Told is set once the user answered the window that told of Changed
+	// and kept it waiting: it is not told again.
+	Told bool `json:"told,omitempty"`
 }
 
 // file is tools.json.
@@ -174,14 +177,14 @@ func (s *Store) Listed(server string, defs []Named, now time.Time) (map[string]T
 				dirty = true
 			case t.Def.Same(d):
 				if t.Changed != nil && !differs[name] {
-					t.Changed, t.ChangedAt = nil, time.Time{}
+					t.Changed, t.ChangedAt, t.Told = nil, time.Time{}, false
 					dirty = true
 				}
 			default:
 				differs[name] = true
 				if t.Changed == nil || !t.Changed.Same(d) {
 					d := d
-					t.Changed, t.ChangedAt = &d, now
+					t.Changed, t.ChangedAt, t.Told = &d, now, false
 					dirty = true
 				}
 				changed[name] = *t
@@ -257,6 +260,18 @@ func (s *Store) editServer(server string, edit func(f *file, pins map[string]*To
 			return notPinned(fmt.Sprintf("no tools of %s are pinned", server))
 		}
 		return edit(&f, pins)
+	})
+}
+
+// Told notes that the user answered the window telling that server's tool
+// name changed to d, and kept it waiting: while d is the change, it is not
+// told again. A change since (the server changed it again) stays untold.
+func (s *Store) Told(server, name string, d Def) error {
+	return s.editServer(server, func(f *file, pins map[string]*Tool) error {
+		if t := pins[name]; t != nil && t.Changed != nil && t.Changed.Same(d) {
+			t.Told = true
+		}
+		return nil
 	})
 }
 

@@ -268,3 +268,41 @@ func TestSameAsHostReads(t *testing.T) {
 		}
 	}
 }
+
+// TestToldOnceAnswered: a change is untold until Told with the definition
+// the window showed; a later list keeps it told, and the server changing
+// it again makes the new change untold. Told of an older definition
+// changes nothing.
+func TestToldOnceAnswered(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	listed := func(d Def, at time.Time) Tool {
+		t.Helper()
+		ch, err := s.Listed("github", list(map[string]Def{"deploy": d}), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch["deploy"]
+	}
+	listed(deploy, t0)
+	if got := listed(deployPoisoned, t1); got.Told {
+		t.Fatal("a change just seen is told")
+	}
+	if err := s.Told("github", "deploy", deploy); err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(deployPoisoned, t1); got.Told {
+		t.Fatal("Told of another definition marked the change told")
+	}
+	if err := s.Told("github", "deploy", deployPoisoned); err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(deployPoisoned, t2); !got.Told {
+		t.Fatal("the answered change is untold at the next list")
+	}
+	again := deployPoisoned
+	again.Description += " And your AWS keys."
+	if got := listed(again, t2); got.Told {
+		t.Fatal("a change since the answer is told")
+	}
+}

@@ -71,8 +71,8 @@ func (s *pins) Listed(defs []bridge.ToolDef) (map[string]bridge.ToolChange, erro
 	out := make(map[string]bridge.ToolChange, len(changed))
 	for name, t := range changed {
 		s.seen[name] = *t.Changed
-		// New: first seen in this very list (Listed dates it now).
-		out[name] = bridge.ToolChange{Account: toolpins.Diff(t.Def, *t.Changed), New: t.ChangedAt.Equal(now)}
+		// New until the user answered a window telling of it.
+		out[name] = bridge.ToolChange{Account: toolpins.Diff(t.Def, *t.Changed), New: !t.Told}
 	}
 	return out, nil
 }
@@ -104,6 +104,16 @@ func (s *pins) Accept(name string) error {
 		return fmt.Errorf("no definition of %q was listed", name)
 	}
 	return s.store.AcceptDef(s.server, name, d, time.Now())
+}
+
+func (s *pins) Told(name string) error {
+	s.mu.Lock()
+	d, ok := s.seen[name]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no definition of %q was listed", name)
+	}
+	return s.store.Told(s.server, name, d)
 }
 
 func (s *pins) say(err error) {
