@@ -428,3 +428,51 @@ func TestSealingResumes(t *testing.T) {
 	defer s.Close()
 	assertHolds(t, s, 34, "1-2 "+whyBefore, "8-9 "+whyBefore, "31-31 "+whyBefore, "40-40 "+whyBefore)
 }
+
+// TestVerifyDamagedPages: a bit flipped in the header of any page of the
+// file (its type, its count of elements) makes Verify report a damaged
+// file or problems, never end the process: with a hub, verify runs in it.
+func TestVerifyDamagedPages(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "history.db")
+	s, err := Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []Record
+	for i := range 1500 {
+		rs = append(rs, Record{Time: t0.Add(time.Duration(i) * time.Second), Server: []string{"github", "部署"}[i%2], Mode: "form",
+			Message: chainTexts[i%len(chainTexts)], Action: "accept", DecidedBy: "user", RequestedSchema: json.RawMessage(spacedSchema)})
+	}
+	if _, err := s.AddAll(rs); err != nil {
+		t.Fatal(err)
+	}
+	closeStore(t, s)
+	clean, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, damaged := 0, 0
+	for page := 2; page*4096 < len(clean); page++ { // past the two meta pages
+		for _, at := range []int{8, 10} { // the page's flags, its count
+			b := bytes.Clone(clean)
+			b[page*4096+at] ^= 0x20
+			path := filepath.Join(t.TempDir(), "history.db")
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path, &Options{Timeout: -1})
+			if err != nil {
+				continue // refused at Open: ErrCorrupt, the old way
+			}
+			opened++
+			if v, err := s.Verify(); err != nil || len(v.Problems) > 0 {
+				damaged++
+			}
+			s.Close()
+		}
+	}
+	if opened == 0 || damaged == 0 {
+		t.Fatalf("of the damaged files, %d opened and %d were found damaged by Verify", opened, damaged)
+	}
+	t.Logf("%d damaged files opened, Verify found %d of them damaged", opened, damaged)
+}

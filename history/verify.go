@@ -3,6 +3,7 @@ package history
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -33,9 +34,19 @@ type Problem struct {
 // a checkpoint (doc.go, "The chain"). It reads the file in one
 // transaction: at a million records, a few seconds during which Add waits
 // if the file must grow.
+//
+// A file damaged below what a record holds (a page bbolt cannot read, an
+// address past the file's end) fails Verify with ErrCorrupt, saying so,
+// rather than ending the process, which is the hub when one runs.
 func (s *Store) Verify() (Verification, error) {
 	var out Verification
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("%w: %v", ErrCorrupt, p)
+			}
+		}()
 		out = verify(tx)
 		return nil
 	})
