@@ -198,10 +198,13 @@ func prevOf(tx *bolt.Tx, id uint64) (link, bool) {
 // reseal seals anew the record with key k, whose value changed, and the
 // records after it, whose seals follow from its: up to the first records
 // removed, whose checkpoint takes the new seal before them (the seals
-// after it stay), or to the newest, whose seal is the head. A chain broken
-// by others stays broken where it is: the records after the break keep
-// their seals.
-func reseal(tx *bolt.Tx, k []byte) error {
+// after it stay), or to the newest, whose seal is the head. Each record
+// after k is sealed again only when its seal held before (it names the
+// old seal before it): a chain broken there by others stays broken, and
+// Verify still names the record, rather than elicitray sealing the
+// changed text as if it were its own. was is the seal the record had
+// before it changed.
+func reseal(tx *bolt.Tx, k []byte, was link) error {
 	id := keyID(k)
 	prev, ok := prevOf(tx, id)
 	if !ok {
@@ -210,14 +213,15 @@ func reseal(tx *bolt.Tx, k []byte) error {
 	records := tx.Bucket(bucketRecords)
 	rd := newReader(tx)
 	last := records.Sequence()
-	for ; id <= last; id++ {
+	// was is, from here on, the seal the entry before id had until now.
+	for first := id; id <= last; id++ {
 		key, err := keyOfID(tx, id)
 		if err != nil {
 			return err
 		}
 		if key == nil {
 			ck, cv := tx.Bucket(bucketRemoved).Cursor().Seek(idKey(id))
-			if c, ok := decodeCheckpoint(cv); ck != nil && ok && c.first == id {
+			if c, ok := decodeCheckpoint(cv); ck != nil && ok && c.first == id && c.prev == was {
 				c.prev = prev
 				return tx.Bucket(bucketRemoved).Put(bytes.Clone(ck), c.encode())
 			}
@@ -227,20 +231,51 @@ func reseal(tx *bolt.Tx, k []byte) error {
 		if len(v) < 1+linkLen || v[0] < valueV6 {
 			return nil
 		}
+		stored := link(v[1 : 1+linkLen])
+		if id == first {
+			stored = was
+		}
 		nv := bytes.Clone(v)
-		_, l, err := seal(rd, key, nv, prev)
+		r, l, err := seal(rd, key, nv, prev)
 		if err != nil {
 			return err
 		}
-		if bytes.Equal(v[1:1+linkLen], l[:]) {
+		if id != first {
+			if form, err := sealedForm(r, was); err != nil || sealOf(form) != stored {
+				return nil // broken here by others: left as it is
+			}
+		}
+		if l == stored {
 			return nil // so are the seals after it
 		}
 		if err := records.Put(key, nv); err != nil {
 			return err
 		}
-		prev = l
+		was, prev = stored, l
+	}
+	if head(tx) != was {
+		return nil // the head was changed by others: left as it is
 	}
 	return setHead(tx, prev)
+}
+
+// holds reports whether the record with key k, whose value is v, matches
+// its seal.
+func holds(tx *bolt.Tx, k, v []byte) bool {
+	prev, ok := prevOf(tx, keyID(k))
+	if !ok || len(v) < 1+linkLen || v[0] < valueV6 {
+		return false
+	}
+	var rr rawRecord
+	if rr.parse(v) != nil {
+		return false
+	}
+	r, err := newReader(tx).record(k, &rr)
+	if err != nil {
+		return false
+	}
+	form, err := sealedForm(r, prev)
+	return err == nil && sealOf(form) == link(v[1:1+linkLen])
 }
 
 // cut gathers the records a transaction removes, for checkpoints.

@@ -476,3 +476,50 @@ func TestVerifyDamagedPages(t *testing.T) {
 	}
 	t.Logf("%d damaged files opened, Verify found %d of them damaged", opened, damaged)
 }
+
+// TestResealKeepsBreaks: elicitray sealing a record again (a delivery
+// settled) never seals text changed by others: a record after it that was
+// edited stays named, and so does the changed record itself when it was
+// the one edited.
+func TestResealKeepsBreaks(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		edited, settle uint64
+	}{
+		{"an edited record after the settled one", 8, 5},
+		{"the settled record edited", 5, 5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "history.db")
+			s, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 10 {
+				mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: "bank", Mode: "form", Message: fmt.Sprintf("Pay 100 EUR to alice #%d?", i+1),
+					Action: "accept", DecidedBy: "user", Key: fmt.Sprintf("k%d", i+1), Delivery: DeliveryPending})
+			}
+			closeStore(t, s)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := fmt.Sprintf("Pay 100 EUR to alice #%d?", tt.edited)
+			b = bytes.ReplaceAll(b, []byte(msg), []byte(strings.Replace(msg, "100", "900", 1)))
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = Open(path, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			mustAdd(t, s, Record{Key: fmt.Sprintf("k%d", tt.settle), Source: SourceDelivery})
+			mustAdd(t, s, Record{Time: t0.Add(time.Hour), Server: "bank", Mode: "form", Message: "after", Action: "accept", DecidedBy: "user"})
+			v := mustVerify(t, s)
+			want := fmt.Sprintf("record %d does not match its seal: it was changed outside elicitray after it was kept", tt.edited)
+			if len(v.Problems) == 0 || v.Problems[0].Text != want {
+				t.Fatalf("problems %+v, want first %q", v.Problems, want)
+			}
+		})
+	}
+}

@@ -440,15 +440,25 @@ func amend(tx *bolt.Tx, k []byte, r Record) (Record, bool, error) {
 	if rr.schemaKind == schemaRef {
 		oldRef = bytes.Clone(rr.schema)
 	}
+	// A record changed by others before keeps the seal it had, which no
+	// longer matches: elicitray does not seal text it did not keep.
+	intact := holds(tx, k, v)
+	var oldSeal link
+	copy(oldSeal[:], rr.link)
 	nv, err := encode(stored, func(schema []byte) ([]byte, error) { return putSchema(tx, schema) })
 	if err != nil {
 		return Record{}, false, err
 	}
+	if !intact {
+		copy(nv[1:], oldSeal[:])
+	}
 	if err := records.Put(k, nv); err != nil {
 		return Record{}, false, err
 	}
-	if err := reseal(tx, k); err != nil {
-		return Record{}, false, err
+	if intact {
+		if err := reseal(tx, k, oldSeal); err != nil {
+			return Record{}, false, err
+		}
 	}
 	// The new value took a reference to the same schema: the old one's goes.
 	if oldRef != nil {
