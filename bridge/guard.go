@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 )
 
 // The tool-call guard (issue 14, "Guard tool calls, not only
@@ -231,12 +233,13 @@ func (g *guard) noteRequest(env *envelope) {
 // user's pins (Options.Pins). The reply passes on unchanged, once this
 // returns: a call of a changed tool that the host sends after reading the
 // list is guarded.
-func (g *guard) fromServer(key string, result json.RawMessage) {
+func (g *guard) fromServer(id, result json.RawMessage) {
 	if g.listing.Load() == 0 {
 		return
 	}
 	g.mu.Lock()
-	if !g.lists[key] {
+	key, ok := g.listOf(id)
+	if !ok {
 		g.mu.Unlock()
 		return
 	}
@@ -284,6 +287,68 @@ func (g *guard) fromServer(key string, result json.RawMessage) {
 			go g.tellChange(g.d.arrivals.take(g.w.ctx), name, changed[name].Account)
 		}
 	}
+}
+
+// listOf returns the key of the host's tools/list in flight that a reply
+// with this id answers in some host's reading; g.mu is held. Go hosts
+// match ids exactly; a TypeScript host matches Number(id), so that a reply
+// id 1.0, 1e0 or "1" answers its request 1, and the list in it is the
+// one it shows the model.
+func (g *guard) listOf(id json.RawMessage) (string, bool) {
+	if key, ok := idKey(id); ok && g.lists[key] {
+		return key, true
+	}
+	if n, ok := jsNumber(id); ok {
+		if key := "n:" + strconv.FormatInt(n, 10); g.lists[key] {
+			return key, true
+		}
+	}
+	return "", false
+}
+
+// jsNumber is JavaScript's Number(id) of a JSON id when it is an integer
+// a request id can be: a number in any spelling, or a string that Number
+// reads (blanks around it, 0x, 0o and 0b prefixes, an exponent).
+func jsNumber(id json.RawMessage) (int64, bool) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(id))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return 0, false
+	}
+	var f float64
+	switch x := v.(type) {
+	case json.Number:
+		var err error
+		if f, err = strconv.ParseFloat(string(x), 64); err != nil {
+			return 0, false
+		}
+	case string:
+		s := strings.TrimFunc(x, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
+		switch {
+		case s == "":
+			f = 0
+		case len(s) > 2 && s[0] == '0' && strings.ContainsRune("xXoObB", rune(s[1])):
+			u, err := strconv.ParseUint(s[2:], map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]], 64)
+			if err != nil {
+				return 0, false
+			}
+			f = float64(u)
+		case strings.ContainsAny(s, "_xXpP") || strings.EqualFold(strings.TrimLeft(s, "+-"), "inf") || strings.EqualFold(strings.TrimLeft(s, "+-"), "infinity") || strings.EqualFold(s, "nan"):
+			return 0, false // Go reads these; Number does not (or not as a finite number)
+		default:
+			var err error
+			if f, err = strconv.ParseFloat(s, 64); err != nil {
+				return 0, false
+			}
+		}
+	default:
+		return 0, false
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // toolOfCall is the tool a tools/call's params name, as any server reads

@@ -73,9 +73,7 @@ func (r *Relay) unclearFromServer(line []byte, object bool) bool {
 		if r.guard.awaitsList() {
 			eachMessage(line, func(m []byte) {
 				if env, err := scanEnvelope(m); err == nil && env.isResponse() {
-					if key, ok := idKey(env.ID); ok {
-						r.guard.fromServer(key, env.Result)
-					}
+					r.guard.fromServer(env.ID, env.Result)
 				}
 			})
 		}

@@ -529,8 +529,10 @@ func (r *Relay) fromServer(line []byte) bool {
 		if !r.session.awaitsInit() && !r.calls.any() && !r.loop.any() && !r.loop.mayOwn(env.ID) && !r.guard.awaitsList() {
 			return true
 		}
+		// Before idKey: a host may take a reply whose id it spells
+		// otherwise (1.0, "1") as its list's (guard.listOf).
+		r.guard.fromServer(env.ID, env.Result)
 		if key, ok := idKey(env.ID); ok {
-			r.guard.fromServer(key, env.Result)
 			if !r.session.fromServer(key, env.Result) {
 				if r.calls.end(key) {
 					cause := ErrCallEnded
