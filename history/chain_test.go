@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -521,5 +523,59 @@ func TestResealKeepsBreaks(t *testing.T) {
 				t.Fatalf("problems %+v, want first %q", v.Problems, want)
 			}
 		})
+	}
+}
+
+// TestSealingAroundDamage: a file of the release before with one record's
+// value gone and another's garbage still opens, sealed around them: the
+// other records read and hold, and Verify names the two. A link planted
+// where the backup goes is left alone; the backup takes the next name.
+func TestSealingAroundDamage(t *testing.T) {
+	path := copyFile(t, v6Fixture)
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		records := tx.Bucket(bucketRecords)
+		k20, _ := keyOfID(tx, 20)
+		k21, _ := keyOfID(tx, 21)
+		if err := records.Delete(k20); err != nil {
+			return err
+		}
+		return records.Put(k21, []byte{valueV4, 0xff, 0xff, 0xff})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	plant := func() error { return os.Symlink(elsewhere, path+".v6.bak") }
+	if runtime.GOOS == "windows" {
+		plant = func() error { return os.Mkdir(path+".v6.bak", 0o700) } // links need privileges there
+	}
+	if err := plant(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	v := mustVerify(t, s)
+	var named []uint64
+	for _, p := range v.Problems {
+		named = append(named, p.ID)
+	}
+	if !slices.Equal(named, []uint64{20, 21}) || !strings.Contains(v.Problems[0].Text, "cannot be read") {
+		t.Errorf("problems %+v, want records 20 and 21 named unreadable", v.Problems)
+	}
+	if r, err := s.Get(22); err != nil || r.ID != 22 {
+		t.Errorf("record 22: %v", err)
+	}
+	if _, err := os.Lstat(elsewhere); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the planted link's target was written: %v", err)
+	}
+	if info, err := os.Stat(path + ".v6.1.bak"); err != nil || !info.Mode().IsRegular() {
+		t.Errorf("the backup beside the planted link: %v", err)
 	}
 }

@@ -96,19 +96,24 @@ func prepare(db *bolt.DB) (upgraded bool, err error) {
 }
 
 // backup copies the file of db, when it is a history of an older schema
-// version, to its path + ".v<version>.bak" before Open changes its layout:
-// the user keeps the file as their elicitray left it. A backup there
-// already, from an upgrade that did not finish, is the older one and
-// stays.
+// version, to its path + ".v<version>.bak" (".v<version>.<n>.bak" when
+// that name is taken) before Open changes its layout: the user keeps the
+// file as their elicitray left it.
 func backup(db *bolt.DB) error {
 	return db.View(func(tx *bolt.Tx) error {
 		version, err := readVersion(tx)
 		if err != nil || version == 0 || version >= schemaVersion {
 			return err
 		}
+		// A name taken (an older backup, or anything planted there) is
+		// left alone: the copy gets the next free one. A file whose
+		// upgrade began has version 7 already and is not copied again.
 		name := fmt.Sprintf("%s.v%d.bak", db.Path(), version)
-		if _, err := os.Lstat(name); err == nil {
-			return nil
+		for n := 1; ; n++ {
+			if _, err := os.Lstat(name); errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			name = fmt.Sprintf("%s.v%d.%d.bak", db.Path(), version, n)
 		}
 		tmp := name + ".writing"
 		f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_EXCL, 0o600)
@@ -342,6 +347,12 @@ func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 			return false, err
 		}
 		v, err := resealable(tx, rd, k)
+		if errors.Is(err, errBadValue) || errors.Is(err, errDamaged) {
+			// A record elicitray cannot read stays as it is, unsealed:
+			// the history around it opens, and Verify names it.
+			last = id
+			continue
+		}
 		if err != nil {
 			return false, fmt.Errorf("record %d: %w", id, err)
 		}
