@@ -29,8 +29,10 @@ var instructionPhrases = []struct {
 }{
 	{regexp.MustCompile(`\b(ignore|disregard|forget|override)\b[^.\n]{0,30}\b(previous|prior|above|earlier|preceding|all|other|system)\b[^.\n]{0,20}\b(instructions?|prompts?|rules|messages|guidelines)\b`),
 		"tells the AI to ignore its instructions"},
-	{regexp.MustCompile(`忽略(之前|以上|先前|所有)[^。]{0,10}(指令|指示|提示)`), "tells the AI to ignore its instructions"},
-	{regexp.MustCompile(`\b(do not|don't|never)\b[^.\n]{0,20}\b(tell|inform|mention|show|reveal|notify)\b[^.\n]{0,10}\b(the )?user\b|\bwithout (telling|informing|notifying|asking) the user\b|\bthe user (must not|should not|shouldn't) (know|see|be told)\b`),
+	{regexp.MustCompile(`\b(ignore|disregard|forget)\b[^.\n]{0,10}\beverything\b[^.\n]{0,30}\b(told|said|above|before|instructed)\b`),
+		"tells the AI to ignore its instructions"},
+	{regexp.MustCompile(`忽略(之前|以上|先前|前面|上面|所有)[^。]{0,10}(指令|指示|提示)`), "tells the AI to ignore its instructions"},
+	{regexp.MustCompile(`\b(do not|don't|never)\b[^.\n]{0,20}\b(tell|inform|mention|show|reveal|notify)\b[^.\n]{0,10}\b(the )?user\b|\bwithout (telling|informing|notifying|asking) the user\b|\bthe user (must not|should not|shouldn't) (know|see|be told)\b|\b(keep|hide) (this|it|that)\b[^.\n]{0,20}\bfrom the user\b`),
 		"asks the AI to keep something from you"},
 	{regexp.MustCompile(`不要(告诉|通知|提醒)用户`), "asks the AI to keep something from you"},
 	{regexp.MustCompile(`<\s*/?\s*(important|system|instructions?|secret)\s*>|\[\s*(system|instructions?)\s*\]`),
@@ -61,7 +63,15 @@ func suspicions(account string) []string {
 		}
 	}
 	text := added.String()
-	folded := strings.Join(strings.Fields(strings.ToLower(norm.NFKC.String(text))), " ")
+	// Characters that draw nothing (a zero-width space, a soft hyphen)
+	// split no word a person reads: they are dropped before matching.
+	visible := strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Cf) || r == '\u034F' {
+			return -1
+		}
+		return r
+	}, text)
+	folded := strings.Join(strings.Fields(strings.ToLower(norm.NFKC.String(visible))), " ")
 	var out []string
 	for _, p := range instructionPhrases {
 		if p.re.MatchString(folded) && !slices.Contains(out, p.what) {
@@ -80,7 +90,7 @@ func suspicions(account string) []string {
 func longestBlankRun(s string) int {
 	most, run := 0, 0
 	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Cc) || strings.ContainsRune("\u2800\u3164\u115F\u1160\uFFA0", r) {
+		if unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Cc) || strings.ContainsRune("\u034F\u2800\u3164\u115F\u1160\uFFA0", r) {
 			run++
 			most = max(most, run)
 		} else {

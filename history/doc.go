@@ -172,9 +172,15 @@
 // match (changed by hand), IDs that are neither records nor in a
 // checkpoint (deleted by hand), and checkpoints that do not follow the
 // seal before them. Seals cost 16 bytes a record (about 3.5% of the file)
-// and an encoding/json pass over it when it is stored. They are not
-// signed: they show that a file was changed by other means than
-// elicitray, not who can write the file.
+// and an encoding/json pass over it when it is stored. They show a
+// record's text changed in the file by other means than elicitray, and
+// records taken out without a checkpoint. They are not signed, and a
+// checkpoint's why and when are not sealed: whoever edits the file can
+// drop the newest records and set the head back, or write a checkpoint
+// that copies the seals around records they took out; a head kept
+// elsewhere shows that. Sealing a record again never seals a record after
+// it whose seal no longer held (reseal), so elicitray's own writes do not
+// hide such an edit.
 //
 // # Schema version
 //
