@@ -160,7 +160,7 @@ func TestHistoryCLI(t *testing.T) {
 			// chain holds.
 			out := cli(t, "history", "verify")
 			for _, want := range []string{": the chain holds: 2 decisions checked, each matches its seal.\n",
-				"Removed by elicitray: decisions 3 to 4 (pruned; noted ", "\nHead: "} {
+				"Checkpoint 1: decision 4 removed (pruned, ", "Checkpoint 2: decision 3 removed (pruned, ", "\nHead: ", "\nCheckpoints head: "} {
 				if !strings.Contains(out, want) {
 					t.Errorf("verify lacks %q:\n%s", want, out)
 				}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,13 +216,24 @@ func writeVerification(w io.Writer, path string, v history.Verification) {
 		fmt.Fprintf(w, "%s checked.\n", journal.Decisions(v.Records))
 	}
 	for _, c := range v.Checkpoints {
-		span := fmt.Sprintf("decisions %d to %d", c.First, c.Last)
-		if c.First == c.Last {
-			span = fmt.Sprintf("decision %d", c.First)
+		var spans []string
+		for _, r := range c.Removed {
+			if r[0] == r[1] {
+				spans = append(spans, strconv.FormatUint(r[0], 10))
+			} else {
+				spans = append(spans, fmt.Sprintf("%d to %d", r[0], r[1]))
+			}
 		}
-		fmt.Fprintf(w, "Removed by elicitray: %s (%s; noted %s).\n", span, c.Why, c.At.Local().Format("2006-01-02 15:04"))
+		what := "decisions "
+		if len(c.Removed) == 1 && c.Removed[0][0] == c.Removed[0][1] {
+			what = "decision "
+		}
+		fmt.Fprintf(w, "Checkpoint %d: %s%s removed (%s, %s).\n", c.N, what, strings.Join(spans, ", "), c.Why, c.At.Local().Format("2006-01-02 15:04"))
 	}
-	fmt.Fprintf(w, "Head: %s (the newest seal: a full export's chain ends with it)\n", v.Head)
+	fmt.Fprintf(w, "Head: %s (the newest decision's seal)\n", v.Head)
+	if len(v.Checkpoints) > 0 {
+		fmt.Fprintf(w, "Checkpoints head: %s (the newest checkpoint's seal)\n", v.CheckpointsHead)
+	}
 }
 
 // problemCount says n places.

@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
+
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -31,9 +31,12 @@ type link [linkLen]byte
 func (l link) String() string { return hex.EncodeToString(l[:]) }
 
 var (
-	// bucketRemoved holds the checkpoints: the ID of the record after the
-	// removed ones (8 bytes) → checkpoint value (encodeCheckpoint).
+	// bucketRemoved holds the gaps: the ID of the record after the
+	// removed ones (8 bytes) → gap value (gap.encode).
 	bucketRemoved = []byte("removed")
+	// bucketCheckpoints holds the sealed checkpoints: number (8 bytes) →
+	// seal and sealed form (addCheckpoint).
+	bucketCheckpoints = []byte("checkpoints")
 	// keyHead, in meta, is the seal of the newest record ever added: the
 	// one the next record's line names.
 	keyHead = []byte("chain-head")
@@ -117,55 +120,39 @@ func setHead(tx *bolt.Tx, l link) error {
 	return tx.Bucket(bucketMeta).Put(keyHead, bytes.Clone(l[:]))
 }
 
-// checkpoint stands for the records first to the one before the record
-// it is kept under, removed from the history.
-type checkpoint struct {
+// gap stands for the records first to the one before the record it is
+// kept under (its successor), removed from the history: it keeps the seal
+// before them and the seal of the last of them, so that the chain of
+// records goes on. What was removed, when and why, is said by the sealed
+// checkpoints (checkpoint).
+type gap struct {
 	first      uint64
-	prev, hash link   // the seal before first; the seal of the last
-	at         int64  // when the last of them was removed, Unix nanoseconds
-	why        string // why, several joined by ", " (the why* texts)
+	prev, hash link
 }
 
-func (c checkpoint) encode() []byte {
-	v := binary.BigEndian.AppendUint64(nil, c.first)
-	v = append(v, c.prev[:]...)
-	v = append(v, c.hash[:]...)
-	v = binary.BigEndian.AppendUint64(v, uint64(c.at))
-	return append(v, c.why...)
+func (g gap) encode() []byte {
+	v := binary.BigEndian.AppendUint64(nil, g.first)
+	v = append(v, g.prev[:]...)
+	return append(v, g.hash[:]...)
 }
 
-func decodeCheckpoint(v []byte) (checkpoint, bool) {
-	if len(v) < 16+2*linkLen {
-		return checkpoint{}, false
+func decodeGap(v []byte) (gap, bool) {
+	if len(v) != 8+2*linkLen {
+		return gap{}, false
 	}
-	c := checkpoint{first: binary.BigEndian.Uint64(v)}
-	copy(c.prev[:], v[8:])
-	copy(c.hash[:], v[8+linkLen:])
-	c.at = int64(binary.BigEndian.Uint64(v[8+2*linkLen:]))
-	c.why = string(v[16+2*linkLen:])
-	return c, true
+	g := gap{first: binary.BigEndian.Uint64(v)}
+	copy(g.prev[:], v[8:])
+	copy(g.hash[:], v[8+linkLen:])
+	return g, true
 }
 
-// checkpointAt returns the checkpoint kept under ID id.
-func checkpointAt(tx *bolt.Tx, id uint64) (checkpoint, bool) {
+// gapAt returns the gap kept under ID id.
+func gapAt(tx *bolt.Tx, id uint64) (gap, bool) {
 	v := tx.Bucket(bucketRemoved).Get(idKey(id))
 	if v == nil {
-		return checkpoint{}, false
+		return gap{}, false
 	}
-	return decodeCheckpoint(v)
-}
-
-// joinWhy returns the reasons of a and b, each once.
-func joinWhy(a, b string) string {
-	var out []string
-	for _, s := range []string{a, b} {
-		for w := range strings.SplitSeq(s, ", ") {
-			if w != "" && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
-		}
-	}
-	return strings.Join(out, ", ")
+	return decodeGap(v)
 }
 
 // sealAt returns the seal kept in the value of the record with ID id, and
@@ -186,8 +173,8 @@ func sealAt(tx *bolt.Tx, id uint64) (link, bool) {
 // the record before it, or none before the first. false: the record
 // before it is missing, and nothing says why (a damaged chain).
 func prevOf(tx *bolt.Tx, id uint64) (link, bool) {
-	if c, ok := checkpointAt(tx, id); ok {
-		return c.hash, true
+	if g, ok := gapAt(tx, id); ok {
+		return g.hash, true
 	}
 	if id <= 1 {
 		return link{}, true
@@ -221,9 +208,9 @@ func reseal(tx *bolt.Tx, k []byte, was link) error {
 		}
 		if key == nil {
 			ck, cv := tx.Bucket(bucketRemoved).Cursor().Seek(idKey(id))
-			if c, ok := decodeCheckpoint(cv); ck != nil && ok && c.first == id && c.prev == was {
-				c.prev = prev
-				return tx.Bucket(bucketRemoved).Put(bytes.Clone(ck), c.encode())
+			if g, ok := decodeGap(cv); ck != nil && ok && g.first == id && g.prev == was {
+				g.prev = prev
+				return tx.Bucket(bucketRemoved).Put(bytes.Clone(ck), g.encode())
 			}
 			return nil
 		}
@@ -278,10 +265,11 @@ func holds(tx *bolt.Tx, k, v []byte) bool {
 	return err == nil && sealOf(form) == link(v[1:1+linkLen])
 }
 
-// cut gathers the records a transaction removes, for checkpoints.
-type cut []removal
+// cut gathers the records a transaction removes, for their gaps and their
+// checkpoint.
+type cut []gone
 
-type removal struct {
+type gone struct {
 	id   uint64
 	seal link
 }
@@ -289,19 +277,20 @@ type removal struct {
 // note notes the removal of record id, whose value's seal is l (nil for a
 // value without one).
 func (c *cut) note(id uint64, l []byte) {
-	r := removal{id: id}
+	r := gone{id: id}
 	copy(r.seal[:], l)
 	*c = append(*c, r)
 }
 
-// checkpoint writes the checkpoints of the records noted, removed for why
-// at the time at, merged with those of records removed before them: one
-// for each run of IDs between records that remain.
+// checkpoint writes the gaps of the records noted, merged with those of
+// records removed before them (one for each run of IDs between records
+// that remain), and the sealed checkpoint saying they were removed, at
+// the time at, for why.
 func (c cut) checkpoint(tx *bolt.Tx, why string, at time.Time) error {
 	if len(c) == 0 {
 		return nil
 	}
-	slices.SortFunc(c, func(a, b removal) int { return cmp.Compare(a.id, b.id) })
+	slices.SortFunc(c, func(a, b gone) int { return cmp.Compare(a.id, b.id) })
 	removed := tx.Bucket(bucketRemoved)
 	last := tx.Bucket(bucketRecords).Sequence()
 	ids := tx.Bucket(bucketIDs).Cursor()
@@ -316,19 +305,16 @@ func (c cut) checkpoint(tx *bolt.Tx, why string, at time.Time) error {
 		for j < len(c) && c[j].id < next {
 			j++
 		}
-		cp := checkpoint{first: a, hash: c[j-1].seal, at: at.UnixNano(), why: why}
-		if before, ok := checkpointAt(tx, a); ok {
-			cp.first, cp.prev, cp.why = before.first, before.prev, joinWhy(before.why, why)
+		g := gap{first: a, hash: c[j-1].seal}
+		if before, ok := gapAt(tx, a); ok {
+			g.first, g.prev = before.first, before.prev
 		} else {
-			cp.prev, _ = prevOf(tx, a)
+			g.prev, _ = prevOf(tx, a)
 		}
-		// Checkpoints kept under records of the run go into this one.
+		// Gaps kept under records of the run go into this one.
 		var inside [][]byte
 		rc := removed.Cursor()
-		for k, v := rc.Seek(idKey(a)); k != nil && binary.BigEndian.Uint64(k) < next; k, v = rc.Next() {
-			if old, ok := decodeCheckpoint(v); ok {
-				cp.why = joinWhy(cp.why, old.why)
-			}
+		for k, _ := rc.Seek(idKey(a)); k != nil && binary.BigEndian.Uint64(k) < next; k, _ = rc.Next() {
 			inside = append(inside, bytes.Clone(k))
 		}
 		for _, k := range inside {
@@ -336,40 +322,80 @@ func (c cut) checkpoint(tx *bolt.Tx, why string, at time.Time) error {
 				return err
 			}
 		}
-		if after, ok := checkpointAt(tx, next); ok {
-			cp.hash, cp.why = after.hash, joinWhy(cp.why, after.why)
+		if after, ok := gapAt(tx, next); ok {
+			g.hash = after.hash
 		}
-		if err := removed.Put(idKey(next), cp.encode()); err != nil {
+		if err := removed.Put(idKey(next), g.encode()); err != nil {
 			return err
 		}
 		i = j
 	}
-	return nil
+	runs := make([][2]uint64, 0, 1)
+	for _, r := range c {
+		if n := len(runs); n > 0 && runs[n-1][1]+1 == r.id {
+			runs[n-1][1] = r.id
+		} else {
+			runs = append(runs, [2]uint64{r.id, r.id})
+		}
+	}
+	return addCheckpoint(tx, runs, why, at)
 }
 
-// Checkpoint is a checkpoint as Verify and the export give it: records
-// First to Last were removed, the last of them at At, for Why; Prev is the
-// seal before them and Hash the seal of the last of them (hexadecimal).
+// Checkpoint is a sealed statement that records were removed from the
+// history: the runs of IDs Removed (first and last of each), when, why.
+// Checkpoints form a chain of their own, numbered from 1, each naming the
+// seal of the one before (doc.go, "The chain").
 type Checkpoint struct {
-	First uint64    `json:"first"`
-	Last  uint64    `json:"last"`
-	At    time.Time `json:"at"`
-	Why   string    `json:"why"`
-	Prev  string    `json:"-"`
-	Hash  string    `json:"-"`
+	N       uint64      `json:"n"`
+	Removed [][2]uint64 `json:"removed"`
+	At      time.Time   `json:"at"`
+	Why     string      `json:"why"`
 }
 
-func (c checkpoint) public(next uint64) Checkpoint {
-	return Checkpoint{First: c.first, Last: next - 1, At: time.Unix(0, c.at).UTC(), Why: c.why,
-		Prev: c.prev.String(), Hash: c.hash.String()}
-}
-
-// checkpointLine returns the export line of c.
-func checkpointLine(c Checkpoint) []byte {
-	b, _ := json.Marshal(struct {
+// checkpointForm returns what the seal of c covers, after the seal prev
+// of the checkpoint before it: its export line without its hash.
+func checkpointForm(c Checkpoint, prev link) ([]byte, error) {
+	return json.Marshal(struct {
 		Checkpoint Checkpoint `json:"checkpoint"`
 		Prev       string     `json:"prev"`
-		Hash       string     `json:"hash"`
-	}{c, c.Prev, c.Hash})
+	}{c, prev.String()})
+}
+
+// addCheckpoint seals and keeps the checkpoint of runs removed for why at
+// at, after the newest one: in bucketCheckpoints, its number → its seal
+// and its sealed form.
+func addCheckpoint(tx *bolt.Tx, runs [][2]uint64, why string, at time.Time) error {
+	b := tx.Bucket(bucketCheckpoints)
+	var prev link
+	if _, v := b.Cursor().Last(); len(v) >= linkLen {
+		prev = link(v[:linkLen])
+	}
+	n, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	form, err := checkpointForm(Checkpoint{N: n, Removed: runs, At: at.UTC(), Why: why}, prev)
+	if err != nil {
+		return err
+	}
+	l := sealOf(form)
+	return b.Put(idKey(n), append(l[:], form...))
+}
+
+// gapLine returns the export line of the gap kept under ID next: no
+// statement, the two seals that carry the chain of records over the IDs
+// removed; a checkpoint says which and why.
+func gapLine(g gap, next uint64) []byte {
+	b, _ := json.Marshal(struct {
+		Removed struct {
+			First uint64 `json:"first"`
+			Last  uint64 `json:"last"`
+		} `json:"removed"`
+		Prev string `json:"prev"`
+		Hash string `json:"hash"`
+	}{struct {
+		First uint64 `json:"first"`
+		Last  uint64 `json:"last"`
+	}{g.first, next - 1}, g.prev.String(), g.hash.String()})
 	return append(b, '\n')
 }

@@ -68,7 +68,7 @@ func mustVerify(t *testing.T, s *Store) Verification {
 }
 
 // assertHolds fails the test unless the chain of s holds, with records
-// records and the checkpoints given as "first-last why".
+// records and the checkpoints given as "first-last,first-last why".
 func assertHolds(t *testing.T, s *Store, records int, checkpoints ...string) Verification {
 	t.Helper()
 	v := mustVerify(t, s)
@@ -77,7 +77,11 @@ func assertHolds(t *testing.T, s *Store, records int, checkpoints ...string) Ver
 	}
 	var got []string
 	for _, c := range v.Checkpoints {
-		got = append(got, fmt.Sprintf("%d-%d %s", c.First, c.Last, c.Why))
+		var spans []string
+		for _, r := range c.Removed {
+			spans = append(spans, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+		got = append(got, strings.Join(spans, ",")+" "+c.Why)
 	}
 	if v.Records != records || !cmp.Equal(got, checkpoints, cmp.Comparer(func(a, b []string) bool { return strings.Join(a, "|") == strings.Join(b, "|") })) {
 		t.Fatalf("verified %d records with checkpoints %q, want %d and %q", v.Records, got, records, checkpoints)
@@ -121,9 +125,10 @@ func TestChainHoldsThroughChanges(t *testing.T) {
 	must(s.Delete(6))
 	must(s.Delete(5))  // joins 6's checkpoint
 	must(s.Delete(13)) // the newest
-	assertHolds(t, s, 10, "5-6 deleted", "13-13 deleted")
+	deleted := []string{"6-6 deleted", "5-5 deleted", "13-13 deleted"}
+	assertHolds(t, s, 10, deleted...)
 	mustAdd(t, s, Record{Time: t0.Add(time.Hour), Server: "x", Mode: "form", Message: "after", Action: "decline", DecidedBy: "user"})
-	assertHolds(t, s, 11, "5-6 deleted", "13-13 deleted")
+	assertHolds(t, s, 11, deleted...)
 
 	// The oldest by time: record 5 (ID of req-3, kept late), then 1, 2, 3…
 	// in steps of 3 (pruneBatch).
@@ -132,15 +137,17 @@ func TestChainHoldsThroughChanges(t *testing.T) {
 	if n != 5 {
 		t.Fatalf("pruned %d, want 5", n)
 	}
-	assertHolds(t, s, 6, "1-7 pruned, deleted", "13-13 deleted")
+	pruned := append(deleted, "1-3 pruned", "4-4,7-7 pruned")
+	assertHolds(t, s, 6, pruned...)
 	// A record sealed again now, after the checkpoints.
 	mustAdd(t, s, Record{Key: "req-10", Source: SourceWrapper, Action: "cancel", DecidedBy: "error", Reason: "the hub was gone"})
-	assertHolds(t, s, 6, "1-7 pruned, deleted", "13-13 deleted")
+	assertHolds(t, s, 6, pruned...)
 
 	must(s.Clear())
-	assertHolds(t, s, 0, "1-14 pruned, deleted, cleared")
+	cleared := append(pruned, "8-12,14-14 cleared")
+	assertHolds(t, s, 0, cleared...)
 	mustAdd(t, s, Record{Time: t0, Server: "x", Mode: "form", Message: "new", Action: "accept", DecidedBy: "user"})
-	assertHolds(t, s, 1, "1-14 pruned, deleted, cleared")
+	assertHolds(t, s, 1, cleared...)
 }
 
 // closeStore closes s, failing the test on an error.
@@ -211,13 +218,20 @@ func TestVerifyDeletedOutside(t *testing.T) {
 			}
 			return cutRecord(tx, 10)
 		}, "records 9 to 10 are missing, and no checkpoint says they were removed: they were deleted outside elicitray"},
-		{"behind a checkpoint of its own making", func(tx *bolt.Tx) error {
+		{"behind seals of its own making", func(tx *bolt.Tx) error {
 			if err := cutRecord(tx, 4); err != nil {
 				return err
 			}
-			cp := checkpoint{first: 4, at: t0.UnixNano(), why: whyDeleted}
-			return tx.Bucket(bucketRemoved).Put(idKey(5), cp.encode())
-		}, "the checkpoint of records 4 to 4 does not follow the seal before it: the chain was changed outside elicitray"},
+			return tx.Bucket(bucketRemoved).Put(idKey(5), gap{first: 4}.encode())
+		}, "the seals over records 4 to 4, removed, do not follow the seal before them: the chain was changed outside elicitray"},
+		{"behind the right seals, copied, with no checkpoint", func(tx *bolt.Tx) error {
+			prev, _ := sealAt(tx, 3)
+			hash, _ := sealAt(tx, 4)
+			if err := cutRecord(tx, 4); err != nil {
+				return err
+			}
+			return tx.Bucket(bucketRemoved).Put(idKey(5), gap{first: 4, prev: prev, hash: hash}.encode())
+		}, "records 4 to 4 were removed, and no sealed checkpoint says so: they were deleted outside elicitray"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "history.db")
@@ -326,7 +340,7 @@ func TestExportRecipe(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	want := fmt.Sprintf("the chain holds: %d lines, head %s", len(lines), v.Head)
+	want := fmt.Sprintf("the chain holds: %d lines, head %s, checkpoints head %s", len(lines), v.Head, v.CheckpointsHead)
 	if got := run("whole", b.String()); got != want {
 		t.Errorf("the recipe said %q, want %q", got, want)
 	}
@@ -340,12 +354,26 @@ func TestExportRecipe(t *testing.T) {
 	}
 
 	edited := strings.Replace(b.String(), "部署到生产环境吗", "部署到测试环境吗", 1)
-	if got := run("edited", edited); !regexp.MustCompile(`^line \d+: the decision does not match its hash$`).MatchString(got) {
+	if got := run("edited", edited); !regexp.MustCompile(`^line \d+: it does not match its hash$`).MatchString(got) {
 		t.Errorf("edited: the recipe said %q", got)
 	}
 	cut := strings.Join(append(append([]string{}, lines[:2]...), lines[3:]...), "")
 	if got := run("cut", cut); !strings.Contains(got, "does not follow the one before it") && !strings.Contains(got, "no line for decision") {
 		t.Errorf("a line taken out: the recipe said %q", got)
+	}
+	// The last line is the newest checkpoint: deleted (14) said pruned.
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"why":"deleted"`) {
+		t.Fatalf("the last line is not the deletion's checkpoint: %s", last)
+	}
+	lied := strings.Join(append(append([]string{}, lines[:len(lines)-1]...), strings.Replace(last, `"why":"deleted"`, `"why":"pruned"`, 1)), "")
+	if got := run("checkpoint changed", lied); !regexp.MustCompile(`^line \d+: it does not match its hash$`).MatchString(got) {
+		t.Errorf("a checkpoint changed: the recipe said %q", got)
+	}
+	// Seals over a removed decision, with no checkpoint that says so.
+	unsaid := strings.Join(lines[:len(lines)-1], "")
+	if got := run("checkpoint taken out", unsaid); got != "decision 14 was removed, and no checkpoint says so" {
+		t.Errorf("a checkpoint taken out: the recipe said %q", got)
 	}
 }
 
@@ -390,7 +418,7 @@ func TestOpenSealsVersion6Fixture(t *testing.T) {
 	if diff := cmp.Diff(string(golden), jsonLines(t, mustList(t, s, Query{Limit: 100}))); diff != "" {
 		t.Errorf("records changed in the upgrade (-before +after):\n%s", diff)
 	}
-	v := assertHolds(t, s, 34, "1-2 "+whyBefore, "8-9 "+whyBefore, "31-31 "+whyBefore, "40-40 "+whyBefore)
+	v := assertHolds(t, s, 34, "1-2,8-9,31-31,40-40 "+whyBefore)
 	closeStore(t, s)
 
 	s, err = Open(path, nil)
@@ -398,7 +426,7 @@ func TestOpenSealsVersion6Fixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if again := assertHolds(t, s, 34, "1-2 "+whyBefore, "8-9 "+whyBefore, "31-31 "+whyBefore, "40-40 "+whyBefore); again.Head != v.Head {
+	if again := assertHolds(t, s, 34, "1-2,8-9,31-31,40-40 "+whyBefore); again.Head != v.Head || again.CheckpointsHead != v.CheckpointsHead {
 		t.Errorf("the head moved from %s to %s on a second Open", v.Head, again.Head)
 	}
 	if entries, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.bak*")); len(entries) != 1 {
@@ -428,7 +456,7 @@ func TestSealingResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	assertHolds(t, s, 34, "1-2 "+whyBefore, "8-9 "+whyBefore, "31-31 "+whyBefore, "40-40 "+whyBefore)
+	assertHolds(t, s, 34, "1-2,8-9,31-31,40-40 "+whyBefore)
 }
 
 // TestVerifyDamagedPages: a bit flipped in the header of any page of the
@@ -577,5 +605,65 @@ func TestSealingAroundDamage(t *testing.T) {
 	}
 	if info, err := os.Stat(path + ".v6.1.bak"); err != nil || !info.Mode().IsRegular() {
 		t.Errorf("the backup beside the planted link: %v", err)
+	}
+}
+
+// TestVerifyCheckpointChanged: a checkpoint's why changed in the file with
+// a hex editor is named, and so is one taken out with bbolt, whose
+// records are then removed with no checkpoint that says so.
+func TestVerifyCheckpointChanged(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		edit func(t *testing.T, path string)
+		want []string
+	}{
+		{"why changed by hand", func(t *testing.T, path string) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, bytes.ReplaceAll(b, []byte(`"why":"deleted"`), []byte(`"why":"cleared"`)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"checkpoint 1 does not match its seal: it was changed outside elicitray", "checkpoint 2 does not match its seal: it was changed outside elicitray"}},
+		{"one taken out", func(t *testing.T, path string) {
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketCheckpoints).Delete(idKey(1)) }); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"checkpoint 1 is missing: it was taken out outside elicitray",
+			"checkpoint 2 does not follow the one before it: one was changed or taken out outside elicitray",
+			"records 4 to 4 were removed, and no sealed checkpoint says so: they were deleted outside elicitray"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "history.db")
+			s, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addChainRecords(t, s, 10)
+			for _, id := range []uint64{4, 7} {
+				if err := s.Delete(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			closeStore(t, s)
+			tt.edit(t, path)
+			if s, err = Open(path, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var got []string
+			for _, p := range mustVerify(t, s).Problems {
+				got = append(got, p.Text)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("problems:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
 	}
 }

@@ -47,10 +47,10 @@
 //	            (4 bytes), a filter of their text (1,280 bytes); see
 //	            "Searching"
 //	removed     ID (8 bytes) of the record after records removed → their
-//	            checkpoint: the first removed ID (8 bytes), the seal
-//	            before it and the seal of the last (16 bytes each), when
-//	            the last went (Unix nanoseconds, 8 bytes), why (text); see
-//	            "The chain"
+//	            gap: the first removed ID (8 bytes), the seal before it
+//	            and the seal of the last (16 bytes each); see "The chain"
+//	checkpoints number (8 bytes, from the bucket's sequence) → the
+//	            checkpoint's seal (16 bytes) and the JSON its seal covers
 //
 // A key is Record.Time in Unix nanoseconds (8 bytes) followed by Record.ID
 // (8 bytes). Keys therefore sort by time, and records with the same time by
@@ -148,7 +148,7 @@
 // member "hash" (sealedForm: the record as encoding/json writes it, as
 // Get returns it, followed by "prev", the seal before it in hexadecimal).
 // The seal before record ID n is record n-1's, 16 zero bytes before the
-// first, or a checkpoint's. An auditor checks an export with nothing but
+// first, or, when n-1 was removed, the one its gap keeps. An auditor checks an export with nothing but
 // its bytes and SHA-256 (docs/history.md has the recipe).
 //
 // Records are chained in ID order, the order they were first stored in,
@@ -156,31 +156,37 @@
 // "chain-head" holds the seal of the newest ID given, which the next Add
 // names, so that Add reads no other record.
 //
-// Delete, Prune and Clear leave a checkpoint under the ID of the record
-// after those they removed (one past the last ID when they were the
-// newest): the first ID removed, the seal before it, the seal of the last
-// removed, when and why. A checkpoint takes the place of the records it
-// stands for, and those removed next to it later join it, so the chain
-// stays whole and says what went. A record that changes in place (a
-// delivery settled, a wrapper's account, see "One record per
-// elicitation") is sealed again, and so are the records after it up to
-// the next checkpoint, which takes the new seal before it: nearly always
-// none, the change coming moments after the record.
+// Delete, Prune and Clear leave a gap under the ID of the record after
+// those they removed (one past the last ID when they were the newest):
+// the first ID removed, the seal before it and the seal of the last
+// removed, which the record after names. Gaps next to each other merge.
+// Each removal also adds a checkpoint, a sealed statement of which IDs
+// went (runs of them), when and why ("pruned", "deleted", "cleared"):
+// checkpoints are numbered from 1 and chained among themselves, each form
+// naming the seal of the one before ({"checkpoint":{…},"prev":…}), so a
+// checkpoint changed or taken out shows, and so do records removed with
+// no checkpoint to say so. A record that changes in place (a delivery
+// settled, a wrapper's account, see "One record per elicitation") is
+// sealed again, and so are the records after it up to the next gap, which
+// takes the new seal before it: nearly always none, the change coming
+// moments after the record. A record after it whose seal no longer held
+// is left as it is (reseal), so that elicitray's own writes never seal a
+// change made by others.
 //
-// Verify walks the IDs from 1 to the last given, recomputing each seal
-// and following the checkpoints; it names a record whose seal does not
-// match (changed by hand), IDs that are neither records nor in a
-// checkpoint (deleted by hand), and checkpoints that do not follow the
-// seal before them. Seals cost 16 bytes a record (about 3.5% of the file)
-// and an encoding/json pass over it when it is stored. They show a
-// record's text changed in the file by other means than elicitray, and
-// records taken out without a checkpoint. They are not signed, and a
-// checkpoint's why and when are not sealed: whoever edits the file can
-// drop the newest records and set the head back, or write a checkpoint
-// that copies the seals around records they took out; a head kept
-// elsewhere shows that. Sealing a record again never seals a record after
-// it whose seal no longer held (reseal), so elicitray's own writes do not
-// hide such an edit.
+// Verify checks the checkpoints' chain, then walks the IDs from 1 to the
+// last given, recomputing each seal and crossing the gaps; it names a
+// record whose seal does not match (changed by hand), IDs that are
+// neither records nor in a gap, or in a gap no checkpoint names (deleted
+// by hand), gaps that do not follow the seal before them, and
+// checkpoints changed, out of order or taken out.
+//
+// Seals cost 16 bytes a record (about 3.5% of the file) and an
+// encoding/json pass over it when it is stored. They show text changed in
+// the file by other means than elicitray, and records or checkpoints
+// taken out. They are not signed with a key: whoever edits the file and
+// knows how seals are made can drop the newest records and set the head
+// back, or add a checkpoint of their own at the end of the checkpoints'
+// chain; heads kept elsewhere show that.
 //
 // # Schema version
 //
@@ -190,9 +196,10 @@
 // history.db.v<version>.bak (kept if an earlier upgrade left one), then
 // seals every record in ID order, 5,000 per transaction, rewriting its
 // value as 0x06 or 0x07 with its schema reference unchanged, and writes a
-// checkpoint for each run of IDs deleted before (both its seals the seal
-// before it: no seal of theirs was ever made; why: "removed before the
-// history was sealed"). The meta key "upgrading-chain" holds the last ID
+// gap for each run of IDs deleted before (both its seals the seal before
+// it: no seal of theirs was ever made) and one checkpoint naming them all,
+// why: "removed before the history was sealed". A record it cannot read
+// stays unsealed, for Verify to name. The meta key "upgrading-chain" holds the last ID
 // sealed and its seal, so that an Open that stops half way resumes there.
 // Open then compacts the file. Version 6 had 0x05 values for records with
 // a Delivery. Open upgrades an older file in place

@@ -17,7 +17,8 @@ const (
 	// FormatJSONL is JSON Lines: one Record per line, as encoding/json's
 	// Encoder writes it (the JSON of `elicitray history list --json`),
 	// followed by the members "prev" and "hash" of the chain (doc.go, "The
-	// chain"); an export of every record ends with a line per checkpoint.
+	// chain"); an export of every record ends with a line per gap and per
+	// checkpoint.
 	FormatJSONL = "jsonl"
 	// FormatCSV is CSV (RFC 4180) with a header row; see Export.
 	FormatCSV = "csv"
@@ -51,7 +52,7 @@ var exportChunk = 1000
 func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
 	var write func(r Record, prev, seal link) error
 	var flush func() error
-	var cps []Checkpoint
+	var tail [][]byte
 	switch format {
 	case FormatJSONL:
 		bw := bufio.NewWriter(w)
@@ -63,8 +64,8 @@ func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
 			return err
 		}
 		flush = func() error {
-			for _, c := range cps {
-				if _, err := bw.Write(checkpointLine(c)); err != nil {
+			for _, l := range tail {
+				if _, err := bw.Write(l); err != nil {
 					return err
 				}
 			}
@@ -92,8 +93,8 @@ func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
 			var err error
 			res, err = scan(tx, q, false, within)
 			prevs, seals = chainOf(tx, res.records)
-			if all && !res.more {
-				cps = checkpoints(tx)
+			if all && !res.more && format == FormatJSONL {
+				tail = exportTail(tx)
 			}
 			return err
 		})

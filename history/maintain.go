@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -38,18 +39,21 @@ const compactTxSize = 64 << 20
 func (s *Store) Clear() error {
 	err := s.update(func(tx *bolt.Tx) error {
 		lastID := tx.Bucket(bucketRecords).Sequence()
-		// One checkpoint stands for every record there ever was, with the
-		// reasons of those removed before.
-		cp := checkpoint{hash: head(tx), at: s.now().UnixNano()}
-		if err := tx.Bucket(bucketRemoved).ForEach(func(_, v []byte) error {
-			if old, ok := decodeCheckpoint(v); ok {
-				cp.why = joinWhy(cp.why, old.why)
+		// One gap carries the chain over every record there ever was;
+		// the checkpoint says which were removed now.
+		var runs [][2]uint64
+		if err := tx.Bucket(bucketIDs).ForEach(func(k, _ []byte) error {
+			id := binary.BigEndian.Uint64(k)
+			if n := len(runs); n > 0 && runs[n-1][1]+1 == id {
+				runs[n-1][1] = id
+			} else {
+				runs = append(runs, [2]uint64{id, id})
 			}
 			return nil
 		}); err != nil {
 			return err
 		}
-		cp.why = joinWhy(cp.why, whyCleared)
+		g := gap{first: 1, hash: head(tx)}
 		for _, name := range append(dataBuckets, bucketRemoved) {
 			if err := tx.DeleteBucket(name); err != nil {
 				return fmt.Errorf("deleting bucket %q: %w", name, err)
@@ -59,8 +63,12 @@ func (s *Store) Clear() error {
 			}
 		}
 		if lastID > 0 {
-			cp.first = 1
-			if err := tx.Bucket(bucketRemoved).Put(idKey(lastID+1), cp.encode()); err != nil {
+			if err := tx.Bucket(bucketRemoved).Put(idKey(lastID+1), g.encode()); err != nil {
+				return err
+			}
+		}
+		if len(runs) > 0 {
+			if err := addCheckpoint(tx, runs, whyCleared, s.now()); err != nil {
 				return err
 			}
 		}

@@ -177,7 +177,7 @@ func prepareTx(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	for _, name := range append(dataBuckets, bucketRemoved) {
+	for _, name := range append(dataBuckets, bucketRemoved, bucketCheckpoints) {
 		if tx.Bucket(name) == nil {
 			return fmt.Errorf("%w: bucket %q is missing", errDamaged, name)
 		}
@@ -278,8 +278,10 @@ func migrate(tx *bolt.Tx, from int) error {
 		// Version 7 seals the records in a chain (doc.go, "The chain"):
 		// every value is rewritten with its seal, after the version 1
 		// upgrade if there is one, in steps (sealStep) from the start.
-		if _, err := tx.CreateBucketIfNotExists(bucketRemoved); err != nil {
-			return fmt.Errorf("creating bucket %q: %w", bucketRemoved, err)
+		for _, name := range [][]byte{bucketRemoved, bucketCheckpoints} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("creating bucket %q: %w", name, err)
+			}
 		}
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -296,9 +298,10 @@ func migrate(tx *bolt.Tx, from int) error {
 
 // sealStep seals up to upgradeBatch records of the file in tx for the
 // first time, in ID order after the last the marker names, and writes a
-// checkpoint for every run of IDs whose records were removed before: their
-// seals were never made, so a checkpoint's two seals are the same. It
-// reports done, and removes the marker, when none are left.
+// gap for every run of IDs whose records were removed before: their seals
+// were never made, so a gap's two seals are the same. It reports done,
+// and removes the marker, when none are left, after one checkpoint that
+// says those records were removed before the history was sealed.
 func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 	meta := tx.Bucket(bucketMeta)
 	mark := meta.Get(keyUpgradingChain)
@@ -322,20 +325,33 @@ func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 		keys = append(keys, key)
 	}
 	removed := tx.Bucket(bucketRemoved)
-	gap := func(next uint64) error {
+	bridge := func(next uint64) error {
 		if next == last+1 {
 			return nil
 		}
-		cp := checkpoint{first: last + 1, prev: prev, hash: prev, at: now.UnixNano(), why: whyBefore}
-		return removed.Put(idKey(next), cp.encode())
+		return removed.Put(idKey(next), gap{first: last + 1, prev: prev, hash: prev}.encode())
 	}
 	records := tx.Bucket(bucketRecords)
 	if len(keys) == 0 {
-		if err := gap(records.Sequence() + 1); err != nil {
+		if err := bridge(records.Sequence() + 1); err != nil {
 			return false, err
 		}
 		if err := setHead(tx, prev); err != nil {
 			return false, err
+		}
+		var runs [][2]uint64
+		if err := removed.ForEach(func(k, v []byte) error {
+			if g, ok := decodeGap(v); ok {
+				runs = append(runs, [2]uint64{g.first, binary.BigEndian.Uint64(k) - 1})
+			}
+			return nil
+		}); err != nil {
+			return false, err
+		}
+		if len(runs) > 0 {
+			if err := addCheckpoint(tx, runs, whyBefore, now); err != nil {
+				return false, err
+			}
 		}
 		return true, meta.Delete(keyUpgradingChain)
 	}
@@ -343,7 +359,7 @@ func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 	rd := newReader(tx)
 	for _, k := range keys {
 		id := keyID(k)
-		if err := gap(id); err != nil {
+		if err := bridge(id); err != nil {
 			return false, err
 		}
 		v, err := resealable(tx, rd, k)
