@@ -52,9 +52,12 @@ func (j *JSONFile) Read(v any) error {
 			return fmt.Errorf("%s is open to other users (%s): %w", j.Path, why, ErrUntrusted)
 		}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	b, err := io.ReadAll(io.LimitReader(f, maxJSONFile+1))
 	if err != nil {
 		return fmt.Errorf("reading the %s: %w", j.What, err)
+	}
+	if len(b) > maxJSONFile {
+		return fmt.Errorf("%s is larger than the %d MiB elicitray reads; move it away to start afresh", j.Path, maxJSONFile>>20)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // the digits as written
@@ -63,6 +66,15 @@ func (j *JSONFile) Read(v any) error {
 	}
 	return nil
 }
+
+// maxJSONFile is the most a JSONFile holds: Read refuses more, and Edit
+// never writes more, so that one oversized entry cannot leave a file no
+// later Read takes.
+const maxJSONFile = 16 << 20
+
+// ErrTooLarge is what Edit returns when the file would grow past
+// maxJSONFile; the file stays as it was.
+var ErrTooLarge = errors.New("the file would grow past what elicitray reads")
 
 // Unchanged is what an Edit's edit returns when it changed nothing: the
 // file is not written, and Edit returns nil.
@@ -98,6 +110,9 @@ func (j *JSONFile) Edit(v any, edit func() error) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the %s: %w", j.What, err)
+	}
+	if len(b)+1 > maxJSONFile {
+		return fmt.Errorf("not saving the %s: %w (%d MiB)", j.What, ErrTooLarge, maxJSONFile>>20)
 	}
 	// A new file of our own, renamed over the old: a link planted at the
 	// path is replaced, never written through.

@@ -14,6 +14,7 @@ package toolpins
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,6 +92,33 @@ func asDoubles(v any) any {
 		}
 	}
 	return v
+}
+
+// maxPinned is the most bytes of one text of a definition kept as it is;
+// a longer one is kept as its length and SHA-256 (Bounded).
+const maxPinned = 64 << 10
+
+// Bounded is d as the pins keep it: each text or JSON value longer than
+// 64 KiB replaced by its length and SHA-256, which still tells any change
+// to it, so that one tool listed with megabytes of description cannot
+// grow tools.json past what is read back (paths.JSONFile).
+func Bounded(d Def) Def {
+	digest := func(b []byte) string {
+		return fmt.Sprintf("[%d bytes, SHA-256 %x]", len(b), sha256.Sum256(b))
+	}
+	if len(d.Title) > maxPinned {
+		d.Title = digest([]byte(d.Title))
+	}
+	if len(d.Description) > maxPinned {
+		d.Description = digest([]byte(d.Description))
+	}
+	for _, raw := range []*json.RawMessage{&d.InputSchema, &d.Annotations} {
+		if len(*raw) > maxPinned {
+			s, _ := json.Marshal(digest(*raw))
+			*raw = s
+		}
+	}
+	return d
 }
 
 // Tool is one pinned tool.

@@ -55,7 +55,7 @@ func (s *pins) Pending() map[string]bridge.ToolChange {
 func (s *pins) Listed(defs []bridge.ToolDef) (map[string]bridge.ToolChange, error) {
 	in := make([]toolpins.Named, len(defs))
 	for i, d := range defs {
-		in[i] = toolpins.Named{Name: d.Name, Def: toolpins.Def{Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Annotations: d.Annotations}}
+		in[i] = toolpins.Named{Name: d.Name, Def: toolpins.Bounded(toolpins.Def{Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Annotations: d.Annotations})}
 	}
 	now := time.Now()
 	changed, err := s.store.Listed(s.server, in, now)
