@@ -41,7 +41,7 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 	if info.changed != "" {
 		// Before the rest: it is why this call waits.
 		b.WriteString("\nThe server changed this tool's definition since you first saw it, and you have not accepted the change; until you do (elicitray tools accept), each call waits for you here.\n")
-		if said := suspicionsSaid(info.changed); said != "" {
+		if said := SuspicionsSaid(info.changed); said != "" {
 			b.WriteString(said + "\n")
 		}
 		b.WriteString("What changed:\n")
@@ -70,7 +70,7 @@ func changeMessage(name, account string) string {
 	fmt.Fprintf(&b, "The server changed the definition of its tool %s since you first saw it. A server can do so to make a tool you trust ask for more than it did.\n\n", strconv.Quote(c.line(name, guardMaxValue)))
 	// Before the change itself, which may be long: the window shows it
 	// without scrolling.
-	if said := suspicionsSaid(account); said != "" {
+	if said := SuspicionsSaid(account); said != "" {
 		b.WriteString(said + "\n\n")
 	}
 	b.WriteString("What changed:\n")

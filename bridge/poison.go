@@ -100,9 +100,10 @@ func longestBlankRun(s string) int {
 	return most
 }
 
-// suspicionsSaid is the paragraph the window adds for what suspicions
-// found in account, "" for nothing.
-func suspicionsSaid(account string) string {
+// SuspicionsSaid is the paragraph the windows add for what suspicions
+// found in account, a change's account (toolpins.Diff), "" for nothing:
+// the change window, a changed tool's call window and Settings.
+func SuspicionsSaid(account string) string {
 	found := suspicions(account)
 	if len(found) == 0 {
 		return ""

@@ -55,6 +55,12 @@ func (sec *toolsSection) row(keys *windowKeys, p state.PinnedTool) fyne.CanvasOb
 	var accept *closeButton
 	if p.Change != "" {
 		text += lang.L(" — changed {{.Date}}: its calls wait for you", map[string]any{"Date": p.ChangedAt.Local().Format(lang.L("2 Jan 2006"))})
+		if p.Warning != "" {
+			warn := widget.NewLabel(p.Warning)
+			warn.Wrapping = fyne.TextWrapWord
+			warn.Importance = widget.DangerImportance
+			parts = append(parts, warn)
+		}
 		change := widget.NewLabel(chars.Cut(visible(p.Change), maxDescription))
 		change.Wrapping = fyne.TextWrapWord
 		parts = append(parts, change)

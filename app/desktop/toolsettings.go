@@ -9,6 +9,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/toolpins"
+	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/ui/state"
 )
 
@@ -32,6 +33,7 @@ func ToolSettings(p paths.Paths) (state.ToolSettings, error) {
 			pt := state.PinnedTool{Server: server, Tool: name, Since: t.Since}
 			if t.Changed != nil {
 				pt.Change, pt.ChangedAt = toolpins.Diff(t.Def, *t.Changed), t.ChangedAt
+				pt.Warning = bridge.SuspicionsSaid(pt.Change)
 			}
 			s.Pins = append(s.Pins, pt)
 		}

@@ -42,6 +42,9 @@ type PinnedTool struct {
 	// ChangedAt is when it was first seen.
 	Change    string
 	ChangedAt time.Time
+	// Warning says what in the change reads as orders to the AI, as the
+	// change window said it; "" for nothing.
+	Warning string
 }
 
 // ServerPolicy is how one server's prompts are handled, or, with an empty
