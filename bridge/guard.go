@@ -248,16 +248,24 @@ func (g *guard) fromServer(id, result json.RawMessage) {
 	defs := listedTools(result)
 	learned := make(map[string]toolInfo, len(defs))
 	for _, d := range defs {
-		var ann map[string]json.RawMessage
-		_ = json.Unmarshal(d.Annotations, &ann) // absent or not an object: no annotations
-		info := toolInfo{title: d.Title, description: d.Description}
-		if info.title == "" {
-			_ = json.Unmarshal(ann["title"], &info.title)
+		info := toolInfo{title: d.Title, description: d.Description, destructive: learned[d.Name].destructive}
+		// Annotations read two ways by hosts are a pair (listedTools):
+		// destructive when either reading says so.
+		readings := []json.RawMessage{d.Annotations}
+		if len(d.Annotations) > 0 && d.Annotations[0] == '[' {
+			_ = json.Unmarshal(d.Annotations, &readings)
 		}
-		// Only an explicit true: the spec's default (true, when
-		// readOnlyHint is false) would guard every unannotated tool. A
-		// name listed twice is destructive when either says so.
-		info.destructive = string(ann["destructiveHint"]) == "true" || learned[d.Name].destructive
+		for _, a := range readings {
+			var ann map[string]json.RawMessage
+			_ = json.Unmarshal(a, &ann) // absent or not an object: no annotations
+			if info.title == "" {
+				_ = json.Unmarshal(ann["title"], &info.title)
+			}
+			// Only an explicit true: the spec's default (true, when
+			// readOnlyHint is false) would guard every unannotated tool.
+			// A name listed twice is destructive when either says so.
+			info.destructive = info.destructive || string(ann["destructiveHint"]) == "true"
+		}
 		learned[d.Name] = info
 	}
 	maps.Copy(g.tools, learned)
@@ -382,19 +390,26 @@ func toolOfCall(params json.RawMessage) (name string, clear bool) {
 	return name, true
 }
 
-// listedTools reads a tools/list result's tools as a host reads JSON:
-// members by their exact names, the last of a name twice winning, so that
-// no spelling or doubling shows the relay a list other than the host's
-// (JSON.parse in a TypeScript host; Go's encoding/json would match
-// "DESCRIPTION" and stop at one member of an unexpected type). A tool
-// with no name as a string is left out, as a host cannot call it; texts
-// that are not strings are kept as their JSON, so that a change to them
-// still shows.
+// listedTools reads a tools/list result's tools as hosts read JSON. A
+// TypeScript host's JSON.parse takes members by their exact names, the
+// last of a name twice winning; a Go host's encoding/json takes a member
+// whose name matches in any case ("DESCRIPTION"), the last winning. Where
+// the two readings of a tool's title, description, input schema or
+// annotations differ, the definition the pins see holds both, so that no
+// spelling hides a change from the user that one host shows its model. A
+// tool with no name as a string is left out, as a host cannot call it;
+// texts that are not strings are kept as their JSON, so that a change to
+// them still shows.
 func listedTools(result json.RawMessage) []ToolDef {
-	var list map[string]json.RawMessage
-	var entries []json.RawMessage
-	if json.Unmarshal(result, &list) != nil || json.Unmarshal(list["tools"], &entries) != nil {
+	var entries, other []json.RawMessage
+	list, ok := readMembers(result)
+	if !ok || json.Unmarshal(list.exact("tools"), &entries) != nil {
 		return nil // an error reply, or a result that is not a list: nothing learned
+	}
+	// A list a Go host reads instead ("TOOLS" after "tools"): its tools
+	// are listed too, a name in both judged by each definition.
+	if folded := list.folded("tools"); !bytes.Equal(folded, list.exact("tools")) && json.Unmarshal(folded, &other) == nil {
+		entries = append(entries, other...)
 	}
 	text := func(raw json.RawMessage) string {
 		var s string
@@ -403,19 +418,81 @@ func listedTools(result json.RawMessage) []ToolDef {
 		}
 		return string(raw)
 	}
+	both := func(m objectMembers, key string, read func(json.RawMessage) json.RawMessage) json.RawMessage {
+		exact, folded := m.exact(key), m.folded(key)
+		if bytes.Equal(exact, folded) {
+			return read(exact)
+		}
+		// Both readings, as one JSON array: the pins compare and show it.
+		pair, _ := json.Marshal([]json.RawMessage{orNull(read(exact)), orNull(read(folded))})
+		return pair
+	}
+	raw := func(v json.RawMessage) json.RawMessage { return v }
 	defs := make([]ToolDef, 0, len(entries))
 	for _, e := range entries {
 		// An entry that is no object, or has no name, is left out alone:
 		// the others are still read.
-		var t map[string]json.RawMessage
+		t, ok := readMembers(e)
 		var name string
-		if json.Unmarshal(e, &t) != nil || json.Unmarshal(t["name"], &name) != nil {
+		if !ok || json.Unmarshal(t.exact("name"), &name) != nil {
 			continue
 		}
-		defs = append(defs, ToolDef{Name: name, Title: text(t["title"]), Description: text(t["description"]),
-			InputSchema: t["inputSchema"], Annotations: t["annotations"]})
+		d := ToolDef{Name: name, InputSchema: both(t, "inputSchema", raw), Annotations: both(t, "annotations", raw)}
+		for _, f := range []struct {
+			key string
+			to  *string
+		}{{"title", &d.Title}, {"description", &d.Description}} {
+			exact, folded := text(t.exact(f.key)), text(t.folded(f.key))
+			*f.to = exact
+			if exact != folded {
+				*f.to = exact + "\n\n[a host that ignores case in names reads instead:]\n" + folded
+			}
+		}
+		defs = append(defs, d)
 	}
 	return defs
+}
+
+// objectMembers is a JSON object and its members (jsonedit.go).
+type objectMembers struct {
+	obj []byte
+	ms  []member
+}
+
+// readMembers reads raw's members, or false when it is no JSON object.
+func readMembers(raw json.RawMessage) (objectMembers, bool) {
+	ms, err := members(raw)
+	return objectMembers{raw, ms}, err == nil
+}
+
+// exact is the value of the last member named key, as JSON.parse reads
+// it; nil for none.
+func (m objectMembers) exact(key string) json.RawMessage {
+	return m.last(func(k string) bool { return k == key })
+}
+
+// folded is the value of the last member whose name is key in any case,
+// as encoding/json reads it; nil for none.
+func (m objectMembers) folded(key string) json.RawMessage {
+	return m.last(func(k string) bool { return strings.EqualFold(k, key) })
+}
+
+func (m objectMembers) last(match func(string) bool) json.RawMessage {
+	var v json.RawMessage
+	for _, mb := range m.ms {
+		if match(mb.key) {
+			v = m.obj[mb.vStart:mb.vEnd]
+		}
+	}
+	return v
+}
+
+// orNull is v, or JSON null for no value.
+func orNull(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("null")
+	}
+	return v
 }
 
 // tellChange tells the user that the tool name's definition changed

@@ -435,3 +435,27 @@ func TestGuardSetWhileRunning(t *testing.T) {
 	ask.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
 	p.serverGets()
 }
+
+// TestGuardDestructiveReadEitherWay: a tool whose annotations a Go host
+// reads from "ANNOTATIONS" (any case) as destructive is guarded by
+// guard_destructive, though JSON.parse reads the other member.
+func TestGuardDestructiveReadEitherWay(t *testing.T) {
+	a := newGuardApprover()
+	p := startPeer(t, &Options{Approver: a, GuardDestructive: true})
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	p.serverGets()
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"purge","annotations":{"destructiveHint":false},"ANNOTATIONS":{"destructiveHint":true}}]}}`
+	p.serverSends(list)
+	p.hostGets()
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"purge","arguments":{}}}`
+	p.hostSends(call)
+	ask := <-a.asked
+	if ask.req.Mode != ModeToolCall || ask.req.Tool != "purge" {
+		t.Fatalf("asked %q of %q, want the call held", ask.req.Mode, ask.req.Tool)
+	}
+	ask.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
+	if got := p.serverGets(); got != call {
+		t.Fatalf("server got %q, want the approved call", got)
+	}
+}

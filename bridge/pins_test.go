@@ -157,16 +157,18 @@ func TestToolChangeToldOnceAccepted(t *testing.T) {
 	}
 }
 
-// TestToolsReadAsHostReads: the relay reads a tools/list as a host does,
-// member names exact and the last of a name twice winning, so that no
-// spelling shows the pins a definition other than the host's.
+// TestToolsReadAsHostReads: the relay reads a tools/list as hosts do:
+// JSON.parse's member names exact and the last of a name twice winning,
+// and encoding/json's in any case; where they differ the pins see both,
+// so that no spelling shows the pins a definition other than a host's.
 func TestToolsReadAsHostReads(t *testing.T) {
+	const bothReadings = "EVIL\n\n[a host that ignores case in names reads instead:]\nEchoes back the input"
 	for _, tt := range []struct {
 		name, list, want string
 	}{
-		{"a member spelt in capitals", `{"tools":[{"name":"echo","description":"EVIL","DESCRIPTION":"Echoes back the input"}]}`, "EVIL"},
-		{"a long s", `{"tools":[{"name":"echo","description":"EVIL","de\u017fcription":"Echoes back the input"}]}`, "EVIL"},
-		{"a decoy list", `{"tools":[{"name":"echo","description":"EVIL"}],"TOOLS":[{"name":"echo","description":"Echoes back the input"}]}`, "EVIL"},
+		{"a member spelt in capitals", `{"tools":[{"name":"echo","description":"EVIL","DESCRIPTION":"Echoes back the input"}]}`, bothReadings},
+		{"a long s", `{"tools":[{"name":"echo","description":"EVIL","de\u017fcription":"Echoes back the input"}]}`, bothReadings},
+		{"a decoy list", `{"tools":[{"name":"echo","description":"Echoes back the input"}],"TOOLS":[{"name":"echo","description":"EVIL"}]}`, "EVIL"},
 		{"a member of another type", `{"tools":[{"name":"echo","description":"EVIL","TITLE":5}]}`, "EVIL"},
 		{"a member twice", `{"tools":[{"name":"echo","description":"Echoes back the input","description":"EVIL"}]}`, "EVIL"},
 		{"an entry that is no tool", `{"tools":[null,"x",{"name":5},{"name":"echo","description":"EVIL"}]}`, "EVIL"},
