@@ -481,12 +481,19 @@ func TestVerifyDamagedPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Not t.TempDir: bbolt keeps a file mapped when it faults opening it,
+	// and Windows removes no mapped file until the process ends.
+	dir, err := os.MkdirTemp("", "elicitray-damaged-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	opened, damaged := 0, 0
 	for page := 2; page*4096 < len(clean); page++ { // past the two meta pages
 		for _, at := range []int{8, 10} { // the page's flags, its count
 			b := bytes.Clone(clean)
 			b[page*4096+at] ^= 0x20
-			path := filepath.Join(t.TempDir(), "history.db")
+			path := filepath.Join(dir, fmt.Sprintf("%d-%d.db", page, at))
 			if err := os.WriteFile(path, b, 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -104,7 +104,7 @@ func openDB(path string, timeout time.Duration) (db *bolt.DB, upgraded bool, err
 	if err := checkSize(path, timeout); err != nil {
 		return nil, false, err
 	}
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	db, err = openBolt(path, &bolt.Options{Timeout: timeout})
 	if err != nil {
 		return nil, false, boltOpenError(err)
 	}
@@ -124,6 +124,29 @@ func openDB(path string, timeout time.Duration) (db *bolt.DB, upgraded bool, err
 		return nil, false, err
 	}
 	return db, upgraded, nil
+}
+
+// openBolt is bbolt's Open, which closes the file again should bbolt
+// fault reading a damaged one before it returns (openDB recovers the
+// fault), so that no descriptor is left behind. The memory map bbolt made
+// by then stays until the process ends: on Windows such a file cannot be
+// renamed or removed meanwhile.
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	var f *os.File
+	o.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		var err error
+		f, err = os.OpenFile(name, flag, perm)
+		return f, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if f != nil {
+				f.Close()
+			}
+			panic(p)
+		}
+	}()
+	return bolt.Open(path, 0o600, o)
 }
 
 // boltOpenError returns the error of Open for an error of bbolt's Open.
@@ -155,7 +178,7 @@ func checkSize(path string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	db, err := openBolt(path, &bolt.Options{ReadOnly: true, Timeout: timeout})
 	if err != nil {
 		return boltOpenError(err)
 	}
