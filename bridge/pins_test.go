@@ -221,10 +221,17 @@ func TestPinsFailingKeepChange(t *testing.T) {
 	pins.fail = true
 	pins.mu.Unlock()
 	p.listTools()
+	denyHeldEcho(t, p, a)
+}
+
+// denyHeldEcho sends a call of echo, which must be held in its window
+// (not a change told first), and denies it there.
+func denyHeldEcho(t *testing.T, p *peer, a *guardApprover) {
+	t.Helper()
 	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
 	ask := <-a.asked
 	if ask.req.Mode != ModeToolCall {
-		t.Fatalf("asked %q, want the call held", ask.req.Mode)
+		t.Fatalf("asked %q, want the call of echo held", ask.req.Mode)
 	}
 	ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
 	p.hostGets()
@@ -315,13 +322,7 @@ func TestToolChangeToldAgainUnanswered(t *testing.T) {
 	again.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
 	p.listTools()
 	// The next window is the call's: the change was not told a third time.
-	p.hostSends(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
-	ask := <-a.asked
-	if ask.req.Mode != ModeToolCall {
-		t.Fatalf("asked %q, want the held call: the change kept waiting was told again", ask.req.Mode)
-	}
-	ask.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
-	p.hostGets()
+	denyHeldEcho(t, p, a)
 	pins.mu.Lock()
 	defer pins.mu.Unlock()
 	if !slices.Equal(pins.answered, []string{"echo"}) {
