@@ -141,6 +141,9 @@ type guard struct {
 	// telling are the tools whose change a window is telling now: a list
 	// meanwhile does not tell it again.
 	telling map[string]bool
+	// again are, by tool, the changes a list brought while their window
+	// was open: told again should that window close unanswered.
+	again   map[string]string
 	waiting atomic.Int32
 }
 
@@ -164,7 +167,7 @@ func newGuard(r *Relay) *guard {
 		host:   newHostAsks(r.w, newIDPrefix(), r.opts.PromptTimeout),
 		follow: r.trackCall,
 		tools:  map[string]toolInfo{}, lists: map[string]bool{}, held: map[string]*heldCall{},
-		pins: r.opts.Pins, changed: map[string]string{}, telling: map[string]bool{},
+		pins: r.opts.Pins, changed: map[string]string{}, telling: map[string]bool{}, again: map[string]string{},
 	}
 	g.set(r.opts.Guard, r.opts.GuardDestructive)
 	if g.pins != nil {
@@ -287,6 +290,8 @@ func (g *guard) fromServer(id, result json.RawMessage) {
 		tell := changed[name].New && !g.telling[name]
 		if tell {
 			g.telling[name] = true
+		} else if changed[name].New {
+			g.again[name] = changed[name].Account
 		}
 		g.mu.Unlock()
 		if tell {
@@ -502,16 +507,29 @@ func orNull(v json.RawMessage) json.RawMessage {
 // its tools and goes away at once (an inspector's one call) must not
 // use up the only telling.
 func (g *guard) tellChange(ctx context.Context, name, account string) {
+	answered := false
 	defer func() {
+		// A list that came while the window was open, unanswered, tells
+		// it again now.
 		g.mu.Lock()
 		delete(g.telling, name)
+		next, again := g.again[name]
+		delete(g.again, name)
+		again = again && !answered && g.w.ctx.Err() == nil
+		if again {
+			g.telling[name] = true
+		}
 		g.mu.Unlock()
+		if again {
+			go g.tellChange(g.d.arrivals.take(g.w.ctx), name, next)
+		}
 	}()
 	if g.d.opts.Approver == nil {
 		Submitted(ctx)
 		return
 	}
 	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, changeMessage(name, account), ""))
+	answered = err == nil && res.DecidedBy == DecidedByUser
 	switch {
 	case err != nil:
 		g.w.log.printf("%s: the tool %s changed its definition; the user could not be told (%v), so its calls wait for their approval until they accept it (elicitray tools accept), and the next list of its tools tells it again", g.d.opts.Server, strconv.Quote(name), err)

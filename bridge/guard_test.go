@@ -443,11 +443,7 @@ func TestGuardDestructiveReadEitherWay(t *testing.T) {
 	a := newGuardApprover()
 	p := startPeer(t, &Options{Approver: a, GuardDestructive: true})
 	p.initialize()
-	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	p.serverGets()
-	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"purge","annotations":{"destructiveHint":false},"ANNOTATIONS":{"destructiveHint":true}}]}}`
-	p.serverSends(list)
-	p.hostGets()
+	p.listReply(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"purge","annotations":{"destructiveHint":false},"ANNOTATIONS":{"destructiveHint":true}}]}}`)
 	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"purge","arguments":{}}}`
 	p.hostSends(call)
 	ask := <-a.asked
