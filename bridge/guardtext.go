@@ -39,11 +39,12 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 	}
 	b.WriteString(". It runs only if you approve it.\n")
 	if info.changed != "" {
-		// Before the rest: it is why this call waits.
-		b.WriteString("\nThe server changed this tool's definition since you first saw it, and you have not accepted the change; until you do (elicitray tools accept), each call waits for you here.\n")
+		// Before the rest: it is why this call waits, and the warning
+		// first, in the lines the window shows without scrolling.
 		if said := SuspicionsSaid(info.changed); said != "" {
-			b.WriteString(said + "\n")
+			b.WriteString("\n" + said + "\n")
 		}
+		b.WriteString("\nThe server changed this tool's definition since you first saw it, and you have not accepted the change; until you do (elicitray tools accept), each call waits for you here.\n")
 		b.WriteString("What changed:\n")
 		b.WriteString(c.text(info.changed, guardMaxDescription))
 		b.WriteString("\n")
