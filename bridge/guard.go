@@ -423,16 +423,15 @@ func listedTools(result json.RawMessage) []ToolDef {
 		}
 		return string(raw)
 	}
-	both := func(m objectMembers, key string, read func(json.RawMessage) json.RawMessage) json.RawMessage {
+	both := func(m objectMembers, key string) json.RawMessage {
 		exact, folded := m.exact(key), m.folded(key)
 		if bytes.Equal(exact, folded) {
-			return read(exact)
+			return exact
 		}
 		// Both readings, as one JSON array: the pins compare and show it.
-		pair, _ := json.Marshal([]json.RawMessage{orNull(read(exact)), orNull(read(folded))})
+		pair, _ := json.Marshal([]json.RawMessage{orNull(exact), orNull(folded)})
 		return pair
 	}
-	raw := func(v json.RawMessage) json.RawMessage { return v }
 	defs := make([]ToolDef, 0, len(entries))
 	for _, e := range entries {
 		// An entry that is no object, or has no name, is left out alone:
@@ -442,7 +441,7 @@ func listedTools(result json.RawMessage) []ToolDef {
 		if !ok || json.Unmarshal(t.exact("name"), &name) != nil {
 			continue
 		}
-		d := ToolDef{Name: name, InputSchema: both(t, "inputSchema", raw), Annotations: both(t, "annotations", raw)}
+		d := ToolDef{Name: name, InputSchema: both(t, "inputSchema"), Annotations: both(t, "annotations")}
 		for _, f := range []struct {
 			key string
 			to  *string

@@ -96,10 +96,7 @@ func newMemPins() *memPins {
 // window says what changed, and other tools pass; once the change is
 // accepted, its calls pass too. The pins see every definition as listed.
 func TestGuardChangedToolWaits(t *testing.T) {
-	a := newGuardApprover()
-	pins := newMemPins()
-	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
-	p.initialize()
+	p, a, pins := pinnedPeer(t)
 	p.listTools()
 	// Told of the change once; kept waiting (declined).
 	told := <-a.asked
@@ -153,10 +150,7 @@ func TestGuardChangedToolWaits(t *testing.T) {
 // host lists the tools, and accepted in that window its tool's calls pass
 // unasked.
 func TestToolChangeToldOnceAccepted(t *testing.T) {
-	a := newGuardApprover()
-	pins := newMemPins()
-	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
-	p.initialize()
+	p, a, pins := pinnedPeer(t)
 	p.listTools()
 	p.listTools()
 	told := <-a.asked
@@ -225,10 +219,7 @@ func TestPendingChangeHeldBeforeList(t *testing.T) {
 // TestPinsFailingKeepChange: when the pins cannot be read or kept at a
 // later list, the change known still holds the tool's calls.
 func TestPinsFailingKeepChange(t *testing.T) {
-	a := newGuardApprover()
-	pins := newMemPins()
-	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
-	p.initialize()
+	p, a, pins := pinnedPeer(t)
 	p.listTools()
 	(<-a.asked).answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
 	pins.mu.Lock()
@@ -316,10 +307,7 @@ func TestToolsListNotOnItsOwnLine(t *testing.T) {
 // desktop) does not use up the telling: the next list tells it again.
 // Once the user keeps it waiting, lists tell it no more.
 func TestToolChangeToldAgainUnanswered(t *testing.T) {
-	a := newGuardApprover()
-	pins := newMemPins()
-	p := startPeer(t, &Options{Server: "everything", Approver: a, Pins: pins})
-	p.initialize()
+	p, a, pins := pinnedPeer(t)
 	p.listTools()
 	(<-a.asked).answer <- &Result{Action: ActionCancel, DecidedBy: DecidedByTimeout}
 	p.listTools()

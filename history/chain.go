@@ -55,12 +55,11 @@ const (
 	whyBefore = "removed before the history was sealed"
 )
 
-// line is a record as the JSON Lines export writes it, and as its seal
-// covers it without Hash.
+// line is a record as its seal covers it: the JSON Lines export's line
+// without "hash", which exportLine adds.
 type line struct {
 	Record
 	Prev string `json:"prev"`
-	Hash string `json:"hash,omitempty"`
 }
 
 // sealedForm returns what the seal of r covers when prev is the seal
@@ -250,19 +249,11 @@ func reseal(tx *bolt.Tx, k []byte, was link) error {
 // its seal.
 func holds(tx *bolt.Tx, k, v []byte) bool {
 	prev, ok := prevOf(tx, keyID(k))
-	if !ok || len(v) < 1+linkLen || v[0] < valueV6 {
+	if !ok {
 		return false
 	}
-	var rr rawRecord
-	if rr.parse(v) != nil {
-		return false
-	}
-	r, err := newReader(tx).record(k, &rr)
-	if err != nil {
-		return false
-	}
-	form, err := sealedForm(r, prev)
-	return err == nil && sealOf(form) == link(v[1:1+linkLen])
+	_, l, err := seal(newReader(tx), k, bytes.Clone(v), prev)
+	return err == nil && l == link(v[1:1+linkLen])
 }
 
 // cut gathers the records a transaction removes, for their gaps and their
@@ -330,15 +321,20 @@ func (c cut) checkpoint(tx *bolt.Tx, why string, at time.Time) error {
 		}
 		i = j
 	}
-	runs := make([][2]uint64, 0, 1)
+	var runs [][2]uint64
 	for _, r := range c {
-		if n := len(runs); n > 0 && runs[n-1][1]+1 == r.id {
-			runs[n-1][1] = r.id
-		} else {
-			runs = append(runs, [2]uint64{r.id, r.id})
-		}
+		runs = addRun(runs, r.id)
 	}
 	return addCheckpoint(tx, runs, why, at)
+}
+
+// addRun adds id, in increasing order, to runs of consecutive IDs.
+func addRun(runs [][2]uint64, id uint64) [][2]uint64 {
+	if n := len(runs); n > 0 && runs[n-1][1]+1 == id {
+		runs[n-1][1] = id
+		return runs
+	}
+	return append(runs, [2]uint64{id, id})
 }
 
 // Checkpoint is a sealed statement that records were removed from the
@@ -386,16 +382,14 @@ func addCheckpoint(tx *bolt.Tx, runs [][2]uint64, why string, at time.Time) erro
 // statement, the two seals that carry the chain of records over the IDs
 // removed; a checkpoint says which and why.
 func gapLine(g gap, next uint64) []byte {
-	b, _ := json.Marshal(struct {
-		Removed struct {
-			First uint64 `json:"first"`
-			Last  uint64 `json:"last"`
-		} `json:"removed"`
-		Prev string `json:"prev"`
-		Hash string `json:"hash"`
-	}{struct {
+	type ids struct {
 		First uint64 `json:"first"`
 		Last  uint64 `json:"last"`
-	}{g.first, next - 1}, g.prev.String(), g.hash.String()})
+	}
+	b, _ := json.Marshal(struct {
+		Removed ids    `json:"removed"`
+		Prev    string `json:"prev"`
+		Hash    string `json:"hash"`
+	}{ids{g.first, next - 1}, g.prev.String(), g.hash.String()})
 	return append(b, '\n')
 }

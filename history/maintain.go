@@ -43,12 +43,7 @@ func (s *Store) Clear() error {
 		// the checkpoint says which were removed now.
 		var runs [][2]uint64
 		if err := tx.Bucket(bucketIDs).ForEach(func(k, _ []byte) error {
-			id := binary.BigEndian.Uint64(k)
-			if n := len(runs); n > 0 && runs[n-1][1]+1 == id {
-				runs[n-1][1] = id
-			} else {
-				runs = append(runs, [2]uint64{id, id})
-			}
+			runs = addRun(runs, binary.BigEndian.Uint64(k))
 			return nil
 		}); err != nil {
 			return err

@@ -219,10 +219,22 @@ func verifyCheckpoints(tx *bolt.Tx, out *Verification, problem func(uint64, stri
 
 // chainOf returns the seal before each record of rs and its own, as stored,
 // for the export.
+// The seal before a record is mostly that of the record after it in a
+// chunk, newest first: it is read from the file only when it is not.
 func chainOf(tx *bolt.Tx, rs []Record) (prevs, seals []link) {
 	prevs, seals = make([]link, len(rs)), make([]link, len(rs))
+	byID := make(map[uint64]link, len(rs))
 	for i, r := range rs {
 		seals[i], _ = sealAt(tx, r.ID)
+		byID[r.ID] = seals[i]
+	}
+	for i, r := range rs {
+		if l, ok := byID[r.ID-1]; ok {
+			if _, gapped := gapAt(tx, r.ID); !gapped {
+				prevs[i] = l
+				continue
+			}
+		}
 		prevs[i], _ = prevOf(tx, r.ID)
 	}
 	return prevs, seals
