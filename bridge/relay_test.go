@@ -65,7 +65,7 @@ func startPeer(t testing.TB, opts *Options) *peer {
 // it.
 func newPeer(t testing.TB, opts func(r **Relay) *Options) (*peer, *Relay, *exec.Cmd) {
 	t.Helper()
-	cmd, recv, sendW, release := peerServer(t)
+	cmd, recv, sendW, release, ended := peerServer(t)
 	p := &peer{t: t, stderr: &syncBuffer{}, done: make(chan runResult, 1)}
 	var r *Relay
 	var o *Options
@@ -94,12 +94,16 @@ func newPeer(t testing.TB, opts func(r **Relay) *Options) (*peer, *Relay, *exec.
 	go func() {
 		code, err := r.Run(context.Background(), hostR, outW)
 		outW.Close()
+		ended()
 		p.done <- runResult{code, err}
 	}()
 	t.Cleanup(func() {
 		hostW.Close()
 		sendW.Close()
 		<-p.done
+		if t.Failed() {
+			t.Logf("the relay's log:\n%s", p.stderr)
+		}
 		release()
 		for _, f := range []*os.File{hostR, outR} {
 			f.Close()

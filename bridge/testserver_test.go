@@ -55,8 +55,11 @@ func catServer() *exec.Cmd {
 // peerServer is the peer's server (relay_test.go): the test reads what
 // it receives on stdin from gotSrv, and what the test writes to server it
 // writes on its stdout; done releases what it holds. On Unix it is
-// `sh -c 'cat <&4 & exec cat >&3'` with two pipes.
-func peerServer(t testing.TB) (cmd *exec.Cmd, gotSrv io.Reader, server io.WriteCloser, done func()) {
+// `sh -c 'cat <&4 & exec cat >&3'` with two pipes. ended is called when
+// the relay has ended: on Windows a server that never dialled back (it
+// did not start, or could not connect) then fails the test's reads
+// instead of leaving them waiting.
+func peerServer(t testing.TB) (cmd *exec.Cmd, gotSrv io.Reader, server io.WriteCloser, done, ended func()) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -67,7 +70,7 @@ func peerServer(t testing.TB) (cmd *exec.Cmd, gotSrv io.Reader, server io.WriteC
 		cmd.Env = append(os.Environ(), serverEnv+"=dial "+l.Addr().String())
 		c := &acceptedConn{l: l, ready: make(chan struct{})}
 		go c.accept()
-		return cmd, c, c, func() { l.Close(); c.Close() }
+		return cmd, c, c, func() { l.Close(); c.Close() }, func() { l.Close() }
 	}
 	recvR, recvW, err := os.Pipe()
 	if err != nil {
@@ -83,7 +86,7 @@ func peerServer(t testing.TB) (cmd *exec.Cmd, gotSrv io.Reader, server io.WriteC
 		for _, f := range []*os.File{recvR, recvW, sendR} {
 			f.Close()
 		}
-	}
+	}, func() {}
 }
 
 // acceptedConn is the test's end of the Windows server's connection, once

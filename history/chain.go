@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -63,10 +62,33 @@ type line struct {
 }
 
 // sealedForm returns what the seal of r covers when prev is the seal
-// before it: r's export line without its hash.
+// before it: r's export line without its hash, as json.Marshal writes
+// it. The requestedSchema is most of a line, and a few schemas are most
+// of a history's: Marshal writes a stand-in (0) for it, and the schema
+// as Marshal writes it (compacted, HTML escaped) comes from schemaFacts.
+// The first `"requestedSchema":0` is the stand-in: the members before it
+// hold only numbers and strings, and a quote inside a string is escaped.
 func sealedForm(r Record, prev link) ([]byte, error) {
-	return json.Marshal(line{Record: r, Prev: prev.String()})
+	schema := r.RequestedSchema
+	if len(schema) > 0 {
+		r.RequestedSchema = json.RawMessage("0")
+	}
+	form, err := json.Marshal(line{Record: r, Prev: prev.String()})
+	if err != nil || len(schema) == 0 {
+		return form, err
+	}
+	written, err := schemaFacts.form(schema)
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(form, []byte(standIn)) + len(standIn) - 1
+	out := make([]byte, 0, len(form)+len(written))
+	out = append(out, form[:at]...)
+	out = append(out, written...)
+	return append(out, form[at+1:]...), nil
 }
+
+const standIn = `"requestedSchema":0`
 
 // sealOf returns the seal of a sealed form.
 func sealOf(form []byte) link {

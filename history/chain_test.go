@@ -674,3 +674,52 @@ func TestVerifyCheckpointChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestSealedFormIsMarshal: the seal covers a record's line as
+// json.Marshal writes it, and sealedForm, which writes its schema apart,
+// writes the same bytes: for schemas with spaces, HTML characters, line
+// separators and every script, content that names "requestedSchema", a
+// message that quotes the stand-in, and a schema seen before (the cache).
+func TestSealedFormIsMarshal(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"env":{"type":"string","enum":["prod","staging"]}}}`,
+		"{ \"type\" : \"object\",\n\t\"description\": \"<b>a & b</b> \u2028 \u2029\" }",
+		`{"type":"object","title":"` + strings.Join(chainTexts, " ") + `"}`,
+		`{"type":"object","properties":{"requestedSchema":{"type":"number","default":0}}}`,
+		`{"type":"object"}`,
+	}
+	prev := sealOf([]byte("the record before"))
+	for i, schema := range append(schemas, schemas[1], schemas[0]) {
+		r := Record{ID: uint64(i + 1), Time: time.Date(2026, 12, 6, 23, 0, i, 0, time.UTC), Server: "zh-服务",
+			ServerInfo: ServerInfo{Name: `"requestedSchema":0`, Version: "1"}, Mode: "form",
+			Message: chainTexts[i%len(chainTexts)] + ` "requestedSchema":0`, RequestedSchema: json.RawMessage(schema),
+			Action: "accept", Content: map[string]any{"requestedSchema": json.Number("0"), "note": "<&>"}, DecidedBy: "user"}
+		got, err := sealedForm(r, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(line{Record: r, Prev: prev.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("schema %d: sealedForm wrote\n%s\nwant (json.Marshal)\n%s", i, got, want)
+		}
+	}
+	// A record without a schema, and one whose schema is not JSON.
+	r := Record{ID: 9, Mode: "url", URL: "https://example.com/a?b=<c>", Action: "decline", DecidedBy: "user"}
+	if got, _ := sealedForm(r, prev); !bytes.Equal(got, must(json.Marshal(line{Record: r, Prev: prev.String()}))) {
+		t.Errorf("a URL-mode record's form changed: %s", got)
+	}
+	r.RequestedSchema = json.RawMessage(`{"type":`)
+	if _, err := sealedForm(r, prev); err == nil {
+		t.Error("a schema that is not JSON was sealed")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

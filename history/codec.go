@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -344,8 +345,7 @@ var errInvalidSchema = errors.New("encoding record: requestedSchema is not valid
 // schema holds the key: a key is only a prefix of a hash, and a server could
 // craft such a schema on purpose.
 func putSchema(tx *bolt.Tx, schema []byte) ([]byte, error) {
-	sum := sha256.Sum256(schema)
-	ref := sum[:schemaRefLen]
+	ref := schemaFacts.ref(schema)
 	schemas := tx.Bucket(bucketSchemas)
 	switch old := schemas.Get(ref); {
 	case old == nil:
@@ -359,6 +359,67 @@ func putSchema(tx *bolt.Tx, schema []byte) ([]byte, error) {
 		return nil, nil
 	}
 	return ref, addCount(tx.Bucket(bucketSchemaRefs), ref, 1)
+}
+
+// schemaFacts keeps what is worked out from each requestedSchema met
+// lately: its reference (its SHA-256) and the schema as json.Marshal
+// writes it in a sealed line (sealedForm), where compacting it was three
+// quarters of sealing a record. A history holds a few schemas, each in
+// many records. Both are the schema's alone, and never go stale.
+var schemaFacts = schemaCache{facts: map[string]*schemaFact{}}
+
+type schemaCache struct {
+	mu    sync.Mutex
+	facts map[string]*schemaFact // by the schema's bytes
+	size  int                    // bytes held
+}
+
+type schemaFact struct {
+	ref  []byte // the first schemaRefLen bytes of its SHA-256
+	form []byte // as json.Marshal writes it; nil until asked for
+}
+
+// Up to schemaCacheSize bytes of schemas are kept; past that the cache
+// starts again.
+const schemaCacheSize = 1 << 20
+
+func (c *schemaCache) fact(schema []byte) *schemaFact {
+	if f, ok := c.facts[string(schema)]; ok {
+		return f
+	}
+	sum := sha256.Sum256(schema)
+	f := &schemaFact{ref: sum[:schemaRefLen:schemaRefLen]}
+	if c.size += len(schema); c.size > schemaCacheSize {
+		clear(c.facts)
+		c.size = len(schema)
+	}
+	c.facts[string(schema)] = f
+	return f
+}
+
+// ref returns the key schema is stored under in bucketSchemas. It is
+// shared: do not change it.
+func (c *schemaCache) ref(schema []byte) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fact(schema).ref
+}
+
+// form returns schema as json.Marshal writes it within a value. It is
+// shared: do not change it.
+func (c *schemaCache) form(schema []byte) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.fact(schema)
+	if f.form == nil {
+		form, err := json.Marshal(json.RawMessage(schema))
+		if err != nil {
+			return nil, err
+		}
+		f.form = form
+		c.size += len(form)
+	}
+	return f.form, nil
 }
 
 // releaseSchema counts one reference less to the schema with key ref, and
