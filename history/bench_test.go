@@ -80,12 +80,14 @@ func bulkAdd(s *Store, rs func(yield func(Record) bool)) error {
 	var batch []Record
 	flush := func() error {
 		err := s.update(func(tx *bolt.Tx) error {
+			a := newAdder(tx, s.now)
+			defer a.stop()
 			for _, r := range batch {
-				if _, err := add(tx, r, s.now); err != nil {
+				if _, err := a.add(r); err != nil {
 					return err
 				}
 			}
-			return nil
+			return a.flush()
 		})
 		batch = batch[:0]
 		return err

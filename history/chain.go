@@ -63,26 +63,41 @@ type line struct {
 
 // sealedForm returns what the seal of r covers when prev is the seal
 // before it: r's export line without its hash, as json.Marshal writes
-// it. The requestedSchema is most of a line, and a few schemas are most
-// of a history's: Marshal writes a stand-in (0) for it, and the schema
-// as Marshal writes it (compacted, HTML escaped) comes from schemaFacts.
-// The first `"requestedSchema":0` is the stand-in: the members before it
-// hold only numbers and strings, and a quote inside a string is escaped.
+// it.
 func sealedForm(r Record, prev link) ([]byte, error) {
+	body, err := formBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(hex.AppendEncode(body, prev[:]), `"}`...), nil
+}
+
+// formBody returns r's sealed form up to the seal before it: all but that
+// seal's hex and the closing `"}`. The requestedSchema is most of a line,
+// and a few schemas are most of a history's: Marshal writes a stand-in (0)
+// for it, and the schema as Marshal writes it (compacted, HTML escaped)
+// comes from schemaFacts. The first `"requestedSchema":0` is the
+// stand-in: the members before it hold only numbers and strings, and a
+// quote inside a string is escaped.
+func formBody(r Record) ([]byte, error) {
 	schema := r.RequestedSchema
 	if len(schema) > 0 {
 		r.RequestedSchema = json.RawMessage("0")
 	}
-	form, err := json.Marshal(line{Record: r, Prev: prev.String()})
-	if err != nil || len(schema) == 0 {
-		return form, err
+	form, err := json.Marshal(line{Record: r})
+	if err != nil {
+		return nil, err
+	}
+	form = form[:len(form)-len(`"}`)]
+	if len(schema) == 0 {
+		return form, nil
 	}
 	written, err := schemaFacts.form(schema)
 	if err != nil {
 		return nil, err
 	}
 	at := bytes.Index(form, []byte(standIn)) + len(standIn) - 1
-	out := make([]byte, 0, len(form)+len(written))
+	out := make([]byte, 0, len(form)+len(written)+2*linkLen+2)
 	out = append(out, form[:at]...)
 	out = append(out, written...)
 	return append(out, form[at+1:]...), nil

@@ -723,3 +723,63 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestAddAllSealsAsAddDoes: AddAll hashes records' lines on other
+// goroutines while it encodes the next ones. A batch of 700 records (past
+// the 256 it encodes ahead) in every script, with schemas, replays of a
+// record pending in the batch, a wrapper's account of a record already
+// stored and of one pending, and deliveries settled, is stored and sealed
+// byte for byte as the same records added one by one with Add; and the
+// chain holds.
+func TestAddAllSealsAsAddDoes(t *testing.T) {
+	var recs []Record
+	for i := range 700 {
+		r := Record{Time: t0.Add(time.Duration(i) * time.Second), Server: fmt.Sprintf("srv-%d", i%3), Mode: "form",
+			Message: chainTexts[i%len(chainTexts)], Action: "accept", DecidedBy: "user", Key: fmt.Sprintf("k%d", i),
+			RequestedSchema: json.RawMessage(benchSchemas[i%len(benchSchemas)]), Content: map[string]any{"n": json.Number(fmt.Sprint(i))}}
+		if i%7 == 0 {
+			r.Delivery = DeliveryPending
+		}
+		recs = append(recs, r)
+		switch {
+		case i%50 == 10: // a replay of a record pending in the batch
+			recs = append(recs, recs[len(recs)-3])
+		case i%50 == 20: // the wrapper's account of a pending one
+			w := recs[len(recs)-2]
+			w.Source, w.Action, w.DecidedBy, w.Content = SourceWrapper, "cancel", "error", nil
+			recs = append(recs, w)
+		case i%50 == 30: // a pending delivery settled
+			recs = append(recs, Record{Key: fmt.Sprintf("k%d", i-2), Source: SourceDelivery, Delivery: "the wrapper ended before writing it"})
+		}
+	}
+	one, all := openStore(t, nil), openStore(t, nil)
+	// Half the records stored first, so that the batch also amends
+	// records it did not add.
+	for _, r := range recs[:300] {
+		mustAdd(t, one, r)
+		mustAdd(t, all, r)
+	}
+	for _, r := range recs[300:] {
+		mustAdd(t, one, r)
+	}
+	if _, err := all.AddAll(append(slices.Clone(recs[:40]), recs[300:]...)); err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if _, err := one.Export(&a, FormatJSONL, Query{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := all.Export(&b, FormatJSONL, Query{}); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Errorf("AddAll stored or sealed otherwise than Add:\n%s", cmp.Diff(a.String(), b.String()))
+	}
+	if n := strings.Count(a.String(), "\n"); n != 700 {
+		t.Errorf("the export has %d lines, want 700", n)
+	}
+	v, err := all.Verify()
+	if err != nil || len(v.Problems) > 0 {
+		t.Errorf("Verify after AddAll = %v, %+v", err, v.Problems)
+	}
+}

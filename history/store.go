@@ -235,9 +235,13 @@ func (s *Store) Close() error {
 func (s *Store) Add(r Record) (Record, error) {
 	var stored Record
 	err := s.update(func(tx *bolt.Tx) error {
+		a := newAdder(tx, s.now)
+		defer a.stop()
 		var err error
-		stored, _, err = put(tx, r, s.now)
-		return err
+		if stored, _, err = a.put(r); err != nil {
+			return err
+		}
+		return a.flush()
 	})
 	if err != nil {
 		return Record{}, fmt.Errorf("adding history record: %w", err)
@@ -252,8 +256,10 @@ func (s *Store) AddAll(recs []Record) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {
 		n = 0
+		a := newAdder(tx, s.now)
+		defer a.stop()
 		for i, r := range recs {
-			_, changed, err := put(tx, r, s.now)
+			_, changed, err := a.put(r)
 			if err != nil {
 				return fmt.Errorf("record %d of %d: %w", i+1, len(recs), err)
 			}
@@ -261,7 +267,7 @@ func (s *Store) AddAll(recs []Record) (int, error) {
 				n++
 			}
 		}
-		return nil
+		return a.flush()
 	})
 	if err != nil {
 		return 0, fmt.Errorf("adding history records: %w", err)
@@ -330,97 +336,6 @@ func (s *Store) Count() (int, error) {
 func setFill(tx *bolt.Tx) {
 	tx.Bucket(bucketRecords).FillPercent = 1
 	tx.Bucket(bucketIDs).FillPercent = 1
-}
-
-// put stores r as Add describes: it returns the record as stored and
-// whether it added or changed one (false for a replay).
-func put(tx *bolt.Tx, r Record, now func() time.Time) (Record, bool, error) {
-	r = validText(r)
-	if r.Key != "" {
-		k, err := keyOfRequest(tx, r.Key)
-		if err != nil {
-			return Record{}, false, err
-		}
-		if k != nil {
-			return amend(tx, k, r)
-		}
-	}
-	if r.Source == SourceDelivery {
-		// The word on a record this history does not have (pruned, or
-		// kept elsewhere): nothing to settle.
-		return r, false, nil
-	}
-	stored, err := add(tx, r, now)
-	return stored, err == nil, err
-}
-
-// add stores r, whose text put made valid, under a new ID and its time key,
-// and indexes and counts it. It returns the record decoded from what was
-// stored.
-func add(tx *bolt.Tx, r Record, now func() time.Time) (Record, error) {
-	if r.Time.IsZero() {
-		r.Time = now()
-	}
-	// A monotonic clock reading means nothing once stored; dropping it makes
-	// the returned record compare like the one Get returns.
-	r.Time = r.Time.Round(0)
-	nanos, err := timeNanos(r.Time)
-	if err != nil {
-		return Record{}, err
-	}
-	setFill(tx)
-	records := tx.Bucket(bucketRecords)
-	id, err := records.NextSequence()
-	if err != nil {
-		return Record{}, err
-	}
-	r.ID = id
-	v, err := encode(r, func(schema []byte) ([]byte, error) { return putSchema(tx, schema) })
-	if err != nil {
-		return Record{}, err
-	}
-	k := recordKey(nanos, id)
-	stored, l, err := seal(newReader(tx), k, v, head(tx))
-	if err != nil {
-		return Record{}, err
-	}
-	if err := setHead(tx, l); err != nil {
-		return Record{}, err
-	}
-	if err := records.Put(k, v); err != nil {
-		return Record{}, err
-	}
-	if err := tx.Bucket(bucketIDs).Put(idKey(id), idValue(k)); err != nil {
-		return Record{}, err
-	}
-	// A record without a server name is found by queries over all records
-	// only; bbolt has no bucket with an empty name.
-	if r.Server != "" {
-		index, err := tx.Bucket(bucketServers).CreateBucketIfNotExists([]byte(r.Server))
-		if err != nil {
-			return Record{}, fmt.Errorf("indexing server %q: %w", r.Server, err)
-		}
-		index.FillPercent = 1
-		if err := index.Put(k, []byte{}); err != nil {
-			return Record{}, err
-		}
-	}
-	if err := countRecord(tx, r.Server, 1); err != nil {
-		return Record{}, err
-	}
-	if r.Key != "" {
-		if err := tx.Bucket(bucketRequests).Put([]byte(r.Key), idKey(id)); err != nil {
-			return Record{}, err
-		}
-	}
-	var rr rawRecord
-	if err := rr.parse(v); err != nil {
-		return Record{}, err
-	}
-	if err := indexText(tx, k, &rr); err != nil {
-		return Record{}, fmt.Errorf("indexing record %d for search: %w", id, err)
-	}
-	return stored, nil
 }
 
 // amend applies r to the record under key k, which has r's Key: a
