@@ -321,7 +321,9 @@ func writeRecord(w io.Writer, r history.Record) error {
 	if r.Reason != "" {
 		fmt.Fprintf(tw, "Reason\t%s\n", r.Reason)
 	}
-	fmt.Fprintf(tw, "Delivered\t%s\n", delivered(r))
+	if !bridge.Guards(r.Mode) { // nothing was sent to the server for it to get
+		fmt.Fprintf(tw, "Delivered\t%s\n", delivered(r))
+	}
 	if d, ok := r.AnsweredIn(); ok {
 		fmt.Fprintf(tw, "Time to answer\t%s\n", d.Round(time.Millisecond))
 	}

@@ -73,6 +73,58 @@ type decider struct {
 	noDesktopSaid sync.Once
 	// arrivals keeps the order of requests to the Approver (order.go).
 	arrivals arrivals
+	// deciding counts the goroutines deciding an elicitation and the
+	// calls of the Approver, a guarded call's or a changed tool's (wait).
+	deciding busy
+}
+
+// wait waits up to d for the elicitations being decided and the
+// Approver's calls to end, once the relay stopped: the Approver hears
+// why each prompt ended before the wrapper exits, or the hub would blame
+// a crashed wrapper.
+func (d *decider) wait(timeout time.Duration) {
+	select {
+	case <-d.deciding.idle():
+	case <-time.After(timeout):
+	}
+}
+
+// busy counts work under way, and tells when none is. Unlike a
+// sync.WaitGroup, work may start while another goroutine waits (a host
+// pump still running as the relay stops).
+type busy struct {
+	mu   sync.Mutex
+	n    int
+	none chan struct{} // closed while n is 0
+}
+
+// start counts one more; the func it returns counts it done.
+func (b *busy) start() (done func()) {
+	b.mu.Lock()
+	if b.n == 0 {
+		b.none = make(chan struct{})
+	}
+	b.n++
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		if b.n--; b.n == 0 {
+			close(b.none)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// idle returns a channel closed once nothing is under way.
+func (b *busy) idle() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n == 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return b.none
 }
 
 // prepareRaw is prepare for params as the server sent them: an object, or

@@ -71,6 +71,11 @@ type ToolDef struct {
 // each call of the tool waiting for the user's approval.
 const ModeToolChange = "tool change"
 
+// Guards reports whether a Request of mode is the guard's (ModeToolCall,
+// ModeToolChange): its answer is elicitray's to act on, and no answer is
+// sent to the server.
+func Guards(mode string) bool { return mode == ModeToolCall || mode == ModeToolChange }
+
 // ToolChange is a tool whose definition changed since the user saw it and
 // is not accepted (ToolPins.Listed).
 type ToolChange struct {

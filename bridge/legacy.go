@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // legacy answers the server's elicitation/create requests (PROTOCOL.md §1:
@@ -35,22 +34,6 @@ type legacy struct {
 	// ended are the last elicitations answered cancel because the host
 	// cancelled their call: the server's own notice for one may follow.
 	ended recentKeys
-	// deciding counts the goroutines deciding an elicitation (wait).
-	deciding sync.WaitGroup
-}
-
-// wait waits up to d for the elicitations being decided to end, once the
-// relay stopped.
-func (l *legacy) wait(d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		l.deciding.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-	}
 }
 
 // pendingElicitation is an intercepted elicitation waiting for its answer.
@@ -130,9 +113,9 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 
 	line = append(json.RawMessage(nil), line...)
 	pctx = l.d.arrivals.take(pctx)
-	l.deciding.Add(1)
+	done := l.d.deciding.start()
 	go func() {
-		defer l.deciding.Done()
+		defer done()
 		closed := l.keep.prompt(call)
 		v := l.d.decide(pctx, req, form, l.session.hostDeclared(), nil)
 		closed()

@@ -359,3 +359,28 @@ func TestToolsListReplyIDSpelledOtherwise(t *testing.T) {
 		})
 	}
 }
+
+// TestHostLeavingEndsOpenWindowsFirst: the host goes away while the
+// window telling of a changed tool is open. The relay ends only once the
+// Approver has heard why the window closed (the relay stopped): the
+// wrapper then tells the hub so, and history does not blame a wrapper
+// that crashed.
+func TestHostLeavingEndsOpenWindowsFirst(t *testing.T) {
+	p, a, _ := pinnedPeer(t)
+	p.listTools()
+	if told := <-a.asked; told.req.Mode != ModeToolChange {
+		t.Fatalf("asked %q, want the change told", told.req.Mode)
+	}
+	p.host.Close()
+	p.server.Close()
+	res := <-p.done
+	p.done <- res // for the cleanup
+	select {
+	case err := <-a.ended:
+		if !errors.Is(err, ErrRelayStopped) {
+			t.Errorf("the window closed with %v, want ErrRelayStopped", err)
+		}
+	default:
+		t.Fatal("the relay ended before the Approver heard why the open window closed")
+	}
+}

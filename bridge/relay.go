@@ -301,7 +301,7 @@ func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer) (i
 	stop(ended)
 	// The open prompts end now: the Approver hears why before the
 	// wrapper exits, or the hub would blame a crashed wrapper.
-	r.legacy.wait(graceOf(r.srv))
+	r.decide.wait(graceOf(r.srv))
 	select {
 	case <-host.w.gone:
 	default:

@@ -12,18 +12,15 @@ import (
 )
 
 // An adder adds records to the history within one read-write transaction
-// (Store.Add, Store.AddAll). Sealing a record (chain.go) is a third of
-// what adding it costs, and all but its last bytes do not depend on the
-// seal before it: the adder hands that part to other goroutines, which
-// hash each record's line up to its "prev" while the transaction's own
-// goroutine encodes the records after it. The records are stored, in
-// the order they were added, when their lines are hashed: each then
-// takes the seal before it, and its own. Only the transaction's
-// goroutine touches the transaction.
+// (Store.Add, Store.AddAll). Sealing a record is a third of what adding it
+// costs: the adder has a sealer hash each record's line while it encodes
+// the records after it, and stores the records, in the order they were
+// added, as their lines are hashed. Only the transaction's goroutine
+// touches the transaction.
 type adder struct {
 	tx      *bolt.Tx
 	now     func() time.Time
-	jobs    chan *adding
+	sealer  sealer
 	pending []*adding
 	keys    map[string]bool // Keys of the records pending
 	rd      *reader
@@ -31,12 +28,10 @@ type adder struct {
 
 // adding is a record encoded and waiting to be stored.
 type adding struct {
-	k, v   []byte
-	rr     rawRecord
-	stored Record    // as Get will read it
-	line   hash.Hash // its sealed form up to the seal before it, hashed
-	err    error
-	done   chan struct{}
+	k, v    []byte
+	rr      rawRecord
+	stored  Record // as Get will read it
+	sealing *sealing
 }
 
 // maxPending records are encoded ahead of those stored.
@@ -104,25 +99,14 @@ func (a *adder) add(r Record) (Record, error) {
 	if len(v) < 1+linkLen || v[0] < valueV6 {
 		return Record{}, fmt.Errorf("record %d: %w", id, errBadValue)
 	}
-	j := &adding{k: recordKey(nanos, id), v: v, done: make(chan struct{})}
+	j := &adding{k: recordKey(nanos, id), v: v}
 	if err := j.rr.parse(v); err != nil {
 		return Record{}, err
 	}
 	if j.stored, err = a.rd.record(j.k, &j.rr); err != nil {
 		return Record{}, err
 	}
-	if a.jobs == nil {
-		jobs := make(chan *adding, maxPending)
-		for range max(1, runtime.GOMAXPROCS(0)-1) {
-			go func() {
-				for j := range jobs {
-					j.hashLine()
-				}
-			}()
-		}
-		a.jobs = jobs
-	}
-	a.jobs <- j
+	j.sealing = a.sealer.start(j.stored)
 	a.pending = append(a.pending, j)
 	if r.Key != "" {
 		a.keys[r.Key] = true
@@ -133,27 +117,10 @@ func (a *adder) add(r Record) (Record, error) {
 	return j.stored, nil
 }
 
-// hashLine hashes j's sealed form up to the seal before it.
-func (j *adding) hashLine() {
-	defer close(j.done)
-	body, err := formBody(j.stored)
-	if err != nil {
-		j.err = fmt.Errorf("sealing record %d: %w", j.stored.ID, err)
-		return
-	}
-	j.line = sha256.New()
-	j.line.Write(body)
-}
-
 // flush stores the records pending, in the order they were added.
 func (a *adder) flush() error {
 	for len(a.pending) > 0 {
-		j := a.pending[0]
-		<-j.done
-		if j.err != nil {
-			return j.err
-		}
-		if err := a.store(j); err != nil {
+		if err := a.store(a.pending[0]); err != nil {
 			return err
 		}
 		a.pending = a.pending[1:]
@@ -163,26 +130,18 @@ func (a *adder) flush() error {
 	return nil
 }
 
-// stop ends the adder's goroutines. Records still pending are not stored:
+// stop ends the adder's sealer. Records still pending are not stored:
 // the transaction is failing.
-func (a *adder) stop() {
-	if a.jobs != nil {
-		close(a.jobs)
-		a.jobs = nil
-	}
-}
+func (a *adder) stop() { a.sealer.stop() }
 
 // store seals j with the head of the chain, stores it and its indexes and
 // counts it.
 func (a *adder) store(j *adding) error {
 	tx, r := a.tx, j.stored
-	prev := head(tx)
-	var tail [2*linkLen + 2]byte
-	hex.Encode(tail[:], prev[:])
-	copy(tail[2*linkLen:], `"}`)
-	j.line.Write(tail[:])
-	var l link
-	copy(l[:], j.line.Sum(nil))
+	l, err := j.sealing.seal(head(tx))
+	if err != nil {
+		return err
+	}
 	copy(j.v[1:], l[:])
 	if err := setHead(tx, l); err != nil {
 		return err
@@ -217,4 +176,83 @@ func (a *adder) store(j *adding) error {
 		return fmt.Errorf("indexing record %d for search: %w", r.ID, err)
 	}
 	return nil
+}
+
+// A sealer seals records on other goroutines: of a record's sealed form
+// (sealedForm) all but its last bytes, the seal before it, are the
+// record's alone, and are hashed as soon as the record is given (start);
+// seal then hashes those last bytes. The chain is made in the order
+// seal is called.
+type sealer struct {
+	used bool
+	jobs chan *sealing
+}
+
+// sealing is one record's seal in the making.
+type sealing struct {
+	r    Record
+	line hash.Hash // its sealed form up to the seal before it, hashed
+	err  error
+	done chan struct{}
+}
+
+// start starts sealing r, which must not change until it is sealed. The
+// first record is hashed at once, on the caller's goroutine: a single
+// Add would wait longer for another goroutine to wake than for its own
+// hashing.
+func (s *sealer) start(r Record) *sealing {
+	j := &sealing{r: r, done: make(chan struct{})}
+	if !s.used {
+		s.used = true
+		j.hashBody()
+		return j
+	}
+	if s.jobs == nil {
+		jobs := make(chan *sealing, maxPending)
+		for range max(1, runtime.GOMAXPROCS(0)-1) {
+			go func() {
+				for j := range jobs {
+					j.hashBody()
+				}
+			}()
+		}
+		s.jobs = jobs
+	}
+	s.jobs <- j
+	return j
+}
+
+// stop ends the sealer's goroutines once they have hashed what they were
+// given.
+func (s *sealer) stop() {
+	if s.jobs != nil {
+		close(s.jobs)
+		s.jobs = nil
+	}
+}
+
+func (j *sealing) hashBody() {
+	defer close(j.done)
+	body, err := formBody(j.r)
+	if err != nil {
+		j.err = fmt.Errorf("sealing record %d: %w", j.r.ID, err)
+		return
+	}
+	j.line = sha256.New()
+	j.line.Write(body)
+}
+
+// seal returns the record's seal when prev is the seal before it.
+func (j *sealing) seal(prev link) (link, error) {
+	<-j.done
+	if j.err != nil {
+		return link{}, j.err
+	}
+	var tail [2*linkLen + 2]byte
+	hex.Encode(tail[:], prev[:])
+	copy(tail[2*linkLen:], `"}`)
+	j.line.Write(tail[:])
+	var l link
+	copy(l[:], j.line.Sum(nil))
+	return l, nil
 }

@@ -356,29 +356,54 @@ func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 		return true, meta.Delete(keyUpgradingChain)
 	}
 	setFill(tx)
+	// The records are read first and sealed on the sealer's goroutines,
+	// then chained and written in ID order.
 	rd := newReader(tx)
-	for _, k := range keys {
+	var sl sealer
+	defer sl.stop()
+	type resealing struct {
+		v       []byte // nil: a record elicitray cannot read
+		sealing *sealing
+	}
+	batch := make([]resealing, len(keys))
+	for i, k := range keys {
+		v, err := resealable(tx, rd, k)
+		if errors.Is(err, errBadValue) || errors.Is(err, errDamaged) {
+			// It stays as it is, unsealed: the history around it opens,
+			// and Verify names it.
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("record %d: %w", keyID(k), err)
+		}
+		var rr rawRecord
+		if err := rr.parse(v); err != nil {
+			return false, fmt.Errorf("record %d: %w", keyID(k), err)
+		}
+		r, err := rd.record(k, &rr)
+		if err != nil {
+			return false, err
+		}
+		batch[i] = resealing{v: v, sealing: sl.start(r)}
+	}
+	for i, k := range keys {
 		id := keyID(k)
 		if err := bridge(id); err != nil {
 			return false, err
 		}
-		v, err := resealable(tx, rd, k)
-		if errors.Is(err, errBadValue) || errors.Is(err, errDamaged) {
-			// A record elicitray cannot read stays as it is, unsealed:
-			// the history around it opens, and Verify names it.
-			last = id
+		last = id
+		if batch[i].v == nil {
 			continue
 		}
+		l, err := batch[i].sealing.seal(prev)
 		if err != nil {
-			return false, fmt.Errorf("record %d: %w", id, err)
-		}
-		if _, prev, err = seal(rd, k, v, prev); err != nil {
 			return false, err
 		}
-		if err := records.Put(k, v); err != nil {
+		copy(batch[i].v[1:], l[:])
+		if err := records.Put(k, batch[i].v); err != nil {
 			return false, err
 		}
-		last = id
+		prev = l
 	}
 	return false, meta.Put(keyUpgradingChain, append(binary.BigEndian.AppendUint64(nil, last), prev[:]...))
 }

@@ -152,13 +152,21 @@ func (d *historyDetail) buildFacts(r *history.Record, tool, reason string) fyne.
 	if reason != "" {
 		add("Reason", lang.L("Reason"), reason)
 	}
-	delivered := add("Delivered", lang.L("Delivered"), deliveryText(r))
-	if !r.Delivered() {
-		delivered.Importance = widget.DangerImportance
+	// A guarded call's or a changed tool's answer is elicitray's to act
+	// on: nothing was sent to the server for it to get.
+	guard := bridge.Guards(r.Mode)
+	if !guard {
+		delivered := add("Delivered", lang.L("Delivered"), deliveryText(r))
+		if !r.Delivered() {
+			delivered.Importance = widget.DangerImportance
+		}
 	}
 	mode := lang.L("form")
-	if r.Mode == "url" {
+	switch {
+	case r.Mode == "url":
 		mode = lang.L("URL")
+	case guard:
+		mode = recordTerm(r.Mode)
 	}
 	add("Mode", lang.L("Mode"), mode)
 	add("Record", lang.L("Record"), "#"+strconv.FormatUint(r.ID, 10))

@@ -349,7 +349,7 @@ func TestHistoryDetailRightToLeftAnswer(t *testing.T) {
 
 // TestHistoryDetailToolChange: a tool change's record reads as its window
 // did: the message names the tool, and no header says a tool call was in
-// flight, since none was.
+// flight, since none was; its mode is "tool change", not "form".
 func TestHistoryDetailToolChange(t *testing.T) {
 	h := showOne(t, history.Record{
 		ID: 1, Time: t0, Server: "部署", Mode: "tool change", Tool: "deploy",
@@ -361,5 +361,16 @@ func TestHistoryDetailToolChange(t *testing.T) {
 	}
 	if got := h.v.detail.message.Text; !strings.Contains(got, `its tool "deploy"`) {
 		t.Errorf("message %q", got)
+	}
+	// Its mode is what it was, and nothing was sent to the server for it
+	// to get: no Delivered line. A guarded call's record the same.
+	facts := factTexts(h.v.detail)
+	if facts["Mode"] != "tool change" || facts["Delivered"] != "" {
+		t.Errorf("Mode %q, Delivered %q; want tool change and no Delivered line", facts["Mode"], facts["Delivered"])
+	}
+	h = showOne(t, history.Record{ID: 2, Time: t0, Server: "部署", Mode: "tool call", Tool: "deploy",
+		Message: "The AI wants to call deploy.", Action: "accept", DecidedBy: "user"})
+	if facts := factTexts(h.v.detail); facts["Mode"] != "tool call" || facts["Delivered"] != "" {
+		t.Errorf("a guarded call's Mode %q, Delivered %q; want tool call and no Delivered line", facts["Mode"], facts["Delivered"])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,6 +90,7 @@ func TestEndToEndToolChanged(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) { toolChanged(t, d.with(t), tt.cs(), tt.name, tt.accept) })
 	}
+	t.Run("host leaves", func(t *testing.T) { hostLeavesChangeWindow(t, d.with(t), exe) })
 	// Every decision of the three, at both eras, over stdio and HTTP, is
 	// sealed as the hub kept it, its delivery settled after: the chain
 	// holds (history/doc.go, "The chain"), checked through the hub.
@@ -214,5 +216,39 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 	}
 	if n := len(changes()); n != 1 {
 		t.Errorf("history holds %d tool changes, want the one told", n)
+	}
+}
+
+// hostLeavesChangeWindow: the host goes away while the window telling of
+// a change is open, as an inspector that lists the tools and exits does.
+// The window closes, and history says the host or the server stopped, not
+// that the wrapper crashed: the wrapper told the hub before it ended.
+func hostLeavesChangeWindow(t *testing.T, d *testDesktop, exe string) {
+	const server = "rugpull-gone"
+	cs := d.connect(server, exe)
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
+	}
+	if text, _ := d.outcome(d.callArgs(cs, "rewrite", map[string]any{})); text != "rewritten" {
+		t.Fatalf("rewrite: %q%s", text, d.diagnostics())
+	}
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
+	}
+	win, _ := d.window()
+	cs.Close()
+	d.closed(win)
+	var recs []history.Record
+	d.waitFor("the record of the window the host left", func() bool {
+		recs = d.history("--kind", bridge.ModeToolChange, "--server", server)
+		return len(recs) > 0
+	})
+	if len(recs) != 1 || recs[0].DecidedBy != bridge.DecidedByError || recs[0].Reason != bridge.ErrRelayStopped.Error() {
+		t.Fatalf("history holds %+v; want the one change, closed because %q%s", recs, bridge.ErrRelayStopped, d.diagnostics())
+	}
+	// Nothing was sent to the server for it to get: `history show` has no
+	// Delivered line.
+	if out := d.historyText("show", strconv.FormatUint(recs[0].ID, 10)); strings.Contains(out, "Delivered") || !strings.Contains(out, "tool change") {
+		t.Errorf("history show:\n%s", out)
 	}
 }
