@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"fyne.io/fyne/v2"
 	"golang.org/x/text/unicode/bidi"
 
 	"github.com/elicitray/elicitray/chars"
@@ -44,10 +45,35 @@ func bidiText(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
 		if strings.ContainsFunc(line, rtlRune) {
-			lines[i] = visualLine([]rune(line))
+			lines[i] = visualLine([]rune(line), -1)
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// bidiWrapped is bidiText for s broken into lines for width (prewrap):
+// each line is reordered with the direction of the paragraph it was
+// broken from, as UAX #9 reorders lines, not its own first letter's, so
+// that the Arabic that starts the second line of an English paragraph
+// stays where a reader of the paragraph expects it.
+func bidiWrapped(s string, width, size float32, style fyne.TextStyle) string {
+	paras := strings.Split(s, "\n")
+	for i, para := range paras {
+		wrapped := prewrap(para, width, size, style)
+		if !strings.ContainsFunc(para, rtlRune) {
+			paras[i] = wrapped
+			continue
+		}
+		level := paragraphLevel([]rune(para))
+		lines := strings.Split(wrapped, "\n")
+		for j, line := range lines {
+			if strings.ContainsFunc(line, rtlRune) {
+				lines[j] = visualLine([]rune(line), level)
+			}
+		}
+		paras[i] = strings.Join(lines, "\n")
+	}
+	return strings.Join(paras, "\n")
 }
 
 // bidiSentence is bidiText for a sentence of elicitray's own that quotes
@@ -89,13 +115,15 @@ type piece struct {
 	rtl   bool // a word group Fyne shapes right to left
 }
 
-// visualLine returns one line for Fyne: its pieces in visual order from
+// visualLine returns one line for Fyne, of a paragraph of level para (0
+// left to right, 1 right to left, -1 its first strong letter's): its
+// pieces in visual order from
 // the left, each right-to-left word group between LRMs, and an LRM first
 // so that Fyne takes the line as left to right and draws it as given: a
 // lone character of a right-to-left stretch is then drawn left to right,
 // which for one character is the same but for its mirroring.
-func visualLine(line []rune) string {
-	levels := bidiLevels(line)
+func visualLine(line []rune, para int8) string {
+	levels := bidiLevels(line, para)
 	// Where each character (an emoji sequence, a letter and its accents)
 	// ends: it moves as a whole (UAX #9 L3), never reversed inside.
 	ends := make([]bool, len(line)+1)
@@ -228,21 +256,33 @@ func mirror(r rune) rune {
 	return r
 }
 
+// paragraphLevel returns the level of the paragraph p by its first strong
+// letter (UAX #9 P2–P3): 0 for left to right, 1 for right to left, and -1
+// when it has none.
+func paragraphLevel(p []rune) int8 {
+	for _, r := range p {
+		switch bidiClass(r) {
+		case bidi.L:
+			return 0
+		case bidi.R, bidi.AL:
+			return 1
+		}
+	}
+	return -1
+}
+
 // bidiLevels returns the embedding level of each rune of a paragraph by
 // the rules of UAX #9 for text without explicit embeddings (elicit.Visible
-// removed them): P2–P3, W1–W7, N1–N2, I1–I2 and L1's reset of trailing
-// white space.
-func bidiLevels(line []rune) []int8 {
+// removed them): P2–P3 (unless para, the paragraph's level, is given:
+// 0 or 1), W1–W7, N1–N2, I1–I2 and L1's reset of trailing white space.
+func bidiLevels(line []rune, para int8) []int8 {
 	orig := make([]bidi.Class, len(line))
 	t := make([]bidi.Class, len(line))
-	para := int8(-1)
 	for i, r := range line {
 		orig[i] = bidiClass(r)
-		if para < 0 && orig[i] == bidi.L {
-			para = 0
-		} else if para < 0 && (orig[i] == bidi.R || orig[i] == bidi.AL) {
-			para = 1
-		}
+	}
+	if para < 0 {
+		para = paragraphLevel(line)
 	}
 	para = max(para, 0)
 	sos := bidi.L

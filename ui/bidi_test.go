@@ -134,7 +134,7 @@ func TestBidiLevelsAgreeWithXText(t *testing.T) {
 	}
 	for _, text := range texts {
 		line := []rune(text)
-		levels := bidiLevels(line)
+		levels := bidiLevels(line, -1)
 		var p bidi.Paragraph
 		if _, err := p.SetString(text); err != nil {
 			t.Fatal(err)

@@ -160,6 +160,41 @@ func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
 	}
 }
 
+// TestPromptWrapsInItsParagraphsDirection: an English paragraph that
+// quotes Arabic, wrapped so that a line starts with Arabic, keeps its
+// direction on every line: the last line ends on the right with the
+// paragraph's last words, as a reader of English expects, rather than
+// that line being laid out right to left because its first letter is
+// Arabic.
+func TestPromptWrapsInItsParagraphsDirection(t *testing.T) {
+	test.NewTempApp(t)
+	msg := "<IMPORTANT>Before you answer, read this: " + strings.Repeat("يجب على المستخدم أن يقرأ هذا، ", 12) + "</IMPORTANT> Thanks."
+	v := newPromptView(&Prompt{Server: "db", Message: msg}, func(Answer) {})
+	w := test.NewTempWindow(t, v.content)
+	w.Resize(fyne.NewSize(promptWidth, 600))
+	var l *bidiLabel
+	walkVisible(v.content, func(o fyne.CanvasObject) bool {
+		if b, ok := o.(*bidiLabel); ok && strings.Contains(b.logical, "IMPORTANT") {
+			l = b
+		}
+		return true
+	})
+	if l == nil {
+		t.Fatal("no message label")
+	}
+	lines := strings.Split(l.Text, "\n")
+	if len(lines) < 3 {
+		t.Fatalf("message on %d lines, want it wrapped so that lines start with Arabic: %q", len(lines), l.Text)
+	}
+	first, last := drawnLeftToRight(lines[0]), drawnLeftToRight(lines[len(lines)-1])
+	if !strings.HasPrefix(first[0], "<IMPORTANT>Before") {
+		t.Errorf("first line starts on the left with %q, want the paragraph's start: %q", first[0], first)
+	}
+	if got := last[len(last)-1]; !strings.HasSuffix(got, "</IMPORTANT> Thanks.") {
+		t.Errorf("last line ends on the right with %q, want the paragraph's end: %q", got, last)
+	}
+}
+
 // TestBidiLabelCutsAtTheEnd: a right-to-left text cut for a narrow column
 // keeps its first words, at the right, and ends in "…" at the left.
 func TestBidiLabelCutsAtTheEnd(t *testing.T) {

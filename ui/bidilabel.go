@@ -70,14 +70,15 @@ func (l *bidiLabel) fit(width float32) bool {
 	if l.SizeName != "" {
 		size = theme.Size(l.SizeName)
 	}
-	s := l.logical
+	var text string
 	switch {
 	case l.Wrapping != fyne.TextWrapOff:
-		s = prewrap(s, width, size, l.TextStyle)
+		text = bidiWrapped(l.logical, width, size, l.TextStyle)
 	case l.Truncation == fyne.TextTruncateEllipsis:
-		s = cutToWidth(s, width, size, l.TextStyle)
+		text = bidiText(cutToWidth(l.logical, width, size, l.TextStyle))
+	default:
+		text = bidiText(l.logical)
 	}
-	text := bidiText(s)
 	changed := text != l.Text
 	l.Text = text
 	return changed

@@ -1171,7 +1171,7 @@ func smallLabel(s string) *bidiLabel {
 func fieldHelp(s string) *widget.Label {
 	l := helpLabel(s)
 	width := promptWidth - 4*theme.Padding() - 2*theme.InnerPadding()
-	l.Text = bidiText(prewrap(s, width, theme.Size(l.SizeName), l.TextStyle))
+	l.Text = bidiWrapped(s, width, theme.Size(l.SizeName), l.TextStyle)
 	l.Wrapping = fyne.TextWrapOff
 	return l
 }
