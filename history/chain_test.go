@@ -679,7 +679,8 @@ func TestVerifyCheckpointChanged(t *testing.T) {
 // json.Marshal writes it, and sealedForm, which writes its schema apart,
 // writes the same bytes: for schemas with spaces, HTML characters, line
 // separators and every script, content that names "requestedSchema", a
-// message that quotes the stand-in, and a schema seen before (the cache).
+// message that quotes the stand-in, a schema seen before (the cache) and
+// one too big to keep.
 func TestSealedFormIsMarshal(t *testing.T) {
 	schemas := []string{
 		`{"type":"object","properties":{"env":{"type":"string","enum":["prod","staging"]}}}`,
@@ -687,6 +688,8 @@ func TestSealedFormIsMarshal(t *testing.T) {
 		`{"type":"object","title":"` + strings.Join(chainTexts, " ") + `"}`,
 		`{"type":"object","properties":{"requestedSchema":{"type":"number","default":0}}}`,
 		`{"type":"object"}`,
+		// Past the size the cache keeps: worked out each time.
+		`{"type":"object","description":"` + strings.Repeat("<a & b> ", 20_000) + `"}`,
 	}
 	prev := sealOf([]byte("the record before"))
 	for i, schema := range append(schemas, schemas[1], schemas[0]) {

@@ -379,8 +379,10 @@ type schemaFact struct {
 	form []byte // as json.Marshal writes it; nil until asked for
 }
 
-// Up to schemaCacheSize bytes of schemas are kept; past that the cache
-// starts again.
+// Up to schemaCacheSize bytes of schemas and their forms are kept (and
+// one form more); past that the cache starts again. A schema of more than a sixteenth of that
+// is worked out each time rather than kept: one such schema among small
+// ones would empty the cache at every record.
 const schemaCacheSize = 1 << 20
 
 func (c *schemaCache) fact(schema []byte) *schemaFact {
@@ -389,12 +391,21 @@ func (c *schemaCache) fact(schema []byte) *schemaFact {
 	}
 	sum := sha256.Sum256(schema)
 	f := &schemaFact{ref: sum[:schemaRefLen:schemaRefLen]}
-	if c.size += len(schema); c.size > schemaCacheSize {
-		clear(c.facts)
-		c.size = len(schema)
+	if len(schema) <= schemaCacheSize/16 {
+		c.hold(len(schema))
+		c.facts[string(schema)] = f
 	}
-	c.facts[string(schema)] = f
 	return f
+}
+
+// hold counts n bytes more held, emptying the cache first when they would
+// pass its size.
+func (c *schemaCache) hold(n int) {
+	if c.size+n > schemaCacheSize {
+		clear(c.facts)
+		c.size = 0
+	}
+	c.size += n
 }
 
 // ref returns the key schema is stored under in bucketSchemas. It is
@@ -416,8 +427,10 @@ func (c *schemaCache) form(schema []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, kept := c.facts[string(schema)]; kept {
+			c.size += len(form) // the next schema kept empties a full cache
+		}
 		f.form = form
-		c.size += len(form)
 	}
 	return f.form, nil
 }

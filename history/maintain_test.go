@@ -225,3 +225,56 @@ func TestCompact(t *testing.T) {
 		t.Errorf("Count after reopening = %d, %v; want 101", n, err)
 	}
 }
+
+// TestOpenRemovesCompactionLeftover: a Compact whose process was killed
+// leaves its copy of the history (path + ".compacting", private records)
+// beside the file; the next Open removes it, and keeps the history. A
+// link planted there is removed, not what it points to.
+func TestOpenRemovesCompactionLeftover(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "history.db")
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bulkAdd(s, benchRecords(300, 1)); err != nil {
+		t.Fatal(err)
+	}
+	want := mustList(t, s, Query{Limit: 1000})
+	s.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".compacting", b[:len(b)/2], 0o600); err != nil { // cut short
+		t.Fatal(err)
+	}
+	for _, leftover := range []string{"a copy", "a link"} {
+		s, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(path + ".compacting"); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left by a compaction cut short is still there after Open: %v", leftover, err)
+		}
+		if diff := cmp.Diff(want, mustList(t, s, Query{Limit: 1000})); diff != "" {
+			t.Errorf("records after Open mismatch (-want +got):\n%s", diff)
+		}
+		s.Close()
+		if runtime.GOOS == "windows" {
+			break // Wine makes a Unix link of os.Symlink
+		}
+		other := filepath.Join(dir, "other")
+		if err := os.WriteFile(other, []byte("not elicitray's"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(other, path+".compacting"); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if b, err := os.ReadFile(other); err != nil || string(b) != "not elicitray's" {
+				t.Errorf("the file a planted link pointed to: %q, %v", b, err)
+			}
+		}()
+	}
+}

@@ -76,6 +76,13 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("opening history %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, now: o.Now}
+	// A Compact cut short (its process killed) leaves its copy of the
+	// history beside it, a second copy the user knows nothing of. With the
+	// file open here, no Compact is under way.
+	if err := os.Remove(path + ".compacting"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		db.Close()
+		return nil, fmt.Errorf("removing what a compaction cut short left: %w", err)
+	}
 	if upgraded {
 		// Rewriting every record left the pages of the version 1 values
 		// free, and version 2 is meant to be small on disk. A failure leaves
