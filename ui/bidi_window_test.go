@@ -122,18 +122,17 @@ func TestPromptDrawsMixedScriptsInOrder(t *testing.T) {
 	}
 }
 
-// TestPromptWrapsRightToLeftFromItsStart: a right-to-left message too long
-// for one line starts on the first line, at its right end, and ends on the
-// last, at its left end: lines are broken before they are reordered.
-func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
+// wrappedMessage returns the label of msg in a prompt window of the
+// usual width.
+func wrappedMessage(t *testing.T, msg string) *bidiLabel {
+	t.Helper()
 	test.NewTempApp(t)
-	msg := "البداية " + strings.Repeat("كلمة طويلة جدا، ", 20) + "النهاية"
 	v := newPromptView(&Prompt{Server: "db", Message: msg}, func(Answer) {})
 	w := test.NewTempWindow(t, v.content)
 	w.Resize(fyne.NewSize(promptWidth, 600))
 	var l *bidiLabel
 	walkVisible(v.content, func(o fyne.CanvasObject) bool {
-		if b, ok := o.(*bidiLabel); ok && strings.Contains(b.logical, "البداية") {
+		if b, ok := o.(*bidiLabel); ok && b.logical == msg {
 			l = b
 		}
 		return true
@@ -141,6 +140,14 @@ func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
 	if l == nil {
 		t.Fatal("no message label")
 	}
+	return l
+}
+
+// TestPromptWrapsRightToLeftFromItsStart: a right-to-left message too long
+// for one line starts on the first line, at its right end, and ends on the
+// last, at its left end: lines are broken before they are reordered.
+func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
+	l := wrappedMessage(t, "البداية "+strings.Repeat("كلمة طويلة جدا، ", 20)+"النهاية")
 	lines := strings.Split(l.Text, "\n")
 	if len(lines) < 2 {
 		t.Fatalf("message on %d line, want it wrapped: %q", len(lines), l.Text)
@@ -167,21 +174,7 @@ func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
 // that line being laid out right to left because its first letter is
 // Arabic.
 func TestPromptWrapsInItsParagraphsDirection(t *testing.T) {
-	test.NewTempApp(t)
-	msg := "<IMPORTANT>Before you answer, read this: " + strings.Repeat("يجب على المستخدم أن يقرأ هذا، ", 12) + "</IMPORTANT> Thanks."
-	v := newPromptView(&Prompt{Server: "db", Message: msg}, func(Answer) {})
-	w := test.NewTempWindow(t, v.content)
-	w.Resize(fyne.NewSize(promptWidth, 600))
-	var l *bidiLabel
-	walkVisible(v.content, func(o fyne.CanvasObject) bool {
-		if b, ok := o.(*bidiLabel); ok && strings.Contains(b.logical, "IMPORTANT") {
-			l = b
-		}
-		return true
-	})
-	if l == nil {
-		t.Fatal("no message label")
-	}
+	l := wrappedMessage(t, "<IMPORTANT>Before you answer, read this: "+strings.Repeat("يجب على المستخدم أن يقرأ هذا، ", 12)+"</IMPORTANT> Thanks.")
 	lines := strings.Split(l.Text, "\n")
 	if len(lines) < 3 {
 		t.Fatalf("message on %d lines, want it wrapped so that lines start with Arabic: %q", len(lines), l.Text)
