@@ -123,14 +123,14 @@ func TestPromptDrawsMixedScriptsInOrder(t *testing.T) {
 }
 
 // wrappedMessage returns the label of msg in a prompt window of the
-// usual width.
-func wrappedMessage(t *testing.T, msg string) *bidiLabel {
+// usual width, and its first and last lines' pieces as drawn from the
+// left; it fails unless msg takes at least three lines.
+func wrappedMessage(t *testing.T, msg string) (l *bidiLabel, first, last []string) {
 	t.Helper()
 	test.NewTempApp(t)
 	v := newPromptView(&Prompt{Server: "db", Message: msg}, func(Answer) {})
 	w := test.NewTempWindow(t, v.content)
 	w.Resize(fyne.NewSize(promptWidth, 600))
-	var l *bidiLabel
 	walkVisible(v.content, func(o fyne.CanvasObject) bool {
 		if b, ok := o.(*bidiLabel); ok && b.logical == msg {
 			l = b
@@ -140,19 +140,18 @@ func wrappedMessage(t *testing.T, msg string) *bidiLabel {
 	if l == nil {
 		t.Fatal("no message label")
 	}
-	return l
+	lines := strings.Split(l.Text, "\n")
+	if len(lines) < 3 {
+		t.Fatalf("message on %d lines, want it wrapped: %q", len(lines), l.Text)
+	}
+	return l, drawnLeftToRight(lines[0]), drawnLeftToRight(lines[len(lines)-1])
 }
 
 // TestPromptWrapsRightToLeftFromItsStart: a right-to-left message too long
 // for one line starts on the first line, at its right end, and ends on the
 // last, at its left end: lines are broken before they are reordered.
 func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
-	l := wrappedMessage(t, "البداية "+strings.Repeat("كلمة طويلة جدا، ", 20)+"النهاية")
-	lines := strings.Split(l.Text, "\n")
-	if len(lines) < 2 {
-		t.Fatalf("message on %d line, want it wrapped: %q", len(lines), l.Text)
-	}
-	first, last := drawnLeftToRight(lines[0]), drawnLeftToRight(lines[len(lines)-1])
+	l, first, last := wrappedMessage(t, "البداية "+strings.Repeat("كلمة طويلة جدا، ", 20)+"النهاية")
 	if got := first[len(first)-1]; got != "البداية" {
 		t.Errorf("first line ends on the right with %q, want the message's first word: %q", got, first)
 	}
@@ -160,7 +159,7 @@ func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
 		t.Errorf("last line starts on the left with %q, want the message's last word: %q", got, last)
 	}
 	width := l.Size().Width - 2*theme.InnerPadding()
-	for _, line := range lines {
+	for line := range strings.SplitSeq(l.Text, "\n") {
 		if got := fyne.MeasureText(line, theme.TextSize(), fyne.TextStyle{}).Width; got > width {
 			t.Errorf("line %q is %v wide in a label %v wide: Fyne breaks it again, from its left", line, got, width)
 		}
@@ -174,12 +173,7 @@ func TestPromptWrapsRightToLeftFromItsStart(t *testing.T) {
 // that line being laid out right to left because its first letter is
 // Arabic.
 func TestPromptWrapsInItsParagraphsDirection(t *testing.T) {
-	l := wrappedMessage(t, "<IMPORTANT>Before you answer, read this: "+strings.Repeat("يجب على المستخدم أن يقرأ هذا، ", 12)+"</IMPORTANT> Thanks.")
-	lines := strings.Split(l.Text, "\n")
-	if len(lines) < 3 {
-		t.Fatalf("message on %d lines, want it wrapped so that lines start with Arabic: %q", len(lines), l.Text)
-	}
-	first, last := drawnLeftToRight(lines[0]), drawnLeftToRight(lines[len(lines)-1])
+	_, first, last := wrappedMessage(t, "<IMPORTANT>Before you answer, read this: "+strings.Repeat("يجب على المستخدم أن يقرأ هذا، ", 12)+"</IMPORTANT> Thanks.")
 	if !strings.HasPrefix(first[0], "<IMPORTANT>Before") {
 		t.Errorf("first line starts on the left with %q, want the paragraph's start: %q", first[0], first)
 	}
