@@ -353,9 +353,13 @@ func (d *historyDetail) buildAnswer(r *history.Record, form *elicit.Form) []fyne
 		d.answer = lowLabel(noContentText(r.Action))
 		return append(objs, d.answer)
 	}
-	d.answer = widget.NewLabelWithStyle(contentText(maskContent(r.Content, form)), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	d.answer.Wrapping = fyne.TextWrapBreak
-	return append(objs, d.answer)
+	// The values are the server's and the user's text: drawn in the
+	// bidi algorithm's order, as the form above them is.
+	l := newBidiLabel(contentText(maskContent(r.Content, form)), true)
+	l.TextStyle = fyne.TextStyle{Monospace: true}
+	l.Wrapping = fyne.TextWrapBreak
+	d.answer = &l.Label
+	return append(objs, l)
 }
 
 // noContentText says why an answer carried no content.

@@ -374,3 +374,23 @@ func TestHistoryDetailToolChange(t *testing.T) {
 		t.Errorf("a guarded call's Mode %q, Delivered %q; want tool call and no Delivered line", facts["Mode"], facts["Delivered"])
 	}
 }
+
+// TestHistoryDetailAnswerDrawsBidiInOrder: the Answer block shows the
+// user's Arabic in the bidi algorithm's order, as the form above it does:
+// its first word drawn right of its last, with the digits between them
+// kept whole.
+func TestHistoryDetailAnswerDrawsBidiInOrder(t *testing.T) {
+	h := showOne(t, history.Record{ID: 1, Time: t0, Server: "deployer", Mode: "form", Message: "Deploy?",
+		Action: "accept", DecidedBy: "user", Content: map[string]any{"note": "نشر الإصدار 2.1 إلى (prod) — 部署"}})
+	var line string
+	for l := range strings.SplitSeq(h.v.detail.answer.Text, "\n") {
+		if strings.Contains(l, "نشر") {
+			line = l
+		}
+	}
+	drawn := drawnLeftToRight(line)
+	first, last := slices.Index(drawn, "نشر"), slices.Index(drawn, "إلى")
+	if first < 0 || last < 0 || last > first || !strings.Contains(line, "2.1") {
+		t.Errorf("the answer's Arabic is drawn %q, want إلى left of نشر and 2.1 whole", drawn)
+	}
+}
