@@ -100,9 +100,9 @@ func newPeer(t testing.TB, opts func(r **Relay) *Options) (*peer, *Relay, *exec.
 	t.Cleanup(func() {
 		hostW.Close()
 		sendW.Close()
-		<-p.done
+		res := <-p.done
 		if t.Failed() {
-			t.Logf("the relay's log:\n%s", p.stderr)
+			t.Logf("the relay ended with %d, %v; its log:\n%s", res.code, res.err, p.stderr)
 		}
 		release()
 		for _, f := range []*os.File{hostR, outR} {
