@@ -2,7 +2,6 @@ package history
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"hash"
 	"runtime"
@@ -96,9 +95,6 @@ func (a *adder) add(r Record) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	if len(v) < 1+linkLen || v[0] < valueV6 {
-		return Record{}, fmt.Errorf("record %d: %w", id, errBadValue)
-	}
 	j := &adding{k: recordKey(nanos, id), v: v}
 	if err := j.rr.parse(v); err != nil {
 		return Record{}, err
@@ -119,11 +115,10 @@ func (a *adder) add(r Record) (Record, error) {
 
 // flush stores the records pending, in the order they were added.
 func (a *adder) flush() error {
-	for len(a.pending) > 0 {
-		if err := a.store(a.pending[0]); err != nil {
-			return err
+	for _, j := range a.pending {
+		if err := a.store(j); err != nil {
+			return err // the transaction fails: nothing pending is kept
 		}
-		a.pending = a.pending[1:]
 	}
 	a.pending = a.pending[:0]
 	clear(a.keys)
@@ -248,10 +243,7 @@ func (j *sealing) seal(prev link) (link, error) {
 	if j.err != nil {
 		return link{}, j.err
 	}
-	var tail [2*linkLen + 2]byte
-	hex.Encode(tail[:], prev[:])
-	copy(tail[2*linkLen:], `"}`)
-	j.line.Write(tail[:])
+	j.line.Write(appendTail(make([]byte, 0, 2*linkLen+2), prev))
 	var l link
 	copy(l[:], j.line.Sum(nil))
 	return l, nil

@@ -69,7 +69,13 @@ func sealedForm(r Record, prev link) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(hex.AppendEncode(body, prev[:]), `"}`...), nil
+	return appendTail(body, prev), nil
+}
+
+// appendTail appends to a form's body (formBody) its end: prev, the seal
+// before it, and the close of the line.
+func appendTail(body []byte, prev link) []byte {
+	return append(hex.AppendEncode(body, prev[:]), `"}`...)
 }
 
 // formBody returns r's sealed form up to the seal before it: all but that

@@ -151,6 +151,19 @@ func TestChainHoldsThroughChanges(t *testing.T) {
 }
 
 // closeStore closes s, failing the test on an error.
+// chainFile opens a new history file under t.TempDir with n records of
+// addChainRecords, and returns it and its path; the test closes it.
+func chainFile(t *testing.T, n int) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "history.db")
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addChainRecords(t, s, n)
+	return s, path
+}
+
 func closeStore(t *testing.T, s *Store) {
 	t.Helper()
 	if err := s.Close(); err != nil {
@@ -161,12 +174,7 @@ func closeStore(t *testing.T, s *Store) {
 // TestVerifyHexEdited: a record whose text was changed in the file by hand,
 // byte by byte as a hex editor does, is named; the others still hold.
 func TestVerifyHexEdited(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	s, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addChainRecords(t, s, 8)
+	s, path := chainFile(t, 8)
 	r := mustAdd(t, s, Record{Time: t0.Add(time.Hour), Server: "github", Mode: "form", Message: "Deploy to staging?", Action: "decline", DecidedBy: "user"})
 	for i := range 3 {
 		mustAdd(t, s, Record{Time: t0.Add(2 * time.Hour), Server: "github", Mode: "form", Message: chainTexts[i], Action: "accept", DecidedBy: "user"})
@@ -234,12 +242,7 @@ func TestVerifyDeletedOutside(t *testing.T) {
 		}, "records 4 to 4 were removed, and no sealed checkpoint says so: they were deleted outside elicitray"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "history.db")
-			s, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			addChainRecords(t, s, 10)
+			s, path := chainFile(t, 10)
 			closeStore(t, s)
 			db, err := bolt.Open(path, 0o600, nil)
 			if err != nil {
@@ -647,12 +650,7 @@ func TestVerifyCheckpointChanged(t *testing.T) {
 			"records 4 to 4 were removed, and no sealed checkpoint says so: they were deleted outside elicitray"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "history.db")
-			s, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			addChainRecords(t, s, 10)
+			s, path := chainFile(t, 10)
 			for _, id := range []uint64{4, 7} {
 				if err := s.Delete(id); err != nil {
 					t.Fatal(err)
@@ -660,7 +658,8 @@ func TestVerifyCheckpointChanged(t *testing.T) {
 			}
 			closeStore(t, s)
 			tt.edit(t, path)
-			if s, err = Open(path, nil); err != nil {
+			s, err := Open(path, nil)
+			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()

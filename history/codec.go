@@ -380,9 +380,9 @@ type schemaFact struct {
 }
 
 // Up to schemaCacheSize bytes of schemas and their forms are kept (and
-// one form more); past that the cache starts again. A schema of more than a sixteenth of that
-// is worked out each time rather than kept: one such schema among small
-// ones would empty the cache at every record.
+// one form more); past that the cache starts again. A schema of more than
+// a sixteenth of that is worked out each time rather than kept: one such
+// schema among small ones would empty the cache at every record.
 const schemaCacheSize = 1 << 20
 
 func (c *schemaCache) fact(schema []byte) *schemaFact {

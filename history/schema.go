@@ -367,7 +367,7 @@ func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 	}
 	batch := make([]resealing, len(keys))
 	for i, k := range keys {
-		v, err := resealable(tx, rd, k)
+		v, r, err := resealable(tx, rd, k)
 		if errors.Is(err, errBadValue) || errors.Is(err, errDamaged) {
 			// It stays as it is, unsealed: the history around it opens,
 			// and Verify names it.
@@ -375,14 +375,6 @@ func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 		}
 		if err != nil {
 			return false, fmt.Errorf("record %d: %w", keyID(k), err)
-		}
-		var rr rawRecord
-		if err := rr.parse(v); err != nil {
-			return false, fmt.Errorf("record %d: %w", keyID(k), err)
-		}
-		r, err := rd.record(k, &rr)
-		if err != nil {
-			return false, err
 		}
 		batch[i] = resealing{v: v, sealing: sl.start(r)}
 	}
@@ -410,27 +402,28 @@ func sealStep(tx *bolt.Tx, now time.Time) (done bool, err error) {
 
 // resealable returns the value of the record under k in the encoding of
 // this version, with room for its seal, keeping the reference to its
-// schema as it is.
-func resealable(tx *bolt.Tx, rd *reader, k []byte) ([]byte, error) {
+// schema as it is, and the record as Get will read it from that value.
+func resealable(tx *bolt.Tx, rd *reader, k []byte) ([]byte, Record, error) {
 	v := tx.Bucket(bucketRecords).Get(k)
 	if v == nil {
-		return nil, fmt.Errorf("%w: indexed but missing", errDamaged)
+		return nil, Record{}, fmt.Errorf("%w: indexed but missing", errDamaged)
 	}
 	var rr rawRecord
 	if err := rr.parse(v); err != nil {
-		return nil, err
+		return nil, Record{}, err
 	}
 	r, err := rd.record(k, &rr)
 	if err != nil {
-		return nil, err
+		return nil, Record{}, err
 	}
 	ref := bytes.Clone(rr.schema)
-	return encode(r, func([]byte) ([]byte, error) {
+	nv, err := encode(r, func([]byte) ([]byte, error) {
 		if rr.schemaKind == schemaRef {
 			return ref, nil
 		}
 		return nil, nil
 	})
+	return nv, r, err
 }
 
 // upgradeV1Step rewrites up to upgradeBatch version 1 records of the file in

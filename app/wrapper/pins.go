@@ -97,23 +97,30 @@ func (s *pins) Waits(name string) bool {
 }
 
 func (s *pins) Accept(name string) error {
-	s.mu.Lock()
-	d, ok := s.seen[name]
-	s.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("no definition of %q was listed", name)
+	d, err := s.listedDef(name)
+	if err != nil {
+		return err
 	}
 	return s.store.AcceptDef(s.server, name, d, time.Now())
 }
 
 func (s *pins) Told(name string) error {
-	s.mu.Lock()
-	d, ok := s.seen[name]
-	s.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("no definition of %q was listed", name)
+	d, err := s.listedDef(name)
+	if err != nil {
+		return err
 	}
 	return s.store.Told(s.server, name, d)
+}
+
+// listedDef returns the definition of the tool name the last list gave.
+func (s *pins) listedDef(name string) (toolpins.Def, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.seen[name]
+	if !ok {
+		return toolpins.Def{}, fmt.Errorf("no definition of %q was listed", name)
+	}
+	return d, nil
 }
 
 func (s *pins) say(err error) {
