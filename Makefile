@@ -45,7 +45,7 @@ INSTALLED := bin/elicitray \
 INSTALL_DIRS := $(sort $(foreach f,$(INSTALLED),$(dir $(f)))) share/icons/hicolor/scalable \
   $(foreach s,$(ICON_SIZES),share/icons/hicolor/$(s)x$(s)) share/icons/hicolor share/icons share
 
-.PHONY: all build cross-windows package-windows test-windows deps deps-build deps-system deps-npm apt-install test check vet conformance demo screenshots bench bench-history bench-ui install uninstall package version icons clean
+.PHONY: all build cross-windows package-windows test-windows windows-test-build deps deps-build deps-system deps-npm apt-install test check vet conformance demo screenshots bench bench-history bench-ui install uninstall package version icons clean
 
 all: build
 
@@ -213,10 +213,12 @@ package-windows: cross-windows
 # hosts, history's files, and the rest that builds without cgo; the app
 # end to end; and its installer, made as package-windows makes it but
 # with zlib (7 s, where lzma takes 32).
-test-windows: cross-windows
+WINE_TESTS := ELICITRAY_WINE_EXE='$(abspath $(BIN).exe)' ELICITRAY_WINE_SETUP='$(abspath $(WIN_RES)/elicitray-test-setup.exe)' .ci/test-windows
+test-windows: windows-test-build
+	$(WINE_TESTS)
+windows-test-build: cross-windows
 	@$(MAKE) --no-print-directory apt-install PACKAGES="wine wine64 gcc-mingw-w64-x86-64 nsis"
 	$(call makensis,zlib,$(WIN_RES)/elicitray-test-setup.exe)
-	ELICITRAY_WINE_EXE='$(abspath $(BIN).exe)' ELICITRAY_WINE_SETUP='$(abspath $(WIN_RES)/elicitray-test-setup.exe)' .ci/test-windows
 
 # Every test, windows included: under Xvfb with a private session bus, so no
 # desktop is needed and no bus outlives the run. The end-to-end tests that
@@ -225,8 +227,20 @@ test-windows: cross-windows
 # windows, so four run at once (-parallel) on two cores. The test binaries
 # and the binaries the tests build are linked without DWARF (-w): nobody
 # debugs them, and it takes a third off every link.
-test: deps vet cross-windows test-windows
-	GOFLAGS='$(GOFLAGS) -ldflags=-w' $(XVFB) dbus-run-session -- $(GO) test -count=1 -parallel 4 -timeout 20m ./...
+# The Windows tests (test-windows) run beside Linux's: a Wine program
+# waits on the Wine server much of its time, and Linux's tests leave a core
+# idle as often. Their report is printed after Linux's, and either failing
+# fails the run.
+LINUX_TESTS := GOFLAGS='$(GOFLAGS) -ldflags=-w' $(XVFB) dbus-run-session -- $(GO) test -count=1 -parallel 4 -timeout 20m ./...
+# $(call shq,TEXT): TEXT quoted for the shell.
+shq = '$(subst ','\'',$(1))'
+test: deps vet windows-test-build
+	@wine=$$(mktemp); trap 'rm -f "$$wine"' EXIT; \
+	echo $(call shq,$(WINE_TESTS)) '&  # its report follows the Linux tests'; \
+	$(WINE_TESTS) >"$$wine" 2>&1 & pid=$$!; \
+	echo $(call shq,$(LINUX_TESTS)); $(LINUX_TESTS); linux=$$?; \
+	wait $$pid; windows=$$?; echo "the Windows build's tests, under Wine:"; cat "$$wine"; \
+	[ $$linux -eq 0 ] && [ $$windows -eq 0 ]
 
 # The inner loop, in well under two minutes on a warm build cache: go vet
 # for the three OSes (make vet) and the short tier, every package's tests
