@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,7 +48,23 @@ type guardWatch struct {
 	cur       config.Server
 	keepAlive time.Duration
 	stamp     config.Stamp
+	// unread counts the reads in a row that could not open or read the
+	// file (reload).
+	unread int
 }
+
+// A file that cannot be opened or read is read again after rereadAfter, up
+// to rereads times, before the log says so: on Windows a program that has
+// the file open (an editor saving it, a virus scanner, a rename in flight)
+// makes opening it fail for a moment, and no event follows to try again.
+const (
+	rereadAfter = 100 * time.Millisecond
+	rereads     = 20
+)
+
+// testHookUnread, set by tests only, is called with the file's path each
+// time it could not be read and will be read again.
+var testHookUnread func(path string)
 
 // LiveRelay is what of a running relay follows config.toml
 // (*bridge.Relay).
@@ -92,7 +109,10 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 	// start.
 	g.parentWatched = w.Add(filepath.Dir(g.dir)) == nil
 	// A change between the read at start and the watch is caught here.
-	g.reload()
+	var reread <-chan time.Time
+	if g.reload() {
+		reread = time.After(rereadAfter)
+	}
 	go func() {
 		defer close(ended)
 		defer w.Close()
@@ -100,6 +120,7 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 			select {
 			case <-ctx.Done():
 				return
+			case <-reread:
 			case ev, ok := <-w.Events:
 				if !ok {
 					return
@@ -128,7 +149,10 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 					drained = true
 				}
 			}
-			g.reload()
+			reread = nil
+			if g.reload() {
+				reread = time.After(rereadAfter)
+			}
 		}
 	}()
 	return ended
@@ -163,20 +187,31 @@ func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
 }
 
 // reload reads the file when it is not the version last read, and puts its
-// guard and keep-alive in force.
-func (g *guardWatch) reload() {
+// guard and keep-alive in force. It reports whether the file is to be read
+// again shortly: it could not be opened or read, and has not been for
+// fewer than rereads times in a row.
+func (g *guardWatch) reload() (again bool) {
 	stamp := config.StampOf(g.path)
 	if stamp.Empty() || stamp.Same(g.stamp) {
 		// Removed or empty: most likely an editor replacing the file, or
 		// writing it in place (truncated first): its next event brings
 		// the text. (A file emptied on purpose keeps the guard.)
-		return
+		g.unread = 0
+		return false
 	}
-	g.stamp = stamp
 	c, err := config.Load(g.path)
+	if pathErr := (*fs.PathError)(nil); errors.As(err, &pathErr) && g.unread < rereads {
+		g.unread++
+		if testHookUnread != nil {
+			testHookUnread(g.path)
+		}
+		return true
+	}
+	g.unread = 0
+	g.stamp = stamp
 	if err != nil {
 		g.logf("%s changed but cannot be used (%s), so this wrapper keeps the settings it had: %s.", filepath.Base(g.path), firstMistake(err), guardSentence(g.cur, "wait"))
-		return
+		return false
 	}
 	// Only what changed for this server is said: an edit of another
 	// setting says nothing here.
@@ -194,6 +229,7 @@ func (g *guardWatch) reload() {
 			g.logf("%s changed: while a prompt is open, the host now hears no progress (keep_alive is 0s).", filepath.Base(g.path))
 		}
 	}
+	return false
 }
 
 func (g *guardWatch) logf(format string, args ...any) {
