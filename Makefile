@@ -227,17 +227,18 @@ windows-test-build: cross-windows
 # windows, so four run at once (-parallel) on two cores. The test binaries
 # and the binaries the tests build are linked without DWARF (-w): nobody
 # debugs them, and it takes a third off every link.
-# The Windows tests (test-windows) run beside Linux's: a Wine program
-# waits on the Wine server much of its time, and Linux's tests leave a core
-# idle as often. Their report is printed after Linux's, and either failing
+# The Windows build and its tests (test-windows) run beside Linux's: a
+# Wine program waits on the Wine server much of its time, and Linux's tests
+# leave a core idle as often, so the two together take about as long as
+# Linux's alone. Their report is printed after Linux's, and either failing
 # fails the run.
 LINUX_TESTS := GOFLAGS='$(GOFLAGS) -ldflags=-w' $(XVFB) dbus-run-session -- $(GO) test -count=1 -parallel 4 -timeout 20m ./...
 # $(call shq,TEXT): TEXT quoted for the shell.
 shq = '$(subst ','\'',$(1))'
-test: deps vet windows-test-build
+test: deps vet
 	@wine=$$(mktemp); trap 'rm -f "$$wine"' EXIT; \
-	echo $(call shq,$(WINE_TESTS)) '&  # its report follows the Linux tests'; \
-	$(WINE_TESTS) >"$$wine" 2>&1 & pid=$$!; \
+	echo "make windows-test-build && "$(call shq,$(WINE_TESTS))' &  # its report follows the Linux tests'; \
+	{ $(MAKE) --no-print-directory windows-test-build && $(WINE_TESTS); } >"$$wine" 2>&1 & pid=$$!; \
 	echo $(call shq,$(LINUX_TESTS)); $(LINUX_TESTS); linux=$$?; t=$$SECONDS; \
 	wait $$pid; windows=$$?; echo "the Windows build's tests, under Wine (done $$((SECONDS - t)) s after Linux's, $$SECONDS s after both began):"; \
 	cat "$$wine"; [ $$linux -eq 0 ] && [ $$windows -eq 0 ]
