@@ -241,7 +241,9 @@ test: deps vet
 	{ $(MAKE) --no-print-directory windows-test-build && $(WINE_TESTS); } >"$$wine" 2>&1 & pid=$$!; \
 	echo $(call shq,$(LINUX_TESTS)); $(LINUX_TESTS); linux=$$?; t=$$SECONDS; \
 	wait $$pid; windows=$$?; echo "the Windows build's tests, under Wine (done $$((SECONDS - t)) s after Linux's, $$SECONDS s after both began):"; \
-	cat "$$wine"; [ $$linux -eq 0 ] && [ $$windows -eq 0 ]
+	cat "$$wine"; [ $$linux -eq 0 ] || echo "make test: Linux's tests failed (above)"; \
+	[ $$windows -eq 0 ] || echo "make test: the Windows tests failed (above)"; \
+	[ $$linux -eq 0 ] && [ $$windows -eq 0 ]
 
 # The inner loop, in well under two minutes on a warm build cache: go vet
 # for the three OSes (make vet) and the short tier, every package's tests

@@ -53,18 +53,16 @@ type guardWatch struct {
 	unread int
 }
 
-// A file that cannot be opened or read is read again after rereadAfter, up
-// to rereads times, before the log says so: on Windows a program that has
-// the file open (an editor saving it, a virus scanner, a rename in flight)
-// makes opening it fail for a moment, and no event follows to try again.
+// A file that cannot be opened or read is read again after rereadAfter; if
+// it still cannot be after rereads tries, the log says so once, and it is
+// read again every rereadSlowly until it can be: on Windows a program that
+// has the file open (an editor saving it, a virus scanner, a rename in
+// flight) makes opening it fail, and letting go of it raises no event.
 const (
-	rereadAfter = 100 * time.Millisecond
-	rereads     = 20
+	rereadAfter  = 100 * time.Millisecond
+	rereads      = 20
+	rereadSlowly = 2 * time.Second
 )
-
-// testHookUnread, set by tests only, is called with the file's path each
-// time it could not be read and will be read again.
-var testHookUnread func(path string)
 
 // LiveRelay is what of a running relay follows config.toml
 // (*bridge.Relay).
@@ -110,8 +108,8 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 	g.parentWatched = w.Add(filepath.Dir(g.dir)) == nil
 	// A change between the read at start and the watch is caught here.
 	var reread <-chan time.Time
-	if g.reload() {
-		reread = time.After(rereadAfter)
+	if after := g.reload(); after > 0 {
+		reread = time.After(after)
 	}
 	go func() {
 		defer close(ended)
@@ -150,8 +148,8 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 				}
 			}
 			reread = nil
-			if g.reload() {
-				reread = time.After(rereadAfter)
+			if after := g.reload(); after > 0 {
+				reread = time.After(after)
 			}
 		}
 	}()
@@ -187,31 +185,35 @@ func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
 }
 
 // reload reads the file when it is not the version last read, and puts its
-// guard and keep-alive in force. It reports whether the file is to be read
-// again shortly: it could not be opened or read, and has not been for
-// fewer than rereads times in a row.
-func (g *guardWatch) reload() (again bool) {
+// guard and keep-alive in force. It returns when to read the file again
+// if it could not be opened or read (rereadAfter, then rereadSlowly), or 0.
+func (g *guardWatch) reload() (again time.Duration) {
 	stamp := config.StampOf(g.path)
 	if stamp.Empty() || stamp.Same(g.stamp) {
 		// Removed or empty: most likely an editor replacing the file, or
 		// writing it in place (truncated first): its next event brings
 		// the text. (A file emptied on purpose keeps the guard.)
 		g.unread = 0
-		return false
+		return 0
 	}
 	c, err := config.Load(g.path)
-	if pathErr := (*fs.PathError)(nil); errors.As(err, &pathErr) && g.unread < rereads {
+	if pathErr := (*fs.PathError)(nil); errors.As(err, &pathErr) {
+		// The version is not recorded as read: it is read again, on
+		// any event and when the returned time is up.
 		g.unread++
-		if testHookUnread != nil {
-			testHookUnread(g.path)
+		if g.unread < rereads {
+			return rereadAfter
 		}
-		return true
+		if g.unread == rereads {
+			g.logf("%s changed but cannot be read (%v), so this wrapper keeps the settings it had until it can: %s.", filepath.Base(g.path), pathErr.Err, guardSentence(g.cur, "wait"))
+		}
+		return rereadSlowly
 	}
 	g.unread = 0
 	g.stamp = stamp
 	if err != nil {
 		g.logf("%s changed but cannot be used (%s), so this wrapper keeps the settings it had: %s.", filepath.Base(g.path), firstMistake(err), guardSentence(g.cur, "wait"))
-		return false
+		return 0
 	}
 	// Only what changed for this server is said: an edit of another
 	// setting says nothing here.
@@ -229,7 +231,7 @@ func (g *guardWatch) reload() (again bool) {
 			g.logf("%s changed: while a prompt is open, the host now hears no progress (keep_alive is 0s).", filepath.Base(g.path))
 		}
 	}
-	return false
+	return 0
 }
 
 func (g *guardWatch) logf(format string, args ...any) {
