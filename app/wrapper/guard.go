@@ -107,10 +107,7 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 	// start.
 	g.parentWatched = w.Add(filepath.Dir(g.dir)) == nil
 	// A change between the read at start and the watch is caught here.
-	var reread <-chan time.Time
-	if after := g.reload(); after > 0 {
-		reread = time.After(after)
-	}
+	reread := rereadIn(g.reload())
 	go func() {
 		defer close(ended)
 		defer w.Close()
@@ -147,10 +144,7 @@ func WatchGuard(ctx context.Context, path, name string, cur config.Server, keepA
 					drained = true
 				}
 			}
-			reread = nil
-			if after := g.reload(); after > 0 {
-				reread = time.After(after)
-			}
+			reread = rereadIn(g.reload())
 		}
 	}()
 	return ended
@@ -182,6 +176,14 @@ func (g *guardWatch) concerns(w *fsnotify.Watcher, ev fsnotify.Event) bool {
 		}
 	}
 	return false
+}
+
+// rereadIn is a channel that fires after d, or none for 0.
+func rereadIn(d time.Duration) <-chan time.Time {
+	if d == 0 {
+		return nil
+	}
+	return time.After(d)
 }
 
 // reload reads the file when it is not the version last read, and puts its

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/elicitray/elicitray/app/config"
 )
 
 // TestWatchGuardDirectoryRecreated: the user removes the elicitray
@@ -17,9 +15,7 @@ func TestWatchGuardDirectoryRecreated(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "elicitray")
 	path := filepath.Join(dir, "config.toml")
-	relay := &relaySettings{}
-	log, next := watchLog(t)
-	watchEnded(t, WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log))
+	_, next := watchProd(t, path)
 	saveAsSettings(t, path, "[servers.prod]\nguard = [\"deploy\"]\n")
 	if got, want := next(), `elicitray: prod: config.toml changed: calls of "deploy" now wait for your approval.`; got != want {
 		t.Fatalf("log says\n%s\nwant\n%s", got, want)
@@ -53,9 +49,7 @@ func TestWatchGuardSameSizeSameTime(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "elicitray")
 	path := filepath.Join(dir, "config.toml")
-	relay := &relaySettings{}
-	log, next := watchLog(t)
-	watchEnded(t, WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log))
+	_, next := watchProd(t, path)
 	var first os.FileInfo
 	for _, name := range []string{"a", "b"} {
 		tmp := path + ".new"

@@ -13,13 +13,21 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// watchLog is a log for WatchGuard, and next returns its next line (the
-// test fails when the log ends).
-func watchLog(t *testing.T) (log io.Writer, next func() string) {
+// watchProd watches the config file at path for the server "prod", whose
+// guard and keep-alive start as config.Server{} and the default, until the
+// test ends. relay is what the watch puts in force, and next returns the
+// next line of its log (the test fails when the log ends). The test's
+// clean-up waits for the watch to end (t's context is done by then) before
+// its temporary directory is removed: Windows refuses to remove a
+// directory still watched.
+func watchProd(t *testing.T, path string) (relay *relaySettings, next func() string) {
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { pw.Close() })
 	lines := bufio.NewScanner(pr)
-	return pw, func() string {
+	relay = &relaySettings{}
+	ended := WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, pw)
+	t.Cleanup(func() { <-ended })
+	return relay, func() string {
 		t.Helper()
 		if !lines.Scan() {
 			t.Fatalf("the log ended: %v", lines.Err())
@@ -39,13 +47,6 @@ func saveAsSettings(t *testing.T, path, text string) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// watchEnded makes the test's clean-up wait for the watch to end (t's
-// context is done by then) before its temporary directory is removed:
-// Windows refuses to remove a directory still watched.
-func watchEnded(t *testing.T, ended <-chan struct{}) {
-	t.Cleanup(func() { <-ended })
 }
 
 // relaySettings records what WatchGuard puts in force.
@@ -76,9 +77,7 @@ func (r *relaySettings) SetKeepAlive(d time.Duration) {
 func TestWatchGuardSaysWhatChanged(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "elicitray", "config.toml") // no directory yet
-	relay := &relaySettings{}
-	log, next := watchLog(t)
-	watchEnded(t, WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log))
+	relay, next := watchProd(t, path)
 	inForce := func(guard []string, destr bool, keepAlive time.Duration) {
 		t.Helper()
 		relay.mu.Lock()

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/elicitray/elicitray/app/config"
 )
 
 // TestWatchGuardFileHeldOpen: another program (an editor saving, a virus
@@ -18,14 +16,8 @@ import (
 // though letting go raises no event to wake it.
 func TestWatchGuardFileHeldOpen(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "elicitray")
-	path := filepath.Join(dir, "config.toml")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	relay := &relaySettings{}
-	log, next := watchLog(t)
-	watchEnded(t, WatchGuard(t.Context(), path, "prod", config.Server{}, config.DefaultKeepAlive, config.StampOf(path), relay, log))
+	path := filepath.Join(t.TempDir(), "elicitray", "config.toml")
+	_, next := watchProd(t, path) // which makes the directory
 
 	name, err := syscall.UTF16PtrFromString(path)
 	if err != nil {
