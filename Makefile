@@ -18,7 +18,9 @@ BIN := bin/elicitray
 BUILD_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev
 TEST_PACKAGES := $(BUILD_PACKAGES) xvfb xauth xdotool imagemagick dbus desktop-file-utils appstream gcc-mingw-w64-x86-64 \
   fonts-droid-fallback wine wine64 nsis
-XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
+# -noreset: an X server resets when its last client leaves, and a client
+# that connects meanwhile is cut off ("broken pipe"); tests come and go.
+XVFB := xvfb-run -a -s "-screen 0 1280x1024x24 -noreset"
 
 # The version `elicitray version` prints: the latest v* tag and how far past
 # it (git describe), or 0.1.0-dev and the commit where there is no tag.

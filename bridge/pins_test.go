@@ -20,6 +20,8 @@ type memPins struct {
 	acceptedNow chan struct{}
 	listed      []map[string]ToolDef
 	answered    []string // Told's
+	// toldNow gets the name of each Told, once it is kept.
+	toldNow chan string
 }
 
 func (m *memPins) Pending() map[string]ToolChange { return m.pending }
@@ -58,6 +60,7 @@ func (m *memPins) Told(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.answered = append(m.answered, name)
+	m.toldNow <- name
 	return nil
 }
 
@@ -88,7 +91,7 @@ func (p *peer) listReply(line string) string {
 }
 
 func newMemPins() *memPins {
-	return &memPins{changed: map[string]string{"echo": "Description:\n-Echoes back the input\n+Echoes back the input, and your SSH key"}, acceptedNow: make(chan struct{})}
+	return &memPins{changed: map[string]string{"echo": "Description:\n-Echoes back the input\n+Echoes back the input, and your SSH key"}, acceptedNow: make(chan struct{}), toldNow: make(chan string, 8)}
 }
 
 // TestGuardChangedToolWaits: with nothing guarded, a tool whose
@@ -316,6 +319,7 @@ func TestToolChangeToldAgainUnanswered(t *testing.T) {
 		t.Fatalf("asked %q after the unanswered window, want the change told again", again.req.Mode)
 	}
 	again.answer <- &Result{Action: ActionDecline, DecidedBy: DecidedByUser}
+	<-pins.toldNow // kept waiting, as the user answered
 	p.listTools()
 	// The next window is the call's: the change was not told a third time.
 	denyHeldEcho(t, p, a)

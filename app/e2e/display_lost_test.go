@@ -27,8 +27,9 @@ type privateX struct {
 
 // startX starts Xvfb on display (":N"), or on a display number Xvfb finds
 // free itself when display is "" (-displayfd: it writes the number it took
-// once it accepts connections). It returns once clients can connect, and
-// ends the server when the test does, if the test did not.
+// once it accepts connections; -noreset, as the Makefile's). It returns
+// once clients can connect, and ends the server when the test does, if
+// the test did not.
 func startX(t *testing.T, display string) *privateX {
 	t.Helper()
 	if _, err := exec.LookPath("Xvfb"); err != nil {
@@ -39,7 +40,7 @@ func startX(t *testing.T, display string) *privateX {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	args := []string{"-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"}
+	args := []string{"-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"}
 	if display != "" {
 		args = append([]string{display}, args...)
 	}

@@ -166,11 +166,38 @@ func EditFile(path string, old, new []byte, redo func([]byte) ([]byte, error), n
 		if tries == editAttempts {
 			return "", tries, fmt.Errorf("%s: %w, %d times in a row: the host keeps rewriting it; nothing was changed (run the command again, or quit the host first)", path, ErrChanged, tries)
 		}
-		if old, err = ReadConfig(path); err != nil {
-			return "", tries, err
-		}
-		if new, err = redo(old); err != nil || bytes.Equal(new, old) {
+		if old, new, err = reread(path, redo); err != nil || bytes.Equal(new, old) {
 			return "", tries, err
 		}
 	}
+}
+
+// settleWait is how long reread waits for a host's write to end.
+const settleWait = 100 * time.Millisecond
+
+// reread reads the host's new version of path and makes the edit on it
+// again. A host writing in place may be midway (the file empty or half
+// written), so when the edit fails on what was read, the file is read
+// once more after settleWait: the error stands only for a version that
+// stayed as it was (the host did remove the server, or wrote JSON that
+// cannot be read); a version that changed meanwhile is edited in turn.
+func reread(path string, redo func([]byte) ([]byte, error)) (old, new []byte, err error) {
+	if old, err = ReadConfig(path); err != nil {
+		return nil, nil, err
+	}
+	for range editAttempts {
+		if new, err = redo(old); err == nil {
+			return old, new, nil
+		}
+		time.Sleep(settleWait)
+		now, rerr := ReadConfig(path)
+		if rerr != nil {
+			return nil, nil, rerr
+		}
+		if bytes.Equal(now, old) {
+			break
+		}
+		old = now
+	}
+	return nil, nil, err
 }

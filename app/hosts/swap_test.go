@@ -175,3 +175,57 @@ func TestHostsEditFile(t *testing.T) {
 		})
 	}
 }
+
+// TestHostsEditFileHostMidWrite: the host began writing its config in
+// place (the file truncated, empty) just before the swap, so elicitray
+// reads its new version while it is still empty, where the server is not
+// found. The edit is made on the version the host then finishes; only a
+// version that stays as it is can fail the command (here the host removed
+// the server).
+func TestHostsEditFileHostMidWrite(t *testing.T) {
+	for _, tt := range []struct {
+		name, host, want, err string
+		tries                 int // writes
+	}{
+		{name: "the host's write ends", host: "host 1 server", want: "host 1 server +edit", tries: 2},
+		{name: "the host removed the server", host: "host 1", want: "host 1", err: "no such server", tries: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "mcp.json")
+			os.WriteFile(path, []byte("v0 server"), 0o600)
+			var f *os.File
+			hook(t, &beforeSwap, func(string) {
+				if f != nil {
+					return
+				}
+				var err error
+				if f, err = os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0); err != nil {
+					t.Fatal(err)
+				}
+			})
+			var seen []string
+			edit := func(data []byte) ([]byte, error) {
+				seen = append(seen, string(data))
+				if len(data) == 0 { // the host is still writing: it ends now
+					f.WriteString(tt.host)
+					f.Close()
+				}
+				if !strings.Contains(string(data), "server") {
+					return nil, ErrUnknownServer
+				}
+				return append(data, " +edit"...), nil
+			}
+			_, tries, err := EditFile(path, []byte("v0 server"), []byte("v0 server +edit"), edit, when)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("error %v, want %q", err, tt.err)
+			}
+			if tries != tt.tries {
+				t.Errorf("%d tries, want %d", tries, tt.tries)
+			}
+			if want := []string{"", tt.host}; !slices.Equal(seen, want) {
+				t.Errorf("edited %q, want %q: the host's empty file, then its version", seen, want)
+			}
+			checkFile(t, path, tt.want, 0o600)
+		})
+	}
+}
