@@ -153,10 +153,11 @@ func keepAside(path, tmp string, now time.Time) string {
 
 // EditFile is WriteFile for an edit that can be made again: new is
 // redo(old), made already. When the host rewrote the file since it was read
-// (ErrChanged), the edit is made again on the host's version, read anew, up
-// to editAttempts times in all; then the error says the host keeps
-// rewriting the file and nothing was changed. tries is how many times it
-// wrote; the backup is "" when the edit, made again, changes nothing.
+// (ErrChanged), the edit is made again on the host's version, read anew
+// once it has settled, up to editAttempts times in all; then the error
+// says the host keeps rewriting the file and nothing was changed. tries is
+// how many times it wrote; the backup is "" when the edit, made again,
+// changes nothing.
 func EditFile(path string, old, new []byte, redo func([]byte) ([]byte, error), now time.Time) (backup string, tries int, err error) {
 	for tries = 1; ; tries++ {
 		backup, err = WriteFile(path, old, new, now)
@@ -164,40 +165,48 @@ func EditFile(path string, old, new []byte, redo func([]byte) ([]byte, error), n
 			return backup, tries, err
 		}
 		if tries == editAttempts {
-			return "", tries, fmt.Errorf("%s: %w, %d times in a row: the host keeps rewriting it; nothing was changed (run the command again, or quit the host first)", path, ErrChanged, tries)
+			return "", tries, keepsRewriting(path, tries)
 		}
-		if old, new, err = reread(path, redo); err != nil || bytes.Equal(new, old) {
+		if old, err = settled(path); err != nil {
+			return "", tries, err
+		}
+		if new, err = redo(old); err != nil || bytes.Equal(new, old) {
 			return "", tries, err
 		}
 	}
 }
 
-// settleWait is how long reread waits for a host's write to end.
+func keepsRewriting(path string, times int) error {
+	return fmt.Errorf("%s: %w, %d times in a row: the host keeps rewriting it; nothing was changed (run the command again, or quit the host first)", path, ErrChanged, times)
+}
+
+// settleWait is how long the host's new version must stay the same before
+// EditFile edits it.
 const settleWait = 100 * time.Millisecond
 
-// reread reads the host's new version of path and makes the edit on it
-// again. A host writing in place may be midway (the file empty or half
-// written), so when the edit fails on what was read, the file is read
-// once more after settleWait: the error stands only for a version that
-// stayed as it was (the host did remove the server, or wrote JSON that
-// cannot be read); a version that changed meanwhile is edited in turn.
-func reread(path string, redo func([]byte) ([]byte, error)) (old, new []byte, err error) {
-	if old, err = ReadConfig(path); err != nil {
-		return nil, nil, err
-	}
+// The moment a test writes the file at as a host would: each time
+// settled is about to wait.
+var settling = func(path string) {}
+
+// settled returns the host's new version of path once it has stayed the
+// same for settleWait. A host that writes in place may be midway (the file
+// empty, which reads as no servers, or half written, which is no JSON),
+// and an edit of that would fail, or change nothing and be taken for done
+// (wrap --all). A file that reads otherwise at each of editAttempts looks
+// is ErrChanged.
+func settled(path string) ([]byte, error) {
+	old, err := ReadConfig(path)
 	for range editAttempts {
-		if new, err = redo(old); err == nil {
-			return old, new, nil
+		if err != nil {
+			return nil, err
 		}
+		settling(path)
 		time.Sleep(settleWait)
-		now, rerr := ReadConfig(path)
-		if rerr != nil {
-			return nil, nil, rerr
-		}
-		if bytes.Equal(now, old) {
-			break
+		var now []byte
+		if now, err = ReadConfig(path); err == nil && bytes.Equal(now, old) {
+			return now, nil
 		}
 		old = now
 	}
-	return nil, nil, err
+	return nil, keepsRewriting(path, editAttempts)
 }

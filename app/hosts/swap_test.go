@@ -177,18 +177,26 @@ func TestHostsEditFile(t *testing.T) {
 }
 
 // TestHostsEditFileHostMidWrite: the host began writing its config in
-// place (the file truncated, empty) just before the swap, so elicitray
-// reads its new version while it is still empty, where the server is not
-// found. The edit is made on the version the host then finishes; only a
-// version that stays as it is can fail the command (here the host removed
-// the server).
+// place (the file truncated, empty) just before the swap. elicitray edits
+// its version once the host's write has ended and the file stays as it is
+// (before: it edited the empty file, where the server was not found, or,
+// for wrap --all, found no server and said it was done). A host whose file
+// keeps changing gets the sentence saying so; a version that stays as it
+// is can fail the edit (here the host removed the server).
 func TestHostsEditFileHostMidWrite(t *testing.T) {
 	for _, tt := range []struct {
-		name, host, want, err string
-		tries                 int // writes
+		name   string
+		host   []string // what the host's write leaves at each of elicitray's looks
+		want   string
+		edited []string
+		tries  int // writes
+		err    string
 	}{
-		{name: "the host's write ends", host: "host 1 server", want: "host 1 server +edit", tries: 2},
-		{name: "the host removed the server", host: "host 1", want: "host 1", err: "no such server", tries: 1},
+		{name: "the host's write ends", host: []string{"host 1 server"}, want: "host 1 server +edit", edited: []string{"host 1 server"}, tries: 2},
+		{name: "the host's write ends in two steps", host: []string{`host 1 ser`, "host 1 server"}, want: "host 1 server +edit", edited: []string{"host 1 server"}, tries: 2},
+		{name: "the host removed the server", host: []string{"host 1"}, want: "host 1", edited: []string{"host 1"}, tries: 1, err: "no such server"},
+		{name: "the host keeps writing", host: []string{"h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11"}, want: "h10", tries: 1,
+			err: "the file changed while elicitray was editing it, 10 times in a row: the host keeps rewriting it; nothing was changed (run the command again, or quit the host first)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "mcp.json")
@@ -203,27 +211,33 @@ func TestHostsEditFileHostMidWrite(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			var seen []string
-			edit := func(data []byte) ([]byte, error) {
-				seen = append(seen, string(data))
-				if len(data) == 0 { // the host is still writing: it ends now
-					f.WriteString(tt.host)
-					f.Close()
+			looks := 0
+			hook(t, &settling, func(string) {
+				if looks < len(tt.host) {
+					if err := os.WriteFile(path, []byte(tt.host[looks]), 0o600); err != nil {
+						t.Fatal(err)
+					}
 				}
+				looks++
+			})
+			var edited []string
+			edit := func(data []byte) ([]byte, error) {
+				edited = append(edited, string(data))
 				if !strings.Contains(string(data), "server") {
 					return nil, ErrUnknownServer
 				}
 				return append(data, " +edit"...), nil
 			}
 			_, tries, err := EditFile(path, []byte("v0 server"), []byte("v0 server +edit"), edit, when)
-			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			f.Close()
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.HasSuffix(err.Error(), tt.err)) {
 				t.Fatalf("error %v, want %q", err, tt.err)
 			}
 			if tries != tt.tries {
 				t.Errorf("%d tries, want %d", tries, tt.tries)
 			}
-			if want := []string{"", tt.host}; !slices.Equal(seen, want) {
-				t.Errorf("edited %q, want %q: the host's empty file, then its version", seen, want)
+			if !slices.Equal(edited, tt.edited) {
+				t.Errorf("edited %q, want %q: the host's version once its write ended", edited, tt.edited)
 			}
 			checkFile(t, path, tt.want, 0o600)
 		})
