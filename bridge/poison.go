@@ -16,13 +16,16 @@ import (
 // user. The window that tells of a changed definition flags such text in
 // what the change added (suspicions), so that the person sees why a change
 // may matter more than its wording suggests. The phrases are the common
-// ones of published attacks, in English and Chinese; they flag, they
-// decide nothing: the person does.
+// ones of published attacks, in English, Chinese and Arabic; they flag,
+// they decide nothing: the person does.
 
 // instructionPhrases are what reads as an order to the model rather than a
 // description of the tool, each with what the window calls it. They are
-// matched in the text folded (NFKC, lower case, blanks as one space), so
-// that full-width letters or a line break inside do not hide them.
+// matched in the text folded (NFKC, lower case, blanks as one space,
+// Arabic as foldArabic spells it), so that full-width letters, a line
+// break, vowel marks or a tatweel inside do not hide them. Go's \b knows
+// only ASCII words: an Arabic word starts after a non-letter, and may
+// carry the conjunction و or ف.
 var instructionPhrases = []struct {
 	re   *regexp.Regexp
 	what string
@@ -35,11 +38,17 @@ var instructionPhrases = []struct {
 	{regexp.MustCompile(`\b(do not|don't|never)\b[^.\n]{0,20}\b(tell|inform|mention|show|reveal|notify)\b[^.\n]{0,10}\b(the )?user\b|\bwithout (telling|informing|notifying|asking) the user\b|\bthe user (must not|should not|shouldn't) (know|see|be told)\b|\b(keep|hide) (this|it|that)\b[^.\n]{0,20}\bfrom the user\b`),
 		"asks the AI to keep something from you"},
 	{regexp.MustCompile(`不要(告诉|通知|提醒)用户`), "asks the AI to keep something from you"},
+	{regexp.MustCompile(foldArabic(`(?:^|\P{L})[وف]?(?:تجاهل|انس|أهمل)[^.؟!\n]{0,20}(?:(?:كل|جميع)[^.؟!\n]{0,10}(?:التعليمات|الأوامر|التوجيهات|الإرشادات)|(?:التعليمات|الأوامر|التوجيهات|الإرشادات)[^.؟!\n]{0,10}(?:السابقة|أعلاه|الأخرى|الأصلية)|كل ما (?:قيل|سبق))`)),
+		"tells the AI to ignore its instructions"},
+	{regexp.MustCompile(foldArabic(`(?:^|\P{L})[وف]?لا\s+(?:تخبر|تعلم|تبلغ|تذكر|تظهر|تكشف)[^.؟!\n]{0,20}(?:المستخدم|للمستخدم)|(?:^|\P{L})(?:دون|بدون)\s+(?:إخبار|إعلام|علم|إبلاغ|معرفة)\s+المستخدم`)),
+		"asks the AI to keep something from you"},
 	{regexp.MustCompile(`<\s*/?\s*(important|system|instructions?|secret)\s*>|\[\s*(system|instructions?)\s*\]`),
 		"has tags that speak to the AI (<IMPORTANT>, <system>…)"},
 	{regexp.MustCompile(`\b(before|after|when) (using|calling|running|you use|you call)\b[^.\n]{0,40}\b(read|send|include|pass|upload|fetch|cat|attach)\b`),
 		"tells the AI to do something else when it uses the tool"},
 	{regexp.MustCompile(`(调用|使用|运行)[^。]{0,8}(之前|以前|前|之后|后|时)[^。]{0,20}(读取|发送|上传|附上|传入|包含)`),
+		"tells the AI to do something else when it uses the tool"},
+	{regexp.MustCompile(foldArabic(`(?:^|\P{L})(?:قبل|بعد|عند)\s+(?:استخدام|استدعاء|تشغيل)[^.؟!\n]{0,40}\P{L}[وف]?(?:اقرأ|أرسل|أرفق|مرر|حمل|ضمن|أضف)(?:\P{L}|$)`)),
 		"tells the AI to do something else when it uses the tool"},
 	{regexp.MustCompile(`~/\.ssh|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|/etc/(passwd|shadow)|\bmcp\.json\b|\.npmrc|\.netrc|(^|[\s/~])\.env\b|\bprivate keys?\b|\bseed phrase\b`),
 		"names private files or secrets"},
@@ -71,7 +80,7 @@ func suspicions(account string) []string {
 		}
 		return r
 	}, text)
-	folded := strings.Join(strings.Fields(strings.ToLower(norm.NFKC.String(visible))), " ")
+	folded := foldArabic(strings.Join(strings.Fields(strings.ToLower(norm.NFKC.String(visible))), " "))
 	var out []string
 	for _, p := range instructionPhrases {
 		if p.re.MatchString(folded) && !slices.Contains(out, p.what) {
@@ -82,6 +91,31 @@ func suspicions(account string) []string {
 		out = append(out, fmt.Sprintf("has a run of %d blank characters, which can push what follows out of view", n))
 	}
 	return out
+}
+
+// foldArabic is s with the Arabic spellings a reader takes for one word
+// spelt one way: the vowel and other marks (harakat, the dagger alef) and
+// the tatweel that stretches a word dropped, an alef carrying a hamza or a
+// madda (أ إ آ ٱ) as a bare alef, alef maqsura (ى) as ya (ي), and ta
+// marbuta (ة) as ha (ه). Only for matching: the window shows the text as
+// it came.
+func foldArabic(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case 'أ', 'إ', 'آ', 'ٱ':
+			return 'ا'
+		case 'ى':
+			return 'ي'
+		case 'ة':
+			return 'ه'
+		case '\u0640', '\u0670':
+			return -1
+		}
+		if r >= '\u064B' && r <= '\u065F' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // longestBlankRun returns the length, in characters, of the longest run of
