@@ -537,7 +537,7 @@ func TestStatusShowsRules(t *testing.T) {
 		return lines
 	}
 	until := untilText(time.Now().Add(30*time.Minute), time.Now())
-	const rest = ", guard none, keep_alive 15s" // TestStatusShowsGuardAndKeepAlive
+	const rest = ", timeout 10m0s, burst 5, every 3s, guard none, keep_alive 15s" // TestStatusShowsGuardAndKeepAlive
 	want := []string{"Paused no", "Waiting 0", "Server bot rule accept-defaults" + rest, "Server ci rule decline" + rest,
 		"Server jira rule ask" + rest, "Server noisy rule cancel, muted until " + until + rest}
 	if diff := cmp.Diff(want, status()); diff != "" {

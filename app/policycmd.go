@@ -166,13 +166,13 @@ func askHub(ctx context.Context, p paths.Paths, ask func(*hubapi.Client) error) 
 
 // writeStatus writes the hub's status r: whether prompts are paused, how
 // many wait, and each server the hub knows with the rule in force for it,
-// whether it is muted, its tool-call guard and its keep-alive, named as
-// config.toml names them.
+// whether it is muted, its timeout and rate limit, its tool-call guard and
+// its keep-alive, named as config.toml names them.
 //
 //	Paused   no
 //	Waiting  0
-//	Server   ci      rule decline, guard none, keep_alive 15s
-//	Server   github  rule ask, muted until 15:04, guard deploy_* delete_*, guard_destructive, keep_alive off
+//	Server   ci      rule decline, timeout 10m0s, burst 5, every 3s, guard none, keep_alive 15s
+//	Server   github  rule ask, muted until 15:04, timeout 20s, burst 5, every 3s, guard deploy_* delete_*, guard_destructive, keep_alive off
 func writeStatus(w io.Writer, r hubapi.StatusReply, now time.Time) error {
 	tw := chars.NewColumns(w)
 	paused := "no"
@@ -188,6 +188,9 @@ func writeStatus(w io.Writer, r hubapi.StatusReply, now time.Time) error {
 		state := "rule " + cmp.Or(s.Rule, config.RuleAsk)
 		if !s.MutedUntil.IsZero() {
 			state += ", muted until " + untilText(s.MutedUntil, now)
+		}
+		if s.Timeout > 0 {
+			state += fmt.Sprintf(", timeout %s, burst %d, every %s", s.Timeout, s.Burst, s.Every)
 		}
 		state += ", " + guardText(s.Guard, s.GuardDestructive)
 		if s.KeepAlive != nil {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestStatusShowsGuardAndKeepAlive: `elicitray status` says, for each server
-// config.toml names, its tool-call guard (guard, guard_destructive) and how
+// config.toml names, how long its prompts wait (timeout), its rate limit
+// (burst, every), its tool-call guard (guard, guard_destructive) and how
 // often the host hears that a prompt is still open (keep_alive): a user who
 // set them sees whether the running hub has them, in the config's words.
 func TestStatusShowsGuardAndKeepAlive(t *testing.T) {
@@ -21,6 +22,9 @@ func TestStatusShowsGuardAndKeepAlive(t *testing.T) {
 rule = "decline"
 
 [servers.github]
+timeout = "20s"
+burst = 2
+every = "1m"
 guard = ["deploy_*", "delete_*"]
 guard_destructive = true
 keep_alive = "0s"
@@ -37,9 +41,9 @@ keep_alive = "5s"
 		}
 	}
 	want := []string{
-		"Server ci rule decline, guard none, keep_alive 10s",
-		"Server github rule ask, guard deploy_* delete_*, guard_destructive, keep_alive off",
-		"Server shell rule ask, guard_destructive, keep_alive 5s",
+		"Server ci rule decline, timeout 10m0s, burst 5, every 3s, guard none, keep_alive 10s",
+		"Server github rule ask, timeout 20s, burst 2, every 1m0s, guard deploy_* delete_*, guard_destructive, keep_alive off",
+		"Server shell rule ask, timeout 10m0s, burst 5, every 3s, guard_destructive, keep_alive 5s",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("elicitray status's server lines mismatch (-want +got):\n%s", diff)

@@ -148,8 +148,9 @@ func (h *Hub) Servers() []hubapi.ServerState {
 	for n := range names {
 		sc := h.Config.Servers[n]
 		keepAlive := h.Config.KeepAliveFor(n)
-		s := hubapi.ServerState{Name: n, Rule: h.Config.Policy(n).Rule, Guard: sc.Guard,
-			GuardDestructive: sc.GuardDestructive, KeepAlive: &keepAlive}
+		pol := h.Config.Policy(n)
+		s := hubapi.ServerState{Name: n, Rule: pol.Rule, Guard: sc.Guard, GuardDestructive: sc.GuardDestructive,
+			KeepAlive: &keepAlive, Timeout: pol.Timeout, Burst: pol.Burst, Every: pol.Every}
 		if until := h.policy.muted[n]; until.After(now) {
 			s.MutedUntil = until
 		}

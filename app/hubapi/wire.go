@@ -150,4 +150,11 @@ type ServerState struct {
 	// open (Config.KeepAliveFor): zero, never. Nil from a hub older than
 	// this field, which did not say.
 	KeepAlive *time.Duration `json:",omitempty"`
+	// Timeout is how long its prompts wait for a person, and Burst and
+	// Every its rate limit: Burst prompts at once, then one per Every
+	// (config.Policy: its own, else the defaults). Zero from a hub older
+	// than these fields, which did not say.
+	Timeout time.Duration `json:",omitempty"`
+	Burst   int           `json:",omitempty"`
+	Every   time.Duration `json:",omitempty"`
 }
