@@ -318,8 +318,39 @@ func (v *historyView) build() fyne.CanvasObject {
 	split.Offset = 0.7
 	root := container.NewBorder(v.filters.content, v.bottom, nil, nil, split)
 	v.filters.relayout = root.Refresh
-	return root
+	return container.New(&tableShare{split: split, cols: v.cols, auto: split.Offset}, root)
 }
+
+// tableShare lays out the history view, giving the table the share of
+// the split its columns need to show whole beside the detail pane: 0.7 of
+// the width, more where the columns need it (English's widest Action text
+// took the last column past the pane's edge), at most 0.8. Once the user
+// drags the divider (the offset is no longer the one set here), the split
+// is theirs.
+type tableShare struct {
+	split *container.Split
+	cols  *columnWidths
+	auto  float64 // the offset last set here
+}
+
+func (l *tableShare) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	if l.split.Offset == l.auto && size.Width > 0 {
+		need := float32(0)
+		for _, w := range l.cols.widths(0) {
+			need += w
+		}
+		// The divider and the panes' padding take a little of the width.
+		need += 4 * theme.Padding()
+		l.auto = min(0.8, max(0.7, float64(need/size.Width)))
+		l.split.Offset = l.auto
+	}
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (l *tableShare) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
 
 // onColumnsResized lays the rows out again after the user dragged a
 // column's edge in the header.

@@ -178,6 +178,34 @@ func TestHistoryActionShowsNotDelivered(t *testing.T) {
 	}
 }
 
+// TestHistoryColumnsFitTheWindow: at the history window's first size,
+// with the detail pane beside the table, every column of the table shows
+// whole, its header too, in English and Chinese: nothing is cut at the
+// pane's edge until the user widens a column (a new user saw the last
+// title cut to "Answered ir").
+func TestHistoryColumnsFitTheWindow(t *testing.T) {
+	for _, locale := range []string{"en_US.UTF-8", "zh_CN.UTF-8"} {
+		t.Run(locale, func(t *testing.T) {
+			withLocale(t, map[string]string{"LANG": locale})
+			h := newHistoryHarness(t, newFakeHistory(history.Record{ID: 1, Time: t0, Server: "github", Tool: "deploy",
+				Mode: "form", Message: "Deploy?", Action: "accept", DecidedBy: "user"}))
+			scroll := h.v.tableScroll
+			if got, view := scroll.Content.Size().Width, scroll.Size().Width; got > view {
+				t.Errorf("the table is %v wide in a pane of %v: its last columns are cut off", got, view)
+			}
+			if detail := h.v.detail.content.Size().Width; detail < 0.2*1240 {
+				t.Errorf("the detail pane is %v wide, less than a fifth of the window", detail)
+			}
+			for _, l := range h.v.header.titles {
+				need := fyne.MeasureText(l.Text, theme.TextSize(), fyne.TextStyle{Bold: true}).Width + 2*theme.InnerPadding()
+				if got := l.Size().Width; got < need {
+					t.Errorf("the title %q is %v wide and needs %v: it is cut off", l.Text, got, need)
+				}
+			}
+		})
+	}
+}
+
 // TestHistoryColumnsFitNames: server and tool names longer than their
 // columns' first widths show whole as their page loads, without dragging
 // (issue 27: the Tool column was cut off); a name too long for any column
