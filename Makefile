@@ -152,6 +152,7 @@ testdata/npm/node_modules/.package-lock.json: testdata/npm/package.json testdata
 	  rm -rf testdata/npm/node_modules && { cp -al "$$keep" testdata/npm/node_modules 2>/dev/null || \
 	    cp -a "$$keep" testdata/npm/node_modules; } && echo "testdata/npm/node_modules: the install kept in $$keep"; \
 	else (cd testdata/npm && npm ci --no-audit --no-fund) || exit 1; \
+	  echo "testdata/npm: installed (npm's EBADENGINE warnings name the system's Node; the packages that need Node 22 run on the node@22 this install holds)"; \
 	  mkdir -p "$$(dirname "$$keep")" && rm -rf "$$keep.tmp"; \
 	  if cp -al testdata/npm/node_modules "$$keep.tmp" 2>/dev/null; then mv "$$keep.tmp" "$$keep"; else rm -rf "$$keep.tmp"; fi; fi
 	@touch $@
