@@ -261,7 +261,11 @@ func TestPauseAndMute(t *testing.T) {
 		t.Errorf("muted server: %+v", res)
 	}
 	keepAlive := config.DefaultKeepAlive
-	want := []hubapi.ServerState{{Name: "github", MutedUntil: clock.Now().Add(time.Hour), Rule: config.RuleAsk, KeepAlive: &keepAlive}, {Name: "jira", Rule: config.RuleAsk, KeepAlive: &keepAlive}}
+	defaults := hubapi.ServerState{Rule: config.RuleAsk, KeepAlive: &keepAlive, Timeout: config.DefaultTimeout, Burst: config.DefaultBurst, Every: config.DefaultEvery}
+	muted, asks := defaults, defaults
+	muted.Name, muted.MutedUntil = "github", clock.Now().Add(time.Hour)
+	asks.Name = "jira"
+	want := []hubapi.ServerState{muted, asks}
 	if diff := cmp.Diff(want, h.Servers()); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
