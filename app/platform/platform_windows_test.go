@@ -17,8 +17,8 @@ import (
 	"testing"
 )
 
-// TestMain makes the test binary the echoing child of TestChildConn when
-// asked to.
+// TestMain makes the test binary the echoing child of TestChildConn and
+// TestStartDetached when asked to.
 func TestMain(m *testing.M) {
 	if os.Getenv(echoChild) == "1" {
 		_, _ = io.Copy(os.Stdout, os.Stdin)
@@ -254,9 +254,16 @@ func TestChildConn(t *testing.T) {
 }
 
 // TestStartDetached: a detached process starts, runs, and once it ended is
-// not alive.
+// not alive. The process is this test binary, made to echo until its stdin
+// ends (Wine's findstr, the first choice, now and then ended at once on a
+// loaded machine).
 func TestStartDetached(t *testing.T) {
-	cmd := exec.Command("findstr", "^")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), echoChild+"=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
