@@ -301,7 +301,7 @@ func editLocations(w io.Writer, f hostsFlags, env hosts.Env, title, host string,
 		var err error
 		if i := slices.IndexFunc(targets, func(t *target) bool { return t.path == l.Path }); i >= 0 {
 			data = targets[i].data // read once
-		} else if data, err = hosts.ReadConfig(l.Path); errors.Is(err, fs.ErrNotExist) {
+		} else if data, err = hosts.ReadForEdit(l.Path); errors.Is(err, fs.ErrNotExist) {
 			absent = append(absent, tildePath(l.Path, env.Home))
 			continue
 		} else if err != nil {

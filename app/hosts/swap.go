@@ -188,6 +188,19 @@ const settleWait = 100 * time.Millisecond
 // settled is about to wait.
 var settling = func(path string) {}
 
+// ReadForEdit is ReadConfig for a config about to be edited. A file that
+// reads empty is read again once it has stayed so for settleWait: a host
+// that writes in place empties the file first, and an empty config holds
+// no servers, so that `hosts unwrap --all`, say, would find nothing to do
+// and leave the host's version of a moment later still wrapped.
+func ReadForEdit(path string) ([]byte, error) {
+	data, err := ReadConfig(path)
+	if err != nil || len(bytes.TrimSpace(data)) > 0 {
+		return data, err
+	}
+	return settled(path)
+}
+
 // settled returns the host's new version of path once it has stayed the
 // same for settleWait. A host that writes in place may be midway (the file
 // empty, which reads as no servers, or half written, which is no JSON),

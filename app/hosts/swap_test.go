@@ -243,3 +243,38 @@ func TestHostsEditFileHostMidWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestHostsReadForEditWaitsOutAnEmptyFile: a config read empty, as a host
+// writing it in place leaves it for a moment, is read again once the host
+// has written it; one that stays empty is empty (a new config).
+func TestHostsReadForEditWaitsOutAnEmptyFile(t *testing.T) {
+	for _, tt := range []struct {
+		name, host, want string
+	}{
+		{"the host's write ends", `{"mcpServers": {"fs": {}}}`, `{"mcpServers": {"fs": {}}}`},
+		{"empty it stays", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "mcp.json")
+			os.WriteFile(path, nil, 0o600)
+			wrote := false
+			hook(t, &settling, func(string) {
+				if !wrote && tt.host != "" {
+					wrote = true
+					os.WriteFile(path, []byte(tt.host), 0o600)
+				}
+			})
+			got, err := ReadForEdit(path)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("ReadForEdit = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	// A file with something in it is read once, with no wait.
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(path, []byte("{}"), 0o600)
+	hook(t, &settling, func(string) { t.Error("a config with text in it was waited on") })
+	if got, err := ReadForEdit(path); err != nil || string(got) != "{}" {
+		t.Errorf("ReadForEdit = %q, %v", got, err)
+	}
+}
