@@ -335,12 +335,8 @@ type tableShare struct {
 
 func (l *tableShare) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	if l.split.Offset == l.auto && size.Width > 0 {
-		need := float32(0)
-		for _, w := range l.cols.widths(0) {
-			need += w
-		}
 		// The divider and the panes' padding take a little of the width.
-		need += 4 * theme.Padding()
+		need := l.cols.total() + 4*theme.Padding()
 		l.auto = min(0.8, max(0.7, float64(need/size.Width)))
 		l.split.Offset = l.auto
 	}

@@ -142,11 +142,16 @@ func (l columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	for _, o := range objs {
 		h = max(h, o.MinSize().Height)
 	}
+	return fyne.NewSize(l.cols.total(), h)
+}
+
+// total is how wide the columns are together, the message at its least.
+func (c *columnWidths) total() float32 {
 	w := float32(0)
-	for _, c := range l.cols.widths(0) {
-		w += c
+	for _, cw := range c.widths(0) {
+		w += cw
 	}
-	return fyne.NewSize(w, h)
+	return w
 }
 
 // historyList is the table: a list of historyRows that deletes the
