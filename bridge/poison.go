@@ -25,7 +25,8 @@ import (
 // Arabic as foldArabic spells it), so that full-width letters, a line
 // break, vowel marks or a tatweel inside do not hide them. Go's \b knows
 // only ASCII words: an Arabic word starts after a non-letter, and may
-// carry the conjunction و or ف.
+// carry the conjunction و or ف; a verb ends at a non-letter, after a
+// pronoun (ه, ها, هم) at most, so that انسخ ("copy") is not انس ("forget").
 var instructionPhrases = []struct {
 	re   *regexp.Regexp
 	what string
@@ -38,9 +39,9 @@ var instructionPhrases = []struct {
 	{regexp.MustCompile(`\b(do not|don't|never)\b[^.\n]{0,20}\b(tell|inform|mention|show|reveal|notify)\b[^.\n]{0,10}\b(the )?user\b|\bwithout (telling|informing|notifying|asking) the user\b|\bthe user (must not|should not|shouldn't) (know|see|be told)\b|\b(keep|hide) (this|it|that)\b[^.\n]{0,20}\bfrom the user\b`),
 		"asks the AI to keep something from you"},
 	{regexp.MustCompile(`不要(告诉|通知|提醒)用户`), "asks the AI to keep something from you"},
-	{regexp.MustCompile(foldArabic(`(?:^|\P{L})[وف]?(?:تجاهل|انس|أهمل)[^.؟!\n]{0,20}(?:(?:كل|جميع)[^.؟!\n]{0,10}(?:التعليمات|الأوامر|التوجيهات|الإرشادات)|(?:التعليمات|الأوامر|التوجيهات|الإرشادات)[^.؟!\n]{0,10}(?:السابقة|أعلاه|الأخرى|الأصلية)|كل ما (?:قيل|سبق))`)),
+	{regexp.MustCompile(foldArabic(`(?:^|\P{L})[وف]?(?:تجاهل|انس|أهمل)(?:ه|ها|هم)?\P{L}[^.؟!\n]{0,20}(?:(?:كل|جميع)[^.؟!\n]{0,10}(?:التعليمات|الأوامر|التوجيهات|الإرشادات)|(?:التعليمات|الأوامر|التوجيهات|الإرشادات)[^.؟!\n]{0,10}(?:السابقة|أعلاه|الأخرى|الأصلية)|كل ما (?:قيل|سبق))`)),
 		"tells the AI to ignore its instructions"},
-	{regexp.MustCompile(foldArabic(`(?:^|\P{L})[وف]?لا\s+(?:تخبر|تعلم|تبلغ|تذكر|تظهر|تكشف)[^.؟!\n]{0,20}(?:المستخدم|للمستخدم)|(?:^|\P{L})(?:دون|بدون)\s+(?:إخبار|إعلام|علم|إبلاغ|معرفة)\s+المستخدم`)),
+	{regexp.MustCompile(foldArabic(`(?:^|\P{L})[وف]?لا\s+(?:تخبر|تعلم|تبلغ|تذكر|تظهر|تكشف)(?:ه|ها|هم)?\P{L}[^.؟!\n]{0,20}(?:المستخدم|للمستخدم)|(?:^|\P{L})(?:دون|بدون)\s+(?:إخبار|إعلام|علم|إبلاغ|معرفة)\s+المستخدم`)),
 		"asks the AI to keep something from you"},
 	{regexp.MustCompile(`<\s*/?\s*(important|system|instructions?|secret)\s*>|\[\s*(system|instructions?)\s*\]`),
 		"has tags that speak to the AI (<IMPORTANT>, <system>…)"},
@@ -96,9 +97,10 @@ func suspicions(account string) []string {
 // foldArabic is s with the Arabic spellings a reader takes for one word
 // spelt one way: the vowel and other marks (harakat, the dagger alef) and
 // the tatweel that stretches a word dropped, an alef carrying a hamza or a
-// madda (أ إ آ ٱ) as a bare alef, alef maqsura (ى) as ya (ي), and ta
-// marbuta (ة) as ha (ه). Only for matching: the window shows the text as
-// it came.
+// madda (أ إ آ ٱ) as a bare alef, and alef maqsura (ى) as ya (ي). Ta
+// marbuta (ة) stays itself: as ha (ه) it would read as a pronoun, تذكرة
+// ("a ticket") as تذكره ("mention it"). Only for matching: the window shows
+// the text as it came.
 func foldArabic(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -106,8 +108,6 @@ func foldArabic(s string) string {
 			return 'ا'
 		case 'ى':
 			return 'ي'
-		case 'ة':
-			return 'ه'
 		case '\u0640', '\u0670':
 			return -1
 		}
