@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/remember"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/chars"
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/history/historytest"
 )
 
 // seedHistory adds decisions a day apart, newest now: github accepts by
@@ -449,5 +451,72 @@ func TestHistoryListServerTextStaysInItsCell(t *testing.T) {
 	out := cli(t, "history", "list")
 	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 2 {
 		t.Errorf("one record made %d lines:\n%s", len(lines), out)
+	}
+}
+
+// TestHistoryCLIUnreadableRecord: with one record the file cannot give
+// back, list shows every other one and a row saying that one cannot be
+// read; export writes every other one to the file, says how many, and
+// exits 1 naming what it left out; show says the same of that one. Both
+// from the file and through a hub that holds it. Before, list, export and
+// show all failed whole.
+func TestHistoryCLIUnreadableRecord(t *testing.T) {
+	for _, withHub := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no hub", true: "through the hub"}[withHub], func(t *testing.T) {
+			home := testkit.Home(t)
+			p := paths.Under(home)
+			st, err := history.Open(p.History, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seedHistory(t, st, time.Now())
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := historytest.Damage(p.History, 2, historytest.CutShort); err != nil { // jira's rule decline
+				t.Fatal(err)
+			}
+			if withHub {
+				hubkit.ServeHub(t, p, nil)
+			}
+			run := func(args ...string) (string, string, int) {
+				var out, errb bytes.Buffer
+				code := Main(context.Background(), args, nil, &out, &errb)
+				return out.String(), errb.String(), code
+			}
+
+			out, stderr, code := run("history", "list")
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if code != 0 || len(lines) != 5 || !strings.Contains(lines[2], "(cannot be read: the history file is damaged here)") ||
+				!strings.HasPrefix(lines[2], "2 ") || !strings.Contains(out, "Deploy build 6?") {
+				t.Errorf("history list: exit %d\n%s", code, out)
+			}
+			if want := "elicitray: 1 decision could not be read, as the history file is damaged there; `elicitray history verify` checks the rest of the file, and Delete in the history window removes what cannot be read\n"; stderr != want {
+				t.Errorf("history list said %q, want %q", stderr, want)
+			}
+			if got := messages(t, cli(t, "history", "list", "--json")); len(got) != 4 || got[1] != "" {
+				t.Errorf("history list --json: messages %q; want 4, the second empty", got)
+			}
+
+			file := filepath.Join(t.TempDir(), "decisions.csv")
+			out, stderr, code = run("history", "export", "--format", "csv", "-o", file)
+			if code != 1 || out != "3 decisions written to "+file+"\n" ||
+				!strings.Contains(stderr, "record 2 could not be read and was left out; `elicitray history verify` checks the rest") {
+				t.Errorf("history export: exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil || len(rows) != 4 || rows[1][6] != "Deploy build 7?" || rows[3][6] != "Open a ticket?" {
+				t.Errorf("the export holds %q, %v; want a header and the 3 others", rows, err)
+			}
+
+			_, stderr, code = run("history", "show", "2")
+			if code != 1 || !strings.Contains(stderr, "decision 2 could not be read, as the history file is damaged there") {
+				t.Errorf("history show 2: exit %d: %s", code, stderr)
+			}
+		})
 	}
 }

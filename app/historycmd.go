@@ -161,16 +161,25 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 			}
 			tw := chars.NewColumns(stdout)
 			fmt.Fprintln(tw, "ID\tASKED\tSERVER\tTOOL\tACTION\tDECIDED BY\tMESSAGE")
+			var unread []uint64
 			for _, r := range recs {
 				r = printable(r)
+				message := firstLine(r.Message, 60)
+				if r.Unreadable != "" {
+					unread = append(unread, r.ID)
+					message = "(cannot be read: the history file is damaged here)"
+				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
-					cell(r.Server), dash(cell(r.Tool)), actionCell(r), r.DecidedBy, firstLine(r.Message, 60))
+					dash(cell(r.Server)), dash(cell(r.Tool)), dash(actionCell(r)), dash(r.DecidedBy), message)
 			}
 			if err := tw.Flush(); err != nil {
 				return runErr(err)
 			}
 			if len(recs) == limit {
 				fmt.Fprintf(stdout, "(the newest %d that match; --limit N shows more)\n", limit)
+			}
+			if len(unread) > 0 {
+				cliHistory(p, cmd).warnf("%s could not be read, as the history file is damaged there; %s", journal.Decisions(len(unread)), unreadableAdvice)
 			}
 			return nil
 		},
@@ -275,6 +284,9 @@ export the same way without elicitray.`,
 			if errors.Is(err, history.ErrNotFound) {
 				return runErr(fmt.Errorf("no decision with ID %d", id))
 			}
+			if errors.Is(err, history.ErrUnreadable) {
+				return runErr(fmt.Errorf("decision %d could not be read, as the history file is damaged there; %s", id, unreadableAdvice))
+			}
 			if err != nil {
 				return runErr(err)
 			}
@@ -296,6 +308,10 @@ export the same way without elicitray.`,
 	cmd.AddCommand(list, show, export, prune, verify, window)
 	return cmd
 }
+
+// unreadableAdvice follows the news that records could not be read
+// (history.Record.Unreadable).
+const unreadableAdvice = "`elicitray history verify` checks the rest of the file, and Delete in the history window removes what cannot be read"
 
 func writeJSONLines(w io.Writer, recs []history.Record) error {
 	enc := json.NewEncoder(w)

@@ -119,16 +119,17 @@ func exportTo(ctx context.Context, src historySource, q history.Query, format, o
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	n, err := src.export(ctx, q, format, bw)
-	if err == nil {
-		err = bw.Flush()
-	}
+	err = history.EndExport(bw, err)
 	if f != nil {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		if err == nil {
+		if err == nil || errors.Is(err, history.ErrUnreadable) {
 			fmt.Fprintf(stdout, "%s written to %s\n", journal.Decisions(n), output)
 		}
+	}
+	if errors.Is(err, history.ErrUnreadable) {
+		return fmt.Errorf("%w; %s", err, unreadableAdvice)
 	}
 	return err
 }
@@ -153,8 +154,8 @@ func (s historySource) export(ctx context.Context, q history.Query, format strin
 	cw := &countingWriter{w: w}
 	r, err := c.Export(ctx, hubapi.ExportRequest{Format: format, Query: &q}, cw)
 	switch {
-	case err == nil:
-		return r.Count, nil
+	case err == nil, errors.Is(err, history.ErrUnreadable):
+		return r.Count, err
 	case errors.Is(err, hubapi.ErrNotRunning), errors.Is(err, paths.ErrUntrusted):
 		return direct()
 	case errors.Is(err, hubapi.ErrHubGone) && cw.n == 0 && ctx.Err() == nil:

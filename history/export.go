@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -48,7 +50,9 @@ var exportChunk = 1000
 //
 // Export fails for an unknown format before writing anything, with
 // ErrNotFound when q.Before or q.After names no record, and with the error
-// of w.
+// of w. A record it cannot read (Record.Unreadable) is left out, and
+// Export then ends with an error wrapping ErrUnreadable that names it,
+// once it has written every other record.
 func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
 	var write func(r Record, prev, seal link) error
 	var flush func() error
@@ -85,6 +89,7 @@ func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
 	all := q == Query{}
 	q.Limit, q.ScanLimit = exportChunk, 0
 	n := 0
+	var unread []uint64 // IDs of the records left out (Record.Unreadable)
 	var within span
 	for {
 		var res scanResult
@@ -102,6 +107,10 @@ func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
 			return n, fmt.Errorf("exporting history: %w", err)
 		}
 		for i, r := range res.records {
+			if r.Unreadable != "" {
+				unread = append(unread, r.ID)
+				continue
+			}
 			if err := write(r, prevs[i], seals[i]); err != nil {
 				return n, fmt.Errorf("exporting history: %w", err)
 			}
@@ -119,7 +128,46 @@ func (s *Store) Export(w io.Writer, format string, q Query) (int, error) {
 	if err := flush(); err != nil {
 		return n, fmt.Errorf("exporting history: %w", err)
 	}
+	if len(unread) > 0 {
+		verb := "was"
+		if len(unread) > 1 {
+			verb = "were"
+		}
+		return n, fmt.Errorf("exporting history: %w: %s could not be read and %s left out", ErrUnreadable, idList(unread), verb)
+	}
 	return n, nil
+}
+
+// EndExport ends an export that Export wrote through bw and that ended
+// with err (nil for none): it flushes bw unless writing failed, and
+// returns the error that remains. An export that left out records it could
+// not read (ErrUnreadable) wrote every other record, which must reach the
+// user as any other export's.
+func EndExport(bw *bufio.Writer, err error) error {
+	if err != nil && !errors.Is(err, ErrUnreadable) {
+		return err
+	}
+	if ferr := bw.Flush(); ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// idList names records by ID for a sentence: "record 7", "records 7 and
+// 9", "records 12, 9, 7 and 5 more".
+func idList(ids []uint64) string {
+	const named = 3
+	s := make([]string, 0, named)
+	for _, id := range ids[:min(len(ids), named)] {
+		s = append(s, strconv.FormatUint(id, 10))
+	}
+	switch {
+	case len(ids) == 1:
+		return "record " + s[0]
+	case len(ids) <= named:
+		return "records " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	}
+	return fmt.Sprintf("records %s and %d more", strings.Join(s, ", "), len(ids)-named)
 }
 
 // csvRow returns the cells of r in the order of csvHeader.

@@ -290,6 +290,24 @@ type scanResult struct {
 	parsed  int      // how many records were read, not skipped by a search block
 }
 
+// add appends r to the page, which it makes at its full size at once:
+// growing it by doubling copied each record of a page about twice.
+func (res *scanResult) add(r Record, limit int) {
+	if res.records == nil {
+		res.records = make([]Record, 0, min(limit, maxPrealloc))
+	}
+	res.records = append(res.records, r)
+}
+
+// unreadable is the Record that stands for the record under key k when
+// its stored bytes cannot be read (err says why): its ID and time come
+// from the key, its server from the listing when it was of one server.
+// Every listing shows it, whatever else it selects: a damaged record must
+// not hide the others, nor vanish without a word (Record.Unreadable).
+func unreadable(k []byte, server string, err error) Record {
+	return Record{ID: keyID(k), Time: time.Unix(0, int64(keyNanos(k))), Server: server, Unreadable: err.Error()}
+}
+
 // seekExact returns the value of key k in c's bucket, as Bucket.Get does
 // (nil when k is missing or names a nested bucket), with c's memory.
 func seekExact(c *bolt.Cursor, k []byte) []byte {
@@ -359,14 +377,16 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		}
 		if text != nil {
 			if err := rr.parseHead(v); err != nil {
-				return scanResult{}, fmt.Errorf("record %d: %w", keyID(k), err)
+				res.add(unreadable(k, q.Server, err), limit)
+				continue
 			}
 			if !text(&rr) {
 				continue
 			}
 		}
 		if err := rr.parse(v); err != nil {
-			return scanResult{}, fmt.Errorf("record %d: %w", keyID(k), err)
+			res.add(unreadable(k, q.Server, err), limit)
+			continue
 		}
 		if viaIndex && string(rr.server) != q.Server {
 			// A damaged index: the server's page must not show another
@@ -378,14 +398,9 @@ func scan(tx *bolt.Tx, q Query, forward bool, within span) (scanResult, error) {
 		}
 		r, err := rd.record(k, &rr)
 		if err != nil {
-			return scanResult{}, err
+			r = unreadable(k, q.Server, err)
 		}
-		if res.records == nil {
-			// The page at its full size at once: growing it by doubling
-			// copied each record of a page about twice.
-			res.records = make([]Record, 0, min(limit, maxPrealloc))
-		}
-		res.records = append(res.records, r)
+		res.add(r, limit)
 	}
 	res.last = bytes.Clone(res.last)
 	res.more = k != nil
@@ -436,14 +451,16 @@ func countQuery(tx *bolt.Tx, q Query) (int, error) {
 		}
 		if text != nil {
 			if err := rr.parseHead(v); err != nil {
-				return 0, fmt.Errorf("record %d: %w", keyID(k), err)
+				n++ // listed as unreadable (unreadable)
+				continue
 			}
 			if !text(&rr) {
 				continue
 			}
 		}
 		if err := rr.parse(v); err != nil {
-			return 0, fmt.Errorf("record %d: %w", keyID(k), err)
+			n++
+			continue
 		}
 		if match(&rr) {
 			n++

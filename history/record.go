@@ -60,6 +60,14 @@ type Record struct {
 	// sentence saying why it never reached the server ("the wrapper ended
 	// before …").
 	Delivery string `json:"delivery,omitempty"`
+	// Unreadable, when not empty, says why the record's stored bytes
+	// could not be read: the history file is damaged there. Only ID and
+	// Time are known then, and Server when the listing was of one server.
+	// List, ListPage and CountQuery include such a record whatever else
+	// the Query selects, so that the damage shows where it is and hides
+	// no other record; Get fails for it, and Export leaves it out and
+	// says so (ErrUnreadable). Delete removes it.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // DeliveryPending is the Record.Delivery of a decision sent to the wrapper

@@ -25,7 +25,39 @@ var (
 	// ErrNotFound is returned for a record ID that is not in the history,
 	// never was or has been deleted.
 	ErrNotFound = errors.New("no such history record")
+	// ErrUnreadable is wrapped by the error of Get for a record whose
+	// stored bytes cannot be read (Record.Unreadable), and by Export's when
+	// it left out records for that reason, having written every other one.
+	ErrUnreadable = errors.New("the history file is damaged")
 )
+
+// kinds names the errors of Store's that pass from process to process.
+var kinds = map[string]error{"not-found": ErrNotFound, "unreadable": ErrUnreadable}
+
+// ErrorKind names the error of Store's that err is, for a process that
+// passes err on as its sentence (the hub to a command or a window):
+// "not-found" (ErrNotFound), "unreadable" (ErrUnreadable), or "" for any
+// other. Said makes it that error again.
+func ErrorKind(err error) string {
+	for name, k := range kinds {
+		if errors.Is(err, k) {
+			return name
+		}
+	}
+	return ""
+}
+
+// Said is the error of sentence, of kind (ErrorKind): errors.Is tells
+// ErrNotFound and ErrUnreadable in it, as in the error first said.
+func Said(sentence, kind string) error { return said{sentence, kinds[kind]} }
+
+type said struct {
+	sentence string
+	kind     error
+}
+
+func (e said) Error() string { return e.sentence }
+func (e said) Unwrap() error { return e.kind }
 
 // Options configures Open. A nil *Options means all defaults.
 type Options struct {
@@ -450,9 +482,13 @@ func get(tx *bolt.Tx, id uint64) (Record, error) {
 	}
 	var rr rawRecord
 	if err := rr.parse(v); err != nil {
-		return Record{}, fmt.Errorf("record %d: %w", id, err)
+		return Record{}, fmt.Errorf("%w: record %d cannot be read", ErrUnreadable, id)
 	}
-	return newReader(tx).record(k, &rr)
+	r, err := newReader(tx).record(k, &rr)
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
+	return r, nil
 }
 
 // remove deletes the record with key k, its index entries and its counts,
@@ -468,8 +504,8 @@ func remove(tx *bolt.Tx, k []byte, stale staleBlocks, gone *cut) error {
 		return fmt.Errorf("%w: record %d is indexed but missing", errDamaged, keyID(k))
 	}
 	var rr rawRecord
-	if err := rr.parse(v); err != nil {
-		return fmt.Errorf("record %d: %w", keyID(k), err)
+	if rr.parse(v) != nil {
+		return removeUnreadable(tx, k, v, stale, gone)
 	}
 	// v belongs to the page the deletes below change.
 	gone.note(keyID(k), rr.link)
@@ -490,23 +526,74 @@ func remove(tx *bolt.Tx, k []byte, stale staleBlocks, gone *cut) error {
 	if err := tx.Bucket(bucketIDs).Delete(idKey(keyID(k))); err != nil {
 		return err
 	}
-	if err := countRecord(tx, server, -1); err != nil {
+	if err := uncount(tx, server, k); err != nil {
 		return err
-	}
-	if server != "" {
-		servers := tx.Bucket(bucketServers)
-		index := servers.Bucket([]byte(server))
-		if err := index.Delete(k); err != nil {
-			return err
-		}
-		if first, _ := index.Cursor().First(); first == nil {
-			if err := servers.DeleteBucket([]byte(server)); err != nil {
-				return err
-			}
-		}
 	}
 	if ref != nil {
 		return releaseSchema(tx, ref)
+	}
+	return nil
+}
+
+// removeUnreadable is remove for a record whose value v cannot be read
+// (Record.Unreadable), so that Delete and pruning still end it: what its
+// value would name is found by looking, its server by the index that
+// holds k and its request by the entry that names its ID. Its seal is
+// kept for the checkpoint when the value still has it. A schema it
+// referred to stays, unreleased: which one is not known.
+func removeUnreadable(tx *bolt.Tx, k, v []byte, stale staleBlocks, gone *cut) error {
+	id := keyID(k)
+	var seal []byte
+	if len(v) >= 1+linkLen && v[0] >= valueV6 {
+		seal = v[1 : 1+linkLen]
+	}
+	gone.note(id, seal) // copied: v belongs to a page the deletes change
+	var server []byte
+	err := tx.Bucket(bucketServers).ForEachBucket(func(name []byte) error {
+		if server == nil && tx.Bucket(bucketServers).Bucket(name).Get(k) != nil {
+			server = bytes.Clone(name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var request []byte
+	want := idKey(id)
+	c := tx.Bucket(bucketRequests).Cursor()
+	for rk, rv := c.First(); rk != nil && request == nil; rk, rv = c.Next() {
+		if bytes.Equal(rv, want) || bytes.Equal(rv, k) {
+			request = bytes.Clone(rk)
+		}
+	}
+	if request != nil {
+		if err := tx.Bucket(bucketRequests).Delete(request); err != nil {
+			return err
+		}
+	}
+	if err := tx.Bucket(bucketRecords).Delete(k); err != nil {
+		return err
+	}
+	unindexText(tx, k, stale)
+	if err := tx.Bucket(bucketIDs).Delete(want); err != nil {
+		return err
+	}
+	return uncount(tx, string(server), k)
+}
+
+// uncount takes the record with key k out of the counts and out of its
+// server's index, and drops the index once it is empty.
+func uncount(tx *bolt.Tx, server string, k []byte) error {
+	if err := countRecord(tx, server, -1); err != nil || server == "" {
+		return err
+	}
+	servers := tx.Bucket(bucketServers)
+	index := servers.Bucket([]byte(server))
+	if err := index.Delete(k); err != nil {
+		return err
+	}
+	if first, _ := index.Cursor().First(); first == nil {
+		return servers.DeleteBucket([]byte(server))
 	}
 	return nil
 }

@@ -427,6 +427,14 @@ func (v *historyView) onSelect(row int) {
 		return
 	}
 	rec, err := v.src.Get(id)
+	if errors.Is(err, history.ErrUnreadable) {
+		// Shown as what it is, and deletable: the rest of the history is
+		// not held up by it (history.Record.Unreadable).
+		rec, err = history.Record{ID: id, Unreadable: err.Error()}, nil
+		if listed, ok := v.rows.peek(id); ok && listed.Unreadable != "" {
+			rec = listed
+		}
+	}
 	if err != nil {
 		if errors.Is(err, history.ErrNotFound) {
 			v.notice = lang.L("That decision was deleted.")
@@ -449,7 +457,7 @@ func (v *historyView) onDelete() {
 		return
 	}
 	msg := lang.L("Delete this decision from the history? This cannot be undone.")
-	if rec, ok := v.rows.peek(id); ok {
+	if rec, ok := v.rows.peek(id); ok && rec.Unreadable == "" {
 		msg = lang.L("Delete the decision on {{.Server}}’s request of {{.Time}} from the history? This cannot be undone.",
 			map[string]any{"Server": chars.Cut(oneLine(rec.Server), maxLabel), "Time": formatTime(rec.Time)})
 	}
@@ -561,13 +569,18 @@ func (v *historyView) onExport() {
 			}
 			fyne.Do(func() {
 				v.exporting = false
-				if err != nil {
+				if err != nil && !errors.Is(err, history.ErrUnreadable) {
 					v.notice = ""
 					v.showStatus()
 					v.opts.onError(lang.L("export the history to {{.File}}", map[string]any{"File": name}), err)
 					return
 				}
 				v.notice = lang.N("Exported {{.Count}} decisions to {{.File}}.", n, map[string]any{"Count": lang.Thousands(n), "File": name})
+				if err != nil {
+					// Every record but those it could not read: said, with
+					// the rows that show which (history.Record.Unreadable).
+					v.notice += " " + lang.L("Those marked unreadable could not be read and were left out.")
+				}
 				v.showStatus()
 			})
 		})

@@ -80,6 +80,18 @@ func (d *historyDetail) show(r *history.Record) {
 		d.box.Refresh()
 		return
 	}
+	if r.Unreadable != "" {
+		// Only what its key says: when, and which record.
+		facts := widget.NewForm()
+		if !r.Time.IsZero() {
+			facts.Append(lang.L("Asked"), widget.NewLabel(formatTime(r.Time)))
+		}
+		facts.Append(lang.L("Record"), widget.NewLabel("#"+strconv.FormatUint(r.ID, 10)))
+		d.box.Objects = []fyne.CanvasObject{facts, widget.NewSeparator(), warningLabel(lang.L(unreadableDetail))}
+		d.box.Refresh()
+		d.scroll.ScrollToTop()
+		return
+	}
 
 	var form *elicit.Form
 	var formErr error

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/elicitray/elicitray/history"
+	"github.com/elicitray/elicitray/history/historytest"
 	"github.com/elicitray/elicitray/ui/lang"
 )
 
@@ -128,6 +129,96 @@ func TestHistoryWithTheStore(t *testing.T) {
 	h.run()
 	if c, _ := store.Count(); c != 0 || len(h.v.rows.ids) != 0 {
 		t.Errorf("after Clear all: %d records in the store, %d rows", c, len(h.v.rows.ids))
+	}
+	h.noErrors()
+}
+
+// TestHistoryUnreadableRecord: a record the history file cannot give back
+// (a damaged page, say) is a row of its own that says so, between the
+// others, which show as ever. Selecting it says what happened and what to
+// do; an export writes the others and says it left it out; Delete removes
+// it. Before, the window showed an error instead of any row, and neither
+// exporting nor deleting could get past it.
+func TestHistoryUnreadableRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	store, err := history.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, msg := range []string{"部署到生产环境？", "هل تريد النشر؟", "Ship 🚢 v2?"} {
+		if _, err := store.Add(history.Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: "部署", Mode: "form",
+			Message: msg, Action: "accept", DecidedBy: "user"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := historytest.Damage(path, 2, historytest.CutShort); err != nil {
+		t.Fatal(err)
+	}
+	if store, err = history.Open(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+
+	test.NewTempApp(t)
+	h := &historyHarness{t: t, now: t0}
+	h.v = newHistoryView(store, h.options())
+	h.w = test.NewTempWindow(t, h.v.content)
+	h.w.Resize(fyne.NewSize(1240, 680))
+	h.v.reload()
+	h.run()
+	rows := h.rows()
+	if len(rows) != 3 || rows[0][3] != "Ship 🚢 v2?" || rows[2][3] != "部署到生产环境？" {
+		t.Fatalf("rows %q; want all three, the damaged one between the others", rows)
+	}
+	if got := rows[1]; got[0] != formatTime(t0.Add(time.Minute)) || got[3] != "Cannot be read: the history file is damaged here." || got[4] != "unreadable" {
+		t.Errorf("the damaged record's row shows %q", got)
+	}
+	if got := h.v.status.Text; got != "3 decisions" {
+		t.Errorf("status = %q", got)
+	}
+
+	h.v.list.Select(1)
+	if !strings.Contains(strings.Join(visibleTexts(h.v.detail.content), "\n"), "This decision cannot be read: the history file is damaged where it is kept.") || h.v.deleteB.Disabled() {
+		t.Errorf("selected, the damaged record shows %q (Delete… enabled: %v)", strings.Join(visibleTexts(h.v.detail.content), "\n"), !h.v.deleteB.Disabled())
+	}
+
+	out := filepath.Join(t.TempDir(), "decisions.jsonl")
+	h.export = func(string) (io.WriteCloser, string) {
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, "decisions.jsonl"
+	}
+	test.Tap(h.v.exportB)
+	h.run()
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(got), "\n"); n != 2 || !strings.Contains(string(got), "部署到生产环境？") || !strings.Contains(string(got), "Ship 🚢 v2?") {
+		t.Errorf("the export holds %d lines: %s; want the two others", n, got)
+	}
+	if want := "3 decisions — Exported 2 decisions to decisions.jsonl. Those marked unreadable could not be read and were left out."; h.v.status.Text != want {
+		t.Errorf("status after the export = %q, want %q", h.v.status.Text, want)
+	}
+	h.noErrors()
+
+	test.Tap(h.v.deleteB)
+	c := h.lastConfirm()
+	if c.message != "Delete this decision from the history? This cannot be undone." {
+		t.Errorf("Delete… asks %q", c.message)
+	}
+	c.done(true)
+	h.run()
+	if n, err := store.CountQuery(history.Query{}); err != nil || n != 2 {
+		t.Errorf("after Delete the store holds %d, %v; want the 2 others", n, err)
+	}
+	if got := h.column(3); !slices.Equal(got, []string{"Ship 🚢 v2?", "部署到生产环境？"}) {
+		t.Errorf("rows after Delete %q", got)
 	}
 	h.noErrors()
 }

@@ -353,7 +353,10 @@ func (r *historyRow) show(rec history.Record) {
 	for i, text := range rowTexts(&rec) {
 		c := r.cells[i]
 		imp := widget.MediumImportance
-		if historyColumns[i].title == "Action" {
+		switch {
+		case historyColumns[i].title == "Action" && rec.Unreadable != "":
+			imp = widget.DangerImportance
+		case historyColumns[i].title == "Action":
 			imp = actionImportance(rec.Action)
 		}
 		if c.logical != text || c.Importance != imp {
@@ -382,6 +385,9 @@ func (r *historyRow) clear() {
 // rowTexts is what a row shows for rec, column by column: server text made
 // visible and kept to one line (the detail pane shows all of it).
 func rowTexts(rec *history.Record) []string {
+	if rec.Unreadable != "" {
+		return []string{formatTime(rec.Time), nameCell(rec.Server), "", lang.L(unreadableRow), lang.L("unreadable"), "", ""}
+	}
 	msg, _ := elicit.Visible(chars.Bytes(rec.Message, 4096))
 	return []string{
 		formatTime(rec.Time),
@@ -395,6 +401,14 @@ func rowTexts(rec *history.Record) []string {
 		answeredIn(rec),
 	}
 }
+
+// unreadableRow is the message cell of a record that cannot be read
+// (history.Record.Unreadable), and unreadableDetail what the detail pane
+// says of it.
+const (
+	unreadableRow    = "Cannot be read: the history file is damaged here."
+	unreadableDetail = "This decision cannot be read: the history file is damaged where it is kept. The other decisions are not affected. Delete removes it; `elicitray history verify` checks the whole file."
+)
 
 // nameCell is a server's or a tool's name as its row's cell shows it.
 func nameCell(name string) string {

@@ -385,8 +385,7 @@ func (w *Windows) serveCall(p *winProc, m *winproto.Message) {
 	reply := winproto.Message{Op: winproto.OpReply, ID: m.ID}
 	err := w.call(p, m, &reply)
 	if err != nil {
-		reply.Error = err.Error()
-		reply.NotFound = errors.Is(err, history.ErrNotFound)
+		reply.SetError(err)
 	}
 	p.send(reply)
 }
@@ -438,9 +437,7 @@ func (w *Windows) call(p *winProc, m *winproto.Message, reply *winproto.Message)
 	case winproto.OpExport:
 		bw := bufio.NewWriterSize(winExportWriter{p: p, id: m.ID}, 256<<10)
 		reply.Count, err = st.Export(bw, m.Format, q)
-		if err == nil {
-			err = bw.Flush()
-		}
+		err = history.EndExport(bw, err)
 	default:
 		err = fmt.Errorf("unknown operation %q", m.Op)
 	}

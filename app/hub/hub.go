@@ -417,11 +417,10 @@ func (h *Hub) opExport(cs *ConnState, m *hubapi.Message) {
 	// calls wait for it.
 	bw := bufio.NewWriterSize(&ExportWriter{cs: cs, id: m.ID}, 256<<10)
 	n, err := st.Export(bw, m.Format, q)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		cs.send(hubapi.Message{ID: m.ID, Error: err.Error()})
+	if err = history.EndExport(bw, err); err != nil {
+		reply := hubapi.Message{ID: m.ID, Count: n}
+		reply.SetError(err)
+		cs.send(reply)
 		return
 	}
 	done := hubapi.CountReply{Count: n}.Reply(m.ID)
@@ -534,7 +533,8 @@ func (w *ExportWriter) Write(p []byte) (int, error) {
 func (h *Hub) historyReply(id uint64, recs []history.Record, err error) hubapi.Message {
 	reply := hubapi.HistoryReply{Records: recs, Problem: h.Records().State().Problem()}.Reply(id)
 	if err != nil {
-		reply.Records, reply.Error = nil, err.Error()
+		reply.Records = nil
+		reply.SetError(err)
 	}
 	return reply
 }

@@ -336,7 +336,7 @@ func (c *Client) callOn(ctx context.Context, start bool, m Message, onCancel fun
 			case r.Unknown:
 				return r, UnknownServerError{r.Error}
 			case r.Error != "":
-				return r, errors.New(r.Error)
+				return r, history.Said(r.Error, r.Kind)
 			case each == nil:
 				return r, nil
 			}

@@ -58,6 +58,9 @@ type Message struct {
 	RecordID uint64           `json:"recordId,omitempty"`
 	Records  []history.Record `json:"records,omitempty"`
 	Error    string           `json:"error,omitempty"`
+	// Kind says which of history's errors Error is (history.ErrorKind):
+	// an export that left out records it could not read, say.
+	Kind string `json:"kind,omitempty"`
 	// Key is the request whose delivery "delivered" tells (bridge.Request.ID).
 	Key string `json:"key,omitempty"`
 
@@ -83,6 +86,12 @@ type Message struct {
 	Spooled int    `json:"spooled,omitempty"`
 	Unsaved int    `json:"unsaved,omitempty"`
 	Problem string `json:"problem,omitempty"`
+}
+
+// SetError makes m the reply that fails with err, telling history's
+// errors by their kind (history.ErrorKind).
+func (m *Message) SetError(err error) {
+	m.Error, m.Kind = err.Error(), history.ErrorKind(err)
 }
 
 // decodeWire reads one line of the hub protocol into m. Numbers in content

@@ -1,7 +1,6 @@
 package winproto
 
 import (
-	"errors"
 	"time"
 
 	"github.com/elicitray/elicitray/bridge"
@@ -88,9 +87,16 @@ type Message struct {
 	NoTray bool `json:"noTray,omitempty"`
 
 	Error string `json:"error,omitempty"`
-	// NotFound marks an Error that is history.ErrNotFound: the history
-	// window tells a record deleted meanwhile from a failure.
-	NotFound bool `json:"notFound,omitempty"`
+	// Kind says which of history's errors Error is (history.Kind):
+	// "not-found" for a record deleted meanwhile, which the history
+	// window tells from a failure, "unreadable" for an export that left
+	// out records it could not read.
+	Kind string `json:"kind,omitempty"`
+}
+
+// SetError makes m the reply that fails with err.
+func (m *Message) SetError(err error) {
+	m.Error, m.Kind = err.Error(), history.ErrorKind(err)
 }
 
 // Window process protocol operations.
@@ -128,22 +134,14 @@ func opensWindow(op string) bool {
 	return op == OpShow || op == OpHistory || op == OpSettings || op == OpMenu || op == OpOffer
 }
 
-// winError is the error a reply carries, nil when it carries none.
+// Error is the error a reply carries, nil when it carries none; the
+// kind it was to errors.Is (SetError).
 func Error(m Message) error {
-	switch {
-	case m.Error == "":
+	if m.Error == "" {
 		return nil
-	case m.NotFound:
-		return NotFoundError(m.Error)
 	}
-	return errors.New(m.Error)
+	return history.Said(m.Error, m.Kind)
 }
-
-// NotFoundError is a sentence that is history.ErrNotFound to errors.Is.
-type NotFoundError string
-
-func (e NotFoundError) Error() string { return string(e) }
-func (e NotFoundError) Unwrap() error { return history.ErrNotFound }
 
 // The items of a menu-do call.
 const (

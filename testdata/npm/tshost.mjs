@@ -25,7 +25,10 @@
 //                    to FILE, one JSON line each: {"dir":"send"|"recv",
 //                    "message":…}. Each is written (synchronously) before the
 //                    line of the call it completes is printed.
-//   --timeout MS     the SDK's request timeout (default: the SDK's, 60 s).
+//   --timeout MS     the SDK's request timeout of each tools/call (default:
+//                    the SDK's, 60 s). Connecting keeps the SDK's: a server
+//                    slow to start on a busy machine (npx, Node) is no
+//                    call that timed out, and hosts give starting longer.
 //   --progress       call tools with an onprogress handler (the SDK then
 //                    sends a progressToken in _meta) and
 //                    resetTimeoutOnProgress: each notifications/progress
@@ -181,7 +184,7 @@ async function main() {
 
     const options = timeout === undefined ? undefined : { timeout };
     try {
-        await client.connect(transport, options);
+        await client.connect(transport);
     } catch (err) {
         log(`connecting to ${command}: ${err.message}`);
         print({ error: errorOf(err) });
