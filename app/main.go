@@ -196,7 +196,7 @@ func newRoot(ctx context.Context, p paths.Paths, stdin io.Reader, stdout, stderr
 			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHub(ctx, p, stderr)
+			return runHub(ctx, p, false, stderr)
 		},
 	}
 	root.Version = Version
@@ -452,14 +452,14 @@ func serverName(args []string) string {
 }
 
 // runHub runs the hub here: `elicitray hub`, or elicitray with no command.
-func runHub(ctx context.Context, p paths.Paths, stderr io.Writer) error {
+func runHub(ctx context.Context, p paths.Paths, forWindow bool, stderr io.Writer) error {
 	if platform.LeaveOwnConsole() {
 		// Windows: started by the Run key, the Start menu or the
 		// installer, its console window closed; what it says goes to
 		// its log.
 		stderr = io.Discard
 	}
-	return hubExit(desktop.Run(ctx, p, Version, stderr))
+	return hubExit(desktop.Run(ctx, p, Version, forWindow, stderr))
 }
 
 // hubExit is the hub command's outcome for runHub's err: a hub that could
@@ -480,6 +480,7 @@ func dirOf(path string) string { return filepath.Dir(path) }
 
 func newHubCmd(ctx context.Context, p paths.Paths, stderr io.Writer) *cobra.Command {
 	var home string
+	var forWindow bool
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub: tray icon, prompt windows, history (started by wrappers when needed)",
@@ -495,10 +496,12 @@ func newHubCmd(ctx context.Context, p paths.Paths, stderr io.Writer) *cobra.Comm
 				}
 				p = paths.FromEnv(os.Getenv)
 			}
-			return runHub(ctx, p, stderr)
+			return runHub(ctx, p, forWindow, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "run the hub of this `ELICITRAY_HOME` (for autostart entries)")
+	cmd.Flags().BoolVar(&forWindow, "for-window", false, "started to show a window (session.StartHub)")
+	_ = cmd.Flags().MarkHidden("for-window")
 	return cmd
 }
 

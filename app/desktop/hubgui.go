@@ -47,10 +47,11 @@ type StartError struct {
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
-// runHub runs the desktop hub until Quit or ctx ends. When it cannot start,
+// Run runs the desktop hub until Quit or ctx ends; forWindow says it was
+// started to show a window (session.StartHub). When it cannot start,
 // its last line in the log (its stderr) is session.HubFailPrefix and a sentence
 // saying why, which the wrapper or command that started it shows the user.
-func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) error {
+func Run(ctx context.Context, p paths.Paths, version string, forWindow bool, stderr io.Writer) error {
 	// The hub's log is read later, from hub.log: each line says when.
 	stderr = &StampWriter{W: stderr, Now: time.Now}
 	fail := func(err error) error {
@@ -236,8 +237,14 @@ func Run(ctx context.Context, p paths.Paths, version string, stderr io.Writer) e
 			firstTime(noTrayTold)
 		}()
 	}
-	// Before the socket serves: a window a command opens comes after it.
-	if autostartOfferDue(p, stderr) {
+	// Before the socket serves: a window a command opens comes after it,
+	// unless the hub was started to show that window, which then comes
+	// first and alone.
+	switch {
+	case !autostartOfferDue(p, stderr):
+	case forWindow:
+		win.offerAfterWindows()
+	default:
 		win.openWindow(winproto.Message{Op: winproto.OpOffer})
 	}
 

@@ -66,6 +66,9 @@ type Windows struct {
 	nextID  uint64
 	waiting int
 	closed  bool
+	// offerNext: the first-run offer opens once the windows open now are
+	// closed (offerAfterWindows).
+	offerNext bool
 }
 
 // winProc is one window process.
@@ -199,6 +202,18 @@ func (w *Windows) openWindow(m winproto.Message) {
 	}
 	proc.opening()
 	proc.send(m)
+}
+
+// offerAfterWindows opens the first-run offer once the windows the hub
+// opens first have been closed: a hub started to show a window (a
+// wrapper's prompt, a command's window) shows that one alone. The offer
+// put before it would wait behind it, a second question at the moment the
+// user meets elicitray's first. A hub that shows no window does not ask
+// this time; the next one asks.
+func (w *Windows) offerAfterWindows() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.offerNext = true
 }
 
 // changed tells an open history window that history changed.
@@ -354,6 +369,13 @@ func (w *Windows) handle(p *winProc, m *winproto.Message) {
 		defer w.mu.Unlock()
 		if w.cur != p || m.Seq != p.seq || len(p.prompts) > 0 {
 			return // a window is on its way there
+		}
+		if w.offerNext && m.Seq > 0 {
+			// The window the hub was started for was closed.
+			w.offerNext = false
+			p.opening()
+			p.send(winproto.Message{Op: winproto.OpOffer})
+			return
 		}
 		seq := p.seq
 		if p.linger != nil {

@@ -206,6 +206,27 @@ func TestAutostartOfferNotNow(t *testing.T) {
 	}
 }
 
+// TestAutostartOfferAfterTheFirstWindow: a hub started to show a window
+// shows that window alone, and the first-run offer once it is closed. The
+// window here is the menu, which `elicitray menu` starts a hub for when
+// none runs; a wrapper's first prompt starts its hub the same way
+// (session.StartHub). Before, the offer opened first and the window the
+// user wanted covered it: two questions at the user's first meeting with
+// elicitray, the one on top a prompt that holds up a tool call.
+func TestAutostartOfferAfterTheFirstWindow(t *testing.T) {
+	u := newInstalledDesktop(t)
+	menu := u.onlyMenu(u.bin) // no hub runs: this starts one, for the menu
+	if !strings.Contains(u.hubLog(), "asking whether to start it at login") {
+		t.Fatalf("the first hub of the installed elicitray is not to ask:\n%s", u.hubLog())
+	}
+	u.answer(menu, "Escape") // fails the test unless it closes
+	win := u.offer()
+	u.keysClosing(win, "Tab", "space") // Not now
+	u.closed(win)
+	u.answered("not now")
+	u.run(u.bin, "quit")
+}
+
 // TestAnswerMarkerNoLinks: the offer's answer is written to a new file of
 // this user's alone, never through a link planted in its place (the link's
 // target is left as it was), and an answer there already stays.

@@ -168,7 +168,10 @@ func (s *Starter) startIn(ctx context.Context, sess Desktop) (_ net.Conn, pid in
 
 // StartHub starts `elicitray hub` detached from the wrapper, with env: its
 // own session, so the host stopping the wrapper does not stop the hub, and
-// its output in the hub log, never on the wrapper's stdout.
+// its output in the hub log, never on the wrapper's stdout. Every hub
+// started so is started to show a window (a prompt, a command's window),
+// and says so (--for-window): that window then comes before anything the
+// hub would show of its own accord (the first-run offer).
 func StartHub(exe string, p paths.Paths, env []string) (*os.Process, error) {
 	dir := filepath.Dir(p.HubLog)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -179,7 +182,7 @@ func StartHub(exe string, p paths.Paths, env []string) (*os.Process, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "hub")
+	cmd := exec.Command(exe, "hub", "--for-window")
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := platform.StartDetached(cmd); err != nil {
