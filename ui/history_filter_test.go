@@ -272,13 +272,9 @@ func TestHistoryServerChoicesComeFromTheRows(t *testing.T) {
 }
 
 func TestHistoryServerChoicesFromTheSource(t *testing.T) {
-	test.NewTempApp(t)
 	src := &listingHistory{fakeHistory: newFakeHistory(sampleRecords()...), servers: []string{"zeta", "github", "everything"}}
 	h := &historyHarness{t: t, src: src.fakeHistory, now: t0}
-	h.v = newHistoryView(src, h.options())
-	h.w = test.NewTempWindow(t, h.v.content)
-	h.v.reload()
-	h.run()
+	h.open(src)
 	if diff := cmp.Diff([]string{"everything", "github", "zeta"}, h.v.filters.servers); diff != "" {
 		t.Errorf("server choices mismatch (-want +got):\n%s", diff)
 	}

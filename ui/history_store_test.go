@@ -10,13 +10,41 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/history/historytest"
 	"github.com/elicitray/elicitray/ui/lang"
 )
+
+// storeHarness is the history window over store, its first page shown.
+func storeHarness(t *testing.T, store *history.Store) *historyHarness {
+	t.Helper()
+	h := &historyHarness{t: t, now: t0}
+	h.open(store)
+	return h
+}
+
+// exportAs exports with Export… to a new file of that name and returns
+// what it holds once the export is done.
+func (h *historyHarness) exportAs(name string) []byte {
+	h.t.Helper()
+	path := filepath.Join(h.t.TempDir(), name)
+	h.export = func(string) (io.WriteCloser, string) {
+		f, err := os.Create(path)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		return f, name
+	}
+	test.Tap(h.v.exportB)
+	h.run()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return b
+}
 
 // TestHistoryWithTheStore drives the window over a real history file: the
 // paging, the live updates, deleting, exporting and clearing agree with
@@ -36,13 +64,7 @@ func TestHistoryWithTheStore(t *testing.T) {
 		}
 	}
 
-	test.NewTempApp(t)
-	h := &historyHarness{t: t, now: t0}
-	h.v = newHistoryView(store, h.options())
-	h.w = test.NewTempWindow(t, h.v.content)
-	h.w.Resize(fyne.NewSize(1240, 680))
-	h.v.reload()
-	h.run()
+	h := storeHarness(t, store)
 	if got := h.v.status.Text; got != "1,000 decisions" {
 		t.Errorf("status = %q", got)
 	}
@@ -85,20 +107,7 @@ func TestHistoryWithTheStore(t *testing.T) {
 	if got, want := h.v.status.Text, fmt.Sprintf("%d of 1,000 decisions match", m); got != want {
 		t.Errorf("status = %q, want %q", got, want)
 	}
-	path := filepath.Join(t.TempDir(), "out.csv")
-	h.export = func(string) (io.WriteCloser, string) {
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f, "out.csv"
-	}
-	test.Tap(h.v.exportB)
-	h.run()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := h.exportAs("out.csv")
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) != m+1 || !strings.HasPrefix(lines[0], "time,id,server") {
 		t.Errorf("CSV has %d lines, first %q", len(lines), lines[0])
@@ -162,13 +171,7 @@ func TestHistoryUnreadableRecord(t *testing.T) {
 	}
 	t.Cleanup(func() { store.Close() })
 
-	test.NewTempApp(t)
-	h := &historyHarness{t: t, now: t0}
-	h.v = newHistoryView(store, h.options())
-	h.w = test.NewTempWindow(t, h.v.content)
-	h.w.Resize(fyne.NewSize(1240, 680))
-	h.v.reload()
-	h.run()
+	h := storeHarness(t, store)
 	rows := h.rows()
 	if len(rows) != 3 || rows[0][3] != "Ship 🚢 v2?" || rows[2][3] != "部署到生产环境？" {
 		t.Fatalf("rows %q; want all three, the damaged one between the others", rows)
@@ -185,20 +188,7 @@ func TestHistoryUnreadableRecord(t *testing.T) {
 		t.Errorf("selected, the damaged record shows %q (Delete… enabled: %v)", strings.Join(visibleTexts(h.v.detail.content), "\n"), !h.v.deleteB.Disabled())
 	}
 
-	out := filepath.Join(t.TempDir(), "decisions.jsonl")
-	h.export = func(string) (io.WriteCloser, string) {
-		f, err := os.Create(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f, "decisions.jsonl"
-	}
-	test.Tap(h.v.exportB)
-	h.run()
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := h.exportAs("decisions.jsonl")
 	if n := strings.Count(string(got), "\n"); n != 2 || !strings.Contains(string(got), "部署到生产环境？") || !strings.Contains(string(got), "Ship 🚢 v2?") {
 		t.Errorf("the export holds %d lines: %s; want the two others", n, got)
 	}

@@ -68,14 +68,20 @@ type historyHarness struct {
 
 func newHistoryHarness(t *testing.T, src *fakeHistory) *historyHarness {
 	t.Helper()
-	test.NewTempApp(t)
 	h := &historyHarness{t: t, src: src, now: t0.Add(3 * time.Hour)}
+	h.open(src)
+	return h
+}
+
+// open shows the history window over src, its first page loaded.
+func (h *historyHarness) open(src HistorySource) {
+	h.t.Helper()
+	test.NewTempApp(h.t)
 	h.v = newHistoryView(src, h.options())
-	h.w = test.NewTempWindow(t, h.v.content)
+	h.w = test.NewTempWindow(h.t, h.v.content)
 	h.w.Resize(fyne.NewSize(1240, 680))
 	h.v.reload()
 	h.run()
-	return h
 }
 
 func (h *historyHarness) options() historyOptions {
