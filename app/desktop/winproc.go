@@ -370,8 +370,9 @@ func (w *Windows) handle(p *winProc, m *winproto.Message) {
 		if w.cur != p || m.Seq != p.seq || len(p.prompts) > 0 {
 			return // a window is on its way there
 		}
-		if w.offerNext && m.Seq > 0 {
-			// The window the hub was started for was closed.
+		if w.offerNext && m.Seq > 0 && w.waiting == 0 {
+			// The window the hub was started for was closed, and no
+			// prompt waits to follow it.
 			w.offerNext = false
 			p.opening()
 			p.send(winproto.Message{Op: winproto.OpOffer})

@@ -87,7 +87,7 @@ type Message struct {
 	NoTray bool `json:"noTray,omitempty"`
 
 	Error string `json:"error,omitempty"`
-	// Kind says which of history's errors Error is (history.Kind):
+	// Kind says which of history's errors Error is (history.ErrorKind):
 	// "not-found" for a record deleted meanwhile, which the history
 	// window tells from a failure, "unreadable" for an export that left
 	// out records it could not read.
