@@ -58,7 +58,7 @@ build: deps-build
 # tray menu's: Settings, Pause, Resume, Quit), the icons and the AppStream metadata. The entry names the
 # binary by its full path: a session's PATH often lacks ~/.local/bin.
 install: $(if $(INSTALL_BIN),,build)
-	@d='$(DESTDIR)$(PREFIX)'; set -e; \
+	@d='$(DESTDIR)$(PREFIX)'; \
 	install -Dm755 '$(or $(INSTALL_BIN),$(BIN))' "$$d/bin/elicitray"; \
 	install -d "$$d/share/applications" "$$d/share/metainfo" "$$d/share/icons/hicolor/scalable/apps"; \
 	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' packaging/linux/$(APP_ID).desktop > "$$d/share/applications/$(APP_ID).desktop"; \
@@ -72,8 +72,20 @@ install: $(if $(INSTALL_BIN),,build)
 	  gtk-update-icon-cache -q "$$d/share/icons/hicolor" 2>/dev/null || true; fi; \
 	echo "installed elicitray $(VERSION) into $$d (bin/elicitray; the launcher entry opens History)"
 
+# Before the files go, as the Windows uninstaller does: every host's
+# servers get their own commands back (`hosts unwrap --all`), or they would
+# fail to start once the binary is gone, and the start-at-login entry that
+# starts this binary goes (one that starts another elicitray stays). Not
+# for a staged copy (DESTDIR), nor with KEEP_HOSTS=1.
 uninstall:
 	@d='$(DESTDIR)$(PREFIX)'; \
+	if [ -z '$(DESTDIR)' ] && [ -x "$$d/bin/elicitray" ]; then \
+	  if [ -z '$(KEEP_HOSTS)' ] && ! "$$d/bin/elicitray" hosts unwrap --all; then \
+	    echo "make uninstall: stopped, nothing removed: the hosts above still run their servers through elicitray, and would fail to start them without it. Fix what it says and run make uninstall again, or uninstall anyway with KEEP_HOSTS=1." >&2; exit 1; fi; \
+	  entry="$${XDG_CONFIG_HOME:-$$HOME/.config}/autostart/$(APP_ID).desktop"; \
+	  if grep -qxF "TryExec=$$d/bin/elicitray" "$$entry" 2>/dev/null; then \
+	    rm -f "$$entry"; echo "removed $$entry, which started elicitray at login"; fi; \
+	fi; \
 	for f in $(INSTALLED); do rm -f "$$d/$$f"; done; \
 	for x in $(INSTALL_DIRS); do [ -d "$$d/$$x" ] && rmdir --ignore-fail-on-non-empty "$$d/$$x"; done; \
 	if [ -z '$(DESTDIR)' ] && [ -f "$$d/share/icons/hicolor/icon-theme.cache" ]; then \

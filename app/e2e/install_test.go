@@ -52,7 +52,9 @@ func sizeDir(s int) string { return fmt.Sprintf("%dx%d", s, s) }
 // entry that opens History (valid for desktop-file-validate, and saying
 // what FyneApp.toml says), the icons in every hicolor size and scalable,
 // and AppStream metadata of the same version in place; `make uninstall`
-// removes exactly those files and leaves the rest of the prefix alone.
+// gives the host's servers their own commands back, removes the
+// start-at-login entry of the installed binary, and removes exactly the
+// installed files, leaving the rest of the prefix alone.
 func TestInstallUninstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds elicitray with make: not in the short tier (-short)")
@@ -103,7 +105,33 @@ func TestInstallUninstall(t *testing.T) {
 	checkMetainfo(t, filepath.Join(prefix, "share/metainfo", appID+".metainfo.xml"), version)
 	checkIcons(t, filepath.Join(prefix, "share/icons/hicolor"))
 
-	makeIn(t, "uninstall", "PREFIX="+prefix)
+	// The user's host runs a server through the installed elicitray, which
+	// also starts at login; another elicitray's entry is not the
+	// uninstalled one's.
+	home := filepath.Join(tmp, "home")
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "ELICITRAY_HOME=", "PATH=" + os.Getenv("PATH")}
+	hostConfig := filepath.Join(home, ".claude.json")
+	original := `{"mcpServers": {"文件": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}}}` + "\n"
+	testkit.WriteFile(t, hostConfig, original, 0o600)
+	for _, args := range [][]string{{"hosts", "wrap", "claude-code", "文件"}, {"autostart", "on"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("elicitray %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if b, _ := os.ReadFile(hostConfig); !strings.Contains(string(b), bin) {
+		t.Fatalf("hosts wrap left the host's config without the installed elicitray:\n%s", b)
+	}
+	entry := filepath.Join(home, ".config", "autostart", appID+".desktop")
+
+	said := makeInEnv(t, env, "uninstall", "PREFIX="+prefix)
+	if b, err := os.ReadFile(hostConfig); err != nil || string(b) != original {
+		t.Errorf("after make uninstall the host's config is\n%s(%v)\nwant its own command back:\n%s", b, err, original)
+	}
+	if _, err := os.Lstat(entry); err == nil || !strings.Contains(said, "removed "+entry+", which started elicitray at login") {
+		t.Errorf("make uninstall left the autostart entry %s (%v), or did not say it removed it:\n%s", entry, err, said)
+	}
 	if got := filesUnder(t, prefix); !slices.Equal(got, sortedUnion(others)) {
 		t.Fatalf("after make uninstall the prefix holds:\n%s\nwant only the other program's:\n%s", strings.Join(got, "\n"), strings.Join(others, "\n"))
 	}
@@ -145,11 +173,19 @@ func TestInstallStaged(t *testing.T) {
 // when it fails.
 func makeIn(t *testing.T, args ...string) {
 	t.Helper()
+	makeInEnv(t, nil, args...)
+}
+
+// makeInEnv is makeIn with env added to the test's environment.
+func makeInEnv(t *testing.T, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("make", append([]string{"-C", "../..", "--no-print-directory"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("make %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+	return string(out)
 }
 
 // filesUnder lists the regular files under dir, relative to it and sorted.
