@@ -494,8 +494,9 @@ func TestHistoryCLIUnreadableRecord(t *testing.T) {
 			if want := "elicitray: 1 decision could not be read, as the history file is damaged there; `elicitray history verify` checks the rest of the file, and Delete in the history window removes what cannot be read\n"; stderr != want {
 				t.Errorf("history list said %q, want %q", stderr, want)
 			}
-			if got := messages(t, cli(t, "history", "list", "--json")); len(got) != 4 || got[1] != "" {
-				t.Errorf("history list --json: messages %q; want 4, the second empty", got)
+			out, stderr, code = run("history", "list", "--json")
+			if got := messages(t, out); code != 0 || len(got) != 4 || got[1] != "" || !strings.Contains(stderr, "1 decision could not be read") {
+				t.Errorf("history list --json: exit %d, messages %q; want 4, the second empty, and the same word on stderr: %q", code, got, stderr)
 			}
 
 			file := filepath.Join(t.TempDir(), "decisions.csv")

@@ -156,17 +156,24 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 			if err != nil {
 				return runErr(err)
 			}
+			unread := 0
+			for _, r := range recs {
+				if r.Unreadable != "" {
+					unread++
+				}
+			}
+			if unread > 0 {
+				defer cliHistory(p, cmd).warnf("%s could not be read, as the history file is damaged there; %s", journal.Decisions(unread), unreadableAdvice)
+			}
 			if asJSON {
 				return runErr(writeJSONLines(stdout, recs))
 			}
 			tw := chars.NewColumns(stdout)
 			fmt.Fprintln(tw, "ID\tASKED\tSERVER\tTOOL\tACTION\tDECIDED BY\tMESSAGE")
-			var unread []uint64
 			for _, r := range recs {
 				r = printable(r)
 				message := firstLine(r.Message, 60)
 				if r.Unreadable != "" {
-					unread = append(unread, r.ID)
 					message = "(cannot be read: the history file is damaged here)"
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
@@ -177,9 +184,6 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 			}
 			if len(recs) == limit {
 				fmt.Fprintf(stdout, "(the newest %d that match; --limit N shows more)\n", limit)
-			}
-			if len(unread) > 0 {
-				cliHistory(p, cmd).warnf("%s could not be read, as the history file is damaged there; %s", journal.Decisions(len(unread)), unreadableAdvice)
 			}
 			return nil
 		},

@@ -262,14 +262,24 @@ func refreshBlocks(tx *bolt.Tx, stale staleBlocks) error {
 		end, _ := c.Next()
 		block := newBlock(0)
 		n := 0
+		unreadable := false
 		var rr rawRecord
 		rc := records.Cursor()
 		for rk, rv := rc.Seek(start); rk != nil && (end == nil || bytes.Compare(rk, end) < 0); rk, rv = rc.Next() {
-			if err := rr.parse(rv); err != nil {
-				return fmt.Errorf("record %d: %w", keyID(rk), err)
+			n++
+			if rr.parse(rv) != nil {
+				unreadable = true
+				continue
 			}
 			searchFields(&rr, func(f []byte) { addTrigrams(block[blockHeadLen:], f) })
-			n++
+		}
+		if unreadable {
+			// A record whose text cannot be read may hold any text: the
+			// block is never ruled out, and a search lists the record
+			// (Record.Unreadable). Deleting the others goes on.
+			for i := blockHeadLen; i < len(block); i++ {
+				block[i] = 0xff
+			}
 		}
 		if n == 0 {
 			if err := search.Delete(start); err != nil {

@@ -134,8 +134,10 @@ func TestUnreadableRecord(t *testing.T) {
 	}
 }
 
-// TestPruneUnreadableRecord: the daily prune goes past a damaged record,
-// and removes it when it is old enough.
+// TestPruneUnreadableRecord: the daily prune goes past damaged records,
+// and removes them when they are old enough; deleting a record of their
+// search block (blockRecords of them) goes on too. Before, every delete
+// in the block read the damaged records again, and failed.
 func TestPruneUnreadableRecord(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "history.db")
@@ -143,27 +145,37 @@ func TestPruneUnreadableRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 6 {
+	for i := range 8 {
 		mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Hour), Server: "部署", Mode: "form", Message: "نشر؟",
 			Action: "accept", DecidedBy: "user", Key: fmt.Sprintf("k%d", i+1)})
 	}
 	closeStore(t, s)
 	damageRecord(t, path, 2, func(v []byte) []byte { return v[:40] })
+	damageRecord(t, path, 7, historytest.CutShort)
 	if s, err = Open(path, nil); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	n, err := s.Prune(PruneOptions{Keep: 3})
-	if err != nil || n != 3 {
-		t.Fatalf("Prune(Keep 3) = %d, %v; want the 3 oldest gone, the damaged one among them", n, err)
+	if err := s.Delete(8); err != nil {
+		t.Fatalf("Delete(8), of the damaged records' block: %v", err)
 	}
-	if got := fmt.Sprint(ids(mustList(t, s, Query{Server: "部署"}))); got != "[6 5 4]" {
+	if got := mustList(t, s, Query{Text: "no such text"}); !hasUnreadable(got, 7) {
+		t.Errorf("a search after the block changed lists %v; want the damaged record 7, whose text cannot be read", ids(got))
+	}
+	n, err := s.Prune(PruneOptions{Keep: 4})
+	if err != nil || n != 3 {
+		t.Fatalf("Prune(Keep 4) = %d, %v; want the 3 oldest gone, the damaged one among them", n, err)
+	}
+	if got := fmt.Sprint(ids(mustList(t, s, Query{Server: "部署"}))); got != "[7 6 5 4]" {
 		t.Errorf("after Prune, the server's listing is %v", got)
 	}
+	if err := s.Delete(7); err != nil {
+		t.Fatalf("Delete(7), the other damaged record: %v", err)
+	}
 	// Its request was let go with it: the same key is a new record now.
-	r := mustAdd(t, s, Record{Time: t0.Add(7 * time.Hour), Server: "部署", Mode: "form", Message: "again", Action: "decline", DecidedBy: "user", Key: "k2"})
-	if r.ID != 7 {
-		t.Errorf("a record of the pruned record's key was stored as %+v; want a new record 7", r)
+	r := mustAdd(t, s, Record{Time: t0.Add(9 * time.Hour), Server: "部署", Mode: "form", Message: "again", Action: "decline", DecidedBy: "user", Key: "k2"})
+	if r.ID != 9 {
+		t.Errorf("a record of the pruned record's key was stored as %+v; want a new record 9", r)
 	}
 	if v, err := s.Verify(); err != nil || len(v.Problems) != 0 {
 		t.Errorf("Verify after pruning the damaged record = %+v, %v; want the chain whole (its seal was readable)", v, err)
@@ -177,4 +189,46 @@ func hasUnreadable(rs []Record, id uint64) bool {
 		}
 	}
 	return false
+}
+
+// TestDeleteUnreadableWithoutSeal: a damaged record whose seal is lost too
+// (cut to a few bytes, emptied) can be deleted, and the chain still holds
+// after it, as the records after it were not changed: verify does not
+// name them. Before, it said the next record "was changed outside
+// elicitray", for good, and after a new record, that one.
+func TestDeleteUnreadableWithoutSeal(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		id   uint64
+	}{{"in the middle", 7}, {"the newest", 12}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "history.db")
+			s, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 12 {
+				mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: "לפרוס", Mode: "form", Message: "🚀 ship?",
+					Action: "accept", DecidedBy: "user"})
+			}
+			closeStore(t, s)
+			damageRecord(t, path, tt.id, func(v []byte) []byte { return v[:5] })
+			if s, err = Open(path, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if v, err := s.Verify(); err != nil || len(v.Problems) == 0 {
+				t.Errorf("Verify with record %d damaged = %+v, %v; want it named", tt.id, v, err)
+			}
+			if err := s.Delete(tt.id); err != nil {
+				t.Fatal(err)
+			}
+			mustAdd(t, s, Record{Time: t0.Add(time.Hour), Server: "לפרוס", Mode: "form", Message: "again", Action: "decline", DecidedBy: "user"})
+			if v, err := s.Verify(); err != nil || len(v.Problems) != 0 {
+				t.Errorf("Verify after deleting it = %+v, %v; want the chain to hold", v.Problems, err)
+			}
+		})
+	}
 }

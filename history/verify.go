@@ -107,7 +107,11 @@ func verify(tx *bolt.Tx) Verification {
 				problem(g.first, "the seals over records %d to %d, removed, do not follow the seal before them: the chain was changed outside elicitray", g.first, to-1)
 			}
 			unstated(g.first, to-1)
-			prev, next, known = g.hash, to, true
+			// No seal over the removed records (zero): the last of them
+			// was a damaged record whose seal could not be read when it
+			// was deleted (removeUnreadable). What follows is not
+			// checked against it: it was not changed, the seal was lost.
+			prev, next, known = g.hash, to, g.hash != link{}
 		}
 		if id > next {
 			missing(next, id-1)
