@@ -205,11 +205,11 @@ func (w *Windows) openWindow(m winproto.Message) {
 }
 
 // offerAfterWindows opens the first-run offer once the windows the hub
-// opens first have been closed: a hub started to show a window (a
-// wrapper's prompt, a command's window) shows that one alone. The offer
-// put before it would wait behind it, a second question at the moment the
-// user meets elicitray's first. A hub that shows no window does not ask
-// this time; the next one asks.
+// opens first have been closed, and no other came for the linger (retire):
+// a hub started to show a window (a wrapper's prompt, a command's window)
+// shows that one alone. The offer put before it would wait behind it, a
+// second question at the moment the user meets elicitray's first. A hub
+// that shows no window does not ask this time; the next one asks.
 func (w *Windows) offerAfterWindows() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -370,14 +370,6 @@ func (w *Windows) handle(p *winProc, m *winproto.Message) {
 		if w.cur != p || m.Seq != p.seq || len(p.prompts) > 0 {
 			return // a window is on its way there
 		}
-		if w.offerNext && m.Seq > 0 && w.waiting == 0 {
-			// The window the hub was started for was closed, and no
-			// prompt waits to follow it.
-			w.offerNext = false
-			p.opening()
-			p.send(winproto.Message{Op: winproto.OpOffer})
-			return
-		}
 		seq := p.seq
 		if p.linger != nil {
 			p.linger.Stop()
@@ -389,11 +381,21 @@ func (w *Windows) handle(p *winProc, m *winproto.Message) {
 }
 
 // retire lets p go when it still has had no window since its idle at seq:
-// it reads the end of its input and exits.
+// it reads the end of its input and exits. When the first-run offer waits
+// for the windows the hub was started for (offerAfterWindows), it opens
+// then instead: a linger with no window is the quiet after them, and an
+// agent that asks again at once finds no offer between its prompts.
 func (w *Windows) retire(p *winProc, seq uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cur != p || p.seq != seq || len(p.prompts) > 0 {
+		return
+	}
+	if w.offerNext && seq > 0 {
+		w.offerNext = false
+		p.linger = nil
+		p.opening()
+		p.send(winproto.Message{Op: winproto.OpOffer})
 		return
 	}
 	p.retiring = true

@@ -227,6 +227,53 @@ func TestAutostartOfferAfterTheFirstWindow(t *testing.T) {
 	u.run(u.bin, "quit")
 }
 
+// TestAutostartOfferNotBetweenPrompts: an agent that asks twice in a row
+// (elicitray demo, two tools) gets its second prompt alone on the screen,
+// and the offer comes once the second is closed and no other followed.
+// Before, the offer opened as the first prompt closed, and the second
+// prompt came on top of it (found by the break-it session).
+func TestAutostartOfferNotBetweenPrompts(t *testing.T) {
+	u := newInstalledDesktop(t)
+	demo := exec.Command(u.bin, "demo", "--protocol", "2026-07-28", "--tool", "confirm_deploy", "--tool", "pick_environment")
+	demo.Env = u.env
+	logPath := filepath.Join(t.TempDir(), "demo.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	demo.Stdout, demo.Stderr = logf, logf // a file: the hub it starts may hold a pipe open
+	u.logs = append(u.logs, logPath)
+	if err := demo.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- demo.Wait() }()
+	t.Cleanup(func() {
+		if demo.ProcessState == nil {
+			demo.Process.Kill()
+			<-done
+		}
+	})
+	for range 2 {
+		win, _ := u.window() // fails on two windows
+		if got := u.title(win); got != "elicitray — demo asks" {
+			t.Fatalf("the screen shows %q where the demo's prompt should be, alone%s", got, u.diagnostics())
+		}
+		u.answer(win, "Escape")
+	}
+	win := u.offer()
+	u.keysClosing(win, "Tab", "space") // Not now
+	u.closed(win)
+	u.answered("not now")
+	select {
+	case <-done:
+	case <-time.After(desktopWait):
+		t.Fatalf("elicitray demo still runs %v after its last window%s", desktopWait, u.diagnostics())
+	}
+	u.run(u.bin, "quit")
+}
+
 // TestAnswerMarkerNoLinks: the offer's answer is written to a new file of
 // this user's alone, never through a link planted in its place (the link's
 // target is left as it was), and an answer there already stays.
