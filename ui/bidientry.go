@@ -94,11 +94,20 @@ func (b *bidiEntry) show(covered bool) {
 // appTheme is the app's theme as it is at each call (a change of the
 // desktop's light or dark follows), its text colour transparent when
 // hideText is set: the entry's border, background and placeholder stay.
-type appTheme struct{ hideText bool }
+type appTheme struct {
+	hideText bool
+	// readable: read-only widgets' text in the text colour, not the
+	// disabled one, which the default themes keep at about 1.2:1 to
+	// the background (a record's answers in the history window).
+	readable bool
+}
 
 func (a appTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
-	if a.hideText && n == theme.ColorNameForeground {
+	switch {
+	case a.hideText && n == theme.ColorNameForeground:
 		return color.Transparent
+	case a.readable && n == theme.ColorNameDisabled:
+		n = theme.ColorNameForeground
 	}
 	return fyne.CurrentApp().Settings().Theme().Color(n, v)
 }

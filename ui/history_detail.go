@@ -230,7 +230,9 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 		f := &form.Fields[i]
 		df := &detailField{f: f, sent: sent}
 		d.fields = append(d.fields, df)
-		objs = append(objs, df.build(values[f.Name]))
+		// The widgets cannot be changed, and their values must still read
+		// as well as any text (appTheme.readable).
+		objs = append(objs, container.NewThemeOverride(df.build(values[f.Name]), appTheme{readable: true}))
 	}
 	return objs
 }

@@ -2,11 +2,15 @@ package ui
 
 import (
 	"encoding/json"
+	"image/color"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
@@ -392,5 +396,40 @@ func TestHistoryDetailAnswerDrawsBidiInOrder(t *testing.T) {
 	first, last := slices.Index(drawn, "نشر"), slices.Index(drawn, "إلى")
 	if first < 0 || last < 0 || last > first || !strings.Contains(line, "2.1") {
 		t.Errorf("the answer's Arabic is drawn %q, want إلى left of نشر and 2.1 whole", drawn)
+	}
+}
+
+// TestHistoryDetailValuesReadable: the read-only form's values read as
+// well as any text, in the dark and the light theme: at least 4.5:1 to
+// the field's background (WCAG AA). Fyne draws disabled widgets' text in
+// its disabled colour, which is about 1.2:1 there: a new user found the
+// answers of the form as sent "almost invisible".
+func TestHistoryDetailValuesReadable(t *testing.T) {
+	schema := `{"type":"object","properties":{"who":{"type":"string","title":"שם"},"room":{"type":"string","title":"部屋","enum":["a","b"]},"ok":{"type":"boolean","title":"OK"}}}`
+	h := showOne(t, history.Record{ID: 1, Time: t0, Server: "הזמנות", Mode: "form", Message: "?",
+		RequestedSchema: json.RawMessage(schema), Action: "accept", DecidedBy: "user",
+		Content: map[string]any{"who": "דנה כהן", "room": "a", "ok": true}})
+	fyne.CurrentApp().Settings().SetTheme(theme.DefaultTheme())
+	var shown []fyne.Widget
+	for _, f := range h.v.detail.fields {
+		for _, w := range []fyne.Widget{f.entry, f.sel, f.check} {
+			if !reflect.ValueOf(w).IsNil() {
+				shown = append(shown, w)
+			}
+		}
+	}
+	if len(shown) != 3 {
+		t.Fatalf("%d read-only widgets shown, want 3", len(shown))
+	}
+	for _, w := range shown {
+		th := theme.CurrentForWidget(w)
+		for _, v := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
+			text := color.NRGBAModel.Convert(th.Color(theme.ColorNameDisabled, v)).(color.NRGBA)
+			bg := color.NRGBAModel.Convert(th.Color(theme.ColorNameInputBackground, v)).(color.NRGBA)
+			under := color.NRGBAModel.Convert(th.Color(theme.ColorNameBackground, v)).(color.NRGBA)
+			if c := min(contrast(text, bg), contrast(text, under)); c < 4.5 {
+				t.Errorf("%T's value in variant %d: %.1f:1 to its background; want at least 4.5:1", w, v, c)
+			}
+		}
 	}
 }
