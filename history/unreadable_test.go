@@ -12,12 +12,30 @@ import (
 	"github.com/elicitray/elicitray/history/historytest"
 )
 
-// damageRecord damages record id of the closed file at path, or fails t.
-func damageRecord(t *testing.T, path string, id uint64, damage func([]byte) []byte) {
+// damagedStore is a store in a file of the test's own that held recs
+// until damage changed the stored bytes of the records it names (by ID),
+// as a failing disk would (historytest.Damage).
+func damagedStore(t *testing.T, recs []Record, damage map[uint64]func([]byte) []byte) *Store {
 	t.Helper()
-	if err := historytest.Damage(path, id, damage); err != nil {
+	path := filepath.Join(t.TempDir(), "history.db")
+	s, err := Open(path, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
+	for _, r := range recs {
+		mustAdd(t, s, r)
+	}
+	closeStore(t, s)
+	for id, f := range damage {
+		if err := historytest.Damage(path, id, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, err = Open(path, nil); err != nil {
+		t.Fatalf("Open with records damaged: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // TestUnreadableRecord: one record whose stored bytes cannot be read
@@ -43,26 +61,17 @@ func TestUnreadableRecord(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "history.db")
-			s, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			texts := []string{"Deploy to production?", "部署到生产环境？", "هل تريد النشر؟", "לפרוס?", "Ship 🚢 v2?"}
+			var recs []Record
 			for i, msg := range texts {
 				r := Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: []string{"github", "部署"}[i%2], Mode: "form",
 					Message: msg, Action: "accept", DecidedBy: "user", Content: map[string]any{"env": "prod"}}
 				if i == 3 {
 					r.Action, r.Content = "decline", nil
 				}
-				mustAdd(t, s, r)
+				recs = append(recs, r)
 			}
-			closeStore(t, s)
-			damageRecord(t, path, 3, tt.damage) // github's, accepted
-			if s, err = Open(path, nil); err != nil {
-				t.Fatalf("Open with record 3 damaged: %v", err)
-			}
-			defer s.Close()
+			s := damagedStore(t, recs, map[uint64]func([]byte) []byte{3: tt.damage}) // github's, accepted
 
 			all := mustList(t, s, Query{})
 			if got := fmt.Sprint(ids(all)); got != "[5 4 3 2 1]" {
@@ -140,22 +149,12 @@ func TestUnreadableRecord(t *testing.T) {
 // in the block read the damaged records again, and failed.
 func TestPruneUnreadableRecord(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "history.db")
-	s, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var recs []Record
 	for i := range 8 {
-		mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Hour), Server: "部署", Mode: "form", Message: "نشر؟",
+		recs = append(recs, Record{Time: t0.Add(time.Duration(i) * time.Hour), Server: "部署", Mode: "form", Message: "نشر؟",
 			Action: "accept", DecidedBy: "user", Key: fmt.Sprintf("k%d", i+1)})
 	}
-	closeStore(t, s)
-	damageRecord(t, path, 2, func(v []byte) []byte { return v[:40] })
-	damageRecord(t, path, 7, historytest.CutShort)
-	if s, err = Open(path, nil); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := damagedStore(t, recs, map[uint64]func([]byte) []byte{2: func(v []byte) []byte { return v[:40] }, 7: historytest.CutShort})
 	if err := s.Delete(8); err != nil {
 		t.Fatalf("Delete(8), of the damaged records' block: %v", err)
 	}
@@ -204,21 +203,12 @@ func TestDeleteUnreadableWithoutSeal(t *testing.T) {
 	}{{"in the middle", 7}, {"the newest", 12}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "history.db")
-			s, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			var recs []Record
 			for i := range 12 {
-				mustAdd(t, s, Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: "לפרוס", Mode: "form", Message: "🚀 ship?",
+				recs = append(recs, Record{Time: t0.Add(time.Duration(i) * time.Minute), Server: "לפרוס", Mode: "form", Message: "🚀 ship?",
 					Action: "accept", DecidedBy: "user"})
 			}
-			closeStore(t, s)
-			damageRecord(t, path, tt.id, func(v []byte) []byte { return v[:5] })
-			if s, err = Open(path, nil); err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := damagedStore(t, recs, map[uint64]func([]byte) []byte{tt.id: func(v []byte) []byte { return v[:5] }})
 			if v, err := s.Verify(); err != nil || len(v.Problems) == 0 {
 				t.Errorf("Verify with record %d damaged = %+v, %v; want it named", tt.id, v, err)
 			}

@@ -17,6 +17,37 @@ import (
 	"github.com/elicitray/elicitray/app/internal/testkit"
 )
 
+// startLogged starts cmd with its stderr, and its stdout unless set, in
+// a log of its own that diagnostics show: a file, since a hub it starts
+// may hold a pipe open. The test's end kills cmd if it still runs. The
+// channel gets Wait's result.
+func (d *testDesktop) startLogged(cmd *exec.Cmd, name string) <-chan error {
+	d.t.Helper()
+	logPath := filepath.Join(d.t.TempDir(), name)
+	logf, err := os.Create(logPath)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() { logf.Close() })
+	cmd.Stderr = logf
+	if cmd.Stdout == nil {
+		cmd.Stdout = logf
+	}
+	d.logs = append(d.logs, logPath)
+	if err := cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	d.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return done
+}
+
 // TestEndToEndDemoApprovalFlow runs `elicitray demo --tool request_change`
 // as a user would and answers its windows: at 2026-07-28 the approval (no
 // fields: Return submits it) and the change request (service and reason
@@ -29,25 +60,7 @@ func TestEndToEndDemoApprovalFlow(t *testing.T) {
 	cmd.Env = d.env
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
-	logPath := filepath.Join(t.TempDir(), "demo.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	cmd.Stderr = logf // a file: the hub it starts may hold a pipe open
-	d.logs = append(d.logs, logPath)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	done := d.startLogged(cmd, "demo.log")
 
 	// 2026-07-28, round 1: the summary, approved.
 	win, _ := d.window()

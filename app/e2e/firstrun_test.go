@@ -236,25 +236,7 @@ func TestAutostartOfferNotBetweenPrompts(t *testing.T) {
 	u := newInstalledDesktop(t)
 	demo := exec.Command(u.bin, "demo", "--protocol", "2026-07-28", "--tool", "confirm_deploy", "--tool", "pick_environment")
 	demo.Env = u.env
-	logPath := filepath.Join(t.TempDir(), "demo.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	demo.Stdout, demo.Stderr = logf, logf // a file: the hub it starts may hold a pipe open
-	u.logs = append(u.logs, logPath)
-	if err := demo.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- demo.Wait() }()
-	t.Cleanup(func() {
-		if demo.ProcessState == nil {
-			demo.Process.Kill()
-			<-done
-		}
-	})
+	done := u.startLogged(demo, "demo.log")
 	for range 2 {
 		win, _ := u.window() // fails on two windows
 		if got := u.title(win); got != "elicitray — demo asks" {
