@@ -228,14 +228,22 @@ func Run(ctx context.Context, p paths.Paths, version string, forWindow bool, std
 	for _, n := range notices {
 		notify("elicitray", n)
 	}
+	// told is closed once the no-tray notice is sent and marked as told: a
+	// hub quit as the notice shows still marks it, so the next does not
+	// tell again. Not cut off by the quit (the send's own bus timeout
+	// bounds it): the hub waits for it as it stops.
+	told := make(chan struct{})
 	if tellNoTray {
 		go func() {
-			if _, err := notes.send(ctx, Note{Title: "elicitray", Body: lang.L(noTrayNotice)}); err != nil {
+			defer close(told)
+			if _, err := notes.send(context.WithoutCancel(ctx), Note{Title: "elicitray", Body: lang.L(noTrayNotice)}); err != nil {
 				notes.failedOnce(err)
 				return
 			}
 			firstTime(noTrayTold)
 		}()
+	} else {
+		close(told)
 	}
 	// Before the socket serves: a window a command opens comes after it,
 	// unless the hub was started to show that window, which then comes
@@ -271,6 +279,7 @@ func Run(ctx context.Context, p paths.Paths, version string, forWindow bool, std
 	}
 	stop()
 	<-served
+	<-told
 	hb.Handled()
 	win.Close()
 	tray.Close()
