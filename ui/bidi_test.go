@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/go-text/typesetting/shaping"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/text/unicode/bidi"
+
+	"github.com/elicitray/elicitray/bridge/elicit"
 )
 
 // bidiCases are server texts with the order a browser shows them in, from
@@ -268,6 +271,27 @@ func TestBidiSentenceRunsLeftToRight(t *testing.T) {
 	}
 	if got := bidiSentence("Name is required."); got != "Name is required." {
 		t.Errorf("an English sentence became %q", got)
+	}
+}
+
+// TestOwnWordsAmongRightToLeftTitles: elicitray's words beside a
+// server's right-to-left ones keep their order (found by a new user, with
+// a Hebrew server): the fields to fix are named in the form's order, not
+// last first, and the range after a Hebrew description ends with its own
+// full stop, not with one at the line's far left.
+func TestOwnWordsAmongRightToLeftTitles(t *testing.T) {
+	hint := bidiSentence(fixHint([]string{"שם", "עיר", "📦 حزمة", "Zoë"}))
+	if got, want := drawnLeftToRight(hint), []string{"To submit, fix: “", "שם", "”, “", "עיר", "”, “📦 ", "حزمة", "”, “Zoë”"}; !cmp.Equal(got, want) {
+		t.Errorf("the hint is drawn %q, want %q", got, want)
+	}
+	lo, hi := json.Number("1"), json.Number("12")
+	f := &elicit.Field{Name: "guests", Kind: elicit.KindInteger, Description: "מספר האורחים", Minimum: &lo, Maximum: &hi}
+	if got, want := drawnLeftToRight(bidiText(helpText(f))), []string{"Whole number, 1 to 12. — ", "האורחים", " ", "מספר"}; !cmp.Equal(got, want) {
+		t.Errorf("the help line is drawn %q, want %q", got, want)
+	}
+	f.Description = "How many guests (אורחים)"
+	if got, want := drawnLeftToRight(bidiText(helpText(f))), []string{"How many guests (", "אורחים", ") — Whole number, 1 to 12."}; !cmp.Equal(got, want) {
+		t.Errorf("the help line is drawn %q, want %q", got, want)
 	}
 }
 

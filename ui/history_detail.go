@@ -232,7 +232,7 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 		d.fields = append(d.fields, df)
 		// The widgets cannot be changed, and their values must still read
 		// as well as any text (appTheme.readable).
-		objs = append(objs, container.NewThemeOverride(df.build(values[f.Name]), appTheme{readable: true}))
+		objs = append(objs, container.NewThemeOverride(df.build(values[f.Name], d.scroll.Scrolled), appTheme{readable: true}))
 	}
 	return objs
 }
@@ -252,8 +252,9 @@ func chosenOf(shown, chosen, choices int) string {
 	return lang.N("{{.Chosen}} of {{.Count}} choices chosen", choices, map[string]any{"Chosen": lang.Thousands(chosen), "Count": lang.Thousands(choices)})
 }
 
-// build makes the field's read-only widgets showing v, its value.
-func (df *detailField) build(v any) fyne.CanvasObject {
+// build makes the field's read-only widgets showing v, its value; the
+// mouse wheel over them goes to wheel (the pane's scroll).
+func (df *detailField) build(v any, wheel func(*fyne.ScrollEvent)) fyne.CanvasObject {
 	f := df.f
 	label := chars.Cut(oneLine(f.Label()), maxLabel)
 	if f.Required {
@@ -325,7 +326,7 @@ func (df *detailField) build(v any) fyne.CanvasObject {
 		// the focus).
 		df.entry.Text = bidiText(shownValue(f, v))
 		df.entry.Disable()
-		box.Add(df.entry)
+		box.Add(passWheel(df.entry, wheel))
 		if f.Sensitive {
 			box.Add(warningLabel(lang.L("Looked like a secret: the history keeps {{.Redacted}} in its place.", map[string]any{"Redacted": redacted})))
 		}

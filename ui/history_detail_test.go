@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"image/color"
 	"reflect"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
@@ -328,6 +330,27 @@ func TestHistoryDetailUnsentFieldsAreNotEmpty(t *testing.T) {
 		if f.f.Name == "note" && f.entry.PlaceHolder != "(not filled)" {
 			t.Errorf("the empty field of a sent form says %q, want (not filled)", f.entry.PlaceHolder)
 		}
+	}
+}
+
+// TestHistoryDetailWheelOverAnswer: the mouse wheel over an answer of
+// the read-only form scrolls the pane, as it does over the rest of it
+// (found by a new user: it stopped over every text field).
+func TestHistoryDetailWheelOverAnswer(t *testing.T) {
+	props, content := []string{}, map[string]any{}
+	for i := range 30 {
+		name := fmt.Sprintf("f%02d", i)
+		props = append(props, fmt.Sprintf(`"%s":{"type":"string","title":"字段 %d"}`, name, i))
+		content[name] = "שלום 👋🏽 e\u0301"
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)
+	h := showOne(t, history.Record{ID: 1, Time: t0, Server: "表单", Mode: "form", Message: "Fill it in", RequestedSchema: schema,
+		Action: "accept", Content: content, DecidedBy: "user", Elapsed: time.Second})
+	e := h.v.detail.fields[0].entry
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(e).Add(fyne.NewPos(e.Size().Width/2, e.Size().Height/2))
+	test.Scroll(h.w.Canvas(), at, 0, -80)
+	if h.v.detail.scroll.Offset.Y == 0 {
+		t.Fatal("the wheel over the first answer left the pane where it was")
 	}
 }
 

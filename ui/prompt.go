@@ -496,6 +496,7 @@ func (v *promptView) build() fyne.CanvasObject {
 			r.list = asList(f, checks)
 			r.server = v.p.Server
 			r.onFocus = v.reveal
+			r.wheel = v.scrolled
 			v.rows = append(v.rows, r)
 			rows = append(rows, r.build())
 			anyRequired = anyRequired || f.Required && f.Kind != elicit.KindBoolean
@@ -549,6 +550,13 @@ func (v *promptView) build() fyne.CanvasObject {
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), form)
 	v.scroll = container.NewVScroll(padded)
 	return container.NewBorder(v.top, v.bottom, nil, nil, v.scroll)
+}
+
+// scrolled scrolls the form by the mouse wheel's ev.
+func (v *promptView) scrolled(ev *fyne.ScrollEvent) {
+	if v.scroll != nil {
+		v.scroll.Scrolled(ev)
+	}
 }
 
 // reveal scrolls the form so that o, a field getting the keyboard focus,
@@ -658,6 +666,12 @@ func fixHint(names []string) string {
 	names = slices.Clone(names)
 	for i, n := range names {
 		names[i] = "“" + n + "”"
+		if strings.ContainsFunc(n, rtlRune) {
+			// A strong left-to-right mark between it and the next: two
+			// right-to-left titles with only ", " between them would make
+			// one right-to-left stretch, drawn last title first.
+			names[i] += string(lrm)
+		}
 	}
 	if len(names) <= hintNames {
 		return lang.L("To submit, fix: {{.Fields}}", map[string]any{"Fields": strings.Join(names, lang.L(", "))})
@@ -722,6 +736,7 @@ type fieldRow struct {
 	changed  func()
 	initial  any
 	onFocus  func(fyne.CanvasObject) // called with box when a widget of the row gets the focus
+	wheel    func(*fyne.ScrollEvent) // scrolls the form (passWheel)
 	list     bool                    // a select shown as a choiceList (asList)
 	box      *fyne.Container
 	err      error
@@ -846,7 +861,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 		var shown fyne.CanvasObject
 		r.bidi, shown = newBidiEntry(r.entry)
-		box.Add(shown)
+		box.Add(passWheel(shown, r.wheel))
 		if r.last {
 			r.lastMark = lastAnswerMark()
 			box.Add(r.lastMark)
@@ -1027,22 +1042,28 @@ func helpText(f *elicit.Field) string {
 	help := chars.Cut(f.Description, maxDescription)
 	if f.DefaultRefused != "" {
 		// Silently empty, the field would look as if the server gave none.
-		note := lang.L("The server's default was left out ({{.Reason}}).", map[string]any{"Reason": chars.Cut(f.DefaultRefused, 200)})
-		if help == "" {
-			help = note
-		} else {
-			help = strings.TrimRight(help, " ") + " — " + note
-		}
+		help = helpAndOurs(help, lang.L("The server's default was left out ({{.Reason}}).", map[string]any{"Reason": chars.Cut(f.DefaultRefused, 200)}))
 	}
 	if (f.Kind == elicit.KindNumber || f.Kind == elicit.KindInteger) && (f.Minimum != nil || f.Maximum != nil) {
-		r := placeholder(f)
-		r = chars.Capitalize(r) + lang.L(".")
-		if help == "" {
-			return r
-		}
-		return strings.TrimRight(help, " ") + " — " + r
+		help = helpAndOurs(help, chars.Capitalize(placeholder(f))+lang.L("."))
 	}
 	return help
+}
+
+// helpAndOurs is a field's help line, the server's words, with a sentence
+// of ours after a dash. Server words in a right-to-left script make the
+// line right to left (its first letter's direction), and ours then ends
+// with a strong left-to-right mark: without it, its full stop, between
+// its last word and the end of a right-to-left line, is drawn at the
+// line's far left, away from the sentence it ends.
+func helpAndOurs(help, ours string) string {
+	if help == "" {
+		return ours
+	}
+	if strings.ContainsFunc(help, rtlRune) {
+		ours += string(lrm)
+	}
+	return strings.TrimRight(help, " ") + " — " + ours
 }
 
 // valueText is the text an entry shows for a typed default: a number's

@@ -698,6 +698,26 @@ func TestPromptScrollFollowsFocus(t *testing.T) {
 	}
 }
 
+// TestPromptWheelOverEntryScrollsForm: the mouse wheel over a text
+// field scrolls a form too long for its window, as it does over the rest
+// of it (Fyne gave it to the entry's own one-line scroll, and the form
+// stopped under the pointer); a click there still reaches the entry.
+func TestPromptWheelOverEntryScrollsForm(t *testing.T) {
+	h := newHarness(t, "all-kinds.json")
+	h.w.Resize(fyne.NewSize(560, 500)) // the form does not fit
+	e := h.row("fullName").entry
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(e).Add(fyne.NewPos(e.Size().Width/2, e.Size().Height/2))
+	test.Scroll(h.c, at, 0, -80)
+	if h.v.scroll.Offset.Y == 0 {
+		t.Fatal("the wheel over the first text field left the form where it was")
+	}
+	h.v.scroll.ScrollToTop()
+	test.TapCanvas(h.c, at)
+	if h.c.Focused() != e {
+		t.Errorf("a click on the text field focused %T, not the field", h.c.Focused())
+	}
+}
+
 // TestPromptClipsServerText: a huge title, option label, description or
 // message cannot push the server's name and the buttons off screen; the
 // window stays a sensible size and says the message was shortened.

@@ -1,0 +1,37 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// wheelPass is laid over a one-line entry of a scrolled form: the mouse
+// wheel over the entry scrolls the form, as it does over the rest of it
+// and as in a browser. Fyne gives the wheel to the innermost scrollable
+// object under the pointer, and a one-line entry holds a scroll of its own
+// that takes a vertical wheel and has nowhere to go with it, so the form
+// stopped scrolling under the pointer wherever an entry was. It is
+// scrollable and nothing else: clicks, drags, hovering and the pointer's
+// shape still reach the entry beneath it.
+type wheelPass struct {
+	widget.BaseWidget
+	to func(*fyne.ScrollEvent)
+}
+
+// passWheel is entry with the mouse wheel over it sent to to (the form's
+// scroll), or entry itself when to is nil.
+func passWheel(entry fyne.CanvasObject, to func(*fyne.ScrollEvent)) fyne.CanvasObject {
+	if to == nil {
+		return entry
+	}
+	p := &wheelPass{to: to}
+	p.ExtendBaseWidget(p)
+	return container.NewStack(entry, p)
+}
+
+func (p *wheelPass) Scrolled(ev *fyne.ScrollEvent) { p.to(ev) }
+
+func (p *wheelPass) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewWithoutLayout())
+}
