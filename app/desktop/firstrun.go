@@ -32,8 +32,9 @@ const AutostartMarker = "asked-autostart"
 // login: elicitray is installed (autostart.Installed: a launcher entry in
 // the XDG data directories names this binary), the offer was never
 // answered, and autostart is not on already (then it is noted as answered).
-// It says in the log why it asks.
-func autostartOfferDue(p paths.Paths, log io.Writer) bool {
+// It says in the log why it asks, and when: at once, or (later) once the
+// windows it was started for are closed (offerAfterWindows).
+func autostartOfferDue(p paths.Paths, later bool, log io.Writer) bool {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		return false // no XDG launcher entry tells an installed app there
 	}
@@ -53,7 +54,11 @@ func autostartOfferDue(p paths.Paths, log io.Writer) bool {
 		RememberAnswer(marker, "autostart was on already")
 		return false
 	}
-	fmt.Fprintf(log, "elicitray hub: the first start of the elicitray that %s names: asking whether to start it at login (`elicitray autostart on` does the same)\n", entry)
+	when := "asking whether to start it at login"
+	if later {
+		when = "it will ask whether to start it at login once the windows it was started for are closed"
+	}
+	fmt.Fprintf(log, "elicitray hub: the first start of the elicitray that %s names: %s (`elicitray autostart on` does the same)\n", entry, when)
 	return true
 }
 

@@ -249,7 +249,7 @@ func Run(ctx context.Context, p paths.Paths, version string, forWindow bool, std
 	// unless the hub was started to show that window, which then comes
 	// first and alone.
 	switch {
-	case !autostartOfferDue(p, stderr):
+	case !autostartOfferDue(p, forWindow, stderr):
 	case forWindow:
 		win.offerAfterWindows()
 	default:

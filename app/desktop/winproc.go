@@ -393,6 +393,7 @@ func (w *Windows) retire(p *winProc, seq uint64) {
 	}
 	if w.offerNext && seq > 0 {
 		w.offerNext = false
+		w.logf("the windows it was started for are closed: asking whether to start it at login")
 		p.linger = nil
 		p.opening()
 		p.send(winproto.Message{Op: winproto.OpOffer})
