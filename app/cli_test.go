@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/toolpins"
 	"github.com/elicitray/elicitray/history"
 )
 
@@ -244,6 +245,49 @@ func TestCLIHistoryWithoutHub(t *testing.T) {
 	errb.Reset()
 	if code := Main(context.Background(), []string{"history", "show", "3"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no decision with ID 3") {
 		t.Errorf("show 3: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestCLIToolsAcceptKept: a change accepted with `elicitray tools accept`
+// is kept in history as a decision of the user's, as its window's answer
+// would be: a tool change, accept, decided on the command line, with what
+// changed; with no hub running, through the spool, which the next history
+// command takes in. Before, history showed the change kept waiting, then
+// the tool's calls running unasked, with no word of why.
+func TestCLIToolsAcceptKept(t *testing.T) {
+	testkit.Home(t)
+	p := paths.FromEnv(os.Getenv)
+	pins := toolpins.New(p)
+	now := time.Now()
+	for _, d := range []string{"Deploys to staging.", "Deploys to production. نشر إلى الإنتاج 🚀"} {
+		if _, err := pins.Listed("部署", []toolpins.Named{{Name: "deploy", Def: toolpins.Def{Description: d}}}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"tools", "accept", "部署"}, nil, &out, &errb); code != 0 || errb.Len() > 0 {
+		t.Fatalf("tools accept: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := Main(context.Background(), []string{"history", "list", "--json", "--decided-by", "command-line"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("history list: exit %d: %s", code, errb.String())
+	}
+	var rec history.Record
+	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
+		t.Fatalf("history list --json: %v\n%s", err, out.String())
+	}
+	if rec.Server != "部署" || rec.Tool != "deploy" || rec.Mode != "tool change" || rec.Action != "accept" || rec.DecidedBy != "command-line" ||
+		!strings.Contains(rec.Message, "+Deploys to production. نشر إلى الإنتاج 🚀") || !strings.Contains(rec.Message, "-Deploys to staging.") {
+		t.Errorf("history keeps %+v, want the change of 部署's deploy accepted on the command line, with what changed", rec)
+	}
+	// Nothing more is accepted, nor kept, by a second run.
+	out.Reset()
+	if code := Main(context.Background(), []string{"tools", "accept", "部署"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "No tool of 部署 has a change waiting") {
+		t.Errorf("tools accept again: exit %d: %s", code, out.String())
+	}
+	out.Reset()
+	if code := Main(context.Background(), []string{"history", "list", "--json"}, nil, &out, &errb); code != 0 || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("history holds, after accepting twice:\n%s", out.String())
 	}
 }
 

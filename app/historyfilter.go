@@ -30,7 +30,7 @@ var (
 	actions  = []string{bridge.ActionAccept, bridge.ActionDecline, bridge.ActionCancel, "error", journal.ActionForwarded}
 	deciders = []string{bridge.DecidedByUser, bridge.DecidedByRule, bridge.DecidedByTimeout, bridge.DecidedByRateLimit,
 		bridge.DecidedByPaused, bridge.DecidedByMuted, bridge.DecidedByServerCancelled, bridge.DecidedByHostCancelled,
-		bridge.DecidedByNoDesktop, bridge.DecidedByHost, bridge.DecidedByError}
+		bridge.DecidedByNoDesktop, bridge.DecidedByHost, bridge.DecidedByCommandLine, bridge.DecidedByError}
 )
 
 // historyFilter is the selection flags `history list` and `history export`
@@ -45,8 +45,8 @@ var kinds = []string{"form", "url", bridge.ModeToolCall, bridge.ModeToolChange}
 func (f *historyFilter) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.server, "server", "", "only this server's decisions (the name given to wrap --name)")
 	cmd.Flags().StringVar(&f.action, "action", "", "only this action: accept, decline, cancel, error or forwarded")
-	cmd.Flags().StringVar(&f.decidedBy, "decided-by", "", "only decisions made by: user, rule, timeout, rate-limit, paused, muted, server-cancelled, host-cancelled, no-display, host (a guarded call asked in the host, with no desktop) or error")
-	cmd.Flags().StringVar(&f.kind, "kind", "", `only this kind of request: form, url or "tool call" (a guarded tool call approved or denied)`)
+	cmd.Flags().StringVar(&f.decidedBy, "decided-by", "", "only decisions made by: user, rule, timeout, rate-limit, paused, muted, server-cancelled, host-cancelled, no-display, host (a guarded call asked in the host, with no desktop), command-line (elicitray tools accept) or error")
+	cmd.Flags().StringVar(&f.kind, "kind", "", `only this kind of request: form, url, "tool call" (a guarded tool call approved or denied) or "tool change" (a tool's changed definition accepted or kept waiting)`)
 	cmd.Flags().StringVar(&f.since, "since", "", "only decisions since a time: a duration ago (30m, 12h, 7d) or a date (2026-11-01, or RFC 3339)")
 	cmd.Flags().StringVar(&f.until, "until", "", "only decisions before a time (same forms as --since; a date includes its whole day)")
 	cmd.Flags().StringVar(&f.text, "text", "", "only decisions whose message, server or tool contains this text")
@@ -56,7 +56,7 @@ func (f *historyFilter) flags(cmd *cobra.Command) {
 func (f *historyFilter) query(now time.Time) (history.Query, error) {
 	q := history.Query{Server: f.server, Action: f.action, DecidedBy: f.decidedBy, Mode: f.kind, Text: f.text}
 	if q.Mode != "" && !slices.Contains(kinds, q.Mode) {
-		return q, usageError{fmt.Errorf("--kind: %q is not one of form, url, \"tool call\"", q.Mode)}
+		return q, usageError{fmt.Errorf("--kind: %q is not one of form, url, \"tool call\", \"tool change\"", q.Mode)}
 	}
 	if q.Action != "" && !slices.Contains(actions, q.Action) {
 		return q, usageError{fmt.Errorf("--action: %q is not one of %s", q.Action, strings.Join(actions, ", "))}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/elicitray/elicitray/app/hubapi"
+	"github.com/elicitray/elicitray/app/journal"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/toolpins"
+	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/chars"
 )
 
@@ -86,10 +90,12 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			before, _ := store.Server(args[0]) // what changed, for history (Accept says why it fails)
 			done, err := store.Accept(args[0], args[1:], time.Now())
 			if err != nil {
 				return runErr(err)
 			}
+			keepAccepted(cmd.Context(), p, args[0], done, before, cmd.ErrOrStderr())
 			if len(done) == 0 {
 				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", args[0])
 				return nil
@@ -127,6 +133,35 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 	}
 	cmd.AddCommand(list, accept, forget)
 	return cmd
+}
+
+// keepAccepted keeps in history each change of server's tools named that
+// the user accepted with the command (journal.ToolAccepted; pins, read
+// before the acceptance, hold what changed): through the running hub, else
+// in the spool, which the next hub or history command takes in. What
+// cannot be kept is said on stderr; the acceptance stands.
+func keepAccepted(ctx context.Context, p paths.Paths, server string, names []string, pins map[string]toolpins.Tool, stderr io.Writer) {
+	c := cliHub(p, nil)
+	defer c.Close()
+	var spool *journal.Spool
+	for _, name := range names {
+		var account string
+		var seen time.Time
+		if t, ok := pins[name]; ok && t.Changed != nil {
+			account, seen = toolpins.Diff(t.Def, *t.Changed), t.ChangedAt
+		}
+		rec := journal.ToolAccepted(server, name, account, seen, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
+		if c.Record(ctx, hubapi.RecordRequest{Record: &rec}) == nil {
+			continue
+		}
+		if spool == nil {
+			spool = &journal.Spool{Dir: journal.SpoolDir(p), Role: "cli"}
+			defer spool.Close()
+		}
+		if err := spool.Add(rec); err != nil {
+			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList([]string{name}), journal.StorageSentence(err))
+		}
+	}
 }
 
 // quotedList is names quoted and joined for a sentence.

@@ -36,6 +36,9 @@ const (
 	// DecidedByNoDesktop: no desktop could show the prompt; it was answered
 	// cancel or passed to the host (see ErrNoDesktop).
 	DecidedByNoDesktop = "no-display"
+	// DecidedByCommandLine: the user, with a command of theirs rather than
+	// in a window (`elicitray tools accept`).
+	DecidedByCommandLine = "command-line"
 )
 
 // ServerInfo is what a server calls itself in its initialize reply

@@ -532,7 +532,7 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 		Submitted(ctx)
 		return
 	}
-	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, changeMessage(name, account), ""))
+	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, ChangeMessage(name, account), ""))
 	answered = err == nil && res.DecidedBy == DecidedByUser
 	switch {
 	case err != nil:

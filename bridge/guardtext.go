@@ -62,10 +62,10 @@ func guardMessage(name string, info toolInfo, args json.RawMessage) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// changeMessage is what the window that tells of a changed tool
+// ChangeMessage is what the window that tells of a changed tool
 // definition says (ModeToolChange): the change, cleaned and bounded as a
 // guarded call's text is.
-func changeMessage(name, account string) string {
+func ChangeMessage(name, account string) string {
 	var b strings.Builder
 	var c cleaner
 	fmt.Fprintf(&b, "The server changed the definition of its tool %s since you first saw it. A server can do so to make a tool you trust ask for more than it did.\n\n", strconv.Quote(c.line(name, guardMaxValue)))

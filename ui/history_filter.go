@@ -19,7 +19,7 @@ import (
 var (
 	historyActions  = []string{"Any action", "accept", "decline", "cancel", "error", "forwarded"}
 	historyDeciders = []string{"Decided by anyone", "user", "rule", "timeout", "rate-limit",
-		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "host", "error"}
+		"paused", "muted", "server-cancelled", "host-cancelled", "no-display", "host", "command-line", "error"}
 	// historyKinds are the kinds of request (Record.Mode): elicitations of
 	// either mode, guarded tool calls and tools' changed definitions.
 	historyKinds = []string{"Any kind", "form", "url", "tool call", "tool change"}

@@ -522,6 +522,8 @@ func recordTerm(term string) string {
 		return lang.L("no-display")
 	case "host":
 		return lang.L("host")
+	case "command-line":
+		return lang.L("command line")
 	case "url":
 		return lang.L("url")
 	case "tool call":

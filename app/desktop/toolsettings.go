@@ -7,9 +7,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/elicitray/elicitray/app/journal"
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/toolpins"
 	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
 	"github.com/elicitray/elicitray/ui/state"
 )
 
@@ -45,8 +47,10 @@ func ToolSettings(p paths.Paths) (state.ToolSettings, error) {
 // the user accepted, when it is still the change the window showed (a
 // server that changed the tool again meanwhile is asked about anew), and
 // forgets the pins forgotten. A pin gone meanwhile (forgotten from the
-// command line) is no error.
-func SaveToolSettings(p paths.Paths, s state.ToolSettings, now time.Time) error {
+// command line) is no error. Each change accepted is a decision of the
+// user's, given to keep for history (journal.ToolAccepted), as the answer
+// in the change's own window is.
+func SaveToolSettings(p paths.Paths, s state.ToolSettings, now time.Time, keep func(history.Record)) error {
 	store := toolpins.New(p)
 	var errs []error
 	for _, a := range s.Accept {
@@ -69,7 +73,9 @@ func SaveToolSettings(p paths.Paths, s state.ToolSettings, now time.Time) error 
 		}
 		if err := store.AcceptDef(a.Server, a.Tool, *t.Changed, now); err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		keep(journal.ToolAccepted(a.Server, a.Tool, a.Change, t.ChangedAt, bridge.DecidedByUser, "accepted in Settings"))
 	}
 	for _, f := range s.Forget {
 		if _, err := store.Forget(f.Server, []string{f.Tool}); err != nil && !errors.Is(err, toolpins.ErrNotPinned) {

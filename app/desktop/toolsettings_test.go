@@ -7,6 +7,8 @@ import (
 
 	"github.com/elicitray/elicitray/app/paths"
 	"github.com/elicitray/elicitray/app/toolpins"
+	"github.com/elicitray/elicitray/bridge"
+	"github.com/elicitray/elicitray/history"
 )
 
 // TestToolSettingsRoundTrip: the Settings section lists tools.json's pins
@@ -39,14 +41,18 @@ func TestToolSettingsRoundTrip(t *testing.T) {
 		t.Errorf("warnings: %q, %q", s.Pins[0].Warning, s.Pins[1].Warning)
 	}
 
+	// Each acceptance is kept for history, as its window's answer is.
+	var kept []history.Record
+	keep := func(r history.Record) { kept = append(kept, r) }
+
 	// The server changed it again after the window opened: not accepted.
 	list("Deploys anywhere.", t0.Add(2*time.Hour))
 	s.Accept = s.Pins[:1]
-	if err := SaveToolSettings(p, s, t0.Add(3*time.Hour)); err == nil || !strings.Contains(err.Error(), "changed its tool \"deploy\" again since the window opened") {
+	if err := SaveToolSettings(p, s, t0.Add(3*time.Hour), keep); err == nil || !strings.Contains(err.Error(), "changed its tool \"deploy\" again since the window opened") {
 		t.Fatalf("saving an accept of an older change: %v", err)
 	}
-	if pins, _ := store.Server("部署"); pins["deploy"].Changed == nil {
-		t.Fatal("the newer change was accepted unseen")
+	if pins, _ := store.Server("部署"); pins["deploy"].Changed == nil || len(kept) > 0 {
+		t.Fatalf("the newer change was accepted unseen (history keeps %+v)", kept)
 	}
 
 	// Seen anew and accepted; search forgotten, twice.
@@ -54,17 +60,22 @@ func TestToolSettingsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Accept, s.Forget = s.Pins[:1], s.Pins[1:]
-	if err := SaveToolSettings(p, s, t0.Add(3*time.Hour)); err != nil {
+	if err := SaveToolSettings(p, s, t0.Add(3*time.Hour), keep); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveToolSettings(p, s, t0.Add(3*time.Hour)); err != nil {
+	if len(kept) != 1 || kept[0].Server != "部署" || kept[0].Tool != "deploy" || kept[0].Mode != bridge.ModeToolChange ||
+		kept[0].Action != bridge.ActionAccept || kept[0].DecidedBy != bridge.DecidedByUser || kept[0].Reason != "accepted in Settings" ||
+		!strings.Contains(kept[0].Message, "+Deploys anywhere.") || kept[0].Key == "" {
+		t.Errorf("history is given %+v, want the change of 部署's deploy accepted in Settings, with what changed", kept)
+	}
+	if err := SaveToolSettings(p, s, t0.Add(3*time.Hour), keep); err != nil {
 		t.Fatalf("saving again, the pin gone: %v", err)
 	}
 	pins, err := store.Server("部署")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := pins["deploy"]; d.Changed != nil || d.Def.Description != "Deploys anywhere." || len(pins) != 1 {
-		t.Errorf("after saving: %+v", pins)
+	if d := pins["deploy"]; d.Changed != nil || d.Def.Description != "Deploys anywhere." || len(pins) != 1 || len(kept) != 1 {
+		t.Errorf("after saving: %+v (history given %d records, want the one acceptance)", pins, len(kept))
 	}
 }

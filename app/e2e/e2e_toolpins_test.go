@@ -214,8 +214,17 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 	if recs := calls(); len(recs) != 1 {
 		t.Errorf("history holds %d tool calls after accepting, want still the one: the accepted tool's call ran unasked", len(recs))
 	}
-	if n := len(changes()); n != 1 {
-		t.Errorf("history holds %d tool changes, want the one told", n)
+	// The acceptance is a decision of the user's, kept as the window's
+	// answer is, with what was accepted (before, history showed the
+	// change kept asking, then calls running unasked, with no word why).
+	recs = changes()
+	if len(recs) != 2 || recs[1].Action != bridge.ActionAccept || recs[1].DecidedBy != bridge.DecidedByCommandLine ||
+		recs[1].Tool != "deploy" || !strings.Contains(recs[1].Message, "+Deploys the named service to production. 部署到生产环境。") ||
+		recs[0].Action != bridge.ActionDecline {
+		t.Errorf("history holds the tool changes %+v, want the one kept asking in its window, then the one accepted with the command%s", recs, d.diagnostics())
+	}
+	if recs := d.history("--decided-by", bridge.DecidedByCommandLine, "--server", server); len(recs) != 1 || recs[0].Reason != "accepted with `elicitray tools accept`" {
+		t.Errorf("history list --decided-by command-line: %+v, want the acceptance", recs)
 	}
 }
 

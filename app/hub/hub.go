@@ -268,7 +268,7 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 	cs.mu.Unlock()
 	for key, server := range owed {
 		h.logf("%s: a decision did not reach the server: %s (request %s)", server, wrapperEnded, key)
-		_ = h.keep(journal.DeliveryWord(server, key, wrapperEnded))
+		_ = h.Keep(journal.DeliveryWord(server, key, wrapperEnded))
 	}
 }
 
@@ -367,14 +367,14 @@ func (h *Hub) opDelivered(cs *ConnState, m *hubapi.Message) {
 	if m.Error != "" {
 		h.logf("%s: a decision did not reach the server: %s (request %s)", server, m.Error, m.Key)
 	}
-	_ = h.keep(journal.DeliveryWord(server, m.Key, m.Error))
+	_ = h.Keep(journal.DeliveryWord(server, m.Key, m.Error))
 }
 
 func (h *Hub) opRecord(cs *ConnState, m *hubapi.Message) {
 	var err error
 	if m.Record != nil {
 		cs.await(*m.Record)
-		err = h.keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too
+		err = h.Keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too
 	}
 	if m.ID != 0 {
 		// On disk, or not: a wrapper told "not saved" spools it itself.
@@ -748,14 +748,14 @@ func (h *Hub) recordDecision(it *Item, res *bridge.Result) {
 	if it.conn != nil {
 		it.conn.await(rec)
 	}
-	if err := h.keep(rec); err != nil {
+	if err := h.Keep(rec); err != nil {
 		it.unsaved = &rec
 	}
 }
 
-// keep puts rec in history, or in the spool, or in memory (journal.go); the
+// Keep puts rec in history, or in the spool, or in memory (journal.go); the
 // error says when it is in memory only.
-func (h *Hub) keep(rec history.Record) error {
+func (h *Hub) Keep(rec history.Record) error {
 	err := h.Records().Keep(rec)
 	if h.Recorded != nil {
 		h.Recorded()

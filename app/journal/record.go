@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"slices"
 	"time"
 
@@ -61,6 +63,21 @@ func NewRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 		rec.Delivery = history.DeliveryPending
 	}
 	return RedactRecord(rec, form)
+}
+
+// ToolAccepted is the history record of a changed tool definition that
+// the user accepted outside the window telling of the change (Settings,
+// `elicitray tools accept`), kept as that window's answer is: a tool
+// change (its message, with account, what changed), accept, decided by
+// decidedBy for reason. seen is when the change was first seen: the record
+// is of the question that waited since, answered now. Each is an
+// elicitation of its own, under a key of its own.
+func ToolAccepted(server, tool, account string, seen time.Time, decidedBy, reason string) history.Record {
+	key := make([]byte, 12)
+	_, _ = rand.Read(key)
+	req := &bridge.Request{ID: "tool-accepted-" + hex.EncodeToString(key), Time: seen, Server: server, Tool: tool,
+		Mode: bridge.ModeToolChange, Message: bridge.ChangeMessage(tool, account)}
+	return NewRecord(req, bridge.Result{Action: bridge.ActionAccept, DecidedBy: decidedBy, Reason: reason}, nil, history.SourceHub)
 }
 
 // DeliveryWord is the record that settles the delivery of request key's

@@ -60,7 +60,7 @@ func SpoolDir(p paths.Paths) string { return filepath.Join(filepath.Dir(p.Histor
 // Spool appends records to a file of its own in a spool directory.
 type Spool struct {
 	Dir  string
-	Role string // "hub" or "wrapper": the start of the file's name
+	Role string // "hub", "wrapper" or "cli" (a command): the start of the file's name
 	// Reserve is how many bytes a new file sets aside on disk (fallocate,
 	// keeping its size 0), so that records still land on a disk that
 	// filled up since; 0 reserves nothing. The hub reserves hubReserve.
