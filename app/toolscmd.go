@@ -90,12 +90,11 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			before, _ := store.Server(args[0]) // what changed, for history (Accept says why it fails)
 			done, err := store.Accept(args[0], args[1:], time.Now())
 			if err != nil {
 				return runErr(err)
 			}
-			keepAccepted(cmd.Context(), p, args[0], done, before, cmd.ErrOrStderr())
+			keepAccepted(cmd.Context(), p, args[0], done, cmd.ErrOrStderr())
 			if len(done) == 0 {
 				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", args[0])
 				return nil
@@ -104,7 +103,11 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			if len(done) == 1 {
 				calls = "its calls no longer wait"
 			}
-			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", args[0], quotedList(done), calls)
+			names := make([]string, len(done))
+			for i, a := range done {
+				names[i] = a.Name
+			}
+			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", args[0], quotedList(names), calls)
 			return nil
 		},
 	}
@@ -135,22 +138,16 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// keepAccepted keeps in history each change of server's tools named that
-// the user accepted with the command (journal.ToolAccepted; pins, read
-// before the acceptance, hold what changed): through the running hub, else
-// in the spool, which the next hub or history command takes in. What
-// cannot be kept is said on stderr; the acceptance stands.
-func keepAccepted(ctx context.Context, p paths.Paths, server string, names []string, pins map[string]toolpins.Tool, stderr io.Writer) {
+// keepAccepted keeps in history each change of server's tools that the
+// user accepted with the command (journal.ToolAccepted): through the
+// running hub, else in the spool, which the next hub or history command
+// takes in. What cannot be kept is said on stderr; the acceptance stands.
+func keepAccepted(ctx context.Context, p paths.Paths, server string, done []toolpins.Accepted, stderr io.Writer) {
 	c := cliHub(p, nil)
 	defer c.Close()
 	var spool *journal.Spool
-	for _, name := range names {
-		var account string
-		var seen time.Time
-		if t, ok := pins[name]; ok && t.Changed != nil {
-			account, seen = toolpins.Diff(t.Def, *t.Changed), t.ChangedAt
-		}
-		rec := journal.ToolAccepted(server, name, account, seen, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
+	for _, a := range done {
+		rec := journal.ToolAccepted(server, a.Name, a.Change, a.Seen, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
 		if c.Record(ctx, hubapi.RecordRequest{Record: &rec}) == nil {
 			continue
 		}
@@ -159,7 +156,7 @@ func keepAccepted(ctx context.Context, p paths.Paths, server string, names []str
 			defer spool.Close()
 		}
 		if err := spool.Add(rec); err != nil {
-			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList([]string{name}), journal.StorageSentence(err))
+			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList([]string{a.Name}), journal.StorageSentence(err))
 		}
 	}
 }

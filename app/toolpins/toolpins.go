@@ -249,12 +249,20 @@ func (s *Store) Servers() ([]string, error) {
 	return slices.Sorted(maps.Keys(f.Servers)), nil
 }
 
+// Accepted is a tool whose changed definition Accept accepted: its name,
+// what changed (Diff), and when the change was first seen.
+type Accepted struct {
+	Name   string
+	Change string
+	Seen   time.Time
+}
+
 // Accept makes the changed definitions of server's tools named (all its
 // changed tools when none is named) the ones the user has, from now; it
-// returns the tools accepted. A named tool with no change waiting is an
-// error that names it.
-func (s *Store) Accept(server string, names []string, now time.Time) ([]string, error) {
-	var done []string
+// returns the tools accepted, by name. A named tool with no change waiting
+// is an error that names it.
+func (s *Store) Accept(server string, names []string, now time.Time) ([]Accepted, error) {
+	var done []Accepted
 	err := s.editServer(server, func(f *file, pins map[string]*Tool) error {
 		if len(names) == 0 {
 			for name, t := range pins {
@@ -268,12 +276,12 @@ func (s *Store) Accept(server string, names []string, now time.Time) ([]string, 
 			if t == nil || t.Changed == nil {
 				return fmt.Errorf("%s's tool %q has no changed definition waiting to be accepted", server, name)
 			}
+			done = append(done, Accepted{Name: name, Change: Diff(t.Def, *t.Changed), Seen: t.ChangedAt})
 			t.Def, t.Since, t.Changed, t.ChangedAt = *t.Changed, now, nil, time.Time{}
-			done = append(done, name)
 		}
 		return nil
 	})
-	slices.Sort(done)
+	slices.SortFunc(done, func(a, b Accepted) int { return strings.Compare(a.Name, b.Name) })
 	return done, err
 }
 
