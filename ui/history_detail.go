@@ -232,7 +232,7 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 		d.fields = append(d.fields, df)
 		// The widgets cannot be changed, and their values must still read
 		// as well as any text (appTheme.readable).
-		objs = append(objs, container.NewThemeOverride(df.build(values[f.Name], d.scroll.Scrolled), appTheme{readable: true}))
+		objs = append(objs, container.NewThemeOverride(df.build(values[f.Name], wheelTo(&d.scroll)), appTheme{readable: true}))
 	}
 	return objs
 }

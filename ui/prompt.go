@@ -496,7 +496,7 @@ func (v *promptView) build() fyne.CanvasObject {
 			r.list = asList(f, checks)
 			r.server = v.p.Server
 			r.onFocus = v.reveal
-			r.wheel = v.scrolled
+			r.wheel = wheelTo(&v.scroll)
 			v.rows = append(v.rows, r)
 			rows = append(rows, r.build())
 			anyRequired = anyRequired || f.Required && f.Kind != elicit.KindBoolean
@@ -550,13 +550,6 @@ func (v *promptView) build() fyne.CanvasObject {
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding()), form)
 	v.scroll = container.NewVScroll(padded)
 	return container.NewBorder(v.top, v.bottom, nil, nil, v.scroll)
-}
-
-// scrolled scrolls the form by the mouse wheel's ev.
-func (v *promptView) scrolled(ev *fyne.ScrollEvent) {
-	if v.scroll != nil {
-		v.scroll.Scrolled(ev)
-	}
 }
 
 // reveal scrolls the form so that o, a field getting the keyboard focus,

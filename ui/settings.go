@@ -658,6 +658,7 @@ type settingField struct {
 	check    func(string) error
 	entry    *settingsEntry
 	errLabel *widget.Label
+	wheel    func(*fyne.ScrollEvent) // scrolls the window (passWheel)
 	// edited is set once the user changed the text; shown once its error
 	// was shown. An error shows after the user leaves an edited field, and
 	// from then on follows every keystroke, so that it goes away as soon
@@ -666,7 +667,7 @@ type settingField struct {
 }
 
 func newSettingField(name, text, placeholder string, optional bool, check func(string) error, changed func(), v *settingsView) *settingField {
-	f := &settingField{name: name, given: text, optional: optional, check: check}
+	f := &settingField{name: name, given: text, optional: optional, check: check, wheel: wheelTo(&v.scroll)}
 	if optional {
 		// Empty is valid: it follows the defaults.
 		f.check = func(s string) error {
@@ -695,7 +696,7 @@ func newSettingField(name, text, placeholder string, optional bool, check func(s
 
 func (f *settingField) build() fyne.CanvasObject {
 	f.errLabel = errorLabel()
-	return container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel(f.name), nil, f.entry), f.errLabel)
+	return container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel(f.name), nil, passWheel(f.entry, f.wheel)), f.errLabel)
 }
 
 // follows reports whether the field is a server's, left empty: its value

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -598,5 +599,35 @@ func TestSettingsLongListScrolls(t *testing.T) {
 	h.addServer("zz-last")
 	if h.v.scroll.Offset.Y == 0 {
 		t.Error("the list did not scroll to the server just added")
+	}
+}
+
+// TestSettingsWheelOverField: the mouse wheel over a field of a server's
+// row scrolls the window, as it does between the fields (Fyne gave it to
+// the entry's own one-line scroll, and the list stopped under the
+// pointer).
+func TestSettingsWheelOverField(t *testing.T) {
+	s := sampleSettings()
+	s.Servers = nil
+	for _, name := range []string{"部署", "خادم", "שרת", "🚀 launch", "e\u0301clair"} {
+		for i := range 6 {
+			s.Servers = append(s.Servers, state.ServerPolicy{Name: fmt.Sprintf("%s %d", name, i), Burst: 1, Every: time.Second, Timeout: time.Minute})
+		}
+	}
+	h := newSettingsHarness(t, s)
+	var e *settingsEntry // the first server's, in view when the window opens
+	for _, r := range h.v.rows() {
+		if r.name != "" {
+			e = h.field(r.name, "Burst").entry
+			break
+		}
+	}
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(e).Add(fyne.NewPos(e.Size().Width/2, e.Size().Height/2))
+	if at.Y > h.v.scroll.Size().Height {
+		t.Fatalf("the first server's field is at y=%v, out of view: the test shows too little", at.Y)
+	}
+	test.Scroll(h.c, at, 0, -80)
+	if h.v.scroll.Offset.Y == 0 {
+		t.Fatal("the wheel over a server's field left the window where it was")
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// wheelPass is laid over a one-line entry of a scrolled form: the mouse
+// wheelPass is laid over a one-line entry of a scrolled form (the prompt,
+// the history's detail pane, Settings): the mouse
 // wheel over the entry scrolls the form, as it does over the rest of it
 // and as in a browser. Fyne gives the wheel to the innermost scrollable
 // object under the pointer, and a one-line entry holds a scroll of its own
@@ -31,6 +32,16 @@ func passWheel(entry fyne.CanvasObject, to func(*fyne.ScrollEvent)) fyne.CanvasO
 }
 
 func (p *wheelPass) Scrolled(ev *fyne.ScrollEvent) { p.to(ev) }
+
+// wheelTo is what passWheel takes to send the wheel to *s, a window's
+// scroll made after its fields are.
+func wheelTo(s **container.Scroll) func(*fyne.ScrollEvent) {
+	return func(ev *fyne.ScrollEvent) {
+		if *s != nil {
+			(*s).Scrolled(ev)
+		}
+	}
+}
 
 func (p *wheelPass) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(container.NewWithoutLayout())
