@@ -16,6 +16,7 @@ import (
 	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
+	"github.com/elicitray/elicitray/app/journal"
 	"github.com/elicitray/elicitray/app/session"
 	"github.com/elicitray/elicitray/app/wrapper"
 
@@ -90,6 +91,62 @@ func TestHubQueue(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]any{"n": json.Number("3")}, recs[2].Content); diff != "" {
 		t.Errorf("content mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHubToolAcceptedElsewhere: a change accepted in Settings answers the
+// window telling of it, open or waiting behind another, and closes it (the
+// hub closes a window the user answered elsewhere); history keeps each as
+// the window told it, accepted by the user in Settings. With no such
+// window, the acceptance is kept as it comes. Another tool's window stays.
+func TestHubToolAcceptedElsewhere(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	told := func(server, tool string) <-chan hubkit.Approval {
+		return hubkit.ApproveAsync(c, context.Background(), &bridge.Request{Server: server, Tool: tool, Mode: bridge.ModeToolChange,
+			Message: bridge.ChangeMessage(tool, "Description (- pinned, + listed now):\n-Deploys.\n+يحذف كل شيء 🗑️"), ServerInfo: bridge.ServerInfo{Name: "srv"}})
+	}
+	open := told("部署", "deploy")
+	shown := <-sp.Shown
+	waiting := told("部署", "deploy")
+	other := told("部署", "search")
+	hubkit.WaitQueued(t, h, 3)
+	accepted := journal.ToolAccepted("部署", "deploy", "", bridge.DecidedByUser, "accepted in Settings")
+	if err := h.ToolAccepted(accepted); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []<-chan hubkit.Approval{open, waiting} {
+		if got := <-ch; got.Err != nil || got.Res.Action != bridge.ActionAccept || got.Res.DecidedBy != bridge.DecidedByUser || got.Res.Reason != "accepted in Settings" {
+			t.Errorf("the window of the accepted change was answered %+v (%v)", got.Res, got.Err)
+		}
+	}
+	select {
+	case <-shown.Dismissed:
+	case <-time.After(time.Minute): // a hang, not a measurement
+		t.Fatal("the window of the change accepted in Settings stays open")
+	}
+	next := <-sp.Shown
+	if next.Prompt.Request.Tool != "search" {
+		t.Fatalf("next on screen: %+v, want the other tool's window", next.Prompt.Request)
+	}
+	// No window of it: kept as it is.
+	if err := h.ToolAccepted(journal.ToolAccepted("部署", "lookup", "", bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")); err != nil {
+		t.Fatal(err)
+	}
+	next.Answer(bridge.Result{Action: bridge.ActionDecline})
+	<-other
+	recs, err := h.Store.List(history.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Tool, Action, DecidedBy, Reason, ServerInfo string }
+	var got []row
+	for _, r := range recs {
+		got = append(got, row{r.Tool, r.Action, r.DecidedBy, r.Reason, r.ServerInfo.Name})
+	}
+	want := []row{{"search", "decline", "user", "", "srv"}, {"lookup", "accept", "command-line", "accepted with `elicitray tools accept`", ""},
+		{"deploy", "accept", "user", "accepted in Settings", "srv"}, {"deploy", "accept", "user", "accepted in Settings", "srv"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
 	}
 }
 

@@ -140,15 +140,17 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 
 // keepAccepted keeps in history each change of server's tools that the
 // user accepted with the command (journal.ToolAccepted): through the
-// running hub, else in the spool, which the next hub or history command
-// takes in. What cannot be kept is said on stderr; the acceptance stands.
+// running hub, which also answers a window telling of the change with it
+// (Hub.ToolAccepted), else in the spool, which the next hub or history
+// command takes in. What cannot be kept is said on stderr; the acceptance
+// stands.
 func keepAccepted(ctx context.Context, p paths.Paths, server string, done []toolpins.Accepted, stderr io.Writer) {
 	c := cliHub(p, nil)
 	defer c.Close()
 	var spool *journal.Spool
 	for _, a := range done {
-		rec := journal.ToolAccepted(server, a.Name, a.Change, a.Seen, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
-		if c.Record(ctx, hubapi.RecordRequest{Record: &rec}) == nil {
+		rec := journal.ToolAccepted(server, a.Name, a.Change, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
+		if c.ToolAccepted(ctx, hubapi.ToolAcceptedRequest{Record: &rec}) == nil {
 			continue
 		}
 		if spool == nil {

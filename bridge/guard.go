@@ -533,11 +533,13 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 		return
 	}
 	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, ChangeMessage(name, account), ""))
-	answered = err == nil && res.DecidedBy == DecidedByUser
+	// The user, in this window or elsewhere (the hub answers it when they
+	// accept the change in Settings or with `elicitray tools accept`).
+	answered = err == nil && (res.DecidedBy == DecidedByUser || res.DecidedBy == DecidedByCommandLine)
 	switch {
 	case err != nil:
 		g.w.log.printf("%s: the tool %s changed its definition; the user could not be told (%v), so its calls wait for their approval until they accept it (elicitray tools accept), and the next list of its tools tells it again", g.d.opts.Server, strconv.Quote(name), err)
-	case res.DecidedBy != DecidedByUser:
+	case !answered:
 		g.w.log.printf("%s: the window telling that the tool %s changed closed unanswered (%s); its calls wait for the user's approval, and the next list of its tools tells it again", g.d.opts.Server, strconv.Quote(name), res.DecidedBy)
 	case res.Action != ActionAccept:
 		if err := g.pins.Told(name); err != nil {

@@ -75,7 +75,7 @@ func SaveToolSettings(p paths.Paths, s state.ToolSettings, now time.Time, keep f
 			errs = append(errs, err)
 			continue
 		}
-		keep(journal.ToolAccepted(a.Server, a.Tool, a.Change, t.ChangedAt, bridge.DecidedByUser, "accepted in Settings"))
+		keep(journal.ToolAccepted(a.Server, a.Tool, a.Change, bridge.DecidedByUser, "accepted in Settings"))
 	}
 	for _, f := range s.Forget {
 		if _, err := store.Forget(f.Server, []string{f.Tool}); err != nil && !errors.Is(err, toolpins.ErrNotPinned) {

@@ -491,7 +491,7 @@ func (w *Windows) SaveSettings(s state.Settings) error {
 	if err := h.ForgetRules(s.Remember.Forget); err != nil {
 		return err
 	}
-	if err := SaveToolSettings(w.Paths, s.Tools, time.Now(), func(r history.Record) { _ = h.Keep(r) }); err != nil {
+	if err := SaveToolSettings(w.Paths, s.Tools, time.Now(), func(r history.Record) { _ = h.ToolAccepted(r) }); err != nil {
 		return err
 	}
 	if err := config.Save(w.Paths.Config, c); err != nil {

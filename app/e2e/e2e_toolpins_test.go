@@ -91,6 +91,7 @@ func TestEndToEndToolChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { toolChanged(t, d.with(t), tt.cs(), tt.name, tt.accept) })
 	}
 	t.Run("host leaves", func(t *testing.T) { hostLeavesChangeWindow(t, d.with(t), exe) })
+	t.Run("accepted elsewhere", func(t *testing.T) { acceptedWhileTold(t, d.with(t), exe) })
 	// Every decision of the three, at both eras, over stdio and HTTP, is
 	// sealed as the hub kept it, its delivery settled after: the chain
 	// holds (history/doc.go, "The chain"), checked through the hub.
@@ -218,10 +219,10 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 	// answer is, with what was accepted (before, history showed the
 	// change kept asking, then calls running unasked, with no word why).
 	recs = changes()
-	if len(recs) != 2 || recs[1].Action != bridge.ActionAccept || recs[1].DecidedBy != bridge.DecidedByCommandLine ||
-		recs[1].Tool != "deploy" || !strings.Contains(recs[1].Message, "+Deploys the named service to production. 部署到生产环境。") ||
-		recs[0].Action != bridge.ActionDecline {
-		t.Errorf("history holds the tool changes %+v, want the one kept asking in its window, then the one accepted with the command%s", recs, d.diagnostics())
+	if len(recs) != 2 || recs[0].Action != bridge.ActionAccept || recs[0].DecidedBy != bridge.DecidedByCommandLine ||
+		recs[0].Tool != "deploy" || !strings.Contains(recs[0].Message, "+Deploys the named service to production. 部署到生产环境。") ||
+		recs[1].Action != bridge.ActionDecline || !recs[0].Time.After(recs[1].Time) {
+		t.Errorf("history holds the tool changes %+v, want, newest first, the one accepted with the command, then the one kept asking in its window%s", recs, d.diagnostics())
 	}
 	if recs := d.history("--decided-by", bridge.DecidedByCommandLine, "--server", server); len(recs) != 1 || recs[0].Reason != "accepted with `elicitray tools accept`" {
 		t.Errorf("history list --decided-by command-line: %+v, want the acceptance", recs)
@@ -259,5 +260,42 @@ func hostLeavesChangeWindow(t *testing.T, d *testDesktop, exe string) {
 	// Delivered line.
 	if out := d.historyText("show", strconv.FormatUint(recs[0].ID, 10)); strings.Contains(out, "Delivered") || !strings.Contains(out, "tool change") {
 		t.Errorf("history show:\n%s", out)
+	}
+}
+
+// acceptedWhileTold: the user accepts the change with `elicitray tools
+// accept` while the window telling of it is open. That window is answered
+// with the acceptance and closes, and history keeps the one decision, as
+// the window told it (a new user found it left open, asking about a
+// change already accepted, and its Cancel kept as a second decision).
+func acceptedWhileTold(t *testing.T, d *testDesktop, exe string) {
+	const server = "rugpull-elsewhere"
+	cs := d.connect(server, exe)
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
+	}
+	if text, _ := d.outcome(d.callArgs(cs, "rewrite", map[string]any{})); text != "rewritten" {
+		t.Fatalf("rewrite: %q%s", text, d.diagnostics())
+	}
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
+	}
+	win, _ := d.window()
+	cmd := exec.Command(testkit.Binary(t), "tools", "accept", server, "deploy")
+	cmd.Env = d.env
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Accepted the new definition") {
+		t.Fatalf("tools accept: %v\n%s", err, out)
+	}
+	d.closed(win)
+	recs := d.history("--kind", bridge.ModeToolChange, "--server", server)
+	if len(recs) != 1 || recs[0].Action != bridge.ActionAccept || recs[0].DecidedBy != bridge.DecidedByCommandLine ||
+		recs[0].ServerInfo.Name != "rug-pull" || !strings.Contains(recs[0].Message, "+Deploys the named service to production. 部署到生产环境。") {
+		t.Fatalf("history holds %+v; want the told change, accepted on the command line%s", recs, d.diagnostics())
+	}
+	if text, isError := d.outcome(d.callArgs(cs, "deploy", map[string]any{"service": "web"})); text != "deployed web" || isError {
+		t.Errorf("deploy after the change was accepted: %q (isError %v)%s", text, isError, d.diagnostics())
+	}
+	if out := d.wrapperLog(); strings.Contains(out, server+": the window telling that the tool") {
+		t.Errorf("the wrapper took the acceptance for no answer:\n%s", out)
 	}
 }

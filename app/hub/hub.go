@@ -275,23 +275,24 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 // operations is the hub protocol: each operation's handler, which answers
 // on cs (or not: cancel, delivered). wire.go says what each is.
 var operations = map[string]func(h *Hub, cs *ConnState, m *hubapi.Message){
-	hubapi.OpPrompt:    (*Hub).opPrompt,
-	hubapi.OpCancel:    (*Hub).opCancel,
-	hubapi.OpDelivered: (*Hub).opDelivered,
-	hubapi.OpRecord:    (*Hub).opRecord,
-	hubapi.OpHistory:   (*Hub).opHistory,
-	hubapi.OpGet:       (*Hub).opGet,
-	hubapi.OpExport:    (*Hub).opExport,
-	hubapi.OpPrune:     (*Hub).opPrune,
-	hubapi.OpVerify:    (*Hub).opVerify,
-	hubapi.OpPause:     (*Hub).opPause,
-	hubapi.OpMute:      (*Hub).opMute,
-	hubapi.OpUnmute:    (*Hub).opUnmute,
-	hubapi.OpStatus:    (*Hub).opStatus,
-	hubapi.OpQuit:      (*Hub).opWindow,
-	hubapi.OpWindow:    (*Hub).opWindow,
-	hubapi.OpSettings:  (*Hub).opWindow,
-	hubapi.OpMenu:      (*Hub).opWindow,
+	hubapi.OpPrompt:       (*Hub).opPrompt,
+	hubapi.OpCancel:       (*Hub).opCancel,
+	hubapi.OpDelivered:    (*Hub).opDelivered,
+	hubapi.OpRecord:       (*Hub).opRecord,
+	hubapi.OpToolAccepted: (*Hub).opRecord,
+	hubapi.OpHistory:      (*Hub).opHistory,
+	hubapi.OpGet:          (*Hub).opGet,
+	hubapi.OpExport:       (*Hub).opExport,
+	hubapi.OpPrune:        (*Hub).opPrune,
+	hubapi.OpVerify:       (*Hub).opVerify,
+	hubapi.OpPause:        (*Hub).opPause,
+	hubapi.OpMute:         (*Hub).opMute,
+	hubapi.OpUnmute:       (*Hub).opUnmute,
+	hubapi.OpStatus:       (*Hub).opStatus,
+	hubapi.OpQuit:         (*Hub).opWindow,
+	hubapi.OpWindow:       (*Hub).opWindow,
+	hubapi.OpSettings:     (*Hub).opWindow,
+	hubapi.OpMenu:         (*Hub).opWindow,
 }
 
 func (h *Hub) handle(cs *ConnState, m *hubapi.Message) {
@@ -372,7 +373,11 @@ func (h *Hub) opDelivered(cs *ConnState, m *hubapi.Message) {
 
 func (h *Hub) opRecord(cs *ConnState, m *hubapi.Message) {
 	var err error
-	if m.Record != nil {
+	switch {
+	case m.Record == nil:
+	case m.Op == hubapi.OpToolAccepted:
+		err = h.ToolAccepted(journal.RedactRecord(*m.Record, nil))
+	default:
 		cs.await(*m.Record)
 		err = h.Keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too
 	}
@@ -751,6 +756,38 @@ func (h *Hub) recordDecision(it *Item, res *bridge.Result) {
 	if err := h.Keep(rec); err != nil {
 		it.unsaved = &rec
 	}
+}
+
+// ToolAccepted keeps rec, the user's acceptance of a tool's changed
+// definition outside the window that tells of the change (Settings,
+// `elicitray tools accept`: journal.ToolAccepted). Such a window, waiting
+// or open, is answered with it and closes: its question is settled, and
+// its record (of the change as the user was told it) is the acceptance's.
+// With none, rec is kept itself.
+func (h *Hub) ToolAccepted(rec history.Record) error {
+	h.Mu.Lock()
+	var told []*Item
+	open := map[*Item]bool{}
+	for _, it := range h.Queue {
+		if r := it.Prompt.Request; r.Mode == bridge.ModeToolChange && r.Server == rec.Server && r.Tool == rec.Tool {
+			told = append(told, it)
+			open[it] = h.showing == it
+		}
+	}
+	h.Mu.Unlock()
+	if len(told) == 0 {
+		return h.Keep(rec)
+	}
+	for _, it := range told {
+		res := bridge.Result{Action: bridge.ActionAccept, DecidedBy: rec.DecidedBy, Reason: rec.Reason}
+		h.finish(it, res)
+		if open[it] && res.DecidedBy == bridge.DecidedByUser && it.dismiss != nil {
+			// finish leaves a window the user answered to close itself;
+			// they answered this one elsewhere.
+			it.dismiss()
+		}
+	}
+	return nil
 }
 
 // Keep puts rec in history, or in the spool, or in memory (journal.go); the

@@ -397,6 +397,13 @@ func (c *Client) Record(ctx context.Context, req RecordRequest) error {
 	return err
 }
 
+// ToolAccepted tells a running hub of an acceptance (ToolAcceptedRequest),
+// and waits KeepWait at most for it to say it is on disk.
+func (c *Client) ToolAccepted(ctx context.Context, req ToolAcceptedRequest) error {
+	_, err := c.call(ctx, KeepWait, false, req.Message(), nil, nil)
+	return err
+}
+
 // History lists the running hub's history.
 func (c *Client) History(ctx context.Context, req HistoryRequest) (HistoryReply, error) {
 	r, err := c.call(ctx, AskWait, false, req.Message(), nil, nil)

@@ -61,6 +61,15 @@ type RecordRequest struct{ Record *history.Record }
 
 func (r RecordRequest) Message() Message { return Message{Op: OpRecord, Record: r.Record} }
 
+// ToolAcceptedRequest says the user accepted a tool's changed definition
+// outside the window telling of the change (OpToolAccepted); Record is
+// the acceptance (journal.ToolAccepted). The hub answers that window with
+// it, waiting or open, or keeps Record when none is. The reply is as
+// OpRecord's.
+type ToolAcceptedRequest struct{ Record *history.Record }
+
+func (r ToolAcceptedRequest) Message() Message { return Message{Op: OpToolAccepted, Record: r.Record} }
+
 // HistoryRequest lists history (OpHistory); a nil Query is every record.
 type HistoryRequest struct{ Query *history.Query }
 

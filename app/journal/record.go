@@ -69,13 +69,12 @@ func NewRecord(req *bridge.Request, res bridge.Result, form *elicit.Form, source
 // the user accepted outside the window telling of the change (Settings,
 // `elicitray tools accept`), kept as that window's answer is: a tool
 // change (its message, with account, what changed), accept, decided by
-// decidedBy for reason. seen is when the change was first seen: the record
-// is of the question that waited since, answered now. Each is an
-// elicitation of its own, under a key of its own.
-func ToolAccepted(server, tool, account string, seen time.Time, decidedBy, reason string) history.Record {
+// decidedBy for reason, now. Each is an elicitation of its own, under a
+// key of its own.
+func ToolAccepted(server, tool, account, decidedBy, reason string) history.Record {
 	key := make([]byte, 12)
 	_, _ = rand.Read(key)
-	req := &bridge.Request{ID: "tool-accepted-" + hex.EncodeToString(key), Time: seen, Server: server, Tool: tool,
+	req := &bridge.Request{ID: "tool-accepted-" + hex.EncodeToString(key), Server: server, Tool: tool,
 		Mode: bridge.ModeToolChange, Message: bridge.ChangeMessage(tool, account)}
 	return NewRecord(req, bridge.Result{Action: bridge.ActionAccept, DecidedBy: decidedBy, Reason: reason}, nil, history.SourceHub)
 }

@@ -249,12 +249,11 @@ func (s *Store) Servers() ([]string, error) {
 	return slices.Sorted(maps.Keys(f.Servers)), nil
 }
 
-// Accepted is a tool whose changed definition Accept accepted: its name,
-// what changed (Diff), and when the change was first seen.
+// Accepted is a tool whose changed definition Accept accepted: its name
+// and what changed (Diff).
 type Accepted struct {
 	Name   string
 	Change string
-	Seen   time.Time
 }
 
 // Accept makes the changed definitions of server's tools named (all its
@@ -276,7 +275,7 @@ func (s *Store) Accept(server string, names []string, now time.Time) ([]Accepted
 			if t == nil || t.Changed == nil {
 				return fmt.Errorf("%s's tool %q has no changed definition waiting to be accepted", server, name)
 			}
-			done = append(done, Accepted{Name: name, Change: Diff(t.Def, *t.Changed), Seen: t.ChangedAt})
+			done = append(done, Accepted{Name: name, Change: Diff(t.Def, *t.Changed)})
 			t.Def, t.Since, t.Changed, t.ChangedAt = *t.Changed, now, nil, time.Time{}
 		}
 		return nil
