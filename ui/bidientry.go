@@ -2,6 +2,8 @@ package ui
 
 import (
 	"image/color"
+	"math"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -100,6 +102,37 @@ type appTheme struct {
 	// disabled one, which the default themes keep at about 1.2:1 to
 	// the background (a record's answers in the history window).
 	readable bool
+	// hint: text of low importance (a hint, a note) in hintColor, not the
+	// disabled colour Fyne draws it in, 1.2:1 to 1.4:1 to the background
+	// (a new user could hardly read "To submit, fix: …").
+	hint bool
+}
+
+// hinted is o with its text of low importance drawn readable
+// (appTheme.hint).
+func hinted(o fyne.CanvasObject) fyne.CanvasObject {
+	return container.NewThemeOverride(o, appTheme{hint: true})
+}
+
+// hintColor is the colour of text that says less than the rest, in the
+// variant v of th: between its text colour and its background, the
+// nearest to the background that still reads at 4.5:1 (WCAG AA) against
+// each background such text sits on (the window's, a field's, the
+// window's own band).
+func hintColor(th fyne.Theme, v fyne.ThemeVariant) color.Color {
+	nrgba := func(n fyne.ThemeColorName) color.NRGBA {
+		return color.NRGBAModel.Convert(th.Color(n, v)).(color.NRGBA)
+	}
+	fg := nrgba(theme.ColorNameForeground)
+	bgs := []color.NRGBA{nrgba(theme.ColorNameBackground), nrgba(theme.ColorNameInputBackground), nrgba(theme.ColorNameHeaderBackground)}
+	mix := func(a, b uint8, t float64) uint8 { return uint8(math.Round(float64(a)*t + float64(b)*(1-t))) }
+	for t := 0.4; t < 1; t += 0.02 {
+		c := color.NRGBA{R: mix(fg.R, bgs[0].R, t), G: mix(fg.G, bgs[0].G, t), B: mix(fg.B, bgs[0].B, t), A: 0xff}
+		if !slices.ContainsFunc(bgs, func(bg color.NRGBA) bool { return contrast(c, bg) < 4.5 }) {
+			return c
+		}
+	}
+	return fg
 }
 
 func (a appTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
@@ -108,6 +141,8 @@ func (a appTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color 
 		return color.Transparent
 	case a.readable && n == theme.ColorNameDisabled:
 		n = theme.ColorNameForeground
+	case a.hint && n == theme.ColorNameDisabled:
+		return hintColor(fyne.CurrentApp().Settings().Theme(), v)
 	}
 	return fyne.CurrentApp().Settings().Theme().Color(n, v)
 }

@@ -76,7 +76,7 @@ func (d *historyDetail) show(r *history.Record) {
 		empty := widget.NewLabel(lang.L("Select a decision to see what was asked and how it was answered."))
 		empty.Wrapping = fyne.TextWrapWord
 		empty.Importance = widget.LowImportance
-		d.box.Objects = []fyne.CanvasObject{empty}
+		d.box.Objects = []fyne.CanvasObject{hinted(empty)}
 		d.box.Refresh()
 		return
 	}
@@ -216,7 +216,7 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 		schema.Wrapping = fyne.TextWrapBreak
 		return append(objs, d.formErr, schema)
 	case form == nil || len(form.Fields) == 0:
-		return append(objs, lowLabel(lang.L("No fields: the server asked for a yes or no.")))
+		return append(objs, hinted(lowLabel(lang.L("No fields: the server asked for a yes or no."))))
 	}
 	values := form.Defaults()
 	note := lang.L("Read-only, with its defaults: nothing was sent.")
@@ -225,7 +225,7 @@ func (d *historyDetail) buildForm(r *history.Record, form *elicit.Form, formErr 
 		values = r.Content
 		note = lang.L("Read-only, with the values sent.")
 	}
-	objs = append(objs, lowLabel(note))
+	objs = append(objs, hinted(lowLabel(note)))
 	for i := range form.Fields {
 		f := &form.Fields[i]
 		df := &detailField{f: f, sent: sent}
@@ -366,7 +366,7 @@ func (d *historyDetail) buildAnswer(r *history.Record, form *elicit.Form) []fyne
 	objs := []fyne.CanvasObject{heading(lang.L("Answer"))}
 	if r.Content == nil {
 		d.answer = lowLabel(noContentText(r.Action))
-		return append(objs, d.answer)
+		return append(objs, hinted(d.answer))
 	}
 	// The values are the server's and the user's text: drawn in the
 	// bidi algorithm's order, as the form above them is.

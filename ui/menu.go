@@ -220,7 +220,7 @@ func (v *menuView) renderServers() {
 	if len(rows) == 0 {
 		none := widget.NewLabel(lang.L("(no servers yet)"))
 		none.Importance = widget.LowImportance
-		rows = append(rows, none)
+		rows = append(rows, hinted(none))
 	}
 	v.servers.Objects = rows
 	v.relayout()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -68,6 +69,8 @@ func (h *menuHarness) lines() []string {
 			return "[" + w.Text + "]"
 		case *widget.Separator:
 			return "-----"
+		case *container.ThemeOverride:
+			return walk(w.Content)
 		case *fyne.Container:
 			var parts []string
 			for _, c := range w.Objects {

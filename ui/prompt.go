@@ -528,7 +528,7 @@ func (v *promptView) build() fyne.CanvasObject {
 	v.cue = v.hint
 	v.answering = []*keyButton{v.decline, v.submit}
 	buttons := container.NewBorder(nil, nil, nil,
-		container.NewHBox(v.cancel, v.decline, v.submit), v.hint)
+		container.NewHBox(v.cancel, v.decline, v.submit), hinted(v.hint))
 
 	v.top = container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
 	if len(v.rememberedRows()) > 0 {

@@ -188,7 +188,7 @@ func (v *settingsView) build(s state.Settings) fyne.CanvasObject {
 	v.saveBtn = newCloseButton(v.keys, lang.L("Save"), nil, v.onSave)
 	v.saveBtn.Importance = widget.HighImportance
 	bottom := container.NewVBox(widget.NewSeparator(),
-		container.NewBorder(nil, nil, nil, container.NewHBox(v.closeBtn, v.saveBtn), v.hint))
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.closeBtn, v.saveBtn), hinted(v.hint)))
 	return container.NewBorder(nil, bottom, nil, nil, v.scroll)
 }
 

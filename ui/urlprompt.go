@@ -188,7 +188,7 @@ func (v *urlPromptView) build() fyne.CanvasObject {
 	v.cue = v.hint
 	v.answering = []*keyButton{v.decline, v.open}
 	status := v.buildStatus(v.p.Deadline, v.p.Waiting)
-	v.bottom = ownPanel(status, container.NewBorder(nil, nil, nil, buttons, v.hint))
+	v.bottom = ownPanel(status, container.NewBorder(nil, nil, nil, buttons, hinted(v.hint)))
 	return container.NewBorder(nil, v.bottom, nil, nil, container.NewVScroll(v.body))
 }
 
