@@ -326,7 +326,13 @@ func (df *detailField) build(v any, wheel func(*fyne.ScrollEvent)) fyne.CanvasOb
 		// the focus).
 		df.entry.Text = bidiText(shownValue(f, v))
 		df.entry.Disable()
-		box.Add(passWheel(df.entry, wheel))
+		var shown fyne.CanvasObject = df.entry
+		if df.entry.Text == "" {
+			// Its placeholder, "(not filled)", dimmer than an answer, as
+			// a placeholder is: drawn disabled, it took the answers' colour.
+			shown = hinted(df.entry)
+		}
+		box.Add(passWheel(shown, wheel))
 		if f.Sensitive {
 			box.Add(warningLabel(lang.L("Looked like a secret: the history keeps {{.Redacted}} in its place.", map[string]any{"Redacted": redacted})))
 		}

@@ -331,6 +331,19 @@ func TestHistoryDetailUnsentFieldsAreNotEmpty(t *testing.T) {
 			t.Errorf("the empty field of a sent form says %q, want (not filled)", f.entry.PlaceHolder)
 		}
 	}
+	// The placeholder reads dimmer than an answer (a new user took
+	// "(not filled)" for a value), and still at 4.5:1.
+	fyne.CurrentApp().Settings().SetTheme(theme.DefaultTheme())
+	nrgba := func(c color.Color) color.NRGBA { return color.NRGBAModel.Convert(c).(color.NRGBA) }
+	for _, f := range h.v.detail.fields {
+		for _, v := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
+			th, bg := theme.CurrentForWidget(f.entry), nrgba(theme.DefaultTheme().Color(theme.ColorNameInputBackground, v))
+			drawn, answer := contrast(nrgba(th.Color(theme.ColorNameDisabled, v)), bg), contrast(nrgba(th.Color(theme.ColorNameForeground, v)), bg)
+			if empty := f.entry.Text == ""; empty && (drawn >= answer || drawn < 4.5) || !empty && drawn != answer {
+				t.Errorf("%s (%q) is drawn at %.1f:1 where an answer is %.1f:1, in variant %d", f.f.Name, f.entry.Text+f.entry.PlaceHolder, drawn, answer, v)
+			}
+		}
+	}
 }
 
 // TestHistoryDetailWheelOverAnswer: the mouse wheel over an answer of
