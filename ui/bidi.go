@@ -67,7 +67,10 @@ func bidiWrapped(s string, width, size float32, style fyne.TextStyle) string {
 		level := paragraphLevel([]rune(para))
 		lines := strings.Split(wrapped, "\n")
 		for j, line := range lines {
-			if strings.ContainsFunc(line, rtlRune) {
+			// A line of a right-to-left paragraph is laid out right to
+			// left even when it holds no right-to-left letter: "以色列。"
+			// ending an Arabic paragraph draws its full stop at the left.
+			if level == 1 || strings.ContainsFunc(line, rtlRune) {
 				lines[j] = visualLine([]rune(line), level)
 			}
 		}

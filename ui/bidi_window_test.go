@@ -182,6 +182,18 @@ func TestPromptWrapsInItsParagraphsDirection(t *testing.T) {
 	}
 }
 
+// TestPromptWrapsRightToLeftToItsLastLine: the last line of a
+// right-to-left paragraph is laid out right to left though it holds no
+// right-to-left letter, as the paragraph on one line is: its closing full
+// stop at the left. (A new user saw the history window, which broke the
+// paragraph elsewhere than the prompt, put it at the right.)
+func TestPromptWrapsRightToLeftToItsLastLine(t *testing.T) {
+	_, _, last := wrappedMessage(t, "הזמנה "+strings.Repeat("מספר ארוך מאוד, ", 20)+strings.Repeat("以色列", 40)+"。")
+	if got := strings.Join(last, ""); !strings.HasPrefix(got, "。") || strings.ContainsFunc(got, rtlLetter) {
+		t.Errorf("the last line, Chinese alone, is drawn %q; want its full stop at the left", last)
+	}
+}
+
 // TestBidiLabelCutsAtTheEnd: a right-to-left text cut for a narrow column
 // keeps its first words, at the right, and ends in "…" at the left.
 func TestBidiLabelCutsAtTheEnd(t *testing.T) {
