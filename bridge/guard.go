@@ -102,12 +102,19 @@ type ToolPins interface {
 	// user's acceptance: they may have accepted it since the list.
 	Waits(name string) bool
 	// Accept makes the definition of the tool name last listed the one
-	// the user has.
-	Accept(name string) error
+	// the user has, when its change is the one they accepted, told as
+	// account; else ErrToolChangedAgain.
+	Accept(name, account string) error
 	// Told notes that the user answered the window that told of the
-	// change to name, keeping it waiting: it is not told again.
-	Told(name string) error
+	// change to name (as account), keeping it waiting: it is not told
+	// again. ErrToolChangedAgain when the change is another now.
+	Told(name, account string) error
 }
+
+// ErrToolChangedAgain is what errors.Is finds in the error of
+// ToolPins.Accept or Told when the server changed the tool again since the
+// user was shown the change they answered.
+var ErrToolChangedAgain = errors.New("the server changed the tool again since the change was shown")
 
 // guard holds the host's guarded tools/calls until the user decides.
 type guard struct {
@@ -511,15 +518,16 @@ func orNull(v json.RawMessage) json.RawMessage {
 // its tools and goes away at once (an inspector's one call) must not
 // use up the only telling.
 func (g *guard) tellChange(ctx context.Context, name, account string) {
-	answered := false
+	answered, stale := false, false
 	defer func() {
-		// A list that came while the window was open, unanswered, tells
-		// it again now.
+		// A list that came while the window was open tells it again now,
+		// unless the user answered what it lists: the window was not
+		// answered, or answered of a change that is not the one there now.
 		g.mu.Lock()
 		delete(g.telling, name)
 		next, again := g.again[name]
 		delete(g.again, name)
-		again = again && !answered && g.w.ctx.Err() == nil
+		again = again && (!answered || stale) && g.w.ctx.Err() == nil
 		if again {
 			g.telling[name] = true
 		}
@@ -542,15 +550,24 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 	case !answered:
 		g.w.log.printf("%s: the window telling that the tool %s changed closed unanswered (%s); its calls wait for the user's approval, and the next list of its tools tells it again", g.d.opts.Server, strconv.Quote(name), res.DecidedBy)
 	case res.Action != ActionAccept:
-		if err := g.pins.Told(name); err != nil {
+		if err := g.pins.Told(name, account); errors.Is(err, ErrToolChangedAgain) {
+			stale = true
+		} else if err != nil {
 			g.w.log.printf("%s: the user kept the changed tool %s waiting, but that could not be kept (%v): the next list tells it again", g.d.opts.Server, strconv.Quote(name), err)
 		}
 	default:
-		if err := g.pins.Accept(name); err != nil {
+		err := g.pins.Accept(name, account)
+		switch {
+		case errors.Is(err, ErrToolChangedAgain):
+			// What the user accepted is not what the server lists now: a
+			// server may show a harmless change and list another at once.
+			stale = true
+			g.w.log.printf("%s: the user accepted the change of the tool %s they were shown, but the server has changed it again since: nothing is accepted, its calls wait for their approval, and the new change is told", g.d.opts.Server, strconv.Quote(name))
+		case err != nil:
 			g.w.log.printf("%s: the user accepted the new definition of the tool %s, but it could not be kept (%v); its calls still wait for their approval", g.d.opts.Server, strconv.Quote(name), err)
-			return
+		default:
+			g.note(name, "", false)
 		}
-		g.note(name, "", false)
 	}
 }
 

@@ -71,7 +71,7 @@ func SaveToolSettings(p paths.Paths, s state.ToolSettings, now time.Time, keep f
 			errs = append(errs, fmt.Errorf("%s changed its tool %q again since the window opened: open Settings again to see the change", a.Server, a.Tool))
 			continue
 		}
-		if err := store.AcceptDef(a.Server, a.Tool, *t.Changed, now); err != nil {
+		if err := store.AcceptDef(a.Server, a.Tool, *t.Changed, a.Change, now); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -299,11 +299,17 @@ func (s *Store) editServer(server string, edit func(f *file, pins map[string]*To
 }
 
 // Told notes that the user answered the window telling that server's tool
-// name changed to d, and kept it waiting: while d is the change, it is not
-// told again. A change since (the server changed it again) stays untold.
-func (s *Store) Told(server, name string, d Def) error {
+// name changed to d (as account), and kept it waiting: while d is the
+// change, it is not told again. A change since (the server changed it
+// again: ErrChangedAgain when account is not d's) stays untold.
+func (s *Store) Told(server, name string, d Def, account string) error {
 	return s.editServer(server, func(f *file, pins map[string]*Tool) error {
-		if t := pins[name]; t != nil && t.Changed != nil && t.Changed.Same(d) {
+		t := pins[name]
+		switch {
+		case t == nil || t.Changed == nil || !t.Changed.Same(d):
+		case Diff(t.Def, d) != account:
+			return fmt.Errorf("%s's tool %q: %w since the change kept waiting was shown", server, name, ErrChangedAgain)
+		default:
 			t.Told = true
 		}
 		return nil
@@ -320,10 +326,18 @@ type notPinned string
 func (e notPinned) Error() string        { return string(e) }
 func (e notPinned) Is(target error) bool { return target == ErrNotPinned }
 
+// ErrChangedAgain is what errors.Is finds in the error of AcceptDef or
+// Told when the change the user answered is not the one that waits: the
+// server changed the tool again since they were shown it.
+var ErrChangedAgain = errors.New("changed again")
+
 // AcceptDef makes d the definition of server's tool name that the user
 // has, from now: what they accepted in the window that showed the change
-// to d (whatever another wrapper of the same name wrote meanwhile).
-func (s *Store) AcceptDef(server, name string, d Def, now time.Time) error {
+// to d as account (whatever another wrapper of the same name wrote
+// meanwhile). A pin that is neither d nor what account was made from
+// (Diff) is left as it is, with ErrChangedAgain: the user accepted a
+// change they were shown, never one they were not.
+func (s *Store) AcceptDef(server, name string, d Def, account string, now time.Time) error {
 	var f file
 	return s.f.Edit(&f, func() error {
 		f.tidy()
@@ -332,6 +346,9 @@ func (s *Store) AcceptDef(server, name string, d Def, now time.Time) error {
 		}
 		if f.Servers[server] == nil {
 			f.Servers[server] = map[string]*Tool{}
+		}
+		if t := f.Servers[server][name]; t != nil && !t.Def.Same(d) && Diff(t.Def, d) != account {
+			return fmt.Errorf("%s's tool %q: %w since the change accepted was shown", server, name, ErrChangedAgain)
 		}
 		f.Servers[server][name] = &Tool{Def: d, Since: now}
 		return nil

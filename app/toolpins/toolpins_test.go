@@ -2,6 +2,7 @@ package toolpins
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -288,13 +289,20 @@ func TestToldOnceAnswered(t *testing.T) {
 	if got := listed(deployPoisoned, t1); got.Told {
 		t.Fatal("a change just seen is told")
 	}
-	if err := s.Told("github", "deploy", deploy); err != nil {
+	if err := s.Told("github", "deploy", deploy, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := listed(deployPoisoned, t1); got.Told {
 		t.Fatal("Told of another definition marked the change told")
 	}
-	if err := s.Told("github", "deploy", deployPoisoned); err != nil {
+	// Kept waiting in a window that showed another change: not told.
+	if err := s.Told("github", "deploy", deployPoisoned, "Description:\n-Deploys.\n+Deploys, nicely."); !errors.Is(err, ErrChangedAgain) {
+		t.Fatalf("Told of a change shown otherwise: %v, want ErrChangedAgain", err)
+	}
+	if got := listed(deployPoisoned, t1); got.Told {
+		t.Fatal("Told of a change shown otherwise marked it told")
+	}
+	if err := s.Told("github", "deploy", deployPoisoned, Diff(deploy, deployPoisoned)); err != nil {
 		t.Fatal(err)
 	}
 	if got := listed(deployPoisoned, t2); !got.Told {

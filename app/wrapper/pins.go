@@ -1,6 +1,7 @@
 package wrapper
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -96,20 +97,29 @@ func (s *pins) Waits(name string) bool {
 	return t.Changed != nil
 }
 
-func (s *pins) Accept(name string) error {
+func (s *pins) Accept(name, account string) error {
 	d, err := s.listedDef(name)
 	if err != nil {
 		return err
 	}
-	return s.store.AcceptDef(s.server, name, d, time.Now())
+	return changedAgain(s.store.AcceptDef(s.server, name, d, account, time.Now()))
 }
 
-func (s *pins) Told(name string) error {
+func (s *pins) Told(name, account string) error {
 	d, err := s.listedDef(name)
 	if err != nil {
 		return err
 	}
-	return s.store.Told(s.server, name, d)
+	return changedAgain(s.store.Told(s.server, name, d, account))
+}
+
+// changedAgain is err, which bridge.ErrToolChangedAgain also finds when
+// it is toolpins.ErrChangedAgain.
+func changedAgain(err error) error {
+	if errors.Is(err, toolpins.ErrChangedAgain) {
+		return fmt.Errorf("%w (%w)", bridge.ErrToolChangedAgain, err)
+	}
+	return err
 }
 
 // listedDef returns the definition of the tool name the last list gave.

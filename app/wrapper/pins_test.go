@@ -1,6 +1,7 @@
 package wrapper
 
 import (
+	"errors"
 	"io"
 	"testing"
 
@@ -22,8 +23,9 @@ func TestPinsTwoWrappersOneName(t *testing.T) {
 	if ch, err := a.Listed(old); err != nil || len(ch) != 0 {
 		t.Fatalf("first list: %v, %v", ch, err)
 	}
-	if ch, err := a.Listed(evil); err != nil || !ch["echo"].New {
-		t.Fatalf("a's changed list: %v, %v; want a new change", ch, err)
+	told, err := a.Listed(evil)
+	if err != nil || !told["echo"].New {
+		t.Fatalf("a's changed list: %v, %v; want a new change", told, err)
 	}
 	if ch, err := b.Listed(old); err != nil || len(ch) != 0 {
 		t.Fatalf("b lists the pinned definition: %v, %v", ch, err)
@@ -34,7 +36,11 @@ func TestPinsTwoWrappersOneName(t *testing.T) {
 	if b.Waits("echo") {
 		t.Errorf("b's unchanged tool waits")
 	}
-	if err := a.Accept("echo"); err != nil {
+	// What the user was shown is not what is listed now: nothing accepted.
+	if err := a.Accept("echo", "Description:\n-Echo text\n+Echo text, nicely"); !errors.Is(err, bridge.ErrToolChangedAgain) || !a.Waits("echo") {
+		t.Fatalf("accepting a change other than the one listed: %v (waits %v), want ErrToolChangedAgain and the tool still waiting", err, a.Waits("echo"))
+	}
+	if err := a.Accept("echo", told["echo"].Account); err != nil {
 		t.Fatal(err)
 	}
 	if a.Waits("echo") {
