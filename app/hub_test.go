@@ -95,10 +95,11 @@ func TestHubQueue(t *testing.T) {
 }
 
 // TestHubToolAcceptedElsewhere: a change accepted in Settings answers the
-// window telling of it, open or waiting behind another, and closes it (the
-// hub closes a window the user answered elsewhere); history keeps each as
-// the window told it, accepted by the user in Settings. With no such
-// window, the acceptance is kept as it comes. Another tool's window stays.
+// windows telling of it, open or waiting behind another, and closes them
+// (the hub closes a window the user answered elsewhere); history keeps the
+// one acceptance, once however often it comes, with the serverInfo the
+// windows had. With no such window, it is kept as it comes. Another tool's
+// window stays, and is the next on screen.
 func TestHubToolAcceptedElsewhere(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
 	told := func(server, tool string) <-chan hubkit.Approval {
@@ -128,6 +129,11 @@ func TestHubToolAcceptedElsewhere(t *testing.T) {
 	if next.Prompt.Request.Tool != "search" {
 		t.Fatalf("next on screen: %+v, want the other tool's window", next.Prompt.Request)
 	}
+	// The same acceptance again (a command that gave up on a busy hub
+	// spooled it too): nothing more.
+	if err := h.Keep(accepted); err != nil {
+		t.Fatal(err)
+	}
 	// No window of it: kept as it is.
 	if err := h.ToolAccepted(journal.ToolAccepted("部署", "lookup", "", bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")); err != nil {
 		t.Fatal(err)
@@ -144,9 +150,14 @@ func TestHubToolAcceptedElsewhere(t *testing.T) {
 		got = append(got, row{r.Tool, r.Action, r.DecidedBy, r.Reason, r.ServerInfo.Name})
 	}
 	want := []row{{"search", "decline", "user", "", "srv"}, {"lookup", "accept", "command-line", "accepted with `elicitray tools accept`", ""},
-		{"deploy", "accept", "user", "accepted in Settings", "srv"}, {"deploy", "accept", "user", "accepted in Settings", "srv"}}
+		{"deploy", "accept", "user", "accepted in Settings", "srv"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	// It is of the change accepted, which need not be the one the windows
+	// told: the server may have changed the tool again since.
+	if len(recs) == 3 && recs[2].Message != accepted.Message {
+		t.Errorf("the acceptance is kept with the windows' message:\n%s", recs[2].Message)
 	}
 }
 

@@ -150,7 +150,9 @@ func keepAccepted(ctx context.Context, p paths.Paths, server string, done []tool
 	var spool *journal.Spool
 	for _, a := range done {
 		rec := journal.ToolAccepted(server, a.Name, a.Change, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
-		if c.ToolAccepted(ctx, hubapi.ToolAcceptedRequest{Record: &rec}) == nil {
+		// A hub that missed one (none runs, or it is stuck) is not waited
+		// for again: the rest go straight to the spool.
+		if spool == nil && c.ToolAccepted(ctx, hubapi.ToolAcceptedRequest{Record: &rec}) == nil {
 			continue
 		}
 		if spool == nil {

@@ -523,7 +523,7 @@ func recordTerm(term string) string {
 	case "host":
 		return lang.L("host")
 	case "command-line":
-		return lang.L("command line")
+		return lang.L("command-line")
 	case "url":
 		return lang.L("url")
 	case "tool call":

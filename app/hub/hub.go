@@ -167,6 +167,9 @@ type Item struct {
 	// conn is the connection of the wrapper that asked: it owes the word
 	// on the decision's delivery (connState.awaiting).
 	conn *ConnState
+	// settled: the user answered the prompt elsewhere, and that answer's
+	// record is its own (ToolAccepted); finish keeps none.
+	settled bool
 }
 
 func (h *Hub) logf(format string, args ...any) {
@@ -698,6 +701,7 @@ func (h *Hub) finish(it *Item, res bridge.Result) {
 		if res.DecidedBy == bridge.DecidedByUser {
 			h.keptUp(it.Prompt.Request.Server)
 		}
+		settled := it.settled
 		var dismiss func()
 		if h.showing == it {
 			h.showing = nil
@@ -711,7 +715,9 @@ func (h *Hub) finish(it *Item, res bridge.Result) {
 		}
 		// Recorded before anything else moves: whoever sees the window
 		// close or the answer arrive finds the decision in history.
-		h.recordDecision(it, &res)
+		if !settled {
+			h.recordDecision(it, &res)
+		}
 		if dismiss != nil {
 			dismiss()
 			if res.DecidedBy == bridge.DecidedByHostCancelled {
@@ -760,10 +766,15 @@ func (h *Hub) recordDecision(it *Item, res *bridge.Result) {
 
 // ToolAccepted keeps rec, the user's acceptance of a tool's changed
 // definition outside the window that tells of the change (Settings,
-// `elicitray tools accept`: journal.ToolAccepted). Such a window, waiting
-// or open, is answered with it and closes: its question is settled, and
-// its record (of the change as the user was told it) is the acceptance's.
-// With none, rec is kept itself.
+// `elicitray tools accept`: journal.ToolAccepted), and answers every window
+// telling of a change to that tool, waiting or open, with it: the tool has
+// the definition the user accepted, and what those windows ask is
+// settled. They keep no record of their own, rec is the decision: of the
+// change accepted, which may be newer than a window's (the server changed
+// the tool again; that window's wrapper then accepts nothing, as
+// bridge.ToolPins.Accept says), and under one key however often it comes
+// (a command that gave up waiting for a busy hub spools it too). rec takes
+// the server's serverInfo from such a window.
 func (h *Hub) ToolAccepted(rec history.Record) error {
 	h.Mu.Lock()
 	var told []*Item
@@ -772,12 +783,25 @@ func (h *Hub) ToolAccepted(rec history.Record) error {
 		if r := it.Prompt.Request; r.Mode == bridge.ModeToolChange && r.Server == rec.Server && r.Tool == rec.Tool {
 			told = append(told, it)
 			open[it] = h.showing == it
+			it.settled = true
+			if rec.ServerInfo == (history.ServerInfo{}) {
+				rec.ServerInfo = history.ServerInfo(r.ServerInfo)
+			}
 		}
 	}
 	h.Mu.Unlock()
-	if len(told) == 0 {
-		return h.Keep(rec)
-	}
+	err := h.Keep(rec) // before the windows close: whoever sees them go finds it
+	// The open one last: closing it shows the next waiting, which must
+	// not be one of these.
+	slices.SortStableFunc(told, func(a, b *Item) int {
+		if open[a] == open[b] {
+			return 0
+		}
+		if open[a] {
+			return 1
+		}
+		return -1
+	})
 	for _, it := range told {
 		res := bridge.Result{Action: bridge.ActionAccept, DecidedBy: rec.DecidedBy, Reason: rec.Reason}
 		h.finish(it, res)
@@ -787,7 +811,7 @@ func (h *Hub) ToolAccepted(rec history.Record) error {
 			it.dismiss()
 		}
 	}
-	return nil
+	return err
 }
 
 // Keep puts rec in history, or in the spool, or in memory (journal.go); the
