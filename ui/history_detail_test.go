@@ -365,6 +365,17 @@ func TestHistoryDetailWheelOverAnswer(t *testing.T) {
 	if h.v.detail.scroll.Offset.Y == 0 {
 		t.Fatal("the wheel over the first answer left the pane where it was")
 	}
+	// An answer wider than its field keeps the wheel, which scrolls its
+	// text sideways, as Fyne's entries do: the pane stays.
+	content["f00"] = strings.Repeat("مرحبا بالعالم 🌍 ", 30)
+	h = showOne(t, history.Record{ID: 1, Time: t0, Server: "表单", Mode: "form", Message: "Fill it in", RequestedSchema: schema,
+		Action: "accept", Content: content, DecidedBy: "user", Elapsed: time.Second})
+	e = h.v.detail.fields[0].entry
+	at = fyne.CurrentApp().Driver().AbsolutePositionForObject(e).Add(fyne.NewPos(e.Size().Width/2, e.Size().Height/2))
+	test.Scroll(h.w.Canvas(), at, 0, -80)
+	if h.v.detail.scroll.Offset.Y != 0 {
+		t.Error("the wheel over an answer wider than its field scrolled the pane, not the answer")
+	}
 }
 
 // TestHistoryDetailRightToLeftAnswer: an Arabic or Hebrew answer in the

@@ -630,4 +630,13 @@ func TestSettingsWheelOverField(t *testing.T) {
 	if h.v.scroll.Offset.Y == 0 {
 		t.Fatal("the wheel over a server's field left the window where it was")
 	}
+	// And over the name of a server to add (found by the break-it
+	// session: it alone still stopped the wheel).
+	h.v.scroll.ScrollToBottom()
+	bottom := h.v.scroll.Offset.Y
+	at = fyne.CurrentApp().Driver().AbsolutePositionForObject(h.v.addName).Add(fyne.NewPos(10, h.v.addName.Size().Height/2))
+	test.Scroll(h.c, at, 0, 80)
+	if h.v.scroll.Offset.Y == bottom {
+		t.Error("the wheel over the name of a server to add left the window where it was")
+	}
 }

@@ -3,35 +3,46 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
 // wheelPass is laid over a one-line entry of a scrolled form (the prompt,
-// the history's detail pane, Settings): the mouse
-// wheel over the entry scrolls the form, as it does over the rest of it
-// and as in a browser. Fyne gives the wheel to the innermost scrollable
-// object under the pointer, and a one-line entry holds a scroll of its own
-// that takes a vertical wheel and has nowhere to go with it, so the form
-// stopped scrolling under the pointer wherever an entry was. It is
-// scrollable and nothing else: clicks, drags, hovering and the pointer's
-// shape still reach the entry beneath it.
+// the history's detail pane, Settings): the mouse wheel over the entry
+// scrolls the form, as it does over the rest of it and as in a browser.
+// Fyne gives the wheel to the innermost scrollable object under the
+// pointer, and a one-line entry holds a scroll of its own that takes a
+// vertical wheel and has nowhere to go with it, so the form stopped
+// scrolling under the pointer wherever an entry was. It is scrollable and
+// nothing else: clicks, drags, hovering and the pointer's shape still
+// reach the entry beneath it. While the entry's text is wider than the
+// entry, it steps aside (Visible): the entry's scroll has somewhere to go
+// then, and the wheel scrolls the text sideways, as Fyne's entries do.
 type wheelPass struct {
 	widget.BaseWidget
-	to func(*fyne.ScrollEvent)
+	entry *widget.Entry
+	to    func(*fyne.ScrollEvent)
 }
 
-// passWheel is entry with the mouse wheel over it sent to to (the form's
-// scroll), or entry itself when to is nil.
-func passWheel(entry fyne.CanvasObject, to func(*fyne.ScrollEvent)) fyne.CanvasObject {
+// passWheel is shown (entry, or what covers it) with the mouse wheel over
+// it sent to to (the form's scroll), or shown itself when to is nil.
+func passWheel(shown fyne.CanvasObject, entry *widget.Entry, to func(*fyne.ScrollEvent)) fyne.CanvasObject {
 	if to == nil {
-		return entry
+		return shown
 	}
-	p := &wheelPass{to: to}
+	p := &wheelPass{entry: entry, to: to}
 	p.ExtendBaseWidget(p)
-	return container.NewStack(entry, p)
+	return container.NewStack(shown, p)
 }
 
 func (p *wheelPass) Scrolled(ev *fyne.ScrollEvent) { p.to(ev) }
+
+// Visible is false while the entry's text is wider than the room in it.
+func (p *wheelPass) Visible() bool {
+	e := p.entry
+	room := e.Size().Width - 2*theme.InnerPadding()
+	return p.BaseWidget.Visible() && fyne.MeasureText(e.Text, theme.TextSize(), e.TextStyle).Width <= room
+}
 
 // wheelTo is what passWheel takes to send the wheel to *s, a window's
 // scroll made after its fields are.

@@ -13,7 +13,7 @@ import (
 // to the topmost object that takes it): a click, a right click, a drag to
 // select, the pointer's shape and the focus still reach the entry.
 func TestWheelPassTakesOnlyTheWheel(t *testing.T) {
-	var o fyne.CanvasObject = &wheelPass{to: func(*fyne.ScrollEvent) {}}
+	var o fyne.CanvasObject = &wheelPass{entry: widget.NewEntry(), to: func(*fyne.ScrollEvent) {}}
 	if _, ok := o.(fyne.Scrollable); !ok {
 		t.Fatal("it does not take the wheel")
 	}
