@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/elicitray/elicitray/app/hub"
 	"github.com/elicitray/elicitray/app/internal/testkit"
@@ -288,6 +289,37 @@ func TestCLIToolsAcceptKept(t *testing.T) {
 	out.Reset()
 	if code := Main(context.Background(), []string{"history", "list", "--json"}, nil, &out, &errb); code != 0 || strings.Count(out.String(), "\n") != 1 {
 		t.Errorf("history holds, after accepting twice:\n%s", out.String())
+	}
+	// A tool named twice is accepted once (it failed: "no changed
+	// definition waiting", as if the second were another tool).
+	long := strings.Repeat("部署工具", 500)
+	for _, d := range []string{"v1", "v2"} {
+		if _, err := pins.Listed("部署", []toolpins.Named{{Name: long, Def: toolpins.Def{Description: d}}}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	if code := Main(context.Background(), []string{"tools", "accept", "部署", long, long}, nil, &out, &errb); code != 0 {
+		t.Errorf("tools accept of a tool named twice: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	// The table stays readable with a name of 2,000 characters.
+	out.Reset()
+	if code := Main(context.Background(), []string{"history", "list"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("history list: exit %d: %s", code, errb.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if n := utf8.RuneCountInString(line); n > 250 {
+			t.Errorf("a line of history list is %d characters long", n)
+		}
+	}
+	// export -o - writes to standard output, as - means in commands.
+	out.Reset()
+	if code := Main(context.Background(), []string{"history", "export", "-o", "-"}, nil, &out, &errb); code != 0 || strings.Count(out.String(), `"decidedBy":"command-line"`) != 2 {
+		t.Errorf("history export -o -: exit %d:\n%s", code, out.String())
+	}
+	if _, err := os.Lstat("-"); err == nil {
+		t.Error("history export -o - wrote a file named -")
+		os.Remove("-")
 	}
 }
 

@@ -177,7 +177,7 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 					message = "(cannot be read: the history file is damaged here)"
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05 MST"),
-					dash(cell(r.Server)), dash(cell(r.Tool)), dash(actionCell(r)), dash(r.DecidedBy), message)
+					dash(chars.CutWidth(cell(r.Server), 30)), dash(chars.CutWidth(cell(r.Tool), 40)), dash(actionCell(r)), dash(r.DecidedBy), message)
 			}
 			if err := tw.Flush(); err != nil {
 				return runErr(err)
@@ -212,7 +212,7 @@ func newHistoryCmd(ctx context.Context, p paths.Paths, stdout io.Writer) *cobra.
 		},
 	}
 	export.Flags().StringVar(&format, "format", history.FormatJSONL, "jsonl or csv")
-	export.Flags().StringVarP(&output, "output", "o", "", "write to this file (default: standard output)")
+	export.Flags().StringVarP(&output, "output", "o", "", "write to this file (default, or -: standard output)")
 	exportFilter.flags(export)
 
 	var olderThan time.Duration

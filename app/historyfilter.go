@@ -104,7 +104,7 @@ func parseWhen(s string, now time.Time, wholeDay bool) (time.Time, error) {
 func exportTo(ctx context.Context, src historySource, q history.Query, format, output string, stdout io.Writer) error {
 	w := stdout
 	var f *os.File
-	if output != "" {
+	if output != "" && output != "-" {
 		var err error
 		// 0600: the history is private (DESIGN.md), and so is an export.
 		if f, err = os.OpenFile(output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600); err != nil {

@@ -96,7 +96,7 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			}
 			keepAccepted(cmd.Context(), p, args[0], done, cmd.ErrOrStderr())
 			if len(done) == 0 {
-				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", args[0])
+				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", displayText(args[0]))
 				return nil
 			}
 			calls := "their calls no longer wait"
@@ -107,7 +107,7 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			for i, a := range done {
 				names[i] = a.Name
 			}
-			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", args[0], quotedList(names), calls)
+			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", displayText(args[0]), quotedList(names), calls)
 			return nil
 		},
 	}
@@ -130,7 +130,7 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			if n == 1 {
 				what = "1 pinned tool"
 			}
-			fmt.Fprintf(stdout, "Forgot %s of %s: the next list pins what it says.\n", what, args[0])
+			fmt.Fprintf(stdout, "Forgot %s of %s: the next list pins what it says.\n", what, displayText(args[0]))
 			return nil
 		},
 	}

@@ -261,6 +261,7 @@ type Accepted struct {
 // returns the tools accepted, by name. A named tool with no change waiting
 // is an error that names it.
 func (s *Store) Accept(server string, names []string, now time.Time) ([]Accepted, error) {
+	names = slices.Compact(slices.Sorted(slices.Values(names))) // a name given twice is accepted once
 	var done []Accepted
 	err := s.editServer(server, func(f *file, pins map[string]*Tool) error {
 		if len(names) == 0 {
