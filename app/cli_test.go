@@ -265,8 +265,19 @@ func TestCLIToolsAcceptKept(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// With no terminal to ask on, it shows what changed and accepts
+	// nothing unless told to (--yes).
 	var out, errb bytes.Buffer
-	if code := Main(context.Background(), []string{"tools", "accept", "部署"}, nil, &out, &errb); code != 0 || errb.Len() > 0 {
+	if code := Main(context.Background(), []string{"tools", "accept", "部署"}, strings.NewReader("y\n"), &out, &errb); code != 1 ||
+		!strings.Contains(out.String(), "+Deploys to production. نشر إلى الإنتاج 🚀") || !strings.Contains(errb.String(), "add --yes") {
+		t.Fatalf("tools accept with no terminal: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if ch, _ := pins.Changes("部署", nil); len(ch) != 1 {
+		t.Fatal("tools accept with no terminal and no --yes accepted the change")
+	}
+	out.Reset()
+	errb.Reset()
+	if code := Main(context.Background(), []string{"tools", "accept", "--yes", "部署"}, nil, &out, &errb); code != 0 || errb.Len() > 0 {
 		t.Fatalf("tools accept: exit %d: %s%s", code, out.String(), errb.String())
 	}
 	out.Reset()
@@ -283,7 +294,7 @@ func TestCLIToolsAcceptKept(t *testing.T) {
 	}
 	// Nothing more is accepted, nor kept, by a second run.
 	out.Reset()
-	if code := Main(context.Background(), []string{"tools", "accept", "部署"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "No tool of 部署 has a change waiting") {
+	if code := Main(context.Background(), []string{"tools", "accept", "--yes", "部署"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "No tool of 部署 has a change waiting") {
 		t.Errorf("tools accept again: exit %d: %s", code, out.String())
 	}
 	out.Reset()
@@ -299,7 +310,7 @@ func TestCLIToolsAcceptKept(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := Main(context.Background(), []string{"tools", "accept", "部署", long, long}, nil, &out, &errb); code != 0 {
+	if code := Main(context.Background(), []string{"tools", "accept", "--yes", "部署", long, long}, nil, &out, &errb); code != 0 {
 		t.Errorf("tools accept of a tool named twice: exit %d: %s%s", code, out.String(), errb.String())
 	}
 	// The table stays readable with a name of 2,000 characters.

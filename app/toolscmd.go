@@ -1,11 +1,13 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -79,10 +81,14 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	var yes bool
 	accept := &cobra.Command{
-		Use:     "accept SERVER [TOOL…]",
-		Short:   "Accept the changed definitions of a server's tools (all of its changed tools unless named)",
-		Example: "  elicitray tools accept github deploy\n  elicitray tools accept github",
+		Use:   "accept SERVER [TOOL…]",
+		Short: "Show the changed definitions of a server's tools (all of its changed tools unless named), and accept them",
+		Long: "Shows what changed in each tool and asks before accepting it, as the window that tells of a change\n" +
+			"does; what is accepted is what was shown (a tool the server changed again meanwhile is not).\n" +
+			"With --yes, or with no terminal to ask on, nothing is asked: --yes accepts what is shown.",
+		Example: "  elicitray tools accept github deploy\n  elicitray tools accept github\n  elicitray tools accept --yes github deploy",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("accept takes the server's name, and the tools' names or none for all its changed tools (see `elicitray tools list`)")}
@@ -90,27 +96,44 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			done, err := store.Accept(args[0], args[1:], time.Now())
+			server := args[0]
+			changes, err := store.Changes(server, args[1:])
 			if err != nil {
 				return runErr(err)
 			}
-			keepAccepted(cmd.Context(), p, args[0], done, cmd.ErrOrStderr())
-			if len(done) == 0 {
-				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", displayText(args[0]))
+			if len(changes) == 0 {
+				fmt.Fprintf(stdout, "No tool of %s has a change waiting.\n", displayText(server))
 				return nil
 			}
-			calls := "their calls no longer wait"
-			if len(done) == 1 {
-				calls = "its calls no longer wait"
+			names := slices.Sorted(maps.Keys(changes))
+			for _, name := range names {
+				showChange(stdout, server, name, changes[name])
 			}
-			names := make([]string, len(done))
-			for i, a := range done {
-				names[i] = a.Name
+			if !yes {
+				in := cmd.InOrStdin()
+				if !isTerminal(in) {
+					return runErr(errors.New("nothing was accepted: with no terminal to ask on, add --yes to accept the changes shown above"))
+				}
+				fmt.Fprintf(stdout, "Accept %s? [y/N] ", plural(len(names), "this change", "these changes"))
+				answer, _ := bufio.NewReader(in).ReadString('\n')
+				if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+					fmt.Fprintln(stdout, "Nothing was accepted: the changes still wait.")
+					return nil
+				}
 			}
-			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", displayText(args[0]), quotedList(names), calls)
+			done, err := store.Accept(server, changes, time.Now())
+			if errors.Is(err, toolpins.ErrChangedAgain) {
+				return runErr(fmt.Errorf("nothing was accepted: %w; run the command again to see what changed", err))
+			} else if err != nil {
+				return runErr(err)
+			}
+			keepAccepted(cmd.Context(), p, server, done, cmd.ErrOrStderr())
+			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", displayText(server), quotedList(names),
+				plural(len(names), "its calls no longer wait", "their calls no longer wait"))
 			return nil
 		},
 	}
+	accept.Flags().BoolVarP(&yes, "yes", "y", false, "accept the changes shown without asking")
 	forget := &cobra.Command{
 		Use:     "forget SERVER [TOOL…]",
 		Short:   "Forget a server's pinned tools (all of them unless named): the next list pins them anew",
@@ -163,6 +186,38 @@ func keepAccepted(ctx context.Context, p paths.Paths, server string, done []tool
 			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList([]string{a.Name}), journal.StorageSentence(err))
 		}
 	}
+}
+
+// showChange shows the change of server's tool name that waits, as the
+// window telling of it does: Be careful and what it found first, then
+// what changed, every line escaped for the terminal.
+func showChange(w io.Writer, server, name, account string) {
+	fmt.Fprintf(w, "%s's tool %s changed its definition:\n", displayText(server), quotedList([]string{name}))
+	text := account
+	if said := bridge.SuspicionsSaid(account); said != "" {
+		text = said + "\n" + account
+	}
+	for line := range strings.SplitSeq(text, "\n") {
+		fmt.Fprintf(w, "  %s\n", displayText(line))
+	}
+}
+
+// isTerminal reports whether r is a terminal a person types at.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // quotedList is names quoted and joined for a sentence.

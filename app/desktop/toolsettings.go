@@ -71,9 +71,12 @@ func SaveToolSettings(p paths.Paths, s state.ToolSettings, now time.Time, keep f
 			errs = append(errs, fmt.Errorf("%s changed its tool %q again since the window opened: open Settings again to see the change", a.Server, a.Tool))
 			continue
 		}
-		if err := store.AcceptDef(a.Server, a.Tool, *t.Changed, a.Change, now); err != nil {
+		accepted, err := store.AcceptDef(a.Server, a.Tool, *t.Changed, a.Change, now)
+		if err != nil {
 			errs = append(errs, err)
-			continue
+		}
+		if !accepted {
+			continue // refused, or accepted elsewhere meanwhile, which kept its own record
 		}
 		keep(journal.ToolAccepted(a.Server, a.Tool, a.Change, bridge.DecidedByUser, "accepted in Settings"))
 	}

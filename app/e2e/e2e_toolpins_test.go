@@ -206,8 +206,20 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 		t.Errorf("tools list after the change:\n%s", out)
 	}
 
-	if out := tools("accept", server, "deploy"); !strings.Contains(out, "Accepted the new definition of "+server+"'s “deploy”") {
-		t.Errorf("tools accept:\n%s", out)
+	// At a terminal, as a person runs it: it shows what changed, as the
+	// window does, and asks (script gives it a terminal; y answers).
+	var line []string
+	for _, w := range []string{testkit.Binary(t), "tools", "accept", server, "deploy"} {
+		line = append(line, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
+	}
+	cli := exec.Command("script", "-qec", strings.Join(line, " "), "/dev/null")
+	cli.Env, cli.Stdin = d.env, strings.NewReader("y\n")
+	said, err := cli.CombinedOutput()
+	for _, want := range []string{"+Deploys the named service to production. 部署到生产环境。", "Be careful", "Accept this change? [y/N]",
+		"Accepted the new definition of " + server + "'s “deploy”"} {
+		if err != nil || !strings.Contains(string(said), want) {
+			t.Errorf("tools accept at a terminal (%v) did not say %q:\n%s", err, want, said)
+		}
 	}
 	if text, isError := d.outcome(deploy()); text != "deployed web" || isError {
 		t.Errorf("deploy after accepting: %q (isError %v)%s", text, isError, d.diagnostics())
@@ -281,7 +293,7 @@ func acceptedWhileTold(t *testing.T, d *testDesktop, exe string) {
 		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
 	}
 	win, _ := d.window()
-	cmd := exec.Command(testkit.Binary(t), "tools", "accept", server, "deploy")
+	cmd := exec.Command(testkit.Binary(t), "tools", "accept", "--yes", server, "deploy")
 	cmd.Env = d.env
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Accepted the new definition") {
 		t.Fatalf("tools accept: %v\n%s", err, out)

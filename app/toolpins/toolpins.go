@@ -256,33 +256,55 @@ type Accepted struct {
 	Change string
 }
 
-// Accept makes the changed definitions of server's tools named (all its
-// changed tools when none is named) the ones the user has, from now; it
-// returns the tools accepted, by name. A named tool with no change waiting
-// is an error that names it.
-func (s *Store) Accept(server string, names []string, now time.Time) ([]Accepted, error) {
-	names = slices.Compact(slices.Sorted(slices.Values(names))) // a name given twice is accepted once
+// Changes returns the changes of server's tools named (all its changed
+// tools when none is named) that wait for the user, by name: what Diff
+// shows of each, to show them before Accept. A named tool with no change
+// waiting is an error that names it.
+func (s *Store) Changes(server string, names []string) (map[string]string, error) {
+	pins, err := s.Server(server)
+	if err != nil {
+		return nil, err
+	}
+	if len(pins) == 0 {
+		return nil, notPinned(fmt.Sprintf("no tools of %s are pinned", server))
+	}
+	out := map[string]string{}
+	for _, name := range names {
+		if t, ok := pins[name]; !ok || t.Changed == nil {
+			return nil, fmt.Errorf("%s's tool %q has no changed definition waiting to be accepted", server, name)
+		}
+	}
+	for name, t := range pins {
+		if t.Changed != nil && (len(names) == 0 || slices.Contains(names, name)) {
+			out[name] = Diff(t.Def, *t.Changed)
+		}
+	}
+	return out, nil
+}
+
+// Accept makes the changed definitions of server's tools in shown the ones
+// the user has, from now, each as the change shown to the user (its Diff,
+// by name), and returns them by name. When any is not that change any more
+// (the server changed it again since, or it was accepted meanwhile),
+// nothing is accepted: the error names it (ErrChangedAgain). Nothing is
+// accepted unseen.
+func (s *Store) Accept(server string, shown map[string]string, now time.Time) ([]Accepted, error) {
 	var done []Accepted
 	err := s.editServer(server, func(f *file, pins map[string]*Tool) error {
-		if len(names) == 0 {
-			for name, t := range pins {
-				if t.Changed != nil {
-					names = append(names, name)
-				}
-			}
-		}
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(shown)) {
 			t := pins[name]
-			if t == nil || t.Changed == nil {
-				return fmt.Errorf("%s's tool %q has no changed definition waiting to be accepted", server, name)
+			if t == nil || t.Changed == nil || Diff(t.Def, *t.Changed) != shown[name] {
+				return fmt.Errorf("%s's tool %q: %w since it was shown", server, name, ErrChangedAgain)
 			}
-			done = append(done, Accepted{Name: name, Change: Diff(t.Def, *t.Changed)})
+			done = append(done, Accepted{Name: name, Change: shown[name]})
 			t.Def, t.Since, t.Changed, t.ChangedAt = *t.Changed, now, nil, time.Time{}
 		}
 		return nil
 	})
-	slices.SortFunc(done, func(a, b Accepted) int { return strings.Compare(a.Name, b.Name) })
-	return done, err
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // editServer applies edit to server's pins in the file, under its lock; a
@@ -337,10 +359,11 @@ var ErrChangedAgain = errors.New("changed again")
 // to d as account (whatever another wrapper of the same name wrote
 // meanwhile). A pin that is neither d nor what account was made from
 // (Diff) is left as it is, with ErrChangedAgain: the user accepted a
-// change they were shown, never one they were not.
-func (s *Store) AcceptDef(server, name string, d Def, account string, now time.Time) error {
+// change they were shown, never one they were not. accepted is false when
+// the pin was d already (accepted elsewhere meanwhile).
+func (s *Store) AcceptDef(server, name string, d Def, account string, now time.Time) (accepted bool, err error) {
 	var f file
-	return s.f.Edit(&f, func() error {
+	err = s.f.Edit(&f, func() error {
 		f.tidy()
 		if f.Servers == nil {
 			f.Servers = map[string]map[string]*Tool{}
@@ -348,12 +371,18 @@ func (s *Store) AcceptDef(server, name string, d Def, account string, now time.T
 		if f.Servers[server] == nil {
 			f.Servers[server] = map[string]*Tool{}
 		}
-		if t := f.Servers[server][name]; t != nil && !t.Def.Same(d) && Diff(t.Def, d) != account {
+		t := f.Servers[server][name]
+		switch {
+		case t != nil && t.Def.Same(d):
+			return paths.Unchanged // accepted already (elsewhere, at the same time)
+		case t != nil && Diff(t.Def, d) != account:
 			return fmt.Errorf("%s's tool %q: %w since the change accepted was shown", server, name, ErrChangedAgain)
 		}
 		f.Servers[server][name] = &Tool{Def: d, Since: now}
+		accepted = true
 		return nil
 	})
+	return accepted && err == nil, err
 }
 
 // Forget removes server's pins of the tools named (all of them when none

@@ -81,7 +81,15 @@ func TestFirstListPinsLaterChangeWaits(t *testing.T) {
 	if ch, _ := s.Listed("gitlab", list(map[string]Def{"deploy": deployPoisoned}), t2); len(ch) != 0 {
 		t.Fatalf("another server's first list: changed %v", ch)
 	}
-	done, err := s.Accept("github", nil, t2)
+	shown, err := s.Changes("github", nil)
+	if err != nil || len(shown) != 1 {
+		t.Fatalf("Changes: %v, %v", shown, err)
+	}
+	// A change other than the one shown: nothing accepted.
+	if _, err := s.Accept("github", map[string]string{"deploy": "Description:\n-a\n+b"}, t2); !errors.Is(err, ErrChangedAgain) {
+		t.Fatalf("Accept of a change not the one waiting: %v, want ErrChangedAgain", err)
+	}
+	done, err := s.Accept("github", shown, t2)
 	if err != nil || len(done) != 1 || done[0].Name != "deploy" || !strings.Contains(done[0].Change, "+Deploys the named service to production.") {
 		t.Fatalf("Accept: %v, %v", done, err)
 	}
@@ -104,7 +112,7 @@ func TestChangeTakenBack(t *testing.T) {
 	if ch, err := s.Listed("github", list(map[string]Def{"deploy": deploy}), t2); err != nil || len(ch) != 0 {
 		t.Fatalf("back to the pin: changed %v, err %v", ch, err)
 	}
-	if _, err := s.Accept("github", []string{"deploy"}, t2); err == nil || !strings.Contains(err.Error(), `"deploy" has no changed definition`) {
+	if _, err := s.Changes("github", []string{"deploy"}); err == nil || !strings.Contains(err.Error(), `"deploy" has no changed definition`) {
 		t.Fatalf("Accept with nothing waiting: %v", err)
 	}
 }
@@ -232,8 +240,8 @@ func TestNullInFile(t *testing.T) {
 	if pins, err := s.Server("s1"); err != nil || len(pins) != 1 {
 		t.Errorf("Server: %v, %v; want add alone", pins, err)
 	}
-	if done, err := s.Accept("s1", nil, t1); err != nil || len(done) != 0 {
-		t.Errorf("Accept: %v, %v; want nothing to accept", done, err)
+	if ch, err := s.Changes("s1", nil); err != nil || len(ch) != 0 {
+		t.Errorf("Changes: %v, %v; want nothing to accept", ch, err)
 	}
 	if ch, err := s.Listed("s1", list(map[string]Def{"echo": deploy}), t1); err != nil || len(ch) != 0 {
 		t.Errorf("Listed: %v, %v; want echo pinned as new", ch, err)
@@ -241,7 +249,7 @@ func TestNullInFile(t *testing.T) {
 	if n, err := s.Forget("s1", nil); err != nil || n != 2 {
 		t.Errorf("Forget: %d, %v; want the two tools", n, err)
 	}
-	if _, err := s.Accept("nosuch", nil, t1); err == nil || !strings.Contains(err.Error(), "no tools of nosuch are pinned") {
+	if _, err := s.Changes("nosuch", nil); err == nil || !strings.Contains(err.Error(), "no tools of nosuch are pinned") {
 		t.Errorf("Accept of an unknown server: %v", err)
 	}
 }

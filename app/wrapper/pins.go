@@ -102,7 +102,8 @@ func (s *pins) Accept(name, account string) error {
 	if err != nil {
 		return err
 	}
-	return changedAgain(s.store.AcceptDef(s.server, name, d, account, time.Now()))
+	_, err = s.store.AcceptDef(s.server, name, d, account, time.Now())
+	return changedAgain(err)
 }
 
 func (s *pins) Told(name, account string) error {
