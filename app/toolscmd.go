@@ -20,6 +20,7 @@ import (
 	"github.com/elicitray/elicitray/app/toolpins"
 	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/chars"
+	"github.com/elicitray/elicitray/history"
 )
 
 // newToolsCmd is `elicitray tools list|accept|forget`: the tool
@@ -163,27 +164,27 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 
 // keepAccepted keeps in history each change of server's tools that the
 // user accepted with the command (journal.ToolAccepted): through the
-// running hub, which also answers a window telling of the change with it
-// (Hub.ToolAccepted), else in the spool, which the next hub or history
-// command takes in. What cannot be kept is said on stderr; the acceptance
+// running hub, which also answers the windows telling of those changes
+// (Hub.ToolAccepted), in one request; else, or when the hub does not say
+// they are kept in time, in the spool, which the next hub or history
+// command takes in (the hub keeps one of each, should the request reach
+// it after all). What cannot be kept is said on stderr; the acceptance
 // stands.
 func keepAccepted(ctx context.Context, p paths.Paths, server string, done []toolpins.Accepted, stderr io.Writer) {
+	recs := make([]history.Record, len(done))
+	for i, a := range done {
+		recs[i] = journal.ToolAccepted(server, a.Name, a.Change, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
+	}
 	c := cliHub(p, nil)
 	defer c.Close()
-	var spool *journal.Spool
-	for _, a := range done {
-		rec := journal.ToolAccepted(server, a.Name, a.Change, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
-		// A hub that missed one (none runs, or it is stuck) is not waited
-		// for again: the rest go straight to the spool.
-		if spool == nil && c.ToolAccepted(ctx, hubapi.ToolAcceptedRequest{Record: &rec}) == nil {
-			continue
-		}
-		if spool == nil {
-			spool = &journal.Spool{Dir: journal.SpoolDir(p), Role: "cli"}
-			defer spool.Close()
-		}
+	if c.ToolAccepted(ctx, hubapi.ToolAcceptedRequest{Records: recs}) == nil {
+		return
+	}
+	spool := &journal.Spool{Dir: journal.SpoolDir(p), Role: "cli"}
+	defer spool.Close()
+	for i, rec := range recs {
 		if err := spool.Add(rec); err != nil {
-			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList([]string{a.Name}), journal.StorageSentence(err))
+			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList([]string{done[i].Name}), journal.StorageSentence(err))
 		}
 	}
 }

@@ -377,9 +377,13 @@ func (h *Hub) opDelivered(cs *ConnState, m *hubapi.Message) {
 func (h *Hub) opRecord(cs *ConnState, m *hubapi.Message) {
 	var err error
 	switch {
-	case m.Record == nil:
 	case m.Op == hubapi.OpToolAccepted:
-		err = h.ToolAccepted(journal.RedactRecord(*m.Record, nil))
+		var errs []error
+		for _, rec := range m.Records {
+			errs = append(errs, h.ToolAccepted(journal.RedactRecord(rec, nil)))
+		}
+		err = errors.Join(errs...)
+	case m.Record == nil:
 	default:
 		cs.await(*m.Record)
 		err = h.Keep(journal.RedactRecord(*m.Record, nil)) // an older wrapper's too

@@ -61,14 +61,16 @@ type RecordRequest struct{ Record *history.Record }
 
 func (r RecordRequest) Message() Message { return Message{Op: OpRecord, Record: r.Record} }
 
-// ToolAcceptedRequest says the user accepted a tool's changed definition
-// outside the window telling of the change (OpToolAccepted); Record is
-// the acceptance (journal.ToolAccepted). The hub answers that window with
-// it, waiting or open, or keeps Record when none is. The reply is as
-// OpRecord's.
-type ToolAcceptedRequest struct{ Record *history.Record }
+// ToolAcceptedRequest says the user accepted tools' changed definitions
+// outside the windows telling of the changes (OpToolAccepted): Records,
+// one acceptance per tool (journal.ToolAccepted), in one request, so that
+// a hub that takes it late still closes every such window. The hub keeps
+// each and answers those windows with it. The reply is as OpRecord's.
+type ToolAcceptedRequest struct{ Records []history.Record }
 
-func (r ToolAcceptedRequest) Message() Message { return Message{Op: OpToolAccepted, Record: r.Record} }
+func (r ToolAcceptedRequest) Message() Message {
+	return Message{Op: OpToolAccepted, Records: r.Records}
+}
 
 // HistoryRequest lists history (OpHistory); a nil Query is every record.
 type HistoryRequest struct{ Query *history.Query }

@@ -31,7 +31,7 @@ func TestRequestsOnTheWire(t *testing.T) {
 		{"delivered", 0, DeliveredRequest{Key: "elicitray-1-3"}.Message(), `{"op":"delivered","key":"elicitray-1-3"}`},
 		{"not delivered", 0, DeliveredRequest{Key: "k", Error: "broken pipe"}.Message(), `{"op":"delivered","key":"k","error":"broken pipe"}`},
 		{"record", 4, RecordRequest{Record: rec}.Message(), `{"op":"record","id":4,"record":` + mustJSON(t, rec) + `}`},
-		{"tool-accepted", 5, ToolAcceptedRequest{Record: rec}.Message(), `{"op":"tool-accepted","id":5,"record":` + mustJSON(t, rec) + `}`},
+		{"tool-accepted", 5, ToolAcceptedRequest{Records: []history.Record{*rec}}.Message(), `{"op":"tool-accepted","id":5,"records":[` + mustJSON(t, rec) + `]}`},
 		{"history", 2, HistoryRequest{Query: &history.Query{Limit: 5}}.Message(), `{"op":"history","id":2,"query":` + mustJSON(t, &history.Query{Limit: 5}) + `}`},
 		{"get", 3, GetRequest{RecordID: 42}.Message(), `{"op":"get","id":3,"recordId":42}`},
 		{"export", 6, ExportRequest{Format: "csv", Query: &history.Query{}}.Message(), `{"op":"export","id":6,"format":"csv","query":` + mustJSON(t, &history.Query{}) + `}`},

@@ -27,11 +27,10 @@ import (
 //	→ {"op":"record","id":4,"record":{…}}     keep what the wrapper sent a server
 //	← {"id":4}                                on disk: history or the spool
 //	← {"id":4,"error":"not saved: …"}         only in the hub's memory
-//	→ {"op":"tool-accepted","id":5,"record":{…}}  the user accepted a tool's
-//	                                          change elsewhere: the hub
-//	                                          answers its window with it,
-//	                                          or keeps the record; replies
-//	                                          as to record
+//	→ {"op":"tool-accepted","id":5,"records":[…]}  the user accepted tools'
+//	                                          changes elsewhere: the hub
+//	                                          keeps each and answers their
+//	                                          windows; replies as to record
 //	→ {"op":"history","id":2,"query":{…}}     ← {"id":2,"records":[…]}
 //	→ {"op":"get","id":3,"recordId":42}       ← {"id":3,"records":[…]}
 //	→ {"op":"quit","id":4} / {"op":"show-history","id":5}   ← {"id":4}
