@@ -332,7 +332,7 @@ func (df *detailField) build(v any, wheel func(*fyne.ScrollEvent)) fyne.CanvasOb
 			// a placeholder is: drawn disabled, it took the answers' colour.
 			shown = hinted(df.entry)
 		}
-		box.Add(passWheel(shown, df.entry, wheel))
+		box.Add(passWheel(shown, df.entry, nil, wheel))
 		if f.Sensitive {
 			box.Add(warningLabel(lang.L("Looked like a secret: the history keeps {{.Redacted}} in its place.", map[string]any{"Redacted": redacted})))
 		}

@@ -854,7 +854,7 @@ func (r *fieldRow) build() fyne.CanvasObject {
 		}
 		var shown fyne.CanvasObject
 		r.bidi, shown = newBidiEntry(r.entry)
-		box.Add(passWheel(shown, &r.entry.Entry, r.wheel))
+		box.Add(passWheel(shown, &r.entry.Entry, r.bidi.cover, r.wheel))
 		if r.last {
 			r.lastMark = lastAnswerMark()
 			box.Add(r.lastMark)

@@ -718,6 +718,46 @@ func TestPromptWheelOverEntryScrollsForm(t *testing.T) {
 	}
 }
 
+// TestPromptWheelOverCoveredOrSecretField: the wheel scrolls the form over
+// a secret whose dots fit the field (its text, measured as typed, did
+// not), and over a right-to-left text wider than its field while the
+// label drawn over it in visual order shows (its entry's own text
+// scrolled unseen beneath); both found by a break-it session.
+func TestPromptWheelOverCoveredOrSecretField(t *testing.T) {
+	test.NewTempApp(t)
+	props := []string{`"api_token":{"type":"string","title":"API token"}`,
+		`"note":{"type":"string","title":"הערה","default":"` + strings.Repeat("שלום עולם, מה שלומך היום? ", 12) + `"}`}
+	for i := range 25 {
+		props = append(props, fmt.Sprintf(`"f%d":{"type":"string","title":"字段 %d"}`, i, i))
+	}
+	form, err := elicit.Parse(json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newPromptView(&Prompt{Server: "vault", Message: "?", Form: form}, func(Answer) {})
+	v.closeWindow = func() {}
+	w := test.NewTempWindow(t, v.content)
+	w.Resize(fyne.NewSize(promptWidth, 500))
+	v.attach(w.Canvas())
+	secret := v.rows[0].entry
+	if !secret.Password {
+		t.Fatal("api_token is not taken for a secret: the test tells nothing apart")
+	}
+	secret.SetText(strings.Repeat("W", 41))
+	if !v.rows[1].bidi.cover.Visible() {
+		t.Fatal("the Hebrew note is not covered: the test tells nothing apart")
+	}
+	for _, r := range v.rows[:2] {
+		v.scroll.ScrollToTop()
+		e := r.entry
+		at := fyne.CurrentApp().Driver().AbsolutePositionForObject(e).Add(fyne.NewPos(e.Size().Width/2, e.Size().Height/2))
+		test.Scroll(w.Canvas(), at, 0, -80)
+		if v.scroll.Offset.Y == 0 {
+			t.Errorf("the wheel over %s left the form where it was", r.f.Name)
+		}
+	}
+}
+
 // TestPromptClipsServerText: a huge title, option label, description or
 // message cannot push the server's name and the buttons off screen; the
 // window stays a sensible size and says the message was shortened.

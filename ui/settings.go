@@ -170,7 +170,7 @@ func (v *settingsView) build(s state.Settings) fyne.CanvasObject {
 	v.add = newCloseButton(v.keys, lang.L("Add server"), theme.ContentAddIcon(), v.onAdd)
 	v.addError = errorLabel()
 	v.checkAddName()
-	addRow := container.NewVBox(container.NewBorder(nil, nil, nil, v.add, passWheel(v.addName, &v.addName.Entry, wheelTo(&v.scroll))), v.addError)
+	addRow := container.NewVBox(container.NewBorder(nil, nil, nil, v.add, passWheel(v.addName, &v.addName.Entry, nil, wheelTo(&v.scroll))), v.addError)
 
 	serversBox := container.NewVBox(heading(lang.L("Servers")),
 		helpLabel(lang.L("A server listed here follows its own settings; a field left empty follows the defaults. "+
@@ -696,7 +696,7 @@ func newSettingField(name, text, placeholder string, optional bool, check func(s
 
 func (f *settingField) build() fyne.CanvasObject {
 	f.errLabel = errorLabel()
-	return container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel(f.name), nil, passWheel(f.entry, &f.entry.Entry, f.wheel)), f.errLabel)
+	return container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel(f.name), nil, passWheel(f.entry, &f.entry.Entry, nil, f.wheel)), f.errLabel)
 }
 
 // follows reports whether the field is a server's, left empty: its value

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -17,31 +20,50 @@ import (
 // nothing else: clicks, drags, hovering and the pointer's shape still
 // reach the entry beneath it. While the entry's text is wider than the
 // entry, it steps aside (Visible): the entry's scroll has somewhere to go
-// then, and the wheel scrolls the text sideways, as Fyne's entries do.
+// then, and the wheel scrolls the text sideways, as Fyne's entries do;
+// unless cover, a label drawn over the entry in its place (bidiEntry), is
+// showing: the entry's scrolled text would not be seen.
 type wheelPass struct {
 	widget.BaseWidget
 	entry *widget.Entry
+	cover fyne.CanvasObject
 	to    func(*fyne.ScrollEvent)
 }
 
-// passWheel is shown (entry, or what covers it) with the mouse wheel over
-// it sent to to (the form's scroll), or shown itself when to is nil.
-func passWheel(shown fyne.CanvasObject, entry *widget.Entry, to func(*fyne.ScrollEvent)) fyne.CanvasObject {
+// passWheel is shown (entry, with cover over it or nil) with the mouse
+// wheel over it sent to to (the form's scroll), or shown itself when to
+// is nil.
+func passWheel(shown fyne.CanvasObject, entry *widget.Entry, cover fyne.CanvasObject, to func(*fyne.ScrollEvent)) fyne.CanvasObject {
 	if to == nil {
 		return shown
 	}
-	p := &wheelPass{entry: entry, to: to}
+	p := &wheelPass{entry: entry, cover: cover, to: to}
 	p.ExtendBaseWidget(p)
 	return container.NewStack(shown, p)
 }
 
 func (p *wheelPass) Scrolled(ev *fyne.ScrollEvent) { p.to(ev) }
 
-// Visible is false while the entry's text is wider than the room in it.
+// Visible is false while the entry draws its own text, wider than the
+// room in it: a secret as the dots it shows, beside Fyne's button that
+// reveals it.
 func (p *wheelPass) Visible() bool {
+	if !p.BaseWidget.Visible() {
+		return false
+	}
+	if p.cover != nil && p.cover.Visible() {
+		return true
+	}
 	e := p.entry
 	room := e.Size().Width - 2*theme.InnerPadding()
-	return p.BaseWidget.Visible() && fyne.MeasureText(e.Text, theme.TextSize(), e.TextStyle).Width <= room
+	if e.ActionItem != nil {
+		room -= e.ActionItem.MinSize().Width
+	}
+	text := e.Text
+	if e.Password {
+		text = strings.Repeat("•", utf8.RuneCountInString(text))
+	}
+	return fyne.MeasureText(text, theme.TextSize(), e.TextStyle).Width <= room
 }
 
 // wheelTo is what passWheel takes to send the wheel to *s, a window's

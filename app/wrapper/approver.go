@@ -97,11 +97,12 @@ func (c *Approver) sayWhy(server string, res *bridge.Result) {
 	c.mu.Lock()
 	said := key == c.lastWhy
 	c.lastWhy = key
-	if res.DecidedBy == bridge.DecidedByUser {
+	person := res.DecidedBy == bridge.DecidedByUser || res.DecidedBy == bridge.DecidedByCommandLine
+	if person {
 		c.lastWhy = "" // a person's answer ends the run
 	}
 	c.mu.Unlock()
-	if said || res.DecidedBy == bridge.DecidedByUser {
+	if said || person {
 		return
 	}
 	c.logf("elicitray: %s: %s (`elicitray history list` has each one)", server, whySaid(res))
