@@ -491,13 +491,15 @@ func (w *Windows) SaveSettings(s state.Settings) error {
 	if err := h.ForgetRules(s.Remember.Forget); err != nil {
 		return err
 	}
-	if err := SaveToolSettings(w.Paths, s.Tools, time.Now(), func(r history.Record) { _ = h.ToolAccepted(r) }); err != nil {
-		return err
-	}
 	if err := config.Save(w.Paths.Config, c); err != nil {
 		return fmt.Errorf("could not write %s: %w", w.Paths.Config, err)
 	}
 	go h.SetConfig(c)
+	// Last: a tool the server changed again since the window opened is
+	// said, and the rest, saved already, is not lost with it.
+	if err := SaveToolSettings(w.Paths, s.Tools, time.Now(), func(r history.Record) { _ = h.ToolAccepted(r) }); err != nil {
+		return fmt.Errorf("the rest was saved, but: %w", err)
+	}
 	return nil
 }
 
