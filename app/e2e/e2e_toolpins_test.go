@@ -241,12 +241,11 @@ func toolChanged(t *testing.T, d *testDesktop, cs *mcp.ClientSession, server str
 	}
 }
 
-// hostLeavesChangeWindow: the host goes away while the window telling of
-// a change is open, as an inspector that lists the tools and exits does.
-// The window closes, and history says the host or the server stopped, not
-// that the wrapper crashed: the wrapper told the hub before it ended.
-func hostLeavesChangeWindow(t *testing.T, d *testDesktop, exe string) {
-	const server = "rugpull-gone"
+// changeTold connects the rug pull server as server, has it rewrite its
+// tool and list it again, and returns the session and the window that
+// tells of the change.
+func changeTold(t *testing.T, d *testDesktop, server, exe string) (*mcp.ClientSession, string) {
+	t.Helper()
 	cs := d.connect(server, exe)
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {
 		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
@@ -258,6 +257,16 @@ func hostLeavesChangeWindow(t *testing.T, d *testDesktop, exe string) {
 		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
 	}
 	win, _ := d.window()
+	return cs, win
+}
+
+// hostLeavesChangeWindow: the host goes away while the window telling of
+// a change is open, as an inspector that lists the tools and exits does.
+// The window closes, and history says the host or the server stopped, not
+// that the wrapper crashed: the wrapper told the hub before it ended.
+func hostLeavesChangeWindow(t *testing.T, d *testDesktop, exe string) {
+	const server = "rugpull-gone"
+	cs, win := changeTold(t, d, server, exe)
 	cs.Close()
 	d.closed(win)
 	var recs []history.Record
@@ -277,22 +286,12 @@ func hostLeavesChangeWindow(t *testing.T, d *testDesktop, exe string) {
 
 // acceptedWhileTold: the user accepts the change with `elicitray tools
 // accept` while the window telling of it is open. That window is answered
-// with the acceptance and closes, and history keeps the one decision, as
-// the window told it (a new user found it left open, asking about a
+// with the acceptance and closes, and history keeps the one decision, with
+// the window's serverInfo (a new user found it left open, asking about a
 // change already accepted, and its Cancel kept as a second decision).
 func acceptedWhileTold(t *testing.T, d *testDesktop, exe string) {
 	const server = "rugpull-elsewhere"
-	cs := d.connect(server, exe)
-	if _, err := cs.ListTools(t.Context(), nil); err != nil {
-		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
-	}
-	if text, _ := d.outcome(d.callArgs(cs, "rewrite", map[string]any{})); text != "rewritten" {
-		t.Fatalf("rewrite: %q%s", text, d.diagnostics())
-	}
-	if _, err := cs.ListTools(t.Context(), nil); err != nil {
-		t.Fatalf("tools/list: %v%s", err, d.diagnostics())
-	}
-	win, _ := d.window()
+	cs, win := changeTold(t, d, server, exe)
 	cmd := exec.Command(testkit.Binary(t), "tools", "accept", "--yes", server, "deploy")
 	cmd.Env = d.env
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Accepted the new definition") {
