@@ -57,8 +57,9 @@ type Journal struct {
 	retry *time.Timer
 	// flushing is set while a flush runs.
 	flushing bool
-	// closed: the hub stopped; no more retries.
-	closed bool
+	// closed: the hub stopped; no more retries. closing: it is stopping,
+	// and sets no spool reserve aside (its last flush).
+	closed, closing bool
 }
 
 // retryEvery is how often a journal with records waiting tries history
@@ -403,9 +404,10 @@ func (j *Journal) Flush() {
 	if j.store != nil && j.spooled == 0 && len(j.unsaved) == 0 {
 		j.why = nil
 	}
-	if j.store != nil && j.spool != nil && j.why == nil {
+	if j.store != nil && j.spool != nil && j.why == nil && !j.closing {
 		// The disk has room now: set the spool's reserve aside for the day
-		// it has none.
+		// it has none. Not as the hub stops: a home removed meanwhile (a
+		// test's, once its hub said it stopped) would be made again for it.
 		j.spool.prepare()
 	}
 	after := j.stateLocked()
@@ -425,6 +427,9 @@ func (j *Journal) report(before, after State) {
 // Close stops retrying and closes history. What is only in memory is lost,
 // and the log says so.
 func (j *Journal) Close() {
+	j.mu.Lock()
+	j.closing = true
+	j.mu.Unlock()
 	j.Flush()
 	j.mu.Lock()
 	defer j.mu.Unlock()
