@@ -58,7 +58,7 @@ build: deps-build
 # tray menu's: Settings, Pause, Resume, Quit), the icons and the AppStream metadata. The entry names the
 # binary by its full path: a session's PATH often lacks ~/.local/bin.
 install: $(if $(INSTALL_BIN),,build)
-	@d='$(DESTDIR)$(PREFIX)'; \
+	@d='$(DESTDIR)$(PREFIX)'; set -e; \
 	install -Dm755 '$(or $(INSTALL_BIN),$(BIN))' "$$d/bin/elicitray"; \
 	install -d "$$d/share/applications" "$$d/share/metainfo" "$$d/share/icons/hicolor/scalable/apps"; \
 	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' packaging/linux/$(APP_ID).desktop > "$$d/share/applications/$(APP_ID).desktop"; \
