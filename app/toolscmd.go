@@ -122,13 +122,13 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 					return nil
 				}
 			}
-			done, err := store.Accept(server, changes, time.Now())
+			err = store.Accept(server, changes, time.Now())
 			if errors.Is(err, toolpins.ErrChangedAgain) {
 				return runErr(fmt.Errorf("nothing was accepted: %w; run the command again to see what changed", err))
 			} else if err != nil {
 				return runErr(err)
 			}
-			keepAccepted(cmd.Context(), p, server, done, cmd.ErrOrStderr())
+			keepAccepted(cmd.Context(), p, server, names, changes, cmd.ErrOrStderr())
 			fmt.Fprintf(stdout, "Accepted the new definition of %s's %s: %s for you unless guarded.\n", displayText(server), quotedList(names),
 				plural(len(names), "its calls no longer wait", "their calls no longer wait"))
 			return nil
@@ -162,18 +162,19 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// keepAccepted keeps in history each change of server's tools that the
-// user accepted with the command (journal.ToolAccepted): through the
+// keepAccepted keeps in history each change of server's tools named that
+// the user accepted with the command (changes, by name; journal.
+// ToolAccepted): through the
 // running hub, which also answers the windows telling of those changes
 // (Hub.ToolAccepted), in one request; else, or when the hub does not say
 // they are kept in time, in the spool, which the next hub or history
 // command takes in (the hub keeps one of each, should the request reach
 // it after all). What cannot be kept is said on stderr; the acceptance
 // stands.
-func keepAccepted(ctx context.Context, p paths.Paths, server string, done []toolpins.Accepted, stderr io.Writer) {
-	recs := make([]history.Record, len(done))
-	for i, a := range done {
-		recs[i] = journal.ToolAccepted(server, a.Name, a.Change, bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
+func keepAccepted(ctx context.Context, p paths.Paths, server string, names []string, changes map[string]string, stderr io.Writer) {
+	recs := make([]history.Record, len(names))
+	for i, name := range names {
+		recs[i] = journal.ToolAccepted(server, name, changes[name], bridge.DecidedByCommandLine, "accepted with `elicitray tools accept`")
 	}
 	c := cliHub(p, nil)
 	defer c.Close()
@@ -184,7 +185,7 @@ func keepAccepted(ctx context.Context, p paths.Paths, server string, done []tool
 	defer spool.Close()
 	for i, rec := range recs {
 		if err := spool.Add(rec); err != nil {
-			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList([]string{done[i].Name}), journal.StorageSentence(err))
+			fmt.Fprintf(stderr, "elicitray: that you accepted the change of %s could not be kept in history (%s)\n", quotedList(names[i:i+1]), journal.StorageSentence(err))
 		}
 	}
 }

@@ -41,6 +41,12 @@ const (
 	DecidedByCommandLine = "command-line"
 )
 
+// ByPerson reports whether decidedBy is a person's decision: in the
+// window, or with a command (a tool change accepted elsewhere).
+func ByPerson(decidedBy string) bool {
+	return decidedBy == DecidedByUser || decidedBy == DecidedByCommandLine
+}
+
 // ServerInfo is what a server calls itself in its initialize reply
 // (server-controlled text: shown second, PROTOCOL.md §6).
 type ServerInfo struct {

@@ -543,7 +543,7 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, ChangeMessage(name, account), ""))
 	// The user, in this window or elsewhere (the hub answers it when they
 	// accept the change in Settings or with `elicitray tools accept`).
-	answered = err == nil && (res.DecidedBy == DecidedByUser || res.DecidedBy == DecidedByCommandLine)
+	answered = err == nil && ByPerson(res.DecidedBy)
 	switch {
 	case err != nil:
 		g.w.log.printf("%s: the tool %s changed its definition; the user could not be told (%v), so its calls wait for their approval until they accept it (elicitray tools accept), and the next list of its tools tells it again", g.d.opts.Server, strconv.Quote(name), err)

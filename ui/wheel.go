@@ -28,6 +28,14 @@ type wheelPass struct {
 	entry *widget.Entry
 	cover fyne.CanvasObject
 	to    func(*fyne.ScrollEvent)
+
+	// The last measure (Visible): Fyne asks at every frame drawn and at
+	// every move of the pointer, and the text is measured again only
+	// when it or the room for it changed.
+	text     string
+	room     float32
+	fits     bool
+	measured bool
 }
 
 // passWheel is shown (entry, with cover over it or nil) with the mouse
@@ -59,11 +67,15 @@ func (p *wheelPass) Visible() bool {
 	if e.ActionItem != nil {
 		room -= e.ActionItem.MinSize().Width
 	}
-	text := e.Text
-	if e.Password {
-		text = strings.Repeat("•", utf8.RuneCountInString(text))
+	if !p.measured || e.Text != p.text || room != p.room {
+		text := e.Text
+		if e.Password {
+			text = strings.Repeat("•", utf8.RuneCountInString(text))
+		}
+		p.text, p.room, p.measured = e.Text, room, true
+		p.fits = fyne.MeasureText(text, theme.TextSize(), e.TextStyle).Width <= room
 	}
-	return fyne.MeasureText(text, theme.TextSize(), e.TextStyle).Width <= room
+	return p.fits
 }
 
 // wheelTo is what passWheel takes to send the wheel to *s, a window's

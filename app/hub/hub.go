@@ -168,7 +168,8 @@ type Item struct {
 	// on the decision's delivery (connState.awaiting).
 	conn *ConnState
 	// settled: the user answered the prompt elsewhere, and that answer's
-	// record is its own (ToolAccepted); finish keeps none.
+	// record is its own (ToolAccepted): finish keeps none, and closes the
+	// window.
 	settled bool
 }
 
@@ -709,7 +710,9 @@ func (h *Hub) finish(it *Item, res bridge.Result) {
 		var dismiss func()
 		if h.showing == it {
 			h.showing = nil
-			if res.DecidedBy != bridge.DecidedByUser {
+			// A window the user answered closes itself; one answered
+			// elsewhere (settled) or by no one is closed here.
+			if res.DecidedBy != bridge.DecidedByUser || settled {
 				dismiss = it.dismiss
 			}
 		}
@@ -782,14 +785,17 @@ func (h *Hub) recordDecision(it *Item, res *bridge.Result) {
 func (h *Hub) ToolAccepted(rec history.Record) error {
 	h.Mu.Lock()
 	var told []*Item
-	open := map[*Item]bool{}
+	var open *Item
 	for _, it := range h.Queue {
 		if r := it.Prompt.Request; r.Mode == bridge.ModeToolChange && r.Server == rec.Server && r.Tool == rec.Tool {
-			told = append(told, it)
-			open[it] = h.showing == it
 			it.settled = true
 			if rec.ServerInfo == (history.ServerInfo{}) {
 				rec.ServerInfo = history.ServerInfo(r.ServerInfo)
+			}
+			if h.showing == it {
+				open = it
+			} else {
+				told = append(told, it)
 			}
 		}
 	}
@@ -797,23 +803,11 @@ func (h *Hub) ToolAccepted(rec history.Record) error {
 	err := h.Keep(rec) // before the windows close: whoever sees them go finds it
 	// The open one last: closing it shows the next waiting, which must
 	// not be one of these.
-	slices.SortStableFunc(told, func(a, b *Item) int {
-		if open[a] == open[b] {
-			return 0
-		}
-		if open[a] {
-			return 1
-		}
-		return -1
-	})
+	if open != nil {
+		told = append(told, open)
+	}
 	for _, it := range told {
-		res := bridge.Result{Action: bridge.ActionAccept, DecidedBy: rec.DecidedBy, Reason: rec.Reason}
-		h.finish(it, res)
-		if open[it] && res.DecidedBy == bridge.DecidedByUser && it.dismiss != nil {
-			// finish leaves a window the user answered to close itself;
-			// they answered this one elsewhere.
-			it.dismiss()
-		}
+		h.finish(it, bridge.Result{Action: bridge.ActionAccept, DecidedBy: rec.DecidedBy, Reason: rec.Reason})
 	}
 	return err
 }

@@ -249,13 +249,6 @@ func (s *Store) Servers() ([]string, error) {
 	return slices.Sorted(maps.Keys(f.Servers)), nil
 }
 
-// Accepted is a tool whose changed definition Accept accepted: its name
-// and what changed (Diff).
-type Accepted struct {
-	Name   string
-	Change string
-}
-
 // Changes returns the changes of server's tools named (all its changed
 // tools when none is named) that wait for the user, by name: what Diff
 // shows of each, to show them before Accept. A named tool with no change
@@ -284,27 +277,21 @@ func (s *Store) Changes(server string, names []string) (map[string]string, error
 
 // Accept makes the changed definitions of server's tools in shown the ones
 // the user has, from now, each as the change shown to the user (its Diff,
-// by name), and returns them by name. When any is not that change any more
-// (the server changed it again since, or it was accepted meanwhile),
-// nothing is accepted: the error names it (ErrChangedAgain). Nothing is
-// accepted unseen.
-func (s *Store) Accept(server string, shown map[string]string, now time.Time) ([]Accepted, error) {
-	var done []Accepted
-	err := s.editServer(server, func(f *file, pins map[string]*Tool) error {
+// by name: Changes). When any is not that change any more (the server
+// changed it again since, or it was accepted meanwhile), nothing is
+// accepted: the error names it (ErrChangedAgain). Nothing is accepted
+// unseen.
+func (s *Store) Accept(server string, shown map[string]string, now time.Time) error {
+	return s.editServer(server, func(f *file, pins map[string]*Tool) error {
 		for _, name := range slices.Sorted(maps.Keys(shown)) {
 			t := pins[name]
 			if t == nil || t.Changed == nil || Diff(t.Def, *t.Changed) != shown[name] {
 				return fmt.Errorf("%s's tool %q: %w since it was shown", server, name, ErrChangedAgain)
 			}
-			done = append(done, Accepted{Name: name, Change: shown[name]})
 			t.Def, t.Since, t.Changed, t.ChangedAt = *t.Changed, now, nil, time.Time{}
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return done, nil
 }
 
 // editServer applies edit to server's pins in the file, under its lock; a

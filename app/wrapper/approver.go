@@ -97,7 +97,7 @@ func (c *Approver) sayWhy(server string, res *bridge.Result) {
 	c.mu.Lock()
 	said := key == c.lastWhy
 	c.lastWhy = key
-	person := res.DecidedBy == bridge.DecidedByUser || res.DecidedBy == bridge.DecidedByCommandLine
+	person := bridge.ByPerson(res.DecidedBy)
 	if person {
 		c.lastWhy = "" // a person's answer ends the run
 	}
