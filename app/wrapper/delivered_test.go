@@ -3,8 +3,10 @@ package wrapper
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,11 +31,49 @@ func TestCloseWaitsForDelivered(t *testing.T) {
 		Hub:   &hubapi.Client{Dialer: func(context.Context) (net.Conn, int, error) { return ours, 0, nil }},
 	}
 	go c.Delivered(&bridge.Request{ID: "w1-1", Server: "srv", ReportsDelivery: true}, errors.New("the server ended"))
-	time.Sleep(100 * time.Millisecond) // the word is being sent
+	if _, err := hub.Read(make([]byte, 1)); err != nil { // the word is being sent
+		t.Fatal(err)
+	}
 	time.AfterFunc(300*time.Millisecond, func() { hub.Close() })
 	c.Close()
 	keys, _ := journal.SpoolKeys(journal.SpoolDir(c.Paths))
 	if !keys["w1-1"] {
 		t.Errorf("the wrapper stopped before the word on the delivery was kept; the spool holds %v", keys)
+	}
+}
+
+// TestCloseWhileDeliveriesBegin: words on deliveries may begin and end
+// while a wrapper closes (its server ended with answers on their way); the
+// wrapper used to panic now and then there ("WaitGroup is reused before
+// previous Wait has returned"), exiting 2 instead of with its server's
+// code. Every word is kept all the same.
+func TestCloseWhileDeliveriesBegin(t *testing.T) {
+	t.Parallel()
+	noHub := func(context.Context) (net.Conn, int, error) { return nil, 0, hubapi.ErrNoHub }
+	for round := range 300 {
+		dir := t.TempDir()
+		c := &Approver{
+			Paths: paths.Paths{History: filepath.Join(dir, "history.db")},
+			Hub:   &hubapi.Client{Dialer: noHub},
+		}
+		var begun, ended sync.WaitGroup
+		for i := range 4 {
+			begun.Add(1)
+			ended.Add(1)
+			go func() {
+				defer ended.Done()
+				begun.Done()
+				for j := range 3 {
+					c.Delivered(&bridge.Request{ID: fmt.Sprintf("w%d-%d-%d", round, i, j), Server: "srv", ReportsDelivery: true}, nil)
+				}
+			}()
+		}
+		begun.Wait()
+		c.Close()
+		ended.Wait()
+		keys, _ := journal.SpoolKeys(journal.SpoolDir(c.Paths))
+		if len(keys) != 12 {
+			t.Fatalf("round %d: %d words of 12 kept", round, len(keys))
+		}
 	}
 }
