@@ -75,7 +75,7 @@ type decider struct {
 	arrivals arrivals
 	// deciding counts the goroutines deciding an elicitation and the
 	// calls of the Approver, a guarded call's or a changed tool's (wait).
-	deciding busy
+	deciding Busy
 }
 
 // wait waits up to d for the elicitations being decided and the
@@ -84,22 +84,24 @@ type decider struct {
 // a crashed wrapper.
 func (d *decider) wait(timeout time.Duration) {
 	select {
-	case <-d.deciding.idle():
+	case <-d.deciding.Idle():
 	case <-time.After(timeout):
 	}
 }
 
-// busy counts work under way, and tells when none is. Unlike a
+// Busy counts work under way, and tells when none is. Unlike a
 // sync.WaitGroup, work may start while another goroutine waits (a host
-// pump still running as the relay stops).
-type busy struct {
+// pump still running as the relay stops, a request reaching a hub as it
+// stops, a delivery's word as a wrapper closes), which a WaitGroup takes
+// for misuse and panics on. The zero Busy is idle.
+type Busy struct {
 	mu   sync.Mutex
 	n    int
 	none chan struct{} // closed while n is 0
 }
 
-// start counts one more; the func it returns counts it done.
-func (b *busy) start() (done func()) {
+// Start counts one more; the func it returns counts it done.
+func (b *Busy) Start() (done func()) {
 	b.mu.Lock()
 	if b.n == 0 {
 		b.none = make(chan struct{})
@@ -115,8 +117,8 @@ func (b *busy) start() (done func()) {
 	}
 }
 
-// idle returns a channel closed once nothing is under way.
-func (b *busy) idle() <-chan struct{} {
+// Idle returns a channel closed once nothing is under way.
+func (b *Busy) Idle() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.n == 0 {

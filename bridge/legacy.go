@@ -113,7 +113,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 
 	line = append(json.RawMessage(nil), line...)
 	pctx = l.d.arrivals.take(pctx)
-	done := l.d.deciding.start()
+	done := l.d.deciding.Start()
 	go func() {
 		defer done()
 		closed := l.keep.prompt(call)

@@ -61,7 +61,7 @@ func (a *arrivals) take(ctx context.Context) context.Context {
 // approve asks the Approver, in ctx's turn when the Approver keeps the
 // order, and hands the turn on when it returns whatever happened.
 func (d *decider) approve(ctx context.Context, req *Request) (*Result, error) {
-	defer d.deciding.start()()
+	defer d.deciding.Start()()
 	defer Submitted(ctx)
 	if _, ok := d.opts.Approver.(InOrder); ok {
 		if t, ok := ctx.Value(turnKey{}).(*turn); ok && t.prev != nil {

@@ -141,15 +141,16 @@ type Hub struct {
 	// memo is the remembered answers at RulesPath, made on first use.
 	memoOnce sync.Once
 	memo     *remember.Memory
-	// handling counts the requests being handled (Handled waits for them).
-	handling sync.WaitGroup
+	// handling counts the requests being handled (Handled waits for them);
+	// another connection's request may begin while Handled waits.
+	handling bridge.Busy
 }
 
 // Handled waits until no request is being handled: a hub that stops after
 // Serve returned first sends the replies it owes (`elicitray quit`'s, say).
 // Connections stay open meanwhile; only what they asked is waited for.
 func (h *Hub) Handled() {
-	h.handling.Wait()
+	<-h.handling.Idle()
 }
 
 // Item is one queued prompt.
@@ -246,9 +247,9 @@ func (h *Hub) serveConn(ctx context.Context, conn net.Conn) {
 		if err != nil {
 			break
 		}
-		h.handling.Add(1)
+		done := h.handling.Start()
 		h.handle(cs, &m)
-		h.handling.Done()
+		done()
 	}
 	// The wrapper went away (its server or host stopped): nobody is left to
 	// receive an answer, so its prompts close.

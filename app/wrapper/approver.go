@@ -78,12 +78,9 @@ type Approver struct {
 	spool *journal.Spool
 	// delivering counts the Delivered calls under way: close waits for
 	// them, so that a wrapper ending with its server does not lose the
-	// word on an answer that did not reach it (issue 25). Not a
-	// sync.WaitGroup: a delivery may begin while Close's wait is ending,
-	// which a WaitGroup takes for misuse and panics on.
-	delivering int
-	// delivered, once Close waits, is closed when delivering drops to 0.
-	delivered chan struct{}
+	// word on an answer that did not reach it (issue 25). A delivery may
+	// begin while Close waits.
+	delivering bridge.Busy
 }
 
 var _ bridge.InOrder = (*Approver)(nil)
@@ -207,17 +204,7 @@ func (c *Approver) Delivered(req *bridge.Request, err error) {
 	if !req.ReportsDelivery {
 		return
 	}
-	c.mu.Lock()
-	c.delivering++
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		if c.delivering--; c.delivering == 0 && c.delivered != nil {
-			close(c.delivered)
-			c.delivered = nil
-		}
-		c.mu.Unlock()
-	}()
+	defer c.delivering.Start()()
 	word := hubapi.DeliveredRequest{Key: req.ID}
 	if err != nil {
 		word.Error = err.Error()
@@ -332,19 +319,9 @@ func (c *Approver) HubPID() int { return c.API().PID() }
 // takes about hubapi.KeepWait at most, but a hub that stopped reading
 // holds one up, so close waits no longer than that.
 func (c *Approver) Close() {
-	c.mu.Lock()
-	if c.delivering > 0 {
-		if c.delivered == nil {
-			c.delivered = make(chan struct{})
-		}
-		done := c.delivered
-		c.mu.Unlock()
-		select {
-		case <-done:
-		case <-time.After(hubapi.KeepWait):
-		}
-	} else {
-		c.mu.Unlock()
+	select {
+	case <-c.delivering.Idle():
+	case <-time.After(hubapi.KeepWait):
 	}
 	c.mu.Lock()
 	if len(c.unsaved) > 0 {
