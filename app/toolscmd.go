@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/elicitray/elicitray/ui/lang"
 	"io"
 	"maps"
 	"os"
@@ -196,7 +197,7 @@ func keepAccepted(ctx context.Context, p paths.Paths, server string, names []str
 func showChange(w io.Writer, server, name, account string) {
 	fmt.Fprintf(w, "%s's tool %s changed its definition:\n", displayText(server), quotedList([]string{name}))
 	text := account
-	if said := bridge.SuspicionsSaid(account); said != "" {
+	if said := bridge.SuspicionsSaid(account, lang.English); said != "" {
 		text = said + "\n" + account
 	}
 	for line := range strings.SplitSeq(text, "\n") {

@@ -108,8 +108,13 @@ type Request struct {
 	ToolUnknown bool `json:"toolUnknown,omitempty"`
 	// Mode is "form" or "url" (PROTOCOL.md §6); an absent mode is "form".
 	Mode string `json:"mode"`
-	// Message is the server's message, as sent.
+	// Message is the server's message, as sent; a guard window's text in
+	// English (Guard).
 	Message string `json:"message"`
+	// Guard is what a guard window's text is made of, for the window to
+	// say it in the user's language (Said); nil for the server's
+	// elicitations.
+	Guard *Guard `json:"guard,omitempty"`
 	// RequestedSchema is the form schema as sent (form mode).
 	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
 	// URL and ElicitationID are set in URL mode.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/elicitray/elicitray/ui/lang"
 	"maps"
 	"math"
 	"path"
@@ -540,7 +541,7 @@ func (g *guard) tellChange(ctx context.Context, name, account string) {
 		Submitted(ctx)
 		return
 	}
-	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, ChangeMessage(name, account), ""))
+	res, err := g.d.approve(ctx, g.newRequest(ModeToolChange, name, Guard{Changed: account}, ""))
 	// The user, in this window or elsewhere (the hub answers it when they
 	// accept the change in Settings or with `elicitray tools accept`).
 	answered = err == nil && ByPerson(res.DecidedBy)
@@ -847,27 +848,32 @@ func (g *guard) hostCancelled(key string) bool {
 
 // request builds the Approver's view of a guarded call.
 func (g *guard) request(name string, info toolInfo, args json.RawMessage, version string) *Request {
-	return g.newRequest(ModeToolCall, name, guardMessage(name, info, args), version)
+	return g.newRequest(ModeToolCall, name, Guard{Title: info.title, Description: info.description, Changed: info.changed, Arguments: args}, version)
 }
 
 // newRequest is a Request of the guard's (mode ModeToolCall or
-// ModeToolChange) about the tool name, at the protocol version given, or
-// the one agreed when "".
-func (g *guard) newRequest(mode, name, message, version string) *Request {
+// ModeToolChange) about the tool name, saying what text (Request.Said), at
+// the protocol version given, or the one agreed when "".
+func (g *guard) newRequest(mode, name string, text Guard, version string) *Request {
 	serverInfo, agreed := g.session.server()
 	if version == "" {
 		version = agreed
 	}
-	return &Request{
+	req := &Request{
 		ID:              fmt.Sprintf("%s%d", g.d.prefix, g.d.seq.Add(1)),
 		Time:            time.Now(),
 		Server:          g.d.opts.Server,
 		ServerInfo:      serverInfo,
 		Tool:            name,
 		Mode:            mode,
-		Message:         message,
+		Guard:           &text,
 		ProtocolVersion: version,
 	}
+	req.Message = req.Said(lang.English)
+	if len(text.Arguments) > guardMaxArguments {
+		req.Guard = nil // the window says Message
+	}
+	return req
 }
 
 // deniedResult is the reply a denied call gets: a CallToolResult with

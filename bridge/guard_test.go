@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/elicitray/elicitray/ui/lang"
 	"strings"
 	"testing"
 	"time"
@@ -267,15 +268,14 @@ func TestArgumentsText(t *testing.T) {
 // in the tool's title, description or arguments, show as U+FFFD and the
 // window says how many there were; an emoji sequence is no such thing.
 func TestGuardMessageSaysWhatItReplaced(t *testing.T) {
-	info := toolInfo{title: "Deploy\u202e", description: "Ships it.\u200b"}
-	got := guardMessage("deploy", info, json.RawMessage(`{"target":"prod\u2066uction","team":"👨‍👩‍👧"}`))
+	got := callMessage("deploy", Guard{Title: "Deploy\u202e", Description: "Ships it.\u200b", Arguments: json.RawMessage(`{"target":"prod\u2066uction","team":"👨‍👩‍👧"}`)}, lang.English)
 	for _, want := range []string{"(Deploy\ufffd)", "Ships it.\ufffd", "target: \"prod\ufffduction\"", `team: "👨‍👩‍👧"`,
 		"In this call's text 3 invisible or control characters, which can disguise text, are shown as \ufffd."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lacks %q:\n%s", want, got)
 		}
 	}
-	clean := guardMessage("deploy", toolInfo{title: "Deploy 🚀"}, json.RawMessage(`{"team":"👨‍👩‍👧 🏴󠁧󠁢󠁳󠁣󠁴󠁿"}`))
+	clean := callMessage("deploy", Guard{Title: "Deploy 🚀", Arguments: json.RawMessage(`{"team":"👨‍👩‍👧 🏴󠁧󠁢󠁳󠁣󠁴󠁿"}`)}, lang.English)
 	if strings.Contains(clean, "\ufffd") || strings.Contains(clean, "invisible") {
 		t.Errorf("emoji sequences were taken for hidden characters:\n%s", clean)
 	}

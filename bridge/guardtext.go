@@ -12,6 +12,7 @@ import (
 
 	"github.com/elicitray/elicitray/bridge/elicit"
 	"github.com/elicitray/elicitray/chars"
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // What the approval window of a guarded call says (guard.go): the tool,
@@ -27,70 +28,138 @@ const (
 	guardMaxDescription = 1000 // characters of the tool's description shown
 )
 
-// guardMessage is what the window says of a guarded call: the tool, its
+// Guard is what the text of a guard window (ModeToolCall,
+// ModeToolChange) is made of, sent with its Request so that the window
+// says it in the user's language (Request.Said); Message says it in
+// English, for history and the logs.
+type Guard struct {
+	// Title and Description are the tool's, as listed (a call's).
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Changed is the account of a change to the tool not accepted
+	// (toolpins.Diff): the change a window tells of, or why a call waits.
+	Changed string `json:"changed,omitempty"`
+	// Arguments are a call's, as the host sent them; none past
+	// guardMaxArguments, whose window says Message.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// guardMaxArguments bounds the arguments a guarded call's Request carries
+// to the window, in bytes: the window shows guardMaxLines of them.
+const guardMaxArguments = 1 << 20
+
+// Said is what the window shows of r: a guard window's text in say's
+// language, else the server's message as sent.
+func (r *Request) Said(say lang.Speaker) string {
+	switch {
+	case r.Guard == nil:
+		return r.Message
+	case r.Mode == ModeToolChange:
+		return changeMessage(r.Tool, r.Guard.Changed, say)
+	}
+	return callMessage(r.Tool, *r.Guard, say)
+}
+
+// callMessage is what the window says of a guarded call: the tool, its
 // title and description (server-controlled text, bounded), and its
 // arguments (argumentsText).
-func guardMessage(name string, info toolInfo, args json.RawMessage) string {
+func callMessage(name string, g Guard, say lang.Speaker) string {
 	var b strings.Builder
-	var c cleaner
-	fmt.Fprintf(&b, "The host asks to run the tool %s", strconv.Quote(c.line(name, guardMaxValue)))
-	if t := c.line(info.title, guardMaxValue); t != "" && t != name {
-		fmt.Fprintf(&b, " (%s)", t)
+	c := cleaner{say: say}
+	d := map[string]any{"Tool": strconv.Quote(c.line(name, guardMaxValue))}
+	if t := c.line(g.Title, guardMaxValue); t != "" && t != name {
+		d["Title"] = t
+		b.WriteString(say.L("The host asks to run the tool {{.Tool}} ({{.Title}}). It runs only if you approve it.", d))
+	} else {
+		b.WriteString(say.L("The host asks to run the tool {{.Tool}}. It runs only if you approve it.", d))
 	}
-	b.WriteString(". It runs only if you approve it.\n")
-	if info.changed != "" {
+	b.WriteString("\n")
+	if g.Changed != "" {
 		// Before the rest: it is why this call waits, and the warning
 		// first, in the lines the window shows without scrolling.
-		if said := SuspicionsSaid(info.changed); said != "" {
+		if said := SuspicionsSaid(g.Changed, say); said != "" {
 			b.WriteString("\n" + said + "\n")
 		}
-		b.WriteString("\nThe server changed this tool's definition since you first saw it, and you have not accepted the change; until you do (elicitray tools accept), each call waits for you here.\n")
-		b.WriteString("What changed:\n")
-		b.WriteString(c.text(info.changed, guardMaxDescription))
+		// True also once the change is accepted while this window is
+		// open: the call still waits for its answer here.
+		b.WriteString("\n" + say.L("The server changed this tool's definition since you first saw it, and the change was not accepted when the host made this call: until it is (elicitray tools accept), each call waits for you here.") + "\n")
+		b.WriteString(say.L("What changed:") + "\n")
+		b.WriteString(c.text(AccountSaid(g.Changed, say), guardMaxDescription))
 		b.WriteString("\n")
 	}
-	if d := c.text(info.description, guardMaxDescription); d != "" {
-		b.WriteString("\nWhat the server says it does:\n")
-		b.WriteString(d)
+	if desc := c.text(g.Description, guardMaxDescription); desc != "" {
+		b.WriteString("\n" + say.L("What the server says it does:") + "\n")
+		b.WriteString(desc)
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
-	b.WriteString(argumentsText(args, &c))
+	b.WriteString(argumentsText(g.Arguments, &c))
 	if c.hidden > 0 {
-		b.WriteString("\nIn this call's text " + c.hiddenSaid())
+		// Said as a prompt's hidden characters are: the person knows
+		// the text was not all shown as sent.
+		b.WriteString("\n" + say.N("In this call's text {{.Count}} invisible or control characters, which can disguise text, are shown as \uFFFD.", c.hidden, map[string]any{"Count": c.hidden}))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
 // ChangeMessage is what the window that tells of a changed tool
-// definition says (ModeToolChange): the change, cleaned and bounded as a
-// guarded call's text is.
-func ChangeMessage(name, account string) string {
+// definition says (ModeToolChange), in English: the change, cleaned and
+// bounded as a guarded call's text is.
+func ChangeMessage(name, account string) string { return changeMessage(name, account, lang.English) }
+
+func changeMessage(name, account string, say lang.Speaker) string {
 	var b strings.Builder
-	var c cleaner
-	fmt.Fprintf(&b, "The server changed the definition of its tool %s since you first saw it. A server can do so to make a tool you trust ask for more than it did.\n\n", strconv.Quote(c.line(name, guardMaxValue)))
+	c := cleaner{say: say}
+	b.WriteString(say.L("The server changed the definition of its tool {{.Tool}} since you first saw it. A server can do so to make a tool you trust ask for more than it did.",
+		map[string]any{"Tool": strconv.Quote(c.line(name, guardMaxValue))}))
+	b.WriteString("\n\n")
 	// Before the change itself, which may be long: the window shows it
 	// without scrolling.
-	if said := SuspicionsSaid(account); said != "" {
+	if said := SuspicionsSaid(account, say); said != "" {
 		b.WriteString(said + "\n\n")
 	}
-	b.WriteString("What changed:\n")
-	b.WriteString(c.text(account, guardMaxDescription))
-	b.WriteString("\n\nAccept the change to let its calls run as before. Otherwise each call waits for your approval, until you accept it (elicitray tools accept).")
+	b.WriteString(say.L("What changed:") + "\n")
+	b.WriteString(c.text(AccountSaid(account, say), guardMaxDescription))
+	b.WriteString("\n\n" + say.L("Accept the change to let its calls run as before. Otherwise each call waits for your approval, until you accept it (elicitray tools accept)."))
 	if c.hidden > 0 {
-		b.WriteString("\n\nIn this text " + c.hiddenSaid())
+		b.WriteString("\n\n" + say.N("In this text {{.Count}} invisible or control characters, which can disguise text, are shown as \uFFFD.", c.hidden, map[string]any{"Count": c.hidden}))
 	}
 	return b.String()
 }
 
-// hiddenSaid says how many characters c hid, as a prompt's hidden
-// characters are said: the person knows the text was not all shown as
-// sent.
-func (c *cleaner) hiddenSaid() string {
-	if c.hidden == 1 {
-		return "1 invisible or control character, which can disguise text, is shown as \uFFFD."
+// The headings of a change's account (toolpins.Diff writes them), one
+// before each part of the definition that changed: the windows say them in
+// the user's language (AccountSaid).
+const (
+	ChangedTitle       = "Title (- pinned, + listed now):"
+	ChangedDescription = "Description (- pinned, + listed now):"
+	ChangedSchema      = "Input schema (- pinned, + listed now):"
+	ChangedAnnotations = "Annotations (- pinned, + listed now):"
+)
+
+// AccountSaid is account, a change's account, with its headings in say's
+// language. Its other lines are the definitions' own, each after "-", "+"
+// or a space, which no heading starts with, or "…".
+func AccountSaid(account string, say lang.Speaker) string {
+	var b strings.Builder
+	for line := range strings.Lines(account) {
+		text, nl := strings.CutSuffix(line, "\n")
+		switch text {
+		case ChangedTitle:
+			text = say.L(ChangedTitle)
+		case ChangedDescription:
+			text = say.L(ChangedDescription)
+		case ChangedSchema:
+			text = say.L(ChangedSchema)
+		case ChangedAnnotations:
+			text = say.L(ChangedAnnotations)
+		}
+		b.WriteString(text)
+		if nl {
+			b.WriteString("\n")
+		}
 	}
-	return fmt.Sprintf("%d invisible or control characters, which can disguise text, are shown as \uFFFD.", c.hidden)
+	return b.String()
 }
 
 // argumentsText renders a call's arguments for a person: one line per
@@ -99,27 +168,28 @@ func (c *cleaner) hiddenSaid() string {
 // look like secrets themselves, masked (PROTOCOL.md §6: sensitive
 // information is not shown).
 func argumentsText(args json.RawMessage, c *cleaner) string {
+	say := c.say
 	if len(args) == 0 || string(args) == "null" {
-		return "No arguments."
+		return say.L("No arguments.")
 	}
 	var v any
 	dec := json.NewDecoder(strings.NewReader(string(args)))
 	dec.UseNumber()
 	if dec.Decode(&v) != nil {
-		return "Arguments (not valid JSON, shown as sent):\n" + c.text(string(args), guardMaxValue)
+		return say.L("Arguments (not valid JSON, shown as sent):") + "\n" + c.text(string(args), guardMaxValue)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "Arguments (not an object):\n" + renderValue(v, c)
+		return say.L("Arguments (not an object):") + "\n" + renderValue(v, c)
 	}
 	if len(obj) == 0 {
-		return "No arguments."
+		return say.L("No arguments.")
 	}
 	a := &argWriter{c: c}
-	a.b.WriteString("Arguments:\n")
+	a.b.WriteString(say.L("Arguments:") + "\n")
 	a.object(obj, 0)
 	if a.left > 0 {
-		fmt.Fprintf(&a.b, "… and %d more not shown\n", a.left)
+		a.b.WriteString(say.N("… and {{.Count}} more not shown", a.left, map[string]any{"Count": a.left}) + "\n")
 	}
 	return a.b.String()
 }
@@ -162,7 +232,7 @@ func (a *argWriter) member(name string, v any, depth int) {
 	// A switch is no secret: "include_secrets: true" says what the call
 	// does, and the person approving it must read that.
 	if _, on := v.(bool); !on && secretName(name) {
-		a.line(depth, name, masked(v))
+		a.line(depth, name, masked(a.c.say))
 		return
 	}
 	switch x := v.(type) {
@@ -178,7 +248,8 @@ func (a *argWriter) member(name string, v any, depth int) {
 			a.line(depth, name, renderValue(x, a.c))
 			return
 		}
-		a.line(depth, name, fmt.Sprintf("(%d items)", len(x)))
+		say := a.c.say
+		a.line(depth, name, say.N("({{.Count}} items)", len(x), map[string]any{"Count": len(x)}))
 		for i, item := range x {
 			a.member(fmt.Sprintf("[%d]", i), item, depth+1)
 		}
@@ -191,17 +262,18 @@ func (a *argWriter) member(name string, v any, depth int) {
 // like a secret.
 func renderValue(v any, c *cleaner) string {
 	if s, ok := v.(string); ok && secretValue(s) {
-		return masked(v)
+		return masked(c.say)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return "(not shown)"
+		say := c.say
+		return say.L("(not shown)")
 	}
 	return c.line(string(b), guardMaxValue)
 }
 
 // masked stands for a secret value: never its text, nor its length.
-func masked(any) string { return "•••••• (hidden: looks secret)" }
+func masked(say lang.Speaker) string { return say.L("•••••• (hidden: looks secret)") }
 
 // secretName reports whether an argument's name says its value is a
 // secret: by the same word rules as a form field's (elicit.LooksSecret:
@@ -265,8 +337,12 @@ func cleanLine(s string, max int) string {
 }
 
 // cleaner cleans text as cleanLine and cleanText do, counting the
-// characters it replaced (hidden) so that the window can say so.
-type cleaner struct{ hidden int }
+// characters it replaced (hidden) so that the window can say so; what it
+// says of text it cut is in say's language.
+type cleaner struct {
+	say    lang.Speaker
+	hidden int
+}
 
 func (c *cleaner) marked(s string) string {
 	out, n := elicit.Marked(strings.ToValidUTF8(s, "\uFFFD"))
@@ -275,7 +351,7 @@ func (c *cleaner) marked(s string) string {
 }
 
 func (c *cleaner) line(s string, max int) string {
-	return bound(c.marked(strings.Map(func(r rune) rune {
+	return c.bound(c.marked(strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' || r == '\t' {
 			return ' '
 		}
@@ -289,11 +365,11 @@ func (c *cleaner) text(s string, max int) string {
 	for strings.Contains(s, "\n\n\n") {
 		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
 	}
-	return bound(strings.TrimSpace(s), max)
+	return c.bound(strings.TrimSpace(s), max)
 }
 
 // bound cuts s to max characters, saying how many more there were.
-func bound(s string, max int) string {
+func (c *cleaner) bound(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
@@ -301,5 +377,6 @@ func bound(s string, max int) string {
 	if n <= max {
 		return s
 	}
-	return s[:chars.Index(s, max)] + fmt.Sprintf("… (%d more characters)", n-max)
+	say := c.say
+	return s[:chars.Index(s, max)] + say.N("… ({{.Count}} more characters)", n-max, map[string]any{"Count": n - max})
 }

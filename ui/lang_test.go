@@ -132,7 +132,9 @@ func langCall(s *source, call *ast.CallExpr) (fn, key string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
-	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "lang" || len(call.Args) == 0 {
+	// lang.L, or say.L on a lang.Speaker, which code that takes one names
+	// say (lang.Speaker).
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "lang" && pkg.Name != "say" || len(call.Args) == 0 {
 		return "", "", false
 	}
 	if !slices.Contains([]string{"L", "N", "X"}, sel.Sel.Name) {

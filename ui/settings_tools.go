@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/elicitray/elicitray/bridge"
 	"slices"
 	"strings"
 
@@ -61,7 +62,7 @@ func (sec *toolsSection) row(keys *windowKeys, p state.PinnedTool) fyne.CanvasOb
 			warn.Importance = widget.DangerImportance
 			parts = append(parts, warn)
 		}
-		change := widget.NewLabel(chars.Cut(visible(p.Change), maxDescription))
+		change := widget.NewLabel(chars.Cut(visible(bridge.AccountSaid(p.Change, lang.User)), maxDescription))
 		change.Wrapping = fyne.TextWrapWord
 		parts = append(parts, change)
 	}

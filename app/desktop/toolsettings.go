@@ -3,6 +3,7 @@ package desktop
 import (
 	"errors"
 	"fmt"
+	"github.com/elicitray/elicitray/ui/lang"
 	"maps"
 	"slices"
 	"time"
@@ -35,7 +36,7 @@ func ToolSettings(p paths.Paths) (state.ToolSettings, error) {
 			pt := state.PinnedTool{Server: server, Tool: name, Since: t.Since}
 			if t.Changed != nil {
 				pt.Change, pt.ChangedAt = toolpins.Diff(t.Def, *t.Changed), t.ChangedAt
-				pt.Warning = bridge.SuspicionsSaid(pt.Change)
+				pt.Warning = bridge.SuspicionsSaid(pt.Change, lang.User)
 			}
 			s.Pins = append(s.Pins, pt)
 		}

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/elicitray/elicitray/bridge"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -400,18 +401,19 @@ func (s *Store) Forget(server string, names []string) (int, error) {
 
 // Diff is a readable account of what changed from old to new: each text
 // that differs, and the schema and annotations, as unified diffs of their
-// lines (JSON indented, members sorted), "-" before a pinned line and "+"
-// before a line listed now, "…" between the places that changed.
+// lines (JSON indented, members sorted) under a heading (bridge.Changed…),
+// "-" before a pinned line and "+" before a line listed now, "…" between
+// the places that changed.
 func Diff(old, new Def) string {
 	var b strings.Builder
-	part := func(what, a, z string) {
+	part := func(heading, a, z string) {
 		if a == z {
 			return
 		}
 		d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 			A: difflib.SplitLines(a + "\n"), B: difflib.SplitLines(z + "\n"), Context: 2,
 		})
-		fmt.Fprintf(&b, "%s (- pinned, + listed now):\n", what)
+		b.WriteString(heading + "\n")
 		hunks := 0
 		for line := range strings.Lines(d) {
 			if strings.HasPrefix(line, "@@") {
@@ -424,10 +426,10 @@ func Diff(old, new Def) string {
 			b.WriteString(line)
 		}
 	}
-	part("Title", old.Title, new.Title)
-	part("Description", old.Description, new.Description)
-	part("Input schema", indented(old.InputSchema), indented(new.InputSchema))
-	part("Annotations", indented(old.Annotations), indented(new.Annotations))
+	part(bridge.ChangedTitle, old.Title, new.Title)
+	part(bridge.ChangedDescription, old.Description, new.Description)
+	part(bridge.ChangedSchema, indented(old.InputSchema), indented(new.InputSchema))
+	part(bridge.ChangedAnnotations, indented(old.Annotations), indented(new.Annotations))
 	return strings.TrimSuffix(b.String(), "\n")
 }
 

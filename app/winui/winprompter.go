@@ -2,6 +2,7 @@ package winui
 
 import (
 	"fmt"
+	"github.com/elicitray/elicitray/ui/lang"
 	"net/url"
 	"os"
 	"sync"
@@ -112,7 +113,7 @@ func (g *Prompter) opener() func(*url.URL) error {
 
 func uiPrompt(p *hub.Prompt) *ui.Prompt {
 	r := p.Request
-	return &ui.Prompt{Server: r.Server, ServerInfo: r.ServerInfo.Called(), Tool: r.Tool, Message: r.Message, Form: p.Form, Deadline: p.Deadline, Step: r.Step, Steps: r.Steps,
+	return &ui.Prompt{Server: r.Server, ServerInfo: r.ServerInfo.Called(), Tool: r.Tool, Message: r.Said(lang.User), Form: p.Form, Deadline: p.Deadline, Step: r.Step, Steps: r.Steps,
 		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: bridge.Guards(r.Mode),
 		ToolChange: r.Mode == bridge.ModeToolChange, Shown: p.Shown}
 }

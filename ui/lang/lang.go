@@ -15,7 +15,7 @@
 // where those elicitray has no file of its own read English. It is chosen
 // again whenever those variables change (tests set them), and is safe for
 // concurrent use. The files are parsed at the first call, not at start: the
-// wrapper never needs them.
+// wrapper needs them only for a guard window's text (English).
 package lang
 
 import (
@@ -48,18 +48,42 @@ var FyneOnly = []string{"cs", "de", "el", "es", "fr", "pl", "pt", "pt_BR", "ru",
 
 // L is key in the user's language, its template filled in from data[0] (a
 // map or a struct); key itself, filled in, when no translation has it.
-func L(key string, data ...any) string { return localize(key, nil, data) }
+func L(key string, data ...any) string { return User.L(key, data...) }
 
 // N is the plural form of key that fits count, in the user's language, its
 // template filled in from data[0] (Count's map, for "{{.Count}} decisions").
-func N(key string, count int, data ...any) string { return localize(key, count, data) }
+func N(key string, count int, data ...any) string { return User.N(key, count, data...) }
 
-func localize(key string, count any, data []any) string {
+// A Speaker says elicitray's sentences in one language, as L and N do: User
+// in the user's language, English in English whatever the environment.
+// Code that writes one text for a window and for what is kept (bridge's
+// guard windows: the window says it in the user's language, the history
+// record and the logs in English) takes a Speaker, and names it say: the
+// translation test finds the keys of say.L and say.N as it does lang.L's.
+// The zero Speaker is English.
+type Speaker struct{ user bool }
+
+var (
+	User    = Speaker{user: true}
+	English = Speaker{}
+)
+
+// L is key in s's language, as the package's L.
+func (s Speaker) L(key string, data ...any) string { return s.localize(key, nil, data) }
+
+// N is the plural form of key in s's language, as the package's N.
+func (s Speaker) N(key string, count int, data ...any) string { return s.localize(key, count, data) }
+
+func (sp Speaker) localize(key string, count any, data []any) string {
 	var d any
 	if len(data) > 0 {
 		d = data[0]
 	}
-	s, err := localizer().Localize(&i18n.LocalizeConfig{
+	loc := english()
+	if sp.user {
+		loc = localizer()
+	}
+	s, err := loc.Localize(&i18n.LocalizeConfig{
 		DefaultMessage: &i18n.Message{ID: key, Other: key},
 		PluralCount:    count,
 		TemplateData:   d,
@@ -120,6 +144,19 @@ func localizer() *i18n.Localizer {
 	current.Store(s)
 	return s.loc
 }
+
+// english speaks English whatever the environment.
+var english = sync.OnceValue(func() *i18n.Localizer {
+	b := i18n.NewBundle(language.English)
+	for _, f := range files() {
+		if f.Tag == language.English {
+			if err := b.AddMessages(language.English, f.Messages...); err != nil {
+				log.Printf("elicitray: loading translations: %v", err)
+			}
+		}
+	}
+	return i18n.NewLocalizer(b, language.English.String())
+})
 
 // choose matches the user's locales against the languages Fyne's lang has
 // with elicitray's files added (English first, FyneOnly, Chinese), as
