@@ -323,6 +323,15 @@ func TestCLIToolsAcceptKept(t *testing.T) {
 			t.Errorf("a line of history list is %d characters long", n)
 		}
 	}
+	// A server's name as typed reaches the terminal escaped: no colour
+	// change, no text turned right to left (it did in the error).
+	for _, cmd := range [][]string{{"tools", "accept", "--yes", "ev\x1b[31mil\u202e", "deploy"}, {"tools", "forget", "ev\x1b[31mil\u202e"}} {
+		out.Reset()
+		errb.Reset()
+		if code := Main(context.Background(), cmd, nil, &out, &errb); code != 1 || strings.ContainsAny(out.String()+errb.String(), "\x1b\u202e") || !strings.Contains(errb.String(), "are pinned") {
+			t.Errorf("%q: exit %d: %q%q", cmd, code, out.String(), errb.String())
+		}
+	}
 	// export -o - writes to standard output, as - means in commands.
 	out.Reset()
 	if code := Main(context.Background(), []string{"history", "export", "-o", "-"}, nil, &out, &errb); code != 0 || strings.Count(out.String(), `"decidedBy":"command-line"`) != 2 {

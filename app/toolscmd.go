@@ -52,7 +52,7 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			}
 			if len(args) == 1 {
 				if !slices.Contains(servers, args[0]) {
-					return runErr(fmt.Errorf("no tools of %s are pinned: they are when it lists them through `elicitray wrap --name %s`", args[0], args[0]))
+					return runErr(fmt.Errorf("no tools of %q are pinned: they are when it lists them through `elicitray wrap --name %s`", args[0], displayText(args[0])))
 				}
 				servers = args
 			}

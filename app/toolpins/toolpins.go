@@ -260,12 +260,12 @@ func (s *Store) Changes(server string, names []string) (map[string]string, error
 		return nil, err
 	}
 	if len(pins) == 0 {
-		return nil, notPinned(fmt.Sprintf("no tools of %s are pinned", server))
+		return nil, notPinned(fmt.Sprintf("no tools of %q are pinned", server))
 	}
 	out := map[string]string{}
 	for _, name := range names {
 		if t, ok := pins[name]; !ok || t.Changed == nil {
-			return nil, fmt.Errorf("%s's tool %q has no changed definition waiting to be accepted", server, name)
+			return nil, fmt.Errorf("%q's tool %q has no changed definition waiting to be accepted", server, name)
 		}
 	}
 	for name, t := range pins {
@@ -287,7 +287,7 @@ func (s *Store) Accept(server string, shown map[string]string, now time.Time) er
 		for _, name := range slices.Sorted(maps.Keys(shown)) {
 			t := pins[name]
 			if t == nil || t.Changed == nil || Diff(t.Def, *t.Changed) != shown[name] {
-				return fmt.Errorf("%s's tool %q: %w since it was shown", server, name, ErrChangedAgain)
+				return fmt.Errorf("%q's tool %q: %w since it was shown", server, name, ErrChangedAgain)
 			}
 			t.Def, t.Since, t.Changed, t.ChangedAt = *t.Changed, now, nil, time.Time{}
 		}
@@ -303,7 +303,7 @@ func (s *Store) editServer(server string, edit func(f *file, pins map[string]*To
 		f.tidy()
 		pins := f.Servers[server]
 		if pins == nil {
-			return notPinned(fmt.Sprintf("no tools of %s are pinned", server))
+			return notPinned(fmt.Sprintf("no tools of %q are pinned", server))
 		}
 		return edit(&f, pins)
 	})
@@ -319,7 +319,7 @@ func (s *Store) Told(server, name string, d Def, account string) error {
 		switch {
 		case t == nil || t.Changed == nil || !t.Changed.Same(d):
 		case Diff(t.Def, d) != account:
-			return fmt.Errorf("%s's tool %q: %w since the change kept waiting was shown", server, name, ErrChangedAgain)
+			return fmt.Errorf("%q's tool %q: %w since the change kept waiting was shown", server, name, ErrChangedAgain)
 		default:
 			t.Told = true
 		}
@@ -364,7 +364,7 @@ func (s *Store) AcceptDef(server, name string, d Def, account string, now time.T
 		case t != nil && t.Def.Same(d):
 			return paths.Unchanged // accepted already (elsewhere, at the same time)
 		case t != nil && Diff(t.Def, d) != account:
-			return fmt.Errorf("%s's tool %q: %w since the change accepted was shown", server, name, ErrChangedAgain)
+			return fmt.Errorf("%q's tool %q: %w since the change accepted was shown", server, name, ErrChangedAgain)
 		}
 		f.Servers[server][name] = &Tool{Def: d, Since: now}
 		accepted = true

@@ -248,7 +248,7 @@ func TestNullInFile(t *testing.T) {
 	if n, err := s.Forget("s1", nil); err != nil || n != 2 {
 		t.Errorf("Forget: %d, %v; want the two tools", n, err)
 	}
-	if _, err := s.Changes("nosuch", nil); err == nil || !strings.Contains(err.Error(), "no tools of nosuch are pinned") {
+	if _, err := s.Changes("nosuch", nil); err == nil || !strings.Contains(err.Error(), `no tools of "nosuch" are pinned`) {
 		t.Errorf("Accept of an unknown server: %v", err)
 	}
 }
