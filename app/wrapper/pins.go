@@ -16,7 +16,8 @@ import (
 // definitions (app/toolpins), with each change's account made by
 // toolpins.Diff. A tool waits while the definition this wrapper's server
 // last listed differs from the pin, whatever another wrapper of the same
-// name wrote meanwhile. What cannot be read or saved is said on log: the
+// name wrote meanwhile (and that change is noted again where the other
+// wrapper's list took it away). What cannot be read or saved is said on log: the
 // relay then keeps the changes it knew of.
 func Pins(p paths.Paths, server string, log io.Writer) bridge.ToolPins {
 	return &pins{store: toolpins.New(p), server: server, log: log, seen: map[string]toolpins.Def{}}
@@ -91,10 +92,20 @@ func (s *pins) Waits(name string) bool {
 	switch {
 	case !ok:
 		return false // forgotten (elicitray tools forget): the next list pins it anew
-	case listed:
-		return !t.Def.Same(seen)
+	case !listed:
+		return t.Changed != nil
+	case t.Def.Same(seen):
+		return false
+	case t.Changed == nil || !t.Changed.Same(seen):
+		// Another wrapper of this name listed the pinned definition, or
+		// another change, since: the change this wrapper's calls wait
+		// for is noted again, so that `elicitray tools list`, Settings
+		// and `tools accept` have it.
+		if _, err := s.store.Listed(s.server, []toolpins.Named{{Name: name, Def: seen}}, time.Now()); err != nil {
+			s.say(err)
+		}
 	}
-	return t.Changed != nil
+	return true
 }
 
 func (s *pins) Accept(name, account string) error {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/elicitray/elicitray/app/paths"
+	"github.com/elicitray/elicitray/app/toolpins"
 	"github.com/elicitray/elicitray/bridge"
 )
 
@@ -32,6 +33,11 @@ func TestPinsTwoWrappersOneName(t *testing.T) {
 	}
 	if !a.Waits("echo") {
 		t.Errorf("a's changed tool stopped waiting when b listed the pinned definition")
+	}
+	// What a's calls wait for is there to accept (it was not: the calls
+	// waited, and tools list and Settings had no change to accept).
+	if ch, err := toolpins.New(p).Changes("s1", nil); err != nil || ch["echo"] != told["echo"].Account {
+		t.Errorf("after b's list, the change a's calls wait for is %q (%v), want\n%s", ch["echo"], err, told["echo"].Account)
 	}
 	if b.Waits("echo") {
 		t.Errorf("b's unchanged tool waits")
