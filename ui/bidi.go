@@ -170,9 +170,14 @@ func visualLine(line []rune, para int8) string {
 
 // wordRune reports whether r belongs in a right-to-left word group: a
 // letter or mark of a script of its own (Hebrew, Arabic…; marks belong to
-// their letter), or the Arabic tatweel, which joins letters.
+// their letter), the Arabic tatweel, which joins letters, or a zero-width
+// non-joiner or joiner, which Persian writes inside everyday words
+// (نام‌خانوادگی, می‌خواهم). A word split there was drawn as two runs
+// side by side, and the shaper, which looks past the marks between them,
+// joined the last letter of the one on the left to the first of the other:
+// a final ی drawn as a medial one.
 func wordRune(r rune) bool {
-	return r == '\u0640' || unicode.In(r, unicode.L, unicode.M) && !unicode.Is(unicode.Common, r)
+	return r == '\u0640' || r == '\u200c' || r == '\u200d' || unicode.In(r, unicode.L, unicode.M) && !unicode.Is(unicode.Common, r)
 }
 
 // groupEnd returns the end of the word group starting at i: letters of

@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/text/unicode/bidi"
 
+	"github.com/elicitray/elicitray/bridge"
 	"github.com/elicitray/elicitray/bridge/elicit"
+	"github.com/elicitray/elicitray/history"
 )
 
 // bidiCases are server texts with the order a browser shows them in, from
@@ -44,6 +46,15 @@ var bidiCases = []struct {
 		[]string{"Backup: ", "احتياطية", " ", "نسخة", " (2 files)"}},
 	{"Arabic between Chinese and a file extension", "文件：ملف.txt",
 		[]string{"文件：", "ملف", ".txt"}},
+	// Persian writes a zero-width non-joiner inside words: the word is
+	// one group, drawn whole (it was two, whose letters the shaper joined
+	// across the gap).
+	{"a Persian word with a zero-width non-joiner", "نام\u200cخانوادگی",
+		[]string{"نام\u200cخانوادگی"}},
+	{"Persian words with non-joiners after a Latin label", "A: نام\u200cخانوادگی و می\u200cخواهم",
+		[]string{"A: ", "می\u200cخواهم", " ", "و", " ", "نام\u200cخانوادگی"}},
+	{"a Persian check box's title", "می\u200cخواهم کشتی",
+		[]string{"کشتی", " ", "می\u200cخواهم"}},
 	{"English unchanged", "Deploy to production (dry run) v2.0.1", []string{"Deploy to production (dry run) v2.0.1"}},
 	{"Chinese unchanged", "服务名：数据库（生产），副本数 3", []string{"服务名：数据库（生产），副本数 3"}},
 }
@@ -322,5 +333,27 @@ func TestBidiTextKeepsCharactersWhole(t *testing.T) {
 		if got := bidiText(in); !strings.Contains(got, c) {
 			t.Errorf("bidiText(%q) = %q: %q is not whole", in, got, c)
 		}
+	}
+}
+
+// TestVersionAfterRightToLeftName: what a server calls itself, a name
+// that ends in Persian and its version, is drawn with the version after
+// the name, in the prompt's header and the history's detail pane (it was
+// drawn inside it: “多言語テスト・0.0.1 سرور آزمایشی”, a new user's
+// finding).
+func TestVersionAfterRightToLeftName(t *testing.T) {
+	si := bridge.ServerInfo{Name: "多言語テスト・سرور آزمایشی", Version: "0.0.1"}
+	want := []string{"calls itself “多言語テスト・", "آزمایشی", " ", "سرور", " 0.0.1”"}
+	for where, called := range map[string]string{
+		"prompt":  Called(si),
+		"history": serverInfoText(history.ServerInfo(si)),
+	} {
+		line := bidiSentence("calls itself “" + called + "”")
+		if diff := cmp.Diff(want, drawnLeftToRight(line)); diff != "" {
+			t.Errorf("%s: %+q draws out of order (-want +got):\n%s", where, line, diff)
+		}
+	}
+	if got := Called(bridge.ServerInfo{Name: "everything", Version: "2.0.0"}); got != "everything 2.0.0" {
+		t.Errorf("Called = %q, want the name and version as they are", got)
 	}
 }

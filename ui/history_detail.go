@@ -516,13 +516,38 @@ func serverInfoText(si history.ServerInfo) string {
 	case si.Title != "":
 		parts = append(parts, si.Title)
 	}
-	if si.Version != "" {
-		parts = append(parts, si.Version)
-	}
-	if len(parts) == 0 {
+	if len(parts) == 0 && si.Version == "" {
 		return "—"
 	}
-	return strings.Join(parts, " ")
+	return versioned(strings.Join(parts, " "), si.Version)
+}
+
+// Called is what a server calls itself as a window shows it
+// (bridge.ServerInfo.Called: its title, else its name, and its version).
+func Called(si bridge.ServerInfo) string {
+	name := si.Name
+	if si.Title != "" {
+		name = si.Title
+	}
+	if name == "" {
+		return ""
+	}
+	return versioned(name, si.Version)
+}
+
+// versioned is name and version as a window shows them: a name that ends
+// right to left keeps the version after it, not inside it (the digits of
+// "سرور آزمایشی 0.0.1" took the name's direction and were drawn first).
+func versioned(name, version string) string {
+	switch {
+	case version == "":
+		return name
+	case name == "":
+		return version
+	case strings.ContainsFunc(name, rtlRune):
+		name += string(lrm)
+	}
+	return name + " " + version
 }
 
 // contentText is the answer's content as indented JSON.

@@ -113,7 +113,7 @@ func (g *Prompter) opener() func(*url.URL) error {
 
 func uiPrompt(p *hub.Prompt) *ui.Prompt {
 	r := p.Request
-	return &ui.Prompt{Server: r.Server, ServerInfo: r.ServerInfo.Called(), Tool: r.Tool, Message: r.Said(lang.User), Form: p.Form, Deadline: p.Deadline, Step: r.Step, Steps: r.Steps,
+	return &ui.Prompt{Server: r.Server, ServerInfo: ui.Called(r.ServerInfo), Tool: r.Tool, Message: r.Said(lang.User), Form: p.Form, Deadline: p.Deadline, Step: r.Step, Steps: r.Steps,
 		CanRemember: p.Remember != nil, Prefill: p.Prefill, ToolCall: bridge.Guards(r.Mode),
 		ToolChange: r.Mode == bridge.ModeToolChange, Shown: p.Shown}
 }
