@@ -491,6 +491,7 @@ func TestReasonsTranslated(t *testing.T) {
 		"all prompts are paused",
 		"部署助手 is muted until 14:05",
 		"github asked more than 5 times in a row; its limit is one prompt every 3s",
+		"github asked more than 1 time in a row; its limit is one prompt every 1h0m0s",
 		"nobody answered within 10m0s",
 		"the rule for github is decline",
 		"the rule for ci is accept-defaults, and the form's required fields all have defaults: they were sent",
@@ -523,7 +524,11 @@ func TestReasonsTranslated(t *testing.T) {
 			t.Errorf("a Chinese user reads %q", got)
 		}
 	}
-	if got := recordReason(reasons[6]); !strings.Contains(got, `accept {"city":"Lisbon"}`) || !strings.Contains(got, "4 Jan 2027 22:35") {
+	// Kept before it read "1 time": translated all the same.
+	if got := recordReason("github asked more than 1 times in a row; its limit is one prompt every 3s"); !strings.Contains(got, "连续询问超过 1 次") {
+		t.Errorf("an older record's reason reads %q", got)
+	}
+	if got := recordReason(reasons[7]); !strings.Contains(got, `accept {"city":"Lisbon"}`) || !strings.Contains(got, "4 Jan 2027 22:35") {
 		t.Errorf("the remembered rule's reason lost what it quotes: %q", got)
 	}
 }

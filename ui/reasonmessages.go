@@ -2,6 +2,7 @@ package ui
 
 import (
 	"regexp"
+	"strconv"
 
 	"github.com/elicitray/elicitray/ui/lang"
 )
@@ -19,8 +20,10 @@ var reasonMessages = lang.Sentences{
 	{Pattern: regexp.MustCompile(`^(.+) is muted until (\S+)$`), Say: func(m []string) string {
 		return lang.L("{{.Server}} is muted until {{.Time}}", map[string]any{"Server": m[1], "Time": m[2]})
 	}},
-	{Pattern: regexp.MustCompile(`^(.+) asked more than (\d+) times in a row; its limit is one prompt every (\S+)$`), Say: func(m []string) string {
-		return lang.L("{{.Server}} asked more than {{.Count}} times in a row; its limit is one prompt every {{.Every}}",
+	// "1 times": as recorded before it read "1 time".
+	{Pattern: regexp.MustCompile(`^(.+) asked more than (\d+) times? in a row; its limit is one prompt every (\S+)$`), Say: func(m []string) string {
+		n, _ := strconv.Atoi(m[2])
+		return lang.N("{{.Server}} asked more than {{.Count}} times in a row; its limit is one prompt every {{.Every}}", n,
 			map[string]any{"Server": m[1], "Count": m[2], "Every": m[3]})
 	}},
 	{Pattern: regexp.MustCompile(`^nobody answered within (\S+)$`), Say: func(m []string) string {

@@ -259,7 +259,7 @@ func (h *Hub) decidePolicy(it *Item) *bridge.Result {
 	// Questions a rule settled took no token, so the next one counts.
 	if !(req.Step > 1 && req.Counted) && !h.allow(req.Server, pol, now) {
 		return &bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByRateLimit,
-			Reason: fmt.Sprintf("%s asked more than %d times in a row; its limit is one prompt every %v", req.Server, pol.Burst, pol.Every)}
+			Reason: fmt.Sprintf("%s asked more than %d %s in a row; its limit is one prompt every %v", req.Server, pol.Burst, times(pol.Burst), pol.Every)}
 	}
 	return nil
 }
@@ -487,4 +487,12 @@ func (h *Hub) refreshConfig() {
 	}
 	h.logf("settings read again from %s", h.ConfigPath)
 	h.SetConfig(c)
+}
+
+// times is "time" or "times", as many as n.
+func times(n int) string {
+	if n == 1 {
+		return "time"
+	}
+	return "times"
 }
