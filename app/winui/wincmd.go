@@ -33,6 +33,9 @@ func Run(stderr io.Writer) error {
 		return fmt.Errorf("elicitray ui is started by the hub only (no connection to it: %w)", err)
 	}
 	log.SetOutput(&fyneLog{w: log.Writer()})
+	// The hub stamps each line of this process's stderr with the time in
+	// its log (desktop.StampWriter): a second time stamp was noise.
+	log.SetFlags(0)
 	a, err := newFyneApp()
 	if err != nil {
 		fc.Close()
