@@ -23,7 +23,7 @@
 // free pages that new records reuse; Compact gives them back to the file
 // system.
 //
-// # Buckets and keys (schema version 7)
+// # Buckets and keys (schema version 8)
 //
 // All integers in keys are big-endian, so that bbolt's byte order is numeric
 // order.
@@ -196,10 +196,14 @@
 // # Schema version
 //
 // The meta bucket holds the version of the layout above; this package
-// writes version 7 (schemaVersion), whose values carry seals. Upgrading a
-// file of version 6 or older copies it first, byte for byte, to
-// history.db.v<version>.bak (kept if an earlier upgrade left one), then
-// seals every record in ID order, 5,000 per transaction, rewriting its
+// writes version 8 (schemaVersion). Upgrading any older file copies it
+// first, byte for byte, to history.db.v<version>.bak (kept if an earlier
+// upgrade left one). Version 7 folded the searched text by case alone:
+// upgrading it (or a file of version 4 to 6) makes the filters of the
+// search blocks again from every record, in one transaction, as searchText
+// folds text now (without the invisible characters people do not type).
+// Version 7's values carry seals: upgrading a file of version 6 or older
+// then seals every record in ID order, 5,000 per transaction, rewriting its
 // value as 0x06 or 0x07 with its schema reference unchanged, and writes a
 // gap for each run of IDs deleted before (both its seals the seal before
 // it: no seal of theirs was ever made) and one checkpoint naming them all,
@@ -231,8 +235,7 @@
 // bucket keeps one per block, under the key of its first record, with a
 // filter: 10,240 bits, and for each trigram (three bytes) of the lower case
 // of each field a search reads — message, server, tool, serverInfo name,
-// lowered by strings.ToLower as the match is — one bit set, chosen by a
-// hash. A block whose filter lacks a bit of one of the query's trigrams has
+// folded by searchText as the match is — one bit set, chosen by a hash. A block whose filter lacks a bit of one of the query's trigrams has
 // no match, and the search passes over its records without reading them.
 // Two trigrams may share a bit, so a block may be read for nothing, but
 // never skipped with a match in it. The fields a search does not read

@@ -1,8 +1,9 @@
 package history
 
-// The text match of a search (Query.Text): a record matches when the lower
-// case of its message, server, tool or serverInfo name contains the query's
-// lower case. The search blocks (search.go) rule out the records that
+// The text match of a search (Query.Text): a record matches when its
+// message, server, tool or serverInfo name, folded (searchText: lower case,
+// without the invisible characters people do not type), contains the
+// query, folded. The search blocks (search.go) rule out the records that
 // cannot match before these tests run.
 
 import (
@@ -20,12 +21,42 @@ func (q Query) textFilter(tx *bolt.Tx) *textFilter {
 	if q.Text == "" {
 		return nil
 	}
-	return newTextFilter(tx, strings.ToLower(q.Text))
+	return newTextFilter(tx, searchText(q.Text))
+}
+
+// searchText is s as a search compares it: in lower case, without the
+// invisible format characters that some text holds and that a person
+// searching does not type: Persian's zero-width non-joiner inside words
+// (می‌دهید is found by میدهید, and the other way round), the joiner, a
+// soft hyphen, a zero-width space, word joiners and a byte order mark,
+// and the marks and overrides of text direction. ASCII text has none.
+func searchText(s string) string {
+	s = strings.ToLower(s)
+	if !strings.ContainsFunc(s, unseen) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unseen(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// unseen reports whether r is one of the characters searchText drops.
+func unseen(r rune) bool {
+	switch {
+	case r == '\u00ad', r == '\u061c', r == '\ufeff':
+		return true
+	case r < '\u200b' || r > '\u2069':
+		return false
+	}
+	return r <= '\u200f' || r >= '\u202a' && r <= '\u202e' || r >= '\u2060' && r <= '\u2064' || r >= '\u2066'
 }
 
 // matcher returns a test for the fields of q that keys cannot answer.
 func (q Query) matcher() func(*rawRecord) bool {
-	text := newFoldedText(strings.ToLower(q.Text))
+	text := newFoldedText(searchText(q.Text))
 	return func(rr *rawRecord) bool {
 		if q.Action != "" && string(rr.action) != q.Action {
 			return false
@@ -47,17 +78,17 @@ func (q Query) matcher() func(*rawRecord) bool {
 // rawRecord.parseHead reads, so that a search parses whole only the
 // records whose text matches; nil when q has no text.
 func (q Query) textMatcher() func(*rawRecord) bool {
-	if q.Text == "" {
-		return nil
+	text := newFoldedText(searchText(q.Text))
+	if text.lower == "" {
+		return nil // no text, or only characters searchText drops
 	}
-	text := newFoldedText(strings.ToLower(q.Text))
 	return func(rr *rawRecord) bool {
 		return text.in(rr.message) || text.in(rr.server) || text.in(rr.tool) || text.in(rr.infoName)
 	}
 }
 
-// containsFold reports whether strings.ToLower(string(s)) contains lower,
-// which is in lower case already and not empty.
+// containsFold reports whether searchText(string(s)) contains lower, which
+// is folded already and not empty.
 func containsFold(s []byte, lower string) bool {
 	return newFoldedText(lower).in(s)
 }
@@ -97,14 +128,14 @@ func newFoldedText(lower string) foldedText {
 	return t
 }
 
-// in reports whether strings.ToLower(string(s)) contains t, which is not
+// in reports whether searchText(string(s)) contains t, which is not
 // empty. For ASCII s it compares in place, without the copy ToLower makes,
 // and finds the places a match can start by its rarest byte with
 // IndexByte, which is much faster than a loop: a search over a large
 // history reads every message.
 func (t foldedText) in(s []byte) bool {
 	if !isASCII(s) {
-		return strings.Contains(strings.ToLower(string(s)), t.lower)
+		return strings.Contains(searchText(string(s)), t.lower)
 	}
 	n := len(t.lower)
 	if len(s) < n {

@@ -15,7 +15,7 @@ import (
 
 // schemaVersion is the version of the file layout described in doc.go that
 // this package reads and writes.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // Bucket names, and keys of the meta bucket.
 var (
@@ -291,6 +291,21 @@ func migrate(tx *bolt.Tx, from int) error {
 			if err := meta.Put(keyUpgradingChain, make([]byte, 8+linkLen)); err != nil {
 				return err
 			}
+		}
+	}
+	if from >= 4 && from < 8 {
+		// Version 8 folds the searched text without the invisible
+		// characters people do not type (searchText): the filters of the
+		// search blocks are made again from every record, in this
+		// transaction (about a second at a million records).
+		if err := tx.DeleteBucket(bucketSearch); err != nil {
+			return fmt.Errorf("dropping the search blocks: %w", err)
+		}
+		if _, err := tx.CreateBucket(bucketSearch); err != nil {
+			return fmt.Errorf("creating bucket %q: %w", bucketSearch, err)
+		}
+		if err := buildSearch(tx); err != nil {
+			return fmt.Errorf("indexing the records for search: %w", err)
 		}
 	}
 	return nil

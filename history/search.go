@@ -3,8 +3,6 @@ package history
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
-	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -65,14 +63,14 @@ func trigramBit(t uint32) uint32 {
 	return uint32(uint64(t*0x9E3779B1) * filterBits >> 32)
 }
 
-// addTrigrams sets in filter the bits of the trigrams of the lower case of
-// field, as the query's matcher lowers it (strings.ToLower).
+// addTrigrams sets in filter the bits of the trigrams of field folded as
+// the query's matcher folds it (searchText).
 func addTrigrams(filter []byte, field []byte) {
 	if len(field) < 3 {
 		return
 	}
 	if !isASCII(field) {
-		field = []byte(strings.ToLower(string(field)))
+		field = []byte(searchText(string(field)))
 		var t uint32
 		for i, c := range field {
 			t = (t<<8 | uint32(c)) & 0xffffff
@@ -320,18 +318,16 @@ func buildSearch(tx *bolt.Tx) error {
 			}
 			start, block, n = bytes.Clone(k), newBlock(0), 0
 		}
+		// A record that cannot be read has no text to find (every
+		// listing shows it, whatever the search): it counts in its block
+		// and leaves nothing in the filter, and the rest is indexed.
 		if len(v) > 0 && v[0] == '{' {
-			r, err := decodeV1(v)
-			if err != nil {
-				return fmt.Errorf("record key %x: %w", k, err)
+			if r, err := decodeV1(v); err == nil {
+				for _, f := range []string{r.Message, r.Server, r.Tool, r.ServerInfo.Name} {
+					addTrigrams(block[blockHeadLen:], []byte(f))
+				}
 			}
-			for _, f := range []string{r.Message, r.Server, r.Tool, r.ServerInfo.Name} {
-				addTrigrams(block[blockHeadLen:], []byte(f))
-			}
-		} else {
-			if err := rr.parse(v); err != nil {
-				return fmt.Errorf("record %d: %w", keyID(k), err)
-			}
+		} else if rr.parse(v) == nil {
 			searchFields(&rr, func(f []byte) { addTrigrams(block[blockHeadLen:], f) })
 		}
 		n++

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -525,5 +526,98 @@ func TestSearchAfterTheClockWentBack(t *testing.T) {
 	// out a few at a time rather than reading them all for any query.
 	if n := recordsRead(t, s, "issue 17?"); n > 2*blockRecords {
 		t.Errorf("a search for one record read %d records, want at most %d: the records written after the clock went back share one block", n, 2*blockRecords)
+	}
+}
+
+// TestSearchIgnoresUnseenCharacters: a search finds text whatever
+// invisible characters it or the query hold that a person does not type:
+// Persian writes a zero-width non-joiner inside everyday words, and a new
+// user's search for میدهید found none of the records that said می‌دهید.
+// Emoji sequences keep matching themselves.
+func TestSearchIgnoresUnseenCharacters(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, nil)
+	persian := mustAdd(t, s, Record{Server: "فارسی", Mode: "form", Message: "آیا اجازه می\u200cدهید؟", Action: "accept", DecidedBy: "user"})
+	hyphen := mustAdd(t, s, Record{Server: "docs", Mode: "form", Message: "Update the soft\u00adware manual?", Action: "decline", DecidedBy: "user"})
+	family := mustAdd(t, s, Record{Server: "emoji", Mode: "form", Message: "Invite 👨\u200d👩\u200d👧 to the call?", Action: "cancel", DecidedBy: "user"})
+	mustAdd(t, s, Record{Server: "other", Mode: "form", Message: "نام خانوادگی", Action: "cancel", DecidedBy: "user"})
+	mustAdd(t, s, Record{Server: "ascii", Mode: "form", Message: "Plain text", Action: "cancel", DecidedBy: "user"})
+	for _, tt := range []struct {
+		text string
+		want []uint64
+	}{
+		{"میدهید", []uint64{persian.ID}},
+		{"می\u200cدهید", []uint64{persian.ID}},
+		{"اجازه\u200f می", []uint64{persian.ID}},
+		{"SOFTWARE", []uint64{hyphen.ID}},
+		{"soft\u00adware", []uint64{hyphen.ID}},
+		{"👨\u200d👩\u200d👧", []uint64{family.ID}},
+		{"\u200c", nil},
+	} {
+		got := ids(mustList(t, s, Query{Text: tt.text}))
+		if tt.text == "\u200c" {
+			// Nothing left to look for: as no text, every record.
+			if len(got) != 5 {
+				t.Errorf("a search for a lone non-joiner found %v, want every record", got)
+			}
+			continue
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("a search for %+q found %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestOpenRefoldsSearchOfVersion7: a file of version 7, whose search
+// blocks were made from text folded by case alone, gets them made again
+// as the match folds text now: here its filters are emptied, so that only
+// blocks made again let a search find anything. It is backed up first, as
+// every upgrade is.
+func TestOpenRefoldsSearchOfVersion7(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "history.db")
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustAdd(t, s, Record{Server: "فارسی", Mode: "form", Message: "آیا اجازه می\u200cدهید؟", Action: "accept", DecidedBy: "user"})
+	s.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		search := tx.Bucket(bucketSearch)
+		blocks := map[string][]byte{}
+		if err := search.ForEach(func(k, v []byte) error {
+			blank := bytes.Clone(v)
+			clear(blank[blockHeadLen:])
+			blocks[string(k)] = blank
+			return nil
+		}); err != nil {
+			return err
+		}
+		for k, v := range blocks {
+			if err := search.Put([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		return writeVersion(tx, 7)
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	assertVersion(t, s, schemaVersion)
+	if got := ids(mustList(t, s, Query{Text: "میدهید"})); !slices.Equal(got, []uint64{r.ID}) {
+		t.Errorf("after the upgrade a search found %v, want [%d]", got, r.ID)
+	}
+	if _, err := os.Stat(path + ".v7.bak"); err != nil {
+		t.Errorf("no backup of the version 7 file: %v", err)
 	}
 }
