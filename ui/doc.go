@@ -63,8 +63,9 @@
 //   - A prompt window comes to the front and asks the window manager for
 //     attention (attention_linux.go) but never relaxes the key guard: keys
 //     typed for another window answer nothing and type nothing, as the
-//     window takes no input for its first half second (keyGuard); it then
-//     sets the X property ArmedProperty, for programs that type into it. The tray icon badges
+//     window takes no input until half a second passed with no key going
+//     down in it (keyGuard); it then sets the X property ArmedProperty, for
+//     programs that type into it. The tray icon badges
 //     the number of prompts waiting (traybadge.go).
 //   - ui talks to no socket and no database: the history window reads through
 //     the HistorySource interface that the hub implements.

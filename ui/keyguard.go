@@ -24,6 +24,15 @@ import (
 // for input in a moment…", those buttons dimmed). Then it arms (arm): the
 // first field gets the focus, and a key must have gone down after that to
 // count (see guarded). Cancel and closing the window are not delayed.
+//
+// A key that goes down while the window is held starts the wait again:
+// the window arms only once keyGuard passed with no key going down, so
+// that someone typing into another window when this one took the focus,
+// or took the place of the prompt before it, does not answer it with the
+// rest of their sentence and its Return (a break-it session's finding).
+// Brought back to the front later, it takes the keys that answer only
+// once keyGuard passed with none going down (refocused, keysAt); typing
+// and clicks are not held then.
 const keyGuard = 500 * time.Millisecond
 
 // heldCue is what a held prompt says beside its buttons (see keyGuard).
@@ -94,6 +103,7 @@ func (b *promptBase) arm() {
 	}
 	b.held = false
 	b.armedAt = b.now()
+	b.keysAt = b.armedAt
 	for _, k := range b.dimmed {
 		k.Enable()
 	}
@@ -103,6 +113,7 @@ func (b *promptBase) arm() {
 	}
 	if b.ready != nil {
 		b.ready()
+		b.ready = nil
 	}
 }
 
@@ -113,11 +124,44 @@ func (b *promptBase) arm() {
 // if it did not repeat (promptKeys).
 func (b *promptBase) guarded(f func()) func() {
 	return func() {
-		if b.held || b.now().Before(b.armedAt) || !b.keys.pressedSince(b.armedAt) {
+		from := b.armedAt
+		if b.keysAt.After(from) {
+			from = b.keysAt
+		}
+		if b.held || b.now().Before(from) || !b.keys.pressedSince(from) {
 			return
 		}
 		b.keys.act(f)
 	}
+}
+
+// keyWentDown starts the key guard's wait again: while held, the window
+// arms keyGuard after this key (restart); armed, within keyGuard of the
+// window coming back to the front, the keys that answer count keyGuard
+// after it (keysAt).
+func (b *promptBase) keyWentDown() {
+	if b.finished {
+		return
+	}
+	now := b.now()
+	switch {
+	case b.held:
+		b.armedAt = now.Add(keyGuard)
+		if b.restart != nil {
+			b.restart()
+		}
+	case now.Before(b.keysAt):
+		b.keysAt = now.Add(keyGuard)
+	}
+}
+
+// refocused holds the keys that answer for keyGuard: the window came back
+// to the front (Fyne's app entered the foreground).
+func (b *promptBase) refocused() {
+	if b.held || b.finished {
+		return
+	}
+	b.keysAt = b.now().Add(keyGuard)
 }
 
 // tapGuarded wraps a button that answers for the user (Submit, Decline,

@@ -3,6 +3,7 @@ package ui
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -144,5 +145,102 @@ func TestKeptWindowHeldAgain(t *testing.T) {
 	want := []Answer{{Action: actionAccept, Content: map[string]any{"name": "Ada"}}, {Action: actionAccept, Content: map[string]any{"name": "Cy"}}}
 	if diff := cmp.Diff(want, answers); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// armTimer is a key guard's wait as the test's after starts it.
+type armTimer struct {
+	arm     func()
+	stopped bool
+}
+
+// TestTypingOnKeepsTheWindowHeld (a break-it session's finding): someone
+// typing into another window when an approval takes the focus, or takes
+// the place of the prompt before it, keeps it held as long as they type:
+// each key that goes down starts the guard's wait again, and the Return
+// that ends their sentence answers nothing (it approved the call, decided
+// by "user"). keyGuard after their last key it arms, and a Return pressed
+// then answers. Back at the front after the user worked elsewhere, it
+// takes no answering key until keyGuard passed with none going down;
+// typing into it is not held then.
+func TestTypingOnKeepsTheWindowHeld(t *testing.T) {
+	a := test.NewTempApp(t)
+	var timers []*armTimer
+	after = func(_ time.Duration, f func()) func() {
+		tm := &armTimer{arm: f}
+		timers = append(timers, tm)
+		return func() { tm.stopped = true }
+	}
+	t.Cleanup(func() { after = func(time.Duration, func()) func() { return func() {} } })
+	live := func() *armTimer {
+		t.Helper()
+		var on []*armTimer
+		for _, tm := range timers {
+			if !tm.stopped {
+				on = append(on, tm)
+			}
+		}
+		if len(on) != 1 {
+			t.Fatalf("%d waits to arm are on, want 1", len(on))
+		}
+		return on[0]
+	}
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{"note":{"type":"string","title":"Note"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []Answer
+	pw := ShowPrompt(a, &Prompt{Server: "bank", Message: "Approve the wire transfer of $10,000 to account 666?", Form: form},
+		func(an Answer) { answers = append(answers, an) })
+	clock := &fakeClock{t: time.Now()}
+	b := &pw.view.promptBase
+	b.now = clock.now
+	b.keys.presses = true // a desktop window reports presses
+	c := pw.win.Canvas()
+	press := func(key fyne.KeyName, r rune) {
+		ev := &fyne.KeyEvent{Name: key}
+		b.keys.keyDown(ev) // as the driver does, to the focused widget or the canvas
+		if r != 0 {
+			typeOnCanvas(c, string(r))
+		} else {
+			pressKey(c, key)
+		}
+		b.keys.keyUp(ev)
+	}
+	for _, r := range "please do not deploy anything yet" {
+		clock.t = clock.t.Add(250 * time.Millisecond)
+		before := live()
+		press(fyne.KeyName(string(r)), r)
+		if live() == before {
+			t.Fatalf("a key while held did not start the wait again")
+		}
+	}
+	clock.t = clock.t.Add(250 * time.Millisecond)
+	press(fyne.KeyReturn, 0)
+	if len(answers) != 0 || !b.held {
+		t.Fatalf("typing on, then Return: answers %+v, held %v; want none, held", answers, b.held)
+	}
+	// Quiet for keyGuard: it arms; a Return pressed now answers.
+	clock.t = clock.t.Add(keyGuard)
+	live().arm()
+	if b.held || pw.view.rows[0].entry.Text != "" {
+		t.Fatalf("after keyGuard with no key: held %v, note %q; want armed, empty", b.held, pw.view.rows[0].entry.Text)
+	}
+	clock.t = clock.t.Add(time.Second)
+	fg := a.Lifecycle().(interface{ OnEnteredForeground() func() }).OnEnteredForeground()
+	if fg == nil {
+		t.Fatal("the prompt window does not hear it come back to the front")
+	}
+	fg() // the user worked elsewhere, and the window is back at the front
+	press(fyne.KeyReturn, 0)
+	clock.t = clock.t.Add(keyGuard / 2)
+	press(fyne.KeyReturn, 0)
+	if len(answers) != 0 {
+		t.Fatalf("Return just after the window came back to the front answered %+v", answers)
+	}
+	clock.t = clock.t.Add(keyGuard)
+	press(fyne.KeyReturn, 0)
+	if len(answers) != 1 || answers[0].Action != actionAccept {
+		t.Errorf("Return keyGuard after the last key: answers %+v, want one accept", answers)
 	}
 }

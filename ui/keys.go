@@ -46,6 +46,9 @@ type promptKeys struct {
 	// a click (promptBase.takes): the widgets below drop what comes while
 	// it does not. Nil takes everything.
 	takes func(typed bool) bool
+	// wentDown is told of every press (promptBase.keyWentDown); nil for
+	// none.
+	wentDown func()
 }
 
 // typing reports whether what is typed now may change a field.
@@ -79,6 +82,9 @@ func (k *promptKeys) keyDown(ev *fyne.KeyEvent) {
 	k.lastDown = k.downAt[ev.Name]
 	delete(k.typed, ev.Name)
 	delete(k.pending, ev.Name)
+	if k.wentDown != nil {
+		k.wentDown()
+	}
 }
 
 // keyUp runs the action a key's press asked for, if it typed once.

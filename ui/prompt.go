@@ -186,9 +186,19 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	win.RequestFocus()
 	pw.xid = askAttention(win)
 	b.startTicks()
-	// Counted from when the window exists: creating it can take a while.
+	// Counted from when the window exists: creating it can take a while;
+	// and again from each key that goes down while it is held.
 	b.armedAt = b.now().Add(keyGuard)
 	pw.stopArm = after(keyGuard, pw.arm)
+	b.restart = func() {
+		pw.stopArm()
+		pw.stopArm = after(keyGuard, pw.arm)
+	}
+	b.keys.wentDown = b.keyWentDown
+	// Back to the front after the user worked elsewhere, the window takes
+	// no answering key until keyGuard passed with none going down: they
+	// may still be typing what they meant for the other window.
+	a.Lifecycle().SetOnEnteredForeground(b.refocused)
 	// A desktop driver reports presses apart from auto-repeats.
 	_, b.keys.presses = fyne.CurrentApp().Driver().(desktop.Driver)
 	return pw
@@ -206,6 +216,10 @@ func (w *PromptWindow) closeWindow() {
 	w.base.stopTicking()
 	if w.stopArm != nil {
 		w.stopArm()
+	}
+	w.base.restart = nil
+	if w.app != nil {
+		w.app.Lifecycle().SetOnEnteredForeground(nil)
 	}
 	if w.win == nil {
 		return
@@ -314,6 +328,12 @@ type promptBase struct {
 	now     func() time.Time
 	armedAt time.Time
 	held    bool
+	// keysAt is when the keys that answer (Return, Alt+D, Escape) count
+	// again after a key went down too soon (keyWentDown): not before
+	// armedAt either. restart starts the wait to arm again (a key went
+	// down while held); nil without a window.
+	keysAt  time.Time
+	restart func()
 	// While held: ready is what arm does last (the keyboard focus), cue
 	// the label that says the window is held (the view's hint line; nil
 	// for none) and cueWas what it said before, and dimmed the buttons
