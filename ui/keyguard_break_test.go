@@ -244,3 +244,36 @@ func TestTypingOnKeepsTheWindowHeld(t *testing.T) {
 		t.Errorf("Return keyGuard after the last key: answers %+v, want one accept", answers)
 	}
 }
+
+// TestKeptWindowShowsNothingOfTheLastPrompt (a break-it session's
+// finding): a choice list left open in a prompt the server then cancelled
+// is not over the next prompt, which takes the same window: it covered the
+// next form's fields with the last one's choices.
+func TestKeptWindowShowsNothingOfTheLastPrompt(t *testing.T) {
+	a := test.NewTempApp(t)
+	KeepPromptWindows(a)
+	t.Cleanup(func() { spare = spareWindow{} })
+	region, err := elicit.Parse([]byte(`{"type":"object","properties":{"region":{"type":"string","title":"Region","enum":["Europe (Frankfurt)","US East","Asia Pacific"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := ShowPrompt(a, &Prompt{Server: "cloud", Message: "Where?", Form: region}, func(Answer) {})
+	p1.arm()
+	test.Tap(p1.view.rows[0].sel)
+	if p1.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("tapping the choice opened no list")
+	}
+	w1 := p1.win
+	p1.Close() // the server cancelled it
+	owner, err := elicit.Parse([]byte(`{"type":"object","properties":{"to":{"type":"string","title":"Share with","enum":["alice","mallory"]}},"required":["to"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2 := ShowPrompt(a, &Prompt{Server: "github", Message: "Transfer ownership of the org?", Form: owner}, func(Answer) {})
+	if p2.win != w1 {
+		t.Fatal("the second prompt got a new window, want the kept one")
+	}
+	if top := p2.win.Canvas().Overlays().Top(); top != nil {
+		t.Errorf("the next prompt shows the last one's %T over its form", top)
+	}
+}

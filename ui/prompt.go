@@ -275,6 +275,13 @@ func (s *spareWindow) keep(a fyne.App, win fyne.Window) bool {
 	win.Hide()
 	// Shown again, it takes no input until the next prompt arms it.
 	clearArmed(x11Window(win))
+	// Nor does it show anything of this prompt over the next: a choice
+	// list left open (a Select's pop-up) covered the next prompt's form
+	// (a break-it session's finding).
+	o := win.Canvas().Overlays()
+	for top := o.Top(); top != nil; top = o.Top() {
+		o.Remove(top)
+	}
 	// Its fields (a secret typed, say) do not outlive the prompt, and its
 	// close button answers nothing.
 	win.SetContent(widget.NewLabel(""))
