@@ -98,8 +98,13 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 	if _, dup := l.pending[key]; dup {
 		l.mu.Unlock()
 		cancel(nil)
-		// PROTOCOL.md §7: ids are never reused within a session.
-		l.answer(req, encodeError(id, codeInvalidRequest, "elicitation/create: id "+string(id)+" is already in use by a pending elicitation"))
+		// PROTOCOL.md §7: ids are never reused within a session. Refused,
+		// and the host's log and history say why, as for every refused
+		// elicitation (the first, still pending, goes on).
+		msg := "elicitation/create: id " + string(id) + " is already in use by a pending elicitation"
+		l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
+		l.d.refused(req, errors.New(msg))
+		l.answer(req, encodeError(id, codeInvalidRequest, msg))
 		return
 	}
 	l.pending[key] = pe
