@@ -93,7 +93,7 @@ func (h *Hub) RefreshPrefill(it *Item) {
 	if m == nil || it.Prompt.Form == nil || it.Prompt.Request.ToolUnknown || !h.remembering().Prefills() {
 		return
 	}
-	it.Prompt.Prefill = remember.PrefillValues(it.Prompt.Form, m.Last(remember.QuestionOf(it.Prompt.Request).Key()))
+	it.Prompt.Prefill = remember.PrefillValues(it.Prompt.Form, it.Prompt.Request.Message, m.Last(remember.QuestionOf(it.Prompt.Request).Key()))
 }
 
 // answerQueued answers from the rule just remembered the prompts of the
@@ -124,8 +124,8 @@ func (h *Hub) remembering() config.Remember {
 
 // KeepLastValues keeps what the user typed into it's free-text fields
 // (elicit.Field.Prefillable: no secret, no choice, no check box, nothing the
-// server set a default for), to pre-fill them the next time the same
-// question is asked.
+// server set a default for; nor a typed confirmation, elicit.Field.Echoes),
+// to pre-fill them the next time the same question is asked.
 func (h *Hub) KeepLastValues(it *Item, res bridge.Result) {
 	m := h.Memory()
 	// With pre-filling off nothing is kept; of a question whose tool is
@@ -137,7 +137,7 @@ func (h *Hub) KeepLastValues(it *Item, res bridge.Result) {
 	values := map[string]any{}
 	for i := range it.Prompt.Form.Fields {
 		f := &it.Prompt.Form.Fields[i]
-		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() && !remember.SecretValue(v) {
+		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() && !remember.SecretValue(v) && !f.Echoes(v, it.Prompt.Request.Message) {
 			values[f.Name] = v
 		}
 	}

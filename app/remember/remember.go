@@ -372,9 +372,11 @@ func (m *Memory) KeepLast(key string, values map[string]any, now time.Time) erro
 
 // PrefillValues are the values (as remembered) of the fields of form that
 // may be pre-filled (elicit.Field.Prefillable: free text with no server
-// default, never a secret) and whose value still fits; the rest are
-// dropped, whatever an older remembered.json holds for them.
-func PrefillValues(form *elicit.Form, values map[string]any) map[string]any {
+// default, never a secret) and whose value still fits and is no text the
+// question shows (elicit.Field.Echoes, with message, the request's: a typed
+// confirmation); the rest are dropped, whatever an older remembered.json
+// holds for them.
+func PrefillValues(form *elicit.Form, message string, values map[string]any) map[string]any {
 	if form == nil || len(values) == 0 {
 		return nil
 	}
@@ -385,7 +387,7 @@ func PrefillValues(form *elicit.Form, values map[string]any) map[string]any {
 		if !ok || !f.Prefillable() {
 			continue
 		}
-		if s, isText := v.(string); !isText || s == "" || SecretValue(s) || f.Check(s) != nil {
+		if s, isText := v.(string); !isText || s == "" || SecretValue(s) || f.Check(s) != nil || f.Echoes(s, message) {
 			continue // the question changed its constraints: not this value
 		}
 		out[f.Name] = v

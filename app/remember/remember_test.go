@@ -3,6 +3,7 @@ package remember
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -144,5 +145,25 @@ func TestRememberable(t *testing.T) {
 	pins := `{"type":"object","properties":{"pin":{"type":"string","title":"Bank PIN","enum":["4821","9034"]}}}`
 	if why := Rememberable(&bridge.Request{RequestedSchema: json.RawMessage(pins)}, parse(pins)); why == "" {
 		t.Error("a choice among PINs may be remembered")
+	}
+}
+
+// TestPrefillLeavesTypedConfirmations: a value that copies text the
+// question shows (its message, the field's title or description) is not
+// pre-filled, whatever language the question is in: it is a typed
+// confirmation, which the person types each time. Other free text is.
+func TestPrefillLeavesTypedConfirmations(t *testing.T) {
+	t.Parallel()
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{
+		"repo":{"type":"string","description":"Type acme/prod exactly to delete it."},
+		"db":{"type":"string","title":"数据库"},
+		"reason":{"type":"string","title":"Reason"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]any{"repo": "acme/prod", "db": "orders", "reason": "pool exhaustion"}
+	got := PrefillValues(form, "输入 orders 以删除该数据库", last)
+	if want := map[string]any{"reason": "pool exhaustion"}; !maps.Equal(got, want) {
+		t.Errorf("PrefillValues = %v, want %v", got, want)
 	}
 }

@@ -233,7 +233,7 @@ func (s *Side) show(m *winproto.Message) {
 		return
 	}
 	p.Deadline = m.Deadline
-	p.Prefill = remember.PrefillValues(p.Form, m.Prefill)
+	p.Prefill = remember.PrefillValues(p.Form, m.Request.Message, m.Prefill)
 	var muteMu sync.Mutex
 	mute, remember := false, false
 	p.Mute = func() {

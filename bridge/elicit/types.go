@@ -138,6 +138,25 @@ func (f *Field) Prefillable() bool {
 		!literalPattern(f.Pattern) && !asksToConfirm(f.Title) && !asksToConfirm(f.Description)
 }
 
+// Echoes reports whether v, text typed into f, is text the question showed
+// the person (its message, or f's title or description), ignoring case:
+// what a typed confirmation asks them to copy ("Type acme/prod exactly to
+// delete it", "输入 orders 以删除"), in any language, which the word
+// "confirm" alone missed. Such a value is neither kept nor pre-filled:
+// the person types it each time.
+func (f *Field) Echoes(v, message string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if v == "" {
+		return false
+	}
+	for _, shown := range []string{message, f.Title, f.Description} {
+		if strings.Contains(strings.ToLower(shown), v) {
+			return true
+		}
+	}
+	return false
+}
+
 // literalPattern reports whether pattern admits one text only: anchored at
 // both ends, with no operator between.
 func literalPattern(pattern string) bool {

@@ -86,3 +86,35 @@ func TestPrefillable(t *testing.T) {
 		}
 	}
 }
+
+// TestEchoes: a value that copies text the question showed is a typed
+// confirmation, in any language ("Type acme/prod exactly to delete it",
+// which has no word "confirm": a break-it session found it pre-filled the
+// second time); other answers are not.
+func TestEchoes(t *testing.T) {
+	form, err := Parse([]byte(`{"type":"object","properties":{
+		"repo":{"type":"string","title":"Repository","description":"Type acme/prod exactly to delete it."},
+		"db":{"type":"string","title":"数据库"},
+		"note":{"type":"string","title":"Note"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, db, note := &form.Fields[0], &form.Fields[1], &form.Fields[2]
+	for _, tt := range []struct {
+		f      *Field
+		v, msg string
+		echoes bool
+	}{
+		{repo, "acme/prod", "Delete a repository?", true},
+		{repo, " ACME/PROD ", "", true},
+		{db, "orders", "输入 orders 以删除该数据库", true},
+		{db, "订单库", "要删除 订单库 吗？", true},
+		{note, "ship it on Monday", "Anything to add?", false},
+		{repo, "acme/staging", "Delete a repository?", false},
+		{note, "", "Anything to add?", false},
+	} {
+		if got := tt.f.Echoes(tt.v, tt.msg); got != tt.echoes {
+			t.Errorf("%s: Echoes(%q, %q) = %v, want %v", tt.f.Name, tt.v, tt.msg, got, tt.echoes)
+		}
+	}
+}
