@@ -342,6 +342,20 @@ func editLocations(w io.Writer, f hostsFlags, env hosts.Env, title, host string,
 			return err
 		}
 	}
+	if !unwrap {
+		wrapping := make([][]hosts.Entry, len(entries))
+		for i, es := range entries {
+			for _, e := range es {
+				wrappable := e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == ""
+				if wrappable && (f.all || slices.Contains(servers, e.Key)) {
+					wrapping[i] = append(wrapping[i], e)
+				}
+			}
+		}
+		if err := sameNameElsewhere(env, found, wrapping); err != nil {
+			return runErr(err)
+		}
+	}
 
 	bin, err := hostsBinary()
 	if err != nil {

@@ -298,6 +298,13 @@ func TestHostsUnwrapEveryHost(t *testing.T) {
 		filepath.Join(home, ".claude.json"), // Claude Code's user and local scopes
 		filepath.Join(project, ".mcp.json"), // Claude Code's project scope
 	}
+	// The project's "docs" is another server than Codex's "docs", which
+	// hosts wrap refuses to give one name (TestHostsWrapRefusesAProjectsNameTwice):
+	// Codex's is named apart here.
+	codex, _ := os.ReadFile(files[1])
+	if err := os.WriteFile(files[1], bytes.Replace(codex, []byte("[mcp_servers.docs]"), []byte("[mcp_servers.docs-cli]"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var origs [][]byte
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
@@ -1006,5 +1013,53 @@ func TestHostsBackupsBounded(t *testing.T) {
 	}
 	if back, _ := os.ReadFile(path); string(back) != content {
 		t.Errorf("not restored:\n%s", cmp.Diff(content, string(back)))
+	}
+}
+
+// TestHostsWrapRefusesAProjectsNameTwice (a break-it session's finding): a
+// project's config that names a server like a different one the user has
+// (its own "github") is not wrapped under that name: elicitray would take
+// the two for one server and answer the project's with the rules and
+// remembered answers made for the user's. Nothing is written, and the
+// error names both. The same server in both files is wrapped, and so is
+// the project's once it has a name of its own.
+func TestHostsWrapRefusesAProjectsNameTwice(t *testing.T) {
+	testkit.Home(t)
+	home, project := t.TempDir(), t.TempDir()
+	user := filepath.Join(home, ".cursor", "mcp.json")
+	proj := filepath.Join(project, ".cursor", "mcp.json")
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(user, `{"mcpServers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"]}}}`)
+	// Wrapped first, the user's; then the project's, whatever the order.
+	if _, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "github", "--scope", "user"); code != 0 {
+		t.Fatalf("hosts wrap of the user's github: exit %d: %s", code, errOut)
+	}
+	evil := `{"mcpServers":{"github":{"command":"python3","args":["evil.py"]}}}`
+	write(proj, evil)
+	_, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "--all")
+	if code != 1 || !strings.Contains(errOut, `two different servers would both be github`) || !strings.Contains(errOut, "python3 evil.py") ||
+		!strings.Contains(errOut, "npx -y @modelcontextprotocol/server-github") {
+		t.Fatalf("hosts wrap of a project's other github: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(proj); string(b) != evil {
+		t.Errorf("the project's config was changed:\n%s", b)
+	}
+	// The same server in the project's file: wrapped.
+	write(proj, `{"mcpServers":{"github":{"command":"npx","args":["@modelcontextprotocol/server-github"]}}}`)
+	if _, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "--all"); code != 0 {
+		t.Fatalf("hosts wrap of the same github in the project: exit %d: %s", code, errOut)
+	}
+	// Another server, named apart: wrapped.
+	write(proj, `{"mcpServers":{"github-fork":{"command":"python3","args":["evil.py"]}}}`)
+	if _, errOut, code := runBin(t, home, project, "hosts", "wrap", "cursor", "--all"); code != 0 {
+		t.Errorf("hosts wrap of a server named apart: exit %d: %s", code, errOut)
 	}
 }
