@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
@@ -410,5 +412,35 @@ func TestHubURLMode(t *testing.T) {
 	recs, _ := h.Store.List(history.Query{})
 	if len(recs) != 1 || recs[0].URL != req.URL || recs[0].Mode != "url" || recs[0].Action != "accept" {
 		t.Errorf("history: %+v", recs)
+	}
+}
+
+// TestHubTimeoutNeverShown (a break-it session's finding): a prompt whose
+// server's timeout ends while it waits behind another window is answered
+// cancel, and history says the person never saw it; the one on screen,
+// when its own ends, says only that nobody answered.
+func TestHubTimeoutNeverShown(t *testing.T) {
+	h, sp, c := runTestHub(t, time.Hour)
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[servers.jira]\ntimeout = \"1ms\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetConfig(cfg)
+	first := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("github", "first"))
+	shown := <-sp.Shown
+	second := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("jira", "second"))
+	if got := <-second; got.Err != nil || got.Res.Action != bridge.ActionCancel || got.Res.DecidedBy != bridge.DecidedByTimeout ||
+		got.Res.Reason != "nobody answered within 1ms: it waited behind other prompts and was never shown" {
+		t.Errorf("the prompt behind the window was answered %+v (%v)", got.Res, got.Err)
+	}
+	shown.Answer(bridge.Result{Action: bridge.ActionDecline})
+	<-first
+	recs, err := h.Store.List(history.Query{Server: "jira"})
+	if err != nil || len(recs) != 1 || !strings.Contains(recs[0].Reason, "never shown") {
+		t.Errorf("history of jira: %+v, %v; want the timeout saying it was never shown", recs, err)
 	}
 }

@@ -493,6 +493,7 @@ func TestReasonsTranslated(t *testing.T) {
 		"github asked more than 5 times in a row; its limit is one prompt every 3s",
 		"github asked more than 1 time in a row; its limit is one prompt every 1h0m0s",
 		"nobody answered within 10m0s",
+		"nobody answered within 8s: it waited behind other prompts and was never shown",
 		"the rule for github is decline",
 		"the rule for ci is accept-defaults, and the form's required fields all have defaults: they were sent",
 		`answered by remembered rule 3 for shop: accept {"city":"Lisbon"} (you chose "Always answer this way" on 5 Dec 2026 22:35; it holds until 4 Jan 2027 22:35; ` + "`elicitray rules forget 3`" + ` undoes it)`,
@@ -528,7 +529,7 @@ func TestReasonsTranslated(t *testing.T) {
 	if got := recordReason("github asked more than 1 times in a row; its limit is one prompt every 3s"); !strings.Contains(got, "连续询问超过 1 次") {
 		t.Errorf("an older record's reason reads %q", got)
 	}
-	if got := recordReason(reasons[7]); !strings.Contains(got, `accept {"city":"Lisbon"}`) || !strings.Contains(got, "4 Jan 2027 22:35") {
+	if got := recordReason(reasons[8]); !strings.Contains(got, `accept {"city":"Lisbon"}`) || !strings.Contains(got, "4 Jan 2027 22:35") {
 		t.Errorf("the remembered rule's reason lost what it quotes: %q", got)
 	}
 }

@@ -29,6 +29,9 @@ var reasonMessages = lang.Sentences{
 	{Pattern: regexp.MustCompile(`^nobody answered within (\S+)$`), Say: func(m []string) string {
 		return lang.L("nobody answered within {{.Within}}", map[string]any{"Within": m[1]})
 	}},
+	{Pattern: regexp.MustCompile(`^nobody answered within (\S+): it waited behind other prompts and was never shown$`), Say: func(m []string) string {
+		return lang.L("nobody answered within {{.Within}}: it waited behind other prompts and was never shown", map[string]any{"Within": m[1]})
+	}},
 	{Pattern: regexp.MustCompile(`^the rule for (.+) is (decline|cancel)$`), Say: func(m []string) string {
 		return lang.L("the rule for {{.Server}} is {{.Rule}}", map[string]any{"Server": m[1], "Rule": recordTerm(m[2])})
 	}},

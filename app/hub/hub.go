@@ -629,8 +629,15 @@ func (h *Hub) enqueue(it *Item, reply func(bridge.Result)) {
 	// Set under the lock that finish reads it under: the timer may fire
 	// before AfterFunc has returned.
 	it.timer = time.AfterFunc(time.Until(it.Prompt.Deadline), func() {
-		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByTimeout,
-			Reason: fmt.Sprintf("nobody answered within %v", timeout)})
+		reason := fmt.Sprintf("nobody answered within %v", timeout)
+		h.Mu.Lock()
+		if h.showing != it {
+			// Still behind the prompt on screen: history says the person
+			// never saw it, not that they let it be.
+			reason += ": it waited behind other prompts and was never shown"
+		}
+		h.Mu.Unlock()
+		h.finish(it, bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByTimeout, Reason: reason})
 	})
 	h.Mu.Unlock()
 	h.changed()
