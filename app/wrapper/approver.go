@@ -111,14 +111,19 @@ func (c *Approver) sayWhy(server string, res *bridge.Result) {
 
 // whySaid is sayWhy's sentence for res, a decision no person made. A
 // timeout may come with a window that was on screen the whole time, so it
-// says the time ran out, not that there was no window.
+// says the time ran out, not that there was no window; an error may end a
+// window that was on screen (its process killed), so it says what the
+// reason says.
 func whySaid(res *bridge.Result) string {
 	why := res.Reason
 	if why == "" {
 		why = "decided by " + res.DecidedBy
 	}
-	if res.DecidedBy == bridge.DecidedByTimeout {
+	switch res.DecidedBy {
+	case bridge.DecidedByTimeout:
 		return fmt.Sprintf("answered %s when its time ran out: %s", res.Action, why)
+	case bridge.DecidedByError:
+		return fmt.Sprintf("answered %s, as nobody could answer: %s", res.Action, why)
 	}
 	return fmt.Sprintf("answered %s without a window: %s", res.Action, why)
 }

@@ -23,6 +23,10 @@ func TestWhySaid(t *testing.T) {
 			"answered cancel without a window: prompts are paused"},
 		{bridge.Result{Action: bridge.ActionAccept, DecidedBy: bridge.DecidedByRule},
 			"answered accept without a window: decided by rule"},
+		// The window was on screen until its process was killed (a
+		// break-it session read "without a window").
+		{bridge.Result{Action: bridge.ActionCancel, DecidedBy: bridge.DecidedByError, Reason: "the prompt window closed before anyone answered: its process ended (signal: killed)"},
+			"answered cancel, as nobody could answer: the prompt window closed before anyone answered: its process ended (signal: killed)"},
 	} {
 		if got := whySaid(&tt.res); got != tt.want {
 			t.Errorf("whySaid(%+v) = %q, want %q", tt.res, got, tt.want)
