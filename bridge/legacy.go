@@ -147,10 +147,14 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		if !withdrawn {
 			delete(l.pending, key)
 			l.open.Store(int32(len(l.pending)))
-			if hostCancelled {
+			if hostCancelled || errors.Is(cause, ErrCallEnded) {
 				// After the host cancelled the call, the server often
-				// cancels its own request too (cases/server-cancels.jsonl):
-				// that notice is recognised and kept from the host.
+				// cancels its own request too (cases/server-cancels.jsonl),
+				// and once the call is answered over HTTP the relay says
+				// the server withdrew it (httpServer.withdraw), which may
+				// come after this: that notice is recognised and kept from
+				// the host, which never saw the id (it reached the host,
+				// now and then, as if its own request were cancelled).
 				l.ended.add(key)
 			}
 		}

@@ -48,6 +48,12 @@ const pollEvery = 50 * time.Millisecond
 // presses the key again.
 const pressAgain = 200 * time.Millisecond
 
+// pressPastGuard is how far apart a test presses a key on a prompt window
+// whose key guard it cannot see end (no ui.ArmedProperty: Wine): more than
+// the guard's half second, which each key that goes down while the window
+// is held starts again.
+const pressPastGuard = time.Second
+
 // needDisplay skips a test that shows windows when there is no X server,
 // except in CI, where a skipped end-to-end test would hide a broken set-up;
 // and under -short (make check), which shows none.
@@ -457,10 +463,10 @@ func childPIDs(pid string) []string {
 }
 
 // promptTitle matches the titles of prompt windows (ui's promptTitle,
-// toolCallTitle and urlPromptTitle), in English and in Chinese, not those of
+// toolCallTitle, urlPromptTitle and a changed tool's), in English and in Chinese, not those of
 // the menu, history, settings and start-at-login windows.
-var promptTitle = regexp.MustCompile(`^elicitray — (.+ asks|.+ asks to open a link|approve a tool call to .+\?|` +
-	`.+ 发来请求|.+ 请求打开链接|批准对 .+ 的工具调用？)$`)
+var promptTitle = regexp.MustCompile(`^elicitray — (.+ asks|.+ asks to open a link|approve a tool call to .+\?|.+ changed a tool|` +
+	`.+ 发来请求|.+ 请求打开链接|批准对 .+ 的工具调用？|.+ 更改了一个工具)$`)
 
 // isPrompt reports whether window win is a prompt window: one that takes
 // no input until it is armed. A window gone is none.

@@ -62,15 +62,17 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	win := w.window("elicitray — demo asks")
 	w.screenshot(win, "wine-prompt.png")
 	var got string
-	// The window takes no key until its key guard is over: Return is
-	// pressed until one answers (an early one is ignored, never lost as
-	// an answer).
+	// The window takes no key until its key guard is over (Windows has no
+	// X property to say so): Return is pressed until one answers (an
+	// early one is ignored, never lost as an answer). A key that goes down
+	// while the window is held starts its guard again, so the presses come
+	// pressPastGuard apart.
 	for answered := false; !answered; {
 		_ = exec.Command("xdotool", "key", "--window", win, "Return").Run()
 		select {
 		case got = <-done:
 			answered = true
-		case <-time.After(pollEvery):
+		case <-time.After(pressPastGuard):
 		}
 	}
 	if got != `accept: {"environment":"staging"}` {
