@@ -50,7 +50,7 @@ func TestCloseWaitsForDelivered(t *testing.T) {
 func TestCloseWhileDeliveriesBegin(t *testing.T) {
 	t.Parallel()
 	noHub := func(context.Context) (net.Conn, int, error) { return nil, 0, hubapi.ErrNoHub }
-	for round := range 300 {
+	for round := range 100 {
 		dir := t.TempDir()
 		c := &Approver{
 			Paths: paths.Paths{History: filepath.Join(dir, "history.db")},
