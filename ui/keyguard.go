@@ -38,6 +38,12 @@ const keyGuard = 500 * time.Millisecond
 // heldCue is what a held prompt says beside its buttons (see keyGuard).
 const heldCue = "Ready for input in a moment…"
 
+// attendCue is what a prompt says beside its buttons when a key that
+// answers is refused because keys went down while it was held: the person
+// was typing for another window as it opened, and must show this one
+// their attention first (see attended).
+const attendCue = "Keys were typed as this window opened: click in it or press Tab, then answer."
+
 // ArmedProperty is the X window property (CARDINAL, 1) a prompt window has
 // once it takes input (keyGuard): a program that types into prompts, such
 // as a test or a benchmark, waits for it rather than for a guessed time.
@@ -72,7 +78,24 @@ func (b *promptBase) takes(typed bool) bool {
 	if b.held || b.now().Before(b.armedAt) {
 		return false
 	}
-	return !typed || b.keys.pressedAnySince(b.armedAt)
+	if !typed {
+		b.attend() // a click in the window, once it takes input
+		return true
+	}
+	return b.keys.pressedAnySince(b.armedAt)
+}
+
+// attend notes that the person turned to this window (a click in it, or
+// Tab): the keys that answer count from now on even when keys went down
+// while it was held (typedWhileHeld).
+func (b *promptBase) attend() {
+	if b.attended {
+		return
+	}
+	b.attended = true
+	if b.cue != nil && b.cue.Text == lang.L(attendCue) {
+		b.cue.SetText(b.cueWas)
+	}
 }
 
 // hold makes the prompt take no input until arm: it says so in cue, dims
@@ -131,27 +154,41 @@ func (b *promptBase) guarded(f func()) func() {
 		if b.held || b.now().Before(from) || !b.keys.pressedSince(from) {
 			return
 		}
+		if b.typedWhileHeld && !b.attended {
+			// Half a second's pause in someone's typing (to read what
+			// they wrote) armed the window; their Return is not an answer
+			// to a window they never looked at. The window says why.
+			if b.cue != nil && b.cue.Text != lang.L(attendCue) {
+				b.cueWas = b.cue.Text
+				b.cue.SetText(lang.L(attendCue))
+			}
+			return
+		}
 		b.keys.act(f)
 	}
 }
 
 // keyWentDown starts the key guard's wait again: while held, the window
-// arms keyGuard after this key (restart); armed, within keyGuard of the
-// window coming back to the front, the keys that answer count keyGuard
-// after it (keysAt).
-func (b *promptBase) keyWentDown() {
+// arms keyGuard after this key (restart), and its keys that answer wait
+// for the person to turn to it (typedWhileHeld, attend); armed, within
+// keyGuard of the window coming back to the front, they count keyGuard
+// after it (keysAt). Tab, once armed, is the person moving through it.
+func (b *promptBase) keyWentDown(name fyne.KeyName) {
 	if b.finished {
 		return
 	}
 	now := b.now()
 	switch {
 	case b.held:
+		b.typedWhileHeld = true
 		b.armedAt = now.Add(keyGuard)
 		if b.restart != nil {
 			b.restart()
 		}
 	case now.Before(b.keysAt):
 		b.keysAt = now.Add(keyGuard)
+	case name == fyne.KeyTab:
+		b.attend() // moving through the window, once it takes input
 	}
 }
 

@@ -160,7 +160,8 @@ type armTimer struct {
 // each key that goes down starts the guard's wait again, and the Return
 // that ends their sentence answers nothing (it approved the call, decided
 // by "user"). keyGuard after their last key it arms, and a Return pressed
-// then answers. Back at the front after the user worked elsewhere, it
+// then answers once they turned to the window (Tab, or a click). Back at
+// the front after the user worked elsewhere, it
 // takes no answering key until keyGuard passed with none going down;
 // typing into it is not held then.
 func TestTypingOnKeepsTheWindowHeld(t *testing.T) {
@@ -220,11 +221,24 @@ func TestTypingOnKeepsTheWindowHeld(t *testing.T) {
 	if len(answers) != 0 || !b.held {
 		t.Fatalf("typing on, then Return: answers %+v, held %v; want none, held", answers, b.held)
 	}
-	// Quiet for keyGuard: it arms; a Return pressed now answers.
+	// Quiet for keyGuard (they stopped to read what they wrote): it arms,
+	// but their Return answers nothing until they turn to this window,
+	// and the window says so. Tab is turning to it.
 	clock.t = clock.t.Add(keyGuard)
 	live().arm()
 	if b.held || pw.view.rows[0].entry.Text != "" {
 		t.Fatalf("after keyGuard with no key: held %v, note %q; want armed, empty", b.held, pw.view.rows[0].entry.Text)
+	}
+	clock.t = clock.t.Add(time.Second)
+	press(fyne.KeyReturn, 0)
+	if len(answers) != 0 || pw.view.hint.Text != attendCue {
+		t.Fatalf("Return after a pause in typing that went on as the window opened: answers %+v, hint %q; want none, and the window saying why",
+			answers, pw.view.hint.Text)
+	}
+	clock.t = clock.t.Add(time.Second)
+	press(fyne.KeyTab, 0)
+	if pw.view.hint.Text == attendCue {
+		t.Errorf("after Tab the window still says %q", attendCue)
 	}
 	clock.t = clock.t.Add(time.Second)
 	fg := a.Lifecycle().(interface{ OnEnteredForeground() func() }).OnEnteredForeground()
@@ -275,5 +289,38 @@ func TestKeptWindowShowsNothingOfTheLastPrompt(t *testing.T) {
 	}
 	if top := p2.win.Canvas().Overlays().Top(); top != nil {
 		t.Errorf("the next prompt shows the last one's %T over its form", top)
+	}
+}
+
+// TestClickTurnsToTheWindow: after keys went down as a prompt opened, a
+// click in one of its fields is the person turning to it: Return then
+// answers.
+func TestClickTurnsToTheWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	form, err := elicit.Parse([]byte(`{"type":"object","properties":{"note":{"type":"string","title":"Note"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []Answer
+	pw := ShowPrompt(a, &Prompt{Server: "bank", Message: "Approve?", Form: form}, func(an Answer) { answers = append(answers, an) })
+	b := &pw.view.promptBase
+	b.keys.presses = true
+	c := pw.win.Canvas()
+	returnKey := func() {
+		ev := &fyne.KeyEvent{Name: fyne.KeyReturn}
+		b.keys.keyDown(ev)
+		pressKey(c, fyne.KeyReturn)
+		b.keys.keyUp(ev)
+	}
+	b.keys.keyDown(&fyne.KeyEvent{Name: fyne.KeyH}) // typing for another window as it opened
+	pw.arm()
+	returnKey()
+	if len(answers) != 0 {
+		t.Fatalf("Return before the person turned to the window answered %+v", answers)
+	}
+	test.Tap(pw.view.rows[0].entry)
+	returnKey()
+	if len(answers) != 1 || answers[0].Action != actionAccept {
+		t.Errorf("Return after a click in the field: answers %+v, want one accept", answers)
 	}
 }

@@ -48,7 +48,7 @@ type promptKeys struct {
 	takes func(typed bool) bool
 	// wentDown is told of every press (promptBase.keyWentDown); nil for
 	// none.
-	wentDown func()
+	wentDown func(fyne.KeyName)
 }
 
 // typing reports whether what is typed now may change a field.
@@ -83,7 +83,7 @@ func (k *promptKeys) keyDown(ev *fyne.KeyEvent) {
 	delete(k.typed, ev.Name)
 	delete(k.pending, ev.Name)
 	if k.wentDown != nil {
-		k.wentDown()
+		k.wentDown(ev.Name)
 	}
 }
 
@@ -183,6 +183,13 @@ func (e *keyEntry) KeyDown(ev *fyne.KeyEvent) {
 func (e *keyEntry) KeyUp(ev *fyne.KeyEvent) {
 	e.Entry.KeyUp(ev)
 	e.keys.keyUp(ev)
+}
+
+// Tapped is a click in the entry: the person turned to the window
+// (promptBase.attend), once it takes input.
+func (e *keyEntry) Tapped(ev *fyne.PointEvent) {
+	e.keys.clicking()
+	e.Entry.Tapped(ev)
 }
 
 // TypedRune types r, unless the prompt takes no input yet (keyGuard): a

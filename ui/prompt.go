@@ -341,6 +341,10 @@ type promptBase struct {
 	// down while held); nil without a window.
 	keysAt  time.Time
 	restart func()
+	// typedWhileHeld: a key went down while the window was held (the
+	// person was typing for another window as it opened); the keys that
+	// answer then wait until attended, a click in the window or Tab.
+	typedWhileHeld, attended bool
 	// While held: ready is what arm does last (the keyboard focus), cue
 	// the label that says the window is held (the view's hint line; nil
 	// for none) and cueWas what it said before, and dimmed the buttons

@@ -15,7 +15,8 @@ import (
 // types nothing into it: what xdotool types into the window right after it
 // maps, before the window takes input (ui.ArmedProperty), is nowhere in
 // what the server receives. Typed once the window says it takes input, the
-// name reaches the server as typed.
+// name reaches the server as typed, and Return sends it once the person
+// turned to the window (Tab).
 func TestTypingBeforeArmedGoesNowhere(t *testing.T) {
 	server := everythingServer(t)
 	d := newParallelDesktop(t)
@@ -36,6 +37,9 @@ func TestTypingBeforeArmedGoesNowhere(t *testing.T) {
 			continue
 		}
 		d.typeInto(win, "Ada")
+		// Keys went down as it opened: the window takes no answer until
+		// the person turns to it (Tab), and Tab back keeps the name field.
+		d.xdo("key", "--window", win, "Tab", "shift+Tab")
 		d.answer(win, "Return")
 		text := d.result(call)
 		if strings.Contains(text, early) {
