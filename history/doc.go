@@ -198,7 +198,9 @@
 // The meta bucket holds the version of the layout above; this package
 // writes version 8 (schemaVersion). Upgrading any older file copies it
 // first, byte for byte, to history.db.v<version>.bak (kept if an earlier
-// upgrade left one). Version 7 folded the searched text by case alone:
+// upgrade left one; one an earlier attempt made of these very bytes is
+// not made again, and one an upgrade that changed nothing made is removed
+// when it fails: a disk the copy filled stays full otherwise). Version 7 folded the searched text by case alone:
 // upgrading it (or a file of version 4 to 6) makes the filters of the
 // search blocks again from every record, in one transaction, as searchText
 // folds text now (without the invisible characters people do not type).

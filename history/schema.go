@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -53,10 +54,18 @@ var upgradeBatch = 5000
 // a new file, upgrades an older one and refuses a newer one. It reports
 // whether it rewrote records, which leaves free pages behind.
 func prepare(db *bolt.DB) (upgraded bool, err error) {
-	if err := backup(db); err != nil {
+	made, err := backup(db)
+	if err != nil {
 		return false, err
 	}
 	if err := db.Update(prepareTx); err != nil {
+		// Nothing was changed: the copy made for this upgrade goes again,
+		// or a disk it filled (the upgrade needs room too) stays full,
+		// and every later Open made one more.
+		if made != "" && os.Remove(made) == nil {
+			syncDir(made)
+			err = fmt.Errorf("%w (nothing was changed; the copy of the file made for the upgrade was removed again)", err)
+		}
 		return false, err
 	}
 	// Rewrite the records of a version 1 file in steps; prepareTx has set
@@ -98,20 +107,27 @@ func prepare(db *bolt.DB) (upgraded bool, err error) {
 // backup copies the file of db, when it is a history of an older schema
 // version, to its path + ".v<version>.bak" (".v<version>.<n>.bak" when
 // that name is taken) before Open changes its layout: the user keeps the
-// file as their elicitray left it.
-func backup(db *bolt.DB) error {
-	return db.View(func(tx *bolt.Tx) error {
+// file as their elicitray left it. It returns the name of the copy it
+// made, "" when it made none: none was needed, or one made before (an
+// upgrade that stopped before it changed anything, killed) holds the file
+// byte for byte already.
+func backup(db *bolt.DB) (made string, err error) {
+	err = db.View(func(tx *bolt.Tx) error {
 		version, err := readVersion(tx)
 		if err != nil || version == 0 || version >= schemaVersion {
 			return err
 		}
 		// A name taken (an older backup, or anything planted there) is
 		// left alone: the copy gets the next free one. A file whose
-		// upgrade began has version 7 already and is not copied again.
+		// upgrade began has the new version already and is not copied
+		// again.
 		name := fmt.Sprintf("%s.v%d.bak", db.Path(), version)
 		for n := 1; ; n++ {
 			if _, err := os.Lstat(name); errors.Is(err, os.ErrNotExist) {
 				break
+			}
+			if sameFileBytes(name, db.Path()) {
+				return nil
 			}
 			name = fmt.Sprintf("%s.v%d.%d.bak", db.Path(), version, n)
 		}
@@ -147,8 +163,45 @@ func backup(db *bolt.DB) error {
 			return fmt.Errorf("backing up the history before its upgrade: %w", err)
 		}
 		syncDir(name)
+		made = name
 		return nil
 	})
+	return made, err
+}
+
+// sameFileBytes reports whether the regular file at copy (not a link) holds
+// what the file at path holds, byte for byte.
+func sameFileBytes(copy, path string) bool {
+	fi, err := os.Lstat(copy)
+	pi, perr := os.Stat(path)
+	if err != nil || perr != nil || !fi.Mode().IsRegular() || fi.Size() != pi.Size() {
+		return false
+	}
+	a, err := os.Open(copy)
+	if err != nil {
+		return false
+	}
+	defer a.Close()
+	if ai, err := a.Stat(); err != nil || !os.SameFile(ai, fi) {
+		return false // not the file Lstat saw: a link put there since
+	}
+	b, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer b.Close()
+	ra, rb := bufio.NewReaderSize(a, 1<<16), bufio.NewReaderSize(b, 1<<16)
+	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		na, ea := io.ReadFull(ra, bufA)
+		nb, eb := io.ReadFull(rb, bufB)
+		if na != nb || !bytes.Equal(bufA[:na], bufB[:nb]) {
+			return false
+		}
+		if ea != nil || eb != nil {
+			return (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF)
+		}
+	}
 }
 
 // prepareTx checks the version of the file in tx, creates the buckets of a
@@ -298,7 +351,10 @@ func migrate(tx *bolt.Tx, from int) error {
 		// characters people do not type (searchText): the filters of the
 		// search blocks are made again from every record, in this
 		// transaction (about a second at a million records).
-		if err := tx.DeleteBucket(bucketSearch); err != nil {
+		if tx.Bucket(bucketRecords) == nil {
+			return fmt.Errorf("%w: bucket %q is missing", errDamaged, bucketRecords)
+		}
+		if err := tx.DeleteBucket(bucketSearch); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
 			return fmt.Errorf("dropping the search blocks: %w", err)
 		}
 		if _, err := tx.CreateBucket(bucketSearch); err != nil {

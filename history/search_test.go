@@ -621,3 +621,72 @@ func TestOpenRefoldsSearchOfVersion7(t *testing.T) {
 		t.Errorf("no backup of the version 7 file: %v", err)
 	}
 }
+
+// TestUpgradeCopiesOnce (a break-it session's finding): an upgrade that
+// fails before it changed anything removes the copy it made of the older
+// file (one that filled the disk left it full, and each later Open made
+// another), and a copy made by an earlier attempt that holds the file
+// byte for byte is not made again.
+func TestUpgradeCopiesOnce(t *testing.T) {
+	t.Parallel()
+	version7 := func(t *testing.T, damage bool) string {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "history.db")
+		s, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustAdd(t, s, Record{Server: "فارسی", Mode: "form", Message: "آیا اجازه می\u200cدهید؟", Action: "accept", DecidedBy: "user"})
+		s.Close()
+		db, err := bolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Update(func(tx *bolt.Tx) error {
+			if damage {
+				if err := tx.DeleteBucket(bucketRecords); err != nil {
+					return err
+				}
+			}
+			return writeVersion(tx, 7)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	baks := func(path string) []string {
+		found, _ := filepath.Glob(path + ".v7*")
+		return found
+	}
+
+	damaged := version7(t, true)
+	for range 2 {
+		if s, err := Open(damaged, nil); err == nil {
+			s.Close()
+			t.Fatal("a version 7 file without its records opened")
+		}
+	}
+	if got := baks(damaged); len(got) != 0 {
+		t.Errorf("failed upgrades left copies: %v", got)
+	}
+
+	path := version7(t, false)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An earlier attempt, killed after its copy: the same bytes.
+	if err := os.WriteFile(path+".v7.bak", before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	assertVersion(t, s, schemaVersion)
+	if got := baks(path); len(got) != 1 {
+		t.Errorf("copies of the version 7 file: %v, want the one made before", got)
+	}
+}
