@@ -236,6 +236,10 @@ func TestArgumentsText(t *testing.T) {
 		// size are no secrets; a pass is one.
 		{"switches and sizes", `{"include_secrets":true,"show_token":true,"password_required":false,"input_tokens":512,"output_tokens":128,"tokens_used":9,"password_length":16}`,
 			[]string{"include_secrets: true", "show_token: true", "password_required: false", "input_tokens: 512", "output_tokens: 128", "tokens_used: 9", "password_length: 16"}, []string{"••••••"}},
+		// A URL's password and secret query values, not where it goes (a
+		// break-it session found the password shown, and kept in history).
+		{"urls", `{"target":"https://user:pa55w0rd@example.com/x?token=abcd&page=2","plain":"https://example.com/docs?page=2"}`,
+			[]string{`target: "https://user:••••••@example.com/x?page=2&token=••••••"`, `plain: "https://example.com/docs?page=2"`}, []string{"pa55w0rd", "abcd"}},
 		{"passes", `{"user":"bob","pass":"k1","dbPass":"k2","pwd":"k3","db_pass":"k4","bank_account":"k5","bypass":"cache"}`,
 			[]string{`user: "bob"`, "pass: ••••••", "dbPass: ••••••", "pwd: ••••••", "db_pass: ••••••", "bank_account: ••••••", `bypass: "cache"`}, []string{"k1", "k2", "k3", "k4", "k5"}},
 		{"long", `{"text":"` + strings.Repeat("x", 500) + `"}`, []string{"more characters)"}, []string{strings.Repeat("x", 250)}},

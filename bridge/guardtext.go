@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -261,15 +262,62 @@ func (a *argWriter) member(name string, v any, depth int) {
 // renderValue is one value as JSON text, bounded, masked when it looks
 // like a secret.
 func renderValue(v any, c *cleaner) string {
-	if s, ok := v.(string); ok && secretValue(s) {
-		return masked(c.say)
+	if s, ok := v.(string); ok {
+		if secretValue(s) {
+			return masked(c.say)
+		}
+		if u, ok := maskedURL(s); ok {
+			v = u
+		}
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	// As JSON, but "&", "<" and ">" as themselves, not \u0026: a person
+	// reads it.
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		say := c.say
 		return say.L("(not shown)")
 	}
-	return c.line(string(b), guardMaxValue)
+	return c.line(strings.TrimSuffix(b.String(), "\n"), guardMaxValue)
+}
+
+// maskedURL is s, a URL that carries a secret (a password in it, or a
+// query parameter whose name says secret: ?token=, ?api_key=), with the
+// secret masked and the rest as sent (where the call goes is for the
+// person to read); false for any other text.
+func maskedURL(s string) (string, bool) {
+	if !strings.Contains(s, "://") {
+		return "", false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	secret := false
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "••••••")
+		secret = true
+	}
+	q := u.Query()
+	for name := range q {
+		if secretName(name) || name == "key" || name == "sig" || name == "signature" {
+			q[name] = []string{"••••••"}
+			secret = true
+		}
+	}
+	if !secret {
+		return "", false
+	}
+	if len(q) > 0 {
+		u.RawQuery = q.Encode()
+	}
+	// Encode writes the dots escaped: shown as they are.
+	out, err := url.PathUnescape(u.String())
+	if err != nil {
+		out = u.String()
+	}
+	return out, true
 }
 
 // masked stands for a secret value: never its text, nor its length.
