@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,6 +26,7 @@ type namedServer struct {
 	name, where string
 	entry       hosts.Entry
 	project     bool // configured in a project's file
+	now         bool // one this run wraps
 }
 
 // serverRuns is what an entry's server is: its command line, or its URL.
@@ -37,67 +37,60 @@ func serverRuns(e hosts.Entry) string {
 	return shellJoin(e.Server)
 }
 
-// sameServer reports whether two entries of one name run the same server
-// as far as a config can tell: URLs of one site (…/mcp and …/sse of one
-// server), or commands of one program given the same arguments but for
-// their options (npx -y PACKAGE is npx PACKAGE).
+// sameServer reports whether two entries of one name run the same server:
+// the same URL (but for the case of its scheme and host, and a final
+// slash), or the same command line, word for word. Anything else may be
+// another program (./tools/github-mcp-server beside the user's
+// /usr/local/bin one, npx --registry=… of the same package): the name is
+// then refused for the project's, and the user names it.
 func sameServer(a, b hosts.Entry) bool {
 	site := func(e hosts.Entry) string {
-		if u, err := url.Parse(serverRuns(e)); err == nil && u.Host != "" {
-			return strings.ToLower(u.Scheme + "://" + u.Host)
+		u, err := url.Parse(serverRuns(e))
+		if err != nil || u.Host == "" {
+			return ""
 		}
-		return ""
+		u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+		return strings.TrimSuffix(u.String(), "/")
 	}
 	if sa, sb := site(a), site(b); sa != "" || sb != "" {
 		return sa == sb
 	}
-	words := func(e hosts.Entry) []string {
-		if len(e.Server) == 0 {
-			return nil
-		}
-		out := []string{filepath.Base(e.Server[0])}
-		for _, w := range e.Server[1:] {
-			if !strings.HasPrefix(w, "-") {
-				out = append(out, w)
-			}
-		}
-		return out
-	}
-	return slices.Equal(words(a), words(b))
+	return len(a.Server) > 0 && slices.Equal(a.Server, b.Server)
 }
 
 // sameNameElsewhere returns an error when an entry hosts wrap is to wrap
 // (wrapping: per location of found, the entries that will be) would run
-// under the name of another server, one of them in a project's file: one
-// of those, or one a host's config already wraps under that name (every
-// host's config, surveyed), that runs something else.
+// under the name of another server, one of the two in a project's file:
+// one of those, or one a host's config already wraps under that name
+// (every host's config, surveyed), that runs something else. Two wrapped
+// before are not this run's to refuse.
 func sameNameElsewhere(env hosts.Env, found []hosts.Location, wrapping [][]hosts.Entry) error {
 	var servers []namedServer
 	seen := map[string]bool{} // path and key of the entries taken
-	add := func(l hosts.Location, e hosts.Entry, name string) {
+	add := func(l hosts.Location, e hosts.Entry, name string, now bool) {
 		id := l.Path + "\x00" + strings.Join(l.Servers, "\x00") + "\x00" + e.Key
 		if seen[id] {
 			return
 		}
 		seen[id] = true
 		servers = append(servers, namedServer{name: name, entry: e, where: tildePath(l.Path, env.Home),
-			project: l.Scope == "project" || l.Scope == "workspace"})
+			project: l.Scope == "project" || l.Scope == "workspace", now: now})
 	}
 	for i, l := range found {
 		for _, e := range wrapping[i] {
-			add(l, e, e.Key)
+			add(l, e, e.Key, true)
 		}
 	}
 	for _, r := range hosts.Survey(env) {
 		for _, e := range r.Entries {
 			if e.State == hosts.StateWrapped && e.Name != "" {
-				add(r.Location, e, e.Name)
+				add(r.Location, e, e.Name, false)
 			}
 		}
 	}
 	for i, s := range servers {
 		j := slices.IndexFunc(servers[:i], func(o namedServer) bool {
-			return o.name == s.name && (o.project || s.project) && !sameServer(o.entry, s.entry)
+			return o.name == s.name && (o.project || s.project) && (o.now || s.now) && !sameServer(o.entry, s.entry)
 		})
 		if j < 0 {
 			continue
