@@ -56,7 +56,7 @@ func unseen(r rune) bool {
 
 // matcher returns a test for the fields of q that keys cannot answer.
 func (q Query) matcher() func(*rawRecord) bool {
-	text := newFoldedText(searchText(q.Text))
+	text := q.textMatcher()
 	return func(rr *rawRecord) bool {
 		if q.Action != "" && string(rr.action) != q.Action {
 			return false
@@ -67,21 +67,27 @@ func (q Query) matcher() func(*rawRecord) bool {
 		if q.Mode != "" && string(rr.mode) != q.Mode {
 			return false
 		}
-		if text.lower == "" {
-			return true
-		}
-		return text.in(rr.message) || text.in(rr.server) || text.in(rr.tool) || text.in(rr.infoName)
+		return text == nil || text(rr)
 	}
 }
 
 // textMatcher returns a test of q.Text alone, which needs only the fields
 // rawRecord.parseHead reads, so that a search parses whole only the
-// records whose text matches; nil when q has no text.
+// records whose text matches; nil when q has no text. A text of nothing
+// but characters searchText drops (a right-to-left override, say) finds
+// the records that hold it as written: someone looking for text that
+// hides behind such characters finds it, not every record.
 func (q Query) textMatcher() func(*rawRecord) bool {
-	text := newFoldedText(searchText(q.Text))
-	if text.lower == "" {
-		return nil // no text, or only characters searchText drops
+	if q.Text == "" {
+		return nil
 	}
+	lower := searchText(q.Text)
+	if lower == "" {
+		lower = strings.ToLower(q.Text)
+		in := func(s []byte) bool { return strings.Contains(strings.ToLower(string(s)), lower) }
+		return func(rr *rawRecord) bool { return in(rr.message) || in(rr.server) || in(rr.tool) || in(rr.infoName) }
+	}
+	text := newFoldedText(lower)
 	return func(rr *rawRecord) bool {
 		return text.in(rr.message) || text.in(rr.server) || text.in(rr.tool) || text.in(rr.infoName)
 	}

@@ -542,6 +542,7 @@ func TestSearchIgnoresUnseenCharacters(t *testing.T) {
 	family := mustAdd(t, s, Record{Server: "emoji", Mode: "form", Message: "Invite 👨\u200d👩\u200d👧 to the call?", Action: "cancel", DecidedBy: "user"})
 	mustAdd(t, s, Record{Server: "other", Mode: "form", Message: "نام خانوادگی", Action: "cancel", DecidedBy: "user"})
 	mustAdd(t, s, Record{Server: "ascii", Mode: "form", Message: "Plain text", Action: "cancel", DecidedBy: "user"})
+	override := mustAdd(t, s, Record{Server: "tricky", Mode: "form", Message: "Pay \u202e001$\u202c now?", Action: "decline", DecidedBy: "user"})
 	for _, tt := range []struct {
 		text string
 		want []uint64
@@ -552,16 +553,13 @@ func TestSearchIgnoresUnseenCharacters(t *testing.T) {
 		{"SOFTWARE", []uint64{hyphen.ID}},
 		{"soft\u00adware", []uint64{hyphen.ID}},
 		{"👨\u200d👩\u200d👧", []uint64{family.ID}},
-		{"\u200c", nil},
+		{"pay 001$", []uint64{override.ID}},
+		// Nothing but such characters: the records that hold them as
+		// written (the one hiding text behind an override is found).
+		{"\u202e", []uint64{override.ID}},
+		{"\u200c", []uint64{persian.ID}},
 	} {
 		got := ids(mustList(t, s, Query{Text: tt.text}))
-		if tt.text == "\u200c" {
-			// Nothing left to look for: as no text, every record.
-			if len(got) != 5 {
-				t.Errorf("a search for a lone non-joiner found %v, want every record", got)
-			}
-			continue
-		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("a search for %+q found %v, want %v", tt.text, got, tt.want)
 		}
