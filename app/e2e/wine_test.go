@@ -66,9 +66,11 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	// X property to say so): Return is pressed until one answers (an
 	// early one is ignored, never lost as an answer). A key that goes down
 	// while the window is held starts its guard again, so the presses come
-	// pressPastGuard apart.
+	// pressPastGuard apart; and once keys went down while it was held, it
+	// takes no answer until the person turns to it: Tab first (and back,
+	// to the field).
 	for answered := false; !answered; {
-		_ = exec.Command("xdotool", "key", "--window", win, "Return").Run()
+		_ = exec.Command("xdotool", "key", "--window", win, "Tab", "shift+Tab", "Return").Run()
 		select {
 		case got = <-done:
 			answered = true
