@@ -203,7 +203,9 @@
 // when it fails: a disk the copy filled stays full otherwise). Version 7 folded the searched text by case alone:
 // upgrading it (or a file of version 4 to 6) makes the filters of the
 // search blocks again from every record, in one transaction, as searchText
-// folds text now (without the invisible characters people do not type).
+// folds text now (without the invisible characters people do not type,
+// and with the letters and digits Arabic and Persian keyboards type
+// differently as one).
 // Version 7's values carry seals: upgrading a file of version 6 or older
 // then seals every record in ID order, 5,000 per transaction, rewriting its
 // value as 0x06 or 0x07 with its schema reference unchanged, and writes a

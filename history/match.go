@@ -24,23 +24,41 @@ func (q Query) textFilter(tx *bolt.Tx) *textFilter {
 	return newTextFilter(tx, searchText(q.Text))
 }
 
-// searchText is s as a search compares it: in lower case, without the
-// invisible format characters that some text holds and that a person
-// searching does not type: Persian's zero-width non-joiner inside words
+// searchText is s as a search compares it: in lower case, the letters and
+// digits Arabic and Persian keyboards type differently as one (folded),
+// and without the invisible format characters that some text holds and
+// that a person searching does not type: Persian's zero-width non-joiner inside words
 // (می‌دهید is found by میدهید, and the other way round), the joiner, a
 // soft hyphen, a zero-width space, word joiners and a byte order mark,
 // and the marks and overrides of text direction. ASCII text has none.
 func searchText(s string) string {
 	s = strings.ToLower(s)
-	if !strings.ContainsFunc(s, unseen) {
+	if !strings.ContainsFunc(s, folded) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if unseen(r) {
+		switch {
+		case unseen(r):
 			return -1
+		case r == 'ي' || r == 'ى':
+			return 'ی' // Arabic yeh and alef maksura as Persian yeh
+		case r == 'ك':
+			return 'ک' // Arabic kaf as Persian keheh
+		case r >= '٠' && r <= '٩':
+			return '0' + r - '٠' // Arabic-Indic digits
+		case r >= '۰' && r <= '۹':
+			return '0' + r - '۰' // Persian digits
 		}
 		return r
 	}, s)
+}
+
+// folded reports whether searchText changes r: an unseen character, or a
+// letter or digit that Arabic and Persian keyboards type differently
+// (ي and ی, ك and ک, ٤ and ۴ and 4): a Persian user's search finds text an
+// Arabic keyboard wrote, and the other way round.
+func folded(r rune) bool {
+	return unseen(r) || r == 'ي' || r == 'ى' || r == 'ك' || r >= '٠' && r <= '٩' || r >= '۰' && r <= '۹'
 }
 
 // unseen reports whether r is one of the characters searchText drops.

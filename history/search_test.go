@@ -542,6 +542,7 @@ func TestSearchIgnoresUnseenCharacters(t *testing.T) {
 	family := mustAdd(t, s, Record{Server: "emoji", Mode: "form", Message: "Invite 👨\u200d👩\u200d👧 to the call?", Action: "cancel", DecidedBy: "user"})
 	mustAdd(t, s, Record{Server: "other", Mode: "form", Message: "نام خانوادگی", Action: "cancel", DecidedBy: "user"})
 	mustAdd(t, s, Record{Server: "ascii", Mode: "form", Message: "Plain text", Action: "cancel", DecidedBy: "user"})
+	arabic := mustAdd(t, s, Record{Server: "عربي", Mode: "form", Message: "أين كتاب ٤؟", Action: "decline", DecidedBy: "user"})
 	override := mustAdd(t, s, Record{Server: "tricky", Mode: "form", Message: "Pay \u202e001$\u202c now?", Action: "decline", DecidedBy: "user"})
 	for _, tt := range []struct {
 		text string
@@ -554,6 +555,11 @@ func TestSearchIgnoresUnseenCharacters(t *testing.T) {
 		{"soft\u00adware", []uint64{hyphen.ID}},
 		{"👨\u200d👩\u200d👧", []uint64{family.ID}},
 		{"pay 001$", []uint64{override.ID}},
+		// Arabic keyboards' yeh, kaf and digits find Persian text: the
+		// Persian message has ی, and an Arabic one ك and ٤.
+		{"آيا اجازه", []uint64{persian.ID}},
+		{"كتاب ۴", []uint64{arabic.ID}},
+		{"4", []uint64{arabic.ID}},
 		// Nothing but such characters: the records that hold them as
 		// written (the one hiding text behind an override is found).
 		{"\u202e", []uint64{override.ID}},
