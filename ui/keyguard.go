@@ -152,6 +152,9 @@ func (b *promptBase) guarded(f func()) func() {
 			from = b.keysAt
 		}
 		if b.held || b.now().Before(from) || !b.keys.pressedSince(from) {
+			if !b.held && b.now().Before(b.keysAt) {
+				b.heldAgain() // back at the front a moment ago
+			}
 			return
 		}
 		if b.typedWhileHeld && !b.attended {
@@ -190,6 +193,31 @@ func (b *promptBase) keyWentDown(name fyne.KeyName) {
 	case name == fyne.KeyTab:
 		b.attend() // moving through the window, once it takes input
 	}
+}
+
+// heldAgain says, for a key that answers refused because the window came
+// back to the front a moment ago (keysAt), that the window takes input in
+// a moment, and says what it said before once it does: a Return ignored
+// with nothing on the screen to say why read as a window that does not
+// work.
+func (b *promptBase) heldAgain() {
+	if b.cue == nil || b.cue.Text == lang.L(heldCue) {
+		return
+	}
+	b.cueWas = b.cue.Text
+	b.cue.SetText(lang.L(heldCue))
+	var back func()
+	back = func() {
+		if b.finished || b.cue.Text != lang.L(heldCue) {
+			return
+		}
+		if wait := b.keysAt.Sub(b.now()); wait > 0 {
+			after(wait, back) // a key went down since: later
+			return
+		}
+		b.cue.SetText(b.cueWas)
+	}
+	after(b.keysAt.Sub(b.now()), back)
 }
 
 // refocused holds the keys that answer for keyGuard: the window came back

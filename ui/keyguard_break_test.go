@@ -246,13 +246,19 @@ func TestTypingOnKeepsTheWindowHeld(t *testing.T) {
 		t.Fatal("the prompt window does not hear it come back to the front")
 	}
 	fg() // the user worked elsewhere, and the window is back at the front
+	hint := pw.view.hint.Text
 	press(fyne.KeyReturn, 0)
 	clock.t = clock.t.Add(keyGuard / 2)
 	press(fyne.KeyReturn, 0)
-	if len(answers) != 0 {
-		t.Fatalf("Return just after the window came back to the front answered %+v", answers)
+	if len(answers) != 0 || pw.view.hint.Text != heldCue {
+		t.Fatalf("Return just after the window came back to the front: answers %+v, hint %q; want none, and the window saying it is not ready yet",
+			answers, pw.view.hint.Text)
 	}
 	clock.t = clock.t.Add(keyGuard)
+	timers[len(timers)-1].arm() // the wait to say what it said before: over
+	if pw.view.hint.Text != hint {
+		t.Errorf("keyGuard after the last key the hint says %q, want %q again", pw.view.hint.Text, hint)
+	}
 	press(fyne.KeyReturn, 0)
 	if len(answers) != 1 || answers[0].Action != actionAccept {
 		t.Errorf("Return keyGuard after the last key: answers %+v, want one accept", answers)
