@@ -41,6 +41,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 	if f.asJSON {
 		return writeHostsJSON(w, reports)
 	}
+	shared := sharedNames(env, reports)
 	tw := chars.NewColumns(w)
 	var missing []string
 	var unwrapped, shown bool
@@ -79,7 +80,12 @@ func hostsList(w io.Writer, f hostsFlags) error {
 		}
 		for _, e := range r.Entries {
 			unwrapped = unwrapped || e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == ""
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", displayKey(e.Key), e.State, entryDetail(e, r))
+			detail := entryDetail(e, r)
+			if other, ok := shared[r.Path+"\x00"+e.Key]; ok {
+				detail += fmt.Sprintf("  (runs as %s, the name of another server in %s: elicitray takes the two for one; rename one)",
+					displayKey(e.Name), displayText(other))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", displayKey(e.Key), e.State, detail)
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -103,3 +103,31 @@ func sameNameElsewhere(env hosts.Env, found []hosts.Location, wrapping [][]hosts
 	}
 	return nil
 }
+
+// sharedNames finds, among reports' wrapped entries, those that run under
+// the name of a different server, one of the two in a project's file (a
+// project may ship an entry wrapped already: hosts wrap never saw it): by
+// the entry's file and key, where the other is configured. hosts list says
+// so beside each.
+func sharedNames(env hosts.Env, reports []hosts.HostReport) map[string]string {
+	var servers []namedServer
+	keys := []string{}
+	for _, r := range reports {
+		for _, e := range r.Entries {
+			if e.State == hosts.StateWrapped && e.Name != "" {
+				servers = append(servers, namedServer{name: e.Name, entry: e, where: tildePath(r.Path, env.Home),
+					project: r.Scope == "project" || r.Scope == "workspace"})
+				keys = append(keys, r.Path+"\x00"+e.Key)
+			}
+		}
+	}
+	out := map[string]string{}
+	for i, s := range servers {
+		for j, o := range servers {
+			if i != j && o.name == s.name && (o.project || s.project) && !sameServer(o.entry, s.entry) {
+				out[keys[i]] = o.where
+			}
+		}
+	}
+	return out
+}
