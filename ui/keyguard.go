@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"image/color"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/ui/lang"
 )
@@ -38,11 +41,11 @@ const keyGuard = 500 * time.Millisecond
 // heldCue is what a held prompt says beside its buttons (see keyGuard).
 const heldCue = "Ready for input in a moment…"
 
-// attendCue is what a prompt says beside its buttons when a key that
-// answers is refused because keys went down while it was held: the person
-// was typing for another window as it opened, and must show this one
-// their attention first (see attended).
-const attendCue = "Keys were typed as this window opened: click in it or press Tab, then answer."
+// attendCue is what a prompt says beside its buttons once it arms, when
+// keys went down while it was held: the person was typing for another
+// window as it opened, and must show this one their attention first (see
+// attend). What to do first: a line this long may be cut at its end.
+const attendCue = "Click in the window to answer: keys were typed as it opened."
 
 // ArmedProperty is the X window property (CARDINAL, 1) a prompt window has
 // once it takes input (keyGuard): a program that types into prompts, such
@@ -85,9 +88,9 @@ func (b *promptBase) takes(typed bool) bool {
 	return b.keys.pressedAnySince(b.armedAt)
 }
 
-// attend notes that the person turned to this window (a click in it, or
-// Tab): the keys that answer count from now on even when keys went down
-// while it was held (typedWhileHeld).
+// attend notes that the person turned to this window (a click anywhere in
+// it, or Tab to what they mean to press): the keys that answer count from
+// now on even when keys went down while it was held (typedWhileHeld).
 func (b *promptBase) attend() {
 	if b.attended {
 		return
@@ -138,6 +141,29 @@ func (b *promptBase) arm() {
 		b.ready()
 		b.ready = nil
 	}
+	if b.typedWhileHeld && !b.attended && b.cue != nil {
+		// Said now, not after a refused key: the window looks ready.
+		b.cueWas = b.cue.Text
+		b.cue.SetText(lang.L(attendCue))
+	}
+}
+
+// clickCatcher takes the clicks that land on nothing else of a prompt.
+type clickCatcher struct {
+	widget.BaseWidget
+	clicked func()
+}
+
+func newClickCatcher(clicked func()) *clickCatcher {
+	c := &clickCatcher{clicked: clicked}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *clickCatcher) Tapped(*fyne.PointEvent) { c.clicked() }
+
+func (c *clickCatcher) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(canvas.NewRectangle(color.Transparent))
 }
 
 // guarded wraps a keyboard action in the keyGuard check: the key must come

@@ -298,9 +298,10 @@ func TestKeptWindowShowsNothingOfTheLastPrompt(t *testing.T) {
 	}
 }
 
-// TestClickTurnsToTheWindow: after keys went down as a prompt opened, a
-// click in one of its fields is the person turning to it: Return then
-// answers.
+// TestClickTurnsToTheWindow: after keys went down as a prompt opened, it
+// says at once, armed, that it waits for a click; a click anywhere in it
+// (here on its text, which takes no click) is the person turning to it:
+// Return then answers.
 func TestClickTurnsToTheWindow(t *testing.T) {
 	a := test.NewTempApp(t)
 	form, err := elicit.Parse([]byte(`{"type":"object","properties":{"note":{"type":"string","title":"Note"}}}`))
@@ -320,13 +321,20 @@ func TestClickTurnsToTheWindow(t *testing.T) {
 	}
 	b.keys.keyDown(&fyne.KeyEvent{Name: fyne.KeyH}) // typing for another window as it opened
 	pw.arm()
+	if pw.view.hint.Text != attendCue {
+		t.Errorf("armed after keys went down while held, the window says %q, want %q", pw.view.hint.Text, attendCue)
+	}
 	returnKey()
 	if len(answers) != 0 {
 		t.Fatalf("Return before the person turned to the window answered %+v", answers)
 	}
-	test.Tap(pw.view.rows[0].entry)
+	// A click on the window's text, which takes no click itself.
+	test.TapCanvas(c, fyne.NewPos(4, 4))
+	if pw.view.hint.Text == attendCue {
+		t.Errorf("after a click in the window it still says %q", attendCue)
+	}
 	returnKey()
 	if len(answers) != 1 || answers[0].Action != actionAccept {
-		t.Errorf("Return after a click in the field: answers %+v, want one accept", answers)
+		t.Errorf("Return after a click in the window: answers %+v, want one accept", answers)
 	}
 }

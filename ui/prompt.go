@@ -159,7 +159,10 @@ func showPromptWindow(a fyne.App, title string, b *promptBase, dismiss func(), c
 	}
 	pw := &PromptWindow{win: win, app: a, base: b}
 	b.closeWindow = pw.closeWindow
-	win.SetContent(content)
+	// Under the content, a click anywhere the content takes none (its
+	// text, the space between fields) is the person turning to the
+	// window (promptBase.attend).
+	win.SetContent(container.NewStack(newClickCatcher(func() { b.takes(false) }), content))
 	b.attach(win.Canvas())
 	win.SetCloseIntercept(dismiss)
 	// Held before it is first drawn: the dimmed buttons never flash on.
