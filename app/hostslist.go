@@ -81,7 +81,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 		for _, e := range r.Entries {
 			unwrapped = unwrapped || e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == ""
 			detail := entryDetail(e, r)
-			if other, ok := shared[r.Path+"\x00"+e.Key]; ok {
+			if other, ok := shared[entryID(r.Location, e)]; ok {
 				detail += fmt.Sprintf("  (runs as %s, the name of another server in %s: elicitray takes the two for one; rename one)",
 					displayKey(e.Name), displayText(other))
 			}

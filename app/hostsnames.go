@@ -24,9 +24,41 @@ import (
 // runs (or would run) under, what it runs, and where it is configured.
 type namedServer struct {
 	name, where string
+	id          string // its file and key, for hosts list
 	entry       hosts.Entry
 	project     bool // configured in a project's file
-	now         bool // one this run wraps
+	now         bool // one this run of hosts wrap wraps
+}
+
+func newNamedServer(env hosts.Env, l hosts.Location, e hosts.Entry, name string, now bool) namedServer {
+	return namedServer{name: name, where: tildePath(l.Path, env.Home), id: entryID(l, e), entry: e,
+		project: l.Scope == "project" || l.Scope == "workspace", now: now}
+}
+
+// entryID names entry e of l: its file, the table it is in (Claude Code's
+// local scopes share one file) and its key.
+func entryID(l hosts.Location, e hosts.Entry) string {
+	return l.Path + "\x00" + strings.Join(l.Servers, "\x00") + "\x00" + e.Key
+}
+
+// clashes reports whether s and o would run under one name and are
+// different servers, one of the two configured in a project's file.
+func (s namedServer) clashes(o namedServer) bool {
+	return s.name == o.name && (s.project || o.project) && !sameServer(s.entry, o.entry)
+}
+
+// wrappedServers are the entries that reports' configs wrap, under their
+// --name.
+func wrappedServers(env hosts.Env, reports []hosts.HostReport) []namedServer {
+	var out []namedServer
+	for _, r := range reports {
+		for _, e := range r.Entries {
+			if e.State == hosts.StateWrapped && e.Name != "" {
+				out = append(out, newNamedServer(env, r.Location, e, e.Name, false))
+			}
+		}
+	}
+	return out
 }
 
 // serverRuns is what an entry's server is: its command line, or its URL.
@@ -59,39 +91,20 @@ func sameServer(a, b hosts.Entry) bool {
 }
 
 // sameNameElsewhere returns an error when an entry hosts wrap is to wrap
-// (wrapping: per location of found, the entries that will be) would run
-// under the name of another server, one of the two in a project's file:
-// one of those, or one a host's config already wraps under that name
-// (every host's config, surveyed), that runs something else. Two wrapped
-// before are not this run's to refuse.
+// (wrapping: per location of found, the entries that will be) clashes
+// with another server: one of those, or one a host's config already wraps
+// under that name (every host's config, surveyed). Two wrapped before are
+// not this run's to refuse (hosts list says so of them: sharedNames).
 func sameNameElsewhere(env hosts.Env, found []hosts.Location, wrapping [][]hosts.Entry) error {
 	var servers []namedServer
-	seen := map[string]bool{} // path and key of the entries taken
-	add := func(l hosts.Location, e hosts.Entry, name string, now bool) {
-		id := l.Path + "\x00" + strings.Join(l.Servers, "\x00") + "\x00" + e.Key
-		if seen[id] {
-			return
-		}
-		seen[id] = true
-		servers = append(servers, namedServer{name: name, entry: e, where: tildePath(l.Path, env.Home),
-			project: l.Scope == "project" || l.Scope == "workspace", now: now})
-	}
 	for i, l := range found {
 		for _, e := range wrapping[i] {
-			add(l, e, e.Key, true)
+			servers = append(servers, newNamedServer(env, l, e, e.Key, true))
 		}
 	}
-	for _, r := range hosts.Survey(env) {
-		for _, e := range r.Entries {
-			if e.State == hosts.StateWrapped && e.Name != "" {
-				add(r.Location, e, e.Name, false)
-			}
-		}
-	}
+	servers = append(servers, wrappedServers(env, hosts.Survey(env))...)
 	for i, s := range servers {
-		j := slices.IndexFunc(servers[:i], func(o namedServer) bool {
-			return o.name == s.name && (o.project || s.project) && (o.now || s.now) && !sameServer(o.entry, s.entry)
-		})
+		j := slices.IndexFunc(servers[:i], func(o namedServer) bool { return (o.now || s.now) && o.clashes(s) })
 		if j < 0 {
 			continue
 		}
@@ -104,29 +117,16 @@ func sameNameElsewhere(env hosts.Env, found []hosts.Location, wrapping [][]hosts
 	return nil
 }
 
-// sharedNames finds, among reports' wrapped entries, those that run under
-// the name of a different server, one of the two in a project's file (a
-// project may ship an entry wrapped already: hosts wrap never saw it): by
-// the entry's file and key, where the other is configured. hosts list says
-// so beside each.
+// sharedNames finds, among reports' wrapped entries, those that clash with
+// another (a project may ship an entry wrapped already: hosts wrap never
+// saw it): by entryID, where the other is configured.
+// hosts list says so beside each.
 func sharedNames(env hosts.Env, reports []hosts.HostReport) map[string]string {
-	var servers []namedServer
-	keys := []string{}
-	for _, r := range reports {
-		for _, e := range r.Entries {
-			if e.State == hosts.StateWrapped && e.Name != "" {
-				servers = append(servers, namedServer{name: e.Name, entry: e, where: tildePath(r.Path, env.Home),
-					project: r.Scope == "project" || r.Scope == "workspace"})
-				keys = append(keys, r.Path+"\x00"+e.Key)
-			}
-		}
-	}
+	servers := wrappedServers(env, reports)
 	out := map[string]string{}
-	for i, s := range servers {
-		for j, o := range servers {
-			if i != j && o.name == s.name && (o.project || s.project) && !sameServer(o.entry, s.entry) {
-				out[keys[i]] = o.where
-			}
+	for _, s := range servers {
+		if j := slices.IndexFunc(servers, func(o namedServer) bool { return o.id != s.id && o.clashes(s) }); j >= 0 {
+			out[s.id] = servers[j].where
 		}
 	}
 	return out
