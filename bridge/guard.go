@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/elicitray/elicitray/ui/lang"
 	"maps"
 	"math"
 	"path"
@@ -17,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+
+	"github.com/elicitray/elicitray/ui/lang"
 )
 
 // The tool-call guard (issue 14, "Guard tool calls, not only
@@ -49,13 +50,13 @@ import (
 // and cancel deny it.
 const ModeToolCall = "tool call"
 
-// toolInfo is what a server's tools/list said of one tool.
+// toolInfo is what a server's tools/list said of one tool: the text of
+// its approval window (its title and description; Changed, how its
+// definition changed since the user saw it while they have not accepted
+// it, Options.Pins) and whether it says it is destructive.
 type toolInfo struct {
-	title, description string
-	destructive        bool
-	// changed is how its definition changed since the user saw it, while
-	// they have not accepted it (Options.Pins); "" when it has not.
-	changed string
+	text        Guard
+	destructive bool
 }
 
 // ToolDef is what a tools/list said of one tool, as Options.Pins keeps it
@@ -264,7 +265,7 @@ func (g *guard) fromServer(id, result json.RawMessage) {
 	defs := listedTools(result)
 	learned := make(map[string]toolInfo, len(defs))
 	for _, d := range defs {
-		info := toolInfo{title: d.Title, description: d.Description, destructive: learned[d.Name].destructive}
+		info := toolInfo{text: Guard{Title: d.Title, Description: d.Description}, destructive: learned[d.Name].destructive}
 		// Annotations read two ways by hosts are a pair (listedTools):
 		// destructive when either reading says so.
 		readings := []json.RawMessage{d.Annotations}
@@ -274,8 +275,8 @@ func (g *guard) fromServer(id, result json.RawMessage) {
 		for _, a := range readings {
 			var ann map[string]json.RawMessage
 			_ = json.Unmarshal(a, &ann) // absent or not an object: no annotations
-			if info.title == "" {
-				_ = json.Unmarshal(ann["title"], &info.title)
+			if info.text.Title == "" {
+				_ = json.Unmarshal(ann["title"], &info.text.Title)
 			}
 			// Only an explicit true: the spec's default (true, when
 			// readOnlyHint is false) would guard every unannotated tool.
@@ -611,7 +612,7 @@ func (g *guard) guarded(name string) (toolInfo, bool) {
 	g.mu.Unlock()
 	if changed {
 		if g.pins.Waits(name) {
-			info.changed = account
+			info.text.Changed = account
 			return info, true
 		}
 		g.note(name, "", false) // accepted since the list (elicitray tools accept)
@@ -848,7 +849,9 @@ func (g *guard) hostCancelled(key string) bool {
 
 // request builds the Approver's view of a guarded call.
 func (g *guard) request(name string, info toolInfo, args json.RawMessage, version string) *Request {
-	return g.newRequest(ModeToolCall, name, Guard{Title: info.title, Description: info.description, Changed: info.changed, Arguments: args}, version)
+	text := info.text
+	text.Arguments = args
+	return g.newRequest(ModeToolCall, name, text, version)
 }
 
 // newRequest is a Request of the guard's (mode ModeToolCall or

@@ -43,6 +43,23 @@ type pendingElicitation struct {
 	cancel        context.CancelCauseFunc
 }
 
+// refuse answers req, an elicitation the relay will not ask, -32600 (an
+// invalid request) under id, for the reason msg, which the host's log says
+// and history keeps, with what it asked.
+func (l *legacy) refuse(req *Request, id json.RawMessage, msg string) {
+	l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
+	l.d.refused(req, errors.New(msg))
+	l.answer(req, encodeError(id, codeInvalidRequest, msg))
+}
+
+// readRequest is the Request of params as far as they can be read, for a
+// refusal's record.
+func (l *legacy) readRequest(params json.RawMessage, o origin) *Request {
+	var p elicitParams
+	_ = json.Unmarshal(params, &p)
+	return l.d.request(&p, o)
+}
+
 // fromServer takes a server's elicitation/create (its id present, maybe
 // null): schema problems are answered at once, the rest is decided on a
 // goroutine of its own.
@@ -58,13 +75,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		if isNull(id) {
 			msg = "elicitation/create: the id must be a string or an integer, not null (a request's id is never null; a notification has none)"
 		}
-		l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
-		// History keeps it too, with what it asked, as far as it can be read.
-		var p elicitParams
-		_ = json.Unmarshal(params, &p)
-		req := l.d.request(&p, o)
-		l.d.refused(req, errors.New(msg))
-		l.answer(req, encodeError(json.RawMessage("null"), codeInvalidRequest, msg))
+		l.refuse(l.readRequest(params, o), json.RawMessage("null"), msg)
 		return
 	}
 	if l.session.awaitsInit() {
@@ -73,12 +84,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		// initialize result, so nothing is settled to ask under: refused,
 		// and history says why, not that anyone cancelled it.
 		msg := "elicitation/create: the server asked before initialization finished (the initialize result had not reached the host yet); until then a server may send no request but ping"
-		l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
-		var p elicitParams
-		_ = json.Unmarshal(params, &p)
-		req := l.d.request(&p, o)
-		l.d.refused(req, errors.New(msg))
-		l.answer(req, encodeError(id, codeInvalidRequest, msg))
+		l.refuse(l.readRequest(params, o), id, msg)
 		return
 	}
 	req, form, err := l.d.prepareRaw(params, o)
@@ -101,10 +107,7 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 		// PROTOCOL.md §7: ids are never reused within a session. Refused,
 		// and the host's log and history say why, as for every refused
 		// elicitation (the first, still pending, goes on).
-		msg := "elicitation/create: id " + string(id) + " is already in use by a pending elicitation"
-		l.w.log.printf("%s: refused an elicitation (-32600): %s", l.w.serverName, msg)
-		l.d.refused(req, errors.New(msg))
-		l.answer(req, encodeError(id, codeInvalidRequest, msg))
+		l.refuse(req, id, "elicitation/create: id "+string(id)+" is already in use by a pending elicitation")
 		return
 	}
 	l.pending[key] = pe
