@@ -122,10 +122,10 @@ func (h *Hub) remembering() config.Remember {
 	return h.Config.Remember
 }
 
-// KeepLastValues keeps what the user typed into it's free-text fields
-// (elicit.Field.Prefillable: no secret, no choice, no check box, nothing the
-// server set a default for; nor a typed confirmation, elicit.Field.Echoes),
-// to pre-fill them the next time the same question is asked.
+// KeepLastValues keeps what the user typed into its free-text fields
+// (remember.Prefills: no secret, no choice, no check box, nothing the
+// server set a default for, no typed confirmation), to pre-fill them the
+// next time the same question is asked.
 func (h *Hub) KeepLastValues(it *Item, res bridge.Result) {
 	m := h.Memory()
 	// With pre-filling off nothing is kept; of a question whose tool is
@@ -137,7 +137,7 @@ func (h *Hub) KeepLastValues(it *Item, res bridge.Result) {
 	values := map[string]any{}
 	for i := range it.Prompt.Form.Fields {
 		f := &it.Prompt.Form.Fields[i]
-		if v, ok := res.Content[f.Name].(string); ok && v != "" && f.Prefillable() && !remember.SecretValue(v) && !f.Echoes(v, it.Prompt.Request.Message) {
+		if v, ok := res.Content[f.Name].(string); ok && remember.Prefills(f, v, it.Prompt.Request.Message) {
 			values[f.Name] = v
 		}
 	}

@@ -387,7 +387,7 @@ func PrefillValues(form *elicit.Form, message string, values map[string]any) map
 		if !ok || !f.Prefillable() {
 			continue
 		}
-		if s, isText := v.(string); !isText || s == "" || SecretValue(s) || f.Check(s) != nil || f.Echoes(s, message) {
+		if s, isText := v.(string); !isText || !Prefills(f, s, message) || f.Check(s) != nil {
 			continue // the question changed its constraints: not this value
 		}
 		out[f.Name] = v
@@ -396,6 +396,15 @@ func PrefillValues(form *elicit.Form, message string, values map[string]any) map
 		return nil
 	}
 	return out
+}
+
+// Prefills reports whether v, typed into f of a question asking message,
+// is kept to pre-fill f the next time the question is asked: free text
+// that may be pre-filled (elicit.Field.Prefillable), no secret, and no
+// typed confirmation (elicit.Field.Echoes). The one rule for what is kept
+// and what is pre-filled.
+func Prefills(f *elicit.Field, v, message string) bool {
+	return v != "" && f.Prefillable() && !SecretValue(v) && !f.Echoes(v, message)
 }
 
 // RememberDesc is the rule's end of a history reason: who made it and
