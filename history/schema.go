@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -190,11 +189,10 @@ func sameFileBytes(copy, path string) bool {
 		return false
 	}
 	defer b.Close()
-	ra, rb := bufio.NewReaderSize(a, 1<<16), bufio.NewReaderSize(b, 1<<16)
 	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
 	for {
-		na, ea := io.ReadFull(ra, bufA)
-		nb, eb := io.ReadFull(rb, bufB)
+		na, ea := io.ReadFull(a, bufA)
+		nb, eb := io.ReadFull(b, bufB)
 		if na != nb || !bytes.Equal(bufA[:na], bufB[:nb]) {
 			return false
 		}

@@ -1,11 +1,10 @@
 package ui
 
 import (
-	"image/color"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/elicitray/elicitray/ui/lang"
@@ -163,7 +162,7 @@ func newClickCatcher(clicked func()) *clickCatcher {
 func (c *clickCatcher) Tapped(*fyne.PointEvent) { c.clicked() }
 
 func (c *clickCatcher) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(canvas.NewRectangle(color.Transparent))
+	return widget.NewSimpleRenderer(container.NewWithoutLayout()) // as wheelPass: nothing drawn
 }
 
 // guarded wraps a keyboard action in the keyGuard check: the key must come
