@@ -406,7 +406,7 @@ func (d *doctor) hosts() {
 		wrappable := 0 // entries `hosts wrap --all` would wrap
 		for _, e := range r.Entries {
 			by[e.State] = append(by[e.State], displayText(e.Key))
-			if e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == "" {
+			if e.Wrappable() {
 				wrappable++
 			}
 			if e.State == hosts.StateWrapped && !e.BinaryExists {

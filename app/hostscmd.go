@@ -346,8 +346,7 @@ func editLocations(w io.Writer, f hostsFlags, env hosts.Env, title, host string,
 		wrapping := make([][]hosts.Entry, len(entries))
 		for i, es := range entries {
 			for _, e := range es {
-				wrappable := e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == ""
-				if wrappable && (f.all || slices.Contains(servers, e.Key)) {
+				if e.Wrappable() && (f.all || slices.Contains(servers, e.Key)) {
 					wrapping[i] = append(wrapping[i], e)
 				}
 			}

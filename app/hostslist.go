@@ -79,7 +79,7 @@ func hostsList(w io.Writer, f hostsFlags) error {
 			fmt.Fprintln(tw, "  no servers")
 		}
 		for _, e := range r.Entries {
-			unwrapped = unwrapped || e.State == hosts.StateNotWrapped || e.State == hosts.StateRemote && e.Note == ""
+			unwrapped = unwrapped || e.Wrappable()
 			detail := entryDetail(e, r)
 			if other, ok := shared[entryID(r.Location, e)]; ok {
 				detail += fmt.Sprintf("  (runs as %s, the name of another server in %s: elicitray takes the two for one; rename one)",

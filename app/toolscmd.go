@@ -151,10 +151,7 @@ func newToolsCmd(p paths.Paths, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(err)
 			}
-			what := fmt.Sprintf("%d pinned tools", n)
-			if n == 1 {
-				what = "1 pinned tool"
-			}
+			what := fmt.Sprintf("%d %s", n, plural(n, "pinned tool", "pinned tools"))
 			fmt.Fprintf(stdout, "Forgot %s of %s: the next list pins what it says.\n", what, displayText(args[0]))
 			return nil
 		},

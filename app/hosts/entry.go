@@ -62,6 +62,12 @@ type Entry struct {
 	Note string `json:"note,omitempty"`
 }
 
+// Wrappable reports whether Wrap would put elicitray in front of e: a
+// server command, or a remote server it can reach (no Note against it).
+func (e Entry) Wrappable() bool {
+	return e.State == StateNotWrapped || e.State == StateRemote && e.Note == ""
+}
+
 // Errors of Read, Wrap and Unwrap; each comes wrapped with the file's path
 // and the entry's key.
 var (
