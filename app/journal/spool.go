@@ -66,8 +66,9 @@ type Spool struct {
 	// filled up since; 0 reserves nothing. The hub reserves hubReserve.
 	Reserve int64
 
-	mu sync.Mutex // guards f and the file's end
-	f  *os.File   // nil until the first record, and after the file was taken in
+	mu     sync.Mutex // guards f, closed and the file's end
+	f      *os.File   // nil until the first record, and after the file was taken in
+	closed bool       // Close was called: a later record's file is closed after it
 }
 
 // Add appends rec to the spool and syncs it to disk. A write that fails
@@ -108,6 +109,12 @@ func (s *Spool) Add(rec history.Record) error {
 		}
 		err = writeSynced(s.f, line, size)
 		_ = platform.Unlock(s.f)
+		if s.closed {
+			// A record kept after Close (a delivery that began as its
+			// wrapper stopped) leaves no file open behind it.
+			s.f.Close()
+			s.f = nil
+		}
 		return err
 	}
 	return errors.New("spooling a record: the spool file keeps being taken in")
@@ -196,10 +203,12 @@ func (s *Spool) prepare() {
 	}
 }
 
-// Close closes the spool's file; its records stay for the next hub.
+// Close closes the spool's file; its records stay for the next hub. A
+// record added later is still kept, in a file closed after it.
 func (s *Spool) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
 	if s.f != nil {
 		s.f.Close()
 		s.f = nil
