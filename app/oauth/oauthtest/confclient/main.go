@@ -61,9 +61,9 @@ func run(serverURL string) error {
 	_ = json.Unmarshal([]byte(os.Getenv("MCP_CONFORMANCE_CONTEXT")), &scenario)
 	// The browser comes back at once; an answer the sign-in turns away (a
 	// wrong or missing iss) leaves it waiting for a good one until Wait is
-	// up, which the iss scenarios end with: 10 s, not the 25 s of the run.
+	// up, which the iss scenarios end with: 5 s, not the 25 s of the run.
 	srv, err := oauth.New(oauth.Options{Name: "conformance", URL: serverURL, Dir: dir, Consent: oauthtest.Agree(pages), Logf: logf,
-		Wait:   10 * time.Second,
+		Wait:   5 * time.Second,
 		Client: oauth.Registration{ClientID: scenario.ClientID, ClientSecret: scenario.ClientSecret}})
 	if err != nil {
 		return err
