@@ -263,8 +263,7 @@ var tooLarge = fmt.Sprintf("the server sent a message larger than %d MiB", testC
 // peak memory stays within 2× the ceiling of where it was, and the next call
 // is answered.
 func TestEndToEndHTTPEndlessLineOnCall(t *testing.T) {
-	// Not in parallel: it measures the wrapper's memory, which the
-	// load of other tests' processes would blur.
+	t.Parallel() // its wrapper collects garbage in step (gcInStep): load does not blur its memory
 	sent := make(chan int, 1)
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
 		if id == "2" {
@@ -297,8 +296,7 @@ func TestEndToEndHTTPEndlessLineOnCall(t *testing.T) {
 // of where it was, and what it held of them is given back (its memory after
 // the three is as bound); a call is answered after them.
 func TestEndToEndHTTPEndlessLineOnGETStream(t *testing.T) {
-	// Not in parallel: it measures the wrapper's memory, which the
-	// load of other tests' processes would blur.
+	t.Parallel() // its wrapper collects garbage in step (gcInStep): load does not blur its memory
 	const attacks = 3
 	var gets atomic.Int32
 	sent := make(chan int, attacks)
@@ -492,8 +490,7 @@ func TestEndToEndHTTPStrayIDOnGETStream(t *testing.T) {
 // four other programs busy on two cores (gcInStep); without the budget
 // the sixteen would hold 48 MiB.)
 func TestEndToEndHTTPParallelHeldEvents(t *testing.T) {
-	// Not in parallel: it measures the wrapper's memory, which the
-	// load of other tests' processes would blur.
+	t.Parallel() // its wrapper collects garbage in step (gcInStep): load does not blur its memory
 	const calls = 16
 	finish := make(chan struct{})
 	ts := hostileServer(t, func(w http.ResponseWriter, id string) {
