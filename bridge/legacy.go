@@ -187,11 +187,16 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			l.answer(req, encodeResult(id, l.d.overrule(req, by, cause.Error())))
 			return
 		case errors.Is(cause, ErrServerGone):
-			// Nobody answered, and no server is left to answer.
+			// Nobody answered, and no server is left to answer. History
+			// keeps that even where no hub took the request (none ran,
+			// or it was still starting): a hub that did keeps the same
+			// record, once, under the request's key.
+			l.d.overrule(req, DecidedByError, cause.Error())
 			l.d.delivered(req, cause)
 			return
 		case pctx.Err() != nil:
 			// The relay stopped: nobody is left to answer.
+			l.d.overrule(req, DecidedByError, cause.Error())
 			l.d.delivered(req, ErrNotWritten)
 			return
 		}

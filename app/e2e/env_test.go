@@ -60,6 +60,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(rugPullServerEnv) != "" {
 		os.Exit(rugPullServe())
 	}
+	// TestServerGoneBeforeAnyoneAnswered (server_gone_test.go) runs it as a
+	// server that asks and exits.
+	if n := os.Getenv(goneServerEnv); n != "" {
+		os.Exit(goneServe(n))
+	}
 	os.Exit(testkit.Run(m))
 }
 
