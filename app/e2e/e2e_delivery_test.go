@@ -169,7 +169,8 @@ func TestDeliveryToldInHistory(t *testing.T) {
 // TestServerGoneWhileAsked: the server exits (it is killed) while its
 // window is open and nobody answered. The window closes, and history says
 // the server ended it, not a crashed or killed wrapper, and that no answer
-// was owed: none was given.
+// was owed: none was given; once, though the hub and the wrapper both
+// keep it.
 func TestServerGoneWhileAsked(t *testing.T) {
 	d := newParallelDesktop(t)
 	fh := d.connectFault("gone", nil)
@@ -179,6 +180,9 @@ func TestServerGoneWhileAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := d.settled("gone")
+	if recs := d.history("--server", "gone"); len(recs) != 1 {
+		t.Errorf("history keeps %d records of the one question, want one: %+v", len(recs), recs)
+	}
 	const why = "the server exited before anyone answered"
 	if rec.Action != "cancel" || rec.Reason != why {
 		t.Errorf("history list --json: %s, reason %q; want cancel, reason %q", rec.Action, rec.Reason, why)
