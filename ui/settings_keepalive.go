@@ -31,6 +31,9 @@ func parseKeepAlive(s string) (time.Duration, error) {
 		return 0, errors.New(lang.L("must be a duration like 15s or 1m, or 0s for none"))
 	case d < 0:
 		return 0, errors.New(lang.L("cannot be negative: 0s sends none"))
+	case d > 0 && d < time.Second:
+		// More often floods the host (config.MinKeepAlive).
+		return 0, errors.New(lang.L("must be at least 1s, or 0s for none"))
 	}
 	return d, nil
 }

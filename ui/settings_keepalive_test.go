@@ -36,6 +36,7 @@ func TestSettingsKeepAlive(t *testing.T) {
 	for _, tt := range []struct{ server, text, wantErr, where string }{
 		{"", "abc", "Keep-alive must be a duration like 15s or 1m, or 0s for none.", "defaults"},
 		{"", "-1s", "Keep-alive cannot be negative: 0s sends none.", "defaults"},
+		{"", "500ms", "Keep-alive must be at least 1s, or 0s for none.", "defaults"},
 		{"everything", "15", "Keep-alive must be a duration like 15s or 1m, or 0s for none.", "everything"},
 	} {
 		h.retype(tt.server, "Keep-alive", tt.text)

@@ -176,6 +176,8 @@ const (
 	DefaultEvery   = 3 * time.Second
 	// DefaultKeepAlive is well inside the 60 s hosts often wait.
 	DefaultKeepAlive = 15 * time.Second
+	// MinKeepAlive is the shortest keep_alive other than "0s" (none).
+	MinKeepAlive = time.Second
 )
 
 // KeepAliveFor returns the keep-alive interval for the server configured

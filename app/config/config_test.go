@@ -78,6 +78,7 @@ colour = "red"
 
 [servers.jira]
 every = "-1s"
+keep_alive = "1us"
 
 [history]
 max_records = -1
@@ -109,8 +110,9 @@ keep = "1y"
 		`mistake: line 14: servers.github: burst must be a whole number, not 1.5`,
 		`warning: line 15: "servers.github.colour"` + unknown,
 		`mistake: line 18: servers.jira: every cannot be negative: "-1s"`,
-		`mistake: line 21: history: max_records cannot be negative: -1`,
-		`mistake: line 22: history: keep "1y" is not a duration like "10m" or "90s"`,
+		`mistake: line 19: servers.jira: keep_alive must be "0s" (never) or at least "1s", not "1us"`,
+		`mistake: line 22: history: max_records cannot be negative: -1`,
+		`mistake: line 23: history: keep "1y" is not a duration like "10m" or "90s"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems mismatch (-want +got):\n%s", diff)
@@ -118,16 +120,16 @@ keep = "1y"
 
 	c, err := Load(path)
 	var ce *Errors
-	if !errors.As(err, &ce) || len(ce.Problems) != 8 {
-		t.Fatalf("LoadConfig: %v, want the 8 mistakes", err)
+	if !errors.As(err, &ce) || len(ce.Problems) != 9 {
+		t.Fatalf("LoadConfig: %v, want the 9 mistakes", err)
 	}
 	if c.Servers != nil || c.Rate.Burst != 0 {
 		t.Errorf("a file with mistakes was used in part: %+v", c)
 	}
 	// One line per mistake, each naming the file (what doctor prints), and
 	// the warnings beside them.
-	if lines := strings.Split(err.Error(), "\n"); len(lines) != 8 || !strings.HasPrefix(lines[7], path+": line 22: history: keep") {
-		t.Errorf("LoadConfig's error has %d lines, want 8 each naming the file:\n%v", len(lines), err)
+	if lines := strings.Split(err.Error(), "\n"); len(lines) != 9 || !strings.HasPrefix(lines[8], path+": line 23: history: keep") {
+		t.Errorf("LoadConfig's error has %d lines, want 9 each naming the file:\n%v", len(lines), err)
 	}
 	if len(c.Warnings) != 3 {
 		t.Errorf("warnings with the mistakes: %q, want the 3 unknown keys", c.Warnings)
@@ -141,7 +143,7 @@ keep = "1y"
 	// fixed but for the unknown keys: the file applies, and the warnings
 	// still name them.
 	fixed := strings.NewReplacer(`"ten minutes"`, `"5m"`, "-2", "2", "every = 3", `every = "3s"`, `"maybe"`, `"decline"`,
-		"1.5", "1", `"-1s"`, `"1s"`, "-1", "10", `"1y"`, `"8760h"`).Replace(text)
+		"1.5", "1", `"-1s"`, `"1s"`, `"1us"`, `"1s"`, "-1", "10", `"1y"`, `"8760h"`).Replace(text)
 	if err := os.WriteFile(path, []byte(fixed), 0o600); err != nil {
 		t.Fatal(err)
 	}

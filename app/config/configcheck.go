@@ -200,7 +200,7 @@ func (r *ConfigReader) config(top map[string]toml.Primitive, c *Config) {
 			r.duration(p, nil, k, &c.Timeout)
 		case "keep_alive":
 			c.KeepAlive = new(Duration)
-			r.duration(p, nil, k, c.KeepAlive)
+			r.keepAlive(p, nil, k, c.KeepAlive)
 		case "rate":
 			r.table(p, nil, k, func(t map[string]toml.Primitive) {
 				r.rate(t, toml.Key{"rate"}, &c.Rate)
@@ -291,7 +291,7 @@ func (r *ConfigReader) server(t map[string]toml.Primitive, where toml.Key, sc *S
 		"every":   func(p toml.Primitive, k string) { r.duration(p, where, k, &sc.Every) },
 		"keep_alive": func(p toml.Primitive, k string) {
 			sc.KeepAlive = new(Duration)
-			r.duration(p, where, k, sc.KeepAlive)
+			r.keepAlive(p, where, k, sc.KeepAlive)
 		},
 		"guard": func(p toml.Primitive, k string) {
 			var v GuardValue
@@ -358,7 +358,16 @@ func (r *ConfigReader) table(p toml.Primitive, table toml.Key, key string, read 
 func (r *ConfigReader) duration(p toml.Primitive, table toml.Key, key string, d *Duration) {
 	var v DurationValue
 	if r.decode(p, table, key, &v, false) {
-		*d = Duration{time.Duration(v)}
+		*d = Duration{v.d}
+	}
+}
+
+// keepAlive reads a keep_alive: "0s" (none), or at least MinKeepAlive, so
+// that a host is not flooded with progress ("1us" sent 120,000 in 4 s).
+func (r *ConfigReader) keepAlive(p toml.Primitive, table toml.Key, key string, d *Duration) {
+	v := DurationValue{least: MinKeepAlive}
+	if r.decode(p, table, key, &v, false) {
+		*d = Duration{v.d}
 	}
 }
 
@@ -419,7 +428,7 @@ func (r *ConfigReader) line(p toml.Primitive, v toml.Unmarshaler) int {
 // words of the README's Configuration.
 type (
 	TableValue    struct{}
-	DurationValue time.Duration
+	DurationValue struct{ d, least time.Duration } // least: a value other than 0 is at least this
 	CountValue    struct{ n, least, most int }
 	RuleValue     string
 	FlagValue     bool
@@ -467,8 +476,10 @@ func (d *DurationValue) UnmarshalTOML(v any) error {
 		return fmt.Errorf("%q is not a duration like \"10m\" or \"90s\"", s)
 	case dur < 0:
 		return fmt.Errorf("cannot be negative: %q", s)
+	case dur > 0 && dur < d.least:
+		return fmt.Errorf("must be \"0s\" (never) or at least %q, not %q", d.least.String(), s)
 	}
-	*d = DurationValue(dur)
+	d.d = dur
 	return nil
 }
 
