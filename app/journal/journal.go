@@ -244,7 +244,12 @@ func (j *Journal) scheduleLocked() {
 // small record may fit where the spool's batch does not (a full disk
 // leaves bbolt its free pages), and Flush says when all are in.
 func (j *Journal) keepLocked(rec history.Record) (inHistory bool, err error) {
-	if j.store != nil {
+	// A word on a delivery waits behind the records that wait, as its
+	// record may be one of them: history settles a record it has, and a
+	// word that came first would settle nothing (a full disk left every
+	// delivered answer "not confirmed delivered").
+	wordWaits := rec.Source == history.SourceDelivery && (j.spooled > 0 || len(j.unsaved) > 0)
+	if j.store != nil && !wordWaits {
 		_, err := j.store.Add(rec)
 		if err == nil {
 			if j.spooled == 0 && len(j.unsaved) == 0 {
