@@ -189,7 +189,7 @@ func (j *Journal) State() State {
 }
 
 func (j *Journal) stateLocked() State {
-	st := State{Spooled: j.spooled, Unsaved: decisionsIn(j.unsaved), Lost: j.lost}
+	st := State{Spooled: j.spooled, Unsaved: DecisionsIn(j.unsaved), Lost: j.lost}
 	if j.why != nil {
 		st.Why = StorageSentence(j.why)
 		// History and the spool failed for reasons of their own (history
@@ -292,9 +292,9 @@ func (j *Journal) spoolLocked(rec history.Record) error {
 	return err
 }
 
-// decisionsIn counts the records of recs that are decisions: not words on
+// DecisionsIn counts the records of recs that are decisions: not words on
 // one's delivery (history.SourceDelivery).
-func decisionsIn(recs []history.Record) int {
+func DecisionsIn(recs []history.Record) int {
 	n := 0
 	for _, rec := range recs {
 		if rec.Source != history.SourceDelivery {
@@ -324,7 +324,7 @@ func (j *Journal) checkSpoolLocked() {
 	if gone <= 0 && len(missing) == 0 {
 		return
 	}
-	gone = max(gone, decisionsIn(missing))
+	gone = max(gone, DecisionsIn(missing))
 	j.held = slices.DeleteFunc(j.held, func(rec history.Record) bool { return rec.Key != "" && !keys[rec.Key] })
 	j.spooled = onDisk
 	for _, rec := range missing {
@@ -332,9 +332,9 @@ func (j *Journal) checkSpoolLocked() {
 			j.unsaved = append(j.unsaved, rec)
 		}
 	}
-	lost := gone - decisionsIn(missing)
+	lost := gone - DecisionsIn(missing)
 	j.Log("the spool %s lost %s before history took them (its directory was removed, or a file deleted or replaced); %d were still in memory and were written again, %d are lost",
-		j.spool.Dir, Decisions(gone), decisionsIn(missing), lost)
+		j.spool.Dir, Decisions(gone), DecisionsIn(missing), lost)
 	if lost == 0 {
 		return
 	}

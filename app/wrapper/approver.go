@@ -74,6 +74,8 @@ type Approver struct {
 	// unsaved are records neither a hub nor the spool could take (a full
 	// disk): they go to the next hub this client reaches.
 	unsaved []history.Record
+	// unsavedWhy is why the last of them could not be spooled.
+	unsavedWhy error
 	// spool keeps what the wrapper sent servers while no hub takes it.
 	spool *journal.Spool
 	// delivering counts the Delivered calls under way: close waits for
@@ -245,9 +247,10 @@ func (c *Approver) keepHere(rec history.Record, why string) {
 	}
 	c.mu.Lock()
 	c.unsaved = append(c.unsaved, rec)
-	n := len(c.unsaved)
+	c.unsavedWhy = err
+	n := journal.DecisionsIn(c.unsaved)
 	c.mu.Unlock()
-	if n == 1 || n%100 == 0 {
+	if rec.Source != history.SourceDelivery && (n == 1 || n%100 == 0) {
 		c.logf("elicitray: %s: %s could not be saved (%s; %s); this wrapper keeps them until a hub takes them", rec.Server, journal.Decisions(n), why, journal.StorageSentence(err))
 	}
 }
@@ -348,7 +351,7 @@ func (c *Approver) Close() {
 			sent = sent && err == nil
 		}
 		if sent {
-			c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", journal.Decisions(len(unsaved)), pid)
+			c.logf("elicitray: stopping; %s that could not be saved yet went to the hub (pid %d), which keeps them until the disk has room", journal.Decisions(journal.DecisionsIn(unsaved)), pid)
 			unsaved = nil
 		}
 	}
@@ -358,7 +361,9 @@ func (c *Approver) Close() {
 	if c.spool != nil {
 		c.spool.Close()
 	}
-	if n := len(unsaved); n > 0 {
-		c.logf("elicitray: stopping with %s that could not be saved anywhere (the disk is full?)", journal.Decisions(n))
+	if n := journal.DecisionsIn(unsaved); n > 0 {
+		c.logf("elicitray: stopping with %s that could not be saved anywhere: %s", journal.Decisions(n), journal.StorageSentence(c.unsavedWhy))
+	} else if len(unsaved) > 0 {
+		c.logf("elicitray: stopping; the word on %d answers' delivery could not be saved anywhere (%s): history shows them not confirmed delivered", len(unsaved), journal.StorageSentence(c.unsavedWhy))
 	}
 }

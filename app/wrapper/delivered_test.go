@@ -14,6 +14,7 @@ import (
 
 	"github.com/elicitray/elicitray/app/hubapi"
 
+	"github.com/elicitray/elicitray/app/internal/testkit"
 	"github.com/elicitray/elicitray/app/journal"
 
 	"github.com/elicitray/elicitray/app/paths"
@@ -95,4 +96,31 @@ func openUnder(dir string) []string {
 		}
 	}
 	return open
+}
+
+// TestCloseSaysWhatItCouldNotKeep (break-it): a wrapper whose spool is
+// refused (its directory replaced by a link) and that reaches no hub keeps
+// a decision and the word on its delivery in memory; as it stops it says
+// it lost one decision, and why, where it said four (it counted the words)
+// and guessed that the disk was full.
+func TestCloseSaysWhatItCouldNotKeep(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "spool")); err != nil {
+		t.Fatal(err)
+	}
+	var log testkit.SyncBuf
+	c := &Approver{
+		Paths: paths.Paths{History: filepath.Join(dir, "history.db")},
+		Hub:   &hubapi.Client{Dialer: func(context.Context) (net.Conn, int, error) { return nil, 0, hubapi.ErrNoHub }},
+		Log:   &log,
+	}
+	req := &bridge.Request{ID: "w1-1", Server: "srv", Message: "Deploy?", ReportsDelivery: true}
+	c.Reject(req, errors.New("a malformed request"))
+	c.Delivered(req, nil)
+	c.Close()
+	said := log.String()
+	if want := "stopping with 1 decision that could not be saved anywhere: "; !strings.Contains(said, want) || !strings.Contains(said, "link") || strings.Contains(said, "disk is full") {
+		t.Errorf("the wrapper's log says:\n%s\nwant %q and the link it refused, not a full disk", said, want)
+	}
 }
