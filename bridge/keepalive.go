@@ -115,7 +115,7 @@ func (k *keepAlive) noteCall(key string, params []byte) {
 	if !ok {
 		return
 	}
-	tokenKey, ok := idKey(token)
+	tokenKey, ok := progressTokenKey(token)
 	if !ok {
 		return
 	}
@@ -259,7 +259,7 @@ func (k *keepAlive) fromServer(line, params []byte) bool {
 	if !ok {
 		return false
 	}
-	tokenKey, ok := idKey(token)
+	tokenKey, ok := progressTokenKey(token)
 	if !ok {
 		return false
 	}
@@ -307,4 +307,22 @@ func formatProgress(v float64) string { return strconv.FormatFloat(v, 'f', -1, 6
 func totalAbove(total []byte, v float64) bool {
 	t, err := strconv.ParseFloat(string(total), 64)
 	return err == nil && t > v
+}
+
+// progressTokenKey is the key of a progressToken: a string, or any number
+// (MCP's ProgressToken; ids are strings or integers only, idKey). A number
+// is keyed by its value, so that 1e2 and 100 are one token, as a server that
+// decoded and wrote it again may spell it.
+func progressTokenKey(token json.RawMessage) (string, bool) {
+	if key, ok := idKey(token); ok {
+		return key, true
+	}
+	var f float64
+	if json.Unmarshal(token, &f) != nil || math.IsInf(f, 0) {
+		return "", false
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return "n:" + strconv.FormatInt(int64(f), 10), true
+	}
+	return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
 }

@@ -249,7 +249,7 @@ func TestKeepAliveOnlyWithAToken(t *testing.T) {
 	}{
 		{"no token", time.Millisecond, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{}}}`},
 		{"keep-alive off", 0, keepAliveCall},
-		{"token not a string or integer", time.Millisecond, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{},"_meta":{"progressToken":1.5}}}`},
+		{"token not a string or number", time.Millisecond, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{},"_meta":{"progressToken":true}}}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, r, _ := newPeer(t, func(**Relay) *Options { return &Options{KeepAlive: c.every} })
@@ -333,5 +333,38 @@ func TestKeepAliveSetWhileRunning(t *testing.T) {
 	p.serverSends(reply)
 	if got := p.hostGets(); got != reply {
 		t.Errorf("host got %q with the keep-alive turned off, want the call's reply", got)
+	}
+}
+
+// TestKeepAliveAnyNumberToken: a progressToken may be any number (MCP's
+// ProgressToken), not only an integer as ids are: calls with 1.5 and 1e2
+// hear the keep-alive under their tokens as written, and a server's own
+// progress for 100 counts as 1e2's (break-it: neither heard any, and the
+// host timed out while the window was open).
+func TestKeepAliveAnyNumberToken(t *testing.T) {
+	prompts := newAnswerablePrompts()
+	p, _, _ := newPeer(t, func(**Relay) *Options { return &Options{Approver: prompts, KeepAlive: time.Millisecond} })
+	p.initialize()
+	p.hostSends(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{},"_meta":{"progressToken":1.5}}}`)
+	p.serverGets()
+	p.hostSends(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"migrate","arguments":{},"_meta":{"progressToken":1e2}}}`)
+	p.serverGets()
+	p.serverSends(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":100,"progress":7}}`)
+	if n := progressOf(t, p.hostGets()); string(n.Params.Token) != "100" || n.Params.Progress != 7 {
+		t.Fatalf("the server's progress reached the host as %+v", n)
+	}
+	p.serverSends(keepAliveElicit)
+	<-prompts.asked
+	heard := map[string]float64{}
+	for len(heard) < 2 {
+		n := progressOf(t, p.hostGets())
+		heard[string(n.Params.Token)] = n.Params.Progress
+	}
+	if _, ok := heard["1.5"]; !ok || heard["1e2"] <= 7 {
+		t.Fatalf("keep-alive for %v, want 1.5's and 1e2's, the latter above the server's 7", heard)
+	}
+	prompts.answers <- &Result{Action: ActionCancel}
+	if answer := p.serverGets(); !strings.Contains(answer, `"e1"`) {
+		t.Fatalf("server got %q, want the answer to e1", answer)
 	}
 }
