@@ -39,8 +39,10 @@ import (
 //
 // What the window shows of the tool (its title, description and
 // destructiveHint) is learned from the server's tools/list results as they
-// pass to the host: a tool the host calls without having listed it is
-// shown by name only, and GuardDestructive cannot know it is destructive.
+// pass to the host, and before any from the definitions the user has seen
+// in earlier runs (Options.Pins, ToolPins.Known): only a tool never listed
+// is shown by name only, and GuardDestructive cannot know it is
+// destructive.
 
 // ModeToolCall is the Mode of a Request that asks the user to approve a
 // tools/call (guard.go), and the mode history records for it: its kind,
@@ -95,6 +97,12 @@ type ToolPins interface {
 	// Pending returns the tools whose changes wait for the user from an
 	// earlier run: the relay holds their calls before any list.
 	Pending() map[string]ToolChange
+	// Known returns the definitions of the tools the user has seen of the
+	// server, from earlier runs (a changed tool's twice: the one they
+	// have, and the one listed since): until the host lists the tools,
+	// what the relay knows of them (their approval window's text, and
+	// whether they say they are destructive).
+	Known() []ToolDef
 	// Listed takes the definitions of one tools/list result, in its
 	// order, and returns those among them whose definitions changed since
 	// the user saw them and are not accepted. On an error (the pins could
@@ -185,6 +193,11 @@ func newGuard(r *Relay) *guard {
 	}
 	g.set(r.opts.Guard, r.opts.GuardDestructive)
 	if g.pins != nil {
+		// A host may call a tool it did not list (it listed in an
+		// earlier session): guard_destructive still knows it.
+		for _, d := range g.pins.Known() {
+			g.tools[d.Name] = d.info(g.tools[d.Name].destructive)
+		}
 		for name, c := range g.pins.Pending() {
 			g.note(name, c.Account, true)
 		}
@@ -265,25 +278,7 @@ func (g *guard) fromServer(id, result json.RawMessage) {
 	defs := listedTools(result)
 	learned := make(map[string]toolInfo, len(defs))
 	for _, d := range defs {
-		info := toolInfo{text: Guard{Title: d.Title, Description: d.Description}, destructive: learned[d.Name].destructive}
-		// Annotations read two ways by hosts are a pair (listedTools):
-		// destructive when either reading says so.
-		readings := []json.RawMessage{d.Annotations}
-		if len(d.Annotations) > 0 && d.Annotations[0] == '[' {
-			_ = json.Unmarshal(d.Annotations, &readings)
-		}
-		for _, a := range readings {
-			var ann map[string]json.RawMessage
-			_ = json.Unmarshal(a, &ann) // absent or not an object: no annotations
-			if info.text.Title == "" {
-				_ = json.Unmarshal(ann["title"], &info.text.Title)
-			}
-			// Only an explicit true: the spec's default (true, when
-			// readOnlyHint is false) would guard every unannotated tool.
-			// A name listed twice is destructive when either says so.
-			info.destructive = info.destructive || string(ann["destructiveHint"]) == "true"
-		}
-		learned[d.Name] = info
+		learned[d.Name] = d.info(learned[d.Name].destructive)
 	}
 	maps.Copy(g.tools, learned)
 	g.mu.Unlock()
@@ -314,6 +309,30 @@ func (g *guard) fromServer(id, result json.RawMessage) {
 			go g.tellChange(g.d.arrivals.take(g.w.ctx), name, changed[name].Account)
 		}
 	}
+}
+
+// info is what d says of its tool; destructive when it says so, or when
+// destructive is set already (a name defined twice is destructive when
+// either definition says so).
+func (d ToolDef) info(destructive bool) toolInfo {
+	info := toolInfo{text: Guard{Title: d.Title, Description: d.Description}, destructive: destructive}
+	// Annotations read two ways by hosts are a pair (listedTools):
+	// destructive when either reading says so.
+	readings := []json.RawMessage{d.Annotations}
+	if len(d.Annotations) > 0 && d.Annotations[0] == '[' {
+		_ = json.Unmarshal(d.Annotations, &readings)
+	}
+	for _, a := range readings {
+		var ann map[string]json.RawMessage
+		_ = json.Unmarshal(a, &ann) // absent or not an object: no annotations
+		if info.text.Title == "" {
+			_ = json.Unmarshal(ann["title"], &info.text.Title)
+		}
+		// Only an explicit true: the spec's default (true, when
+		// readOnlyHint is false) would guard every unannotated tool.
+		info.destructive = info.destructive || string(ann["destructiveHint"]) == "true"
+	}
+	return info
 }
 
 // listOf returns the key of the host's tools/list in flight that a reply

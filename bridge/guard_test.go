@@ -459,3 +459,35 @@ func TestGuardDestructiveReadEitherWay(t *testing.T) {
 		t.Fatalf("server got %q, want the approved call", got)
 	}
 }
+
+// TestGuardDestructiveKnownFromEarlierRuns (a new user's finding): a host
+// that calls a tool without listing the tools first (it listed them in an
+// earlier session) gets its call of a tool the user has seen marked
+// destructive held all the same, its window showing what the tool said;
+// a tool never seen goes on as before. Before, guard_destructive let it
+// through without a word.
+func TestGuardDestructiveKnownFromEarlierRuns(t *testing.T) {
+	a := newGuardApprover()
+	pins := newMemPins()
+	pins.known = []ToolDef{
+		{Name: "delete_bookings", Description: "Deletes a customer's bookings", Annotations: []byte(`{"destructiveHint":true}`)},
+		{Name: "lookup", Annotations: []byte(`{"destructiveHint":false}`)},
+	}
+	p := startPeer(t, &Options{Server: "bookings", Approver: a, Pins: pins, GuardDestructive: true})
+	p.initialize()
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_bookings","arguments":{"customer":"วัชระ"}}}`
+	p.hostSends(call)
+	ask := <-a.asked
+	if ask.req.Mode != ModeToolCall || ask.req.Tool != "delete_bookings" || !strings.Contains(ask.req.Message, "Deletes a customer's bookings") {
+		t.Fatalf("asked %q of %q:\n%s\nwant the call held, the tool described", ask.req.Mode, ask.req.Tool, ask.req.Message)
+	}
+	ask.answer <- &Result{Action: ActionAccept, DecidedBy: DecidedByUser}
+	if got := p.serverGets(); got != call {
+		t.Fatalf("server got %q, want the approved call", got)
+	}
+	lookup := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`
+	p.hostSends(lookup)
+	if got := p.serverGets(); got != lookup {
+		t.Fatalf("server got %q, want the call of a tool not destructive, not held", got)
+	}
+}

@@ -16,6 +16,7 @@ type memPins struct {
 	changed  map[string]string
 	accepted bool
 	pending  map[string]ToolChange // Pending's
+	known    []ToolDef             // Known's
 	fail     bool                  // Listed fails
 	// acceptedNow closes when Accept is first called.
 	acceptedNow chan struct{}
@@ -26,6 +27,8 @@ type memPins struct {
 }
 
 func (m *memPins) Pending() map[string]ToolChange { return m.pending }
+
+func (m *memPins) Known() []ToolDef { return m.known }
 
 func (m *memPins) Listed(list []ToolDef) (map[string]ToolChange, error) {
 	m.mu.Lock()

@@ -54,6 +54,23 @@ func (s *pins) Pending() map[string]bridge.ToolChange {
 	return out
 }
 
+func (s *pins) Known() []bridge.ToolDef {
+	pinned, err := s.store.Server(s.server)
+	if err != nil {
+		s.say(err)
+		return nil
+	}
+	var out []bridge.ToolDef
+	for name, t := range pinned {
+		for _, d := range []*toolpins.Def{&t.Def, t.Changed} {
+			if d != nil {
+				out = append(out, bridge.ToolDef{Name: name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Annotations: d.Annotations})
+			}
+		}
+	}
+	return out
+}
+
 func (s *pins) Listed(defs []bridge.ToolDef) (map[string]bridge.ToolChange, error) {
 	in := make([]toolpins.Named, len(defs))
 	for i, d := range defs {
