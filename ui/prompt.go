@@ -513,11 +513,19 @@ func (v *promptView) build() fyne.CanvasObject {
 	if l := imitationIn(v.p); l != "" {
 		header = container.NewVBox(header, imitationWarning(l))
 	}
-	message := messageBox(v.p.Message)
-
 	// Rows are gathered first and laid out once: Container.Add lays out
 	// again each time.
 	var rows []fyne.CanvasObject
+	top := []fyne.CanvasObject{header, widget.NewSeparator()}
+	if v.p.Form == nil || len(v.p.Form.Fields) == 0 {
+		// Nothing to fill in (a tool call's approval, a tool change): the
+		// message is the window's body, as tall as it is up to the
+		// window's cap, scrolling beyond; in a box of its own it hid a
+		// call's arguments below the first, over empty space.
+		rows = append(rows, newBidiLabel(messageText(v.p.Message), true))
+	} else {
+		top = append(top, messageBox(v.p.Message), widget.NewSeparator())
+	}
 	if v.p.Form != nil {
 		defaults := v.p.Form.Defaults()
 		checks := checkBoxes(v.p.Form)
@@ -564,7 +572,7 @@ func (v *promptView) build() fyne.CanvasObject {
 	buttons := container.NewBorder(nil, nil, nil,
 		container.NewHBox(v.cancel, v.decline, v.submit), hinted(v.hint))
 
-	v.top = container.NewVBox(header, widget.NewSeparator(), message, widget.NewSeparator())
+	v.top = container.NewVBox(top...)
 	if len(v.rememberedRows()) > 0 {
 		v.top.(*fyne.Container).Add(v.buildLastAnswers())
 	}

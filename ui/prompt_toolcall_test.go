@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
 )
@@ -81,5 +84,43 @@ func TestPromptToolChange(t *testing.T) {
 				t.Errorf("answers mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPromptToolCallShowsEveryArgument (a new user's finding): the
+// approval window opens tall enough for the whole message, every argument
+// of the call in view above the buttons. Before, the message scrolled in
+// a box 160 high, the record to be deleted out of view below the first
+// argument, over empty space.
+func TestPromptToolCallShowsEveryArgument(t *testing.T) {
+	a := test.NewTempApp(t)
+	msg := "The host asks to run the tool \"delete_bookings\" (Delete bookings).\n" +
+		"Deletes every booking of a customer. It cannot be undone.\n\nArguments:\n" +
+		"  api_token: •••••• (hidden: looks secret)\n"
+	for i := range 8 {
+		msg += fmt.Sprintf("  booking_%d: ห้องพัก %d คืน วัชระ\n", i, i+1)
+	}
+	msg += "  reason: ลูกค้ายกเลิก"
+	pw := ShowPrompt(a, &Prompt{Server: "bookings", Tool: "delete_bookings", ToolCall: true, Message: msg}, func(Answer) {})
+	defer pw.Close()
+	pw.win.Resize(pw.view.size())
+	var box *container.Scroll
+	var label *bidiLabel
+	walkVisible(pw.win.Content(), func(o fyne.CanvasObject) bool {
+		if s, ok := o.(*container.Scroll); ok && box == nil {
+			walkVisible(s.Content, func(o fyne.CanvasObject) bool {
+				if l, ok := o.(*bidiLabel); ok && strings.Contains(l.Text, "reason:") {
+					box, label = s, l
+				}
+				return true
+			})
+		}
+		return true
+	})
+	if box == nil {
+		t.Fatal("the message is not in the window")
+	}
+	if label.MinSize().Height > box.Size().Height {
+		t.Errorf("the message is %v tall in a view %v tall: arguments are out of view", label.MinSize().Height, box.Size().Height)
 	}
 }
