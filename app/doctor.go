@@ -114,6 +114,7 @@ func (d *doctor) run(ctx context.Context) {
 	hubPID, hubVersion, hubErr := d.hub(ctx)
 	d.hubPID, d.hubRunning = hubPID, hubErr == nil
 	d.bus(ctx, d.display(ctx))
+	d.fonts(ctx)
 	d.runDir()
 	d.reportHub(hubPID, hubVersion, hubErr)
 	d.history()
