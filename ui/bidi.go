@@ -59,22 +59,33 @@ func bidiText(s string) string {
 func bidiWrapped(s string, width, size float32, style fyne.TextStyle) string {
 	paras := strings.Split(s, "\n")
 	for i, para := range paras {
-		wrapped := prewrap(para, width, size, style)
 		if !strings.ContainsFunc(para, rtlRune) {
-			paras[i] = wrapped
+			paras[i] = prewrap(para, width, size, style)
 			continue
 		}
 		level := paragraphLevel([]rune(para))
-		lines := strings.Split(wrapped, "\n")
-		for j, line := range lines {
-			// A line of a right-to-left paragraph is laid out right to
-			// left even when it holds no right-to-left letter: "以色列。"
-			// ending an Arabic paragraph draws its full stop at the left.
-			if level == 1 || strings.ContainsFunc(line, rtlRune) {
-				lines[j] = visualLine([]rune(line), level)
+		// A line reordered may measure a little wider than as written
+		// (the marks that keep its pieces apart, a font's rounding):
+		// broken again a little narrower until every line fits, or Fyne
+		// would break it again from its left.
+		for try := width; ; {
+			lines := strings.Split(prewrap(para, try, size, style), "\n")
+			over := float32(0)
+			for j, line := range lines {
+				// A line of a right-to-left paragraph is laid out right to
+				// left even when it holds no right-to-left letter: "以色列。"
+				// ending an Arabic paragraph draws its full stop at the left.
+				if level == 1 || strings.ContainsFunc(line, rtlRune) {
+					lines[j] = visualLine([]rune(line), level)
+				}
+				over = max(over, fyne.MeasureText(lines[j], size, style).Width-width)
 			}
+			paras[i] = strings.Join(lines, "\n")
+			if over <= 0 || try <= width/2 {
+				break
+			}
+			try -= over
 		}
-		paras[i] = strings.Join(lines, "\n")
 	}
 	return strings.Join(paras, "\n")
 }
