@@ -187,16 +187,22 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			l.answer(req, encodeResult(id, l.d.overrule(req, by, cause.Error())))
 			return
 		case errors.Is(cause, ErrServerGone):
-			// Nobody answered, and no server is left to answer. History
-			// keeps that even where no hub took the request (none ran,
-			// or it was still starting): a hub that did keeps the same
-			// record, once, under the request's key.
-			l.d.overrule(req, DecidedByError, cause.Error())
+			// No server is left to answer. Where nobody decided, history
+			// keeps that even if no hub took the request (none ran, or it
+			// was still starting); a hub that did keeps the same record,
+			// once, under the request's key. A decision made meanwhile
+			// stays the hub's record, not delivered.
+			if v.by == "" {
+				l.d.overrule(req, DecidedByError, cause.Error())
+			}
 			l.d.delivered(req, cause)
 			return
 		case pctx.Err() != nil:
-			// The relay stopped: nobody is left to answer.
-			l.d.overrule(req, DecidedByError, cause.Error())
+			// The relay stopped: nobody is left to answer. (cause was read
+			// before: it may have stopped since.)
+			if v.by == "" {
+				l.d.overrule(req, DecidedByError, context.Cause(pctx).Error())
+			}
 			l.d.delivered(req, ErrNotWritten)
 			return
 		}
