@@ -33,19 +33,53 @@ import (
 // once the server says it listens.
 func everythingHTTP(t *testing.T, mode string) string {
 	t.Helper()
+	url, _, _ := everythingHTTPPort(t, mode)
+	return url
+}
+
+// everythingHTTPPort is everythingHTTP, with the port it listens on and
+// stop, which kills it (as a crash would) and waits for it to be gone.
+func everythingHTTPPort(t *testing.T, mode string) (url string, stop func(), port int) {
+	t.Helper()
+	// A port free a moment ago may be another test's by the time the
+	// server binds it: then it says nothing of listening, and exits, and
+	// another port is tried.
+	for range 5 {
+		port = freePort(t)
+		if url, stop, ok := startEverythingHTTP(t, mode, port); ok {
+			return url, stop, port
+		}
+	}
+	t.Fatalf("server-everything (%s) listened on none of five free ports", mode)
+	return "", nil, 0
+}
+
+// freePort is a TCP port of 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	url, _ := everythingHTTPOn(t, mode, port)
-	return url
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 // everythingHTTPOn is everythingHTTP on port; stop kills the server (as a
 // crash would) and waits for it to be gone.
 func everythingHTTPOn(t *testing.T, mode string, port int) (url string, stop func()) {
+	t.Helper()
+	url, stop, ok := startEverythingHTTP(t, mode, port)
+	if !ok {
+		t.Fatalf("server-everything (%s) did not listen on port %d", mode, port)
+	}
+	return url, stop
+}
+
+// startEverythingHTTP starts server-everything in mode on port, and
+// reports whether it said it listens there (else it has ended: the port
+// was taken).
+func startEverythingHTTP(t *testing.T, mode string, port int) (url string, stop func(), listening bool) {
 	t.Helper()
 	server := everythingServer(t)
 	cmd := exec.Command(nodeBin(t), server, mode)
@@ -60,26 +94,29 @@ func everythingHTTPOn(t *testing.T, mode string, port int) (url string, stop fun
 	var once sync.Once
 	stop = func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
 	t.Cleanup(stop)
-	ready := make(chan struct{})
+	// "Server is running on port N" (sse), "… listening on port N"
+	// (streamableHttp); an error that names the port is not it.
+	says := fmt.Sprintf("on port %d", port)
+	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		said := false
 		for sc.Scan() {
-			if !said && strings.Contains(sc.Text(), fmt.Sprint(port)) {
+			if !said && strings.HasSuffix(sc.Text(), says) {
 				said = true
-				close(ready)
+				ready <- true
 			}
 		}
 		if !said {
-			close(ready)
+			ready <- false
 		}
 	}()
-	<-ready
+	listening = <-ready
 	path := "/mcp"
 	if mode == "sse" {
 		path = "/sse"
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d%s", port, path), stop
+	return fmt.Sprintf("http://127.0.0.1:%d%s", port, path), stop, listening
 }
 
 // nodeBin is the node that runs server-everything: PATH's.
@@ -313,13 +350,7 @@ func TestEndToEndHTTPHostCancels(t *testing.T) {
 // restarted under a wrapper; the next call gets the sentence about the
 // lost session, and the wrapper exits so that the host can start it again.
 func TestEndToEndHTTPEverythingRestarts(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	url, stop := everythingHTTPOn(t, "streamableHttp", port)
+	url, stop, port := everythingHTTPPort(t, "streamableHttp")
 	d := newParallelDesktop(t)
 	cs := d.connectWrap(nil, "2025-11-25", []string{"--name", "restarts", "--url", url})
 	if got := d.result(d.callWith(cs, "echo", map[string]any{"message": "before"})); got != "Echo: before" {
@@ -327,7 +358,7 @@ func TestEndToEndHTTPEverythingRestarts(t *testing.T) {
 	}
 	stop()
 	everythingHTTPOn(t, "streamableHttp", port)
-	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "after"}})
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "after"}})
 	if err == nil || !strings.Contains(err.Error(), "no longer knows this session") {
 		t.Fatalf("call after the restart: %v, want an error naming the lost session%s", err, d.diagnostics())
 	}
