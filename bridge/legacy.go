@@ -186,24 +186,22 @@ func (l *legacy) fromServer(line, id, params json.RawMessage) {
 			}
 			l.answer(req, encodeResult(id, l.d.overrule(req, by, cause.Error())))
 			return
-		case errors.Is(cause, ErrServerGone):
-			// No server is left to answer. Where nobody decided, history
-			// keeps that even if no hub took the request (none ran, or it
-			// was still starting); a hub that did keeps the same record,
-			// once, under the request's key. A decision made meanwhile
-			// stays the hub's record, not delivered.
+		case pctx.Err() != nil:
+			// Nobody is left to answer: the server exited (ErrServerGone),
+			// or the relay stopped (cause was read before: it may have
+			// stopped since). Where nobody decided, history keeps that even
+			// if no hub took the request (none ran, or it was still
+			// starting); a hub that did keeps the same record, once, under
+			// the request's key. A decision made meanwhile stays the hub's
+			// record, not delivered.
+			cause = context.Cause(pctx)
 			if v.by == "" {
 				l.d.overrule(req, DecidedByError, cause.Error())
 			}
-			l.d.delivered(req, cause)
-			return
-		case pctx.Err() != nil:
-			// The relay stopped: nobody is left to answer. (cause was read
-			// before: it may have stopped since.)
-			if v.by == "" {
-				l.d.overrule(req, DecidedByError, context.Cause(pctx).Error())
+			if !errors.Is(cause, ErrServerGone) {
+				cause = ErrNotWritten
 			}
-			l.d.delivered(req, ErrNotWritten)
+			l.d.delivered(req, cause)
 			return
 		}
 		cancel(nil)
