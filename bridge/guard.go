@@ -94,15 +94,14 @@ type ToolChange struct {
 
 // ToolPins is the user's pinned tool definitions (Options.Pins).
 type ToolPins interface {
-	// Pending returns the tools whose changes wait for the user from an
-	// earlier run: the relay holds their calls before any list.
-	Pending() map[string]ToolChange
-	// Known returns the definitions of the tools the user has seen of the
-	// server, from earlier runs (a changed tool's twice: the one they
-	// have, and the one listed since): until the host lists the tools,
-	// what the relay knows of them (their approval window's text, and
-	// whether they say they are destructive).
-	Known() []ToolDef
+	// Known returns what earlier runs left of the server's tools: the
+	// definitions the user has seen (a changed tool's twice: the one they
+	// have, and the one listed since), which are what the relay knows of
+	// them until the host lists the tools (their approval window's text,
+	// and whether they say they are destructive); and the tools whose
+	// changes wait for the user, whose calls the relay holds before any
+	// list.
+	Known() (defs []ToolDef, pending map[string]ToolChange)
 	// Listed takes the definitions of one tools/list result, in its
 	// order, and returns those among them whose definitions changed since
 	// the user saw them and are not accepted. On an error (the pins could
@@ -195,10 +194,11 @@ func newGuard(r *Relay) *guard {
 	if g.pins != nil {
 		// A host may call a tool it did not list (it listed in an
 		// earlier session): guard_destructive still knows it.
-		for _, d := range g.pins.Known() {
+		defs, pending := g.pins.Known()
+		for _, d := range defs {
 			g.tools[d.Name] = d.info(g.tools[d.Name].destructive)
 		}
-		for name, c := range g.pins.Pending() {
+		for name, c := range pending {
 			g.note(name, c.Account, true)
 		}
 	}

@@ -15,8 +15,8 @@ type memPins struct {
 	mu       sync.Mutex
 	changed  map[string]string
 	accepted bool
-	pending  map[string]ToolChange // Pending's
 	known    []ToolDef             // Known's
+	pending  map[string]ToolChange // Known's
 	fail     bool                  // Listed fails
 	// acceptedNow closes when Accept is first called.
 	acceptedNow chan struct{}
@@ -26,9 +26,7 @@ type memPins struct {
 	toldNow chan string
 }
 
-func (m *memPins) Pending() map[string]ToolChange { return m.pending }
-
-func (m *memPins) Known() []ToolDef { return m.known }
+func (m *memPins) Known() ([]ToolDef, map[string]ToolChange) { return m.known, m.pending }
 
 func (m *memPins) Listed(list []ToolDef) (map[string]ToolChange, error) {
 	m.mu.Lock()

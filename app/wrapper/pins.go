@@ -36,39 +36,28 @@ type pins struct {
 	said string
 }
 
-func (s *pins) Pending() map[string]bridge.ToolChange {
+func (s *pins) Known() ([]bridge.ToolDef, map[string]bridge.ToolChange) {
 	pinned, err := s.store.Server(s.server)
 	if err != nil {
 		s.say(err)
-		return nil
+		return nil, nil
 	}
-	out := map[string]bridge.ToolChange{}
+	var defs []bridge.ToolDef
+	pending := map[string]bridge.ToolChange{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, t := range pinned {
-		if t.Changed != nil {
-			s.seen[name] = *t.Changed
-			out[name] = bridge.ToolChange{Account: toolpins.Diff(t.Def, *t.Changed)}
-		}
-	}
-	return out
-}
-
-func (s *pins) Known() []bridge.ToolDef {
-	pinned, err := s.store.Server(s.server)
-	if err != nil {
-		s.say(err)
-		return nil
-	}
-	var out []bridge.ToolDef
-	for name, t := range pinned {
 		for _, d := range []*toolpins.Def{&t.Def, t.Changed} {
 			if d != nil {
-				out = append(out, bridge.ToolDef{Name: name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Annotations: d.Annotations})
+				defs = append(defs, bridge.ToolDef{Name: name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema, Annotations: d.Annotations})
 			}
 		}
+		if t.Changed != nil {
+			s.seen[name] = *t.Changed
+			pending[name] = bridge.ToolChange{Account: toolpins.Diff(t.Def, *t.Changed)}
+		}
 	}
-	return out
+	return defs, pending
 }
 
 func (s *pins) Listed(defs []bridge.ToolDef) (map[string]bridge.ToolChange, error) {

@@ -59,7 +59,7 @@ func TestPinsTwoWrappersOneName(t *testing.T) {
 	if _, err := b.Listed(old); err != nil {
 		t.Fatal(err)
 	}
-	if pending := Pins(p, "s1", io.Discard).Pending(); pending["echo"].Account == "" {
+	if _, pending := Pins(p, "s1", io.Discard).Known(); pending["echo"].Account == "" {
 		t.Errorf("a new wrapper has pending %v, want echo's change", pending)
 	}
 }
