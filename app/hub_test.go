@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/elicitray/elicitray/app/config"
 	"github.com/elicitray/elicitray/app/hubapi"
 	"github.com/elicitray/elicitray/app/internal/hubkit"
 	"github.com/elicitray/elicitray/app/internal/testkit"
@@ -421,14 +419,7 @@ func TestHubURLMode(t *testing.T) {
 // when its own ends, says only that nobody answered.
 func TestHubTimeoutNeverShown(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	path := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(path, []byte("[servers.jira]\ntimeout = \"1ms\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, _ := configOf(t, "[servers.jira]\ntimeout = \"1ms\"\n")
 	h.SetConfig(cfg)
 	first := hubkit.ApproveAsync(c, context.Background(), hubkit.FormRequest("github", "first"))
 	shown := <-sp.Shown

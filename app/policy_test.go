@@ -51,6 +51,20 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// configOf is text as a config.toml of its own, loaded, and its path.
+func configOf(t *testing.T, text string) (config.Config, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, path
+}
+
 // policyHub is runTestHub with cfg as the policy and a fake clock.
 func policyHub(t *testing.T, cfg config.Config) (*hub.Hub, *hubkit.ScriptedPrompter, *wrapper.Approver, *fakeClock) {
 	t.Helper()
@@ -514,14 +528,7 @@ func TestConfigReload(t *testing.T) {
 // "asks" for a server whose rule declines), and which are muted.
 func TestStatusShowsRules(t *testing.T) {
 	h, sp, c := runTestHub(t, time.Hour)
-	path := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(path, []byte("[servers.ci]\nrule = \"decline\"\n[servers.bot]\nrule = \"accept-defaults\"\n[servers.noisy]\nrule = \"cancel\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, path := configOf(t, "[servers.ci]\nrule = \"decline\"\n[servers.bot]\nrule = \"accept-defaults\"\n[servers.noisy]\nrule = \"cancel\"\n")
 	h.Mu.Lock()
 	h.Config, h.ConfigPath = cfg, path
 	h.Mu.Unlock()
