@@ -383,14 +383,11 @@ func PrefillValues(form *elicit.Form, message string, values map[string]any) map
 	out := map[string]any{}
 	for i := range form.Fields {
 		f := &form.Fields[i]
-		v, ok := values[f.Name]
-		if !ok || !f.Prefillable() {
-			continue
+		// A value kept that the rule refuses now, or that no longer fits
+		// the question's constraints, is not pre-filled.
+		if s, isText := values[f.Name].(string); isText && Prefills(f, s, message) && f.Check(s) == nil {
+			out[f.Name] = s
 		}
-		if s, isText := v.(string); !isText || !Prefills(f, s, message) || f.Check(s) != nil {
-			continue // the question changed its constraints: not this value
-		}
-		out[f.Name] = v
 	}
 	if len(out) == 0 {
 		return nil
