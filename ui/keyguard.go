@@ -95,7 +95,22 @@ func (b *promptBase) attend() {
 		return
 	}
 	b.attended = true
-	if b.cue != nil && b.cue.Text == lang.L(attendCue) {
+	b.unsay(lang.L(attendCue))
+}
+
+// say shows text on the cue line, keeping what it said for unsay.
+func (b *promptBase) say(text string) {
+	if b.cue == nil || b.cue.Text == text {
+		return
+	}
+	b.cueWas = b.cue.Text
+	b.cue.SetText(text)
+}
+
+// unsay puts back what the cue line said before text, if it says text
+// still (the line is the user's language: text is too).
+func (b *promptBase) unsay(text string) {
+	if b.cue != nil && b.cue.Text == text {
 		b.cue.SetText(b.cueWas)
 	}
 }
@@ -107,10 +122,7 @@ func (b *promptBase) attend() {
 func (b *promptBase) hold(ready func()) {
 	b.held = true
 	b.ready = ready
-	if b.cue != nil {
-		b.cueWas = b.cue.Text
-		b.cue.SetText(lang.L(heldCue))
-	}
+	b.say(lang.L(heldCue))
 	b.dimmed = b.dimmed[:0]
 	for _, k := range b.answering {
 		if k != nil && !k.Disabled() {
@@ -133,17 +145,14 @@ func (b *promptBase) arm() {
 		k.Enable()
 	}
 	b.dimmed = nil
-	if b.cue != nil && b.cue.Text == heldCue {
-		b.cue.SetText(b.cueWas)
-	}
+	b.unsay(lang.L(heldCue))
 	if b.ready != nil {
 		b.ready()
 		b.ready = nil
 	}
-	if b.typedWhileHeld && !b.attended && b.cue != nil {
+	if b.typedWhileHeld && !b.attended {
 		// Said now, not after a refused key: the window looks ready.
-		b.cueWas = b.cue.Text
-		b.cue.SetText(lang.L(attendCue))
+		b.say(lang.L(attendCue))
 	}
 }
 
@@ -186,10 +195,7 @@ func (b *promptBase) guarded(f func()) func() {
 			// Half a second's pause in someone's typing (to read what
 			// they wrote) armed the window; their Return is not an answer
 			// to a window they never looked at. The window says why.
-			if b.cue != nil && b.cue.Text != lang.L(attendCue) {
-				b.cueWas = b.cue.Text
-				b.cue.SetText(lang.L(attendCue))
-			}
+			b.say(lang.L(attendCue))
 			return
 		}
 		b.keys.act(f)
@@ -229,8 +235,7 @@ func (b *promptBase) heldAgain() {
 	if b.cue == nil || b.cue.Text == lang.L(heldCue) {
 		return
 	}
-	b.cueWas = b.cue.Text
-	b.cue.SetText(lang.L(heldCue))
+	b.say(lang.L(heldCue))
 	var back func()
 	back = func() {
 		if b.finished || b.cue.Text != lang.L(heldCue) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"github.com/elicitray/elicitray/ui/lang"
 	"os"
 	"testing"
 	"time"
@@ -153,4 +154,29 @@ func TestHeldPromptSaysSo(t *testing.T) {
 		t.Errorf("armed URL prompt: focus %T, Open dimmed %v, hint %q; want Cancel, Open on, no hint", f, u.urlView.open.Disabled(), u.urlView.hint.Text)
 	}
 	u.Close()
+}
+
+// TestArmedPromptSaysReadyInChinese: armed, a prompt in Chinese no longer
+// says it takes input in a moment. Before, the held line was compared with
+// its English text, and a Chinese window went on saying it was not ready
+// while it was.
+func TestArmedPromptSaysReadyInChinese(t *testing.T) {
+	withLocale(t, map[string]string{"LANG": "zh_CN.UTF-8"})
+	a := test.NewTempApp(t)
+	pw := ShowPrompt(a, &Prompt{Server: "prod", Tool: "deploy", ToolCall: true, Message: "运行工具 deploy？"}, func(Answer) {})
+	defer pw.Close()
+	held := pw.view.hint.Text
+	if held != lang.L(heldCue) || held == heldCue {
+		t.Fatalf("held, the line says %q, want %q in Chinese", held, heldCue)
+	}
+	pw.arm()
+	if got := pw.view.hint.Text; got == held {
+		t.Errorf("armed, the line still says %q", got)
+	}
+	u := ShowURLPrompt(a, &URLPrompt{Server: "payments", Message: "连接。", Check: elicit.CheckURL("https://auth.example.com/connect")}, func(Answer) {})
+	defer u.Close()
+	u.arm()
+	if got := u.urlView.hint.Text; got == held {
+		t.Errorf("armed, the URL prompt's line still says %q", got)
+	}
 }
